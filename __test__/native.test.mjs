@@ -1,0 +1,90 @@
+// The native addon inside Node: it exports only napi entry points (our V8 never mixes with
+// Node's), idle workers do not keep Node alive, and dispose() really ends the worker's threads.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { createWorker, dispatch } from "../index.js";
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const addon = readdirSync(root).find((f) => f.endsWith(".node"));
+
+test("the addon exports no V8 or cppgc symbols", () => {
+  assert.ok(addon, "a built .node file in the package root");
+  const symbols = execFileSync("nm", ["-D", "--defined-only", "-C", path.join(root, addon)], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => line.split(" ").slice(2).join(" "));
+  assert.ok(symbols.some((s) => s.startsWith("napi_register_module")), "napi entry point present");
+  const leaked = symbols.filter((s) => s.includes("v8::") || s.includes("cppgc"));
+  assert.deepEqual(leaked, []);
+});
+
+function threadNames() {
+  return readdirSync("/proc/self/task").map((tid) => {
+    try {
+      return readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
+    } catch {
+      return "";
+    }
+  });
+}
+
+test("each worker runs on its own isolate and scheduler threads, joined by dispose()", async () => {
+  const isolates = (names) => names.filter((n) => /^wb-isolate-\d+$/.test(n)).length;
+  const schedulers = (names) => names.filter((n) => /^wb-sched-\d+$/.test(n)).length;
+  const before = threadNames();
+  const workers = await Promise.all([1, 2, 3].map(() => createWorker({ script: `export default { fetch() { return new Response("x") } }`, onLog() {} })));
+  const during = threadNames();
+  assert.equal(isolates(during) - isolates(before), 3, JSON.stringify(during));
+  assert.equal(schedulers(during) - schedulers(before), 3, JSON.stringify(during));
+  await Promise.all(workers.map((w) => w.dispose()));
+  const after = threadNames();
+  assert.equal(isolates(after), isolates(before), JSON.stringify(after));
+  assert.equal(schedulers(after), schedulers(before), JSON.stringify(after));
+});
+
+test("a process with live, idle workers exits on its own", () => {
+  const script = `
+    const { createWorker, dispatch } = require(${JSON.stringify(path.join(root, "index.js"))});
+    (async () => {
+      const worker = await createWorker({ script: "export default { fetch() { setTimeout(() => {}, 1); return new Response('bye') } }", onLog() {} });
+      const res = await dispatch(worker, "http://localhost/");
+      console.log(await res.text());
+    })();`;
+  const result = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 20000 });
+  assert.equal(result.error, undefined, "the child exited before the timeout");
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(result.stdout.trim(), "bye");
+});
+
+test("process.exit with a worker busy in an infinite loop does not crash", () => {
+  const script = `
+    const { createWorker, dispatch } = require(${JSON.stringify(path.join(root, "index.js"))});
+    (async () => {
+      const worker = await createWorker({ script: "export default { fetch() { while (true) {} } }", onLog() {} });
+      dispatch(worker, "http://localhost/").catch(() => {});
+      setTimeout(() => process.exit(7), 50);
+    })();`;
+  const result = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 20000 });
+  assert.equal(result.error, undefined, "the child exited before the timeout");
+  assert.equal(result.status, 7, result.stderr);
+});
+
+test("Intl works with the bundled ICU data", async () => {
+  const worker = await createWorker({
+    script: `export default { fetch() { return Response.json([
+      new Intl.NumberFormat("de-DE").format(1234567.891),
+      new Intl.DateTimeFormat("en-US", { timeZone: "UTC", month: "long" }).format(new Date(0)),
+      ["b", "a", "C"].sort(new Intl.Collator("en").compare),
+    ]) } }`,
+    onLog() {},
+  });
+  try {
+    assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), ["1.234.567,891", "January", ["a", "b", "C"]]);
+  } finally {
+    await worker.dispose();
+  }
+});

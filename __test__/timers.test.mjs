@@ -1,0 +1,40 @@
+// Timers run on the worker's scheduler thread and come back in order.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { evalInWorker } from "./helpers.mjs";
+
+test("timers fire by due time, then creation order; cleared timers never fire", async (t) => {
+  const order = await evalInWorker(t, `
+    const seen = [];
+    await new Promise((resolve) => {
+      setTimeout(() => seen.push("20ms"), 20);
+      setTimeout(() => seen.push("0ms-a"), 0);
+      setTimeout(() => seen.push("0ms-b"));
+      const cancelled = setTimeout(() => seen.push("cancelled"), 5);
+      clearTimeout(cancelled);
+      setTimeout((x, y) => seen.push("args:" + x + y), 10, "p", "q");
+      Promise.resolve().then(() => seen.push("microtask"));
+      queueMicrotask(() => seen.push("queued microtask"));
+      seen.push("sync");
+      setTimeout(resolve, 40);
+    });
+    return seen;`);
+  assert.deepEqual(order, ["sync", "microtask", "queued microtask", "0ms-a", "0ms-b", "args:pq", "20ms"]);
+});
+
+test("setInterval repeats until cleared, including from inside its callback", async (t) => {
+  const count = await evalInWorker(t, `
+    let n = 0;
+    await new Promise((resolve) => {
+      const id = setInterval(() => { n += 1; if (n === 3) { clearInterval(id); setTimeout(resolve, 20); } }, 1);
+    });
+    return n;`);
+  assert.equal(count, 3);
+});
+
+test("timer ids are distinct positive integers", async (t) => {
+  const ids = await evalInWorker(t, `const ids = [setTimeout(() => {}), setTimeout(() => {}), setInterval(() => {}, 1000)];
+    ids.forEach(clearTimeout); return ids;`);
+  assert.equal(new Set(ids).size, 3);
+  for (const id of ids) assert.ok(Number.isInteger(id) && id > 0);
+});

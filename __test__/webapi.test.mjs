@@ -1,0 +1,162 @@
+// Web APIs inside the isolate behave as the standards (and production Workers) say.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { evalInWorker } from "./helpers.mjs";
+
+test("Headers: normalisation, sorted combined iteration, set-cookie kept apart, validation", async (t) => {
+  const result = await evalInWorker(t, `
+    const h = new Headers({ "X-B": " 2 \\t", "x-a": "1" });
+    h.append("X-A", "3");
+    h.append("Set-Cookie", "s=1");
+    h.append("set-cookie", "t=2");
+    const errors = [];
+    for (const f of [() => h.append("bad name", "x"), () => h.set("x", "a\\nb"), () => new Headers([["only-one"]])]) {
+      try { f(); errors.push("no error"); } catch (e) { errors.push(e.name); }
+    }
+    return { entries: [...h], get: h.get("x-a"), cookies: h.getSetCookie(), has: h.has("X-b"), missing: h.get("nope"), errors };`);
+  assert.deepEqual(result.entries, [["set-cookie", "s=1"], ["set-cookie", "t=2"], ["x-a", "1, 3"], ["x-b", "2"]]);
+  assert.equal(result.get, "1, 3");
+  assert.deepEqual(result.cookies, ["s=1", "t=2"]);
+  assert.equal(result.has, true);
+  assert.equal(result.missing, null);
+  assert.deepEqual(result.errors, ["TypeError", "TypeError", "TypeError"]);
+});
+
+test("the incoming request's headers are immutable", async (t) => {
+  const result = await evalInWorker(t, `try { request.headers.set("x", "1"); return "mutable"; } catch (e) { return e.name + ": " + e.message; }`);
+  assert.match(result, /^TypeError: .*immutable/i);
+});
+
+test("URL and URLSearchParams follow the WHATWG URL standard", async (t) => {
+  const result = await evalInWorker(t, `
+    const u = new URL("../b/c?x=1&y=2#frag", "https://user:pw@Example.COM:443/a/z");
+    const parts = { href: u.href, origin: u.origin, host: u.host, pathname: u.pathname, search: u.search, hash: u.hash, username: u.username };
+    u.searchParams.append("z", "a b&c");
+    u.pathname = "/new path";
+    u.port = "8443";
+    u.hash = "";
+    const p = new URLSearchParams("?b=2&a=1&b=1");
+    p.sort();
+    let invalid;
+    try { new URL("no scheme"); } catch (e) { invalid = e.name; }
+    return {
+      parts, after: u.href, sorted: p.toString(), all: p.getAll("b"), canParse: [URL.canParse("http://x"), URL.canParse("x")],
+      invalid, idn: new URL("http://bücher.example/").host, json: JSON.stringify({ u: new URL("http://a/b") }),
+    };`);
+  assert.deepEqual(result.parts, {
+    href: "https://user:pw@example.com/b/c?x=1&y=2#frag", origin: "https://example.com", host: "example.com",
+    pathname: "/b/c", search: "?x=1&y=2", hash: "#frag", username: "user",
+  });
+  assert.equal(result.after, "https://user:pw@example.com:8443/new%20path?x=1&y=2&z=a+b%26c");
+  assert.equal(result.sorted, "a=1&b=2&b=1");
+  assert.deepEqual(result.all, ["2", "1"]);
+  assert.deepEqual(result.canParse, [true, false]);
+  assert.equal(result.invalid, "TypeError");
+  assert.equal(result.idn, "xn--bcher-kva.example");
+  assert.equal(result.json, '{"u":"http://a/b"}');
+});
+
+test("TextEncoder and TextDecoder, including fatal, BOM, legacy encodings and streaming", async (t) => {
+  const result = await evalInWorker(t, `
+    const bytes = new TextEncoder().encode("hé€😀");
+    const into = new Uint8Array(4);
+    const r = new TextEncoder().encodeInto("hé€", into);
+    let fatal;
+    try { new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array([0xff])); } catch (e) { fatal = e.name; }
+    const streaming = new TextDecoder();
+    const euro = [0xe2, 0x82, 0xac];
+    const streamed = streaming.decode(new Uint8Array(euro.slice(0, 1)), { stream: true }) + streaming.decode(new Uint8Array(euro.slice(1)));
+    let badLabel;
+    try { new TextDecoder("no-such-encoding"); } catch (e) { badLabel = e.name; }
+    return {
+      bytes: [...bytes], read: r.read, written: r.written,
+      lossy: new TextDecoder().decode(new Uint8Array([0x61, 0xff, 0x62])),
+      fatal, streamed, badLabel,
+      bom: new TextDecoder().decode(new Uint8Array([0xef, 0xbb, 0xbf, 0x41])),
+      keepBom: new TextDecoder("utf-8", { ignoreBOM: true }).decode(new Uint8Array([0xef, 0xbb, 0xbf, 0x41])).length,
+      latin: new TextDecoder("latin1").decode(new Uint8Array([0x80, 0xe9])),
+      latinName: new TextDecoder("latin1").encoding,
+      utf16: new TextDecoder("utf-16le").decode(new Uint8Array([0x41, 0x00, 0x3d, 0xd8, 0x00, 0xde])),
+      sjis: new TextDecoder("shift_jis").decode(new Uint8Array([0x82, 0xa0])),
+    };`);
+  assert.deepEqual(result.bytes, [...Buffer.from("hé€😀")]);
+  assert.deepEqual([result.read, result.written], [2, 3]);
+  assert.equal(result.lossy, "a\ufffdb");
+  assert.equal(result.fatal, "TypeError");
+  assert.equal(result.streamed, "€");
+  assert.equal(result.badLabel, "RangeError");
+  assert.equal(result.bom, "A");
+  assert.equal(result.keepBom, 2);
+  assert.equal(result.latin, "€é");
+  assert.equal(result.latinName, "windows-1252");
+  assert.equal(result.utf16, "A😀");
+  assert.equal(result.sjis, "あ");
+});
+
+test("atob and btoa use forgiving base64 and throw InvalidCharacterError", async (t) => {
+  const result = await evalInWorker(t, `
+    const errors = [];
+    for (const f of [() => atob("a"), () => btoa("€")]) {
+      try { f(); errors.push("no error"); } catch (e) { errors.push(e.name + "/" + (e instanceof DOMException)); }
+    }
+    return { b: btoa("hi\\xff"), a: atob(" aGk\\n/w== "), nopad: atob("aGk"), errors };`);
+  assert.deepEqual(result, { b: "aGn/", a: "hi\xff", nopad: "hi", errors: ["InvalidCharacterError/true", "InvalidCharacterError/true"] });
+});
+
+test("Request: construction, validation, bodies and clone", async (t) => {
+  const result = await evalInWorker(t, `
+    const r = new Request("https://example.test/p", { method: "post", headers: { "x-a": "1" }, body: "payload" });
+    const c = r.clone();
+    const text = await r.text();
+    let reused;
+    try { await r.text(); } catch (e) { reused = e.name; }
+    const errors = [];
+    for (const f of [() => new Request("/relative"), () => new Request("http://x/", { method: "GET", body: "b" }), () => new Request("http://x/", { method: "TRACE" })]) {
+      try { f(); errors.push("no error"); } catch (e) { errors.push(e.name); }
+    }
+    return {
+      method: r.method, url: r.url, header: r.headers.get("x-a"), text, used: r.bodyUsed, reused,
+      cloneText: await c.json().catch((e) => e.name), contentType: c.headers.get("content-type"),
+      incoming: [request.method, request.url, request.bodyUsed], errors,
+      copy: new Request(new Request("http://a/", { method: "PUT", body: "z" })).method,
+    };`);
+  assert.equal(result.method, "POST");
+  assert.equal(result.url, "https://example.test/p");
+  assert.equal(result.header, "1");
+  assert.equal(result.text, "payload");
+  assert.equal(result.used, true);
+  assert.equal(result.reused, "TypeError");
+  assert.equal(result.cloneText, "SyntaxError");
+  assert.equal(result.contentType, "text/plain;charset=UTF-8");
+  assert.deepEqual(result.incoming, ["GET", "http://localhost/", false]);
+  assert.deepEqual(result.errors, ["TypeError", "TypeError", "TypeError"]);
+  assert.equal(result.copy, "PUT");
+});
+
+test("Response: statuses, statics, clone and body mixins", async (t) => {
+  const result = await evalInWorker(t, `
+    const errors = [];
+    for (const f of [() => new Response("x", { status: 99 }), () => new Response("x", { status: 204 }), () => Response.redirect("http://a/", 200), () => Response.redirect("nope")]) {
+      try { f(); errors.push("no error"); } catch (e) { errors.push(e.name); }
+    }
+    const original = new Response(new Uint8Array([104, 105]), { status: 299, statusText: "Fine" });
+    const copy = original.clone();
+    const json = Response.json({ a: 1 }, { headers: { "x-y": "z" } });
+    return {
+      errors, ok: original.ok, text: await original.text(), copy: [...new Uint8Array(await copy.arrayBuffer())],
+      statusText: copy.statusText, json: await json.json(), jsonType: json.headers.get("content-type"),
+      redirect: [Response.redirect("http://a/b").status, Response.redirect("http://a/b").headers.get("location")],
+      error: [Response.error().type, Response.error().status],
+      bytes: (await new Response("ab").bytes()).constructor.name,
+    };`);
+  assert.deepEqual(result.errors, ["RangeError", "TypeError", "RangeError", "TypeError"]);
+  assert.equal(result.ok, true);
+  assert.equal(result.text, "hi");
+  assert.deepEqual(result.copy, [104, 105]);
+  assert.equal(result.statusText, "Fine");
+  assert.deepEqual(result.json, { a: 1 });
+  assert.equal(result.jsonType, "application/json");
+  assert.deepEqual(result.redirect, [302, "http://a/b"]);
+  assert.deepEqual(result.error, ["error", 0]);
+  assert.equal(result.bytes, "Uint8Array");
+});

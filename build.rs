@@ -1,0 +1,26 @@
+//! Build script: napi-rs link settings, and the list of JS bootstrap files in `src/js/`
+//! (embedded in load order, which is their file-name order).
+
+use std::{env, fs, path::PathBuf};
+
+fn main() {
+  #[cfg(feature = "node")]
+  napi_build::setup();
+
+  let js_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("src/js");
+  println!("cargo:rerun-if-changed={}", js_dir.display());
+  let mut files: Vec<PathBuf> = fs::read_dir(&js_dir)
+    .expect("src/js")
+    .map(|e| e.unwrap().path())
+    .filter(|p| p.extension().is_some_and(|e| e == "js"))
+    .collect();
+  files.sort();
+  let mut out = String::from("/// JS bootstrap files as (name, source), in load order.\npub const BOOTSTRAP_FILES: &[(&str, &str)] = &[\n");
+  for path in files {
+    println!("cargo:rerun-if-changed={}", path.display());
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    out.push_str(&format!("  ({name:?}, include_str!({:?})),\n", path.display().to_string()));
+  }
+  out.push_str("];\n");
+  fs::write(PathBuf::from(env::var("OUT_DIR").unwrap()).join("bootstrap_files.rs"), out).unwrap();
+}

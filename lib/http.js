@@ -1,0 +1,121 @@
+"use strict";
+// Conversions between Node's fetch types and the plain values the native addon takes:
+// a request becomes { method, url, headers: [name, value, …], body: Buffer | null }, and a
+// worker's response becomes Node's Response. Bodies are whole buffers for now.
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+function describe(value) {
+  if (value === null) return "null";
+  if (typeof value === "object") return value.constructor?.name ? `a ${value.constructor.name}` : "an object";
+  return `a ${typeof value}`;
+}
+
+function parseUrl(url, where) {
+  if (typeof url !== "string" && !(url instanceof URL)) {
+    throw new TypeError(`dispatch: ${where} must be a string or URL, got ${describe(url)}`);
+  }
+  try {
+    return new URL(url).href;
+  } catch {
+    throw new TypeError(`dispatch: invalid URL ${JSON.stringify(String(url))} in ${where} (it must be absolute, e.g. "http://localhost/")`);
+  }
+}
+
+/** Header pairs from a Headers, an array of pairs, or a record (array values repeat the name). */
+function headerList(init) {
+  if (init === undefined || init === null) return [];
+  const flat = [];
+  const add = (name, value) => {
+    if (typeof name !== "string" || !TOKEN.test(name)) {
+      throw new TypeError(`dispatch: invalid header name ${JSON.stringify(name)} in request.headers`);
+    }
+    const text = String(value);
+    if (/[\0\r\n]/.test(text)) {
+      throw new TypeError(`dispatch: the value of header "${name}" contains a NUL, CR or LF character`);
+    }
+    flat.push(name, text);
+  };
+  if (init instanceof Headers) {
+    for (const [name, value] of init) add(name, value);
+  } else if (Array.isArray(init)) {
+    for (const pair of init) {
+      if (!Array.isArray(pair) || pair.length !== 2) {
+        throw new TypeError("dispatch: request.headers as an array must hold [name, value] pairs");
+      }
+      add(pair[0], pair[1]);
+    }
+  } else if (typeof init === "object") {
+    for (const [name, value] of Object.entries(init)) {
+      if (Array.isArray(value)) for (const v of value) add(name, v);
+      else if (value !== undefined) add(name, value);
+    }
+  } else {
+    throw new TypeError(`dispatch: request.headers must be a Headers, an array of pairs or an object, got ${describe(init)}`);
+  }
+  return flat;
+}
+
+function hasHeader(flat, name) {
+  for (let i = 0; i < flat.length; i += 2) if (flat[i].toLowerCase() === name) return true;
+  return false;
+}
+
+/** Reads any body Node's fetch accepts into a Buffer; adds content-type when the body implies one. */
+async function readBody(body, flat) {
+  if (body === undefined || body === null) return null;
+  if (typeof body === "string") return Buffer.from(body, "utf8");
+  if (Buffer.isBuffer(body)) return body;
+  if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (body instanceof ArrayBuffer) return Buffer.from(body);
+  if (body instanceof Blob || body instanceof FormData || body instanceof URLSearchParams || body instanceof ReadableStream) {
+    const response = new Response(body);
+    const type = response.headers.get("content-type");
+    if (type && !hasHeader(flat, "content-type")) flat.push("content-type", type);
+    return Buffer.from(await response.arrayBuffer());
+  }
+  throw new TypeError(`dispatch: request.body must be a string, Buffer, ArrayBuffer, typed array, Blob, FormData, URLSearchParams or ReadableStream, got ${describe(body)}`);
+}
+
+/** Normalises dispatch()'s `input` into the native request shape. */
+async function toNativeRequest(input) {
+  if (input instanceof Request) {
+    const headers = [];
+    for (const [name, value] of input.headers) headers.push(name, value);
+    const body = input.body === null ? null : Buffer.from(await input.arrayBuffer());
+    return { method: input.method, url: input.url, headers, body };
+  }
+  if (typeof input === "string" || input instanceof URL) {
+    return { method: "GET", url: parseUrl(input, "the URL"), headers: [], body: null };
+  }
+  if (input === null || typeof input !== "object") {
+    throw new TypeError(`dispatch: the request must be a Request, a URL, or { url, method, headers, body }, got ${describe(input)}`);
+  }
+  const url = parseUrl(input.url, "request.url");
+  const method = input.method === undefined ? "GET" : input.method;
+  if (typeof method !== "string" || !TOKEN.test(method)) {
+    throw new TypeError(`dispatch: invalid request.method ${JSON.stringify(method)}`);
+  }
+  const upper = method.toUpperCase();
+  const normalized = ["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH"].includes(upper) ? upper : method;
+  const headers = headerList(input.headers);
+  const body = await readBody(input.body, headers);
+  if (body !== null && (normalized === "GET" || normalized === "HEAD")) {
+    throw new TypeError(`dispatch: a ${normalized} request cannot have a body (request.body)`);
+  }
+  return { method: normalized, url, headers, body };
+}
+
+const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
+
+/** Builds Node's Response from the worker's { status, statusText, headers, body }. */
+function toNodeResponse(outcome, method) {
+  const headers = new Headers();
+  const flat = outcome.headers;
+  for (let i = 0; i + 1 < flat.length; i += 2) headers.append(flat[i], flat[i + 1]);
+  const withoutBody = NULL_BODY_STATUS.has(outcome.status) || method === "HEAD";
+  const body = withoutBody ? null : outcome.body ?? null;
+  return new Response(body, { status: outcome.status, statusText: outcome.statusText, headers });
+}
+
+module.exports = { toNativeRequest, toNodeResponse };

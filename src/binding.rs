@@ -1,0 +1,223 @@
+//! The napi-rs layer: converts between napi values and the runtime core's plain types, and
+//! settles promises from worker threads through napi deferreds. `index.js` wraps these
+//! functions in the public API; nothing here is meant to be called by users directly.
+//!
+//! No V8 handle of the worker's isolate ever reaches Node: only strings and bytes cross.
+
+use crate::runtime::{Body, JsErrorInfo, LogLevel, RequestData, ResponseData, ScriptFormat, Worker, WorkerError, WorkerOptions};
+use napi::bindgen_prelude::{Buffer, Either, FnArgs, Function, Object};
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::{CleanupEnvHook, Env, Result};
+use napi_derive::napi;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+#[napi(object)]
+pub struct NativeWorkerOptions {
+  pub script: String,
+  pub filename: String,
+  /// "module", "service-worker", or absent to detect.
+  pub format: Option<String>,
+  /// The plain-value `env` bindings, as one JSON object.
+  pub env_json: String,
+  pub allow_eval: bool,
+}
+
+/// An error from the worker, for `index.js` to rebuild as a real `Error`.
+#[napi(object)]
+pub struct NativeError {
+  pub name: String,
+  pub message: String,
+  pub stack: String,
+  pub code: Option<String>,
+  pub file: Option<String>,
+  pub line: Option<u32>,
+  pub column: Option<u32>,
+}
+
+#[napi(object)]
+pub struct NativeResponse {
+  pub status: u32,
+  pub status_text: String,
+  /// `[name, value, name, value, …]` in the worker's order, duplicates kept.
+  pub headers: Vec<String>,
+  pub body: Option<Buffer>,
+}
+
+/// The env-teardown hook that disposes a worker. Created and consumed on Node's thread only;
+/// it merely rides along (untouched) inside the start-up callback, which crosses threads.
+struct TeardownHook(CleanupEnvHook<Weak<Worker>>);
+// SAFETY: see above; the hook is never used off Node's thread.
+unsafe impl Send for TeardownHook {}
+
+type LogFunction = ThreadsafeFunction<FnArgs<(String, String)>, (), FnArgs<(String, String)>, napi::Status, false, true>;
+
+/// A running worker, as `index.js` sees it.
+#[napi]
+pub struct NativeWorker {
+  inner: Arc<Worker>,
+  format: ScriptFormat,
+  cleanup: Mutex<Option<TeardownHook>>,
+}
+
+fn native_error(error: WorkerError) -> NativeError {
+  match error {
+    WorkerError::Js(JsErrorInfo { name, message, stack, file, line, column }) => {
+      NativeError { name, message, stack, code: None, file, line, column }
+    }
+    WorkerError::Disposed(message) => NativeError {
+      stack: format!("Error: {message}"),
+      name: "Error".into(),
+      message,
+      code: Some("ERR_WORKER_DISPOSED".into()),
+      file: None,
+      line: None,
+      column: None,
+    },
+    WorkerError::Runtime { code, message } => NativeError {
+      stack: format!("Error: {message}"),
+      name: "Error".into(),
+      message,
+      code: Some(code.into()),
+      file: None,
+      line: None,
+      column: None,
+    },
+  }
+}
+
+fn native_response(response: ResponseData) -> NativeResponse {
+  NativeResponse {
+    status: response.status as u32,
+    status_text: response.status_text,
+    headers: response.headers.into_iter().flat_map(|(k, v)| [k, v]).collect(),
+    body: response.body.into_bytes().map(|b| Buffer::from(Vec::from(b))),
+  }
+}
+
+/// Starts a worker. Resolves to a `NativeWorker`, or to a `NativeError` if the script failed
+/// to load (resolving rather than rejecting lets `index.js` build the right error class).
+#[napi(ts_return_type = "Promise<NativeWorker | NativeError>")]
+pub fn create_worker<'env>(
+  env: &'env Env,
+  options: NativeWorkerOptions,
+  on_log: Function<'env, FnArgs<(String, String)>, ()>,
+) -> Result<Object<'env>> {
+  let format = match options.format.as_deref() {
+    None => None,
+    Some(name) => Some(ScriptFormat::parse(name).ok_or_else(|| napi::Error::new(napi::Status::InvalidArg, format!("unknown format {name:?}")))?),
+  };
+  let log: Arc<LogFunction> = Arc::new(on_log.build_threadsafe_function().weak::<true>().callee_handled::<false>().build()?);
+  let sink = Arc::new(move |level: LogLevel, text: String| {
+    log.call(FnArgs::from((level.as_str().to_owned(), text)), ThreadsafeFunctionCallMode::NonBlocking);
+  });
+  let core_options = WorkerOptions {
+    script: options.script,
+    filename: options.filename,
+    format,
+    env_json: options.env_json,
+    allow_eval: options.allow_eval,
+    log: sink,
+  };
+
+  let (deferred, promise) = env.create_deferred()?;
+  let slot: Arc<OnceLock<Arc<Worker>>> = Arc::new(OnceLock::new());
+  let hook_slot: Arc<Mutex<Option<TeardownHook>>> = Arc::new(Mutex::new(None));
+  let (worker_for_ready, hook_for_ready) = (slot.clone(), hook_slot.clone());
+  let on_ready = Box::new(move |result: std::result::Result<ScriptFormat, WorkerError>| {
+    // Runs on the isolate thread; the resolver below runs on Node's thread, after
+    // `create_worker` has returned and filled the slots.
+    deferred.resolve(move |env: Env| {
+      let inner = worker_for_ready.get().cloned().expect("worker slot filled before the promise settles");
+      let hook = hook_for_ready.lock().unwrap().take();
+      Ok(match result {
+        Ok(format) => Either::<NativeWorker, NativeError>::A(NativeWorker { inner, format, cleanup: Mutex::new(hook) }),
+        Err(error) => {
+          if let Some(TeardownHook(hook)) = hook {
+            let _ = env.remove_env_cleanup_hook(hook);
+          }
+          drop(inner);
+          Either::B(native_error(error))
+        }
+      })
+    });
+  });
+  let worker = Arc::new(Worker::spawn(core_options, on_ready).map_err(|e| napi::Error::from_reason(e.to_string()))?);
+  // When Node tears the environment down (process exit), stop the worker's threads first.
+  let hook = env.add_env_cleanup_hook(Arc::downgrade(&worker), |weak| {
+    if let Some(worker) = weak.upgrade() {
+      worker.dispose();
+    }
+  })?;
+  *hook_slot.lock().unwrap() = Some(TeardownHook(hook));
+  let _ = slot.set(worker);
+  Ok(promise)
+}
+
+#[napi]
+impl NativeWorker {
+  /// "module" or "service-worker".
+  #[napi(getter)]
+  pub fn format(&self) -> &'static str {
+    match self.format {
+      ScriptFormat::Module => "module",
+      ScriptFormat::ServiceWorker => "service-worker",
+    }
+  }
+
+  /// Sends one request. Resolves to a `NativeResponse` or a `NativeError`.
+  #[napi(ts_return_type = "Promise<NativeResponse | NativeError>")]
+  pub fn dispatch<'env>(
+    &self,
+    env: &'env Env,
+    method: String,
+    url: String,
+    headers: Vec<String>,
+    body: Option<Buffer>,
+  ) -> Result<Object<'env>> {
+    let (deferred, promise) = env.create_deferred()?;
+    let request = RequestData {
+      method,
+      url,
+      headers: headers.chunks_exact(2).map(|kv| (kv[0].clone(), kv[1].clone())).collect(),
+      body: match body {
+        Some(buffer) => Body::Bytes(bytes::Bytes::copy_from_slice(&buffer)),
+        None => Body::Empty,
+      },
+    };
+    self.inner.dispatch(
+      request,
+      Box::new(move |result| {
+        deferred.resolve(move |_env: Env| {
+          Ok(match result {
+            Ok(response) => Either::<NativeResponse, NativeError>::A(native_response(response)),
+            Err(error) => Either::B(native_error(error)),
+          })
+        })
+      }),
+    );
+    Ok(promise)
+  }
+
+  #[napi(getter)]
+  pub fn disposed(&self) -> bool {
+    self.inner.is_disposed()
+  }
+
+  /// Stops the worker and joins its threads off Node's thread; resolves when they are gone.
+  #[napi(ts_return_type = "Promise<void>")]
+  pub fn dispose<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+    if let Some(TeardownHook(hook)) = self.cleanup.lock().unwrap().take() {
+      let _ = env.remove_env_cleanup_hook(hook);
+    }
+    let (deferred, promise) = env.create_deferred()?;
+    let inner = self.inner.clone();
+    std::thread::Builder::new()
+      .name("wb-dispose".into())
+      .spawn(move || {
+        inner.dispose();
+        deferred.resolve(|_env: Env| Ok(()));
+      })
+      .map_err(|e| napi::Error::from_reason(format!("could not start the dispose thread: {e}")))?;
+    Ok(promise)
+  }
+}

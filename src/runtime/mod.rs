@@ -1,0 +1,20 @@
+//! The workerbox runtime core: V8 isolates running worker scripts on their own threads.
+//! It knows nothing about napi; `src/binding.rs` adapts it for Node.
+
+mod errors;
+mod isolate;
+mod messages;
+mod ops;
+mod platform;
+mod scheduler;
+mod script;
+mod types;
+mod worker;
+
+pub use isolate::ReadyCallback;
+pub use messages::DispatchReply;
+pub use types::{Body, JsErrorInfo, LogLevel, LogSink, RequestData, ResponseData, ScriptFormat, WorkerError, WorkerOptions};
+pub use worker::Worker;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,16 @@
+//! `ops.log(level, text)`: the end of `console.*`, handing a formatted line to the host's sink.
+
+use super::{arg_string, state, OpFn};
+use v8::MapFnTo;
+use crate::runtime::types::LogLevel;
+
+pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
+  install("log", op_log.map_fn_to());
+}
+
+fn op_log(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+  let level = LogLevel::parse(&arg_string(scope, &args, 0));
+  let text = arg_string(scope, &args, 1);
+  let sink = state(scope).borrow().log.clone();
+  sink(level, text);
+}

@@ -1,0 +1,86 @@
+//! Native functions ("ops") that the JS bootstrap calls through a private `ops` object.
+//!
+//! The object is handed only to the bootstrap files in `src/js/`; user code never sees it.
+//! One file per API family, each exporting its ops through a `register` function.
+
+mod console;
+mod dispatch;
+mod encoding;
+mod timers;
+mod url;
+
+use super::isolate::StateRef;
+
+/// An op as V8 calls it (each `fn op_x(scope, args, rv)` converted with `map_fn_to`).
+type OpFn = v8::FunctionCallback;
+
+/// Builds the `ops` object with every op installed.
+pub fn build_ops_object<'s>(scope: &mut v8::HandleScope<'s>) -> v8::Local<'s, v8::Object> {
+  let ops = v8::Object::new(scope);
+  let mut install = |name: &str, f: OpFn| {
+    let function = v8::Function::builder_raw(f).build(scope).expect("op function");
+    let key = v8::String::new(scope, name).unwrap();
+    function.set_name(key);
+    ops.set(scope, key.into(), function.into());
+  };
+  console::register(&mut install);
+  dispatch::register(&mut install);
+  encoding::register(&mut install);
+  timers::register(&mut install);
+  url::register(&mut install);
+  ops
+}
+
+/// The worker's per-isolate state.
+pub(crate) fn state(scope: &mut v8::HandleScope) -> StateRef {
+  scope.get_slot::<StateRef>().expect("isolate state slot").clone()
+}
+
+pub(crate) fn throw_type_error(scope: &mut v8::HandleScope, message: &str) {
+  let message = v8::String::new(scope, message).unwrap();
+  let error = v8::Exception::type_error(scope, message);
+  scope.throw_exception(error);
+}
+
+/// Argument `i` as a Rust string (`undefined` becomes "undefined", as `String(x)` would).
+pub(crate) fn arg_string(scope: &mut v8::HandleScope, args: &v8::FunctionCallbackArguments, i: i32) -> String {
+  args.get(i).to_rust_string_lossy(scope)
+}
+
+pub(crate) fn new_string<'s>(scope: &mut v8::HandleScope<'s>, s: &str) -> v8::Local<'s, v8::String> {
+  // Strings over V8's maximum length cannot be created; fall back to an empty string rather than
+  // panicking (the callers' inputs came from V8 strings, so this does not happen in practice).
+  v8::String::new(scope, s).unwrap_or_else(|| v8::String::empty(scope))
+}
+
+pub(crate) fn string_array<'s, S: AsRef<str>>(scope: &mut v8::HandleScope<'s>, items: &[S]) -> v8::Local<'s, v8::Array> {
+  let elements: Vec<v8::Local<v8::Value>> = items.iter().map(|s| new_string(scope, s.as_ref()).into()).collect();
+  v8::Array::new_with_elements(scope, &elements)
+}
+
+/// Copies the bytes of an ArrayBufferView (e.g. a Uint8Array); `None` if `value` is not one.
+pub(crate) fn view_bytes(value: v8::Local<v8::Value>) -> Option<Vec<u8>> {
+  let view = v8::Local::<v8::ArrayBufferView>::try_from(value).ok()?;
+  let mut bytes = vec![0u8; view.byte_length()];
+  view.copy_contents(&mut bytes);
+  Some(bytes)
+}
+
+/// A new Uint8Array that takes ownership of `bytes` without copying.
+pub(crate) fn uint8_array<'s>(scope: &mut v8::HandleScope<'s>, bytes: Vec<u8>) -> v8::Local<'s, v8::Uint8Array> {
+  let len = bytes.len();
+  let store = v8::ArrayBuffer::new_backing_store_from_vec(bytes).make_shared();
+  let buffer = v8::ArrayBuffer::with_backing_store(scope, &store);
+  v8::Uint8Array::new(scope, buffer, 0, len).expect("Uint8Array")
+}
+
+/// Reads a JS array of strings (`[k, v, k, v, …]`) into Rust strings.
+pub(crate) fn read_string_array(scope: &mut v8::HandleScope, value: v8::Local<v8::Value>) -> Option<Vec<String>> {
+  let array = v8::Local::<v8::Array>::try_from(value).ok()?;
+  let mut out = Vec::with_capacity(array.length() as usize);
+  for i in 0..array.length() {
+    let item = array.get_index(scope, i)?;
+    out.push(item.to_rust_string_lossy(scope));
+  }
+  Some(out)
+}

@@ -1,0 +1,59 @@
+//! Timer ops. JS hands a callback to `ops.timerStart`; the callback is kept here as a
+//! `v8::Global` keyed by the timer id while the scheduler thread keeps the deadline.
+
+use super::{state, OpFn};
+use v8::MapFnTo;
+use crate::runtime::isolate::Timer;
+use crate::runtime::messages::SchedulerMessage;
+use std::time::Duration;
+
+pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
+  install("timerStart", op_timer_start.map_fn_to());
+  install("timerCancel", op_timer_cancel.map_fn_to());
+  install("queueMicrotask", op_queue_microtask.map_fn_to());
+}
+
+/// HTML's rule: a delay that is negative, NaN or missing means 0.
+fn delay_of(scope: &mut v8::HandleScope, value: v8::Local<v8::Value>) -> Duration {
+  let ms = value.number_value(scope).unwrap_or(0.0);
+  if ms.is_finite() && ms > 0.0 {
+    Duration::from_secs_f64(ms.min(2_147_483_647.0) / 1000.0)
+  } else {
+    Duration::ZERO
+  }
+}
+
+/// `ops.timerStart(callback, delayMs, repeat) -> id`
+fn op_timer_start(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+  let Ok(callback) = v8::Local::<v8::Function>::try_from(args.get(0)) else {
+    return super::throw_type_error(scope, "timer callback must be a function");
+  };
+  let delay = delay_of(scope, args.get(1));
+  let repeat = args.get(2).is_true();
+  let callback = v8::Global::new(scope, callback);
+  let state = state(scope);
+  let mut state = state.borrow_mut();
+  state.next_timer_id = state.next_timer_id.wrapping_add(1).max(1);
+  let id = state.next_timer_id;
+  state.timers.insert(id, Timer { callback, repeat: repeat.then_some(delay) });
+  let _ = state.scheduler.send(SchedulerMessage::StartTimer { id, delay });
+  rv.set_uint32(id);
+}
+
+/// `ops.timerCancel(id)`
+fn op_timer_cancel(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+  let Some(id) = args.get(0).uint32_value(scope) else { return };
+  let state = state(scope);
+  let mut state = state.borrow_mut();
+  if state.timers.remove(&id).is_some() {
+    let _ = state.scheduler.send(SchedulerMessage::CancelTimer { id });
+  }
+}
+
+/// `ops.queueMicrotask(callback)`
+fn op_queue_microtask(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+  match v8::Local::<v8::Function>::try_from(args.get(0)) {
+    Ok(callback) => scope.enqueue_microtask(callback),
+    Err(_) => super::throw_type_error(scope, "queueMicrotask: argument must be a function"),
+  }
+}

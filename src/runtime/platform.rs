@@ -1,0 +1,25 @@
+//! Process-wide V8 set-up: ICU data, flags and the platform, done exactly once.
+//!
+//! V8 must be initialised once per process and before any isolate thread exists. We use the
+//! *unprotected* default platform: workerbox shares the process with Node's own V8, and V8's
+//! memory-protection-key support assumes it owns every thread that will ever touch JIT memory,
+//! which is not true inside Node. We never call `V8::EnableWebAssemblyTrapHandler`, so this V8
+//! installs no signal handlers of its own (Wasm bounds checks are explicit instead); Node's V8
+//! keeps the process's SIGSEGV handling to itself.
+
+use std::sync::OnceLock;
+
+static PLATFORM: OnceLock<v8::SharedRef<v8::Platform>> = OnceLock::new();
+
+/// Initialises V8 for this process if that has not happened yet and returns its platform.
+/// Cheap after the first call.
+pub fn init_v8() -> &'static v8::SharedRef<v8::Platform> {
+  PLATFORM.get_or_init(|| {
+    // The ICU data must be in place before V8 initialises, or Intl has no locale data.
+    v8::icu::set_common_data_73(deno_core_icudata::ICU_DATA).expect("ICU data rejected by V8");
+    let platform = v8::new_unprotected_default_platform(0, false).make_shared();
+    v8::V8::initialize_platform(platform.clone());
+    v8::V8::initialize();
+    platform
+  })
+}

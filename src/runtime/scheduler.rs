@@ -1,0 +1,146 @@
+//! The scheduler thread: one per worker, running its own single-threaded tokio runtime.
+//!
+//! It owns everything asynchronous that JS asks for (today: timers) and reports results to the
+//! isolate thread as [`CallbackMessage`]s. Timers live in one ordered queue keyed by
+//! (deadline, creation order), so timers due at the same instant fire in the order they were
+//! created, and a single sleep covers the earliest one. Nothing here polls: the loop waits on
+//! either a new message or the next deadline.
+
+use super::messages::{CallbackMessage, IsolateMessage, SchedulerMessage};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::mpsc::Sender;
+use std::thread::JoinHandle;
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+use tokio::time::Instant;
+
+/// Handle to a running scheduler thread.
+pub struct Scheduler {
+  tx: UnboundedSender<SchedulerMessage>,
+  thread: Option<JoinHandle<()>>,
+}
+
+impl Scheduler {
+  /// Starts the thread for worker number `worker`. `to_isolate` is where results go.
+  pub fn spawn(worker: u64, to_isolate: Sender<IsolateMessage>) -> std::io::Result<Self> {
+    let (tx, rx) = unbounded_channel();
+    let thread = std::thread::Builder::new()
+      .name(format!("wb-sched-{worker}"))
+      .spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+          .enable_time()
+          .build()
+          .expect("tokio runtime for the scheduler thread");
+        runtime.block_on(run(rx, to_isolate));
+      })?;
+    Ok(Self { tx, thread: Some(thread) })
+  }
+
+  /// A sender JS ops use to ask for work. Sending after shutdown is silently ignored.
+  pub fn sender(&self) -> UnboundedSender<SchedulerMessage> {
+    self.tx.clone()
+  }
+
+  /// Stops the loop and joins the thread.
+  pub fn shutdown(&mut self) {
+    let _ = self.tx.send(SchedulerMessage::Shutdown);
+    if let Some(thread) = self.thread.take() {
+      let _ = thread.join();
+    }
+  }
+}
+
+impl Drop for Scheduler {
+  fn drop(&mut self) {
+    self.shutdown();
+  }
+}
+
+#[derive(Default)]
+struct TimerQueue {
+  next_seq: u64,
+  by_deadline: BTreeMap<(Instant, u64), u32>,
+  by_id: HashMap<u32, (Instant, u64)>,
+}
+
+impl TimerQueue {
+  fn insert(&mut self, id: u32, deadline: Instant) {
+    self.remove(id);
+    let key = (deadline, self.next_seq);
+    self.next_seq += 1;
+    self.by_deadline.insert(key, id);
+    self.by_id.insert(id, key);
+  }
+
+  fn remove(&mut self, id: u32) {
+    if let Some(key) = self.by_id.remove(&id) {
+      self.by_deadline.remove(&key);
+    }
+  }
+
+  fn next_deadline(&self) -> Option<Instant> {
+    self.by_deadline.keys().next().map(|(deadline, _)| *deadline)
+  }
+
+  /// Removes and returns the ids of all timers due at `now`, earliest first.
+  fn take_due(&mut self, now: Instant) -> Vec<u32> {
+    let mut due = Vec::new();
+    while let Some((&(deadline, seq), &id)) = self.by_deadline.iter().next() {
+      if deadline > now {
+        break;
+      }
+      self.by_deadline.remove(&(deadline, seq));
+      self.by_id.remove(&id);
+      due.push(id);
+    }
+    due
+  }
+}
+
+async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<IsolateMessage>) {
+  let mut timers = TimerQueue::default();
+  loop {
+    let next = timers.next_deadline();
+    let message = tokio::select! {
+      message = rx.recv() => message,
+      _ = sleep_until_or_forever(next) => {
+        for id in timers.take_due(Instant::now()) {
+          if to_isolate.send(IsolateMessage::Callback(CallbackMessage::TimerFired { id })).is_err() {
+            return;
+          }
+        }
+        continue;
+      }
+    };
+    match message {
+      Some(SchedulerMessage::StartTimer { id, delay }) => timers.insert(id, Instant::now() + delay),
+      Some(SchedulerMessage::CancelTimer { id }) => timers.remove(id),
+      Some(SchedulerMessage::Shutdown) | None => return,
+    }
+  }
+}
+
+async fn sleep_until_or_forever(deadline: Option<Instant>) {
+  match deadline {
+    Some(deadline) => tokio::time::sleep_until(deadline).await,
+    None => std::future::pending().await,
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use std::time::Duration;
+
+  #[test]
+  fn timers_due_together_fire_in_creation_order() {
+    let mut q = TimerQueue::default();
+    let t = Instant::now();
+    q.insert(3, t + Duration::from_millis(5));
+    q.insert(1, t);
+    q.insert(2, t);
+    q.insert(4, t + Duration::from_millis(50));
+    q.remove(4);
+    assert_eq!(q.take_due(t + Duration::from_millis(10)), vec![1, 2, 3]);
+    assert_eq!(q.next_deadline(), None);
+  }
+}

@@ -1,0 +1,144 @@
+//! Core tests: workers started and driven directly through the Rust API, without Node.
+
+use super::*;
+use std::sync::{Arc, Mutex};
+
+fn options(script: &str) -> WorkerOptions {
+  let mut options = WorkerOptions::new(script);
+  options.log = Arc::new(|_, _| {});
+  options
+}
+
+fn start(script: &str) -> Worker {
+  Worker::start_blocking(options(script)).expect("worker starts").0
+}
+
+fn body_text(response: &ResponseData) -> String {
+  match &response.body {
+    Body::Bytes(b) => String::from_utf8(b.to_vec()).unwrap(),
+    Body::Empty => String::new(),
+  }
+}
+
+#[test]
+fn module_worker_answers_a_request() {
+  let worker = start("export default { async fetch(req, env) { return new Response('hi ' + new URL(req.url).pathname + ' ' + env.NAME, { status: 201, headers: { 'x-a': '1' } }) } }");
+  let response = worker.dispatch_blocking(RequestData::get("http://localhost/x")).unwrap();
+  assert_eq!(response.status, 201);
+  assert_eq!(body_text(&response), "hi /x undefined");
+  assert!(response.headers.contains(&("x-a".into(), "1".into())));
+  worker.dispose();
+}
+
+#[test]
+fn env_bindings_reach_the_handler() {
+  let mut opts = options("export default { fetch(req, env) { return new Response(env.GREETING + ' ' + env.N.n) } }");
+  opts.env_json = r#"{"GREETING":"hello","N":{"n":3}}"#.into();
+  let (worker, format) = Worker::start_blocking(opts).unwrap();
+  assert_eq!(format, ScriptFormat::Module);
+  let response = worker.dispatch_blocking(RequestData::get("http://localhost/")).unwrap();
+  assert_eq!(body_text(&response), "hello 3");
+}
+
+#[test]
+fn service_worker_format_is_detected() {
+  let (worker, format) = Worker::start_blocking(options(
+    "addEventListener('fetch', (event) => event.respondWith(new Response('sw ' + event.request.method)));",
+  ))
+  .unwrap();
+  assert_eq!(format, ScriptFormat::ServiceWorker);
+  let response = worker.dispatch_blocking(RequestData::get("http://localhost/")).unwrap();
+  assert_eq!(body_text(&response), "sw GET");
+}
+
+#[test]
+fn syntax_error_names_file_line_and_column() {
+  let mut opts = options("export default {\n  fetch() { return new Response('x') \n}}}\n");
+  opts.filename = "broken.js".into();
+  let Err(WorkerError::Js(error)) = Worker::start_blocking(opts).map(|_| ()) else { panic!("expected a script error") };
+  assert_eq!(error.name, "SyntaxError");
+  assert_eq!(error.file.as_deref(), Some("broken.js"));
+  assert_eq!(error.line, Some(3));
+  assert!(error.message.contains("broken.js:3:"), "{}", error.message);
+}
+
+#[test]
+fn handler_errors_keep_name_message_and_stack_and_the_worker_survives() {
+  let mut opts = options("export default { fetch(req) { if (req.url.endsWith('/bad')) throw new RangeError('nope'); return new Response('ok') } }");
+  opts.filename = "w.js".into();
+  let (worker, _) = Worker::start_blocking(opts).unwrap();
+  let Err(WorkerError::Js(error)) = worker.dispatch_blocking(RequestData::get("http://localhost/bad")) else { panic!() };
+  assert_eq!((error.name.as_str(), error.message.as_str()), ("RangeError", "nope"));
+  assert!(error.stack.contains("w.js:1:"), "{}", error.stack);
+  let ok = worker.dispatch_blocking(RequestData::get("http://localhost/good")).unwrap();
+  assert_eq!(body_text(&ok), "ok");
+}
+
+#[test]
+fn timers_fire_through_the_scheduler_in_order() {
+  let worker = start(
+    "export default { async fetch() {
+       const seen = [];
+       await new Promise((resolve) => {
+         setTimeout(() => seen.push('b'), 5);
+         setTimeout(() => seen.push('a'), 0);
+         const id = setTimeout(() => seen.push('never'), 1);
+         clearTimeout(id);
+         let n = 0;
+         const iv = setInterval(() => { seen.push('i' + n); if (++n === 2) clearInterval(iv); }, 1);
+         setTimeout(resolve, 30);
+       });
+       return new Response(seen.join(','));
+     } }",
+  );
+  let response = worker.dispatch_blocking(RequestData::get("http://localhost/")).unwrap();
+  let text = body_text(&response);
+  assert!(text.starts_with("a,"), "{text}");
+  assert!(text.contains("i0") && text.contains("i1") && text.contains('b') && !text.contains("never"), "{text}");
+}
+
+#[test]
+fn console_reaches_the_log_sink() {
+  let lines = Arc::new(Mutex::new(Vec::new()));
+  let sink = lines.clone();
+  let mut opts = options("console.warn('loaded', 1); export default { fetch() { console.log({ a: 1 }); return new Response('') } }");
+  opts.log = Arc::new(move |level, text| sink.lock().unwrap().push(format!("{}:{}", level.as_str(), text)));
+  let (worker, _) = Worker::start_blocking(opts).unwrap();
+  worker.dispatch_blocking(RequestData::get("http://localhost/")).unwrap();
+  worker.dispose();
+  let lines = lines.lock().unwrap();
+  assert_eq!(lines[0], "warn:loaded 1");
+  assert_eq!(lines[1], "log:{ a: 1 }");
+}
+
+#[test]
+fn dispose_is_idempotent_and_later_dispatches_fail() {
+  let worker = start("export default { fetch() { return new Response('x') } }");
+  worker.dispose();
+  worker.dispose();
+  let result = worker.dispatch_blocking(RequestData::get("http://localhost/"));
+  assert!(matches!(result, Err(WorkerError::Disposed(_))));
+}
+
+#[test]
+fn dispose_stops_a_script_stuck_in_a_loop() {
+  let worker = start("export default { fetch() { while (true) {} } }");
+  let (tx, rx) = std::sync::mpsc::channel();
+  worker.dispatch(RequestData::get("http://localhost/"), Box::new(move |r| drop(tx.send(r))));
+  std::thread::sleep(std::time::Duration::from_millis(50));
+  worker.dispose();
+  let result = rx.recv_timeout(std::time::Duration::from_secs(5)).expect("the stuck request is answered");
+  assert!(result.is_err());
+}
+
+#[test]
+fn eval_is_refused_unless_allowed() {
+  let code = "export default { fetch() { try { return new Response(String(eval('1+1'))) } catch (e) { return new Response(e.name) } } }";
+  let worker = start(code);
+  let denied = worker.dispatch_blocking(RequestData::get("http://localhost/")).unwrap();
+  assert_eq!(body_text(&denied), "EvalError");
+  let mut opts = options(code);
+  opts.allow_eval = true;
+  let (allowed, _) = Worker::start_blocking(opts).unwrap();
+  assert_eq!(body_text(&allowed.dispatch_blocking(RequestData::get("http://localhost/")).unwrap()), "2");
+}

@@ -1,0 +1,186 @@
+//! Plain data that crosses between the host and a worker: options, requests, responses, errors.
+//! Nothing here knows about V8 handles or napi, so any host (napi, `cargo test`) can use it.
+
+use bytes::Bytes;
+use std::fmt;
+use std::sync::Arc;
+
+/// How the worker's script is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScriptFormat {
+  /// `export default { fetch(request, env, ctx) { … } }`
+  Module,
+  /// `addEventListener("fetch", event => event.respondWith(…))`
+  ServiceWorker,
+}
+
+impl ScriptFormat {
+  pub fn parse(name: &str) -> Option<Self> {
+    match name {
+      "module" | "modules" | "esm" => Some(Self::Module),
+      "service-worker" => Some(Self::ServiceWorker),
+      _ => None,
+    }
+  }
+}
+
+/// Log levels a worker's `console` uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogLevel {
+  Debug,
+  Log,
+  Info,
+  Warn,
+  Error,
+}
+
+impl LogLevel {
+  pub fn parse(name: &str) -> Self {
+    match name {
+      "debug" => Self::Debug,
+      "info" => Self::Info,
+      "warn" => Self::Warn,
+      "error" => Self::Error,
+      _ => Self::Log,
+    }
+  }
+
+  pub fn as_str(self) -> &'static str {
+    match self {
+      Self::Debug => "debug",
+      Self::Log => "log",
+      Self::Info => "info",
+      Self::Warn => "warn",
+      Self::Error => "error",
+    }
+  }
+}
+
+/// Where a worker's log lines go. Called on the worker's isolate thread: must not block.
+pub type LogSink = Arc<dyn Fn(LogLevel, String) + Send + Sync>;
+
+/// Everything needed to start a worker.
+#[derive(Clone)]
+pub struct WorkerOptions {
+  pub script: String,
+  /// Name used in stack traces and error locations.
+  pub filename: String,
+  /// `None` detects the format from the script.
+  pub format: Option<ScriptFormat>,
+  /// `env` bindings as one JSON object (plain values only, for now).
+  pub env_json: String,
+  /// Allow `eval` and `new Function` inside the worker.
+  pub allow_eval: bool,
+  pub log: LogSink,
+}
+
+impl WorkerOptions {
+  /// Options with defaults for everything but the script; logs go to stderr.
+  pub fn new(script: impl Into<String>) -> Self {
+    Self {
+      script: script.into(),
+      filename: "worker.js".into(),
+      format: None,
+      env_json: "{}".into(),
+      allow_eval: false,
+      log: Arc::new(|level, msg| eprintln!("[worker] {}: {}", level.as_str(), msg)),
+    }
+  }
+}
+
+/// A request body. Whole bodies today; the enum leaves room for a streamed variant.
+#[derive(Clone, Debug, Default)]
+pub enum Body {
+  #[default]
+  Empty,
+  Bytes(Bytes),
+}
+
+impl Body {
+  pub fn into_bytes(self) -> Option<Bytes> {
+    match self {
+      Body::Empty => None,
+      Body::Bytes(b) => Some(b),
+    }
+  }
+}
+
+/// An HTTP request handed to a worker.
+#[derive(Clone, Debug)]
+pub struct RequestData {
+  pub method: String,
+  pub url: String,
+  /// Header pairs in order, duplicates kept.
+  pub headers: Vec<(String, String)>,
+  pub body: Body,
+}
+
+impl RequestData {
+  pub fn get(url: impl Into<String>) -> Self {
+    Self { method: "GET".into(), url: url.into(), headers: Vec::new(), body: Body::Empty }
+  }
+}
+
+/// The response a worker produced.
+#[derive(Clone, Debug)]
+pub struct ResponseData {
+  pub status: u16,
+  pub status_text: String,
+  /// Header pairs in the worker's header-list order, duplicates (e.g. `set-cookie`) kept.
+  pub headers: Vec<(String, String)>,
+  pub body: Body,
+}
+
+/// A JavaScript error as the worker saw it, plus where it happened when V8 knows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsErrorInfo {
+  pub name: String,
+  pub message: String,
+  pub stack: String,
+  pub file: Option<String>,
+  pub line: Option<u32>,
+  pub column: Option<u32>,
+}
+
+impl JsErrorInfo {
+  pub fn new(name: &str, message: impl Into<String>) -> Self {
+    let message = message.into();
+    Self {
+      stack: format!("{name}: {message}"),
+      name: name.into(),
+      message,
+      file: None,
+      line: None,
+      column: None,
+    }
+  }
+}
+
+/// Why a worker could not start or a dispatch failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WorkerError {
+  /// The script threw or failed to compile; keeps the JS error's name, message and stack.
+  Js(JsErrorInfo),
+  /// The worker was disposed (or failed) before it could answer.
+  Disposed(String),
+  /// A runtime-level failure with a stable code, e.g. `ERR_NO_HANDLER`.
+  Runtime { code: &'static str, message: String },
+}
+
+impl WorkerError {
+  pub fn runtime(code: &'static str, message: impl Into<String>) -> Self {
+    Self::Runtime { code, message: message.into() }
+  }
+}
+
+impl fmt::Display for WorkerError {
+  fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match self {
+      WorkerError::Js(e) => write!(f, "{}: {}", e.name, e.message),
+      WorkerError::Disposed(m) => write!(f, "{m}"),
+      WorkerError::Runtime { code, message } => write!(f, "{message} ({code})"),
+    }
+  }
+}
+
+impl std::error::Error for WorkerError {}

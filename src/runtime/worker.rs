@@ -1,0 +1,111 @@
+//! [`Worker`]: the host's handle to one running worker (an isolate thread plus a scheduler
+//! thread). Every method is callable from any thread and never blocks on JS, except `dispose`,
+//! which stops the script if needed and joins the threads.
+
+use super::isolate::{self, ReadyCallback, Startup};
+use super::messages::{DispatchReply, IsolateMessage};
+use super::platform;
+use super::types::{RequestData, ResponseData, ScriptFormat, WorkerError, WorkerOptions};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+/// Stack for the isolate thread: V8 keeps its own limit (about 1 MB) well inside this.
+const ISOLATE_STACK_BYTES: usize = 8 << 20;
+
+static NEXT_WORKER: AtomicU64 = AtomicU64::new(1);
+
+pub struct Worker {
+  inbox: Mutex<Sender<IsolateMessage>>,
+  isolate_handle: Arc<Mutex<Option<v8::IsolateHandle>>>,
+  thread: Mutex<Option<JoinHandle<()>>>,
+  disposed: AtomicBool,
+}
+
+impl Worker {
+  /// Starts a worker. `on_ready` is called (on the isolate thread) once the script has loaded,
+  /// with its detected format, or with the error that stopped it; after an error the worker's
+  /// threads end by themselves and `dispose` is a formality.
+  pub fn spawn(options: WorkerOptions, on_ready: ReadyCallback) -> Result<Worker, WorkerError> {
+    platform::init_v8();
+    let (tx, rx) = channel();
+    let isolate_handle = Arc::new(Mutex::new(None));
+    let n = NEXT_WORKER.fetch_add(1, Ordering::Relaxed);
+    let startup = Startup {
+      worker: n,
+      options,
+      inbox: rx,
+      inbox_sender: tx.clone(),
+      isolate_handle: isolate_handle.clone(),
+      on_ready,
+    };
+    let thread = std::thread::Builder::new()
+      .name(format!("wb-isolate-{n}"))
+      .stack_size(ISOLATE_STACK_BYTES)
+      .spawn(move || isolate::run(startup))
+      .map_err(|e| WorkerError::runtime("ERR_THREAD", format!("could not start the isolate thread: {e}")))?;
+    Ok(Worker {
+      inbox: Mutex::new(tx),
+      isolate_handle,
+      thread: Mutex::new(Some(thread)),
+      disposed: AtomicBool::new(false),
+    })
+  }
+
+  /// Starts a worker and waits until its script has loaded.
+  pub fn start_blocking(options: WorkerOptions) -> Result<(Worker, ScriptFormat), WorkerError> {
+    let (tx, rx) = channel();
+    let worker = Worker::spawn(options, Box::new(move |result| drop(tx.send(result))))?;
+    match rx.recv() {
+      Ok(Ok(format)) => Ok((worker, format)),
+      Ok(Err(e)) => Err(e),
+      Err(_) => Err(WorkerError::Disposed("the worker stopped during start-up".into())),
+    }
+  }
+
+  /// Sends a request to the worker; `reply` gets the outcome exactly once.
+  pub fn dispatch(&self, request: RequestData, reply: DispatchReply) {
+    if self.is_disposed() {
+      return reply(Err(WorkerError::Disposed("the worker has been disposed".into())));
+    }
+    let message = IsolateMessage::Dispatch { request, reply };
+    if let Err(std::sync::mpsc::SendError(message)) = self.inbox.lock().unwrap().send(message) {
+      if let IsolateMessage::Dispatch { reply, .. } = message {
+        reply(Err(WorkerError::Disposed("the worker is no longer running".into())));
+      }
+    }
+  }
+
+  /// Sends a request and waits for the response.
+  pub fn dispatch_blocking(&self, request: RequestData) -> Result<ResponseData, WorkerError> {
+    let (tx, rx) = channel();
+    self.dispatch(request, Box::new(move |result| drop(tx.send(result))));
+    rx.recv().unwrap_or_else(|_| Err(WorkerError::Disposed("the worker stopped".into())))
+  }
+
+  pub fn is_disposed(&self) -> bool {
+    self.disposed.load(Ordering::Acquire)
+  }
+
+  /// Stops the worker: pending requests fail, running JS is terminated, both threads are joined.
+  /// Calling it again does nothing.
+  pub fn dispose(&self) {
+    if self.disposed.swap(true, Ordering::AcqRel) {
+      return;
+    }
+    let _ = self.inbox.lock().unwrap().send(IsolateMessage::Shutdown);
+    if let Some(handle) = self.isolate_handle.lock().unwrap().as_ref() {
+      handle.terminate_execution();
+    }
+    if let Some(thread) = self.thread.lock().unwrap().take() {
+      let _ = thread.join();
+    }
+  }
+}
+
+impl Drop for Worker {
+  fn drop(&mut self) {
+    self.dispose();
+  }
+}
