@@ -15,7 +15,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::rc::Rc;
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
@@ -237,7 +237,19 @@ fn call_internal<'s>(
 /// The message loop. Returns on shutdown or when every sender is gone.
 fn pump(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, inbox: &Receiver<IsolateMessage>) {
   let mut next_request_id: u32 = 0;
-  while let Ok(message) = inbox.recv() {
+  loop {
+    let message = match inbox.try_recv() {
+      Ok(message) => message,
+      Err(TryRecvError::Disconnected) => return,
+      Err(TryRecvError::Empty) => {
+        // Nothing is queued: before sleeping, fail requests that nothing can ever settle.
+        fail_hung_requests(state);
+        match inbox.recv() {
+          Ok(message) => message,
+          Err(_) => return,
+        }
+      }
+    };
     match message {
       IsolateMessage::Shutdown => return,
       IsolateMessage::Dispatch { request, reply } => {
@@ -283,6 +295,25 @@ fn pump(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, inb
       }
     }
     platform_tasks(isolate);
+  }
+}
+
+/// Requests whose handler promise is still pending while the worker has no timer, I/O or
+/// binding call left that could settle it will never get a response (production Workers says
+/// the same). Answer them now instead of letting the host wait forever.
+fn fail_hung_requests(state: &StateRef) {
+  let hung: Vec<DispatchReply> = {
+    let mut s = state.borrow_mut();
+    if s.pending.is_empty() || !s.timers.is_empty() {
+      return;
+    }
+    s.pending.drain().map(|(_, reply)| reply).collect()
+  };
+  for reply in hung {
+    reply(Err(WorkerError::runtime(
+      "ERR_NEVER_RESPONDS",
+      "The worker's fetch handler will never respond: its promise is still pending, but no timer, I/O or binding call is left that could settle it.",
+    )));
   }
 }
 

@@ -142,3 +142,12 @@ fn eval_is_refused_unless_allowed() {
   let (allowed, _) = Worker::start_blocking(opts).unwrap();
   assert_eq!(body_text(&allowed.dispatch_blocking(RequestData::get("http://localhost/")).unwrap()), "2");
 }
+
+#[test]
+fn a_promise_that_can_never_settle_fails_at_once() {
+  let worker = start("export default { fetch() { return new Promise(() => {}) } }");
+  let (tx, rx) = std::sync::mpsc::channel();
+  worker.dispatch(RequestData::get("http://localhost/"), Box::new(move |r| drop(tx.send(r))));
+  let result = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("answered without waiting for a timeout");
+  assert!(matches!(result, Err(WorkerError::Runtime { code: "ERR_NEVER_RESPONDS", .. })), "{result:?}");
+}

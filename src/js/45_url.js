@@ -1,0 +1,268 @@
+// URL and URLSearchParams. Parsing and every setter go to the `url` crate (ops.urlParse /
+// ops.urlSet), so behaviour follows the WHATWG URL Standard; this file keeps the parsed
+// components and the two-way link between a URL and its searchParams.
+
+const HREF = 0, ORIGIN = 1, PROTOCOL = 2, USERNAME = 3, PASSWORD = 4, HOST = 5, HOSTNAME = 6, PORT = 7, PATHNAME = 8, SEARCH = 9, HASH = 10;
+
+function needArgs(args, count, what) {
+  if (args.length < count) {
+    throw new TypeError(`Failed to execute '${what}': ${count} argument${count > 1 ? "s" : ""} required, but only ${args.length} present.`);
+  }
+}
+
+let setParamsFromUrl; // (params, query) -> void, private to this file
+let attachParams; // (params, url) -> void
+
+class URLSearchParams {
+  #list = [];
+  #url = null;
+
+  constructor(init = undefined) {
+    if (init === undefined || init === null) return;
+    if (typeof init === "object" || typeof init === "function") {
+      if (init instanceof URLSearchParams) {
+        this.#list = init.#list.map(([k, v]) => [k, v]);
+      } else if (typeof init[Symbol.iterator] === "function") {
+        for (const pair of init) {
+          const items = typeof pair === "string" ? null : [...pair];
+          if (items === null || items.length !== 2) {
+            throw new TypeError("Failed to construct 'URLSearchParams': Each query pair must be an iterable [name, value] tuple");
+          }
+          this.#list.push([String(items[0]), String(items[1])]);
+        }
+      } else {
+        for (const key of Reflect.ownKeys(init)) {
+          const descriptor = Object.getOwnPropertyDescriptor(init, key);
+          if (descriptor && descriptor.enumerable && typeof key === "string") this.#list.push([key, String(init[key])]);
+        }
+      }
+    } else {
+      let text = String(init);
+      if (text.startsWith("?")) text = text.slice(1);
+      this.#parse(text);
+    }
+  }
+
+  #parse(text) {
+    const flat = ops.formParse(text);
+    this.#list = [];
+    for (let i = 0; i < flat.length; i += 2) this.#list.push([flat[i], flat[i + 1]]);
+  }
+
+  #update() {
+    if (this.#url !== null) internals.urlSetQueryFromParams(this.#url, this.toString());
+  }
+
+  static {
+    setParamsFromUrl = (params, query) => params.#parse(query);
+    attachParams = (params, url) => {
+      params.#url = url;
+    };
+  }
+
+  get size() {
+    return this.#list.length;
+  }
+  append(name, value) {
+    needArgs(arguments, 2, "append");
+    this.#list.push([String(name), String(value)]);
+    this.#update();
+  }
+  delete(name, value = undefined) {
+    needArgs(arguments, 1, "delete");
+    name = String(name);
+    const match = value === undefined ? ([k]) => k === name : ([k, v]) => k === name && v === String(value);
+    this.#list = this.#list.filter((pair) => !match(pair));
+    this.#update();
+  }
+  get(name) {
+    needArgs(arguments, 1, "get");
+    name = String(name);
+    const found = this.#list.find(([k]) => k === name);
+    return found ? found[1] : null;
+  }
+  getAll(name) {
+    needArgs(arguments, 1, "getAll");
+    name = String(name);
+    return this.#list.filter(([k]) => k === name).map(([, v]) => v);
+  }
+  has(name, value = undefined) {
+    needArgs(arguments, 1, "has");
+    name = String(name);
+    return value === undefined ? this.#list.some(([k]) => k === name) : this.#list.some(([k, v]) => k === name && v === String(value));
+  }
+  set(name, value) {
+    needArgs(arguments, 2, "set");
+    name = String(name);
+    value = String(value);
+    const index = this.#list.findIndex(([k]) => k === name);
+    if (index === -1) {
+      this.#list.push([name, value]);
+    } else {
+      this.#list[index][1] = value;
+      this.#list = this.#list.filter(([k], i) => i <= index || k !== name);
+    }
+    this.#update();
+  }
+  sort() {
+    // Stable sort by UTF-16 code units of the names.
+    const indexed = this.#list.map((pair, i) => [pair, i]);
+    indexed.sort(([a, i], [b, j]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : i - j));
+    this.#list = indexed.map(([pair]) => pair);
+    this.#update();
+  }
+  forEach(callback, thisArg = undefined) {
+    if (typeof callback !== "function") throw new TypeError("URLSearchParams.forEach: callback must be a function");
+    for (let i = 0; i < this.#list.length; i++) {
+      const [k, v] = this.#list[i];
+      callback.call(thisArg, v, k, this);
+    }
+  }
+  *entries() {
+    for (let i = 0; i < this.#list.length; i++) yield [this.#list[i][0], this.#list[i][1]];
+  }
+  *keys() {
+    for (const [k] of this.entries()) yield k;
+  }
+  *values() {
+    for (const [, v] of this.entries()) yield v;
+  }
+  [Symbol.iterator]() {
+    return this.entries();
+  }
+  toString() {
+    return ops.formSerialize(this.#list.flat());
+  }
+  get [Symbol.toStringTag]() {
+    return "URLSearchParams";
+  }
+}
+
+function parseOrThrow(url, base) {
+  const parts = base === undefined ? ops.urlParse(String(url)) : ops.urlParse(String(url), String(base));
+  if (parts === null) {
+    throw new TypeError(`Invalid URL: ${JSON.stringify(String(url))}${base === undefined ? "" : ` (base ${JSON.stringify(String(base))})`}`);
+  }
+  return parts;
+}
+
+class URL {
+  #parts;
+  #params = null;
+
+  constructor(url, base = undefined) {
+    needArgs(arguments, 1, "URL");
+    this.#parts = parseOrThrow(url, base);
+  }
+
+  static canParse(url, base = undefined) {
+    return (base === undefined ? ops.urlParse(String(url)) : ops.urlParse(String(url), String(base))) !== null;
+  }
+
+  static parse(url, base = undefined) {
+    try {
+      return new URL(url, base);
+    } catch {
+      return null;
+    }
+  }
+
+  #set(field, value) {
+    const parts = ops.urlSet(this.#parts[HREF], field, String(value));
+    if (parts === null) throw new TypeError(`Invalid URL: ${JSON.stringify(String(value))}`);
+    this.#parts = parts;
+    if (this.#params !== null && (field === "href" || field === "search")) {
+      setParamsFromUrl(this.#params, this.#parts[SEARCH].slice(1));
+    }
+  }
+
+  static {
+    // An empty query removes the "?" entirely, as the search setter does.
+    internals.urlSetQueryFromParams = (url, query) => {
+      url.#parts = ops.urlSet(url.#parts[HREF], "search", query);
+    };
+  }
+
+  get href() {
+    return this.#parts[HREF];
+  }
+  set href(value) {
+    this.#set("href", value);
+  }
+  get origin() {
+    return this.#parts[ORIGIN];
+  }
+  get protocol() {
+    return this.#parts[PROTOCOL];
+  }
+  set protocol(value) {
+    this.#set("protocol", value);
+  }
+  get username() {
+    return this.#parts[USERNAME];
+  }
+  set username(value) {
+    this.#set("username", value);
+  }
+  get password() {
+    return this.#parts[PASSWORD];
+  }
+  set password(value) {
+    this.#set("password", value);
+  }
+  get host() {
+    return this.#parts[HOST];
+  }
+  set host(value) {
+    this.#set("host", value);
+  }
+  get hostname() {
+    return this.#parts[HOSTNAME];
+  }
+  set hostname(value) {
+    this.#set("hostname", value);
+  }
+  get port() {
+    return this.#parts[PORT];
+  }
+  set port(value) {
+    this.#set("port", value);
+  }
+  get pathname() {
+    return this.#parts[PATHNAME];
+  }
+  set pathname(value) {
+    this.#set("pathname", value);
+  }
+  get search() {
+    return this.#parts[SEARCH];
+  }
+  set search(value) {
+    this.#set("search", value);
+  }
+  get hash() {
+    return this.#parts[HASH];
+  }
+  set hash(value) {
+    this.#set("hash", value);
+  }
+  get searchParams() {
+    if (this.#params === null) {
+      this.#params = new URLSearchParams(this.#parts[SEARCH]);
+      attachParams(this.#params, this);
+    }
+    return this.#params;
+  }
+  toString() {
+    return this.#parts[HREF];
+  }
+  toJSON() {
+    return this.#parts[HREF];
+  }
+  get [Symbol.toStringTag]() {
+    return "URL";
+  }
+}
+
+internals.defineGlobal("URL", URL);
+internals.defineGlobal("URLSearchParams", URLSearchParams);

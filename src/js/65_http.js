@@ -1,0 +1,328 @@
+// Request and Response, sharing one Body implementation. A body is held as whole bytes for now;
+// everything that touches it goes through the small Body helpers below, so that a streamed
+// source can take their place later without changing Request or Response.
+
+const { Headers, URL, URLSearchParams } = globalThis;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
+const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+const NORMALIZED_METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+const REDIRECT_MODES = new Set(["follow", "manual", "error"]);
+
+// ---- Body ------------------------------------------------------------------------------------
+
+/** Holds a body's bytes and whether they have been read. */
+class BodyState {
+  constructor(bytes) {
+    this.bytes = bytes; // Uint8Array or null
+    this.used = false;
+  }
+  clone() {
+    if (this.used) throw new TypeError("Body has already been used; it cannot be cloned.");
+    return new BodyState(this.bytes);
+  }
+  /** Takes the bytes, marking the body used. */
+  consume() {
+    if (this.used) return Promise.reject(new TypeError("Body has already been used. It can only be read once."));
+    this.used = this.bytes !== null;
+    return Promise.resolve(this.bytes ?? new Uint8Array(0));
+  }
+}
+
+/** Extracts a body from a BodyInit: the bytes and the content-type they imply. */
+function extractBody(init) {
+  if (init === undefined || init === null) return { bytes: null, type: null };
+  if (typeof init === "string") return { bytes: encoder.encode(init), type: "text/plain;charset=UTF-8" };
+  if (init instanceof ArrayBuffer) return { bytes: new Uint8Array(init.slice(0)), type: null };
+  if (ArrayBuffer.isView(init)) {
+    return { bytes: new Uint8Array(init.buffer.slice(init.byteOffset, init.byteOffset + init.byteLength)), type: null };
+  }
+  if (init instanceof URLSearchParams) {
+    return { bytes: encoder.encode(init.toString()), type: "application/x-www-form-urlencoded;charset=UTF-8" };
+  }
+  return { bytes: encoder.encode(String(init)), type: "text/plain;charset=UTF-8" };
+}
+
+/** The body-reading methods Request and Response share; `state` finds an instance's BodyState. */
+function defineBodyMethods(Class, state) {
+  const methods = {
+    get bodyUsed() {
+      return state(this).used;
+    },
+    async arrayBuffer() {
+      const bytes = await state(this).consume();
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    },
+    async bytes() {
+      const bytes = await state(this).consume();
+      return new Uint8Array(bytes);
+    },
+    async text() {
+      return decoder.decode(await state(this).consume());
+    },
+    async json() {
+      return JSON.parse(decoder.decode(await state(this).consume()));
+    },
+  };
+  for (const name of Object.getOwnPropertyNames(methods)) {
+    const descriptor = Object.getOwnPropertyDescriptor(methods, name);
+    descriptor.enumerable = false;
+    Object.defineProperty(Class.prototype, name, descriptor);
+  }
+}
+
+function illegal(what) {
+  return new TypeError(`Illegal invocation: ${what} called on an object that is not a ${what.split(".")[0]}`);
+}
+
+// ---- Request ---------------------------------------------------------------------------------
+
+function normalizeMethod(method) {
+  method = String(method);
+  if (!TOKEN.test(method)) throw new TypeError(`Invalid HTTP method: "${method}"`);
+  const upper = method.toUpperCase();
+  if (FORBIDDEN_METHODS.has(upper)) throw new TypeError(`HTTP method "${method}" is forbidden.`);
+  return NORMALIZED_METHODS.has(upper) ? upper : method;
+}
+
+class Request {
+  #method = "GET";
+  #url;
+  #headers;
+  #body;
+  #redirect = "follow";
+  #cf = undefined;
+  #signal = null;
+
+  constructor(input, init = {}) {
+    if (arguments.length === 0) throw new TypeError("Failed to construct 'Request': 1 argument required, but only 0 present.");
+    if (init === null || (typeof init !== "object" && init !== undefined)) init = {};
+    init ??= {};
+    let inputBody = null;
+    if (input instanceof Request) {
+      this.#url = input.#url;
+      this.#method = input.#method;
+      this.#headers = new Headers(input.#headers);
+      this.#redirect = input.#redirect;
+      this.#cf = input.#cf;
+      this.#signal = input.#signal;
+      if (init.body === undefined || init.body === null) {
+        if (input.#body.used) throw new TypeError("Failed to construct 'Request': the input Request's body has already been used.");
+        inputBody = input.#body;
+        // Constructing from a Request takes its body.
+        if (inputBody.bytes !== null) {
+          const taken = new BodyState(null);
+          taken.used = true;
+          input.#body = taken;
+        }
+      }
+    } else {
+      const parsed = URL.parse(String(input));
+      if (parsed === null) throw new TypeError(`Invalid URL: "${String(input)}"`);
+      this.#url = parsed.href;
+      this.#headers = new Headers();
+    }
+    if (init.method !== undefined) this.#method = normalizeMethod(init.method);
+    if (init.headers !== undefined) this.#headers = new Headers(init.headers);
+    if (init.redirect !== undefined) {
+      const mode = String(init.redirect);
+      if (!REDIRECT_MODES.has(mode)) throw new TypeError(`Invalid redirect mode "${mode}"; expected "follow", "manual" or "error".`);
+      this.#redirect = mode;
+    }
+    if (init.cf !== undefined) this.#cf = init.cf;
+    if (init.signal !== undefined) this.#signal = init.signal;
+
+    if (init.body !== undefined && init.body !== null) {
+      if (this.#method === "GET" || this.#method === "HEAD") {
+        throw new TypeError("Request with a GET or HEAD method cannot have a body.");
+      }
+      const { bytes, type } = extractBody(init.body);
+      if (type !== null && !this.#headers.has("content-type")) this.#headers.append("content-type", type);
+      this.#body = new BodyState(bytes);
+    } else {
+      if (inputBody !== null && inputBody.bytes !== null && (this.#method === "GET" || this.#method === "HEAD")) {
+        throw new TypeError("Request with a GET or HEAD method cannot have a body.");
+      }
+      this.#body = inputBody ?? new BodyState(null);
+    }
+  }
+
+  static {
+    defineBodyMethods(Request, (request) => {
+      if (!(#body in request)) throw illegal("Request.body");
+      return request.#body;
+    });
+    internals.newIncomingRequest = (method, url, flatHeaders, body) => Request.#incoming(method, url, flatHeaders, body);
+  }
+
+  static #incoming(method, url, flatHeaders, body) {
+    // A trusted request from the host: fields are already valid. Build it through the
+    // constructor (so private fields exist) with the cheapest inputs, then fill in the rest.
+    const request = new Request(url);
+    request.#method = method;
+    const list = [];
+    for (let i = 0; i < flatHeaders.length; i += 2) list.push([flatHeaders[i].toLowerCase(), flatHeaders[i + 1]]);
+    request.#headers = internals.headersSetImmutable(internals.headersFromList(list));
+    request.#body = new BodyState(body);
+    return request;
+  }
+
+  get method() {
+    return this.#method;
+  }
+  get url() {
+    return this.#url;
+  }
+  get headers() {
+    return this.#headers;
+  }
+  get redirect() {
+    return this.#redirect;
+  }
+  get cf() {
+    return this.#cf;
+  }
+  get signal() {
+    return this.#signal ?? undefined;
+  }
+  get keepalive() {
+    return false;
+  }
+  get integrity() {
+    return "";
+  }
+  get cache() {
+    return undefined;
+  }
+  clone() {
+    const copy = new Request(this.#url, { method: this.#method, headers: this.#headers, redirect: this.#redirect, cf: this.#cf });
+    copy.#signal = this.#signal;
+    copy.#body = this.#body.clone();
+    return copy;
+  }
+  get [Symbol.toStringTag]() {
+    return "Request";
+  }
+}
+
+// ---- Response --------------------------------------------------------------------------------
+
+function checkStatus(status) {
+  if (!Number.isInteger(status) || ((status < 200 || status > 599) && status !== 101)) {
+    throw new RangeError(`Failed to construct 'Response': The status provided (${status}) is outside the range [200, 599].`);
+  }
+}
+
+class Response {
+  #status = 200;
+  #statusText = "";
+  #headers;
+  #body;
+  #type = "default";
+
+  constructor(body = null, init = {}) {
+    init ??= {};
+    if (typeof init !== "object") throw new TypeError("Failed to construct 'Response': init must be an object.");
+    const status = init.status === undefined ? 200 : Number(init.status);
+    checkStatus(status);
+    const statusText = init.statusText === undefined ? "" : String(init.statusText);
+    if (!REASON_PHRASE.test(statusText)) throw new TypeError(`Failed to construct 'Response': Invalid statusText "${statusText}".`);
+    this.#status = status;
+    this.#statusText = statusText;
+    this.#headers = new Headers(init.headers);
+    if (body !== null && body !== undefined) {
+      if (NULL_BODY_STATUS.has(status)) {
+        throw new TypeError(`Failed to construct 'Response': Response with null body status (${status}) cannot have a body.`);
+      }
+      const { bytes, type } = extractBody(body);
+      if (type !== null && !this.#headers.has("content-type")) this.#headers.append("content-type", type);
+      this.#body = new BodyState(bytes);
+    } else {
+      this.#body = new BodyState(null);
+    }
+  }
+
+  static {
+    defineBodyMethods(Response, (response) => {
+      if (!(#body in response)) throw illegal("Response.body");
+      return response.#body;
+    });
+    internals.responseParts = (response) => {
+      const body = response.#body;
+      if (body.used) throw new TypeError("The Response's body has already been used; it cannot be sent.");
+      body.used = body.bytes !== null;
+      const flat = [];
+      for (const [k, v] of internals.headersList(response.#headers)) flat.push(k, v);
+      return { status: response.#status, statusText: response.#statusText, headers: flat, body: body.bytes };
+    };
+  }
+
+  static json(data, init = {}) {
+    const text = JSON.stringify(data);
+    if (text === undefined) throw new TypeError("Response.json: the data cannot be serialized to JSON.");
+    const response = new Response(text, init);
+    if (!init || init.headers === undefined || !new Headers(init.headers).has("content-type")) {
+      response.#headers.set("content-type", "application/json");
+    }
+    return response;
+  }
+
+  static redirect(url, status = 302) {
+    const parsed = URL.parse(String(url));
+    if (parsed === null) throw new TypeError(`Response.redirect: invalid URL "${String(url)}"`);
+    status = Number(status);
+    if (!REDIRECT_STATUS.has(status)) throw new RangeError(`Response.redirect: invalid status ${status}; expected 301, 302, 303, 307 or 308.`);
+    const response = new Response(null, { status });
+    response.#headers.set("location", parsed.href);
+    internals.headersSetImmutable(response.#headers);
+    return response;
+  }
+
+  static error() {
+    const response = new Response(null);
+    response.#status = 0;
+    response.#type = "error";
+    internals.headersSetImmutable(response.#headers);
+    return response;
+  }
+
+  get status() {
+    return this.#status;
+  }
+  get statusText() {
+    return this.#statusText;
+  }
+  get ok() {
+    return this.#status >= 200 && this.#status <= 299;
+  }
+  get headers() {
+    return this.#headers;
+  }
+  get type() {
+    return this.#type;
+  }
+  get url() {
+    return "";
+  }
+  get redirected() {
+    return false;
+  }
+  clone() {
+    const copy = new Response(null, { status: this.#status === 0 ? 200 : this.#status, statusText: this.#statusText, headers: this.#headers });
+    copy.#status = this.#status;
+    copy.#type = this.#type;
+    copy.#body = this.#body.clone();
+    return copy;
+  }
+  get [Symbol.toStringTag]() {
+    return "Response";
+  }
+}
+
+internals.defineGlobal("Request", Request);
+internals.defineGlobal("Response", Response);
