@@ -93,7 +93,8 @@ async function main() {
         raw.push(name, value);
       }
       for (const cookie of response.headers.getSetCookie()) raw.push("set-cookie", cookie);
-      res.writeHead(response.status, response.statusText, raw);
+      if (response.statusText) res.writeHead(response.status, response.statusText, raw);
+      else res.writeHead(response.status, raw);
       res.end(Buffer.from(await response.arrayBuffer()));
     } catch (error) {
       console.error(`[worker] ${req.method} ${req.url} failed:\n${error.stack}`);
