@@ -6,7 +6,12 @@
 const native = require("./native.js");
 const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval"]);
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits"]);
+const LIMITS = {
+  maxInFlight: { min: 1, integer: true, text: "an integer of at least 1" },
+  maxQueued: { min: 0, integer: true, text: "an integer of at least 0" },
+  wallMs: { min: 0, integer: false, text: "a number of milliseconds, 0 or more (0: no limit)" },
+};
 const FORMATS = new Set(["module", "service-worker"]);
 const ERROR_CLASSES = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
 
@@ -58,6 +63,24 @@ function encodeBindings(bindings) {
   return JSON.stringify(bindings);
 }
 
+/** Checks `options.limits`, naming the field that is wrong. */
+function validateLimits(limits) {
+  if (limits === undefined) return undefined;
+  if (!isPlainObject(limits)) throw new TypeError("createWorker: options.limits must be an object such as { maxInFlight: 100 }");
+  const checked = {};
+  for (const [key, value] of Object.entries(limits)) {
+    const rule = LIMITS[key];
+    if (rule === undefined) {
+      throw new TypeError(`createWorker: unknown limit "options.limits.${key}" (known limits: ${Object.keys(LIMITS).join(", ")})`);
+    }
+    if (value === undefined) continue;
+    const ok = typeof value === "number" && Number.isFinite(value) && value >= rule.min && value <= 2 ** 31 - 1 && (!rule.integer || Number.isInteger(value));
+    if (!ok) throw new TypeError(`createWorker: options.limits.${key} must be ${rule.text}, got ${JSON.stringify(value) ?? String(value)}`);
+    checked[key] = value;
+  }
+  return checked;
+}
+
 function validateOptions(options) {
   if (!isPlainObject(options)) {
     throw new TypeError("createWorker: options must be an object such as { script: \"export default { fetch() { … } }\" }");
@@ -83,7 +106,7 @@ function validateOptions(options) {
   if (typeof allowEval !== "boolean") {
     throw new TypeError("createWorker: options.allowEval must be a boolean");
   }
-  return { script, filename, format, onLog, allowEval, envJson: encodeBindings(options.bindings) };
+  return { script, filename, format, onLog, allowEval, limits: validateLimits(options.limits), envJson: encodeBindings(options.bindings) };
 }
 
 /** A running worker. Create one with createWorker(); dispose() it when done. */
@@ -124,6 +147,11 @@ class Worker {
     return dispatch(this, input);
   }
 
+  /** Resolves once every ctx.waitUntil() promise registered so far has settled. */
+  waitUntilSettled() {
+    return this.#native.waitUntilSettled();
+  }
+
   /** Stops the worker: requests in flight reject, its threads are joined. Safe to call twice. */
   dispose() {
     return this.#native.dispose();
@@ -144,7 +172,7 @@ delete Worker._create;
 
 /** Starts a worker from a script and resolves once the script has loaded. */
 async function createWorker(options) {
-  const { script, filename, format, onLog, allowEval, envJson } = validateOptions(options);
+  const { script, filename, format, onLog, allowEval, limits, envJson } = validateOptions(options);
   const log = (level, message) => {
     try {
       onLog(level, message);
@@ -152,14 +180,31 @@ async function createWorker(options) {
       console.error("workerbox: options.onLog threw while handling a worker log line:", error);
     }
   };
-  const outcome = await native.createWorker({ script, filename, format, envJson, allowEval }, log);
+  const outcome = await native.createWorker({ script, filename, format, envJson, allowEval, limits }, log);
   if (outcome instanceof native.NativeWorker) return createHandle(outcome, filename);
   throw toError(outcome);
 }
 
+/** Runs a worker's scheduled() handler: `{ type: "scheduled", cron, scheduledTime }`. */
+async function dispatchScheduled(handle, input) {
+  const { cron = "", scheduledTime = Date.now() } = input;
+  if (typeof cron !== "string") throw new TypeError("dispatch: event.cron must be a string such as \"*/5 * * * *\"");
+  const time = scheduledTime instanceof Date ? scheduledTime.getTime() : scheduledTime;
+  if (typeof time !== "number" || !Number.isFinite(time)) {
+    throw new TypeError("dispatch: event.scheduledTime must be a Date or a number of milliseconds since the epoch");
+  }
+  const outcome = await handle.scheduled(cron, time);
+  if (outcome.outcome === undefined) throw toError(outcome);
+  const result = { outcome: outcome.outcome, noRetry: outcome.noRetry };
+  if (outcome.error) result.error = toError(outcome.error);
+  return result;
+}
+
 /**
  * Sends a request to a worker and resolves to Node's Response.
- * `input` is a Request, a URL (string or URL object), or `{ url, method, headers, body }`.
+ * `input` is a Request, a URL (string or URL object), or `{ url, method, headers, body }`;
+ * `{ type: "scheduled", cron, scheduledTime }` runs the scheduled() handler instead and
+ * resolves to `{ outcome: "ok" | "exception", noRetry, error? }`.
  */
 async function dispatch(worker, input) {
   const handle = worker instanceof Worker ? nativeOf(worker) : undefined;
@@ -168,6 +213,12 @@ async function dispatch(worker, input) {
   }
   if (handle.disposed) {
     throw new TypeError("dispatch: the worker has been disposed");
+  }
+  if (input !== null && typeof input === "object" && !(input instanceof Request) && !(input instanceof URL) && input.type !== undefined) {
+    if (input.type === "scheduled") return dispatchScheduled(handle, input);
+    if (input.type !== "fetch") {
+      throw new TypeError(`dispatch: unknown event type ${JSON.stringify(input.type)} (expected "fetch" or "scheduled")`);
+    }
   }
   const request = await toNativeRequest(input);
   const outcome = await handle.dispatch(request.method, request.url, request.headers, request.body);

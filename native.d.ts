@@ -15,6 +15,10 @@ export declare class NativeWorker {
   get format(): string
   /** Sends one request. Resolves to a `NativeResponse` or a `NativeError`. */
   dispatch(method: string, url: string, headers: Array<string>, body?: Buffer | undefined | null): Promise<NativeResponse | NativeError>
+  /** Runs the `scheduled()` handler. Resolves to a `NativeScheduledOutcome` or a `NativeError`. */
+  scheduled(cron: string, scheduledTime: number): Promise<NativeScheduledOutcome | NativeError>
+  /** Resolves once every `ctx.waitUntil()` promise registered so far has settled. */
+  waitUntilSettled(): Promise<void>
   get disposed(): boolean
   /** Stops the worker and joins its threads off Node's thread; resolves when they are gone. */
   dispose(): Promise<void>
@@ -37,12 +41,25 @@ export interface NativeError {
   column?: number
 }
 
+export interface NativeLimits {
+  maxInFlight?: number
+  maxQueued?: number
+  wallMs?: number
+}
+
 export interface NativeResponse {
   status: number
   statusText: string
   /** `[name, value, name, value, …]` in the worker's order, duplicates kept. */
   headers: Array<string>
   body?: Buffer
+}
+
+export interface NativeScheduledOutcome {
+  /** "ok" or "exception". */
+  outcome: string
+  noRetry: boolean
+  error?: NativeError
 }
 
 export interface NativeWorkerOptions {
@@ -53,4 +70,6 @@ export interface NativeWorkerOptions {
   /** The plain-value `env` bindings, as one JSON object. */
   envJson: string
   allowEval: boolean
+  /** Validated by `index.js`; absent fields take the defaults. */
+  limits?: NativeLimits
 }

@@ -4,7 +4,10 @@
 //!
 //! No V8 handle of the worker's isolate ever reaches Node: only strings and bytes cross.
 
-use crate::runtime::{Body, JsErrorInfo, LogLevel, RequestData, ResponseData, ScriptFormat, Worker, WorkerError, WorkerOptions};
+use crate::runtime::{
+  Body, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Worker, WorkerError,
+  WorkerOptions,
+};
 use napi::bindgen_prelude::{Buffer, Either, FnArgs, Function, Object};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{CleanupEnvHook, Env, Result};
@@ -20,6 +23,34 @@ pub struct NativeWorkerOptions {
   /// The plain-value `env` bindings, as one JSON object.
   pub env_json: String,
   pub allow_eval: bool,
+  /// Validated by `index.js`; absent fields take the defaults.
+  pub limits: Option<NativeLimits>,
+}
+
+#[napi(object)]
+pub struct NativeLimits {
+  pub max_in_flight: Option<u32>,
+  pub max_queued: Option<u32>,
+  pub wall_ms: Option<f64>,
+}
+
+impl NativeLimits {
+  fn into_limits(self) -> Limits {
+    let defaults = Limits::default();
+    Limits {
+      max_in_flight: self.max_in_flight.unwrap_or(defaults.max_in_flight),
+      max_queued: self.max_queued.unwrap_or(defaults.max_queued),
+      wall_ms: self.wall_ms.map_or(defaults.wall_ms, |ms| ms as u64),
+    }
+  }
+}
+
+#[napi(object)]
+pub struct NativeScheduledOutcome {
+  /// "ok" or "exception".
+  pub outcome: String,
+  pub no_retry: bool,
+  pub error: Option<NativeError>,
 }
 
 /// An error from the worker, for `index.js` to rebuild as a real `Error`.
@@ -85,6 +116,14 @@ fn native_error(error: WorkerError) -> NativeError {
   }
 }
 
+fn native_js_error(e: JsErrorInfo) -> NativeError {
+  native_error(WorkerError::Js(e))
+}
+
+fn native_scheduled(outcome: ScheduledOutcome) -> NativeScheduledOutcome {
+  NativeScheduledOutcome { outcome: outcome.outcome, no_retry: outcome.no_retry, error: outcome.error.map(native_js_error) }
+}
+
 fn native_response(response: ResponseData) -> NativeResponse {
   NativeResponse {
     status: response.status as u32,
@@ -116,6 +155,7 @@ pub fn create_worker<'env>(
     format,
     env_json: options.env_json,
     allow_eval: options.allow_eval,
+    limits: options.limits.map(NativeLimits::into_limits).unwrap_or_default(),
     log: sink,
   };
 
@@ -195,6 +235,32 @@ impl NativeWorker {
         })
       }),
     );
+    Ok(promise)
+  }
+
+  /// Runs the `scheduled()` handler. Resolves to a `NativeScheduledOutcome` or a `NativeError`.
+  #[napi(ts_return_type = "Promise<NativeScheduledOutcome | NativeError>")]
+  pub fn scheduled<'env>(&self, env: &'env Env, cron: String, scheduled_time: f64) -> Result<Object<'env>> {
+    let (deferred, promise) = env.create_deferred()?;
+    self.inner.scheduled(
+      ScheduledEvent { cron, scheduled_time },
+      Box::new(move |result| {
+        deferred.resolve(move |_env: Env| {
+          Ok(match result {
+            Ok(outcome) => Either::<NativeScheduledOutcome, NativeError>::A(native_scheduled(outcome)),
+            Err(error) => Either::B(native_error(error)),
+          })
+        })
+      }),
+    );
+    Ok(promise)
+  }
+
+  /// Resolves once every `ctx.waitUntil()` promise registered so far has settled.
+  #[napi(ts_return_type = "Promise<void>")]
+  pub fn wait_until_settled<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+    let (deferred, promise) = env.create_deferred()?;
+    self.inner.when_settled(Box::new(move || deferred.resolve(|_env: Env| Ok(()))));
     Ok(promise)
   }
 

@@ -45,3 +45,22 @@ internals.defineGlobal("setInterval", setInterval);
 internals.defineGlobal("clearTimeout", clearTimeout);
 internals.defineGlobal("clearInterval", function clearInterval(id) { clearTimeout(id); });
 internals.defineGlobal("queueMicrotask", queueMicrotask);
+
+// performance: a monotonic clock starting when the worker started.
+const timeOrigin = Date.now() - ops.now();
+class Performance {
+  get timeOrigin() {
+    return timeOrigin;
+  }
+  now() {
+    return ops.now();
+  }
+  toJSON() {
+    return { timeOrigin };
+  }
+  get [Symbol.toStringTag]() {
+    return "Performance";
+  }
+}
+internals.defineGlobal("performance", new Performance());
+internals.defineGlobal("Performance", Performance);

@@ -1,32 +1,44 @@
 // The worker entry: receives requests from the host, runs the script's fetch handler (module
 // `export default { fetch }` or service-worker `addEventListener("fetch", …)`), and hands the
-// outcome back through `ops.respond` / `ops.respondError`. Also defines `FetchEvent` and the
-// `ctx` (ExecutionContext) object handlers receive.
+// outcome back through `ops.respond` / `ops.respondError`; runs `scheduled` (cron) events the
+// same way. Also defines `FetchEvent`, `ScheduledEvent`, `ScheduledController` and the `ctx`
+// (ExecutionContext) object handlers receive, and tracks `waitUntil` work for the host.
 
 const { Event, Response } = globalThis;
 
 let format = "module";
 let env = Object.freeze({});
 let handler = null;
-let sawFetchListener = false;
+const listened = new Set();
 
-// Wrap the global addEventListener to learn whether a service-worker script registered for
-// "fetch", so start-up can fail clearly when none did.
+// Wrap the global addEventListener to learn which events a service-worker script listens for,
+// so start-up can fail clearly when it registered no fetch handler.
 const addGlobalListener = globalThis.addEventListener;
 internals.defineGlobal("addEventListener", function addEventListener(type, listener, options) {
-  if (String(type) === "fetch" && listener != null) sawFetchListener = true;
+  if (listener != null) listened.add(String(type));
   return addGlobalListener(type, listener, options);
 });
 
-/** Keeps the worker's background work alive and reports its failures. */
-function trackBackground(promise) {
-  Promise.resolve(promise).catch((error) => internals.reportError(error));
+/**
+ * Registers background work: the host can wait for it (worker.waitUntilSettled()), its
+ * failure is reported as an uncaught error, and `list` (an event's own) collects it too.
+ */
+function trackBackground(promise, list) {
+  ops.backgroundStart();
+  const settled = Promise.resolve(promise)
+    .catch((error) => internals.reportError(error))
+    .finally(() => ops.backgroundDone());
+  if (list) list.push(settled);
 }
 
 class ExecutionContext {
+  #waits;
+  constructor(waits = null) {
+    this.#waits = waits;
+  }
   waitUntil(promise) {
     if (arguments.length === 0) throw new TypeError("waitUntil: 1 argument required, but only 0 present.");
-    trackBackground(promise);
+    trackBackground(promise, this.#waits);
   }
   passThroughOnException() {
     // There is no origin to fall back to locally; errors are reported to the host instead.
@@ -61,7 +73,7 @@ class FetchEvent extends Event {
     this.stopImmediatePropagation();
   }
   waitUntil(promise) {
-    trackBackground(promise);
+    trackBackground(promise, null);
   }
   passThroughOnException() {}
   static _finish(event) {
@@ -75,6 +87,56 @@ class FetchEvent extends Event {
 const finishEvent = FetchEvent._finish;
 delete FetchEvent._finish;
 internals.defineGlobal("FetchEvent", FetchEvent);
+
+class ScheduledController {
+  #cron;
+  #scheduledTime;
+  #noRetry;
+  constructor(cron, scheduledTime, noRetry) {
+    this.#cron = cron;
+    this.#scheduledTime = scheduledTime;
+    this.#noRetry = noRetry;
+  }
+  get cron() {
+    return this.#cron;
+  }
+  get scheduledTime() {
+    return this.#scheduledTime;
+  }
+  noRetry() {
+    this.#noRetry();
+  }
+  get [Symbol.toStringTag]() {
+    return "ScheduledController";
+  }
+}
+
+class ScheduledEvent extends Event {
+  #controller;
+  #waits;
+  constructor(type, controller, waits) {
+    super(type);
+    this.#controller = controller;
+    this.#waits = waits;
+  }
+  get cron() {
+    return this.#controller.cron;
+  }
+  get scheduledTime() {
+    return this.#controller.scheduledTime;
+  }
+  noRetry() {
+    this.#controller.noRetry();
+  }
+  waitUntil(promise) {
+    trackBackground(promise, this.#waits);
+  }
+  get [Symbol.toStringTag]() {
+    return "ScheduledEvent";
+  }
+}
+internals.defineGlobal("ScheduledController", ScheduledController);
+internals.defineGlobal("ScheduledEvent", ScheduledEvent);
 
 function describeValue(value) {
   if (value === undefined) return "undefined";
@@ -96,29 +158,32 @@ internals.start = function start(envJson, scriptFormat, namespace) {
     if (exported === undefined) {
       throw new TypeError("The worker module has no default export; expected `export default { fetch(request, env, ctx) { … } }`.");
     }
-    if (exported === null || typeof exported.fetch !== "function") {
-      throw new TypeError(`The worker module's default export has no fetch() handler (it is ${describeValue(exported)}); expected \`export default { fetch(request, env, ctx) { … } }\`.`);
+    if (exported === null || (typeof exported.fetch !== "function" && typeof exported.scheduled !== "function")) {
+      throw new TypeError(`The worker module's default export has no fetch() or scheduled() handler (it is ${describeValue(exported)}); expected \`export default { fetch(request, env, ctx) { … } }\`.`);
     }
     handler = exported;
   } else {
     // Service-worker scripts see their bindings as globals.
     for (const name of Object.keys(bindings)) internals.defineGlobal(name, bindings[name]);
-    if (!sawFetchListener) {
-      throw new TypeError('The worker script registered no fetch handler; expected `addEventListener("fetch", (event) => event.respondWith(…))` or an ES module with `export default { fetch }`.');
+    if (!listened.has("fetch") && !listened.has("scheduled")) {
+      throw new TypeError('The worker script registered no fetch (or scheduled) event listener; expected `addEventListener("fetch", (event) => event.respondWith(…))` or an ES module with `export default { fetch }`.');
     }
   }
 };
 
-function fail(id, error) {
+function errorParts(error) {
   if (error !== null && typeof error === "object" && "message" in error) {
     const name = String(error.name ?? "Error");
     const message = String(error.message);
-    const stack = typeof error.stack === "string" ? error.stack : `${name}: ${message}`;
-    ops.respondError(id, name, message, stack);
-  } else {
-    const text = internals.inspect ? internals.inspect(error) : String(error);
-    ops.respondError(id, "Error", `Uncaught ${text}`, `Error: Uncaught ${text}`);
+    return [name, message, typeof error.stack === "string" ? error.stack : `${name}: ${message}`];
   }
+  const text = internals.inspect ? internals.inspect(error) : String(error);
+  return ["Error", `Uncaught ${text}`, `Error: Uncaught ${text}`];
+}
+
+function fail(id, error) {
+  const [name, message, stack] = errorParts(error);
+  ops.respondError(id, name, message, stack);
 }
 
 function respond(id, response) {
@@ -149,7 +214,15 @@ internals.dispatchFetch = function dispatchFetch(id, method, url, flatHeaders, b
   let result;
   try {
     const request = internals.newIncomingRequest(method, url, flatHeaders, body);
-    result = format === "module" ? handler.fetch(request, env, new ExecutionContext()) : runServiceWorker(request);
+    if (format === "module") {
+      if (typeof handler.fetch !== "function") {
+        throw new TypeError("The worker module has no fetch() handler (its default export only has scheduled()).");
+      }
+      result = handler.fetch(request, env, new ExecutionContext());
+    } else {
+      if (!listened.has("fetch")) throw new TypeError("The worker script registered no fetch event listener.");
+      result = runServiceWorker(request);
+    }
   } catch (error) {
     fail(id, error);
     return;
@@ -163,5 +236,44 @@ internals.dispatchFetch = function dispatchFetch(id, method, url, flatHeaders, b
       }
     },
     (error) => fail(id, error),
+  );
+};
+
+/** Waits for an event's handler result, then for every waitUntil promise it registered. */
+async function settleAll(result, waits) {
+  await result;
+  for (let done = 0; done < waits.length; done = waits.length) {
+    await Promise.all(waits.slice(done));
+  }
+}
+
+/**
+ * Called by the native side for a cron event. A missing handler rejects the dispatch; a
+ * handler that throws gives the outcome "exception". Never throws.
+ */
+internals.dispatchScheduled = function dispatchScheduled(id, cron, scheduledTime) {
+  let noRetry = false;
+  const controller = new ScheduledController(cron, scheduledTime, () => {
+    noRetry = true;
+  });
+  const waits = [];
+  if (format === "module" ? typeof handler.scheduled !== "function" : !listened.has("scheduled")) {
+    const expected = format === "module" ? "`export default { scheduled(controller, env, ctx) { … } }`" : '`addEventListener("scheduled", (event) => …)`';
+    fail(id, new TypeError(`The worker has no scheduled() handler; expected ${expected}.`));
+    return;
+  }
+  let result;
+  try {
+    if (format === "module") {
+      result = handler.scheduled(controller, env, new ExecutionContext(waits));
+    } else {
+      internals.globalEventTarget.dispatchEvent(new ScheduledEvent("scheduled", controller, waits));
+    }
+  } catch (error) {
+    result = Promise.reject(error);
+  }
+  settleAll(result, waits).then(
+    () => ops.respondScheduled(id, noRetry),
+    (error) => ops.respondScheduled(id, noRetry, ...errorParts(error)),
   );
 };

@@ -5,12 +5,13 @@
 //! The thread blocks on its inbox between messages, so an idle worker uses no CPU.
 
 use super::errors::describe_exception;
-use super::messages::{CallbackMessage, DispatchReply, IsolateMessage, SchedulerMessage};
+use super::messages::{CallbackMessage, DispatchReply, Event, IsolateMessage, ScheduledReply, SchedulerMessage, SettledReply};
 use super::ops;
 use super::platform;
 use super::scheduler::Scheduler;
 use super::script::{self, thrown};
-use super::types::{Body, JsErrorInfo, LogLevel, LogSink, RequestData, ScriptFormat, WorkerError, WorkerOptions};
+use super::types::{Body, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ScheduledEvent, ScriptFormat, WorkerError, WorkerOptions};
+use std::collections::VecDeque;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -33,16 +34,57 @@ pub(crate) struct Timer {
   pub repeat: Option<Duration>,
 }
 
+/// A running event's reply, waiting for the JS side to finish.
+pub(crate) enum Pending {
+  Fetch(DispatchReply),
+  Scheduled(ScheduledReply),
+}
+
+impl Pending {
+  pub fn fail(self, error: WorkerError) {
+    match self {
+      Pending::Fetch(reply) => reply(Err(error)),
+      Pending::Scheduled(reply) => reply(Err(error)),
+    }
+  }
+}
+
 /// Per-isolate state that ops reach through the isolate's slot.
 pub(crate) struct IsolateState {
   pub log: LogSink,
   pub scheduler: UnboundedSender<SchedulerMessage>,
-  /// Dispatches waiting for their Response, by request id.
-  pub pending: HashMap<u32, DispatchReply>,
+  pub limits: Limits,
+  /// Events running in the isolate, waiting for their outcome, by request id.
+  pub pending: HashMap<u32, Pending>,
+  /// `waitUntil` promises not yet settled, and who waits for them all to settle.
+  pub background: u32,
+  pub settled_waiters: Vec<SettledReply>,
   pub timers: HashMap<u32, Timer>,
   pub next_timer_id: u32,
+  /// When the isolate started: `performance.now()`'s zero.
+  pub started: std::time::Instant,
   /// Promises rejected with no handler since the last checkpoint.
   pub unhandled: Vec<(v8::Global<v8::Promise>, v8::Global<v8::Value>)>,
+}
+
+impl IsolateState {
+  /// Takes a running event's reply (and drops its wall-clock deadline).
+  pub fn take_pending(&mut self, id: u32) -> Option<Pending> {
+    let pending = self.pending.remove(&id)?;
+    if self.limits.wall_ms > 0 {
+      let _ = self.scheduler.send(SchedulerMessage::CancelDeadline { id });
+    }
+    Some(pending)
+  }
+
+  /// Releases whoever waits for background work, once none is left.
+  pub fn settled_waiters_if_idle(&mut self) -> Vec<SettledReply> {
+    if self.background == 0 {
+      std::mem::take(&mut self.settled_waiters)
+    } else {
+      Vec::new()
+    }
+  }
 }
 
 /// Called once when the worker has started (or failed to).
@@ -63,6 +105,7 @@ pub(crate) struct Startup {
 struct Runtime {
   context: v8::Global<v8::Context>,
   dispatch_fetch: v8::Global<v8::Function>,
+  dispatch_scheduled: v8::Global<v8::Function>,
 }
 
 /// Body of the isolate thread.
@@ -88,9 +131,13 @@ pub(crate) fn run(startup: Startup) {
   let state: StateRef = Rc::new(RefCell::new(IsolateState {
     log: options.log.clone(),
     scheduler: scheduler.sender(),
+    limits: options.limits.clone(),
     pending: HashMap::new(),
+    background: 0,
+    settled_waiters: Vec::new(),
     timers: HashMap::new(),
     next_timer_id: 0,
+    started: std::time::Instant::now(),
     unhandled: Vec::new(),
   }));
   isolate.set_slot(state.clone());
@@ -104,14 +151,17 @@ pub(crate) fn run(startup: Startup) {
   }
 
   // Answer whatever is still waiting, then tear down in order: JS state, isolate, scheduler.
-  let pending: Vec<DispatchReply> = state.borrow_mut().pending.drain().map(|(_, r)| r).collect();
-  for reply in pending {
-    reply(Err(WorkerError::Disposed("the worker was disposed before it responded".into())));
-  }
-  {
+  let (pending, waiters) = {
     let mut s = state.borrow_mut();
     s.timers.clear();
     s.unhandled.clear();
+    (s.pending.drain().map(|(_, p)| p).collect::<Vec<_>>(), std::mem::take(&mut s.settled_waiters))
+  };
+  for event in pending {
+    event.fail(WorkerError::Disposed("the worker was disposed before it responded".into()));
+  }
+  for waiter in waiters {
+    waiter();
   }
   drop(state);
   *isolate_handle.lock().unwrap() = None;
@@ -176,7 +226,12 @@ fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions) -> Result<(Runt
   ];
   call_internal(scope, internals, "start", &args).map_err(WorkerError::Js)?;
   let dispatch_fetch = internal_function(scope, internals, "dispatchFetch")?;
-  let runtime = Runtime { context: v8::Global::new(scope, context), dispatch_fetch: v8::Global::new(scope, dispatch_fetch) };
+  let dispatch_scheduled = internal_function(scope, internals, "dispatchScheduled")?;
+  let runtime = Runtime {
+    context: v8::Global::new(scope, context),
+    dispatch_fetch: v8::Global::new(scope, dispatch_fetch),
+    dispatch_scheduled: v8::Global::new(scope, dispatch_scheduled),
+  };
   Ok((runtime, loaded.format))
 }
 
@@ -236,14 +291,14 @@ fn call_internal<'s>(
 
 /// The message loop. Returns on shutdown or when every sender is gone.
 fn pump(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, inbox: &Receiver<IsolateMessage>) {
-  let mut next_request_id: u32 = 0;
+  let mut events = EventQueue::default();
   loop {
     let message = match inbox.try_recv() {
       Ok(message) => message,
       Err(TryRecvError::Disconnected) => return,
       Err(TryRecvError::Empty) => {
-        // Nothing is queued: before sleeping, fail requests that nothing can ever settle.
-        fail_hung_requests(state);
+        // Nothing is queued: before sleeping, fail what nothing can ever settle.
+        fail_hung_work(state, &events);
         match inbox.recv() {
           Ok(message) => message,
           Err(_) => return,
@@ -252,22 +307,22 @@ fn pump(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, inb
     };
     match message {
       IsolateMessage::Shutdown => return,
-      IsolateMessage::Dispatch { request, reply } => {
-        next_request_id = next_request_id.wrapping_add(1).max(1);
-        let id = next_request_id;
-        state.borrow_mut().pending.insert(id, reply);
-        let outcome = run_macrotask(isolate, runtime, state, |scope| {
-          let args = request_args(scope, id, request);
-          let f = v8::Local::new(scope, &runtime.dispatch_fetch);
-          let recv = v8::undefined(scope).into();
-          f.call(scope, recv, &args).map(|_| ())
-        });
-        // `dispatchFetch` reports handler errors itself; an error escaping it (termination, or a
-        // bug in the bootstrap) must still answer the request.
-        if let Err(error) = outcome {
-          if let Some(reply) = state.borrow_mut().pending.remove(&id) {
-            reply(Err(WorkerError::Js(error)));
-          }
+      IsolateMessage::Dispatch(event) => events.admit(state, event),
+      IsolateMessage::WhenSettled(reply) => {
+        let mut s = state.borrow_mut();
+        s.settled_waiters.push(reply);
+        let ready = s.settled_waiters_if_idle();
+        drop(s);
+        ready.into_iter().for_each(|r| r());
+      }
+      IsolateMessage::Callback(CallbackMessage::DeadlineReached { id }) => {
+        let pending = state.borrow_mut().pending.remove(&id);
+        if let Some(pending) = pending {
+          let ms = state.borrow().limits.wall_ms;
+          pending.fail(WorkerError::runtime(
+            "ERR_WALL_LIMIT",
+            format!("The request exceeded its wall-clock limit of {ms} ms (limits.wallMs) without responding."),
+          ));
         }
       }
       IsolateMessage::Callback(CallbackMessage::TimerFired { id }) => {
@@ -294,33 +349,132 @@ fn pump(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, inb
         }
       }
     }
-    platform_tasks(isolate);
+    // Start whatever the limits allow, oldest first.
+    while let Some(event) = events.next_startable(state) {
+      start_event(isolate, runtime, state, &mut events, event);
+    }
+    run_platform_tasks(isolate, runtime, state);
   }
 }
 
-/// Requests whose handler promise is still pending while the worker has no timer, I/O or
-/// binding call left that could settle it will never get a response (production Workers says
-/// the same). Answer them now instead of letting the host wait forever.
-fn fail_hung_requests(state: &StateRef) {
-  let hung: Vec<DispatchReply> = {
+/// Events waiting for a free slot (FIFO), and request ids.
+#[derive(Default)]
+struct EventQueue {
+  waiting: VecDeque<Event>,
+  next_id: u32,
+}
+
+impl Drop for EventQueue {
+  /// However the loop ends, nothing that was accepted goes unanswered.
+  fn drop(&mut self) {
+    for event in self.waiting.drain(..) {
+      event.fail(WorkerError::Disposed("the worker was disposed before the request started".into()));
+    }
+  }
+}
+
+impl EventQueue {
+  /// Queues an event, or fails it at once when the queue is full.
+  fn admit(&mut self, state: &StateRef, event: Event) {
+    let max_queued = state.borrow().limits.max_queued as usize;
+    if self.waiting.len() >= max_queued {
+      event.fail(WorkerError::runtime(
+        "ERR_OVERLOADED",
+        format!("The worker is overloaded: {max_queued} requests are already waiting (limits.maxQueued)."),
+      ));
+    } else {
+      self.waiting.push_back(event);
+    }
+  }
+
+  fn next_startable(&mut self, state: &StateRef) -> Option<Event> {
+    let s = state.borrow();
+    if s.pending.len() < s.limits.max_in_flight as usize {
+      self.waiting.pop_front()
+    } else {
+      None
+    }
+  }
+}
+
+/// Registers an event as running and calls its JS entry point.
+fn start_event(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, events: &mut EventQueue, event: Event) {
+  events.next_id = events.next_id.wrapping_add(1).max(1);
+  let id = events.next_id;
+  {
+    let s = state.borrow();
+    if s.limits.wall_ms > 0 {
+      let _ = s.scheduler.send(SchedulerMessage::StartDeadline { id, after: Duration::from_millis(s.limits.wall_ms) });
+    }
+  }
+  let outcome = match event {
+    Event::Fetch { request, reply } => {
+      state.borrow_mut().pending.insert(id, Pending::Fetch(reply));
+      run_macrotask(isolate, runtime, state, |scope| {
+        let args = request_args(scope, id, request);
+        let f = v8::Local::new(scope, &runtime.dispatch_fetch);
+        let recv = v8::undefined(scope).into();
+        f.call(scope, recv, &args).map(|_| ())
+      })
+    }
+    Event::Scheduled { event, reply } => {
+      state.borrow_mut().pending.insert(id, Pending::Scheduled(reply));
+      run_macrotask(isolate, runtime, state, |scope| {
+        let args = scheduled_args(scope, id, event);
+        let f = v8::Local::new(scope, &runtime.dispatch_scheduled);
+        let recv = v8::undefined(scope).into();
+        f.call(scope, recv, &args).map(|_| ())
+      })
+    }
+  };
+  // The JS entry points report handler errors themselves; an error escaping them (termination,
+  // or a bug in the bootstrap) must still answer the event.
+  if let Err(error) = outcome {
+    let pending = state.borrow_mut().take_pending(id);
+    if let Some(pending) = pending {
+      pending.fail(WorkerError::Js(error));
+    }
+  }
+}
+
+/// Events whose handler promise is still pending while the worker has no timer, I/O or
+/// binding call left that could settle it will never finish (production Workers says the
+/// same). Answer them now instead of letting the host wait forever. Likewise release whoever
+/// waits for `waitUntil` work that can no longer settle.
+fn fail_hung_work(state: &StateRef, events: &EventQueue) {
+  let (hung, stuck_background, waiters) = {
     let mut s = state.borrow_mut();
-    if s.pending.is_empty() || !s.timers.is_empty() {
+    if !s.timers.is_empty() || !events.waiting.is_empty() {
       return;
     }
-    s.pending.drain().map(|(_, reply)| reply).collect()
+    let hung: Vec<Pending> = s.pending.drain().map(|(_, p)| p).collect();
+    let stuck = if s.background > 0 && !s.settled_waiters.is_empty() { std::mem::take(&mut s.background) } else { 0 };
+    (hung, stuck, s.settled_waiters_if_idle())
   };
-  for reply in hung {
-    reply(Err(WorkerError::runtime(
+  for pending in hung {
+    pending.fail(WorkerError::runtime(
       "ERR_NEVER_RESPONDS",
-      "The worker's fetch handler will never respond: its promise is still pending, but no timer, I/O or binding call is left that could settle it.",
-    )));
+      "The worker's handler will never respond: its promise is still pending, but no timer, I/O or binding call is left that could settle it.",
+    ));
   }
+  if stuck_background > 0 {
+    let sink = state.borrow().log.clone();
+    sink(LogLevel::Warn, format!("{stuck_background} ctx.waitUntil() promise(s) will never settle: nothing is left that could settle them."));
+  }
+  waiters.into_iter().for_each(|w| w());
 }
 
-/// Runs V8's own queued tasks (e.g. finished background compilations) without blocking.
-fn platform_tasks(isolate: &mut v8::OwnedIsolate) {
+/// Runs the tasks V8 posted for this isolate during the turn (FinalizationRegistry cleanup,
+/// Atomics.waitAsync wake-ups, …) without blocking, then the microtasks they queued.
+fn run_platform_tasks(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef) {
   let platform = platform::init_v8();
-  while v8::Platform::pump_message_loop(platform, isolate, false) {}
+  let mut ran = false;
+  while v8::Platform::pump_message_loop(platform, isolate, false) {
+    ran = true;
+  }
+  if ran {
+    let _ = run_macrotask(isolate, runtime, state, |_| Some(()));
+  }
 }
 
 /// Runs one macrotask, then the microtask checkpoint, and logs unhandled rejections. Returns
@@ -350,6 +504,15 @@ fn run_macrotask(
 fn log_uncaught(state: &StateRef, text: &str) {
   let sink = state.borrow().log.clone();
   sink(LogLevel::Error, format!("Uncaught {text}"));
+}
+
+/// `internals.dispatchScheduled(id, cron, scheduledTime)` arguments.
+fn scheduled_args<'s>(scope: &mut v8::HandleScope<'s>, id: u32, event: ScheduledEvent) -> [v8::Local<'s, v8::Value>; 3] {
+  [
+    v8::Integer::new_from_unsigned(scope, id).into(),
+    ops::new_string(scope, &event.cron).into(),
+    v8::Number::new(scope, event.scheduled_time).into(),
+  ]
 }
 
 /// `internals.dispatchFetch(id, method, url, flatHeaders, body)` arguments.

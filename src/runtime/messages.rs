@@ -7,16 +7,40 @@
 //!
 //! All three ride on channels whose receivers block (no polling); a send is the wake-up.
 
-use super::types::{RequestData, ResponseData, WorkerError};
+use super::types::{RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, WorkerError};
 use std::time::Duration;
 
 /// Called once with a dispatch's outcome, on the isolate thread.
 pub type DispatchReply = Box<dyn FnOnce(Result<ResponseData, WorkerError>) + Send>;
 
+/// Called once with a scheduled event's outcome, on the isolate thread.
+pub type ScheduledReply = Box<dyn FnOnce(Result<ScheduledOutcome, WorkerError>) + Send>;
+
+/// Called once when the worker's background (`waitUntil`) work has settled.
+pub type SettledReply = Box<dyn FnOnce() + Send>;
+
+/// An event for the worker and where its outcome goes.
+pub enum Event {
+  Fetch { request: RequestData, reply: DispatchReply },
+  Scheduled { event: ScheduledEvent, reply: ScheduledReply },
+}
+
+impl Event {
+  /// Answers the event with an error instead of running it.
+  pub fn fail(self, error: WorkerError) {
+    match self {
+      Event::Fetch { reply, .. } => reply(Err(error)),
+      Event::Scheduled { reply, .. } => reply(Err(error)),
+    }
+  }
+}
+
 /// Work for the isolate thread.
 pub enum IsolateMessage {
-  /// Run the worker's fetch handler for a request.
-  Dispatch { request: RequestData, reply: DispatchReply },
+  /// Run the worker's handler for an event.
+  Dispatch(Event),
+  /// Call back once every `waitUntil` promise has settled.
+  WhenSettled(SettledReply),
   /// A result from the scheduler thread.
   Callback(CallbackMessage),
   /// Stop: answer everything pending with an error and leave the thread.
@@ -30,6 +54,10 @@ pub enum SchedulerMessage {
   StartTimer { id: u32, delay: Duration },
   /// Disarm timer `id` if it has not fired yet.
   CancelTimer { id: u32 },
+  /// Report when request `id` has run for `after` (its wall-clock limit).
+  StartDeadline { id: u32, after: Duration },
+  /// Request `id` finished: drop its deadline.
+  CancelDeadline { id: u32 },
   /// Leave the scheduler loop.
   Shutdown,
 }
@@ -39,4 +67,6 @@ pub enum SchedulerMessage {
 pub enum CallbackMessage {
   /// Timer `id` is due.
   TimerFired { id: u32 },
+  /// Request `id` reached its wall-clock limit.
+  DeadlineReached { id: u32 },
 }

@@ -12,8 +12,11 @@ mod types;
 mod worker;
 
 pub use isolate::ReadyCallback;
-pub use messages::DispatchReply;
-pub use types::{Body, JsErrorInfo, LogLevel, LogSink, RequestData, ResponseData, ScriptFormat, WorkerError, WorkerOptions};
+pub use messages::{DispatchReply, ScheduledReply, SettledReply};
+pub use types::{
+  Body, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, WorkerError,
+  WorkerOptions,
+};
 pub use worker::Worker;
 
 #[cfg(test)]

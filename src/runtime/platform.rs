@@ -6,6 +6,10 @@
 //! which is not true inside Node. We never call `V8::EnableWebAssemblyTrapHandler`, so this V8
 //! installs no signal handlers of its own (Wasm bounds checks are explicit instead); Node's V8
 //! keeps the process's SIGSEGV handling to itself.
+//!
+//! V8 tasks posted to an isolate's foreground runner are run at the end of every pump turn
+//! (see `isolate.rs`); tasks posted from V8's own background threads while the isolate thread
+//! sleeps would wait for the next message, which is why asynchronous Wasm compilation is off.
 
 use std::sync::OnceLock;
 
@@ -17,6 +21,10 @@ pub fn init_v8() -> &'static v8::SharedRef<v8::Platform> {
   PLATFORM.get_or_init(|| {
     // The ICU data must be in place before V8 initialises, or Intl has no locale data.
     v8::icu::set_common_data_73(deno_core_icudata::ICU_DATA).expect("ICU data rejected by V8");
+    // This V8 has no hook to tell us when a background thread posts a task for an isolate, so
+    // an isolate thread asleep on its inbox would never see it. Compile WebAssembly on the
+    // calling thread instead (WebAssembly.compile/instantiate still return promises).
+    v8::V8::set_flags_from_string("--no-wasm-async-compilation");
     let platform = v8::new_unprotected_default_platform(0, false).make_shared();
     v8::V8::initialize_platform(platform.clone());
     v8::V8::initialize();

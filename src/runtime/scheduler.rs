@@ -55,15 +55,38 @@ impl Drop for Scheduler {
   }
 }
 
-#[derive(Default)]
-struct TimerQueue {
-  next_seq: u64,
-  by_deadline: BTreeMap<(Instant, u64), u32>,
-  by_id: HashMap<u32, (Instant, u64)>,
+/// What a deadline in the queue is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Due {
+  /// A JS timer.
+  Timer(u32),
+  /// A request's wall-clock limit.
+  Request(u32),
 }
 
-impl TimerQueue {
-  fn insert(&mut self, id: u32, deadline: Instant) {
+impl Due {
+  fn message(self) -> CallbackMessage {
+    match self {
+      Due::Timer(id) => CallbackMessage::TimerFired { id },
+      Due::Request(id) => CallbackMessage::DeadlineReached { id },
+    }
+  }
+}
+
+struct TimerQueue<K> {
+  next_seq: u64,
+  by_deadline: BTreeMap<(Instant, u64), K>,
+  by_id: HashMap<K, (Instant, u64)>,
+}
+
+impl<K> Default for TimerQueue<K> {
+  fn default() -> Self {
+    Self { next_seq: 0, by_deadline: BTreeMap::new(), by_id: HashMap::new() }
+  }
+}
+
+impl<K: Copy + Eq + std::hash::Hash> TimerQueue<K> {
+  fn insert(&mut self, id: K, deadline: Instant) {
     self.remove(id);
     let key = (deadline, self.next_seq);
     self.next_seq += 1;
@@ -71,7 +94,7 @@ impl TimerQueue {
     self.by_id.insert(id, key);
   }
 
-  fn remove(&mut self, id: u32) {
+  fn remove(&mut self, id: K) {
     if let Some(key) = self.by_id.remove(&id) {
       self.by_deadline.remove(&key);
     }
@@ -82,7 +105,7 @@ impl TimerQueue {
   }
 
   /// Removes and returns the ids of all timers due at `now`, earliest first.
-  fn take_due(&mut self, now: Instant) -> Vec<u32> {
+  fn take_due(&mut self, now: Instant) -> Vec<K> {
     let mut due = Vec::new();
     while let Some((&(deadline, seq), &id)) = self.by_deadline.iter().next() {
       if deadline > now {
@@ -97,14 +120,14 @@ impl TimerQueue {
 }
 
 async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<IsolateMessage>) {
-  let mut timers = TimerQueue::default();
+  let mut timers = TimerQueue::<Due>::default();
   loop {
     let next = timers.next_deadline();
     let message = tokio::select! {
       message = rx.recv() => message,
       _ = sleep_until_or_forever(next) => {
-        for id in timers.take_due(Instant::now()) {
-          if to_isolate.send(IsolateMessage::Callback(CallbackMessage::TimerFired { id })).is_err() {
+        for due in timers.take_due(Instant::now()) {
+          if to_isolate.send(IsolateMessage::Callback(due.message())).is_err() {
             return;
           }
         }
@@ -112,8 +135,10 @@ async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<Iso
       }
     };
     match message {
-      Some(SchedulerMessage::StartTimer { id, delay }) => timers.insert(id, Instant::now() + delay),
-      Some(SchedulerMessage::CancelTimer { id }) => timers.remove(id),
+      Some(SchedulerMessage::StartTimer { id, delay }) => timers.insert(Due::Timer(id), Instant::now() + delay),
+      Some(SchedulerMessage::CancelTimer { id }) => timers.remove(Due::Timer(id)),
+      Some(SchedulerMessage::StartDeadline { id, after }) => timers.insert(Due::Request(id), Instant::now() + after),
+      Some(SchedulerMessage::CancelDeadline { id }) => timers.remove(Due::Request(id)),
       Some(SchedulerMessage::Shutdown) | None => return,
     }
   }

@@ -59,6 +59,23 @@ impl LogLevel {
 /// Where a worker's log lines go. Called on the worker's isolate thread: must not block.
 pub type LogSink = Arc<dyn Fn(LogLevel, String) + Send + Sync>;
 
+/// Resource limits for one worker. Every field has a default; see `Limits::default`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+  /// Requests (fetch and scheduled events) running at once in the isolate; more wait in a queue.
+  pub max_in_flight: u32,
+  /// Requests allowed to wait for a free slot; beyond this `dispatch` fails with `ERR_OVERLOADED`.
+  pub max_queued: u32,
+  /// Wall-clock bound on one request, from the moment it starts running. `0` means none.
+  pub wall_ms: u64,
+}
+
+impl Default for Limits {
+  fn default() -> Self {
+    Self { max_in_flight: 1_000, max_queued: 10_000, wall_ms: 30_000 }
+  }
+}
+
 /// Everything needed to start a worker.
 #[derive(Clone)]
 pub struct WorkerOptions {
@@ -71,6 +88,7 @@ pub struct WorkerOptions {
   pub env_json: String,
   /// Allow `eval` and `new Function` inside the worker.
   pub allow_eval: bool,
+  pub limits: Limits,
   pub log: LogSink,
 }
 
@@ -83,6 +101,7 @@ impl WorkerOptions {
       format: None,
       env_json: "{}".into(),
       allow_eval: false,
+      limits: Limits::default(),
       log: Arc::new(|level, msg| eprintln!("[worker] {}: {}", level.as_str(), msg)),
     }
   }
@@ -119,6 +138,25 @@ impl RequestData {
   pub fn get(url: impl Into<String>) -> Self {
     Self { method: "GET".into(), url: url.into(), headers: Vec::new(), body: Body::Empty }
   }
+}
+
+/// A `scheduled` (cron) event for the worker's `scheduled()` handler.
+#[derive(Clone, Debug)]
+pub struct ScheduledEvent {
+  pub cron: String,
+  /// Milliseconds since the Unix epoch.
+  pub scheduled_time: f64,
+}
+
+/// How a scheduled event ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScheduledOutcome {
+  /// `"ok"` or `"exception"`.
+  pub outcome: String,
+  /// Whether the handler called `controller.noRetry()`.
+  pub no_retry: bool,
+  /// The handler's error when `outcome` is `"exception"`.
+  pub error: Option<JsErrorInfo>,
 }
 
 /// The response a worker produced.

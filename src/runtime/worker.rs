@@ -3,9 +3,9 @@
 //! which stops the script if needed and joins the threads.
 
 use super::isolate::{self, ReadyCallback, Startup};
-use super::messages::{DispatchReply, IsolateMessage};
+use super::messages::{DispatchReply, Event, IsolateMessage, ScheduledReply, SettledReply};
 use super::platform;
-use super::types::{RequestData, ResponseData, ScriptFormat, WorkerError, WorkerOptions};
+use super::types::{RequestData, ResponseData, ScheduledEvent, ScriptFormat, WorkerError, WorkerOptions};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex};
@@ -66,14 +66,33 @@ impl Worker {
 
   /// Sends a request to the worker; `reply` gets the outcome exactly once.
   pub fn dispatch(&self, request: RequestData, reply: DispatchReply) {
+    self.send_event(Event::Fetch { request, reply });
+  }
+
+  /// Runs the worker's `scheduled()` handler; `reply` gets the outcome exactly once.
+  pub fn scheduled(&self, event: ScheduledEvent, reply: ScheduledReply) {
+    self.send_event(Event::Scheduled { event, reply });
+  }
+
+  /// Calls `reply` once every `ctx.waitUntil()` promise registered so far has settled (or can
+  /// no longer settle), or at once if there are none. Also called if the worker stops.
+  pub fn when_settled(&self, reply: SettledReply) {
     if self.is_disposed() {
-      return reply(Err(WorkerError::Disposed("the worker has been disposed".into())));
+      return reply();
     }
-    let message = IsolateMessage::Dispatch { request, reply };
-    if let Err(std::sync::mpsc::SendError(message)) = self.inbox.lock().unwrap().send(message) {
-      if let IsolateMessage::Dispatch { reply, .. } = message {
-        reply(Err(WorkerError::Disposed("the worker is no longer running".into())));
-      }
+    if let Err(std::sync::mpsc::SendError(IsolateMessage::WhenSettled(reply))) =
+      self.inbox.lock().unwrap().send(IsolateMessage::WhenSettled(reply))
+    {
+      reply();
+    }
+  }
+
+  fn send_event(&self, event: Event) {
+    if self.is_disposed() {
+      return event.fail(WorkerError::Disposed("the worker has been disposed".into()));
+    }
+    if let Err(std::sync::mpsc::SendError(IsolateMessage::Dispatch(event))) = self.inbox.lock().unwrap().send(IsolateMessage::Dispatch(event)) {
+      event.fail(WorkerError::Disposed("the worker is no longer running".into()));
     }
   }
 

@@ -1,22 +1,41 @@
-//! `ops.respond` / `ops.respondError`: how the JS side of a dispatch hands its outcome back to
-//! the host that is waiting on the request id.
+//! How the JS side of an event hands its outcome back to the host waiting on the request id:
+//! `ops.respond`, `ops.respondError`, `ops.respondScheduled`; and the `waitUntil` bookkeeping
+//! (`ops.backgroundStart` / `ops.backgroundDone`) behind `worker.waitUntilSettled()`.
 
 use super::{arg_string, read_string_array, state, view_bytes, OpFn};
+use crate::runtime::isolate::Pending;
+use crate::runtime::types::{Body, JsErrorInfo, ResponseData, ScheduledOutcome, WorkerError};
 use v8::MapFnTo;
-use crate::runtime::types::{Body, JsErrorInfo, ResponseData, WorkerError};
 
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("respond", op_respond.map_fn_to());
   install("respondError", op_respond_error.map_fn_to());
+  install("respondScheduled", op_respond_scheduled.map_fn_to());
+  install("backgroundStart", op_background_start.map_fn_to());
+  install("backgroundDone", op_background_done.map_fn_to());
 }
 
-fn request_id(scope: &mut v8::HandleScope, args: &v8::FunctionCallbackArguments) -> u32 {
-  args.get(0).uint32_value(scope).unwrap_or(0)
+fn take(scope: &mut v8::HandleScope, args: &v8::FunctionCallbackArguments) -> Option<Pending> {
+  let id = args.get(0).uint32_value(scope).unwrap_or(0);
+  let state = state(scope);
+  let pending = state.borrow_mut().take_pending(id);
+  pending
+}
+
+fn error_from_args(scope: &mut v8::HandleScope, args: &v8::FunctionCallbackArguments, first: i32) -> JsErrorInfo {
+  JsErrorInfo {
+    name: arg_string(scope, args, first),
+    message: arg_string(scope, args, first + 1),
+    stack: arg_string(scope, args, first + 2),
+    file: None,
+    line: None,
+    column: None,
+  }
 }
 
 /// `ops.respond(id, status, statusText, flatHeaders, body: Uint8Array | null)`
 fn op_respond(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
-  let id = request_id(scope, &args);
+  let Some(Pending::Fetch(reply)) = take(scope, &args) else { return };
   let status = args.get(1).uint32_value(scope).unwrap_or(500) as u16;
   let status_text = arg_string(scope, &args, 2);
   let flat = read_string_array(scope, args.get(3)).unwrap_or_default();
@@ -25,25 +44,41 @@ fn op_respond(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, 
     Some(bytes) => Body::Bytes(bytes.into()),
     None => Body::Empty,
   };
-  let reply = state(scope).borrow_mut().pending.remove(&id);
-  if let Some(reply) = reply {
-    reply(Ok(ResponseData { status, status_text, headers, body }));
-  }
+  reply(Ok(ResponseData { status, status_text, headers, body }));
 }
 
 /// `ops.respondError(id, name, message, stack)`
 fn op_respond_error(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
-  let id = request_id(scope, &args);
-  let error = JsErrorInfo {
-    name: arg_string(scope, &args, 1),
-    message: arg_string(scope, &args, 2),
-    stack: arg_string(scope, &args, 3),
-    file: None,
-    line: None,
-    column: None,
-  };
-  let reply = state(scope).borrow_mut().pending.remove(&id);
-  if let Some(reply) = reply {
-    reply(Err(WorkerError::Js(error)));
+  let Some(pending) = take(scope, &args) else { return };
+  let error = error_from_args(scope, &args, 1);
+  pending.fail(WorkerError::Js(error));
+}
+
+/// `ops.respondScheduled(id, noRetry, errorName?, errorMessage?, errorStack?)`: no error name
+/// means the handler succeeded.
+fn op_respond_scheduled(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+  let Some(pending) = take(scope, &args) else { return };
+  let no_retry = args.get(1).is_true();
+  let error = if args.get(2).is_undefined() { None } else { Some(error_from_args(scope, &args, 2)) };
+  let outcome = ScheduledOutcome { outcome: if error.is_some() { "exception" } else { "ok" }.into(), no_retry, error };
+  match pending {
+    Pending::Scheduled(reply) => reply(Ok(outcome)),
+    Pending::Fetch(reply) => reply(Err(WorkerError::runtime("ERR_INTERNAL", "a fetch event was answered as a scheduled one"))),
   }
+}
+
+/// `ops.backgroundStart()`: a `waitUntil` promise was registered.
+fn op_background_start(scope: &mut v8::HandleScope, _args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+  state(scope).borrow_mut().background += 1;
+}
+
+/// `ops.backgroundDone()`: a `waitUntil` promise settled.
+fn op_background_done(scope: &mut v8::HandleScope, _args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+  let state = state(scope);
+  let waiters = {
+    let mut s = state.borrow_mut();
+    s.background = s.background.saturating_sub(1);
+    s.settled_waiters_if_idle()
+  };
+  waiters.into_iter().for_each(|w| w());
 }

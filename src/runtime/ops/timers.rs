@@ -11,6 +11,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("timerStart", op_timer_start.map_fn_to());
   install("timerCancel", op_timer_cancel.map_fn_to());
   install("queueMicrotask", op_queue_microtask.map_fn_to());
+  install("now", op_now.map_fn_to());
 }
 
 /// HTML's rule: a delay that is negative, NaN or missing means 0.
@@ -56,4 +57,10 @@ fn op_queue_microtask(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArg
     Ok(callback) => scope.enqueue_microtask(callback),
     Err(_) => super::throw_type_error(scope, "queueMicrotask: argument must be a function"),
   }
+}
+
+/// `ops.now()`: milliseconds since the isolate started, for `performance.now()`.
+fn op_now(scope: &mut v8::HandleScope, _args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+  let started = state(scope).borrow().started;
+  rv.set_double(started.elapsed().as_secs_f64() * 1000.0);
 }
