@@ -1,5 +1,6 @@
-//! Build script: napi-rs link settings, and the list of JS bootstrap files in `src/js/`
-//! (embedded in load order, which is their file-name order).
+//! Build script: napi-rs link settings, the list of JS bootstrap files in `src/js/` (embedded
+//! in load order, which is their file-name order), and the WHATWG streams implementation
+//! embedded from the `web-streams-polyfill` npm package (installed by `npm ci`).
 
 use std::{env, fs, path::PathBuf};
 
@@ -22,5 +23,19 @@ fn main() {
     out.push_str(&format!("  ({name:?}, include_str!({:?})),\n", path.display().to_string()));
   }
   out.push_str("];\n");
+
+  let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+  let streams = manifest.join("node_modules/web-streams-polyfill/dist/ponyfill.js");
+  println!("cargo:rerun-if-changed={}", streams.display());
+  if !streams.exists() {
+    panic!(
+      "{} is missing: workerbox embeds the web-streams-polyfill npm package as the isolate's WHATWG streams. Run `npm ci` first.",
+      streams.display()
+    );
+  }
+  out.push_str(&format!(
+    "/// web-streams-polyfill's UMD build (`exports.ReadableStream`, …).\npub const STREAMS_PONYFILL: &str = include_str!({:?});\n",
+    streams.display().to_string()
+  ));
   fs::write(PathBuf::from(env::var("OUT_DIR").unwrap()).join("bootstrap_files.rs"), out).unwrap();
 }

@@ -255,3 +255,18 @@ test("WebAssembly compiles and instantiates through the promise APIs without han
     return [instance.exports.add(2, 3), second.exports.add(40, 2), new WebAssembly.Instance(module).exports.add(1, 1)];`);
   assert.deepEqual(result, [5, 42, 2]);
 });
+
+test("a ReadableStream whose start() enqueues and closes synchronously is read to the end", async (t) => {
+  const result = await evalInWorker(t, `
+    const stream = new ReadableStream({ start(controller) { controller.enqueue("a"); controller.enqueue("b"); controller.close(); } });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const reader = new ReadableStream({ start(c) { c.close(); } }).getReader();
+    const empty = await reader.read();
+    const piped = [];
+    await new ReadableStream({ start(c) { c.enqueue(1); c.enqueue(2); c.close(); } })
+      .pipeThrough(new TransformStream({ transform(chunk, c) { c.enqueue(chunk * 10); } }))
+      .pipeTo(new WritableStream({ write(chunk) { piped.push(chunk); } }));
+    return { chunks, empty, piped };`);
+  assert.deepEqual(result, { chunks: ["a", "b"], empty: { done: true }, piped: [10, 20] });
+});

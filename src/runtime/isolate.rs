@@ -16,9 +16,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::rc::Rc;
-use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
 include!(concat!(env!("OUT_DIR"), "/bootstrap_files.rs"));
@@ -206,6 +206,7 @@ fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions) -> Result<(Runt
 
   let ops = ops::build_ops_object(scope);
   let internals = v8::Object::new(scope);
+  load_streams(scope, internals)?;
   for (name, source) in BOOTSTRAP_FILES {
     run_bootstrap_file(scope, name, source, ops, internals)?;
   }
@@ -235,6 +236,19 @@ fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions) -> Result<(Runt
   Ok((runtime, loaded.format))
 }
 
+/// Evaluates the embedded streams implementation as a CommonJS module and hands its exports to
+/// the bootstrap as `internals.streams` (`src/js/50_streams.js` makes the globals).
+fn load_streams(scope: &mut v8::HandleScope, internals: v8::Local<v8::Object>) -> Result<(), WorkerError> {
+  let exports = v8::Object::new(scope);
+  let module = v8::Object::new(scope);
+  let key = ops::new_string(scope, "exports");
+  module.set(scope, key.into(), exports.into());
+  run_wrapped(scope, "web-streams-polyfill.js", "exports, module", STREAMS_PONYFILL, &[exports.into(), module.into()])?;
+  let key = ops::new_string(scope, "streams");
+  internals.set(scope, key.into(), exports.into());
+  Ok(())
+}
+
 fn run_bootstrap_file(
   scope: &mut v8::HandleScope,
   name: &str,
@@ -242,9 +256,21 @@ fn run_bootstrap_file(
   ops: v8::Local<v8::Object>,
   internals: v8::Local<v8::Object>,
 ) -> Result<(), WorkerError> {
-  let fail = |e: super::types::JsErrorInfo| WorkerError::runtime("ERR_BOOTSTRAP", format!("{name}: {}", e.stack));
-  // Wrapped on the first line so that line numbers in stacks match the file.
-  let wrapped = format!("(function (ops, internals) {{ \"use strict\"; {source}\n}})");
+  let strict = format!("\"use strict\"; {source}");
+  run_wrapped(scope, name, "ops, internals", &strict, &[ops.into(), internals.into()])
+}
+
+/// Runs an internal script as the body of `function (<params>) { … }` called with `args`.
+/// The body starts on the wrapper's first line, so line numbers in stacks match the file.
+fn run_wrapped(
+  scope: &mut v8::HandleScope,
+  name: &str,
+  params: &str,
+  body: &str,
+  args: &[v8::Local<v8::Value>],
+) -> Result<(), WorkerError> {
+  let fail = |e: JsErrorInfo| WorkerError::runtime("ERR_BOOTSTRAP", format!("{name}: {}", e.stack));
+  let wrapped = format!("(function ({params}) {{ {body}\n}})");
   let code = ops::new_string(scope, &wrapped);
   let resource = ops::new_string(scope, &format!("workerbox:internal/{name}"));
   let origin = v8::ScriptOrigin::new(scope, resource.into(), 0, 0, false, 0, None, false, false, false, None);
@@ -254,7 +280,7 @@ fn run_bootstrap_file(
     return Err(fail(thrown(tc)));
   };
   let recv = v8::undefined(tc).into();
-  if function.call(tc, recv, &[ops.into(), internals.into()]).is_none() {
+  if function.call(tc, recv, args).is_none() {
     return Err(fail(thrown(tc)));
   }
   Ok(())
@@ -277,8 +303,8 @@ fn call_internal<'s>(
   internals: v8::Local<v8::Object>,
   name: &str,
   args: &[v8::Local<v8::Value>],
-) -> Result<v8::Local<'s, v8::Value>, super::types::JsErrorInfo> {
-  let function = internal_function(scope, internals, name).map_err(|e| super::types::JsErrorInfo::new("Error", e.to_string()))?;
+) -> Result<v8::Local<'s, v8::Value>, JsErrorInfo> {
+  let function = internal_function(scope, internals, name).map_err(|e| JsErrorInfo::new("Error", e.to_string()))?;
   let tc = &mut v8::TryCatch::new(scope);
   let recv = v8::undefined(tc).into();
   let result = function.call(tc, recv, args);
@@ -292,18 +318,41 @@ fn call_internal<'s>(
 /// The message loop. Returns on shutdown or when every sender is gone.
 fn pump(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, inbox: &Receiver<IsolateMessage>) {
   let mut events = EventQueue::default();
+  // Timers handed over slightly early, waiting for their exact deadline (in deadline order).
+  let mut early: VecDeque<(u32, Instant)> = VecDeque::new();
   loop {
-    let message = match inbox.try_recv() {
-      Ok(message) => message,
-      Err(TryRecvError::Disconnected) => return,
-      Err(TryRecvError::Empty) => {
-        // Nothing is queued: before sleeping, fail what nothing can ever settle.
-        fail_hung_work(state, &events);
-        match inbox.recv() {
-          Ok(message) => message,
-          Err(_) => return,
+    let message = if let Some(&(id, due)) = early.front() {
+      // A timer is about to be due: wait for the next message, but no longer than that.
+      match inbox.recv_timeout(due.saturating_duration_since(Instant::now())) {
+        Ok(message) => message,
+        Err(RecvTimeoutError::Timeout) => {
+          early.pop_front();
+          IsolateMessage::Callback(CallbackMessage::TimerFired { id, due })
+        }
+        Err(RecvTimeoutError::Disconnected) => return,
+      }
+    } else {
+      match inbox.try_recv() {
+        Ok(message) => message,
+        Err(TryRecvError::Disconnected) => return,
+        Err(TryRecvError::Empty) => {
+          // Nothing is queued: before sleeping, fail what nothing can ever settle.
+          fail_hung_work(state, &events);
+          match inbox.recv() {
+            Ok(message) => message,
+            Err(_) => return,
+          }
         }
       }
+    };
+    let message = match message {
+      IsolateMessage::Callback(CallbackMessage::TimerFired { id, due }) if due > Instant::now() => {
+        // Keep deadline order; equal deadlines stay in creation (arrival) order.
+        let at = early.partition_point(|&(_, d)| d <= due);
+        early.insert(at, (id, due));
+        continue;
+      }
+      message => message,
     };
     match message {
       IsolateMessage::Shutdown => return,
@@ -325,7 +374,7 @@ fn pump(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, inb
           ));
         }
       }
-      IsolateMessage::Callback(CallbackMessage::TimerFired { id }) => {
+      IsolateMessage::Callback(CallbackMessage::TimerFired { id, .. }) => {
         let callback = {
           let mut s = state.borrow_mut();
           let rearm = s.timers.get(&id).and_then(|t| t.repeat);

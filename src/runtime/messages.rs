@@ -65,8 +65,9 @@ pub enum SchedulerMessage {
 /// Results from the scheduler thread for the isolate thread.
 #[derive(Debug)]
 pub enum CallbackMessage {
-  /// Timer `id` is due.
-  TimerFired { id: u32 },
+  /// Timer `id` is due at `due`. The scheduler's clock has millisecond resolution, so it sends
+  /// this up to a millisecond early and the isolate thread waits out the rest precisely.
+  TimerFired { id: u32, due: std::time::Instant },
   /// Request `id` reached its wall-clock limit.
   DeadlineReached { id: u32 },
 }

@@ -5,11 +5,16 @@
 //! (deadline, creation order), so timers due at the same instant fire in the order they were
 //! created, and a single sleep covers the earliest one. Nothing here polls: the loop waits on
 //! either a new message or the next deadline.
+//!
+//! tokio's timers have millisecond resolution and round up, which would make a 1 ms timer fire
+//! after about 2 ms. So timers are handed over up to [`EARLY`] before they are due, with their
+//! exact deadline, and the isolate thread waits the remainder on its inbox (`recv_timeout`).
 
 use super::messages::{CallbackMessage, IsolateMessage, SchedulerMessage};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
+use std::time::Duration;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
 
@@ -64,10 +69,13 @@ enum Due {
   Request(u32),
 }
 
+/// How far ahead of its deadline a timer is handed to the isolate thread.
+const EARLY: Duration = Duration::from_millis(1);
+
 impl Due {
-  fn message(self) -> CallbackMessage {
+  fn message(self, due: Instant) -> CallbackMessage {
     match self {
-      Due::Timer(id) => CallbackMessage::TimerFired { id },
+      Due::Timer(id) => CallbackMessage::TimerFired { id, due: due.into_std() },
       Due::Request(id) => CallbackMessage::DeadlineReached { id },
     }
   }
@@ -104,8 +112,8 @@ impl<K: Copy + Eq + std::hash::Hash> TimerQueue<K> {
     self.by_deadline.keys().next().map(|(deadline, _)| *deadline)
   }
 
-  /// Removes and returns the ids of all timers due at `now`, earliest first.
-  fn take_due(&mut self, now: Instant) -> Vec<K> {
+  /// Removes and returns the ids (and deadlines) of all timers due by `now`, earliest first.
+  fn take_due(&mut self, now: Instant) -> Vec<(K, Instant)> {
     let mut due = Vec::new();
     while let Some((&(deadline, seq), &id)) = self.by_deadline.iter().next() {
       if deadline > now {
@@ -113,7 +121,7 @@ impl<K: Copy + Eq + std::hash::Hash> TimerQueue<K> {
       }
       self.by_deadline.remove(&(deadline, seq));
       self.by_id.remove(&id);
-      due.push(id);
+      due.push((id, deadline));
     }
     due
   }
@@ -122,12 +130,12 @@ impl<K: Copy + Eq + std::hash::Hash> TimerQueue<K> {
 async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<IsolateMessage>) {
   let mut timers = TimerQueue::<Due>::default();
   loop {
-    let next = timers.next_deadline();
+    let next = timers.next_deadline().map(|deadline| deadline.checked_sub(EARLY).unwrap_or(deadline));
     let message = tokio::select! {
       message = rx.recv() => message,
       _ = sleep_until_or_forever(next) => {
-        for due in timers.take_due(Instant::now()) {
-          if to_isolate.send(IsolateMessage::Callback(due.message())).is_err() {
+        for (what, deadline) in timers.take_due(Instant::now() + EARLY) {
+          if to_isolate.send(IsolateMessage::Callback(what.message(deadline))).is_err() {
             return;
           }
         }
@@ -154,7 +162,6 @@ async fn sleep_until_or_forever(deadline: Option<Instant>) {
 #[cfg(test)]
 mod tests {
   use super::*;
-  use std::time::Duration;
 
   #[test]
   fn timers_due_together_fire_in_creation_order() {
@@ -165,7 +172,8 @@ mod tests {
     q.insert(2, t);
     q.insert(4, t + Duration::from_millis(50));
     q.remove(4);
-    assert_eq!(q.take_due(t + Duration::from_millis(10)), vec![1, 2, 3]);
+    let due: Vec<u32> = q.take_due(t + Duration::from_millis(10)).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(due, vec![1, 2, 3]);
     assert_eq!(q.next_deadline(), None);
   }
 }
