@@ -5,6 +5,16 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 
 export type LogLevel = "debug" | "log" | "info" | "warn" | "error";
 
+/** Resource limits; every field is optional and has a default. */
+export interface WorkerLimits {
+  /** Events (requests, scheduled events) running at once in the isolate; more wait in a FIFO queue. Default 1000. */
+  maxInFlight?: number;
+  /** Events allowed to wait; beyond this `dispatch` rejects with `code: "ERR_OVERLOADED"`. Default 10000. */
+  maxQueued?: number;
+  /** Wall-clock bound on one event once it starts, in ms (`0`: none). Rejects with `code: "ERR_WALL_LIMIT"`. Default 30000. */
+  wallMs?: number;
+}
+
 export interface WorkerOptions {
   /** The worker's source: an ES module (`export default { fetch }`) or a service-worker script. */
   script: string;
@@ -18,6 +28,24 @@ export interface WorkerOptions {
   onLog?: (level: LogLevel, message: string) => void;
   /** Allow `eval()` and `new Function()` inside the worker. Default `false`, as in production. */
   allowEval?: boolean;
+  limits?: WorkerLimits;
+}
+
+/** A cron trigger for the worker's `scheduled()` handler. */
+export interface ScheduledInput {
+  type: "scheduled";
+  /** The cron pattern the handler sees as `controller.cron`. Default `""`. */
+  cron?: string;
+  /** Default: now. */
+  scheduledTime?: Date | number;
+}
+
+export interface ScheduledResult {
+  outcome: "ok" | "exception";
+  /** Whether the handler called `controller.noRetry()`. */
+  noRetry: boolean;
+  /** The handler's error, when `outcome` is `"exception"`. */
+  error?: Error;
 }
 
 /** A request as a plain object. */
@@ -28,7 +56,7 @@ export interface RequestInit {
   body?: string | ArrayBuffer | ArrayBufferView | Blob | FormData | URLSearchParams | ReadableStream | null;
 }
 
-export type DispatchInput = Request | string | URL | RequestInit;
+export type DispatchInput = Request | string | URL | (RequestInit & { type?: "fetch" });
 
 /** A running worker. */
 export declare class Worker {
@@ -39,6 +67,9 @@ export declare class Worker {
   readonly disposed: boolean;
   /** Same as `dispatch(worker, input)`. */
   dispatch(input: DispatchInput): Promise<Response>;
+  dispatch(input: ScheduledInput): Promise<ScheduledResult>;
+  /** Resolves once every `ctx.waitUntil()` promise registered so far has settled. */
+  waitUntilSettled(): Promise<void>;
   /** Stops the worker: requests in flight reject, threads are joined. Calling it twice is harmless. */
   dispose(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -58,5 +89,11 @@ export interface WorkerError extends Error {
 /** Starts a worker; resolves once its script has loaded, rejects with the script's error otherwise. */
 export declare function createWorker(options: WorkerOptions): Promise<Worker>;
 
-/** Sends a request to a worker and resolves to its response (Node's `Response`). */
+/**
+ * Sends a request to a worker and resolves to its response (Node's `Response`). Rejects with the
+ * handler's error, or with a `code` of `ERR_NEVER_RESPONDS` (the handler's promise can never
+ * settle), `ERR_WALL_LIMIT`, `ERR_OVERLOADED` or `ERR_WORKER_DISPOSED`.
+ */
 export declare function dispatch(worker: Worker, input: DispatchInput): Promise<Response>;
+/** Runs the worker's `scheduled(controller, env, ctx)` handler (and its `waitUntil` work). */
+export declare function dispatch(worker: Worker, input: ScheduledInput): Promise<ScheduledResult>;
