@@ -11,6 +11,8 @@ const LIMITS = {
   maxInFlight: { min: 1, integer: true, text: "an integer of at least 1" },
   maxQueued: { min: 0, integer: true, text: "an integer of at least 0" },
   wallMs: { min: 0, integer: false, text: "a number of milliseconds, 0 or more (0: no limit)" },
+  cpuMs: { min: 0, integer: false, text: "a number of milliseconds, 0 or more (0: no limit)" },
+  memoryMb: { min: 16, max: 16384, integer: true, text: "an integer number of megabytes from 16 to 16384" },
 };
 const FORMATS = new Set(["module", "service-worker"]);
 const ERROR_CLASSES = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
@@ -74,7 +76,7 @@ function validateLimits(limits) {
       throw new TypeError(`createWorker: unknown limit "options.limits.${key}" (known limits: ${Object.keys(LIMITS).join(", ")})`);
     }
     if (value === undefined) continue;
-    const ok = typeof value === "number" && Number.isFinite(value) && value >= rule.min && value <= 2 ** 31 - 1 && (!rule.integer || Number.isInteger(value));
+    const ok = typeof value === "number" && Number.isFinite(value) && value >= rule.min && value <= (rule.max ?? 2 ** 31 - 1) && (!rule.integer || Number.isInteger(value));
     if (!ok) throw new TypeError(`createWorker: options.limits.${key} must be ${rule.text}, got ${JSON.stringify(value) ?? String(value)}`);
     checked[key] = value;
   }

@@ -45,6 +45,8 @@ export interface NativeLimits {
   maxInFlight?: number
   maxQueued?: number
   wallMs?: number
+  cpuMs?: number
+  memoryMb?: number
 }
 
 export interface NativeResponse {

@@ -116,6 +116,8 @@ test("limits are validated and name the field", async () => {
     [{ wallMs: "10" }, /options\.limits\.wallMs/],
     [{ wallMs: Infinity }, /options\.limits\.wallMs/],
     [{ cpuMS: 10 }, /unknown limit "options\.limits\.cpuMS"/],
+    [{ cpuMs: -5 }, /options\.limits\.cpuMs/],
+    [{ memoryMb: 8 }, /options\.limits\.memoryMb must be an integer number of megabytes from 16/],
     ["fast", /options\.limits must be an object/],
   ]) {
     await assert.rejects(createWorker({ script, limits, onLog() {} }), (e) => e instanceof TypeError && pattern.test(e.message), String(pattern));

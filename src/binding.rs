@@ -32,6 +32,8 @@ pub struct NativeLimits {
   pub max_in_flight: Option<u32>,
   pub max_queued: Option<u32>,
   pub wall_ms: Option<f64>,
+  pub cpu_ms: Option<f64>,
+  pub memory_mb: Option<u32>,
 }
 
 impl NativeLimits {
@@ -41,6 +43,8 @@ impl NativeLimits {
       max_in_flight: self.max_in_flight.unwrap_or(defaults.max_in_flight),
       max_queued: self.max_queued.unwrap_or(defaults.max_queued),
       wall_ms: self.wall_ms.map_or(defaults.wall_ms, |ms| ms as u64),
+      cpu_ms: self.cpu_ms.map_or(defaults.cpu_ms, |ms| ms as u64),
+      memory_mb: self.memory_mb.unwrap_or(defaults.memory_mb),
     }
   }
 }

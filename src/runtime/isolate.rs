@@ -4,7 +4,9 @@
 //!
 //! The thread blocks on its inbox between messages, so an idle worker uses no CPU.
 
+use super::allocator;
 use super::errors::describe_exception;
+use super::monitor::{Monitor, StopReason};
 use super::messages::{CallbackMessage, DispatchReply, Event, IsolateMessage, ScheduledReply, SchedulerMessage, SettledReply};
 use super::ops;
 use super::platform;
@@ -17,14 +19,11 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 use std::rc::Rc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
 include!(concat!(env!("OUT_DIR"), "/bootstrap_files.rs"));
-
-/// Default V8 heap limit, as production Workers has.
-const HEAP_LIMIT_BYTES: usize = 128 << 20;
 
 pub(crate) type StateRef = Rc<RefCell<IsolateState>>;
 
@@ -52,6 +51,7 @@ impl Pending {
 /// Per-isolate state that ops reach through the isolate's slot.
 pub(crate) struct IsolateState {
   pub log: LogSink,
+  pub monitor: Arc<Monitor>,
   pub scheduler: UnboundedSender<SchedulerMessage>,
   pub limits: Limits,
   /// Events running in the isolate, waiting for their outcome, by request id.
@@ -97,7 +97,7 @@ pub(crate) struct Startup {
   pub options: WorkerOptions,
   pub inbox: Receiver<IsolateMessage>,
   pub inbox_sender: Sender<IsolateMessage>,
-  pub isolate_handle: Arc<Mutex<Option<v8::IsolateHandle>>>,
+  pub monitor: Arc<Monitor>,
   pub on_ready: ReadyCallback,
 }
 
@@ -110,71 +110,148 @@ struct Runtime {
 
 /// Body of the isolate thread.
 pub(crate) fn run(startup: Startup) {
-  let Startup { worker, options, inbox, inbox_sender, isolate_handle, on_ready } = startup;
-  let mut scheduler = match Scheduler::spawn(worker, inbox_sender) {
+  let Startup { worker, options, inbox, inbox_sender, monitor, on_ready } = startup;
+  monitor.attach_isolate_thread();
+  let mut scheduler = match Scheduler::spawn(worker, inbox_sender, monitor.clone(), options.limits.clone()) {
     Ok(s) => s,
     Err(e) => return on_ready(Err(WorkerError::runtime("ERR_THREAD", format!("could not start the scheduler thread: {e}")))),
   };
+  let mut on_ready = Some(on_ready);
+  let mut events = EventQueue::default();
+  let mut next_timer_id = 0;
+  // Each pass runs one isolate; a limit that stops the script ends the pass and the next one
+  // starts a fresh isolate with the same script and bindings.
+  loop {
+    let mut isolate = new_isolate(&options, &monitor);
+    let state: StateRef = Rc::new(RefCell::new(IsolateState {
+      log: options.log.clone(),
+      monitor: monitor.clone(),
+      scheduler: scheduler.sender(),
+      limits: options.limits.clone(),
+      pending: HashMap::new(),
+      background: 0,
+      settled_waiters: Vec::new(),
+      timers: HashMap::new(),
+      // Timer ids keep counting across isolates, so a stale timer message matches nothing.
+      next_timer_id,
+      started: std::time::Instant::now(),
+      unhandled: Vec::new(),
+    }));
+    isolate.set_slot(state.clone());
 
-  let params = v8::CreateParams::default().heap_limits(0, HEAP_LIMIT_BYTES);
-  let mut isolate = v8::Isolate::new(params);
-  let handle = isolate.thread_safe_handle();
-  *isolate_handle.lock().unwrap() = Some(handle.clone());
-  // Near the heap limit V8 would abort the whole process; stop the script instead and give the
-  // heap a little room to unwind. The boxed handle outlives the isolate (dropped at the end).
-  let heap_guard = Box::into_raw(Box::new(handle));
-  isolate.add_near_heap_limit_callback(near_heap_limit, heap_guard as *mut c_void);
-  isolate.set_microtasks_policy(v8::MicrotasksPolicy::Explicit);
-  isolate.set_promise_reject_callback(on_promise_reject);
-  isolate.set_capture_stack_trace_for_uncaught_exceptions(true, 16);
+    let exit = match boot(&mut isolate, &options, &state) {
+      Ok((runtime, format)) => {
+        if let Some(ready) = on_ready.take() {
+          ready(Ok(format));
+        }
+        pump(&mut isolate, &runtime, &state, &inbox, &mut events, &monitor)
+      }
+      Err(error) => match on_ready.take() {
+        Some(ready) => {
+          ready(Err(error));
+          PumpExit::Shutdown
+        }
+        None => {
+          // The script started before, so this is not the script's fault (e.g. the memory
+          // limit hit again during start-up). Stop for good rather than loop.
+          let sink = options.log.clone();
+          sink(LogLevel::Error, format!("workerbox: the worker could not restart and is stopping: {error}"));
+          PumpExit::Shutdown
+        }
+      },
+    };
 
-  let state: StateRef = Rc::new(RefCell::new(IsolateState {
-    log: options.log.clone(),
-    scheduler: scheduler.sender(),
-    limits: options.limits.clone(),
-    pending: HashMap::new(),
-    background: 0,
-    settled_waiters: Vec::new(),
-    timers: HashMap::new(),
-    next_timer_id: 0,
-    started: std::time::Instant::now(),
-    unhandled: Vec::new(),
-  }));
-  isolate.set_slot(state.clone());
-
-  match boot(&mut isolate, &options) {
-    Ok((runtime, format)) => {
-      on_ready(Ok(format));
-      pump(&mut isolate, &runtime, &state, &inbox);
+    // Answer whatever is still waiting, then tear the isolate down.
+    let (pending, waiters, timer_id) = {
+      let mut s = state.borrow_mut();
+      s.timers.clear();
+      s.unhandled.clear();
+      (s.pending.drain().collect::<Vec<_>>(), std::mem::take(&mut s.settled_waiters), s.next_timer_id)
+    };
+    next_timer_id = timer_id;
+    for (id, event) in pending {
+      event.fail(match &exit {
+        PumpExit::Shutdown => WorkerError::Disposed("the worker was disposed before it responded".into()),
+        PumpExit::Recycle { reason, culprit } => limit_error(*reason, &options.limits, *culprit == Some(id) || culprit.is_none()),
+      });
     }
-    Err(error) => on_ready(Err(error)),
+    for waiter in waiters {
+      waiter();
+    }
+    drop(state);
+    monitor.set_handle(None);
+    drop(isolate);
+    match exit {
+      PumpExit::Shutdown => break,
+      PumpExit::Recycle { reason, .. } => {
+        let _ = scheduler.sender().send(SchedulerMessage::Reset);
+        let sink = options.log.clone();
+        sink(LogLevel::Warn, format!("workerbox: {} The worker was restarted with a fresh isolate.", limit_text(reason, &options.limits)));
+      }
+    }
   }
-
-  // Answer whatever is still waiting, then tear down in order: JS state, isolate, scheduler.
-  let (pending, waiters) = {
-    let mut s = state.borrow_mut();
-    s.timers.clear();
-    s.unhandled.clear();
-    (s.pending.drain().map(|(_, p)| p).collect::<Vec<_>>(), std::mem::take(&mut s.settled_waiters))
-  };
-  for event in pending {
-    event.fail(WorkerError::Disposed("the worker was disposed before it responded".into()));
-  }
-  for waiter in waiters {
-    waiter();
-  }
-  drop(state);
-  *isolate_handle.lock().unwrap() = None;
-  drop(isolate);
-  // SAFETY: the isolate that could call `near_heap_limit` with this pointer is gone.
-  drop(unsafe { Box::from_raw(heap_guard) });
+  // `events` drops here, failing anything still queued.
+  drop(events);
   scheduler.shutdown();
 }
 
+/// Creates an isolate with the worker's heap and ArrayBuffer limits and our callbacks.
+fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> v8::OwnedIsolate {
+  let bytes = options.limits.memory_mb as usize * 1024 * 1024;
+  let params = v8::CreateParams::default()
+    .heap_limits(0, bytes)
+    .array_buffer_allocator(allocator::capped(bytes).make_shared());
+  let mut isolate = v8::Isolate::new(params);
+  monitor.set_handle(Some(isolate.thread_safe_handle()));
+  // Near the heap limit V8 would abort the whole process; stop the script instead and give the
+  // heap a little room to unwind. The monitor (an Arc held by this thread) outlives the isolate.
+  isolate.add_near_heap_limit_callback(near_heap_limit, Arc::as_ptr(monitor) as *mut c_void);
+  isolate.set_microtasks_policy(v8::MicrotasksPolicy::Explicit);
+  isolate.set_promise_reject_callback(on_promise_reject);
+  isolate.set_capture_stack_trace_for_uncaught_exceptions(true, 16);
+  isolate
+}
+
+/// How a pass of the message loop ended.
+enum PumpExit {
+  /// Dispose, or the host went away.
+  Shutdown,
+  /// A limit stopped the script; `culprit` is the request whose JS was running, if known.
+  Recycle { reason: StopReason, culprit: Option<u32> },
+}
+
+fn limit_text(reason: StopReason, limits: &Limits) -> String {
+  match reason {
+    StopReason::Cpu => format!("A request exceeded its CPU time limit of {} ms (limits.cpuMs) and was stopped.", limits.cpu_ms),
+    StopReason::Wall => format!("A request exceeded its wall-clock limit of {} ms (limits.wallMs) while running JavaScript and was stopped.", limits.wall_ms),
+    StopReason::Memory => format!("The worker exceeded its memory limit of {} MB (limits.memoryMb) and was stopped.", limits.memory_mb),
+    StopReason::Dispose => "The worker was disposed.".into(),
+  }
+}
+
+/// The error for a request that was in the isolate when a limit stopped it: the limit's own
+/// code for the request that hit it, `ERR_WORKER_RECYCLED` for the others.
+fn limit_error(reason: StopReason, limits: &Limits, culprit: bool) -> WorkerError {
+  let code = match reason {
+    StopReason::Cpu => "ERR_CPU_LIMIT",
+    StopReason::Wall => "ERR_WALL_LIMIT",
+    StopReason::Memory => "ERR_MEMORY_LIMIT",
+    StopReason::Dispose => return WorkerError::Disposed("the worker was disposed before it responded".into()),
+  };
+  if culprit {
+    WorkerError::runtime(code, limit_text(reason, limits))
+  } else {
+    WorkerError::runtime(
+      "ERR_WORKER_RECYCLED",
+      format!("This request was cancelled because the worker restarted: {}", limit_text(reason, limits)),
+    )
+  }
+}
+
 extern "C" fn near_heap_limit(data: *mut c_void, current: usize, _initial: usize) -> usize {
-  // SAFETY: `data` is the boxed IsolateHandle installed in `run`, alive as long as the isolate.
-  let handle = unsafe { &*(data as *const v8::IsolateHandle) };
-  handle.terminate_execution();
+  // SAFETY: `data` is the worker's Monitor, kept alive by the isolate thread beyond the isolate.
+  let monitor = unsafe { &*(data as *const Monitor) };
+  monitor.terminate(StopReason::Memory);
   current + (32 << 20)
 }
 
@@ -198,7 +275,7 @@ extern "C" fn on_promise_reject(message: v8::PromiseRejectMessage) {
 }
 
 /// Creates the context, runs the bootstrap and the user's script, and finds the entry points.
-fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions) -> Result<(Runtime, ScriptFormat), WorkerError> {
+fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions, state: &StateRef) -> Result<(Runtime, ScriptFormat), WorkerError> {
   let scope = &mut v8::HandleScope::new(isolate);
   let context = v8::Context::new(scope, Default::default());
   let scope = &mut v8::ContextScope::new(scope, context);
@@ -211,7 +288,15 @@ fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions) -> Result<(Runt
     run_bootstrap_file(scope, name, source, ops, internals)?;
   }
 
-  let loaded = script::load(scope, &options.script, &options.filename, options.format).map_err(WorkerError::Js)?;
+  // The script's top level runs under the same CPU watchdog as handlers.
+  begin_turn(state);
+  let loaded = script::load(scope, &options.script, &options.filename, options.format);
+  end_turn(state);
+  let stop = state.borrow().monitor.take_stop();
+  if let Some(reason) = stop.filter(|r| *r != StopReason::Dispose) {
+    return Err(limit_error(reason, &options.limits, true));
+  }
+  let loaded = loaded.map_err(WorkerError::Js)?;
   let format_name = match loaded.format {
     ScriptFormat::Module => "module",
     ScriptFormat::ServiceWorker => "service-worker",
@@ -316,8 +401,14 @@ fn call_internal<'s>(
 }
 
 /// The message loop. Returns on shutdown or when every sender is gone.
-fn pump(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, inbox: &Receiver<IsolateMessage>) {
-  let mut events = EventQueue::default();
+fn pump(
+  isolate: &mut v8::OwnedIsolate,
+  runtime: &Runtime,
+  state: &StateRef,
+  inbox: &Receiver<IsolateMessage>,
+  events: &mut EventQueue,
+  monitor: &Monitor,
+) -> PumpExit {
   // Timers handed over slightly early, waiting for their exact deadline (in deadline order).
   let mut early: VecDeque<(u32, Instant)> = VecDeque::new();
   loop {
@@ -329,18 +420,18 @@ fn pump(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, inb
           early.pop_front();
           IsolateMessage::Callback(CallbackMessage::TimerFired { id, due })
         }
-        Err(RecvTimeoutError::Disconnected) => return,
+        Err(RecvTimeoutError::Disconnected) => return PumpExit::Shutdown,
       }
     } else {
       match inbox.try_recv() {
         Ok(message) => message,
-        Err(TryRecvError::Disconnected) => return,
+        Err(TryRecvError::Disconnected) => return PumpExit::Shutdown,
         Err(TryRecvError::Empty) => {
           // Nothing is queued: before sleeping, fail what nothing can ever settle.
-          fail_hung_work(state, &events);
+          fail_hung_work(state, events);
           match inbox.recv() {
             Ok(message) => message,
-            Err(_) => return,
+            Err(_) => return PumpExit::Shutdown,
           }
         }
       }
@@ -355,7 +446,7 @@ fn pump(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, inb
       message => message,
     };
     match message {
-      IsolateMessage::Shutdown => return,
+      IsolateMessage::Shutdown => return PumpExit::Shutdown,
       IsolateMessage::Dispatch(event) => events.admit(state, event),
       IsolateMessage::WhenSettled(reply) => {
         let mut s = state.borrow_mut();
@@ -392,17 +483,35 @@ fn pump(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, inb
             let recv = v8::undefined(scope).into();
             f.call(scope, recv, &[]).map(|_| ())
           });
-          if let Err(error) = outcome {
+          let stopped = state.borrow().monitor.stop_pending();
+          if let (Err(error), false) = (outcome, stopped) {
             log_uncaught(state, &error.stack);
           }
         }
       }
     }
+    if let Some(exit) = stopped(monitor, None) {
+      return exit;
+    }
     // Start whatever the limits allow, oldest first.
     while let Some(event) = events.next_startable(state) {
-      start_event(isolate, runtime, state, &mut events, event);
+      let id = start_event(isolate, runtime, state, events, event);
+      if let Some(exit) = stopped(monitor, Some(id)) {
+        return exit;
+      }
     }
     run_platform_tasks(isolate, runtime, state);
+    if let Some(exit) = stopped(monitor, None) {
+      return exit;
+    }
+  }
+}
+
+/// How the loop ends when a limit (or dispose) terminated the running JS.
+fn stopped(monitor: &Monitor, culprit: Option<u32>) -> Option<PumpExit> {
+  match monitor.take_stop()? {
+    StopReason::Dispose => Some(PumpExit::Shutdown),
+    reason => Some(PumpExit::Recycle { reason, culprit }),
   }
 }
 
@@ -447,7 +556,8 @@ impl EventQueue {
 }
 
 /// Registers an event as running and calls its JS entry point.
-fn start_event(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, events: &mut EventQueue, event: Event) {
+/// Returns the event's request id.
+fn start_event(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, events: &mut EventQueue, event: Event) -> u32 {
   events.next_id = events.next_id.wrapping_add(1).max(1);
   let id = events.next_id;
   {
@@ -479,11 +589,15 @@ fn start_event(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateR
   // The JS entry points report handler errors themselves; an error escaping them (termination,
   // or a bug in the bootstrap) must still answer the event.
   if let Err(error) = outcome {
-    let pending = state.borrow_mut().take_pending(id);
-    if let Some(pending) = pending {
-      pending.fail(WorkerError::Js(error));
+    // Stopped by a limit or dispose: the loop answers every request when it ends this isolate.
+    if !state.borrow().monitor.stop_pending() {
+      let pending = state.borrow_mut().take_pending(id);
+      if let Some(pending) = pending {
+        pending.fail(WorkerError::Js(error));
+      }
     }
   }
+  id
 }
 
 /// Events whose handler promise is still pending while the worker has no timer, I/O or
@@ -534,6 +648,7 @@ fn run_macrotask(
   state: &StateRef,
   task: impl FnOnce(&mut v8::HandleScope) -> Option<()>,
 ) -> Result<(), JsErrorInfo> {
+  begin_turn(state);
   let scope = &mut v8::HandleScope::with_context(isolate, &runtime.context);
   let tc = &mut v8::TryCatch::new(scope);
   let outcome = match task(tc) {
@@ -541,6 +656,7 @@ fn run_macrotask(
     None => Err(thrown(tc)),
   };
   tc.perform_microtask_checkpoint();
+  end_turn(state);
   let unhandled: Vec<_> = std::mem::take(&mut state.borrow_mut().unhandled);
   for (_, reason) in unhandled {
     let reason = v8::Local::new(tc, reason);
@@ -548,6 +664,18 @@ fn run_macrotask(
     log_uncaught(state, &format!("(in promise) {}", error.stack));
   }
   outcome
+}
+
+/// Marks the start of a stretch of JS for the CPU watchdog, arming it if it sleeps.
+fn begin_turn(state: &StateRef) {
+  let s = state.borrow();
+  if s.monitor.begin_turn() && s.limits.cpu_ms > 0 {
+    let _ = s.scheduler.send(SchedulerMessage::ArmWatchdog);
+  }
+}
+
+fn end_turn(state: &StateRef) {
+  state.borrow().monitor.end_turn();
 }
 
 fn log_uncaught(state: &StateRef, text: &str) {

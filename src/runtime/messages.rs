@@ -58,6 +58,10 @@ pub enum SchedulerMessage {
   StartDeadline { id: u32, after: Duration },
   /// Request `id` finished: drop its deadline.
   CancelDeadline { id: u32 },
+  /// JS started running while the CPU watchdog slept: watch it.
+  ArmWatchdog,
+  /// The isolate was replaced: forget every timer and deadline of the old one.
+  Reset,
   /// Leave the scheduler loop.
   Shutdown,
 }

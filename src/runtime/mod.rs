@@ -1,9 +1,11 @@
 //! The workerbox runtime core: V8 isolates running worker scripts on their own threads.
 //! It knows nothing about napi; `src/binding.rs` adapts it for Node.
 
+mod allocator;
 mod errors;
 mod isolate;
 mod messages;
+mod monitor;
 mod ops;
 mod platform;
 mod scheduler;

@@ -9,8 +9,18 @@
 //! tokio's timers have millisecond resolution and round up, which would make a 1 ms timer fire
 //! after about 2 ms. So timers are handed over up to [`EARLY`] before they are due, with their
 //! exact deadline, and the isolate thread waits the remainder on its inbox (`recv_timeout`).
+//!
+//! It is also the worker's watchdog. While JS runs, one check is scheduled for when the running
+//! stretch could at the earliest have used up `limits.cpuMs` of CPU (CPU time never runs ahead
+//! of wall time); the check reads the isolate thread's CPU clock and either stops the JS or
+//! re-arms for the remainder. When a request's wall-clock limit passes while JS is running (so
+//! the isolate cannot take the message), the same stretch is stopped shortly after.
 
 use super::messages::{CallbackMessage, IsolateMessage, SchedulerMessage};
+use super::monitor::{Monitor, StopReason};
+use super::types::Limits;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
@@ -26,7 +36,7 @@ pub struct Scheduler {
 
 impl Scheduler {
   /// Starts the thread for worker number `worker`. `to_isolate` is where results go.
-  pub fn spawn(worker: u64, to_isolate: Sender<IsolateMessage>) -> std::io::Result<Self> {
+  pub fn spawn(worker: u64, to_isolate: Sender<IsolateMessage>, monitor: Arc<Monitor>, limits: Limits) -> std::io::Result<Self> {
     let (tx, rx) = unbounded_channel();
     let thread = std::thread::Builder::new()
       .name(format!("wb-sched-{worker}"))
@@ -35,7 +45,7 @@ impl Scheduler {
           .enable_time()
           .build()
           .expect("tokio runtime for the scheduler thread");
-        runtime.block_on(run(rx, to_isolate));
+        runtime.block_on(run(rx, to_isolate, Watchdog { monitor, limits }));
       })?;
     Ok(Self { tx, thread: Some(thread) })
   }
@@ -67,6 +77,62 @@ enum Due {
   Timer(u32),
   /// A request's wall-clock limit.
   Request(u32),
+  /// The CPU watchdog's next look at the running JS.
+  CpuCheck,
+  /// Stop JS turn N if it is still running (a request's wall-clock limit passed during it).
+  WallCheck(u64),
+  /// JS turn N was told to stop; if it still runs now, the worker has failed.
+  Grace(u64),
+}
+
+/// How long a turn may keep running after a request's wall-clock limit passed during it.
+const WALL_GRACE: Duration = Duration::from_millis(10);
+/// How long terminated JS may take to actually stop before the worker is declared failed.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+struct Watchdog {
+  monitor: Arc<Monitor>,
+  limits: Limits,
+}
+
+impl Watchdog {
+  /// Handles a watchdog deadline; may schedule the next one.
+  fn check(&self, what: Due, timers: &mut TimerQueue<Due>) {
+    let now = Instant::now();
+    match what {
+      Due::CpuCheck => {
+        let budget = Duration::from_millis(self.limits.cpu_ms);
+        match self.monitor.current_turn() {
+          Some((turn, used)) if used >= budget => {
+            self.monitor.terminate(StopReason::Cpu);
+            timers.insert(Due::Grace(turn), now + STOP_GRACE);
+            self.monitor.watchdog_armed.store(false, Ordering::SeqCst);
+          }
+          Some((_, used)) => timers.insert(Due::CpuCheck, now + (budget - used)),
+          None => {
+            // Idle: sleep until the next turn asks again. Re-check after disarming, so a turn
+            // that started meanwhile is not left unwatched.
+            self.monitor.watchdog_armed.store(false, Ordering::SeqCst);
+            if self.monitor.current_turn().is_some() && !self.monitor.watchdog_armed.swap(true, Ordering::SeqCst) {
+              timers.insert(Due::CpuCheck, now + budget);
+            }
+          }
+        }
+      }
+      Due::WallCheck(turn) => {
+        if self.monitor.current_turn().is_some_and(|(t, _)| t == turn) {
+          self.monitor.terminate(StopReason::Wall);
+          timers.insert(Due::Grace(turn), now + STOP_GRACE);
+        }
+      }
+      Due::Grace(turn) => {
+        if self.monitor.current_turn().is_some_and(|(t, _)| t == turn) {
+          self.monitor.failed.store(true, Ordering::Release);
+        }
+      }
+      Due::Timer(_) | Due::Request(_) => {}
+    }
+  }
 }
 
 /// How far ahead of its deadline a timer is handed to the isolate thread.
@@ -77,6 +143,7 @@ impl Due {
     match self {
       Due::Timer(id) => CallbackMessage::TimerFired { id, due: due.into_std() },
       Due::Request(id) => CallbackMessage::DeadlineReached { id },
+      Due::CpuCheck | Due::WallCheck(_) | Due::Grace(_) => unreachable!("watchdog deadlines stay on the scheduler thread"),
     }
   }
 }
@@ -127,7 +194,7 @@ impl<K: Copy + Eq + std::hash::Hash> TimerQueue<K> {
   }
 }
 
-async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<IsolateMessage>) {
+async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<IsolateMessage>, watchdog: Watchdog) {
   let mut timers = TimerQueue::<Due>::default();
   loop {
     let next = timers.next_deadline().map(|deadline| deadline.checked_sub(EARLY).unwrap_or(deadline));
@@ -135,8 +202,20 @@ async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<Iso
       message = rx.recv() => message,
       _ = sleep_until_or_forever(next) => {
         for (what, deadline) in timers.take_due(Instant::now() + EARLY) {
-          if to_isolate.send(IsolateMessage::Callback(what.message(deadline))).is_err() {
-            return;
+          match what {
+            Due::Timer(_) | Due::Request(_) => {
+              if let Due::Request(_) = what {
+                // If JS is running, the isolate cannot take the message: stop that stretch
+                // unless it ends on its own very soon.
+                if let Some((turn, _)) = watchdog.monitor.current_turn() {
+                  timers.insert(Due::WallCheck(turn), deadline + WALL_GRACE);
+                }
+              }
+              if to_isolate.send(IsolateMessage::Callback(what.message(deadline))).is_err() {
+                return;
+              }
+            }
+            _ => watchdog.check(what, &mut timers),
           }
         }
         continue;
@@ -147,6 +226,13 @@ async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<Iso
       Some(SchedulerMessage::CancelTimer { id }) => timers.remove(Due::Timer(id)),
       Some(SchedulerMessage::StartDeadline { id, after }) => timers.insert(Due::Request(id), Instant::now() + after),
       Some(SchedulerMessage::CancelDeadline { id }) => timers.remove(Due::Request(id)),
+      Some(SchedulerMessage::ArmWatchdog) => {
+        timers.insert(Due::CpuCheck, Instant::now() + Duration::from_millis(watchdog.limits.cpu_ms));
+      }
+      Some(SchedulerMessage::Reset) => {
+        timers = TimerQueue::default();
+        watchdog.monitor.watchdog_armed.store(false, Ordering::SeqCst);
+      }
       Some(SchedulerMessage::Shutdown) | None => return,
     }
   }

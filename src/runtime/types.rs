@@ -68,11 +68,16 @@ pub struct Limits {
   pub max_queued: u32,
   /// Wall-clock bound on one request, from the moment it starts running. `0` means none.
   pub wall_ms: u64,
+  /// CPU time (the isolate thread's own clock) one uninterrupted stretch of JS may use: a
+  /// handler up to its first `await`, a timer callback, with the microtasks they run. `0`: none.
+  pub cpu_ms: u64,
+  /// V8 heap limit, and separately the cap on ArrayBuffer memory, in MB.
+  pub memory_mb: u32,
 }
 
 impl Default for Limits {
   fn default() -> Self {
-    Self { max_in_flight: 1_000, max_queued: 10_000, wall_ms: 30_000 }
+    Self { max_in_flight: 1_000, max_queued: 10_000, wall_ms: 30_000, cpu_ms: 30_000, memory_mb: 128 }
   }
 }
 

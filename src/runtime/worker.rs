@@ -3,6 +3,7 @@
 //! which stops the script if needed and joins the threads.
 
 use super::isolate::{self, ReadyCallback, Startup};
+use super::monitor::{Monitor, StopReason};
 use super::messages::{DispatchReply, Event, IsolateMessage, ScheduledReply, SettledReply};
 use super::platform;
 use super::types::{RequestData, ResponseData, ScheduledEvent, ScriptFormat, WorkerError, WorkerOptions};
@@ -18,7 +19,7 @@ static NEXT_WORKER: AtomicU64 = AtomicU64::new(1);
 
 pub struct Worker {
   inbox: Mutex<Sender<IsolateMessage>>,
-  isolate_handle: Arc<Mutex<Option<v8::IsolateHandle>>>,
+  monitor: Arc<Monitor>,
   thread: Mutex<Option<JoinHandle<()>>>,
   disposed: AtomicBool,
 }
@@ -30,14 +31,14 @@ impl Worker {
   pub fn spawn(options: WorkerOptions, on_ready: ReadyCallback) -> Result<Worker, WorkerError> {
     platform::init_v8();
     let (tx, rx) = channel();
-    let isolate_handle = Arc::new(Mutex::new(None));
+    let monitor = Arc::new(Monitor::default());
     let n = NEXT_WORKER.fetch_add(1, Ordering::Relaxed);
     let startup = Startup {
       worker: n,
       options,
       inbox: rx,
       inbox_sender: tx.clone(),
-      isolate_handle: isolate_handle.clone(),
+      monitor: monitor.clone(),
       on_ready,
     };
     let thread = std::thread::Builder::new()
@@ -47,7 +48,7 @@ impl Worker {
       .map_err(|e| WorkerError::runtime("ERR_THREAD", format!("could not start the isolate thread: {e}")))?;
     Ok(Worker {
       inbox: Mutex::new(tx),
-      isolate_handle,
+      monitor,
       thread: Mutex::new(Some(thread)),
       disposed: AtomicBool::new(false),
     })
@@ -91,6 +92,12 @@ impl Worker {
     if self.is_disposed() {
       return event.fail(WorkerError::Disposed("the worker has been disposed".into()));
     }
+    if self.monitor.failed.load(Ordering::Acquire) {
+      return event.fail(WorkerError::runtime(
+        "ERR_WORKER_FAILED",
+        "The worker failed: its JavaScript did not stop after being terminated for exceeding a limit. Dispose it and create a new one.",
+      ));
+    }
     if let Err(std::sync::mpsc::SendError(IsolateMessage::Dispatch(event))) = self.inbox.lock().unwrap().send(IsolateMessage::Dispatch(event)) {
       event.fail(WorkerError::Disposed("the worker is no longer running".into()));
     }
@@ -114,10 +121,12 @@ impl Worker {
       return;
     }
     let _ = self.inbox.lock().unwrap().send(IsolateMessage::Shutdown);
-    if let Some(handle) = self.isolate_handle.lock().unwrap().as_ref() {
-      handle.terminate_execution();
-    }
+    self.monitor.terminate(StopReason::Dispose);
     if let Some(thread) = self.thread.lock().unwrap().take() {
+      if self.monitor.failed.load(Ordering::Acquire) {
+        // Its JS ignored termination: leave the thread behind rather than hang the host.
+        return;
+      }
       let _ = thread.join();
     }
   }

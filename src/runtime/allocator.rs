@@ -1,0 +1,108 @@
+//! The ArrayBuffer allocator: the system allocator with a per-isolate cap, so that ArrayBuffer
+//! memory (which lives outside V8's heap and its heap limit) cannot grow without bound. An
+//! allocation over the cap fails, which V8 reports to JS as a RangeError.
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// Bytes of ArrayBuffer memory in use, and the most allowed.
+pub(crate) struct BufferBudget {
+  used: AtomicUsize,
+  cap: usize,
+}
+
+impl BufferBudget {
+  fn reserve(&self, len: usize) -> bool {
+    let mut used = self.used.load(Ordering::Relaxed);
+    loop {
+      let Some(next) = used.checked_add(len).filter(|&n| n <= self.cap) else { return false };
+      match self.used.compare_exchange_weak(used, next, Ordering::AcqRel, Ordering::Relaxed) {
+        Ok(_) => return true,
+        Err(actual) => used = actual,
+      }
+    }
+  }
+
+  fn release(&self, len: usize) {
+    self.used.fetch_sub(len, Ordering::AcqRel);
+  }
+}
+
+unsafe extern "C" fn allocate(budget: &BufferBudget, len: usize) -> *mut c_void {
+  if !budget.reserve(len) {
+    return std::ptr::null_mut();
+  }
+  let data = libc::calloc(len.max(1), 1);
+  if data.is_null() {
+    budget.release(len);
+  }
+  data
+}
+
+unsafe extern "C" fn allocate_uninitialized(budget: &BufferBudget, len: usize) -> *mut c_void {
+  if !budget.reserve(len) {
+    return std::ptr::null_mut();
+  }
+  let data = libc::malloc(len.max(1));
+  if data.is_null() {
+    budget.release(len);
+  }
+  data
+}
+
+unsafe extern "C" fn free(budget: &BufferBudget, data: *mut c_void, len: usize) {
+  libc::free(data);
+  budget.release(len);
+}
+
+unsafe extern "C" fn reallocate(budget: &BufferBudget, data: *mut c_void, old_len: usize, new_len: usize) -> *mut c_void {
+  if new_len > old_len && !budget.reserve(new_len - old_len) {
+    return std::ptr::null_mut();
+  }
+  let moved = libc::realloc(data, new_len.max(1));
+  if moved.is_null() {
+    if new_len > old_len {
+      budget.release(new_len - old_len);
+    }
+    return std::ptr::null_mut();
+  }
+  if new_len < old_len {
+    budget.release(old_len - new_len);
+  }
+  moved
+}
+
+unsafe extern "C" fn drop_budget(budget: *const BufferBudget) {
+  drop(Arc::from_raw(budget));
+}
+
+/// An allocator for one isolate whose ArrayBuffers may use at most `cap` bytes.
+pub(crate) fn capped(cap: usize) -> v8::UniqueRef<v8::Allocator> {
+  static VTABLE: v8::RustAllocatorVtable<BufferBudget> = v8::RustAllocatorVtable {
+    allocate,
+    allocate_uninitialized,
+    free,
+    reallocate,
+    drop: drop_budget,
+  };
+  let budget = Arc::new(BufferBudget { used: AtomicUsize::new(0), cap });
+  // SAFETY: the vtable functions match the allocator contract; V8 calls `drop` once, which
+  // releases the Arc handed over here.
+  unsafe { v8::new_rust_allocator(Arc::into_raw(budget), &VTABLE) }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn the_budget_refuses_past_its_cap_and_recovers_on_release() {
+    let budget = BufferBudget { used: AtomicUsize::new(0), cap: 100 };
+    assert!(budget.reserve(60));
+    assert!(!budget.reserve(50));
+    budget.release(60);
+    assert!(budget.reserve(100));
+    assert!(!budget.reserve(1));
+  }
+}

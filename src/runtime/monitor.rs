@@ -1,0 +1,110 @@
+//! [`Monitor`]: what the watchdog (on the scheduler thread) and the host need to see of a
+//! running isolate — whether JS is running, since when (on the isolate thread's own CPU
+//! clock), and a way to stop it — plus why it was stopped.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+/// Why the isolate's JS was terminated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum StopReason {
+  Cpu = 1,
+  Wall = 2,
+  Memory = 3,
+  Dispose = 4,
+}
+
+impl StopReason {
+  fn from_u8(n: u8) -> Option<Self> {
+    match n {
+      1 => Some(Self::Cpu),
+      2 => Some(Self::Wall),
+      3 => Some(Self::Memory),
+      4 => Some(Self::Dispose),
+      _ => None,
+    }
+  }
+}
+
+#[derive(Default)]
+pub(crate) struct Monitor {
+  handle: Mutex<Option<v8::IsolateHandle>>,
+  /// The isolate thread's CPU clock, readable from other threads.
+  cpu_clock: OnceLock<libc::clockid_t>,
+  running: AtomicBool,
+  /// Counts JS turns; lets the watchdog tell one long turn from many short ones.
+  turn: AtomicU64,
+  turn_cpu_start_ns: AtomicU64,
+  /// Whether the watchdog has a check scheduled (so the isolate asks for one only when idle).
+  pub watchdog_armed: AtomicBool,
+  stop: AtomicU8,
+  /// Set when terminated JS did not stop within the grace period.
+  pub failed: AtomicBool,
+}
+
+/// Reads a CPU-time clock, in nanoseconds.
+fn read_clock(clock: libc::clockid_t) -> Option<u64> {
+  let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+  // SAFETY: `ts` is a valid out-pointer; an invalid clock id only makes the call fail.
+  let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
+  (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+}
+
+impl Monitor {
+  /// Called on the isolate thread once, before any JS runs.
+  pub fn attach_isolate_thread(&self) {
+    let mut clock: libc::clockid_t = 0;
+    // SAFETY: pthread_self() is this thread; `clock` is a valid out-pointer.
+    if unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) } == 0 {
+      let _ = self.cpu_clock.set(clock);
+    }
+  }
+
+  pub fn set_handle(&self, handle: Option<v8::IsolateHandle>) {
+    *self.handle.lock().unwrap() = handle;
+  }
+
+  /// A JS turn starts (isolate thread). Returns whether the watchdog needs arming.
+  pub fn begin_turn(&self) -> bool {
+    let now = self.cpu_clock.get().and_then(|&c| read_clock(c)).unwrap_or(0);
+    self.turn_cpu_start_ns.store(now, Ordering::Relaxed);
+    self.turn.fetch_add(1, Ordering::Release);
+    self.running.store(true, Ordering::Release);
+    !self.watchdog_armed.swap(true, Ordering::AcqRel)
+  }
+
+  pub fn end_turn(&self) {
+    self.running.store(false, Ordering::Release);
+  }
+
+  /// The current turn's number and the CPU time it has used, if JS is running.
+  pub fn current_turn(&self) -> Option<(u64, Duration)> {
+    if !self.running.load(Ordering::Acquire) {
+      return None;
+    }
+    let turn = self.turn.load(Ordering::Acquire);
+    let now = self.cpu_clock.get().and_then(|&c| read_clock(c))?;
+    let used = now.saturating_sub(self.turn_cpu_start_ns.load(Ordering::Relaxed));
+    Some((turn, Duration::from_nanos(used)))
+  }
+
+  /// Stops the running JS for `reason` (the first reason wins until it is taken).
+  pub fn terminate(&self, reason: StopReason) {
+    let _ = self.stop.compare_exchange(0, reason as u8, Ordering::AcqRel, Ordering::Acquire);
+    if let Some(handle) = self.handle.lock().unwrap().as_ref() {
+      handle.terminate_execution();
+    }
+  }
+
+  /// Whether JS was stopped and the loop has not yet taken the reason.
+  pub fn stop_pending(&self) -> bool {
+    self.stop.load(Ordering::Acquire) != 0
+  }
+
+  /// The reason JS was stopped, if it was; resets it.
+  pub fn take_stop(&self) -> Option<StopReason> {
+    StopReason::from_u8(self.stop.swap(0, Ordering::AcqRel))
+  }
+}
