@@ -13,6 +13,10 @@ export interface WorkerLimits {
   maxQueued?: number;
   /** Wall-clock bound on one event once it starts, in ms (`0`: none). Rejects with `code: "ERR_WALL_LIMIT"`. Default 30000. */
   wallMs?: number;
+  /** CPU time of one uninterrupted stretch of the worker's JS, in ms (`0`: none). `code: "ERR_CPU_LIMIT"`. Default 30000. */
+  cpuMs?: number;
+  /** V8 heap limit and, separately, the ArrayBuffer memory cap, in MB (16–16384). `code: "ERR_MEMORY_LIMIT"`. Default 128. */
+  memoryMb?: number;
 }
 
 export interface WorkerOptions {
@@ -92,7 +96,8 @@ export declare function createWorker(options: WorkerOptions): Promise<Worker>;
 /**
  * Sends a request to a worker and resolves to its response (Node's `Response`). Rejects with the
  * handler's error, or with a `code` of `ERR_NEVER_RESPONDS` (the handler's promise can never
- * settle), `ERR_WALL_LIMIT`, `ERR_OVERLOADED` or `ERR_WORKER_DISPOSED`.
+ * settle), `ERR_CPU_LIMIT`, `ERR_WALL_LIMIT`, `ERR_MEMORY_LIMIT`, `ERR_WORKER_RECYCLED` (another
+ * request on the same isolate hit a limit), `ERR_OVERLOADED`, `ERR_WORKER_FAILED` or `ERR_WORKER_DISPOSED`.
  */
 export declare function dispatch(worker: Worker, input: DispatchInput): Promise<Response>;
 /** Runs the worker's `scheduled(controller, env, ctx)` handler (and its `waitUntil` work). */
