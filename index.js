@@ -5,6 +5,7 @@
 
 const native = require("./native.js");
 const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
+const { kv, service, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 
 const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits"]);
 const LIMITS = {
@@ -12,6 +13,7 @@ const LIMITS = {
   maxQueued: { min: 0, integer: true, text: "an integer of at least 0" },
   wallMs: { min: 0, integer: false, text: "a number of milliseconds, 0 or more (0: no limit)" },
   cpuMs: { min: 0, integer: false, text: "a number of milliseconds, 0 or more (0: no limit)" },
+  bindingMs: { min: 0, integer: false, text: "a number of milliseconds, 0 or more (0: no limit)" },
   memoryMb: { min: 16, max: 16384, integer: true, text: "an integer number of megabytes from 16 to 16384" },
 };
 const FORMATS = new Set(["module", "service-worker"]);
@@ -45,24 +47,41 @@ function isPlainObject(value) {
   return proto === Object.prototype || proto === null;
 }
 
-/** JSON-encodes plain-value bindings, naming the binding that cannot be encoded. */
-function encodeBindings(bindings) {
-  if (bindings === undefined) return "{}";
+/**
+ * Splits `bindings` into plain JSON values (env vars) and binding definitions (kv(), service(),
+ * or a workerbox Worker, which becomes a service binding), naming any binding that is neither.
+ */
+function splitBindings(bindings) {
+  if (bindings === undefined) return { envJson: "{}", bindingsJson: "{}", definitions: {} };
   if (!isPlainObject(bindings)) {
     throw new TypeError("createWorker: options.bindings must be a plain object of NAME: value pairs");
   }
+  const vars = {};
+  const kinds = {};
+  const definitions = {};
   for (const [name, value] of Object.entries(bindings)) {
+    if (value instanceof Binding || value instanceof Worker) {
+      const definition = value instanceof Worker ? service(value) : value;
+      kinds[name] = definition[kBinding];
+      definitions[name] = definition;
+      continue;
+    }
     const kind = value === null ? "null" : typeof value;
     if (kind === "function" || kind === "symbol" || kind === "bigint" || kind === "undefined") {
-      throw new TypeError(`createWorker: options.bindings.${name} is a ${kind}; bindings must be JSON values (strings, numbers, booleans, null, arrays or plain objects)`);
+      const hint = kind === "function" ? " (wrap a request handler in service(fn))" : "";
+      throw new TypeError(`createWorker: options.bindings.${name} is a ${kind}; bindings must be JSON values (strings, numbers, booleans, null, arrays or plain objects), kv(), service() or a worker${hint}`);
+    }
+    if (kind === "object" && !Array.isArray(value) && !isPlainObject(value)) {
+      throw new TypeError(`createWorker: options.bindings.${name} is a ${value.constructor?.name ?? "object"}; bindings must be JSON values, kv(), service() or a worker`);
     }
     try {
       JSON.stringify(value);
     } catch (cause) {
       throw new TypeError(`createWorker: options.bindings.${name} cannot be encoded as JSON: ${cause.message}`, { cause });
     }
+    vars[name] = value;
   }
-  return JSON.stringify(bindings);
+  return { envJson: JSON.stringify(vars), bindingsJson: JSON.stringify(kinds), definitions };
 }
 
 /** Checks `options.limits`, naming the field that is wrong. */
@@ -108,7 +127,7 @@ function validateOptions(options) {
   if (typeof allowEval !== "boolean") {
     throw new TypeError("createWorker: options.allowEval must be a boolean");
   }
-  return { script, filename, format, onLog, allowEval, limits: validateLimits(options.limits), envJson: encodeBindings(options.bindings) };
+  return { script, filename, format, onLog, allowEval, limits: validateLimits(options.limits), ...splitBindings(options.bindings) };
 }
 
 /** A running worker. Create one with createWorker(); dispose() it when done. */
@@ -174,7 +193,7 @@ delete Worker._create;
 
 /** Starts a worker from a script and resolves once the script has loaded. */
 async function createWorker(options) {
-  const { script, filename, format, onLog, allowEval, limits, envJson } = validateOptions(options);
+  const { script, filename, format, onLog, allowEval, limits, envJson, bindingsJson, definitions } = validateOptions(options);
   const log = (level, message) => {
     try {
       onLog(level, message);
@@ -182,7 +201,8 @@ async function createWorker(options) {
       console.error("workerbox: options.onLog threw while handling a worker log line:", error);
     }
   };
-  const outcome = await native.createWorker({ script, filename, format, envJson, allowEval, limits }, log);
+  const dispatcher = createDispatcher(definitions, dispatch);
+  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, limits }, log, dispatcher);
   if (outcome instanceof native.NativeWorker) return createHandle(outcome, filename);
   throw toError(outcome);
 }
@@ -231,3 +251,5 @@ async function dispatch(worker, input) {
 module.exports.createWorker = createWorker;
 module.exports.dispatch = dispatch;
 module.exports.Worker = Worker;
+module.exports.kv = kv;
+module.exports.service = service;

@@ -28,7 +28,7 @@ export declare class NativeWorker {
  * Starts a worker. Resolves to a `NativeWorker`, or to a `NativeError` if the script failed
  * to load (resolving rather than rejecting lets `index.js` build the right error class).
  */
-export declare function createWorker(options: NativeWorkerOptions, onLog: (arg0: string, arg1: string) => void): Promise<NativeWorker | NativeError>
+export declare function createWorker(options: NativeWorkerOptions, onLog: (arg0: string, arg1: string) => void, hostDispatcher: (arg: HostArgs) => Promise<NativeHostAnswer>): Promise<NativeWorker | NativeError>
 
 /** An error from the worker, for `index.js` to rebuild as a real `Error`. */
 export interface NativeError {
@@ -41,12 +41,21 @@ export interface NativeError {
   column?: number
 }
 
+/** What `index.js`'s binding dispatcher resolves to: a JSON result and bytes, or an error. */
+export interface NativeHostAnswer {
+  json?: string
+  bytes?: Buffer
+  errorName?: string
+  errorMessage?: string
+}
+
 export interface NativeLimits {
   maxInFlight?: number
   maxQueued?: number
   wallMs?: number
   cpuMs?: number
   memoryMb?: number
+  bindingMs?: number
 }
 
 export interface NativeResponse {
@@ -71,6 +80,8 @@ export interface NativeWorkerOptions {
   format?: string
   /** The plain-value `env` bindings, as one JSON object. */
   envJson: string
+  /** The other bindings as `{ NAME: kind }` JSON; their calls go to the host dispatcher. */
+  bindingsJson: string
   allowEval: boolean
   /** Validated by `index.js`; absent fields take the defaults. */
   limits?: NativeLimits

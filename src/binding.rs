@@ -5,10 +5,10 @@
 //! No V8 handle of the worker's isolate ever reaches Node: only strings and bytes cross.
 
 use crate::runtime::{
-  Body, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Worker, WorkerError,
+  Body, Host, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Worker, WorkerError,
   WorkerOptions,
 };
-use napi::bindgen_prelude::{Buffer, Either, FnArgs, Function, Object};
+use napi::bindgen_prelude::{Buffer, Either, FnArgs, Function, Object, PromiseRaw};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{CleanupEnvHook, Env, Result};
 use napi_derive::napi;
@@ -22,6 +22,8 @@ pub struct NativeWorkerOptions {
   pub format: Option<String>,
   /// The plain-value `env` bindings, as one JSON object.
   pub env_json: String,
+  /// The other bindings as `{ NAME: kind }` JSON; their calls go to the host dispatcher.
+  pub bindings_json: String,
   pub allow_eval: bool,
   /// Validated by `index.js`; absent fields take the defaults.
   pub limits: Option<NativeLimits>,
@@ -34,6 +36,68 @@ pub struct NativeLimits {
   pub wall_ms: Option<f64>,
   pub cpu_ms: Option<f64>,
   pub memory_mb: Option<u32>,
+  pub binding_ms: Option<f64>,
+}
+
+/// What `index.js`'s binding dispatcher resolves to: a JSON result and bytes, or an error.
+#[napi(object)]
+pub struct NativeHostAnswer {
+  pub json: Option<String>,
+  pub bytes: Option<Buffer>,
+  pub error_name: Option<String>,
+  pub error_message: Option<String>,
+}
+
+type HostArgs = FnArgs<(String, String, String, Option<Buffer>)>;
+type HostFunction = ThreadsafeFunction<HostArgs, PromiseRaw<'static, NativeHostAnswer>, HostArgs, napi::Status, false, true>;
+
+/// Answers a worker's binding calls by calling `index.js`'s dispatcher on Node's thread.
+struct NodeHost {
+  dispatcher: HostFunction,
+}
+
+fn host_error(message: impl Into<String>) -> JsErrorInfo {
+  JsErrorInfo::new("Error", message)
+}
+
+impl Host for NodeHost {
+  fn call(&self, call: HostCall, reply: HostReply) {
+    let reply = std::sync::Arc::new(Mutex::new(Some(reply)));
+    let settle = {
+      let reply = reply.clone();
+      move |result: std::result::Result<HostResult, JsErrorInfo>| {
+        if let Some(reply) = reply.lock().unwrap().take() {
+          reply(result);
+        }
+      }
+    };
+    let on_failure = settle.clone();
+    let args = FnArgs::from((call.binding, call.method, call.args, call.bytes.map(|b| Buffer::from(Vec::from(b)))));
+    let status = self.dispatcher.call_with_return_value(args, ThreadsafeFunctionCallMode::NonBlocking, move |returned, _env| {
+      let promise = match returned {
+        Ok(promise) => promise,
+        Err(error) => {
+          settle(Err(host_error(format!("the binding dispatcher failed: {error}"))));
+          return Ok(());
+        }
+      };
+      let on_reject = settle.clone();
+      promise.then(move |ctx| {
+        let answer: NativeHostAnswer = ctx.value;
+        settle(match answer.error_message {
+          Some(message) => Err(JsErrorInfo::new(answer.error_name.as_deref().unwrap_or("Error"), message)),
+          None => Ok(HostResult { json: answer.json.unwrap_or_else(|| "null".into()), bytes: answer.bytes.map(|b| bytes::Bytes::from(Vec::from(b))) }),
+        });
+        Ok(())
+      })?;
+      // The dispatcher never rejects; if it somehow did, still answer the worker.
+      let _ = on_reject;
+      Ok(())
+    });
+    if status != napi::Status::Ok {
+      on_failure(Err(host_error("the host is shutting down; the binding call was not made")));
+    }
+  }
 }
 
 impl NativeLimits {
@@ -43,6 +107,7 @@ impl NativeLimits {
       max_in_flight: self.max_in_flight.unwrap_or(defaults.max_in_flight),
       max_queued: self.max_queued.unwrap_or(defaults.max_queued),
       wall_ms: self.wall_ms.map_or(defaults.wall_ms, |ms| ms as u64),
+      binding_ms: self.binding_ms.map_or(defaults.binding_ms, |ms| ms as u64),
       cpu_ms: self.cpu_ms.map_or(defaults.cpu_ms, |ms| ms as u64),
       memory_mb: self.memory_mb.unwrap_or(defaults.memory_mb),
     }
@@ -144,6 +209,7 @@ pub fn create_worker<'env>(
   env: &'env Env,
   options: NativeWorkerOptions,
   on_log: Function<'env, FnArgs<(String, String)>, ()>,
+  host_dispatcher: Function<'env, HostArgs, PromiseRaw<'static, NativeHostAnswer>>,
 ) -> Result<Object<'env>> {
   let format = match options.format.as_deref() {
     None => None,
@@ -153,14 +219,17 @@ pub fn create_worker<'env>(
   let sink = Arc::new(move |level: LogLevel, text: String| {
     log.call(FnArgs::from((level.as_str().to_owned(), text)), ThreadsafeFunctionCallMode::NonBlocking);
   });
+  let dispatcher: HostFunction = host_dispatcher.build_threadsafe_function().weak::<true>().callee_handled::<false>().build()?;
   let core_options = WorkerOptions {
     script: options.script,
     filename: options.filename,
     format,
     env_json: options.env_json,
+    bindings_json: options.bindings_json,
     allow_eval: options.allow_eval,
     limits: options.limits.map(NativeLimits::into_limits).unwrap_or_default(),
     log: sink,
+    host: Some(Arc::new(NodeHost { dispatcher })),
   };
 
   let (deferred, promise) = env.create_deferred()?;

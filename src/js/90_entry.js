@@ -149,9 +149,12 @@ function describeValue(value) {
 }
 
 /** Called by the native side once the user's script has loaded. Throws if there is no handler. */
-internals.start = function start(envJson, scriptFormat, namespace) {
+internals.start = function start(envJson, scriptFormat, namespace, bindingsJson) {
   format = scriptFormat;
   const bindings = JSON.parse(envJson);
+  for (const [name, kind] of Object.entries(JSON.parse(bindingsJson))) {
+    bindings[name] = internals.makeBinding(name, kind);
+  }
   if (format === "module") {
     env = bindings;
     const exported = namespace.default;

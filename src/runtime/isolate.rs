@@ -60,7 +60,10 @@ pub(crate) struct IsolateState {
   pub background: u32,
   pub settled_waiters: Vec<SettledReply>,
   pub timers: HashMap<u32, Timer>,
+  /// Ids for timers and binding calls; they keep counting across isolates.
   pub next_timer_id: u32,
+  /// Binding calls waiting for the host, by id.
+  pub host_calls: HashMap<u32, v8::Global<v8::PromiseResolver>>,
   /// When the isolate started: `performance.now()`'s zero.
   pub started: std::time::Instant,
   /// Promises rejected with no handler since the last checkpoint.
@@ -112,7 +115,7 @@ struct Runtime {
 pub(crate) fn run(startup: Startup) {
   let Startup { worker, options, inbox, inbox_sender, monitor, on_ready } = startup;
   monitor.attach_isolate_thread();
-  let mut scheduler = match Scheduler::spawn(worker, inbox_sender, monitor.clone(), options.limits.clone()) {
+  let mut scheduler = match Scheduler::spawn(worker, inbox_sender, monitor.clone(), options.limits.clone(), options.host.clone()) {
     Ok(s) => s,
     Err(e) => return on_ready(Err(WorkerError::runtime("ERR_THREAD", format!("could not start the scheduler thread: {e}")))),
   };
@@ -134,6 +137,7 @@ pub(crate) fn run(startup: Startup) {
       timers: HashMap::new(),
       // Timer ids keep counting across isolates, so a stale timer message matches nothing.
       next_timer_id,
+      host_calls: HashMap::new(),
       started: std::time::Instant::now(),
       unhandled: Vec::new(),
     }));
@@ -165,6 +169,7 @@ pub(crate) fn run(startup: Startup) {
     let (pending, waiters, timer_id) = {
       let mut s = state.borrow_mut();
       s.timers.clear();
+      s.host_calls.clear();
       s.unhandled.clear();
       (s.pending.drain().collect::<Vec<_>>(), std::mem::take(&mut s.settled_waiters), s.next_timer_id)
     };
@@ -309,6 +314,7 @@ fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions, state: &StateRe
     ops::new_string(scope, &options.env_json).into(),
     ops::new_string(scope, format_name).into(),
     namespace,
+    ops::new_string(scope, &options.bindings_json).into(),
   ];
   call_internal(scope, internals, "start", &args).map_err(WorkerError::Js)?;
   let dispatch_fetch = internal_function(scope, internals, "dispatchFetch")?;
@@ -465,6 +471,39 @@ fn pump(
           ));
         }
       }
+      IsolateMessage::Callback(CallbackMessage::HostCallDone { id, result }) => {
+        let resolver = state.borrow_mut().host_calls.remove(&id);
+        if let Some(resolver) = resolver {
+          let outcome = run_macrotask(isolate, runtime, state, |scope| {
+            let resolver = v8::Local::new(scope, resolver);
+            match result {
+              Ok(answer) => {
+                let json = ops::new_string(scope, &answer.json).into();
+                let bytes = match answer.bytes {
+                  Some(bytes) => ops::uint8_array(scope, bytes.to_vec()).into(),
+                  None => v8::null(scope).into(),
+                };
+                let value = v8::Array::new_with_elements(scope, &[json, bytes]);
+                resolver.resolve(scope, value.into())
+              }
+              Err(error) => {
+                let message = ops::new_string(scope, &error.message);
+                let exception = v8::Exception::error(scope, message);
+                if let Ok(object) = v8::Local::<v8::Object>::try_from(exception) {
+                  let key = ops::new_string(scope, "name");
+                  let name = ops::new_string(scope, &error.name);
+                  object.set(scope, key.into(), name.into());
+                }
+                resolver.reject(scope, exception)
+              }
+            }
+            .map(|_| ())
+          });
+          if let Err(error) = outcome {
+            log_uncaught(state, &error.stack);
+          }
+        }
+      }
       IsolateMessage::Callback(CallbackMessage::TimerFired { id, .. }) => {
         let callback = {
           let mut s = state.borrow_mut();
@@ -600,14 +639,14 @@ fn start_event(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateR
   id
 }
 
-/// Events whose handler promise is still pending while the worker has no timer, I/O or
-/// binding call left that could settle it will never finish (production Workers says the
+/// Events whose handler promise is still pending while the worker has no timer or binding
+/// call left that could settle it will never finish (production Workers says the
 /// same). Answer them now instead of letting the host wait forever. Likewise release whoever
 /// waits for `waitUntil` work that can no longer settle.
 fn fail_hung_work(state: &StateRef, events: &EventQueue) {
   let (hung, stuck_background, waiters) = {
     let mut s = state.borrow_mut();
-    if !s.timers.is_empty() || !events.waiting.is_empty() {
+    if !s.timers.is_empty() || !s.host_calls.is_empty() || !events.waiting.is_empty() {
       return;
     }
     let hung: Vec<Pending> = s.pending.drain().map(|(_, p)| p).collect();

@@ -7,7 +7,7 @@
 //!
 //! All three ride on channels whose receivers block (no polling); a send is the wake-up.
 
-use super::types::{RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, WorkerError};
+use super::types::{HostCall, HostResult, JsErrorInfo, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, WorkerError};
 use std::time::Duration;
 
 /// Called once with a dispatch's outcome, on the isolate thread.
@@ -48,7 +48,6 @@ pub enum IsolateMessage {
 }
 
 /// Requests from JS (on the isolate thread) to the scheduler thread.
-#[derive(Debug)]
 pub enum SchedulerMessage {
   /// Arm timer `id` to fire after `delay`.
   StartTimer { id: u32, delay: Duration },
@@ -62,16 +61,21 @@ pub enum SchedulerMessage {
   ArmWatchdog,
   /// The isolate was replaced: forget every timer and deadline of the old one.
   Reset,
+  /// Ask the host to perform binding call `id`.
+  HostCall { id: u32, call: HostCall },
+  /// The host answered binding call `id` (sent by the host's reply, from any thread).
+  HostReplied { id: u32, result: Result<HostResult, JsErrorInfo> },
   /// Leave the scheduler loop.
   Shutdown,
 }
 
 /// Results from the scheduler thread for the isolate thread.
-#[derive(Debug)]
 pub enum CallbackMessage {
   /// Timer `id` is due at `due`. The scheduler's clock has millisecond resolution, so it sends
   /// this up to a millisecond early and the isolate thread waits out the rest precisely.
   TimerFired { id: u32, due: std::time::Instant },
   /// Request `id` reached its wall-clock limit.
   DeadlineReached { id: u32 },
+  /// Binding call `id` finished (or timed out).
+  HostCallDone { id: u32, result: Result<HostResult, JsErrorInfo> },
 }

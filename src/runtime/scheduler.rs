@@ -18,7 +18,7 @@
 
 use super::messages::{CallbackMessage, IsolateMessage, SchedulerMessage};
 use super::monitor::{Monitor, StopReason};
-use super::types::Limits;
+use super::types::{Host, JsErrorInfo, Limits};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::collections::{BTreeMap, HashMap};
@@ -36,8 +36,15 @@ pub struct Scheduler {
 
 impl Scheduler {
   /// Starts the thread for worker number `worker`. `to_isolate` is where results go.
-  pub fn spawn(worker: u64, to_isolate: Sender<IsolateMessage>, monitor: Arc<Monitor>, limits: Limits) -> std::io::Result<Self> {
+  pub fn spawn(
+    worker: u64,
+    to_isolate: Sender<IsolateMessage>,
+    monitor: Arc<Monitor>,
+    limits: Limits,
+    host: Option<Arc<dyn Host>>,
+  ) -> std::io::Result<Self> {
     let (tx, rx) = unbounded_channel();
+    let replies = tx.clone();
     let thread = std::thread::Builder::new()
       .name(format!("wb-sched-{worker}"))
       .spawn(move || {
@@ -45,7 +52,8 @@ impl Scheduler {
           .enable_time()
           .build()
           .expect("tokio runtime for the scheduler thread");
-        runtime.block_on(run(rx, to_isolate, Watchdog { monitor, limits }));
+        let io = Io { host, replies, binding_ms: limits.binding_ms };
+        runtime.block_on(run(rx, to_isolate, Watchdog { monitor, limits }, io));
       })?;
     Ok(Self { tx, thread: Some(thread) })
   }
@@ -83,6 +91,31 @@ enum Due {
   WallCheck(u64),
   /// JS turn N was told to stop; if it still runs now, the worker has failed.
   Grace(u64),
+  /// Binding call N has waited `limits.bindingMs` for the host.
+  HostCall(u32),
+}
+
+/// Binding calls: who answers them, and how long they may take.
+struct Io {
+  host: Option<Arc<dyn Host>>,
+  /// Where the host's replies come back in (this thread's own inbox).
+  replies: UnboundedSender<SchedulerMessage>,
+  binding_ms: u64,
+}
+
+impl Io {
+  fn start(&self, id: u32, call: super::types::HostCall, timers: &mut TimerQueue<Due>) -> Option<CallbackMessage> {
+    let Some(host) = &self.host else {
+      let error = JsErrorInfo::new("Error", format!("env.{} has no host handler (the worker was created without bindings support)", call.binding));
+      return Some(CallbackMessage::HostCallDone { id, result: Err(error) });
+    };
+    if self.binding_ms > 0 {
+      timers.insert(Due::HostCall(id), Instant::now() + Duration::from_millis(self.binding_ms));
+    }
+    let replies = self.replies.clone();
+    host.call(call, Box::new(move |result| drop(replies.send(SchedulerMessage::HostReplied { id, result }))));
+    None
+  }
 }
 
 /// How long a turn may keep running after a request's wall-clock limit passed during it.
@@ -130,7 +163,7 @@ impl Watchdog {
           self.monitor.failed.store(true, Ordering::Release);
         }
       }
-      Due::Timer(_) | Due::Request(_) => {}
+      Due::Timer(_) | Due::Request(_) | Due::HostCall(_) => {}
     }
   }
 }
@@ -143,6 +176,10 @@ impl Due {
     match self {
       Due::Timer(id) => CallbackMessage::TimerFired { id, due: due.into_std() },
       Due::Request(id) => CallbackMessage::DeadlineReached { id },
+      Due::HostCall(id) => CallbackMessage::HostCallDone {
+        id,
+        result: Err(JsErrorInfo::new("Error", "The binding call timed out: the host's handler did not settle within limits.bindingMs")),
+      },
       Due::CpuCheck | Due::WallCheck(_) | Due::Grace(_) => unreachable!("watchdog deadlines stay on the scheduler thread"),
     }
   }
@@ -194,7 +231,7 @@ impl<K: Copy + Eq + std::hash::Hash> TimerQueue<K> {
   }
 }
 
-async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<IsolateMessage>, watchdog: Watchdog) {
+async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<IsolateMessage>, watchdog: Watchdog, io: Io) {
   let mut timers = TimerQueue::<Due>::default();
   loop {
     let next = timers.next_deadline().map(|deadline| deadline.checked_sub(EARLY).unwrap_or(deadline));
@@ -203,7 +240,7 @@ async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<Iso
       _ = sleep_until_or_forever(next) => {
         for (what, deadline) in timers.take_due(Instant::now() + EARLY) {
           match what {
-            Due::Timer(_) | Due::Request(_) => {
+            Due::Timer(_) | Due::Request(_) | Due::HostCall(_) => {
               if let Due::Request(_) = what {
                 // If JS is running, the isolate cannot take the message: stop that stretch
                 // unless it ends on its own very soon.
@@ -228,6 +265,19 @@ async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<Iso
       Some(SchedulerMessage::CancelDeadline { id }) => timers.remove(Due::Request(id)),
       Some(SchedulerMessage::ArmWatchdog) => {
         timers.insert(Due::CpuCheck, Instant::now() + Duration::from_millis(watchdog.limits.cpu_ms));
+      }
+      Some(SchedulerMessage::HostCall { id, call }) => {
+        if let Some(message) = io.start(id, call, &mut timers) {
+          if to_isolate.send(IsolateMessage::Callback(message)).is_err() {
+            return;
+          }
+        }
+      }
+      Some(SchedulerMessage::HostReplied { id, result }) => {
+        timers.remove(Due::HostCall(id));
+        if to_isolate.send(IsolateMessage::Callback(CallbackMessage::HostCallDone { id, result })).is_err() {
+          return;
+        }
       }
       Some(SchedulerMessage::Reset) => {
         timers = TimerQueue::default();

@@ -73,12 +73,43 @@ pub struct Limits {
   pub cpu_ms: u64,
   /// V8 heap limit, and separately the cap on ArrayBuffer memory, in MB.
   pub memory_mb: u32,
+  /// How long one binding call may wait for the host's handler. `0` means forever.
+  pub binding_ms: u64,
 }
 
 impl Default for Limits {
   fn default() -> Self {
-    Self { max_in_flight: 1_000, max_queued: 10_000, wall_ms: 30_000, cpu_ms: 30_000, memory_mb: 128 }
+    Self { max_in_flight: 1_000, max_queued: 10_000, wall_ms: 30_000, cpu_ms: 30_000, memory_mb: 128, binding_ms: 30_000 }
   }
+}
+
+/// A binding operation the worker asks the host to perform, e.g. `env.CACHE.get("k")`.
+#[derive(Clone, Debug)]
+pub struct HostCall {
+  /// The binding's name in `env`.
+  pub binding: String,
+  /// The operation, e.g. `get`, `put`, `fetch`.
+  pub method: String,
+  /// The operation's arguments as JSON.
+  pub args: String,
+  /// A binary payload (a value to store, a request body), if any.
+  pub bytes: Option<Bytes>,
+}
+
+/// The host's answer to a [`HostCall`]: a JSON result and an optional binary payload.
+#[derive(Clone, Debug, Default)]
+pub struct HostResult {
+  pub json: String,
+  pub bytes: Option<Bytes>,
+}
+
+/// Called once with the host's answer; callable from any thread.
+pub type HostReply = Box<dyn FnOnce(Result<HostResult, JsErrorInfo>) + Send>;
+
+/// Performs binding operations for a worker (in Node: calls the user's handlers).
+pub trait Host: Send + Sync {
+  /// Starts `call`; `reply` must be called exactly once, from any thread, at any later time.
+  fn call(&self, call: HostCall, reply: HostReply);
 }
 
 /// Everything needed to start a worker.
@@ -89,12 +120,17 @@ pub struct WorkerOptions {
   pub filename: String,
   /// `None` detects the format from the script.
   pub format: Option<ScriptFormat>,
-  /// `env` bindings as one JSON object (plain values only, for now).
+  /// Plain-value `env` bindings as one JSON object.
   pub env_json: String,
+  /// The other bindings, as a JSON object of `NAME: kind` (`"kv"`, `"service"`, …); the
+  /// worker's JS builds the binding objects, whose operations become [`HostCall`]s.
+  pub bindings_json: String,
   /// Allow `eval` and `new Function` inside the worker.
   pub allow_eval: bool,
   pub limits: Limits,
   pub log: LogSink,
+  /// Answers binding calls; without one, every binding call fails.
+  pub host: Option<Arc<dyn Host>>,
 }
 
 impl WorkerOptions {
@@ -105,8 +141,10 @@ impl WorkerOptions {
       filename: "worker.js".into(),
       format: None,
       env_json: "{}".into(),
+      bindings_json: "{}".into(),
       allow_eval: false,
       limits: Limits::default(),
+      host: None,
       log: Arc::new(|level, msg| eprintln!("[worker] {}: {}", level.as_str(), msg)),
     }
   }

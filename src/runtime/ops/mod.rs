@@ -6,6 +6,7 @@
 mod console;
 mod dispatch;
 mod encoding;
+mod host;
 mod timers;
 mod url;
 
@@ -26,6 +27,7 @@ pub fn build_ops_object<'s>(scope: &mut v8::HandleScope<'s>) -> v8::Local<'s, v8
   console::register(&mut install);
   dispatch::register(&mut install);
   encoding::register(&mut install);
+  host::register(&mut install);
   timers::register(&mut install);
   url::register(&mut install);
   ops

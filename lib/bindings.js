@@ -1,0 +1,210 @@
+"use strict";
+// Bindings answered in the host: `kv()` and `service()` build binding definitions for
+// createWorker's `bindings`, and `createDispatcher()` answers a worker's binding calls by
+// calling their handlers. The embedded defaults (in-memory and on-disk KV) are ordinary handler
+// objects, the same shape a user can pass to kv({ get, put, delete, list }).
+
+const fs = require("node:fs");
+const path = require("node:path");
+const crypto = require("node:crypto");
+
+const kBinding = Symbol("workerbox.binding");
+
+/** A binding definition: its kind and the handler that answers its calls. */
+class Binding {
+  constructor(kind, handler) {
+    this[kBinding] = kind;
+    this.handler = handler;
+  }
+}
+
+const nowSeconds = () => Date.now() / 1000;
+const toBuffer = (value) =>
+  typeof value === "string" ? Buffer.from(value, "utf8") : ArrayBuffer.isView(value) ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : value instanceof ArrayBuffer ? Buffer.from(value) : null;
+
+/** The KV handler contract, implemented in memory; `onChange` lets a subclass persist. */
+class MemoryKV {
+  entries = new Map(); // key -> { value: Buffer, expiration?: number, metadata?: any }
+
+  #live(key) {
+    const entry = this.entries.get(key);
+    if (entry && entry.expiration !== undefined && entry.expiration <= nowSeconds()) {
+      this.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  get(key) {
+    const entry = this.#live(key);
+    return entry ? { value: entry.value, metadata: entry.metadata, expiration: entry.expiration } : null;
+  }
+
+  put(key, value, { expiration, metadata } = {}) {
+    this.entries.set(key, { value: Buffer.from(value), expiration, metadata });
+  }
+
+  delete(key) {
+    this.entries.delete(key);
+  }
+
+  list({ prefix = "", limit = 1000, cursor } = {}) {
+    const after = cursor ? Buffer.from(cursor, "base64url").toString("utf8") : null;
+    const names = [...this.entries.keys()].filter((k) => k.startsWith(prefix) && (after === null || k > after)).sort();
+    const keys = [];
+    let i = 0;
+    for (; i < names.length && keys.length < limit; i++) {
+      const entry = this.#live(names[i]);
+      if (entry) keys.push({ name: names[i], expiration: entry.expiration, metadata: entry.metadata });
+    }
+    const complete = i >= names.length;
+    return complete ? { keys, list_complete: true } : { keys, list_complete: false, cursor: Buffer.from(keys.at(-1).name, "utf8").toString("base64url") };
+  }
+}
+
+/** KV persisted to a folder: `index.json` (keys, expirations, metadata) and one file per value. */
+class DiskKV extends MemoryKV {
+  #dir;
+  constructor(dir) {
+    super();
+    this.#dir = path.resolve(dir);
+    fs.mkdirSync(path.join(this.#dir, "values"), { recursive: true });
+    let index = {};
+    try {
+      index = JSON.parse(fs.readFileSync(path.join(this.#dir, "index.json"), "utf8"));
+    } catch (error) {
+      if (error.code !== "ENOENT") throw new Error(`workerbox kv(): cannot read ${path.join(this.#dir, "index.json")}: ${error.message}`);
+    }
+    for (const [key, { expiration, metadata }] of Object.entries(index)) {
+      try {
+        this.entries.set(key, { value: fs.readFileSync(this.#file(key)), expiration, metadata });
+      } catch {
+        // A value file that vanished: the key is gone.
+      }
+    }
+  }
+
+  #file(key) {
+    return path.join(this.#dir, "values", crypto.createHash("sha256").update(key).digest("hex"));
+  }
+
+  #saveIndex() {
+    const index = {};
+    for (const [key, { expiration, metadata }] of this.entries) index[key] = { expiration, metadata };
+    const target = path.join(this.#dir, "index.json");
+    const temporary = `${target}.${process.pid}.tmp`;
+    fs.writeFileSync(temporary, JSON.stringify(index));
+    fs.renameSync(temporary, target);
+  }
+
+  put(key, value, options) {
+    super.put(key, value, options);
+    fs.writeFileSync(this.#file(key), Buffer.from(value));
+    this.#saveIndex();
+  }
+
+  delete(key) {
+    if (!this.entries.has(key)) return;
+    super.delete(key);
+    fs.rmSync(this.#file(key), { force: true });
+    this.#saveIndex();
+  }
+}
+
+const KV_METHODS = ["get", "put", "delete", "list"];
+
+/**
+ * A KV namespace binding. `kv()` keeps data in memory, `kv({ dir })` persists it to a folder,
+ * and `kv({ get, put, delete, list })` calls your own handlers (sync or async).
+ */
+function kv(options = {}) {
+  if (options === null || typeof options !== "object") throw new TypeError("kv(): options must be an object: kv(), kv({ dir }) or kv({ get, put, delete, list })");
+  if (KV_METHODS.some((m) => m in options)) {
+    for (const m of KV_METHODS) {
+      if (typeof options[m] !== "function") throw new TypeError(`kv(): handler "${m}" must be a function (a custom KV needs get, put, delete and list)`);
+    }
+    return new Binding("kv", options);
+  }
+  if (options.dir !== undefined) {
+    if (typeof options.dir !== "string" || options.dir === "") throw new TypeError("kv(): options.dir must be a folder path");
+    return new Binding("kv", new DiskKV(options.dir));
+  }
+  return new Binding("kv", new MemoryKV());
+}
+
+/** A service binding: `env.NAME.fetch()` calls `handler(request)` (or a workerbox worker). */
+function service(handler) {
+  const ok = typeof handler === "function" || (handler !== null && typeof handler === "object" && (typeof handler.fetch === "function" || typeof handler.dispatch === "function"));
+  if (!ok) throw new TypeError("service(): pass a function (request) => Response, an object with fetch(request), or a workerbox worker");
+  return new Binding("service", handler);
+}
+
+async function callKV(handler, method, args, bytes) {
+  switch (method) {
+    case "get": {
+      let found = await handler.get(args.key);
+      if (found === null || found === undefined) return { json: "null" };
+      if (typeof found === "string" || ArrayBuffer.isView(found) || found instanceof ArrayBuffer) found = { value: found };
+      const value = toBuffer(found.value);
+      if (value === null) throw new TypeError("the KV get handler must return null or { value: string | Uint8Array | ArrayBuffer, metadata?, expiration? }");
+      return { json: JSON.stringify({ metadata: found.metadata ?? null, expiration: found.expiration ?? null }), bytes: value };
+    }
+    case "put":
+      await handler.put(args.key, bytes ?? Buffer.alloc(0), { expiration: args.expiration, metadata: args.metadata });
+      return { json: "null" };
+    case "delete":
+      await handler.delete(args.key);
+      return { json: "null" };
+    case "list": {
+      const result = await handler.list({ prefix: args.prefix, limit: args.limit, cursor: args.cursor });
+      if (!result || !Array.isArray(result.keys)) throw new TypeError("the KV list handler must return { keys: [{ name }], list_complete, cursor? }");
+      return { json: JSON.stringify({ keys: result.keys, list_complete: Boolean(result.list_complete), cursor: result.cursor }) };
+    }
+  }
+  throw new TypeError(`unknown KV operation "${method}"`);
+}
+
+async function callService(handler, method, args, bytes, dispatch) {
+  if (method !== "fetch") throw new TypeError(`unknown service binding operation "${method}"`);
+  const headers = new Headers();
+  for (let i = 0; i + 1 < args.headers.length; i += 2) headers.append(args.headers[i], args.headers[i + 1]);
+  const request = new Request(args.url, { method: args.method, headers, body: bytes ?? undefined });
+  let response;
+  if (typeof handler === "function") response = await handler(request);
+  else if (typeof handler.dispatch === "function") response = await dispatch(handler, request);
+  else response = await handler.fetch(request);
+  if (!(response instanceof Response)) throw new TypeError(`the service handler must return a Response, got ${response === null ? "null" : typeof response}`);
+  const flat = [];
+  for (const [name, value] of response.headers) {
+    if (name !== "set-cookie") flat.push(name, value);
+  }
+  for (const cookie of response.headers.getSetCookie()) flat.push("set-cookie", cookie);
+  const body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
+  return { json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: flat }), bytes: body };
+}
+
+/** Splits createWorker's `bindings` into plain JSON values and binding definitions. */
+function isBinding(value) {
+  return value instanceof Binding;
+}
+
+/**
+ * Returns the function the native addon calls for every binding operation. It never throws or
+ * rejects: a handler's error is reported back so the worker's promise rejects with its message.
+ */
+function createDispatcher(definitions, dispatch) {
+  return async (name, method, argsJson, bytes) => {
+    try {
+      const definition = definitions[name];
+      if (!definition) throw new Error(`env.${name} is not a binding`);
+      const args = JSON.parse(argsJson);
+      const answer = definition[kBinding] === "kv" ? await callKV(definition.handler, method, args, bytes) : await callService(definition.handler, method, args, bytes, dispatch);
+      return { json: answer.json, bytes: answer.bytes ?? undefined };
+    } catch (error) {
+      const isError = error instanceof Error;
+      return { errorName: isError ? error.name : "Error", errorMessage: isError ? error.message : String(error) };
+    }
+  };
+}
+
+module.exports = { kv, service, isBinding, kBinding, Binding, createDispatcher, MemoryKV, DiskKV };

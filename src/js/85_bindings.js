@@ -1,0 +1,223 @@
+// Binding objects in `env`: KV namespaces (production Workers' KV API, with its validation)
+// and service bindings (`env.X.fetch`). Every operation becomes `ops.hostCall(binding, method,
+// argsJson, bytes)`, answered by the host's handler for that binding.
+
+const { Request, Response, ReadableStream } = globalThis;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const KEY_LIMIT = 512;
+const METADATA_LIMIT = 1024;
+const VALUE_LIMIT = 25 * 1024 * 1024;
+const LIST_LIMIT = 1000;
+const MIN_TTL = 60;
+
+/** Calls the host; resolves to [parsed JSON, Uint8Array | null]. */
+async function hostCall(binding, method, args, bytes = null) {
+  const [json, payload] = await ops.hostCall(binding, method, JSON.stringify(args), bytes);
+  return [JSON.parse(json), payload];
+}
+
+/** Reads a BodyInit-like value (string, buffer, view, ReadableStream) into bytes. */
+async function toBytes(value, what) {
+  if (typeof value === "string") return encoder.encode(value);
+  if (value instanceof ArrayBuffer) return new Uint8Array(value.slice(0));
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength));
+  if (value instanceof ReadableStream) {
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of value) {
+      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk instanceof Uint8Array ? chunk : await toBytes(chunk, what);
+      chunks.push(bytes);
+      size += bytes.byteLength;
+    }
+    const all = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) {
+      all.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return all;
+  }
+  throw new TypeError(`${what} must be a string, ArrayBuffer, ArrayBufferView or ReadableStream.`);
+}
+
+function kvError(op, status, message) {
+  return new Error(`KV ${op} failed: ${status} ${message}`);
+}
+
+function checkKey(op, key) {
+  if (key === undefined) throw new TypeError(`KV ${op}: a key is required.`);
+  key = String(key);
+  if (key === "") throw kvError(op, 400, "Key names must not be empty.");
+  if (key === "." || key === "..") throw kvError(op, 400, `Illegal key name "${key}". Please use a different name.`);
+  const length = encoder.encode(key).byteLength;
+  if (length > KEY_LIMIT) throw kvError(op, 414, `UTF-8 encoded length of ${length} exceeds key length limit of ${KEY_LIMIT}.`);
+  return key;
+}
+
+function decodeValue(bytes, type) {
+  switch (type) {
+    case "text":
+      return decoder.decode(bytes);
+    case "json":
+      return JSON.parse(decoder.decode(bytes));
+    case "arrayBuffer":
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    case "stream":
+      return new ReadableStream({
+        type: "bytes",
+        start(controller) {
+          if (bytes.byteLength > 0) controller.enqueue(bytes);
+          controller.close();
+        },
+      });
+  }
+  throw new TypeError(`Unknown response type "${type}". Possible types are "text", "arrayBuffer", "json", and "stream".`);
+}
+
+function readOptions(options) {
+  if (options === undefined || options === null) return { type: "text", cacheTtl: undefined };
+  if (typeof options === "string") return { type: options, cacheTtl: undefined };
+  if (typeof options !== "object") throw new TypeError("KV GET: options must be a type string or an object.");
+  return { type: options.type ?? "text", cacheTtl: options.cacheTtl };
+}
+
+class KVNamespace {
+  #name;
+  constructor(token, name) {
+    if (token !== KVNamespace.#token) throw new TypeError("Illegal constructor");
+    this.#name = name;
+  }
+  static #token = Symbol("KVNamespace");
+  static _create(name) {
+    return new KVNamespace(KVNamespace.#token, name);
+  }
+
+  async #get(key, options) {
+    key = checkKey("GET", key);
+    const { type, cacheTtl } = readOptions(options);
+    if (!["text", "json", "arrayBuffer", "stream"].includes(type)) decodeValue(null, type);
+    if (cacheTtl !== undefined && !(Number(cacheTtl) >= MIN_TTL)) {
+      throw kvError("GET", 400, `Invalid cache_ttl of ${cacheTtl}. Cache TTL must be at least ${MIN_TTL}.`);
+    }
+    const [found, bytes] = await hostCall(this.#name, "get", { key });
+    if (found === null) return { value: null, metadata: null };
+    return { value: decodeValue(bytes ?? new Uint8Array(0), type), metadata: found.metadata ?? null };
+  }
+
+  async get(key, options) {
+    return (await this.#get(key, options)).value;
+  }
+
+  async getWithMetadata(key, options) {
+    const { value, metadata } = await this.#get(key, options);
+    return { value, metadata, cacheStatus: null };
+  }
+
+  async put(key, value, options = {}) {
+    key = checkKey("PUT", key);
+    options ??= {};
+    const bytes = await toBytes(value, "KV put() value");
+    if (bytes.byteLength > VALUE_LIMIT) throw kvError("PUT", 413, `Value length of ${bytes.byteLength} exceeds limit of ${VALUE_LIMIT}.`);
+    const now = Math.floor(Date.now() / 1000);
+    let expiration;
+    if (options.expirationTtl !== undefined) {
+      const ttl = Number(options.expirationTtl);
+      if (!Number.isFinite(ttl) || ttl < MIN_TTL) {
+        throw kvError("PUT", 400, `Invalid expiration_ttl of ${options.expirationTtl}. Expiration TTL must be at least ${MIN_TTL}.`);
+      }
+      expiration = now + Math.floor(ttl);
+    } else if (options.expiration !== undefined) {
+      expiration = Math.floor(Number(options.expiration));
+      if (!Number.isFinite(expiration) || expiration < now + MIN_TTL) {
+        throw kvError("PUT", 400, `Invalid expiration of ${options.expiration}. Expiration times must be at least ${MIN_TTL} seconds in the future.`);
+      }
+    }
+    let metadata;
+    if (options.metadata !== undefined) {
+      const json = JSON.stringify(options.metadata);
+      const length = encoder.encode(json).byteLength;
+      if (length > METADATA_LIMIT) throw kvError("PUT", 413, `Metadata length of ${length} exceeds limit of ${METADATA_LIMIT}.`);
+      metadata = options.metadata;
+    }
+    await hostCall(this.#name, "put", { key, expiration, metadata }, bytes);
+  }
+
+  async delete(key) {
+    key = checkKey("DELETE", key);
+    await hostCall(this.#name, "delete", { key });
+  }
+
+  async list(options = {}) {
+    options ??= {};
+    const limit = options.limit === undefined ? LIST_LIMIT : Number(options.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > LIST_LIMIT) {
+      throw kvError("LIST", 400, `Invalid key_count_limit of ${options.limit}. Please specify an integer between 1 and ${LIST_LIMIT}.`);
+    }
+    const prefix = options.prefix === undefined || options.prefix === null ? "" : String(options.prefix);
+    const cursor = options.cursor === undefined || options.cursor === null ? undefined : String(options.cursor);
+    const [result] = await hostCall(this.#name, "list", { prefix, limit, cursor });
+    const keys = result.keys.map((k) => {
+      const entry = { name: k.name };
+      if (k.expiration !== undefined && k.expiration !== null) entry.expiration = k.expiration;
+      if (k.metadata !== undefined && k.metadata !== null) entry.metadata = k.metadata;
+      return entry;
+    });
+    return result.list_complete
+      ? { keys, list_complete: true, cacheStatus: null }
+      : { keys, list_complete: false, cursor: result.cursor, cacheStatus: null };
+  }
+
+  get [Symbol.toStringTag]() {
+    return "KVNamespace";
+  }
+}
+const createKV = KVNamespace._create;
+delete KVNamespace._create;
+
+/** A service binding: `env.NAME.fetch(input, init)` calls the host's handler. */
+class Fetcher {
+  #name;
+  constructor(token, name) {
+    if (token !== Fetcher.#token) throw new TypeError("Illegal constructor");
+    this.#name = name;
+  }
+  static #token = Symbol("Fetcher");
+  static _create(name) {
+    return new Fetcher(Fetcher.#token, name);
+  }
+
+  async fetch(input, init = undefined) {
+    const request = new Request(input, init);
+    const headers = [];
+    for (const [k, v] of internals.headersList(request.headers)) headers.push(k, v);
+    const hasBody = request.method !== "GET" && request.method !== "HEAD";
+    const body = hasBody ? new Uint8Array(await request.arrayBuffer()) : null;
+    const [head, bytes] = await hostCall(this.#name, "fetch", { method: request.method, url: request.url, headers }, body);
+    const list = [];
+    for (let i = 0; i < head.headers.length; i += 2) list.push([head.headers[i], head.headers[i + 1]]);
+    const nullBody = [101, 204, 205, 304].includes(head.status) || request.method === "HEAD";
+    return new Response(nullBody ? null : bytes ?? new Uint8Array(0), {
+      status: head.status,
+      statusText: head.statusText,
+      headers: list,
+    });
+  }
+
+  get [Symbol.toStringTag]() {
+    return "Fetcher";
+  }
+}
+const createFetcher = Fetcher._create;
+delete Fetcher._create;
+
+internals.makeBinding = function makeBinding(name, kind) {
+  switch (kind) {
+    case "kv":
+      return createKV(name);
+    case "service":
+      return createFetcher(name);
+  }
+  throw new TypeError(`unknown binding kind "${kind}" for env.${name}`);
+};
