@@ -151,3 +151,48 @@ fn a_promise_that_can_never_settle_fails_at_once() {
   let result = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("answered without waiting for a timeout");
   assert!(matches!(result, Err(WorkerError::Runtime { code: "ERR_NEVER_RESPONDS", .. })), "{result:?}");
 }
+
+/// A host that never answers binding `SLOW` and fails everything else, from another thread.
+struct TestHost;
+
+impl Host for TestHost {
+  fn call(&self, call: HostCall, reply: HostReply) {
+    std::thread::spawn(move || {
+      if call.binding == "SLOW" {
+        return std::mem::forget(reply);
+      }
+      reply(Err(JsErrorInfo::new("RangeError", format!("no such method {}", call.method))));
+    });
+  }
+}
+
+#[test]
+fn binding_calls_reach_the_host_and_come_back() {
+  let mut opts = options(
+    "export default { async fetch(request, env) {
+       const echoed = await env.KV.put('k', 'v').then(() => 'put ok', (e) => e.name + ': ' + e.message);
+       return new Response(echoed);
+     } }",
+  );
+  opts.bindings_json = r#"{"KV":"kv"}"#.into();
+  opts.host = Some(Arc::new(TestHost));
+  let (worker, _) = Worker::start_blocking(opts).unwrap();
+  let response = worker.dispatch_blocking(RequestData::get("http://localhost/")).unwrap();
+  assert_eq!(body_text(&response), "RangeError: no such method put");
+}
+
+#[test]
+fn a_pending_binding_call_is_not_mistaken_for_a_hang_and_times_out() {
+  let mut opts = options(
+    "export default { async fetch(request, env) {
+       const r = await env.SLOW.fetch('http://x/').then(() => 'answered', (e) => e.message);
+       return new Response(r);
+     } }",
+  );
+  opts.bindings_json = r#"{"SLOW":"service"}"#.into();
+  opts.host = Some(Arc::new(TestHost));
+  opts.limits.binding_ms = 50;
+  let (worker, _) = Worker::start_blocking(opts).unwrap();
+  let response = worker.dispatch_blocking(RequestData::get("http://localhost/")).unwrap();
+  assert!(body_text(&response).contains("limits.bindingMs"), "{}", body_text(&response));
+}
