@@ -17,6 +17,8 @@ export interface WorkerLimits {
   cpuMs?: number;
   /** V8 heap limit and, separately, the ArrayBuffer memory cap, in MB (16–16384). `code: "ERR_MEMORY_LIMIT"`. Default 128. */
   memoryMb?: number;
+  /** How long one binding call may wait for its host handler, in ms (`0`: forever). Default 30000. */
+  bindingMs?: number;
 }
 
 export interface WorkerOptions {
@@ -26,8 +28,11 @@ export interface WorkerOptions {
   filename?: string;
   /** Script format; detected from the script when omitted. */
   format?: "module" | "service-worker";
-  /** `env` bindings (globals, for service-worker scripts). Plain JSON values for now. */
-  bindings?: Record<string, JsonValue>;
+  /**
+   * `env` bindings (globals, for service-worker scripts): plain JSON values become vars;
+   * `kv()`, `storage()` and `service()` (or a `Worker`) become binding objects.
+   */
+  bindings?: Record<string, JsonValue | Binding | Worker>;
   /** Receives every `console.*` line of the worker. Default: prints `[worker] …` on the host console. */
   onLog?: (level: LogLevel, message: string) => void;
   /** Allow `eval()` and `new Function()` inside the worker. Default `false`, as in production. */
@@ -61,6 +66,54 @@ export interface RequestInit {
 }
 
 export type DispatchInput = Request | string | URL | (RequestInit & { type?: "fetch" });
+
+/** A binding definition made by `kv()`, `storage()` or `service()`. */
+export interface Binding {
+  readonly handler: unknown;
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** The KV handler contract (sync or async); `kv()`'s embedded stores implement it too. */
+export interface KVHandlers {
+  get(key: string): MaybePromise<null | string | Uint8Array | { value: string | Uint8Array | ArrayBuffer; metadata?: unknown; expiration?: number }>;
+  /** `expiration` is in seconds since the epoch. */
+  put(key: string, value: Uint8Array, options: { expiration?: number; metadata?: unknown }): MaybePromise<void>;
+  delete(key: string): MaybePromise<void>;
+  list(options: { prefix: string; limit: number; cursor?: string }): MaybePromise<{
+    keys: { name: string; expiration?: number; metadata?: unknown }[];
+    list_complete: boolean;
+    cursor?: string;
+  }>;
+}
+
+/** A stored object as a storage handler returns it; missing etag/size are computed. */
+export interface StoredObject {
+  key?: string;
+  value: string | Uint8Array | ArrayBuffer;
+  httpMetadata?: Record<string, string | number>;
+  customMetadata?: Record<string, string>;
+  /** Milliseconds since the epoch, or a Date. */
+  uploaded?: number | Date;
+  etag?: string;
+  version?: string;
+}
+
+/** The object-storage handler contract; ranges, conditionals and list paging are done for you. */
+export interface StorageHandlers {
+  get(key: string): MaybePromise<StoredObject | null>;
+  put(key: string, value: Uint8Array, options: { httpMetadata: Record<string, string | number>; customMetadata: Record<string, string> }): MaybePromise<StoredObject | void>;
+  delete(key: string): MaybePromise<void>;
+  /** Every object (with its key); the dispatcher filters, sorts and pages. */
+  list(): MaybePromise<Iterable<StoredObject & { key: string }>>;
+}
+
+/** A KV namespace: in memory, persisted to `dir`, or answered by your handlers. */
+export declare function kv(options?: { dir?: string } | KVHandlers): Binding;
+/** An object storage bucket with R2's API: in memory, persisted to `dir`, or your handlers. */
+export declare function storage(options?: { dir?: string } | StorageHandlers): Binding;
+/** A service binding: `env.NAME.fetch()` calls `handler(request)` with Node's Request, or another worker. */
+export declare function service(handler: ((request: Request) => MaybePromise<Response>) | { fetch(request: Request): MaybePromise<Response> } | Worker): Binding;
 
 /** A running worker. */
 export declare class Worker {

@@ -5,7 +5,7 @@
 
 const native = require("./native.js");
 const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
-const { kv, service, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
+const { kv, storage, service, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 
 const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits"]);
 const LIMITS = {
@@ -69,10 +69,10 @@ function splitBindings(bindings) {
     const kind = value === null ? "null" : typeof value;
     if (kind === "function" || kind === "symbol" || kind === "bigint" || kind === "undefined") {
       const hint = kind === "function" ? " (wrap a request handler in service(fn))" : "";
-      throw new TypeError(`createWorker: options.bindings.${name} is a ${kind}; bindings must be JSON values (strings, numbers, booleans, null, arrays or plain objects), kv(), service() or a worker${hint}`);
+      throw new TypeError(`createWorker: options.bindings.${name} is a ${kind}; bindings must be JSON values (strings, numbers, booleans, null, arrays or plain objects), kv(), storage(), service() or a worker${hint}`);
     }
     if (kind === "object" && !Array.isArray(value) && !isPlainObject(value)) {
-      throw new TypeError(`createWorker: options.bindings.${name} is a ${value.constructor?.name ?? "object"}; bindings must be JSON values, kv(), service() or a worker`);
+      throw new TypeError(`createWorker: options.bindings.${name} is a ${value.constructor?.name ?? "object"}; bindings must be JSON values, kv(), storage(), service() or a worker`);
     }
     try {
       JSON.stringify(value);
@@ -252,4 +252,5 @@ module.exports.createWorker = createWorker;
 module.exports.dispatch = dispatch;
 module.exports.Worker = Worker;
 module.exports.kv = kv;
+module.exports.storage = storage;
 module.exports.service = service;

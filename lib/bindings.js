@@ -1,5 +1,5 @@
 "use strict";
-// Bindings answered in the host: `kv()` and `service()` build binding definitions for
+// Bindings answered in the host: `kv()`, `storage()` and `service()` build binding definitions for
 // createWorker's `bindings`, and `createDispatcher()` answers a worker's binding calls by
 // calling their handlers. The embedded defaults (in-memory and on-disk KV) are ordinary handler
 // objects, the same shape a user can pass to kv({ get, put, delete, list }).
@@ -111,7 +111,111 @@ class DiskKV extends MemoryKV {
   }
 }
 
+/**
+ * The object-storage handler contract, implemented in memory: get(key) → object | null,
+ * put(key, value, { httpMetadata, customMetadata }), delete(key), list() → all objects. Ranges,
+ * conditionals, etags and list paging are done for every handler by the dispatcher.
+ */
+class MemoryStorage {
+  objects = new Map(); // key -> { value: Buffer, httpMetadata, customMetadata, uploaded: ms, etag, version }
+
+  get(key) {
+    return this.objects.get(key) ?? null;
+  }
+
+  put(key, value, { httpMetadata = {}, customMetadata = {} } = {}) {
+    const object = {
+      value: Buffer.from(value),
+      httpMetadata,
+      customMetadata,
+      uploaded: Date.now(),
+      etag: crypto.createHash("md5").update(value).digest("hex"),
+      version: crypto.randomUUID().replace(/-/g, ""),
+    };
+    this.objects.set(key, object);
+    return object;
+  }
+
+  delete(key) {
+    this.objects.delete(key);
+  }
+
+  list() {
+    return [...this.objects].map(([key, object]) => ({ key, ...object }));
+  }
+}
+
+/** Object storage persisted to a folder: `index.json` (metadata) and one file per object. */
+class DiskStorage extends MemoryStorage {
+  #dir;
+  constructor(dir) {
+    super();
+    this.#dir = path.resolve(dir);
+    fs.mkdirSync(path.join(this.#dir, "objects"), { recursive: true });
+    let index = {};
+    try {
+      index = JSON.parse(fs.readFileSync(path.join(this.#dir, "index.json"), "utf8"));
+    } catch (error) {
+      if (error.code !== "ENOENT") throw new Error(`workerbox storage(): cannot read ${path.join(this.#dir, "index.json")}: ${error.message}`);
+    }
+    for (const [key, meta] of Object.entries(index)) {
+      try {
+        this.objects.set(key, { ...meta, value: fs.readFileSync(this.#file(key)) });
+      } catch {
+        // A value file that vanished: the object is gone.
+      }
+    }
+  }
+
+  #file(key) {
+    return path.join(this.#dir, "objects", crypto.createHash("sha256").update(key).digest("hex"));
+  }
+
+  #saveIndex() {
+    const index = {};
+    for (const [key, { value, ...meta }] of this.objects) index[key] = meta;
+    const target = path.join(this.#dir, "index.json");
+    const temporary = `${target}.${process.pid}.tmp`;
+    fs.writeFileSync(temporary, JSON.stringify(index));
+    fs.renameSync(temporary, target);
+  }
+
+  put(key, value, options) {
+    const object = super.put(key, value, options);
+    fs.writeFileSync(this.#file(key), object.value);
+    this.#saveIndex();
+    return object;
+  }
+
+  delete(key) {
+    if (!this.objects.has(key)) return;
+    super.delete(key);
+    fs.rmSync(this.#file(key), { force: true });
+    this.#saveIndex();
+  }
+}
+
 const KV_METHODS = ["get", "put", "delete", "list"];
+const STORAGE_METHODS = ["get", "put", "delete", "list"];
+
+/**
+ * An object storage bucket binding (R2's API). `storage()` keeps objects in memory,
+ * `storage({ dir })` persists them, `storage({ get, put, delete, list })` calls your handlers.
+ */
+function storage(options = {}) {
+  if (options === null || typeof options !== "object") throw new TypeError("storage(): options must be an object: storage(), storage({ dir }) or storage({ get, put, delete, list })");
+  if (STORAGE_METHODS.some((m) => m in options)) {
+    for (const m of STORAGE_METHODS) {
+      if (typeof options[m] !== "function") throw new TypeError(`storage(): handler "${m}" must be a function (a custom store needs get, put, delete and list)`);
+    }
+    return new Binding("storage", options);
+  }
+  if (options.dir !== undefined) {
+    if (typeof options.dir !== "string" || options.dir === "") throw new TypeError("storage(): options.dir must be a folder path");
+    return new Binding("storage", new DiskStorage(options.dir));
+  }
+  return new Binding("storage", new MemoryStorage());
+}
 
 /**
  * A KV namespace binding. `kv()` keeps data in memory, `kv({ dir })` persists it to a folder,
@@ -164,6 +268,102 @@ async function callKV(handler, method, args, bytes) {
   throw new TypeError(`unknown KV operation "${method}"`);
 }
 
+/** The metadata the worker sees for a stored object. */
+function objectMeta(key, object) {
+  const value = toBuffer(object.value) ?? Buffer.alloc(0);
+  return {
+    key,
+    version: object.version ?? "",
+    size: object.size ?? value.byteLength,
+    etag: object.etag ?? crypto.createHash("md5").update(value).digest("hex"),
+    uploaded: new Date(object.uploaded ?? 0).getTime(),
+    httpMetadata: object.httpMetadata ?? {},
+    customMetadata: object.customMetadata ?? {},
+  };
+}
+
+/** Whether R2's onlyIf conditions hold for an object (`meta` null: it does not exist). */
+function conditionsHold(meta, onlyIf) {
+  if (!onlyIf) return true;
+  const matches = (list) => list.some((etag) => etag === "*" || (meta && etag === meta.etag));
+  if (onlyIf.etagMatches && !matches(onlyIf.etagMatches)) return false;
+  if (onlyIf.etagDoesNotMatch && matches(onlyIf.etagDoesNotMatch)) return false;
+  // Upload times compare at one-second precision, as HTTP dates do.
+  const uploaded = meta ? Math.floor(meta.uploaded / 1000) : undefined;
+  if (onlyIf.uploadedBefore !== undefined && meta && !(uploaded < Math.floor(onlyIf.uploadedBefore / 1000) + 1)) return false;
+  if (onlyIf.uploadedAfter !== undefined && meta && !(uploaded > Math.floor(onlyIf.uploadedAfter / 1000))) return false;
+  return true;
+}
+
+async function callStorage(handler, method, args, bytes) {
+  switch (method) {
+    case "head":
+    case "get": {
+      const object = await handler.get(args.key);
+      if (object === null || object === undefined) return { json: "null" };
+      const meta = objectMeta(args.key, object);
+      if (method === "head") return { json: JSON.stringify(meta) };
+      if (!conditionsHold(meta, args.onlyIf)) return { json: JSON.stringify({ ...meta, bodyIncluded: false }) };
+      const value = toBuffer(object.value) ?? Buffer.alloc(0);
+      let offset = 0;
+      let length = value.byteLength;
+      if (args.range) {
+        if (args.range.suffix !== undefined) {
+          length = Math.min(args.range.suffix, value.byteLength);
+          offset = value.byteLength - length;
+        } else {
+          offset = Math.min(args.range.offset ?? 0, value.byteLength);
+          length = Math.min(args.range.length ?? value.byteLength - offset, value.byteLength - offset);
+        }
+      }
+      const range = args.range ? { offset, length } : undefined;
+      return { json: JSON.stringify({ ...meta, range, bodyIncluded: true }), bytes: value.subarray(offset, offset + length) };
+    }
+    case "put": {
+      if (args.onlyIf) {
+        const existing = await handler.get(args.key);
+        const meta = existing === null || existing === undefined ? null : objectMeta(args.key, existing);
+        if (!conditionsHold(meta, args.onlyIf)) return { json: "null" };
+      }
+      const value = bytes ?? Buffer.alloc(0);
+      const stored = await handler.put(args.key, value, { httpMetadata: args.httpMetadata, customMetadata: args.customMetadata });
+      const object = stored ?? { value, httpMetadata: args.httpMetadata, customMetadata: args.customMetadata, uploaded: Date.now() };
+      return { json: JSON.stringify(objectMeta(args.key, object)) };
+    }
+    case "delete":
+      for (const key of args.keys) await handler.delete(key);
+      return { json: "null" };
+    case "list": {
+      const all = [...(await handler.list())].map((o) => objectMeta(o.key, o)).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      const after = args.cursor ? Buffer.from(args.cursor, "base64url").toString("utf8") : args.startAfter;
+      const objects = [];
+      const prefixes = new Set();
+      let truncated = false;
+      let last;
+      for (const meta of all) {
+        if (!meta.key.startsWith(args.prefix) || (after !== undefined && meta.key <= after)) continue;
+        if (objects.length + prefixes.size >= args.limit) {
+          truncated = true;
+          break;
+        }
+        const rest = meta.key.slice(args.prefix.length);
+        const cut = args.delimiter ? rest.indexOf(args.delimiter) : -1;
+        if (cut >= 0) {
+          const prefix = args.prefix + rest.slice(0, cut + args.delimiter.length);
+          prefixes.add(prefix);
+        } else {
+          objects.push(meta);
+        }
+        last = meta.key;
+      }
+      const result = { objects, truncated, delimitedPrefixes: [...prefixes] };
+      if (truncated) result.cursor = Buffer.from(last, "utf8").toString("base64url");
+      return { json: JSON.stringify(result) };
+    }
+  }
+  throw new TypeError(`unknown storage operation "${method}"`);
+}
+
 async function callService(handler, method, args, bytes, dispatch) {
   if (method !== "fetch") throw new TypeError(`unknown service binding operation "${method}"`);
   const headers = new Headers();
@@ -183,11 +383,6 @@ async function callService(handler, method, args, bytes, dispatch) {
   return { json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: flat }), bytes: body };
 }
 
-/** Splits createWorker's `bindings` into plain JSON values and binding definitions. */
-function isBinding(value) {
-  return value instanceof Binding;
-}
-
 /**
  * Returns the function the native addon calls for every binding operation. It never throws or
  * rejects: a handler's error is reported back so the worker's promise rejects with its message.
@@ -198,7 +393,13 @@ function createDispatcher(definitions, dispatch) {
       const definition = definitions[name];
       if (!definition) throw new Error(`env.${name} is not a binding`);
       const args = JSON.parse(argsJson);
-      const answer = definition[kBinding] === "kv" ? await callKV(definition.handler, method, args, bytes) : await callService(definition.handler, method, args, bytes, dispatch);
+      const kind = definition[kBinding];
+      const answer =
+        kind === "kv"
+          ? await callKV(definition.handler, method, args, bytes)
+          : kind === "storage"
+            ? await callStorage(definition.handler, method, args, bytes)
+            : await callService(definition.handler, method, args, bytes, dispatch);
       return { json: answer.json, bytes: answer.bytes ?? undefined };
     } catch (error) {
       const isError = error instanceof Error;
@@ -207,4 +408,4 @@ function createDispatcher(definitions, dispatch) {
   };
 }
 
-module.exports = { kv, service, isBinding, kBinding, Binding, createDispatcher, MemoryKV, DiskKV };
+module.exports = { kv, storage, service, kBinding, Binding, createDispatcher, MemoryKV, DiskKV, MemoryStorage, DiskStorage };

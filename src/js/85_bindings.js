@@ -1,5 +1,5 @@
-// Binding objects in `env`: KV namespaces (production Workers' KV API, with its validation)
-// and service bindings (`env.X.fetch`). Every operation becomes `ops.hostCall(binding, method,
+// Binding objects in `env`: KV namespaces (production Workers' KV API, with its validation),
+// object storage buckets (modelled on R2) and service bindings (`env.X.fetch`). Every operation becomes `ops.hostCall(binding, method,
 // argsJson, bytes)`, answered by the host's handler for that binding.
 
 const { Request, Response, ReadableStream } = globalThis;
@@ -212,10 +212,264 @@ class Fetcher {
 const createFetcher = Fetcher._create;
 delete Fetcher._create;
 
+// ---- Object storage (R2's API) ----------------------------------------------------------------
+
+const HTTP_METADATA_HEADERS = {
+  contentType: "content-type",
+  contentLanguage: "content-language",
+  contentDisposition: "content-disposition",
+  contentEncoding: "content-encoding",
+  cacheControl: "cache-control",
+  cacheExpiry: "expires",
+};
+
+function checkObjectKey(op, key) {
+  if (key === undefined) throw new TypeError(`R2 ${op}: a key is required.`);
+  key = String(key);
+  const length = encoder.encode(key).byteLength;
+  if (length > 1024) throw new Error(`R2 ${op} failed: (400) The specified object name is too long (${length} bytes; the limit is 1024).`);
+  return key;
+}
+
+/** httpMetadata from an object or a Headers, as plain strings (cacheExpiry as epoch ms). */
+function readHttpMetadata(value) {
+  if (value === undefined || value === null) return {};
+  const out = {};
+  if (value instanceof globalThis.Headers) {
+    for (const [field, header] of Object.entries(HTTP_METADATA_HEADERS)) {
+      const v = value.get(header);
+      if (v !== null) out[field] = field === "cacheExpiry" ? Date.parse(v) : v;
+    }
+    return out;
+  }
+  if (typeof value !== "object") throw new TypeError("R2 put: httpMetadata must be an object or a Headers.");
+  for (const field of Object.keys(HTTP_METADATA_HEADERS)) {
+    if (value[field] === undefined) continue;
+    out[field] = field === "cacheExpiry" ? new Date(value[field]).getTime() : String(value[field]);
+  }
+  return out;
+}
+
+/** onlyIf from an object or a Headers (If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since). */
+function readConditions(value) {
+  if (value === undefined || value === null) return undefined;
+  const strip = (etag) => String(etag).trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
+  const list = (v) => (Array.isArray(v) ? v : String(v).split(",")).map(strip).filter(Boolean);
+  const out = {};
+  if (value instanceof globalThis.Headers) {
+    if (value.has("if-match")) out.etagMatches = list(value.get("if-match"));
+    if (value.has("if-none-match")) out.etagDoesNotMatch = list(value.get("if-none-match"));
+    if (value.has("if-modified-since")) out.uploadedAfter = Date.parse(value.get("if-modified-since"));
+    if (value.has("if-unmodified-since")) out.uploadedBefore = Date.parse(value.get("if-unmodified-since"));
+    return out;
+  }
+  if (value.etagMatches !== undefined) out.etagMatches = list(value.etagMatches);
+  if (value.etagDoesNotMatch !== undefined) out.etagDoesNotMatch = list(value.etagDoesNotMatch);
+  if (value.uploadedAfter !== undefined) out.uploadedAfter = new Date(value.uploadedAfter).getTime();
+  if (value.uploadedBefore !== undefined) out.uploadedBefore = new Date(value.uploadedBefore).getTime();
+  return out;
+}
+
+/** range from { offset, length } / { suffix } or a Headers' Range: bytes=a-b. */
+function readRange(value) {
+  if (value === undefined || value === null) return undefined;
+  if (value instanceof globalThis.Headers) {
+    const header = value.get("range");
+    if (header === null) return undefined;
+    const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+    if (!match || (match[1] === "" && match[2] === "")) throw new RangeError(`R2 get: unsupported Range header "${header}"`);
+    if (match[1] === "") return { suffix: Number(match[2]) };
+    return match[2] === "" ? { offset: Number(match[1]) } : { offset: Number(match[1]), length: Number(match[2]) - Number(match[1]) + 1 };
+  }
+  const out = {};
+  for (const field of ["offset", "length", "suffix"]) {
+    if (value[field] === undefined) continue;
+    const n = Number(value[field]);
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`R2 get: range.${field} must be a non-negative integer.`);
+    out[field] = n;
+  }
+  if (out.suffix !== undefined && (out.offset !== undefined || out.length !== undefined)) {
+    throw new TypeError("R2 get: range.suffix cannot be combined with offset or length.");
+  }
+  return out;
+}
+
+class R2Object {
+  #meta;
+  constructor(token, meta) {
+    if (token !== R2Object.token) throw new TypeError("Illegal constructor");
+    this.#meta = meta;
+  }
+  get key() {
+    return this.#meta.key;
+  }
+  get version() {
+    return this.#meta.version;
+  }
+  get size() {
+    return this.#meta.size;
+  }
+  get etag() {
+    return this.#meta.etag;
+  }
+  get httpEtag() {
+    return `"${this.#meta.etag}"`;
+  }
+  get uploaded() {
+    return new Date(this.#meta.uploaded);
+  }
+  get httpMetadata() {
+    const out = { ...(this.#meta.httpMetadata ?? {}) };
+    if (out.cacheExpiry !== undefined) out.cacheExpiry = new Date(out.cacheExpiry);
+    return out;
+  }
+  get customMetadata() {
+    return { ...(this.#meta.customMetadata ?? {}) };
+  }
+  get range() {
+    return this.#meta.range;
+  }
+  get checksums() {
+    return { md5: this.#meta.etag };
+  }
+  get storageClass() {
+    return "Standard";
+  }
+  writeHttpMetadata(headers) {
+    for (const [field, header] of Object.entries(HTTP_METADATA_HEADERS)) {
+      const value = this.#meta.httpMetadata?.[field];
+      if (value !== undefined) headers.set(header, field === "cacheExpiry" ? new Date(value).toUTCString() : value);
+    }
+  }
+  get [Symbol.toStringTag]() {
+    return "R2Object";
+  }
+}
+R2Object.token = Symbol("R2Object");
+
+class R2ObjectBody extends R2Object {
+  #bytes;
+  #used = false;
+  constructor(token, meta, bytes) {
+    super(token, meta);
+    this.#bytes = bytes;
+  }
+  #take() {
+    if (this.#used) return Promise.reject(new TypeError("Body has already been used. It can only be read once."));
+    this.#used = true;
+    return Promise.resolve(this.#bytes);
+  }
+  get body() {
+    const bytes = this.#bytes;
+    return new ReadableStream({
+      type: "bytes",
+      start: (controller) => {
+        this.#used = true;
+        if (bytes.byteLength > 0) controller.enqueue(bytes.slice());
+        controller.close();
+      },
+    });
+  }
+  get bodyUsed() {
+    return this.#used;
+  }
+  async arrayBuffer() {
+    const bytes = await this.#take();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  }
+  async bytes() {
+    return new Uint8Array(await this.#take());
+  }
+  async text() {
+    return decoder.decode(await this.#take());
+  }
+  async json() {
+    return JSON.parse(decoder.decode(await this.#take()));
+  }
+  get [Symbol.toStringTag]() {
+    return "R2ObjectBody";
+  }
+}
+
+class R2Bucket {
+  #name;
+  constructor(token, name) {
+    if (token !== R2Bucket.#token) throw new TypeError("Illegal constructor");
+    this.#name = name;
+  }
+  static #token = Symbol("R2Bucket");
+  static _create(name) {
+    return new R2Bucket(R2Bucket.#token, name);
+  }
+
+  async head(key) {
+    key = checkObjectKey("head", key);
+    const [meta] = await hostCall(this.#name, "head", { key });
+    return meta === null ? null : new R2Object(R2Object.token, meta);
+  }
+
+  async get(key, options = {}) {
+    key = checkObjectKey("get", key);
+    options ??= {};
+    const [meta, bytes] = await hostCall(this.#name, "get", { key, range: readRange(options.range), onlyIf: readConditions(options.onlyIf) });
+    if (meta === null) return null;
+    return meta.bodyIncluded ? new R2ObjectBody(R2Object.token, meta, bytes ?? new Uint8Array(0)) : new R2Object(R2Object.token, meta);
+  }
+
+  async put(key, value, options = {}) {
+    key = checkObjectKey("put", key);
+    options ??= {};
+    const bytes = value === null || value === undefined ? new Uint8Array(0) : await toBytes(value, "R2 put() value");
+    const customMetadata = {};
+    for (const [k, v] of Object.entries(options.customMetadata ?? {})) customMetadata[k] = String(v);
+    const args = { key, httpMetadata: readHttpMetadata(options.httpMetadata), customMetadata, onlyIf: readConditions(options.onlyIf) };
+    const [meta] = await hostCall(this.#name, "put", args, bytes);
+    return meta === null ? null : new R2Object(R2Object.token, meta);
+  }
+
+  async delete(keys) {
+    const list = (Array.isArray(keys) ? keys : [keys]).map((k) => checkObjectKey("delete", k));
+    if (list.length > 1000) throw new Error("R2 delete failed: (400) at most 1000 keys can be deleted at once.");
+    await hostCall(this.#name, "delete", { keys: list });
+  }
+
+  async list(options = {}) {
+    options ??= {};
+    const limit = options.limit === undefined ? 1000 : Number(options.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RangeError(`R2 list: limit must be an integer from 1 to 1000, got ${options.limit}.`);
+    const include = options.include === undefined ? [] : [...options.include].map(String);
+    const args = {
+      prefix: options.prefix === undefined ? "" : String(options.prefix),
+      delimiter: options.delimiter === undefined ? undefined : String(options.delimiter),
+      cursor: options.cursor === undefined ? undefined : String(options.cursor),
+      startAfter: options.startAfter === undefined ? undefined : String(options.startAfter),
+      limit,
+    };
+    const [result] = await hostCall(this.#name, "list", args);
+    const objects = result.objects.map((meta) => {
+      const shown = { ...meta };
+      if (!include.includes("httpMetadata")) shown.httpMetadata = {};
+      if (!include.includes("customMetadata")) shown.customMetadata = {};
+      return new R2Object(R2Object.token, shown);
+    });
+    const out = { objects, truncated: result.truncated, delimitedPrefixes: result.delimitedPrefixes };
+    if (result.truncated) out.cursor = result.cursor;
+    return out;
+  }
+
+  get [Symbol.toStringTag]() {
+    return "R2Bucket";
+  }
+}
+const createBucket = R2Bucket._create;
+delete R2Bucket._create;
+
 internals.makeBinding = function makeBinding(name, kind) {
   switch (kind) {
     case "kv":
       return createKV(name);
+    case "storage":
+      return createBucket(name);
     case "service":
       return createFetcher(name);
   }
