@@ -47,6 +47,22 @@ function isPlainObject(value) {
   return proto === Object.prototype || proto === null;
 }
 
+/** Describes the first value inside `value` that JSON would silently drop or change. */
+function findNonJson(value, where, depth = 0) {
+  if (value === null || typeof value !== "object" || depth > 64) return null;
+  for (const [key, item] of Object.entries(value)) {
+    const at = Array.isArray(value) ? `${where}[${key}]` : `${where}.${key}`;
+    const kind = typeof item;
+    if (kind === "function" || kind === "symbol" || kind === "undefined" || kind === "bigint") return `${at} is a ${kind}`;
+    if (kind === "object" && item !== null && !Array.isArray(item) && !isPlainObject(item) && typeof item.toJSON !== "function") {
+      return `${at} is a ${item.constructor?.name ?? "object"}`;
+    }
+    const inner = findNonJson(item, at, depth + 1);
+    if (inner) return inner;
+  }
+  return null;
+}
+
 /**
  * Splits `bindings` into plain JSON values (env vars) and binding definitions (kv(), service(),
  * or a workerbox Worker, which becomes a service binding), naming any binding that is neither.
@@ -78,6 +94,10 @@ function splitBindings(bindings) {
       JSON.stringify(value);
     } catch (cause) {
       throw new TypeError(`createWorker: options.bindings.${name} cannot be encoded as JSON: ${cause.message}`, { cause });
+    }
+    const hidden = findNonJson(value, `options.bindings.${name}`);
+    if (hidden) {
+      throw new TypeError(`createWorker: ${hidden}; a var binding must be plain JSON (for handlers use kv({ get, put, delete, list }), storage({ … }) or service(fn))`);
     }
     vars[name] = value;
   }

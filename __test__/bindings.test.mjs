@@ -210,6 +210,11 @@ test("bad binding definitions are a TypeError naming the binding", async () => {
   const script = `export default { fetch() { return new Response("") } }`;
   await assert.rejects(createWorker({ script, bindings: { FN: () => 1 }, onLog() {} }), /options\.bindings\.FN is a function.*service\(fn\)/);
   await assert.rejects(createWorker({ script, bindings: { MAP: new Map() }, onLog() {} }), /options\.bindings\.MAP is a Map/);
+  await assert.rejects(
+    createWorker({ script, bindings: { MY_KV: { get: async () => null, put() {} } }, onLog() {} }),
+    (e) => e instanceof TypeError && /options\.bindings\.MY_KV\.get is a function.*kv\(\{ get, put, delete, list \}\)/.test(e.message),
+  );
+  await assert.rejects(createWorker({ script, bindings: { NESTED: { a: [1, { when: new Map() }] } }, onLog() {} }), /options\.bindings\.NESTED\.a\[1\]\.when is a Map/);
   assert.throws(() => kv({ get() {} }), /kv\(\): handler "put" must be a function/);
   assert.throws(() => kv({ dir: 5 }), /options\.dir/);
   assert.throws(() => service("http://x"), /service\(\): pass a function/);
