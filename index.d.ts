@@ -13,7 +13,7 @@ export interface WorkerLimits {
   maxQueued?: number;
   /** Wall-clock bound on one event once it starts, in ms (`0`: none). Rejects with `code: "ERR_WALL_LIMIT"`. Default 30000. */
   wallMs?: number;
-  /** CPU time of one uninterrupted stretch of the worker's JS, in ms (`0`: none). `code: "ERR_CPU_LIMIT"`. Default 30000. */
+  /** CPU time per request (its handler, timers and binding callbacks, summed), in ms (`0`: none). `code: "ERR_CPU_LIMIT"`. Default 30000. */
   cpuMs?: number;
   /** V8 heap limit and, separately, the ArrayBuffer memory cap, in MB (16–16384). `code: "ERR_MEMORY_LIMIT"`. Default 128. */
   memoryMb?: number;

@@ -94,3 +94,25 @@ test("dispose stops a worker stuck in a loop and answers its requests", async ()
   await worker.dispose();
   await stuck;
 });
+
+test("CPU time is summed per request across awaits, and charged to the request that used it", async (t) => {
+  const worker = await useWorker(t, {
+    limits: { cpuMs: 100 },
+    script: `export default { async fetch(request) {
+      const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end) {} };
+      if (new URL(request.url).pathname === "/greedy") {
+        // 15 stretches of 20 ms: each is under the limit, together they are not.
+        for (let i = 0; i < 15; i++) { spin(20); await new Promise((r) => setTimeout(r, 1)); }
+        return new Response("finished");
+      }
+      spin(20);
+      await new Promise((r) => setTimeout(r, 1));
+      spin(20);
+      return new Response("modest");
+    } }`,
+  });
+  // A request using 40 ms of CPU in two stretches is fine.
+  assert.equal(await (await dispatch(worker, "http://localhost/modest")).text(), "modest");
+  await assert.rejects(dispatch(worker, "http://localhost/greedy"), (e) => e.code === "ERR_CPU_LIMIT" && /100 ms/.test(e.message));
+  assert.equal(await (await dispatch(worker, "http://localhost/modest")).text(), "modest");
+});

@@ -27,10 +27,11 @@ include!(concat!(env!("OUT_DIR"), "/bootstrap_files.rs"));
 
 pub(crate) type StateRef = Rc<RefCell<IsolateState>>;
 
-/// A live timer: its JS callback, and its period if it repeats.
+/// A live timer: its JS callback, its period if it repeats, and the request that set it.
 pub(crate) struct Timer {
   pub callback: v8::Global<v8::Function>,
   pub repeat: Option<Duration>,
+  pub owner: Option<u32>,
 }
 
 /// A running event's reply, waiting for the JS side to finish.
@@ -62,8 +63,15 @@ pub(crate) struct IsolateState {
   pub timers: HashMap<u32, Timer>,
   /// Ids for timers and binding calls; they keep counting across isolates.
   pub next_timer_id: u32,
-  /// Binding calls waiting for the host, by id.
-  pub host_calls: HashMap<u32, v8::Global<v8::PromiseResolver>>,
+  /// Binding calls waiting for the host, by id, with the request that made them.
+  pub host_calls: HashMap<u32, (v8::Global<v8::PromiseResolver>, Option<u32>)>,
+  /// The request the running JS works for: the one dispatched, or the one that set the timer
+  /// or made the binding call whose result is being delivered. CPU time is charged to it.
+  pub current_owner: Option<u32>,
+  /// CPU time each running request has used so far.
+  pub cpu_used: HashMap<u32, Duration>,
+  /// The request that used up its CPU time between stretches of JS.
+  pub cpu_culprit: Option<u32>,
   /// When the isolate started: `performance.now()`'s zero.
   pub started: std::time::Instant,
   /// Promises rejected with no handler since the last checkpoint.
@@ -74,6 +82,7 @@ impl IsolateState {
   /// Takes a running event's reply (and drops its wall-clock deadline).
   pub fn take_pending(&mut self, id: u32) -> Option<Pending> {
     let pending = self.pending.remove(&id)?;
+    self.cpu_used.remove(&id);
     if self.limits.wall_ms > 0 {
       let _ = self.scheduler.send(SchedulerMessage::CancelDeadline { id });
     }
@@ -138,6 +147,9 @@ pub(crate) fn run(startup: Startup) {
       // Timer ids keep counting across isolates, so a stale timer message matches nothing.
       next_timer_id,
       host_calls: HashMap::new(),
+      current_owner: None,
+      cpu_used: HashMap::new(),
+      cpu_culprit: None,
       started: std::time::Instant::now(),
       unhandled: Vec::new(),
     }));
@@ -294,7 +306,7 @@ fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions, state: &StateRe
   }
 
   // The script's top level runs under the same CPU watchdog as handlers.
-  begin_turn(state);
+  begin_turn(state, None);
   let loaded = script::load(scope, &options.script, &options.filename, options.format);
   end_turn(state);
   let stop = state.borrow().monitor.take_stop();
@@ -472,9 +484,9 @@ fn pump(
         }
       }
       IsolateMessage::Callback(CallbackMessage::HostCallDone { id, result }) => {
-        let resolver = state.borrow_mut().host_calls.remove(&id);
-        if let Some(resolver) = resolver {
-          let outcome = run_macrotask(isolate, runtime, state, |scope| {
+        let call = state.borrow_mut().host_calls.remove(&id);
+        if let Some((resolver, owner)) = call {
+          let outcome = run_macrotask(isolate, runtime, state, owner, |scope| {
             let resolver = v8::Local::new(scope, resolver);
             match result {
               Ok(answer) => {
@@ -511,13 +523,13 @@ fn pump(
           match rearm {
             Some(delay) => {
               let _ = s.scheduler.send(SchedulerMessage::StartTimer { id, delay });
-              s.timers.get(&id).map(|t| t.callback.clone())
+              s.timers.get(&id).map(|t| (t.callback.clone(), t.owner))
             }
-            None => s.timers.remove(&id).map(|t| t.callback),
+            None => s.timers.remove(&id).map(|t| (t.callback, t.owner)),
           }
         };
-        if let Some(callback) = callback {
-          let outcome = run_macrotask(isolate, runtime, state, |scope| {
+        if let Some((callback, owner)) = callback {
+          let outcome = run_macrotask(isolate, runtime, state, owner, |scope| {
             let f = v8::Local::new(scope, &callback);
             let recv = v8::undefined(scope).into();
             f.call(scope, recv, &[]).map(|_| ())
@@ -529,18 +541,19 @@ fn pump(
         }
       }
     }
-    if let Some(exit) = stopped(monitor, None) {
+    if let Some(exit) = stopped(monitor, state.borrow_mut().cpu_culprit.take()) {
       return exit;
     }
     // Start whatever the limits allow, oldest first.
     while let Some(event) = events.next_startable(state) {
       let id = start_event(isolate, runtime, state, events, event);
-      if let Some(exit) = stopped(monitor, Some(id)) {
+      let culprit = state.borrow_mut().cpu_culprit.take().or(Some(id));
+      if let Some(exit) = stopped(monitor, culprit) {
         return exit;
       }
     }
     run_platform_tasks(isolate, runtime, state);
-    if let Some(exit) = stopped(monitor, None) {
+    if let Some(exit) = stopped(monitor, state.borrow_mut().cpu_culprit.take()) {
       return exit;
     }
   }
@@ -608,7 +621,7 @@ fn start_event(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateR
   let outcome = match event {
     Event::Fetch { request, reply } => {
       state.borrow_mut().pending.insert(id, Pending::Fetch(reply));
-      run_macrotask(isolate, runtime, state, |scope| {
+      run_macrotask(isolate, runtime, state, Some(id), |scope| {
         let args = request_args(scope, id, request);
         let f = v8::Local::new(scope, &runtime.dispatch_fetch);
         let recv = v8::undefined(scope).into();
@@ -617,7 +630,7 @@ fn start_event(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateR
     }
     Event::Scheduled { event, reply } => {
       state.borrow_mut().pending.insert(id, Pending::Scheduled(reply));
-      run_macrotask(isolate, runtime, state, |scope| {
+      run_macrotask(isolate, runtime, state, Some(id), |scope| {
         let args = scheduled_args(scope, id, event);
         let f = v8::Local::new(scope, &runtime.dispatch_scheduled);
         let recv = v8::undefined(scope).into();
@@ -675,7 +688,7 @@ fn run_platform_tasks(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: 
     ran = true;
   }
   if ran {
-    let _ = run_macrotask(isolate, runtime, state, |_| Some(()));
+    let _ = run_macrotask(isolate, runtime, state, None, |_| Some(()));
   }
 }
 
@@ -685,9 +698,10 @@ fn run_macrotask(
   isolate: &mut v8::OwnedIsolate,
   runtime: &Runtime,
   state: &StateRef,
+  owner: Option<u32>,
   task: impl FnOnce(&mut v8::HandleScope) -> Option<()>,
 ) -> Result<(), JsErrorInfo> {
-  begin_turn(state);
+  begin_turn(state, owner);
   let scope = &mut v8::HandleScope::with_context(isolate, &runtime.context);
   let tc = &mut v8::TryCatch::new(scope);
   let outcome = match task(tc) {
@@ -705,16 +719,42 @@ fn run_macrotask(
   outcome
 }
 
-/// Marks the start of a stretch of JS for the CPU watchdog, arming it if it sleeps.
-fn begin_turn(state: &StateRef) {
-  let s = state.borrow();
-  if s.monitor.begin_turn() && s.limits.cpu_ms > 0 {
+/// Marks the start of a stretch of JS run for `owner` (a request id, if known): the CPU
+/// watchdog may let it use what that request has left of `limits.cpuMs`.
+fn begin_turn(state: &StateRef, owner: Option<u32>) {
+  let mut s = state.borrow_mut();
+  s.current_owner = owner;
+  let budget = (s.limits.cpu_ms > 0).then(|| {
+    let limit = Duration::from_millis(s.limits.cpu_ms);
+    let used = owner.and_then(|id| s.cpu_used.get(&id).copied()).unwrap_or_default();
+    limit.saturating_sub(used)
+  });
+  if s.monitor.begin_turn(budget) && budget.is_some() {
     let _ = s.scheduler.send(SchedulerMessage::ArmWatchdog);
   }
 }
 
+/// Ends a stretch of JS and charges its CPU time to its request. A request whose stretches add
+/// up past `limits.cpuMs` is stopped like one that ran over in a single stretch.
 fn end_turn(state: &StateRef) {
-  state.borrow().monitor.end_turn();
+  let mut s = state.borrow_mut();
+  let used = s.monitor.end_turn();
+  let owner = s.current_owner.take();
+  if s.monitor.stop_pending() && s.cpu_culprit.is_none() {
+    // The watchdog stopped this stretch: its request is the one that hit the limit.
+    s.cpu_culprit = owner;
+  }
+  let Some(id) = owner.filter(|id| s.pending.contains_key(id)) else { return };
+  let limit = s.limits.cpu_ms;
+  let total = {
+    let entry = s.cpu_used.entry(id).or_default();
+    *entry += used;
+    *entry
+  };
+  if limit > 0 && total >= Duration::from_millis(limit) {
+    s.cpu_culprit = Some(id);
+    s.monitor.mark_stop(StopReason::Cpu);
+  }
 }
 
 fn log_uncaught(state: &StateRef, text: &str) {

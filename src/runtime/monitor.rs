@@ -37,6 +37,8 @@ pub(crate) struct Monitor {
   /// Counts JS turns; lets the watchdog tell one long turn from many short ones.
   turn: AtomicU64,
   turn_cpu_start_ns: AtomicU64,
+  /// CPU the current turn may use (what its request has left), in ns; `u64::MAX`: no limit.
+  turn_budget_ns: AtomicU64,
   /// Whether the watchdog has a check scheduled (so the isolate asks for one only when idle).
   pub watchdog_armed: AtomicBool,
   stop: AtomicU8,
@@ -66,28 +68,39 @@ impl Monitor {
     *self.handle.lock().unwrap() = handle;
   }
 
-  /// A JS turn starts (isolate thread). Returns whether the watchdog needs arming.
-  pub fn begin_turn(&self) -> bool {
+  /// A JS turn that may use `budget` of CPU starts (isolate thread). Returns whether the
+  /// watchdog needs arming.
+  pub fn begin_turn(&self, budget: Option<Duration>) -> bool {
     let now = self.cpu_clock.get().and_then(|&c| read_clock(c)).unwrap_or(0);
     self.turn_cpu_start_ns.store(now, Ordering::Relaxed);
-    self.turn.fetch_add(1, Ordering::Release);
-    self.running.store(true, Ordering::Release);
-    !self.watchdog_armed.swap(true, Ordering::AcqRel)
+    self.turn_budget_ns.store(budget.map_or(u64::MAX, |b| b.as_nanos() as u64), Ordering::Relaxed);
+    self.turn.fetch_add(1, Ordering::SeqCst);
+    self.running.store(true, Ordering::SeqCst);
+    !self.watchdog_armed.swap(true, Ordering::SeqCst)
   }
 
-  pub fn end_turn(&self) {
-    self.running.store(false, Ordering::Release);
+  /// The turn ended (isolate thread); returns the CPU time it used.
+  pub fn end_turn(&self) -> Duration {
+    self.running.store(false, Ordering::SeqCst);
+    let now = self.cpu_clock.get().and_then(|&c| read_clock(c)).unwrap_or(0);
+    Duration::from_nanos(now.saturating_sub(self.turn_cpu_start_ns.load(Ordering::Relaxed)))
   }
 
-  /// The current turn's number and the CPU time it has used, if JS is running.
-  pub fn current_turn(&self) -> Option<(u64, Duration)> {
-    if !self.running.load(Ordering::Acquire) {
+  /// The current turn's number, the CPU time it has used and may use, if JS is running.
+  pub fn current_turn(&self) -> Option<(u64, Duration, Duration)> {
+    if !self.running.load(Ordering::SeqCst) {
       return None;
     }
-    let turn = self.turn.load(Ordering::Acquire);
+    let turn = self.turn.load(Ordering::SeqCst);
     let now = self.cpu_clock.get().and_then(|&c| read_clock(c))?;
     let used = now.saturating_sub(self.turn_cpu_start_ns.load(Ordering::Relaxed));
-    Some((turn, Duration::from_nanos(used)))
+    let budget = self.turn_budget_ns.load(Ordering::Relaxed);
+    Some((turn, Duration::from_nanos(used), Duration::from_nanos(budget)))
+  }
+
+  /// Records that a limit was exceeded when no JS is running (nothing to terminate).
+  pub fn mark_stop(&self, reason: StopReason) {
+    let _ = self.stop.compare_exchange(0, reason as u8, Ordering::AcqRel, Ordering::Acquire);
   }
 
   /// Stops the running JS for `reason` (the first reason wins until it is taken).

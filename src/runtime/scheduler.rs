@@ -11,9 +11,9 @@
 //! exact deadline, and the isolate thread waits the remainder on its inbox (`recv_timeout`).
 //!
 //! It is also the worker's watchdog. While JS runs, one check is scheduled for when the running
-//! stretch could at the earliest have used up `limits.cpuMs` of CPU (CPU time never runs ahead
-//! of wall time); the check reads the isolate thread's CPU clock and either stops the JS or
-//! re-arms for the remainder. When a request's wall-clock limit passes while JS is running (so
+//! stretch could at the earliest have used up its CPU budget (CPU time never runs ahead of wall
+//! time); the check reads the isolate thread's CPU clock and either stops the JS or re-arms for
+//! the remainder. A stretch's budget is what its request has left of `limits.cpuMs`. When a request's wall-clock limit passes while JS is running (so
 //! the isolate cannot take the message), the same stretch is stopped shortly after.
 
 use super::messages::{CallbackMessage, IsolateMessage, SchedulerMessage};
@@ -134,32 +134,31 @@ impl Watchdog {
     let now = Instant::now();
     match what {
       Due::CpuCheck => {
-        let budget = Duration::from_millis(self.limits.cpu_ms);
         match self.monitor.current_turn() {
-          Some((turn, used)) if used >= budget => {
+          Some((turn, used, budget)) if used >= budget => {
             self.monitor.terminate(StopReason::Cpu);
             timers.insert(Due::Grace(turn), now + STOP_GRACE);
             self.monitor.watchdog_armed.store(false, Ordering::SeqCst);
           }
-          Some((_, used)) => timers.insert(Due::CpuCheck, now + (budget - used)),
+          Some((_, used, budget)) => timers.insert(Due::CpuCheck, now + (budget - used)),
           None => {
             // Idle: sleep until the next turn asks again. Re-check after disarming, so a turn
             // that started meanwhile is not left unwatched.
             self.monitor.watchdog_armed.store(false, Ordering::SeqCst);
             if self.monitor.current_turn().is_some() && !self.monitor.watchdog_armed.swap(true, Ordering::SeqCst) {
-              timers.insert(Due::CpuCheck, now + budget);
+              timers.insert(Due::CpuCheck, now + Duration::from_millis(self.limits.cpu_ms));
             }
           }
         }
       }
       Due::WallCheck(turn) => {
-        if self.monitor.current_turn().is_some_and(|(t, _)| t == turn) {
+        if self.monitor.current_turn().is_some_and(|(t, _, _)| t == turn) {
           self.monitor.terminate(StopReason::Wall);
           timers.insert(Due::Grace(turn), now + STOP_GRACE);
         }
       }
       Due::Grace(turn) => {
-        if self.monitor.current_turn().is_some_and(|(t, _)| t == turn) {
+        if self.monitor.current_turn().is_some_and(|(t, _, _)| t == turn) {
           self.monitor.failed.store(true, Ordering::Release);
         }
       }
@@ -244,7 +243,7 @@ async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<Iso
               if let Due::Request(_) = what {
                 // If JS is running, the isolate cannot take the message: stop that stretch
                 // unless it ends on its own very soon.
-                if let Some((turn, _)) = watchdog.monitor.current_turn() {
+                if let Some((turn, _, _)) = watchdog.monitor.current_turn() {
                   timers.insert(Due::WallCheck(turn), deadline + WALL_GRACE);
                 }
               }

@@ -68,8 +68,8 @@ pub struct Limits {
   pub max_queued: u32,
   /// Wall-clock bound on one request, from the moment it starts running. `0` means none.
   pub wall_ms: u64,
-  /// CPU time (the isolate thread's own clock) one uninterrupted stretch of JS may use: a
-  /// handler up to its first `await`, a timer callback, with the microtasks they run. `0`: none.
+  /// CPU time (the isolate thread's own clock) one request may use, summed over the stretches
+  /// of JS run for it (its handler, its timers' callbacks, its binding results). `0`: none.
   pub cpu_ms: u64,
   /// V8 heap limit, and separately the cap on ArrayBuffer memory, in MB.
   pub memory_mb: u32,

@@ -24,7 +24,8 @@ fn op_host_call(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments
   let mut s = state.borrow_mut();
   s.next_timer_id = s.next_timer_id.wrapping_add(1).max(1);
   let id = s.next_timer_id;
-  s.host_calls.insert(id, v8::Global::new(scope, resolver));
+  let owner = s.current_owner;
+  s.host_calls.insert(id, (v8::Global::new(scope, resolver), owner));
   let _ = s.scheduler.send(SchedulerMessage::HostCall { id, call });
   rv.set(promise.into());
 }
