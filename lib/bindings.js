@@ -62,52 +62,87 @@ class MemoryKV {
   }
 }
 
-/** KV persisted to a folder: `index.json` (keys, expirations, metadata) and one file per value. */
-class DiskKV extends MemoryKV {
+/**
+ * A folder holding a store on disk: `index.json` (each key's metadata) and one file per value,
+ * named by the SHA-256 of the key. Writes of the index are atomic (write, then rename).
+ */
+class Folder {
   #dir;
-  constructor(dir) {
-    super();
+  #values;
+  constructor(dir, values, owner) {
     this.#dir = path.resolve(dir);
-    fs.mkdirSync(path.join(this.#dir, "values"), { recursive: true });
+    this.#values = path.join(this.#dir, values);
+    this.owner = owner;
+    fs.mkdirSync(this.#values, { recursive: true });
+  }
+
+  /** Every stored key with its metadata and value; keys whose value file vanished are skipped. */
+  *load() {
     let index = {};
+    const file = path.join(this.#dir, "index.json");
     try {
-      index = JSON.parse(fs.readFileSync(path.join(this.#dir, "index.json"), "utf8"));
+      index = JSON.parse(fs.readFileSync(file, "utf8"));
     } catch (error) {
-      if (error.code !== "ENOENT") throw new Error(`workerbox kv(): cannot read ${path.join(this.#dir, "index.json")}: ${error.message}`);
+      if (error.code !== "ENOENT") throw new Error(`workerbox ${this.owner}: cannot read ${file}: ${error.message}`);
     }
-    for (const [key, { expiration, metadata }] of Object.entries(index)) {
+    for (const [key, meta] of Object.entries(index)) {
+      let value;
       try {
-        this.entries.set(key, { value: fs.readFileSync(this.#file(key)), expiration, metadata });
+        value = fs.readFileSync(this.#file(key));
       } catch {
-        // A value file that vanished: the key is gone.
+        continue;
       }
+      yield [key, meta, value];
     }
   }
 
   #file(key) {
-    return path.join(this.#dir, "values", crypto.createHash("sha256").update(key).digest("hex"));
+    return path.join(this.#values, crypto.createHash("sha256").update(key).digest("hex"));
   }
 
-  #saveIndex() {
+  write(key, value) {
+    fs.writeFileSync(this.#file(key), value);
+  }
+
+  remove(key) {
+    fs.rmSync(this.#file(key), { force: true });
+  }
+
+  /** Saves `{ key: metadata }` for every entry of `map`, via `metaOf(entry)`. */
+  saveIndex(map, metaOf) {
     const index = {};
-    for (const [key, { expiration, metadata }] of this.entries) index[key] = { expiration, metadata };
+    for (const [key, entry] of map) index[key] = metaOf(entry);
     const target = path.join(this.#dir, "index.json");
     const temporary = `${target}.${process.pid}.tmp`;
     fs.writeFileSync(temporary, JSON.stringify(index));
     fs.renameSync(temporary, target);
   }
+}
+
+/** KV persisted to a folder (see Folder). */
+class DiskKV extends MemoryKV {
+  #folder;
+  constructor(dir) {
+    super();
+    this.#folder = new Folder(dir, "values", "kv()");
+    for (const [key, { expiration, metadata }, value] of this.#folder.load()) this.entries.set(key, { value, expiration, metadata });
+  }
+
+  #save() {
+    this.#folder.saveIndex(this.entries, ({ expiration, metadata }) => ({ expiration, metadata }));
+  }
 
   put(key, value, options) {
     super.put(key, value, options);
-    fs.writeFileSync(this.#file(key), Buffer.from(value));
-    this.#saveIndex();
+    this.#folder.write(key, Buffer.from(value));
+    this.#save();
   }
 
   delete(key) {
     if (!this.entries.has(key)) return;
     super.delete(key);
-    fs.rmSync(this.#file(key), { force: true });
-    this.#saveIndex();
+    this.#folder.remove(key);
+    this.#save();
   }
 }
 
@@ -145,53 +180,31 @@ class MemoryStorage {
   }
 }
 
-/** Object storage persisted to a folder: `index.json` (metadata) and one file per object. */
+/** Object storage persisted to a folder (see Folder). */
 class DiskStorage extends MemoryStorage {
-  #dir;
+  #folder;
   constructor(dir) {
     super();
-    this.#dir = path.resolve(dir);
-    fs.mkdirSync(path.join(this.#dir, "objects"), { recursive: true });
-    let index = {};
-    try {
-      index = JSON.parse(fs.readFileSync(path.join(this.#dir, "index.json"), "utf8"));
-    } catch (error) {
-      if (error.code !== "ENOENT") throw new Error(`workerbox storage(): cannot read ${path.join(this.#dir, "index.json")}: ${error.message}`);
-    }
-    for (const [key, meta] of Object.entries(index)) {
-      try {
-        this.objects.set(key, { ...meta, value: fs.readFileSync(this.#file(key)) });
-      } catch {
-        // A value file that vanished: the object is gone.
-      }
-    }
+    this.#folder = new Folder(dir, "objects", "storage()");
+    for (const [key, meta, value] of this.#folder.load()) this.objects.set(key, { ...meta, value });
   }
 
-  #file(key) {
-    return path.join(this.#dir, "objects", crypto.createHash("sha256").update(key).digest("hex"));
-  }
-
-  #saveIndex() {
-    const index = {};
-    for (const [key, { value, ...meta }] of this.objects) index[key] = meta;
-    const target = path.join(this.#dir, "index.json");
-    const temporary = `${target}.${process.pid}.tmp`;
-    fs.writeFileSync(temporary, JSON.stringify(index));
-    fs.renameSync(temporary, target);
+  #save() {
+    this.#folder.saveIndex(this.objects, ({ value, ...meta }) => meta);
   }
 
   put(key, value, options) {
     const object = super.put(key, value, options);
-    fs.writeFileSync(this.#file(key), object.value);
-    this.#saveIndex();
+    this.#folder.write(key, object.value);
+    this.#save();
     return object;
   }
 
   delete(key) {
     if (!this.objects.has(key)) return;
     super.delete(key);
-    fs.rmSync(this.#file(key), { force: true });
-    this.#saveIndex();
+    this.#folder.remove(key);
+    this.#save();
   }
 }
 

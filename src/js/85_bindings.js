@@ -6,6 +6,9 @@ const { Request, Response, ReadableStream } = globalThis;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** Only this file constructs binding objects; `new KVNamespace()` from user code throws. */
+const kConstruct = Symbol("construct");
+
 const KEY_LIMIT = 512;
 const METADATA_LIMIT = 1024;
 const VALUE_LIMIT = 25 * 1024 * 1024;
@@ -86,12 +89,8 @@ function readOptions(options) {
 class KVNamespace {
   #name;
   constructor(token, name) {
-    if (token !== KVNamespace.#token) throw new TypeError("Illegal constructor");
+    if (token !== kConstruct) throw new TypeError("Illegal constructor");
     this.#name = name;
-  }
-  static #token = Symbol("KVNamespace");
-  static _create(name) {
-    return new KVNamespace(KVNamespace.#token, name);
   }
 
   async #get(key, options) {
@@ -173,19 +172,13 @@ class KVNamespace {
     return "KVNamespace";
   }
 }
-const createKV = KVNamespace._create;
-delete KVNamespace._create;
 
 /** A service binding: `env.NAME.fetch(input, init)` calls the host's handler. */
 class Fetcher {
   #name;
   constructor(token, name) {
-    if (token !== Fetcher.#token) throw new TypeError("Illegal constructor");
+    if (token !== kConstruct) throw new TypeError("Illegal constructor");
     this.#name = name;
-  }
-  static #token = Symbol("Fetcher");
-  static _create(name) {
-    return new Fetcher(Fetcher.#token, name);
   }
 
   async fetch(input, init = undefined) {
@@ -209,8 +202,6 @@ class Fetcher {
     return "Fetcher";
   }
 }
-const createFetcher = Fetcher._create;
-delete Fetcher._create;
 
 // ---- Object storage (R2's API) ----------------------------------------------------------------
 
@@ -297,7 +288,7 @@ function readRange(value) {
 class R2Object {
   #meta;
   constructor(token, meta) {
-    if (token !== R2Object.token) throw new TypeError("Illegal constructor");
+    if (token !== kConstruct) throw new TypeError("Illegal constructor");
     this.#meta = meta;
   }
   get key() {
@@ -345,7 +336,6 @@ class R2Object {
     return "R2Object";
   }
 }
-R2Object.token = Symbol("R2Object");
 
 class R2ObjectBody extends R2Object {
   #bytes;
@@ -394,18 +384,14 @@ class R2ObjectBody extends R2Object {
 class R2Bucket {
   #name;
   constructor(token, name) {
-    if (token !== R2Bucket.#token) throw new TypeError("Illegal constructor");
+    if (token !== kConstruct) throw new TypeError("Illegal constructor");
     this.#name = name;
-  }
-  static #token = Symbol("R2Bucket");
-  static _create(name) {
-    return new R2Bucket(R2Bucket.#token, name);
   }
 
   async head(key) {
     key = checkObjectKey("head", key);
     const [meta] = await hostCall(this.#name, "head", { key });
-    return meta === null ? null : new R2Object(R2Object.token, meta);
+    return meta === null ? null : new R2Object(kConstruct, meta);
   }
 
   async get(key, options = {}) {
@@ -413,7 +399,7 @@ class R2Bucket {
     options ??= {};
     const [meta, bytes] = await hostCall(this.#name, "get", { key, range: readRange(options.range), onlyIf: readConditions(options.onlyIf) });
     if (meta === null) return null;
-    return meta.bodyIncluded ? new R2ObjectBody(R2Object.token, meta, bytes ?? new Uint8Array(0)) : new R2Object(R2Object.token, meta);
+    return meta.bodyIncluded ? new R2ObjectBody(kConstruct, meta, bytes ?? new Uint8Array(0)) : new R2Object(kConstruct, meta);
   }
 
   async put(key, value, options = {}) {
@@ -424,7 +410,7 @@ class R2Bucket {
     for (const [k, v] of Object.entries(options.customMetadata ?? {})) customMetadata[k] = String(v);
     const args = { key, httpMetadata: readHttpMetadata(options.httpMetadata), customMetadata, onlyIf: readConditions(options.onlyIf) };
     const [meta] = await hostCall(this.#name, "put", args, bytes);
-    return meta === null ? null : new R2Object(R2Object.token, meta);
+    return meta === null ? null : new R2Object(kConstruct, meta);
   }
 
   async delete(keys) {
@@ -450,7 +436,7 @@ class R2Bucket {
       const shown = { ...meta };
       if (!include.includes("httpMetadata")) shown.httpMetadata = {};
       if (!include.includes("customMetadata")) shown.customMetadata = {};
-      return new R2Object(R2Object.token, shown);
+      return new R2Object(kConstruct, shown);
     });
     const out = { objects, truncated: result.truncated, delimitedPrefixes: result.delimitedPrefixes };
     if (result.truncated) out.cursor = result.cursor;
@@ -461,17 +447,15 @@ class R2Bucket {
     return "R2Bucket";
   }
 }
-const createBucket = R2Bucket._create;
-delete R2Bucket._create;
 
 internals.makeBinding = function makeBinding(name, kind) {
   switch (kind) {
     case "kv":
-      return createKV(name);
+      return new KVNamespace(kConstruct, name);
     case "storage":
-      return createBucket(name);
+      return new R2Bucket(kConstruct, name);
     case "service":
-      return createFetcher(name);
+      return new Fetcher(kConstruct, name);
   }
   throw new TypeError(`unknown binding kind "${kind}" for env.${name}`);
 };
