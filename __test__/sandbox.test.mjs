@@ -2,7 +2,11 @@
 // unless the host allows it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { evalInWorker } from "./helpers.mjs";
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { dispatch } from "../index.js";
+import { evalInWorker, useWorker } from "./helpers.mjs";
 
 test("no Node globals inside the worker", async (t) => {
   const result = await evalInWorker(t, `return {
@@ -38,4 +42,34 @@ test("the private ops and internals objects are not reachable", async (t) => {
     globals: Object.getOwnPropertyNames(globalThis).filter((n) => n === "ops" || n === "internals"),
   };`);
   assert.deepEqual(result, { ops: "undefined", internals: "undefined", globals: [] });
+});
+
+test("workers made from the startup snapshot share no state and no random sequence", async (t) => {
+  const script = `export default { fetch() {
+    globalThis.count = (globalThis.count ?? 0) + 1;
+    return Response.json({ count: globalThis.count, random: [Math.random(), Math.random()], origin: performance.timeOrigin });
+  } }`;
+  const [a, b] = await Promise.all([useWorker(t, { script }), useWorker(t, { script })]);
+  const first = await (await dispatch(a, "http://localhost/")).json();
+  const again = await (await dispatch(a, "http://localhost/")).json();
+  const other = await (await dispatch(b, "http://localhost/")).json();
+  assert.equal(first.count, 1);
+  assert.equal(again.count, 2);
+  assert.equal(other.count, 1);
+  assert.notDeepEqual(first.random, other.random);
+  assert.ok(Math.abs(first.origin - Date.now()) < 60_000, "timeOrigin is this worker's start, not the snapshot's");
+});
+
+test("isolates boot from source when the snapshot is disabled (WORKERBOX_NO_SNAPSHOT=1)", () => {
+  const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+  const code = `
+    const { createWorker, dispatch } = require(${JSON.stringify(path.join(root, "index.js"))});
+    (async () => {
+      const w = await createWorker({ script: "export default { fetch() { return new Response(typeof ReadableStream + ' ' + new URL('http://a/b').pathname) } }", onLog() {} });
+      console.log(await (await dispatch(w, "http://localhost/")).text());
+      await w.dispose();
+    })();`;
+  const result = spawnSync(process.execPath, ["-e", code], { encoding: "utf8", timeout: 20000, env: { ...process.env, WORKERBOX_NO_SNAPSHOT: "1" } });
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(result.stdout.trim(), "function /b");
 });

@@ -46,17 +46,19 @@ internals.defineGlobal("clearTimeout", clearTimeout);
 internals.defineGlobal("clearInterval", function clearInterval(id) { clearTimeout(id); });
 internals.defineGlobal("queueMicrotask", queueMicrotask);
 
-// performance: a monotonic clock starting when the worker started.
-const timeOrigin = Date.now() - ops.now();
+// performance: a monotonic clock starting when the worker started. (The origin is worked out
+// on first use: this file also runs once at snapshot time, long before any worker starts.)
+let timeOrigin;
 class Performance {
   get timeOrigin() {
+    timeOrigin ??= Date.now() - ops.now();
     return timeOrigin;
   }
   now() {
     return ops.now();
   }
   toJSON() {
-    return { timeOrigin };
+    return { timeOrigin: this.timeOrigin };
   }
   get [Symbol.toStringTag]() {
     return "Performance";

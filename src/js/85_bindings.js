@@ -1,6 +1,7 @@
 // Binding objects in `env`: KV namespaces (production Workers' KV API, with its validation),
-// object storage buckets (modelled on R2) and service bindings (`env.X.fetch`). Every operation becomes `ops.hostCall(binding, method,
-// argsJson, bytes)`, answered by the host's handler for that binding.
+// object storage buckets (modelled on R2) and service bindings (`env.X.fetch`). Every
+// operation becomes `ops.hostCall(binding, method, argsJson, bytes)`, answered by the host's
+// handler for that binding.
 
 const { Request, Response, ReadableStream } = globalThis;
 const encoder = new TextEncoder();

@@ -12,6 +12,7 @@ use super::ops;
 use super::platform;
 use super::scheduler::Scheduler;
 use super::script::{self, thrown};
+use super::snapshot;
 use super::types::{Body, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ScheduledEvent, ScriptFormat, WorkerError, WorkerOptions};
 use std::collections::VecDeque;
 use std::cell::RefCell;
@@ -215,9 +216,12 @@ pub(crate) fn run(startup: Startup) {
 /// Creates an isolate with the worker's heap and ArrayBuffer limits and our callbacks.
 fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> v8::OwnedIsolate {
   let bytes = options.limits.memory_mb as usize * 1024 * 1024;
-  let params = v8::CreateParams::default()
+  let mut params = v8::CreateParams::default()
     .heap_limits(0, bytes)
     .array_buffer_allocator(allocator::capped(bytes).make_shared());
+  if let Some(blob) = snapshot::startup_snapshot() {
+    params = params.snapshot_blob(blob).external_references(&**ops::external_references());
+  }
   let mut isolate = v8::Isolate::new(params);
   monitor.set_handle(Some(isolate.thread_safe_handle()));
   // Near the heap limit V8 would abort the whole process; stop the script instead and give the
@@ -298,12 +302,14 @@ fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions, state: &StateRe
   let scope = &mut v8::ContextScope::new(scope, context);
   context.set_allow_generation_from_strings(options.allow_eval);
 
-  let ops = ops::build_ops_object(scope);
-  let internals = v8::Object::new(scope);
-  load_streams(scope, internals)?;
-  for (name, source) in BOOTSTRAP_FILES {
-    run_bootstrap_file(scope, name, source, ops, internals)?;
-  }
+  // From the startup snapshot, the context already holds the Web APIs; otherwise run the
+  // bootstrap now.
+  let internals = match snapshot::startup_snapshot() {
+    Some(_) => scope
+      .get_context_data_from_snapshot_once::<v8::Object>(snapshot::INTERNALS_INDEX)
+      .map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", format!("the startup snapshot has no internals object: {e:?}")))?,
+    None => install_runtime(scope)?,
+  };
 
   // The script's top level runs under the same CPU watchdog as handlers.
   begin_turn(state, None);
@@ -337,6 +343,18 @@ fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions, state: &StateRe
     dispatch_scheduled: v8::Global::new(scope, dispatch_scheduled),
   };
   Ok((runtime, loaded.format))
+}
+
+/// Runs the JS bootstrap in the current context: the streams implementation, then every file
+/// in `src/js/`. Returns the `internals` object the files share with the native side.
+pub(crate) fn install_runtime<'s>(scope: &mut v8::HandleScope<'s>) -> Result<v8::Local<'s, v8::Object>, WorkerError> {
+  let ops = ops::build_ops_object(scope);
+  let internals = v8::Object::new(scope);
+  load_streams(scope, internals)?;
+  for (name, source) in BOOTSTRAP_FILES {
+    run_bootstrap_file(scope, name, source, ops, internals)?;
+  }
+  Ok(internals)
 }
 
 /// Evaluates the embedded streams implementation as a CommonJS module and hands its exports to

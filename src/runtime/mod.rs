@@ -10,6 +10,7 @@ mod ops;
 mod platform;
 mod scheduler;
 mod script;
+mod snapshot;
 mod types;
 mod worker;
 

@@ -11,25 +11,45 @@ mod timers;
 mod url;
 
 use super::isolate::StateRef;
+use std::sync::OnceLock;
 
 /// An op as V8 calls it (each `fn op_x(scope, args, rv)` converted with `map_fn_to`).
 type OpFn = v8::FunctionCallback;
 
+/// Every op, by name.
+fn all_ops() -> &'static [(String, OpFn)] {
+  static OPS: OnceLock<Vec<(String, OpFn)>> = OnceLock::new();
+  OPS.get_or_init(|| {
+    let mut ops = Vec::new();
+    let mut install = |name: &str, f: OpFn| ops.push((name.to_owned(), f));
+    console::register(&mut install);
+    dispatch::register(&mut install);
+    encoding::register(&mut install);
+    host::register(&mut install);
+    timers::register(&mut install);
+    url::register(&mut install);
+    ops
+  })
+}
+
+/// The ops as V8 external references, so that a startup snapshot can refer to them.
+pub fn external_references() -> &'static v8::ExternalReferences {
+  static REFS: OnceLock<v8::ExternalReferences> = OnceLock::new();
+  REFS.get_or_init(|| {
+    let refs: Vec<v8::ExternalReference> = all_ops().iter().map(|(_, f)| v8::ExternalReference { function: *f }).collect();
+    v8::ExternalReferences::new(&refs)
+  })
+}
+
 /// Builds the `ops` object with every op installed.
 pub fn build_ops_object<'s>(scope: &mut v8::HandleScope<'s>) -> v8::Local<'s, v8::Object> {
   let ops = v8::Object::new(scope);
-  let mut install = |name: &str, f: OpFn| {
-    let function = v8::Function::builder_raw(f).build(scope).expect("op function");
+  for (name, f) in all_ops() {
+    let function = v8::Function::builder_raw(*f).build(scope).expect("op function");
     let key = v8::String::new(scope, name).unwrap();
     function.set_name(key);
     ops.set(scope, key.into(), function.into());
-  };
-  console::register(&mut install);
-  dispatch::register(&mut install);
-  encoding::register(&mut install);
-  host::register(&mut install);
-  timers::register(&mut install);
-  url::register(&mut install);
+  }
   ops
 }
 
