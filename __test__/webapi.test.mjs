@@ -160,3 +160,54 @@ test("Response: statuses, statics, clone and body mixins", async (t) => {
   assert.deepEqual(result.error, ["error", 0]);
   assert.equal(result.bytes, "Uint8Array");
 });
+
+test("AbortController and AbortSignal: abort, reason, events, timeout and any", async (t) => {
+  const result = await evalInWorker(t, `
+    const controller = new AbortController();
+    const events = [];
+    controller.signal.addEventListener("abort", () => events.push("listener"));
+    controller.signal.onabort = () => events.push("onabort");
+    const combined = AbortSignal.any([controller.signal, new AbortController().signal]);
+    controller.abort("because");
+    controller.abort("again");
+    let thrown;
+    try { controller.signal.throwIfAborted(); } catch (e) { thrown = e; }
+    const defaultReason = (() => { const c = new AbortController(); c.abort(); return c.signal.reason; })();
+    const timed = AbortSignal.timeout(5);
+    await new Promise((r) => setTimeout(r, 30));
+    let illegal;
+    try { new AbortSignal(); } catch (e) { illegal = e.name; }
+    return {
+      aborted: controller.signal.aborted, reason: controller.signal.reason, events, thrown,
+      combined: [combined.aborted, combined.reason],
+      defaultReason: [defaultReason.name, defaultReason instanceof DOMException],
+      timeout: [timed.aborted, timed.reason.name],
+      already: AbortSignal.abort("x").reason,
+      requestSignal: [new Request("http://a/").signal.aborted, new Request("http://a/", { signal: controller.signal }).signal.aborted],
+      waited: await scheduler.wait(1).then(() => "waited"),
+      illegal,
+    };`);
+  assert.deepEqual(result, {
+    aborted: true, reason: "because", events: ["listener", "onabort"], thrown: "because",
+    combined: [true, "because"], defaultReason: ["AbortError", true], timeout: [true, "TimeoutError"],
+    already: "x", requestSignal: [false, true], waited: "waited", illegal: "TypeError",
+  });
+});
+
+test("crypto.getRandomValues and crypto.randomUUID", async (t) => {
+  const result = await evalInWorker(t, `
+    const a = crypto.getRandomValues(new Uint8Array(32));
+    const b = crypto.getRandomValues(new Uint32Array(4));
+    const errors = [];
+    for (const f of [() => crypto.getRandomValues(new Float64Array(2)), () => crypto.getRandomValues(new Uint8Array(70000))]) {
+      try { f(); errors.push("no error"); } catch (e) { errors.push(e.name); }
+    }
+    const uuids = [crypto.randomUUID(), crypto.randomUUID()];
+    return { nonZero: a.some((x) => x !== 0) && b.some((x) => x !== 0), distinct: a.join() !== crypto.getRandomValues(new Uint8Array(32)).join(), errors, uuids, ua: navigator.userAgent };`);
+  assert.equal(result.nonZero, true);
+  assert.equal(result.distinct, true);
+  assert.deepEqual(result.errors, ["TypeMismatchError", "QuotaExceededError"]);
+  for (const uuid of result.uuids) assert.match(uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.notEqual(result.uuids[0], result.uuids[1]);
+  assert.equal(result.ua, "Cloudflare-Workers");
+});

@@ -135,7 +135,10 @@ class Request {
       this.#redirect = mode;
     }
     if (init.cf !== undefined) this.#cf = init.cf;
-    if (init.signal !== undefined) this.#signal = init.signal;
+    if (init.signal !== undefined && init.signal !== null) {
+      if (!(init.signal instanceof globalThis.AbortSignal)) throw new TypeError("Failed to construct 'Request': init.signal must be an AbortSignal.");
+      this.#signal = init.signal;
+    }
 
     if (init.body !== undefined && init.body !== null) {
       if (this.#method === "GET" || this.#method === "HEAD") {
@@ -188,7 +191,8 @@ class Request {
     return this.#cf;
   }
   get signal() {
-    return this.#signal ?? undefined;
+    this.#signal ??= internals.newAbortSignal();
+    return this.#signal;
   }
   get keepalive() {
     return false;

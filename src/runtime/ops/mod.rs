@@ -7,6 +7,7 @@ mod console;
 mod dispatch;
 mod encoding;
 mod host;
+mod random;
 mod timers;
 mod url;
 
@@ -26,6 +27,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     dispatch::register(&mut install);
     encoding::register(&mut install);
     host::register(&mut install);
+    random::register(&mut install);
     timers::register(&mut install);
     url::register(&mut install);
     ops
