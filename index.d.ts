@@ -38,6 +38,8 @@ export interface WorkerOptions {
   /** Allow `eval()` and `new Function()` inside the worker. Default `false`, as in production. */
   allowEval?: boolean;
   limits?: WorkerLimits;
+  /** Answers the worker's `fetch()` calls in the host (Node's Request/Response) instead of the network. */
+  outbound?: (request: Request) => Response | Promise<Response>;
 }
 
 /** A cron trigger for the worker's `scheduled()` handler. */

@@ -7,7 +7,7 @@ const native = require("./native.js");
 const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
 const { kv, storage, service, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits"]);
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound"]);
 const LIMITS = {
   maxInFlight: { min: 1, integer: true, text: "an integer of at least 1" },
   maxQueued: { min: 0, integer: true, text: "an integer of at least 0" },
@@ -147,7 +147,17 @@ function validateOptions(options) {
   if (typeof allowEval !== "boolean") {
     throw new TypeError("createWorker: options.allowEval must be a boolean");
   }
-  return { script, filename, format, onLog, allowEval, limits: validateLimits(options.limits), ...splitBindings(options.bindings) };
+  const split = splitBindings(options.bindings);
+  if (options.outbound !== undefined) {
+    if (typeof options.outbound !== "function") {
+      throw new TypeError("createWorker: options.outbound must be a function (request) => Response | Promise<Response>");
+    }
+    // The worker's fetch() then goes to this handler, as a service binding's requests do.
+    const definition = service(options.outbound);
+    split.definitions["#outbound"] = definition;
+    split.bindingsJson = JSON.stringify({ ...JSON.parse(split.bindingsJson), "#outbound": "outbound" });
+  }
+  return { script, filename, format, onLog, allowEval, limits: validateLimits(options.limits), ...split };
 }
 
 /** A running worker. Create one with createWorker(); dispose() it when done. */

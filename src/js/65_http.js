@@ -228,6 +228,8 @@ class Response {
   #headers;
   #body;
   #type = "default";
+  #url = "";
+  #redirected = false;
 
   constructor(body = null, init = {}) {
     init ??= {};
@@ -256,6 +258,20 @@ class Response {
       if (!(#body in response)) throw illegal("Response.body");
       return response.#body;
     });
+    /** A Response as fetch() returns it: any status the server sent, immutable headers, its URL. */
+    internals.newFetchResponse = (status, statusText, flatHeaders, body, url, redirected) => {
+      const response = new Response(null);
+      response.#status = status;
+      response.#statusText = statusText;
+      const list = [];
+      for (let i = 0; i < flatHeaders.length; i += 2) list.push([flatHeaders[i].toLowerCase(), flatHeaders[i + 1]]);
+      response.#headers = internals.headersSetImmutable(internals.headersFromList(list));
+      response.#body = new BodyState(NULL_BODY_STATUS.has(status) ? null : body);
+      response.#url = url;
+      response.#redirected = redirected;
+      response.#type = "basic";
+      return response;
+    };
     internals.responseParts = (response) => {
       const body = response.#body;
       if (body.used) throw new TypeError("The Response's body has already been used; it cannot be sent.");
@@ -311,15 +327,17 @@ class Response {
     return this.#type;
   }
   get url() {
-    return "";
+    return this.#url;
   }
   get redirected() {
-    return false;
+    return this.#redirected;
   }
   clone() {
     const copy = new Response(null, { status: this.#status === 0 ? 200 : this.#status, statusText: this.#statusText, headers: this.#headers });
     copy.#status = this.#status;
     copy.#type = this.#type;
+    copy.#url = this.#url;
+    copy.#redirected = this.#redirected;
     copy.#body = this.#body.clone();
     return copy;
   }

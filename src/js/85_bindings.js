@@ -174,6 +174,20 @@ class KVNamespace {
   }
 }
 
+/** Sends a request to the host handler of binding `name`; resolves to the Response it gave. */
+async function fetchThroughHost(name, request) {
+  const headers = [];
+  for (const [k, v] of internals.headersList(request.headers)) headers.push(k, v);
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  const body = hasBody ? new Uint8Array(await request.arrayBuffer()) : null;
+  const [head, bytes] = await hostCall(name, "fetch", { method: request.method, url: request.url, headers }, body);
+  const list = [];
+  for (let i = 0; i < head.headers.length; i += 2) list.push([head.headers[i], head.headers[i + 1]]);
+  const nullBody = [101, 204, 205, 304].includes(head.status) || request.method === "HEAD";
+  return new Response(nullBody ? null : bytes ?? new Uint8Array(0), { status: head.status, statusText: head.statusText, headers: list });
+}
+internals.fetchThroughHost = fetchThroughHost;
+
 /** A service binding: `env.NAME.fetch(input, init)` calls the host's handler. */
 class Fetcher {
   #name;
@@ -182,21 +196,8 @@ class Fetcher {
     this.#name = name;
   }
 
-  async fetch(input, init = undefined) {
-    const request = new Request(input, init);
-    const headers = [];
-    for (const [k, v] of internals.headersList(request.headers)) headers.push(k, v);
-    const hasBody = request.method !== "GET" && request.method !== "HEAD";
-    const body = hasBody ? new Uint8Array(await request.arrayBuffer()) : null;
-    const [head, bytes] = await hostCall(this.#name, "fetch", { method: request.method, url: request.url, headers }, body);
-    const list = [];
-    for (let i = 0; i < head.headers.length; i += 2) list.push([head.headers[i], head.headers[i + 1]]);
-    const nullBody = [101, 204, 205, 304].includes(head.status) || request.method === "HEAD";
-    return new Response(nullBody ? null : bytes ?? new Uint8Array(0), {
-      status: head.status,
-      statusText: head.statusText,
-      headers: list,
-    });
+  fetch(input, init = undefined) {
+    return fetchThroughHost(this.#name, new Request(input, init));
   }
 
   get [Symbol.toStringTag]() {
@@ -457,6 +458,9 @@ internals.makeBinding = function makeBinding(name, kind) {
       return new R2Bucket(kConstruct, name);
     case "service":
       return new Fetcher(kConstruct, name);
+    case "outbound":
+      internals.interceptOutbound();
+      return undefined;
   }
   throw new TypeError(`unknown binding kind "${kind}" for env.${name}`);
 };

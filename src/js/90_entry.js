@@ -153,7 +153,8 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson)
   format = scriptFormat;
   const bindings = JSON.parse(envJson);
   for (const [name, kind] of Object.entries(JSON.parse(bindingsJson))) {
-    bindings[name] = internals.makeBinding(name, kind);
+    const binding = internals.makeBinding(name, kind);
+    if (binding !== undefined) bindings[name] = binding;
   }
   if (format === "module") {
     env = bindings;

@@ -518,7 +518,11 @@ fn pump(
               }
               Err(error) => {
                 let message = ops::new_string(scope, &error.message);
-                let exception = v8::Exception::error(scope, message);
+                let exception = match error.name.as_str() {
+                  "TypeError" => v8::Exception::type_error(scope, message),
+                  "RangeError" => v8::Exception::range_error(scope, message),
+                  _ => v8::Exception::error(scope, message),
+                };
                 if let Ok(object) = v8::Local::<v8::Object>::try_from(exception) {
                   let key = ops::new_string(scope, "name");
                   let name = ops::new_string(scope, &error.name);

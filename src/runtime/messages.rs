@@ -7,7 +7,7 @@
 //!
 //! All three ride on channels whose receivers block (no polling); a send is the wake-up.
 
-use super::types::{HostCall, HostResult, JsErrorInfo, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, WorkerError};
+use super::types::{FetchRequest, HostCall, HostResult, JsErrorInfo, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, WorkerError};
 use std::time::Duration;
 
 /// Called once with a dispatch's outcome, on the isolate thread.
@@ -65,6 +65,12 @@ pub enum SchedulerMessage {
   HostCall { id: u32, call: HostCall },
   /// The host answered binding call `id` (sent by the host's reply, from any thread).
   HostReplied { id: u32, result: Result<HostResult, JsErrorInfo> },
+  /// Make outbound HTTP request `id`; its result comes back like a binding call's.
+  Fetch { id: u32, request: FetchRequest },
+  /// Abort outbound request `id` if it is still in flight.
+  CancelFetch { id: u32 },
+  /// Outbound request `id` finished (sent by its task to the scheduler loop).
+  FetchFinished { id: u32, result: Result<HostResult, JsErrorInfo> },
   /// Leave the scheduler loop.
   Shutdown,
 }

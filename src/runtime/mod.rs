@@ -3,6 +3,7 @@
 
 mod allocator;
 mod errors;
+mod fetch;
 mod isolate;
 mod messages;
 mod monitor;

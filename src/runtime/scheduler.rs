@@ -49,10 +49,10 @@ impl Scheduler {
       .name(format!("wb-sched-{worker}"))
       .spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
-          .enable_time()
+          .enable_all()
           .build()
           .expect("tokio runtime for the scheduler thread");
-        let io = Io { host, replies, binding_ms: limits.binding_ms };
+        let io = Io { host, fetches: HashMap::new(), replies, binding_ms: limits.binding_ms };
         runtime.block_on(run(rx, to_isolate, Watchdog { monitor, limits }, io));
       })?;
     Ok(Self { tx, thread: Some(thread) })
@@ -95,9 +95,10 @@ enum Due {
   HostCall(u32),
 }
 
-/// Binding calls: who answers them, and how long they may take.
+/// Binding calls (who answers them, how long they may take) and outbound requests in flight.
 struct Io {
   host: Option<Arc<dyn Host>>,
+  fetches: std::collections::HashMap<u32, tokio::task::AbortHandle>,
   /// Where the host's replies come back in (this thread's own inbox).
   replies: UnboundedSender<SchedulerMessage>,
   binding_ms: u64,
@@ -115,6 +116,21 @@ impl Io {
     let replies = self.replies.clone();
     host.call(call, Box::new(move |result| drop(replies.send(SchedulerMessage::HostReplied { id, result }))));
     None
+  }
+
+  /// Starts outbound request `id` as a task on this runtime.
+  fn fetch(&mut self, id: u32, request: super::types::FetchRequest) {
+    let replies = self.replies.clone();
+    let task = tokio::spawn(async move {
+      let result = super::fetch::perform(request).await;
+      let _ = replies.send(SchedulerMessage::FetchFinished { id, result });
+    });
+    self.fetches.insert(id, task.abort_handle());
+  }
+
+  /// Aborts outbound request `id`; returns whether it was still in flight.
+  fn cancel(&mut self, id: u32) -> bool {
+    self.fetches.remove(&id).map(|task| task.abort()).is_some()
   }
 }
 
@@ -230,7 +246,7 @@ impl<K: Copy + Eq + std::hash::Hash> TimerQueue<K> {
   }
 }
 
-async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<IsolateMessage>, watchdog: Watchdog, io: Io) {
+async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<IsolateMessage>, watchdog: Watchdog, mut io: Io) {
   let mut timers = TimerQueue::<Due>::default();
   loop {
     let next = timers.next_deadline().map(|deadline| deadline.checked_sub(EARLY).unwrap_or(deadline));
@@ -278,7 +294,26 @@ async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<Iso
           return;
         }
       }
+      Some(SchedulerMessage::Fetch { id, request }) => io.fetch(id, request),
+      Some(SchedulerMessage::CancelFetch { id }) => {
+        if io.cancel(id) {
+          let error = JsErrorInfo::new("AbortError", "The fetch was aborted");
+          if to_isolate.send(IsolateMessage::Callback(CallbackMessage::HostCallDone { id, result: Err(error) })).is_err() {
+            return;
+          }
+        }
+      }
+      Some(SchedulerMessage::FetchFinished { id, result }) => {
+        if io.fetches.remove(&id).is_some()
+          && to_isolate.send(IsolateMessage::Callback(CallbackMessage::HostCallDone { id, result })).is_err()
+        {
+          return;
+        }
+      }
       Some(SchedulerMessage::Reset) => {
+        for (_, task) in io.fetches.drain() {
+          task.abort();
+        }
         timers = TimerQueue::default();
         watchdog.monitor.watchdog_armed.store(false, Ordering::SeqCst);
       }

@@ -83,6 +83,17 @@ impl Default for Limits {
   }
 }
 
+/// An outbound HTTP request from the worker's `fetch()`.
+#[derive(Clone, Debug)]
+pub struct FetchRequest {
+  pub method: String,
+  pub url: String,
+  pub headers: Vec<(String, String)>,
+  pub body: Option<Bytes>,
+  /// `follow`, `manual` or `error`.
+  pub redirect: String,
+}
+
 /// A binding operation the worker asks the host to perform, e.g. `env.CACHE.get("k")`.
 #[derive(Clone, Debug)]
 pub struct HostCall {

@@ -1,14 +1,35 @@
-//! `ops.hostCall(binding, method, argsJson, bytes) -> Promise<[json, bytes]>`: a binding
-//! operation handed to the host (through the scheduler thread). The promise's resolver is kept
-//! as a `v8::Global` keyed by call id until the answer comes back as a `CallbackMessage`.
+//! Asynchronous I/O ops answered through the scheduler thread: `ops.hostCall(binding, method,
+//! argsJson, bytes)` (a binding operation for the host's handler) and `ops.fetch(…)` (an
+//! outbound HTTP request). Both return a promise of `[json, bytes]` whose resolver is kept as a
+//! `v8::Global` keyed by id until the answer comes back as a `CallbackMessage`.
 
 use super::{arg_string, state, view_bytes, OpFn};
 use crate::runtime::messages::SchedulerMessage;
-use crate::runtime::types::HostCall;
+use crate::runtime::types::{FetchRequest, HostCall};
 use v8::MapFnTo;
 
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("hostCall", op_host_call.map_fn_to());
+  install("fetch", op_fetch.map_fn_to());
+  install("fetchCancel", op_fetch_cancel.map_fn_to());
+}
+
+/// Registers a promise for a new I/O id (charged to the running request) and sends the
+/// scheduler the message `make(id)` builds.
+fn pending_io<'s>(
+  scope: &mut v8::HandleScope<'s>,
+  make: impl FnOnce(u32) -> SchedulerMessage,
+) -> Option<(u32, v8::Local<'s, v8::Promise>)> {
+  let resolver = v8::PromiseResolver::new(scope)?;
+  let promise = resolver.get_promise(scope);
+  let state = state(scope);
+  let mut s = state.borrow_mut();
+  s.next_timer_id = s.next_timer_id.wrapping_add(1).max(1);
+  let id = s.next_timer_id;
+  let owner = s.current_owner;
+  s.host_calls.insert(id, (v8::Global::new(scope, resolver), owner));
+  let _ = s.scheduler.send(make(id));
+  Some((id, promise))
 }
 
 fn op_host_call(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
@@ -18,14 +39,28 @@ fn op_host_call(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments
     args: arg_string(scope, &args, 2),
     bytes: view_bytes(args.get(3)).map(Into::into),
   };
-  let Some(resolver) = v8::PromiseResolver::new(scope) else { return };
-  let promise = resolver.get_promise(scope);
-  let state = state(scope);
-  let mut s = state.borrow_mut();
-  s.next_timer_id = s.next_timer_id.wrapping_add(1).max(1);
-  let id = s.next_timer_id;
-  let owner = s.current_owner;
-  s.host_calls.insert(id, (v8::Global::new(scope, resolver), owner));
-  let _ = s.scheduler.send(SchedulerMessage::HostCall { id, call });
-  rv.set(promise.into());
+  if let Some((_, promise)) = pending_io(scope, |id| SchedulerMessage::HostCall { id, call }) {
+    rv.set(promise.into());
+  }
+}
+
+/// `ops.fetch(method, url, flatHeaders, body, redirect) -> [id, Promise<[headJson, body]>]`
+fn op_fetch(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+  let flat = super::read_string_array(scope, args.get(2)).unwrap_or_default();
+  let request = FetchRequest {
+    method: arg_string(scope, &args, 0),
+    url: arg_string(scope, &args, 1),
+    headers: flat.chunks_exact(2).map(|kv| (kv[0].clone(), kv[1].clone())).collect(),
+    body: view_bytes(args.get(3)).map(Into::into),
+    redirect: arg_string(scope, &args, 4),
+  };
+  let Some((id, promise)) = pending_io(scope, |id| SchedulerMessage::Fetch { id, request }) else { return };
+  let id = v8::Integer::new_from_unsigned(scope, id).into();
+  rv.set(v8::Array::new_with_elements(scope, &[id, promise.into()]).into());
+}
+
+/// `ops.fetchCancel(id)`: aborts an outbound request still in flight.
+fn op_fetch_cancel(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+  let Some(id) = args.get(0).uint32_value(scope) else { return };
+  let _ = state(scope).borrow().scheduler.send(SchedulerMessage::CancelFetch { id });
 }
