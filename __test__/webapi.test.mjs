@@ -1,7 +1,8 @@
 // Web APIs inside the isolate behave as the standards (and production Workers) say.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { evalInWorker } from "./helpers.mjs";
+import { dispatch } from "../index.js";
+import { evalInWorker, useWorker } from "./helpers.mjs";
 
 test("Headers: normalisation, sorted combined iteration, set-cookie kept apart, validation", async (t) => {
   const result = await evalInWorker(t, `
@@ -210,4 +211,42 @@ test("crypto.getRandomValues and crypto.randomUUID", async (t) => {
   for (const uuid of result.uuids) assert.match(uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   assert.notEqual(result.uuids[0], result.uuids[1]);
   assert.equal(result.ua, "Cloudflare-Workers");
+});
+
+test("bodies can be ReadableStreams: new Response(stream), request.body, clone via tee", async (t) => {
+  const result = await evalInWorker(t, `
+    const encoder = new TextEncoder();
+    const streamed = new Response(new ReadableStream({ start(c) { c.enqueue(encoder.encode("chunk1 ")); c.enqueue(encoder.encode("chunk2")); c.close(); } }));
+    const copy = streamed.clone();
+    const { readable, writable } = new TransformStream();
+    const writer = writable.getWriter();
+    writer.write(encoder.encode("piped")).then(() => writer.close());
+    const fromTransform = await new Response(readable).text();
+    let bodyChunks = 0;
+    for await (const chunk of new Response("abc").body) bodyChunks += chunk.byteLength;
+    const reader = new Request("http://a/", { method: "POST", body: "xyz" }).body.getReader();
+    const first = await reader.read();
+    const used = new Response("q");
+    used.body.getReader();
+    return {
+      text: await streamed.text(), copy: await copy.text(), fromTransform, bodyChunks,
+      first: new TextDecoder().decode(first.value), empty: new Response(null).body,
+      lockedIsUsed: used.bodyUsed, reread: await used.text().then(() => "no error", (e) => e.name),
+    };`);
+  assert.deepEqual(result, {
+    text: "chunk1 chunk2", copy: "chunk1 chunk2", fromTransform: "piped", bodyChunks: 3,
+    first: "xyz", empty: null, lockedIsUsed: true, reread: "TypeError",
+  });
+});
+
+test("a handler may answer with a streamed Response", async (t) => {
+  const worker = await useWorker(t, {
+    script: `export default { fetch() {
+      const { readable, writable } = new TransformStream();
+      const writer = writable.getWriter();
+      (async () => { for (const part of ["a", "b", "c"]) { await new Promise((r) => setTimeout(r, 2)); await writer.write(new TextEncoder().encode(part)); } await writer.close(); })();
+      return new Response(readable, { headers: { "content-type": "text/plain" } });
+    } }`,
+  });
+  assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "abc");
 });

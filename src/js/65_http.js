@@ -16,43 +16,96 @@ const REDIRECT_MODES = new Set(["follow", "manual", "error"]);
 
 // ---- Body ------------------------------------------------------------------------------------
 
-/** Holds a body's bytes and whether they have been read. */
+/**
+ * A body: whole bytes, or a ReadableStream (from `new Response(stream)`, or made on demand when
+ * `body` is read), and whether it has been read.
+ */
 class BodyState {
-  constructor(bytes) {
+  constructor(bytes, stream = null) {
     this.bytes = bytes; // Uint8Array or null
+    this.stream = stream; // ReadableStream or null
     this.used = false;
   }
-  clone() {
-    if (this.used) throw new TypeError("Body has already been used; it cannot be cloned.");
-    return new BodyState(this.bytes);
+  get empty() {
+    return this.bytes === null && this.stream === null;
   }
-  /** Takes the bytes, marking the body used. */
-  consume() {
-    if (this.used) return Promise.reject(new TypeError("Body has already been used. It can only be read once."));
-    this.used = this.bytes !== null;
-    return Promise.resolve(this.bytes ?? new Uint8Array(0));
+  /** The body as a ReadableStream of Uint8Arrays, or null when there is no body. */
+  get readable() {
+    if (this.stream === null && this.bytes !== null) {
+      const bytes = this.bytes;
+      this.stream = new ReadableStream({
+        type: "bytes",
+        start(controller) {
+          if (bytes.byteLength > 0) controller.enqueue(bytes.slice());
+          controller.close();
+        },
+      });
+      this.bytes = null;
+    }
+    return this.stream;
+  }
+  clone() {
+    if (this.used || (this.stream !== null && this.stream.locked)) throw new TypeError("Body has already been used; it cannot be cloned.");
+    if (this.stream === null) return new BodyState(this.bytes);
+    const [mine, theirs] = this.stream.tee();
+    this.stream = mine;
+    return new BodyState(null, theirs);
+  }
+  /** Reads the whole body, marking it used. */
+  async consume() {
+    if (this.used || (this.stream !== null && this.stream.locked)) {
+      throw new TypeError("Body has already been used. It can only be read once.");
+    }
+    this.used = !this.empty;
+    if (this.stream === null) return this.bytes ?? new Uint8Array(0);
+    return readAll(this.stream);
   }
 }
 
-/** Extracts a body from a BodyInit: the bytes and the content-type they imply. */
+/** Reads a stream of Uint8Array (or string) chunks into one Uint8Array. */
+async function readAll(stream) {
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === "string" ? encoder.encode(chunk) : ArrayBuffer.isView(chunk) ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : null;
+    if (bytes === null) throw new TypeError("A body stream must produce Uint8Array chunks.");
+    chunks.push(bytes);
+    size += bytes.byteLength;
+  }
+  if (chunks.length === 1) return chunks[0];
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return all;
+}
+
+/** Extracts a body from a BodyInit: bytes or a stream, and the content-type they imply. */
 function extractBody(init) {
-  if (init === undefined || init === null) return { bytes: null, type: null };
-  if (typeof init === "string") return { bytes: encoder.encode(init), type: "text/plain;charset=UTF-8" };
-  if (init instanceof ArrayBuffer) return { bytes: new Uint8Array(init.slice(0)), type: null };
+  if (init === undefined || init === null) return { bytes: null, stream: null, type: null };
+  if (init instanceof ReadableStream) return { bytes: null, stream: init, type: null };
+  if (typeof init === "string") return { bytes: encoder.encode(init), stream: null, type: "text/plain;charset=UTF-8" };
+  if (init instanceof ArrayBuffer) return { bytes: new Uint8Array(init.slice(0)), stream: null, type: null };
   if (ArrayBuffer.isView(init)) {
-    return { bytes: new Uint8Array(init.buffer.slice(init.byteOffset, init.byteOffset + init.byteLength)), type: null };
+    return { bytes: new Uint8Array(init.buffer.slice(init.byteOffset, init.byteOffset + init.byteLength)), stream: null, type: null };
   }
   if (init instanceof URLSearchParams) {
-    return { bytes: encoder.encode(init.toString()), type: "application/x-www-form-urlencoded;charset=UTF-8" };
+    return { bytes: encoder.encode(init.toString()), stream: null, type: "application/x-www-form-urlencoded;charset=UTF-8" };
   }
-  return { bytes: encoder.encode(String(init)), type: "text/plain;charset=UTF-8" };
+  return { bytes: encoder.encode(String(init)), stream: null, type: "text/plain;charset=UTF-8" };
 }
 
 /** The body-reading methods Request and Response share; `state` finds an instance's BodyState. */
 function defineBodyMethods(Class, state) {
   const methods = {
+    get body() {
+      return state(this).readable;
+    },
     get bodyUsed() {
-      return state(this).used;
+      const body = state(this);
+      return body.used || (body.stream !== null && body.stream.locked);
     },
     async arrayBuffer() {
       const bytes = await state(this).consume();
@@ -115,7 +168,7 @@ class Request {
         if (input.#body.used) throw new TypeError("Failed to construct 'Request': the input Request's body has already been used.");
         inputBody = input.#body;
         // Constructing from a Request takes its body.
-        if (inputBody.bytes !== null) {
+        if (!inputBody.empty) {
           const taken = new BodyState(null);
           taken.used = true;
           input.#body = taken;
@@ -144,11 +197,11 @@ class Request {
       if (this.#method === "GET" || this.#method === "HEAD") {
         throw new TypeError("Request with a GET or HEAD method cannot have a body.");
       }
-      const { bytes, type } = extractBody(init.body);
+      const { bytes, stream, type } = extractBody(init.body);
       if (type !== null && !this.#headers.has("content-type")) this.#headers.append("content-type", type);
-      this.#body = new BodyState(bytes);
+      this.#body = new BodyState(bytes, stream);
     } else {
-      if (inputBody !== null && inputBody.bytes !== null && (this.#method === "GET" || this.#method === "HEAD")) {
+      if (inputBody !== null && !inputBody.empty && (this.#method === "GET" || this.#method === "HEAD")) {
         throw new TypeError("Request with a GET or HEAD method cannot have a body.");
       }
       this.#body = inputBody ?? new BodyState(null);
@@ -245,9 +298,9 @@ class Response {
       if (NULL_BODY_STATUS.has(status)) {
         throw new TypeError(`Failed to construct 'Response': Response with null body status (${status}) cannot have a body.`);
       }
-      const { bytes, type } = extractBody(body);
+      const { bytes, stream, type } = extractBody(body);
       if (type !== null && !this.#headers.has("content-type")) this.#headers.append("content-type", type);
-      this.#body = new BodyState(bytes);
+      this.#body = new BodyState(bytes, stream);
     } else {
       this.#body = new BodyState(null);
     }
@@ -272,13 +325,13 @@ class Response {
       response.#type = "basic";
       return response;
     };
-    internals.responseParts = (response) => {
-      const body = response.#body;
-      if (body.used) throw new TypeError("The Response's body has already been used; it cannot be sent.");
-      body.used = body.bytes !== null;
+    /** What the host gets: status, statusText, raw header list and the whole body (read now). */
+    internals.responseParts = async (response) => {
+      const state = response.#body;
       const flat = [];
       for (const [k, v] of internals.headersList(response.#headers)) flat.push(k, v);
-      return { status: response.#status, statusText: response.#statusText, headers: flat, body: body.bytes };
+      const body = state.empty ? null : await state.consume();
+      return { status: response.#status, statusText: response.#statusText, headers: flat, body };
     };
   }
 

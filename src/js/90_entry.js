@@ -190,7 +190,7 @@ function fail(id, error) {
   ops.respondError(id, name, message, stack);
 }
 
-function respond(id, response) {
+async function respond(id, response) {
   if (!(response instanceof Response)) {
     fail(id, new TypeError(`The fetch handler must return a Response (or a Promise of one), but it returned ${describeValue(response)}.`));
     return;
@@ -199,7 +199,7 @@ function respond(id, response) {
     fail(id, new TypeError("The fetch handler returned Response.error(), a network error."));
     return;
   }
-  const parts = internals.responseParts(response);
+  const parts = await internals.responseParts(response);
   ops.respond(id, parts.status, parts.statusText, parts.headers, parts.body);
 }
 
@@ -232,13 +232,7 @@ internals.dispatchFetch = function dispatchFetch(id, method, url, flatHeaders, b
     return;
   }
   Promise.resolve(result).then(
-    (response) => {
-      try {
-        respond(id, response);
-      } catch (error) {
-        fail(id, error);
-      }
-    },
+    (response) => respond(id, response).catch((error) => fail(id, error)),
     (error) => fail(id, error),
   );
 };
