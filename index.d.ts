@@ -38,6 +38,12 @@ export interface WorkerOptions {
   /** Allow `eval()` and `new Function()` inside the worker. Default `false`, as in production. */
   allowEval?: boolean;
   limits?: WorkerLimits;
+  /**
+   * `"open"` (default, for local development): `fetch()` may reach any address. `"public"`: no
+   * loopback, private, link-local (incl. 169.254.169.254) or other non-public addresses, checked
+   * after DNS resolution and on every redirect.
+   */
+  network?: "open" | "public";
   /** Answers the worker's `fetch()` calls in the host (Node's Request/Response) instead of the network. */
   outbound?: (request: Request) => Response | Promise<Response>;
 }

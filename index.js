@@ -7,7 +7,7 @@ const native = require("./native.js");
 const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
 const { kv, storage, service, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound"]);
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network"]);
 const LIMITS = {
   maxInFlight: { min: 1, integer: true, text: "an integer of at least 1" },
   maxQueued: { min: 0, integer: true, text: "an integer of at least 0" },
@@ -157,7 +157,11 @@ function validateOptions(options) {
     split.definitions["#outbound"] = definition;
     split.bindingsJson = JSON.stringify({ ...JSON.parse(split.bindingsJson), "#outbound": "outbound" });
   }
-  return { script, filename, format, onLog, allowEval, limits: validateLimits(options.limits), ...split };
+  const { network = "open" } = options;
+  if (network !== "open" && network !== "public") {
+    throw new TypeError(`createWorker: options.network must be "open" (any address) or "public" (no loopback, private or link-local addresses), got ${JSON.stringify(network)}`);
+  }
+  return { script, filename, format, onLog, allowEval, network, limits: validateLimits(options.limits), ...split };
 }
 
 /** A running worker. Create one with createWorker(); dispose() it when done. */
@@ -223,7 +227,7 @@ delete Worker._create;
 
 /** Starts a worker from a script and resolves once the script has loaded. */
 async function createWorker(options) {
-  const { script, filename, format, onLog, allowEval, limits, envJson, bindingsJson, definitions } = validateOptions(options);
+  const { script, filename, format, onLog, allowEval, network, limits, envJson, bindingsJson, definitions } = validateOptions(options);
   const log = (level, message) => {
     try {
       onLog(level, message);
@@ -232,7 +236,7 @@ async function createWorker(options) {
     }
   };
   const dispatcher = createDispatcher(definitions, dispatch);
-  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, limits }, log, dispatcher);
+  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, publicNetworkOnly: network === "public", limits }, log, dispatcher);
   if (outcome instanceof native.NativeWorker) return createHandle(outcome, filename);
   throw toError(outcome);
 }

@@ -83,6 +83,8 @@ export interface NativeWorkerOptions {
   /** The other bindings as `{ NAME: kind }` JSON; their calls go to the host dispatcher. */
   bindingsJson: string
   allowEval: boolean
+  /** `fetch()` may reach only public addresses. */
+  publicNetworkOnly: boolean
   /** Validated by `index.js`; absent fields take the defaults. */
   limits?: NativeLimits
 }

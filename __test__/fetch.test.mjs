@@ -143,3 +143,22 @@ test("fetch: the outbound option intercepts every request with Node's Request/Re
   assert.deepEqual(result, [203, "mocked", "1"]);
   assert.deepEqual(seen, [["PUT", "https://api.example.test/v1/items?x=1", "t", "data"]]);
 });
+
+// Only loopback targets here: tests never send traffic elsewhere. Private and link-local ranges
+// (10/8, 169.254.169.254, …) take the same code path; their classification is unit-tested in Rust.
+test('fetch: network "public" refuses non-public addresses, given literally or through DNS', async (t) => {
+  const result = await run(
+    t,
+    `const out = {};
+     for (const url of [env.ORIGIN + "/echo", "http://localhost:9/", "http://[::1]:9/", "http://127.0.0.2:9/"]) {
+       out[url.replace(env.ORIGIN, "ORIGIN")] = await fetch(url).then((r) => "fetched " + r.status, (e) => e.name + ": " + e.message);
+     }
+     return out;`,
+    { network: "public" },
+  );
+  for (const [url, outcome] of Object.entries(result)) {
+    assert.match(outcome, /^TypeError: .*(not a public address|non-public addresses)/, url);
+  }
+  // The default policy ("open") reaches the local server.
+  assert.equal(await run(t, `return (await fetch(env.ORIGIN + "/final")).status;`), 200);
+});

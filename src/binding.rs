@@ -25,6 +25,8 @@ pub struct NativeWorkerOptions {
   /// The other bindings as `{ NAME: kind }` JSON; their calls go to the host dispatcher.
   pub bindings_json: String,
   pub allow_eval: bool,
+  /// `fetch()` may reach only public addresses.
+  pub public_network_only: bool,
   /// Validated by `index.js`; absent fields take the defaults.
   pub limits: Option<NativeLimits>,
 }
@@ -230,6 +232,7 @@ pub fn create_worker<'env>(
     limits: options.limits.map(NativeLimits::into_limits).unwrap_or_default(),
     log: sink,
     host: Some(Arc::new(NodeHost { dispatcher })),
+    public_network_only: options.public_network_only,
   };
 
   let (deferred, promise) = env.create_deferred()?;

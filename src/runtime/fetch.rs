@@ -3,28 +3,106 @@
 //! redirect), transparent gzip/brotli/deflate decompression as production Workers does, and
 //! errors reported as `TypeError`s. The response head travels back as JSON and the body as
 //! bytes, in the same shape as a binding call's answer.
+//!
+//! The "public only" network policy refuses non-public addresses: a resolver that drops them
+//! from DNS answers (so a name cannot smuggle in 127.0.0.1 or 169.254.169.254), plus a check of
+//! IP literals in the URL and in every redirect target.
 
 use super::types::{FetchRequest, HostResult, JsErrorInfo};
 use bytes::Bytes;
 use reqwest::redirect::Policy;
-use std::sync::OnceLock;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, OnceLock};
 
-fn client(redirect: &str) -> Result<&'static reqwest::Client, JsErrorInfo> {
-  static FOLLOW: OnceLock<reqwest::Client> = OnceLock::new();
-  static MANUAL: OnceLock<reqwest::Client> = OnceLock::new();
-  static ERROR: OnceLock<reqwest::Client> = OnceLock::new();
-  let (cell, policy): (&'static OnceLock<reqwest::Client>, fn() -> Policy) = match redirect {
-    "follow" => (&FOLLOW, || Policy::limited(20)),
-    "manual" => (&MANUAL, Policy::none),
-    "error" => (&ERROR, || Policy::custom(|attempt| attempt.error("redirect mode is \"error\""))),
+/// Whether `ip` is an address on the public internet (not loopback, private, link-local —
+/// which includes 169.254.169.254 —, shared, unspecified, multicast, documentation, …).
+pub(crate) fn is_public(ip: IpAddr) -> bool {
+  match ip {
+    IpAddr::V4(v4) => {
+      let [a, b, ..] = v4.octets();
+      !(v4.is_loopback()
+        || v4.is_private()
+        || v4.is_link_local()
+        || v4.is_unspecified()
+        || v4.is_broadcast()
+        || v4.is_multicast()
+        || v4.is_documentation()
+        || a == 0
+        || (a == 100 && (64..128).contains(&b)) // shared address space (carrier-grade NAT)
+        || (a == 192 && b == 0) // IETF protocol assignments
+        || (a == 198 && (b == 18 || b == 19)) // benchmarking
+        || a >= 240)
+    }
+    IpAddr::V6(v6) => {
+      if let Some(v4) = v6.to_ipv4_mapped() {
+        return is_public(IpAddr::V4(v4));
+      }
+      let first = v6.segments()[0];
+      !(v6.is_loopback()
+        || v6.is_unspecified()
+        || v6.is_multicast()
+        || (first & 0xfe00) == 0xfc00 // unique local
+        || (first & 0xffc0) == 0xfe80 // link-local
+        || first == 0x2001 && v6.segments()[1] == 0x0db8) // documentation
+    }
+  }
+}
+
+fn blocked(url: &reqwest::Url) -> Option<String> {
+  let ip = match url.host()? {
+    url::Host::Ipv4(ip) => IpAddr::V4(ip),
+    url::Host::Ipv6(ip) => IpAddr::V6(ip),
+    url::Host::Domain(_) => return None,
+  };
+  (!is_public(ip)).then(|| format!("fetch to {url} was blocked: {ip} is not a public address and the worker's network policy is \"public\""))
+}
+
+/// Resolves names with the system resolver and keeps only public addresses.
+struct PublicOnly;
+
+impl reqwest::dns::Resolve for PublicOnly {
+  fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+    Box::pin(async move {
+      let host = name.as_str().to_owned();
+      let all: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+      let public: Vec<SocketAddr> = all.iter().copied().filter(|a| is_public(a.ip())).collect();
+      if public.is_empty() {
+        let message = format!("{host} resolves only to non-public addresses and the worker's network policy is \"public\"");
+        return Err(message.into());
+      }
+      Ok(Box::new(public.into_iter()) as reqwest::dns::Addrs)
+    })
+  }
+}
+
+fn client(redirect: &str, public_only: bool) -> Result<&'static reqwest::Client, JsErrorInfo> {
+  static CLIENTS: [OnceLock<reqwest::Client>; 6] = [const { OnceLock::new() }; 6];
+  let mode = match redirect {
+    "follow" => 0,
+    "manual" => 1,
+    "error" => 2,
     other => return Err(type_error(format!("fetch: invalid redirect mode \"{other}\""))),
   };
-  Ok(cell.get_or_init(|| {
-    reqwest::Client::builder()
-      .redirect(policy())
-      .user_agent("workerbox")
-      .build()
-      .expect("an HTTP client with default TLS settings")
+  let slot = mode + if public_only { 3 } else { 0 };
+  Ok(CLIENTS[slot].get_or_init(|| {
+    let policy = Policy::custom(move |attempt| {
+      if public_only {
+        if let Some(reason) = blocked(attempt.url()) {
+          return attempt.error(reason);
+        }
+      }
+      match mode {
+        0 if attempt.previous().len() >= 20 => attempt.error("too many redirects (20)"),
+        0 => attempt.follow(),
+        1 => attempt.stop(),
+        _ => attempt.error("redirect mode is \"error\""),
+      }
+    });
+    let mut builder = reqwest::Client::builder().redirect(policy).user_agent("workerbox");
+    if public_only {
+      builder = builder.dns_resolver(Arc::new(PublicOnly));
+    }
+    builder.build().expect("an HTTP client with default TLS settings")
   }))
 }
 
@@ -46,7 +124,12 @@ fn describe(url: &str, error: &reqwest::Error) -> JsErrorInfo {
 
 /// Performs one request; the result is `{ status, statusText, headers, url, redirected }` + body.
 pub(crate) async fn perform(request: FetchRequest) -> Result<HostResult, JsErrorInfo> {
-  let client = client(&request.redirect)?;
+  let client = client(&request.redirect, request.public_only)?;
+  if request.public_only {
+    if let Some(reason) = reqwest::Url::parse(&request.url).ok().as_ref().and_then(blocked) {
+      return Err(type_error(reason));
+    }
+  }
   let method = reqwest::Method::from_bytes(request.method.as_bytes()).map_err(|_| type_error(format!("fetch: invalid method \"{}\"", request.method)))?;
   let mut builder = client.request(method, &request.url);
   for (name, value) in &request.headers {
@@ -76,3 +159,18 @@ pub(crate) async fn perform(request: FetchRequest) -> Result<HostResult, JsError
   Ok(HostResult { json: head, bytes: Some(body) })
 }
 
+
+#[cfg(test)]
+mod tests {
+  use super::is_public;
+
+  #[test]
+  fn non_public_addresses_are_recognised() {
+    for ip in ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1"] {
+      assert!(!is_public(ip.parse().unwrap()), "{ip}");
+    }
+    for ip in ["1.1.1.1", "93.184.216.34", "2606:4700::1111"] {
+      assert!(is_public(ip.parse().unwrap()), "{ip}");
+    }
+  }
+}

@@ -125,7 +125,7 @@ struct Runtime {
 pub(crate) fn run(startup: Startup) {
   let Startup { worker, options, inbox, inbox_sender, monitor, on_ready } = startup;
   monitor.attach_isolate_thread();
-  let mut scheduler = match Scheduler::spawn(worker, inbox_sender, monitor.clone(), options.limits.clone(), options.host.clone()) {
+  let mut scheduler = match Scheduler::spawn(worker, inbox_sender, monitor.clone(), options.limits.clone(), options.host.clone(), options.public_network_only) {
     Ok(s) => s,
     Err(e) => return on_ready(Err(WorkerError::runtime("ERR_THREAD", format!("could not start the scheduler thread: {e}")))),
   };

@@ -42,6 +42,7 @@ impl Scheduler {
     monitor: Arc<Monitor>,
     limits: Limits,
     host: Option<Arc<dyn Host>>,
+    public_network_only: bool,
   ) -> std::io::Result<Self> {
     let (tx, rx) = unbounded_channel();
     let replies = tx.clone();
@@ -52,7 +53,7 @@ impl Scheduler {
           .enable_all()
           .build()
           .expect("tokio runtime for the scheduler thread");
-        let io = Io { host, fetches: HashMap::new(), replies, binding_ms: limits.binding_ms };
+        let io = Io { host, fetches: HashMap::new(), replies, binding_ms: limits.binding_ms, public_network_only };
         runtime.block_on(run(rx, to_isolate, Watchdog { monitor, limits }, io));
       })?;
     Ok(Self { tx, thread: Some(thread) })
@@ -102,6 +103,7 @@ struct Io {
   /// Where the host's replies come back in (this thread's own inbox).
   replies: UnboundedSender<SchedulerMessage>,
   binding_ms: u64,
+  public_network_only: bool,
 }
 
 impl Io {
@@ -119,7 +121,8 @@ impl Io {
   }
 
   /// Starts outbound request `id` as a task on this runtime.
-  fn fetch(&mut self, id: u32, request: super::types::FetchRequest) {
+  fn fetch(&mut self, id: u32, mut request: super::types::FetchRequest) {
+    request.public_only = self.public_network_only;
     let replies = self.replies.clone();
     let task = tokio::spawn(async move {
       let result = super::fetch::perform(request).await;

@@ -92,6 +92,8 @@ pub struct FetchRequest {
   pub body: Option<Bytes>,
   /// `follow`, `manual` or `error`.
   pub redirect: String,
+  /// Refuse loopback, private, link-local and other non-public addresses (after DNS).
+  pub public_only: bool,
 }
 
 /// A binding operation the worker asks the host to perform, e.g. `env.CACHE.get("k")`.
@@ -142,6 +144,8 @@ pub struct WorkerOptions {
   pub log: LogSink,
   /// Answers binding calls; without one, every binding call fails.
   pub host: Option<Arc<dyn Host>>,
+  /// `fetch()` may reach only public addresses (checked after DNS resolution).
+  pub public_network_only: bool,
 }
 
 impl WorkerOptions {
@@ -156,6 +160,7 @@ impl WorkerOptions {
       allow_eval: false,
       limits: Limits::default(),
       host: None,
+      public_network_only: false,
       log: Arc::new(|level, msg| eprintln!("[worker] {}: {}", level.as_str(), msg)),
     }
   }

@@ -53,6 +53,8 @@ fn op_fetch(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mu
     headers: flat.chunks_exact(2).map(|kv| (kv[0].clone(), kv[1].clone())).collect(),
     body: view_bytes(args.get(3)).map(Into::into),
     redirect: arg_string(scope, &args, 4),
+    // The scheduler applies the worker's network policy.
+    public_only: false,
   };
   let Some((id, promise)) = pending_io(scope, |id| SchedulerMessage::Fetch { id, request }) else { return };
   let id = v8::Integer::new_from_unsigned(scope, id).into();
