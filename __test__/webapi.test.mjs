@@ -250,3 +250,17 @@ test("a handler may answer with a streamed Response", async (t) => {
   });
   assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "abc");
 });
+
+test("TextEncoderStream and TextDecoderStream, with characters split across chunks", async (t) => {
+  const result = await evalInWorker(t, `
+    const bytes = new TextEncoder().encode("h€llo 😀");
+    const chunks = [bytes.slice(0, 2), bytes.slice(2, 3), bytes.slice(3, 9), bytes.slice(9)];
+    let decoded = "";
+    const source = new ReadableStream({ start(c) { for (const chunk of chunks) c.enqueue(chunk); c.close(); } });
+    for await (const text of source.pipeThrough(new TextDecoderStream())) decoded += text;
+    const encodedChunks = [];
+    const strings = new ReadableStream({ start(c) { c.enqueue("a\\ud83d"); c.enqueue("\\ude00b"); c.close(); } });
+    for await (const chunk of strings.pipeThrough(new TextEncoderStream())) encodedChunks.push(...chunk);
+    return { decoded, encoded: new TextDecoder().decode(new Uint8Array(encodedChunks)), encoding: new TextDecoderStream("latin1").encoding };`);
+  assert.deepEqual(result, { decoded: "h€llo 😀", encoded: "a😀b", encoding: "windows-1252" });
+});

@@ -24,3 +24,80 @@ for (const name of STREAM_GLOBALS) {
   if (typeof value !== "function") throw new Error(`the streams implementation has no ${name}`);
   internals.defineGlobal(name, value);
 }
+
+// TextEncoderStream and TextDecoderStream: TransformStreams around TextEncoder and a streaming
+// TextDecoder (so a character split across chunks decodes correctly).
+class TextEncoderStream {
+  #transform;
+  constructor() {
+    const encoder = new TextEncoder();
+    let pendingHigh = ""; // a high surrogate that ended the previous chunk
+    this.#transform = new globalThis.TransformStream({
+      transform(chunk, controller) {
+        let text = pendingHigh + String(chunk);
+        pendingHigh = "";
+        const last = text.charCodeAt(text.length - 1);
+        if (last >= 0xd800 && last <= 0xdbff) {
+          pendingHigh = text.slice(-1);
+          text = text.slice(0, -1);
+        }
+        if (text.length > 0) controller.enqueue(encoder.encode(text));
+      },
+      flush(controller) {
+        if (pendingHigh) controller.enqueue(encoder.encode(pendingHigh));
+      },
+    });
+  }
+  get encoding() {
+    return "utf-8";
+  }
+  get readable() {
+    return this.#transform.readable;
+  }
+  get writable() {
+    return this.#transform.writable;
+  }
+  get [Symbol.toStringTag]() {
+    return "TextEncoderStream";
+  }
+}
+
+class TextDecoderStream {
+  #transform;
+  #decoder;
+  constructor(label = "utf-8", options = {}) {
+    const decoder = new TextDecoder(label, options);
+    this.#decoder = decoder;
+    this.#transform = new globalThis.TransformStream({
+      transform(chunk, controller) {
+        const text = decoder.decode(chunk, { stream: true });
+        if (text) controller.enqueue(text);
+      },
+      flush(controller) {
+        const text = decoder.decode();
+        if (text) controller.enqueue(text);
+      },
+    });
+  }
+  get encoding() {
+    return this.#decoder.encoding;
+  }
+  get fatal() {
+    return this.#decoder.fatal;
+  }
+  get ignoreBOM() {
+    return this.#decoder.ignoreBOM;
+  }
+  get readable() {
+    return this.#transform.readable;
+  }
+  get writable() {
+    return this.#transform.writable;
+  }
+  get [Symbol.toStringTag]() {
+    return "TextDecoderStream";
+  }
+}
+
+internals.defineGlobal("TextEncoderStream", TextEncoderStream);
+internals.defineGlobal("TextDecoderStream", TextDecoderStream);
