@@ -264,3 +264,23 @@ test("TextEncoderStream and TextDecoderStream, with characters split across chun
     return { decoded, encoded: new TextDecoder().decode(new Uint8Array(encodedChunks)), encoding: new TextDecoderStream("latin1").encoding };`);
   assert.deepEqual(result, { decoded: "h€llo 😀", encoded: "a😀b", encoding: "windows-1252" });
 });
+
+test("structuredClone copies deeply through V8's serializer and refuses functions", async (t) => {
+  const result = await evalInWorker(t, `
+    const original = { map: new Map([["k", { n: 1 }]]), set: new Set([1, 2]), date: new Date(0), re: /x+/gi, bytes: new Uint8Array([1, 2]), error: new RangeError("boom"), nested: { list: [1, { deep: true }] } };
+    original.self = original;
+    const copy = structuredClone(original);
+    copy.nested.list[1].deep = false;
+    let refused;
+    try { structuredClone({ f() {} }); } catch (e) { refused = [e.name, e instanceof DOMException]; }
+    return {
+      distinct: copy !== original && copy.map !== original.map, cycle: copy.self === copy,
+      map: copy.map.get("k").n, set: [...copy.set], date: copy.date.getTime(), re: [copy.re.source, copy.re.flags],
+      bytes: [...copy.bytes], bytesCopied: copy.bytes.buffer !== original.bytes.buffer,
+      error: [copy.error instanceof RangeError, copy.error.message], untouched: original.nested.list[1].deep, refused,
+    };`);
+  assert.deepEqual(result, {
+    distinct: true, cycle: true, map: 1, set: [1, 2], date: 0, re: ["x+", "gi"], bytes: [1, 2], bytesCopied: true,
+    error: [true, "boom"], untouched: true, refused: ["DataCloneError", true],
+  });
+});

@@ -1,5 +1,5 @@
-// crypto.getRandomValues and crypto.randomUUID (Web Crypto's non-subtle part), backed by the
-// operating system's CSPRNG. `crypto.subtle` is not provided yet.
+// crypto.getRandomValues and crypto.randomUUID (Web Crypto's non-subtle part), navigator,
+// scheduler.wait and structuredClone. `crypto.subtle` is not provided yet.
 
 const INTEGER_ARRAYS = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, BigInt64Array, BigUint64Array];
 
@@ -54,4 +54,18 @@ internals.defineGlobal("scheduler", {
       if (signal) signal.addEventListener("abort", () => { clearTimeout(id); reject(signal.reason); }, { once: true });
     });
   },
+});
+
+// structuredClone, through V8's serializer (see ops/clone.rs).
+internals.defineGlobal("structuredClone", function structuredClone(value, options = undefined) {
+  if (arguments.length === 0) throw new TypeError("Failed to execute 'structuredClone': 1 argument required, but only 0 present.");
+  if (options && options.transfer !== undefined && [...options.transfer].length > 0) {
+    throw new internals.DOMException("structuredClone: transferring objects is not supported", "DataCloneError");
+  }
+  try {
+    return ops.structuredClone(value);
+  } catch (error) {
+    if (error && error.name === "DataCloneError") throw new internals.DOMException(error.message, "DataCloneError");
+    throw error;
+  }
 });

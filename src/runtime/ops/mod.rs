@@ -3,6 +3,7 @@
 //! The object is handed only to the bootstrap files in `src/js/`; user code never sees it.
 //! One file per API family, each exporting its ops through a `register` function.
 
+mod clone;
 mod console;
 mod dispatch;
 mod encoding;
@@ -23,6 +24,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
   OPS.get_or_init(|| {
     let mut ops = Vec::new();
     let mut install = |name: &str, f: OpFn| ops.push((name.to_owned(), f));
+    clone::register(&mut install);
     console::register(&mut install);
     dispatch::register(&mut install);
     encoding::register(&mut install);
