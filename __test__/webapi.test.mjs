@@ -284,3 +284,56 @@ test("structuredClone copies deeply through V8's serializer and refuses function
     error: [true, "boom"], untouched: true, refused: ["DataCloneError", true],
   });
 });
+
+test("Blob, File and FormData, and bodies made from and read as them", async (t) => {
+  const result = await evalInWorker(t, `
+    const blob = new Blob(["héllo ", new Uint8Array([119, 111]), new Blob(["rld"])], { type: "Text/Plain" });
+    const file = new File(["data"], "a.txt", { type: "text/plain", lastModified: 42 });
+    const form = new FormData();
+    form.append("name", "value\\nline");
+    form.append("upload", file);
+    form.append("raw", new Blob(["xy"]));
+    form.set("name", "replaced");
+    const multipart = new Response(form);
+    const roundTrip = await multipart.clone().formData();
+    const uploaded = roundTrip.get("upload");
+    const urlencoded = await new Request("http://a/", { method: "POST", body: new URLSearchParams({ q: "1 2" }) }).formData();
+    const blobBody = new Response(blob);
+    let notForm;
+    try { await new Response("{}", { headers: { "content-type": "application/json" } }).formData(); } catch (e) { notForm = e.name; }
+    return {
+      blob: [blob.size, blob.type, await blob.text(), await blob.slice(1, 3).text(), await blob.slice(-3).text()],
+      file: [file.name, file.lastModified, file.type, file instanceof Blob],
+      entries: [...form.keys()], raw: [form.get("raw").name, form.get("raw") instanceof File],
+      multipartType: multipart.headers.get("content-type").startsWith("multipart/form-data; boundary="),
+      roundTrip: [roundTrip.get("name"), uploaded.name, uploaded.type, await uploaded.text(), roundTrip.get("raw").name],
+      urlencoded: urlencoded.get("q"),
+      blobBody: [blobBody.headers.get("content-type"), await (await blobBody.blob()).text()],
+      notForm,
+    };`);
+  assert.deepEqual(result, {
+    blob: [12, "text/plain", "héllo world", "é", "rld"],
+    file: ["a.txt", 42, "text/plain", true],
+    entries: ["name", "upload", "raw"], raw: ["blob", true],
+    multipartType: true,
+    roundTrip: ["replaced", "a.txt", "text/plain", "data", "blob"],
+    urlencoded: "1 2",
+    blobBody: ["text/plain", "héllo world"],
+    notForm: "TypeError",
+  });
+});
+
+test("a worker parses a multipart upload sent from Node's FormData", async (t) => {
+  const worker = await useWorker(t, {
+    script: `export default { async fetch(request) {
+      const form = await request.formData();
+      const file = form.get("file");
+      return Response.json({ field: form.get("field"), file: [file.name, file.type, await file.text()] });
+    } }`,
+  });
+  const form = new FormData();
+  form.append("field", "from node");
+  form.append("file", new Blob(["file body"], { type: "text/csv" }), "data.csv");
+  const res = await dispatch(worker, { url: "http://localhost/", method: "POST", body: form });
+  assert.deepEqual(await res.json(), { field: "from node", file: ["data.csv", "text/csv", "file body"] });
+});

@@ -94,11 +94,16 @@ function extractBody(init) {
   if (init instanceof URLSearchParams) {
     return { bytes: encoder.encode(init.toString()), stream: null, type: "application/x-www-form-urlencoded;charset=UTF-8" };
   }
+  if (init instanceof globalThis.Blob) return { bytes: internals.blobBytes(init).slice(), stream: null, type: init.type || null };
+  if (init instanceof globalThis.FormData) {
+    const { bytes, type } = internals.encodeMultipart(init);
+    return { bytes, stream: null, type };
+  }
   return { bytes: encoder.encode(String(init)), stream: null, type: "text/plain;charset=UTF-8" };
 }
 
 /** The body-reading methods Request and Response share; `state` finds an instance's BodyState. */
-function defineBodyMethods(Class, state) {
+function defineBodyMethods(Class, state, headers) {
   const methods = {
     get body() {
       return state(this).readable;
@@ -120,6 +125,14 @@ function defineBodyMethods(Class, state) {
     },
     async json() {
       return JSON.parse(decoder.decode(await state(this).consume()));
+    },
+    async blob() {
+      const bytes = await state(this).consume();
+      return internals.newBlob(bytes.slice(), headers(this).get("content-type") ?? "");
+    },
+    async formData() {
+      const bytes = await state(this).consume();
+      return internals.parseFormData(bytes, headers(this).get("content-type"));
     },
   };
   for (const name of Object.getOwnPropertyNames(methods)) {
@@ -209,10 +222,14 @@ class Request {
   }
 
   static {
-    defineBodyMethods(Request, (request) => {
-      if (!(#body in request)) throw illegal("Request.body");
-      return request.#body;
-    });
+    defineBodyMethods(
+      Request,
+      (request) => {
+        if (!(#body in request)) throw illegal("Request.body");
+        return request.#body;
+      },
+      (request) => request.#headers,
+    );
     internals.newIncomingRequest = (method, url, flatHeaders, body) => Request.#incoming(method, url, flatHeaders, body);
   }
 
@@ -307,10 +324,14 @@ class Response {
   }
 
   static {
-    defineBodyMethods(Response, (response) => {
-      if (!(#body in response)) throw illegal("Response.body");
-      return response.#body;
-    });
+    defineBodyMethods(
+      Response,
+      (response) => {
+        if (!(#body in response)) throw illegal("Response.body");
+        return response.#body;
+      },
+      (response) => response.#headers,
+    );
     /** A Response as fetch() returns it: any status the server sent, immutable headers, its URL. */
     internals.newFetchResponse = (status, statusText, flatHeaders, body, url, redirected) => {
       const response = new Response(null);

@@ -25,6 +25,7 @@ async function hostCall(binding, method, args, bytes = null) {
 /** Reads a BodyInit-like value (string, buffer, view, ReadableStream) into bytes. */
 async function toBytes(value, what) {
   if (typeof value === "string") return encoder.encode(value);
+  if (value instanceof globalThis.Blob) return internals.blobBytes(value).slice();
   if (value instanceof ArrayBuffer) return new Uint8Array(value.slice(0));
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength));
   if (value instanceof ReadableStream) {

@@ -1,0 +1,251 @@
+// Blob, File and FormData (File API and XHR standards), plus the multipart/form-data encoding
+// and parsing that Request/Response bodies use for FormData.
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A Blob's type: lowercased, or "" if it has characters outside printable ASCII. */
+function normalizeType(type) {
+  const text = String(type ?? "");
+  return /^[\x20-\x7e]*$/.test(text) ? text.toLowerCase() : "";
+}
+
+function partBytes(part) {
+  if (part instanceof Blob) return internals.blobBytes(part);
+  if (part instanceof ArrayBuffer) return new Uint8Array(part.slice(0));
+  if (ArrayBuffer.isView(part)) return new Uint8Array(part.buffer.slice(part.byteOffset, part.byteOffset + part.byteLength));
+  return encoder.encode(String(part));
+}
+
+function concat(chunks) {
+  const size = chunks.reduce((n, c) => n + c.byteLength, 0);
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return all;
+}
+
+class Blob {
+  #bytes;
+  #type;
+  constructor(parts = [], options = {}) {
+    if (parts === null || typeof parts !== "object" || typeof parts[Symbol.iterator] !== "function") {
+      throw new TypeError("Failed to construct 'Blob': The provided value cannot be converted to a sequence.");
+    }
+    this.#bytes = concat([...parts].map(partBytes));
+    this.#type = normalizeType(options?.type);
+  }
+  static {
+    internals.blobBytes = (blob) => blob.#bytes;
+    internals.newBlob = (bytes, type) => {
+      const blob = new Blob();
+      blob.#bytes = bytes;
+      blob.#type = normalizeType(type);
+      return blob;
+    };
+  }
+  get size() {
+    return this.#bytes.byteLength;
+  }
+  get type() {
+    return this.#type;
+  }
+  slice(start = 0, end = this.size, contentType = "") {
+    const size = this.size;
+    const clamp = (n) => (n < 0 ? Math.max(size + n, 0) : Math.min(n, size));
+    const from = clamp(Math.trunc(Number(start)) || 0);
+    const to = clamp(end === undefined ? size : Math.trunc(Number(end)) || 0);
+    return internals.newBlob(this.#bytes.slice(from, Math.max(from, to)), contentType);
+  }
+  async arrayBuffer() {
+    return this.#bytes.slice().buffer;
+  }
+  async bytes() {
+    return this.#bytes.slice();
+  }
+  async text() {
+    return decoder.decode(this.#bytes);
+  }
+  stream() {
+    const bytes = this.#bytes;
+    return new ReadableStream({
+      type: "bytes",
+      start(controller) {
+        if (bytes.byteLength > 0) controller.enqueue(bytes.slice());
+        controller.close();
+      },
+    });
+  }
+  get [Symbol.toStringTag]() {
+    return "Blob";
+  }
+}
+
+class File extends Blob {
+  #name;
+  #lastModified;
+  constructor(bits, name, options = {}) {
+    if (arguments.length < 2) throw new TypeError("Failed to construct 'File': 2 arguments required.");
+    super(bits, options);
+    this.#name = String(name);
+    this.#lastModified = options?.lastModified === undefined ? Date.now() : Math.trunc(Number(options.lastModified)) || 0;
+  }
+  get name() {
+    return this.#name;
+  }
+  get lastModified() {
+    return this.#lastModified;
+  }
+  get webkitRelativePath() {
+    return "";
+  }
+  get [Symbol.toStringTag]() {
+    return "File";
+  }
+}
+
+/** A FormData entry value: strings stay strings, Blobs become Files (named "blob" by default). */
+function entryValue(value, filename) {
+  if (value instanceof Blob) {
+    if (value instanceof File && filename === undefined) return value;
+    return new File([value], filename === undefined ? (value instanceof File ? value.name : "blob") : String(filename), { type: value.type });
+  }
+  return String(value);
+}
+
+function needArgs(args, count, what) {
+  if (args.length < count) throw new TypeError(`Failed to execute '${what}' on 'FormData': ${count} arguments required, but only ${args.length} present.`);
+}
+
+class FormData {
+  #entries = [];
+  constructor(form = undefined) {
+    if (form !== undefined) throw new TypeError("Failed to construct 'FormData': there are no HTML forms in a worker.");
+  }
+  static {
+    internals.formDataEntries = (form) => form.#entries;
+  }
+  append(name, value, filename = undefined) {
+    needArgs(arguments, 2, "append");
+    this.#entries.push([String(name), entryValue(value, filename)]);
+  }
+  set(name, value, filename = undefined) {
+    needArgs(arguments, 2, "set");
+    name = String(name);
+    const entry = [name, entryValue(value, filename)];
+    const index = this.#entries.findIndex(([k]) => k === name);
+    if (index === -1) this.#entries.push(entry);
+    else this.#entries = [...this.#entries.slice(0, index), entry, ...this.#entries.slice(index + 1).filter(([k]) => k !== name)];
+  }
+  get(name) {
+    const found = this.#entries.find(([k]) => k === String(name));
+    return found ? found[1] : null;
+  }
+  getAll(name) {
+    return this.#entries.filter(([k]) => k === String(name)).map(([, v]) => v);
+  }
+  has(name) {
+    return this.#entries.some(([k]) => k === String(name));
+  }
+  delete(name) {
+    this.#entries = this.#entries.filter(([k]) => k !== String(name));
+  }
+  forEach(callback, thisArg = undefined) {
+    for (const [k, v] of this.entries()) callback.call(thisArg, v, k, this);
+  }
+  *entries() {
+    for (let i = 0; i < this.#entries.length; i++) yield [this.#entries[i][0], this.#entries[i][1]];
+  }
+  *keys() {
+    for (const [k] of this.entries()) yield k;
+  }
+  *values() {
+    for (const [, v] of this.entries()) yield v;
+  }
+  [Symbol.iterator]() {
+    return this.entries();
+  }
+  get [Symbol.toStringTag]() {
+    return "FormData";
+  }
+}
+
+// ---- multipart/form-data ---------------------------------------------------------------------
+
+const escapeName = (name) => name.replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(/"/g, "%22");
+
+/** Encodes a FormData as multipart/form-data; returns the bytes and the content-type. */
+internals.encodeMultipart = (form) => {
+  const random = new Uint8Array(12);
+  crypto.getRandomValues(random);
+  const boundary = `----workerbox${Array.from(random, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+  const chunks = [];
+  for (const [name, value] of internals.formDataEntries(form)) {
+    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"`;
+    if (typeof value === "string") {
+      chunks.push(encoder.encode(`${head}\r\n\r\n`), encoder.encode(value.replace(/\r?\n|\r/g, "\r\n")), encoder.encode("\r\n"));
+    } else {
+      head += `; filename="${escapeName(value.name)}"\r\nContent-Type: ${value.type || "application/octet-stream"}\r\n\r\n`;
+      chunks.push(encoder.encode(head), internals.blobBytes(value), encoder.encode("\r\n"));
+    }
+  }
+  chunks.push(encoder.encode(`--${boundary}--\r\n`));
+  return { bytes: concat(chunks), type: `multipart/form-data; boundary=${boundary}` };
+};
+
+function indexOf(haystack, needle, from) {
+  outer: for (let i = from; i <= haystack.length - needle.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+function parameter(header, name) {
+  const match = new RegExp(`;\\s*${name}="((?:[^"\\\\]|\\\\.)*)"|;\\s*${name}=([^;\\s]+)`, "i").exec(header);
+  if (!match) return null;
+  return match[1] !== undefined ? match[1].replace(/\\(.)/g, "$1") : match[2];
+}
+
+/** Parses a body as FormData, from multipart/form-data or application/x-www-form-urlencoded. */
+internals.parseFormData = (bytes, contentType) => {
+  const form = new FormData();
+  const type = String(contentType ?? "").toLowerCase();
+  if (type.startsWith("application/x-www-form-urlencoded")) {
+    for (const [k, v] of new URLSearchParams(decoder.decode(bytes))) form.append(k, v);
+    return form;
+  }
+  if (!type.startsWith("multipart/form-data")) {
+    throw new TypeError(`Body cannot be parsed as FormData: its content-type is "${contentType ?? ""}", not multipart/form-data or application/x-www-form-urlencoded.`);
+  }
+  const boundary = parameter(contentType, "boundary");
+  if (!boundary) throw new TypeError("Body cannot be parsed as FormData: the multipart content-type has no boundary.");
+  const delimiter = encoder.encode(`--${boundary}`);
+  let at = indexOf(bytes, delimiter, 0);
+  if (at === -1) throw new TypeError("Body cannot be parsed as FormData: the boundary does not occur in the body.");
+  while (true) {
+    at += delimiter.length;
+    if (bytes[at] === 0x2d && bytes[at + 1] === 0x2d) break; // closing "--"
+    at += 2; // CRLF after the delimiter
+    const headerEnd = indexOf(bytes, encoder.encode("\r\n\r\n"), at);
+    const next = indexOf(bytes, encoder.encode(`\r\n--${boundary}`), at);
+    if (headerEnd === -1 || next === -1 || headerEnd > next) throw new TypeError("Body cannot be parsed as FormData: a multipart part is malformed.");
+    const headers = decoder.decode(bytes.subarray(at, headerEnd)).split("\r\n");
+    const disposition = headers.find((h) => /^content-disposition:/i.test(h)) ?? "";
+    const partType = (headers.find((h) => /^content-type:/i.test(h)) ?? "").replace(/^content-type:\s*/i, "");
+    const name = parameter(disposition, "name");
+    if (name === null) throw new TypeError("Body cannot be parsed as FormData: a part has no name.");
+    const filename = parameter(disposition, "filename");
+    const content = bytes.slice(headerEnd + 4, next);
+    form.append(name, filename === null ? decoder.decode(content) : new File([content], filename, { type: partType }));
+    at = next + 2;
+  }
+  return form;
+};
+
+internals.defineGlobal("Blob", Blob);
+internals.defineGlobal("File", File);
+internals.defineGlobal("FormData", FormData);
