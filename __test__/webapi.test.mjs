@@ -337,3 +337,32 @@ test("a worker parses a multipart upload sent from Node's FormData", async (t) =
   const res = await dispatch(worker, { url: "http://localhost/", method: "POST", body: form });
   assert.deepEqual(await res.json(), { field: "from node", file: ["data.csv", "text/csv", "file body"] });
 });
+
+test("CompressionStream and DecompressionStream round-trip gzip, deflate and deflate-raw", async (t) => {
+  const result = await evalInWorker(t, `
+    const text = "workerbox ".repeat(200);
+    const out = {};
+    for (const format of ["gzip", "deflate", "deflate-raw"]) {
+      const compressed = new Uint8Array(await new Response(new Response(text).body.pipeThrough(new CompressionStream(format))).arrayBuffer());
+      const restored = await new Response(new Response(compressed).body.pipeThrough(new DecompressionStream(format))).text();
+      out[format] = [compressed.length < text.length, restored === text, format === "gzip" ? [compressed[0], compressed[1]] : null];
+    }
+    let unsupported;
+    try { new CompressionStream("brotli"); } catch (e) { unsupported = e.name; }
+    const corrupt = await new Response(new Response(new Uint8Array([1, 2, 3, 4])).body.pipeThrough(new DecompressionStream("gzip"))).text().then(() => "no error", (e) => e.name);
+    return { out, unsupported, corrupt };`);
+  assert.deepEqual(result, {
+    out: { gzip: [true, true, [0x1f, 0x8b]], deflate: [true, true, null], "deflate-raw": [true, true, null] },
+    unsupported: "TypeError",
+    corrupt: "TypeError",
+  });
+});
+
+test("a worker's gzip output decompresses with Node's zlib", async (t) => {
+  const { gunzipSync } = await import("node:zlib");
+  const worker = await useWorker(t, {
+    script: `export default { fetch() { return new Response(new Response("compressed in the worker").body.pipeThrough(new CompressionStream("gzip"))); } }`,
+  });
+  const bytes = Buffer.from(await (await dispatch(worker, "http://localhost/")).arrayBuffer());
+  assert.equal(gunzipSync(bytes).toString(), "compressed in the worker");
+});

@@ -101,3 +101,70 @@ class TextDecoderStream {
 
 internals.defineGlobal("TextEncoderStream", TextEncoderStream);
 internals.defineGlobal("TextDecoderStream", TextDecoderStream);
+
+// CompressionStream and DecompressionStream ("gzip", "deflate", "deflate-raw"), with the
+// codec in native code (flate2); output is passed on as soon as the codec produces it.
+function codecStream(format, decompress, what) {
+  format = String(format);
+  let id = null;
+  const open = () => {
+    if (id === null) {
+      id = ops.codecCreate(format, decompress);
+      if (id === null) throw new TypeError(`Failed to construct '${what}': Unsupported compression format: '${format}'`);
+    }
+    return id;
+  };
+  open();
+  return new globalThis.TransformStream({
+    transform(chunk, controller) {
+      if (!(chunk instanceof ArrayBuffer) && !ArrayBuffer.isView(chunk)) {
+        throw new TypeError(`${what}: chunks must be ArrayBuffers or ArrayBufferViews`);
+      }
+      const out = ops.codecWrite(open(), chunk);
+      if (out.byteLength > 0) controller.enqueue(out);
+    },
+    flush(controller) {
+      const out = ops.codecFinish(open());
+      id = null;
+      if (out.byteLength > 0) controller.enqueue(out);
+    },
+    cancel() {
+      if (id !== null) ops.codecDrop(id);
+    },
+  });
+}
+
+class CompressionStream {
+  #transform;
+  constructor(format) {
+    this.#transform = codecStream(format, false, "CompressionStream");
+  }
+  get readable() {
+    return this.#transform.readable;
+  }
+  get writable() {
+    return this.#transform.writable;
+  }
+  get [Symbol.toStringTag]() {
+    return "CompressionStream";
+  }
+}
+
+class DecompressionStream {
+  #transform;
+  constructor(format) {
+    this.#transform = codecStream(format, true, "DecompressionStream");
+  }
+  get readable() {
+    return this.#transform.readable;
+  }
+  get writable() {
+    return this.#transform.writable;
+  }
+  get [Symbol.toStringTag]() {
+    return "DecompressionStream";
+  }
+}
+
+internals.defineGlobal("CompressionStream", CompressionStream);
+internals.defineGlobal("DecompressionStream", DecompressionStream);

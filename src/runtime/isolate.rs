@@ -73,6 +73,8 @@ pub(crate) struct IsolateState {
   pub cpu_used: HashMap<u32, Duration>,
   /// The request that used up its CPU time between stretches of JS.
   pub cpu_culprit: Option<u32>,
+  /// Open CompressionStream/DecompressionStream codecs, by id.
+  pub codecs: HashMap<u32, ops::Codec>,
   /// When the isolate started: `performance.now()`'s zero.
   pub started: std::time::Instant,
   /// Promises rejected with no handler since the last checkpoint.
@@ -151,6 +153,7 @@ pub(crate) fn run(startup: Startup) {
       current_owner: None,
       cpu_used: HashMap::new(),
       cpu_culprit: None,
+      codecs: HashMap::new(),
       started: std::time::Instant::now(),
       unhandled: Vec::new(),
     }));

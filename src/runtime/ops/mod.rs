@@ -4,6 +4,7 @@
 //! One file per API family, each exporting its ops through a `register` function.
 
 mod clone;
+mod compression;
 mod console;
 mod dispatch;
 mod encoding;
@@ -15,6 +16,8 @@ mod url;
 use super::isolate::StateRef;
 use std::sync::OnceLock;
 
+pub(crate) use compression::Codec;
+
 /// An op as V8 calls it (each `fn op_x(scope, args, rv)` converted with `map_fn_to`).
 type OpFn = v8::FunctionCallback;
 
@@ -25,6 +28,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     let mut ops = Vec::new();
     let mut install = |name: &str, f: OpFn| ops.push((name.to_owned(), f));
     clone::register(&mut install);
+    compression::register(&mut install);
     console::register(&mut install);
     dispatch::register(&mut install);
     encoding::register(&mut install);
