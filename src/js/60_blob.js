@@ -17,7 +17,9 @@ function partBytes(part) {
   return encoder.encode(String(part));
 }
 
+/** Joins byte chunks into one Uint8Array (shared with the other bootstrap files). */
 function concat(chunks) {
+  if (chunks.length === 1) return chunks[0];
   const size = chunks.reduce((n, c) => n + c.byteLength, 0);
   const all = new Uint8Array(size);
   let at = 0;
@@ -27,6 +29,8 @@ function concat(chunks) {
   }
   return all;
 }
+
+internals.concatBytes = concat;
 
 class Blob {
   #bytes;

@@ -65,22 +65,14 @@ class BodyState {
 /** Reads a stream of Uint8Array (or string) chunks into one Uint8Array. */
 async function readAll(stream) {
   const chunks = [];
-  let size = 0;
   for await (const chunk of stream) {
     const bytes = typeof chunk === "string" ? encoder.encode(chunk) : ArrayBuffer.isView(chunk) ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : null;
     if (bytes === null) throw new TypeError("A body stream must produce Uint8Array chunks.");
     chunks.push(bytes);
-    size += bytes.byteLength;
   }
-  if (chunks.length === 1) return chunks[0];
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return all;
+  return internals.concatBytes(chunks);
 }
+internals.readAllBytes = readAll;
 
 /** Extracts a body from a BodyInit: bytes or a stream, and the content-type they imply. */
 function extractBody(init) {

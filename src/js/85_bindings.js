@@ -28,22 +28,7 @@ async function toBytes(value, what) {
   if (value instanceof globalThis.Blob) return internals.blobBytes(value).slice();
   if (value instanceof ArrayBuffer) return new Uint8Array(value.slice(0));
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength));
-  if (value instanceof ReadableStream) {
-    const chunks = [];
-    let size = 0;
-    for await (const chunk of value) {
-      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk instanceof Uint8Array ? chunk : await toBytes(chunk, what);
-      chunks.push(bytes);
-      size += bytes.byteLength;
-    }
-    const all = new Uint8Array(size);
-    let at = 0;
-    for (const chunk of chunks) {
-      all.set(chunk, at);
-      at += chunk.byteLength;
-    }
-    return all;
-  }
+  if (value instanceof ReadableStream) return internals.readAllBytes(value);
   throw new TypeError(`${what} must be a string, ArrayBuffer, ArrayBufferView or ReadableStream.`);
 }
 
