@@ -44,6 +44,12 @@ export interface WorkerOptions {
    * after DNS resolution and on every redirect.
    */
   network?: "open" | "public";
+  /**
+   * Modules the script may import, by name (paths relative to `filename` resolve against it).
+   * `.js`/`.mjs`: ES module; `.wasm`: WebAssembly.Module; `.json`: parsed JSON; other strings:
+   * text; other bytes: ArrayBuffer. Or give the type explicitly.
+   */
+  modules?: Record<string, string | ArrayBuffer | ArrayBufferView | { type: "esm" | "wasm" | "text" | "data" | "json"; content: string | ArrayBuffer | ArrayBufferView }>;
   /** Answers the worker's `fetch()` calls in the host (Node's Request/Response) instead of the network. */
   outbound?: (request: Request) => Response | Promise<Response>;
 }

@@ -7,7 +7,32 @@ const native = require("./native.js");
 const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
 const { kv, storage, service, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network"]);
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules"]);
+const MODULE_TYPES = new Set(["esm", "wasm", "text", "data", "json"]);
+const EXTENSION_TYPES = { ".js": "esm", ".mjs": "esm", ".wasm": "wasm", ".json": "json", ".bin": "data" };
+
+/** Normalises `options.modules` into [{ name, kind, content: Buffer }], naming any bad entry. */
+function validateModules(modules) {
+  if (modules === undefined) return undefined;
+  if (!isPlainObject(modules)) throw new TypeError("createWorker: options.modules must be an object of { name: source }");
+  return Object.entries(modules).map(([name, spec]) => {
+    const where = `options.modules[${JSON.stringify(name)}]`;
+    let kind;
+    let content = spec;
+    if (isPlainObject(spec)) {
+      ({ type: kind, content } = spec);
+      if (!MODULE_TYPES.has(kind)) throw new TypeError(`createWorker: ${where}.type must be one of ${[...MODULE_TYPES].join(", ")}`);
+    }
+    const isBytes = content instanceof ArrayBuffer || ArrayBuffer.isView(content);
+    if (typeof content !== "string" && !isBytes) {
+      throw new TypeError(`createWorker: ${where} must be a string, bytes, or { type, content }`);
+    }
+    const extension = /\.[^./]+$/.exec(name)?.[0] ?? "";
+    kind ??= EXTENSION_TYPES[extension] ?? (isBytes ? "data" : "text");
+    const buffer = typeof content === "string" ? Buffer.from(content, "utf8") : ArrayBuffer.isView(content) ? Buffer.from(content.buffer, content.byteOffset, content.byteLength) : Buffer.from(content);
+    return { name, kind, content: buffer };
+  });
+}
 const LIMITS = {
   maxInFlight: { min: 1, integer: true, text: "an integer of at least 1" },
   maxQueued: { min: 0, integer: true, text: "an integer of at least 0" },
@@ -161,7 +186,7 @@ function validateOptions(options) {
   if (network !== "open" && network !== "public") {
     throw new TypeError(`createWorker: options.network must be "open" (any address) or "public" (no loopback, private or link-local addresses), got ${JSON.stringify(network)}`);
   }
-  return { script, filename, format, onLog, allowEval, network, limits: validateLimits(options.limits), ...split };
+  return { script, filename, format, onLog, allowEval, network, modules: validateModules(options.modules), limits: validateLimits(options.limits), ...split };
 }
 
 /** A running worker. Create one with createWorker(); dispose() it when done. */
@@ -227,7 +252,7 @@ delete Worker._create;
 
 /** Starts a worker from a script and resolves once the script has loaded. */
 async function createWorker(options) {
-  const { script, filename, format, onLog, allowEval, network, limits, envJson, bindingsJson, definitions } = validateOptions(options);
+  const { script, filename, format, onLog, allowEval, network, modules, limits, envJson, bindingsJson, definitions } = validateOptions(options);
   const log = (level, message) => {
     try {
       onLog(level, message);
@@ -236,7 +261,7 @@ async function createWorker(options) {
     }
   };
   const dispatcher = createDispatcher(definitions, dispatch);
-  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, publicNetworkOnly: network === "public", limits }, log, dispatcher);
+  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, publicNetworkOnly: network === "public", modules, limits }, log, dispatcher);
   if (outcome instanceof native.NativeWorker) return createHandle(outcome, filename);
   throw toError(outcome);
 }

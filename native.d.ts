@@ -58,6 +58,13 @@ export interface NativeLimits {
   bindingMs?: number
 }
 
+/** A module the script can import; `kind` is "esm", "wasm", "text", "data" or "json". */
+export interface NativeModule {
+  name: string
+  kind: string
+  content: Buffer
+}
+
 export interface NativeResponse {
   status: number
   statusText: string
@@ -85,6 +92,8 @@ export interface NativeWorkerOptions {
   allowEval: boolean
   /** `fetch()` may reach only public addresses. */
   publicNetworkOnly: boolean
+  /** Modules the script may import. */
+  modules?: Array<NativeModule>
   /** Validated by `index.js`; absent fields take the defaults. */
   limits?: NativeLimits
 }

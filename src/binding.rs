@@ -5,7 +5,7 @@
 //! No V8 handle of the worker's isolate ever reaches Node: only strings and bytes cross.
 
 use crate::runtime::{
-  Body, Host, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Worker, WorkerError,
+  Body, ExtraModule, Host, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Worker, WorkerError,
   WorkerOptions,
 };
 use napi::bindgen_prelude::{Buffer, Either, FnArgs, Function, Object, PromiseRaw};
@@ -27,8 +27,18 @@ pub struct NativeWorkerOptions {
   pub allow_eval: bool,
   /// `fetch()` may reach only public addresses.
   pub public_network_only: bool,
+  /// Modules the script may import.
+  pub modules: Option<Vec<NativeModule>>,
   /// Validated by `index.js`; absent fields take the defaults.
   pub limits: Option<NativeLimits>,
+}
+
+/// A module the script can import; `kind` is "esm", "wasm", "text", "data" or "json".
+#[napi(object)]
+pub struct NativeModule {
+  pub name: String,
+  pub kind: String,
+  pub content: Buffer,
 }
 
 #[napi(object)]
@@ -233,6 +243,21 @@ pub fn create_worker<'env>(
     log: sink,
     host: Some(Arc::new(NodeHost { dispatcher })),
     public_network_only: options.public_network_only,
+    modules: options
+      .modules
+      .unwrap_or_default()
+      .into_iter()
+      .map(|m| {
+        let kind = match m.kind.as_str() {
+          "esm" => ModuleKind::EsModule,
+          "wasm" => ModuleKind::Wasm,
+          "text" => ModuleKind::Text,
+          "json" => ModuleKind::Json,
+          _ => ModuleKind::Data,
+        };
+        ExtraModule { name: m.name, kind, content: bytes::Bytes::from(Vec::from(m.content)) }
+      })
+      .collect(),
   };
 
   let (deferred, promise) = env.create_deferred()?;

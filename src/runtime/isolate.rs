@@ -7,6 +7,7 @@
 use super::allocator;
 use super::errors::describe_exception;
 use super::monitor::{Monitor, StopReason};
+use super::modules;
 use super::messages::{CallbackMessage, DispatchReply, Event, IsolateMessage, ScheduledReply, SchedulerMessage, SettledReply};
 use super::ops;
 use super::platform;
@@ -314,6 +315,8 @@ fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions, state: &StateRe
     None => install_runtime(scope)?,
   };
 
+  // Modules the script may import.
+  scope.set_slot(Rc::new(RefCell::new(modules::Registry::new(&options.modules))));
   // The script's top level runs under the same CPU watchdog as handlers.
   begin_turn(state, None);
   let loaded = script::load(scope, &options.script, &options.filename, options.format);

@@ -6,6 +6,7 @@ mod errors;
 mod fetch;
 mod isolate;
 mod messages;
+mod modules;
 mod monitor;
 mod ops;
 mod platform;
@@ -18,7 +19,7 @@ mod worker;
 pub use isolate::ReadyCallback;
 pub use messages::{DispatchReply, ScheduledReply, SettledReply};
 pub use types::{
-  Body, Host, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, WorkerError,
+  Body, ExtraModule, Host, HostCall, ModuleKind, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, WorkerError,
   WorkerOptions,
 };
 pub use worker::Worker;

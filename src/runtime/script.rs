@@ -2,6 +2,7 @@
 //! traces, and evaluation. Errors come back as [`JsErrorInfo`] with file, line and column.
 
 use super::errors::{describe_compile_error, describe_exception};
+use super::modules::{self, RegistryRef};
 use super::types::{JsErrorInfo, ScriptFormat};
 
 /// What a loaded script left behind: the module namespace for modules.
@@ -42,25 +43,6 @@ fn compile_classic<'s>(
   v8::Script::compile(tc, code, Some(&origin)).ok_or_else(|| describe_compile_error(tc))
 }
 
-/// Imports are not supported yet: a worker is one module (bundle it first).
-fn resolve_import<'a>(
-  context: v8::Local<'a, v8::Context>,
-  specifier: v8::Local<'a, v8::String>,
-  _attributes: v8::Local<'a, v8::FixedArray>,
-  _referrer: v8::Local<'a, v8::Module>,
-) -> Option<v8::Local<'a, v8::Module>> {
-  // SAFETY: V8 calls this synchronously inside `instantiate_module`, with `context` entered.
-  let scope = &mut unsafe { v8::CallbackScope::new(context) };
-  let specifier = specifier.to_rust_string_lossy(scope);
-  let text = format!(
-    "Cannot resolve module \"{specifier}\": workerbox runs a single module script; bundle the worker's imports into it"
-  );
-  let message = v8::String::new(scope, &text).unwrap();
-  let error = v8::Exception::type_error(scope, message);
-  scope.throw_exception(error);
-  None
-}
-
 fn module_has_exports(scope: &mut v8::HandleScope, module: v8::Local<v8::Module>) -> bool {
   if module.get_module_requests().length() > 0 {
     return true;
@@ -99,7 +81,10 @@ pub fn load<'s>(
 
   if let Some(module) = module {
     let tc = &mut v8::TryCatch::new(scope);
-    if module.instantiate_module(tc, resolve_import).is_none() {
+    if let Some(registry) = tc.get_slot::<RegistryRef>().cloned() {
+      registry.borrow_mut().name_main(module, filename);
+    }
+    if module.instantiate_module(tc, modules::resolve).is_none() {
       return Err(thrown(tc));
     }
     if format.is_some() || module_has_exports(tc, module) {

@@ -83,6 +83,29 @@ impl Default for Limits {
   }
 }
 
+/// What an extra module is, which decides what importing it gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModuleKind {
+  /// JavaScript ES module.
+  EsModule,
+  /// WebAssembly: the default export is a `WebAssembly.Module`.
+  Wasm,
+  /// The default export is the content as a string.
+  Text,
+  /// The default export is the content as an ArrayBuffer.
+  Data,
+  /// The default export is the parsed JSON.
+  Json,
+}
+
+/// A module the worker's script can import, by name.
+#[derive(Clone, Debug)]
+pub struct ExtraModule {
+  pub name: String,
+  pub kind: ModuleKind,
+  pub content: Bytes,
+}
+
 /// An outbound HTTP request from the worker's `fetch()`.
 #[derive(Clone, Debug)]
 pub struct FetchRequest {
@@ -146,6 +169,8 @@ pub struct WorkerOptions {
   pub host: Option<Arc<dyn Host>>,
   /// `fetch()` may reach only public addresses (checked after DNS resolution).
   pub public_network_only: bool,
+  /// Modules the script may import besides itself.
+  pub modules: Vec<ExtraModule>,
 }
 
 impl WorkerOptions {
@@ -161,6 +186,7 @@ impl WorkerOptions {
       limits: Limits::default(),
       host: None,
       public_network_only: false,
+      modules: Vec::new(),
       log: Arc::new(|level, msg| eprintln!("[worker] {}: {}", level.as_str(), msg)),
     }
   }

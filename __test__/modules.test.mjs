@@ -1,0 +1,53 @@
+// Extra modules a worker imports: ES modules (relative and nested), WebAssembly, text, data and
+// JSON, with clear errors for missing modules and syntax errors inside them.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createWorker, dispatch } from "../index.js";
+import { useWorker } from "./helpers.mjs";
+
+// (module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))
+const ADD_WASM = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 7, 1, 96, 2, 127, 127, 1, 127, 3, 2, 1, 0, 7, 7, 1, 3, 97, 100, 100, 0, 0, 10, 9, 1, 7, 0, 32, 0, 32, 1, 106, 11]);
+
+test("a worker imports ES modules, WebAssembly, text, data and JSON", async (t) => {
+  const worker = await useWorker(t, {
+    filename: "src/index.js",
+    script: `import { greet } from "./lib/greet.js";
+      import addModule from "add.wasm";
+      import banner from "./banner.txt";
+      import raw from "./blob.bin";
+      import config from "./config.json";
+      const { exports } = new WebAssembly.Instance(addModule);
+      export default { fetch() {
+        return Response.json({ greeting: greet("you"), sum: exports.add(2, 40), banner, raw: [...new Uint8Array(raw)], config, isModule: addModule instanceof WebAssembly.Module });
+      } };`,
+    modules: {
+      "src/lib/greet.js": `import { PREFIX } from "../constants.js"; export function greet(name) { return PREFIX + name; }`,
+      "src/constants.js": `export const PREFIX = "hello ";`,
+      "add.wasm": ADD_WASM,
+      "src/banner.txt": "== banner ==",
+      "src/blob.bin": new Uint8Array([1, 2, 3]),
+      "src/config.json": JSON.stringify({ debug: true }),
+    },
+  });
+  assert.equal(worker.format, "module");
+  assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), {
+    greeting: "hello you", sum: 42, banner: "== banner ==", raw: [1, 2, 3], config: { debug: true }, isModule: true,
+  });
+});
+
+test("missing modules and syntax errors in modules are clear errors", async () => {
+  await assert.rejects(
+    createWorker({ script: `import x from "./nope.js"; export default { fetch() {} }`, filename: "main.js", modules: { "other.js": "export default 1" }, onLog() {} }),
+    (e) => e instanceof TypeError && /Cannot resolve module "\.\/nope\.js" imported by "main\.js".*other\.js/.test(e.message),
+  );
+  await assert.rejects(
+    createWorker({ script: `import x from "./bad.js"; export default { fetch() {} }`, modules: { "bad.js": "export const = 1;" }, onLog() {} }),
+    (e) => e instanceof SyntaxError && /bad\.js:1:/.test(e.message),
+  );
+  await assert.rejects(
+    createWorker({ script: `import m from "./m.wasm"; export default { fetch() {} }`, modules: { "m.wasm": new Uint8Array([1, 2, 3]) }, onLog() {} }),
+    (e) => e instanceof WebAssembly.CompileError || /WebAssembly|wasm/i.test(e.message),
+  );
+  await assert.rejects(createWorker({ script: "export default {}", modules: { "x.js": 5 }, onLog() {} }), /options\.modules\["x\.js"\] must be a string, bytes/);
+  await assert.rejects(createWorker({ script: "export default {}", modules: { "x": { type: "yaml", content: "" } }, onLog() {} }), /options\.modules\["x"\]\.type must be one of/);
+});

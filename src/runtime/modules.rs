@@ -1,0 +1,171 @@
+//! Extra modules a worker can import (`modules` option): more ES modules, WebAssembly (default
+//! export: a `WebAssembly.Module`), text, binary data and JSON, as Workers' module rules have
+//! them. Specifiers resolve like paths relative to the importing module's name; the registry
+//! lives in an isolate slot so V8's resolve callback can reach it.
+
+use super::errors::describe_compile_error;
+use super::ops;
+use super::types::{ExtraModule, ModuleKind};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Modules by name, compiled ones by name, and names by V8 module identity hash.
+#[derive(Default)]
+pub(crate) struct Registry {
+  sources: HashMap<String, ExtraModule>,
+  compiled: HashMap<String, v8::Global<v8::Module>>,
+  names: HashMap<i32, String>,
+}
+
+pub(crate) type RegistryRef = Rc<RefCell<Registry>>;
+
+impl Registry {
+  pub fn new(modules: &[ExtraModule]) -> Self {
+    let sources = modules.iter().map(|m| (normalize(&m.name), m.clone())).collect();
+    Self { sources, ..Default::default() }
+  }
+
+  /// Remembers the main module's name so that its relative imports resolve.
+  pub fn name_main(&mut self, module: v8::Local<v8::Module>, name: &str) {
+    self.names.insert(module.get_identity_hash().get(), normalize(name));
+  }
+}
+
+/// `./a/../b.js` → `b.js`; leading `/` and `./` dropped.
+fn normalize(path: &str) -> String {
+  let mut parts: Vec<&str> = Vec::new();
+  for part in path.split('/') {
+    match part {
+      "" | "." => {}
+      ".." => {
+        parts.pop();
+      }
+      part => parts.push(part),
+    }
+  }
+  parts.join("/")
+}
+
+/// Resolves `specifier` imported by the module named `referrer`.
+fn resolve_name(specifier: &str, referrer: &str) -> String {
+  if specifier.starts_with("./") || specifier.starts_with("../") {
+    let base = referrer.rsplit_once('/').map_or("", |(dir, _)| dir);
+    normalize(&format!("{base}/{specifier}"))
+  } else {
+    normalize(specifier)
+  }
+}
+
+fn throw(scope: &mut v8::HandleScope, message: &str) {
+  let message = ops::new_string(scope, message);
+  let error = v8::Exception::type_error(scope, message);
+  scope.throw_exception(error);
+}
+
+/// V8's resolve callback for every `import` in the worker's modules.
+pub(crate) fn resolve<'a>(
+  context: v8::Local<'a, v8::Context>,
+  specifier: v8::Local<'a, v8::String>,
+  _attributes: v8::Local<'a, v8::FixedArray>,
+  referrer: v8::Local<'a, v8::Module>,
+) -> Option<v8::Local<'a, v8::Module>> {
+  // SAFETY: V8 calls this synchronously inside `instantiate_module`, with `context` entered.
+  let scope = &mut unsafe { v8::CallbackScope::new(context) };
+  let registry = scope.get_slot::<RegistryRef>()?.clone();
+  let specifier = specifier.to_rust_string_lossy(scope);
+  let referrer_name = registry.borrow().names.get(&referrer.get_identity_hash().get()).cloned().unwrap_or_default();
+  let name = resolve_name(&specifier, &referrer_name);
+  if let Some(module) = registry.borrow().compiled.get(&name) {
+    return Some(v8::Local::new(scope, module));
+  }
+  let Some(source) = registry.borrow().sources.get(&name).cloned() else {
+    let known: Vec<String> = registry.borrow().sources.keys().cloned().collect();
+    let listed = if known.is_empty() { "none were given".to_owned() } else { known.join(", ") };
+    throw(scope, &format!("Cannot resolve module \"{specifier}\" imported by \"{referrer_name}\": no module named \"{name}\" in the worker's modules ({listed}); bundle the worker or pass it in `modules`"));
+    return None;
+  };
+  let module = match source.kind {
+    ModuleKind::EsModule => {
+      let text = String::from_utf8_lossy(&source.content).into_owned();
+      let code = ops::new_string(scope, &text);
+      let resource = ops::new_string(scope, &name);
+      let origin = v8::ScriptOrigin::new(scope, resource.into(), 0, 0, false, 0, None, false, false, true, None);
+      let mut compiled = v8::script_compiler::Source::new(code, Some(&origin));
+      let outcome = {
+        let tc = &mut v8::TryCatch::new(scope);
+        v8::script_compiler::compile_module(tc, &mut compiled).ok_or_else(|| describe_compile_error(tc))
+      };
+      match outcome {
+        Ok(module) => module,
+        Err(error) => {
+          // A SyntaxError whose message names the module, line and column.
+          let message = ops::new_string(scope, &error.message);
+          let exception = v8::Exception::syntax_error(scope, message);
+          scope.throw_exception(exception);
+          return None;
+        }
+      }
+    }
+    _ => {
+      let export = ops::new_string(scope, "default");
+      let resource = ops::new_string(scope, &name);
+      v8::Module::create_synthetic_module(scope, resource, &[export], evaluate_synthetic)
+    }
+  };
+  let mut registry = registry.borrow_mut();
+  registry.names.insert(module.get_identity_hash().get(), name.clone());
+  registry.compiled.insert(name, v8::Global::new(scope, module));
+  Some(module)
+}
+
+/// Sets a non-JS module's default export: WebAssembly.Module, string, ArrayBuffer or JSON.
+fn evaluate_synthetic<'a>(context: v8::Local<'a, v8::Context>, module: v8::Local<'a, v8::Module>) -> Option<v8::Local<'a, v8::Value>> {
+  // SAFETY: V8 calls this synchronously while evaluating the module, with `context` entered.
+  let scope = &mut unsafe { v8::CallbackScope::new(context) };
+  let registry = scope.get_slot::<RegistryRef>()?.clone();
+  let source = {
+    let registry = registry.borrow();
+    let name = registry.names.get(&module.get_identity_hash().get())?;
+    registry.sources.get(name)?.clone()
+  };
+  let value: v8::Local<v8::Value> = match source.kind {
+    ModuleKind::Wasm => {
+      let tc = &mut v8::TryCatch::new(scope);
+      match v8::WasmModuleObject::compile(tc, &source.content) {
+        Some(wasm) => wasm.into(),
+        None => {
+          if tc.has_caught() {
+            tc.rethrow();
+          } else {
+            throw(tc, &format!("\"{}\" is not a valid WebAssembly module", source.name));
+          }
+          return None;
+        }
+      }
+    }
+    ModuleKind::Text => ops::new_string(scope, &String::from_utf8_lossy(&source.content)).into(),
+    ModuleKind::Data => ops::uint8_array(scope, source.content.to_vec()).buffer(scope)?.into(),
+    ModuleKind::Json => {
+      let text = ops::new_string(scope, &String::from_utf8_lossy(&source.content));
+      v8::json::parse(scope, text)?
+    }
+    ModuleKind::EsModule => return None,
+  };
+  let export = ops::new_string(scope, "default");
+  module.set_synthetic_module_export(scope, export, value)?;
+  Some(v8::undefined(scope).into())
+}
+
+#[cfg(test)]
+mod tests {
+  use super::resolve_name;
+
+  #[test]
+  fn specifiers_resolve_like_paths() {
+    assert_eq!(resolve_name("./lib/a.js", "src/main.js"), "src/lib/a.js");
+    assert_eq!(resolve_name("../b.wasm", "src/lib/a.js"), "src/b.wasm");
+    assert_eq!(resolve_name("add.wasm", "src/main.js"), "add.wasm");
+    assert_eq!(resolve_name("./x.txt", "main.js"), "x.txt");
+  }
+}
