@@ -50,6 +50,12 @@ export interface WorkerOptions {
    * text; other bytes: ArrayBuffer. Or give the type explicitly.
    */
   modules?: Record<string, string | ArrayBuffer | ArrayBufferView | { type: "esm" | "wasm" | "text" | "data" | "json"; content: string | ArrayBuffer | ArrayBufferView }>;
+  /** The store behind the worker's `caches` (default: a fresh in-memory store per worker). */
+  cache?: {
+    match(cache: string, url: string): MaybePromise<CacheEntry | null>;
+    put(cache: string, url: string, entry: CacheEntry): MaybePromise<void>;
+    delete(cache: string, url: string): MaybePromise<boolean>;
+  };
   /** Answers the worker's `fetch()` calls in the host (Node's Request/Response) instead of the network. */
   outbound?: (request: Request) => Response | Promise<Response>;
 }
@@ -80,6 +86,17 @@ export interface RequestInit {
 }
 
 export type DispatchInput = Request | string | URL | (RequestInit & { type?: "fetch" });
+
+/** A cached response as the Cache API's store keeps it. */
+export interface CacheEntry {
+  status: number;
+  statusText: string;
+  /** `[name, value, name, value, …]` */
+  headers: string[];
+  body: Uint8Array;
+  /** Milliseconds since the epoch after which the entry is not served. */
+  expires: number;
+}
 
 /** A binding definition made by `kv()`, `storage()` or `service()`. */
 export interface Binding {

@@ -5,9 +5,9 @@
 
 const native = require("./native.js");
 const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
-const { kv, storage, service, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
+const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules"]);
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache"]);
 const MODULE_TYPES = new Set(["esm", "wasm", "text", "data", "json"]);
 const EXTENSION_TYPES = { ".js": "esm", ".mjs": "esm", ".wasm": "wasm", ".json": "json", ".bin": "data" };
 
@@ -182,6 +182,8 @@ function validateOptions(options) {
     split.definitions["#outbound"] = definition;
     split.bindingsJson = JSON.stringify({ ...JSON.parse(split.bindingsJson), "#outbound": "outbound" });
   }
+  // The Cache API's store (caches.default, caches.open()) answers under a reserved name.
+  split.definitions["#cache"] = cacheStore(options.cache);
   const { network = "open" } = options;
   if (network !== "open" && network !== "public") {
     throw new TypeError(`createWorker: options.network must be "open" (any address) or "public" (no loopback, private or link-local addresses), got ${JSON.stringify(network)}`);

@@ -208,6 +208,63 @@ class DiskStorage extends MemoryStorage {
   }
 }
 
+/**
+ * The Cache API's store, in memory: match(cacheName, url) → entry | null, put(cacheName, url,
+ * entry), delete(cacheName, url) → boolean. An entry is { status, statusText, headers: [name,
+ * value, …], body: Buffer, expires: ms since the epoch }; expired entries are never returned.
+ */
+class MemoryCache {
+  #entries = new Map(); // `${cache}\n${url}` -> entry
+
+  match(cache, url) {
+    const key = `${cache}\n${url}`;
+    const entry = this.#entries.get(key);
+    if (entry && entry.expires <= Date.now()) {
+      this.#entries.delete(key);
+      return null;
+    }
+    return entry ?? null;
+  }
+
+  put(cache, url, entry) {
+    this.#entries.set(`${cache}\n${url}`, entry);
+  }
+
+  delete(cache, url) {
+    return this.#entries.delete(`${cache}\n${url}`);
+  }
+}
+
+const CACHE_METHODS = ["match", "put", "delete"];
+
+/** The Cache API's store for a worker: your handlers, or a fresh in-memory store. */
+function cacheStore(handlers) {
+  if (handlers === undefined) return new Binding("cache", new MemoryCache());
+  if (handlers === null || typeof handlers !== "object" || CACHE_METHODS.some((m) => typeof handlers[m] !== "function")) {
+    throw new TypeError("createWorker: options.cache must be an object with match(cache, url), put(cache, url, entry) and delete(cache, url) functions");
+  }
+  return new Binding("cache", handlers);
+}
+
+async function callCache(handler, method, args, bytes) {
+  switch (method) {
+    case "match": {
+      const entry = await handler.match(args.cache, args.url);
+      if (entry === null || entry === undefined || (entry.expires !== undefined && entry.expires <= Date.now())) return { json: "null" };
+      const { body, ...head } = entry;
+      return { json: JSON.stringify(head), bytes: toBuffer(body ?? "") };
+    }
+    case "put": {
+      const { cache, url, ...entry } = args;
+      await handler.put(cache, url, { ...entry, body: bytes ?? Buffer.alloc(0) });
+      return { json: "null" };
+    }
+    case "delete":
+      return { json: JSON.stringify(Boolean(await handler.delete(args.cache, args.url))) };
+  }
+  throw new TypeError(`unknown cache operation "${method}"`);
+}
+
 const KV_METHODS = ["get", "put", "delete", "list"];
 const STORAGE_METHODS = ["get", "put", "delete", "list"];
 
@@ -407,12 +464,8 @@ function createDispatcher(definitions, dispatch) {
       if (!definition) throw new Error(`env.${name} is not a binding`);
       const args = JSON.parse(argsJson);
       const kind = definition[kBinding];
-      const answer =
-        kind === "kv"
-          ? await callKV(definition.handler, method, args, bytes)
-          : kind === "storage"
-            ? await callStorage(definition.handler, method, args, bytes)
-            : await callService(definition.handler, method, args, bytes, dispatch);
+      const call = { kv: callKV, storage: callStorage, cache: callCache }[kind];
+      const answer = call ? await call(definition.handler, method, args, bytes) : await callService(definition.handler, method, args, bytes, dispatch);
       return { json: answer.json, bytes: answer.bytes ?? undefined };
     } catch (error) {
       const isError = error instanceof Error;
@@ -421,4 +474,4 @@ function createDispatcher(definitions, dispatch) {
   };
 }
 
-module.exports = { kv, storage, service, kBinding, Binding, createDispatcher, MemoryKV, DiskKV, MemoryStorage, DiskStorage };
+module.exports = { kv, storage, service, cacheStore, kBinding, Binding, createDispatcher, MemoryKV, DiskKV, MemoryStorage, DiskStorage, MemoryCache };
