@@ -366,3 +366,32 @@ test("a worker's gzip output decompresses with Node's zlib", async (t) => {
   const bytes = Buffer.from(await (await dispatch(worker, "http://localhost/")).arrayBuffer());
   assert.equal(gunzipSync(bytes).toString(), "compressed in the worker");
 });
+
+test("URLPattern: construction, test and exec with named groups, wildcards and base URLs", async (t) => {
+  const result = await evalInWorker(t, `
+    const pattern = new URLPattern({ pathname: "/books/:id(\\\\d+)/:rest*" });
+    const match = pattern.exec("https://example.test/books/42/a/b?x=1");
+    const byString = new URLPattern("https://*.example.test/api/:version/*");
+    const relative = new URLPattern("/items/:name", "https://shop.test");
+    const caseless = new URLPattern({ pathname: "/Hello" }, { ignoreCase: true });
+    let invalid;
+    try { new URLPattern({ pathname: "/(unclosed" }); } catch (e) { invalid = e.name; }
+    return {
+      pathname: pattern.pathname, protocol: pattern.protocol, hasRegExpGroups: pattern.hasRegExpGroups,
+      groups: match.pathname.groups, input: match.pathname.input, inputs: match.inputs,
+      noMatch: pattern.test("https://example.test/books/abc"),
+      string: [byString.test("https://api.example.test/api/v2/users"), byString.exec("https://api.example.test/api/v2/users").hostname.groups, byString.test("https://example.org/api/v2/x")],
+      relative: [relative.test("https://shop.test/items/shoe"), relative.exec("/items/hat", "https://shop.test").pathname.groups.name],
+      caseless: caseless.test({ pathname: "/hello" }),
+      invalid,
+    };`);
+  assert.deepEqual(result, {
+    pathname: "/books/:id(\\d+)/:rest*", protocol: "*", hasRegExpGroups: true,
+    groups: { id: "42", rest: "a/b" }, input: "/books/42/a/b", inputs: ["https://example.test/books/42/a/b?x=1"],
+    noMatch: false,
+    string: [true, { 0: "api" }, false],
+    relative: [true, "hat"],
+    caseless: true,
+    invalid: "TypeError",
+  });
+});

@@ -76,6 +76,8 @@ pub(crate) struct IsolateState {
   pub cpu_culprit: Option<u32>,
   /// Open CompressionStream/DecompressionStream codecs, by id.
   pub codecs: HashMap<u32, ops::Codec>,
+  /// Compiled URLPatterns, by id.
+  pub url_patterns: HashMap<u32, ops::UrlPatternState>,
   /// When the isolate started: `performance.now()`'s zero.
   pub started: std::time::Instant,
   /// Promises rejected with no handler since the last checkpoint.
@@ -155,6 +157,7 @@ pub(crate) fn run(startup: Startup) {
       cpu_used: HashMap::new(),
       cpu_culprit: None,
       codecs: HashMap::new(),
+      url_patterns: HashMap::new(),
       started: std::time::Instant::now(),
       unhandled: Vec::new(),
     }));

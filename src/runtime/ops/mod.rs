@@ -12,11 +12,13 @@ mod host;
 mod random;
 mod timers;
 mod url;
+mod urlpattern;
 
 use super::isolate::StateRef;
 use std::sync::OnceLock;
 
 pub(crate) use compression::Codec;
+pub(crate) use urlpattern::Pattern as UrlPatternState;
 
 /// An op as V8 calls it (each `fn op_x(scope, args, rv)` converted with `map_fn_to`).
 type OpFn = v8::FunctionCallback;
@@ -36,6 +38,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     random::register(&mut install);
     timers::register(&mut install);
     url::register(&mut install);
+    urlpattern::register(&mut install);
     ops
   })
 }

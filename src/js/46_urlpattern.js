@@ -1,0 +1,72 @@
+// URLPattern (WICG URLPattern standard), compiled and matched by the `urlpattern` crate; the
+// compiled pattern is freed when the URLPattern object is collected.
+
+const COMPONENTS = ["protocol", "username", "password", "hostname", "port", "pathname", "search", "hash"];
+const freed = new FinalizationRegistry((id) => ops.urlPatternDrop(id));
+
+/** A constructor/exec input as JSON for the native side: a string, or an init dictionary. */
+function inputJson(input) {
+  if (typeof input === "string") return JSON.stringify(input);
+  if (input === null || typeof input !== "object") throw new TypeError("URLPattern: the input must be a string or a URLPatternInit object.");
+  const init = {};
+  for (const key of [...COMPONENTS, "baseURL"]) {
+    if (input[key] !== undefined) init[key] = String(input[key]);
+  }
+  return JSON.stringify(init);
+}
+
+class URLPattern {
+  #id;
+  #parts;
+  #hasRegExpGroups;
+
+  constructor(input = {}, baseURL = undefined, options = undefined) {
+    if (baseURL !== null && typeof baseURL === "object") {
+      options = baseURL;
+      baseURL = undefined;
+    }
+    const [id, parts, hasRegExpGroups] = ops.urlPatternCreate(inputJson(input), baseURL === undefined ? undefined : String(baseURL), Boolean(options?.ignoreCase));
+    this.#id = id;
+    this.#parts = parts;
+    this.#hasRegExpGroups = hasRegExpGroups;
+    freed.register(this, id);
+  }
+
+  test(input = {}, baseURL = undefined) {
+    return this.exec(input, baseURL) !== null;
+  }
+
+  exec(input = {}, baseURL = undefined) {
+    if (typeof input !== "string" && baseURL !== undefined) {
+      throw new TypeError("URLPattern: a base URL may only be given with a string input.");
+    }
+    const json = ops.urlPatternExec(this.#id, inputJson(input), baseURL === undefined ? undefined : String(baseURL));
+    if (json === null) return null;
+    const result = JSON.parse(json);
+    result.inputs = baseURL === undefined ? [input] : [input, String(baseURL)];
+    return result;
+  }
+
+  get hasRegExpGroups() {
+    return this.#hasRegExpGroups;
+  }
+
+  get [Symbol.toStringTag]() {
+    return "URLPattern";
+  }
+
+  // One getter per component: protocol, username, …, hash.
+  static {
+    COMPONENTS.forEach((name, index) => {
+      Object.defineProperty(URLPattern.prototype, name, {
+        get() {
+          return this.#parts[index];
+        },
+        enumerable: true,
+        configurable: true,
+      });
+    });
+  }
+}
+
+internals.defineGlobal("URLPattern", URLPattern);
