@@ -197,6 +197,14 @@ fn native_error(error: WorkerError) -> NativeError {
   }
 }
 
+/// A worker outcome as the value a promise resolves to: the converted result, or the error.
+fn outcome<T, N>(result: std::result::Result<T, WorkerError>, convert: fn(T) -> N) -> Either<N, NativeError> {
+  match result {
+    Ok(value) => Either::A(convert(value)),
+    Err(error) => Either::B(native_error(error)),
+  }
+}
+
 fn native_js_error(e: JsErrorInfo) -> NativeError {
   native_error(WorkerError::Js(e))
 }
@@ -271,7 +279,7 @@ pub fn create_worker<'env>(
       let inner = worker_for_ready.get().cloned().expect("worker slot filled before the promise settles");
       let hook = hook_for_ready.lock().unwrap().take();
       Ok(match result {
-        Ok(format) => Either::<NativeWorker, NativeError>::A(NativeWorker { inner, format, cleanup: Mutex::new(hook) }),
+        Ok(format) => Either::A(NativeWorker { inner, format, cleanup: Mutex::new(hook) }),
         Err(error) => {
           if let Some(TeardownHook(hook)) = hook {
             let _ = env.remove_env_cleanup_hook(hook);
@@ -327,14 +335,7 @@ impl NativeWorker {
     };
     self.inner.dispatch(
       request,
-      Box::new(move |result| {
-        deferred.resolve(move |_env: Env| {
-          Ok(match result {
-            Ok(response) => Either::<NativeResponse, NativeError>::A(native_response(response)),
-            Err(error) => Either::B(native_error(error)),
-          })
-        })
-      }),
+      Box::new(move |result| deferred.resolve(move |_env: Env| Ok(outcome(result, native_response)))),
     );
     Ok(promise)
   }
@@ -345,14 +346,7 @@ impl NativeWorker {
     let (deferred, promise) = env.create_deferred()?;
     self.inner.scheduled(
       ScheduledEvent { cron, scheduled_time },
-      Box::new(move |result| {
-        deferred.resolve(move |_env: Env| {
-          Ok(match result {
-            Ok(outcome) => Either::<NativeScheduledOutcome, NativeError>::A(native_scheduled(outcome)),
-            Err(error) => Either::B(native_error(error)),
-          })
-        })
-      }),
+      Box::new(move |result| deferred.resolve(move |_env: Env| Ok(outcome(result, native_scheduled)))),
     );
     Ok(promise)
   }

@@ -25,14 +25,27 @@ for (const name of STREAM_GLOBALS) {
   internals.defineGlobal(name, value);
 }
 
+/** The shape shared by the standard's transform-stream wrappers: `readable` and `writable`. */
+class TransformWrapper {
+  #transform;
+  constructor(transform) {
+    this.#transform = transform;
+  }
+  get readable() {
+    return this.#transform.readable;
+  }
+  get writable() {
+    return this.#transform.writable;
+  }
+}
+
 // TextEncoderStream and TextDecoderStream: TransformStreams around TextEncoder and a streaming
 // TextDecoder (so a character split across chunks decodes correctly).
-class TextEncoderStream {
-  #transform;
+class TextEncoderStream extends TransformWrapper {
   constructor() {
     const encoder = new TextEncoder();
     let pendingHigh = ""; // a high surrogate that ended the previous chunk
-    this.#transform = new globalThis.TransformStream({
+    super(new globalThis.TransformStream({
       transform(chunk, controller) {
         let text = pendingHigh + String(chunk);
         pendingHigh = "";
@@ -46,29 +59,21 @@ class TextEncoderStream {
       flush(controller) {
         if (pendingHigh) controller.enqueue(encoder.encode(pendingHigh));
       },
-    });
+    }));
   }
   get encoding() {
     return "utf-8";
-  }
-  get readable() {
-    return this.#transform.readable;
-  }
-  get writable() {
-    return this.#transform.writable;
   }
   get [Symbol.toStringTag]() {
     return "TextEncoderStream";
   }
 }
 
-class TextDecoderStream {
-  #transform;
+class TextDecoderStream extends TransformWrapper {
   #decoder;
   constructor(label = "utf-8", options = {}) {
     const decoder = new TextDecoder(label, options);
-    this.#decoder = decoder;
-    this.#transform = new globalThis.TransformStream({
+    super(new globalThis.TransformStream({
       transform(chunk, controller) {
         const text = decoder.decode(chunk, { stream: true });
         if (text) controller.enqueue(text);
@@ -77,7 +82,8 @@ class TextDecoderStream {
         const text = decoder.decode();
         if (text) controller.enqueue(text);
       },
-    });
+    }));
+    this.#decoder = decoder;
   }
   get encoding() {
     return this.#decoder.encoding;
@@ -87,12 +93,6 @@ class TextDecoderStream {
   }
   get ignoreBOM() {
     return this.#decoder.ignoreBOM;
-  }
-  get readable() {
-    return this.#transform.readable;
-  }
-  get writable() {
-    return this.#transform.writable;
   }
   get [Symbol.toStringTag]() {
     return "TextDecoderStream";
@@ -134,32 +134,18 @@ function codecStream(format, decompress, what) {
   });
 }
 
-class CompressionStream {
-  #transform;
+class CompressionStream extends TransformWrapper {
   constructor(format) {
-    this.#transform = codecStream(format, false, "CompressionStream");
-  }
-  get readable() {
-    return this.#transform.readable;
-  }
-  get writable() {
-    return this.#transform.writable;
+    super(codecStream(format, false, "CompressionStream"));
   }
   get [Symbol.toStringTag]() {
     return "CompressionStream";
   }
 }
 
-class DecompressionStream {
-  #transform;
+class DecompressionStream extends TransformWrapper {
   constructor(format) {
-    this.#transform = codecStream(format, true, "DecompressionStream");
-  }
-  get readable() {
-    return this.#transform.readable;
-  }
-  get writable() {
-    return this.#transform.writable;
+    super(codecStream(format, true, "DecompressionStream"));
   }
   get [Symbol.toStringTag]() {
     return "DecompressionStream";

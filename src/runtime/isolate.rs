@@ -63,8 +63,9 @@ pub(crate) struct IsolateState {
   pub background: u32,
   pub settled_waiters: Vec<SettledReply>,
   pub timers: HashMap<u32, Timer>,
-  /// Ids for timers and binding calls; they keep counting across isolates.
-  pub next_timer_id: u32,
+  /// The last id handed out to a timer, I/O call, codec or URLPattern; it keeps counting
+  /// across isolates, so a stale message about an old isolate's id matches nothing.
+  pub last_id: u32,
   /// Binding calls waiting for the host, by id, with the request that made them.
   pub host_calls: HashMap<u32, (v8::Global<v8::PromiseResolver>, Option<u32>)>,
   /// The request the running JS works for: the one dispatched, or the one that set the timer
@@ -85,6 +86,12 @@ pub(crate) struct IsolateState {
 }
 
 impl IsolateState {
+  /// A fresh id for a timer, I/O call, codec or URLPattern (never 0).
+  pub fn next_id(&mut self) -> u32 {
+    self.last_id = self.last_id.wrapping_add(1).max(1);
+    self.last_id
+  }
+
   /// Takes a running event's reply (and drops its wall-clock deadline).
   pub fn take_pending(&mut self, id: u32) -> Option<Pending> {
     let pending = self.pending.remove(&id)?;
@@ -136,7 +143,7 @@ pub(crate) fn run(startup: Startup) {
   };
   let mut on_ready = Some(on_ready);
   let mut events = EventQueue::default();
-  let mut next_timer_id = 0;
+  let mut last_id = 0;
   // Each pass runs one isolate; a limit that stops the script ends the pass and the next one
   // starts a fresh isolate with the same script and bindings.
   loop {
@@ -150,8 +157,7 @@ pub(crate) fn run(startup: Startup) {
       background: 0,
       settled_waiters: Vec::new(),
       timers: HashMap::new(),
-      // Timer ids keep counting across isolates, so a stale timer message matches nothing.
-      next_timer_id,
+      last_id,
       host_calls: HashMap::new(),
       current_owner: None,
       cpu_used: HashMap::new(),
@@ -191,9 +197,9 @@ pub(crate) fn run(startup: Startup) {
       s.timers.clear();
       s.host_calls.clear();
       s.unhandled.clear();
-      (s.pending.drain().collect::<Vec<_>>(), std::mem::take(&mut s.settled_waiters), s.next_timer_id)
+      (s.pending.drain().collect::<Vec<_>>(), std::mem::take(&mut s.settled_waiters), s.last_id)
     };
-    next_timer_id = timer_id;
+    last_id = timer_id;
     for (id, event) in pending {
       event.fail(match &exit {
         PumpExit::Shutdown => WorkerError::Disposed("the worker was disposed before it responded".into()),
@@ -639,6 +645,12 @@ impl EventQueue {
 }
 
 /// Registers an event as running and calls its JS entry point.
+/// What a started event hands its JS entry point.
+enum EntryCall {
+  Fetch(RequestData),
+  Scheduled(ScheduledEvent),
+}
+
 /// Returns the event's request id.
 fn start_event(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, events: &mut EventQueue, event: Event) -> u32 {
   events.next_id = events.next_id.wrapping_add(1).max(1);
@@ -649,26 +661,20 @@ fn start_event(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateR
       let _ = s.scheduler.send(SchedulerMessage::StartDeadline { id, after: Duration::from_millis(s.limits.wall_ms) });
     }
   }
-  let outcome = match event {
-    Event::Fetch { request, reply } => {
-      state.borrow_mut().pending.insert(id, Pending::Fetch(reply));
-      run_macrotask(isolate, runtime, state, Some(id), |scope| {
-        let args = request_args(scope, id, request);
-        let f = v8::Local::new(scope, &runtime.dispatch_fetch);
-        let recv = v8::undefined(scope).into();
-        f.call(scope, recv, &args).map(|_| ())
-      })
-    }
-    Event::Scheduled { event, reply } => {
-      state.borrow_mut().pending.insert(id, Pending::Scheduled(reply));
-      run_macrotask(isolate, runtime, state, Some(id), |scope| {
-        let args = scheduled_args(scope, id, event);
-        let f = v8::Local::new(scope, &runtime.dispatch_scheduled);
-        let recv = v8::undefined(scope).into();
-        f.call(scope, recv, &args).map(|_| ())
-      })
-    }
+  let (pending, call) = match event {
+    Event::Fetch { request, reply } => (Pending::Fetch(reply), EntryCall::Fetch(request)),
+    Event::Scheduled { event, reply } => (Pending::Scheduled(reply), EntryCall::Scheduled(event)),
   };
+  state.borrow_mut().pending.insert(id, pending);
+  let outcome = run_macrotask(isolate, runtime, state, Some(id), |scope| {
+    let (entry, args) = match call {
+      EntryCall::Fetch(request) => (&runtime.dispatch_fetch, request_args(scope, id, request).to_vec()),
+      EntryCall::Scheduled(event) => (&runtime.dispatch_scheduled, scheduled_args(scope, id, event).to_vec()),
+    };
+    let f = v8::Local::new(scope, entry);
+    let recv = v8::undefined(scope).into();
+    f.call(scope, recv, &args).map(|_| ())
+  });
   // The JS entry points report handler errors themselves; an error escaping them (termination,
   // or a bug in the bootstrap) must still answer the event.
   if let Err(error) = outcome {

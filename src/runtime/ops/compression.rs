@@ -76,8 +76,7 @@ fn op_codec_create(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArgume
   let Some(codec) = Codec::new(&format, args.get(1).is_true()) else { return rv.set_null() };
   let state = state(scope);
   let mut s = state.borrow_mut();
-  s.next_timer_id = s.next_timer_id.wrapping_add(1).max(1);
-  let id = s.next_timer_id;
+  let id = s.next_id();
   s.codecs.insert(id, codec);
   rv.set_uint32(id);
 }

@@ -24,8 +24,7 @@ fn pending_io<'s>(
   let promise = resolver.get_promise(scope);
   let state = state(scope);
   let mut s = state.borrow_mut();
-  s.next_timer_id = s.next_timer_id.wrapping_add(1).max(1);
-  let id = s.next_timer_id;
+  let id = s.next_id();
   let owner = s.current_owner;
   s.host_calls.insert(id, (v8::Global::new(scope, resolver), owner));
   let _ = s.scheduler.send(make(id));

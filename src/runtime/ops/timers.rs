@@ -34,8 +34,7 @@ fn op_timer_start(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArgumen
   let callback = v8::Global::new(scope, callback);
   let state = state(scope);
   let mut state = state.borrow_mut();
-  state.next_timer_id = state.next_timer_id.wrapping_add(1).max(1);
-  let id = state.next_timer_id;
+  let id = state.next_id();
   let owner = state.current_owner;
   state.timers.insert(id, Timer { callback, repeat: repeat.then_some(delay), owner });
   let _ = state.scheduler.send(SchedulerMessage::StartTimer { id, delay });

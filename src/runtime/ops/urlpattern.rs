@@ -48,8 +48,7 @@ fn op_create(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, m
   let state = state(scope);
   let id = {
     let mut s = state.borrow_mut();
-    s.next_timer_id = s.next_timer_id.wrapping_add(1).max(1);
-    let id = s.next_timer_id;
+    let id = s.next_id();
     s.url_patterns.insert(id, pattern);
     id
   };
