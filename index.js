@@ -6,6 +6,7 @@
 const native = require("./native.js");
 const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
 const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
+const { HostBodies } = require("./lib/bodies.js");
 
 const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache"]);
 const MODULE_TYPES = new Set(["esm", "wasm", "text", "data", "json"]);
@@ -195,20 +196,26 @@ function validateOptions(options) {
 class Worker {
   #native;
   #filename;
+  #bodies;
 
-  constructor(token, nativeWorker, filename) {
+  constructor(token, nativeWorker, filename, bodies) {
     if (token !== Worker.#token) throw new TypeError("Illegal constructor: use createWorker()");
     this.#native = nativeWorker;
     this.#filename = filename;
+    this.#bodies = bodies;
   }
 
   static #token = Symbol("Worker");
-  static _create(nativeWorker, filename) {
-    return new Worker(Worker.#token, nativeWorker, filename);
+  static _create(nativeWorker, filename, bodies) {
+    return new Worker(Worker.#token, nativeWorker, filename, bodies);
   }
 
   static _native(worker) {
     return #native in worker ? worker.#native : undefined;
+  }
+
+  static _bodies(worker) {
+    return worker.#bodies;
   }
 
   /** "module" or "service-worker", as detected or given. */
@@ -234,9 +241,13 @@ class Worker {
     return this.#native.waitUntilSettled();
   }
 
-  /** Stops the worker: requests in flight reject, its threads are joined. Safe to call twice. */
-  dispose() {
-    return this.#native.dispose();
+  /**
+   * Stops the worker: requests in flight reject, response bodies still streaming error, its
+   * threads are joined. Safe to call twice.
+   */
+  async dispose() {
+    await this.#native.dispose();
+    this.#bodies.close("the worker was disposed");
   }
 
   [Symbol.asyncDispose]() {
@@ -248,8 +259,10 @@ class Worker {
   }
 }
 const nativeOf = Worker._native;
+const bodiesOf = Worker._bodies;
 const createHandle = Worker._create;
 delete Worker._native;
+delete Worker._bodies;
 delete Worker._create;
 
 /** Starts a worker from a script and resolves once the script has loaded. */
@@ -262,9 +275,10 @@ async function createWorker(options) {
       console.error("workerbox: options.onLog threw while handling a worker log line:", error);
     }
   };
-  const dispatcher = createDispatcher(definitions, dispatch);
+  const bodies = new HostBodies();
+  const dispatcher = createDispatcher(definitions, dispatch, bodies);
   const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, publicNetworkOnly: network === "public", modules, limits }, log, dispatcher);
-  if (outcome instanceof native.NativeWorker) return createHandle(outcome, filename);
+  if (outcome instanceof native.NativeWorker) return createHandle(outcome, filename, bodies);
   throw toError(outcome);
 }
 
@@ -303,10 +317,21 @@ async function dispatch(worker, input) {
       throw new TypeError(`dispatch: unknown event type ${JSON.stringify(input.type)} (expected "fetch" or "scheduled")`);
     }
   }
-  const request = await toNativeRequest(input);
-  const outcome = await handle.dispatch(request.method, request.url, request.headers, request.body);
-  if (outcome.status === undefined) throw toError(outcome);
-  return toNodeResponse(outcome, request.method);
+  const request = toNativeRequest(input);
+  const bodies = bodiesOf(worker);
+  const requestStream = request.stream === null ? null : bodies.addRequestBody(request.stream);
+  const releaseRequest = () => requestStream !== null && bodies.releaseRequestBody(requestStream);
+  const outcome = await handle.dispatch(request.method, request.url, request.headers, request.body, requestStream);
+  if (outcome.status === undefined) {
+    releaseRequest();
+    throw toError(outcome);
+  }
+  if (outcome.bodyStream == null) {
+    releaseRequest();
+    return toNodeResponse(outcome, request.method);
+  }
+  // The request body stays readable while the worker streams its response (it may be echoing it).
+  return toNodeResponse(outcome, request.method, bodies.responseStream(outcome.bodyStream, releaseRequest));
 }
 
 module.exports.createWorker = createWorker;

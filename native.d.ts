@@ -13,8 +13,11 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class NativeWorker {
   /** "module" or "service-worker". */
   get format(): string
-  /** Sends one request. Resolves to a `NativeResponse` or a `NativeError`. */
-  dispatch(method: string, url: string, headers: Array<string>, body?: Buffer | undefined | null): Promise<NativeResponse | NativeError>
+  /**
+   * Sends one request. Resolves to a `NativeResponse` or a `NativeError`. The body is whole
+   * bytes, or `body_stream`: the id of a stream the worker pulls through `#body` calls.
+   */
+  dispatch(method: string, url: string, headers: Array<string>, body?: Buffer | undefined | null, bodyStream?: number | undefined | null): Promise<NativeResponse | NativeError>
   /** Runs the `scheduled()` handler. Resolves to a `NativeScheduledOutcome` or a `NativeError`. */
   scheduled(cron: string, scheduledTime: number): Promise<NativeScheduledOutcome | NativeError>
   /** Resolves once every `ctx.waitUntil()` promise registered so far has settled. */
@@ -71,6 +74,8 @@ export interface NativeResponse {
   /** `[name, value, name, value, …]` in the worker's order, duplicates kept. */
   headers: Array<string>
   body?: Buffer
+  /** Set when the body streams: its chunks arrive through the dispatcher's `#body` calls. */
+  bodyStream?: number
 }
 
 export interface NativeScheduledOutcome {

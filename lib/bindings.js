@@ -457,9 +457,10 @@ async function callService(handler, method, args, bytes, dispatch) {
  * Returns the function the native addon calls for every binding operation. It never throws or
  * rejects: a handler's error is reported back so the worker's promise rejects with its message.
  */
-function createDispatcher(definitions, dispatch) {
+function createDispatcher(definitions, dispatch, bodies) {
   return async (name, method, argsJson, bytes) => {
     try {
+      if (name === "#body") return await bodies.call(method, JSON.parse(argsJson), bytes);
       const definition = definitions[name];
       if (!definition) throw new Error(`env.${name} is not a binding`);
       const args = JSON.parse(argsJson);

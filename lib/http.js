@@ -1,7 +1,9 @@
 "use strict";
 // Conversions between Node's fetch types and the plain values the native addon takes:
-// a request becomes { method, url, headers: [name, value, …], body: Buffer | null }, and a
-// worker's response becomes Node's Response. Bodies are whole buffers for now.
+// a request becomes { method, url, headers: [name, value, …], body: Buffer | null, stream },
+// where bodies known as bytes travel whole and streams, Blobs and FormData stream (`stream` is
+// a Node ReadableStream, see bodies.js); a worker's response becomes Node's Response, whose
+// body is whole bytes or a ReadableStream fed by the worker.
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -61,32 +63,44 @@ function hasHeader(flat, name) {
   return false;
 }
 
-/** Reads any body Node's fetch accepts into a Buffer; adds content-type when the body implies one. */
-async function readBody(body, flat) {
-  if (body === undefined || body === null) return null;
-  if (typeof body === "string") return Buffer.from(body, "utf8");
-  if (Buffer.isBuffer(body)) return body;
-  if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  if (body instanceof ArrayBuffer) return Buffer.from(body);
-  if (body instanceof Blob || body instanceof FormData || body instanceof URLSearchParams || body instanceof ReadableStream) {
+/**
+ * Turns any body Node's fetch accepts into `{ bytes }` (known bytes, sent whole) or `{ stream }`
+ * (streamed to the worker as it reads); adds content-type when the body implies one.
+ */
+function readBody(body, flat) {
+  if (body === undefined || body === null) return { bytes: null, stream: null };
+  if (typeof body === "string") return { bytes: Buffer.from(body, "utf8"), stream: null };
+  if (Buffer.isBuffer(body)) return { bytes: body, stream: null };
+  if (ArrayBuffer.isView(body)) return { bytes: Buffer.from(body.buffer, body.byteOffset, body.byteLength), stream: null };
+  if (body instanceof ArrayBuffer) return { bytes: Buffer.from(body), stream: null };
+  if (body instanceof ReadableStream) {
+    if (body.locked) throw new TypeError("dispatch: request.body is a ReadableStream that is locked (already being read)");
+    return { bytes: null, stream: body };
+  }
+  if (body instanceof URLSearchParams) {
+    if (!hasHeader(flat, "content-type")) flat.push("content-type", "application/x-www-form-urlencoded;charset=UTF-8");
+    return { bytes: Buffer.from(body.toString(), "utf8"), stream: null };
+  }
+  if (body instanceof Blob || body instanceof FormData) {
+    // Node's own Response knows each one's content-type (a multipart boundary for FormData).
     const response = new Response(body);
     const type = response.headers.get("content-type");
     if (type && !hasHeader(flat, "content-type")) flat.push("content-type", type);
-    return Buffer.from(await response.arrayBuffer());
+    return { bytes: null, stream: response.body };
   }
   throw new TypeError(`dispatch: request.body must be a string, Buffer, ArrayBuffer, typed array, Blob, FormData, URLSearchParams or ReadableStream, got ${describe(body)}`);
 }
 
 /** Normalises dispatch()'s `input` into the native request shape. */
-async function toNativeRequest(input) {
+function toNativeRequest(input) {
   if (input instanceof Request) {
     const headers = [];
     for (const [name, value] of input.headers) headers.push(name, value);
-    const body = input.body === null ? null : Buffer.from(await input.arrayBuffer());
-    return { method: input.method, url: input.url, headers, body };
+    if (input.bodyUsed) throw new TypeError("dispatch: the Request's body has already been read");
+    return { method: input.method, url: input.url, headers, body: null, stream: input.body };
   }
   if (typeof input === "string" || input instanceof URL) {
-    return { method: "GET", url: parseUrl(input, "the URL"), headers: [], body: null };
+    return { method: "GET", url: parseUrl(input, "the URL"), headers: [], body: null, stream: null };
   }
   if (input === null || typeof input !== "object") {
     throw new TypeError(`dispatch: the request must be a Request, a URL, or { url, method, headers, body }, got ${describe(input)}`);
@@ -99,22 +113,26 @@ async function toNativeRequest(input) {
   const upper = method.toUpperCase();
   const normalized = ["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH"].includes(upper) ? upper : method;
   const headers = headerList(input.headers);
-  const body = await readBody(input.body, headers);
-  if (body !== null && (normalized === "GET" || normalized === "HEAD")) {
+  const { bytes, stream } = readBody(input.body, headers);
+  if ((bytes !== null || stream !== null) && (normalized === "GET" || normalized === "HEAD")) {
     throw new TypeError(`dispatch: a ${normalized} request cannot have a body (request.body)`);
   }
-  return { method: normalized, url, headers, body };
+  return { method: normalized, url, headers, body: bytes, stream };
 }
 
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 
-/** Builds Node's Response from the worker's { status, statusText, headers, body }. */
-function toNodeResponse(outcome, method) {
+/**
+ * Builds Node's Response from the worker's { status, statusText, headers, body }; `stream`
+ * (a ReadableStream fed by the worker) is the body when the worker streams it.
+ */
+function toNodeResponse(outcome, method, stream = null) {
   const headers = new Headers();
   const flat = outcome.headers;
   for (let i = 0; i + 1 < flat.length; i += 2) headers.append(flat[i], flat[i + 1]);
   const withoutBody = NULL_BODY_STATUS.has(outcome.status) || method === "HEAD";
-  const body = withoutBody ? null : outcome.body ?? null;
+  if (withoutBody && stream !== null) stream.cancel("the response has no body").catch(() => {});
+  const body = withoutBody ? null : stream ?? outcome.body ?? null;
   return new Response(body, { status: outcome.status, statusText: outcome.statusText, headers });
 }
 

@@ -153,6 +153,8 @@ pub struct NativeResponse {
   /// `[name, value, name, value, …]` in the worker's order, duplicates kept.
   pub headers: Vec<String>,
   pub body: Option<Buffer>,
+  /// Set when the body streams: its chunks arrive through the dispatcher's `#body` calls.
+  pub body_stream: Option<u32>,
 }
 
 /// The env-teardown hook that disposes a worker. Created and consumed on Node's thread only;
@@ -218,6 +220,7 @@ fn native_response(response: ResponseData) -> NativeResponse {
     status: response.status as u32,
     status_text: response.status_text,
     headers: response.headers.into_iter().flat_map(|(k, v)| [k, v]).collect(),
+    body_stream: response.body.stream_id(),
     body: response.body.into_bytes().map(|b| Buffer::from(Vec::from(b))),
   }
 }
@@ -313,7 +316,8 @@ impl NativeWorker {
     }
   }
 
-  /// Sends one request. Resolves to a `NativeResponse` or a `NativeError`.
+  /// Sends one request. Resolves to a `NativeResponse` or a `NativeError`. The body is whole
+  /// bytes, or `body_stream`: the id of a stream the worker pulls through `#body` calls.
   #[napi(ts_return_type = "Promise<NativeResponse | NativeError>")]
   pub fn dispatch<'env>(
     &self,
@@ -322,15 +326,17 @@ impl NativeWorker {
     url: String,
     headers: Vec<String>,
     body: Option<Buffer>,
+    body_stream: Option<u32>,
   ) -> Result<Object<'env>> {
     let (deferred, promise) = env.create_deferred()?;
     let request = RequestData {
       method,
       url,
       headers: headers.chunks_exact(2).map(|kv| (kv[0].clone(), kv[1].clone())).collect(),
-      body: match body {
-        Some(buffer) => Body::Bytes(bytes::Bytes::copy_from_slice(&buffer)),
-        None => Body::Empty,
+      body: match (body, body_stream) {
+        (_, Some(stream)) => Body::Stream(stream),
+        (Some(buffer), None) => Body::Bytes(bytes::Bytes::copy_from_slice(&buffer)),
+        (None, None) => Body::Empty,
       },
     };
     self.inner.dispatch(

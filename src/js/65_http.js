@@ -1,6 +1,7 @@
-// Request and Response, sharing one Body implementation. A body is held as whole bytes for now;
-// everything that touches it goes through the small Body helpers below, so that a streamed
-// source can take their place later without changing Request or Response.
+// Request and Response, sharing one Body implementation. A body is whole bytes (from a string,
+// buffer, Blob, FormData, …) or a ReadableStream (a user's stream, a request body streamed from
+// the host, a fetch() response streamed from the network); bytes become a stream only when
+// `body` is asked for, so the common whole-body cases never pay for a stream.
 
 const { Headers, URL, URLSearchParams } = globalThis;
 const encoder = new TextEncoder();
@@ -50,6 +51,14 @@ class BodyState {
     const [mine, theirs] = this.stream.tee();
     this.stream = mine;
     return new BodyState(null, theirs);
+  }
+  /** Hands the body over as it is (null, bytes, or a stream for the caller to read), marking it used. */
+  take() {
+    if (this.used || (this.stream !== null && this.stream.locked)) {
+      throw new TypeError("Body has already been used. It can only be read once.");
+    }
+    this.used = !this.empty;
+    return this.stream ?? this.bytes;
   }
   /** Reads the whole body, marking it used. */
   async consume() {
@@ -223,6 +232,8 @@ class Request {
       (request) => request.#headers,
     );
     internals.newIncomingRequest = (method, url, flatHeaders, body) => Request.#incoming(method, url, flatHeaders, body);
+    /** A request's body for sending on: null, bytes, or a stream; marks it used. */
+    internals.takeRequestBody = (request) => request.#body.take();
   }
 
   static #incoming(method, url, flatHeaders, body) {
@@ -233,7 +244,8 @@ class Request {
     const list = [];
     for (let i = 0; i < flatHeaders.length; i += 2) list.push([flatHeaders[i].toLowerCase(), flatHeaders[i + 1]]);
     request.#headers = internals.headersSetImmutable(internals.headersFromList(list));
-    request.#body = new BodyState(body);
+    // A number is the id of a body the host streams in as the worker reads it.
+    request.#body = typeof body === "number" ? new BodyState(null, internals.hostBodyStream(body)) : new BodyState(body);
     return request;
   }
 
@@ -332,19 +344,18 @@ class Response {
       const list = [];
       for (let i = 0; i < flatHeaders.length; i += 2) list.push([flatHeaders[i].toLowerCase(), flatHeaders[i + 1]]);
       response.#headers = internals.headersSetImmutable(internals.headersFromList(list));
-      response.#body = new BodyState(NULL_BODY_STATUS.has(status) ? null : body);
+      if (NULL_BODY_STATUS.has(status)) body = null;
+      response.#body = body instanceof ReadableStream ? new BodyState(null, body) : new BodyState(body);
       response.#url = url;
       response.#redirected = redirected;
       response.#type = "basic";
       return response;
     };
-    /** What the host gets: status, statusText, raw header list and the whole body (read now). */
-    internals.responseParts = async (response) => {
-      const state = response.#body;
+    /** What the host gets: status, statusText, raw header list, and the body (bytes or a stream). */
+    internals.responseParts = (response) => {
       const flat = [];
       for (const [k, v] of internals.headersList(response.#headers)) flat.push(k, v);
-      const body = state.empty ? null : await state.consume();
-      return { status: response.#status, statusText: response.#statusText, headers: flat, body };
+      return { status: response.#status, statusText: response.#statusText, headers: flat, body: response.#body.take() };
     };
   }
 

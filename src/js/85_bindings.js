@@ -22,6 +22,73 @@ async function hostCall(binding, method, args, bytes = null) {
   return [JSON.parse(json), payload];
 }
 
+// ---- Bodies streamed between the worker and the host ----------------------------------------
+
+const BODY = "#body";
+
+/** A body stream chunk as bytes; byte streams carry Uint8Arrays, but any buffer is accepted. */
+function chunkBytes(chunk) {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  throw new TypeError(`A body stream must produce Uint8Array chunks, but it produced ${chunk === null ? "null" : typeof chunk === "object" ? `a ${chunk.constructor?.name ?? "object"}` : `a ${typeof chunk}`}.`);
+}
+internals.chunkBytes = chunkBytes;
+
+function reasonText(reason) {
+  if (reason === undefined) return "cancelled";
+  return reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
+}
+
+/** A request body the host streams in: each read asks the host for its next chunk. */
+internals.hostBodyStream = (stream) =>
+  new ReadableStream({
+    type: "bytes",
+    async pull(controller) {
+      const [answer, bytes] = await hostCall(BODY, "read", { stream });
+      if (answer.done) {
+        controller.close();
+        controller.byobRequest?.respond(0);
+      } else if (bytes !== null && bytes.byteLength > 0) {
+        controller.enqueue(bytes);
+      }
+    },
+    cancel(reason) {
+      return hostCall(BODY, "cancel", { stream, reason: reasonText(reason) }).then(
+        () => {},
+        () => {},
+      );
+    },
+  });
+
+/**
+ * Sends a response body to the host chunk by chunk. The host answers each write when its
+ * reader wants more (backpressure), or with `cancelled` when its reader gave up, which cancels
+ * the worker's stream; an error in the worker's stream errors the host's.
+ */
+internals.pumpToHost = async function pumpToHost(stream, body) {
+  let reader = null;
+  try {
+    reader = body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const bytes = chunkBytes(value);
+      if (bytes.byteLength === 0) continue;
+      const [answer] = await hostCall(BODY, "write", { stream }, bytes);
+      if (answer.cancelled) {
+        await reader.cancel(answer.reason).catch(() => {});
+        return;
+      }
+    }
+    await hostCall(BODY, "close", { stream });
+  } catch (error) {
+    const [name, message, stack] = internals.errorParts(error);
+    hostCall(BODY, "error", { stream, name, message, stack }).catch(() => {});
+    reader?.cancel(error).catch(() => {});
+  }
+};
+
 /** Reads a BodyInit-like value (string, buffer, view, ReadableStream) into bytes. */
 async function toBytes(value, what) {
   if (typeof value === "string") return encoder.encode(value);

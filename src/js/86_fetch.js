@@ -1,8 +1,10 @@
 // fetch(): outbound HTTP from the worker. Requests go to the worker's scheduler thread
 // (reqwest) — or, when the host gave createWorker an `outbound` handler, to that handler, the
-// way a service binding's requests do. An AbortSignal cancels a request in flight.
+// way a service binding's requests do. Request and response bodies stream in both directions
+// (a small response comes whole with its head). An AbortSignal cancels a request in flight,
+// and its response body while that is still being read.
 
-const { Request, URL } = globalThis;
+const { Request, URL, ReadableStream } = globalThis;
 const OUTBOUND = "#outbound";
 let intercepted = false;
 
@@ -16,6 +18,56 @@ function abortedPromise(signal) {
     if (signal.aborted) reject(signal.reason);
     else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
   });
+}
+
+/** Unread response bodies are dropped when their stream is garbage-collected. */
+const unread = new FinalizationRegistry((id) => ops.fetchCancel(id));
+
+/** A response body read from the network as the worker reads it; `onStart` gets its controller. */
+function networkBody(id, onStart, onEnd) {
+  const stream = new ReadableStream({
+    type: "bytes",
+    start: onStart,
+    async pull(controller) {
+      let chunk;
+      try {
+        [, chunk] = await ops.fetchRead(id);
+      } catch (error) {
+        onEnd();
+        throw error;
+      }
+      if (chunk === null) {
+        onEnd();
+        controller.close();
+        controller.byobRequest?.respond(0);
+      } else if (chunk.byteLength > 0) {
+        controller.enqueue(chunk);
+      }
+    },
+    cancel() {
+      onEnd();
+      ops.fetchCancel(id);
+    },
+  });
+  unread.register(stream, id);
+  return stream;
+}
+
+/** Uploads a request body stream chunk by chunk; each write waits until the last was sent. */
+async function upload(id, stream) {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const bytes = internals.chunkBytes(value);
+      if (bytes.byteLength > 0) await ops.fetchWrite(id, bytes);
+    }
+    await ops.fetchWrite(id, null);
+  } catch (error) {
+    ops.fetchWrite(id, null, String(error?.message ?? error)).catch(() => {});
+    reader.cancel(error).catch(() => {});
+  }
 }
 
 async function fetch(input, init = undefined) {
@@ -32,18 +84,32 @@ async function fetch(input, init = undefined) {
   }
   const headers = [];
   for (const [name, value] of internals.headersList(request.headers)) headers.push(name, value);
-  const body = request.method === "GET" || request.method === "HEAD" ? null : new Uint8Array(await request.arrayBuffer());
-  const [id, pending] = ops.fetch(request.method, request.url, headers, body, request.redirect);
+  const source = request.method === "GET" || request.method === "HEAD" ? null : internals.takeRequestBody(request);
+  const streamed = source instanceof ReadableStream;
+  const [id, pending] = ops.fetch(request.method, request.url, headers, streamed ? true : source, request.redirect);
+  if (streamed) upload(id, source);
   // The native promise settles even after an abort (with an AbortError); nothing waits on it then.
   pending.catch(() => {});
-  const cancel = () => ops.fetchCancel(id);
+  // Aborting cancels the request, and later its body stream too, until the body is read.
+  let bodyController = null;
+  const cancel = () => {
+    ops.fetchCancel(id);
+    bodyController?.error(signal.reason);
+  };
+  const stopListening = () => signal.removeEventListener("abort", cancel);
   signal.addEventListener("abort", cancel, { once: true });
+  let body = null;
   try {
     const [json, bytes] = await Promise.race([pending, abortedPromise(signal)]);
     const head = JSON.parse(json);
-    return internals.newFetchResponse(head.status, head.statusText, head.headers, request.method === "HEAD" ? null : bytes, head.url, head.redirected);
+    body = head.stream ? networkBody(id, (controller) => void (bodyController = controller), stopListening) : bytes;
+    if (request.method === "HEAD" && body !== null) {
+      if (head.stream) ops.fetchCancel(id);
+      body = null;
+    }
+    return internals.newFetchResponse(head.status, head.statusText, head.headers, body, head.url, head.redirected);
   } finally {
-    signal.removeEventListener("abort", cancel);
+    if (!(body instanceof ReadableStream)) stopListening();
   }
 }
 

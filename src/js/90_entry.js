@@ -4,7 +4,7 @@
 // same way. Also defines `FetchEvent`, `ScheduledEvent`, `ScheduledController` and the `ctx`
 // (ExecutionContext) object handlers receive, and tracks `waitUntil` work for the host.
 
-const { Event, Response } = globalThis;
+const { Event, Response, ReadableStream } = globalThis;
 
 let format = "module";
 let env = Object.freeze({});
@@ -185,6 +185,8 @@ function errorParts(error) {
   return ["Error", `Uncaught ${text}`, `Error: Uncaught ${text}`];
 }
 
+internals.errorParts = errorParts;
+
 function fail(id, error) {
   const [name, message, stack] = errorParts(error);
   ops.respondError(id, name, message, stack);
@@ -199,7 +201,14 @@ async function respond(id, response) {
     fail(id, new TypeError("The fetch handler returned Response.error(), a network error."));
     return;
   }
-  const parts = await internals.responseParts(response);
+  const parts = internals.responseParts(response);
+  if (parts.body instanceof ReadableStream) {
+    // Headers go now; the body follows chunk by chunk, as fast as the host reads it.
+    const stream = ops.bodyStreamId();
+    ops.respond(id, parts.status, parts.statusText, parts.headers, stream);
+    internals.pumpToHost(stream, parts.body);
+    return;
+  }
   ops.respond(id, parts.status, parts.statusText, parts.headers, parts.body);
 }
 

@@ -1,13 +1,16 @@
 //! Outbound `fetch()` on the scheduler thread, through `reqwest`: one client per redirect mode
 //! (`follow` up to 20 hops, `manual` returning the 3xx response as is, `error` failing on a
 //! redirect), transparent gzip/brotli/deflate decompression as production Workers does, and
-//! errors reported as `TypeError`s. The response head travels back as JSON and the body as
-//! bytes, in the same shape as a binding call's answer.
+//! errors reported as `TypeError`s. The response head travels back as JSON, in the same shape as
+//! a binding call's answer; a small body (by `content-length`) comes with it, any other streams
+//! chunk by chunk as JS reads it, so a slow reader slows the download. A request body given as
+//! a stream is uploaded the same way, chunk by chunk, each write answered once sent on.
 //!
 //! The "public only" network policy refuses non-public addresses: a resolver that drops them
 //! from DNS answers (so a name cannot smuggle in 127.0.0.1 or 169.254.169.254), plus a check of
 //! IP literals in the URL and in every redirect target.
 
+use super::messages::SchedulerMessage;
 use super::types::{FetchRequest, HostResult, JsErrorInfo};
 use bytes::Bytes;
 use reqwest::redirect::Policy;
@@ -122,8 +125,55 @@ fn describe(url: &str, error: &reqwest::Error) -> JsErrorInfo {
   type_error(format!("fetch failed for {url}: {reason}"))
 }
 
-/// Performs one request; the result is `{ status, statusText, headers, url, redirected }` + body.
-pub(crate) async fn perform(request: FetchRequest) -> Result<HostResult, JsErrorInfo> {
+/// Bodies up to this size (by `content-length`) come back whole with the head, in one answer;
+/// larger or unsized ones stream.
+const WHOLE_BODY_LIMIT: u64 = 64 * 1024;
+
+/// A request body chunk as the upload channel carries it.
+pub(crate) type UploadChunk = Result<Bytes, std::io::Error>;
+
+/// Runs outbound request `id` as a task on the scheduler's runtime: sends it (with the body
+/// from `upload` when it streams), answers with `FetchFinished`, then, for a streamed response
+/// body, reads one chunk per id arriving on `reads` and answers each with `FetchChunk`.
+pub(crate) async fn run(
+  id: u32,
+  request: FetchRequest,
+  upload: Option<tokio::sync::mpsc::Receiver<UploadChunk>>,
+  mut reads: tokio::sync::mpsc::UnboundedReceiver<u32>,
+  replies: tokio::sync::mpsc::UnboundedSender<SchedulerMessage>,
+) {
+  let url = request.url.clone();
+  let mut response = match send(request, upload).await {
+    Ok(response) => response,
+    Err(error) => {
+      let _ = replies.send(SchedulerMessage::FetchFinished { id, result: Err(error), streaming: false });
+      return;
+    }
+  };
+  let whole = response.content_length().is_some_and(|n| n <= WHOLE_BODY_LIMIT);
+  let head = head_json(&response, &url, !whole);
+  if whole {
+    let result = response.bytes().await.map(|body| HostResult { json: head, bytes: Some(body) }).map_err(|e| describe(&url, &e));
+    let _ = replies.send(SchedulerMessage::FetchFinished { id, result, streaming: false });
+    return;
+  }
+  let _ = replies.send(SchedulerMessage::FetchFinished { id, result: Ok(HostResult { json: head, bytes: None }), streaming: true });
+  while let Some(call) = reads.recv().await {
+    let (result, end) = match response.chunk().await {
+      Ok(Some(chunk)) => (Ok(HostResult { json: "{}".into(), bytes: Some(chunk) }), false),
+      Ok(None) => (Ok(HostResult { json: r#"{"done":true}"#.into(), bytes: None }), true),
+      Err(error) => (Err(describe(&url, &error)), true),
+    };
+    let _ = replies.send(SchedulerMessage::FetchChunk { id, call, result });
+    if end {
+      break;
+    }
+  }
+  let _ = replies.send(SchedulerMessage::FetchBodyEnded { id });
+}
+
+/// Sends the request and waits for the response head.
+async fn send(request: FetchRequest, upload: Option<tokio::sync::mpsc::Receiver<UploadChunk>>) -> Result<reqwest::Response, JsErrorInfo> {
   let client = client(&request.redirect, request.public_only)?;
   if request.public_only {
     if let Some(reason) = reqwest::Url::parse(&request.url).ok().as_ref().and_then(blocked) {
@@ -137,28 +187,32 @@ pub(crate) async fn perform(request: FetchRequest) -> Result<HostResult, JsError
   }
   if let Some(body) = request.body {
     builder = builder.body(body);
+  } else if let Some(chunks) = upload {
+    let stream = futures_util::stream::unfold(chunks, |mut chunks| async move { chunks.recv().await.map(|chunk| (chunk, chunks)) });
+    builder = builder.body(reqwest::Body::wrap_stream(stream));
   }
-  let response = builder.send().await.map_err(|e| describe(&request.url, &e))?;
+  builder.send().await.map_err(|e| describe(&request.url, &e))
+}
+
+/// `{ status, statusText, headers, url, redirected, stream }` of a response.
+fn head_json(response: &reqwest::Response, request_url: &str, stream: bool) -> String {
   let status = response.status();
   let final_url = response.url().to_string();
-  let redirected = final_url != request.url;
   let mut headers: Vec<String> = Vec::with_capacity(response.headers().len() * 2);
   for (name, value) in response.headers() {
     headers.push(name.as_str().to_owned());
     headers.push(String::from_utf8_lossy(value.as_bytes()).into_owned());
   }
-  let head = serde_json::json!({
+  serde_json::json!({
     "status": status.as_u16(),
     "statusText": status.canonical_reason().unwrap_or(""),
     "headers": headers,
+    "redirected": final_url != request_url,
     "url": final_url,
-    "redirected": redirected,
+    "stream": stream,
   })
-  .to_string();
-  let body: Bytes = response.bytes().await.map_err(|e| describe(&request.url, &e))?;
-  Ok(HostResult { json: head, bytes: Some(body) })
+  .to_string()
 }
-
 
 #[cfg(test)]
 mod tests {

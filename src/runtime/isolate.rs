@@ -14,7 +14,7 @@ use super::platform;
 use super::scheduler::Scheduler;
 use super::script::{self, thrown};
 use super::snapshot;
-use super::types::{Body, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ScheduledEvent, ScriptFormat, WorkerError, WorkerOptions};
+use super::types::{Body, HostCall, BODY_BINDING, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ScheduledEvent, ScriptFormat, WorkerError, WorkerOptions};
 use std::collections::VecDeque;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -208,6 +208,16 @@ pub(crate) fn run(startup: Startup) {
     }
     for waiter in waiters {
       waiter();
+    }
+    // Body streams between the host and this isolate can make no more progress: tell the host
+    // to end them (an error for the reader of a response body, a cancel for a request body).
+    if let Some(host) = &options.host {
+      let reason = match &exit {
+        PumpExit::Shutdown => "the worker was disposed".to_owned(),
+        PumpExit::Recycle { reason, .. } => format!("{} The worker was restarted.", limit_text(*reason, &options.limits)),
+      };
+      let call = HostCall { binding: BODY_BINDING.into(), method: "reset".into(), args: serde_json::json!({ "reason": reason }).to_string(), bytes: None };
+      host.call(call, Box::new(|_| {}));
     }
     drop(state);
     monitor.set_handle(None);
@@ -808,13 +818,16 @@ fn scheduled_args<'s>(scope: &mut v8::HandleScope<'s>, id: u32, event: Scheduled
   ]
 }
 
-/// `internals.dispatchFetch(id, method, url, flatHeaders, body)` arguments.
+/// `internals.dispatchFetch(id, method, url, flatHeaders, body)` arguments; `body` is null,
+/// a Uint8Array, or the id of a host body stream.
 fn request_args<'s>(scope: &mut v8::HandleScope<'s>, id: u32, request: RequestData) -> [v8::Local<'s, v8::Value>; 5] {
   let flat: Vec<&str> = request.headers.iter().flat_map(|(k, v)| [k.as_str(), v.as_str()]).collect();
   let headers = ops::string_array(scope, &flat);
   let body: v8::Local<v8::Value> = match request.body {
     Body::Empty => v8::null(scope).into(),
     Body::Bytes(bytes) => ops::uint8_array(scope, bytes.to_vec()).into(),
+    // A streamed body arrives as its id; the JS side pulls it from the host.
+    Body::Stream(stream) => v8::Integer::new_from_unsigned(scope, stream).into(),
   };
   [
     v8::Integer::new_from_unsigned(scope, id).into(),

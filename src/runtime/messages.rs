@@ -8,6 +8,7 @@
 //! All three ride on channels whose receivers block (no polling); a send is the wake-up.
 
 use super::types::{FetchRequest, HostCall, HostResult, JsErrorInfo, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, WorkerError};
+use bytes::Bytes;
 use std::time::Duration;
 
 /// Called once with a dispatch's outcome, on the isolate thread.
@@ -69,8 +70,18 @@ pub enum SchedulerMessage {
   Fetch { id: u32, request: FetchRequest },
   /// Abort outbound request `id` if it is still in flight.
   CancelFetch { id: u32 },
-  /// Outbound request `id` finished (sent by its task to the scheduler loop).
-  FetchFinished { id: u32, result: Result<HostResult, JsErrorInfo> },
+  /// Outbound request `id` has its answer (sent by its task to the scheduler loop): the head
+  /// and whole body, or, when `streaming`, the head only; its body is then read chunk by chunk.
+  FetchFinished { id: u32, result: Result<HostResult, JsErrorInfo>, streaming: bool },
+  /// Read the next chunk of outbound request `id`'s response body; answered as call `read`.
+  FetchRead { id: u32, read: u32 },
+  /// Send the next chunk of outbound request `id`'s streamed request body, answered as call
+  /// `write` once the connection took it. `None` ends the body; `Some(Err(reason))` fails it.
+  FetchWrite { id: u32, write: u32, chunk: Option<Result<Bytes, String>> },
+  /// Call `call` (a body read or write of outbound request `id`) finished.
+  FetchChunk { id: u32, call: u32, result: Result<HostResult, JsErrorInfo> },
+  /// Outbound request `id` is over: its response body was read to the end or failed.
+  FetchBodyEnded { id: u32 },
   /// Leave the scheduler loop.
   Shutdown,
 }

@@ -19,7 +19,7 @@ mod worker;
 pub use isolate::ReadyCallback;
 pub use messages::{DispatchReply, ScheduledReply, SettledReply};
 pub use types::{
-  Body, ExtraModule, Host, HostCall, ModuleKind, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, WorkerError,
+  Body, BODY_BINDING, ExtraModule, Host, HostCall, ModuleKind, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, WorkerError,
   WorkerOptions,
 };
 pub use worker::Worker;

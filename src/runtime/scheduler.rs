@@ -1,6 +1,7 @@
 //! The scheduler thread: one per worker, running its own single-threaded tokio runtime.
 //!
-//! It owns everything asynchronous that JS asks for (today: timers) and reports results to the
+//! It owns everything asynchronous that JS asks for (timers, binding calls to the host, outbound
+//! fetches and their streamed bodies) and reports results to the
 //! isolate thread as [`CallbackMessage`]s. Timers live in one ordered queue keyed by
 //! (deadline, creation order), so timers due at the same instant fire in the order they were
 //! created, and a single sleep covers the earliest one. Nothing here polls: the loop waits on
@@ -18,10 +19,10 @@
 
 use super::messages::{CallbackMessage, IsolateMessage, SchedulerMessage};
 use super::monitor::{Monitor, StopReason};
-use super::types::{Host, JsErrorInfo, Limits};
+use super::types::{Host, HostResult, JsErrorInfo, Limits};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -99,11 +100,32 @@ enum Due {
 /// Binding calls (who answers them, how long they may take) and outbound requests in flight.
 struct Io {
   host: Option<Arc<dyn Host>>,
-  fetches: std::collections::HashMap<u32, tokio::task::AbortHandle>,
+  fetches: HashMap<u32, InFlight>,
   /// Where the host's replies come back in (this thread's own inbox).
   replies: UnboundedSender<SchedulerMessage>,
   binding_ms: u64,
   public_network_only: bool,
+}
+
+/// An outbound request from start until its response body has been read (or it failed).
+struct InFlight {
+  task: tokio::task::AbortHandle,
+  /// The head has not been answered yet.
+  head_pending: bool,
+  /// Body read requests for the task.
+  reads: UnboundedSender<u32>,
+  /// The streamed request body, until JS ends it.
+  upload: Option<tokio::sync::mpsc::Sender<super::fetch::UploadChunk>>,
+  /// Body reads and writes not answered yet.
+  waiting: HashSet<u32>,
+}
+
+fn aborted() -> JsErrorInfo {
+  JsErrorInfo::new("AbortError", "The fetch was aborted")
+}
+
+fn gone() -> JsErrorInfo {
+  JsErrorInfo::new("TypeError", "This fetch's body is no longer available (it was cancelled, aborted or already finished).")
 }
 
 impl Io {
@@ -112,7 +134,8 @@ impl Io {
       let error = JsErrorInfo::new("Error", format!("env.{} has no host handler (the worker was created without bindings support)", call.binding));
       return Some(CallbackMessage::HostCallDone { id, result: Err(error) });
     };
-    if self.binding_ms > 0 {
+    // Body-stream calls wait on purpose (a `write` waits for a slow reader): no time limit.
+    if self.binding_ms > 0 && call.binding != super::types::BODY_BINDING {
       timers.insert(Due::HostCall(id), Instant::now() + Duration::from_millis(self.binding_ms));
     }
     let replies = self.replies.clone();
@@ -123,17 +146,66 @@ impl Io {
   /// Starts outbound request `id` as a task on this runtime.
   fn fetch(&mut self, id: u32, mut request: super::types::FetchRequest) {
     request.public_only = self.public_network_only;
-    let replies = self.replies.clone();
-    let task = tokio::spawn(async move {
-      let result = super::fetch::perform(request).await;
-      let _ = replies.send(SchedulerMessage::FetchFinished { id, result });
-    });
-    self.fetches.insert(id, task.abort_handle());
+    let (upload, chunks) = if request.body_stream {
+      // One chunk in the channel at a time: JS's next write waits until this one is taken.
+      let (tx, rx) = tokio::sync::mpsc::channel(1);
+      (Some(tx), Some(rx))
+    } else {
+      (None, None)
+    };
+    let (reads, read_requests) = unbounded_channel();
+    let task = tokio::spawn(super::fetch::run(id, request, chunks, read_requests, self.replies.clone()));
+    self.fetches.insert(id, InFlight { task: task.abort_handle(), head_pending: true, reads, upload, waiting: HashSet::new() });
   }
 
-  /// Aborts outbound request `id`; returns whether it was still in flight.
-  fn cancel(&mut self, id: u32) -> bool {
-    self.fetches.remove(&id).map(|task| task.abort()).is_some()
+  /// Asks for the next chunk of request `id`'s response body; an answer is returned if the
+  /// body is gone.
+  fn read(&mut self, id: u32, read: u32) -> Option<CallbackMessage> {
+    match self.fetches.get_mut(&id) {
+      Some(fetch) if !fetch.head_pending && fetch.reads.send(read).is_ok() => {
+        fetch.waiting.insert(read);
+        None
+      }
+      _ => Some(CallbackMessage::HostCallDone { id: read, result: Err(gone()) }),
+    }
+  }
+
+  /// Passes one chunk of request `id`'s streamed body on (or ends or fails the body).
+  fn write(&mut self, id: u32, write: u32, chunk: Option<Result<bytes::Bytes, String>>) -> Option<CallbackMessage> {
+    let done = |result| Some(CallbackMessage::HostCallDone { id: write, result });
+    let Some(fetch) = self.fetches.get_mut(&id) else { return done(Err(gone())) };
+    let Some(upload) = fetch.upload.clone() else { return done(Err(gone())) };
+    match chunk {
+      None => {
+        fetch.upload = None;
+        done(Ok(HostResult::default()))
+      }
+      Some(Err(reason)) => {
+        fetch.upload = None;
+        tokio::spawn(async move { upload.send(Err(std::io::Error::other(reason))).await });
+        done(Ok(HostResult::default()))
+      }
+      Some(Ok(bytes)) => {
+        fetch.waiting.insert(write);
+        let replies = self.replies.clone();
+        tokio::spawn(async move {
+          let result = match upload.send(Ok(bytes)).await {
+            Ok(()) => Ok(HostResult::default()),
+            Err(_) => Err(JsErrorInfo::new("TypeError", "The request body could not be sent: the connection no longer reads it.")),
+          };
+          let _ = replies.send(SchedulerMessage::FetchChunk { id, call: write, result });
+        });
+        None
+      }
+    }
+  }
+
+  /// Aborts outbound request `id`; returns the answers owed to calls still waiting on it.
+  fn cancel(&mut self, id: u32) -> Vec<CallbackMessage> {
+    let Some(fetch) = self.fetches.remove(&id) else { return Vec::new() };
+    fetch.task.abort();
+    let head = fetch.head_pending.then_some(id);
+    head.into_iter().chain(fetch.waiting).map(|call| CallbackMessage::HostCallDone { id: call, result: Err(aborted()) }).collect()
   }
 }
 
@@ -298,24 +370,50 @@ async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<Iso
         }
       }
       Some(SchedulerMessage::Fetch { id, request }) => io.fetch(id, request),
-      Some(SchedulerMessage::CancelFetch { id }) => {
-        if io.cancel(id) {
-          let error = JsErrorInfo::new("AbortError", "The fetch was aborted");
-          if to_isolate.send(IsolateMessage::Callback(CallbackMessage::HostCallDone { id, result: Err(error) })).is_err() {
+      Some(SchedulerMessage::FetchRead { id, read }) => {
+        if let Some(answer) = io.read(id, read) {
+          if to_isolate.send(IsolateMessage::Callback(answer)).is_err() {
             return;
           }
         }
       }
-      Some(SchedulerMessage::FetchFinished { id, result }) => {
-        if io.fetches.remove(&id).is_some()
-          && to_isolate.send(IsolateMessage::Callback(CallbackMessage::HostCallDone { id, result })).is_err()
-        {
+      Some(SchedulerMessage::FetchWrite { id, write, chunk }) => {
+        if let Some(answer) = io.write(id, write, chunk) {
+          if to_isolate.send(IsolateMessage::Callback(answer)).is_err() {
+            return;
+          }
+        }
+      }
+      Some(SchedulerMessage::CancelFetch { id }) => {
+        for answer in io.cancel(id) {
+          if to_isolate.send(IsolateMessage::Callback(answer)).is_err() {
+            return;
+          }
+        }
+      }
+      Some(SchedulerMessage::FetchFinished { id, result, streaming }) => {
+        let Some(fetch) = io.fetches.get_mut(&id) else { continue };
+        fetch.head_pending = false;
+        if !streaming {
+          io.fetches.remove(&id);
+        }
+        if to_isolate.send(IsolateMessage::Callback(CallbackMessage::HostCallDone { id, result })).is_err() {
           return;
         }
       }
+      Some(SchedulerMessage::FetchChunk { id, call, result }) => {
+        // Only calls still owed an answer get one (a cancel may have answered them already).
+        let owed = io.fetches.get_mut(&id).is_some_and(|fetch| fetch.waiting.remove(&call));
+        if owed && to_isolate.send(IsolateMessage::Callback(CallbackMessage::HostCallDone { id: call, result })).is_err() {
+          return;
+        }
+      }
+      Some(SchedulerMessage::FetchBodyEnded { id }) => {
+        io.fetches.remove(&id);
+      }
       Some(SchedulerMessage::Reset) => {
-        for (_, task) in io.fetches.drain() {
-          task.abort();
+        for (_, fetch) in io.fetches.drain() {
+          fetch.task.abort();
         }
         timers = TimerQueue::default();
         watchdog.monitor.watchdog_armed.store(false, Ordering::SeqCst);

@@ -17,6 +17,7 @@ fn body_text(response: &ResponseData) -> String {
   match &response.body {
     Body::Bytes(b) => String::from_utf8(b.to_vec()).unwrap(),
     Body::Empty => String::new(),
+    Body::Stream(id) => panic!("unexpected streamed body {id}"),
   }
 }
 
@@ -195,4 +196,65 @@ fn a_pending_binding_call_is_not_mistaken_for_a_hang_and_times_out() {
   let (worker, _) = Worker::start_blocking(opts).unwrap();
   let response = worker.dispatch_blocking(RequestData::get("http://localhost/")).unwrap();
   assert!(body_text(&response).contains("limits.bindingMs"), "{}", body_text(&response));
+}
+
+/// A host that serves request body stream 7 as three chunks and records a streamed response.
+#[derive(Default)]
+struct StreamingHost {
+  written: Mutex<Vec<String>>,
+  closed: Mutex<bool>,
+  reads: std::sync::atomic::AtomicU32,
+}
+
+impl Host for StreamingHost {
+  fn call(&self, call: HostCall, reply: HostReply) {
+    assert_eq!(call.binding, BODY_BINDING);
+    let args: serde_json::Value = serde_json::from_str(&call.args).unwrap();
+    match call.method.as_str() {
+      "read" => {
+        assert_eq!(args["stream"], 7);
+        let n = self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let chunk = ["al", "pha", ""][n.min(2) as usize];
+        reply(Ok(if chunk.is_empty() {
+          HostResult { json: r#"{"done":true}"#.into(), bytes: None }
+        } else {
+          HostResult { json: "{}".into(), bytes: Some(bytes::Bytes::from(chunk)) }
+        }));
+      }
+      "write" => {
+        self.written.lock().unwrap().push(String::from_utf8(call.bytes.unwrap().to_vec()).unwrap());
+        reply(Ok(HostResult { json: "{}".into(), bytes: None }));
+      }
+      "close" => {
+        *self.closed.lock().unwrap() = true;
+        reply(Ok(HostResult { json: "null".into(), bytes: None }));
+      }
+      _ => reply(Ok(HostResult { json: "null".into(), bytes: None })),
+    }
+  }
+}
+
+#[test]
+fn bodies_stream_through_the_host_in_both_directions() {
+  let mut opts = options(
+    "export default { async fetch(request) {
+       const text = await request.text();
+       const encoder = new TextEncoder();
+       return new Response(new ReadableStream({ start(c) { c.enqueue(encoder.encode(text)); c.enqueue(encoder.encode('!')); c.close(); } }));
+     } }",
+  );
+  let host = Arc::new(StreamingHost::default());
+  opts.host = Some(host.clone());
+  let (worker, _) = Worker::start_blocking(opts).unwrap();
+  let mut request = RequestData::get("http://localhost/");
+  request.method = "POST".into();
+  request.body = Body::Stream(7);
+  let response = worker.dispatch_blocking(request).unwrap();
+  assert!(response.body.stream_id().is_some());
+  let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+  while !*host.closed.lock().unwrap() {
+    assert!(std::time::Instant::now() < deadline, "the response body was not closed");
+    std::thread::sleep(std::time::Duration::from_millis(2));
+  }
+  assert_eq!(host.written.lock().unwrap().concat(), "alpha!");
 }

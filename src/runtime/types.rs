@@ -113,6 +113,8 @@ pub struct FetchRequest {
   pub url: String,
   pub headers: Vec<(String, String)>,
   pub body: Option<Bytes>,
+  /// The body streams in through `SchedulerMessage::FetchWrite`s (and `body` is `None`).
+  pub body_stream: bool,
   /// `follow`, `manual` or `error`.
   pub redirect: String,
   /// Refuse loopback, private, link-local and other non-public addresses (after DNS).
@@ -192,19 +194,37 @@ impl WorkerOptions {
   }
 }
 
-/// A request body. Whole bodies today; the enum leaves room for a streamed variant.
+/// A request or response body crossing between the host and a worker.
 #[derive(Clone, Debug, Default)]
 pub enum Body {
   #[default]
   Empty,
+  /// The whole body, known up front.
   Bytes(Bytes),
+  /// A body streamed chunk by chunk through the host's `#body` calls (see [`BODY_BINDING`]).
+  /// On a request, the host made the id and the worker pulls chunks (`read`, `cancel`); on a
+  /// response, the worker made it and pushes them (`write`, `close`, `error`), each `write`
+  /// answered only when the host wants more, which is the backpressure.
+  Stream(u32),
 }
 
+/// The reserved binding name of body-stream calls between a worker and its host.
+pub const BODY_BINDING: &str = "#body";
+
 impl Body {
+  /// The bytes of a whole body; `None` for an empty or streamed one.
   pub fn into_bytes(self) -> Option<Bytes> {
     match self {
-      Body::Empty => None,
       Body::Bytes(b) => Some(b),
+      Body::Empty | Body::Stream(_) => None,
+    }
+  }
+
+  /// The id of a streamed body.
+  pub fn stream_id(&self) -> Option<u32> {
+    match self {
+      Body::Stream(id) => Some(*id),
+      _ => None,
     }
   }
 }

@@ -1,6 +1,7 @@
 //! How the JS side of an event hands its outcome back to the host waiting on the request id:
 //! `ops.respond`, `ops.respondError`, `ops.respondScheduled`; and the `waitUntil` bookkeeping
-//! (`ops.backgroundStart` / `ops.backgroundDone`) behind `worker.waitUntilSettled()`.
+//! (`ops.backgroundStart` / `ops.backgroundDone`) behind `worker.waitUntilSettled()`; ids for
+//! response bodies streamed to the host (`ops.bodyStreamId`).
 
 use super::{arg_string, read_string_array, state, view_bytes, OpFn};
 use crate::runtime::isolate::Pending;
@@ -13,6 +14,15 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("respondScheduled", op_respond_scheduled.map_fn_to());
   install("backgroundStart", op_background_start.map_fn_to());
   install("backgroundDone", op_background_done.map_fn_to());
+  install("bodyStreamId", op_body_stream_id.map_fn_to());
+}
+
+/// `ops.bodyStreamId()`: a new id for a response body streamed to the host. Unique in the
+/// process, so ids from an isolate that was replaced never collide with the new one's.
+fn op_body_stream_id(scope: &mut v8::HandleScope, _args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+  static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+  let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+  rv.set(v8::Integer::new_from_unsigned(scope, id).into());
 }
 
 fn take(scope: &mut v8::HandleScope, args: &v8::FunctionCallbackArguments) -> Option<Pending> {
@@ -33,16 +43,18 @@ fn error_from_args(scope: &mut v8::HandleScope, args: &v8::FunctionCallbackArgum
   }
 }
 
-/// `ops.respond(id, status, statusText, flatHeaders, body: Uint8Array | null)`
+/// `ops.respond(id, status, statusText, flatHeaders, body: Uint8Array | streamId | null)`
 fn op_respond(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
   let Some(Pending::Fetch(reply)) = take(scope, &args) else { return };
   let status = args.get(1).uint32_value(scope).unwrap_or(500) as u16;
   let status_text = arg_string(scope, &args, 2);
   let flat = read_string_array(scope, args.get(3)).unwrap_or_default();
   let headers = flat.chunks_exact(2).map(|kv| (kv[0].clone(), kv[1].clone())).collect();
-  let body = match view_bytes(args.get(4)) {
-    Some(bytes) => Body::Bytes(bytes.into()),
-    None => Body::Empty,
+  let body = args.get(4);
+  let body = if body.is_number() {
+    Body::Stream(body.uint32_value(scope).unwrap_or(0))
+  } else {
+    view_bytes(body).map_or(Body::Empty, |bytes| Body::Bytes(bytes.into()))
   };
   reply(Ok(ResponseData { status, status_text, headers, body }));
 }

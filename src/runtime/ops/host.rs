@@ -1,6 +1,6 @@
 //! Asynchronous I/O ops answered through the scheduler thread: `ops.hostCall(binding, method,
 //! argsJson, bytes)` (a binding operation for the host's handler) and `ops.fetch(…)` (an
-//! outbound HTTP request). Both return a promise of `[json, bytes]` whose resolver is kept as a
+//! outbound HTTP request, whose bodies may stream: `ops.fetchRead`, `ops.fetchWrite`). All return a promise of `[json, bytes]` whose resolver is kept as a
 //! `v8::Global` keyed by id until the answer comes back as a `CallbackMessage`.
 
 use super::{arg_string, state, view_bytes, OpFn};
@@ -12,6 +12,8 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("hostCall", op_host_call.map_fn_to());
   install("fetch", op_fetch.map_fn_to());
   install("fetchCancel", op_fetch_cancel.map_fn_to());
+  install("fetchRead", op_fetch_read.map_fn_to());
+  install("fetchWrite", op_fetch_write.map_fn_to());
 }
 
 /// Registers a promise for a new I/O id (charged to the running request) and sends the
@@ -43,7 +45,8 @@ fn op_host_call(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments
   }
 }
 
-/// `ops.fetch(method, url, flatHeaders, body, redirect) -> [id, Promise<[headJson, body]>]`
+/// `ops.fetch(method, url, flatHeaders, body, redirect) -> [id, Promise<[headJson, body]>]`;
+/// `body` is a Uint8Array, null, or `true` when it will stream in through `ops.fetchWrite`.
 fn op_fetch(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
   let flat = super::read_string_array(scope, args.get(2)).unwrap_or_default();
   let request = FetchRequest {
@@ -51,6 +54,7 @@ fn op_fetch(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mu
     url: arg_string(scope, &args, 1),
     headers: flat.chunks_exact(2).map(|kv| (kv[0].clone(), kv[1].clone())).collect(),
     body: view_bytes(args.get(3)).map(Into::into),
+    body_stream: args.get(3).is_true(),
     redirect: arg_string(scope, &args, 4),
     // The scheduler applies the worker's network policy.
     public_only: false,
@@ -64,4 +68,28 @@ fn op_fetch(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mu
 fn op_fetch_cancel(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
   let Some(id) = args.get(0).uint32_value(scope) else { return };
   let _ = state(scope).borrow().scheduler.send(SchedulerMessage::CancelFetch { id });
+}
+
+/// `ops.fetchRead(id) -> Promise<[json, chunk]>`: the next chunk of a streamed response body;
+/// `json` is `{"done":true}` (and `chunk` null) at the end.
+fn op_fetch_read(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+  let Some(id) = args.get(0).uint32_value(scope) else { return };
+  if let Some((_, promise)) = pending_io(scope, |read| SchedulerMessage::FetchRead { id, read }) {
+    rv.set(promise.into());
+  }
+}
+
+/// `ops.fetchWrite(id, chunk | null, errorReason?) -> Promise`: sends the next chunk of a
+/// streamed request body; resolves once the connection took it. `null` ends the body, and an
+/// error reason fails it.
+fn op_fetch_write(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+  let Some(id) = args.get(0).uint32_value(scope) else { return };
+  let chunk = match view_bytes(args.get(1)) {
+    Some(bytes) => Some(Ok(bytes.into())),
+    None if args.get(2).is_string() => Some(Err(arg_string(scope, &args, 2))),
+    None => None,
+  };
+  if let Some((_, promise)) = pending_io(scope, |write| SchedulerMessage::FetchWrite { id, write, chunk }) {
+    rv.set(promise.into());
+  }
 }

@@ -1,0 +1,230 @@
+"use strict";
+// Bodies streamed between Node and one worker, answering the worker's `#body` calls.
+//
+// - Request bodies (Node → worker): dispatch() registers the Node ReadableStream under a new
+//   id; the worker's `request.body` pulls it with `read` calls, one chunk per call, so the
+//   worker reads only as fast as it consumes, and `cancel` cancels the Node stream.
+// - Response bodies (worker → Node): the worker names a stream id in its response and pushes
+//   chunks with `write`. Each write is answered only when the Node ReadableStream handed to
+//   the caller wants more (backpressure), or with `{ cancelled }` once the caller cancelled it,
+//   which cancels the worker's stream. `close` and `error` end it; `reset` (the worker was
+//   disposed or restarted) errors every open one.
+
+const HIGH_WATER_BYTES = 64 * 1024;
+
+function workerError(args) {
+  const error = new Error(args.message);
+  if (args.name && args.name !== "Error") Object.defineProperty(error, "name", { value: args.name, writable: true, configurable: true, enumerable: false });
+  if (args.stack) error.stack = args.stack;
+  return error;
+}
+
+/** One response body on its way from the worker to a Node ReadableStream. */
+class OutgoingBody {
+  controller = null;
+  /** Chunks written before the Node stream existed. */
+  early = [];
+  /** Resolves the worker's pending write once the reader wants more. */
+  release = null;
+  cancelled = false;
+  reason = undefined;
+  /** How the body ended before the Node stream existed: { close } or { error }. */
+  ending = null;
+
+  attach(controller) {
+    this.controller = controller;
+    for (const chunk of this.early) controller.enqueue(chunk);
+    this.early = [];
+    if (this.ending?.error) controller.error(this.ending.error);
+    else if (this.ending) controller.close();
+  }
+
+  /** Resolves when the reader can take more: at once if it can already. */
+  wanted() {
+    if (this.cancelled) return Promise.resolve();
+    if (this.controller !== null && this.controller.desiredSize > 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.release = resolve;
+    });
+  }
+
+  wake() {
+    const release = this.release;
+    this.release = null;
+    release?.();
+  }
+}
+
+class HostBodies {
+  #requests = new Map(); // id -> ReadableStreamDefaultReader
+  #responses = new Map(); // id -> OutgoingBody
+  #nextRequest = 1;
+  #closed = null; // Error once the worker is gone
+  #keepAlive = null;
+
+  /**
+   * Keeps Node's event loop alive while a body is open: the worker's calls arrive through a
+   * thread-safe function that does not hold the loop open by itself.
+   */
+  #holdLoop() {
+    const open = this.#requests.size + this.#responses.size > 0;
+    if (open && this.#keepAlive === null) this.#keepAlive = setInterval(() => {}, 2 ** 30);
+    else if (!open && this.#keepAlive !== null) {
+      clearInterval(this.#keepAlive);
+      this.#keepAlive = null;
+    }
+  }
+
+  /** Registers a Node ReadableStream as a request body; returns the id the worker reads it by. */
+  addRequestBody(stream) {
+    const id = this.#nextRequest++;
+    this.#requests.set(id, stream.getReader());
+    this.#holdLoop();
+    return id;
+  }
+
+  /** Lets go of a request body the worker did not read to the end. */
+  releaseRequestBody(id, reason = "the response was complete") {
+    const reader = this.#requests.get(id);
+    if (reader === undefined) return;
+    this.#requests.delete(id);
+    this.#holdLoop();
+    reader.cancel(reason).catch(() => {});
+  }
+
+  #outgoing(id) {
+    let body = this.#responses.get(id);
+    if (body === undefined) {
+      body = new OutgoingBody();
+      this.#responses.set(id, body);
+      this.#holdLoop();
+    }
+    return body;
+  }
+
+  /** The Node ReadableStream for response body `id`; `onEnd` runs once it closes, errors or is cancelled. */
+  responseStream(id, onEnd) {
+    const body = this.#outgoing(id);
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      this.#responses.delete(id);
+      this.#holdLoop();
+      onEnd();
+    };
+    body.onEnd = end;
+    if (this.#closed !== null && body.ending === null) body.ending = { error: this.#closed };
+    return new ReadableStream(
+      {
+        start(controller) {
+          body.attach(controller);
+          if (body.ending) end();
+        },
+        pull() {
+          body.wake();
+        },
+        cancel(reason) {
+          body.cancelled = true;
+          body.reason = reason === undefined ? undefined : String(reason instanceof Error ? reason.message : reason);
+          body.wake();
+          end();
+        },
+      },
+      { highWaterMark: HIGH_WATER_BYTES, size: (chunk) => chunk.byteLength },
+    );
+  }
+
+  /** Answers one `#body` call from the worker: `{ json, bytes? }`. */
+  async call(method, args, bytes) {
+    switch (method) {
+      case "read": {
+        const reader = this.#requests.get(args.stream);
+        if (reader === undefined) throw new TypeError("The request body is no longer available (the request has completed or its body was cancelled).");
+        let result;
+        try {
+          result = await reader.read();
+        } catch (error) {
+          this.#requests.delete(args.stream);
+          this.#holdLoop();
+          throw error;
+        }
+        if (result.done) {
+          this.#requests.delete(args.stream);
+          this.#holdLoop();
+          return { json: '{"done":true}' };
+        }
+        const chunk = result.value;
+        if (!(chunk instanceof Uint8Array)) {
+          this.releaseRequestBody(args.stream, "bad chunk");
+          throw new TypeError(`dispatch: a request body stream must produce Uint8Array chunks, got ${chunk === null ? "null" : typeof chunk}`);
+        }
+        return { json: "{}", bytes: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) };
+      }
+      case "cancel":
+        this.releaseRequestBody(args.stream, args.reason);
+        return { json: "null" };
+      case "write": {
+        const body = this.#outgoing(args.stream);
+        if (!body.cancelled && bytes) {
+          // Copy: the native buffer is only lent for the duration of this call.
+          const chunk = new Uint8Array(bytes);
+          if (body.controller !== null) body.controller.enqueue(chunk);
+          else body.early.push(chunk);
+        }
+        await body.wanted();
+        return { json: body.cancelled ? JSON.stringify({ cancelled: true, reason: body.reason ?? null }) : "{}" };
+      }
+      case "close":
+      case "error": {
+        const body = this.#responses.get(args.stream);
+        if (body === undefined) return { json: "null" };
+        const ending = method === "close" ? { close: true } : { error: workerError(args) };
+        if (body.controller === null) {
+          body.ending = ending;
+        } else {
+          if (ending.error) body.controller.error(ending.error);
+          else body.controller.close();
+          body.onEnd?.();
+        }
+        return { json: "null" };
+      }
+      case "reset":
+        this.#reset(args.reason);
+        return { json: "null" };
+      default:
+        throw new Error(`unknown body-stream call "${method}"`);
+    }
+  }
+
+  /** The worker is gone (disposed) or was restarted: end every stream it was part of. */
+  #reset(reason) {
+    const error = new Error(`The worker stopped before the response body was complete: ${reason}`);
+    error.code = "ERR_BODY_ABORTED";
+    for (const id of [...this.#requests.keys()]) this.releaseRequestBody(id, reason);
+    for (const [id, body] of [...this.#responses]) {
+      if (body.controller === null) {
+        body.ending = { error };
+      } else {
+        try {
+          body.controller.error(error);
+        } catch {}
+        body.onEnd?.();
+      }
+      body.cancelled = true;
+      body.wake();
+      if (body.controller !== null) this.#responses.delete(id);
+    }
+    this.#holdLoop();
+  }
+
+  /** Called when the worker is disposed: later streams fail at once. */
+  close(reason) {
+    this.#reset(reason);
+    const error = new Error(`The worker stopped before the response body was complete: ${reason}`);
+    error.code = "ERR_BODY_ABORTED";
+    this.#closed = error;
+  }
+}
+
+module.exports = { HostBodies };
