@@ -201,6 +201,7 @@ test("ECDSA P-256/P-384: worker and Node verify each other's signatures (spki, r
     const nodePublic = await subtle.importKey("raw", unhex(${JSON.stringify(nodeRaw)}), { name: "ECDSA", namedCurve: "P-384" }, true, ["verify"]);
     const nodePrivate = await subtle.importKey("pkcs8", unhex(${JSON.stringify(nodePkcs8)}), { name: "ECDSA", namedCurve: "P-384" }, true, ["sign"]);
     const sig384 = await subtle.sign({ name: "ECDSA", hash: "SHA-384" }, nodePrivate, enc("worker with node key"));
+    const sig384sha1 = await subtle.sign({ name: "ECDSA", hash: "SHA-1" }, nodePrivate, enc("short hash"));
     const privateJwk = await subtle.exportKey("jwk", pair.privateKey);
     const fromJwk = await subtle.importKey("jwk", privateJwk, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
     const sigJwk = await subtle.sign({ name: "ECDSA", hash: "SHA-256" }, fromJwk, enc("jwk"));
@@ -210,7 +211,7 @@ test("ECDSA P-256/P-384: worker and Node verify each other's signatures (spki, r
       pkcs8: hex(await subtle.exportKey("pkcs8", pair.privateKey)),
       nodeOk: await subtle.verify({ name: "ECDSA", hash: "SHA-384" }, nodePublic, unhex(${JSON.stringify(hex(nodeSig))}), enc("from node")),
       nodeBad: await subtle.verify({ name: "ECDSA", hash: "SHA-384" }, nodePublic, unhex(${JSON.stringify(hex(nodeSig))}), enc("from NODE")),
-      sig384: hex(sig384), sigJwk: hex(sigJwk), rawBack: hex(await subtle.exportKey("raw", nodePublic)),
+      sig384: hex(sig384), sig384sha1: hex(sig384sha1), sigJwk: hex(sigJwk), rawBack: hex(await subtle.exportKey("raw", nodePublic)),
       algorithm: pair.privateKey.algorithm, publicUsages: pair.publicKey.usages, privateUsages: pair.privateKey.usages,
       publicExtractable: pair.publicKey.extractable,
     };
@@ -230,6 +231,8 @@ test("ECDSA P-256/P-384: worker and Node verify each other's signatures (spki, r
   assert.equal(await subtle.verify({ name: "ECDSA", hash: "SHA-256" }, viaSpki, unhex(out.sig), enc("from worker")), true);
   assert.equal(await subtle.verify({ name: "ECDSA", hash: "SHA-256" }, viaJwk, unhex(out.sigJwk), enc("jwk")), true);
   assert.equal(await subtle.verify({ name: "ECDSA", hash: "SHA-384" }, nodePair.publicKey, unhex(out.sig384), enc("worker with node key")), true);
+  // A hash shorter than the curve (SHA-1 on P-384) is accepted and agrees with Node.
+  assert.equal(await subtle.verify({ name: "ECDSA", hash: "SHA-1" }, nodePair.publicKey, unhex(out.sig384sha1), enc("short hash")), true);
   // The worker's PKCS #8 and private JWK are usable by Node.
   const nodeFromPkcs8 = await subtle.importKey("pkcs8", unhex(out.pkcs8), { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
   const nodeFromJwk = await subtle.importKey("jwk", out.privateJwk, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);

@@ -380,6 +380,20 @@ enum RsaScheme {
   Pss(Pss),
 }
 
+/// The ECDSA message hash. A hash shorter than the curve order (SHA-1 on P-384, SHA-256 on
+/// P-384) is left-padded with zeros: the same integer, which is what ECDSA signs, in the length
+/// the crate's prehash API requires.
+fn ecdsa_prehash(hash: &str, curve: &str, data: &[u8]) -> Result<Vec<u8>> {
+  let hashed = digest(hash, data)?;
+  let field = if curve == "P-384" { 48 } else { 32 };
+  if hashed.len() >= field {
+    return Ok(hashed);
+  }
+  let mut padded = vec![0u8; field - hashed.len()];
+  padded.extend_from_slice(&hashed);
+  Ok(padded)
+}
+
 /// {name, hash?, saltLength?, namedCurve?, key (pkcs8), data} -> signature
 pub fn sign(p: &Params) -> Result<Vec<u8>> {
   let key = p.bytes("key")?;
@@ -387,8 +401,9 @@ pub fn sign(p: &Params) -> Result<Vec<u8>> {
   let op_error = |e: String| Error::Operation(format!("Signing failed: {e}"));
   match p.str("name")? {
     "ECDSA" => {
-      let hashed = digest(p.str("hash")?, data)?;
-      with_curve!(p.str("namedCurve")?, c => {
+      let curve = p.str("namedCurve")?;
+      let hashed = ecdsa_prehash(p.str("hash")?, curve, data)?;
+      with_curve!(curve, c => {
         use c::ecdsa::signature::hazmat::PrehashSigner;
         let secret = c::SecretKey::from_pkcs8_der(key).map_err(|e| data_error("EC")(e.to_string()))?;
         let signature: c::ecdsa::Signature = c::ecdsa::SigningKey::from(&secret).sign_prehash(&hashed).map_err(|e| op_error(e.to_string()))?;
@@ -420,8 +435,9 @@ pub fn verify(p: &Params) -> Result<bool> {
   let signature = p.bytes("signature")?;
   match p.str("name")? {
     "ECDSA" => {
-      let hashed = digest(p.str("hash")?, data)?;
-      with_curve!(p.str("namedCurve")?, c => {
+      let curve = p.str("namedCurve")?;
+      let hashed = ecdsa_prehash(p.str("hash")?, curve, data)?;
+      with_curve!(curve, c => {
         use c::ecdsa::signature::hazmat::PrehashVerifier;
         let public = c::PublicKey::from_public_key_der(key).map_err(|e| data_error("EC")(e.to_string()))?;
         let Ok(signature) = c::ecdsa::Signature::from_slice(signature) else { return Ok(false) };
