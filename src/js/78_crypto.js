@@ -1,5 +1,6 @@
 // crypto.getRandomValues and crypto.randomUUID (Web Crypto's non-subtle part), navigator,
-// scheduler.wait and structuredClone. `crypto.subtle` is not provided yet.
+// scheduler.wait and structuredClone. `crypto.subtle` and `crypto.DigestStream` are added to
+// Crypto.prototype by 79_subtle.js.
 
 const INTEGER_ARRAYS = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, BigInt64Array, BigUint64Array];
 
@@ -29,6 +30,7 @@ class Crypto {
   }
 }
 
+internals.Crypto = Crypto;
 internals.defineGlobal("Crypto", Crypto);
 internals.defineGlobal("crypto", new Crypto());
 

@@ -79,6 +79,8 @@ pub(crate) struct IsolateState {
   pub codecs: HashMap<u32, ops::Codec>,
   /// Compiled URLPatterns, by id.
   pub url_patterns: HashMap<u32, ops::UrlPatternState>,
+  /// Open DigestStream hashers, by id.
+  pub hashers: HashMap<u32, Box<dyn digest::DynDigest>>,
   /// When the isolate started: `performance.now()`'s zero.
   pub started: std::time::Instant,
   /// Promises rejected with no handler since the last checkpoint.
@@ -86,7 +88,7 @@ pub(crate) struct IsolateState {
 }
 
 impl IsolateState {
-  /// A fresh id for a timer, I/O call, codec or URLPattern (never 0).
+  /// A fresh id for a timer, I/O call, codec, URLPattern or hasher (never 0).
   pub fn next_id(&mut self) -> u32 {
     self.last_id = self.last_id.wrapping_add(1).max(1);
     self.last_id
@@ -164,6 +166,7 @@ pub(crate) fn run(startup: Startup) {
       cpu_culprit: None,
       codecs: HashMap::new(),
       url_patterns: HashMap::new(),
+      hashers: HashMap::new(),
       started: std::time::Instant::now(),
       unhandled: Vec::new(),
     }));

@@ -14,6 +14,7 @@ mod scheduler;
 mod script;
 mod snapshot;
 mod types;
+mod webcrypto;
 mod worker;
 
 pub use isolate::ReadyCallback;

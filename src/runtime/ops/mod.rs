@@ -6,6 +6,7 @@
 mod clone;
 mod compression;
 mod console;
+mod crypto;
 mod dispatch;
 mod encoding;
 mod host;
@@ -32,6 +33,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     clone::register(&mut install);
     compression::register(&mut install);
     console::register(&mut install);
+    crypto::register(&mut install);
     dispatch::register(&mut install);
     encoding::register(&mut install);
     host::register(&mut install);
