@@ -8,7 +8,7 @@ const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
 const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 const { HostBodies } = require("./lib/bodies.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache"]);
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir"]);
 const MODULE_TYPES = new Set(["esm", "wasm", "text", "data", "json"]);
 const EXTENSION_TYPES = { ".js": "esm", ".mjs": "esm", ".wasm": "wasm", ".json": "json", ".bin": "data" };
 
@@ -189,7 +189,12 @@ function validateOptions(options) {
   if (network !== "open" && network !== "public") {
     throw new TypeError(`createWorker: options.network must be "open" (any address) or "public" (no loopback, private or link-local addresses), got ${JSON.stringify(network)}`);
   }
-  return { script, filename, format, onLog, allowEval, network, modules: validateModules(options.modules), limits: validateLimits(options.limits), ...split };
+  const { codeCache = true, cacheDir } = options;
+  if (typeof codeCache !== "boolean") throw new TypeError("createWorker: options.codeCache must be a boolean");
+  if (cacheDir !== undefined && (typeof cacheDir !== "string" || cacheDir.length === 0)) {
+    throw new TypeError("createWorker: options.cacheDir must be a directory path (a non-empty string)");
+  }
+  return { script, filename, format, onLog, allowEval, network, codeCache, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), ...split };
 }
 
 /** A running worker. Create one with createWorker(); dispose() it when done. */
@@ -267,7 +272,7 @@ delete Worker._create;
 
 /** Starts a worker from a script and resolves once the script has loaded. */
 async function createWorker(options) {
-  const { script, filename, format, onLog, allowEval, network, modules, limits, envJson, bindingsJson, definitions } = validateOptions(options);
+  const { script, filename, format, onLog, allowEval, network, codeCache, cacheDir, modules, limits, envJson, bindingsJson, definitions } = validateOptions(options);
   const log = (level, message) => {
     try {
       onLog(level, message);
@@ -277,7 +282,7 @@ async function createWorker(options) {
   };
   const bodies = new HostBodies();
   const dispatcher = createDispatcher(definitions, dispatch, bodies);
-  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, publicNetworkOnly: network === "public", modules, limits }, log, dispatcher);
+  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir }, log, dispatcher);
   if (outcome instanceof native.NativeWorker) return createHandle(outcome, filename, bodies);
   throw toError(outcome);
 }
@@ -334,7 +339,13 @@ async function dispatch(worker, input) {
   return toNodeResponse(outcome, request.method, bodies.responseStream(outcome.bodyStream, releaseRequest));
 }
 
+/** How V8's code cache has fared in this process: `{ hits, misses, rejected, stored }`. */
+function codeCacheStats() {
+  return native.codeCacheStats();
+}
+
 module.exports.createWorker = createWorker;
+module.exports.codeCacheStats = codeCacheStats;
 module.exports.dispatch = dispatch;
 module.exports.Worker = Worker;
 module.exports.kv = kv;

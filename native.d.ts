@@ -27,11 +27,22 @@ export declare class NativeWorker {
   dispose(): Promise<void>
 }
 
+/** How the code cache has fared in this process so far. */
+export declare function codeCacheStats(): NativeCodeCacheStats
+
 /**
  * Starts a worker. Resolves to a `NativeWorker`, or to a `NativeError` if the script failed
  * to load (resolving rather than rejecting lets `index.js` build the right error class).
  */
 export declare function createWorker(options: NativeWorkerOptions, onLog: (arg0: string, arg1: string) => void, hostDispatcher: (arg: HostArgs) => Promise<NativeHostAnswer>): Promise<NativeWorker | NativeError>
+
+/** Process-wide code cache counters. */
+export interface NativeCodeCacheStats {
+  hits: number
+  misses: number
+  rejected: number
+  stored: number
+}
 
 /** An error from the worker, for `index.js` to rebuild as a real `Error`. */
 export interface NativeError {
@@ -101,4 +112,8 @@ export interface NativeWorkerOptions {
   modules?: Array<NativeModule>
   /** Validated by `index.js`; absent fields take the defaults. */
   limits?: NativeLimits
+  /** Reuse compiled code of scripts loaded before (default true). */
+  codeCache?: boolean
+  /** Keep the code cache in this directory too. */
+  cacheDir?: string
 }

@@ -836,4 +836,5 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeWorker = nativeBinding.NativeWorker
+module.exports.codeCacheStats = nativeBinding.codeCacheStats
 module.exports.createWorker = nativeBinding.createWorker

@@ -31,6 +31,26 @@ pub struct NativeWorkerOptions {
   pub modules: Option<Vec<NativeModule>>,
   /// Validated by `index.js`; absent fields take the defaults.
   pub limits: Option<NativeLimits>,
+  /// Reuse compiled code of scripts loaded before (default true).
+  pub code_cache: Option<bool>,
+  /// Keep the code cache in this directory too.
+  pub cache_dir: Option<String>,
+}
+
+/// Process-wide code cache counters.
+#[napi(object)]
+pub struct NativeCodeCacheStats {
+  pub hits: f64,
+  pub misses: f64,
+  pub rejected: f64,
+  pub stored: f64,
+}
+
+/// How the code cache has fared in this process so far.
+#[napi]
+pub fn code_cache_stats() -> NativeCodeCacheStats {
+  let s = crate::runtime::code_cache_stats();
+  NativeCodeCacheStats { hits: s.hits as f64, misses: s.misses as f64, rejected: s.rejected as f64, stored: s.stored as f64 }
 }
 
 /// A module the script can import; `kind` is "esm", "wasm", "text", "data" or "json".
@@ -254,6 +274,8 @@ pub fn create_worker<'env>(
     log: sink,
     host: Some(Arc::new(NodeHost { dispatcher })),
     public_network_only: options.public_network_only,
+    code_cache: options.code_cache.unwrap_or(true),
+    code_cache_dir: options.cache_dir.map(std::path::PathBuf::from),
     modules: options
       .modules
       .unwrap_or_default()

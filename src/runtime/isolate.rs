@@ -341,7 +341,8 @@ fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions, state: &StateRe
   scope.set_slot(Rc::new(RefCell::new(modules::Registry::new(&options.modules))));
   // The script's top level runs under the same CPU watchdog as handlers.
   begin_turn(state, None);
-  let loaded = script::load(scope, &options.script, &options.filename, options.format);
+  let cache = if options.code_cache { script::CacheUse::On(options.code_cache_dir.as_deref()) } else { script::CacheUse::Off };
+  let loaded = script::load(scope, &options.script, &options.filename, options.format, cache);
   end_turn(state);
   let stop = state.borrow().monitor.take_stop();
   if let Some(reason) = stop.filter(|r| *r != StopReason::Dispose) {

@@ -12,11 +12,13 @@ mod ops;
 mod platform;
 mod scheduler;
 mod script;
+mod code_cache;
 mod snapshot;
 mod types;
 mod webcrypto;
 mod worker;
 
+pub use code_cache::{stats as code_cache_stats, CodeCacheStats};
 pub use isolate::ReadyCallback;
 pub use messages::{DispatchReply, ScheduledReply, SettledReply};
 pub use types::{

@@ -1,6 +1,7 @@
 //! Loading the user's script: format detection, compilation with its file name for stack
-//! traces, and evaluation. Errors come back as [`JsErrorInfo`] with file, line and column.
+//! traces (through the code cache, see `code_cache.rs`), and evaluation. Errors come back as [`JsErrorInfo`] with file, line and column.
 
+use super::code_cache;
 use super::errors::{describe_compile_error, describe_exception};
 use super::modules::{self, RegistryRef};
 use super::types::{JsErrorInfo, ScriptFormat};
@@ -20,27 +21,91 @@ fn source_string<'s>(scope: &mut v8::HandleScope<'s>, source: &str) -> Result<v8
   v8::String::new(scope, source).ok_or_else(|| JsErrorInfo::new("RangeError", "the script is larger than V8's maximum string length"))
 }
 
+/// A compiled script or module and its code-cache entry, when caching is on.
+struct Compiled<'s, T> {
+  value: v8::Local<'s, T>,
+  cache: Option<code_cache::Entry>,
+  /// The entry was used (so there is nothing to store afterwards).
+  cache_hit: bool,
+}
+
+/// Where a script's code cache is kept, if anywhere.
+#[derive(Clone, Copy)]
+pub enum CacheUse<'a> {
+  Off,
+  /// In this process's memory, and in the directory when there is one.
+  On(Option<&'a std::path::Path>),
+}
+
+/// Compiles with the cached data for `entry` when there is some; says whether it was used.
+fn compile_cached<'s, T>(
+  scope: &mut v8::HandleScope<'s>,
+  code: v8::Local<'s, v8::String>,
+  origin: &v8::ScriptOrigin<'s>,
+  entry: Option<code_cache::Entry>,
+  compile: impl FnOnce(&mut v8::HandleScope<'s>, &mut v8::script_compiler::Source, v8::script_compiler::CompileOptions) -> Option<v8::Local<'s, T>>,
+) -> Result<Compiled<'s, T>, JsErrorInfo> {
+  let data = entry.as_ref().and_then(code_cache::Entry::lookup);
+  let (mut source, options) = match &data {
+    Some(bytes) => (
+      v8::script_compiler::Source::new_with_cached_data(code, Some(origin), v8::script_compiler::CachedData::new(bytes)),
+      v8::script_compiler::CompileOptions::ConsumeCodeCache,
+    ),
+    None => (v8::script_compiler::Source::new(code, Some(origin)), v8::script_compiler::CompileOptions::NoCompileOptions),
+  };
+  let tc = &mut v8::TryCatch::new(scope);
+  let value = compile(tc, &mut source, options).ok_or_else(|| describe_compile_error(tc))?;
+  let rejected = data.is_some() && source.get_cached_data().is_some_and(|c| c.rejected());
+  if rejected {
+    if let Some(entry) = &entry {
+      entry.reject();
+    }
+  }
+  Ok(Compiled { value, cache: entry, cache_hit: data.is_some() && !rejected })
+}
+
 fn compile_module<'s>(
   scope: &mut v8::HandleScope<'s>,
   source: &str,
   filename: &str,
-) -> Result<v8::Local<'s, v8::Module>, JsErrorInfo> {
+  cache: CacheUse,
+) -> Result<Compiled<'s, v8::Module>, JsErrorInfo> {
   let code = source_string(scope, source)?;
   let origin = origin(scope, filename, true);
-  let tc = &mut v8::TryCatch::new(scope);
-  let mut source = v8::script_compiler::Source::new(code, Some(&origin));
-  v8::script_compiler::compile_module(tc, &mut source).ok_or_else(|| describe_compile_error(tc))
+  let entry = match cache {
+    CacheUse::On(dir) => Some(code_cache::Entry::new("module", filename, source, dir)),
+    CacheUse::Off => None,
+  };
+  compile_cached(scope, code, &origin, entry, |scope, source, options| {
+    v8::script_compiler::compile_module2(scope, source, options, v8::script_compiler::NoCacheReason::NoReason)
+  })
 }
 
 fn compile_classic<'s>(
   scope: &mut v8::HandleScope<'s>,
   source: &str,
   filename: &str,
-) -> Result<v8::Local<'s, v8::Script>, JsErrorInfo> {
+  cache: CacheUse,
+) -> Result<Compiled<'s, v8::Script>, JsErrorInfo> {
   let code = source_string(scope, source)?;
   let origin = origin(scope, filename, false);
-  let tc = &mut v8::TryCatch::new(scope);
-  v8::Script::compile(tc, code, Some(&origin)).ok_or_else(|| describe_compile_error(tc))
+  let entry = match cache {
+    CacheUse::On(dir) => Some(code_cache::Entry::new("classic", filename, source, dir)),
+    CacheUse::Off => None,
+  };
+  compile_cached(scope, code, &origin, entry, |scope, source, options| {
+    v8::script_compiler::compile(scope, source, options, v8::script_compiler::NoCacheReason::NoReason)
+  })
+}
+
+/// Stores a code cache entry for a script that loaded without one.
+fn remember<T>(compiled: &Compiled<T>, make: impl FnOnce() -> Option<v8::UniqueRef<v8::CachedData<'static>>>) {
+  if compiled.cache_hit {
+    return;
+  }
+  if let (Some(entry), Some(data)) = (&compiled.cache, make()) {
+    entry.store(data.to_vec());
+  }
 }
 
 fn module_has_exports(scope: &mut v8::HandleScope, module: v8::Local<v8::Module>) -> bool {
@@ -64,22 +129,24 @@ pub fn load<'s>(
   source: &str,
   filename: &str,
   format: Option<ScriptFormat>,
+  cache: CacheUse,
 ) -> Result<Loaded<'s>, JsErrorInfo> {
   let module = match format {
     Some(ScriptFormat::ServiceWorker) => None,
-    Some(ScriptFormat::Module) => Some(compile_module(scope, source, filename)?),
+    Some(ScriptFormat::Module) => Some(compile_module(scope, source, filename, cache)?),
     // Detection: a script that compiles as a module and has imports or exports is a module;
     // one that only compiles as a classic script, or exports nothing, is a service worker.
-    None => match compile_module(scope, source, filename) {
+    None => match compile_module(scope, source, filename, cache) {
       Ok(module) => Some(module),
-      Err(module_error) => match compile_classic(scope, source, filename) {
+      Err(module_error) => match compile_classic(scope, source, filename, CacheUse::Off) {
         Ok(_) => None,
         Err(_) => return Err(module_error),
       },
     },
   };
 
-  if let Some(module) = module {
+  if let Some(compiled) = module {
+    let module = compiled.value;
     let tc = &mut v8::TryCatch::new(scope);
     if let Some(registry) = tc.get_slot::<RegistryRef>().cloned() {
       registry.borrow_mut().name_main(module, filename);
@@ -88,16 +155,21 @@ pub fn load<'s>(
       return Err(thrown(tc));
     }
     if format.is_some() || module_has_exports(tc, module) {
-      return evaluate_module(tc, module).map(|namespace| Loaded { format: ScriptFormat::Module, namespace: Some(namespace) });
+      let namespace = evaluate_module(tc, module)?;
+      // After the top level ran, so the functions it compiled are in the entry too.
+      remember(&compiled, || module.get_unbound_module_script(tc).create_code_cache());
+      return Ok(Loaded { format: ScriptFormat::Module, namespace: Some(namespace) });
     }
   }
 
-  let script = compile_classic(scope, source, filename)?;
+  let compiled = compile_classic(scope, source, filename, cache)?;
+  let script = compiled.value;
   let tc = &mut v8::TryCatch::new(scope);
   if script.run(tc).is_none() {
     return Err(thrown(tc));
   }
   tc.perform_microtask_checkpoint();
+  remember(&compiled, || script.get_unbound_script(tc).create_code_cache());
   Ok(Loaded { format: ScriptFormat::ServiceWorker, namespace: None })
 }
 

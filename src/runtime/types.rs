@@ -173,6 +173,10 @@ pub struct WorkerOptions {
   pub public_network_only: bool,
   /// Modules the script may import besides itself.
   pub modules: Vec<ExtraModule>,
+  /// Reuse V8's compiled code for a script loaded before (kept in memory for the process).
+  pub code_cache: bool,
+  /// Also keep the code cache in this directory, for later processes.
+  pub code_cache_dir: Option<std::path::PathBuf>,
 }
 
 impl WorkerOptions {
@@ -189,6 +193,8 @@ impl WorkerOptions {
       host: None,
       public_network_only: false,
       modules: Vec::new(),
+      code_cache: true,
+      code_cache_dir: None,
       log: Arc::new(|level, msg| eprintln!("[worker] {}: {}", level.as_str(), msg)),
     }
   }

@@ -1,0 +1,150 @@
+//! V8 code cache for user scripts, shared by every worker in the process and optionally kept on
+//! disk (`WorkerOptions::code_cache_dir`), so loading a script that was loaded before skips
+//! parsing and compiling what was compiled then.
+//!
+//! An entry is keyed by a SHA-256 over V8's cached-data version tag (which changes with the V8
+//! version and the flags that affect code), the V8 version string, the script's kind (module or
+//! classic), its file name and its source. Entries are made after the script has run its top
+//! level, so functions compiled during start-up are in them too. V8 checks an entry again when
+//! it consumes it; a rejected one (a stale or corrupt file) is dropped and made anew.
+//!
+//! The in-memory store keeps at most [`MEMORY_LIMIT_BYTES`], dropping the oldest entries first.
+//!
+//! Known limit: V8 ties cached data to the read-only heap of the snapshot the isolate came from,
+//! and our startup snapshot is made once per process, differently each time; so another
+//! process's disk entries are refused (and replaced) unless the snapshot is off
+//! (`WORKERBOX_NO_SNAPSHOT=1`). Within a process every entry is reused.
+
+use sha2::{Digest, Sha256};
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+const MEMORY_LIMIT_BYTES: usize = 64 << 20;
+
+/// How a script's code cache fared, counted process-wide (for tests and benchmarks).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CodeCacheStats {
+  /// Loads that used an entry (from memory or disk).
+  pub hits: u64,
+  /// Loads that found no entry.
+  pub misses: u64,
+  /// Entries V8 refused (stale or corrupt); the script compiled from source instead.
+  pub rejected: u64,
+  /// Entries made.
+  pub stored: u64,
+}
+
+static HITS: AtomicU64 = AtomicU64::new(0);
+static MISSES: AtomicU64 = AtomicU64::new(0);
+static REJECTED: AtomicU64 = AtomicU64::new(0);
+static STORED: AtomicU64 = AtomicU64::new(0);
+
+pub fn stats() -> CodeCacheStats {
+  CodeCacheStats {
+    hits: HITS.load(Ordering::Relaxed),
+    misses: MISSES.load(Ordering::Relaxed),
+    rejected: REJECTED.load(Ordering::Relaxed),
+    stored: STORED.load(Ordering::Relaxed),
+  }
+}
+
+#[derive(Default)]
+struct Memory {
+  entries: HashMap<String, Arc<Vec<u8>>>,
+  order: VecDeque<String>,
+  bytes: usize,
+}
+
+impl Memory {
+  fn insert(&mut self, key: String, data: Arc<Vec<u8>>) {
+    if let Some(old) = self.entries.insert(key.clone(), data.clone()) {
+      self.bytes -= old.len();
+      self.order.retain(|k| k != &key);
+    }
+    self.bytes += data.len();
+    self.order.push_back(key);
+    while self.bytes > MEMORY_LIMIT_BYTES {
+      let Some(oldest) = self.order.pop_front() else { break };
+      if let Some(old) = self.entries.remove(&oldest) {
+        self.bytes -= old.len();
+      }
+    }
+  }
+
+  fn remove(&mut self, key: &str) {
+    if let Some(old) = self.entries.remove(key) {
+      self.bytes -= old.len();
+      self.order.retain(|k| k != key);
+    }
+  }
+}
+
+fn memory() -> &'static Mutex<Memory> {
+  static MEMORY: OnceLock<Mutex<Memory>> = OnceLock::new();
+  MEMORY.get_or_init(Default::default)
+}
+
+/// Where one script's entry lives: its key and, when a cache directory is set, its file.
+pub struct Entry {
+  key: String,
+  file: Option<PathBuf>,
+}
+
+impl Entry {
+  /// The entry for a script of `kind` ("module" or "classic").
+  pub fn new(kind: &str, filename: &str, source: &str, dir: Option<&Path>) -> Self {
+    let mut hash = Sha256::new();
+    hash.update(v8::script_compiler::cached_data_version_tag().to_le_bytes());
+    hash.update(v8::V8::get_version().as_bytes());
+    for part in [kind, filename] {
+      hash.update((part.len() as u64).to_le_bytes());
+      hash.update(part.as_bytes());
+    }
+    hash.update(source.as_bytes());
+    let key: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let file = dir.map(|dir| dir.join(format!("{key}.v8cache")));
+    Self { key, file }
+  }
+
+  /// The cached data, from memory or else from disk; counts a hit or a miss.
+  pub fn lookup(&self) -> Option<Arc<Vec<u8>>> {
+    let in_memory = memory().lock().unwrap().entries.get(&self.key).cloned();
+    let found = in_memory.or_else(|| {
+      let data = Arc::new(std::fs::read(self.file.as_ref()?).ok()?);
+      memory().lock().unwrap().insert(self.key.clone(), data.clone());
+      Some(data)
+    });
+    let counter = if found.is_some() { &HITS } else { &MISSES };
+    counter.fetch_add(1, Ordering::Relaxed);
+    found
+  }
+
+  /// V8 refused the data: forget it everywhere.
+  pub fn reject(&self) {
+    REJECTED.fetch_add(1, Ordering::Relaxed);
+    HITS.fetch_sub(1, Ordering::Relaxed);
+    MISSES.fetch_add(1, Ordering::Relaxed);
+    memory().lock().unwrap().remove(&self.key);
+    if let Some(file) = &self.file {
+      let _ = std::fs::remove_file(file);
+    }
+  }
+
+  /// Keeps freshly made data in memory and, when there is a directory, on disk. Disk writes
+  /// go through a temporary file and a rename, so a reader never sees half an entry; a write
+  /// that fails (read-only directory, full disk) only costs the next process a compile.
+  pub fn store(&self, data: Vec<u8>) {
+    STORED.fetch_add(1, Ordering::Relaxed);
+    let data = Arc::new(data);
+    memory().lock().unwrap().insert(self.key.clone(), data.clone());
+    if let Some(file) = &self.file {
+      let temporary = file.with_extension(format!("tmp{}", std::process::id()));
+      let written = file.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| std::fs::write(&temporary, data.as_slice()));
+      if written.and_then(|_| std::fs::rename(&temporary, file)).is_err() {
+        let _ = std::fs::remove_file(&temporary);
+      }
+    }
+  }
+}
