@@ -9,6 +9,7 @@ mod console;
 mod dispatch;
 mod encoding;
 mod host;
+mod html_rewriter;
 mod random;
 mod timers;
 mod url;
@@ -18,6 +19,7 @@ use super::isolate::StateRef;
 use std::sync::OnceLock;
 
 pub(crate) use compression::Codec;
+pub(crate) use html_rewriter::Rewriter;
 pub(crate) use urlpattern::Pattern as UrlPatternState;
 
 /// An op as V8 calls it (each `fn op_x(scope, args, rv)` converted with `map_fn_to`).
@@ -35,6 +37,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     dispatch::register(&mut install);
     encoding::register(&mut install);
     host::register(&mut install);
+    html_rewriter::register(&mut install);
     random::register(&mut install);
     timers::register(&mut install);
     url::register(&mut install);
