@@ -41,6 +41,11 @@ test("HTMLRewriter: attributes, tag names and the element's properties", async (
              seen.push([e.tagName, e.getAttribute("href"), e.hasAttribute("id"), e.getAttribute("nope"), [...e.attributes], e.namespaceURI]);
              e.setAttribute("href", e.getAttribute("href").replace("http:", "https:")).setAttribute("rel", "noopener");
              e.removeAttribute("id");
+             // Reads see the changes made so far; invalid names throw at once.
+             seen.push([e.getAttribute("REL"), e.hasAttribute("id"), [...e.attributes].length]);
+             for (const bad of ["", "a b", "x=y"]) {
+               try { e.setAttribute(bad, "v"); seen.push("no error"); } catch (err) { seen.push(err.name); }
+             }
            },
          })
          .on("b", { element(e) { e.tagName = "strong"; } })
@@ -52,6 +57,10 @@ test("HTMLRewriter: attributes, tag names and the element's properties", async (
   assert.equal(result.out, '<p><a href="https://x.test/" class=c rel="noopener">x</a> <strong>bold</strong><svg></svg></p>');
   assert.deepEqual(result.seen, [
     ["a", "http://x.test/", true, null, [["href", "http://x.test/"], ["id", "1"], ["class", "c"]], "http://www.w3.org/1999/xhtml"],
+    ["noopener", false, 3],
+    "TypeError",
+    "TypeError",
+    "TypeError",
     "http://www.w3.org/2000/svg",
   ]);
   assert.equal(result.global, "function");

@@ -28,7 +28,7 @@ function isHtml(options) {
 }
 
 let invalidate;
-let callToken;
+let sessionOf;
 
 /** Base of the objects handed to handlers: bound to one transform and one handler call. */
 class ContentToken {
@@ -42,80 +42,133 @@ class ContentToken {
     invalidate = (token) => {
       token.#alive = false;
     };
-    /** Checks the token is still valid; with a method name, runs it on the rewriter thread. */
-    callToken = (token, method, a = "", b = "", html = false) => {
+    /** The token's transform, once the token is known to be valid. */
+    sessionOf = (token) => {
       if (!(#alive in token) || !token.#alive) throw new TypeError(STALE);
-      if (method === undefined) return token.#session;
-      return ops.rewriterCall(token.#session.id, method, String(a), String(b), html);
+      return token.#session;
     };
   }
 }
 
+/**
+ * Runs a token method on the rewriter thread now (one round trip), after the queued ones: for
+ * getters and for methods that can fail.
+ */
+function callToken(token, method, a = "", b = "", html = false) {
+  const session = sessionOf(token);
+  const queued = session.queue;
+  session.queue = [];
+  return ops.rewriterCall(session.id, method, String(a), String(b), html, queued);
+}
+
+/** Queues a token method that cannot fail; it is sent with the next round trip. */
+function queueCall(token, method, a = "", b = "", html = false) {
+  const session = sessionOf(token);
+  session.queue.push(method, String(a), String(b), html ? "1" : "");
+}
+
+const asciiLowercase = (s) => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+
+/** lol_html's rule for attribute names (with UTF-8, the only other failure cannot happen). */
+function checkAttributeName(name) {
+  if (name === "") throw new TypeError("Attribute name can't be empty.");
+  const bad = /[ \n\r\t\f/>=]/.exec(name);
+  if (bad) throw new TypeError(`\`${bad[0]}\` character is forbidden in the attribute name`);
+}
+
 class Element extends ContentToken {
+  // What lol_html reported with the handler call, until a change makes it stale (null).
+  #tagName;
+  #namespaceURI;
+  #attributes;
+  constructor(key, session, tagName, namespaceURI, flatAttributes) {
+    super(key, session);
+    this.#tagName = tagName;
+    this.#namespaceURI = namespaceURI;
+    this.#attributes = [];
+    for (let i = 0; i < flatAttributes.length; i += 2) this.#attributes.push([flatAttributes[i], flatAttributes[i + 1]]);
+  }
+  #attributeList() {
+    sessionOf(this);
+    if (this.#attributes === null) this.#attributes = callToken(this, "attributes");
+    return this.#attributes;
+  }
   get tagName() {
-    return callToken(this, "tagName");
+    sessionOf(this);
+    if (this.#tagName === null) this.#tagName = callToken(this, "tagName");
+    return this.#tagName;
   }
   set tagName(name) {
     callToken(this, "setTagName", name);
+    this.#tagName = null;
   }
   get namespaceURI() {
-    return callToken(this, "namespaceURI");
+    sessionOf(this);
+    return this.#namespaceURI;
   }
   get attributes() {
-    return callToken(this, "attributes")[Symbol.iterator]();
+    return this.#attributeList().map(([name, value]) => [name, value])[Symbol.iterator]();
   }
   get removed() {
     return callToken(this, "removed");
   }
   getAttribute(name) {
-    return callToken(this, "getAttribute", name);
+    const key = asciiLowercase(String(name));
+    const hit = this.#attributeList().find(([n]) => n === key);
+    return hit === undefined ? null : hit[1];
   }
   hasAttribute(name) {
-    return callToken(this, "hasAttribute", name);
+    const key = asciiLowercase(String(name));
+    return this.#attributeList().some(([n]) => n === key);
   }
   setAttribute(name, value) {
-    callToken(this, "setAttribute", name, value);
+    name = String(name);
+    sessionOf(this);
+    checkAttributeName(name);
+    queueCall(this, "setAttribute", name, value);
+    this.#attributes = null;
     return this;
   }
   removeAttribute(name) {
-    callToken(this, "removeAttribute", name);
+    queueCall(this, "removeAttribute", name);
+    this.#attributes = null;
     return this;
   }
   before(content, options) {
-    callToken(this, "before", content, "", isHtml(options));
+    queueCall(this, "before", content, "", isHtml(options));
     return this;
   }
   after(content, options) {
-    callToken(this, "after", content, "", isHtml(options));
+    queueCall(this, "after", content, "", isHtml(options));
     return this;
   }
   prepend(content, options) {
-    callToken(this, "prepend", content, "", isHtml(options));
+    queueCall(this, "prepend", content, "", isHtml(options));
     return this;
   }
   append(content, options) {
-    callToken(this, "append", content, "", isHtml(options));
+    queueCall(this, "append", content, "", isHtml(options));
     return this;
   }
   replace(content, options) {
-    callToken(this, "replace", content, "", isHtml(options));
+    queueCall(this, "replace", content, "", isHtml(options));
     return this;
   }
   setInnerContent(content, options) {
-    callToken(this, "setInnerContent", content, "", isHtml(options));
+    queueCall(this, "setInnerContent", content, "", isHtml(options));
     return this;
   }
   remove() {
-    callToken(this, "remove");
+    queueCall(this, "remove");
     return this;
   }
   removeAndKeepContent() {
-    callToken(this, "removeAndKeepContent");
+    queueCall(this, "removeAndKeepContent");
     return this;
   }
   onEndTag(handler) {
+    const session = sessionOf(this);
     if (typeof handler !== "function") throw new TypeError("Element.onEndTag: the handler must be a function.");
-    const session = callToken(this);
     const token = session.nextEndTag++;
     session.endTags.set(token, handler);
     try {
@@ -138,19 +191,19 @@ class EndTag extends ContentToken {
     callToken(this, "setName", name);
   }
   before(content, options) {
-    callToken(this, "before", content, "", isHtml(options));
+    queueCall(this, "before", content, "", isHtml(options));
     return this;
   }
   after(content, options) {
-    callToken(this, "after", content, "", isHtml(options));
+    queueCall(this, "after", content, "", isHtml(options));
     return this;
   }
   replace(content, options) {
-    callToken(this, "replace", content, "", isHtml(options));
+    queueCall(this, "replace", content, "", isHtml(options));
     return this;
   }
   remove() {
-    callToken(this, "remove");
+    queueCall(this, "remove");
     return this;
   }
   get [Symbol.toStringTag]() {
@@ -167,30 +220,30 @@ class Text extends ContentToken {
     this.#last = last;
   }
   get text() {
-    callToken(this);
+    sessionOf(this);
     return this.#text;
   }
   get lastInTextNode() {
-    callToken(this);
+    sessionOf(this);
     return this.#last;
   }
   get removed() {
     return callToken(this, "removed");
   }
   before(content, options) {
-    callToken(this, "before", content, "", isHtml(options));
+    queueCall(this, "before", content, "", isHtml(options));
     return this;
   }
   after(content, options) {
-    callToken(this, "after", content, "", isHtml(options));
+    queueCall(this, "after", content, "", isHtml(options));
     return this;
   }
   replace(content, options) {
-    callToken(this, "replace", content, "", isHtml(options));
+    queueCall(this, "replace", content, "", isHtml(options));
     return this;
   }
   remove() {
-    callToken(this, "remove");
+    queueCall(this, "remove");
     return this;
   }
   get [Symbol.toStringTag]() {
@@ -209,19 +262,19 @@ class Comment extends ContentToken {
     return callToken(this, "removed");
   }
   before(content, options) {
-    callToken(this, "before", content, "", isHtml(options));
+    queueCall(this, "before", content, "", isHtml(options));
     return this;
   }
   after(content, options) {
-    callToken(this, "after", content, "", isHtml(options));
+    queueCall(this, "after", content, "", isHtml(options));
     return this;
   }
   replace(content, options) {
-    callToken(this, "replace", content, "", isHtml(options));
+    queueCall(this, "replace", content, "", isHtml(options));
     return this;
   }
   remove() {
-    callToken(this, "remove");
+    queueCall(this, "remove");
     return this;
   }
   get [Symbol.toStringTag]() {
@@ -240,22 +293,22 @@ class Doctype extends ContentToken {
     this.#systemId = systemId;
   }
   get name() {
-    callToken(this);
+    sessionOf(this);
     return this.#name;
   }
   get publicId() {
-    callToken(this);
+    sessionOf(this);
     return this.#publicId;
   }
   get systemId() {
-    callToken(this);
+    sessionOf(this);
     return this.#systemId;
   }
   get removed() {
     return callToken(this, "removed");
   }
   remove() {
-    callToken(this, "remove");
+    queueCall(this, "remove");
     return this;
   }
   get [Symbol.toStringTag]() {
@@ -265,7 +318,7 @@ class Doctype extends ContentToken {
 
 class DocumentEnd extends ContentToken {
   append(content, options) {
-    callToken(this, "append", content, "", isHtml(options));
+    queueCall(this, "append", content, "", isHtml(options));
     return this;
   }
   get [Symbol.toStringTag]() {
@@ -291,7 +344,7 @@ function handlerFor(session, kind, index, a, b, c) {
   switch (kind) {
     case "element": {
       const h = session.elements[index].handlers;
-      return [h.element, h.receiver, new Element(TOKEN_KEY, session)];
+      return [h.element, h.receiver, new Element(TOKEN_KEY, session, a, b, c)];
     }
     case "comments": {
       const h = session.elements[index].handlers;
@@ -351,7 +404,9 @@ async function drive(session, event, controller) {
       invalidate(token);
     }
     if (session.cancelled) return produced;
-    event = ops.rewriterResume(session.id);
+    const queued = session.queue;
+    session.queue = [];
+    event = ops.rewriterResume(session.id, queued);
   }
 }
 
@@ -365,7 +420,7 @@ function rewrittenBody(source, elements, document) {
   const documentFlags = document.map((h) =>
     String((h.doctype ? ON_DOCTYPE : 0) | (h.comments ? ON_COMMENTS : 0) | (h.text ? ON_TEXT : 0) | (h.end ? ON_END : 0)),
   );
-  const session = { id: 0, elements, document, endTags: new Map(), nextEndTag: 1, cancelled: false, ended: false };
+  const session = { id: 0, elements, document, endTags: new Map(), nextEndTag: 1, queue: [], cancelled: false, ended: false };
   const reader = source.getReader();
   const close = () => {
     if (session.ended) return;

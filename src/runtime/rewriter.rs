@@ -45,12 +45,14 @@ pub(crate) enum Command {
   Write(Vec<u8>),
   /// The body ended.
   End,
-  /// A method of the token the running handler holds: `(method, a, b, html)`.
-  Call(Call),
-  /// The JS handler finished; lol_html may go on.
-  Resume,
+  /// A method of the token the running handler holds, after the queued methods that return
+  /// nothing (the JS side batches those to save round trips).
+  Call { queued: Vec<Call>, call: Call },
+  /// The JS handler finished, with its last queued methods; lol_html may go on.
+  Resume(Vec<Call>),
 }
 
+/// A token method: `method(a, b)`, content inserted as HTML when `html`.
 pub(crate) struct Call {
   pub method: String,
   pub a: String,
@@ -60,8 +62,8 @@ pub(crate) struct Call {
 
 /// The handler lol_html is calling, as the JS side finds it.
 pub(crate) enum HandlerCall {
-  /// `on()` entry `index`'s element handler.
-  Element(usize),
+  /// `on()` entry `index`'s element handler, with what its getters need most.
+  Element { index: usize, tag: String, namespace: &'static str, attributes: Vec<(String, String)> },
   /// `on()` entry `index`'s (or, with `document`, `onDocument()` entry `index`'s) comments handler.
   Comments { index: usize, document: bool },
   /// Likewise for text: the chunk's text and whether it is the last of its text node.
@@ -150,11 +152,19 @@ impl Port {
     self.events.send(Event::Handler { output, call }).map_err(|_| Stop("the transform was dropped"))?;
     loop {
       match self.commands.recv() {
-        Ok(Command::Call(call)) => {
+        Ok(Command::Call { queued, call }) => {
+          for queued in &queued {
+            target.apply(self, queued);
+          }
           let value = target.apply(self, &call);
           self.events.send(Event::Reply(value)).map_err(|_| Stop("the transform was dropped"))?;
         }
-        Ok(Command::Resume) => return Ok(()),
+        Ok(Command::Resume(queued)) => {
+          for queued in &queued {
+            target.apply(self, queued);
+          }
+          return Ok(());
+        }
         // Out of turn: abort (the main loop answers the command with `Failed`).
         Ok(Command::Write(_) | Command::End) => return Err(Box::new(Stop("a chunk was written while a handler was running"))),
         Err(_) => return Err(Box::new(Stop("the transform was dropped"))),
@@ -284,7 +294,11 @@ fn run(plan: Plan, commands: Receiver<Command>, events: Sender<Event>) {
     let mut handlers = ElementContentHandlers::default();
     if flags & ON_ELEMENT != 0 {
       let port = port.clone();
-      handlers = handlers.element(move |e: &mut Element<'_, '_>| port.handle(HandlerCall::Element(index), Target::Element(e)));
+      handlers = handlers.element(move |e: &mut Element<'_, '_>| {
+        let attributes = e.attributes().iter().map(|a| (a.name(), a.value())).collect();
+        let call = HandlerCall::Element { index, tag: e.tag_name(), namespace: e.namespace_uri(), attributes };
+        port.handle(call, Target::Element(e))
+      });
     }
     if flags & ON_COMMENTS != 0 {
       let port = port.clone();
@@ -341,14 +355,14 @@ fn run(plan: Plan, commands: Receiver<Command>, events: Sender<Event>) {
         });
         return;
       }
-      Command::Call(call) => {
+      Command::Call { call, .. } => {
         let reply = Value::Error(format!("{} was called outside of its handler.", call.method));
         if port.events.send(Event::Reply(reply)).is_err() {
           return;
         }
         continue;
       }
-      Command::Resume => Err(lol_html::errors::RewritingError::ContentHandlerError(Box::new(Stop("no handler is running")))),
+      Command::Resume(_) => Err(lol_html::errors::RewritingError::ContentHandlerError(Box::new(Stop("no handler is running")))),
     };
     let output = port.take_output();
     match outcome {

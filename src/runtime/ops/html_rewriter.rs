@@ -3,7 +3,7 @@
 //! a transformed body that is never read costs no thread; dropping the entry (end, error,
 //! cancel, collection of the stream, or the isolate going away) lets the thread finish.
 
-use super::{arg_string, new_string, read_string_array, state, throw_type_error, uint8_array, view_bytes, OpFn};
+use super::{arg_string, new_string, read_string_array, state, string_array, throw_type_error, uint8_array, view_bytes, OpFn};
 use crate::runtime::rewriter::{check_selector, Call, Command, Event, HandlerCall, Link, Plan, Value};
 use v8::MapFnTo;
 
@@ -87,7 +87,11 @@ fn event_array<'s>(scope: &mut v8::HandleScope<'s>, event: Event) -> Option<v8::
       return None;
     }
     Event::Handler { output, call } => match call {
-      HandlerCall::Element(i) => (output, "element", i as u32, vec![]),
+      HandlerCall::Element { index, tag, namespace, attributes } => {
+        let flat: Vec<&str> = attributes.iter().flat_map(|(k, v)| [k.as_str(), v.as_str()]).collect();
+        let extra = vec![new_string(scope, &tag).into(), new_string(scope, namespace).into(), string_array(scope, &flat).into()];
+        (output, "element", index as u32, extra)
+      }
       HandlerCall::Comments { index, document } => (output, if document { "docComments" } else { "comments" }, index as u32, vec![]),
       HandlerCall::Text { index, document, text, last } => {
         let text = new_string(scope, &text).into();
@@ -142,13 +146,24 @@ fn op_end(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut 
   exchange_to_js(scope, id, Command::End, &mut rv);
 }
 
-/// `ops.rewriterResume(id) -> event`: the running handler has finished.
-fn op_resume(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
-  let id = arg_id(scope, &args);
-  exchange_to_js(scope, id, Command::Resume, &mut rv);
+/// Queued token methods, given flat: `[method, a, b, html ("1" or ""), …]`.
+fn queued_calls(scope: &mut v8::HandleScope, value: v8::Local<v8::Value>) -> Vec<Call> {
+  let flat = read_string_array(scope, value).unwrap_or_default();
+  flat
+    .chunks_exact(4)
+    .map(|c| Call { method: c[0].clone(), a: c[1].clone(), b: c[2].clone(), html: !c[3].is_empty() })
+    .collect()
 }
 
-/// `ops.rewriterCall(id, method, a, b, html) -> value`: a method of the running handler's token.
+/// `ops.rewriterResume(id, queued) -> event`: the running handler has finished.
+fn op_resume(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+  let id = arg_id(scope, &args);
+  let queued = queued_calls(scope, args.get(1));
+  exchange_to_js(scope, id, Command::Resume(queued), &mut rv);
+}
+
+/// `ops.rewriterCall(id, method, a, b, html, queued) -> value`: a method of the running
+/// handler's token, run after the queued ones.
 fn op_call(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
   let id = arg_id(scope, &args);
   let call = Call {
@@ -157,7 +172,8 @@ fn op_call(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut
     b: arg_string(scope, &args, 3),
     html: args.get(4).is_true(),
   };
-  let value = match exchange(scope, id, Command::Call(call)) {
+  let queued = queued_calls(scope, args.get(5));
+  let value = match exchange(scope, id, Command::Call { queued, call }) {
     Ok(Event::Reply(value)) => value,
     Ok(_) => {
       state(scope).borrow_mut().rewriters.remove(&id);
