@@ -308,6 +308,10 @@ test("HTMLRewriter: rewriter threads end after finished, cancelled and failed tr
 });
 
 test("HTMLRewriter: disposing a worker ends a rewriter thread blocked in an async handler", async (t) => {
+  // A first worker starts the process-wide threads (V8's platform), so they are in the baseline.
+  const warmUp = await useWorker(t, { script: "export default { fetch() { return new Response('ok'); } }" });
+  await dispatch(warmUp, "http://localhost/");
+  await warmUp.dispose();
   const baseline = threadCount();
   const worker = await useWorker(t, {
     script: `export default { async fetch(request, env, ctx) {
