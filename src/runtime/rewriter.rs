@@ -101,6 +101,9 @@ pub(crate) enum Value {
 pub(crate) struct Link {
   commands: Sender<Command>,
   events: Receiver<Event>,
+  /// Never joined by the isolate (the thread ends by itself once the channels close).
+  #[cfg_attr(not(test), allow(dead_code))]
+  thread: std::thread::JoinHandle<()>,
 }
 
 impl Link {
@@ -108,11 +111,11 @@ impl Link {
   pub fn spawn(plan: Plan) -> std::io::Result<Link> {
     let (commands, command_rx) = channel();
     let (event_tx, events) = channel();
-    std::thread::Builder::new()
+    let thread = std::thread::Builder::new()
       .name("workerbox-rewriter".into())
       .stack_size(1 << 20)
       .spawn(move || run(plan, command_rx, event_tx))?;
-    Ok(Link { commands, events })
+    Ok(Link { commands, events, thread })
   }
 
   /// One round trip: sends `command`, waits for the answer.
@@ -376,5 +379,80 @@ fn run(plan: Plan, commands: Receiver<Command>, events: Sender<Event>) {
         return;
       }
     }
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn call(method: &str, a: &str, b: &str) -> Call {
+    Call { method: method.into(), a: a.into(), b: b.into(), html: false }
+  }
+
+  fn output_bytes(event: Event) -> Vec<u8> {
+    match event {
+      Event::Handler { output, .. } | Event::Ready { output } | Event::Finished { output } | Event::Failed { output, .. } => output,
+      Event::Reply(_) => panic!("a reply where an event was expected"),
+    }
+  }
+
+  #[test]
+  fn a_handler_call_is_served_until_resumed() {
+    let plan = Plan { elements: vec![("a[href]".into(), ON_ELEMENT)], document: vec![ON_END] };
+    let link = Link::spawn(plan).unwrap();
+    let mut out = Vec::new();
+    let event = link.exchange(Command::Write(b"<p><a href=x id=1>t</a>".to_vec())).unwrap();
+    let Event::Handler { output, call: HandlerCall::Element { index: 0, tag, attributes, .. } } = event else { panic!("no element call") };
+    out.extend(output);
+    assert_eq!(tag, "a");
+    assert_eq!(attributes, vec![("href".to_string(), "x".to_string()), ("id".to_string(), "1".to_string())]);
+    let reply = link.exchange(Command::Call { queued: vec![call("setAttribute", "href", "y")], call: call("getAttribute", "href", "") }).unwrap();
+    assert!(matches!(reply, Event::Reply(Value::Str(ref v)) if v == "y"));
+    let reply = link.exchange(Command::Call { queued: vec![], call: call("setAttribute", "", "v") }).unwrap();
+    assert!(matches!(reply, Event::Reply(Value::Error(_))));
+    out.extend(output_of(&link, Command::Resume(vec![call("removeAttribute", "id", "")])));
+    let event = link.exchange(Command::End).unwrap();
+    let Event::Handler { output, call: HandlerCall::End(0) } = event else { panic!("no end call") };
+    out.extend(output);
+    let mut append = call("append", "<!--end-->", "");
+    append.html = true;
+    let event = link.exchange(Command::Resume(vec![append])).unwrap();
+    assert!(matches!(event, Event::Finished { .. }));
+    out.extend(output_bytes(event));
+    assert_eq!(String::from_utf8(out).unwrap(), "<p><a href=\"y\">t</a><!--end-->");
+    link.thread.join().unwrap();
+  }
+
+  fn output_of(link: &Link, command: Command) -> Vec<u8> {
+    let event = link.exchange(command).unwrap();
+    assert!(matches!(event, Event::Ready { .. }));
+    output_bytes(event)
+  }
+
+  #[test]
+  fn dropping_the_link_ends_a_thread_blocked_in_a_handler() {
+    let plan = Plan { elements: vec![("p".into(), ON_ELEMENT)], document: vec![] };
+    let Link { commands, events, thread } = Link::spawn(plan).unwrap();
+    commands.send(Command::Write(b"<p>x</p>".to_vec())).unwrap();
+    assert!(matches!(events.recv().unwrap(), Event::Handler { .. }));
+    drop(commands);
+    drop(events);
+    thread.join().unwrap();
+  }
+
+  #[test]
+  fn a_call_outside_a_handler_fails_without_stopping_the_rewriter() {
+    let link = Link::spawn(Plan { elements: vec![], document: vec![] }).unwrap();
+    let reply = link.exchange(Command::Call { queued: vec![], call: call("tagName", "", "") }).unwrap();
+    assert!(matches!(reply, Event::Reply(Value::Error(_))));
+    assert_eq!(output_of(&link, Command::Write(b"<b>ok</b>".to_vec())), b"<b>ok</b>");
+    assert!(matches!(link.exchange(Command::End).unwrap(), Event::Finished { .. }));
+  }
+
+  #[test]
+  fn selectors_are_checked() {
+    assert!(check_selector("div > p.x:nth-child(2)").is_ok());
+    assert!(check_selector("p:hover").is_err());
   }
 }
