@@ -190,6 +190,7 @@ test("HTMLRewriter: a throwing handler errors the body with its error; bad selec
      try {
        await rewrite(new HTMLRewriter().on("p", { async element() { await new Promise((r) => setTimeout(r, 5)); throw new TypeError("async boom"); } }), "<p>x</p>");
      } catch (e) { out.async = [e.name, e.message]; }
+     await rewrite(new HTMLRewriter().on("p", { element(e) { try { e.append(new ReadableStream()); } catch (err) { out.streamed = err.name; } } }), "<p>x</p>");
      try { new HTMLRewriter().on("p:hover", { element() {} }); } catch (e) { out.selector = [e.name, e.message]; }
      try { new HTMLRewriter().on("div >", {}); } catch (e) { out.dangling = e.name; }
      try { new HTMLRewriter().transform("not a response"); } catch (e) { out.notResponse = e.name; }
@@ -201,6 +202,7 @@ test("HTMLRewriter: a throwing handler errors the body with its error; bad selec
   assert.match(result.selector[1], /p:hover/);
   assert.equal(result.dangling, "TypeError");
   assert.equal(result.notResponse, "TypeError");
+  assert.equal(result.streamed, "TypeError", "streamed content is refused");
 });
 
 test("HTMLRewriter: selectors lol_html supports", async (t) => {

@@ -27,6 +27,14 @@ function isHtml(options) {
   return options !== undefined && options !== null && Boolean(options.html);
 }
 
+/** Inserted content: a string (streamed content, a ReadableStream or Response, is not supported). */
+function contentString(content) {
+  if (content instanceof ReadableStreamClass || content instanceof ResponseClass) {
+    throw new TypeError("HTMLRewriter: content must be a string; streamed content (a ReadableStream or Response) is not supported.");
+  }
+  return String(content);
+}
+
 let invalidate;
 let sessionOf;
 
@@ -135,27 +143,27 @@ class Element extends ContentToken {
     return this;
   }
   before(content, options) {
-    queueCall(this, "before", content, "", isHtml(options));
+    queueCall(this, "before", contentString(content), "", isHtml(options));
     return this;
   }
   after(content, options) {
-    queueCall(this, "after", content, "", isHtml(options));
+    queueCall(this, "after", contentString(content), "", isHtml(options));
     return this;
   }
   prepend(content, options) {
-    queueCall(this, "prepend", content, "", isHtml(options));
+    queueCall(this, "prepend", contentString(content), "", isHtml(options));
     return this;
   }
   append(content, options) {
-    queueCall(this, "append", content, "", isHtml(options));
+    queueCall(this, "append", contentString(content), "", isHtml(options));
     return this;
   }
   replace(content, options) {
-    queueCall(this, "replace", content, "", isHtml(options));
+    queueCall(this, "replace", contentString(content), "", isHtml(options));
     return this;
   }
   setInnerContent(content, options) {
-    queueCall(this, "setInnerContent", content, "", isHtml(options));
+    queueCall(this, "setInnerContent", contentString(content), "", isHtml(options));
     return this;
   }
   remove() {
@@ -191,15 +199,15 @@ class EndTag extends ContentToken {
     callToken(this, "setName", name);
   }
   before(content, options) {
-    queueCall(this, "before", content, "", isHtml(options));
+    queueCall(this, "before", contentString(content), "", isHtml(options));
     return this;
   }
   after(content, options) {
-    queueCall(this, "after", content, "", isHtml(options));
+    queueCall(this, "after", contentString(content), "", isHtml(options));
     return this;
   }
   replace(content, options) {
-    queueCall(this, "replace", content, "", isHtml(options));
+    queueCall(this, "replace", contentString(content), "", isHtml(options));
     return this;
   }
   remove() {
@@ -231,15 +239,15 @@ class Text extends ContentToken {
     return callToken(this, "removed");
   }
   before(content, options) {
-    queueCall(this, "before", content, "", isHtml(options));
+    queueCall(this, "before", contentString(content), "", isHtml(options));
     return this;
   }
   after(content, options) {
-    queueCall(this, "after", content, "", isHtml(options));
+    queueCall(this, "after", contentString(content), "", isHtml(options));
     return this;
   }
   replace(content, options) {
-    queueCall(this, "replace", content, "", isHtml(options));
+    queueCall(this, "replace", contentString(content), "", isHtml(options));
     return this;
   }
   remove() {
@@ -262,15 +270,15 @@ class Comment extends ContentToken {
     return callToken(this, "removed");
   }
   before(content, options) {
-    queueCall(this, "before", content, "", isHtml(options));
+    queueCall(this, "before", contentString(content), "", isHtml(options));
     return this;
   }
   after(content, options) {
-    queueCall(this, "after", content, "", isHtml(options));
+    queueCall(this, "after", contentString(content), "", isHtml(options));
     return this;
   }
   replace(content, options) {
-    queueCall(this, "replace", content, "", isHtml(options));
+    queueCall(this, "replace", contentString(content), "", isHtml(options));
     return this;
   }
   remove() {
@@ -318,7 +326,7 @@ class Doctype extends ContentToken {
 
 class DocumentEnd extends ContentToken {
   append(content, options) {
-    queueCall(this, "append", content, "", isHtml(options));
+    queueCall(this, "append", contentString(content), "", isHtml(options));
     return this;
   }
   get [Symbol.toStringTag]() {
