@@ -63,7 +63,7 @@ pub(crate) struct IsolateState {
   pub background: u32,
   pub settled_waiters: Vec<SettledReply>,
   pub timers: HashMap<u32, Timer>,
-  /// The last id handed out to a timer, I/O call, codec or URLPattern; it keeps counting
+  /// The last id handed out to a timer, I/O call, codec, URLPattern or rewriter; it keeps counting
   /// across isolates, so a stale message about an old isolate's id matches nothing.
   pub last_id: u32,
   /// Binding calls waiting for the host, by id, with the request that made them.
@@ -81,6 +81,8 @@ pub(crate) struct IsolateState {
   pub url_patterns: HashMap<u32, ops::UrlPatternState>,
   /// Open DigestStream hashers, by id.
   pub hashers: HashMap<u32, Box<dyn digest::DynDigest>>,
+  /// HTMLRewriter transforms in progress, by id; dropping one ends its thread.
+  pub rewriters: HashMap<u32, ops::Rewriter>,
   /// When the isolate started: `performance.now()`'s zero.
   pub started: std::time::Instant,
   /// Promises rejected with no handler since the last checkpoint.
@@ -88,7 +90,7 @@ pub(crate) struct IsolateState {
 }
 
 impl IsolateState {
-  /// A fresh id for a timer, I/O call, codec, URLPattern or hasher (never 0).
+  /// A fresh id for a timer, I/O call, codec, URLPattern, hasher or rewriter (never 0).
   pub fn next_id(&mut self) -> u32 {
     self.last_id = self.last_id.wrapping_add(1).max(1);
     self.last_id
@@ -167,6 +169,7 @@ pub(crate) fn run(startup: Startup) {
       codecs: HashMap::new(),
       url_patterns: HashMap::new(),
       hashers: HashMap::new(),
+      rewriters: HashMap::new(),
       started: std::time::Instant::now(),
       unhandled: Vec::new(),
     }));
@@ -199,6 +202,7 @@ pub(crate) fn run(startup: Startup) {
       let mut s = state.borrow_mut();
       s.timers.clear();
       s.host_calls.clear();
+      s.rewriters.clear();
       s.unhandled.clear();
       (s.pending.drain().collect::<Vec<_>>(), std::mem::take(&mut s.settled_waiters), s.last_id)
     };

@@ -10,6 +10,7 @@ mod modules;
 mod monitor;
 mod ops;
 mod platform;
+mod rewriter;
 mod scheduler;
 mod script;
 mod code_cache;

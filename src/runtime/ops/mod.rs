@@ -10,6 +10,7 @@ mod crypto;
 mod dispatch;
 mod encoding;
 mod host;
+mod html_rewriter;
 mod random;
 mod timers;
 mod url;
@@ -19,6 +20,7 @@ use super::isolate::StateRef;
 use std::sync::OnceLock;
 
 pub(crate) use compression::Codec;
+pub(crate) use html_rewriter::Rewriter;
 pub(crate) use urlpattern::Pattern as UrlPatternState;
 
 /// An op as V8 calls it (each `fn op_x(scope, args, rv)` converted with `map_fn_to`).
@@ -37,6 +39,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     dispatch::register(&mut install);
     encoding::register(&mut install);
     host::register(&mut install);
+    html_rewriter::register(&mut install);
     random::register(&mut install);
     timers::register(&mut install);
     url::register(&mut install);

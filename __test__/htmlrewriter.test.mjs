@@ -1,0 +1,334 @@
+// HTMLRewriter: element, text, comment and document handlers backed by lol_html, async
+// handlers (timers, fetch), errors, streaming output, large bodies, and rewriter threads that
+// end with their transform (finished, cancelled, or its worker disposed).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { dispatch } from "../index.js";
+import { evalInWorker, useWorker } from "./helpers.mjs";
+
+// Inside the worker: rewrite `html` (a string, or an array of chunks) with `rewriter`.
+const PRELUDE = `
+  const rewrite = async (rewriter, html) => {
+    const chunks = Array.isArray(html) ? html : [html];
+    const source = new ReadableStream({
+      start(c) { for (const chunk of chunks) c.enqueue(new TextEncoder().encode(chunk)); c.close(); },
+    });
+    return rewriter.transform(new Response(source, { headers: { "content-type": "text/html" } })).text();
+  };
+`;
+
+const run = (t, body, options) => evalInWorker(t, PRELUDE + body, options);
+
+function threadCount() {
+  return Number(/^Threads:\s+(\d+)/m.exec(fs.readFileSync("/proc/self/status", "utf8"))[1]);
+}
+
+async function threadsDropTo(limit, ms = 5000) {
+  const deadline = Date.now() + ms;
+  while (threadCount() > limit && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return threadCount();
+}
+
+test("HTMLRewriter: attributes, tag names and the element's properties", async (t) => {
+  const result = await run(
+    t,
+    `const seen = [];
+     const out = await rewrite(
+       new HTMLRewriter()
+         .on("a[href]", {
+           element(e) {
+             seen.push([e.tagName, e.getAttribute("href"), e.hasAttribute("id"), e.getAttribute("nope"), [...e.attributes], e.namespaceURI]);
+             e.setAttribute("href", e.getAttribute("href").replace("http:", "https:")).setAttribute("rel", "noopener");
+             e.removeAttribute("id");
+             // Reads see the changes made so far; invalid names throw at once.
+             seen.push([e.getAttribute("REL"), e.hasAttribute("id"), [...e.attributes].length]);
+             for (const bad of ["", "a b", "x=y"]) {
+               try { e.setAttribute(bad, "v"); seen.push("no error"); } catch (err) { seen.push(err.name); }
+             }
+           },
+         })
+         .on("b", { element(e) { e.tagName = "strong"; } })
+         .on("svg", { element(e) { seen.push(e.namespaceURI); } }),
+       '<p><a href="http://x.test/" id="1" class=c>x</a> <b>bold</b><svg></svg></p>',
+     );
+     return { out, seen, global: typeof HTMLRewriter, tag: Object.prototype.toString.call(new HTMLRewriter()) };`,
+  );
+  assert.equal(result.out, '<p><a href="https://x.test/" class=c rel="noopener">x</a> <strong>bold</strong><svg></svg></p>');
+  assert.deepEqual(result.seen, [
+    ["a", "http://x.test/", true, null, [["href", "http://x.test/"], ["id", "1"], ["class", "c"]], "http://www.w3.org/1999/xhtml"],
+    ["noopener", false, 3],
+    "TypeError",
+    "TypeError",
+    "TypeError",
+    "http://www.w3.org/2000/svg",
+  ]);
+  assert.equal(result.global, "function");
+  assert.equal(result.tag, "[object HTMLRewriter]");
+});
+
+test("HTMLRewriter: inner content, before/after/prepend/append, replace and remove, as text or html", async (t) => {
+  const result = await run(
+    t,
+    `const r = new HTMLRewriter()
+       .on("#text", { element(e) { e.setInnerContent("<i>a & b</i>"); } })
+       .on("#html", { element(e) { e.setInnerContent("<i>a &amp; b</i>", { html: true }); } })
+       .on("#around", { element(e) { e.before("<hr>", { html: true }).after("<after>").prepend("[").append("]"); } })
+       .on("#replace", { element(e) { e.replace("<em>new</em>", { html: true }); } })
+       .on("#remove", { element(e) { e.remove(); if (!e.removed) throw new Error("not removed"); } })
+       .on("#unwrap", { element(e) { e.removeAndKeepContent(); } });
+     return rewrite(r, '<div id=text>old</div><div id=html>old</div><span id=around>x</span><p id=replace>old <b>x</b></p><p id=remove>gone</p><section id=unwrap><b>kept</b></section>');`,
+  );
+  assert.equal(
+    result,
+    "<div id=text>&lt;i&gt;a &amp; b&lt;/i&gt;</div><div id=html><i>a &amp; b</i></div><hr><span id=around>[x]</span>&lt;after&gt;<em>new</em><b>kept</b>",
+  );
+});
+
+test("HTMLRewriter: end tag handlers, text chunks and comments", async (t) => {
+  const result = await run(
+    t,
+    `const texts = [];
+     const comments = [];
+     const r = new HTMLRewriter()
+       .on("span", {
+         element(e) {
+           e.onEndTag((end) => { texts.push("end:" + end.name); end.before("!"); end.after("<br>", { html: true }); });
+         },
+       })
+       .on("p", {
+         text(t) {
+           texts.push([t.text, t.lastInTextNode]);
+           if (t.text.includes("secret")) t.replace("[redacted]");
+         },
+         comments(c) { comments.push(c.text); if (c.text.includes("drop")) c.remove(); else c.text = c.text.toUpperCase(); },
+       })
+       .on("h1", { text(t) { if (t.text) t.before("<", { html: false }); } })
+       .on("br", { element(e) { try { e.onEndTag(() => {}); } catch (err) { texts.push(err.name); } } });
+     const out = await rewrite(r, ["<p>hello <!-- note --> secret <!-- drop me --></p><span>", "hi</span><h1>T</h1><br>"]);
+     return { out, texts, comments };`,
+  );
+  // The whole " secret " chunk is replaced.
+  assert.equal(result.out, "<p>hello <!-- NOTE -->[redacted]</p><span>hi!</span><br><h1>&lt;T</h1><br>");
+  assert.ok(result.texts.includes("end:span"));
+  assert.ok(result.texts.includes("TypeError"), "onEndTag on a void element throws");
+  const pTexts = result.texts.filter((x) => Array.isArray(x));
+  assert.equal(pTexts.map(([text]) => text).join(""), "hello  secret ");
+  assert.ok(pTexts.some(([, last]) => last === true), "some chunk is the last in its text node");
+  assert.deepEqual(result.comments, [" note ", " drop me "]);
+});
+
+test("HTMLRewriter: document handlers (doctype, comments, text, end) and stale tokens", async (t) => {
+  const result = await run(
+    t,
+    `let doctype;
+     let stale;
+     let kept;
+     const docTexts = [];
+     const r = new HTMLRewriter()
+       .onDocument({
+         doctype(d) { doctype = [d.name, d.publicId, d.systemId]; },
+         comments(c) { c.replace("<!-- replaced -->", { html: true }); },
+         text(t) { docTexts.push(t.text); },
+         end(end) { end.append("<!-- appended -->", { html: true }); end.append("<&>"); },
+       })
+       .on("p", { element(e) { kept = e; } });
+     const out = await rewrite(r, '<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN" "http://www.w3.org/TR/html4/strict.dtd"><!-- c --><p>x</p>');
+     try { kept.setAttribute("a", "b"); } catch (e) { stale = e.name + ": " + e.message; }
+     return { out, doctype, stale, docTexts };`,
+  );
+  assert.equal(
+    result.out,
+    '<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN" "http://www.w3.org/TR/html4/strict.dtd"><!-- replaced --><p>x</p><!-- appended -->&lt;&amp;&gt;',
+  );
+  assert.deepEqual(result.doctype, ["html", "-//W3C//DTD HTML 4.01//EN", "http://www.w3.org/TR/html4/strict.dtd"]);
+  assert.match(result.stale, /^TypeError: This content token is no longer valid/);
+  assert.equal(result.docTexts.join(""), "x");
+});
+
+test("HTMLRewriter: async handlers awaiting a timer, a promise chain and a fetch", async (t) => {
+  const seen = [];
+  const result = await run(
+    t,
+    `const r = new HTMLRewriter()
+       .on("#timer", { async element(e) { await new Promise((r) => setTimeout(r, 30)); e.setInnerContent("after timer"); } })
+       .on("#chain", {
+         element(e) {
+           return Promise.resolve(1).then((x) => x + 1).then(async (x) => { await null; e.setAttribute("data-n", String(x)); });
+         },
+       })
+       .on("#fetch", {
+         async element(e) {
+           const res = await fetch("https://include.example.test/fragment");
+           e.replace(await res.text(), { html: true });
+         },
+       })
+       .on("#timer, #chain, #fetch", { text(t) { if (t.lastInTextNode) t.after("."); } });
+     const started = Date.now();
+     const out = await rewrite(r, '<div id=timer>x</div><div id=chain>y</div><div id=fetch>z</div>');
+     return { out, waited: Date.now() - started >= 25 };`,
+    {
+      outbound: async (request) => {
+        seen.push(request.url);
+        return new Response("<nav>included</nav>");
+      },
+    },
+  );
+  assert.equal(result.out, '<div id=timer>after timer</div><div id=chain data-n="2">y.</div><nav>included</nav>');
+  assert.equal(result.waited, true);
+  assert.deepEqual(seen, ["https://include.example.test/fragment"]);
+});
+
+test("HTMLRewriter: a throwing handler errors the body with its error; bad selectors throw", async (t) => {
+  const result = await run(
+    t,
+    `class Boom extends Error {}
+     const out = {};
+     try {
+       await rewrite(new HTMLRewriter().on("p", { element() { throw new Boom("sync boom"); } }), "<p>x</p>");
+     } catch (e) { out.sync = [e instanceof Boom, e.message]; }
+     try {
+       await rewrite(new HTMLRewriter().on("p", { async element() { await new Promise((r) => setTimeout(r, 5)); throw new TypeError("async boom"); } }), "<p>x</p>");
+     } catch (e) { out.async = [e.name, e.message]; }
+     await rewrite(new HTMLRewriter().on("p", { element(e) { try { e.append(new ReadableStream()); } catch (err) { out.streamed = err.name; } } }), "<p>x</p>");
+     try { new HTMLRewriter().on("p:hover", { element() {} }); } catch (e) { out.selector = [e.name, e.message]; }
+     try { new HTMLRewriter().on("div >", {}); } catch (e) { out.dangling = e.name; }
+     try { new HTMLRewriter().transform("not a response"); } catch (e) { out.notResponse = e.name; }
+     return out;`,
+  );
+  assert.deepEqual(result.sync, [true, "sync boom"]);
+  assert.deepEqual(result.async, ["TypeError", "async boom"]);
+  assert.equal(result.selector[0], "TypeError");
+  assert.match(result.selector[1], /p:hover/);
+  assert.equal(result.dangling, "TypeError");
+  assert.equal(result.notResponse, "TypeError");
+  assert.equal(result.streamed, "TypeError", "streamed content is refused");
+});
+
+test("HTMLRewriter: selectors lol_html supports", async (t) => {
+  const result = await run(
+    t,
+    `const hits = [];
+     const mark = (name) => ({ element(e) { hits.push(name + ":" + (e.getAttribute("id") ?? e.tagName)); } });
+     await rewrite(
+       new HTMLRewriter().on("*", { element(e) { if (e.tagName === "main") hits.push("*"); } }).on(".c", mark(".c")).on("#i", mark("#i"))
+         .on("ul > li", mark("child")).on("li:nth-child(2)", mark("nth")).on("li:not(.c)", mark("not")).on('a[href^="https:"]', mark("prefix")),
+       '<main><ul><li id=l1 class=c>1</li><li id=l2>2</li></ul><b id=i></b><a id=a1 href="https://x">s</a><a id=a2 href="http://x">p</a></main>',
+     );
+     return hits;`,
+  );
+  assert.deepEqual(result.sort(), ["*", "#i:i", ".c:l1", "child:l1", "child:l2", "not:l2", "nth:l2", "prefix:a1"].sort());
+});
+
+test("HTMLRewriter: output streams as the input arrives; status and headers are kept, content-length dropped", async (t) => {
+  const worker = await useWorker(t, {
+    script: `export default { async fetch() {
+      let sourceDone = false;
+      const source = new ReadableStream({
+        async start(c) {
+          c.enqueue(new TextEncoder().encode("<html><body><p class=a>first</p>"));
+          await new Promise((r) => setTimeout(r, 100));
+          c.enqueue(new TextEncoder().encode("<p class=a>second</p></body></html>"));
+          sourceDone = true;
+          c.close();
+        },
+      });
+      const original = new Response(source, { status: 202, statusText: "Accepted", headers: { "x-kept": "1", "content-length": "999", "content-type": "text/html" } });
+      const rewritten = new HTMLRewriter().on("p.a", { element(e) { e.setAttribute("class", "b"); } }).transform(original);
+      const reader = rewritten.body.getReader();
+      // Read until the first rewritten paragraph has come out.
+      let first = "";
+      while (!first.includes("first</p>")) first += new TextDecoder().decode((await reader.read()).value);
+      const firstBeforeSourceDone = !sourceDone;
+      let rest = "";
+      for (;;) { const { value, done } = await reader.read(); if (done) break; rest += new TextDecoder().decode(value); }
+      return Response.json({ first, firstBeforeSourceDone, all: first + rest, status: rewritten.status, statusText: rewritten.statusText,
+        kept: rewritten.headers.get("x-kept"), length: rewritten.headers.get("content-length"), type: rewritten.headers.get("content-type") });
+    } }`,
+  });
+  const result = await (await dispatch(worker, "http://localhost/")).json();
+  assert.equal(result.firstBeforeSourceDone, true);
+  assert.match(result.first, /<p class="b">first/);
+  assert.equal(result.all, '<html><body><p class="b">first</p><p class="b">second</p></body></html>');
+  assert.deepEqual([result.status, result.statusText, result.kept, result.length, result.type], [202, "Accepted", "1", null, "text/html"]);
+});
+
+test("HTMLRewriter: a 1 MB body passes through, and a transformed response can be returned to the host", async (t) => {
+  const worker = await useWorker(t, {
+    script: `export default { async fetch() {
+      const row = "<li class=item data-x=1>" + "x".repeat(100) + "</li>\\n";
+      const chunks = [];
+      let size = 0;
+      while (size < 1024 * 1024) { chunks.push(row.repeat(100)); size += row.length * 100; }
+      const enc = new TextEncoder();
+      const source = new ReadableStream({ pull(c) { if (chunks.length) c.enqueue(enc.encode(chunks.shift())); else c.close(); } });
+      let count = 0;
+      return new HTMLRewriter()
+        .on("li.item", { element(e) { count++; e.removeAttribute("data-x"); } })
+        .onDocument({ end(end) { end.append("<!-- " + count + " items -->", { html: true }); } })
+        .transform(new Response(source, { headers: { "content-type": "text/html" } }));
+    } }`,
+  });
+  const response = await dispatch(worker, "http://localhost/");
+  const text = await response.text();
+  // 81 chunks of 100 rows of 130 bytes (1,053,000 bytes in), each row losing " data-x=1".
+  const expected = ("<li class=item>" + "x".repeat(100) + "</li>\n").repeat(8100) + "<!-- 8100 items -->";
+  assert.equal(text.length, expected.length);
+  assert.ok(text === expected, "the rewritten body differs");
+  assert.equal(response.headers.get("content-type"), "text/html");
+});
+
+test("HTMLRewriter: rewriter threads end after finished, cancelled and failed transforms", async (t) => {
+  const worker = await useWorker(t, {
+    script: `export default { async fetch() {
+      const enc = new TextEncoder();
+      const make = () => new Response(new ReadableStream({ start(c) { c.enqueue(enc.encode("<p>a</p>")); c.enqueue(enc.encode("<p>b</p><div>c</div>")); c.close(); } }));
+      let done = 0, cancelled = 0, failed = 0;
+      for (let i = 0; i < 200; i++) {
+        const kind = i % 4;
+        const r = new HTMLRewriter().on("p", {
+          async element(e) { if (kind === 3) throw new Error("x"); if (kind === 2) await new Promise((r) => setTimeout(r, 1)); e.append("!"); },
+        });
+        const res = r.transform(make());
+        if (kind === 1) {
+          const reader = res.body.getReader();
+          await reader.read();
+          await reader.cancel();
+          cancelled++;
+        } else {
+          try { if ((await res.text()).includes("<p>a!</p>")) done++; } catch { failed++; }
+        }
+      }
+      return Response.json({ done, cancelled, failed });
+    } }`,
+  });
+  const baseline = threadCount();
+  const result = await (await dispatch(worker, "http://localhost/")).json();
+  assert.deepEqual(result, { done: 100, cancelled: 50, failed: 50 });
+  const after = await threadsDropTo(baseline + 1);
+  assert.ok(after <= baseline + 1, `threads: ${baseline} before, ${after} after`);
+});
+
+test("HTMLRewriter: disposing a worker ends a rewriter thread blocked in an async handler", async (t) => {
+  // A first worker starts the process-wide threads (V8's platform), so they are in the baseline.
+  const warmUp = await useWorker(t, { script: "export default { fetch() { return new Response('ok'); } }" });
+  await dispatch(warmUp, "http://localhost/");
+  await warmUp.dispose();
+  const baseline = threadCount();
+  const worker = await useWorker(t, {
+    script: `export default { async fetch(request, env, ctx) {
+      const res = new HTMLRewriter().on("p", { async element() { await new Promise((r) => setTimeout(r, 60000)); } })
+        .transform(new Response("<p>x</p>"));
+      const reader = res.body.getReader();
+      ctx.waitUntil(reader.read());
+      return new Response("started");
+    } }`,
+  });
+  const withWorker = threadCount();
+  assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "started");
+  // The rewriter thread is now blocked inside the handler.
+  assert.ok(threadCount() >= withWorker + 1, `threads: ${withWorker} with the worker, ${threadCount()} now`);
+  await worker.dispose();
+  const after = await threadsDropTo(baseline + 1);
+  assert.ok(after <= baseline + 1, `threads: ${baseline} before, ${after} after dispose`);
+});

@@ -1,0 +1,515 @@
+// HTMLRewriter (Cloudflare Workers API): a streaming HTML rewriter backed by the lol_html crate.
+// Each transform's rewriter runs on its own native thread (see src/runtime/rewriter.rs): when
+// lol_html reaches content a handler asked for, an op returns a "handler call" event, this file
+// runs the JS handler (awaiting it if it returns a promise) and then resumes the rewriter. The
+// tokens handed to handlers (Element, Text, …) forward their methods to the blocked rewriter
+// thread, and stop working once their handler has returned.
+
+const ResponseClass = globalThis.Response;
+const HeadersClass = globalThis.Headers;
+const ReadableStreamClass = globalThis.ReadableStream;
+
+// Handler flags, as src/runtime/rewriter.rs reads them.
+const ON_ELEMENT = 1;
+const ON_COMMENTS = 2;
+const ON_TEXT = 4;
+const ON_DOCTYPE = 8;
+const ON_END = 16;
+
+const TOKEN_KEY = Symbol("content token");
+const STALE = "This content token is no longer valid. Content tokens are only valid during the execution of the relevant content handler.";
+
+// A rewriter the stream was collected with, without ending or cancelling it: free its thread.
+const freed = new FinalizationRegistry((id) => ops.rewriterDrop(id));
+
+/** `{ html: true }` → true; anything else inserts the content as text (escaped). */
+function isHtml(options) {
+  return options !== undefined && options !== null && Boolean(options.html);
+}
+
+/** Inserted content: a string (streamed content, a ReadableStream or Response, is not supported). */
+function contentString(content) {
+  if (content instanceof ReadableStreamClass || content instanceof ResponseClass) {
+    throw new TypeError("HTMLRewriter: content must be a string; streamed content (a ReadableStream or Response) is not supported.");
+  }
+  return String(content);
+}
+
+let invalidate;
+let sessionOf;
+
+/** Base of the objects handed to handlers: bound to one transform and one handler call. */
+class ContentToken {
+  #session;
+  #alive = true;
+  constructor(key, session) {
+    if (key !== TOKEN_KEY) throw new TypeError("Illegal constructor");
+    this.#session = session;
+  }
+  static {
+    invalidate = (token) => {
+      token.#alive = false;
+    };
+    /** The token's transform, once the token is known to be valid. */
+    sessionOf = (token) => {
+      if (!(#alive in token) || !token.#alive) throw new TypeError(STALE);
+      return token.#session;
+    };
+  }
+}
+
+/**
+ * Runs a token method on the rewriter thread now (one round trip), after the queued ones: for
+ * getters and for methods that can fail.
+ */
+function callToken(token, method, a = "", b = "", html = false) {
+  const session = sessionOf(token);
+  const queued = session.queue;
+  session.queue = [];
+  return ops.rewriterCall(session.id, method, String(a), String(b), html, queued);
+}
+
+/** Queues a token method that cannot fail; it is sent with the next round trip. */
+function queueCall(token, method, a = "", b = "", html = false) {
+  const session = sessionOf(token);
+  session.queue.push(method, String(a), String(b), html ? "1" : "");
+}
+
+const asciiLowercase = (s) => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+
+/** lol_html's rule for attribute names (with UTF-8, the only other failure cannot happen). */
+function checkAttributeName(name) {
+  if (name === "") throw new TypeError("Attribute name can't be empty.");
+  const bad = /[ \n\r\t\f/>=]/.exec(name);
+  if (bad) throw new TypeError(`\`${bad[0]}\` character is forbidden in the attribute name`);
+}
+
+class Element extends ContentToken {
+  // What lol_html reported with the handler call, until a change makes it stale (null).
+  #tagName;
+  #namespaceURI;
+  #attributes;
+  constructor(key, session, tagName, namespaceURI, flatAttributes) {
+    super(key, session);
+    this.#tagName = tagName;
+    this.#namespaceURI = namespaceURI;
+    this.#attributes = [];
+    for (let i = 0; i < flatAttributes.length; i += 2) this.#attributes.push([flatAttributes[i], flatAttributes[i + 1]]);
+  }
+  #attributeList() {
+    sessionOf(this);
+    if (this.#attributes === null) this.#attributes = callToken(this, "attributes");
+    return this.#attributes;
+  }
+  get tagName() {
+    sessionOf(this);
+    if (this.#tagName === null) this.#tagName = callToken(this, "tagName");
+    return this.#tagName;
+  }
+  set tagName(name) {
+    callToken(this, "setTagName", name);
+    this.#tagName = null;
+  }
+  get namespaceURI() {
+    sessionOf(this);
+    return this.#namespaceURI;
+  }
+  get attributes() {
+    return this.#attributeList().map(([name, value]) => [name, value])[Symbol.iterator]();
+  }
+  get removed() {
+    return callToken(this, "removed");
+  }
+  getAttribute(name) {
+    const key = asciiLowercase(String(name));
+    const hit = this.#attributeList().find(([n]) => n === key);
+    return hit === undefined ? null : hit[1];
+  }
+  hasAttribute(name) {
+    const key = asciiLowercase(String(name));
+    return this.#attributeList().some(([n]) => n === key);
+  }
+  setAttribute(name, value) {
+    name = String(name);
+    sessionOf(this);
+    checkAttributeName(name);
+    queueCall(this, "setAttribute", name, value);
+    this.#attributes = null;
+    return this;
+  }
+  removeAttribute(name) {
+    queueCall(this, "removeAttribute", name);
+    this.#attributes = null;
+    return this;
+  }
+  before(content, options) {
+    queueCall(this, "before", contentString(content), "", isHtml(options));
+    return this;
+  }
+  after(content, options) {
+    queueCall(this, "after", contentString(content), "", isHtml(options));
+    return this;
+  }
+  prepend(content, options) {
+    queueCall(this, "prepend", contentString(content), "", isHtml(options));
+    return this;
+  }
+  append(content, options) {
+    queueCall(this, "append", contentString(content), "", isHtml(options));
+    return this;
+  }
+  replace(content, options) {
+    queueCall(this, "replace", contentString(content), "", isHtml(options));
+    return this;
+  }
+  setInnerContent(content, options) {
+    queueCall(this, "setInnerContent", contentString(content), "", isHtml(options));
+    return this;
+  }
+  remove() {
+    queueCall(this, "remove");
+    return this;
+  }
+  removeAndKeepContent() {
+    queueCall(this, "removeAndKeepContent");
+    return this;
+  }
+  onEndTag(handler) {
+    const session = sessionOf(this);
+    if (typeof handler !== "function") throw new TypeError("Element.onEndTag: the handler must be a function.");
+    const token = session.nextEndTag++;
+    session.endTags.set(token, handler);
+    try {
+      callToken(this, "onEndTag", token);
+    } catch (error) {
+      session.endTags.delete(token);
+      throw error;
+    }
+  }
+  get [Symbol.toStringTag]() {
+    return "Element";
+  }
+}
+
+class EndTag extends ContentToken {
+  get name() {
+    return callToken(this, "name");
+  }
+  set name(name) {
+    callToken(this, "setName", name);
+  }
+  before(content, options) {
+    queueCall(this, "before", contentString(content), "", isHtml(options));
+    return this;
+  }
+  after(content, options) {
+    queueCall(this, "after", contentString(content), "", isHtml(options));
+    return this;
+  }
+  replace(content, options) {
+    queueCall(this, "replace", contentString(content), "", isHtml(options));
+    return this;
+  }
+  remove() {
+    queueCall(this, "remove");
+    return this;
+  }
+  get [Symbol.toStringTag]() {
+    return "EndTag";
+  }
+}
+
+class Text extends ContentToken {
+  #text;
+  #last;
+  constructor(key, session, text, last) {
+    super(key, session);
+    this.#text = text;
+    this.#last = last;
+  }
+  get text() {
+    sessionOf(this);
+    return this.#text;
+  }
+  get lastInTextNode() {
+    sessionOf(this);
+    return this.#last;
+  }
+  get removed() {
+    return callToken(this, "removed");
+  }
+  before(content, options) {
+    queueCall(this, "before", contentString(content), "", isHtml(options));
+    return this;
+  }
+  after(content, options) {
+    queueCall(this, "after", contentString(content), "", isHtml(options));
+    return this;
+  }
+  replace(content, options) {
+    queueCall(this, "replace", contentString(content), "", isHtml(options));
+    return this;
+  }
+  remove() {
+    queueCall(this, "remove");
+    return this;
+  }
+  get [Symbol.toStringTag]() {
+    return "Text";
+  }
+}
+
+class Comment extends ContentToken {
+  get text() {
+    return callToken(this, "text");
+  }
+  set text(text) {
+    callToken(this, "setText", text);
+  }
+  get removed() {
+    return callToken(this, "removed");
+  }
+  before(content, options) {
+    queueCall(this, "before", contentString(content), "", isHtml(options));
+    return this;
+  }
+  after(content, options) {
+    queueCall(this, "after", contentString(content), "", isHtml(options));
+    return this;
+  }
+  replace(content, options) {
+    queueCall(this, "replace", contentString(content), "", isHtml(options));
+    return this;
+  }
+  remove() {
+    queueCall(this, "remove");
+    return this;
+  }
+  get [Symbol.toStringTag]() {
+    return "Comment";
+  }
+}
+
+class Doctype extends ContentToken {
+  #name;
+  #publicId;
+  #systemId;
+  constructor(key, session, name, publicId, systemId) {
+    super(key, session);
+    this.#name = name;
+    this.#publicId = publicId;
+    this.#systemId = systemId;
+  }
+  get name() {
+    sessionOf(this);
+    return this.#name;
+  }
+  get publicId() {
+    sessionOf(this);
+    return this.#publicId;
+  }
+  get systemId() {
+    sessionOf(this);
+    return this.#systemId;
+  }
+  get removed() {
+    return callToken(this, "removed");
+  }
+  remove() {
+    queueCall(this, "remove");
+    return this;
+  }
+  get [Symbol.toStringTag]() {
+    return "Doctype";
+  }
+}
+
+class DocumentEnd extends ContentToken {
+  append(content, options) {
+    queueCall(this, "append", contentString(content), "", isHtml(options));
+    return this;
+  }
+  get [Symbol.toStringTag]() {
+    return "DocumentEnd";
+  }
+}
+
+/** Copies the handler functions of `handlers` (read once, as Workers does). */
+function pickHandlers(handlers, names, what) {
+  if (handlers === null || typeof handlers !== "object") throw new TypeError(`${what}: the handlers must be an object.`);
+  const picked = { receiver: handlers };
+  for (const name of names) {
+    const fn = handlers[name];
+    if (fn === undefined) continue;
+    if (typeof fn !== "function") throw new TypeError(`${what}: the '${name}' handler must be a function.`);
+    picked[name] = fn;
+  }
+  return picked;
+}
+
+/** Finds the JS handler and token for a handler-call event. */
+function handlerFor(session, kind, index, a, b, c) {
+  switch (kind) {
+    case "element": {
+      const h = session.elements[index].handlers;
+      return [h.element, h.receiver, new Element(TOKEN_KEY, session, a, b, c)];
+    }
+    case "comments": {
+      const h = session.elements[index].handlers;
+      return [h.comments, h.receiver, new Comment(TOKEN_KEY, session)];
+    }
+    case "text": {
+      const h = session.elements[index].handlers;
+      return [h.text, h.receiver, new Text(TOKEN_KEY, session, a, b)];
+    }
+    case "docComments": {
+      const h = session.document[index];
+      return [h.comments, h.receiver, new Comment(TOKEN_KEY, session)];
+    }
+    case "docText": {
+      const h = session.document[index];
+      return [h.text, h.receiver, new Text(TOKEN_KEY, session, a, b)];
+    }
+    case "doctype": {
+      const h = session.document[index];
+      return [h.doctype, h.receiver, new Doctype(TOKEN_KEY, session, a, b, c)];
+    }
+    case "end": {
+      const h = session.document[index];
+      return [h.end, h.receiver, new DocumentEnd(TOKEN_KEY, session)];
+    }
+    case "endTag": {
+      const handler = session.endTags.get(index);
+      session.endTags.delete(index);
+      return [handler, undefined, new EndTag(TOKEN_KEY, session)];
+    }
+    default:
+      throw new TypeError(`HTMLRewriter: unexpected event '${kind}'.`);
+  }
+}
+
+/**
+ * Handles rewriter events until the rewriter wants more input ("ready") or has ended ("done"):
+ * passes output on and runs the handlers it asks for. Returns whether any output was enqueued.
+ */
+async function drive(session, event, controller) {
+  let produced = false;
+  for (;;) {
+    const [output, kind, index, a, b, c] = event;
+    if (output.byteLength > 0 && !session.cancelled) {
+      controller.enqueue(output);
+      produced = true;
+    }
+    if (kind === "ready" || kind === "done") return produced;
+    if (kind === "error") throw new TypeError(`HTMLRewriter: ${a}`);
+    const [handler, receiver, token] = handlerFor(session, kind, index, a, b, c);
+    try {
+      const result = Reflect.apply(handler, receiver, [token]);
+      if (result !== null && (typeof result === "object" || typeof result === "function") && typeof result.then === "function") {
+        await result;
+      }
+    } finally {
+      invalidate(token);
+    }
+    if (session.cancelled) return produced;
+    const queued = session.queue;
+    session.queue = [];
+    event = ops.rewriterResume(session.id, queued);
+  }
+}
+
+/** The rewritten body: pulls the source, feeds the rewriter, runs handlers, enqueues output. */
+function rewrittenBody(source, elements, document) {
+  const flat = [];
+  for (const { selector, handlers } of elements) {
+    const flags = (handlers.element ? ON_ELEMENT : 0) | (handlers.comments ? ON_COMMENTS : 0) | (handlers.text ? ON_TEXT : 0);
+    flat.push(selector, String(flags));
+  }
+  const documentFlags = document.map((h) =>
+    String((h.doctype ? ON_DOCTYPE : 0) | (h.comments ? ON_COMMENTS : 0) | (h.text ? ON_TEXT : 0) | (h.end ? ON_END : 0)),
+  );
+  const session = { id: 0, elements, document, endTags: new Map(), nextEndTag: 1, queue: [], cancelled: false, ended: false };
+  const reader = source.getReader();
+  const close = () => {
+    if (session.ended) return;
+    session.ended = true;
+    ops.rewriterDrop(session.id);
+    freed.unregister(session);
+  };
+  const stream = new ReadableStreamClass(
+    {
+      start() {
+        session.id = ops.rewriterCreate(flat, documentFlags);
+      },
+      async pull(controller) {
+        try {
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (session.cancelled) return;
+            let event;
+            if (done) {
+              event = ops.rewriterEnd(session.id);
+            } else if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
+              event = ops.rewriterWrite(session.id, ArrayBuffer.isView(value) ? value : new Uint8Array(value));
+            } else {
+              throw new TypeError("HTMLRewriter: the response body must be a stream of bytes (Uint8Array chunks).");
+            }
+            const produced = await drive(session, event, controller);
+            if (session.cancelled) return;
+            if (done) {
+              close();
+              controller.close();
+              return;
+            }
+            if (produced) return;
+          }
+        } catch (error) {
+          close();
+          reader.cancel(error).catch(() => {});
+          throw error;
+        }
+      },
+      cancel(reason) {
+        session.cancelled = true;
+        close();
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  freed.register(stream, session.id, session);
+  return stream;
+}
+
+class HTMLRewriter {
+  #elements = [];
+  #document = [];
+
+  on(selector, handlers) {
+    selector = String(selector);
+    ops.rewriterCheckSelector(selector);
+    this.#elements.push({ selector, handlers: pickHandlers(handlers, ["element", "comments", "text"], "HTMLRewriter.on") });
+    return this;
+  }
+
+  onDocument(handlers) {
+    this.#document.push(pickHandlers(handlers, ["doctype", "comments", "text", "end"], "HTMLRewriter.onDocument"));
+    return this;
+  }
+
+  transform(response) {
+    if (!(response instanceof ResponseClass)) throw new TypeError("HTMLRewriter.transform: the argument must be a Response.");
+    const headers = new HeadersClass(response.headers);
+    headers.delete("content-length");
+    const init = { status: response.status, statusText: response.statusText, headers };
+    const source = response.body;
+    if (source === null) return new ResponseClass(null, init);
+    return new ResponseClass(rewrittenBody(source, [...this.#elements], [...this.#document]), init);
+  }
+
+  get [Symbol.toStringTag]() {
+    return "HTMLRewriter";
+  }
+}
+
+internals.defineGlobal("HTMLRewriter", HTMLRewriter);
