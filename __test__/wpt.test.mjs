@@ -28,23 +28,44 @@ import { useWorker } from "./helpers.mjs";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 
-// Pass counts measured on this runtime; a drop below them is a regression. Known failures are
-// listed next to each figure (see the run's diagnostics for the full list).
+// Pass counts measured on this runtime; a drop below them is a regression.
+//
+// Known failures (every one is listed in the url crate's own tests/expected_failures.txt: the runtime
+// parses with that crate, and these are its open deviations from the URL Standard):
+// - urltestdata (36 of 819; the same 36 fail through URL.parse in urltestdataStatics):
+//   * file: URLs whose path starts with a Windows drive letter lose their host (the crate empties it,
+//     the standard keeps it): "/" against "file://h/C:/a/b"; "/C:/", "C|/", "file:/C:/", "file:C:/"
+//     against "file://host/"; "/c:/foo/bar" against "file://host/path"; "C|", "C|#", "C|/", "C|?",
+//     "C|\\", "C|\n/" against "file://host/dir/file"; "C|" against "file://host/D:/dir1/dir2/file";
+//     "file://example.net/C:/", "file://1.2.3.4/C:/", "file://[1::8]/C:/".
+//   * file: URLs whose path begins with empty segments ("//…") get them collapsed, e.g. "file:////foo"
+//     gives "file:///foo": "/..//localhost//pig", "//localhost//pig", "\\/localhost//pig" against
+//     "file://lion/"; "/////mouse" against "file:///elephant"; "////one/two", "file:////one/two"
+//     against "file:///"; "file:///.//" against "file:////"; "file:.//p", "file:/.//p", "file:////foo",
+//     "file://\\/localhost//cat", "file://localhost////foo", "file://localhost//a//../..//",
+//     "file://localhost//a//../..//foo", "file://spider///", "file:\\\\//", "file:\\\\\\\\",
+//     "file:\\\\\\\\#guppy", "file:\\\\\\\\?fox", "file:\\\\localhost//".
+// - setters (10 of 254): pathname "//\\/" and "//monkey/..//" on "file:///unicorn" and "\\\\" on
+//   "file://monkey/" (empty leading segments collapsed, as above); pathname "" on "foo:///some/path"
+//   (the crate keeps "/"); pathname "/..//p", "/.//p", "//p" on "non-spec:/" and "p" on "non-spec:/.//",
+//   hostname "" and "h" on "non-spec:/.//p" (the crate neither adds nor drops the "/." path prefix
+//   that keeps such a path from reading as a host).
 const MEASURED = {
   // urltestdata.json, url-constructor.any.js semantics (incl. url-origin.any.js when "origin" is given)
-  urltestdata: 779,
+  urltestdata: 783, // of 819
   // urltestdata.json failure entries without base, failure.html's URL checks (as base, href setter)
-  urltestdataFailure: 212,
+  urltestdataFailure: 212, // of 212
   // urltestdata.json through URL.canParse and URL.parse (same expectations, static entry points)
-  urltestdataStatics: 783,
+  urltestdataStatics: 783, // of 819
   // setters_tests.json, url-setters.any.js semantics
-  setters: 244,
+  setters: 244, // of 254
   // encodings.json labels: textdecoder-labels.any.js (each label, upper-cased and with ASCII whitespace)
-  labels: 222,
+  labels: 222, // of 222
   // replacement-encodings.any.js: "replacement" labels throw RangeError
-  replacementLabels: 5,
-  // api-invalid-label.any.js: labels with non-ASCII-whitespace padding, and unknown labels, throw RangeError
-  invalidLabels: 742,
+  replacementLabels: 5, // of 5
+  // api-invalid-label.any.js: labels padded with U+0000, U+000B, U+00A0, U+2028, U+2029, and an
+  // unknown label, throw RangeError
+  invalidLabels: 3406, // of 3406
 };
 
 function cratePath(name) {
