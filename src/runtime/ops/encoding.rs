@@ -52,8 +52,10 @@ fn op_utf8_encode_into(scope: &mut v8::HandleScope, args: v8::FunctionCallbackAr
   rv.set(v8::Array::new_with_elements(scope, &result).into());
 }
 
+/// The Encoding Standard's "get an encoding": `for_label` strips ASCII whitespace only (TAB, LF,
+/// FF, CR, SPACE); Unicode whitespace such as U+000B, U+00A0 or U+2028 makes the label invalid.
 fn lookup(label: &str) -> Option<&'static Encoding> {
-  Encoding::for_label(label.trim().as_bytes()).filter(|e| *e != encoding_rs::REPLACEMENT)
+  Encoding::for_label(label.as_bytes()).filter(|e| *e != encoding_rs::REPLACEMENT)
 }
 
 /// `ops.encodingName(label) -> "utf-8" | … | null`

@@ -16,7 +16,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
 fn components(url: &Url) -> [String; 11] {
   [
     quirks::href(url).to_owned(),
-    quirks::origin(url),
+    origin(url),
     quirks::protocol(url).to_owned(),
     quirks::username(url).to_owned(),
     quirks::password(url).to_owned(),
@@ -27,6 +27,19 @@ fn components(url: &Url) -> [String; 11] {
     quirks::search(url).to_owned(),
     quirks::hash(url).to_owned(),
   ]
+}
+
+/// The URL Standard's origin: a `blob:` URL has its inner URL's origin only when that URL is
+/// http(s) or file (the `url` crate also gives ftp/ws/wss/blob inner URLs a tuple origin).
+fn origin(url: &Url) -> String {
+  if url.scheme() == "blob" {
+    if let Ok(inner) = Url::parse(url.path()) {
+      if !matches!(inner.scheme(), "http" | "https" | "file") {
+        return "null".to_owned();
+      }
+    }
+  }
+  quirks::origin(url)
 }
 
 /// Parses `input` against an optional `base`; `None` when either fails.
