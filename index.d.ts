@@ -58,6 +58,10 @@ export interface WorkerOptions {
   };
   /** Answers the worker's `fetch()` calls in the host (Node's Request/Response) instead of the network. */
   outbound?: (request: Request) => Response | Promise<Response>;
+  /** Reuse V8's compiled code for a script loaded before in this process (default true). */
+  codeCache?: boolean;
+  /** Also keep the code cache in this directory. */
+  cacheDir?: string;
 }
 
 /** A cron trigger for the worker's `scheduled()` handler. */
@@ -186,3 +190,6 @@ export declare function createWorker(options: WorkerOptions): Promise<Worker>;
 export declare function dispatch(worker: Worker, input: DispatchInput): Promise<Response>;
 /** Runs the worker's `scheduled(controller, env, ctx)` handler (and its `waitUntil` work). */
 export declare function dispatch(worker: Worker, input: ScheduledInput): Promise<ScheduledResult>;
+
+/** How V8's code cache has fared in this process so far. */
+export declare function codeCacheStats(): { hits: number; misses: number; rejected: number; stored: number };
