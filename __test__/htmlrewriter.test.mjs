@@ -327,6 +327,9 @@ test("HTMLRewriter: disposing a worker ends a rewriter thread blocked in an asyn
   const withWorker = threadCount();
   assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "started");
   // The rewriter thread is now blocked inside the handler.
+  // (The rewriter thread starts when the body is first read, just after the response; wait for it.)
+  const deadline = Date.now() + 5000;
+  while (threadCount() < withWorker + 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   assert.ok(threadCount() >= withWorker + 1, `threads: ${withWorker} with the worker, ${threadCount()} now`);
   await worker.dispose();
   const after = await threadsDropTo(baseline + 1);

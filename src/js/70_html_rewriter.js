@@ -219,7 +219,30 @@ class EndTag extends ContentToken {
   }
 }
 
-class Text extends ContentToken {
+/** What text chunks and comments share: content around them, replacing and removing them. */
+class SiblingContentToken extends ContentToken {
+  get removed() {
+    return callToken(this, "removed");
+  }
+  before(content, options) {
+    queueCall(this, "before", contentString(content), "", isHtml(options));
+    return this;
+  }
+  after(content, options) {
+    queueCall(this, "after", contentString(content), "", isHtml(options));
+    return this;
+  }
+  replace(content, options) {
+    queueCall(this, "replace", contentString(content), "", isHtml(options));
+    return this;
+  }
+  remove() {
+    queueCall(this, "remove");
+    return this;
+  }
+}
+
+class Text extends SiblingContentToken {
   #text;
   #last;
   constructor(key, session, text, last) {
@@ -235,55 +258,17 @@ class Text extends ContentToken {
     sessionOf(this);
     return this.#last;
   }
-  get removed() {
-    return callToken(this, "removed");
-  }
-  before(content, options) {
-    queueCall(this, "before", contentString(content), "", isHtml(options));
-    return this;
-  }
-  after(content, options) {
-    queueCall(this, "after", contentString(content), "", isHtml(options));
-    return this;
-  }
-  replace(content, options) {
-    queueCall(this, "replace", contentString(content), "", isHtml(options));
-    return this;
-  }
-  remove() {
-    queueCall(this, "remove");
-    return this;
-  }
   get [Symbol.toStringTag]() {
     return "Text";
   }
 }
 
-class Comment extends ContentToken {
+class Comment extends SiblingContentToken {
   get text() {
     return callToken(this, "text");
   }
   set text(text) {
     callToken(this, "setText", text);
-  }
-  get removed() {
-    return callToken(this, "removed");
-  }
-  before(content, options) {
-    queueCall(this, "before", contentString(content), "", isHtml(options));
-    return this;
-  }
-  after(content, options) {
-    queueCall(this, "after", contentString(content), "", isHtml(options));
-    return this;
-  }
-  replace(content, options) {
-    queueCall(this, "replace", contentString(content), "", isHtml(options));
-    return this;
-  }
-  remove() {
-    queueCall(this, "remove");
-    return this;
   }
   get [Symbol.toStringTag]() {
     return "Comment";
