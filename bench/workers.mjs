@@ -1,0 +1,127 @@
+// Benchmark: many live workers in one process. Memory per idle worker (RSS growth over N idle
+// workers, counting Miniflare's workerd processes too) and N live workers each answering a
+// request, workerbox beside Miniflare (one Miniflare instance holding N workers), same run.
+// Prints one JSON object on stdout; progress on stderr.
+//   node bench/workers.mjs [--quick] [--only=workerbox|miniflare]
+import os from "node:os";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const quick = process.argv.includes("--quick");
+const only = process.argv.find((a) => a.startsWith("--only="))?.split("=")[1];
+const IDLE = quick ? 50 : 200;
+const LIVE = quick ? 200 : 1000;
+const progress = (...parts) => console.error("[bench]", ...parts);
+console.log = console.info = console.debug = console.error; // keep stdout for the JSON
+
+const script = (i) => `const id = ${i};\nexport default { fetch(request) { return new Response("worker " + id); } }`;
+
+/** RSS in bytes of this process and every descendant process. */
+function treeRss() {
+  const children = new Map();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(entry));
+    } catch {}
+  }
+  let total = 0;
+  const stack = [process.pid];
+  while (stack.length) {
+    const pid = stack.pop();
+    try {
+      total += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+    } catch {}
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return total;
+}
+
+const mb = (bytes) => Math.round((bytes / 2 ** 20) * 100) / 100;
+const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+async function workerbox() {
+  const { createWorker, dispatch } = require("..");
+  // One worker first, so process-wide set-up (V8, the startup snapshot) is not counted.
+  const first = await createWorker({ script: script(-1), onLog() {} });
+  await dispatch(first, "http://localhost/");
+  await settle();
+  const base = treeRss();
+  const workers = [];
+  for (let i = 0; i < IDLE; i++) workers.push(await createWorker({ script: script(i), onLog() {} }));
+  await settle();
+  const idle = { workers: IDLE, rssGrowthMb: mb(treeRss() - base), perWorkerMb: mb((treeRss() - base) / IDLE) };
+  progress("workerbox idle done");
+  const start = performance.now();
+  for (let i = IDLE; i < LIVE; i++) workers.push(await createWorker({ script: script(i), onLog() {} }));
+  const created = performance.now() - start;
+  const answerStart = performance.now();
+  const answers = await Promise.all(workers.map((w) => dispatch(w, "http://localhost/").then((r) => r.text())));
+  const answered = performance.now() - answerStart;
+  answers.forEach((text, i) => {
+    if (text !== `worker ${i}`) throw new Error(`workerbox: worker ${i} answered ${JSON.stringify(text)}`);
+  });
+  const live = { workers: LIVE, rssGrowthMb: mb(treeRss() - base), perWorkerMb: mb((treeRss() - base) / LIVE), createRestMs: Math.round(created), oneRequestEachMs: Math.round(answered) };
+  await Promise.all([first, ...workers].map((w) => w.dispose()));
+  progress("workerbox live done");
+  return { idle, live };
+}
+
+async function miniflare() {
+  const { Miniflare } = require("miniflare");
+  const make = (n) => new Miniflare({ workers: Array.from({ length: n }, (_, i) => ({ name: `w${i}`, modules: true, script: script(i), compatibilityDate: "2024-09-23" })) });
+  const result = {};
+  for (const [label, n] of [["idle", IDLE], ["live", LIVE]]) {
+    const empty = new Miniflare({ modules: true, script: script(-1), compatibilityDate: "2024-09-23" });
+    await empty.ready;
+    await settle();
+    const baseOne = treeRss();
+    await empty.dispose();
+    await settle();
+    const base = treeRss();
+    const start = performance.now();
+    const mf = make(n);
+    try {
+      await mf.ready;
+      const ready = performance.now() - start;
+      await settle();
+      const entry = { workers: n, rssGrowthMb: mb(treeRss() - base), perWorkerMb: mb((treeRss() - base) / n), oneWorkerInstanceMb: mb(baseOne - base), readyMs: Math.round(ready) };
+      if (label === "live") {
+        const answerStart = performance.now();
+        const answers = [];
+        for (let i = 0; i < n; i += 50) {
+          const batch = [];
+          for (let j = i; j < Math.min(n, i + 50); j++) batch.push(mf.getWorker(`w${j}`).then((w) => w.fetch("http://localhost/")).then((r) => r.text()));
+          answers.push(...(await Promise.all(batch)));
+        }
+        entry.oneRequestEachMs = Math.round(performance.now() - answerStart);
+        answers.forEach((text, i) => {
+          if (text !== `worker ${i}`) throw new Error(`miniflare: worker ${i} answered ${JSON.stringify(text)}`);
+        });
+      }
+      result[label] = entry;
+    } finally {
+      await mf.dispose();
+    }
+    progress(`miniflare ${label} done`);
+  }
+  return result;
+}
+
+const result = { machine: { node: process.version, cpus: os.cpus().length, platform: `${process.platform}-${process.arch}` }, quick };
+if (only !== "miniflare") result.workerbox = await workerbox();
+if (only !== "workerbox") {
+  try {
+    result.miniflare = await miniflare();
+  } catch (error) {
+    result.miniflare = { error: String(error?.message ?? error) };
+  }
+}
+if (result.workerbox && result.miniflare?.idle) {
+  result.ratio = { note: "miniflare / workerbox (> 1: workerbox uses less)", perIdleWorkerMb: Math.round((result.miniflare.idle.perWorkerMb / result.workerbox.idle.perWorkerMb) * 10) / 10 };
+}
+process.stdout.write(JSON.stringify(result, null, 2) + "\n");
