@@ -5,9 +5,9 @@
 // Prints one JSON object on stdout; progress on stderr.
 //   node bench/streaming.mjs [--quick] [--only=workerbox|miniflare]
 import os from "node:os";
-import fs from "node:fs";
 import crypto from "node:crypto";
 import { createRequire } from "node:module";
+import { treeRss } from "./lib.mjs";
 
 const require = createRequire(import.meta.url);
 const quick = process.argv.includes("--quick");
@@ -18,31 +18,6 @@ const progress = (...parts) => console.error("[bench]", ...parts);
 console.log = console.info = console.debug = console.error; // keep stdout for the JSON
 
 const SCRIPT = `export default { fetch(request) { return new Response(request.body); } }`;
-
-/** RSS in bytes of this process and every descendant process (workerd, for Miniflare). */
-function treeRss() {
-  const children = new Map();
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(entry));
-    } catch {}
-  }
-  let total = 0;
-  const stack = [process.pid];
-  while (stack.length) {
-    const pid = stack.pop();
-    try {
-      const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-      total += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
-    } catch {}
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return total;
-}
 
 function body(chunks) {
   const block = crypto.randomBytes(CHUNK);

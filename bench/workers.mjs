@@ -4,8 +4,8 @@
 // Prints one JSON object on stdout; progress on stderr.
 //   node bench/workers.mjs [--quick] [--only=workerbox|miniflare]
 import os from "node:os";
-import fs from "node:fs";
 import { createRequire } from "node:module";
+import { treeRss } from "./lib.mjs";
 
 const require = createRequire(import.meta.url);
 const quick = process.argv.includes("--quick");
@@ -16,30 +16,6 @@ const progress = (...parts) => console.error("[bench]", ...parts);
 console.log = console.info = console.debug = console.error; // keep stdout for the JSON
 
 const script = (i) => `const id = ${i};\nexport default { fetch(request) { return new Response("worker " + id); } }`;
-
-/** RSS in bytes of this process and every descendant process. */
-function treeRss() {
-  const children = new Map();
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(entry));
-    } catch {}
-  }
-  let total = 0;
-  const stack = [process.pid];
-  while (stack.length) {
-    const pid = stack.pop();
-    try {
-      total += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
-    } catch {}
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return total;
-}
 
 const mb = (bytes) => Math.round((bytes / 2 ** 20) * 100) / 100;
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));

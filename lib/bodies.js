@@ -19,6 +19,12 @@ function workerError(args) {
   return error;
 }
 
+function bodyAborted(reason) {
+  const error = new Error(`The worker stopped before the response body was complete: ${reason}`);
+  error.code = "ERR_BODY_ABORTED";
+  return error;
+}
+
 /** One response body on its way from the worker to a Node ReadableStream. */
 class OutgoingBody {
   controller = null;
@@ -199,8 +205,7 @@ class HostBodies {
 
   /** The worker is gone (disposed) or was restarted: end every stream it was part of. */
   #reset(reason) {
-    const error = new Error(`The worker stopped before the response body was complete: ${reason}`);
-    error.code = "ERR_BODY_ABORTED";
+    const error = bodyAborted(reason);
     for (const id of [...this.#requests.keys()]) this.releaseRequestBody(id, reason);
     for (const [id, body] of [...this.#responses]) {
       if (body.controller === null) {
@@ -221,9 +226,7 @@ class HostBodies {
   /** Called when the worker is disposed: later streams fail at once. */
   close(reason) {
     this.#reset(reason);
-    const error = new Error(`The worker stopped before the response body was complete: ${reason}`);
-    error.code = "ERR_BODY_ABORTED";
-    this.#closed = error;
+    this.#closed = bodyAborted(reason);
   }
 }
 

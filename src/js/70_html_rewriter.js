@@ -84,7 +84,30 @@ function checkAttributeName(name) {
   if (bad) throw new TypeError(`\`${bad[0]}\` character is forbidden in the attribute name`);
 }
 
-class Element extends ContentToken {
+/** Queues an insertion of `content` (text, or HTML with `{ html: true }`) and returns the token. */
+function insert(token, method, content, options) {
+  queueCall(token, method, contentString(content), "", isHtml(options));
+  return token;
+}
+
+/** What elements, end tags, text chunks and comments share: content around them, replacing and removing them. */
+class SiblingContentToken extends ContentToken {
+  before(content, options) {
+    return insert(this, "before", content, options);
+  }
+  after(content, options) {
+    return insert(this, "after", content, options);
+  }
+  replace(content, options) {
+    return insert(this, "replace", content, options);
+  }
+  remove() {
+    queueCall(this, "remove");
+    return this;
+  }
+}
+
+class Element extends SiblingContentToken {
   // What lol_html reported with the handler call, until a change makes it stale (null).
   #tagName;
   #namespaceURI;
@@ -142,33 +165,14 @@ class Element extends ContentToken {
     this.#attributes = null;
     return this;
   }
-  before(content, options) {
-    queueCall(this, "before", contentString(content), "", isHtml(options));
-    return this;
-  }
-  after(content, options) {
-    queueCall(this, "after", contentString(content), "", isHtml(options));
-    return this;
-  }
   prepend(content, options) {
-    queueCall(this, "prepend", contentString(content), "", isHtml(options));
-    return this;
+    return insert(this, "prepend", content, options);
   }
   append(content, options) {
-    queueCall(this, "append", contentString(content), "", isHtml(options));
-    return this;
-  }
-  replace(content, options) {
-    queueCall(this, "replace", contentString(content), "", isHtml(options));
-    return this;
+    return insert(this, "append", content, options);
   }
   setInnerContent(content, options) {
-    queueCall(this, "setInnerContent", contentString(content), "", isHtml(options));
-    return this;
-  }
-  remove() {
-    queueCall(this, "remove");
-    return this;
+    return insert(this, "setInnerContent", content, options);
   }
   removeAndKeepContent() {
     queueCall(this, "removeAndKeepContent");
@@ -191,54 +195,15 @@ class Element extends ContentToken {
   }
 }
 
-class EndTag extends ContentToken {
+class EndTag extends SiblingContentToken {
   get name() {
     return callToken(this, "name");
   }
   set name(name) {
     callToken(this, "setName", name);
   }
-  before(content, options) {
-    queueCall(this, "before", contentString(content), "", isHtml(options));
-    return this;
-  }
-  after(content, options) {
-    queueCall(this, "after", contentString(content), "", isHtml(options));
-    return this;
-  }
-  replace(content, options) {
-    queueCall(this, "replace", contentString(content), "", isHtml(options));
-    return this;
-  }
-  remove() {
-    queueCall(this, "remove");
-    return this;
-  }
   get [Symbol.toStringTag]() {
     return "EndTag";
-  }
-}
-
-/** What text chunks and comments share: content around them, replacing and removing them. */
-class SiblingContentToken extends ContentToken {
-  get removed() {
-    return callToken(this, "removed");
-  }
-  before(content, options) {
-    queueCall(this, "before", contentString(content), "", isHtml(options));
-    return this;
-  }
-  after(content, options) {
-    queueCall(this, "after", contentString(content), "", isHtml(options));
-    return this;
-  }
-  replace(content, options) {
-    queueCall(this, "replace", contentString(content), "", isHtml(options));
-    return this;
-  }
-  remove() {
-    queueCall(this, "remove");
-    return this;
   }
 }
 
@@ -258,12 +223,18 @@ class Text extends SiblingContentToken {
     sessionOf(this);
     return this.#last;
   }
+  get removed() {
+    return callToken(this, "removed");
+  }
   get [Symbol.toStringTag]() {
     return "Text";
   }
 }
 
 class Comment extends SiblingContentToken {
+  get removed() {
+    return callToken(this, "removed");
+  }
   get text() {
     return callToken(this, "text");
   }
@@ -311,8 +282,7 @@ class Doctype extends ContentToken {
 
 class DocumentEnd extends ContentToken {
   append(content, options) {
-    queueCall(this, "append", contentString(content), "", isHtml(options));
-    return this;
+    return insert(this, "append", content, options);
   }
   get [Symbol.toStringTag]() {
     return "DocumentEnd";
