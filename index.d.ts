@@ -62,6 +62,19 @@ export interface WorkerOptions {
   codeCache?: boolean;
   /** Also keep the code cache in this directory. */
   cacheDir?: string;
+  /**
+   * `"shared"` (default, production semantics): one global scope; concurrent requests share the
+   * script's module state. `"per-request"`: every request (and cron event) runs in a fresh
+   * context where the script is evaluated anew, so no state leaks between requests — for tests.
+   * The isolate stays warm and the next context is built while the worker is idle.
+   */
+  isolation?: "shared" | "per-request";
+  /**
+   * Per-request mode: how many request contexts one isolate serves before it is replaced by a
+   * fresh one (default 1000). An isolate is also replaced after a request fails or an error goes
+   * uncaught. Replacement waits until no request is running.
+   */
+  maxReuse?: number;
 }
 
 /** A cron trigger for the worker's `scheduled()` handler. */

@@ -8,7 +8,7 @@ const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
 const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 const { HostBodies } = require("./lib/bodies.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir"]);
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse"]);
 const MODULE_TYPES = new Set(["esm", "wasm", "text", "data", "json"]);
 const EXTENSION_TYPES = { ".js": "esm", ".mjs": "esm", ".wasm": "wasm", ".json": "json", ".bin": "data" };
 
@@ -194,7 +194,17 @@ function validateOptions(options) {
   if (cacheDir !== undefined && (typeof cacheDir !== "string" || cacheDir.length === 0)) {
     throw new TypeError("createWorker: options.cacheDir must be a directory path (a non-empty string)");
   }
-  return { script, filename, format, onLog, allowEval, network, codeCache, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), ...split };
+  const { isolation = "shared", maxReuse } = options;
+  if (isolation !== "shared" && isolation !== "per-request") {
+    throw new TypeError(`createWorker: options.isolation must be "shared" (requests share the script's globals, as in production) or "per-request" (a fresh global scope for every request), got ${JSON.stringify(isolation)}`);
+  }
+  if (maxReuse !== undefined) {
+    if (!Number.isInteger(maxReuse) || maxReuse < 1 || maxReuse > 0xffffffff) {
+      throw new TypeError(`createWorker: options.maxReuse must be a positive integer (request contexts one isolate serves before it is replaced), got ${JSON.stringify(maxReuse) ?? String(maxReuse)}`);
+    }
+    if (isolation !== "per-request") throw new TypeError('createWorker: options.maxReuse applies only with isolation: "per-request"');
+  }
+  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), ...split };
 }
 
 /** A running worker. Create one with createWorker(); dispose() it when done. */
@@ -272,7 +282,7 @@ delete Worker._create;
 
 /** Starts a worker from a script and resolves once the script has loaded. */
 async function createWorker(options) {
-  const { script, filename, format, onLog, allowEval, network, codeCache, cacheDir, modules, limits, envJson, bindingsJson, definitions } = validateOptions(options);
+  const { script, filename, format, onLog, allowEval, network, codeCache, cacheDir, isolation, maxReuse, modules, limits, envJson, bindingsJson, definitions } = validateOptions(options);
   const log = (level, message) => {
     try {
       onLog(level, message);
@@ -282,7 +292,7 @@ async function createWorker(options) {
   };
   const bodies = new HostBodies();
   const dispatcher = createDispatcher(definitions, dispatch, bodies);
-  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir }, log, dispatcher);
+  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse }, log, dispatcher);
   if (outcome instanceof native.NativeWorker) return createHandle(outcome, filename, bodies);
   throw toError(outcome);
 }

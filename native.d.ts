@@ -116,4 +116,8 @@ export interface NativeWorkerOptions {
   codeCache?: boolean
   /** Keep the code cache in this directory too. */
   cacheDir?: string
+  /** "shared" (default) or "per-request". */
+  isolation?: string
+  /** Per-request mode: contexts one isolate serves before it is replaced. */
+  maxReuse?: number
 }

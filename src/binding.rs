@@ -5,7 +5,7 @@
 //! No V8 handle of the worker's isolate ever reaches Node: only strings and bytes cross.
 
 use crate::runtime::{
-  Body, ExtraModule, Host, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Worker, WorkerError,
+  Body, ExtraModule, Host, Isolation, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Worker, WorkerError,
   WorkerOptions,
 };
 use napi::bindgen_prelude::{Buffer, Either, FnArgs, Function, Object, PromiseRaw};
@@ -35,6 +35,10 @@ pub struct NativeWorkerOptions {
   pub code_cache: Option<bool>,
   /// Keep the code cache in this directory too.
   pub cache_dir: Option<String>,
+  /// "shared" (default) or "per-request".
+  pub isolation: Option<String>,
+  /// Per-request mode: contexts one isolate serves before it is replaced.
+  pub max_reuse: Option<u32>,
 }
 
 /// Process-wide code cache counters.
@@ -276,6 +280,11 @@ pub fn create_worker<'env>(
     public_network_only: options.public_network_only,
     code_cache: options.code_cache.unwrap_or(true),
     code_cache_dir: options.cache_dir.map(std::path::PathBuf::from),
+    isolation: match options.isolation.as_deref() {
+      None | Some("shared") => Isolation::Shared,
+      Some("per-request") => Isolation::PerRequest { max_reuse: options.max_reuse.unwrap_or(Isolation::DEFAULT_MAX_REUSE) },
+      Some(other) => return Err(napi::Error::new(napi::Status::InvalidArg, format!("unknown isolation {other:?}"))),
+    },
     modules: options
       .modules
       .unwrap_or_default()

@@ -206,7 +206,9 @@ async function respond(id, response) {
     // Headers go now; the body follows chunk by chunk, as fast as the host reads it.
     const stream = ops.bodyStreamId();
     ops.respond(id, parts.status, parts.statusText, parts.headers, stream);
-    internals.pumpToHost(stream, parts.body);
+    // The context stays alive (per-request mode) until the body is written out.
+    ops.contextPump(true);
+    internals.pumpToHost(stream, parts.body).finally(() => ops.contextPump(false));
     return;
   }
   ops.respond(id, parts.status, parts.statusText, parts.headers, parts.body);

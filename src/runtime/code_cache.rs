@@ -140,11 +140,17 @@ impl Entry {
     let data = Arc::new(data);
     memory().lock().unwrap().insert(self.key.clone(), data.clone());
     if let Some(file) = &self.file {
-      let temporary = file.with_extension(format!("tmp{}", std::process::id()));
-      let written = file.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| std::fs::write(&temporary, data.as_slice()));
-      if written.and_then(|_| std::fs::rename(&temporary, file)).is_err() {
-        let _ = std::fs::remove_file(&temporary);
-      }
+      write_atomically(file, data.as_slice());
     }
+  }
+}
+
+/// Writes `file` through a temporary file and a rename (creating its folder), so a reader never
+/// sees half of it. Failure (read-only folder, full disk) is silent: a cache write is optional.
+pub(crate) fn write_atomically(file: &Path, parts: &[u8]) {
+  let temporary = file.with_extension(format!("tmp{}", std::process::id()));
+  let written = file.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| std::fs::write(&temporary, parts));
+  if written.and_then(|_| std::fs::rename(&temporary, file)).is_err() {
+    let _ = std::fs::remove_file(&temporary);
   }
 }

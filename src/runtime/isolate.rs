@@ -14,9 +14,9 @@ use super::platform;
 use super::scheduler::Scheduler;
 use super::script::{self, thrown};
 use super::snapshot;
-use super::types::{Body, HostCall, BODY_BINDING, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ScheduledEvent, ScriptFormat, WorkerError, WorkerOptions};
+use super::types::{Body, HostCall, BODY_BINDING, Isolation, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ScheduledEvent, ScriptFormat, WorkerError, WorkerOptions};
 use std::collections::VecDeque;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::rc::Rc;
@@ -87,6 +87,9 @@ pub(crate) struct IsolateState {
   pub started: std::time::Instant,
   /// Promises rejected with no handler since the last checkpoint.
   pub unhandled: Vec<(v8::Global<v8::Promise>, v8::Global<v8::Value>)>,
+  /// A request failed or an error went uncaught in this isolate: in per-request mode, the
+  /// isolate is replaced once its running requests are done.
+  pub tainted: bool,
 }
 
 impl IsolateState {
@@ -130,11 +133,62 @@ pub(crate) struct Startup {
   pub on_ready: ReadyCallback,
 }
 
-/// The JS entry points the pump calls, captured once after boot.
-struct Runtime {
+/// Work a request's context still has under way after its response went out: `waitUntil`
+/// promises and response bodies being written to the host. Kept in the context's slot, where
+/// the ops find it; in per-request mode the context is retired once both are zero.
+#[derive(Default)]
+pub(crate) struct ContextHolds {
+  pub waits: Cell<u32>,
+  pub pumps: Cell<u32>,
+}
+
+impl ContextHolds {
+  fn idle(&self) -> bool {
+    self.waits.get() == 0 && self.pumps.get() == 0
+  }
+}
+
+/// One context with the user's script loaded, and the JS entry points the pump calls.
+struct Ctx {
   context: v8::Global<v8::Context>,
   dispatch_fetch: v8::Global<v8::Function>,
   dispatch_scheduled: v8::Global<v8::Function>,
+  holds: Rc<ContextHolds>,
+}
+
+/// The contexts of one isolate.
+struct Runtime {
+  /// The context the script was first loaded in. In shared mode every request runs here; in
+  /// per-request mode it serves no request and is only entered for work that belongs to none.
+  home: Ctx,
+  per_request: Option<PerRequest>,
+}
+
+/// Per-request mode: a fresh context for each event, built ahead while the worker is idle.
+struct PerRequest {
+  format: ScriptFormat,
+  max_reuse: u32,
+  /// The context for the next event, built while nothing else was waiting.
+  spare: Option<Ctx>,
+  /// Building the spare failed; the next event builds its own (and reports the error).
+  spare_failed: bool,
+  /// Contexts of started events not yet retired, by request id.
+  live: HashMap<u32, Ctx>,
+  /// Contexts this isolate has handed to events.
+  served: u32,
+}
+
+impl Runtime {
+  /// The context to enter for work done for `owner`.
+  fn context_for(&self, owner: Option<u32>) -> &v8::Global<v8::Context> {
+    let live = owner.and_then(|id| self.per_request.as_ref()?.live.get(&id));
+    &live.unwrap_or(&self.home).context
+  }
+
+  /// The context an event runs in.
+  fn ctx_for(&self, id: u32) -> &Ctx {
+    self.per_request.as_ref().and_then(|p| p.live.get(&id)).unwrap_or(&self.home)
+  }
 }
 
 /// Body of the isolate thread.
@@ -172,15 +226,30 @@ pub(crate) fn run(startup: Startup) {
       rewriters: HashMap::new(),
       started: std::time::Instant::now(),
       unhandled: Vec::new(),
+      tainted: false,
     }));
     isolate.set_slot(state.clone());
 
     let exit = match boot(&mut isolate, &options, &state) {
-      Ok((runtime, format)) => {
+      Ok((home, format)) => {
         if let Some(ready) = on_ready.take() {
           ready(Ok(format));
         }
-        pump(&mut isolate, &runtime, &state, &inbox, &mut events, &monitor)
+        let per_request = match options.isolation {
+          Isolation::Shared => None,
+          Isolation::PerRequest { max_reuse } => Some(PerRequest {
+            format,
+            max_reuse: max_reuse.max(1),
+            spare: None,
+            spare_failed: false,
+            live: HashMap::new(),
+            served: 0,
+          }),
+        };
+        let mut runtime = Runtime { home, per_request };
+        let exit = pump(&mut isolate, &mut runtime, &options, &state, &inbox, &mut events, &monitor);
+        drop(runtime);
+        exit
       }
       Err(error) => match on_ready.take() {
         Some(ready) => {
@@ -211,6 +280,8 @@ pub(crate) fn run(startup: Startup) {
       event.fail(match &exit {
         PumpExit::Shutdown => WorkerError::Disposed("the worker was disposed before it responded".into()),
         PumpExit::Recycle { reason, culprit } => limit_error(*reason, &options.limits, *culprit == Some(id) || culprit.is_none()),
+        // Renewal waits until no event is running, so nothing is pending here.
+        PumpExit::Renew => WorkerError::runtime("ERR_INTERNAL", "a request was still running when the isolate was renewed"),
       });
     }
     for waiter in waiters {
@@ -218,9 +289,11 @@ pub(crate) fn run(startup: Startup) {
     }
     // Body streams between the host and this isolate can make no more progress: tell the host
     // to end them (an error for the reader of a response body, a cancel for a request body).
-    if let Some(host) = &options.host {
+    // A renewal happens only when no event is running, and bodies of queued requests must
+    // survive it, so it resets nothing on the host.
+    if let (Some(host), false) = (&options.host, matches!(exit, PumpExit::Renew)) {
       let reason = match &exit {
-        PumpExit::Shutdown => "the worker was disposed".to_owned(),
+        PumpExit::Shutdown | PumpExit::Renew => "the worker was disposed".to_owned(),
         PumpExit::Recycle { reason, .. } => format!("{} The worker was restarted.", limit_text(*reason, &options.limits)),
       };
       let call = HostCall { binding: BODY_BINDING.into(), method: "reset".into(), args: serde_json::json!({ "reason": reason }).to_string(), bytes: None };
@@ -231,6 +304,9 @@ pub(crate) fn run(startup: Startup) {
     drop(isolate);
     match exit {
       PumpExit::Shutdown => break,
+      PumpExit::Renew => {
+        let _ = scheduler.sender().send(SchedulerMessage::Reset);
+      }
       PumpExit::Recycle { reason, .. } => {
         let _ = scheduler.sender().send(SchedulerMessage::Reset);
         let sink = options.log.clone();
@@ -249,7 +325,7 @@ fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> v8::OwnedIsol
   let mut params = v8::CreateParams::default()
     .heap_limits(0, bytes)
     .array_buffer_allocator(allocator::capped(bytes).make_shared());
-  if let Some(blob) = snapshot::startup_snapshot() {
+  if let Some(blob) = snapshot::startup_snapshot(options.code_cache_dir.as_deref().filter(|_| options.code_cache)) {
     params = params.snapshot_blob(blob).external_references(&**ops::external_references());
   }
   let mut isolate = v8::Isolate::new(params);
@@ -269,6 +345,9 @@ enum PumpExit {
   Shutdown,
   /// A limit stopped the script; `culprit` is the request whose JS was running, if known.
   Recycle { reason: StopReason, culprit: Option<u32> },
+  /// Per-request mode: the isolate served its share of contexts, or saw an error, and no
+  /// event is running; continue in a fresh isolate.
+  Renew,
 }
 
 fn limit_text(reason: StopReason, limits: &Limits) -> String {
@@ -325,32 +404,50 @@ extern "C" fn on_promise_reject(message: v8::PromiseRejectMessage) {
   }
 }
 
-/// Creates the context, runs the bootstrap and the user's script, and finds the entry points.
-fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions, state: &StateRef) -> Result<(Runtime, ScriptFormat), WorkerError> {
+/// Loads the user's script in the isolate's first context (its home) and finds the entry points.
+fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions, state: &StateRef) -> Result<(Ctx, ScriptFormat), WorkerError> {
   let scope = &mut v8::HandleScope::new(isolate);
+  let loaded = load_context(scope, options, state, options.format, None);
+  let stop = state.borrow().monitor.take_stop();
+  if let Some(reason) = stop.filter(|r| *r != StopReason::Dispose) {
+    return Err(limit_error(reason, &options.limits, true));
+  }
+  loaded
+}
+
+/// Creates a context (from the startup snapshot, or by running the bootstrap), runs the user's
+/// script in it, hands it the bindings, and finds its entry points. The script's top level runs
+/// under the CPU watchdog, charged to `owner`.
+fn load_context(
+  scope: &mut v8::HandleScope<()>,
+  options: &WorkerOptions,
+  state: &StateRef,
+  format: Option<ScriptFormat>,
+  owner: Option<u32>,
+) -> Result<(Ctx, ScriptFormat), WorkerError> {
   let context = v8::Context::new(scope, Default::default());
   let scope = &mut v8::ContextScope::new(scope, context);
   context.set_allow_generation_from_strings(options.allow_eval);
+  let holds = Rc::new(ContextHolds::default());
+  context.set_slot(holds.clone());
 
   // From the startup snapshot, the context already holds the Web APIs; otherwise run the
   // bootstrap now.
-  let internals = match snapshot::startup_snapshot() {
+  let internals = match snapshot::current() {
     Some(_) => scope
       .get_context_data_from_snapshot_once::<v8::Object>(snapshot::INTERNALS_INDEX)
       .map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", format!("the startup snapshot has no internals object: {e:?}")))?,
     None => install_runtime(scope)?,
   };
 
-  // Modules the script may import.
+  // Modules the script may import (compiled anew for each context).
   scope.set_slot(Rc::new(RefCell::new(modules::Registry::new(&options.modules))));
-  // The script's top level runs under the same CPU watchdog as handlers.
-  begin_turn(state, None);
+  begin_turn(state, owner);
   let cache = if options.code_cache { script::CacheUse::On(options.code_cache_dir.as_deref()) } else { script::CacheUse::Off };
-  let loaded = script::load(scope, &options.script, &options.filename, options.format, cache);
+  let loaded = script::load(scope, &options.script, &options.filename, format, cache);
   end_turn(state);
-  let stop = state.borrow().monitor.take_stop();
-  if let Some(reason) = stop.filter(|r| *r != StopReason::Dispose) {
-    return Err(limit_error(reason, &options.limits, true));
+  if state.borrow().monitor.stop_pending() {
+    return Err(WorkerError::runtime("ERR_STOPPED", "the script was stopped while it loaded"));
   }
   let loaded = loaded.map_err(WorkerError::Js)?;
   let format_name = match loaded.format {
@@ -370,12 +467,13 @@ fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions, state: &StateRe
   call_internal(scope, internals, "start", &args).map_err(WorkerError::Js)?;
   let dispatch_fetch = internal_function(scope, internals, "dispatchFetch")?;
   let dispatch_scheduled = internal_function(scope, internals, "dispatchScheduled")?;
-  let runtime = Runtime {
+  let ctx = Ctx {
     context: v8::Global::new(scope, context),
     dispatch_fetch: v8::Global::new(scope, dispatch_fetch),
     dispatch_scheduled: v8::Global::new(scope, dispatch_scheduled),
+    holds,
   };
-  Ok((runtime, loaded.format))
+  Ok((ctx, loaded.format))
 }
 
 /// Runs the JS bootstrap in the current context: the streams implementation, then every file
@@ -472,7 +570,8 @@ fn call_internal<'s>(
 /// The message loop. Returns on shutdown or when every sender is gone.
 fn pump(
   isolate: &mut v8::OwnedIsolate,
-  runtime: &Runtime,
+  runtime: &mut Runtime,
+  options: &WorkerOptions,
   state: &StateRef,
   inbox: &Receiver<IsolateMessage>,
   events: &mut EventQueue,
@@ -496,7 +595,15 @@ fn pump(
         Ok(message) => message,
         Err(TryRecvError::Disconnected) => return PumpExit::Shutdown,
         Err(TryRecvError::Empty) => {
-          // Nothing is queued: before sleeping, fail what nothing can ever settle.
+          // Nothing is queued. Per-request mode uses the pause to retire finished contexts,
+          // renew the isolate when due, and build the next request's context ahead.
+          match idle_per_request(isolate, runtime, options, state, monitor) {
+            Idle::Exit(exit) => return exit,
+            // That took a while: look at the inbox again before sleeping.
+            Idle::Worked => continue,
+            Idle::Nothing => {}
+          }
+          // Before sleeping, fail what nothing can ever settle.
           fail_hung_work(state, events);
           match inbox.recv() {
             Ok(message) => message,
@@ -537,8 +644,12 @@ fn pump(
       IsolateMessage::Callback(CallbackMessage::HostCallDone { id, result }) => {
         let call = state.borrow_mut().host_calls.remove(&id);
         if let Some((resolver, owner)) = call {
-          let outcome = run_macrotask(isolate, runtime, state, owner, |scope| {
+          let outcome = run_macrotask(isolate, runtime.context_for(owner), state, owner, |scope| {
             let resolver = v8::Local::new(scope, resolver);
+            // The answer's arrays and errors belong to the context that made the call.
+            let promise = resolver.get_promise(scope);
+            let Some(context) = promise.get_creation_context(scope) else { return Some(()) };
+            let scope = &mut v8::ContextScope::new(scope, context);
             match result {
               Ok(answer) => {
                 let json = ops::new_string(scope, &answer.json).into();
@@ -584,7 +695,7 @@ fn pump(
           }
         };
         if let Some((callback, owner)) = callback {
-          let outcome = run_macrotask(isolate, runtime, state, owner, |scope| {
+          let outcome = run_macrotask(isolate, runtime.context_for(owner), state, owner, |scope| {
             let f = v8::Local::new(scope, &callback);
             let recv = v8::undefined(scope).into();
             f.call(scope, recv, &[]).map(|_| ())
@@ -601,7 +712,7 @@ fn pump(
     }
     // Start whatever the limits allow, oldest first.
     while let Some(event) = events.next_startable(state) {
-      let id = start_event(isolate, runtime, state, events, event);
+      let id = start_event(isolate, runtime, options, state, events, event);
       let culprit = state.borrow_mut().cpu_culprit.take().or(Some(id));
       if let Some(exit) = stopped(monitor, culprit) {
         return exit;
@@ -611,8 +722,13 @@ fn pump(
     if let Some(exit) = stopped(monitor, state.borrow_mut().cpu_culprit.take()) {
       return exit;
     }
+    if let Some(exit) = retire_contexts(runtime, state, false) {
+      return exit;
+    }
   }
 }
+
+
 
 /// How the loop ends when a limit (or dispose) terminated the running JS.
 fn stopped(monitor: &Monitor, culprit: Option<u32>) -> Option<PumpExit> {
@@ -670,7 +786,14 @@ enum EntryCall {
 }
 
 /// Returns the event's request id.
-fn start_event(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, events: &mut EventQueue, event: Event) -> u32 {
+fn start_event(
+  isolate: &mut v8::OwnedIsolate,
+  runtime: &mut Runtime,
+  options: &WorkerOptions,
+  state: &StateRef,
+  events: &mut EventQueue,
+  event: Event,
+) -> u32 {
   events.next_id = events.next_id.wrapping_add(1).max(1);
   let id = events.next_id;
   {
@@ -684,10 +807,39 @@ fn start_event(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateR
     Event::Scheduled { event, reply } => (Pending::Scheduled(reply), EntryCall::Scheduled(event)),
   };
   state.borrow_mut().pending.insert(id, pending);
-  let outcome = run_macrotask(isolate, runtime, state, Some(id), |scope| {
+  // Per-request mode: the event gets the context built ahead, or one built now.
+  if let Some(per_request) = runtime.per_request.as_mut() {
+    let ctx = match per_request.spare.take() {
+      Some(ctx) => Ok(ctx),
+      None => {
+        let scope = &mut v8::HandleScope::new(&mut **isolate);
+        load_context(scope, options, state, Some(per_request.format), Some(id)).map(|(ctx, _)| ctx)
+      }
+    };
+    per_request.served += 1;
+    per_request.spare_failed = false;
+    match ctx {
+      Ok(ctx) => {
+        per_request.live.insert(id, ctx);
+      }
+      Err(error) => {
+        // A limit stopped the script: the loop answers every request when it ends the isolate.
+        if !state.borrow().monitor.stop_pending() {
+          let pending = state.borrow_mut().take_pending(id);
+          state.borrow_mut().tainted = true;
+          if let Some(pending) = pending {
+            pending.fail(error);
+          }
+        }
+        return id;
+      }
+    }
+  }
+  let ctx = runtime.ctx_for(id);
+  let outcome = run_macrotask(isolate, &ctx.context, state, Some(id), |scope| {
     let (entry, args) = match call {
-      EntryCall::Fetch(request) => (&runtime.dispatch_fetch, request_args(scope, id, request).to_vec()),
-      EntryCall::Scheduled(event) => (&runtime.dispatch_scheduled, scheduled_args(scope, id, event).to_vec()),
+      EntryCall::Fetch(request) => (&ctx.dispatch_fetch, request_args(scope, id, request).to_vec()),
+      EntryCall::Scheduled(event) => (&ctx.dispatch_scheduled, scheduled_args(scope, id, event).to_vec()),
     };
     let f = v8::Local::new(scope, entry);
     let recv = v8::undefined(scope).into();
@@ -734,16 +886,109 @@ fn fail_hung_work(state: &StateRef, events: &EventQueue) {
   waiters.into_iter().for_each(|w| w());
 }
 
+/// What the pump did with a pause in per-request mode.
+enum Idle {
+  Exit(PumpExit),
+  Worked,
+  Nothing,
+}
+
+/// Per-request mode, when the inbox is empty: retire contexts whose work can no longer make
+/// progress, renew the isolate when it is due and nothing runs, or build the next context.
+fn idle_per_request(
+  isolate: &mut v8::OwnedIsolate,
+  runtime: &mut Runtime,
+  options: &WorkerOptions,
+  state: &StateRef,
+  monitor: &Monitor,
+) -> Idle {
+  let Some(per_request) = runtime.per_request.as_ref() else { return Idle::Nothing };
+  // With no timer and no I/O left anywhere, nothing can settle a finished request's
+  // `waitUntil` promises or body: retire those contexts too.
+  let stuck = {
+    let s = state.borrow();
+    s.timers.is_empty() && s.host_calls.is_empty()
+  };
+  if stuck && per_request.live.keys().any(|id| !state.borrow().pending.contains_key(id)) {
+    if let Some(exit) = retire_contexts(runtime, state, true) {
+      return Idle::Exit(exit);
+    }
+  }
+  let Some(per_request) = runtime.per_request.as_mut() else { return Idle::Nothing };
+  if per_request.spare.is_some() || per_request.spare_failed || renewal_due(per_request, state) {
+    return Idle::Nothing;
+  }
+  let scope = &mut v8::HandleScope::new(&mut **isolate);
+  match load_context(scope, options, state, Some(per_request.format), None) {
+    Ok((ctx, _)) => per_request.spare = Some(ctx),
+    Err(_) => per_request.spare_failed = true,
+  }
+  match stopped(monitor, None) {
+    Some(exit) => Idle::Exit(exit),
+    None => Idle::Worked,
+  }
+}
+
+/// The isolate has served its share of contexts, or seen an error.
+fn renewal_due(per_request: &PerRequest, state: &StateRef) -> bool {
+  per_request.served >= per_request.max_reuse || state.borrow().tainted
+}
+
+/// Per-request mode: drops the contexts of events that are over — answered, with no
+/// `waitUntil` promise, body or binding call of theirs still under way (with `force`, even if
+/// some `waitUntil` promise or body never finished) — and clears the timers they left behind.
+/// Asks for a renewal once nothing runs and the isolate is due for one.
+fn retire_contexts(runtime: &mut Runtime, state: &StateRef, force: bool) -> Option<PumpExit> {
+  let per_request = runtime.per_request.as_mut()?;
+  if per_request.live.is_empty() {
+    return None;
+  }
+  let (waiters, stuck) = {
+    let mut s = state.borrow_mut();
+    let over: Vec<u32> = per_request
+      .live
+      .iter()
+      .filter(|(id, ctx)| {
+        !s.pending.contains_key(id) && (force || (ctx.holds.idle() && !s.host_calls.values().any(|(_, owner)| *owner == Some(**id))))
+      })
+      .map(|(id, _)| *id)
+      .collect();
+    let mut stuck = 0;
+    for id in over {
+      let Some(ctx) = per_request.live.remove(&id) else { continue };
+      let stale: Vec<u32> = s.timers.iter().filter(|(_, t)| t.owner == Some(id)).map(|(timer, _)| *timer).collect();
+      for timer in stale {
+        s.timers.remove(&timer);
+        let _ = s.scheduler.send(SchedulerMessage::CancelTimer { id: timer });
+      }
+      s.host_calls.retain(|_, (_, owner)| *owner != Some(id));
+      // `waitUntil` promises of a dropped context will never report back.
+      let waits = ctx.holds.waits.get();
+      s.background = s.background.saturating_sub(waits);
+      stuck += waits;
+    }
+    (s.settled_waiters_if_idle(), stuck)
+  };
+  if stuck > 0 {
+    let sink = state.borrow().log.clone();
+    sink(LogLevel::Warn, format!("{stuck} ctx.waitUntil() promise(s) will never settle: nothing is left that could settle them."));
+  }
+  waiters.into_iter().for_each(|w| w());
+  let per_request = runtime.per_request.as_ref()?;
+  (per_request.live.is_empty() && renewal_due(per_request, state)).then_some(PumpExit::Renew)
+}
+
 /// Runs the tasks V8 posted for this isolate during the turn (FinalizationRegistry cleanup,
 /// Atomics.waitAsync wake-ups, …) without blocking, then the microtasks they queued.
 fn run_platform_tasks(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef) {
+  let context = &runtime.home.context;
   let platform = platform::init_v8();
   let mut ran = false;
   while v8::Platform::pump_message_loop(platform, isolate, false) {
     ran = true;
   }
   if ran {
-    let _ = run_macrotask(isolate, runtime, state, None, |_| Some(()));
+    let _ = run_macrotask(isolate, context, state, None, |_| Some(()));
   }
 }
 
@@ -751,13 +996,13 @@ fn run_platform_tasks(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: 
 /// what the task itself threw, if anything.
 fn run_macrotask(
   isolate: &mut v8::OwnedIsolate,
-  runtime: &Runtime,
+  context: &v8::Global<v8::Context>,
   state: &StateRef,
   owner: Option<u32>,
   task: impl FnOnce(&mut v8::HandleScope) -> Option<()>,
 ) -> Result<(), JsErrorInfo> {
   begin_turn(state, owner);
-  let scope = &mut v8::HandleScope::with_context(isolate, &runtime.context);
+  let scope = &mut v8::HandleScope::with_context(isolate, context);
   let tc = &mut v8::TryCatch::new(scope);
   let outcome = match task(tc) {
     Some(()) => Ok(()),
@@ -813,7 +1058,11 @@ fn end_turn(state: &StateRef) {
 }
 
 fn log_uncaught(state: &StateRef, text: &str) {
-  let sink = state.borrow().log.clone();
+  let sink = {
+    let mut s = state.borrow_mut();
+    s.tainted = true;
+    s.log.clone()
+  };
   sink(LogLevel::Error, format!("Uncaught {text}"));
 }
 
@@ -845,3 +1094,4 @@ fn request_args<'s>(scope: &mut v8::HandleScope<'s>, id: u32, request: RequestDa
     body,
   ]
 }
+

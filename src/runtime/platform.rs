@@ -15,6 +15,9 @@ use std::sync::OnceLock;
 
 static PLATFORM: OnceLock<v8::SharedRef<v8::Platform>> = OnceLock::new();
 
+/// The V8 flags workerbox sets (a saved startup snapshot is only valid under the same ones).
+pub(crate) const V8_FLAGS: &str = "--no-wasm-async-compilation";
+
 /// Initialises V8 for this process if that has not happened yet and returns its platform.
 /// Cheap after the first call.
 pub fn init_v8() -> &'static v8::SharedRef<v8::Platform> {
@@ -24,7 +27,7 @@ pub fn init_v8() -> &'static v8::SharedRef<v8::Platform> {
     // This V8 has no hook to tell us when a background thread posts a task for an isolate, so
     // an isolate thread asleep on its inbox would never see it. Compile WebAssembly on the
     // calling thread instead (WebAssembly.compile/instantiate still return promises).
-    v8::V8::set_flags_from_string("--no-wasm-async-compilation");
+    v8::V8::set_flags_from_string(V8_FLAGS);
     let platform = v8::new_unprotected_default_platform(0, false).make_shared();
     v8::V8::initialize_platform(platform.clone());
     v8::V8::initialize();

@@ -1,35 +1,101 @@
 //! The startup snapshot: the JS bootstrap (every Web API class, the streams implementation)
-//! run once per process in a snapshot-creating isolate and serialized, so that each new
-//! isolate deserializes a ready context instead of re-running the bootstrap.
+//! run once in a snapshot-creating isolate and serialized, so that each new isolate
+//! deserializes a ready context instead of re-running the bootstrap.
 //!
 //! It is made lazily, on the first worker's isolate thread, rather than at build time: the
 //! snapshot must come from exactly this V8 with exactly these flags, and making it at run time
 //! guarantees that without a build step that runs V8. It costs one bootstrap (tens of ms) once
 //! per process. Set `WORKERBOX_NO_SNAPSHOT=1` to boot every isolate from source instead.
+//!
+//! When the first worker of a process has a `cacheDir`, the snapshot is also kept there and
+//! later processes load it instead of making their own. That matters beyond the tens of ms:
+//! V8's code cache is tied to the snapshot it was made with, so cached code on disk is only
+//! usable by processes that share one snapshot. The file is named by a hash of everything the
+//! snapshot depends on (V8 version and flags, bootstrap sources, the op table) and carries a
+//! SHA-256 of its contents, checked before V8 sees it.
 
-use super::isolate::install_runtime;
+use super::code_cache::write_atomically;
+use super::isolate::{install_runtime, BOOTSTRAP_FILES, STREAMS_PONYFILL};
 use super::ops;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Where the `internals` object sits in the snapshot's context data.
 pub(crate) const INTERNALS_INDEX: usize = 0;
 
-/// The snapshot blob, or `None` when disabled or when making it failed (then isolates boot
-/// from source, which is slower but equivalent).
-pub(crate) fn startup_snapshot() -> Option<&'static [u8]> {
-  static SNAPSHOT: OnceLock<Option<&'static [u8]>> = OnceLock::new();
+/// The first bytes of a saved snapshot file; a 32-byte SHA-256 of the blob follows.
+const MAGIC: &[u8; 8] = b"WBSNAP01";
+
+static SNAPSHOT: OnceLock<Option<&'static [u8]>> = OnceLock::new();
+
+/// The snapshot blob, made (or loaded from `dir`) on first use; `None` when disabled or when
+/// making it failed (then isolates boot from source, which is slower but equivalent).
+pub(crate) fn startup_snapshot(dir: Option<&Path>) -> Option<&'static [u8]> {
   *SNAPSHOT.get_or_init(|| {
     if std::env::var_os("WORKERBOX_NO_SNAPSHOT").is_some_and(|v| v != "0") {
       return None;
     }
+    let file = dir.map(snapshot_file);
+    if let Some(blob) = file.as_deref().and_then(load) {
+      return Some(Box::leak(blob));
+    }
     match create() {
-      Ok(blob) => Some(Box::leak(blob)),
+      Ok(blob) => {
+        if let Some(file) = &file {
+          let mut contents = MAGIC.to_vec();
+          contents.extend_from_slice(&Sha256::digest(&blob));
+          contents.extend_from_slice(&blob);
+          write_atomically(file, &contents);
+        }
+        Some(Box::leak(blob))
+      }
       Err(message) => {
         eprintln!("workerbox: could not make the startup snapshot ({message}); isolates will boot from source");
         None
       }
     }
   })
+}
+
+/// The snapshot this process uses, once `startup_snapshot` has run.
+pub(crate) fn current() -> Option<&'static [u8]> {
+  SNAPSHOT.get().copied().flatten()
+}
+
+/// `<dir>/snapshot-<hash of what the snapshot depends on>.bin`
+fn snapshot_file(dir: &Path) -> PathBuf {
+  let mut hash = Sha256::new();
+  let mut part = |bytes: &[u8]| {
+    hash.update((bytes.len() as u64).to_le_bytes());
+    hash.update(bytes);
+  };
+  part(v8::V8::get_version().as_bytes());
+  part(&v8::script_compiler::cached_data_version_tag().to_le_bytes());
+  part(super::platform::V8_FLAGS.as_bytes());
+  part(env!("CARGO_PKG_VERSION").as_bytes());
+  for name in ops::names() {
+    part(name.as_bytes());
+  }
+  part(STREAMS_PONYFILL.as_bytes());
+  for (name, source) in BOOTSTRAP_FILES {
+    part(name.as_bytes());
+    part(source.as_bytes());
+  }
+  let key: String = hash.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect();
+  dir.join(format!("snapshot-{key}.bin"))
+}
+
+/// A saved snapshot whose checksum matches, or `None` (missing, truncated or corrupt files
+/// are ignored and replaced).
+fn load(file: &Path) -> Option<Box<[u8]>> {
+  let contents = std::fs::read(file).ok()?;
+  let rest = contents.strip_prefix(MAGIC)?;
+  if rest.len() < 32 {
+    return None;
+  }
+  let (digest, blob) = rest.split_at(32);
+  (Sha256::digest(blob).as_slice() == digest).then(|| blob.to_vec().into_boxed_slice())
 }
 
 fn create() -> Result<Box<[u8]>, String> {

@@ -177,6 +177,24 @@ pub struct WorkerOptions {
   pub code_cache: bool,
   /// Also keep the code cache in this directory, for later processes.
   pub code_cache_dir: Option<std::path::PathBuf>,
+  /// Whether requests share one global scope or each gets a fresh one.
+  pub isolation: Isolation,
+}
+
+/// How requests relate to the script's global scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Isolation {
+  /// Production semantics: one context; concurrent requests share module globals.
+  Shared,
+  /// Every request (and cron event) runs in a fresh context with the script evaluated anew, so
+  /// no state leaks between requests. The isolate stays warm and is replaced after a request
+  /// fails or after `max_reuse` contexts.
+  PerRequest { max_reuse: u32 },
+}
+
+impl Isolation {
+  /// How many request contexts one isolate serves in per-request mode before it is replaced.
+  pub const DEFAULT_MAX_REUSE: u32 = 1000;
 }
 
 impl WorkerOptions {
@@ -195,6 +213,7 @@ impl WorkerOptions {
       modules: Vec::new(),
       code_cache: true,
       code_cache_dir: None,
+      isolation: Isolation::Shared,
       log: Arc::new(|level, msg| eprintln!("[worker] {}: {}", level.as_str(), msg)),
     }
   }

@@ -1,10 +1,12 @@
 //! How the JS side of an event hands its outcome back to the host waiting on the request id:
 //! `ops.respond`, `ops.respondError`, `ops.respondScheduled`; and the `waitUntil` bookkeeping
 //! (`ops.backgroundStart` / `ops.backgroundDone`) behind `worker.waitUntilSettled()`; ids for
-//! response bodies streamed to the host (`ops.bodyStreamId`).
+//! response bodies streamed to the host (`ops.bodyStreamId`); and the count of work a request's
+//! context still has under way (`ContextHolds`), which per-request mode waits for.
 
 use super::{arg_string, read_string_array, state, view_bytes, OpFn};
-use crate::runtime::isolate::Pending;
+use crate::runtime::isolate::{ContextHolds, Pending};
+use std::rc::Rc;
 use crate::runtime::types::{Body, JsErrorInfo, ResponseData, ScheduledOutcome, WorkerError};
 use v8::MapFnTo;
 
@@ -14,6 +16,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("respondScheduled", op_respond_scheduled.map_fn_to());
   install("backgroundStart", op_background_start.map_fn_to());
   install("backgroundDone", op_background_done.map_fn_to());
+  install("contextPump", op_context_pump.map_fn_to());
   install("bodyStreamId", op_body_stream_id.map_fn_to());
 }
 
@@ -63,6 +66,7 @@ fn op_respond(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, 
 fn op_respond_error(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
   let Some(pending) = take(scope, &args) else { return };
   let error = error_from_args(scope, &args, 1);
+  state(scope).borrow_mut().tainted = true;
   pending.fail(WorkerError::Js(error));
 }
 
@@ -72,6 +76,9 @@ fn op_respond_scheduled(scope: &mut v8::HandleScope, args: v8::FunctionCallbackA
   let Some(pending) = take(scope, &args) else { return };
   let no_retry = args.get(1).is_true();
   let error = if args.get(2).is_undefined() { None } else { Some(error_from_args(scope, &args, 2)) };
+  if error.is_some() {
+    state(scope).borrow_mut().tainted = true;
+  }
   let outcome = ScheduledOutcome { outcome: if error.is_some() { "exception" } else { "ok" }.into(), no_retry, error };
   match pending {
     Pending::Scheduled(reply) => reply(Ok(outcome)),
@@ -82,10 +89,28 @@ fn op_respond_scheduled(scope: &mut v8::HandleScope, args: v8::FunctionCallbackA
 /// `ops.backgroundStart()`: a `waitUntil` promise was registered.
 fn op_background_start(scope: &mut v8::HandleScope, _args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
   state(scope).borrow_mut().background += 1;
+  adjust_holds(scope, |h| &h.waits, 1);
+}
+
+/// Counts work under way in the calling context (see [`ContextHolds`]).
+fn adjust_holds(scope: &mut v8::HandleScope, which: fn(&ContextHolds) -> &std::cell::Cell<u32>, delta: i32) {
+  let context = scope.get_current_context();
+  if let Some(holds) = context.get_slot::<Rc<ContextHolds>>() {
+    let cell = which(holds);
+    cell.set(cell.get().saturating_add_signed(delta));
+  }
+}
+
+/// `ops.contextPump(delta)`: a response body started (+1) or stopped (-1) being written to
+/// the host from this context.
+fn op_context_pump(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+  let delta = if args.get(0).is_true() { 1 } else { -1 };
+  adjust_holds(scope, |h| &h.pumps, delta);
 }
 
 /// `ops.backgroundDone()`: a `waitUntil` promise settled.
 fn op_background_done(scope: &mut v8::HandleScope, _args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+  adjust_holds(scope, |h| &h.waits, -1);
   let state = state(scope);
   let waiters = {
     let mut s = state.borrow_mut();

@@ -48,6 +48,11 @@ fn all_ops() -> &'static [(String, OpFn)] {
   })
 }
 
+/// Every op's name, in external-reference order (a saved snapshot refers to ops by position).
+pub fn names() -> impl Iterator<Item = &'static str> {
+  all_ops().iter().map(|(name, _)| name.as_str())
+}
+
 /// The ops as V8 external references, so that a startup snapshot can refer to them.
 pub fn external_references() -> &'static v8::ExternalReferences {
   static REFS: OnceLock<v8::ExternalReferences> = OnceLock::new();
