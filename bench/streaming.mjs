@@ -3,7 +3,9 @@
 // Reports time, throughput and peak RSS growth: Node's own process, plus (for Miniflare) its
 // workerd child processes, since workerbox runs in-process and Miniflare does not.
 // Prints one JSON object on stdout; progress on stderr.
-//   node bench/streaming.mjs [--quick] [--only=workerbox|miniflare]
+//   node bench/streaming.mjs [--quick] [--only=workerbox|miniflare] [--mb=N]
+//     --quick  20 MB instead of 100 MB
+//     --mb=N   stream N MB (a whole number) instead; Miniflare takes about 2 s per MB here
 import os from "node:os";
 import crypto from "node:crypto";
 import { createRequire } from "node:module";
@@ -12,7 +14,9 @@ import { treeRss } from "./lib.mjs";
 const require = createRequire(import.meta.url);
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((a) => a.startsWith("--only="))?.split("=")[1];
-const MB = quick ? 20 : 100;
+const mbFlag = process.argv.find((a) => a.startsWith("--mb="))?.split("=")[1];
+const MB = mbFlag !== undefined ? Number(mbFlag) : quick ? 20 : 100;
+if (!Number.isInteger(MB) || MB < 1) throw new Error(`--mb must be a whole number of megabytes ≥ 1, got ${mbFlag}`);
 const CHUNK = 64 * 1024;
 const progress = (...parts) => console.error("[bench]", ...parts);
 console.log = console.info = console.debug = console.error; // keep stdout for the JSON
