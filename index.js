@@ -207,6 +207,38 @@ function validateOptions(options) {
   return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), ...split };
 }
 
+/**
+ * Requests in flight, for every worker. The native side reports each outcome as
+ * `settle(id, outcome)` through one thread-safe function (the channel), which holds Node's event
+ * loop open only while some request is pending, as a pending promise of Node's own I/O would.
+ */
+const inFlight = new Map();
+let lastRequestId = 0;
+const channel = new native.NativeChannel((id, outcome) => {
+  const resolve = inFlight.get(id);
+  if (resolve === undefined) return;
+  inFlight.delete(id);
+  if (inFlight.size === 0) channel.keepAlive(false);
+  resolve(outcome);
+});
+
+function sendRequest(handle, request, requestStream) {
+  let id = (lastRequestId = (lastRequestId + 1) >>> 0);
+  while (id === 0 || inFlight.has(id)) id = lastRequestId = (lastRequestId + 1) >>> 0;
+  let resolve;
+  const promise = new Promise((settle) => (resolve = settle));
+  if (inFlight.size === 0) channel.keepAlive(true);
+  inFlight.set(id, resolve);
+  try {
+    handle.dispatch(id, request.method, request.url, request.headers, request.body, requestStream);
+  } catch (error) {
+    inFlight.delete(id);
+    if (inFlight.size === 0) channel.keepAlive(false);
+    throw error;
+  }
+  return promise;
+}
+
 /** A running worker. Create one with createWorker(); dispose() it when done. */
 class Worker {
   #native;
@@ -292,7 +324,7 @@ async function createWorker(options) {
   };
   const bodies = new HostBodies();
   const dispatcher = createDispatcher(definitions, dispatch, bodies);
-  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse }, log, dispatcher);
+  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse }, log, dispatcher, channel);
   if (outcome instanceof native.NativeWorker) return createHandle(outcome, filename, bodies);
   throw toError(outcome);
 }
@@ -336,7 +368,7 @@ async function dispatch(worker, input) {
   const bodies = bodiesOf(worker);
   const requestStream = request.stream === null ? null : bodies.addRequestBody(request.stream);
   const releaseRequest = () => requestStream !== null && bodies.releaseRequestBody(requestStream);
-  const outcome = await handle.dispatch(request.method, request.url, request.headers, request.body, requestStream);
+  const outcome = await sendRequest(handle, request, requestStream);
   if (outcome.status === undefined) {
     releaseRequest();
     throw toError(outcome);

@@ -9,15 +9,24 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** The way back for dispatch outcomes: `index.js` makes one per Node environment. */
+export declare class NativeChannel {
+  /** `on_settled(id, outcome)` receives every dispatch's outcome. */
+  constructor(onSettled: (arg: SettledArgs) => void)
+  /** Holds Node's event loop open (or lets it go) while `index.js` has requests pending. */
+  keepAlive(on: boolean): void
+}
+
 /** A running worker, as `index.js` sees it. */
 export declare class NativeWorker {
   /** "module" or "service-worker". */
   get format(): string
   /**
-   * Sends one request. Resolves to a `NativeResponse` or a `NativeError`. The body is whole
-   * bytes, or `body_stream`: the id of a stream the worker pulls through `#body` calls.
+   * Sends one request; its outcome (a `NativeResponse` or a `NativeError`) comes back as
+   * `onSettled(id, outcome)`. The body is whole bytes, or `body_stream`: the id of a stream the
+   * worker pulls through `#body` calls.
    */
-  dispatch(method: string, url: string, headers: Array<string>, body?: Buffer | undefined | null, bodyStream?: number | undefined | null): Promise<NativeResponse | NativeError>
+  dispatch(id: number, method: string, url: string, headers: Array<string>, body?: Buffer | undefined | null, bodyStream?: number | undefined | null): void
   /** Runs the `scheduled()` handler. Resolves to a `NativeScheduledOutcome` or a `NativeError`. */
   scheduled(cron: string, scheduledTime: number): Promise<NativeScheduledOutcome | NativeError>
   /** Resolves once every `ctx.waitUntil()` promise registered so far has settled. */
@@ -34,7 +43,7 @@ export declare function codeCacheStats(): NativeCodeCacheStats
  * Starts a worker. Resolves to a `NativeWorker`, or to a `NativeError` if the script failed
  * to load (resolving rather than rejecting lets `index.js` build the right error class).
  */
-export declare function createWorker(options: NativeWorkerOptions, onLog: (arg0: string, arg1: string) => void, hostDispatcher: (arg: HostArgs) => Promise<NativeHostAnswer>): Promise<NativeWorker | NativeError>
+export declare function createWorker(options: NativeWorkerOptions, onLog: (arg0: string, arg1: string) => void, hostDispatcher: (arg: HostArgs) => Promise<NativeHostAnswer>, channel: NativeChannel): Promise<NativeWorker | NativeError>
 
 /** Process-wide code cache counters. */
 export interface NativeCodeCacheStats {

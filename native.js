@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.NativeChannel = nativeBinding.NativeChannel
 module.exports.NativeWorker = nativeBinding.NativeWorker
 module.exports.codeCacheStats = nativeBinding.codeCacheStats
 module.exports.createWorker = nativeBinding.createWorker

@@ -189,12 +189,54 @@ unsafe impl Send for TeardownHook {}
 
 type LogFunction = ThreadsafeFunction<FnArgs<(String, String)>, (), FnArgs<(String, String)>, napi::Status, false, true>;
 
+/// `(id, outcome)`: how a dispatch's outcome reaches `index.js`. One function serves every
+/// request of every worker, instead of a napi deferred per request (each of which would set up
+/// and tear down a thread-safe function of its own, a large share of a request's cost).
+type SettledArgs = FnArgs<(u32, Either<NativeResponse, NativeError>)>;
+type SettledFunction = ThreadsafeFunction<SettledArgs, (), SettledArgs, napi::Status, false, true>;
+
+/// The way back for dispatch outcomes: `index.js` makes one per Node environment.
+#[napi]
+pub struct NativeChannel {
+  settled: Arc<SettledFunction>,
+}
+
+#[napi]
+impl NativeChannel {
+  /// `on_settled(id, outcome)` receives every dispatch's outcome.
+  #[napi(constructor)]
+  pub fn new(on_settled: Function<SettledArgs, ()>) -> Result<Self> {
+    // Weak: `index.js` holds Node's event loop open (`keepAlive`) only while requests are pending.
+    let settled = on_settled.build_threadsafe_function().weak::<true>().callee_handled::<false>().build()?;
+    Ok(Self { settled: Arc::new(settled) })
+  }
+
+  /// Holds Node's event loop open (or lets it go) while `index.js` has requests pending.
+  #[napi]
+  pub fn keep_alive(&self, env: &Env, on: bool) -> Result<()> {
+    // SAFETY: called on Node's thread with its env; the function lives as long as `self`.
+    let status = unsafe {
+      if on {
+        napi::sys::napi_ref_threadsafe_function(env.raw(), self.settled.raw())
+      } else {
+        napi::sys::napi_unref_threadsafe_function(env.raw(), self.settled.raw())
+      }
+    };
+    if status == napi::sys::Status::napi_ok {
+      Ok(())
+    } else {
+      Err(napi::Error::from_reason(format!("could not change the hold on Node's event loop (napi status {status})")))
+    }
+  }
+}
+
 /// A running worker, as `index.js` sees it.
 #[napi]
 pub struct NativeWorker {
   inner: Arc<Worker>,
   format: ScriptFormat,
   cleanup: Mutex<Option<TeardownHook>>,
+  settled: Arc<SettledFunction>,
 }
 
 fn native_error(error: WorkerError) -> NativeError {
@@ -257,7 +299,9 @@ pub fn create_worker<'env>(
   options: NativeWorkerOptions,
   on_log: Function<'env, FnArgs<(String, String)>, ()>,
   host_dispatcher: Function<'env, HostArgs, PromiseRaw<'static, NativeHostAnswer>>,
+  channel: &NativeChannel,
 ) -> Result<Object<'env>> {
+  let settled = channel.settled.clone();
   let format = match options.format.as_deref() {
     None => None,
     Some(name) => Some(ScriptFormat::parse(name).ok_or_else(|| napi::Error::new(napi::Status::InvalidArg, format!("unknown format {name:?}")))?),
@@ -313,7 +357,7 @@ pub fn create_worker<'env>(
       let inner = worker_for_ready.get().cloned().expect("worker slot filled before the promise settles");
       let hook = hook_for_ready.lock().unwrap().take();
       Ok(match result {
-        Ok(format) => Either::A(NativeWorker { inner, format, cleanup: Mutex::new(hook) }),
+        Ok(format) => Either::A(NativeWorker { inner, format, cleanup: Mutex::new(hook), settled }),
         Err(error) => {
           if let Some(TeardownHook(hook)) = hook {
             let _ = env.remove_env_cleanup_hook(hook);
@@ -347,19 +391,11 @@ impl NativeWorker {
     }
   }
 
-  /// Sends one request. Resolves to a `NativeResponse` or a `NativeError`. The body is whole
-  /// bytes, or `body_stream`: the id of a stream the worker pulls through `#body` calls.
-  #[napi(ts_return_type = "Promise<NativeResponse | NativeError>")]
-  pub fn dispatch<'env>(
-    &self,
-    env: &'env Env,
-    method: String,
-    url: String,
-    headers: Vec<String>,
-    body: Option<Buffer>,
-    body_stream: Option<u32>,
-  ) -> Result<Object<'env>> {
-    let (deferred, promise) = env.create_deferred()?;
+  /// Sends one request; its outcome (a `NativeResponse` or a `NativeError`) comes back as
+  /// `onSettled(id, outcome)`. The body is whole bytes, or `body_stream`: the id of a stream the
+  /// worker pulls through `#body` calls.
+  #[napi]
+  pub fn dispatch(&self, id: u32, method: String, url: String, headers: Vec<String>, body: Option<Buffer>, body_stream: Option<u32>) {
     let request = RequestData {
       method,
       url,
@@ -370,11 +406,13 @@ impl NativeWorker {
         (None, None) => Body::Empty,
       },
     };
+    let settled = self.settled.clone();
     self.inner.dispatch(
       request,
-      Box::new(move |result| deferred.resolve(move |_env: Env| Ok(outcome(result, native_response)))),
+      Box::new(move |result| {
+        settled.call(FnArgs::from((id, outcome(result, native_response))), ThreadsafeFunctionCallMode::NonBlocking);
+      }),
     );
-    Ok(promise)
   }
 
   /// Runs the `scheduled()` handler. Resolves to a `NativeScheduledOutcome` or a `NativeError`.
