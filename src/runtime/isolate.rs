@@ -654,7 +654,7 @@ fn pump(
               Ok(answer) => {
                 let json = ops::new_string(scope, &answer.json).into();
                 let bytes = match answer.bytes {
-                  Some(bytes) => ops::uint8_array(scope, bytes.to_vec()).into(),
+                  Some(bytes) => ops::uint8_array_from(scope, bytes).into(),
                   None => v8::null(scope).into(),
                 };
                 let value = v8::Array::new_with_elements(scope, &[json, bytes]);
@@ -1082,7 +1082,7 @@ fn request_args<'s>(scope: &mut v8::HandleScope<'s>, id: u32, request: RequestDa
   let headers = ops::string_array(scope, &flat);
   let body: v8::Local<v8::Value> = match request.body {
     Body::Empty => v8::null(scope).into(),
-    Body::Bytes(bytes) => ops::uint8_array(scope, bytes.to_vec()).into(),
+    Body::Bytes(bytes) => ops::uint8_array_from(scope, bytes).into(),
     // A streamed body arrives as its id; the JS side pulls it from the host.
     Body::Stream(stream) => v8::Integer::new_from_unsigned(scope, stream).into(),
   };

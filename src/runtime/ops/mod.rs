@@ -109,6 +109,13 @@ pub(crate) fn view_bytes(value: v8::Local<v8::Value>) -> Option<Vec<u8>> {
   Some(bytes)
 }
 
+/// A new Uint8Array over bytes that came from another thread: without copying when this
+/// `Bytes` is the only owner of its buffer (a request body from Node, a binding's answer);
+/// a shared buffer (say, a slice of a network read) is copied once, since JS may write to it.
+pub(crate) fn uint8_array_from<'s>(scope: &mut v8::HandleScope<'s>, bytes: bytes::Bytes) -> v8::Local<'s, v8::Uint8Array> {
+  uint8_array(scope, Vec::from(bytes))
+}
+
 /// A new Uint8Array that takes ownership of `bytes` without copying.
 pub(crate) fn uint8_array<'s>(scope: &mut v8::HandleScope<'s>, bytes: Vec<u8>) -> v8::Local<'s, v8::Uint8Array> {
   let len = bytes.len();
