@@ -27,8 +27,14 @@ export declare class NativeWorker {
   dispose(): Promise<void>
 }
 
+/** Disposes every spare in the pool, off Node's thread; resolves once their threads are joined. */
+export declare function clearPool(): Promise<void>
+
 /** How the code cache has fared in this process so far. */
 export declare function codeCacheStats(): NativeCodeCacheStats
+
+/** Changes the warm pool's settings; absent fields keep their current value. */
+export declare function configurePool(spares?: number | undefined | null, idleMs?: number | undefined | null, maxTotal?: number | undefined | null): NativePoolConfig
 
 /**
  * Starts a worker. Resolves to a `NativeWorker`, or to a `NativeError` if the script failed
@@ -79,6 +85,24 @@ export interface NativeModule {
   content: Buffer
 }
 
+/** The warm pool's settings, as `index.js` validated them. */
+export interface NativePoolConfig {
+  spares: number
+  idleMs: number
+  maxTotal: number
+}
+
+/** What the warm pool holds and has done in this process. */
+export interface NativePoolStats {
+  ready: number
+  booting: number
+  hits: number
+  misses: number
+  reclaimed: number
+  evicted: number
+  failed: number
+}
+
 export interface NativeResponse {
   status: number
   statusText: string
@@ -116,4 +140,11 @@ export interface NativeWorkerOptions {
   codeCache?: boolean
   /** Keep the code cache in this directory too. */
   cacheDir?: string
+  /**
+   * Take a warm spare from the process-wide pool when one is ready, and keep one ready for
+   * next time (default true).
+   */
+  pool?: boolean
 }
+
+export declare function poolStats(): NativePoolStats

@@ -836,5 +836,8 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeWorker = nativeBinding.NativeWorker
+module.exports.clearPool = nativeBinding.clearPool
 module.exports.codeCacheStats = nativeBinding.codeCacheStats
+module.exports.configurePool = nativeBinding.configurePool
 module.exports.createWorker = nativeBinding.createWorker
+module.exports.poolStats = nativeBinding.poolStats
