@@ -75,6 +75,11 @@ export interface WorkerOptions {
    * uncaught. Replacement waits until no request is running.
    */
   maxReuse?: number;
+  /**
+   * Take a warm spare from the process-wide pool when one is ready for these options, and keep
+   * one booting for next time (default true). `false` opts this create out. See `configurePool`.
+   */
+  pool?: boolean;
 }
 
 /** A cron trigger for the worker's `scheduled()` handler. */
@@ -206,3 +211,45 @@ export declare function dispatch(worker: Worker, input: ScheduledInput): Promise
 
 /** How V8's code cache has fared in this process so far. */
 export declare function codeCacheStats(): { hits: number; misses: number; rejected: number; stored: number };
+
+/** Settings of the process-wide warm pool; see `configurePool`. */
+export interface PoolSettings {
+  /** Spares kept ready per known script (same options). `0` turns pooling off. Default 1. */
+  spares: number;
+  /** A spare not taken within this many ms is disposed (`0`: never). Default 10000. */
+  idleMs: number;
+  /** Spares across all scripts; over it the least recently created scripts lose theirs. Default 16. */
+  maxTotal: number;
+}
+
+/** What the warm pool holds and has done in this process. */
+export interface PoolStats {
+  /** Spares booted and waiting to be taken. */
+  ready: number;
+  /** Spares booting (or about to). */
+  booting: number;
+  /** Creates answered by a ready spare. */
+  hits: number;
+  /** Creates (with pooling on) that found no spare and booted cold. */
+  misses: number;
+  /** Spares disposed after idling past `idleMs`. */
+  reclaimed: number;
+  /** Spares disposed to stay within `maxTotal` or because `spares` was lowered. */
+  evicted: number;
+  /** Spares whose boot failed (dropped; the cold create reports script errors). */
+  failed: number;
+}
+
+/**
+ * Tunes the warm pool: spares are workers booted ahead (isolate made, script loaded, top level
+ * run) so that `createWorker` for options seen before is a sub-millisecond hand-off. Each spare
+ * costs about 2 MB. Omitted fields keep their value; non-negative integers only. Lowering
+ * `spares` or `maxTotal` disposes the spares beyond them. Returns the settings now in force.
+ */
+export declare function configurePool(settings: Partial<PoolSettings>): PoolSettings;
+
+/** How the warm pool stands: `{ ready, booting, hits, misses, reclaimed, evicted, failed }`. */
+export declare function poolStats(): PoolStats;
+
+/** Disposes every spare (ready or booting); resolves once their threads are joined. */
+export declare function clearPool(): Promise<void>;

@@ -8,7 +8,7 @@ const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
 const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 const { HostBodies } = require("./lib/bodies.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse"]);
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool"]);
 const MODULE_TYPES = new Set(["esm", "wasm", "text", "data", "json"]);
 const EXTENSION_TYPES = { ".js": "esm", ".mjs": "esm", ".wasm": "wasm", ".json": "json", ".bin": "data" };
 
@@ -204,7 +204,9 @@ function validateOptions(options) {
     }
     if (isolation !== "per-request") throw new TypeError('createWorker: options.maxReuse applies only with isolation: "per-request"');
   }
-  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), ...split };
+  const { pool = true } = options;
+  if (typeof pool !== "boolean") throw new TypeError(`createWorker: options.pool must be a boolean, got ${JSON.stringify(pool) ?? String(pool)}`);
+  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), ...split };
 }
 
 /**
@@ -314,7 +316,7 @@ delete Worker._create;
 
 /** Starts a worker from a script and resolves once the script has loaded. */
 async function createWorker(options) {
-  const { script, filename, format, onLog, allowEval, network, codeCache, cacheDir, isolation, maxReuse, modules, limits, envJson, bindingsJson, definitions } = validateOptions(options);
+  const { script, filename, format, onLog, allowEval, network, codeCache, cacheDir, isolation, maxReuse, pool, modules, limits, envJson, bindingsJson, definitions } = validateOptions(options);
   const log = (level, message) => {
     try {
       onLog(level, message);
@@ -324,7 +326,7 @@ async function createWorker(options) {
   };
   const bodies = new HostBodies();
   const dispatcher = createDispatcher(definitions, dispatch, bodies);
-  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse }, log, dispatcher, channel);
+  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse, pool }, log, dispatcher, channel);
   if (outcome instanceof native.NativeWorker) return createHandle(outcome, filename, bodies);
   throw toError(outcome);
 }
@@ -386,7 +388,43 @@ function codeCacheStats() {
   return native.codeCacheStats();
 }
 
+const POOL_SETTINGS = {
+  spares: "spares must be an integer of at least 0 (0 turns pooling off)",
+  idleMs: "idleMs must be an integer number of milliseconds, 0 or more (0: spares are never reclaimed)",
+  maxTotal: "maxTotal must be an integer of at least 0",
+};
+
+/**
+ * Tunes the process-wide pool of warm spares: `{ spares, idleMs, maxTotal }`, each optional.
+ * Returns the settings now in force.
+ */
+function configurePool(settings) {
+  if (!isPlainObject(settings)) throw new TypeError("configurePool: settings must be an object such as { spares: 1, idleMs: 10000, maxTotal: 16 }");
+  for (const [key, value] of Object.entries(settings)) {
+    const text = POOL_SETTINGS[key];
+    if (text === undefined) throw new TypeError(`configurePool: unknown setting "${key}" (known settings: ${Object.keys(POOL_SETTINGS).join(", ")})`);
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 2 ** 31 - 1) {
+      throw new TypeError(`configurePool: ${text}, got ${JSON.stringify(value) ?? String(value)}`);
+    }
+  }
+  return native.configurePool(settings.spares, settings.idleMs, settings.maxTotal);
+}
+
+/** What the warm pool holds and has done: `{ ready, booting, hits, misses, reclaimed, evicted, failed }`. */
+function poolStats() {
+  return native.poolStats();
+}
+
+/** Disposes every spare in the warm pool; resolves once their threads are joined. */
+function clearPool() {
+  return native.clearPool();
+}
+
 module.exports.createWorker = createWorker;
+module.exports.configurePool = configurePool;
+module.exports.poolStats = poolStats;
+module.exports.clearPool = clearPool;
 module.exports.codeCacheStats = codeCacheStats;
 module.exports.dispatch = dispatch;
 module.exports.Worker = Worker;

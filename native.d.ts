@@ -36,14 +36,21 @@ export declare class NativeWorker {
   dispose(): Promise<void>
 }
 
+/** Disposes every spare in the pool, off Node's thread; resolves once their threads are joined. */
+export declare function clearPool(): Promise<void>
+
 /** How the code cache has fared in this process so far. */
 export declare function codeCacheStats(): NativeCodeCacheStats
 
+/** Changes the warm pool's settings; absent fields keep their current value. */
+export declare function configurePool(spares?: number | undefined | null, idleMs?: number | undefined | null, maxTotal?: number | undefined | null): NativePoolConfig
+
 /**
  * Starts a worker. Resolves to a `NativeWorker`, or to a `NativeError` if the script failed
- * to load (resolving rather than rejecting lets `index.js` build the right error class).
+ * to load (resolving rather than rejecting lets `index.js` build the right error class). A
+ * warm spare from the pool is returned as it is, without a promise.
  */
-export declare function createWorker(options: NativeWorkerOptions, onLog: (arg0: string, arg1: string) => void, hostDispatcher: (arg: HostArgs) => Promise<NativeHostAnswer>, channel: NativeChannel): Promise<NativeWorker | NativeError>
+export declare function createWorker(options: NativeWorkerOptions, onLog: (arg0: string, arg1: string) => void, hostDispatcher: (arg: HostArgs) => Promise<NativeHostAnswer>, channel: NativeChannel): Promise<NativeWorker | NativeError> | NativeWorker
 
 /** Process-wide code cache counters. */
 export interface NativeCodeCacheStats {
@@ -88,6 +95,24 @@ export interface NativeModule {
   content: Buffer
 }
 
+/** The warm pool's settings, as `index.js` validated them. */
+export interface NativePoolConfig {
+  spares: number
+  idleMs: number
+  maxTotal: number
+}
+
+/** What the warm pool holds and has done in this process. */
+export interface NativePoolStats {
+  ready: number
+  booting: number
+  hits: number
+  misses: number
+  reclaimed: number
+  evicted: number
+  failed: number
+}
+
 export interface NativeResponse {
   status: number
   statusText: string
@@ -129,4 +154,11 @@ export interface NativeWorkerOptions {
   isolation?: string
   /** Per-request mode: contexts one isolate serves before it is replaced. */
   maxReuse?: number
+  /**
+   * Take a warm spare from the process-wide pool when one is ready, and keep one ready for
+   * next time (default true).
+   */
+  pool?: boolean
 }
+
+export declare function poolStats(): NativePoolStats

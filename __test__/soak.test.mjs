@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
-import { createWorker, dispatch } from "../index.js";
+import { createWorker, dispatch, clearPool, poolStats } from "../index.js";
 
 const CYCLES = 10_000;
 const PARALLEL = 4;
@@ -37,6 +37,10 @@ test(`${CYCLES} create/dispose cycles: RSS growth stays under 50 MB and every th
   const growthMb = (process.memoryUsage().rss - baseline) / 1024 / 1024;
   t.diagnostic(`${CYCLES} cycles in ${((performance.now() - started) / 1000).toFixed(1)} s; RSS growth ${growthMb.toFixed(1)} MB`);
   assert.ok(growthMb < 50, `RSS grew by ${growthMb.toFixed(1)} MB`);
+  // The warm pool (on by default) served some of the creates; its spare goes too.
+  const { hits, misses } = poolStats();
+  t.diagnostic(`warm pool: ${hits} hits, ${misses} misses`);
+  await clearPool();
   // dispose() resolves after the isolate thread is joined; the dispose helper threads end just after.
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal(workerThreads(), 0);

@@ -64,6 +64,9 @@ class OutgoingBody {
 class HostBodies {
   #requests = new Map(); // id -> ReadableStreamDefaultReader
   #responses = new Map(); // id -> OutgoingBody
+  // Response bodies Node cancelled while no write was waiting: id -> reason. The worker's next
+  // call for the id (a write, or its close or error) is answered from here, and removes it.
+  #cancelled = new Map();
   #nextRequest = 1;
   #closed = null; // Error once the worker is gone
   #keepAlive = null;
@@ -110,6 +113,7 @@ class HostBodies {
 
   /** The Node ReadableStream for response body `id`; `onEnd` runs once it closes, errors or is cancelled. */
   responseStream(id, onEnd) {
+    const bodies = this;
     const body = this.#outgoing(id);
     let ended = false;
     const end = () => {
@@ -133,6 +137,8 @@ class HostBodies {
         cancel(reason) {
           body.cancelled = true;
           body.reason = reason === undefined ? undefined : String(reason instanceof Error ? reason.message : reason);
+          // A write waiting now is answered `cancelled` by wake(); otherwise the next one is.
+          if (body.release === null && body.ending === null) bodies.#cancelled.set(id, body.reason ?? null);
           body.wake();
           end();
         },
@@ -171,6 +177,11 @@ class HostBodies {
         this.releaseRequestBody(args.stream, args.reason);
         return { json: "null" };
       case "write": {
+        if (this.#cancelled.has(args.stream)) {
+          const reason = this.#cancelled.get(args.stream);
+          this.#cancelled.delete(args.stream);
+          return { json: JSON.stringify({ cancelled: true, reason }) };
+        }
         const body = this.#outgoing(args.stream);
         if (!body.cancelled && bytes) {
           // Copy: the native buffer is only lent for the duration of this call.
@@ -183,8 +194,10 @@ class HostBodies {
       }
       case "close":
       case "error": {
-        const body = this.#responses.get(args.stream);
-        if (body === undefined) return { json: "null" };
+        if (this.#cancelled.delete(args.stream)) return { json: "null" };
+        // The call may overtake the dispatch's answer (they come through different queues):
+        // then the ending waits for responseStream().
+        const body = this.#outgoing(args.stream);
         const ending = method === "close" ? { close: true } : { error: workerError(args) };
         if (body.controller === null) {
           body.ending = ending;
@@ -206,6 +219,7 @@ class HostBodies {
   /** The worker is gone (disposed) or was restarted: end every stream it was part of. */
   #reset(reason) {
     const error = bodyAborted(reason);
+    this.#cancelled.clear();
     for (const id of [...this.#requests.keys()]) this.releaseRequestBody(id, reason);
     for (const [id, body] of [...this.#responses]) {
       if (body.controller === null) {

@@ -4,6 +4,7 @@
 //!
 //! No V8 handle of the worker's isolate ever reaches Node: only strings and bytes cross.
 
+use crate::runtime::pool::{self, Acquired, PoolConfig};
 use crate::runtime::{
   Body, ExtraModule, Host, Isolation, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Worker, WorkerError,
   WorkerOptions,
@@ -12,6 +13,7 @@ use napi::bindgen_prelude::{Buffer, Either, FnArgs, Function, Object, PromiseRaw
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{CleanupEnvHook, Env, Result};
 use napi_derive::napi;
+use std::cell::Cell;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 #[napi(object)]
@@ -39,6 +41,9 @@ pub struct NativeWorkerOptions {
   pub isolation: Option<String>,
   /// Per-request mode: contexts one isolate serves before it is replaced.
   pub max_reuse: Option<u32>,
+  /// Take a warm spare from the process-wide pool when one is ready, and keep one ready for
+  /// next time (default true).
+  pub pool: Option<bool>,
 }
 
 /// Process-wide code cache counters.
@@ -55,6 +60,86 @@ pub struct NativeCodeCacheStats {
 pub fn code_cache_stats() -> NativeCodeCacheStats {
   let s = crate::runtime::code_cache_stats();
   NativeCodeCacheStats { hits: s.hits as f64, misses: s.misses as f64, rejected: s.rejected as f64, stored: s.stored as f64 }
+}
+
+/// The warm pool's settings, as `index.js` validated them.
+#[napi(object)]
+pub struct NativePoolConfig {
+  pub spares: u32,
+  pub idle_ms: f64,
+  pub max_total: u32,
+}
+
+/// What the warm pool holds and has done in this process.
+#[napi(object)]
+pub struct NativePoolStats {
+  pub ready: f64,
+  pub booting: f64,
+  pub hits: f64,
+  pub misses: f64,
+  pub reclaimed: f64,
+  pub evicted: f64,
+  pub failed: f64,
+}
+
+/// Changes the warm pool's settings; absent fields keep their current value.
+#[napi]
+pub fn configure_pool(spares: Option<u32>, idle_ms: Option<f64>, max_total: Option<u32>) -> NativePoolConfig {
+  let current = pool::config();
+  let config = PoolConfig {
+    spares: spares.unwrap_or(current.spares),
+    idle_ms: idle_ms.map_or(current.idle_ms, |ms| ms as u64),
+    max_total: max_total.unwrap_or(current.max_total),
+  };
+  pool::configure(config);
+  NativePoolConfig { spares: config.spares, idle_ms: config.idle_ms as f64, max_total: config.max_total }
+}
+
+#[napi]
+pub fn pool_stats() -> NativePoolStats {
+  let s = pool::stats();
+  NativePoolStats {
+    ready: s.ready as f64,
+    booting: s.booting as f64,
+    hits: s.hits as f64,
+    misses: s.misses as f64,
+    reclaimed: s.reclaimed as f64,
+    evicted: s.evicted as f64,
+    failed: s.failed as f64,
+  }
+}
+
+/// Disposes every spare in the pool, off Node's thread; resolves once their threads are joined.
+#[napi(ts_return_type = "Promise<void>")]
+pub fn clear_pool(env: &Env) -> Result<Object<'_>> {
+  let (deferred, promise) = env.create_deferred()?;
+  std::thread::Builder::new()
+    .name("wb-pool-clear".into())
+    .spawn(move || {
+      pool::clear();
+      deferred.resolve(|_env: Env| Ok(()));
+    })
+    .map_err(|e| napi::Error::from_reason(format!("could not start the pool-clearing thread: {e}")))?;
+  Ok(promise)
+}
+
+thread_local! {
+  /// Whether this thread's Node environment has the hook that empties the pool at teardown.
+  static POOL_TEARDOWN: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Makes sure no spare isolate is still running when this environment is torn down (a V8
+/// isolate running during process teardown can crash it): one cleanup hook per environment.
+fn ensure_pool_teardown(env: &Env) -> Result<()> {
+  if POOL_TEARDOWN.get() {
+    return Ok(());
+  }
+  env.add_env_cleanup_hook((), |()| {
+    pool::clear();
+    POOL_TEARDOWN.set(false);
+  })?;
+  POOL_TEARDOWN.set(true);
+  Ok(())
 }
 
 /// A module the script can import; `kind` is "esm", "wasm", "text", "data" or "json".
@@ -292,16 +377,18 @@ fn native_response(response: ResponseData) -> NativeResponse {
 }
 
 /// Starts a worker. Resolves to a `NativeWorker`, or to a `NativeError` if the script failed
-/// to load (resolving rather than rejecting lets `index.js` build the right error class).
-#[napi(ts_return_type = "Promise<NativeWorker | NativeError>")]
+/// to load (resolving rather than rejecting lets `index.js` build the right error class). A
+/// warm spare from the pool is returned as it is, without a promise.
+#[napi(ts_return_type = "Promise<NativeWorker | NativeError> | NativeWorker")]
 pub fn create_worker<'env>(
   env: &'env Env,
   options: NativeWorkerOptions,
   on_log: Function<'env, FnArgs<(String, String)>, ()>,
   host_dispatcher: Function<'env, HostArgs, PromiseRaw<'static, NativeHostAnswer>>,
   channel: &NativeChannel,
-) -> Result<Object<'env>> {
+) -> Result<Either<Object<'env>, NativeWorker>> {
   let settled = channel.settled.clone();
+  let pooled = options.pool.unwrap_or(true);
   let format = match options.format.as_deref() {
     None => None,
     Some(name) => Some(ScriptFormat::parse(name).ok_or_else(|| napi::Error::new(napi::Status::InvalidArg, format!("unknown format {name:?}")))?),
@@ -346,6 +433,12 @@ pub fn create_worker<'env>(
       .collect(),
   };
 
+  ensure_pool_teardown(env)?;
+  let (core_options, refill) = match pool::acquire(core_options, pooled) {
+    Acquired::Warm(worker, format) => return hand_off(env, worker, format, settled).map(Either::B),
+    Acquired::Cold(core_options, refill) => (core_options, refill),
+  };
+
   let (deferred, promise) = env.create_deferred()?;
   let slot: Arc<OnceLock<Arc<Worker>>> = Arc::new(OnceLock::new());
   let hook_slot: Arc<Mutex<Option<TeardownHook>>> = Arc::new(Mutex::new(None));
@@ -353,6 +446,9 @@ pub fn create_worker<'env>(
   let on_ready = Box::new(move |result: std::result::Result<ScriptFormat, WorkerError>| {
     // Runs on the isolate thread; the resolver below runs on Node's thread, after
     // `create_worker` has returned and filled the slots.
+    if let (Some(refill), Ok(_)) = (refill, &result) {
+      refill.start();
+    }
     deferred.resolve(move |env: Env| {
       let inner = worker_for_ready.get().cloned().expect("worker slot filled before the promise settles");
       let hook = hook_for_ready.lock().unwrap().take();
@@ -369,15 +465,26 @@ pub fn create_worker<'env>(
     });
   });
   let worker = Arc::new(Worker::spawn(core_options, on_ready).map_err(|e| napi::Error::from_reason(e.to_string()))?);
-  // When Node tears the environment down (process exit), stop the worker's threads first.
-  let hook = env.add_env_cleanup_hook(Arc::downgrade(&worker), |weak| {
+  *hook_slot.lock().unwrap() = Some(teardown_hook(env, &worker)?);
+  let _ = slot.set(worker);
+  Ok(Either::A(promise))
+}
+
+/// When Node tears the environment down (process exit), stop the worker's threads first.
+fn teardown_hook(env: &Env, worker: &Arc<Worker>) -> Result<TeardownHook> {
+  let hook = env.add_env_cleanup_hook(Arc::downgrade(worker), |weak| {
     if let Some(worker) = weak.upgrade() {
       worker.dispose();
     }
   })?;
-  *hook_slot.lock().unwrap() = Some(TeardownHook(hook));
-  let _ = slot.set(worker);
-  Ok(promise)
+  Ok(TeardownHook(hook))
+}
+
+/// A pool hit: the spare is booted and bound already, so it is the answer at once.
+fn hand_off(env: &Env, worker: Worker, format: ScriptFormat, settled: Arc<SettledFunction>) -> Result<NativeWorker> {
+  let inner = Arc::new(worker);
+  let hook = teardown_hook(env, &inner)?;
+  Ok(NativeWorker { inner, format, cleanup: Mutex::new(Some(hook)), settled })
 }
 
 #[napi]

@@ -10,6 +10,7 @@ mod modules;
 mod monitor;
 mod ops;
 mod platform;
+pub mod pool;
 mod rewriter;
 mod scheduler;
 mod script;

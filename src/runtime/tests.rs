@@ -258,3 +258,79 @@ fn bodies_stream_through_the_host_in_both_directions() {
   }
   assert_eq!(host.written.lock().unwrap().concat(), "alpha!");
 }
+
+#[test]
+fn pool_key_ignores_the_sinks_and_covers_the_rest() {
+  let base = options("export default { fetch() { return new Response('k') } }");
+  let mut other_sinks = base.clone();
+  other_sinks.log = Arc::new(|_, _| {});
+  assert_eq!(pool::key(&base), pool::key(&other_sinks));
+  let mut env = base.clone();
+  env.env_json = r#"{"A":1}"#.into();
+  let mut limits = base.clone();
+  limits.limits.cpu_ms = 5;
+  let mut module = base.clone();
+  module.modules.push(ExtraModule { name: "a.txt".into(), kind: ModuleKind::Text, content: "x".into() });
+  let mut module_content = module.clone();
+  module_content.modules[0].content = "y".into();
+  let keys = [&base, &env, &limits, &module, &module_content].map(pool::key);
+  for (i, a) in keys.iter().enumerate() {
+    for b in &keys[i + 1..] {
+      assert_ne!(a, b);
+    }
+  }
+}
+
+#[test]
+fn pool_hands_off_a_booted_spare_with_the_new_callers_log() {
+  // The only core test that uses the (process-wide) pool, so its counters are ours.
+  let script = "console.log('top'); let n = 0; export default { fetch() { return new Response(String(++n)) } } // pool test";
+  let (first, _) = pool::start_blocking(options(script), true).unwrap();
+  let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+  while pool::stats().ready == 0 {
+    assert!(std::time::Instant::now() < deadline, "no spare within 20 s: {:?}", pool::stats());
+    std::thread::sleep(std::time::Duration::from_millis(5));
+  }
+  let lines = Arc::new(Mutex::new(Vec::new()));
+  let mut opts = options(script);
+  let sink = lines.clone();
+  opts.log = Arc::new(move |_, line| sink.lock().unwrap().push(line));
+  let before = pool::stats();
+  let (second, format) = pool::start_blocking(opts, true).unwrap();
+  assert_eq!(pool::stats().hits, before.hits + 1);
+  assert_eq!(format, ScriptFormat::Module);
+  // The spare's top-level line was flushed to the new sink at hand-off.
+  assert_eq!(*lines.lock().unwrap(), vec!["top".to_owned()]);
+  assert_eq!(body_text(&second.dispatch_blocking(RequestData::get("http://localhost/")).unwrap()), "1");
+  assert_eq!(body_text(&first.dispatch_blocking(RequestData::get("http://localhost/")).unwrap()), "1");
+  // Other options miss.
+  let mut other = options(script);
+  other.env_json = r#"{"A":1}"#.into();
+  let misses = pool::stats().misses;
+  let (third, _) = pool::start_blocking(other, true).unwrap();
+  assert_eq!(pool::stats().misses, misses + 1);
+  pool::clear();
+  let after = pool::stats();
+  assert_eq!((after.ready, after.booting), (0, 0));
+  for worker in [first, second, third] {
+    worker.dispose();
+  }
+}
+
+#[test]
+fn per_request_isolation_gives_each_request_a_fresh_scope_and_survives_errors() {
+  let mut opts = options(
+    "let n = 0; export default { fetch(req) { n++; if (req.url.endsWith('/bad')) throw new Error('bad'); return new Response(String(n)); } }",
+  );
+  opts.isolation = Isolation::PerRequest { max_reuse: 3 };
+  let (worker, _) = Worker::start_blocking(opts).unwrap();
+  // More requests than max_reuse, with a failure in between: every one sees n == 1.
+  for i in 0..8 {
+    if i == 4 {
+      assert!(matches!(worker.dispatch_blocking(RequestData::get("http://localhost/bad")), Err(WorkerError::Js(_))));
+    }
+    let response = worker.dispatch_blocking(RequestData::get("http://localhost/")).unwrap();
+    assert_eq!(body_text(&response), "1");
+  }
+  worker.dispose();
+}
