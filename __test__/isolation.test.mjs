@@ -140,3 +140,17 @@ test("per-request: options are checked", async () => {
   await assert.rejects(createWorker({ script: COUNTER, isolation: "per-request", maxReuse: 0 }), /options\.maxReuse must be a positive integer/);
   await assert.rejects(createWorker({ script: COUNTER, maxReuse: 5 }), /maxReuse applies only with isolation: "per-request"/);
 });
+
+test("per-request: cron events get fresh contexts too", async (t) => {
+  const lines = [];
+  const worker = await useWorker(t, {
+    isolation: "per-request",
+    script: `let n = 0; export default { scheduled(controller) { n++; console.log(controller.cron + " n=" + n); } };`,
+    onLog: (level, message) => lines.push(message),
+  });
+  for (const cron of ["*/5 * * * *", "0 0 * * *"]) {
+    assert.deepEqual(await dispatch(worker, { type: "scheduled", cron }), { outcome: "ok", noRetry: false });
+  }
+  await waitFor(() => lines.length >= 2);
+  assert.deepEqual(lines, ["*/5 * * * * n=1", "0 0 * * * n=1"]);
+});
