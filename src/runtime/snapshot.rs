@@ -105,6 +105,7 @@ fn create() -> Result<Box<[u8]>, String> {
     let context = v8::Context::new(scope, Default::default());
     let scope = &mut v8::ContextScope::new(scope, context);
     let internals = install_runtime(scope).map_err(|e| e.to_string())?;
+    warm_up(scope, internals)?;
     let index = scope.add_context_data(context, internals);
     if index != INTERNALS_INDEX {
       return Err(format!("internals landed at context data index {index}"));
@@ -113,4 +114,27 @@ fn create() -> Result<Box<[u8]>, String> {
   }
   let blob = creator.create_blob(v8::FunctionCodeHandling::Keep).ok_or("V8 could not serialize the context")?;
   Ok(blob.to_vec().into_boxed_slice())
+}
+
+/// Runs `internals.warmUp()` (the common request path, in JS) so the functions it uses are
+/// compiled, and kept compiled in the snapshot: a worker's first request then runs at once
+/// instead of compiling them.
+fn warm_up(scope: &mut v8::HandleScope, internals: v8::Local<v8::Object>) -> Result<(), String> {
+  let key = ops::new_string(scope, "warmUp");
+  let function = internals
+    .get(scope, key.into())
+    .and_then(|f| v8::Local::<v8::Function>::try_from(f).ok())
+    .ok_or("the bootstrap did not define internals.warmUp")?;
+  let tc = &mut v8::TryCatch::new(scope);
+  let recv = v8::undefined(tc).into();
+  let promise = function.call(tc, recv, &[]).and_then(|p| v8::Local::<v8::Promise>::try_from(p).ok());
+  tc.perform_microtask_checkpoint();
+  match promise.map(|p| (p.state(), p)) {
+    Some((v8::PromiseState::Fulfilled, _)) => Ok(()),
+    Some((v8::PromiseState::Rejected, p)) => {
+      let reason = p.result(tc);
+      Err(format!("the warm-up failed: {}", reason.to_rust_string_lossy(tc)))
+    }
+    _ => Err("the warm-up did not finish".into()),
+  }
 }
