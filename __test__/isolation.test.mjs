@@ -154,3 +154,14 @@ test("per-request: cron events get fresh contexts too", async (t) => {
   await waitFor(() => lines.length >= 2);
   assert.deepEqual(lines, ["*/5 * * * * n=1", "0 0 * * * n=1"]);
 });
+
+test("per-request: a script whose top level leaves an unhandled rejection still serves (no renewal loop)", async (t) => {
+  const lines = [];
+  const worker = await useWorker(t, {
+    isolation: "per-request",
+    script: `Promise.reject(new Error("top-level rejection")); let n = 0; export default { fetch() { return new Response(String(++n)); } };`,
+    onLog: (level, message) => lines.push(message),
+  });
+  for (let i = 0; i < 5; i++) assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "1");
+  assert.ok(lines.some((l) => /top-level rejection/.test(l)), JSON.stringify(lines));
+});

@@ -915,6 +915,12 @@ fn idle_per_request(
     }
   }
   let Some(per_request) = runtime.per_request.as_mut() else { return Idle::Nothing };
+  if per_request.served > 0 && per_request.live.is_empty() && renewal_due(per_request, state) {
+    // Due and nothing runs (say, an error went uncaught in a timer of the script's top level).
+    // An isolate that has served nothing is not renewed: if its own start-up tainted it, so
+    // would the next one's, and renewing would only loop.
+    return Idle::Exit(PumpExit::Renew);
+  }
   if per_request.spare.is_some() || per_request.spare_failed || renewal_due(per_request, state) {
     return Idle::Nothing;
   }
