@@ -4,16 +4,15 @@
 //!
 //! An entry is keyed by a SHA-256 over V8's cached-data version tag (which changes with the V8
 //! version and the flags that affect code), the V8 version string, the script's kind (module or
-//! classic), its file name and its source. Entries are made after the script has run its top
+//! classic) and its [`SourceDigest`] (file name and source, hashed once per worker rather than
+//! on every load). Entries are made after the script has run its top
 //! level, so functions compiled during start-up are in them too. V8 checks an entry again when
 //! it consumes it; a rejected one (a stale or corrupt file) is dropped and made anew.
 //!
 //! The in-memory store keeps at most [`MEMORY_LIMIT_BYTES`], dropping the oldest entries first.
 //!
-//! Known limit: V8 ties cached data to the read-only heap of the snapshot the isolate came from,
-//! and our startup snapshot is made once per process, differently each time; so another
-//! process's disk entries are refused (and replaced) unless the snapshot is off
-//! (`WORKERBOX_NO_SNAPSHOT=1`). Within a process every entry is reused.
+//! V8 ties cached data to the snapshot the isolate came from, so disk entries serve later
+//! processes because the startup snapshot is kept in the same directory (see `snapshot.rs`).
 
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, VecDeque};
@@ -86,6 +85,43 @@ fn memory() -> &'static Mutex<Memory> {
   MEMORY.get_or_init(Default::default)
 }
 
+/// A SHA-256 over length-prefixed parts, so that different lists of parts never hash alike.
+/// The one way cache keys are made here (code cache, saved snapshot, warm pool).
+pub(crate) struct KeyHash(Sha256);
+
+impl KeyHash {
+  pub fn new() -> Self {
+    Self(Sha256::new())
+  }
+
+  pub fn part(&mut self, bytes: &[u8]) -> &mut Self {
+    self.0.update((bytes.len() as u64).to_le_bytes());
+    self.0.update(bytes);
+    self
+  }
+
+  pub fn finish(self) -> [u8; 32] {
+    self.0.finalize().into()
+  }
+}
+
+/// Lower-case hex of `bytes`, for file names.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+  bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A script's file name and source, hashed once; what its code-cache entries are made from.
+#[derive(Clone, Copy)]
+pub struct SourceDigest([u8; 32]);
+
+impl SourceDigest {
+  pub fn new(filename: &str, source: &str) -> Self {
+    let mut hash = KeyHash::new();
+    hash.part(filename.as_bytes()).part(source.as_bytes());
+    Self(hash.finish())
+  }
+}
+
 /// Where one script's entry lives: its key and, when a cache directory is set, its file.
 pub struct Entry {
   key: String,
@@ -94,16 +130,14 @@ pub struct Entry {
 
 impl Entry {
   /// The entry for a script of `kind` ("module" or "classic").
-  pub fn new(kind: &str, filename: &str, source: &str, dir: Option<&Path>) -> Self {
-    let mut hash = Sha256::new();
-    hash.update(v8::script_compiler::cached_data_version_tag().to_le_bytes());
-    hash.update(v8::V8::get_version().as_bytes());
-    for part in [kind, filename] {
-      hash.update((part.len() as u64).to_le_bytes());
-      hash.update(part.as_bytes());
-    }
-    hash.update(source.as_bytes());
-    let key: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+  pub fn new(kind: &str, source: SourceDigest, dir: Option<&Path>) -> Self {
+    let mut hash = KeyHash::new();
+    hash
+      .part(&v8::script_compiler::cached_data_version_tag().to_le_bytes())
+      .part(v8::V8::get_version().as_bytes())
+      .part(kind.as_bytes())
+      .part(&source.0);
+    let key = hex(&hash.finish());
     let file = dir.map(|dir| dir.join(format!("{key}.v8cache")));
     Self { key, file }
   }

@@ -5,6 +5,7 @@
 //! The thread blocks on its inbox between messages, so an idle worker uses no CPU.
 
 use super::allocator;
+use super::code_cache;
 use super::errors::describe_exception;
 use super::monitor::{Monitor, StopReason};
 use super::modules;
@@ -90,6 +91,8 @@ pub(crate) struct IsolateState {
   /// A request failed or an error went uncaught in this isolate: in per-request mode, the
   /// isolate is replaced once its running requests are done.
   pub tainted: bool,
+  /// The script's code-cache digest, made once per worker (`None`: code cache off).
+  pub source_digest: Option<code_cache::SourceDigest>,
 }
 
 impl IsolateState {
@@ -179,15 +182,14 @@ struct PerRequest {
 }
 
 impl Runtime {
-  /// The context to enter for work done for `owner`.
-  fn context_for(&self, owner: Option<u32>) -> &v8::Global<v8::Context> {
-    let live = owner.and_then(|id| self.per_request.as_ref()?.live.get(&id));
-    &live.unwrap_or(&self.home).context
-  }
-
-  /// The context an event runs in.
+  /// The context an event runs in: its own in per-request mode, else the home context.
   fn ctx_for(&self, id: u32) -> &Ctx {
     self.per_request.as_ref().and_then(|p| p.live.get(&id)).unwrap_or(&self.home)
+  }
+
+  /// The context to enter for work done for `owner`.
+  fn context_for(&self, owner: Option<u32>) -> &v8::Global<v8::Context> {
+    &owner.map_or(&self.home, |id| self.ctx_for(id)).context
   }
 }
 
@@ -202,6 +204,8 @@ pub(crate) fn run(startup: Startup) {
   let mut on_ready = Some(on_ready);
   let mut events = EventQueue::default();
   let mut last_id = 0;
+  // Hashed once here rather than on every load (per-request mode loads for every request).
+  let source_digest = options.code_cache.then(|| code_cache::SourceDigest::new(&options.filename, &options.script));
   // Each pass runs one isolate; a limit that stops the script ends the pass and the next one
   // starts a fresh isolate with the same script and bindings.
   loop {
@@ -227,6 +231,7 @@ pub(crate) fn run(startup: Startup) {
       started: std::time::Instant::now(),
       unhandled: Vec::new(),
       tainted: false,
+      source_digest,
     }));
     isolate.set_slot(state.clone());
 
@@ -443,7 +448,8 @@ fn load_context(
   // Modules the script may import (compiled anew for each context).
   scope.set_slot(Rc::new(RefCell::new(modules::Registry::new(&options.modules))));
   begin_turn(state, owner);
-  let cache = if options.code_cache { script::CacheUse::On(options.code_cache_dir.as_deref()) } else { script::CacheUse::Off };
+  let digest = state.borrow().source_digest;
+  let cache = digest.map_or(script::CacheUse::Off, |digest| script::CacheUse::On(digest, options.code_cache_dir.as_deref()));
   let loaded = script::load(scope, &options.script, &options.filename, format, cache);
   end_turn(state);
   if state.borrow().monitor.stop_pending() {
@@ -550,7 +556,7 @@ fn internal_function<'s>(
     .ok_or_else(|| WorkerError::runtime("ERR_BOOTSTRAP", format!("the bootstrap did not define internals.{name}")))
 }
 
-fn call_internal<'s>(
+pub(crate) fn call_internal<'s>(
   scope: &mut v8::HandleScope<'s>,
   internals: v8::Local<v8::Object>,
   name: &str,
@@ -879,11 +885,16 @@ fn fail_hung_work(state: &StateRef, events: &EventQueue) {
       "The worker's handler will never respond: its promise is still pending, but no timer, I/O or binding call is left that could settle it.",
     ));
   }
-  if stuck_background > 0 {
-    let sink = state.borrow().log.clone();
-    sink(LogLevel::Warn, format!("{stuck_background} ctx.waitUntil() promise(s) will never settle: nothing is left that could settle them."));
-  }
+  warn_unsettled(state, stuck_background);
   waiters.into_iter().for_each(|w| w());
+}
+
+/// Tells the host that `count` `waitUntil` promises were given up on.
+fn warn_unsettled(state: &StateRef, count: u32) {
+  if count > 0 {
+    let sink = state.borrow().log.clone();
+    sink(LogLevel::Warn, format!("{count} ctx.waitUntil() promise(s) will never settle: nothing is left that could settle them."));
+  }
 }
 
 /// What the pump did with a pause in per-request mode.
@@ -975,10 +986,7 @@ fn retire_contexts(runtime: &mut Runtime, state: &StateRef, force: bool) -> Opti
     }
     (s.settled_waiters_if_idle(), stuck)
   };
-  if stuck > 0 {
-    let sink = state.borrow().log.clone();
-    sink(LogLevel::Warn, format!("{stuck} ctx.waitUntil() promise(s) will never settle: nothing is left that could settle them."));
-  }
+  warn_unsettled(state, stuck);
   waiters.into_iter().for_each(|w| w());
   let per_request = runtime.per_request.as_ref()?;
   (per_request.live.is_empty() && renewal_due(per_request, state)).then_some(PumpExit::Renew)

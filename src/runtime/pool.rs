@@ -19,7 +19,7 @@
 
 use super::types::{ExtraModule, Host, HostCall, HostReply, HostResult, Isolation, JsErrorInfo, Limits, LogLevel, LogSink, ModuleKind, ScriptFormat, WorkerError, WorkerOptions, BODY_BINDING};
 use super::worker::Worker;
-use sha2::{Digest, Sha256};
+use super::code_cache::KeyHash;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
@@ -86,10 +86,9 @@ pub fn key(options: &WorkerOptions) -> Key {
     isolation,
   } = options;
   let Limits { max_in_flight, max_queued, wall_ms, cpu_ms, memory_mb, binding_ms } = limits;
-  let mut hash = Sha256::new();
+  let mut hash = KeyHash::new();
   let mut field = |bytes: &[u8]| {
-    hash.update((bytes.len() as u64).to_le_bytes());
-    hash.update(bytes);
+    hash.part(bytes);
   };
   field(script.as_bytes());
   field(filename.as_bytes());
@@ -127,7 +126,7 @@ pub fn key(options: &WorkerOptions) -> Key {
     });
     field(content);
   }
-  hash.finalize().into()
+  hash.finish()
 }
 
 /// The log sink and host a spare is started with. They forward to whatever is bound at

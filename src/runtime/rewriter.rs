@@ -282,6 +282,21 @@ fn unknown(call: &Call) -> Value {
   Value::Error(format!("{} is not supported here.", call.method))
 }
 
+/// The comment handler of selector (or document handler set) `index`.
+fn on_comment(port: &Rc<Port>, index: usize, document: bool) -> impl FnMut(&mut Comment<'_>) -> HandlerResult + 'static {
+  let port = port.clone();
+  move |c| port.handle(HandlerCall::Comments { index, document }, Target::Comment(c))
+}
+
+/// The text handler of selector (or document handler set) `index`.
+fn on_text(port: &Rc<Port>, index: usize, document: bool) -> impl FnMut(&mut TextChunk<'_>) -> HandlerResult + 'static {
+  let port = port.clone();
+  move |t| {
+    let call = HandlerCall::Text { index, document, text: t.as_str().to_string(), last: t.last_in_text_node() };
+    port.handle(call, Target::Text(t))
+  }
+}
+
 /// Body of a rewriter thread.
 fn run(plan: Plan, commands: Receiver<Command>, events: Sender<Event>) {
   let port = Rc::new(Port { commands, events, output: RefCell::new(Vec::new()) });
@@ -304,15 +319,10 @@ fn run(plan: Plan, commands: Receiver<Command>, events: Sender<Event>) {
       });
     }
     if flags & ON_COMMENTS != 0 {
-      let port = port.clone();
-      handlers = handlers.comments(move |c: &mut Comment<'_>| port.handle(HandlerCall::Comments { index, document: false }, Target::Comment(c)));
+      handlers = handlers.comments(on_comment(&port, index, false));
     }
     if flags & ON_TEXT != 0 {
-      let port = port.clone();
-      handlers = handlers.text(move |t: &mut TextChunk<'_>| {
-        let call = HandlerCall::Text { index, document: false, text: t.as_str().to_string(), last: t.last_in_text_node() };
-        port.handle(call, Target::Text(t))
-      });
+      handlers = handlers.text(on_text(&port, index, false));
     }
     settings = settings.append_element_content_handler((Cow::Owned(selector), handlers));
   }
@@ -326,15 +336,10 @@ fn run(plan: Plan, commands: Receiver<Command>, events: Sender<Event>) {
       });
     }
     if flags & ON_COMMENTS != 0 {
-      let port = port.clone();
-      handlers = handlers.comments(move |c: &mut Comment<'_>| port.handle(HandlerCall::Comments { index, document: true }, Target::Comment(c)));
+      handlers = handlers.comments(on_comment(&port, index, true));
     }
     if flags & ON_TEXT != 0 {
-      let port = port.clone();
-      handlers = handlers.text(move |t: &mut TextChunk<'_>| {
-        let call = HandlerCall::Text { index, document: true, text: t.as_str().to_string(), last: t.last_in_text_node() };
-        port.handle(call, Target::Text(t))
-      });
+      handlers = handlers.text(on_text(&port, index, true));
     }
     if flags & ON_END != 0 {
       let port = port.clone();

@@ -33,8 +33,9 @@ struct Compiled<'s, T> {
 #[derive(Clone, Copy)]
 pub enum CacheUse<'a> {
   Off,
-  /// In this process's memory, and in the directory when there is one.
-  On(Option<&'a std::path::Path>),
+  /// In this process's memory, and in the directory when there is one; entries are found by
+  /// the script's digest, made once per worker.
+  On(code_cache::SourceDigest, Option<&'a std::path::Path>),
 }
 
 /// Compiles with the cached data for `entry` when there is some; says whether it was used.
@@ -73,7 +74,7 @@ fn compile_module<'s>(
   let code = source_string(scope, source)?;
   let origin = origin(scope, filename, true);
   let entry = match cache {
-    CacheUse::On(dir) => Some(code_cache::Entry::new("module", filename, source, dir)),
+    CacheUse::On(digest, dir) => Some(code_cache::Entry::new("module", digest, dir)),
     CacheUse::Off => None,
   };
   compile_cached(scope, code, &origin, entry, |scope, source, options| {
@@ -90,7 +91,7 @@ fn compile_classic<'s>(
   let code = source_string(scope, source)?;
   let origin = origin(scope, filename, false);
   let entry = match cache {
-    CacheUse::On(dir) => Some(code_cache::Entry::new("classic", filename, source, dir)),
+    CacheUse::On(digest, dir) => Some(code_cache::Entry::new("classic", digest, dir)),
     CacheUse::Off => None,
   };
   compile_cached(scope, code, &origin, entry, |scope, source, options| {

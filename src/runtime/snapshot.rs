@@ -14,8 +14,8 @@
 //! snapshot depends on (V8 version and flags, bootstrap sources, the op table) and carries a
 //! SHA-256 of its contents, checked before V8 sees it.
 
-use super::code_cache::write_atomically;
-use super::isolate::{install_runtime, BOOTSTRAP_FILES, STREAMS_PONYFILL};
+use super::code_cache::{hex, write_atomically, KeyHash};
+use super::isolate::{call_internal, install_runtime, BOOTSTRAP_FILES, STREAMS_PONYFILL};
 use super::ops;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -65,24 +65,20 @@ pub(crate) fn current() -> Option<&'static [u8]> {
 
 /// `<dir>/snapshot-<hash of what the snapshot depends on>.bin`
 fn snapshot_file(dir: &Path) -> PathBuf {
-  let mut hash = Sha256::new();
-  let mut part = |bytes: &[u8]| {
-    hash.update((bytes.len() as u64).to_le_bytes());
-    hash.update(bytes);
-  };
-  part(v8::V8::get_version().as_bytes());
-  part(&v8::script_compiler::cached_data_version_tag().to_le_bytes());
-  part(super::platform::V8_FLAGS.as_bytes());
-  part(env!("CARGO_PKG_VERSION").as_bytes());
+  let mut hash = KeyHash::new();
+  hash
+    .part(v8::V8::get_version().as_bytes())
+    .part(&v8::script_compiler::cached_data_version_tag().to_le_bytes())
+    .part(super::platform::V8_FLAGS.as_bytes())
+    .part(env!("CARGO_PKG_VERSION").as_bytes());
   for name in ops::names() {
-    part(name.as_bytes());
+    hash.part(name.as_bytes());
   }
-  part(STREAMS_PONYFILL.as_bytes());
+  hash.part(STREAMS_PONYFILL.as_bytes());
   for (name, source) in BOOTSTRAP_FILES {
-    part(name.as_bytes());
-    part(source.as_bytes());
+    hash.part(name.as_bytes()).part(source.as_bytes());
   }
-  let key: String = hash.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect();
+  let key = hex(&hash.finish()[..16]);
   dir.join(format!("snapshot-{key}.bin"))
 }
 
@@ -120,20 +116,12 @@ fn create() -> Result<Box<[u8]>, String> {
 /// compiled, and kept compiled in the snapshot: a worker's first request then runs at once
 /// instead of compiling them.
 fn warm_up(scope: &mut v8::HandleScope, internals: v8::Local<v8::Object>) -> Result<(), String> {
-  let key = ops::new_string(scope, "warmUp");
-  let function = internals
-    .get(scope, key.into())
-    .and_then(|f| v8::Local::<v8::Function>::try_from(f).ok())
-    .ok_or("the bootstrap did not define internals.warmUp")?;
-  let tc = &mut v8::TryCatch::new(scope);
-  let recv = v8::undefined(tc).into();
-  let promise = function.call(tc, recv, &[]).and_then(|p| v8::Local::<v8::Promise>::try_from(p).ok());
-  tc.perform_microtask_checkpoint();
-  match promise.map(|p| (p.state(), p)) {
-    Some((v8::PromiseState::Fulfilled, _)) => Ok(()),
-    Some((v8::PromiseState::Rejected, p)) => {
-      let reason = p.result(tc);
-      Err(format!("the warm-up failed: {}", reason.to_rust_string_lossy(tc)))
+  let result = call_internal(scope, internals, "warmUp", &[]).map_err(|e| format!("the warm-up failed: {}", e.stack))?;
+  match v8::Local::<v8::Promise>::try_from(result).map(|p| (p.state(), p)) {
+    Ok((v8::PromiseState::Fulfilled, _)) => Ok(()),
+    Ok((v8::PromiseState::Rejected, p)) => {
+      let reason = p.result(scope);
+      Err(format!("the warm-up failed: {}", reason.to_rust_string_lossy(scope)))
     }
     _ => Err("the warm-up did not finish".into()),
   }
