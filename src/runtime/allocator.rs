@@ -56,23 +56,6 @@ unsafe extern "C" fn free(budget: &BufferBudget, data: *mut c_void, len: usize) 
   budget.release(len);
 }
 
-unsafe extern "C" fn reallocate(budget: &BufferBudget, data: *mut c_void, old_len: usize, new_len: usize) -> *mut c_void {
-  if new_len > old_len && !budget.reserve(new_len - old_len) {
-    return std::ptr::null_mut();
-  }
-  let moved = libc::realloc(data, new_len.max(1));
-  if moved.is_null() {
-    if new_len > old_len {
-      budget.release(new_len - old_len);
-    }
-    return std::ptr::null_mut();
-  }
-  if new_len < old_len {
-    budget.release(old_len - new_len);
-  }
-  moved
-}
-
 unsafe extern "C" fn drop_budget(budget: *const BufferBudget) {
   drop(Arc::from_raw(budget));
 }
@@ -83,7 +66,6 @@ pub(crate) fn capped(cap: usize) -> v8::UniqueRef<v8::Allocator> {
     allocate,
     allocate_uninitialized,
     free,
-    reallocate,
     drop: drop_budget,
   };
   let budget = Arc::new(BufferBudget { used: AtomicUsize::new(0), cap });

@@ -3,7 +3,7 @@
 use super::types::JsErrorInfo;
 
 /// Reads a string property of `obj`, if present and not undefined.
-fn string_prop(scope: &mut v8::HandleScope, obj: v8::Local<v8::Object>, key: &str) -> Option<String> {
+fn string_prop(scope: &mut v8::PinScope, obj: v8::Local<v8::Object>, key: &str) -> Option<String> {
   let key = v8::String::new(scope, key)?;
   let value = obj.get(scope, key.into())?;
   if value.is_undefined() || value.is_null() {
@@ -14,7 +14,7 @@ fn string_prop(scope: &mut v8::HandleScope, obj: v8::Local<v8::Object>, key: &st
 
 /// Describes a thrown value. `message` (from a `TryCatch`) supplies the location when there is one.
 pub fn describe_exception(
-  scope: &mut v8::HandleScope,
+  scope: &mut v8::PinScope,
   exception: v8::Local<v8::Value>,
   message: Option<v8::Local<v8::Message>>,
 ) -> JsErrorInfo {
@@ -39,7 +39,7 @@ pub fn describe_exception(
 
 /// Describes a compile-time error, putting file:line:column into the message and stack, since
 /// V8's own stack for a SyntaxError carries no location.
-pub fn describe_compile_error(tc: &mut v8::TryCatch<v8::HandleScope>) -> JsErrorInfo {
+pub fn describe_compile_error(tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>) -> JsErrorInfo {
   let exception = tc.exception();
   let message = tc.message();
   let Some(exception) = exception else {

@@ -57,7 +57,7 @@ fn resolve_name(specifier: &str, referrer: &str) -> String {
   }
 }
 
-fn throw(scope: &mut v8::HandleScope, message: &str) {
+fn throw(scope: &mut v8::PinScope, message: &str) {
   let message = ops::new_string(scope, message);
   let error = v8::Exception::type_error(scope, message);
   scope.throw_exception(error);
@@ -71,7 +71,7 @@ pub(crate) fn resolve<'a>(
   referrer: v8::Local<'a, v8::Module>,
 ) -> Option<v8::Local<'a, v8::Module>> {
   // SAFETY: V8 calls this synchronously inside `instantiate_module`, with `context` entered.
-  let scope = &mut unsafe { v8::CallbackScope::new(context) };
+  v8::callback_scope!(unsafe let scope, context);
   let registry = scope.get_slot::<RegistryRef>()?.clone();
   let specifier = specifier.to_rust_string_lossy(scope);
   let referrer_name = registry.borrow().names.get(&referrer.get_identity_hash().get()).cloned().unwrap_or_default();
@@ -93,7 +93,7 @@ pub(crate) fn resolve<'a>(
       let origin = v8::ScriptOrigin::new(scope, resource.into(), 0, 0, false, 0, None, false, false, true, None);
       let mut compiled = v8::script_compiler::Source::new(code, Some(&origin));
       let outcome = {
-        let tc = &mut v8::TryCatch::new(scope);
+        v8::tc_scope!(let tc, scope);
         v8::script_compiler::compile_module(tc, &mut compiled).ok_or_else(|| describe_compile_error(tc))
       };
       match outcome {
@@ -122,7 +122,7 @@ pub(crate) fn resolve<'a>(
 /// Sets a non-JS module's default export: WebAssembly.Module, string, ArrayBuffer or JSON.
 fn evaluate_synthetic<'a>(context: v8::Local<'a, v8::Context>, module: v8::Local<'a, v8::Module>) -> Option<v8::Local<'a, v8::Value>> {
   // SAFETY: V8 calls this synchronously while evaluating the module, with `context` entered.
-  let scope = &mut unsafe { v8::CallbackScope::new(context) };
+  v8::callback_scope!(unsafe let scope, context);
   let registry = scope.get_slot::<RegistryRef>()?.clone();
   let source = {
     let registry = registry.borrow();
@@ -131,7 +131,7 @@ fn evaluate_synthetic<'a>(context: v8::Local<'a, v8::Context>, module: v8::Local
   };
   let value: v8::Local<v8::Value> = match source.kind {
     ModuleKind::Wasm => {
-      let tc = &mut v8::TryCatch::new(scope);
+      v8::tc_scope!(let tc, scope);
       match v8::WasmModuleObject::compile(tc, &source.content) {
         Some(wasm) => wasm.into(),
         None => {

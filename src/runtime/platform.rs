@@ -9,25 +9,26 @@
 //!
 //! V8 tasks posted to an isolate's foreground runner are run at the end of every pump turn
 //! (see `isolate.rs`); tasks posted from V8's own background threads while the isolate thread
-//! sleeps would wait for the next message, which is why asynchronous Wasm compilation is off.
+//! sleeps would wait for the next message, which is why `WebAssembly.compile`/`instantiate` compile
+//! on the isolate thread (`src/js/30_wasm.js`).
 
 use std::sync::OnceLock;
 
 static PLATFORM: OnceLock<v8::SharedRef<v8::Platform>> = OnceLock::new();
 
 /// The V8 flags workerbox sets (a saved startup snapshot is only valid under the same ones).
-pub(crate) const V8_FLAGS: &str = "--no-wasm-async-compilation";
+/// None today: V8 15 removed `--no-wasm-async-compilation`, which 12.9 needed.
+pub(crate) const V8_FLAGS: &str = "";
 
 /// Initialises V8 for this process if that has not happened yet and returns its platform.
 /// Cheap after the first call.
 pub fn init_v8() -> &'static v8::SharedRef<v8::Platform> {
   PLATFORM.get_or_init(|| {
     // The ICU data must be in place before V8 initialises, or Intl has no locale data.
-    v8::icu::set_common_data_73(deno_core_icudata::ICU_DATA).expect("ICU data rejected by V8");
-    // This V8 has no hook to tell us when a background thread posts a task for an isolate, so
-    // an isolate thread asleep on its inbox would never see it. Compile WebAssembly on the
-    // calling thread instead (WebAssembly.compile/instantiate still return promises).
-    v8::V8::set_flags_from_string(V8_FLAGS);
+    v8::icu::set_common_data_78(deno_core_icudata::ICU_DATA).expect("ICU data rejected by V8");
+    if !V8_FLAGS.is_empty() {
+      v8::V8::set_flags_from_string(V8_FLAGS);
+    }
     let platform = v8::new_unprotected_default_platform(0, false).make_shared();
     v8::V8::initialize_platform(platform.clone());
     v8::V8::initialize();

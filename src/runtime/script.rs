@@ -12,12 +12,12 @@ pub struct Loaded<'s> {
   pub namespace: Option<v8::Local<'s, v8::Object>>,
 }
 
-fn origin<'s>(scope: &mut v8::HandleScope<'s>, filename: &str, is_module: bool) -> v8::ScriptOrigin<'s> {
+fn origin<'s>(scope: &mut v8::PinScope<'s, '_>, filename: &str, is_module: bool) -> v8::ScriptOrigin<'s> {
   let name = v8::String::new(scope, filename).unwrap();
   v8::ScriptOrigin::new(scope, name.into(), 0, 0, false, 0, None, false, false, is_module, None)
 }
 
-fn source_string<'s>(scope: &mut v8::HandleScope<'s>, source: &str) -> Result<v8::Local<'s, v8::String>, JsErrorInfo> {
+fn source_string<'s>(scope: &mut v8::PinScope<'s, '_>, source: &str) -> Result<v8::Local<'s, v8::String>, JsErrorInfo> {
   v8::String::new(scope, source).ok_or_else(|| JsErrorInfo::new("RangeError", "the script is larger than V8's maximum string length"))
 }
 
@@ -40,11 +40,11 @@ pub enum CacheUse<'a> {
 
 /// Compiles with the cached data for `entry` when there is some; says whether it was used.
 fn compile_cached<'s, T>(
-  scope: &mut v8::HandleScope<'s>,
+  scope: &mut v8::PinScope<'s, '_>,
   code: v8::Local<'s, v8::String>,
   origin: &v8::ScriptOrigin<'s>,
   entry: Option<code_cache::Entry>,
-  compile: impl FnOnce(&mut v8::HandleScope<'s>, &mut v8::script_compiler::Source, v8::script_compiler::CompileOptions) -> Option<v8::Local<'s, T>>,
+  compile: impl FnOnce(&mut v8::PinScope<'s, '_>, &mut v8::script_compiler::Source, v8::script_compiler::CompileOptions) -> Option<v8::Local<'s, T>>,
 ) -> Result<Compiled<'s, T>, JsErrorInfo> {
   let data = entry.as_ref().and_then(code_cache::Entry::lookup);
   let (mut source, options) = match &data {
@@ -54,7 +54,7 @@ fn compile_cached<'s, T>(
     ),
     None => (v8::script_compiler::Source::new(code, Some(origin)), v8::script_compiler::CompileOptions::NoCompileOptions),
   };
-  let tc = &mut v8::TryCatch::new(scope);
+  v8::tc_scope!(let tc, scope);
   let value = compile(tc, &mut source, options).ok_or_else(|| describe_compile_error(tc))?;
   let rejected = data.is_some() && source.get_cached_data().is_some_and(|c| c.rejected());
   if rejected {
@@ -66,7 +66,7 @@ fn compile_cached<'s, T>(
 }
 
 fn compile_module<'s>(
-  scope: &mut v8::HandleScope<'s>,
+  scope: &mut v8::PinScope<'s, '_>,
   source: &str,
   filename: &str,
   cache: CacheUse,
@@ -83,7 +83,7 @@ fn compile_module<'s>(
 }
 
 fn compile_classic<'s>(
-  scope: &mut v8::HandleScope<'s>,
+  scope: &mut v8::PinScope<'s, '_>,
   source: &str,
   filename: &str,
   cache: CacheUse,
@@ -109,11 +109,11 @@ fn remember<T>(compiled: &Compiled<T>, make: impl FnOnce() -> Option<v8::UniqueR
   }
 }
 
-fn module_has_exports(scope: &mut v8::HandleScope, module: v8::Local<v8::Module>) -> bool {
+fn module_has_exports(scope: &mut v8::PinScope, module: v8::Local<v8::Module>) -> bool {
   if module.get_module_requests().length() > 0 {
     return true;
   }
-  let tc = &mut v8::TryCatch::new(scope);
+  v8::tc_scope!(let tc, scope);
   let Some(namespace) = module.get_module_namespace().to_object(tc) else { return true };
   let args = v8::GetPropertyNamesArgs {
     mode: v8::KeyCollectionMode::OwnOnly,
@@ -126,7 +126,7 @@ fn module_has_exports(scope: &mut v8::HandleScope, module: v8::Local<v8::Module>
 
 /// Compiles and runs the user script in the current context.
 pub fn load<'s>(
-  scope: &mut v8::HandleScope<'s>,
+  scope: &mut v8::PinScope<'s, '_>,
   source: &str,
   filename: &str,
   format: Option<ScriptFormat>,
@@ -148,7 +148,7 @@ pub fn load<'s>(
 
   if let Some(compiled) = module {
     let module = compiled.value;
-    let tc = &mut v8::TryCatch::new(scope);
+    v8::tc_scope!(let tc, scope);
     if let Some(registry) = tc.get_slot::<RegistryRef>().cloned() {
       registry.borrow_mut().name_main(module, filename);
     }
@@ -165,7 +165,7 @@ pub fn load<'s>(
 
   let compiled = compile_classic(scope, source, filename, cache)?;
   let script = compiled.value;
-  let tc = &mut v8::TryCatch::new(scope);
+  v8::tc_scope!(let tc, scope);
   if script.run(tc).is_none() {
     return Err(thrown(tc));
   }
@@ -175,7 +175,7 @@ pub fn load<'s>(
 }
 
 fn evaluate_module<'s>(
-  tc: &mut v8::TryCatch<v8::HandleScope<'s>>,
+  tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, 's, v8::HandleScope<'_>>>,
   module: v8::Local<'s, v8::Module>,
 ) -> Result<v8::Local<'s, v8::Object>, JsErrorInfo> {
   let Some(result) = module.evaluate(tc) else { return Err(thrown(tc)) };
@@ -200,7 +200,7 @@ fn evaluate_module<'s>(
 }
 
 /// The exception a `TryCatch` caught, or a termination notice.
-pub fn thrown(tc: &mut v8::TryCatch<v8::HandleScope>) -> JsErrorInfo {
+pub fn thrown(tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>) -> JsErrorInfo {
   if tc.has_terminated() {
     return JsErrorInfo::new("Error", "script execution was terminated");
   }

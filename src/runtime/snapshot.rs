@@ -96,8 +96,8 @@ fn load(file: &Path) -> Option<Box<[u8]>> {
 
 fn create() -> Result<Box<[u8]>, String> {
   let mut creator = v8::Isolate::snapshot_creator(Some(ops::external_references()), None);
-  {
-    let scope = &mut v8::HandleScope::new(&mut creator);
+  let prepared = (|| {
+    v8::scope!(let scope, &mut creator);
     let context = v8::Context::new(scope, Default::default());
     let scope = &mut v8::ContextScope::new(scope, context);
     let internals = install_runtime(scope).map_err(|e| e.to_string())?;
@@ -107,15 +107,25 @@ fn create() -> Result<Box<[u8]>, String> {
       return Err(format!("internals landed at context data index {index}"));
     }
     scope.set_default_context(context);
+    Ok(())
+  })();
+  // A snapshot-creator isolate must be consumed by `create_blob`, even when preparing failed
+  // (dropping it otherwise panics), and `create_blob` needs a default context.
+  if prepared.is_err() {
+    v8::scope!(let scope, &mut creator);
+    let context = v8::Context::new(scope, Default::default());
+    scope.set_default_context(context);
   }
-  let blob = creator.create_blob(v8::FunctionCodeHandling::Keep).ok_or("V8 could not serialize the context")?;
+  let blob = creator.create_blob(v8::FunctionCodeHandling::Keep);
+  prepared?;
+  let blob = blob.ok_or("V8 could not serialize the context")?;
   Ok(blob.to_vec().into_boxed_slice())
 }
 
 /// Runs `internals.warmUp()` (the common request path, in JS) so the functions it uses are
 /// compiled, and kept compiled in the snapshot: a worker's first request then runs at once
 /// instead of compiling them.
-fn warm_up(scope: &mut v8::HandleScope, internals: v8::Local<v8::Object>) -> Result<(), String> {
+fn warm_up(scope: &mut v8::PinScope, internals: v8::Local<v8::Object>) -> Result<(), String> {
   let result = call_internal(scope, internals, "warmUp", &[]).map_err(|e| format!("the warm-up failed: {}", e.stack))?;
   match v8::Local::<v8::Promise>::try_from(result).map(|p| (p.state(), p)) {
     Ok((v8::PromiseState::Fulfilled, _)) => Ok(()),

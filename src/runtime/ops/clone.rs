@@ -13,7 +13,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
 struct Cloner;
 
 impl v8::ValueSerializerImpl for Cloner {
-  fn throw_data_clone_error<'s>(&self, scope: &mut v8::HandleScope<'s>, message: v8::Local<'s, v8::String>) {
+  fn throw_data_clone_error<'s>(&self, scope: &mut v8::PinScope<'s, '_>, message: v8::Local<'s, v8::String>) {
     let error = v8::Exception::error(scope, message);
     if let Ok(object) = v8::Local::<v8::Object>::try_from(error) {
       let key = new_string(scope, "name");
@@ -26,7 +26,7 @@ impl v8::ValueSerializerImpl for Cloner {
 
 impl v8::ValueDeserializerImpl for Cloner {}
 
-fn op_structured_clone(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_structured_clone<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let value = args.get(0);
   let context = scope.get_current_context();
   let data = {

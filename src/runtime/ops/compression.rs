@@ -71,7 +71,7 @@ impl Codec {
 }
 
 /// `ops.codecCreate(format, decompress) -> id | null` (null: unknown format).
-fn op_codec_create(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_codec_create<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let format = arg_string(scope, &args, 0);
   let Some(codec) = Codec::new(&format, args.get(1).is_true()) else { return rv.set_null() };
   let state = state(scope);
@@ -81,12 +81,12 @@ fn op_codec_create(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArgume
   rv.set_uint32(id);
 }
 
-fn codec_error(scope: &mut v8::HandleScope, error: std::io::Error) {
+fn codec_error(scope: &mut v8::PinScope, error: std::io::Error) {
   throw_type_error(scope, &format!("The compressed data is invalid: {error}"));
 }
 
 /// `ops.codecWrite(id, chunk) -> Uint8Array`
-fn op_codec_write(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_codec_write<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   let Some(input) = view_bytes(args.get(1)) else {
     return throw_type_error(scope, "The chunk must be an ArrayBuffer or an ArrayBufferView.");
@@ -106,7 +106,7 @@ fn op_codec_write(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArgumen
 }
 
 /// `ops.codecFinish(id) -> Uint8Array`
-fn op_codec_finish(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_codec_finish<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   let codec = state(scope).borrow_mut().codecs.remove(&id);
   match codec.map(Codec::finish) {
@@ -117,7 +117,7 @@ fn op_codec_finish(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArgume
 }
 
 /// `ops.codecDrop(id)`: the stream was cancelled.
-fn op_codec_drop(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_codec_drop<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   state(scope).borrow_mut().codecs.remove(&id);
 }

@@ -8,7 +8,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("log", op_log.map_fn_to());
 }
 
-fn op_log(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_log<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let level = LogLevel::parse(&arg_string(scope, &args, 0));
   let text = arg_string(scope, &args, 1);
   let sink = state(scope).borrow().log.clone();

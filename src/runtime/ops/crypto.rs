@@ -17,7 +17,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
 }
 
 /// Throws an Error named after the WebCrypto failure (the JS side turns it into a DOMException).
-fn throw_crypto_error(scope: &mut v8::HandleScope, error: &webcrypto::Error) {
+fn throw_crypto_error(scope: &mut v8::PinScope, error: &webcrypto::Error) {
   let message = new_string(scope, error.message());
   let exception = v8::Exception::error(scope, message);
   if let Ok(object) = v8::Local::<v8::Object>::try_from(exception) {
@@ -28,7 +28,7 @@ fn throw_crypto_error(scope: &mut v8::HandleScope, error: &webcrypto::Error) {
   scope.throw_exception(exception);
 }
 
-fn read_params(scope: &mut v8::HandleScope, value: v8::Local<v8::Value>) -> Option<Params> {
+fn read_params(scope: &mut v8::PinScope, value: v8::Local<v8::Value>) -> Option<Params> {
   let object = v8::Local::<v8::Object>::try_from(value).ok()?;
   let names = object.get_own_property_names(scope, v8::GetPropertyNamesArgs::default())?;
   let mut params = Params::default();
@@ -51,7 +51,7 @@ fn read_params(scope: &mut v8::HandleScope, value: v8::Local<v8::Value>) -> Opti
   Some(params)
 }
 
-fn write_out<'s>(scope: &mut v8::HandleScope<'s>, out: Out) -> v8::Local<'s, v8::Value> {
+fn write_out<'s>(scope: &mut v8::PinScope<'s, '_>, out: Out) -> v8::Local<'s, v8::Value> {
   match out {
     Out::Bytes(bytes) => uint8_array(scope, bytes).into(),
     Out::Bool(b) => v8::Boolean::new(scope, b).into(),
@@ -65,7 +65,7 @@ fn write_out<'s>(scope: &mut v8::HandleScope<'s>, out: Out) -> v8::Local<'s, v8:
 }
 
 /// `ops.subtleCall(op, params) -> Uint8Array | boolean | number | string | Array`
-fn op_subtle_call(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_subtle_call<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let op = arg_string(scope, &args, 0);
   let Some(params) = read_params(scope, args.get(1)) else {
     return throw_type_error(scope, "subtleCall: parameters must be strings, numbers, booleans or Uint8Arrays");
@@ -80,7 +80,7 @@ fn op_subtle_call(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArgumen
 }
 
 /// `ops.digestCreate(hashName) -> id`
-fn op_digest_create(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_digest_create<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let name = arg_string(scope, &args, 0);
   match webcrypto::new_hasher(&name) {
     Ok(hasher) => {
@@ -95,7 +95,7 @@ fn op_digest_create(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArgum
 }
 
 /// `ops.digestUpdate(id, bytes)`
-fn op_digest_update(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_digest_update<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   let Some(bytes) = view_bytes(args.get(1)) else {
     return throw_type_error(scope, "DigestStream: chunks must be ArrayBuffers or ArrayBufferViews");
@@ -114,7 +114,7 @@ fn op_digest_update(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArgum
 }
 
 /// `ops.digestFinish(id) -> Uint8Array`
-fn op_digest_finish(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_digest_finish<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   let hasher = state(scope).borrow_mut().hashers.remove(&id);
   match hasher {
@@ -127,7 +127,7 @@ fn op_digest_finish(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArgum
 }
 
 /// `ops.digestDrop(id)`: the stream was aborted.
-fn op_digest_drop(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_digest_drop<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   state(scope).borrow_mut().hashers.remove(&id);
 }

@@ -6,7 +6,6 @@
 
 use super::{arg_string, read_string_array, state, view_bytes, OpFn};
 use crate::runtime::isolate::{ContextHolds, Pending};
-use std::rc::Rc;
 use crate::runtime::types::{Body, JsErrorInfo, ResponseData, ScheduledOutcome, WorkerError};
 use v8::MapFnTo;
 
@@ -22,20 +21,20 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
 
 /// `ops.bodyStreamId()`: a new id for a response body streamed to the host. Unique in the
 /// process, so ids from an isolate that was replaced never collide with the new one's.
-fn op_body_stream_id(scope: &mut v8::HandleScope, _args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_body_stream_id(scope: &mut v8::PinScope, _args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
   static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
   let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
   rv.set(v8::Integer::new_from_unsigned(scope, id).into());
 }
 
-fn take(scope: &mut v8::HandleScope, args: &v8::FunctionCallbackArguments) -> Option<Pending> {
+fn take(scope: &mut v8::PinScope, args: &v8::FunctionCallbackArguments) -> Option<Pending> {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   let state = state(scope);
   let pending = state.borrow_mut().take_pending(id);
   pending
 }
 
-fn error_from_args(scope: &mut v8::HandleScope, args: &v8::FunctionCallbackArguments, first: i32) -> JsErrorInfo {
+fn error_from_args(scope: &mut v8::PinScope, args: &v8::FunctionCallbackArguments, first: i32) -> JsErrorInfo {
   JsErrorInfo {
     name: arg_string(scope, args, first),
     message: arg_string(scope, args, first + 1),
@@ -47,7 +46,7 @@ fn error_from_args(scope: &mut v8::HandleScope, args: &v8::FunctionCallbackArgum
 }
 
 /// `ops.respond(id, status, statusText, flatHeaders, body: Uint8Array | streamId | null)`
-fn op_respond(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_respond<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let Some(Pending::Fetch(reply)) = take(scope, &args) else { return };
   let status = args.get(1).uint32_value(scope).unwrap_or(500) as u16;
   let status_text = arg_string(scope, &args, 2);
@@ -63,7 +62,7 @@ fn op_respond(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, 
 }
 
 /// `ops.respondError(id, name, message, stack)`
-fn op_respond_error(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_respond_error<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let Some(pending) = take(scope, &args) else { return };
   let error = error_from_args(scope, &args, 1);
   state(scope).borrow_mut().tainted = true;
@@ -72,7 +71,7 @@ fn op_respond_error(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArgum
 
 /// `ops.respondScheduled(id, noRetry, errorName?, errorMessage?, errorStack?)`: no error name
 /// means the handler succeeded.
-fn op_respond_scheduled(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_respond_scheduled<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let Some(pending) = take(scope, &args) else { return };
   let no_retry = args.get(1).is_true();
   let error = if args.get(2).is_undefined() { None } else { Some(error_from_args(scope, &args, 2)) };
@@ -87,29 +86,29 @@ fn op_respond_scheduled(scope: &mut v8::HandleScope, args: v8::FunctionCallbackA
 }
 
 /// `ops.backgroundStart()`: a `waitUntil` promise was registered.
-fn op_background_start(scope: &mut v8::HandleScope, _args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_background_start(scope: &mut v8::PinScope, _args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
   state(scope).borrow_mut().background += 1;
   adjust_holds(scope, |h| &h.waits, 1);
 }
 
 /// Counts work under way in the calling context (see [`ContextHolds`]).
-fn adjust_holds(scope: &mut v8::HandleScope, which: fn(&ContextHolds) -> &std::cell::Cell<u32>, delta: i32) {
+fn adjust_holds(scope: &mut v8::PinScope, which: fn(&ContextHolds) -> &std::cell::Cell<u32>, delta: i32) {
   let context = scope.get_current_context();
-  if let Some(holds) = context.get_slot::<Rc<ContextHolds>>() {
-    let cell = which(holds);
+  if let Some(holds) = context.get_slot::<ContextHolds>() {
+    let cell = which(&holds);
     cell.set(cell.get().saturating_add_signed(delta));
   }
 }
 
 /// `ops.contextPump(delta)`: a response body started (+1) or stopped (-1) being written to
 /// the host from this context.
-fn op_context_pump(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_context_pump<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let delta = if args.get(0).is_true() { 1 } else { -1 };
   adjust_holds(scope, |h| &h.pumps, delta);
 }
 
 /// `ops.backgroundDone()`: a `waitUntil` promise settled.
-fn op_background_done(scope: &mut v8::HandleScope, _args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_background_done(scope: &mut v8::PinScope, _args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
   adjust_holds(scope, |h| &h.waits, -1);
   let state = state(scope);
   let waiters = {

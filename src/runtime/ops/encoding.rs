@@ -17,13 +17,13 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
 }
 
 /// `ops.utf8Encode(text) -> Uint8Array` (lone surrogates become U+FFFD).
-fn op_utf8_encode(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_utf8_encode<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let text = arg_string(scope, &args, 0);
   rv.set(uint8_array(scope, text.into_bytes()).into());
 }
 
 /// `ops.utf8EncodeInto(text, dest) -> [read, written]`, never splitting a character.
-fn op_utf8_encode_into(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_utf8_encode_into<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let text = arg_string(scope, &args, 0);
   let Ok(dest) = v8::Local::<v8::Uint8Array>::try_from(args.get(1)) else {
     return throw_type_error(scope, "encodeInto: destination must be a Uint8Array");
@@ -59,7 +59,7 @@ fn lookup(label: &str) -> Option<&'static Encoding> {
 }
 
 /// `ops.encodingName(label) -> "utf-8" | … | null`
-fn op_encoding_name(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_encoding_name<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let label = arg_string(scope, &args, 0);
   match lookup(&label) {
     Some(encoding) => rv.set(new_string(scope, &encoding.name().to_ascii_lowercase()).into()),
@@ -68,7 +68,7 @@ fn op_encoding_name(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArgum
 }
 
 /// `ops.decode(encodingName, bytes, fatal, ignoreBOM) -> string`
-fn op_decode(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_decode<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let name = arg_string(scope, &args, 0);
   let Some(encoding) = lookup(&name) else {
     return throw_type_error(scope, &format!("unknown encoding {name:?}"));
@@ -119,7 +119,7 @@ pub(crate) fn forgiving_base64_decode(input: &str) -> Option<Vec<u8>> {
 }
 
 /// `ops.atob(text) -> string | null`
-fn op_atob(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_atob<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let text = arg_string(scope, &args, 0);
   match forgiving_base64_decode(&text) {
     Some(bytes) => {
@@ -131,7 +131,7 @@ fn op_atob(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut
 }
 
 /// `ops.btoa(text) -> string | null` (null when a character is above U+00FF).
-fn op_btoa(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_btoa<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let text = arg_string(scope, &args, 0);
   let mut bytes = Vec::with_capacity(text.len());
   for ch in text.chars() {

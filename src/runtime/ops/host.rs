@@ -19,7 +19,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
 /// Registers a promise for a new I/O id (charged to the running request) and sends the
 /// scheduler the message `make(id)` builds.
 fn pending_io<'s>(
-  scope: &mut v8::HandleScope<'s>,
+  scope: &mut v8::PinScope<'s, '_>,
   make: impl FnOnce(u32) -> SchedulerMessage,
 ) -> Option<(u32, v8::Local<'s, v8::Promise>)> {
   let resolver = v8::PromiseResolver::new(scope)?;
@@ -33,7 +33,7 @@ fn pending_io<'s>(
   Some((id, promise))
 }
 
-fn op_host_call(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_host_call<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let call = HostCall {
     binding: arg_string(scope, &args, 0),
     method: arg_string(scope, &args, 1),
@@ -47,7 +47,7 @@ fn op_host_call(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments
 
 /// `ops.fetch(method, url, flatHeaders, body, redirect) -> [id, Promise<[headJson, body]>]`;
 /// `body` is a Uint8Array, null, or `true` when it will stream in through `ops.fetchWrite`.
-fn op_fetch(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_fetch<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let flat = super::read_string_array(scope, args.get(2)).unwrap_or_default();
   let request = FetchRequest {
     method: arg_string(scope, &args, 0),
@@ -65,14 +65,14 @@ fn op_fetch(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mu
 }
 
 /// `ops.fetchCancel(id)`: aborts an outbound request still in flight.
-fn op_fetch_cancel(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_fetch_cancel<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let Some(id) = args.get(0).uint32_value(scope) else { return };
   let _ = state(scope).borrow().scheduler.send(SchedulerMessage::CancelFetch { id });
 }
 
 /// `ops.fetchRead(id) -> Promise<[json, chunk]>`: the next chunk of a streamed response body;
 /// `json` is `{"done":true}` (and `chunk` null) at the end.
-fn op_fetch_read(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_fetch_read<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let Some(id) = args.get(0).uint32_value(scope) else { return };
   if let Some((_, promise)) = pending_io(scope, |read| SchedulerMessage::FetchRead { id, read }) {
     rv.set(promise.into());
@@ -82,7 +82,7 @@ fn op_fetch_read(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArgument
 /// `ops.fetchWrite(id, chunk | null, errorReason?) -> Promise`: sends the next chunk of a
 /// streamed request body; resolves once the connection took it. `null` ends the body, and an
 /// error reason fails it.
-fn op_fetch_write(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_fetch_write<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let Some(id) = args.get(0).uint32_value(scope) else { return };
   let chunk = match view_bytes(args.get(1)) {
     Some(bytes) => Some(Ok(bytes.into())),

@@ -24,7 +24,7 @@ pub(crate) enum Rewriter {
 }
 
 /// `ops.rewriterCheckSelector(selector)`: throws a TypeError naming an unsupported selector.
-fn op_check_selector(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_check_selector<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let selector = arg_string(scope, &args, 0);
   if let Err(message) = check_selector(&selector) {
     throw_type_error(scope, &format!("Invalid or unsupported selector '{selector}': {message}"));
@@ -32,7 +32,7 @@ fn op_check_selector(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArgu
 }
 
 /// `ops.rewriterCreate([selector, flags, …], [flags, …]) -> id`
-fn op_create(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_create<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let (Some(flat), Some(document)) = (read_string_array(scope, args.get(0)), read_string_array(scope, args.get(1))) else {
     return throw_type_error(scope, "rewriterCreate: bad arguments");
   };
@@ -47,7 +47,7 @@ fn op_create(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, m
 
 /// Sends `command` to rewriter `id` (starting its thread if needed) and waits for the answer.
 /// Drops the rewriter when it has finished or failed.
-fn exchange(scope: &mut v8::HandleScope, id: u32, command: Command) -> Result<Event, String> {
+fn exchange(scope: &mut v8::PinScope, id: u32, command: Command) -> Result<Event, String> {
   let state = state(scope);
   let mut s = state.borrow_mut();
   let entry = s.rewriters.get_mut(&id).ok_or_else(|| "The HTMLRewriter transform is closed.".to_string())?;
@@ -69,7 +69,7 @@ fn exchange(scope: &mut v8::HandleScope, id: u32, command: Command) -> Result<Ev
   result
 }
 
-fn optional<'s>(scope: &mut v8::HandleScope<'s>, value: Option<String>) -> v8::Local<'s, v8::Value> {
+fn optional<'s>(scope: &mut v8::PinScope<'s, '_>, value: Option<String>) -> v8::Local<'s, v8::Value> {
   match value {
     Some(s) => new_string(scope, &s).into(),
     None => v8::null(scope).into(),
@@ -77,7 +77,7 @@ fn optional<'s>(scope: &mut v8::HandleScope<'s>, value: Option<String>) -> v8::L
 }
 
 /// An event as JS sees it: `[output, kind, index, a, b, c]`.
-fn event_array<'s>(scope: &mut v8::HandleScope<'s>, event: Event) -> Option<v8::Local<'s, v8::Value>> {
+fn event_array<'s>(scope: &mut v8::PinScope<'s, '_>, event: Event) -> Option<v8::Local<'s, v8::Value>> {
   let (output, kind, index, extra): (Vec<u8>, &str, u32, Vec<v8::Local<v8::Value>>) = match event {
     Event::Ready { output } => (output, "ready", 0, vec![]),
     Event::Finished { output } => (output, "done", 0, vec![]),
@@ -116,7 +116,7 @@ fn event_array<'s>(scope: &mut v8::HandleScope<'s>, event: Event) -> Option<v8::
 }
 
 /// Runs one exchange and returns its event to JS (or throws).
-fn exchange_to_js(scope: &mut v8::HandleScope, id: u32, command: Command, rv: &mut v8::ReturnValue) {
+fn exchange_to_js(scope: &mut v8::PinScope, id: u32, command: Command, rv: &mut v8::ReturnValue) {
   match exchange(scope, id, command) {
     Ok(event) => {
       if let Some(value) = event_array(scope, event) {
@@ -127,12 +127,12 @@ fn exchange_to_js(scope: &mut v8::HandleScope, id: u32, command: Command, rv: &m
   }
 }
 
-fn arg_id(scope: &mut v8::HandleScope, args: &v8::FunctionCallbackArguments) -> u32 {
+fn arg_id(scope: &mut v8::PinScope, args: &v8::FunctionCallbackArguments) -> u32 {
   args.get(0).uint32_value(scope).unwrap_or(0)
 }
 
 /// `ops.rewriterWrite(id, chunk) -> event`
-fn op_write(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_write<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let id = arg_id(scope, &args);
   let Some(bytes) = view_bytes(args.get(1)) else {
     return throw_type_error(scope, "HTMLRewriter: the body's chunks must be ArrayBuffer views (e.g. Uint8Array).");
@@ -141,13 +141,13 @@ fn op_write(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mu
 }
 
 /// `ops.rewriterEnd(id) -> event`
-fn op_end(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_end<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let id = arg_id(scope, &args);
   exchange_to_js(scope, id, Command::End, &mut rv);
 }
 
 /// Queued token methods, given flat: `[method, a, b, html ("1" or ""), …]`.
-fn queued_calls(scope: &mut v8::HandleScope, value: v8::Local<v8::Value>) -> Vec<Call> {
+fn queued_calls(scope: &mut v8::PinScope, value: v8::Local<v8::Value>) -> Vec<Call> {
   let flat = read_string_array(scope, value).unwrap_or_default();
   flat
     .chunks_exact(4)
@@ -156,7 +156,7 @@ fn queued_calls(scope: &mut v8::HandleScope, value: v8::Local<v8::Value>) -> Vec
 }
 
 /// `ops.rewriterResume(id, queued) -> event`: the running handler has finished.
-fn op_resume(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_resume<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let id = arg_id(scope, &args);
   let queued = queued_calls(scope, args.get(1));
   exchange_to_js(scope, id, Command::Resume(queued), &mut rv);
@@ -164,7 +164,7 @@ fn op_resume(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, m
 
 /// `ops.rewriterCall(id, method, a, b, html, queued) -> value`: a method of the running
 /// handler's token, run after the queued ones.
-fn op_call(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_call<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let id = arg_id(scope, &args);
   let call = Call {
     method: arg_string(scope, &args, 1),
@@ -201,7 +201,7 @@ fn op_call(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut
 }
 
 /// `ops.rewriterDrop(id)`: cancelled, failed in JS, or collected; its thread unwinds and ends.
-fn op_drop(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_drop<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let id = arg_id(scope, &args);
   state(scope).borrow_mut().rewriters.remove(&id);
 }

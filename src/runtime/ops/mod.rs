@@ -54,16 +54,20 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 }
 
 /// The ops as V8 external references, so that a startup snapshot can refer to them.
-pub fn external_references() -> &'static v8::ExternalReferences {
-  static REFS: OnceLock<v8::ExternalReferences> = OnceLock::new();
-  REFS.get_or_init(|| {
-    let refs: Vec<v8::ExternalReference> = all_ops().iter().map(|(_, f)| v8::ExternalReference { function: *f }).collect();
-    v8::ExternalReferences::new(&refs)
-  })
+pub fn external_references() -> std::borrow::Cow<'static, [v8::ExternalReference]> {
+  /// The table holds only function pointers, which any thread may read.
+  struct Table(Vec<v8::ExternalReference>);
+  // SAFETY: the entries are `extern "C"` function pointers, immutable and valid for the
+  // whole process.
+  unsafe impl Sync for Table {}
+  unsafe impl Send for Table {}
+  static REFS: OnceLock<Table> = OnceLock::new();
+  let table = REFS.get_or_init(|| Table(all_ops().iter().map(|(_, f)| v8::ExternalReference { function: *f }).collect()));
+  std::borrow::Cow::Borrowed(&table.0)
 }
 
 /// Builds the `ops` object with every op installed.
-pub fn build_ops_object<'s>(scope: &mut v8::HandleScope<'s>) -> v8::Local<'s, v8::Object> {
+pub fn build_ops_object<'s>(scope: &mut v8::PinScope<'s, '_>) -> v8::Local<'s, v8::Object> {
   let ops = v8::Object::new(scope);
   for (name, f) in all_ops() {
     let function = v8::Function::builder_raw(*f).build(scope).expect("op function");
@@ -75,28 +79,28 @@ pub fn build_ops_object<'s>(scope: &mut v8::HandleScope<'s>) -> v8::Local<'s, v8
 }
 
 /// The worker's per-isolate state.
-pub(crate) fn state(scope: &mut v8::HandleScope) -> StateRef {
+pub(crate) fn state(scope: &mut v8::PinScope) -> StateRef {
   scope.get_slot::<StateRef>().expect("isolate state slot").clone()
 }
 
-pub(crate) fn throw_type_error(scope: &mut v8::HandleScope, message: &str) {
+pub(crate) fn throw_type_error(scope: &mut v8::PinScope, message: &str) {
   let message = v8::String::new(scope, message).unwrap();
   let error = v8::Exception::type_error(scope, message);
   scope.throw_exception(error);
 }
 
 /// Argument `i` as a Rust string (`undefined` becomes "undefined", as `String(x)` would).
-pub(crate) fn arg_string(scope: &mut v8::HandleScope, args: &v8::FunctionCallbackArguments, i: i32) -> String {
+pub(crate) fn arg_string(scope: &mut v8::PinScope, args: &v8::FunctionCallbackArguments, i: i32) -> String {
   args.get(i).to_rust_string_lossy(scope)
 }
 
-pub(crate) fn new_string<'s>(scope: &mut v8::HandleScope<'s>, s: &str) -> v8::Local<'s, v8::String> {
+pub(crate) fn new_string<'s>(scope: &mut v8::PinScope<'s, '_>, s: &str) -> v8::Local<'s, v8::String> {
   // Strings over V8's maximum length cannot be created; fall back to an empty string rather than
   // panicking (the callers' inputs came from V8 strings, so this does not happen in practice).
   v8::String::new(scope, s).unwrap_or_else(|| v8::String::empty(scope))
 }
 
-pub(crate) fn string_array<'s, S: AsRef<str>>(scope: &mut v8::HandleScope<'s>, items: &[S]) -> v8::Local<'s, v8::Array> {
+pub(crate) fn string_array<'s, S: AsRef<str>>(scope: &mut v8::PinScope<'s, '_>, items: &[S]) -> v8::Local<'s, v8::Array> {
   let elements: Vec<v8::Local<v8::Value>> = items.iter().map(|s| new_string(scope, s.as_ref()).into()).collect();
   v8::Array::new_with_elements(scope, &elements)
 }
@@ -112,12 +116,12 @@ pub(crate) fn view_bytes(value: v8::Local<v8::Value>) -> Option<Vec<u8>> {
 /// A new Uint8Array over bytes that came from another thread: without copying when this
 /// `Bytes` is the only owner of its buffer (a request body from Node, a binding's answer);
 /// a shared buffer (say, a slice of a network read) is copied once, since JS may write to it.
-pub(crate) fn uint8_array_from<'s>(scope: &mut v8::HandleScope<'s>, bytes: bytes::Bytes) -> v8::Local<'s, v8::Uint8Array> {
+pub(crate) fn uint8_array_from<'s>(scope: &mut v8::PinScope<'s, '_>, bytes: bytes::Bytes) -> v8::Local<'s, v8::Uint8Array> {
   uint8_array(scope, Vec::from(bytes))
 }
 
 /// A new Uint8Array that takes ownership of `bytes` without copying.
-pub(crate) fn uint8_array<'s>(scope: &mut v8::HandleScope<'s>, bytes: Vec<u8>) -> v8::Local<'s, v8::Uint8Array> {
+pub(crate) fn uint8_array<'s>(scope: &mut v8::PinScope<'s, '_>, bytes: Vec<u8>) -> v8::Local<'s, v8::Uint8Array> {
   let len = bytes.len();
   let store = v8::ArrayBuffer::new_backing_store_from_vec(bytes).make_shared();
   let buffer = v8::ArrayBuffer::with_backing_store(scope, &store);
@@ -125,7 +129,7 @@ pub(crate) fn uint8_array<'s>(scope: &mut v8::HandleScope<'s>, bytes: Vec<u8>) -
 }
 
 /// Reads a JS array of strings (`[k, v, k, v, …]`) into Rust strings.
-pub(crate) fn read_string_array(scope: &mut v8::HandleScope, value: v8::Local<v8::Value>) -> Option<Vec<String>> {
+pub(crate) fn read_string_array(scope: &mut v8::PinScope, value: v8::Local<v8::Value>) -> Option<Vec<String>> {
   let array = v8::Local::<v8::Array>::try_from(value).ok()?;
   let mut out = Vec::with_capacity(array.length() as usize);
   for i in 0..array.length() {

@@ -8,7 +8,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("fillRandom", op_fill_random.map_fn_to());
 }
 
-fn op_fill_random(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_fill_random<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let Ok(view) = v8::Local::<v8::ArrayBufferView>::try_from(args.get(0)) else {
     return throw_type_error(scope, "fillRandom: argument must be an ArrayBufferView");
   };

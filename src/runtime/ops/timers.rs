@@ -15,7 +15,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
 }
 
 /// HTML's rule: a delay that is negative, NaN or missing means 0.
-fn delay_of(scope: &mut v8::HandleScope, value: v8::Local<v8::Value>) -> Duration {
+fn delay_of(scope: &mut v8::PinScope, value: v8::Local<v8::Value>) -> Duration {
   let ms = value.number_value(scope).unwrap_or(0.0);
   if ms.is_finite() && ms > 0.0 {
     Duration::from_secs_f64(ms.min(2_147_483_647.0) / 1000.0)
@@ -25,7 +25,7 @@ fn delay_of(scope: &mut v8::HandleScope, value: v8::Local<v8::Value>) -> Duratio
 }
 
 /// `ops.timerStart(callback, delayMs, repeat) -> id`
-fn op_timer_start(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_timer_start<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let Ok(callback) = v8::Local::<v8::Function>::try_from(args.get(0)) else {
     return super::throw_type_error(scope, "timer callback must be a function");
   };
@@ -42,7 +42,7 @@ fn op_timer_start(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArgumen
 }
 
 /// `ops.timerCancel(id)`
-fn op_timer_cancel(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_timer_cancel<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let Some(id) = args.get(0).uint32_value(scope) else { return };
   let state = state(scope);
   let mut state = state.borrow_mut();
@@ -52,7 +52,7 @@ fn op_timer_cancel(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArgume
 }
 
 /// `ops.queueMicrotask(callback)`
-fn op_queue_microtask(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_queue_microtask<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   match v8::Local::<v8::Function>::try_from(args.get(0)) {
     Ok(callback) => scope.enqueue_microtask(callback),
     Err(_) => super::throw_type_error(scope, "queueMicrotask: argument must be a function"),
@@ -60,7 +60,7 @@ fn op_queue_microtask(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArg
 }
 
 /// `ops.now()`: milliseconds since the isolate started, for `performance.now()`.
-fn op_now(scope: &mut v8::HandleScope, _args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_now(scope: &mut v8::PinScope, _args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
   let started = state(scope).borrow().started;
   rv.set_double(started.elapsed().as_secs_f64() * 1000.0);
 }

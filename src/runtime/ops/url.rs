@@ -52,7 +52,7 @@ pub(crate) fn parse(input: &str, base: Option<&str>) -> Option<Url> {
 }
 
 /// `ops.urlParse(input, base?) -> components | null`
-fn op_url_parse(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_url_parse<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let input = arg_string(scope, &args, 0);
   let base = if args.length() > 1 && !args.get(1).is_undefined() { Some(arg_string(scope, &args, 1)) } else { None };
   match parse(&input, base.as_deref()) {
@@ -62,7 +62,7 @@ fn op_url_parse(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments
 }
 
 /// `ops.urlSet(href, field, value) -> components | null`
-fn op_url_set(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_url_set<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let href = arg_string(scope, &args, 0);
   let field = arg_string(scope, &args, 1);
   let value = arg_string(scope, &args, 2);
@@ -98,14 +98,14 @@ fn op_url_set(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, 
 }
 
 /// `ops.formParse(text) -> [k, v, k, v, …]`
-fn op_form_parse(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_form_parse<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let text = arg_string(scope, &args, 0);
   let flat: Vec<String> = form_urlencoded::parse(text.as_bytes()).flat_map(|(k, v)| [k.into_owned(), v.into_owned()]).collect();
   rv.set(string_array(scope, &flat).into());
 }
 
 /// `ops.formSerialize([k, v, k, v, …]) -> text`
-fn op_form_serialize(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_form_serialize<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let flat = read_string_array(scope, args.get(0)).unwrap_or_default();
   let mut serializer = form_urlencoded::Serializer::new(String::new());
   for pair in flat.chunks_exact(2) {

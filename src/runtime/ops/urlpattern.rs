@@ -15,13 +15,13 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("urlPatternDrop", op_drop.map_fn_to());
 }
 
-fn optional_string(scope: &mut v8::HandleScope, args: &v8::FunctionCallbackArguments, i: i32) -> Option<String> {
+fn optional_string(scope: &mut v8::PinScope, args: &v8::FunctionCallbackArguments, i: i32) -> Option<String> {
   let value = args.get(i);
   (!value.is_undefined() && !value.is_null()).then(|| value.to_rust_string_lossy(scope))
 }
 
 /// `ops.urlPatternCreate(inputJson, baseURL?, ignoreCase) -> [id, componentPatterns, hasRegExpGroups]`
-fn op_create(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_create<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let json = arg_string(scope, &args, 0);
   let base = optional_string(scope, &args, 1);
   let ignore_case = args.get(2).is_true();
@@ -57,7 +57,7 @@ fn op_create(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, m
 }
 
 /// `ops.urlPatternExec(id, inputJson, baseURL?) -> resultJson | null`
-fn op_exec(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue) {
+fn op_exec<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   let json = arg_string(scope, &args, 1);
   let base = optional_string(scope, &args, 2);
@@ -96,7 +96,7 @@ fn op_exec(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, mut
 }
 
 /// `ops.urlPatternDrop(id)`
-fn op_drop(scope: &mut v8::HandleScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue) {
+fn op_drop<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   state(scope).borrow_mut().url_patterns.remove(&id);
 }

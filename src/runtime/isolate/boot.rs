@@ -1,0 +1,211 @@
+//! Booting an isolate: creating it with the worker's limits and callbacks, running the JS
+//! bootstrap (or taking it from the startup snapshot), and loading the user's script into a
+//! context whose entry points the pump calls.
+
+use super::*;
+
+/// Creates an isolate with the worker's heap and ArrayBuffer limits and our callbacks.
+pub(super) fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> v8::OwnedIsolate {
+  let bytes = options.limits.memory_mb as usize * 1024 * 1024;
+  let mut params = v8::CreateParams::default()
+    .heap_limits(0, bytes)
+    .array_buffer_allocator(allocator::capped(bytes).make_shared());
+  if let Some(blob) = snapshot::startup_snapshot(options.code_cache_dir.as_deref().filter(|_| options.code_cache)) {
+    params = params.snapshot_blob(v8::StartupData::from(blob)).external_references(ops::external_references());
+  }
+  let mut isolate = v8::Isolate::new(params);
+  monitor.set_handle(Some(isolate.thread_safe_handle()));
+  // Near the heap limit V8 would abort the whole process; stop the script instead and give the
+  // heap a little room to unwind. The monitor (an Arc held by this thread) outlives the isolate.
+  isolate.add_near_heap_limit_callback(near_heap_limit, Arc::as_ptr(monitor) as *mut c_void);
+  isolate.set_microtasks_policy(v8::MicrotasksPolicy::Explicit);
+  isolate.set_promise_reject_callback(on_promise_reject);
+  isolate.set_capture_stack_trace_for_uncaught_exceptions(true, 16);
+  isolate
+}
+
+pub(super) extern "C" fn on_promise_reject(message: v8::PromiseRejectMessage) {
+  // SAFETY: V8 calls this synchronously on the isolate thread with a context entered.
+  v8::callback_scope!(unsafe let scope, &message);
+  let promise = message.get_promise();
+  let state = ops::state(scope);
+  match message.get_event() {
+    v8::PromiseRejectEvent::PromiseRejectWithNoHandler => {
+      let reason = message.get_value().unwrap_or_else(|| v8::undefined(scope).into());
+      let entry = (v8::Global::new(scope, promise), v8::Global::new(scope, reason));
+      state.borrow_mut().unhandled.push(entry);
+    }
+    v8::PromiseRejectEvent::PromiseHandlerAddedAfterReject => {
+      let promise = v8::Global::new(scope, promise);
+      state.borrow_mut().unhandled.retain(|(p, _)| *p != promise);
+    }
+    _ => {}
+  }
+}
+
+/// Loads the user's script in the isolate's first context (its home) and finds the entry points.
+pub(super) fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions, state: &StateRef) -> Result<(Ctx, ScriptFormat), WorkerError> {
+  v8::scope!(let scope, isolate);
+  let loaded = load_context(scope, options, state, options.format, None);
+  let stop = state.borrow().monitor.take_stop();
+  if let Some(reason) = stop.filter(|r| *r != StopReason::Dispose) {
+    return Err(limit_error(reason, &options.limits, true));
+  }
+  loaded
+}
+
+/// Creates a context (from the startup snapshot, or by running the bootstrap), runs the user's
+/// script in it, hands it the bindings, and finds its entry points. The script's top level runs
+/// under the CPU watchdog, charged to `owner`.
+pub(super) fn load_context(
+  scope: &mut v8::PinScope<'_, '_, ()>,
+  options: &WorkerOptions,
+  state: &StateRef,
+  format: Option<ScriptFormat>,
+  owner: Option<u32>,
+) -> Result<(Ctx, ScriptFormat), WorkerError> {
+  let context = v8::Context::new(scope, Default::default());
+  let scope = &mut v8::ContextScope::new(scope, context);
+  context.set_allow_generation_from_strings(options.allow_eval);
+  let holds = Rc::new(ContextHolds::default());
+  context.set_slot(holds.clone());
+
+  // From the startup snapshot, the context already holds the Web APIs; otherwise run the
+  // bootstrap now.
+  let internals = match snapshot::current() {
+    Some(_) => scope
+      .get_context_data_from_snapshot_once::<v8::Object>(snapshot::INTERNALS_INDEX)
+      .map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", format!("the startup snapshot has no internals object: {e:?}")))?,
+    None => install_runtime(scope)?,
+  };
+
+  // Per-context set-up that a snapshot cannot hold (see `src/js/30_wasm.js`).
+  call_internal(scope, internals, "prepareContext", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
+
+  // Modules the script may import (compiled anew for each context).
+  scope.set_slot(Rc::new(RefCell::new(modules::Registry::new(&options.modules))));
+  begin_turn(state, owner);
+  let digest = state.borrow().source_digest;
+  let cache = digest.map_or(script::CacheUse::Off, |digest| script::CacheUse::On(digest, options.code_cache_dir.as_deref()));
+  let loaded = script::load(scope, &options.script, &options.filename, format, cache);
+  end_turn(state);
+  if state.borrow().monitor.stop_pending() {
+    return Err(WorkerError::runtime("ERR_STOPPED", "the script was stopped while it loaded"));
+  }
+  let loaded = loaded.map_err(WorkerError::Js)?;
+  let format_name = match loaded.format {
+    ScriptFormat::Module => "module",
+    ScriptFormat::ServiceWorker => "service-worker",
+  };
+  let namespace: v8::Local<v8::Value> = match loaded.namespace {
+    Some(ns) => ns.into(),
+    None => v8::undefined(scope).into(),
+  };
+  let args = [
+    ops::new_string(scope, &options.env_json).into(),
+    ops::new_string(scope, format_name).into(),
+    namespace,
+    ops::new_string(scope, &options.bindings_json).into(),
+  ];
+  call_internal(scope, internals, "start", &args).map_err(WorkerError::Js)?;
+  let dispatch_fetch = internal_function(scope, internals, "dispatchFetch")?;
+  let dispatch_scheduled = internal_function(scope, internals, "dispatchScheduled")?;
+  let ctx = Ctx {
+    context: v8::Global::new(scope, context),
+    dispatch_fetch: v8::Global::new(scope, dispatch_fetch),
+    dispatch_scheduled: v8::Global::new(scope, dispatch_scheduled),
+    holds,
+  };
+  Ok((ctx, loaded.format))
+}
+
+/// Runs the JS bootstrap in the current context: the streams implementation, then every file
+/// in `src/js/`. Returns the `internals` object the files share with the native side.
+pub(crate) fn install_runtime<'s>(scope: &mut v8::PinScope<'s, '_>) -> Result<v8::Local<'s, v8::Object>, WorkerError> {
+  let ops = ops::build_ops_object(scope);
+  let internals = v8::Object::new(scope);
+  load_streams(scope, internals)?;
+  for (name, source) in BOOTSTRAP_FILES {
+    run_bootstrap_file(scope, name, source, ops, internals)?;
+  }
+  Ok(internals)
+}
+
+/// Evaluates the embedded streams implementation as a CommonJS module and hands its exports to
+/// the bootstrap as `internals.streams` (`src/js/50_streams.js` makes the globals).
+pub(super) fn load_streams(scope: &mut v8::PinScope, internals: v8::Local<v8::Object>) -> Result<(), WorkerError> {
+  let exports = v8::Object::new(scope);
+  let module = v8::Object::new(scope);
+  let key = ops::new_string(scope, "exports");
+  module.set(scope, key.into(), exports.into());
+  run_wrapped(scope, "web-streams-polyfill.js", "exports, module", STREAMS_PONYFILL, &[exports.into(), module.into()])?;
+  let key = ops::new_string(scope, "streams");
+  internals.set(scope, key.into(), exports.into());
+  Ok(())
+}
+
+pub(super) fn run_bootstrap_file(
+  scope: &mut v8::PinScope,
+  name: &str,
+  source: &str,
+  ops: v8::Local<v8::Object>,
+  internals: v8::Local<v8::Object>,
+) -> Result<(), WorkerError> {
+  let strict = format!("\"use strict\"; {source}");
+  run_wrapped(scope, name, "ops, internals", &strict, &[ops.into(), internals.into()])
+}
+
+/// Runs an internal script as the body of `function (<params>) { … }` called with `args`.
+/// The body starts on the wrapper's first line, so line numbers in stacks match the file.
+pub(super) fn run_wrapped(
+  scope: &mut v8::PinScope,
+  name: &str,
+  params: &str,
+  body: &str,
+  args: &[v8::Local<v8::Value>],
+) -> Result<(), WorkerError> {
+  let fail = |e: JsErrorInfo| WorkerError::runtime("ERR_BOOTSTRAP", format!("{name}: {}", e.stack));
+  let wrapped = format!("(function ({params}) {{ {body}\n}})");
+  let code = ops::new_string(scope, &wrapped);
+  let resource = ops::new_string(scope, &format!("workerbox:internal/{name}"));
+  let origin = v8::ScriptOrigin::new(scope, resource.into(), 0, 0, false, 0, None, false, false, false, None);
+  v8::tc_scope!(let tc, scope);
+  let function = v8::Script::compile(tc, code, Some(&origin)).and_then(|s| s.run(tc));
+  let Some(function) = function.and_then(|f| v8::Local::<v8::Function>::try_from(f).ok()) else {
+    return Err(fail(thrown(tc)));
+  };
+  let recv = v8::undefined(tc).into();
+  if function.call(tc, recv, args).is_none() {
+    return Err(fail(thrown(tc)));
+  }
+  Ok(())
+}
+
+pub(super) fn internal_function<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  internals: v8::Local<v8::Object>,
+  name: &str,
+) -> Result<v8::Local<'s, v8::Function>, WorkerError> {
+  let key = ops::new_string(scope, name);
+  internals
+    .get(scope, key.into())
+    .and_then(|f| v8::Local::<v8::Function>::try_from(f).ok())
+    .ok_or_else(|| WorkerError::runtime("ERR_BOOTSTRAP", format!("the bootstrap did not define internals.{name}")))
+}
+
+pub(crate) fn call_internal<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  internals: v8::Local<v8::Object>,
+  name: &str,
+  args: &[v8::Local<v8::Value>],
+) -> Result<v8::Local<'s, v8::Value>, JsErrorInfo> {
+  let function = internal_function(scope, internals, name).map_err(|e| JsErrorInfo::new("Error", e.to_string()))?;
+  v8::tc_scope!(let tc, scope);
+  let recv = v8::undefined(tc).into();
+  let result = function.call(tc, recv, args);
+  tc.perform_microtask_checkpoint();
+  match result {
+    Some(value) => Ok(value),
+    None => Err(thrown(tc)),
+  }
+}

@@ -1,0 +1,97 @@
+//! Limits on running JS: how a stopped pass ends (`PumpExit`), the errors and log lines for a
+//! CPU, wall-clock or memory stop, V8's near-heap-limit hook, and the per-request CPU
+//! accounting around each stretch of JS (`begin_turn`/`end_turn`).
+
+use super::*;
+
+/// How a pass of the message loop ended.
+pub(super) enum PumpExit {
+  /// Dispose, or the host went away.
+  Shutdown,
+  /// A limit stopped the script; `culprit` is the request whose JS was running, if known.
+  Recycle { reason: StopReason, culprit: Option<u32> },
+  /// Per-request mode: the isolate served its share of contexts, or saw an error, and no
+  /// event is running; continue in a fresh isolate.
+  Renew,
+}
+
+pub(super) fn limit_text(reason: StopReason, limits: &Limits) -> String {
+  match reason {
+    StopReason::Cpu => format!("A request exceeded its CPU time limit of {} ms (limits.cpuMs) and was stopped.", limits.cpu_ms),
+    StopReason::Wall => format!("A request exceeded its wall-clock limit of {} ms (limits.wallMs) while running JavaScript and was stopped.", limits.wall_ms),
+    StopReason::Memory => format!("The worker exceeded its memory limit of {} MB (limits.memoryMb) and was stopped.", limits.memory_mb),
+    StopReason::Dispose => "The worker was disposed.".into(),
+  }
+}
+
+/// The error for a request that was in the isolate when a limit stopped it: the limit's own
+/// code for the request that hit it, `ERR_WORKER_RECYCLED` for the others.
+pub(super) fn limit_error(reason: StopReason, limits: &Limits, culprit: bool) -> WorkerError {
+  let code = match reason {
+    StopReason::Cpu => "ERR_CPU_LIMIT",
+    StopReason::Wall => "ERR_WALL_LIMIT",
+    StopReason::Memory => "ERR_MEMORY_LIMIT",
+    StopReason::Dispose => return WorkerError::Disposed("the worker was disposed before it responded".into()),
+  };
+  if culprit {
+    WorkerError::runtime(code, limit_text(reason, limits))
+  } else {
+    WorkerError::runtime(
+      "ERR_WORKER_RECYCLED",
+      format!("This request was cancelled because the worker restarted: {}", limit_text(reason, limits)),
+    )
+  }
+}
+
+pub(super) extern "C" fn near_heap_limit(data: *mut c_void, current: usize, _initial: usize) -> usize {
+  // SAFETY: `data` is the worker's Monitor, kept alive by the isolate thread beyond the isolate.
+  let monitor = unsafe { &*(data as *const Monitor) };
+  monitor.terminate(StopReason::Memory);
+  current + (32 << 20)
+}
+
+/// How the loop ends when a limit (or dispose) terminated the running JS.
+pub(super) fn stopped(monitor: &Monitor, culprit: Option<u32>) -> Option<PumpExit> {
+  match monitor.take_stop()? {
+    StopReason::Dispose => Some(PumpExit::Shutdown),
+    reason => Some(PumpExit::Recycle { reason, culprit }),
+  }
+}
+
+/// Marks the start of a stretch of JS run for `owner` (a request id, if known): the CPU
+/// watchdog may let it use what that request has left of `limits.cpuMs`.
+pub(super) fn begin_turn(state: &StateRef, owner: Option<u32>) {
+  let mut s = state.borrow_mut();
+  s.current_owner = owner;
+  let budget = (s.limits.cpu_ms > 0).then(|| {
+    let limit = Duration::from_millis(s.limits.cpu_ms);
+    let used = owner.and_then(|id| s.cpu_used.get(&id).copied()).unwrap_or_default();
+    limit.saturating_sub(used)
+  });
+  if s.monitor.begin_turn(budget) && budget.is_some() {
+    let _ = s.scheduler.send(SchedulerMessage::ArmWatchdog);
+  }
+}
+
+/// Ends a stretch of JS and charges its CPU time to its request. A request whose stretches add
+/// up past `limits.cpuMs` is stopped like one that ran over in a single stretch.
+pub(super) fn end_turn(state: &StateRef) {
+  let mut s = state.borrow_mut();
+  let used = s.monitor.end_turn();
+  let owner = s.current_owner.take();
+  if s.monitor.stop_pending() && s.cpu_culprit.is_none() {
+    // The watchdog stopped this stretch: its request is the one that hit the limit.
+    s.cpu_culprit = owner;
+  }
+  let Some(id) = owner.filter(|id| s.pending.contains_key(id)) else { return };
+  let limit = s.limits.cpu_ms;
+  let total = {
+    let entry = s.cpu_used.entry(id).or_default();
+    *entry += used;
+    *entry
+  };
+  if limit > 0 && total >= Duration::from_millis(limit) {
+    s.cpu_culprit = Some(id);
+    s.monitor.mark_stop(StopReason::Cpu);
+  }
+}

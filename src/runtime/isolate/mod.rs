@@ -1,0 +1,282 @@
+//! The isolate thread: owns one V8 isolate and the state its ops share, and runs passes of
+//! boot → pump → teardown until the worker is disposed (a limit that stops the script starts a
+//! fresh isolate with the same script and bindings).
+//!
+//! The seams: `boot` (isolate creation, bootstrap, script loading), `pump` (the message loop),
+//! `contexts` (home and per-request contexts) and `limits` (CPU/wall/memory stops). The thread
+//! blocks on its inbox between messages, so an idle worker uses no CPU.
+
+use super::allocator;
+use super::code_cache;
+use super::errors::describe_exception;
+use super::monitor::{Monitor, StopReason};
+use super::modules;
+use super::messages::{CallbackMessage, DispatchReply, Event, IsolateMessage, ScheduledReply, SchedulerMessage, SettledReply};
+use super::ops;
+use super::platform;
+use super::scheduler::Scheduler;
+use super::script::{self, thrown};
+use super::snapshot;
+use super::types::{Body, HostCall, BODY_BINDING, Isolation, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ScheduledEvent, ScriptFormat, WorkerError, WorkerOptions};
+use std::collections::VecDeque;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::rc::Rc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc::UnboundedSender;
+
+mod boot;
+mod contexts;
+mod limits;
+mod pump;
+
+use boot::*;
+pub(crate) use boot::{call_internal, install_runtime};
+use contexts::*;
+pub(crate) use contexts::ContextHolds;
+use limits::*;
+use pump::*;
+
+include!(concat!(env!("OUT_DIR"), "/bootstrap_files.rs"));
+
+pub(crate) type StateRef = Rc<RefCell<IsolateState>>;
+
+/// A live timer: its JS callback, its period if it repeats, and the request that set it.
+pub(crate) struct Timer {
+  pub callback: v8::Global<v8::Function>,
+  pub repeat: Option<Duration>,
+  pub owner: Option<u32>,
+}
+
+/// A running event's reply, waiting for the JS side to finish.
+pub(crate) enum Pending {
+  Fetch(DispatchReply),
+  Scheduled(ScheduledReply),
+}
+
+impl Pending {
+  pub fn fail(self, error: WorkerError) {
+    match self {
+      Pending::Fetch(reply) => reply(Err(error)),
+      Pending::Scheduled(reply) => reply(Err(error)),
+    }
+  }
+}
+
+/// Per-isolate state that ops reach through the isolate's slot.
+pub(crate) struct IsolateState {
+  pub log: LogSink,
+  pub monitor: Arc<Monitor>,
+  pub scheduler: UnboundedSender<SchedulerMessage>,
+  pub limits: Limits,
+  /// Events running in the isolate, waiting for their outcome, by request id.
+  pub pending: HashMap<u32, Pending>,
+  /// `waitUntil` promises not yet settled, and who waits for them all to settle.
+  pub background: u32,
+  pub settled_waiters: Vec<SettledReply>,
+  pub timers: HashMap<u32, Timer>,
+  /// The last id handed out to a timer, I/O call, codec, URLPattern or rewriter; it keeps counting
+  /// across isolates, so a stale message about an old isolate's id matches nothing.
+  pub last_id: u32,
+  /// Binding calls waiting for the host, by id, with the request that made them.
+  pub host_calls: HashMap<u32, (v8::Global<v8::PromiseResolver>, Option<u32>)>,
+  /// The request the running JS works for: the one dispatched, or the one that set the timer
+  /// or made the binding call whose result is being delivered. CPU time is charged to it.
+  pub current_owner: Option<u32>,
+  /// CPU time each running request has used so far.
+  pub cpu_used: HashMap<u32, Duration>,
+  /// The request that used up its CPU time between stretches of JS.
+  pub cpu_culprit: Option<u32>,
+  /// Open CompressionStream/DecompressionStream codecs, by id.
+  pub codecs: HashMap<u32, ops::Codec>,
+  /// Compiled URLPatterns, by id.
+  pub url_patterns: HashMap<u32, ops::UrlPatternState>,
+  /// Open DigestStream hashers, by id.
+  pub hashers: HashMap<u32, Box<dyn digest::DynDigest>>,
+  /// HTMLRewriter transforms in progress, by id; dropping one ends its thread.
+  pub rewriters: HashMap<u32, ops::Rewriter>,
+  /// When the isolate started: `performance.now()`'s zero.
+  pub started: std::time::Instant,
+  /// Promises rejected with no handler since the last checkpoint.
+  pub unhandled: Vec<(v8::Global<v8::Promise>, v8::Global<v8::Value>)>,
+  /// A request failed or an error went uncaught in this isolate: in per-request mode, the
+  /// isolate is replaced once its running requests are done.
+  pub tainted: bool,
+  /// The script's code-cache digest, made once per worker (`None`: code cache off).
+  pub source_digest: Option<code_cache::SourceDigest>,
+}
+
+impl IsolateState {
+  /// A fresh id for a timer, I/O call, codec, URLPattern, hasher or rewriter (never 0).
+  pub fn next_id(&mut self) -> u32 {
+    self.last_id = self.last_id.wrapping_add(1).max(1);
+    self.last_id
+  }
+
+  /// Takes a running event's reply (and drops its wall-clock deadline).
+  pub fn take_pending(&mut self, id: u32) -> Option<Pending> {
+    let pending = self.pending.remove(&id)?;
+    self.cpu_used.remove(&id);
+    if self.limits.wall_ms > 0 {
+      let _ = self.scheduler.send(SchedulerMessage::CancelDeadline { id });
+    }
+    Some(pending)
+  }
+
+  /// Releases whoever waits for background work, once none is left.
+  pub fn settled_waiters_if_idle(&mut self) -> Vec<SettledReply> {
+    if self.background == 0 {
+      std::mem::take(&mut self.settled_waiters)
+    } else {
+      Vec::new()
+    }
+  }
+}
+
+/// Called once when the worker has started (or failed to).
+pub type ReadyCallback = Box<dyn FnOnce(Result<ScriptFormat, WorkerError>) + Send>;
+
+/// What the isolate thread needs to start.
+pub(crate) struct Startup {
+  /// The worker's number, used in thread names.
+  pub worker: u64,
+  pub options: WorkerOptions,
+  pub inbox: Receiver<IsolateMessage>,
+  pub inbox_sender: Sender<IsolateMessage>,
+  pub monitor: Arc<Monitor>,
+  pub on_ready: ReadyCallback,
+}
+
+/// Body of the isolate thread.
+pub(crate) fn run(startup: Startup) {
+  let Startup { worker, options, inbox, inbox_sender, monitor, on_ready } = startup;
+  monitor.attach_isolate_thread();
+  let mut scheduler = match Scheduler::spawn(worker, inbox_sender, monitor.clone(), options.limits.clone(), options.host.clone(), options.public_network_only) {
+    Ok(s) => s,
+    Err(e) => return on_ready(Err(WorkerError::runtime("ERR_THREAD", format!("could not start the scheduler thread: {e}")))),
+  };
+  let mut on_ready = Some(on_ready);
+  let mut events = EventQueue::default();
+  let mut last_id = 0;
+  // Hashed once here rather than on every load (per-request mode loads for every request).
+  let source_digest = options.code_cache.then(|| code_cache::SourceDigest::new(&options.filename, &options.script));
+  // Each pass runs one isolate; a limit that stops the script ends the pass and the next one
+  // starts a fresh isolate with the same script and bindings.
+  loop {
+    let mut isolate = new_isolate(&options, &monitor);
+    let state: StateRef = Rc::new(RefCell::new(IsolateState {
+      log: options.log.clone(),
+      monitor: monitor.clone(),
+      scheduler: scheduler.sender(),
+      limits: options.limits.clone(),
+      pending: HashMap::new(),
+      background: 0,
+      settled_waiters: Vec::new(),
+      timers: HashMap::new(),
+      last_id,
+      host_calls: HashMap::new(),
+      current_owner: None,
+      cpu_used: HashMap::new(),
+      cpu_culprit: None,
+      codecs: HashMap::new(),
+      url_patterns: HashMap::new(),
+      hashers: HashMap::new(),
+      rewriters: HashMap::new(),
+      started: std::time::Instant::now(),
+      unhandled: Vec::new(),
+      tainted: false,
+      source_digest,
+    }));
+    isolate.set_slot(state.clone());
+
+    let exit = match boot(&mut isolate, &options, &state) {
+      Ok((home, format)) => {
+        if let Some(ready) = on_ready.take() {
+          ready(Ok(format));
+        }
+        let per_request = match options.isolation {
+          Isolation::Shared => None,
+          Isolation::PerRequest { max_reuse } => Some(PerRequest {
+            format,
+            max_reuse: max_reuse.max(1),
+            spare: None,
+            spare_failed: false,
+            live: HashMap::new(),
+            served: 0,
+          }),
+        };
+        let mut runtime = Runtime { home, per_request };
+        let exit = pump(&mut isolate, &mut runtime, &options, &state, &inbox, &mut events, &monitor);
+        drop(runtime);
+        exit
+      }
+      Err(error) => match on_ready.take() {
+        Some(ready) => {
+          ready(Err(error));
+          PumpExit::Shutdown
+        }
+        None => {
+          // The script started before, so this is not the script's fault (e.g. the memory
+          // limit hit again during start-up). Stop for good rather than loop.
+          let sink = options.log.clone();
+          sink(LogLevel::Error, format!("workerbox: the worker could not restart and is stopping: {error}"));
+          PumpExit::Shutdown
+        }
+      },
+    };
+
+    // Answer whatever is still waiting, then tear the isolate down.
+    let (pending, waiters, timer_id) = {
+      let mut s = state.borrow_mut();
+      s.timers.clear();
+      s.host_calls.clear();
+      s.rewriters.clear();
+      s.unhandled.clear();
+      (s.pending.drain().collect::<Vec<_>>(), std::mem::take(&mut s.settled_waiters), s.last_id)
+    };
+    last_id = timer_id;
+    for (id, event) in pending {
+      event.fail(match &exit {
+        PumpExit::Shutdown => WorkerError::Disposed("the worker was disposed before it responded".into()),
+        PumpExit::Recycle { reason, culprit } => limit_error(*reason, &options.limits, *culprit == Some(id) || culprit.is_none()),
+        // Renewal waits until no event is running, so nothing is pending here.
+        PumpExit::Renew => WorkerError::runtime("ERR_INTERNAL", "a request was still running when the isolate was renewed"),
+      });
+    }
+    for waiter in waiters {
+      waiter();
+    }
+    // Body streams between the host and this isolate can make no more progress: tell the host
+    // to end them (an error for the reader of a response body, a cancel for a request body).
+    // A renewal happens only when no event is running, and bodies of queued requests must
+    // survive it, so it resets nothing on the host.
+    if let (Some(host), false) = (&options.host, matches!(exit, PumpExit::Renew)) {
+      let reason = match &exit {
+        PumpExit::Shutdown | PumpExit::Renew => "the worker was disposed".to_owned(),
+        PumpExit::Recycle { reason, .. } => format!("{} The worker was restarted.", limit_text(*reason, &options.limits)),
+      };
+      let call = HostCall { binding: BODY_BINDING.into(), method: "reset".into(), args: serde_json::json!({ "reason": reason }).to_string(), bytes: None };
+      host.call(call, Box::new(|_| {}));
+    }
+    drop(state);
+    monitor.set_handle(None);
+    drop(isolate);
+    match exit {
+      PumpExit::Shutdown => break,
+      PumpExit::Renew => {
+        let _ = scheduler.sender().send(SchedulerMessage::Reset);
+      }
+      PumpExit::Recycle { reason, .. } => {
+        let _ = scheduler.sender().send(SchedulerMessage::Reset);
+        let sink = options.log.clone();
+        sink(LogLevel::Warn, format!("workerbox: {} The worker was restarted with a fresh isolate.", limit_text(reason, &options.limits)));
+      }
+    }
+  }
+  // `events` drops here, failing anything still queued.
+  drop(events);
+  scheduler.shutdown();
+}

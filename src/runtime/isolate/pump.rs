@@ -1,0 +1,399 @@
+//! The message loop of the isolate thread: admits events (FIFO, bounded), starts them, turns
+//! scheduler results into JS calls, each followed by a microtask checkpoint, runs V8's posted
+//! tasks, and answers work that can never finish.
+
+use super::*;
+
+/// The message loop. Returns on shutdown or when every sender is gone.
+pub(super) fn pump(
+  isolate: &mut v8::OwnedIsolate,
+  runtime: &mut Runtime,
+  options: &WorkerOptions,
+  state: &StateRef,
+  inbox: &Receiver<IsolateMessage>,
+  events: &mut EventQueue,
+  monitor: &Monitor,
+) -> PumpExit {
+  // Timers handed over slightly early, waiting for their exact deadline (in deadline order).
+  let mut early: VecDeque<(u32, Instant)> = VecDeque::new();
+  loop {
+    let message = if let Some(&(id, due)) = early.front() {
+      // A timer is about to be due: wait for the next message, but no longer than that.
+      match inbox.recv_timeout(due.saturating_duration_since(Instant::now())) {
+        Ok(message) => message,
+        Err(RecvTimeoutError::Timeout) => {
+          early.pop_front();
+          IsolateMessage::Callback(CallbackMessage::TimerFired { id, due })
+        }
+        Err(RecvTimeoutError::Disconnected) => return PumpExit::Shutdown,
+      }
+    } else {
+      match inbox.try_recv() {
+        Ok(message) => message,
+        Err(TryRecvError::Disconnected) => return PumpExit::Shutdown,
+        Err(TryRecvError::Empty) => {
+          // Nothing is queued. Per-request mode uses the pause to retire finished contexts,
+          // renew the isolate when due, and build the next request's context ahead.
+          match idle_per_request(isolate, runtime, options, state, monitor) {
+            Idle::Exit(exit) => return exit,
+            // That took a while: look at the inbox again before sleeping.
+            Idle::Worked => continue,
+            Idle::Nothing => {}
+          }
+          // Before sleeping, fail what nothing can ever settle.
+          fail_hung_work(state, events);
+          match inbox.recv() {
+            Ok(message) => message,
+            Err(_) => return PumpExit::Shutdown,
+          }
+        }
+      }
+    };
+    let message = match message {
+      IsolateMessage::Callback(CallbackMessage::TimerFired { id, due }) if due > Instant::now() => {
+        // Keep deadline order; equal deadlines stay in creation (arrival) order.
+        let at = early.partition_point(|&(_, d)| d <= due);
+        early.insert(at, (id, due));
+        continue;
+      }
+      message => message,
+    };
+    match message {
+      IsolateMessage::Shutdown => return PumpExit::Shutdown,
+      IsolateMessage::Dispatch(event) => events.admit(state, event),
+      IsolateMessage::WhenSettled(reply) => {
+        let mut s = state.borrow_mut();
+        s.settled_waiters.push(reply);
+        let ready = s.settled_waiters_if_idle();
+        drop(s);
+        ready.into_iter().for_each(|r| r());
+      }
+      IsolateMessage::Callback(CallbackMessage::DeadlineReached { id }) => {
+        let pending = state.borrow_mut().pending.remove(&id);
+        if let Some(pending) = pending {
+          let ms = state.borrow().limits.wall_ms;
+          pending.fail(WorkerError::runtime(
+            "ERR_WALL_LIMIT",
+            format!("The request exceeded its wall-clock limit of {ms} ms (limits.wallMs) without responding."),
+          ));
+        }
+      }
+      IsolateMessage::Callback(CallbackMessage::HostCallDone { id, result }) => {
+        let call = state.borrow_mut().host_calls.remove(&id);
+        if let Some((resolver, owner)) = call {
+          let outcome = run_macrotask(isolate, runtime.context_for(owner), state, owner, |scope| {
+            let resolver = v8::Local::new(scope, resolver);
+            // The answer's arrays and errors belong to the context that made the call.
+            let promise = resolver.get_promise(scope);
+            let Some(context) = promise.get_creation_context(scope) else { return Some(()) };
+            let scope = &mut v8::ContextScope::new(scope, context);
+            match result {
+              Ok(answer) => {
+                let json = ops::new_string(scope, &answer.json).into();
+                let bytes = match answer.bytes {
+                  Some(bytes) => ops::uint8_array_from(scope, bytes).into(),
+                  None => v8::null(scope).into(),
+                };
+                let value = v8::Array::new_with_elements(scope, &[json, bytes]);
+                resolver.resolve(scope, value.into())
+              }
+              Err(error) => {
+                let message = ops::new_string(scope, &error.message);
+                let exception = match error.name.as_str() {
+                  "TypeError" => v8::Exception::type_error(scope, message),
+                  "RangeError" => v8::Exception::range_error(scope, message),
+                  _ => v8::Exception::error(scope, message),
+                };
+                if let Ok(object) = v8::Local::<v8::Object>::try_from(exception) {
+                  let key = ops::new_string(scope, "name");
+                  let name = ops::new_string(scope, &error.name);
+                  object.set(scope, key.into(), name.into());
+                }
+                resolver.reject(scope, exception)
+              }
+            }
+            .map(|_| ())
+          });
+          if let Err(error) = outcome {
+            log_uncaught(state, &error.stack);
+          }
+        }
+      }
+      IsolateMessage::Callback(CallbackMessage::TimerFired { id, .. }) => {
+        let callback = {
+          let mut s = state.borrow_mut();
+          let rearm = s.timers.get(&id).and_then(|t| t.repeat);
+          match rearm {
+            Some(delay) => {
+              let _ = s.scheduler.send(SchedulerMessage::StartTimer { id, delay });
+              s.timers.get(&id).map(|t| (t.callback.clone(), t.owner))
+            }
+            None => s.timers.remove(&id).map(|t| (t.callback, t.owner)),
+          }
+        };
+        if let Some((callback, owner)) = callback {
+          let outcome = run_macrotask(isolate, runtime.context_for(owner), state, owner, |scope| {
+            let f = v8::Local::new(scope, &callback);
+            let recv = v8::undefined(scope).into();
+            f.call(scope, recv, &[]).map(|_| ())
+          });
+          let stopped = state.borrow().monitor.stop_pending();
+          if let (Err(error), false) = (outcome, stopped) {
+            log_uncaught(state, &error.stack);
+          }
+        }
+      }
+    }
+    if let Some(exit) = stopped(monitor, state.borrow_mut().cpu_culprit.take()) {
+      return exit;
+    }
+    // Start whatever the limits allow, oldest first.
+    while let Some(event) = events.next_startable(state) {
+      let id = start_event(isolate, runtime, options, state, events, event);
+      let culprit = state.borrow_mut().cpu_culprit.take().or(Some(id));
+      if let Some(exit) = stopped(monitor, culprit) {
+        return exit;
+      }
+    }
+    run_platform_tasks(isolate, runtime, state);
+    if let Some(exit) = stopped(monitor, state.borrow_mut().cpu_culprit.take()) {
+      return exit;
+    }
+    if let Some(exit) = retire_contexts(runtime, state, false) {
+      return exit;
+    }
+  }
+}
+
+
+
+/// Events waiting for a free slot (FIFO), and request ids.
+#[derive(Default)]
+pub(super) struct EventQueue {
+  pub(super) waiting: VecDeque<Event>,
+  pub(super) next_id: u32,
+}
+
+impl Drop for EventQueue {
+  /// However the loop ends, nothing that was accepted goes unanswered.
+  fn drop(&mut self) {
+    for event in self.waiting.drain(..) {
+      event.fail(WorkerError::Disposed("the worker was disposed before the request started".into()));
+    }
+  }
+}
+
+impl EventQueue {
+  /// Queues an event, or fails it at once when the queue is full.
+  fn admit(&mut self, state: &StateRef, event: Event) {
+    let max_queued = state.borrow().limits.max_queued as usize;
+    if self.waiting.len() >= max_queued {
+      event.fail(WorkerError::runtime(
+        "ERR_OVERLOADED",
+        format!("The worker is overloaded: {max_queued} requests are already waiting (limits.maxQueued)."),
+      ));
+    } else {
+      self.waiting.push_back(event);
+    }
+  }
+
+  fn next_startable(&mut self, state: &StateRef) -> Option<Event> {
+    let s = state.borrow();
+    if s.pending.len() < s.limits.max_in_flight as usize {
+      self.waiting.pop_front()
+    } else {
+      None
+    }
+  }
+}
+
+/// What a started event hands its JS entry point.
+pub(super) enum EntryCall {
+  Fetch(RequestData),
+  Scheduled(ScheduledEvent),
+}
+
+/// Registers an event as running and calls its JS entry point. Returns the event's request id.
+pub(super) fn start_event(
+  isolate: &mut v8::OwnedIsolate,
+  runtime: &mut Runtime,
+  options: &WorkerOptions,
+  state: &StateRef,
+  events: &mut EventQueue,
+  event: Event,
+) -> u32 {
+  events.next_id = events.next_id.wrapping_add(1).max(1);
+  let id = events.next_id;
+  {
+    let s = state.borrow();
+    if s.limits.wall_ms > 0 {
+      let _ = s.scheduler.send(SchedulerMessage::StartDeadline { id, after: Duration::from_millis(s.limits.wall_ms) });
+    }
+  }
+  let (pending, call) = match event {
+    Event::Fetch { request, reply } => (Pending::Fetch(reply), EntryCall::Fetch(request)),
+    Event::Scheduled { event, reply } => (Pending::Scheduled(reply), EntryCall::Scheduled(event)),
+  };
+  state.borrow_mut().pending.insert(id, pending);
+  // Per-request mode: the event gets the context built ahead, or one built now.
+  if let Some(per_request) = runtime.per_request.as_mut() {
+    let ctx = match per_request.spare.take() {
+      Some(ctx) => Ok(ctx),
+      None => {
+        v8::scope!(let scope, &mut **isolate);
+        load_context(scope, options, state, Some(per_request.format), Some(id)).map(|(ctx, _)| ctx)
+      }
+    };
+    per_request.served += 1;
+    per_request.spare_failed = false;
+    match ctx {
+      Ok(ctx) => {
+        per_request.live.insert(id, ctx);
+      }
+      Err(error) => {
+        // A limit stopped the script: the loop answers every request when it ends the isolate.
+        if !state.borrow().monitor.stop_pending() {
+          let pending = state.borrow_mut().take_pending(id);
+          state.borrow_mut().tainted = true;
+          if let Some(pending) = pending {
+            pending.fail(error);
+          }
+        }
+        return id;
+      }
+    }
+  }
+  let ctx = runtime.ctx_for(id);
+  let outcome = run_macrotask(isolate, &ctx.context, state, Some(id), |scope| {
+    let (entry, args) = match call {
+      EntryCall::Fetch(request) => (&ctx.dispatch_fetch, request_args(scope, id, request).to_vec()),
+      EntryCall::Scheduled(event) => (&ctx.dispatch_scheduled, scheduled_args(scope, id, event).to_vec()),
+    };
+    let f = v8::Local::new(scope, entry);
+    let recv = v8::undefined(scope).into();
+    f.call(scope, recv, &args).map(|_| ())
+  });
+  // The JS entry points report handler errors themselves; an error escaping them (termination,
+  // or a bug in the bootstrap) must still answer the event.
+  if let Err(error) = outcome {
+    // Stopped by a limit or dispose: the loop answers every request when it ends this isolate.
+    if !state.borrow().monitor.stop_pending() {
+      let pending = state.borrow_mut().take_pending(id);
+      if let Some(pending) = pending {
+        pending.fail(WorkerError::Js(error));
+      }
+    }
+  }
+  id
+}
+
+/// Events whose handler promise is still pending while the worker has no timer or binding
+/// call left that could settle it will never finish (production Workers says the
+/// same). Answer them now instead of letting the host wait forever. Likewise release whoever
+/// waits for `waitUntil` work that can no longer settle.
+pub(super) fn fail_hung_work(state: &StateRef, events: &EventQueue) {
+  let (hung, stuck_background, waiters) = {
+    let mut s = state.borrow_mut();
+    if !s.timers.is_empty() || !s.host_calls.is_empty() || !events.waiting.is_empty() {
+      return;
+    }
+    let hung: Vec<Pending> = s.pending.drain().map(|(_, p)| p).collect();
+    let stuck = if s.background > 0 && !s.settled_waiters.is_empty() { std::mem::take(&mut s.background) } else { 0 };
+    (hung, stuck, s.settled_waiters_if_idle())
+  };
+  for pending in hung {
+    pending.fail(WorkerError::runtime(
+      "ERR_NEVER_RESPONDS",
+      "The worker's handler will never respond: its promise is still pending, but no timer, I/O or binding call is left that could settle it.",
+    ));
+  }
+  warn_unsettled(state, stuck_background);
+  waiters.into_iter().for_each(|w| w());
+}
+
+/// Tells the host that `count` `waitUntil` promises were given up on.
+pub(super) fn warn_unsettled(state: &StateRef, count: u32) {
+  if count > 0 {
+    let sink = state.borrow().log.clone();
+    sink(LogLevel::Warn, format!("{count} ctx.waitUntil() promise(s) will never settle: nothing is left that could settle them."));
+  }
+}
+
+/// Runs the tasks V8 posted for this isolate during the turn (FinalizationRegistry cleanup,
+/// Atomics.waitAsync wake-ups, …) without blocking, then the microtasks they queued.
+pub(super) fn run_platform_tasks(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef) {
+  let context = &runtime.home.context;
+  let platform = platform::init_v8();
+  let mut ran = false;
+  while v8::Platform::pump_message_loop(platform, isolate, false) {
+    ran = true;
+  }
+  if ran {
+    let _ = run_macrotask(isolate, context, state, None, |_| Some(()));
+  }
+}
+
+/// Runs one macrotask, then the microtask checkpoint, and logs unhandled rejections. Returns
+/// what the task itself threw, if anything.
+pub(super) fn run_macrotask(
+  isolate: &mut v8::OwnedIsolate,
+  context: &v8::Global<v8::Context>,
+  state: &StateRef,
+  owner: Option<u32>,
+  task: impl FnOnce(&mut v8::PinScope) -> Option<()>,
+) -> Result<(), JsErrorInfo> {
+  begin_turn(state, owner);
+  v8::scope_with_context!(let scope, isolate, context);
+  v8::tc_scope!(let tc, scope);
+  let outcome = match task(tc) {
+    Some(()) => Ok(()),
+    None => Err(thrown(tc)),
+  };
+  tc.perform_microtask_checkpoint();
+  end_turn(state);
+  let unhandled: Vec<_> = std::mem::take(&mut state.borrow_mut().unhandled);
+  for (_, reason) in unhandled {
+    let reason = v8::Local::new(tc, reason);
+    let error = describe_exception(tc, reason, None);
+    log_uncaught(state, &format!("(in promise) {}", error.stack));
+  }
+  outcome
+}
+
+pub(super) fn log_uncaught(state: &StateRef, text: &str) {
+  let sink = {
+    let mut s = state.borrow_mut();
+    s.tainted = true;
+    s.log.clone()
+  };
+  sink(LogLevel::Error, format!("Uncaught {text}"));
+}
+
+/// `internals.dispatchScheduled(id, cron, scheduledTime)` arguments.
+pub(super) fn scheduled_args<'s>(scope: &mut v8::PinScope<'s, '_>, id: u32, event: ScheduledEvent) -> [v8::Local<'s, v8::Value>; 3] {
+  [
+    v8::Integer::new_from_unsigned(scope, id).into(),
+    ops::new_string(scope, &event.cron).into(),
+    v8::Number::new(scope, event.scheduled_time).into(),
+  ]
+}
+
+/// `internals.dispatchFetch(id, method, url, flatHeaders, body)` arguments; `body` is null,
+/// a Uint8Array, or the id of a host body stream.
+pub(super) fn request_args<'s>(scope: &mut v8::PinScope<'s, '_>, id: u32, request: RequestData) -> [v8::Local<'s, v8::Value>; 5] {
+  let flat: Vec<&str> = request.headers.iter().flat_map(|(k, v)| [k.as_str(), v.as_str()]).collect();
+  let headers = ops::string_array(scope, &flat);
+  let body: v8::Local<v8::Value> = match request.body {
+    Body::Empty => v8::null(scope).into(),
+    Body::Bytes(bytes) => ops::uint8_array_from(scope, bytes).into(),
+    // A streamed body arrives as its id; the JS side pulls it from the host.
+    Body::Stream(stream) => v8::Integer::new_from_unsigned(scope, stream).into(),
+  };
+  [
+    v8::Integer::new_from_unsigned(scope, id).into(),
+    ops::new_string(scope, &request.method).into(),
+    ops::new_string(scope, &request.url).into(),
+    headers.into(),
+    body,
+  ]
+}
