@@ -2,7 +2,7 @@
 //! running isolate — whether JS is running, since when (on the isolate thread's own CPU
 //! clock), and a way to stop it — plus why it was stopped.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
@@ -42,6 +42,8 @@ pub(crate) struct Monitor {
   /// Whether the watchdog has a check scheduled (so the isolate asks for one only when idle).
   pub watchdog_armed: AtomicBool,
   stop: AtomicU8,
+  /// How often the current isolate reached its heap limit (see `near_heap_limit`).
+  heap_limit_hits: AtomicU32,
   /// Set when terminated JS did not stop within the grace period.
   pub failed: AtomicBool,
 }
@@ -66,6 +68,22 @@ impl Monitor {
 
   pub fn set_handle(&self, handle: Option<v8::IsolateHandle>) {
     *self.handle.lock().unwrap() = handle;
+  }
+
+  /// A new isolate takes over: forget the old one's heap-limit hits, and any CPU, wall or
+  /// memory stop recorded after its pass ended (V8 may call the near-heap-limit callback again
+  /// while the terminated isolate unwinds or is torn down; that must not stop the next one).
+  /// A dispose stays pending.
+  pub fn begin_isolate(&self) {
+    self.heap_limit_hits.store(0, Ordering::SeqCst);
+    for stale in [StopReason::Cpu, StopReason::Wall, StopReason::Memory] {
+      let _ = self.stop.compare_exchange(stale as u8, 0, Ordering::AcqRel, Ordering::Acquire);
+    }
+  }
+
+  /// Counts a heap-limit hit of the current isolate; returns how many there have been.
+  pub fn note_heap_limit_hit(&self) -> u32 {
+    self.heap_limit_hits.fetch_add(1, Ordering::SeqCst) + 1
   }
 
   /// A JS turn that may use `budget` of CPU starts (isolate thread). Returns whether the

@@ -13,6 +13,7 @@ pub(super) fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> v8
   if let Some(blob) = snapshot::startup_snapshot(options.code_cache_dir.as_deref().filter(|_| options.code_cache)) {
     params = params.snapshot_blob(v8::StartupData::from(blob)).external_references(ops::external_references());
   }
+  monitor.begin_isolate();
   let mut isolate = v8::Isolate::new(params);
   monitor.set_handle(Some(isolate.thread_safe_handle()));
   // Near the heap limit V8 would abort the whole process; stop the script instead and give the

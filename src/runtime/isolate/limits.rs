@@ -47,7 +47,27 @@ pub(super) extern "C" fn near_heap_limit(data: *mut c_void, current: usize, _ini
   // SAFETY: `data` is the worker's Monitor, kept alive by the isolate thread beyond the isolate.
   let monitor = unsafe { &*(data as *const Monitor) };
   monitor.terminate(StopReason::Memory);
-  current + (32 << 20)
+  heap_headroom(monitor.note_heap_limit_hit(), current)
+}
+
+/// The heap limit to grant when the isolate reaches `current` for the `hit`-th time (1-based).
+///
+/// Past its limit V8 either gets more room or aborts the whole process (a fatal "out of
+/// memory" that no embedder callback can turn into an exception). The first time, the script
+/// is terminated and 32 MB is enough to unwind. But a builtin that never checks for
+/// termination — `new Array(1e8).fill(0)` allocating an 800 MB backing store in one go, or
+/// filling a dictionary array element by element — keeps allocating until it returns, so each
+/// later hit at least doubles the limit (V8 caps it at its allocator limit); the isolate is
+/// then discarded as soon as the builtin returns. The host's memory can spike meanwhile, but
+/// the process survives.
+pub(super) fn heap_headroom(hit: u32, current: usize) -> usize {
+  const FIRST: usize = 32 << 20;
+  const LATER_MIN: usize = 1 << 30;
+  if hit <= 1 {
+    current + FIRST
+  } else {
+    current.saturating_add(current.max(LATER_MIN))
+  }
 }
 
 /// How the loop ends when a limit (or dispose) terminated the running JS.
@@ -93,5 +113,20 @@ pub(super) fn end_turn(state: &StateRef) {
   if limit > 0 && total >= Duration::from_millis(limit) {
     s.cpu_culprit = Some(id);
     s.monitor.mark_stop(StopReason::Cpu);
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::heap_headroom;
+
+  #[test]
+  fn the_first_heap_limit_hit_grants_a_little_and_later_ones_at_least_double() {
+    let mb = 1 << 20;
+    assert_eq!(heap_headroom(1, 64 * mb), 96 * mb);
+    assert_eq!(heap_headroom(2, 96 * mb), 96 * mb + (1 << 30));
+    let big = 3usize << 30;
+    assert_eq!(heap_headroom(5, big), 2 * big);
+    assert_eq!(heap_headroom(9, usize::MAX - 1), usize::MAX);
   }
 }
