@@ -130,6 +130,17 @@ function splitBindings(bindings) {
   return { envJson: JSON.stringify(vars), bindingsJson: JSON.stringify(kinds), definitions };
 }
 
+/** A value as an error message shows it: NaN and Infinity as such, not as JSON's null. */
+function shown(value) {
+  if (typeof value === "number" || typeof value === "bigint" || value === undefined) return String(value);
+  if (typeof value === "function") return "a function";
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return typeof value;
+  }
+}
+
 /** Checks `options.limits`, naming the field that is wrong. */
 function validateLimits(limits) {
   if (limits === undefined) return undefined;
@@ -142,7 +153,7 @@ function validateLimits(limits) {
     }
     if (value === undefined) continue;
     const ok = typeof value === "number" && Number.isFinite(value) && value >= rule.min && value <= (rule.max ?? 2 ** 31 - 1) && (!rule.integer || Number.isInteger(value));
-    if (!ok) throw new TypeError(`createWorker: options.limits.${key} must be ${rule.text}, got ${JSON.stringify(value) ?? String(value)}`);
+    if (!ok) throw new TypeError(`createWorker: options.limits.${key} must be ${rule.text}, got ${shown(value)}`);
     checked[key] = value;
   }
   return checked;
@@ -200,12 +211,12 @@ function validateOptions(options) {
   }
   if (maxReuse !== undefined) {
     if (!Number.isInteger(maxReuse) || maxReuse < 1 || maxReuse > 0xffffffff) {
-      throw new TypeError(`createWorker: options.maxReuse must be a positive integer (request contexts one isolate serves before it is replaced), got ${JSON.stringify(maxReuse) ?? String(maxReuse)}`);
+      throw new TypeError(`createWorker: options.maxReuse must be a positive integer (request contexts one isolate serves before it is replaced), got ${shown(maxReuse)}`);
     }
     if (isolation !== "per-request") throw new TypeError('createWorker: options.maxReuse applies only with isolation: "per-request"');
   }
   const { pool = true } = options;
-  if (typeof pool !== "boolean") throw new TypeError(`createWorker: options.pool must be a boolean, got ${JSON.stringify(pool) ?? String(pool)}`);
+  if (typeof pool !== "boolean") throw new TypeError(`createWorker: options.pool must be a boolean, got ${shown(pool)}`);
   return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), ...split };
 }
 
@@ -405,7 +416,7 @@ function configurePool(settings) {
     if (text === undefined) throw new TypeError(`configurePool: unknown setting "${key}" (known settings: ${Object.keys(POOL_SETTINGS).join(", ")})`);
     if (value === undefined) continue;
     if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 2 ** 31 - 1) {
-      throw new TypeError(`configurePool: ${text}, got ${JSON.stringify(value) ?? String(value)}`);
+      throw new TypeError(`configurePool: ${text}, got ${shown(value)}`);
     }
   }
   return native.configurePool(settings.spares, settings.idleMs, settings.maxTotal);

@@ -1,4 +1,4 @@
-// Hostile scripts: memory bombs that would make V8 abort the whole process must end as
+// Hostile scripts and bad input. Memory bombs that would make V8 abort the whole process must end as
 // ERR_MEMORY_LIMIT, with the worker restarted and serving the next request. Each attack runs in
 // a child process, so a regression kills the child and fails the test instead of the runner.
 import { test } from "node:test";
@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createWorker, dispatch } from "../index.js";
+import { evalInWorker, useWorker } from "./helpers.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
@@ -77,3 +79,126 @@ for (const [name, attack] of memoryBombs) {
     assert.equal(result.then, "fine", "the restarted worker serves the next request");
   });
 }
+
+// In-process checks: none of these can take the host down, they must only fail clearly.
+
+test("PBKDF2 iteration counts above 100,000 are refused, as in production", async (t) => {
+  const result = await evalInWorker(t, `
+    const key = await crypto.subtle.importKey("raw", new Uint8Array(8), "PBKDF2", false, ["deriveBits"]);
+    const derive = (iterations) => crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: new Uint8Array(8), iterations }, key, 256)
+      .then((bits) => bits.byteLength, (e) => e.name + ": " + e.message);
+    return [await derive(100000), await derive(100001), await derive(2 ** 31 - 1)];`);
+  assert.deepEqual(result, [
+    32,
+    "NotSupportedError: PBKDF2 iteration counts above 100000 are not supported (requested 100001)",
+    "NotSupportedError: PBKDF2 iteration counts above 100000 are not supported (requested 2147483647)",
+  ]);
+});
+
+test("RSA-8192 key generation is stopped by limits.cpuMs and by dispose()", { timeout: 20_000 }, async (t) => {
+  const script = `export default { async fetch() {
+    await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 8192, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign"]);
+    return new Response("generated");
+  } }`;
+  const limited = await useWorker(t, { script, limits: { cpuMs: 200 }, pool: false });
+  await assert.rejects(dispatch(limited, "http://localhost/"), { code: "ERR_CPU_LIMIT" });
+  // A generation takes tens of seconds; dispose() can only settle this soon if it was cancelled.
+  const worker = await createWorker({ script, pool: false, onLog() {} });
+  const outcome = dispatch(worker, "http://localhost/").then(() => "responded", (e) => e.code);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await worker.dispose();
+  assert.equal(await outcome, "ERR_WORKER_DISPOSED");
+});
+
+test("Atomics.wait on the isolate thread throws a TypeError, as in workerd", async (t) => {
+  const result = await evalInWorker(t, `
+    const cell = new Int32Array(new SharedArrayBuffer(4));
+    try { Atomics.wait(cell, 0, 0, 10); return "waited"; } catch (e) { return [e.name, typeof Atomics.waitAsync]; }`);
+  assert.deepEqual(result, ["TypeError", "function"]);
+});
+
+test("NaN and Infinity limits are refused with the value named", async () => {
+  await assert.rejects(createWorker({ script: "export default {}", limits: { cpuMs: NaN } }), { name: "TypeError", message: /options\.limits\.cpuMs .* got NaN$/ });
+  await assert.rejects(createWorker({ script: "export default {}", limits: { memoryMb: Infinity } }), { name: "TypeError", message: /options\.limits\.memoryMb .* got Infinity$/ });
+});
+
+test("a request header value outside Latin-1 is refused at dispatch, naming the header", async (t) => {
+  const worker = await useWorker(t, { script: `export default { fetch(r) { return new Response(r.headers.get("x-name")) } }` });
+  await assert.rejects(dispatch(worker, { url: "http://localhost/", headers: { "x-name": "price €5" } }), {
+    name: "TypeError",
+    message: /header "x-name" has a character outside Latin-1 \(U\+20AC at index 6\)/,
+  });
+  const latin1 = await dispatch(worker, { url: "http://localhost/", headers: { "x-name": "café" } });
+  assert.equal(await latin1.text(), "café");
+});
+
+test("a handler error whose stack or message cannot be read is still reported as the handler's error", async (t) => {
+  const cases = {
+    prepare: `Error.prepareStackTrace = () => { throw new Error("prepare failed"); }; throw new Error("boom");`,
+    getter: `const e = new Error("x"); Object.defineProperty(e, "message", { get() { throw 1; } }); throw e;`,
+    proxy: `throw new Proxy({}, { get() { throw new Error("trap"); }, has() { throw new Error("trap"); } });`,
+  };
+  for (const [name, body] of Object.entries(cases)) {
+    const worker = await useWorker(t, { script: `export default { fetch() { ${body} } }` });
+    const error = await dispatch(worker, "http://localhost/").then(() => null, (e) => e);
+    assert.ok(error, `${name}: the dispatch rejected`);
+    assert.notEqual(error.code, "ERR_NEVER_RESPONDS", name);
+    if (name === "prepare") {
+      assert.equal(error.message, "boom");
+      assert.match(error.stack, /its stack could not be read: Error: prepare failed/);
+    }
+    if (name === "getter") assert.equal(error.message, "(the error's message could not be read)");
+    if (name === "proxy") assert.match(error.message, /^Uncaught /);
+  }
+});
+
+test("a gzip bomb decompresses in bounded chunks, as fast as it is read", { timeout: 60_000 }, async (t) => {
+  const { gzipSync } = await import("node:zlib");
+  const bomb = gzipSync(Buffer.alloc(256 * 1024 * 1024), { level: 9 }); // ~260 KB
+  const worker = await useWorker(t, {
+    limits: { memoryMb: 64 },
+    script: `export default { async fetch(request) {
+      const reader = request.body.pipeThrough(new DecompressionStream("gzip")).getReader();
+      let total = 0, chunks = 0, largest = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        total += value.byteLength; chunks++; largest = Math.max(largest, value.byteLength);
+      }
+      return Response.json({ total, chunks, largest });
+    } }`,
+  });
+  const result = await (await dispatch(worker, { url: "http://localhost/", method: "POST", body: bomb })).json();
+  assert.equal(result.total, 256 * 1024 * 1024, "every byte came out");
+  // One decoder step may overshoot the 64 KB chunk by what 256 input bytes expand to.
+  assert.ok(result.largest <= 64 * 1024 + 300 * 1024, `largest chunk ${result.largest} bytes`);
+  assert.ok(result.chunks >= 1024, `${result.chunks} chunks`);
+});
+
+test("compression streams still round-trip, and invalid data errors the readable side", async (t) => {
+  const result = await evalInWorker(t, `
+    const text = "workerbox ".repeat(50000);
+    const squeeze = (format) => new Response(new Blob([text]).stream().pipeThrough(new CompressionStream(format))).arrayBuffer();
+    const expand = (format, bytes) => new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream(format))).text();
+    const out = {};
+    for (const format of ["gzip", "deflate", "deflate-raw"]) {
+      const packed = await squeeze(format);
+      out[format] = [packed.byteLength < text.length / 10, (await expand(format, packed)) === text];
+    }
+    out.invalid = await expand("gzip", new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])).then(() => "decoded", (e) => e.name);
+    return out;`);
+  assert.deepEqual(result, { gzip: [true, true], deflate: [true, true], "deflate-raw": [true, true], invalid: "TypeError" });
+});
+
+test("pending timers count against limits.memoryMb: a million setTimeouts end as ERR_MEMORY_LIMIT", { timeout: 60_000 }, async (t) => {
+  const worker = await useWorker(t, {
+    limits: { memoryMb: 64 },
+    script: `export default { fetch(request) {
+      if (request.url.endsWith("/ok")) return new Response("fine");
+      for (let i = 0; i < 1e6; i++) setTimeout(() => {}, 1e9);
+      return new Response("all set");
+    } }`,
+  });
+  await assert.rejects(dispatch(worker, "http://localhost/"), { code: "ERR_MEMORY_LIMIT" });
+  assert.equal(await (await dispatch(worker, "http://localhost/ok")).text(), "fine");
+});

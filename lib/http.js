@@ -36,6 +36,11 @@ function headerList(init) {
     if (/[\0\r\n]/.test(text)) {
       throw new TypeError(`dispatch: the value of header "${name}" contains a NUL, CR or LF character`);
     }
+    const wide = /[^\x00-\xff]/.exec(text);
+    if (wide !== null) {
+      const code = wide[0].codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+      throw new TypeError(`dispatch: the value of header "${name}" has a character outside Latin-1 (U+${code} at index ${wide.index}); header values are byte strings, as in Node's Headers`);
+    }
     flat.push(name, text);
   };
   if (init instanceof Headers) {

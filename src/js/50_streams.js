@@ -103,35 +103,98 @@ internals.defineGlobal("TextEncoderStream", TextEncoderStream);
 internals.defineGlobal("TextDecoderStream", TextDecoderStream);
 
 // CompressionStream and DecompressionStream ("gzip", "deflate", "deflate-raw"), with the
-// codec in native code (flate2); output is passed on as soon as the codec produces it.
+// codec in native code (flate2). Not a TransformStream: a transform cannot wait for its reader
+// between the chunks it makes from one input, and a 500 KB gzip bomb expands to gigabytes. Here
+// a write hands the codec its input and settles only once the reader has pulled all the output
+// made from it, one bounded chunk (about 64 KB) per pull: output exists only as fast as it is
+// read, and the writer waits for the reader (backpressure).
 function codecStream(format, decompress, what) {
   format = String(format);
-  let id = null;
-  const open = () => {
-    if (id === null) {
-      id = ops.codecCreate(format, decompress);
-      if (id === null) throw new TypeError(`Failed to construct '${what}': Unsupported compression format: '${format}'`);
-    }
-    return id;
+  let id = ops.codecCreate(format, decompress);
+  if (id === null) throw new TypeError(`Failed to construct '${what}': Unsupported compression format: '${format}'`);
+  let controller;
+  let drained = null; // { resolve, reject } of the write whose output is being read
+  let wake = null; // resolves a pull waiting for input
+  let closing = false;
+  let failure = null;
+  const release = () => {
+    if (id !== null) ops.codecDrop(id);
+    id = null;
   };
-  open();
-  return new globalThis.TransformStream({
-    transform(chunk, controller) {
+  const fail = (error) => {
+    failure ??= error;
+    release();
+    drained?.reject(error);
+    drained = null;
+    wake?.();
+  };
+  const readable = new globalThis.ReadableStream({
+    start(c) {
+      controller = c;
+    },
+    async pull(c) {
+      for (;;) {
+        if (failure !== null) throw failure;
+        if (id === null) return;
+        let out;
+        try {
+          out = ops.codecRead(id);
+        } catch (error) {
+          fail(error);
+          throw error;
+        }
+        if (out !== null) {
+          if (out.byteLength > 0) return c.enqueue(out);
+          continue;
+        }
+        // The queued input is used up: the write that brought it is done.
+        drained?.resolve();
+        drained = null;
+        if (closing) {
+          let rest;
+          try {
+            rest = ops.codecFinish(id);
+          } catch (error) {
+            fail(error);
+            throw error;
+          } finally {
+            id = null;
+          }
+          if (rest.byteLength > 0) c.enqueue(rest);
+          return c.close();
+        }
+        await new Promise((resolve) => (wake = resolve));
+        wake = null;
+      }
+    },
+    cancel(reason) {
+      fail(reason ?? new TypeError(`${what}: the readable side was cancelled`));
+    },
+  }, { highWaterMark: 0 });
+  const writable = new globalThis.WritableStream({
+    write(chunk) {
       if (!(chunk instanceof ArrayBuffer) && !ArrayBuffer.isView(chunk)) {
         throw new TypeError(`${what}: chunks must be ArrayBuffers or ArrayBufferViews`);
       }
-      const out = ops.codecWrite(open(), chunk);
-      if (out.byteLength > 0) controller.enqueue(out);
+      if (failure !== null) throw failure;
+      ops.codecWrite(id, chunk);
+      const done = new Promise((resolve, reject) => (drained = { resolve, reject }));
+      wake?.();
+      return done;
     },
-    flush(controller) {
-      const out = ops.codecFinish(open());
-      id = null;
-      if (out.byteLength > 0) controller.enqueue(out);
+    close() {
+      if (failure !== null) throw failure;
+      closing = true;
+      wake?.();
     },
-    cancel() {
-      if (id !== null) ops.codecDrop(id);
+    abort(reason) {
+      fail(reason);
+      try {
+        controller.error(reason);
+      } catch {}
     },
   });
+  return { readable, writable };
 }
 
 class CompressionStream extends TransformWrapper {

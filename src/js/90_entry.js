@@ -175,13 +175,27 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson)
   }
 };
 
+// Reads what the host is told of a thrown value. Each part is read on its own: a getter, a
+// Proxy trap or an `Error.prepareStackTrace` that throws must not hide the handler's error
+// behind an error of ours (or leave the request unanswered).
 function errorParts(error) {
-  if (error !== null && typeof error === "object" && "message" in error) {
-    const name = String(error.name ?? "Error");
-    const message = String(error.message);
-    return [name, message, typeof error.stack === "string" ? error.stack : `${name}: ${message}`];
+  const attempt = (read) => {
+    try {
+      return { value: read() };
+    } catch (problem) {
+      return { problem };
+    }
+  };
+  const looksLikeError = attempt(() => error !== null && typeof error === "object" && "message" in error);
+  if (looksLikeError.value === true) {
+    const name = attempt(() => String(error.name ?? "Error")).value ?? "Error";
+    const message = attempt(() => String(error.message)).value ?? "(the error's message could not be read)";
+    const stack = attempt(() => error.stack);
+    if (typeof stack.value === "string") return [name, message, stack.value];
+    const why = "problem" in stack ? `\n    (its stack could not be read: ${attempt(() => String(stack.problem)).value ?? "unknown reason"})` : "";
+    return [name, message, `${name}: ${message}${why}`];
   }
-  const text = internals.inspect ? internals.inspect(error) : String(error);
+  const text = attempt(() => (internals.inspect ? internals.inspect(error) : String(error))).value ?? "(a value that could not be read)";
   return ["Error", `Uncaught ${text}`, `Error: Uncaught ${text}`];
 }
 

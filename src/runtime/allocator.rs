@@ -1,6 +1,10 @@
 //! The ArrayBuffer allocator: the system allocator with a per-isolate cap, so that ArrayBuffer
 //! memory (which lives outside V8's heap and its heap limit) cannot grow without bound. An
 //! allocation over the cap fails, which V8 reports to JS as a RangeError.
+//!
+//! The same [`BufferBudget`] counts what else the host holds outside the heap on the worker's
+//! behalf (pending timers, see [`Charge`]): everything a worker makes the host keep is bounded
+//! by `limits.memoryMb`.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,7 +17,8 @@ pub(crate) struct BufferBudget {
 }
 
 impl BufferBudget {
-  fn reserve(&self, len: usize) -> bool {
+  /// Takes `len` bytes from the budget; false (and nothing taken) when that would pass the cap.
+  pub(crate) fn reserve(&self, len: usize) -> bool {
     let mut used = self.used.load(Ordering::Relaxed);
     loop {
       let Some(next) = used.checked_add(len).filter(|&n| n <= self.cap) else { return false };
@@ -24,7 +29,7 @@ impl BufferBudget {
     }
   }
 
-  fn release(&self, len: usize) {
+  pub(crate) fn release(&self, len: usize) {
     self.used.fetch_sub(len, Ordering::AcqRel);
   }
 }
@@ -60,8 +65,9 @@ unsafe extern "C" fn drop_budget(budget: *const BufferBudget) {
   drop(Arc::from_raw(budget));
 }
 
-/// An allocator for one isolate whose ArrayBuffers may use at most `cap` bytes.
-pub(crate) fn capped(cap: usize) -> v8::UniqueRef<v8::Allocator> {
+/// An allocator for one isolate whose ArrayBuffers may use at most `cap` bytes, and the budget it
+/// draws on (shared with other memory held for the worker outside the heap).
+pub(crate) fn capped(cap: usize) -> (v8::UniqueRef<v8::Allocator>, Arc<BufferBudget>) {
   static VTABLE: v8::RustAllocatorVtable<BufferBudget> = v8::RustAllocatorVtable {
     allocate,
     allocate_uninitialized,
@@ -71,7 +77,27 @@ pub(crate) fn capped(cap: usize) -> v8::UniqueRef<v8::Allocator> {
   let budget = Arc::new(BufferBudget { used: AtomicUsize::new(0), cap });
   // SAFETY: the vtable functions match the allocator contract; V8 calls `drop` once, which
   // releases the Arc handed over here.
-  unsafe { v8::new_rust_allocator(Arc::into_raw(budget), &VTABLE) }
+  let allocator = unsafe { v8::new_rust_allocator(Arc::into_raw(budget.clone()), &VTABLE) };
+  (allocator, budget)
+}
+
+/// Bytes taken from a worker's budget for something the host keeps for it; given back on drop.
+pub(crate) struct Charge {
+  budget: Arc<BufferBudget>,
+  bytes: usize,
+}
+
+impl Charge {
+  /// Takes `bytes` from `budget`, or `None` when the worker is out of memory.
+  pub(crate) fn take(budget: &Arc<BufferBudget>, bytes: usize) -> Option<Self> {
+    budget.reserve(bytes).then(|| Charge { budget: budget.clone(), bytes })
+  }
+}
+
+impl Drop for Charge {
+  fn drop(&mut self) {
+    self.budget.release(self.bytes);
+  }
 }
 
 #[cfg(test)]
@@ -86,5 +112,14 @@ mod tests {
     budget.release(60);
     assert!(budget.reserve(100));
     assert!(!budget.reserve(1));
+  }
+
+  #[test]
+  fn a_charge_is_given_back_when_dropped() {
+    let budget = Arc::new(BufferBudget { used: AtomicUsize::new(0), cap: 1000 });
+    let first = Charge::take(&budget, 600).expect("fits");
+    assert!(Charge::take(&budget, 600).is_none());
+    drop(first);
+    assert!(Charge::take(&budget, 600).is_some());
   }
 }

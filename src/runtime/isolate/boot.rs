@@ -5,11 +5,12 @@
 use super::*;
 
 /// Creates an isolate with the worker's heap and ArrayBuffer limits and our callbacks.
-pub(super) fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> v8::OwnedIsolate {
+pub(super) fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> (v8::OwnedIsolate, Arc<allocator::BufferBudget>) {
   let bytes = options.limits.memory_mb as usize * 1024 * 1024;
+  let (buffers, budget) = allocator::capped(bytes);
   let mut params = v8::CreateParams::default()
     .heap_limits(0, bytes)
-    .array_buffer_allocator(allocator::capped(bytes).make_shared());
+    .array_buffer_allocator(buffers.make_shared());
   if let Some(blob) = snapshot::startup_snapshot(options.code_cache_dir.as_deref().filter(|_| options.code_cache)) {
     params = params.snapshot_blob(v8::StartupData::from(blob)).external_references(ops::external_references());
   }
@@ -20,9 +21,12 @@ pub(super) fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> v8
   // heap a little room to unwind. The monitor (an Arc held by this thread) outlives the isolate.
   isolate.add_near_heap_limit_callback(near_heap_limit, Arc::as_ptr(monitor) as *mut c_void);
   isolate.set_microtasks_policy(v8::MicrotasksPolicy::Explicit);
+  // The isolate thread serves every request of the worker: blocking it is refused, as in
+  // production (`Atomics.wait` throws a TypeError; `Atomics.waitAsync` still works).
+  isolate.set_allow_atomics_wait(false);
   isolate.set_promise_reject_callback(on_promise_reject);
   isolate.set_capture_stack_trace_for_uncaught_exceptions(true, 16);
-  isolate
+  (isolate, budget)
 }
 
 pub(super) extern "C" fn on_promise_reject(message: v8::PromiseRejectMessage) {

@@ -1,6 +1,9 @@
 //! Compression ops for `CompressionStream` / `DecompressionStream`: gzip, deflate (zlib) and
-//! deflate-raw through `flate2`. Each stream owns a codec kept in the isolate state by id;
-//! JS writes chunks and gets back whatever output is ready, then finishes (or drops) it.
+//! deflate-raw through `flate2`. Each stream owns a codec kept in the isolate state by id.
+//! JS hands it input (`codecWrite`), then pulls the output in chunks of about [`OUTPUT_CHUNK`]
+//! bytes (`codecRead`) as its reader asks for them, so a small compressed bomb never becomes
+//! one huge buffer: the input waiting in the codec is what the worker wrote, and the output
+//! exists only a chunk at a time.
 
 use super::{arg_string, state, throw_type_error, uint8_array, view_bytes, OpFn};
 use flate2::write::{DeflateDecoder, DeflateEncoder, GzDecoder, GzEncoder, ZlibDecoder, ZlibEncoder};
@@ -11,12 +14,28 @@ use v8::MapFnTo;
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("codecCreate", op_codec_create.map_fn_to());
   install("codecWrite", op_codec_write.map_fn_to());
+  install("codecRead", op_codec_read.map_fn_to());
   install("codecFinish", op_codec_finish.map_fn_to());
   install("codecDrop", op_codec_drop.map_fn_to());
 }
 
-/// A streaming compressor or decompressor writing into a Vec.
-pub(crate) enum Codec {
+/// Output handed to JS per `codecRead`, roughly (one input slice may overshoot it).
+pub(crate) const OUTPUT_CHUNK: usize = 64 * 1024;
+
+/// Input fed to a decoder per step: deflate expands at most ~1032:1, so one step of this much
+/// input produces at most ~260 KB.
+const DECODE_STEP: usize = 256;
+/// Input fed to an encoder per step (an encoder's output is at most about its input).
+const ENCODE_STEP: usize = 16 * 1024;
+
+/// A streaming compressor or decompressor writing into a Vec, with the input not yet fed.
+pub(crate) struct Codec {
+  kind: Kind,
+  pending: Vec<u8>,
+  fed: usize,
+}
+
+enum Kind {
   GzipEncode(GzEncoder<Vec<u8>>),
   DeflateEncode(ZlibEncoder<Vec<u8>>),
   RawEncode(DeflateEncoder<Vec<u8>>),
@@ -25,48 +44,72 @@ pub(crate) enum Codec {
   RawDecode(DeflateDecoder<Vec<u8>>),
 }
 
+macro_rules! each_kind {
+  ($kind:expr, $c:ident => $body:expr) => {
+    match $kind {
+      Kind::GzipEncode($c) => $body,
+      Kind::DeflateEncode($c) => $body,
+      Kind::RawEncode($c) => $body,
+      Kind::GzipDecode($c) => $body,
+      Kind::DeflateDecode($c) => $body,
+      Kind::RawDecode($c) => $body,
+    }
+  };
+}
+
 impl Codec {
   fn new(format: &str, decompress: bool) -> Option<Self> {
     let level = Compression::default();
-    Some(match (format, decompress) {
-      ("gzip", false) => Codec::GzipEncode(GzEncoder::new(Vec::new(), level)),
-      ("deflate", false) => Codec::DeflateEncode(ZlibEncoder::new(Vec::new(), level)),
-      ("deflate-raw", false) => Codec::RawEncode(DeflateEncoder::new(Vec::new(), level)),
-      ("gzip", true) => Codec::GzipDecode(GzDecoder::new(Vec::new())),
-      ("deflate", true) => Codec::DeflateDecode(ZlibDecoder::new(Vec::new())),
-      ("deflate-raw", true) => Codec::RawDecode(DeflateDecoder::new(Vec::new())),
+    let kind = match (format, decompress) {
+      ("gzip", false) => Kind::GzipEncode(GzEncoder::new(Vec::new(), level)),
+      ("deflate", false) => Kind::DeflateEncode(ZlibEncoder::new(Vec::new(), level)),
+      ("deflate-raw", false) => Kind::RawEncode(DeflateEncoder::new(Vec::new(), level)),
+      ("gzip", true) => Kind::GzipDecode(GzDecoder::new(Vec::new())),
+      ("deflate", true) => Kind::DeflateDecode(ZlibDecoder::new(Vec::new())),
+      ("deflate-raw", true) => Kind::RawDecode(DeflateDecoder::new(Vec::new())),
       _ => return None,
+    };
+    Some(Codec { kind, pending: Vec::new(), fed: 0 })
+  }
+
+  fn decodes(&self) -> bool {
+    matches!(self.kind, Kind::GzipDecode(_) | Kind::DeflateDecode(_) | Kind::RawDecode(_))
+  }
+
+  /// Queues `input` to be fed by later reads.
+  fn write(&mut self, input: &[u8]) {
+    if self.fed == self.pending.len() {
+      self.pending.clear();
+      self.fed = 0;
+    }
+    self.pending.extend_from_slice(input);
+  }
+
+  /// Feeds queued input until about [`OUTPUT_CHUNK`] bytes of output are ready or the input is
+  /// used up. `None`: no input was left to feed.
+  fn read(&mut self) -> std::io::Result<Option<Vec<u8>>> {
+    if self.fed == self.pending.len() {
+      return Ok(None);
+    }
+    let step = if self.decodes() { DECODE_STEP } else { ENCODE_STEP };
+    let Codec { kind, pending, fed } = self;
+    each_kind!(kind, c => {
+      while *fed < pending.len() && c.get_ref().len() < OUTPUT_CHUNK {
+        let end = (*fed + step).min(pending.len());
+        let used = c.write(&pending[*fed..end])?;
+        if used == 0 {
+          // The stream has ended; what follows it is not part of it.
+          return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "data after the end of the compressed stream"));
+        }
+        *fed += used;
+      }
+      Ok(Some(std::mem::take(c.get_mut())))
     })
   }
 
-  /// Feeds `input`; returns the output produced so far.
-  fn write(&mut self, input: &[u8]) -> std::io::Result<Vec<u8>> {
-    macro_rules! feed {
-      ($codec:expr) => {{
-        $codec.write_all(input)?;
-        Ok(std::mem::take($codec.get_mut()))
-      }};
-    }
-    match self {
-      Codec::GzipEncode(c) => feed!(c),
-      Codec::DeflateEncode(c) => feed!(c),
-      Codec::RawEncode(c) => feed!(c),
-      Codec::GzipDecode(c) => feed!(c),
-      Codec::DeflateDecode(c) => feed!(c),
-      Codec::RawDecode(c) => feed!(c),
-    }
-  }
-
-  /// Ends the stream; returns the remaining output.
+  /// Ends the stream (all input must have been read); returns the remaining output.
   fn finish(self) -> std::io::Result<Vec<u8>> {
-    match self {
-      Codec::GzipEncode(c) => c.finish(),
-      Codec::DeflateEncode(c) => c.finish(),
-      Codec::RawEncode(c) => c.finish(),
-      Codec::GzipDecode(c) => c.finish(),
-      Codec::DeflateDecode(c) => c.finish(),
-      Codec::RawDecode(c) => c.finish(),
-    }
+    each_kind!(self.kind, c => c.finish())
   }
 }
 
@@ -85,19 +128,37 @@ fn codec_error(scope: &mut v8::PinScope, error: std::io::Error) {
   throw_type_error(scope, &format!("The compressed data is invalid: {error}"));
 }
 
-/// `ops.codecWrite(id, chunk) -> Uint8Array`
-fn op_codec_write<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+/// `ops.codecWrite(id, chunk)`: queues input; `codecRead` turns it into output.
+fn op_codec_write<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   let Some(input) = view_bytes(args.get(1)) else {
     return throw_type_error(scope, "The chunk must be an ArrayBuffer or an ArrayBufferView.");
   };
   let state = state(scope);
+  let queued = match state.borrow_mut().codecs.get_mut(&id) {
+    Some(codec) => {
+      codec.write(&input);
+      true
+    }
+    None => false,
+  };
+  if !queued {
+    throw_type_error(scope, "The compression stream is closed.");
+  }
+}
+
+/// `ops.codecRead(id) -> Uint8Array | null`: the next output (about 64 KB at most, possibly
+/// empty), or null once the queued input is used up.
+fn op_codec_read<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let id = args.get(0).uint32_value(scope).unwrap_or(0);
+  let state = state(scope);
   let result = match state.borrow_mut().codecs.get_mut(&id) {
-    Some(codec) => codec.write(&input),
+    Some(codec) => codec.read(),
     None => return throw_type_error(scope, "The compression stream is closed."),
   };
   match result {
-    Ok(output) => rv.set(uint8_array(scope, output).into()),
+    Ok(Some(output)) => rv.set(uint8_array(scope, output).into()),
+    Ok(None) => rv.set_null(),
     Err(error) => {
       state.borrow_mut().codecs.remove(&id);
       codec_error(scope, error);

@@ -70,7 +70,9 @@ fn op_subtle_call<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallba
   let Some(params) = read_params(scope, args.get(1)) else {
     return throw_type_error(scope, "subtleCall: parameters must be strings, numbers, booleans or Uint8Arrays");
   };
-  match webcrypto::call(&op, &params) {
+  // Long operations (RSA key generation) stop when a limit or dispose stops the worker's JS.
+  let monitor = state(scope).borrow().monitor.clone();
+  match webcrypto::with_cancel(move || monitor.stop_pending(), || webcrypto::call(&op, &params)) {
     Ok(out) => {
       let value = write_out(scope, out);
       rv.set(value);

@@ -5,7 +5,14 @@ use super::{state, OpFn};
 use v8::MapFnTo;
 use crate::runtime::isolate::Timer;
 use crate::runtime::messages::SchedulerMessage;
+use crate::runtime::allocator::Charge;
+use crate::runtime::monitor::StopReason;
 use std::time::Duration;
+
+/// What the host holds for one pending timer (its entry here, the V8 global handle, the
+/// scheduler's deadline), charged to the worker's memory budget: a million timers would
+/// otherwise grow the host by ~500 MB outside any limit.
+const TIMER_COST: usize = 512;
 
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("timerStart", op_timer_start.map_fn_to());
@@ -31,12 +38,20 @@ fn op_timer_start<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallba
   };
   let delay = delay_of(scope, args.get(1));
   let repeat = args.get(2).is_true();
-  let callback = v8::Global::new(scope, callback);
   let state = state(scope);
+  let Some(charge) = Charge::take(&state.borrow().budget, TIMER_COST) else {
+    // Out of memory: the worker is stopped like any other memory bomb.
+    state.borrow().monitor.terminate(StopReason::Memory);
+    let message = v8::String::new(scope, "setTimeout: the worker has used up its memory limit (limits.memoryMb) with pending timers").unwrap();
+    let error = v8::Exception::range_error(scope, message);
+    scope.throw_exception(error);
+    return;
+  };
+  let callback = v8::Global::new(scope, callback);
   let mut state = state.borrow_mut();
   let id = state.next_id();
   let owner = state.current_owner;
-  state.timers.insert(id, Timer { callback, repeat: repeat.then_some(delay), owner });
+  state.timers.insert(id, Timer { callback, repeat: repeat.then_some(delay), owner, _charge: charge });
   let _ = state.scheduler.send(SchedulerMessage::StartTimer { id, delay });
   rv.set_uint32(id);
 }

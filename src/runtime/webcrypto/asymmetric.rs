@@ -143,7 +143,7 @@ pub fn generate(p: &Params) -> Result<(Vec<u8>, Vec<u8>)> {
         return Err(Error::Operation("Unsupported RSA modulusLength".into()));
       }
       let e = rsa_exponent(p.bytes("publicExponent")?)?;
-      let key = RsaPrivateKey::new_with_exp(&mut OsRng, bits as usize, &e).map_err(|e| Error::Operation(format!("RSA key generation failed: {e}")))?;
+      let key = RsaPrivateKey::new_with_exp(&mut super::cancel::CancellableRng, bits as usize, &e).map_err(|e| Error::Operation(format!("RSA key generation failed: {e}")))?;
       let private = key.to_pkcs8_der().map_err(encode_error)?.as_bytes().to_vec();
       let public = key.to_public_key().to_public_key_der().map_err(encode_error)?.into_vec();
       Ok((private, public))

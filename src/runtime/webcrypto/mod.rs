@@ -8,11 +8,13 @@
 //! Errors carry the WebCrypto DOMException name the JS side should reject with.
 
 mod asymmetric;
+mod cancel;
 mod jwk;
 mod symmetric;
 
 use std::collections::HashMap;
 
+pub use cancel::with_cancel;
 pub use symmetric::new_hasher;
 
 /// A failed operation, by the DOMException name WebCrypto reports it with.

@@ -78,10 +78,20 @@ fn byte_length(bits: f64) -> Result<usize> {
   Ok((bits / 8.0) as usize)
 }
 
+/// The largest PBKDF2 iteration count accepted, as in production.
+pub const MAX_PBKDF2_ITERATIONS: u32 = 100_000;
+
 pub fn pbkdf2(hash: &str, password: &[u8], salt: &[u8], iterations: f64, length: f64) -> Result<Vec<u8>> {
   let length = byte_length(length)?;
   if !(iterations >= 1.0) || iterations > u32::MAX as f64 {
     return Err(Error::Operation("iterations must be greater than 0".into()));
+  }
+  // Production Workers refuses larger counts: PBKDF2 runs on the isolate thread, beyond the
+  // reach of the CPU limit, and 2^31 iterations would keep a core busy for hours.
+  if iterations > MAX_PBKDF2_ITERATIONS as f64 {
+    return Err(Error::NotSupported(format!(
+      "PBKDF2 iteration counts above {MAX_PBKDF2_ITERATIONS} are not supported (requested {iterations})"
+    )));
   }
   let mut out = vec![0u8; length];
   with_hash!(hash, H => {
