@@ -19,6 +19,8 @@ export interface WorkerLimits {
   memoryMb?: number;
   /** How long one binding call may wait for its host handler, in ms (`0`: forever). Default 30000. */
   bindingMs?: number;
+  /** How long an event's `ctx.waitUntil()` work may run after its response before it is cancelled with a logged warning (`0`: no bound). Default 30000, as in production. */
+  waitUntilMs?: number;
 }
 
 export interface WorkerOptions {

@@ -40,6 +40,7 @@ const LIMITS = {
   wallMs: { min: 0, integer: false, text: "a number of milliseconds, 0 or more (0: no limit)" },
   cpuMs: { min: 0, integer: false, text: "a number of milliseconds, 0 or more (0: no limit)" },
   bindingMs: { min: 0, integer: false, text: "a number of milliseconds, 0 or more (0: no limit)" },
+  waitUntilMs: { min: 0, integer: false, text: "a number of milliseconds, 0 or more (0: no limit)" },
   memoryMb: { min: 16, max: 16384, integer: true, text: "an integer number of megabytes from 16 to 16384" },
 };
 const FORMATS = new Set(["module", "service-worker"]);

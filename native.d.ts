@@ -86,6 +86,7 @@ export interface NativeLimits {
   cpuMs?: number
   memoryMb?: number
   bindingMs?: number
+  waitUntilMs?: number
 }
 
 /** A module the script can import; `kind` is "esm", "wasm", "text", "data" or "json". */

@@ -173,8 +173,11 @@ test("errors thrown by timer callbacks and unhandled rejections reach onLog", as
   const lines = [];
   const worker = await useWorker(t, {
     onLog: (level, message) => lines.push([level, message]),
-    script: `export default { fetch() {
+    // The event stays alive until its waitUntil settles, so its timer fires (timers of an
+    // event that is over are dropped, as in production).
+    script: `export default { fetch(request, env, ctx) {
       setTimeout(() => { throw new TypeError("timer exploded"); });
+      ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 20)));
       Promise.reject(new Error("nobody caught me"));
       return new Response("ok");
     } }`,

@@ -202,3 +202,26 @@ test("pending timers count against limits.memoryMb: a million setTimeouts end as
   await assert.rejects(dispatch(worker, "http://localhost/"), { code: "ERR_MEMORY_LIMIT" });
   assert.equal(await (await dispatch(worker, "http://localhost/ok")).text(), "fine");
 });
+
+test("waitUntil work gets limits.waitUntilMs after the response, then is cancelled with a warning", { timeout: 20_000 }, async (t) => {
+  const lines = [];
+  const worker = await useWorker(t, {
+    limits: { waitUntilMs: 100 },
+    onLog: (level, message) => lines.push([level, message]),
+    script: `export default { fetch(request, env, ctx) {
+      ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 1e9)));
+      ctx.waitUntil(new Promise((resolve) => setTimeout(() => { console.log("quick one done"); resolve(); }, 10)));
+      setInterval(() => {}, 0);
+      return new Response("answered");
+    } }`,
+  });
+  assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "answered");
+  await worker.waitUntilSettled();
+  assert.ok(lines.some(([, m]) => m === "quick one done"), "work that settles in time runs");
+  assert.ok(
+    lines.some(([level, m]) => level === "warn" && /1 ctx\.waitUntil\(\) promise\(s\) did not settle within 100 ms of the response \(limits\.waitUntilMs\)/.test(m)),
+    JSON.stringify(lines),
+  );
+  // The event is over, so its far timer and its interval are gone: a later request is served at once.
+  assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "answered");
+});

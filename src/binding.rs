@@ -158,6 +158,7 @@ pub struct NativeLimits {
   pub cpu_ms: Option<f64>,
   pub memory_mb: Option<u32>,
   pub binding_ms: Option<f64>,
+  pub wait_until_ms: Option<f64>,
 }
 
 /// What `index.js`'s binding dispatcher resolves to: a JSON result and bytes, or an error.
@@ -229,6 +230,7 @@ impl NativeLimits {
       max_queued: self.max_queued.unwrap_or(defaults.max_queued),
       wall_ms: self.wall_ms.map_or(defaults.wall_ms, |ms| ms as u64),
       binding_ms: self.binding_ms.map_or(defaults.binding_ms, |ms| ms as u64),
+      wait_until_ms: self.wait_until_ms.map_or(defaults.wait_until_ms, |ms| ms as u64),
       cpu_ms: self.cpu_ms.map_or(defaults.cpu_ms, |ms| ms as u64),
       memory_mb: self.memory_mb.unwrap_or(defaults.memory_mb),
     }

@@ -19,26 +19,100 @@ internals.defineGlobal("addEventListener", function addEventListener(type, liste
   return addGlobalListener(type, listener, options);
 });
 
+/** How long `waitUntil` work may run after its event's response (limits.waitUntilMs; 0: no bound). */
+let waitUntilMs = 30000;
+
+/**
+ * What one event still has under way after its handler returned: its response body being
+ * written to the host and its `waitUntil` promises. Like production, `waitUntil` work gets
+ * `waitUntilMs` after the response, then is given up on with a logged warning; and when nothing
+ * is left the event is over: `ops.eventDone` drops the timers it left behind (a forgotten
+ * `setInterval` does not run on forever, charged to nothing).
+ */
+class EventWork {
+  #id;
+  #waits = new Set();
+  #responded = false;
+  #bodyPending = false;
+  #over = false;
+  #deadline = null;
+  constructor(id) {
+    this.#id = id;
+  }
+  /** Registers a waitUntil promise; `release` marks it finished (once). */
+  track(release) {
+    if (this.#over) return release;
+    const entry = () => {
+      if (!this.#waits.delete(entry)) return;
+      release();
+      this.#check();
+    };
+    this.#waits.add(entry);
+    if (this.#responded) this.#arm();
+    return entry;
+  }
+  /** The response head went out; `streaming`: its body follows (see bodyDone). */
+  responded(streaming) {
+    if (this.#responded) return;
+    this.#responded = true;
+    this.#bodyPending = streaming;
+    this.#arm();
+    this.#check();
+  }
+  bodyDone() {
+    this.#bodyPending = false;
+    this.#check();
+  }
+  #arm() {
+    if (this.#deadline !== null || waitUntilMs <= 0 || this.#waits.size === 0) return;
+    this.#deadline = ops.timerStart(() => {
+      this.#deadline = null;
+      const count = this.#waits.size;
+      if (count === 0) return;
+      console.warn(
+        `workerbox: ${count} ctx.waitUntil() promise(s) did not settle within ${waitUntilMs} ms of the response (limits.waitUntilMs) and were cancelled.`,
+      );
+      for (const entry of [...this.#waits]) entry();
+    }, waitUntilMs, false, true);
+  }
+  #check() {
+    if (this.#over || !this.#responded || this.#bodyPending || this.#waits.size > 0) return;
+    this.#over = true;
+    if (this.#deadline !== null) ops.timerCancel(this.#deadline);
+    ops.eventDone(this.#id);
+  }
+}
+
 /**
  * Registers background work: the host can wait for it (worker.waitUntilSettled()), its
- * failure is reported as an uncaught error, and `list` (an event's own) collects it too.
+ * failure is reported as an uncaught error, `list` (an event's own) collects it too, and
+ * `work` (the event's EventWork) bounds it in time.
  */
-function trackBackground(promise, list) {
+function trackBackground(promise, list, work) {
   ops.backgroundStart();
+  let finished = false;
+  const release = () => {
+    if (finished) return;
+    finished = true;
+    ops.backgroundDone();
+  };
+  const done = work ? work.track(release) : release;
   const settled = Promise.resolve(promise)
     .catch((error) => internals.reportError(error))
-    .finally(() => ops.backgroundDone());
+    .finally(done);
   if (list) list.push(settled);
 }
 
 class ExecutionContext {
   #waits;
-  constructor(waits = null) {
+  #work;
+  constructor(waits = null, work = null) {
     this.#waits = waits;
+    this.#work = work;
   }
   waitUntil(promise) {
     if (arguments.length === 0) throw new TypeError("waitUntil: 1 argument required, but only 0 present.");
-    trackBackground(promise, this.#waits);
+    trackBackground(promise, this.#waits, this.#work);
   }
   passThroughOnException() {
     // There is no origin to fall back to locally; errors are reported to the host instead.
@@ -52,6 +126,7 @@ class FetchEvent extends Event {
   #request;
   #response = null;
   #dispatching = true;
+  #work = null;
   constructor(type, init = {}) {
     super(type, init);
     if (!init || !(init.request instanceof globalThis.Request)) {
@@ -73,19 +148,24 @@ class FetchEvent extends Event {
     this.stopImmediatePropagation();
   }
   waitUntil(promise) {
-    trackBackground(promise, null);
+    trackBackground(promise, null, this.#work);
   }
   passThroughOnException() {}
   static _finish(event) {
     event.#dispatching = false;
     return event.#response;
   }
+  static _attach(event, work) {
+    event.#work = work;
+  }
   get [Symbol.toStringTag]() {
     return "FetchEvent";
   }
 }
 const finishEvent = FetchEvent._finish;
+const attachWork = FetchEvent._attach;
 delete FetchEvent._finish;
+delete FetchEvent._attach;
 internals.defineGlobal("FetchEvent", FetchEvent);
 
 class ScheduledController {
@@ -149,8 +229,9 @@ function describeValue(value) {
 }
 
 /** Called by the native side once the user's script has loaded. Throws if there is no handler. */
-internals.start = function start(envJson, scriptFormat, namespace, bindingsJson) {
+internals.start = function start(envJson, scriptFormat, namespace, bindingsJson, waitUntilLimitMs) {
   format = scriptFormat;
+  waitUntilMs = waitUntilLimitMs;
   const bindings = JSON.parse(envJson);
   for (const [name, kind] of Object.entries(JSON.parse(bindingsJson))) {
     const binding = internals.makeBinding(name, kind);
@@ -201,18 +282,19 @@ function errorParts(error) {
 
 internals.errorParts = errorParts;
 
-function fail(id, error) {
+function fail(id, error, work) {
   const [name, message, stack] = errorParts(error);
   ops.respondError(id, name, message, stack);
+  work?.responded(false);
 }
 
-async function respond(id, response) {
+async function respond(id, response, work) {
   if (!(response instanceof Response)) {
-    fail(id, new TypeError(`The fetch handler must return a Response (or a Promise of one), but it returned ${describeValue(response)}.`));
+    fail(id, new TypeError(`The fetch handler must return a Response (or a Promise of one), but it returned ${describeValue(response)}.`), work);
     return;
   }
   if (response.type === "error") {
-    fail(id, new TypeError("The fetch handler returned Response.error(), a network error."));
+    fail(id, new TypeError("The fetch handler returned Response.error(), a network error."), work);
     return;
   }
   const parts = internals.responseParts(response);
@@ -222,14 +304,20 @@ async function respond(id, response) {
     ops.respond(id, parts.status, parts.statusText, parts.headers, stream);
     // The context stays alive (per-request mode) until the body is written out.
     ops.contextPump(true);
-    internals.pumpToHost(stream, parts.body).finally(() => ops.contextPump(false));
+    work?.responded(true);
+    internals.pumpToHost(stream, parts.body).finally(() => {
+      ops.contextPump(false);
+      work?.bodyDone();
+    });
     return;
   }
   ops.respond(id, parts.status, parts.statusText, parts.headers, parts.body);
+  work?.responded(false);
 }
 
-function runServiceWorker(request) {
+function runServiceWorker(request, work) {
   const event = new FetchEvent("fetch", { request });
+  attachWork(event, work);
   internals.globalEventTarget.dispatchEvent(event);
   const response = finishEvent(event);
   if (response === null) {
@@ -240,6 +328,7 @@ function runServiceWorker(request) {
 
 /** Called by the native side for every request. Never throws: outcomes go through ops. */
 internals.dispatchFetch = function dispatchFetch(id, method, url, flatHeaders, body) {
+  const work = new EventWork(id);
   let result;
   try {
     const request = internals.newIncomingRequest(method, url, flatHeaders, body);
@@ -247,18 +336,18 @@ internals.dispatchFetch = function dispatchFetch(id, method, url, flatHeaders, b
       if (typeof handler.fetch !== "function") {
         throw new TypeError("The worker module has no fetch() handler (its default export only has scheduled()).");
       }
-      result = handler.fetch(request, env, new ExecutionContext());
+      result = handler.fetch(request, env, new ExecutionContext(null, work));
     } else {
       if (!listened.has("fetch")) throw new TypeError("The worker script registered no fetch event listener.");
-      result = runServiceWorker(request);
+      result = runServiceWorker(request, work);
     }
   } catch (error) {
-    fail(id, error);
+    fail(id, error, work);
     return;
   }
   Promise.resolve(result).then(
-    (response) => respond(id, response).catch((error) => fail(id, error)),
-    (error) => fail(id, error),
+    (response) => respond(id, response, work).catch((error) => fail(id, error, work)),
+    (error) => fail(id, error, work),
   );
 };
 
@@ -295,10 +384,12 @@ internals.dispatchScheduled = function dispatchScheduled(id, cron, scheduledTime
   } catch (error) {
     result = Promise.reject(error);
   }
-  settleAll(result, waits).then(
-    () => ops.respondScheduled(id, noRetry),
-    (error) => ops.respondScheduled(id, noRetry, ...errorParts(error)),
-  );
+  settleAll(result, waits)
+    .then(
+      () => ops.respondScheduled(id, noRetry),
+      (error) => ops.respondScheduled(id, noRetry, ...errorParts(error)),
+    )
+    .finally(() => ops.eventDone(id));
 };
 
 /**

@@ -75,11 +75,14 @@ pub struct Limits {
   pub memory_mb: u32,
   /// How long one binding call may wait for the host's handler. `0` means forever.
   pub binding_ms: u64,
+  /// How long an event's `waitUntil` work may run after its response before it is given up
+  /// on (production: 30 s). `0` means no bound.
+  pub wait_until_ms: u64,
 }
 
 impl Default for Limits {
   fn default() -> Self {
-    Self { max_in_flight: 1_000, max_queued: 10_000, wall_ms: 30_000, cpu_ms: 30_000, memory_mb: 128, binding_ms: 30_000 }
+    Self { max_in_flight: 1_000, max_queued: 10_000, wall_ms: 30_000, cpu_ms: 30_000, memory_mb: 128, binding_ms: 30_000, wait_until_ms: 30_000 }
   }
 }
 

@@ -83,7 +83,7 @@ pub(super) fn idle_per_request(
   // `waitUntil` promises or body: retire those contexts too.
   let stuck = {
     let s = state.borrow();
-    s.timers.is_empty() && s.host_calls.is_empty()
+    !s.user_timers_pending() && s.host_calls.is_empty()
   };
   if stuck && per_request.live.keys().any(|id| !state.borrow().pending.contains_key(id)) {
     if let Some(exit) = retire_contexts(runtime, state, true) {
@@ -138,11 +138,7 @@ pub(super) fn retire_contexts(runtime: &mut Runtime, state: &StateRef, force: bo
     let mut stuck = 0;
     for id in over {
       let Some(ctx) = per_request.live.remove(&id) else { continue };
-      let stale: Vec<u32> = s.timers.iter().filter(|(_, t)| t.owner == Some(id)).map(|(timer, _)| *timer).collect();
-      for timer in stale {
-        s.timers.remove(&timer);
-        let _ = s.scheduler.send(SchedulerMessage::CancelTimer { id: timer });
-      }
+      s.drop_timers_of(id);
       s.host_calls.retain(|_, (_, owner)| *owner != Some(id));
       // `waitUntil` promises of a dropped context will never report back.
       let waits = ctx.holds.waits.get();

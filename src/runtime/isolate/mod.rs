@@ -49,6 +49,9 @@ pub(crate) struct Timer {
   pub callback: v8::Global<v8::Function>,
   pub repeat: Option<Duration>,
   pub owner: Option<u32>,
+  /// The runtime's own timer (a `waitUntil` deadline): it settles nothing the script waits
+  /// for, so it does not count as work that could still make progress.
+  pub internal: bool,
   /// Its share of the worker's memory budget, given back when the timer goes.
   pub _charge: allocator::Charge,
 }
@@ -128,6 +131,21 @@ impl IsolateState {
       let _ = self.scheduler.send(SchedulerMessage::CancelDeadline { id });
     }
     Some(pending)
+  }
+
+  /// Whether a timer of the script's is pending (one that could still settle its promises).
+  pub fn user_timers_pending(&self) -> bool {
+    self.timers.values().any(|t| !t.internal)
+  }
+
+  /// Cancels the timers event `id` set (directly or from its own callbacks) that are still
+  /// pending: the event is over, or its context is gone.
+  pub fn drop_timers_of(&mut self, id: u32) {
+    let stale: Vec<u32> = self.timers.iter().filter(|(_, t)| t.owner == Some(id)).map(|(timer, _)| *timer).collect();
+    for timer in stale {
+      self.timers.remove(&timer);
+      let _ = self.scheduler.send(SchedulerMessage::CancelTimer { id: timer });
+    }
   }
 
   /// Releases whoever waits for background work, once none is left.

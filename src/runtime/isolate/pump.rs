@@ -294,7 +294,7 @@ pub(super) fn start_event(
 pub(super) fn fail_hung_work(state: &StateRef, events: &EventQueue) {
   let (hung, stuck_background, waiters) = {
     let mut s = state.borrow_mut();
-    if !s.timers.is_empty() || !s.host_calls.is_empty() || !events.waiting.is_empty() {
+    if s.user_timers_pending() || !s.host_calls.is_empty() || !events.waiting.is_empty() {
       return;
     }
     let hung: Vec<Pending> = s.pending.drain().map(|(_, p)| p).collect();

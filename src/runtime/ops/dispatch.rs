@@ -15,6 +15,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("respondScheduled", op_respond_scheduled.map_fn_to());
   install("backgroundStart", op_background_start.map_fn_to());
   install("backgroundDone", op_background_done.map_fn_to());
+  install("eventDone", op_event_done.map_fn_to());
   install("contextPump", op_context_pump.map_fn_to());
   install("bodyStreamId", op_body_stream_id.map_fn_to());
 }
@@ -117,4 +118,12 @@ fn op_background_done(scope: &mut v8::PinScope, _args: v8::FunctionCallbackArgum
     s.settled_waiters_if_idle()
   };
   waiters.into_iter().for_each(|w| w());
+}
+
+/// `ops.eventDone(id)`: event `id` is over — its response is out, its body written and its
+/// `waitUntil` work settled or given up on. The timers it left behind will never fire: they
+/// belonged to it (production ends a request's timers with its I/O context).
+fn op_event_done<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let Some(id) = args.get(0).uint32_value(scope) else { return };
+  state(scope).borrow_mut().drop_timers_of(id);
 }

@@ -31,13 +31,14 @@ fn delay_of(scope: &mut v8::PinScope, value: v8::Local<v8::Value>) -> Duration {
   }
 }
 
-/// `ops.timerStart(callback, delayMs, repeat) -> id`
+/// `ops.timerStart(callback, delayMs, repeat, internal) -> id` (`internal`: the runtime's own)
 fn op_timer_start<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let Ok(callback) = v8::Local::<v8::Function>::try_from(args.get(0)) else {
     return super::throw_type_error(scope, "timer callback must be a function");
   };
   let delay = delay_of(scope, args.get(1));
   let repeat = args.get(2).is_true();
+  let internal = args.get(3).is_true();
   let state = state(scope);
   let Some(charge) = Charge::take(&state.borrow().budget, TIMER_COST) else {
     // Out of memory: the worker is stopped like any other memory bomb.
@@ -51,7 +52,7 @@ fn op_timer_start<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallba
   let mut state = state.borrow_mut();
   let id = state.next_id();
   let owner = state.current_owner;
-  state.timers.insert(id, Timer { callback, repeat: repeat.then_some(delay), owner, _charge: charge });
+  state.timers.insert(id, Timer { callback, repeat: repeat.then_some(delay), owner, internal, _charge: charge });
   let _ = state.scheduler.send(SchedulerMessage::StartTimer { id, delay });
   rv.set_uint32(id);
 }
