@@ -25,7 +25,7 @@ test("the addon exports only napi entry points: no V8, cppgc or C glue symbols",
   assert.deepEqual(symbols.filter((s) => !/^(napi_|node_api_)/.test(s)), []);
 });
 
-function threadNames() {
+function readThreadNames() {
   return readdirSync("/proc/self/task").map((tid) => {
     try {
       return readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
@@ -35,17 +35,34 @@ function threadNames() {
   });
 }
 
+/**
+ * The threads' names, once they are stable. A thread carries its creator's name until it names
+ * itself: V8 starts its pool threads lazily, from whichever thread first needs one (often an
+ * isolate thread), so for a moment they read "wb-isolate-N" too. Read until two reads agree.
+ */
+async function threadNames() {
+  let previous = readThreadNames().sort().join("|");
+  for (let i = 0; i < 20; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const names = readThreadNames();
+    const current = [...names].sort().join("|");
+    if (current === previous) return names;
+    previous = current;
+  }
+  return readThreadNames();
+}
+
 test("each worker runs on its own isolate and scheduler threads, joined by dispose()", async () => {
   const isolates = (names) => names.filter((n) => /^wb-isolate-\d+$/.test(n)).length;
   const schedulers = (names) => names.filter((n) => /^wb-sched-\d+$/.test(n)).length;
-  const before = threadNames();
+  const before = await threadNames();
   // Without the warm pool, whose spares have threads of their own (see pool.test.mjs).
   const workers = await Promise.all([1, 2, 3].map(() => createWorker({ script: `export default { fetch() { return new Response("x") } }`, onLog() {}, pool: false })));
-  const during = threadNames();
+  const during = await threadNames();
   assert.equal(isolates(during) - isolates(before), 3, JSON.stringify(during));
   assert.equal(schedulers(during) - schedulers(before), 3, JSON.stringify(during));
   await Promise.all(workers.map((w) => w.dispose()));
-  const after = threadNames();
+  const after = await threadNames();
   assert.equal(isolates(after), isolates(before), JSON.stringify(after));
   assert.equal(schedulers(after), schedulers(before), JSON.stringify(after));
 });

@@ -4,6 +4,7 @@
 mod allocator;
 mod errors;
 mod fetch;
+mod inflight;
 mod isolate;
 mod messages;
 mod modules;

@@ -3,7 +3,9 @@
 //! clock), and a way to stop it — plus why it was stopped.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
-use std::sync::{Mutex, OnceLock};
+use super::inflight::Inflight;
+use super::types::WorkerError;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 /// Why the isolate's JS was terminated.
@@ -46,6 +48,8 @@ pub(crate) struct Monitor {
   heap_limit_hits: AtomicU32,
   /// Set when terminated JS did not stop within the grace period.
   pub failed: AtomicBool,
+  /// Replies of accepted events, answerable even if the isolate thread never returns.
+  pub inflight: Arc<Inflight>,
 }
 
 /// Reads a CPU-time clock, in nanoseconds.
@@ -127,6 +131,18 @@ impl Monitor {
     if let Some(handle) = self.handle.lock().unwrap().as_ref() {
       handle.terminate_execution();
     }
+  }
+
+  /// Terminated JS did not stop within the grace period: the isolate thread may never come
+  /// back, so every event it holds is answered now, and later ones are refused.
+  pub fn mark_failed(&self) {
+    self.failed.store(true, Ordering::Release);
+    self.inflight.fail_all(|| {
+      WorkerError::runtime(
+        "ERR_WORKER_FAILED",
+        "The worker failed: its JavaScript did not stop after being terminated for exceeding a limit. Dispose it and create a new one.",
+      )
+    });
   }
 
   /// Whether JS was stopped and the loop has not yet taken the reason.

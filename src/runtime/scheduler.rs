@@ -250,7 +250,7 @@ impl Watchdog {
       }
       Due::Grace(turn) => {
         if self.monitor.current_turn().is_some_and(|(t, _, _)| t == turn) {
-          self.monitor.failed.store(true, Ordering::Release);
+          self.monitor.mark_failed();
         }
       }
       Due::Timer(_) | Due::Request(_) | Due::HostCall(_) => {}

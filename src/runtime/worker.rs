@@ -67,11 +67,13 @@ impl Worker {
 
   /// Sends a request to the worker; `reply` gets the outcome exactly once.
   pub fn dispatch(&self, request: RequestData, reply: DispatchReply) {
+    let reply = self.monitor.inflight.guard(reply);
     self.send_event(Event::Fetch { request, reply });
   }
 
   /// Runs the worker's `scheduled()` handler; `reply` gets the outcome exactly once.
   pub fn scheduled(&self, event: ScheduledEvent, reply: ScheduledReply) {
+    let reply = self.monitor.inflight.guard(reply);
     self.send_event(Event::Scheduled { event, reply });
   }
 
@@ -124,7 +126,9 @@ impl Worker {
     self.monitor.terminate(StopReason::Dispose);
     if let Some(thread) = self.thread.lock().unwrap().take() {
       if self.monitor.failed.load(Ordering::Acquire) {
-        // Its JS ignored termination: leave the thread behind rather than hang the host.
+        // Its JS ignored termination: answer what it holds and leave the thread behind rather
+        // than hang the host.
+        self.monitor.inflight.fail_all(|| WorkerError::Disposed("the worker was disposed before it responded".into()));
         return;
       }
       let _ = thread.join();
