@@ -225,3 +225,17 @@ test("waitUntil work gets limits.waitUntilMs after the response, then is cancell
   // The event is over, so its far timer and its interval are gone: a later request is served at once.
   assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "answered");
 });
+
+test("WebAssembly memories count against limits.memoryMb", async (t) => {
+  const result = await evalInWorker(t, `
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 });
+    let error = null;
+    try { for (;;) memory.grow(16); } catch (e) { error = e.name; }
+    const small = new WebAssembly.Memory({ initial: 2, maximum: 10 });
+    small.grow(8);
+    return { error, mb: memory.buffer.byteLength / 1048576, small: small.buffer.byteLength / 65536,
+      isMemory: memory instanceof WebAssembly.Memory, name: WebAssembly.Memory.name, ctor: memory.constructor === WebAssembly.Memory };`, { limits: { memoryMb: 64 } });
+  assert.equal(result.error, "RangeError");
+  assert.ok(result.mb <= 64, `the memory grew to ${result.mb} MB under memoryMb: 64`);
+  assert.deepEqual([result.small, result.isMemory, result.name, result.ctor], [10, true, "Memory", true]);
+});

@@ -10,9 +10,14 @@
 // V8 adds `WebAssembly` to each context as it is made, not to the startup snapshot, so the
 // replacements are installed per context, by `internals.prepareContext()`, before the user's
 // script runs.
+//
+// WebAssembly memories are not ArrayBuffer allocations (V8 reserves and commits them itself), so
+// the worker's `memoryMb` budget does not see them. A `WebAssembly.Memory` made by the script
+// gets a `maximum` of at most `memoryMb` (in 64 KiB pages), which also bounds `memory.grow`
+// inside the module. A memory a module declares for itself is not covered (see README).
 
-function installWasm(wasm) {
-  const { Module, Instance } = wasm;
+function installWasm(wasm, maxPages) {
+  const { Module, Instance, Memory } = wasm;
   const isModule = (value) => {
     try {
       Module.exports(value);
@@ -34,9 +39,23 @@ function installWasm(wasm) {
     Object.defineProperty(fn, "name", { value: name });
     Object.defineProperty(wasm, name, { value: fn, writable: true, enumerable: false, configurable: true });
   }
+  // Memory with its maximum capped; the same prototype, so `instanceof` and methods are V8's.
+  const BoundedMemory = function (descriptor) {
+    if (new.target === undefined) throw new TypeError("WebAssembly.Memory must be invoked with 'new'");
+    if (descriptor !== null && typeof descriptor === "object" && !descriptor.shared) {
+      const maximum = descriptor.maximum === undefined ? Infinity : Number(descriptor.maximum);
+      if (!(maximum <= maxPages)) descriptor = { ...descriptor, maximum: Math.max(maxPages, Number(descriptor.initial) || 0) };
+    }
+    return Reflect.construct(Memory, [descriptor], new.target === BoundedMemory ? Memory : new.target);
+  };
+  BoundedMemory.prototype = Memory.prototype;
+  Object.defineProperty(Memory.prototype, "constructor", { value: BoundedMemory, writable: true, enumerable: false, configurable: true });
+  Object.defineProperty(BoundedMemory, "length", { value: 1 });
+  Object.defineProperty(BoundedMemory, "name", { value: "Memory" });
+  Object.defineProperty(wasm, "Memory", { value: BoundedMemory, writable: true, enumerable: false, configurable: true });
 }
 
 // Called by the native side in every new context, before the user's script loads.
-internals.prepareContext = function prepareContext() {
-  if (typeof WebAssembly === "object") installWasm(WebAssembly);
+internals.prepareContext = function prepareContext(memoryMb) {
+  if (typeof WebAssembly === "object") installWasm(WebAssembly, memoryMb * 16);
 };

@@ -85,7 +85,8 @@ pub(super) fn load_context(
   };
 
   // Per-context set-up that a snapshot cannot hold (see `src/js/30_wasm.js`).
-  call_internal(scope, internals, "prepareContext", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
+  let memory_mb = v8::Number::new(scope, options.limits.memory_mb as f64).into();
+  call_internal(scope, internals, "prepareContext", &[memory_mb]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
 
   // Modules the script may import (compiled anew for each context).
   scope.set_slot(Rc::new(RefCell::new(modules::Registry::new(&options.modules))));
