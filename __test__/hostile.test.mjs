@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createWorker, dispatch } from "../index.js";
-import { evalInWorker, useWorker } from "./helpers.mjs";
+import { evalInWorker, useWorker, waitFor } from "./helpers.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
@@ -238,4 +238,36 @@ test("WebAssembly memories count against limits.memoryMb", async (t) => {
   assert.equal(result.error, "RangeError");
   assert.ok(result.mb <= 64, `the memory grew to ${result.mb} MB under memoryMb: 64`);
   assert.deepEqual([result.small, result.isMemory, result.name, result.ctor], [10, true, "Memory", true]);
+});
+
+test("log lines queued for a busy host are bounded: the excess is dropped and counted", { timeout: 30_000 }, async (t) => {
+  const lines = [];
+  let blocked = false;
+  const worker = await useWorker(t, {
+    onLog: (level, message) => {
+      // The first line keeps Node's thread busy while the worker writes 30 MB of lines.
+      if (!blocked) {
+        blocked = true;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+      }
+      lines.push([level, /^x+$/.test(message) ? "long" : message]);
+    },
+    script: `export default { fetch(request) {
+      if (request.url.endsWith("/after")) { console.log("after"); return new Response("ok"); }
+      const line = "x".repeat(1000);
+      for (let i = 0; i < 30000; i++) console.log(line);
+      return new Response("ok");
+    } }`,
+  });
+  assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "ok");
+  await waitFor(() => lines.length > 1000, 10_000);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(await (await dispatch(worker, "http://localhost/after")).text(), "ok");
+  await waitFor(() => lines.some(([, m]) => m === "after"), 10_000);
+  const notice = lines.findIndex(([level, m]) => level === "warn" && /log line\(s\) were dropped/.test(m));
+  assert.ok(notice >= 0, "a warning says lines were dropped");
+  assert.equal(lines[notice + 1][1], "after", "the notice comes before the next line delivered");
+  const delivered = lines.filter(([, m]) => m === "long").length;
+  assert.ok(delivered < 30000, `${delivered} of 30000 long lines were delivered`);
+  assert.ok(delivered >= 8000, `${delivered}: about 8 MB of lines were queued and delivered`);
 });

@@ -4,6 +4,7 @@
 //!
 //! No V8 handle of the worker's isolate ever reaches Node: only strings and bytes cross.
 
+use crate::runtime::log_queue::{dropped_notice, Admit, LogQueue};
 use crate::runtime::pool::{self, Acquired, PoolConfig};
 use crate::runtime::{
   Body, ExtraModule, Host, Isolation, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Worker, WorkerError,
@@ -396,8 +397,22 @@ pub fn create_worker<'env>(
     Some(name) => Some(ScriptFormat::parse(name).ok_or_else(|| napi::Error::new(napi::Status::InvalidArg, format!("unknown format {name:?}")))?),
   };
   let log: Arc<LogFunction> = Arc::new(on_log.build_threadsafe_function().weak::<true>().callee_handled::<false>().build()?);
+  let queue = Arc::new(LogQueue::default());
   let sink = Arc::new(move |level: LogLevel, text: String| {
-    log.call(FnArgs::from((level.as_str().to_owned(), text)), ThreadsafeFunctionCallMode::NonBlocking);
+    let len = text.len();
+    let Admit::Deliver { dropped_before } = queue.admit(len) else { return };
+    if dropped_before > 0 {
+      log.call(FnArgs::from((LogLevel::Warn.as_str().to_owned(), dropped_notice(dropped_before))), ThreadsafeFunctionCallMode::NonBlocking);
+    }
+    let queue = queue.clone();
+    let release = queue.clone();
+    let status = log.call_with_return_value(FnArgs::from((level.as_str().to_owned(), text)), ThreadsafeFunctionCallMode::NonBlocking, move |_, _| {
+      release.delivered(len);
+      Ok(())
+    });
+    if status != napi::Status::Ok {
+      queue.delivered(len);
+    }
   });
   let dispatcher: HostFunction = host_dispatcher.build_threadsafe_function().weak::<true>().callee_handled::<false>().build()?;
   let core_options = WorkerOptions {

@@ -6,6 +6,7 @@ mod errors;
 mod fetch;
 mod inflight;
 mod isolate;
+pub mod log_queue;
 mod messages;
 mod modules;
 mod monitor;
