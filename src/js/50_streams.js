@@ -128,6 +128,15 @@ function codecStream(format, decompress, what) {
     drained = null;
     wake?.();
   };
+  // A codec error fails the whole stream (its writer too) before it reaches the reader.
+  const guarded = (op) => {
+    try {
+      return op();
+    } catch (error) {
+      fail(error);
+      throw error;
+    }
+  };
   const readable = new globalThis.ReadableStream({
     start(c) {
       controller = c;
@@ -136,13 +145,7 @@ function codecStream(format, decompress, what) {
       for (;;) {
         if (failure !== null) throw failure;
         if (id === null) return;
-        let out;
-        try {
-          out = ops.codecRead(id);
-        } catch (error) {
-          fail(error);
-          throw error;
-        }
+        const out = guarded(() => ops.codecRead(id));
         if (out !== null) {
           if (out.byteLength > 0) return c.enqueue(out);
           continue;
@@ -153,10 +156,7 @@ function codecStream(format, decompress, what) {
         if (closing) {
           let rest;
           try {
-            rest = ops.codecFinish(id);
-          } catch (error) {
-            fail(error);
-            throw error;
+            rest = guarded(() => ops.codecFinish(id));
           } finally {
             id = null;
           }
