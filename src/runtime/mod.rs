@@ -16,6 +16,7 @@ mod scheduler;
 mod script;
 mod code_cache;
 mod snapshot;
+pub mod store;
 mod types;
 mod webcrypto;
 mod worker;
@@ -27,6 +28,7 @@ pub use types::{
   Body, BODY_BINDING, ExtraModule, Host, HostCall, Isolation, ModuleKind, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, WorkerError,
   WorkerOptions,
 };
+pub use store::{Clock, Store, StoreKind, Stores};
 pub use worker::Worker;
 
 #[cfg(test)]
