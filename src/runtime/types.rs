@@ -169,6 +169,9 @@ pub struct WorkerOptions {
   pub log: LogSink,
   /// Answers binding calls; without one, every binding call fails.
   pub host: Option<Arc<dyn Host>>,
+  /// Embedded stores that answer some bindings' calls in Rust instead of the host, by binding
+  /// name (`"#cache"` for the Cache API's store).
+  pub stores: super::store::Stores,
   /// `fetch()` may reach only public addresses (checked after DNS resolution).
   pub public_network_only: bool,
   /// Modules the script may import besides itself.
@@ -209,6 +212,7 @@ impl WorkerOptions {
       allow_eval: false,
       limits: Limits::default(),
       host: None,
+      stores: Default::default(),
       public_network_only: false,
       modules: Vec::new(),
       code_cache: true,
