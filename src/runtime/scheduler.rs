@@ -72,7 +72,7 @@ impl Scheduler {
           .enable_all()
           .build()
           .expect("tokio runtime for the scheduler thread");
-        let store_calls = StoreCalls { worker, stores, clock, queue: None };
+        let store_calls = StoreCalls { worker, stores, clock, queue: None, thread: None };
         let io = Io { host, store_calls, fetches: HashMap::new(), replies, binding_ms: limits.binding_ms, public_network_only };
         runtime.block_on(run(rx, to_isolate, Watchdog { monitor, limits }, io));
       })?;
@@ -139,9 +139,20 @@ struct StoreCalls {
   worker: u64,
   stores: Stores,
   clock: Arc<Clock>,
-  /// The store thread's queue, once it has started. Dropping it ends the thread after the call
-  /// it is running (it is not joined: a call may be waiting out another process's write lock).
+  /// The store thread's queue and the thread, once it has started.
   queue: Option<std::sync::mpsc::Sender<(StoreJob, f64)>>,
+  thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for StoreCalls {
+  /// When the scheduler stops: the store thread finishes the calls already queued (writes the
+  /// worker made are done, not dropped half-way; their answers go nowhere) and is joined.
+  fn drop(&mut self) {
+    self.queue = None;
+    if let Some(thread) = self.thread.take() {
+      let _ = thread.join();
+    }
+  }
 }
 
 impl StoreCalls {
@@ -152,7 +163,7 @@ impl StoreCalls {
     if self.queue.is_none() {
       let (queue, jobs) = std::sync::mpsc::channel::<(StoreJob, f64)>();
       let replies = replies.clone();
-      std::thread::Builder::new()
+      let thread = std::thread::Builder::new()
         .name(format!("wb-store-{}", self.worker))
         .spawn(move || {
           for (StoreJob { id, store, call }, now) in jobs {
@@ -164,6 +175,7 @@ impl StoreCalls {
         })
         .map_err(|e| JsErrorInfo::new("Error", format!("could not start the thread for the worker's embedded stores: {e}")))?;
       self.queue = Some(queue);
+      self.thread = Some(thread);
     }
     let queue = self.queue.as_ref().expect("started above");
     queue.send((job, now)).map_err(|_| JsErrorInfo::new("Error", "the worker's store thread has stopped"))

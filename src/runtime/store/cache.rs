@@ -33,7 +33,7 @@ impl CacheStore {
   /// In memory, or in `cache.sqlite3` under `dir`.
   pub fn open(dir: Option<&Path>) -> Result<CacheStore, StoreError> {
     let db = match dir {
-      None => Database::memory(SCHEMA)?,
+      None => Database::memory(SCHEMA),
       Some(dir) => Database::file(dir, super::StoreKind::Cache.file_name(), SCHEMA)?,
     };
     Ok(CacheStore { db })

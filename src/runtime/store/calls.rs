@@ -152,10 +152,6 @@ impl Stores {
     let entries = other.0.read().unwrap_or_else(|p| p.into_inner()).clone();
     *self.0.write().unwrap_or_else(|p| p.into_inner()) = entries;
   }
-
-  pub fn is_empty(&self) -> bool {
-    self.0.read().unwrap_or_else(|p| p.into_inner()).is_empty()
-  }
 }
 
 /// The time embedded stores use: the system clock, moved by however far the host's clock was

@@ -75,7 +75,7 @@ impl KvStore {
   /// In memory, or in `kv.sqlite3` under `dir`.
   pub fn open(dir: Option<&Path>) -> Result<KvStore, StoreError> {
     let db = match dir {
-      None => Database::memory(SCHEMA)?,
+      None => Database::memory(SCHEMA),
       Some(dir) => Database::file(dir, super::StoreKind::Kv.file_name(), SCHEMA)?,
     };
     Ok(KvStore { db })

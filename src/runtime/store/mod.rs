@@ -71,10 +71,12 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
-/// One SQLite connection and where it points.
+/// One SQLite connection and where it points. An in-memory database is made on first use, so a
+/// store no call ever reaches (every worker has a Cache API store) costs nothing.
 pub struct Database {
   location: Location,
-  connection: Mutex<Connection>,
+  schema: &'static str,
+  connection: Mutex<Option<Connection>>,
 }
 
 /// The files open in this process, so that two stores on one file share one connection.
@@ -84,22 +86,14 @@ fn open_files() -> MutexGuard<'static, HashMap<PathBuf, Weak<Database>>> {
 }
 
 impl Database {
-  /// A new private in-memory database whose tables are made by `schema`.
-  pub fn memory(schema: &str) -> Result<Arc<Database>, StoreError> {
-    let location = Location::Memory;
-    let fail = |doing| {
-      let location = location.clone();
-      move |e: rusqlite::Error| StoreError { location, doing, cause: e.to_string() }
-    };
-    let connection = Connection::open_in_memory().map_err(fail("open"))?;
-    let database = Database { location: location.clone(), connection: Mutex::new(connection) };
-    database.write("create the tables of", |c| c.execute_batch(schema))?;
-    Ok(Arc::new(database))
+  /// A new private in-memory database whose tables `schema` makes (on first use).
+  pub fn memory(schema: &'static str) -> Arc<Database> {
+    Arc::new(Database { location: Location::Memory, schema, connection: Mutex::new(None) })
   }
 
   /// The database in file `name` of folder `dir` (both made if missing), with its tables made
   /// by `schema`. The same file opened twice in one process gives the same database.
-  pub fn file(dir: &Path, name: &str, schema: &str) -> Result<Arc<Database>, StoreError> {
+  pub fn file(dir: &Path, name: &str, schema: &'static str) -> Result<Arc<Database>, StoreError> {
     let wanted = Location::File(dir.join(name));
     let io_error = |doing| {
       let location = wanted.clone();
@@ -110,7 +104,9 @@ impl Database {
     let mut files = open_files();
     if let Some(open) = files.get(&path).and_then(Weak::upgrade) {
       drop(files);
-      open.write("create the tables of", |c| c.execute_batch(schema))?;
+      if open.schema != schema {
+        open.write("create the tables of", |c| c.execute_batch(schema))?;
+      }
       return Ok(open);
     }
     let database = Arc::new(Database::open_file(path.clone(), schema)?);
@@ -119,7 +115,7 @@ impl Database {
     Ok(database)
   }
 
-  fn open_file(path: PathBuf, schema: &str) -> Result<Database, StoreError> {
+  fn open_file(path: PathBuf, schema: &'static str) -> Result<Database, StoreError> {
     let location = Location::File(path.clone());
     let fail = |doing| {
       let location = location.clone();
@@ -140,45 +136,44 @@ impl Database {
       return Err(StoreError { location, doing: "switch to WAL mode", cause: format!("SQLite kept the journal mode \"{mode}\"") });
     }
     connection.pragma_update(None, "synchronous", "FULL").map_err(fail("configure"))?;
-    let database = Database { location, connection: Mutex::new(connection) };
+    let database = Database { location, schema, connection: Mutex::new(Some(connection)) };
     database.write("create the tables of", |c| c.execute_batch(schema))?;
     Ok(database)
   }
 
-  pub fn location(&self) -> &Location {
-    &self.location
-  }
-
-  fn lock(&self) -> MutexGuard<'_, Connection> {
+  /// Runs `work` on the connection, first making the in-memory database if this is its first use.
+  fn with_connection<T>(&self, doing: &'static str, work: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
     // A panic while holding the connection leaves no transaction open (rusqlite rolls back on
     // drop), so the connection is still usable.
-    self.connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    let mut slot = self.connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if slot.is_none() {
+      let connection = Connection::open_in_memory().map_err(|e| self.error("open", e))?;
+      connection.execute_batch(self.schema).map_err(|e| self.error("create the tables of", e))?;
+      *slot = Some(connection);
+    }
+    work(slot.as_mut().expect("made above")).map_err(|e| self.error(doing, e))
   }
 
   /// Runs `work` in a read transaction: it sees one consistent state of the database.
   pub fn read<T>(&self, doing: &'static str, work: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
-    let mut connection = self.lock();
-    let result = (|| {
+    self.with_connection(doing, |connection| {
       let transaction = connection.transaction_with_behavior(TransactionBehavior::Deferred)?;
       let value = work(&transaction)?;
       transaction.commit()?;
       Ok(value)
-    })();
-    result.map_err(|e| self.error(doing, e))
+    })
   }
 
   /// Runs `work` in a write transaction (`BEGIN IMMEDIATE`, so it waits its turn behind other
   /// writers) and commits it; an error rolls everything back. Once this returns `Ok`, the
   /// change is durable.
   pub fn write<T>(&self, doing: &'static str, work: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
-    let mut connection = self.lock();
-    let result = (|| {
+    self.with_connection(doing, |connection| {
       let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
       let value = work(&transaction)?;
       transaction.commit()?;
       Ok(value)
-    })();
-    result.map_err(|e| self.error(doing, e))
+    })
   }
 
   fn error(&self, doing: &'static str, e: rusqlite::Error) -> StoreError {

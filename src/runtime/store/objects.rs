@@ -186,7 +186,7 @@ impl ObjectStore {
   /// In memory, or in `storage.sqlite3` under `dir`.
   pub fn open(dir: Option<&Path>) -> Result<ObjectStore, StoreError> {
     let db = match dir {
-      None => Database::memory(SCHEMA)?,
+      None => Database::memory(SCHEMA),
       Some(dir) => Database::file(dir, super::StoreKind::Objects.file_name(), SCHEMA)?,
     };
     Ok(ObjectStore { db })

@@ -90,13 +90,13 @@ fn separate_connections_to_one_file_lose_no_write() {
   // Each thread opens its own connection, as separate processes do; they contend for the write
   // lock and must wait (busy timeout), never fail or overwrite each other.
   let dir = TempDir::new("kv-writers");
-  let schema = "CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v INTEGER NOT NULL);";
+  const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v INTEGER NOT NULL);";
   let path = dir.0.join("shared.sqlite3");
   let writers: Vec<_> = (0..4)
     .map(|writer| {
       let path = path.clone();
       std::thread::spawn(move || {
-        let db = Database::open_file(path, schema).unwrap();
+        let db = Database::open_file(path, SCHEMA).unwrap();
         for i in 0..50 {
           db.write("write", |c| c.execute("INSERT INTO t (k, v) VALUES (?1, ?2)", (format!("{writer}-{i}"), i)).map(drop)).unwrap();
         }
@@ -106,7 +106,7 @@ fn separate_connections_to_one_file_lose_no_write() {
   for writer in writers {
     writer.join().unwrap();
   }
-  let db = Database::open_file(path, schema).unwrap();
+  let db = Database::open_file(path, SCHEMA).unwrap();
   let count: i64 = db.read("read", |c| c.query_row("SELECT count(*) FROM t", [], |row| row.get(0))).unwrap();
   assert_eq!(count, 200);
   let mode: String = db.read("read", |c| c.query_row("PRAGMA journal_mode", [], |row| row.get(0))).unwrap();
