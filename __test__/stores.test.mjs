@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -139,8 +139,13 @@ test("a folder that cannot hold the store is an error naming it", (t) => {
   const dir = tempDir(t, "not-a-folder");
   const file = path.join(dir, "file");
   writeFileSync(file, "a plain file where a folder is expected");
-  assert.throws(() => kv({ dir: file }), (e) => e.message.startsWith("kv(): could not create the folder of the SQLite database") && e.message.includes(file));
-  assert.throws(() => storage({ dir: path.join(file, "below") }), /storage\(\): could not create the folder of the SQLite database .*below/);
+  assert.throws(() => kv({ dir: file }), (e) => e.message.startsWith(`kv(): the SQLite database ${path.join(file, "kv.sqlite3")} could not be opened: its folder ${file} cannot be made or found: `));
+  assert.throws(() => storage({ dir: path.join(file, "below") }), /storage\(\): the SQLite database .*below.storage\.sqlite3 could not be opened: its folder .*below cannot be made or found: /);
+  // A file that is not a database: SQLite's own words.
+  const garbage = path.join(dir, "garbage");
+  mkdirSync(garbage);
+  writeFileSync(path.join(garbage, "kv.sqlite3"), "this is not a SQLite database, not even close ".repeat(100));
+  assert.throws(() => kv({ dir: garbage }), (e) => e.message.startsWith(`kv(): the SQLite database ${path.join(garbage, "kv.sqlite3")} could not be `) && /not a database/.test(e.message));
 });
 
 /** Runs `code` in a child Node process that has `createWorker`, `dispatch`, `kv`, `storage` in scope. */
@@ -187,30 +192,35 @@ test("two processes writing to one folder at once lose no write", async (t) => {
 test("a writer killed with SIGKILL mid-write loses none of the writes it had acknowledged", async (t) => {
   const dir = tempDir(t, "crash");
   const acknowledged = [];
-  let enough;
-  const ready = new Promise((resolve) => (enough = resolve));
-  // Values of 64 KB make each commit span many pages, so the kill likely lands inside one.
-  const writer = child(
-    `const worker = await createWorker({ script: RPC, bindings: { KV: kv({ dir: ${JSON.stringify(dir)} }), FILES: storage({ dir: ${JSON.stringify(dir)} }) }, onLog() {} });
-     const value = (i) => String(i).padEnd(65536, ".");
-     for (let i = 0; ; i++) {
-       await rpc(worker, [["KV", "put", "key-" + i, value(i)], ["FILES", "put", "key-" + i, value(i)]]);
-       console.log("key-" + i);
-     }`,
-    {
-      onLine: (line) => {
-        acknowledged.push(line);
-        if (acknowledged.length === 40) enough();
+  // Three writers in turn, each killed while writing in a loop; each starts on the files the last
+  // one left (WAL included). Values of 64 KB make each commit span many pages, so a kill likely
+  // lands inside one.
+  for (let round = 0; round < 3; round++) {
+    let enough;
+    const ready = new Promise((resolve) => (enough = resolve));
+    let seen = 0;
+    const writer = child(
+      `const worker = await createWorker({ script: RPC, bindings: { KV: kv({ dir: ${JSON.stringify(dir)} }), FILES: storage({ dir: ${JSON.stringify(dir)} }) }, onLog() {} });
+       const value = (i) => String(i).padEnd(65536, ".");
+       for (let i = ${round * 100_000}; ; i++) {
+         await rpc(worker, [["KV", "put", "key-" + i, value(i)], ["FILES", "put", "key-" + i, value(i)]]);
+         console.log("key-" + i);
+       }`,
+      {
+        onLine: (line) => {
+          acknowledged.push(line);
+          if (++seen === 30) enough();
+        },
       },
-    },
-  );
-  const timeout = setTimeout(() => enough(), 30_000);
-  await Promise.race([ready, writer.exited]);
-  clearTimeout(timeout);
-  writer.process.kill("SIGKILL");
-  const result = await writer.exited;
-  assert.equal(result.signal, "SIGKILL", `the writer ended on its own: ${result.stderr}`);
-  assert.ok(acknowledged.length >= 40, `only ${acknowledged.length} writes were acknowledged: ${result.stderr}`);
+    );
+    const timeout = setTimeout(() => enough(), 30_000);
+    await Promise.race([ready, writer.exited]);
+    clearTimeout(timeout);
+    writer.process.kill("SIGKILL");
+    const result = await writer.exited;
+    assert.equal(result.signal, "SIGKILL", `writer ${round} ended on its own: ${result.stderr}`);
+    assert.ok(seen >= 30, `writer ${round} had only ${seen} writes acknowledged: ${result.stderr}`);
+  }
   const reader = await useWorker(t, { script: RPC, bindings: { KV: kv({ dir }), FILES: storage({ dir }) } });
   const [keys, objects] = await rpc(reader, [["KV", "listAll", {}], ["FILES", "listAll", {}]]);
   for (const key of acknowledged) {

@@ -41,7 +41,7 @@ impl CacheStore {
 
   /// The head and body stored for `url` in `cache`, unless it expired by `now_ms`.
   pub fn lookup(&self, cache: &str, url: &str, now_ms: f64) -> Result<Option<(String, Vec<u8>)>, StoreError> {
-    self.db.read("read", |c| {
+    self.db.read(|c| {
       c.prepare_cached("SELECT head, body FROM responses WHERE cache = ?1 AND url = ?2 AND expires > ?3")?
         .query_row(params![cache.as_bytes(), url.as_bytes(), now_ms], |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()
@@ -50,7 +50,7 @@ impl CacheStore {
 
   /// Stores a response, replacing the one there; purges entries expired by `now_ms`.
   pub fn store(&self, cache: &str, url: &str, head: &str, body: &[u8], expires: f64, now_ms: f64) -> Result<(), StoreError> {
-    self.db.write("write", |c| {
+    self.db.write(|c| {
       c.prepare_cached("DELETE FROM responses WHERE expires <= ?1")?.execute(params![now_ms])?;
       c.prepare_cached("INSERT OR REPLACE INTO responses (cache, url, head, body, expires) VALUES (?1, ?2, ?3, ?4, ?5)")?
         .execute(params![cache.as_bytes(), url.as_bytes(), head, body, expires])?;
@@ -60,7 +60,7 @@ impl CacheStore {
 
   /// Removes the entry; whether there was one (expired or not, as the JS map answered).
   pub fn remove(&self, cache: &str, url: &str) -> Result<bool, StoreError> {
-    self.db.write("write", |c| Ok(c.prepare_cached("DELETE FROM responses WHERE cache = ?1 AND url = ?2")?.execute(params![cache.as_bytes(), url.as_bytes()])? > 0))
+    self.db.write(|c| Ok(c.prepare_cached("DELETE FROM responses WHERE cache = ?1 AND url = ?2")?.execute(params![cache.as_bytes(), url.as_bytes()])? > 0))
   }
 
   /// Answers the worker's call `method` as `lib/bindings.js` answers it for a handler.

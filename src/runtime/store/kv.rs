@@ -83,7 +83,7 @@ impl KvStore {
 
   /// The live entry of `key` at `now` (seconds since the epoch).
   pub fn get(&self, key: &str, now: f64) -> Result<Option<KvEntry>, StoreError> {
-    self.db.read("read", |c| {
+    self.db.read(|c| {
       c.prepare_cached("SELECT value, expiration, metadata FROM kv WHERE key = ?1 AND (expiration IS NULL OR expiration > ?2)")?
         .query_row(params![key.as_bytes(), now], |row| Ok(KvEntry { value: row.get(0)?, expiration: number_of(row.get_ref(1)?), metadata: row.get(2)? }))
         .optional()
@@ -92,7 +92,7 @@ impl KvStore {
 
   /// Stores `value` under `key`, replacing what was there; also purges entries expired by `now`.
   pub fn put(&self, key: &str, value: &[u8], expiration: Option<f64>, metadata: Option<&str>, now: f64) -> Result<(), StoreError> {
-    self.db.write("write", |c| {
+    self.db.write(|c| {
       c.prepare_cached("DELETE FROM kv WHERE expiration IS NOT NULL AND expiration <= ?1")?.execute(params![now])?;
       c.prepare_cached("INSERT OR REPLACE INTO kv (key, value, expiration, metadata) VALUES (?1, ?2, ?3, ?4)")?
         .execute(params![key.as_bytes(), value, expiration.map(seconds_value), metadata])?;
@@ -101,14 +101,14 @@ impl KvStore {
   }
 
   pub fn delete(&self, key: &str) -> Result<(), StoreError> {
-    self.db.write("write", |c| c.prepare_cached("DELETE FROM kv WHERE key = ?1")?.execute(params![key.as_bytes()]).map(drop))
+    self.db.write(|c| c.prepare_cached("DELETE FROM kv WHERE key = ?1")?.execute(params![key.as_bytes()]).map(drop))
   }
 
   /// Up to `limit` live keys starting with `prefix` and sorting after `after`, in UTF-8 byte order.
   pub fn list(&self, prefix: &str, limit: usize, after: Option<&[u8]>, now: f64) -> Result<KvPage, StoreError> {
     let range = KeyRange::new(prefix.as_bytes(), after);
     let sql = format!("SELECT key, expiration, metadata FROM kv WHERE {} AND (expiration IS NULL OR expiration > ?3) ORDER BY key LIMIT ?4", range.condition());
-    self.db.read("read", |c| {
+    self.db.read(|c| {
       let mut statement = c.prepare_cached(&sql)?;
       let mut rows = statement.query(params![range.low, range.high, now, limit as i64 + 1])?;
       let mut keys = Vec::new();

@@ -54,18 +54,21 @@ impl fmt::Display for Location {
   }
 }
 
-/// A database that could not be opened, read or written: where, what was being done, and
-/// SQLite's (or the file system's) own words.
+/// A database that could not be opened, read or written: where, what failed ("opened",
+/// "written", …), and SQLite's (or the file system's) own words.
 #[derive(Debug)]
 pub struct StoreError {
   pub location: Location,
-  pub doing: &'static str,
+  pub failed: &'static str,
   pub cause: String,
 }
 
 impl fmt::Display for StoreError {
   fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    write!(f, "could not {} the SQLite database {}: {}", self.doing, self.location, self.cause)
+    match &self.location {
+      Location::Memory => write!(f, "the in-memory SQLite database could not be {}: {}", self.failed, self.cause),
+      Location::File(path) => write!(f, "the SQLite database {} could not be {}: {}", path.display(), self.failed, self.cause),
+    }
   }
 }
 
@@ -95,17 +98,14 @@ impl Database {
   /// by `schema`. The same file opened twice in one process gives the same database.
   pub fn file(dir: &Path, name: &str, schema: &'static str) -> Result<Arc<Database>, StoreError> {
     let wanted = Location::File(dir.join(name));
-    let io_error = |doing| {
-      let location = wanted.clone();
-      move |e: std::io::Error| StoreError { location, doing, cause: e.to_string() }
-    };
-    std::fs::create_dir_all(dir).map_err(io_error("create the folder of"))?;
-    let path = dir.canonicalize().map_err(io_error("find the folder of"))?.join(name);
+    let folder_error = |e: std::io::Error| StoreError { location: wanted.clone(), failed: "opened", cause: format!("its folder {} cannot be made or found: {e}", dir.display()) };
+    std::fs::create_dir_all(dir).map_err(folder_error)?;
+    let path = dir.canonicalize().map_err(folder_error)?.join(name);
     let mut files = open_files();
     if let Some(open) = files.get(&path).and_then(Weak::upgrade) {
       drop(files);
       if open.schema != schema {
-        open.write("create the tables of", |c| c.execute_batch(schema))?;
+        open.transaction(TransactionBehavior::Immediate, "given its tables", |c| c.execute_batch(schema))?;
       }
       return Ok(open);
     }
@@ -117,67 +117,66 @@ impl Database {
 
   fn open_file(path: PathBuf, schema: &'static str) -> Result<Database, StoreError> {
     let location = Location::File(path.clone());
-    let fail = |doing| {
+    let fail = |failed| {
       let location = location.clone();
-      move |e: rusqlite::Error| StoreError { location, doing, cause: e.to_string() }
+      move |e: rusqlite::Error| StoreError { location, failed, cause: e.to_string() }
     };
-    let connection = Connection::open(&path).map_err(fail("open"))?;
-    connection.busy_timeout(BUSY_TIMEOUT).map_err(fail("configure"))?;
+    let connection = Connection::open(&path).map_err(fail("opened"))?;
+    connection.busy_timeout(BUSY_TIMEOUT).map_err(fail("configured"))?;
     // Switching to WAL takes a lock for a moment; another process opening the file at the same
     // time can make it answer "busy" without waiting, so it is retried up to the busy timeout.
     let started = Instant::now();
     let mode: String = loop {
       match connection.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0)) {
         Err(e) if is_busy(&e) && started.elapsed() < BUSY_TIMEOUT => std::thread::sleep(Duration::from_millis(5)),
-        other => break other.map_err(fail("switch to WAL mode"))?,
+        other => break other.map_err(fail("switched to WAL mode"))?,
       }
     };
     if !mode.eq_ignore_ascii_case("wal") {
-      return Err(StoreError { location, doing: "switch to WAL mode", cause: format!("SQLite kept the journal mode \"{mode}\"") });
+      return Err(StoreError { location, failed: "switched to WAL mode", cause: format!("SQLite kept the journal mode \"{mode}\"") });
     }
-    connection.pragma_update(None, "synchronous", "FULL").map_err(fail("configure"))?;
+    connection.pragma_update(None, "synchronous", "FULL").map_err(fail("configured"))?;
     let database = Database { location, schema, connection: Mutex::new(Some(connection)) };
-    database.write("create the tables of", |c| c.execute_batch(schema))?;
+    database.transaction(TransactionBehavior::Immediate, "given its tables", |c| c.execute_batch(schema))?;
     Ok(database)
   }
 
-  /// Runs `work` on the connection, first making the in-memory database if this is its first use.
-  fn with_connection<T>(&self, doing: &'static str, work: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+  /// Runs `work` in a transaction of `behavior` and commits it (an error rolls it back),
+  /// first making the in-memory database if this is its first use. `failed` says what could not
+  /// be done in the error.
+  fn transaction<T>(&self, behavior: TransactionBehavior, failed: &'static str, work: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
     // A panic while holding the connection leaves no transaction open (rusqlite rolls back on
     // drop), so the connection is still usable.
     let mut slot = self.connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if slot.is_none() {
-      let connection = Connection::open_in_memory().map_err(|e| self.error("open", e))?;
-      connection.execute_batch(self.schema).map_err(|e| self.error("create the tables of", e))?;
+      let connection = Connection::open_in_memory().map_err(|e| self.error("opened", e))?;
+      connection.execute_batch(self.schema).map_err(|e| self.error("given its tables", e))?;
       *slot = Some(connection);
     }
-    work(slot.as_mut().expect("made above")).map_err(|e| self.error(doing, e))
-  }
-
-  /// Runs `work` in a read transaction: it sees one consistent state of the database.
-  pub fn read<T>(&self, doing: &'static str, work: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
-    self.with_connection(doing, |connection| {
-      let transaction = connection.transaction_with_behavior(TransactionBehavior::Deferred)?;
+    let connection = slot.as_mut().expect("made above");
+    let result = (|| {
+      let transaction = connection.transaction_with_behavior(behavior)?;
       let value = work(&transaction)?;
       transaction.commit()?;
       Ok(value)
-    })
+    })();
+    result.map_err(|e| self.error(failed, e))
+  }
+
+  /// Runs `work` in a read transaction: it sees one consistent state of the database.
+  pub fn read<T>(&self, work: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+    self.transaction(TransactionBehavior::Deferred, "read", work)
   }
 
   /// Runs `work` in a write transaction (`BEGIN IMMEDIATE`, so it waits its turn behind other
   /// writers) and commits it; an error rolls everything back. Once this returns `Ok`, the
   /// change is durable.
-  pub fn write<T>(&self, doing: &'static str, work: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
-    self.with_connection(doing, |connection| {
-      let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-      let value = work(&transaction)?;
-      transaction.commit()?;
-      Ok(value)
-    })
+  pub fn write<T>(&self, work: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+    self.transaction(TransactionBehavior::Immediate, "written", work)
   }
 
-  fn error(&self, doing: &'static str, e: rusqlite::Error) -> StoreError {
-    StoreError { location: self.location.clone(), doing, cause: e.to_string() }
+  fn error(&self, failed: &'static str, e: rusqlite::Error) -> StoreError {
+    StoreError { location: self.location.clone(), failed, cause: e.to_string() }
   }
 }
 

@@ -197,12 +197,12 @@ impl ObjectStore {
   }
 
   pub fn head(&self, key: &str) -> Result<Option<ObjectMeta>, StoreError> {
-    self.db.read("read", |c| Self::meta_in(c, key))
+    self.db.read(|c| Self::meta_in(c, key))
   }
 
   /// The object under `key`, with the part of its value `range` selects when `conditions` hold.
   pub fn get(&self, key: &str, range: Option<Range>, conditions: Option<&Conditions>) -> Result<Option<Found>, StoreError> {
-    self.db.read("read", |c| {
+    self.db.read(|c| {
       let Some(meta) = Self::meta_in(c, key)? else { return Ok(None) };
       if conditions.is_some_and(|conditions| !conditions.hold(Some(&meta))) {
         return Ok(Some(Found { meta, body: None, range: None }));
@@ -229,7 +229,7 @@ impl ObjectStore {
       http_metadata: http_metadata.to_owned(),
       custom_metadata: custom_metadata.to_owned(),
     };
-    self.db.write("write", |c| {
+    self.db.write(|c| {
       if let Some(conditions) = conditions {
         if !conditions.hold(Self::meta_in(c, key)?.as_ref()) {
           return Ok(None);
@@ -243,7 +243,7 @@ impl ObjectStore {
 
   /// Deletes every key given, in one transaction.
   pub fn delete(&self, keys: &[String]) -> Result<(), StoreError> {
-    self.db.write("write", |c| {
+    self.db.write(|c| {
       let mut statement = c.prepare_cached("DELETE FROM objects WHERE key = ?1")?;
       for key in keys {
         statement.execute(params![key.as_bytes()])?;
@@ -258,7 +258,7 @@ impl ObjectStore {
     let range = KeyRange::new(prefix.as_bytes(), after);
     let sql = format!("SELECT {META_COLUMNS} FROM objects WHERE {} ORDER BY key", range.condition());
     let delimiter = delimiter.filter(|d| !d.is_empty());
-    self.db.read("read", |c| {
+    self.db.read(|c| {
       let mut statement = c.prepare_cached(&sql)?;
       let mut rows = statement.query(params![range.low, range.high])?;
       let mut page = ObjectPage::default();
