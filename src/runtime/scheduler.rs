@@ -127,11 +127,12 @@ struct Io {
   public_network_only: bool,
 }
 
-/// One binding call for the store thread.
+/// One binding call for the store thread, and the time it was made at (the host's clock).
 struct StoreJob {
   id: u32,
   store: Store,
   call: HostCall,
+  now_ms: f64,
 }
 
 /// This worker's embedded stores and the thread that runs their calls, in order.
@@ -140,7 +141,7 @@ struct StoreCalls {
   stores: Stores,
   clock: Arc<Clock>,
   /// The store thread's queue and the thread, once it has started.
-  queue: Option<std::sync::mpsc::Sender<(StoreJob, f64)>>,
+  queue: Option<std::sync::mpsc::Sender<StoreJob>>,
   thread: Option<JoinHandle<()>>,
 }
 
@@ -158,16 +159,15 @@ impl Drop for StoreCalls {
 impl StoreCalls {
   /// Queues `job` for the store thread (starting it if needed); its answer comes back into the
   /// loop as a `HostReplied`. Fails only if the thread cannot be started.
-  fn send(&mut self, job: StoreJob, replies: &UnboundedSender<SchedulerMessage>) -> Result<(), JsErrorInfo> {
-    let now = self.clock.now_ms();
+  fn send(&mut self, id: u32, store: Store, call: HostCall, replies: &UnboundedSender<SchedulerMessage>) -> Result<(), JsErrorInfo> {
     if self.queue.is_none() {
-      let (queue, jobs) = std::sync::mpsc::channel::<(StoreJob, f64)>();
+      let (queue, jobs) = std::sync::mpsc::channel::<StoreJob>();
       let replies = replies.clone();
       let thread = std::thread::Builder::new()
         .name(format!("wb-store-{}", self.worker))
         .spawn(move || {
-          for (StoreJob { id, store, call }, now) in jobs {
-            let result = store.call(call, now);
+          for StoreJob { id, store, call, now_ms } in jobs {
+            let result = store.call(call, now_ms);
             if replies.send(SchedulerMessage::HostReplied { id, result }).is_err() {
               return;
             }
@@ -178,7 +178,8 @@ impl StoreCalls {
       self.thread = Some(thread);
     }
     let queue = self.queue.as_ref().expect("started above");
-    queue.send((job, now)).map_err(|_| JsErrorInfo::new("Error", "the worker's store thread has stopped"))
+    let job = StoreJob { id, store, call, now_ms: self.clock.now_ms() };
+    queue.send(job).map_err(|_| JsErrorInfo::new("Error", "the worker's store thread has stopped"))
   }
 }
 
@@ -206,7 +207,7 @@ fn gone() -> JsErrorInfo {
 impl Io {
   fn start(&mut self, id: u32, call: HostCall, timers: &mut TimerQueue<Due>) -> Option<CallbackMessage> {
     if let Some(store) = self.store_calls.stores.get(&call.binding) {
-      if let Err(error) = self.store_calls.send(StoreJob { id, store, call }, &self.replies) {
+      if let Err(error) = self.store_calls.send(id, store, call, &self.replies) {
         return Some(CallbackMessage::HostCallDone { id, result: Err(error) });
       }
       if self.binding_ms > 0 {
