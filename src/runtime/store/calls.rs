@@ -215,7 +215,13 @@ impl Args {
   }
 
   pub fn opt_string(&self, name: &str) -> Result<Option<String>, Failure> {
-    self.raw(name).map(|text| serde_json::from_str::<String>(text).map_err(|_| self.bad(name, "a string"))).transpose()
+    let Some(text) = self.raw(name) else { return Ok(None) };
+    match serde_json::from_str::<String>(text) {
+      Ok(string) => Ok(Some(string)),
+      // A JS string with a lone surrogate has no UTF-8 form, so the store cannot keep it.
+      Err(e) if text.starts_with('"') => Err(type_error(format!("\"{}\": argument \"{name}\" is not valid Unicode, so it has no UTF-8 form to store ({e})", self.method))),
+      Err(_) => Err(self.bad(name, "a string")),
+    }
   }
 
   pub fn opt_number(&self, name: &str) -> Result<Option<f64>, Failure> {

@@ -188,6 +188,9 @@ fn kv_calls_answer_in_the_js_handlers_format() {
   assert_eq!(rest, r#"{"keys":[{"name":"k2","expiration":1700000600}],"list_complete":true}"#);
   let error = store.call(HostCall { binding: "B".into(), method: "list".into(), args: r#"{"cursor":"%%%"}"#.into(), bytes: None }, 0.0).unwrap_err();
   assert!(error.message.contains("cursor"), "{}", error.message);
+  let error = store.call(HostCall { binding: "B".into(), method: "put".into(), args: r#"{"key":"a\ud800b"}"#.into(), bytes: None }, 0.0).unwrap_err();
+  assert_eq!(error.name, "TypeError");
+  assert!(error.message.starts_with(r#""put": argument "key" is not valid Unicode"#), "{}", error.message);
 }
 
 #[test]
