@@ -90,6 +90,8 @@ test("two kv({ dir }) and storage({ dir }) bindings on one folder see each other
 });
 
 test("one kv() binding given to two workers is one namespace", async (t) => {
+  // No spares of other tests' scripts: the spare waited for below is this script's.
+  await clearPool();
   const shared = kv();
   const [a, b] = await Promise.all([useWorker(t, { script: RPC, bindings: { KV: shared } }), useWorker(t, { script: RPC, bindings: { KV: shared } })]);
   await rpc(a, [["KV", "put", "k", "written by a"]]);
