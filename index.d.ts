@@ -124,12 +124,15 @@ export interface CacheEntry {
 
 /** A binding definition made by `kv()`, `storage()` or `service()`. */
 export interface Binding {
+  /** Your handlers (or the service's function or worker); null for an embedded store. */
   readonly handler: unknown;
+  /** The embedded SQLite store answering the binding natively; null when handlers answer it. */
+  readonly store: unknown;
 }
 
 type MaybePromise<T> = T | Promise<T>;
 
-/** The KV handler contract (sync or async); `kv()`'s embedded stores implement it too. */
+/** The KV handler contract (sync or async), for `kv({ get, put, delete, list })`. */
 export interface KVHandlers {
   get(key: string): MaybePromise<null | string | Uint8Array | { value: string | Uint8Array | ArrayBuffer; metadata?: unknown; expiration?: number }>;
   /** `expiration` is in seconds since the epoch. */
@@ -163,9 +166,15 @@ export interface StorageHandlers {
   list(): MaybePromise<Iterable<StoredObject & { key: string }>>;
 }
 
-/** A KV namespace: in memory, persisted to `dir`, or answered by your handlers. */
+/**
+ * A KV namespace: in memory, in the SQLite file `dir/kv.sqlite3` (shared with every binding and
+ * process using that folder), or answered by your handlers.
+ */
 export declare function kv(options?: { dir?: string } | KVHandlers): Binding;
-/** An object storage bucket with R2's API: in memory, persisted to `dir`, or your handlers. */
+/**
+ * An object storage bucket with R2's API: in memory, in the SQLite file `dir/storage.sqlite3`
+ * (shared with every binding and process using that folder), or answered by your handlers.
+ */
 export declare function storage(options?: { dir?: string } | StorageHandlers): Binding;
 /** A service binding: `env.NAME.fetch()` calls `handler(request)` with Node's Request, or another worker. */
 export declare function service(handler: ((request: Request) => MaybePromise<Response>) | { fetch(request: Request): MaybePromise<Response> } | Worker): Binding;

@@ -195,8 +195,10 @@ function validateOptions(options) {
     split.definitions["#outbound"] = definition;
     split.bindingsJson = JSON.stringify({ ...JSON.parse(split.bindingsJson), "#outbound": "outbound" });
   }
-  // The Cache API's store (caches.default, caches.open()) answers under a reserved name.
-  split.definitions["#cache"] = cacheStore(options.cache);
+  // The Cache API's store (caches.default, caches.open()): your handlers, answering under a
+  // reserved name, or (null) the worker's own in-memory store, which the native side makes.
+  const cache = cacheStore(options.cache);
+  if (cache !== null) split.definitions["#cache"] = cache;
   const { network = "open" } = options;
   if (network !== "open" && network !== "public") {
     throw new TypeError(`createWorker: options.network must be "open" (any address) or "public" (no loopback, private or link-local addresses), got ${JSON.stringify(network)}`);
@@ -218,7 +220,12 @@ function validateOptions(options) {
   }
   const { pool = true } = options;
   if (typeof pool !== "boolean") throw new TypeError(`createWorker: options.pool must be a boolean, got ${shown(pool)}`);
-  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), ...split };
+  // Bindings backed by an embedded store are answered by the native side, from the store.
+  const stores = {};
+  for (const [name, definition] of Object.entries(split.definitions)) {
+    if (definition.store !== null) stores[name] = definition.store;
+  }
+  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, stores, ...split };
 }
 
 /**
@@ -244,7 +251,8 @@ function sendRequest(handle, request, requestStream) {
   if (inFlight.size === 0) channel.keepAlive(true);
   inFlight.set(id, resolve);
   try {
-    handle.dispatch(id, request.method, request.url, request.headers, request.body, requestStream);
+    // The worker's embedded stores go by this process's clock (KV and cache expirations).
+    handle.dispatch(id, request.method, request.url, request.headers, request.body, requestStream, Date.now());
   } catch (error) {
     inFlight.delete(id);
     if (inFlight.size === 0) channel.keepAlive(false);
@@ -328,7 +336,7 @@ delete Worker._create;
 
 /** Starts a worker from a script and resolves once the script has loaded. */
 async function createWorker(options) {
-  const { script, filename, format, onLog, allowEval, network, codeCache, cacheDir, isolation, maxReuse, pool, modules, limits, envJson, bindingsJson, definitions } = validateOptions(options);
+  const { script, filename, format, onLog, allowEval, network, codeCache, cacheDir, isolation, maxReuse, pool, privateCache, modules, limits, envJson, bindingsJson, definitions, stores } = validateOptions(options);
   const log = (level, message) => {
     try {
       onLog(level, message);
@@ -338,7 +346,7 @@ async function createWorker(options) {
   };
   const bodies = new HostBodies();
   const dispatcher = createDispatcher(definitions, dispatch, bodies);
-  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse, pool }, log, dispatcher, channel);
+  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse, pool, privateCache }, log, dispatcher, channel, stores);
   if (outcome instanceof native.NativeWorker) return createHandle(outcome, filename, bodies);
   throw toError(outcome);
 }
@@ -351,7 +359,7 @@ async function dispatchScheduled(handle, input) {
   if (typeof time !== "number" || !Number.isFinite(time)) {
     throw new TypeError("dispatch: event.scheduledTime must be a Date or a number of milliseconds since the epoch");
   }
-  const outcome = await handle.scheduled(cron, time);
+  const outcome = await handle.scheduled(cron, time, Date.now());
   if (outcome.outcome === undefined) throw toError(outcome);
   const result = { outcome: outcome.outcome, noRetry: outcome.noRetry };
   if (outcome.error) result.error = toError(outcome.error);

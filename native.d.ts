@@ -17,6 +17,18 @@ export declare class NativeChannel {
   keepAlive(on: boolean): void
 }
 
+/**
+ * An embedded store (`kv()`, `storage()`, the default Cache API store), answered in Rust. The
+ * JS object is the handle: every worker given it shares the one store.
+ */
+export declare class NativeStore {
+  /**
+   * `kind` is "kv", "storage" or "cache"; `dir` (absolute) keeps it in a SQLite file there,
+   * otherwise it lives in memory. Throws naming the path and SQLite's error if it cannot open.
+   */
+  constructor(kind: string, dir?: string | undefined | null)
+}
+
 /** A running worker, as `index.js` sees it. */
 export declare class NativeWorker {
   /** "module" or "service-worker". */
@@ -24,11 +36,12 @@ export declare class NativeWorker {
   /**
    * Sends one request; its outcome (a `NativeResponse` or a `NativeError`) comes back as
    * `onSettled(id, outcome)`. The body is whole bytes, or `body_stream`: the id of a stream the
-   * worker pulls through `#body` calls.
+   * worker pulls through `#body` calls. `host_now` is the host's `Date.now()`, which the
+   * worker's embedded stores go by.
    */
-  dispatch(id: number, method: string, url: string, headers: Array<string>, body?: Buffer | undefined | null, bodyStream?: number | undefined | null): void
+  dispatch(id: number, method: string, url: string, headers: Array<string>, body?: Buffer | undefined | null, bodyStream?: number | undefined | null, hostNow?: number | undefined | null): void
   /** Runs the `scheduled()` handler. Resolves to a `NativeScheduledOutcome` or a `NativeError`. */
-  scheduled(cron: string, scheduledTime: number): Promise<NativeScheduledOutcome | NativeError>
+  scheduled(cron: string, scheduledTime: number, hostNow?: number | undefined | null): Promise<NativeScheduledOutcome | NativeError>
   /** Resolves once every `ctx.waitUntil()` promise registered so far has settled. */
   waitUntilSettled(): Promise<void>
   get disposed(): boolean
@@ -48,9 +61,10 @@ export declare function configurePool(spares?: number | undefined | null, idleMs
 /**
  * Starts a worker. Resolves to a `NativeWorker`, or to a `NativeError` if the script failed
  * to load (resolving rather than rejecting lets `index.js` build the right error class). A
- * warm spare from the pool is returned as it is, without a promise.
+ * warm spare from the pool is returned as it is, without a promise. `stores` maps binding
+ * names to the embedded stores that answer them.
  */
-export declare function createWorker(options: NativeWorkerOptions, onLog: (arg0: string, arg1: string) => void, hostDispatcher: (arg: HostArgs) => Promise<NativeHostAnswer>, channel: NativeChannel): Promise<NativeWorker | NativeError> | NativeWorker
+export declare function createWorker(options: NativeWorkerOptions, onLog: (arg0: string, arg1: string) => void, hostDispatcher: (arg: HostArgs) => Promise<NativeHostAnswer>, channel: NativeChannel, stores: Record<string, NativeStore>): Promise<NativeWorker | NativeError> | NativeWorker
 
 /** Process-wide code cache counters. */
 export interface NativeCodeCacheStats {
@@ -138,7 +152,10 @@ export interface NativeWorkerOptions {
   format?: string
   /** The plain-value `env` bindings, as one JSON object. */
   envJson: string
-  /** The other bindings as `{ NAME: kind }` JSON; their calls go to the host dispatcher. */
+  /**
+   * The other bindings as `{ NAME: kind }` JSON; their calls go to the host dispatcher, except
+   * those of bindings in `createWorker`'s `stores`, which their embedded store answers.
+   */
   bindingsJson: string
   allowEval: boolean
   /** `fetch()` may reach only public addresses. */
@@ -160,6 +177,11 @@ export interface NativeWorkerOptions {
    * next time (default true).
    */
   pool?: boolean
+  /**
+   * Give the worker its own in-memory Cache API store, answered natively (true when there is
+   * no `cache` handler); otherwise its `#cache` calls go to the host.
+   */
+  privateCache?: boolean
 }
 
 export declare function poolStats(): NativePoolStats

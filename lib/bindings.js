@@ -1,245 +1,44 @@
 "use strict";
 // Bindings answered in the host: `kv()`, `storage()` and `service()` build binding definitions for
 // createWorker's `bindings`, and `createDispatcher()` answers a worker's binding calls by
-// calling their handlers. The embedded defaults (in-memory and on-disk KV) are ordinary handler
-// objects, the same shape a user can pass to kv({ get, put, delete, list }).
+// calling their handlers. The embedded stores (`kv()`, `kv({ dir })`, `storage()`,
+// `storage({ dir })`, and a worker's default Cache API store) are not answered here: each is a
+// native SQLite store (src/runtime/store) that the worker's scheduler thread answers itself.
 
-const fs = require("node:fs");
 const path = require("node:path");
 const crypto = require("node:crypto");
+const { NativeStore } = require("../native.js");
 
 const kBinding = Symbol("workerbox.binding");
 
-/** A binding definition: its kind and the handler that answers its calls. */
+/**
+ * A binding definition: its kind, and either the handler that answers its calls in Node or the
+ * embedded store (a NativeStore) that answers them in Rust.
+ */
 class Binding {
-  constructor(kind, handler) {
+  constructor(kind, handler, store = null) {
     this[kBinding] = kind;
     this.handler = handler;
+    this.store = store;
   }
 }
 
-const nowSeconds = () => Date.now() / 1000;
 const toBuffer = (value) =>
   typeof value === "string" ? Buffer.from(value, "utf8") : ArrayBuffer.isView(value) ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : value instanceof ArrayBuffer ? Buffer.from(value) : null;
 
-/** The KV handler contract, implemented in memory; `onChange` lets a subclass persist. */
-class MemoryKV {
-  entries = new Map(); // key -> { value: Buffer, expiration?: number, metadata?: any }
-
-  #live(key) {
-    const entry = this.entries.get(key);
-    if (entry && entry.expiration !== undefined && entry.expiration <= nowSeconds()) {
-      this.delete(key);
-      return undefined;
-    }
-    return entry;
-  }
-
-  get(key) {
-    const entry = this.#live(key);
-    return entry ? { value: entry.value, metadata: entry.metadata, expiration: entry.expiration } : null;
-  }
-
-  put(key, value, { expiration, metadata } = {}) {
-    this.entries.set(key, { value: Buffer.from(value), expiration, metadata });
-  }
-
-  delete(key) {
-    this.entries.delete(key);
-  }
-
-  list({ prefix = "", limit = 1000, cursor } = {}) {
-    const after = cursor ? Buffer.from(cursor, "base64url").toString("utf8") : null;
-    const names = [...this.entries.keys()].filter((k) => k.startsWith(prefix) && (after === null || k > after)).sort();
-    const keys = [];
-    let i = 0;
-    for (; i < names.length && keys.length < limit; i++) {
-      const entry = this.#live(names[i]);
-      if (entry) keys.push({ name: names[i], expiration: entry.expiration, metadata: entry.metadata });
-    }
-    const complete = i >= names.length;
-    return complete ? { keys, list_complete: true } : { keys, list_complete: false, cursor: Buffer.from(keys.at(-1).name, "utf8").toString("base64url") };
-  }
-}
-
-/**
- * A folder holding a store on disk: `index.json` (each key's metadata) and one file per value,
- * named by the SHA-256 of the key. Writes of the index are atomic (write, then rename).
- */
-class Folder {
-  #dir;
-  #values;
-  constructor(dir, values, owner) {
-    this.#dir = path.resolve(dir);
-    this.#values = path.join(this.#dir, values);
-    this.owner = owner;
-    fs.mkdirSync(this.#values, { recursive: true });
-  }
-
-  /** Every stored key with its metadata and value; keys whose value file vanished are skipped. */
-  *load() {
-    let index = {};
-    const file = path.join(this.#dir, "index.json");
-    try {
-      index = JSON.parse(fs.readFileSync(file, "utf8"));
-    } catch (error) {
-      if (error.code !== "ENOENT") throw new Error(`workerbox ${this.owner}: cannot read ${file}: ${error.message}`);
-    }
-    for (const [key, meta] of Object.entries(index)) {
-      let value;
-      try {
-        value = fs.readFileSync(this.#file(key));
-      } catch {
-        continue;
-      }
-      yield [key, meta, value];
-    }
-  }
-
-  #file(key) {
-    return path.join(this.#values, crypto.createHash("sha256").update(key).digest("hex"));
-  }
-
-  write(key, value) {
-    fs.writeFileSync(this.#file(key), value);
-  }
-
-  remove(key) {
-    fs.rmSync(this.#file(key), { force: true });
-  }
-
-  /** Saves `{ key: metadata }` for every entry of `map`, via `metaOf(entry)`. */
-  saveIndex(map, metaOf) {
-    const index = {};
-    for (const [key, entry] of map) index[key] = metaOf(entry);
-    const target = path.join(this.#dir, "index.json");
-    const temporary = `${target}.${process.pid}.tmp`;
-    fs.writeFileSync(temporary, JSON.stringify(index));
-    fs.renameSync(temporary, target);
-  }
-}
-
-/** KV persisted to a folder (see Folder). */
-class DiskKV extends MemoryKV {
-  #folder;
-  constructor(dir) {
-    super();
-    this.#folder = new Folder(dir, "values", "kv()");
-    for (const [key, { expiration, metadata }, value] of this.#folder.load()) this.entries.set(key, { value, expiration, metadata });
-  }
-
-  #save() {
-    this.#folder.saveIndex(this.entries, ({ expiration, metadata }) => ({ expiration, metadata }));
-  }
-
-  put(key, value, options) {
-    super.put(key, value, options);
-    this.#folder.write(key, Buffer.from(value));
-    this.#save();
-  }
-
-  delete(key) {
-    if (!this.entries.has(key)) return;
-    super.delete(key);
-    this.#folder.remove(key);
-    this.#save();
-  }
-}
-
-/**
- * The object-storage handler contract, implemented in memory: get(key) → object | null,
- * put(key, value, { httpMetadata, customMetadata }), delete(key), list() → all objects. Ranges,
- * conditionals, etags and list paging are done for every handler by the dispatcher.
- */
-class MemoryStorage {
-  objects = new Map(); // key -> { value: Buffer, httpMetadata, customMetadata, uploaded: ms, etag, version }
-
-  get(key) {
-    return this.objects.get(key) ?? null;
-  }
-
-  put(key, value, { httpMetadata = {}, customMetadata = {} } = {}) {
-    const object = {
-      value: Buffer.from(value),
-      httpMetadata,
-      customMetadata,
-      uploaded: Date.now(),
-      etag: crypto.createHash("md5").update(value).digest("hex"),
-      version: crypto.randomUUID().replace(/-/g, ""),
-    };
-    this.objects.set(key, object);
-    return object;
-  }
-
-  delete(key) {
-    this.objects.delete(key);
-  }
-
-  list() {
-    return [...this.objects].map(([key, object]) => ({ key, ...object }));
-  }
-}
-
-/** Object storage persisted to a folder (see Folder). */
-class DiskStorage extends MemoryStorage {
-  #folder;
-  constructor(dir) {
-    super();
-    this.#folder = new Folder(dir, "objects", "storage()");
-    for (const [key, meta, value] of this.#folder.load()) this.objects.set(key, { ...meta, value });
-  }
-
-  #save() {
-    this.#folder.saveIndex(this.objects, ({ value, ...meta }) => meta);
-  }
-
-  put(key, value, options) {
-    const object = super.put(key, value, options);
-    this.#folder.write(key, object.value);
-    this.#save();
-    return object;
-  }
-
-  delete(key) {
-    if (!this.objects.has(key)) return;
-    super.delete(key);
-    this.#folder.remove(key);
-    this.#save();
-  }
-}
-
-/**
- * The Cache API's store, in memory: match(cacheName, url) → entry | null, put(cacheName, url,
- * entry), delete(cacheName, url) → boolean. An entry is { status, statusText, headers: [name,
- * value, …], body: Buffer, expires: ms since the epoch }; expired entries are never returned.
- */
-class MemoryCache {
-  #entries = new Map(); // `${cache}\n${url}` -> entry
-
-  match(cache, url) {
-    const key = `${cache}\n${url}`;
-    const entry = this.#entries.get(key);
-    if (entry && entry.expires <= Date.now()) {
-      this.#entries.delete(key);
-      return null;
-    }
-    return entry ?? null;
-  }
-
-  put(cache, url, entry) {
-    this.#entries.set(`${cache}\n${url}`, entry);
-  }
-
-  delete(cache, url) {
-    return this.#entries.delete(`${cache}\n${url}`);
-  }
+/** An embedded store of `kind`: in memory, or in its SQLite file under `dir`. */
+function embedded(kind, dir) {
+  return new Binding(kind, null, new NativeStore(kind, dir === undefined ? undefined : path.resolve(dir)));
 }
 
 const CACHE_METHODS = ["match", "put", "delete"];
 
-/** The Cache API's store for a worker: your handlers, or a fresh in-memory store. */
+/**
+ * The Cache API's store for a worker: a binding for your handlers, or null for the worker's own
+ * in-memory store (made by the native side, no object here).
+ */
 function cacheStore(handlers) {
-  if (handlers === undefined) return new Binding("cache", new MemoryCache());
+  if (handlers === undefined) return null;
   if (handlers === null || typeof handlers !== "object" || CACHE_METHODS.some((m) => typeof handlers[m] !== "function")) {
     throw new TypeError("createWorker: options.cache must be an object with match(cache, url), put(cache, url, entry) and delete(cache, url) functions");
   }
@@ -270,7 +69,8 @@ const STORAGE_METHODS = ["get", "put", "delete", "list"];
 
 /**
  * An object storage bucket binding (R2's API). `storage()` keeps objects in memory,
- * `storage({ dir })` persists them, `storage({ get, put, delete, list })` calls your handlers.
+ * `storage({ dir })` in `dir/storage.sqlite3`, `storage({ get, put, delete, list })` calls your
+ * handlers. One binding given to several workers is one bucket.
  */
 function storage(options = {}) {
   if (options === null || typeof options !== "object") throw new TypeError("storage(): options must be an object: storage(), storage({ dir }) or storage({ get, put, delete, list })");
@@ -282,14 +82,15 @@ function storage(options = {}) {
   }
   if (options.dir !== undefined) {
     if (typeof options.dir !== "string" || options.dir === "") throw new TypeError("storage(): options.dir must be a folder path");
-    return new Binding("storage", new DiskStorage(options.dir));
+    return embedded("storage", options.dir);
   }
-  return new Binding("storage", new MemoryStorage());
+  return embedded("storage");
 }
 
 /**
- * A KV namespace binding. `kv()` keeps data in memory, `kv({ dir })` persists it to a folder,
- * and `kv({ get, put, delete, list })` calls your own handlers (sync or async).
+ * A KV namespace binding. `kv()` keeps data in memory, `kv({ dir })` in `dir/kv.sqlite3`, and
+ * `kv({ get, put, delete, list })` calls your own handlers (sync or async). One binding given to
+ * several workers is one namespace.
  */
 function kv(options = {}) {
   if (options === null || typeof options !== "object") throw new TypeError("kv(): options must be an object: kv(), kv({ dir }) or kv({ get, put, delete, list })");
@@ -301,9 +102,9 @@ function kv(options = {}) {
   }
   if (options.dir !== undefined) {
     if (typeof options.dir !== "string" || options.dir === "") throw new TypeError("kv(): options.dir must be a folder path");
-    return new Binding("kv", new DiskKV(options.dir));
+    return embedded("kv", options.dir);
   }
-  return new Binding("kv", new MemoryKV());
+  return embedded("kv");
 }
 
 /** A service binding: `env.NAME.fetch()` calls `handler(request)` (or a workerbox worker). */
@@ -463,6 +264,7 @@ function createDispatcher(definitions, dispatch, bodies) {
       if (name === "#body") return await bodies.call(method, JSON.parse(argsJson), bytes);
       const definition = definitions[name];
       if (!definition) throw new Error(`env.${name} is not a binding`);
+      if (definition.store !== null) throw new Error(`env.${name} is answered by its embedded store, not by the host`);
       const args = JSON.parse(argsJson);
       const kind = definition[kBinding];
       const call = { kv: callKV, storage: callStorage, cache: callCache }[kind];
@@ -475,4 +277,4 @@ function createDispatcher(definitions, dispatch, bodies) {
   };
 }
 
-module.exports = { kv, storage, service, cacheStore, kBinding, Binding, createDispatcher, MemoryKV, DiskKV, MemoryStorage, DiskStorage, MemoryCache };
+module.exports = { kv, storage, service, cacheStore, kBinding, Binding, createDispatcher };

@@ -7,10 +7,11 @@
 use crate::runtime::log_queue::{dropped_notice, Admit, LogQueue};
 use crate::runtime::pool::{self, Acquired, PoolConfig};
 use crate::runtime::{
-  Body, ExtraModule, Host, Isolation, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Worker, WorkerError,
-  WorkerOptions,
+  Body, CACHE_BINDING, ExtraModule, Host, Isolation, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Store, StoreKind, Stores,
+  Worker, WorkerError, WorkerOptions,
 };
-use napi::bindgen_prelude::{Buffer, Either, FnArgs, Function, Object, PromiseRaw};
+use napi::bindgen_prelude::{Buffer, ClassInstance, Either, FnArgs, Function, Object, PromiseRaw};
+use std::collections::HashMap;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{CleanupEnvHook, Env, Result};
 use napi_derive::napi;
@@ -25,7 +26,8 @@ pub struct NativeWorkerOptions {
   pub format: Option<String>,
   /// The plain-value `env` bindings, as one JSON object.
   pub env_json: String,
-  /// The other bindings as `{ NAME: kind }` JSON; their calls go to the host dispatcher.
+  /// The other bindings as `{ NAME: kind }` JSON; their calls go to the host dispatcher, except
+  /// those of bindings in `createWorker`'s `stores`, which their embedded store answers.
   pub bindings_json: String,
   pub allow_eval: bool,
   /// `fetch()` may reach only public addresses.
@@ -45,6 +47,9 @@ pub struct NativeWorkerOptions {
   /// Take a warm spare from the process-wide pool when one is ready, and keep one ready for
   /// next time (default true).
   pub pool: Option<bool>,
+  /// Give the worker its own in-memory Cache API store, answered natively (true when there is
+  /// no `cache` handler); otherwise its `#cache` calls go to the host.
+  pub private_cache: Option<bool>,
 }
 
 /// Process-wide code cache counters.
@@ -141,6 +146,25 @@ fn ensure_pool_teardown(env: &Env) -> Result<()> {
   })?;
   POOL_TEARDOWN.set(true);
   Ok(())
+}
+
+/// An embedded store (`kv()`, `storage()`, the default Cache API store), answered in Rust. The
+/// JS object is the handle: every worker given it shares the one store.
+#[napi]
+pub struct NativeStore {
+  store: Store,
+}
+
+#[napi]
+impl NativeStore {
+  /// `kind` is "kv", "storage" or "cache"; `dir` (absolute) keeps it in a SQLite file there,
+  /// otherwise it lives in memory. Throws naming the path and SQLite's error if it cannot open.
+  #[napi(constructor)]
+  pub fn new(kind: String, dir: Option<String>) -> Result<Self> {
+    let kind = StoreKind::parse(&kind).ok_or_else(|| napi::Error::new(napi::Status::InvalidArg, format!("unknown store kind {kind:?}")))?;
+    let store = Store::open(kind, dir.as_deref().map(std::path::Path::new)).map_err(napi::Error::from_reason)?;
+    Ok(Self { store })
+  }
 }
 
 /// A module the script can import; `kind` is "esm", "wasm", "text", "data" or "json".
@@ -381,7 +405,8 @@ fn native_response(response: ResponseData) -> NativeResponse {
 
 /// Starts a worker. Resolves to a `NativeWorker`, or to a `NativeError` if the script failed
 /// to load (resolving rather than rejecting lets `index.js` build the right error class). A
-/// warm spare from the pool is returned as it is, without a promise.
+/// warm spare from the pool is returned as it is, without a promise. `stores` maps binding
+/// names to the embedded stores that answer them.
 #[napi(ts_return_type = "Promise<NativeWorker | NativeError> | NativeWorker")]
 pub fn create_worker<'env>(
   env: &'env Env,
@@ -389,6 +414,7 @@ pub fn create_worker<'env>(
   on_log: Function<'env, FnArgs<(String, String)>, ()>,
   host_dispatcher: Function<'env, HostArgs, PromiseRaw<'static, NativeHostAnswer>>,
   channel: &NativeChannel,
+  stores: HashMap<String, ClassInstance<'env, NativeStore>>,
 ) -> Result<Either<Object<'env>, NativeWorker>> {
   let settled = channel.settled.clone();
   let pooled = options.pool.unwrap_or(true);
@@ -414,6 +440,10 @@ pub fn create_worker<'env>(
       queue.delivered(len);
     }
   });
+  let private_cache = match options.private_cache {
+    Some(true) => Some((CACHE_BINDING.to_owned(), Store::open(StoreKind::Cache, None).map_err(napi::Error::from_reason)?)),
+    _ => None,
+  };
   let dispatcher: HostFunction = host_dispatcher.build_threadsafe_function().weak::<true>().callee_handled::<false>().build()?;
   let core_options = WorkerOptions {
     script: options.script,
@@ -425,6 +455,7 @@ pub fn create_worker<'env>(
     limits: options.limits.map(NativeLimits::into_limits).unwrap_or_default(),
     log: sink,
     host: Some(Arc::new(NodeHost { dispatcher })),
+    stores: Stores::new(stores.into_iter().map(|(name, handle)| (name, handle.store.clone())).chain(private_cache)),
     public_network_only: options.public_network_only,
     code_cache: options.code_cache.unwrap_or(true),
     code_cache_dir: options.cache_dir.map(std::path::PathBuf::from),
@@ -517,9 +548,14 @@ impl NativeWorker {
 
   /// Sends one request; its outcome (a `NativeResponse` or a `NativeError`) comes back as
   /// `onSettled(id, outcome)`. The body is whole bytes, or `body_stream`: the id of a stream the
-  /// worker pulls through `#body` calls.
+  /// worker pulls through `#body` calls. `host_now` is the host's `Date.now()`, which the
+  /// worker's embedded stores go by.
   #[napi]
-  pub fn dispatch(&self, id: u32, method: String, url: String, headers: Vec<String>, body: Option<Buffer>, body_stream: Option<u32>) {
+  #[allow(clippy::too_many_arguments)]
+  pub fn dispatch(&self, id: u32, method: String, url: String, headers: Vec<String>, body: Option<Buffer>, body_stream: Option<u32>, host_now: Option<f64>) {
+    if let Some(now) = host_now {
+      self.inner.follow_host_clock(now);
+    }
     let request = RequestData {
       method,
       url,
@@ -541,7 +577,10 @@ impl NativeWorker {
 
   /// Runs the `scheduled()` handler. Resolves to a `NativeScheduledOutcome` or a `NativeError`.
   #[napi(ts_return_type = "Promise<NativeScheduledOutcome | NativeError>")]
-  pub fn scheduled<'env>(&self, env: &'env Env, cron: String, scheduled_time: f64) -> Result<Object<'env>> {
+  pub fn scheduled<'env>(&self, env: &'env Env, cron: String, scheduled_time: f64, host_now: Option<f64>) -> Result<Object<'env>> {
+    if let Some(now) = host_now {
+      self.inner.follow_host_clock(now);
+    }
     let (deferred, promise) = env.create_deferred()?;
     self.inner.scheduled(
       ScheduledEvent { cron, scheduled_time },

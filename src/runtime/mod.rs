@@ -18,6 +18,7 @@ mod scheduler;
 mod script;
 mod code_cache;
 mod snapshot;
+pub mod store;
 mod types;
 mod webcrypto;
 mod worker;
@@ -26,9 +27,10 @@ pub use code_cache::{stats as code_cache_stats, CodeCacheStats};
 pub use isolate::ReadyCallback;
 pub use messages::{DispatchReply, ScheduledReply, SettledReply};
 pub use types::{
-  Body, BODY_BINDING, ExtraModule, Host, HostCall, Isolation, ModuleKind, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, WorkerError,
+  Body, BODY_BINDING, CACHE_BINDING, ExtraModule, Host, HostCall, Isolation, ModuleKind, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, WorkerError,
   WorkerOptions,
 };
+pub use store::{Clock, Store, StoreKind, Stores};
 pub use worker::Worker;
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //!   except `log` and `host` (see [`key`]);
 //! - the swappable sinks a spare is started with ([`Handoff`]): until hand-off its log lines are
 //!   buffered (at most [`BUFFERED_LINES`], oldest dropped) and its binding calls fail; at
-//!   hand-off the caller's log sink and host are bound and the buffered lines flushed in order;
+//!   hand-off the caller's log sink, host and embedded stores are bound and the buffered lines
+//!   flushed in order;
 //! - one lazily started manager thread (`wb-pool`) that boots replacement spares, disposes
 //!   spares that idled past `idle_ms` (it sleeps on a condition variable until the earliest
 //!   expiry, never polls) or were evicted by the `max_total` cap (least recently used key first),
@@ -18,6 +19,7 @@
 //! thread (a spare whose boot failed is handed to the manager to dispose).
 
 use super::types::{ExtraModule, Host, HostCall, HostReply, HostResult, Isolation, JsErrorInfo, Limits, LogLevel, LogSink, ModuleKind, ScriptFormat, WorkerError, WorkerOptions, BODY_BINDING};
+use super::store::Stores;
 use super::worker::Worker;
 use super::code_cache::KeyHash;
 use std::collections::{HashMap, VecDeque};
@@ -66,7 +68,7 @@ pub struct PoolStats {
 type Key = [u8; 32];
 
 /// The pool key of `options`: a SHA-256 over everything that shapes the worker except its log
-/// sink and host, which are bound at hand-off. Destructured exhaustively, so a new field is a
+/// sink, host and stores, which are bound at hand-off. Destructured exhaustively, so a new field is a
 /// compile error here until it is either hashed or explicitly ignored.
 pub fn key(options: &WorkerOptions) -> Key {
   let WorkerOptions {
@@ -79,6 +81,7 @@ pub fn key(options: &WorkerOptions) -> Key {
     limits,
     log: _,
     host: _,
+    stores: _,
     public_network_only,
     modules,
     code_cache,
@@ -129,10 +132,12 @@ pub fn key(options: &WorkerOptions) -> Key {
   hash.finish()
 }
 
-/// The log sink and host a spare is started with. They forward to whatever is bound at
-/// hand-off; before that, log lines wait in a bounded buffer and binding calls fail.
+/// The log sink, host and store table a spare is started with. They forward to whatever is
+/// bound at hand-off; before that, log lines wait in a bounded buffer and binding calls fail.
 pub struct Handoff {
   target: Mutex<Target>,
+  /// The spare's (empty) table of embedded stores; the caller's are put in it at hand-off.
+  stores: Stores,
 }
 
 enum Target {
@@ -142,7 +147,7 @@ enum Target {
 
 impl Handoff {
   fn new() -> Arc<Self> {
-    Arc::new(Self { target: Mutex::new(Target::Waiting { lines: VecDeque::new(), dropped: 0 }) })
+    Arc::new(Self { target: Mutex::new(Target::Waiting { lines: VecDeque::new(), dropped: 0 }), stores: Stores::default() })
   }
 
   fn log(&self, level: LogLevel, text: String) {
@@ -165,7 +170,8 @@ impl Handoff {
 
   /// Binds the caller's sink and host, flushing the buffered lines first (under the lock, so a
   /// line logged meanwhile by the spare cannot overtake them).
-  fn bind(&self, log: LogSink, host: Option<Arc<dyn Host>>) {
+  fn bind(&self, log: LogSink, host: Option<Arc<dyn Host>>, stores: &Stores) {
+    self.stores.replace_with(stores);
     let mut target = self.target.lock().unwrap();
     if let Target::Waiting { lines, dropped } = &mut *target {
       if *dropped > 0 {
@@ -497,6 +503,7 @@ fn manage() {
 fn boot(id: u64, template: &WorkerOptions, handoff: Arc<Handoff>) {
   let mut options = template.clone();
   options.log = handoff.sink();
+  options.stores = handoff.stores.clone();
   options.host = Some(Arc::new(ForwardHost(handoff)));
   let on_ready = Box::new(move |outcome: Result<ScriptFormat, WorkerError>| {
     // On the spare's isolate thread: record the outcome; never dispose here.
@@ -538,6 +545,7 @@ fn template_of(options: &WorkerOptions) -> Arc<WorkerOptions> {
   let mut template = options.clone();
   template.log = Arc::new(|_, _| {});
   template.host = None;
+  template.stores = Stores::default();
   Arc::new(template)
 }
 
@@ -597,8 +605,8 @@ pub fn acquire(options: WorkerOptions, pooled: bool) -> Acquired {
   state.top_up(key, || template_of(&options));
   wake_manager(&mut state);
   drop(state);
-  let WorkerOptions { log, host, .. } = options;
-  spare.handoff.bind(log, host);
+  let WorkerOptions { log, host, stores, .. } = options;
+  spare.handoff.bind(log, host, &stores);
   Acquired::Warm(spare.worker, spare.format)
 }
 

@@ -11,6 +11,14 @@
 //! after about 2 ms. So timers are handed over up to [`EARLY`] before they are due, with their
 //! exact deadline, and the isolate thread waits the remainder on its inbox (`recv_timeout`).
 //!
+//! Binding calls for a binding backed by an embedded store (`kv()`, `storage()`, the default
+//! Cache API store) never reach the host: they go, in the order JS made them, to this worker's
+//! store thread (`wb-store-N`, started on the first such call), which runs them against SQLite
+//! and posts each answer back into this loop as the host's answers come. The loop itself never
+//! waits on a store. A dedicated thread rather than tokio's blocking pool keeps one worker's calls
+//! in order (a put then a get of one key sees the put) and keeps slow DNS lookups, which use that
+//! pool, from queueing ahead of them.
+//!
 //! It is also the worker's watchdog. While JS runs, one check is scheduled for when the running
 //! stretch could at the earliest have used up its CPU budget (CPU time never runs ahead of wall
 //! time); the check reads the isolate thread's CPU clock and either stops the JS or re-arms for
@@ -19,7 +27,8 @@
 
 use super::messages::{CallbackMessage, IsolateMessage, SchedulerMessage};
 use super::monitor::{Monitor, StopReason};
-use super::types::{Host, HostResult, JsErrorInfo, Limits};
+use super::store::{Clock, Store, Stores};
+use super::types::{Host, HostCall, HostResult, JsErrorInfo, Limits};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -35,6 +44,14 @@ pub struct Scheduler {
   thread: Option<JoinHandle<()>>,
 }
 
+/// Who answers a worker's binding calls: an embedded store for the bindings in `stores`, the
+/// host for every other one. `clock` is the time the stores go by.
+pub struct Answerers {
+  pub host: Option<Arc<dyn Host>>,
+  pub stores: Stores,
+  pub clock: Arc<Clock>,
+}
+
 impl Scheduler {
   /// Starts the thread for worker number `worker`. `to_isolate` is where results go.
   pub fn spawn(
@@ -42,11 +59,12 @@ impl Scheduler {
     to_isolate: Sender<IsolateMessage>,
     monitor: Arc<Monitor>,
     limits: Limits,
-    host: Option<Arc<dyn Host>>,
+    answerers: Answerers,
     public_network_only: bool,
   ) -> std::io::Result<Self> {
     let (tx, rx) = unbounded_channel();
     let replies = tx.clone();
+    let Answerers { host, stores, clock } = answerers;
     let thread = std::thread::Builder::new()
       .name(format!("wb-sched-{worker}"))
       .spawn(move || {
@@ -54,7 +72,8 @@ impl Scheduler {
           .enable_all()
           .build()
           .expect("tokio runtime for the scheduler thread");
-        let io = Io { host, fetches: HashMap::new(), replies, binding_ms: limits.binding_ms, public_network_only };
+        let store_calls = StoreCalls { worker, stores, clock, queue: None, thread: None };
+        let io = Io { host, store_calls, fetches: HashMap::new(), replies, binding_ms: limits.binding_ms, public_network_only };
         runtime.block_on(run(rx, to_isolate, Watchdog { monitor, limits }, io));
       })?;
     Ok(Self { tx, thread: Some(thread) })
@@ -100,11 +119,68 @@ enum Due {
 /// Binding calls (who answers them, how long they may take) and outbound requests in flight.
 struct Io {
   host: Option<Arc<dyn Host>>,
+  store_calls: StoreCalls,
   fetches: HashMap<u32, InFlight>,
   /// Where the host's replies come back in (this thread's own inbox).
   replies: UnboundedSender<SchedulerMessage>,
   binding_ms: u64,
   public_network_only: bool,
+}
+
+/// One binding call for the store thread, and the time it was made at (the host's clock).
+struct StoreJob {
+  id: u32,
+  store: Store,
+  call: HostCall,
+  now_ms: f64,
+}
+
+/// This worker's embedded stores and the thread that runs their calls, in order.
+struct StoreCalls {
+  worker: u64,
+  stores: Stores,
+  clock: Arc<Clock>,
+  /// The store thread's queue and the thread, once it has started.
+  queue: Option<std::sync::mpsc::Sender<StoreJob>>,
+  thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for StoreCalls {
+  /// When the scheduler stops: the store thread finishes the calls already queued (writes the
+  /// worker made are done, not dropped half-way; their answers go nowhere) and is joined.
+  fn drop(&mut self) {
+    self.queue = None;
+    if let Some(thread) = self.thread.take() {
+      let _ = thread.join();
+    }
+  }
+}
+
+impl StoreCalls {
+  /// Queues `job` for the store thread (starting it if needed); its answer comes back into the
+  /// loop as a `HostReplied`. Fails only if the thread cannot be started.
+  fn send(&mut self, id: u32, store: Store, call: HostCall, replies: &UnboundedSender<SchedulerMessage>) -> Result<(), JsErrorInfo> {
+    if self.queue.is_none() {
+      let (queue, jobs) = std::sync::mpsc::channel::<StoreJob>();
+      let replies = replies.clone();
+      let thread = std::thread::Builder::new()
+        .name(format!("wb-store-{}", self.worker))
+        .spawn(move || {
+          for StoreJob { id, store, call, now_ms } in jobs {
+            let result = store.call(call, now_ms);
+            if replies.send(SchedulerMessage::HostReplied { id, result }).is_err() {
+              return;
+            }
+          }
+        })
+        .map_err(|e| JsErrorInfo::new("Error", format!("could not start the thread for the worker's embedded stores: {e}")))?;
+      self.queue = Some(queue);
+      self.thread = Some(thread);
+    }
+    let queue = self.queue.as_ref().expect("started above");
+    let job = StoreJob { id, store, call, now_ms: self.clock.now_ms() };
+    queue.send(job).map_err(|_| JsErrorInfo::new("Error", "the worker's store thread has stopped"))
+  }
 }
 
 /// An outbound request from start until its response body has been read (or it failed).
@@ -129,7 +205,16 @@ fn gone() -> JsErrorInfo {
 }
 
 impl Io {
-  fn start(&self, id: u32, call: super::types::HostCall, timers: &mut TimerQueue<Due>) -> Option<CallbackMessage> {
+  fn start(&mut self, id: u32, call: HostCall, timers: &mut TimerQueue<Due>) -> Option<CallbackMessage> {
+    if let Some(store) = self.store_calls.stores.get(&call.binding) {
+      if let Err(error) = self.store_calls.send(id, store, call, &self.replies) {
+        return Some(CallbackMessage::HostCallDone { id, result: Err(error) });
+      }
+      if self.binding_ms > 0 {
+        timers.insert(Due::HostCall(id), Instant::now() + Duration::from_millis(self.binding_ms));
+      }
+      return None;
+    }
     let Some(host) = &self.host else {
       let error = JsErrorInfo::new("Error", format!("env.{} has no host handler (the worker was created without bindings support)", call.binding));
       return Some(CallbackMessage::HostCallDone { id, result: Err(error) });

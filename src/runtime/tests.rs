@@ -183,6 +183,33 @@ fn binding_calls_reach_the_host_and_come_back() {
 }
 
 #[test]
+fn embedded_stores_answer_in_rust_and_are_shared_between_workers() {
+  let script = "export default { async fetch(request, env) {
+     if (request.method === 'PUT') { await env.KV.put('__proto__', 'v1', { metadata: { n: 1 } }); await env.FILES.put('a/b', 'bytes'); return new Response('stored'); }
+     const { value, metadata } = await env.KV.getWithMetadata('__proto__');
+     const object = await env.FILES.get('a/b', { range: { offset: 1 } });
+     return Response.json({ value, metadata, object: await object.text(), keys: (await env.KV.list()).keys.map((k) => k.name) });
+   } }";
+  let stores = Stores::new([
+    ("KV".to_owned(), Store::open(StoreKind::Kv, None).unwrap()),
+    ("FILES".to_owned(), Store::open(StoreKind::Objects, None).unwrap()),
+  ]);
+  let start = |stores: &Stores| {
+    let mut opts = options(script);
+    opts.bindings_json = r#"{"KV":"kv","FILES":"storage"}"#.into();
+    // No host at all: a call reaching it would fail.
+    opts.stores = stores.clone();
+    Worker::start_blocking(opts).unwrap().0
+  };
+  let (writer, reader) = (start(&stores), start(&stores));
+  let mut put = RequestData::get("http://localhost/");
+  put.method = "PUT".into();
+  assert_eq!(body_text(&writer.dispatch_blocking(put).unwrap()), "stored");
+  let response = reader.dispatch_blocking(RequestData::get("http://localhost/")).unwrap();
+  assert_eq!(body_text(&response), r#"{"value":"v1","metadata":{"n":1},"object":"ytes","keys":["__proto__"]}"#);
+}
+
+#[test]
 fn a_pending_binding_call_is_not_mistaken_for_a_hang_and_times_out() {
   let mut opts = options(
     "export default { async fetch(request, env) {

@@ -172,6 +172,9 @@ pub struct WorkerOptions {
   pub log: LogSink,
   /// Answers binding calls; without one, every binding call fails.
   pub host: Option<Arc<dyn Host>>,
+  /// Embedded stores that answer some bindings' calls in Rust instead of the host, by binding
+  /// name ([`CACHE_BINDING`] for the Cache API's store).
+  pub stores: super::store::Stores,
   /// `fetch()` may reach only public addresses (checked after DNS resolution).
   pub public_network_only: bool,
   /// Modules the script may import besides itself.
@@ -212,6 +215,7 @@ impl WorkerOptions {
       allow_eval: false,
       limits: Limits::default(),
       host: None,
+      stores: Default::default(),
       public_network_only: false,
       modules: Vec::new(),
       code_cache: true,
@@ -238,6 +242,9 @@ pub enum Body {
 
 /// The reserved binding name of body-stream calls between a worker and its host.
 pub const BODY_BINDING: &str = "#body";
+
+/// The reserved binding name of the Cache API's calls (`caches.default`, `caches.open()`).
+pub const CACHE_BINDING: &str = "#cache";
 
 impl Body {
   /// The bytes of a whole body; `None` for an empty or streamed one.

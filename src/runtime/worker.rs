@@ -6,6 +6,7 @@ use super::isolate::{self, ReadyCallback, Startup};
 use super::monitor::{Monitor, StopReason};
 use super::messages::{DispatchReply, Event, IsolateMessage, ScheduledReply, SettledReply};
 use super::platform;
+use super::store::Clock;
 use super::types::{RequestData, ResponseData, ScheduledEvent, ScriptFormat, WorkerError, WorkerOptions};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Sender};
@@ -20,6 +21,7 @@ static NEXT_WORKER: AtomicU64 = AtomicU64::new(1);
 pub struct Worker {
   inbox: Mutex<Sender<IsolateMessage>>,
   monitor: Arc<Monitor>,
+  clock: Arc<Clock>,
   thread: Mutex<Option<JoinHandle<()>>>,
   disposed: AtomicBool,
 }
@@ -32,6 +34,7 @@ impl Worker {
     platform::init_v8();
     let (tx, rx) = channel();
     let monitor = Arc::new(Monitor::default());
+    let clock = Arc::new(Clock::default());
     let n = NEXT_WORKER.fetch_add(1, Ordering::Relaxed);
     let startup = Startup {
       worker: n,
@@ -39,6 +42,7 @@ impl Worker {
       inbox: rx,
       inbox_sender: tx.clone(),
       monitor: monitor.clone(),
+      clock: clock.clone(),
       on_ready,
     };
     let thread = std::thread::Builder::new()
@@ -49,6 +53,7 @@ impl Worker {
     Ok(Worker {
       inbox: Mutex::new(tx),
       monitor,
+      clock,
       thread: Mutex::new(Some(thread)),
       disposed: AtomicBool::new(false),
     })
@@ -63,6 +68,14 @@ impl Worker {
       Ok(Err(e)) => Err(e),
       Err(_) => Err(WorkerError::Disposed("the worker stopped during start-up".into())),
     }
+  }
+
+  /// The host's clock reads `now_ms` (milliseconds since the epoch): the worker's embedded
+  /// stores go by it from now on (KV and cache expirations, upload times), so a host that fakes
+  /// its time moves theirs too. Hosts call it with each dispatch; without it they use the system
+  /// clock.
+  pub fn follow_host_clock(&self, now_ms: f64) {
+    self.clock.follow(now_ms);
   }
 
   /// Sends a request to the worker; `reply` gets the outcome exactly once.

@@ -14,7 +14,8 @@ use super::modules;
 use super::messages::{CallbackMessage, DispatchReply, Event, IsolateMessage, ScheduledReply, SchedulerMessage, SettledReply};
 use super::ops;
 use super::platform;
-use super::scheduler::Scheduler;
+use super::scheduler::{Answerers, Scheduler};
+use super::store::Clock;
 use super::script::{self, thrown};
 use super::snapshot;
 use super::types::{Body, HostCall, BODY_BINDING, Isolation, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ScheduledEvent, ScriptFormat, WorkerError, WorkerOptions};
@@ -169,14 +170,17 @@ pub(crate) struct Startup {
   pub inbox: Receiver<IsolateMessage>,
   pub inbox_sender: Sender<IsolateMessage>,
   pub monitor: Arc<Monitor>,
+  /// The time the worker's embedded stores go by.
+  pub clock: Arc<Clock>,
   pub on_ready: ReadyCallback,
 }
 
 /// Body of the isolate thread.
 pub(crate) fn run(startup: Startup) {
-  let Startup { worker, options, inbox, inbox_sender, monitor, on_ready } = startup;
+  let Startup { worker, options, inbox, inbox_sender, monitor, clock, on_ready } = startup;
   monitor.attach_isolate_thread();
-  let mut scheduler = match Scheduler::spawn(worker, inbox_sender, monitor.clone(), options.limits.clone(), options.host.clone(), options.public_network_only) {
+  let answerers = Answerers { host: options.host.clone(), stores: options.stores.clone(), clock };
+  let mut scheduler = match Scheduler::spawn(worker, inbox_sender, monitor.clone(), options.limits.clone(), answerers, options.public_network_only) {
     Ok(s) => s,
     Err(e) => return on_ready(Err(WorkerError::runtime("ERR_THREAD", format!("could not start the scheduler thread: {e}")))),
   };

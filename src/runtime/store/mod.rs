@@ -1,0 +1,227 @@
+//! The embedded SQLite storage layer: opening databases and running transactions on them.
+//!
+//! This module owns the part every embedded store shares (today KV, R2-style objects and the
+//! Cache API; later D1 and Durable Object storage): a [`Database`] is one SQLite connection,
+//! either private and in memory or on a file, with the settings that make a file safe to share:
+//!
+//! - WAL journal: readers never wait for a writer, and a commit is one append to `<file>-wal`.
+//! - `synchronous = FULL`: each commit is fsynced before it is acknowledged, so a write the
+//!   worker saw succeed survives not only the process being killed but also an OS crash or a power
+//!   cut. (`NORMAL` would survive `kill -9` too, but could lose the last commits on power loss.)
+//! - A busy timeout ([`BUSY_TIMEOUT`]): a writer in another process makes this one wait, never
+//!   fail, and writes start with `BEGIN IMMEDIATE`, so two writers queue on the write lock instead
+//!   of deadlocking on an upgrade from a read.
+//!
+//! In one process each file is opened once (a registry of open files keyed by canonical path), and
+//! every store bound to it shares that connection behind a mutex. The store families (`kv`,
+//! `objects`, `cache`) keep their tables and SQL to themselves; [`calls`] answers a worker's
+//! binding calls from them.
+
+mod cache;
+mod calls;
+mod kv;
+mod objects;
+#[cfg(test)]
+mod tests;
+
+pub use calls::{Clock, Store, StoreKind, Stores};
+
+use rusqlite::{Connection, ErrorCode, TransactionBehavior};
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+/// How long a write waits for another connection (another process) to release the database.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where a database lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+  /// A private in-memory database; it ends with the last store that holds it.
+  Memory,
+  /// A file, shared with every other connection to it, in this process or another.
+  File(PathBuf),
+}
+
+impl fmt::Display for Location {
+  fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match self {
+      Location::Memory => write!(f, "(in memory)"),
+      Location::File(path) => write!(f, "{}", path.display()),
+    }
+  }
+}
+
+/// A database that could not be opened, read or written: where, what failed ("opened",
+/// "written", …), and SQLite's (or the file system's) own words.
+#[derive(Debug)]
+pub struct StoreError {
+  pub location: Location,
+  pub failed: &'static str,
+  pub cause: String,
+}
+
+impl fmt::Display for StoreError {
+  fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match &self.location {
+      Location::Memory => write!(f, "the in-memory SQLite database could not be {}: {}", self.failed, self.cause),
+      Location::File(path) => write!(f, "the SQLite database {} could not be {}: {}", path.display(), self.failed, self.cause),
+    }
+  }
+}
+
+impl std::error::Error for StoreError {}
+
+/// One SQLite connection and where it points. An in-memory database is made on first use, so a
+/// store no call ever reaches (every worker has a Cache API store) costs nothing.
+pub struct Database {
+  location: Location,
+  schema: &'static str,
+  connection: Mutex<Option<Connection>>,
+}
+
+/// The files open in this process, so that two stores on one file share one connection.
+fn open_files() -> MutexGuard<'static, HashMap<PathBuf, Weak<Database>>> {
+  static FILES: OnceLock<Mutex<HashMap<PathBuf, Weak<Database>>>> = OnceLock::new();
+  FILES.get_or_init(Default::default).lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Database {
+  /// A new private in-memory database whose tables `schema` makes (on first use).
+  pub fn memory(schema: &'static str) -> Arc<Database> {
+    Arc::new(Database { location: Location::Memory, schema, connection: Mutex::new(None) })
+  }
+
+  /// The database in file `name` of folder `dir` (both made if missing), with its tables made
+  /// by `schema`. The same file opened twice in one process gives the same database.
+  pub fn file(dir: &Path, name: &str, schema: &'static str) -> Result<Arc<Database>, StoreError> {
+    let wanted = Location::File(dir.join(name));
+    let folder_error = |e: std::io::Error| StoreError { location: wanted.clone(), failed: "opened", cause: format!("its folder {} cannot be made or found: {e}", dir.display()) };
+    std::fs::create_dir_all(dir).map_err(folder_error)?;
+    let path = dir.canonicalize().map_err(folder_error)?.join(name);
+    let mut files = open_files();
+    if let Some(open) = files.get(&path).and_then(Weak::upgrade) {
+      drop(files);
+      if open.schema != schema {
+        open.transaction(TransactionBehavior::Immediate, "given its tables", |c| c.execute_batch(schema))?;
+      }
+      return Ok(open);
+    }
+    let database = Arc::new(Database::open_file(path.clone(), schema)?);
+    files.retain(|_, open| open.strong_count() > 0);
+    files.insert(path, Arc::downgrade(&database));
+    Ok(database)
+  }
+
+  fn open_file(path: PathBuf, schema: &'static str) -> Result<Database, StoreError> {
+    let location = Location::File(path.clone());
+    let fail = |failed| {
+      let location = location.clone();
+      move |e: rusqlite::Error| StoreError { location, failed, cause: e.to_string() }
+    };
+    let connection = Connection::open(&path).map_err(fail("opened"))?;
+    connection.busy_timeout(BUSY_TIMEOUT).map_err(fail("configured"))?;
+    // Switching to WAL takes a lock for a moment; another process opening the file at the same
+    // time can make it answer "busy" without waiting, so it is retried up to the busy timeout.
+    let started = Instant::now();
+    let mode: String = loop {
+      match connection.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0)) {
+        Err(e) if is_busy(&e) && started.elapsed() < BUSY_TIMEOUT => std::thread::sleep(Duration::from_millis(5)),
+        other => break other.map_err(fail("switched to WAL mode"))?,
+      }
+    };
+    if !mode.eq_ignore_ascii_case("wal") {
+      return Err(StoreError { location, failed: "switched to WAL mode", cause: format!("SQLite kept the journal mode \"{mode}\"") });
+    }
+    connection.pragma_update(None, "synchronous", "FULL").map_err(fail("configured"))?;
+    let database = Database { location, schema, connection: Mutex::new(Some(connection)) };
+    database.transaction(TransactionBehavior::Immediate, "given its tables", |c| c.execute_batch(schema))?;
+    Ok(database)
+  }
+
+  /// Runs `work` in a transaction of `behavior` and commits it (an error rolls it back),
+  /// first making the in-memory database if this is its first use. `failed` says what could not
+  /// be done in the error.
+  fn transaction<T>(&self, behavior: TransactionBehavior, failed: &'static str, work: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+    // A panic while holding the connection leaves no transaction open (rusqlite rolls back on
+    // drop), so the connection is still usable.
+    let mut slot = self.connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if slot.is_none() {
+      let connection = Connection::open_in_memory().map_err(|e| self.error("opened", e))?;
+      connection.execute_batch(self.schema).map_err(|e| self.error("given its tables", e))?;
+      *slot = Some(connection);
+    }
+    let connection = slot.as_mut().expect("made above");
+    let result = (|| {
+      let transaction = connection.transaction_with_behavior(behavior)?;
+      let value = work(&transaction)?;
+      transaction.commit()?;
+      Ok(value)
+    })();
+    result.map_err(|e| self.error(failed, e))
+  }
+
+  /// Runs `work` in a read transaction: it sees one consistent state of the database.
+  pub fn read<T>(&self, work: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+    self.transaction(TransactionBehavior::Deferred, "read", work)
+  }
+
+  /// Runs `work` in a write transaction (`BEGIN IMMEDIATE`, so it waits its turn behind other
+  /// writers) and commits it; an error rolls everything back. Once this returns `Ok`, the
+  /// change is durable.
+  pub fn write<T>(&self, work: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+    self.transaction(TransactionBehavior::Immediate, "written", work)
+  }
+
+  fn error(&self, failed: &'static str, e: rusqlite::Error) -> StoreError {
+    StoreError { location: self.location.clone(), failed, cause: e.to_string() }
+  }
+}
+
+fn is_busy(error: &rusqlite::Error) -> bool {
+  matches!(error.sqlite_error_code(), Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked))
+}
+
+/// The first byte string after every string that starts with `prefix` (`None`: no such bound,
+/// as for an empty prefix).
+pub(crate) fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
+  let mut end = prefix.to_vec();
+  while let Some(last) = end.pop() {
+    if last < u8::MAX {
+      end.push(last + 1);
+      return Some(end);
+    }
+  }
+  None
+}
+
+/// The keys (UTF-8 bytes, stored as BLOBs) that start with `prefix` and sort after `after`, as
+/// one range the key's index can serve: `key > low` (or `key >= low` when `inclusive`) and
+/// `key < high`. No UTF-8 string contains the byte 0xFF, so `X'FF'` is above every key.
+pub(crate) struct KeyRange {
+  pub low: Vec<u8>,
+  pub inclusive: bool,
+  pub high: Vec<u8>,
+}
+
+impl KeyRange {
+  pub fn new(prefix: &[u8], after: Option<&[u8]>) -> KeyRange {
+    let high = prefix_end(prefix).unwrap_or_else(|| vec![u8::MAX]);
+    match after {
+      // Every key after `after` that starts with `prefix` is at least `prefix`, and vice versa.
+      Some(after) if after >= prefix => KeyRange { low: after.to_vec(), inclusive: false, high },
+      _ => KeyRange { low: prefix.to_vec(), inclusive: true, high },
+    }
+  }
+
+  /// The SQL condition on column `key`, with the bounds as parameters `?1` and `?2`.
+  pub fn condition(&self) -> &'static str {
+    if self.inclusive {
+      "key >= ?1 AND key < ?2"
+    } else {
+      "key > ?1 AND key < ?2"
+    }
+  }
+}

@@ -1,0 +1,340 @@
+//! The R2-style object store behind `storage()` and `storage({ dir })`: one table of objects
+//! (value, size, MD5 etag, version, upload time, HTTP and custom metadata), and the answers to
+//! a worker's `head`, `get` (ranges, `onlyIf` conditionals), `put` (conditional puts are checked
+//! and done in one transaction), `delete` and `list` (prefix, delimiter, cursor, startAfter)
+//! calls, with the fields and semantics `lib/bindings.js` gives a handler-backed bucket.
+//!
+//! Keys are BLOBs of their UTF-8 bytes (any string, the empty one included); `list` orders them
+//! by those bytes, as R2 does.
+
+use super::calls::{cursor_for, cursor_key, json, type_error, Args, Failure, JsonObject};
+use super::{Database, KeyRange, StoreError};
+use crate::runtime::types::HostResult;
+use bytes::Bytes;
+use md5::{Digest, Md5};
+use rusqlite::{params, OptionalExtension, Row};
+use std::path::Path;
+use std::sync::Arc;
+
+const SCHEMA: &str = "
+  CREATE TABLE IF NOT EXISTS objects (
+    key BLOB PRIMARY KEY NOT NULL,  -- the key's UTF-8 bytes
+    value BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    etag TEXT NOT NULL,             -- hex MD5 of the value
+    version TEXT NOT NULL,
+    uploaded INTEGER NOT NULL,      -- milliseconds since the epoch
+    http_metadata TEXT NOT NULL,    -- JSON object as the worker sent it
+    custom_metadata TEXT NOT NULL   -- JSON object as the worker sent it
+  );
+";
+
+const META_COLUMNS: &str = "key, size, etag, version, uploaded, http_metadata, custom_metadata";
+
+/// What is known about an object without its value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObjectMeta {
+  pub key: String,
+  pub size: i64,
+  pub etag: String,
+  pub version: String,
+  /// Milliseconds since the epoch.
+  pub uploaded: i64,
+  pub http_metadata: String,
+  pub custom_metadata: String,
+}
+
+impl ObjectMeta {
+  fn from_row(row: &Row<'_>) -> rusqlite::Result<ObjectMeta> {
+    let key: Vec<u8> = row.get(0)?;
+    Ok(ObjectMeta {
+      key: String::from_utf8_lossy(&key).into_owned(),
+      size: row.get(1)?,
+      etag: row.get(2)?,
+      version: row.get(3)?,
+      uploaded: row.get(4)?,
+      http_metadata: row.get(5)?,
+      custom_metadata: row.get(6)?,
+    })
+  }
+
+  /// The object's fields as the worker's R2Object reads them, in `lib/bindings.js`'s order.
+  fn json(&self) -> JsonObject {
+    let mut out = JsonObject::new();
+    out
+      .string("key", &self.key)
+      .string("version", &self.version)
+      .number("size", self.size as f64)
+      .string("etag", &self.etag)
+      .number("uploaded", self.uploaded as f64)
+      .raw("httpMetadata", &self.http_metadata)
+      .raw("customMetadata", &self.custom_metadata);
+    out
+  }
+}
+
+/// R2's `onlyIf`: etags are compared as given (`*` matches anything), upload times at
+/// one-second precision, as HTTP dates are.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Conditions {
+  pub etag_matches: Option<Vec<String>>,
+  pub etag_does_not_match: Option<Vec<String>>,
+  /// Milliseconds since the epoch.
+  pub uploaded_before: Option<f64>,
+  pub uploaded_after: Option<f64>,
+}
+
+impl Conditions {
+  fn read(args: &Args) -> Result<Option<Conditions>, Failure> {
+    let Some(only_if) = args.opt_object("onlyIf")? else { return Ok(None) };
+    // A date that did not parse arrives as null (JSON's NaN); the JS handlers read it as 0.
+    let time = |name| if only_if.has(name) { only_if.opt_number(name).map(|n| Some(n.unwrap_or(0.0))) } else { Ok(None) };
+    Ok(Some(Conditions {
+      etag_matches: only_if.opt_strings("etagMatches")?,
+      etag_does_not_match: only_if.opt_strings("etagDoesNotMatch")?,
+      uploaded_before: time("uploadedBefore")?,
+      uploaded_after: time("uploadedAfter")?,
+    }))
+  }
+
+  /// Whether the conditions hold for an object (`None`: it does not exist).
+  pub fn hold(&self, meta: Option<&ObjectMeta>) -> bool {
+    let matches = |list: &Vec<String>| list.iter().any(|etag| etag == "*" || meta.is_some_and(|m| *etag == m.etag));
+    if self.etag_matches.as_ref().is_some_and(|list| !matches(list)) {
+      return false;
+    }
+    if self.etag_does_not_match.as_ref().is_some_and(matches) {
+      return false;
+    }
+    if let Some(meta) = meta {
+      let uploaded = (meta.uploaded as f64 / 1000.0).floor();
+      if self.uploaded_before.is_some_and(|before| !(uploaded < (before / 1000.0).floor() + 1.0)) {
+        return false;
+      }
+      if self.uploaded_after.is_some_and(|after| !(uploaded > (after / 1000.0).floor())) {
+        return false;
+      }
+    }
+    true
+  }
+}
+
+/// A byte range as the worker asks for it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Range {
+  pub offset: Option<i64>,
+  pub length: Option<i64>,
+  pub suffix: Option<i64>,
+}
+
+impl Range {
+  fn read(args: &Args) -> Result<Option<Range>, Failure> {
+    let Some(range) = args.opt_object("range")? else { return Ok(None) };
+    let field = |name| range.opt_number(name).map(|n| n.map(|n| n as i64));
+    Ok(Some(Range { offset: field("offset")?, length: field("length")?, suffix: field("suffix")? }))
+  }
+
+  /// `(offset, length)` within an object of `size` bytes; the length may come out negative
+  /// (a Range header `bytes=5-2`), which selects nothing.
+  fn resolve(self, size: i64) -> (i64, i64) {
+    match self.suffix {
+      Some(suffix) => {
+        let length = suffix.min(size);
+        (size - length, length)
+      }
+      None => {
+        let offset = self.offset.unwrap_or(0).min(size);
+        (offset, self.length.unwrap_or(size - offset).min(size - offset))
+      }
+    }
+  }
+}
+
+/// What `get` found: the object's fields and, if the conditions held, (part of) its value.
+pub struct Found {
+  pub meta: ObjectMeta,
+  /// `None`: the conditions did not hold, so no body.
+  pub body: Option<Vec<u8>>,
+  /// The range served, when one was asked for.
+  pub range: Option<(i64, i64)>,
+}
+
+/// A page of a listing.
+#[derive(Debug, Default, PartialEq)]
+pub struct ObjectPage {
+  pub objects: Vec<ObjectMeta>,
+  pub delimited_prefixes: Vec<String>,
+  pub truncated: bool,
+  /// The last key the page covered (an object's, or one inside a delimited prefix).
+  pub last: Option<String>,
+}
+
+pub struct ObjectStore {
+  db: Arc<Database>,
+}
+
+/// A new object version: 32 random hex digits (a v4 UUID without its dashes).
+fn new_version() -> String {
+  let mut bytes = [0u8; 16];
+  getrandom::fill(&mut bytes).expect("the system's random source");
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl ObjectStore {
+  /// In memory, or in `storage.sqlite3` under `dir`.
+  pub fn open(dir: Option<&Path>) -> Result<ObjectStore, StoreError> {
+    let db = match dir {
+      None => Database::memory(SCHEMA),
+      Some(dir) => Database::file(dir, super::StoreKind::Objects.file_name(), SCHEMA)?,
+    };
+    Ok(ObjectStore { db })
+  }
+
+  fn meta_in(c: &rusqlite::Connection, key: &str) -> rusqlite::Result<Option<ObjectMeta>> {
+    c.prepare_cached(&format!("SELECT {META_COLUMNS} FROM objects WHERE key = ?1"))?.query_row(params![key.as_bytes()], ObjectMeta::from_row).optional()
+  }
+
+  pub fn head(&self, key: &str) -> Result<Option<ObjectMeta>, StoreError> {
+    self.db.read(|c| Self::meta_in(c, key))
+  }
+
+  /// The object under `key`, with the part of its value `range` selects when `conditions` hold.
+  pub fn get(&self, key: &str, range: Option<Range>, conditions: Option<&Conditions>) -> Result<Option<Found>, StoreError> {
+    self.db.read(|c| {
+      let Some(meta) = Self::meta_in(c, key)? else { return Ok(None) };
+      if conditions.is_some_and(|conditions| !conditions.hold(Some(&meta))) {
+        return Ok(Some(Found { meta, body: None, range: None }));
+      }
+      let (offset, length) = range.map_or((0, meta.size), |range| range.resolve(meta.size));
+      let body = if length > 0 {
+        c.prepare_cached("SELECT substr(value, ?2, ?3) FROM objects WHERE key = ?1")?.query_row(params![key.as_bytes(), offset + 1, length], |row| row.get(0))?
+      } else {
+        Vec::new()
+      };
+      Ok(Some(Found { meta, body: Some(body), range: range.map(|_| (offset, length)) }))
+    })
+  }
+
+  /// Stores an object if `conditions` hold for what is there now (checked in the same
+  /// transaction); `None` when they did not.
+  pub fn put(&self, key: &str, value: &[u8], http_metadata: &str, custom_metadata: &str, conditions: Option<&Conditions>, now_ms: f64) -> Result<Option<ObjectMeta>, StoreError> {
+    let meta = ObjectMeta {
+      key: key.to_owned(),
+      size: value.len() as i64,
+      etag: Md5::digest(value).iter().map(|b| format!("{b:02x}")).collect(),
+      version: new_version(),
+      uploaded: now_ms.floor() as i64,
+      http_metadata: http_metadata.to_owned(),
+      custom_metadata: custom_metadata.to_owned(),
+    };
+    self.db.write(|c| {
+      if let Some(conditions) = conditions {
+        if !conditions.hold(Self::meta_in(c, key)?.as_ref()) {
+          return Ok(None);
+        }
+      }
+      c.prepare_cached("INSERT OR REPLACE INTO objects (key, value, size, etag, version, uploaded, http_metadata, custom_metadata) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?
+        .execute(params![key.as_bytes(), value, meta.size, meta.etag, meta.version, meta.uploaded, meta.http_metadata, meta.custom_metadata])?;
+      Ok(Some(meta))
+    })
+  }
+
+  /// Deletes every key given, in one transaction.
+  pub fn delete(&self, keys: &[String]) -> Result<(), StoreError> {
+    self.db.write(|c| {
+      let mut statement = c.prepare_cached("DELETE FROM objects WHERE key = ?1")?;
+      for key in keys {
+        statement.execute(params![key.as_bytes()])?;
+      }
+      Ok(())
+    })
+  }
+
+  /// Objects whose keys start with `prefix` and sort after `after`, keys sharing a part up to
+  /// `delimiter` rolled into one delimited prefix; `limit` counts objects and prefixes together.
+  pub fn list(&self, prefix: &str, delimiter: Option<&str>, after: Option<&[u8]>, limit: usize) -> Result<ObjectPage, StoreError> {
+    let range = KeyRange::new(prefix.as_bytes(), after);
+    let sql = format!("SELECT {META_COLUMNS} FROM objects WHERE {} ORDER BY key", range.condition());
+    let delimiter = delimiter.filter(|d| !d.is_empty());
+    self.db.read(|c| {
+      let mut statement = c.prepare_cached(&sql)?;
+      let mut rows = statement.query(params![range.low, range.high])?;
+      let mut page = ObjectPage::default();
+      while let Some(row) = rows.next()? {
+        if page.objects.len() + page.delimited_prefixes.len() >= limit {
+          page.truncated = true;
+          break;
+        }
+        let meta = ObjectMeta::from_row(row)?;
+        let rest = &meta.key[prefix.len()..];
+        match delimiter.and_then(|d| rest.find(d).map(|cut| cut + d.len())) {
+          Some(cut) => {
+            let rolled = format!("{prefix}{}", &rest[..cut]);
+            if page.delimited_prefixes.last() != Some(&rolled) {
+              page.delimited_prefixes.push(rolled);
+            }
+            page.last = Some(meta.key);
+          }
+          None => {
+            page.last = Some(meta.key.clone());
+            page.objects.push(meta);
+          }
+        }
+      }
+      Ok(page)
+    })
+  }
+
+  /// Answers the worker's call `method` as `lib/bindings.js` answers it for a handler.
+  pub(crate) fn answer(&self, method: &str, args: &Args, bytes: Bytes, now_ms: f64) -> Result<HostResult, Failure> {
+    match method {
+      "head" => match self.head(&args.string("key")?)? {
+        Some(meta) => json(meta.json().finish()),
+        None => json("null"),
+      },
+      "get" => {
+        let conditions = Conditions::read(args)?;
+        let Some(found) = self.get(&args.string("key")?, Range::read(args)?, conditions.as_ref())? else { return json("null") };
+        let mut out = found.meta.json();
+        if let Some((offset, length)) = found.range {
+          out.raw("range", &JsonObject::new().number("offset", offset as f64).number("length", length as f64).finish());
+        }
+        out.bool("bodyIncluded", found.body.is_some());
+        Ok(HostResult { json: out.finish(), bytes: found.body.map(Bytes::from) })
+      }
+      "put" => {
+        let conditions = Conditions::read(args)?;
+        let http = args.raw("httpMetadata").unwrap_or("{}");
+        let custom = args.raw("customMetadata").unwrap_or("{}");
+        match self.put(&args.string("key")?, &bytes, http, custom, conditions.as_ref(), now_ms)? {
+          Some(meta) => json(meta.json().finish()),
+          None => json("null"),
+        }
+      }
+      "delete" => {
+        self.delete(&args.opt_strings("keys")?.unwrap_or_default())?;
+        json("null")
+      }
+      "list" => {
+        let prefix = args.opt_string("prefix")?.unwrap_or_default();
+        let after = match args.opt_string("cursor")?.filter(|c| !c.is_empty()) {
+          Some(cursor) => Some(cursor_key(&cursor, "R2 list")?),
+          None => args.opt_string("startAfter")?.map(String::into_bytes),
+        };
+        let limit = args.opt_number("limit")?.unwrap_or(1000.0).max(0.0) as usize;
+        let page = self.list(&prefix, args.opt_string("delimiter")?.as_deref(), after.as_deref(), limit)?;
+        let objects: Vec<String> = page.objects.iter().map(|meta| meta.json().finish()).collect();
+        let prefixes: Vec<String> = page.delimited_prefixes.iter().map(|p| super::calls::quote(p)).collect();
+        let mut out = JsonObject::new();
+        out.raw("objects", &format!("[{}]", objects.join(","))).bool("truncated", page.truncated).raw("delimitedPrefixes", &format!("[{}]", prefixes.join(",")));
+        if page.truncated {
+          out.string("cursor", &cursor_for(page.last.as_deref().unwrap_or_default().as_bytes()));
+        }
+        json(out.finish())
+      }
+      _ => Err(type_error(format!("unknown storage operation \"{method}\""))),
+    }
+  }
+}
