@@ -269,3 +269,30 @@ test("log lines queued for a busy host are bounded: the excess is dropped and co
   assert.ok(delivered < 30000, `${delivered} of 30000 long lines were delivered`);
   assert.ok(delivered >= 8000, `${delivered}: about 8 MB of lines were queued and delivered`);
 });
+
+test("a response body that can never produce another chunk errors the host's read instead of hanging it", { timeout: 20_000 }, async (t) => {
+  const worker = await useWorker(t, {
+    script: `export default { fetch() {
+      let n = 0;
+      return new Response(new ReadableStream({ pull(controller) {
+        if (n++ < 2) return controller.enqueue(new TextEncoder().encode("chunk" + n + ";"));
+        return new Promise(() => {});
+      } }));
+    } }`,
+  });
+  const response = await dispatch(worker, "http://localhost/");
+  await assert.rejects(response.text(), { name: "TypeError", message: /response body stalled/ });
+  // A body that waits on a timer is not stalled.
+  const slow = await useWorker(t, {
+    script: `export default { fetch() {
+      let n = 0;
+      return new Response(new ReadableStream({ pull(controller) {
+        return new Promise((resolve) => setTimeout(() => {
+          if (n++ < 3) controller.enqueue(new TextEncoder().encode("tick;")); else controller.close();
+          resolve();
+        }, 20));
+      } }));
+    } }`,
+  });
+  assert.equal(await (await dispatch(slow, "http://localhost/")).text(), "tick;tick;tick;");
+});

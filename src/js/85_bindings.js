@@ -61,6 +61,9 @@ internals.hostBodyStream = (stream) =>
     },
   });
 
+/** Pumps waiting on their worker stream for the next chunk, and how to stop each. */
+const readingPumps = new Set();
+
 /**
  * Sends a response body to the host chunk by chunk. The host answers each write when its
  * reader wants more (backpressure), or with `cancelled` when its reader gave up, which cancels
@@ -71,7 +74,16 @@ internals.pumpToHost = async function pumpToHost(stream, body) {
   try {
     reader = body.getReader();
     for (;;) {
-      const { done, value } = await reader.read();
+      let stop;
+      const stopped = new Promise((_, reject) => (stop = reject));
+      readingPumps.add(stop);
+      let next;
+      try {
+        next = await Promise.race([reader.read(), stopped]);
+      } finally {
+        readingPumps.delete(stop);
+      }
+      const { done, value } = next;
       if (done) break;
       const bytes = chunkBytes(value);
       if (bytes.byteLength === 0) continue;
@@ -87,6 +99,20 @@ internals.pumpToHost = async function pumpToHost(stream, body) {
     hostCall(BODY, "error", { stream, name, message, stack }).catch(() => {});
     reader?.cancel(error).catch(() => {});
   }
+};
+
+/**
+ * Called by the native side when nothing is left that could produce another chunk of any
+ * response body (no timer, binding call or event): each pump waiting on its stream errors the
+ * host's body instead of leaving its reader hanging.
+ */
+internals.abortStalledBodies = function abortStalledBodies() {
+  const error = new TypeError(
+    "The worker's response body stalled: its stream is waiting for a chunk, but no timer, I/O or binding call is left that could produce one.",
+  );
+  const stalled = [...readingPumps];
+  for (const stop of stalled) stop(error);
+  return stalled.length;
 };
 
 /** Reads a BodyInit-like value (string, buffer, view, ReadableStream) into bytes. */

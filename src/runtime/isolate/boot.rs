@@ -117,10 +117,12 @@ pub(super) fn load_context(
   call_internal(scope, internals, "start", &args).map_err(WorkerError::Js)?;
   let dispatch_fetch = internal_function(scope, internals, "dispatchFetch")?;
   let dispatch_scheduled = internal_function(scope, internals, "dispatchScheduled")?;
+  let abort_stalled = internal_function(scope, internals, "abortStalledBodies")?;
   let ctx = Ctx {
     context: v8::Global::new(scope, context),
     dispatch_fetch: v8::Global::new(scope, dispatch_fetch),
     dispatch_scheduled: v8::Global::new(scope, dispatch_scheduled),
+    abort_stalled: v8::Global::new(scope, abort_stalled),
     holds,
   };
   Ok((ctx, loaded.format))

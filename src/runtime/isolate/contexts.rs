@@ -24,6 +24,8 @@ pub(super) struct Ctx {
   pub(super) context: v8::Global<v8::Context>,
   pub(super) dispatch_fetch: v8::Global<v8::Function>,
   pub(super) dispatch_scheduled: v8::Global<v8::Function>,
+  /// `internals.abortStalledBodies()`: errors response bodies that can never produce more.
+  pub(super) abort_stalled: v8::Global<v8::Function>,
   pub(super) holds: Rc<ContextHolds>,
 }
 
@@ -50,6 +52,11 @@ pub(super) struct PerRequest {
 }
 
 impl Runtime {
+  /// Every context with its script loaded: home first, then live per-request ones.
+  pub(super) fn contexts(&self) -> impl Iterator<Item = &Ctx> {
+    std::iter::once(&self.home).chain(self.per_request.iter().flat_map(|p| p.live.values()))
+  }
+
   /// The context an event runs in: its own in per-request mode, else the home context.
   pub(super) fn ctx_for(&self, id: u32) -> &Ctx {
     self.per_request.as_ref().and_then(|p| p.live.get(&id)).unwrap_or(&self.home)

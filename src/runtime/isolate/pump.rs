@@ -42,6 +42,9 @@ pub(super) fn pump(
           }
           // Before sleeping, fail what nothing can ever settle.
           fail_hung_work(state, events);
+          if abort_stalled_bodies(isolate, runtime, state, events) {
+            continue;
+          }
           match inbox.recv() {
             Ok(message) => message,
             Err(_) => return PumpExit::Shutdown,
@@ -309,6 +312,33 @@ pub(super) fn fail_hung_work(state: &StateRef, events: &EventQueue) {
   }
   warn_unsettled(state, stuck_background);
   waiters.into_iter().for_each(|w| w());
+}
+
+/// Response bodies still being written to the host while the worker has no timer, binding call
+/// or queued event left can never produce another chunk: error them (the host's reader gets
+/// the error) instead of leaving the host's read hanging. Returns whether any was stopped.
+pub(super) fn abort_stalled_bodies(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, events: &EventQueue) -> bool {
+  {
+    let s = state.borrow();
+    if s.user_timers_pending() || !s.host_calls.is_empty() || !events.waiting.is_empty() {
+      return false;
+    }
+  }
+  let mut aborted = 0;
+  for ctx in runtime.contexts().filter(|ctx| ctx.holds.pumps.get() > 0) {
+    let outcome = run_macrotask(isolate, &ctx.context, state, None, |scope| {
+      let f = v8::Local::new(scope, &ctx.abort_stalled);
+      let recv = v8::undefined(scope).into();
+      let count = f.call(scope, recv, &[])?;
+      aborted += count.uint32_value(scope).unwrap_or(0);
+      Some(())
+    });
+    if let Err(error) = outcome {
+      log_uncaught(state, &error.stack);
+    }
+  }
+  // Only a pump that was stopped has more to do now; otherwise sleep as usual.
+  aborted > 0
 }
 
 /// Tells the host that `count` `waitUntil` promises were given up on.
