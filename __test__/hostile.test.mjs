@@ -271,17 +271,20 @@ test("log lines queued for a busy host are bounded: the excess is dropped and co
 });
 
 test("a response body that can never produce another chunk errors the host's read instead of hanging it", { timeout: 20_000 }, async (t) => {
-  const worker = await useWorker(t, {
-    script: `export default { fetch() {
-      let n = 0;
-      return new Response(new ReadableStream({ pull(controller) {
-        if (n++ < 2) return controller.enqueue(new TextEncoder().encode("chunk" + n + ";"));
-        return new Promise(() => {});
-      } }));
-    } }`,
-  });
-  const response = await dispatch(worker, "http://localhost/");
-  await assert.rejects(response.text(), { name: "TypeError", message: /response body stalled/ });
+  for (const isolation of ["shared", "per-request"]) {
+    const worker = await useWorker(t, {
+      isolation,
+      script: `export default { fetch() {
+        let n = 0;
+        return new Response(new ReadableStream({ pull(controller) {
+          if (n++ < 2) return controller.enqueue(new TextEncoder().encode("chunk" + n + ";"));
+          return new Promise(() => {});
+        } }));
+      } }`,
+    });
+    const response = await dispatch(worker, "http://localhost/");
+    await assert.rejects(response.text(), { name: "TypeError", message: /response body stalled/ }, isolation);
+  }
   // A body that waits on a timer is not stalled.
   const slow = await useWorker(t, {
     script: `export default { fetch() {

@@ -34,6 +34,11 @@ pub(super) fn pump(
         Err(TryRecvError::Empty) => {
           // Nothing is queued. Per-request mode uses the pause to retire finished contexts,
           // renew the isolate when due, and build the next request's context ahead.
+          // Response bodies that can never produce more error the host's read (first, before
+          // per-request mode retires the contexts they belong to).
+          if abort_stalled_bodies(isolate, runtime, state, events) {
+            continue;
+          }
           match idle_per_request(isolate, runtime, options, state, monitor) {
             Idle::Exit(exit) => return exit,
             // That took a while: look at the inbox again before sleeping.
@@ -42,9 +47,6 @@ pub(super) fn pump(
           }
           // Before sleeping, fail what nothing can ever settle.
           fail_hung_work(state, events);
-          if abort_stalled_bodies(isolate, runtime, state, events) {
-            continue;
-          }
           match inbox.recv() {
             Ok(message) => message,
             Err(_) => return PumpExit::Shutdown,
