@@ -82,6 +82,17 @@ export interface WorkerOptions {
    * one booting for next time (default true). `false` opts this create out. See `configurePool`.
    */
   pool?: boolean;
+  /**
+   * Workers' compatibility date, `"YYYY-MM-DD"` (not in the future). Default: the newest date
+   * workerbox's flag table knows (`"2026-08-22"`). Features whose workerd enable date is on or
+   * before it are on.
+   */
+  compatibilityDate?: string;
+  /**
+   * workerd's compatibility flags (`"nodejs_compat"`, `"no_global_navigator"`, …). An unknown,
+   * experimental or contradictory flag is a TypeError. See the README for what each changes here.
+   */
+  compatibilityFlags?: string[];
 }
 
 /** A cron trigger for the worker's `scheduled()` handler. */

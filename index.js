@@ -5,10 +5,11 @@
 
 const native = require("./native.js");
 const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
+const { resolveCompat } = require("./lib/compat.js");
 const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 const { HostBodies } = require("./lib/bodies.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool"]);
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags"]);
 const MODULE_TYPES = new Set(["esm", "wasm", "text", "data", "json"]);
 const EXTENSION_TYPES = { ".js": "esm", ".mjs": "esm", ".wasm": "wasm", ".json": "json", ".bin": "data" };
 
@@ -225,7 +226,7 @@ function validateOptions(options) {
   for (const [name, definition] of Object.entries(split.definitions)) {
     if (definition.store !== null) stores[name] = definition.store;
   }
-  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, stores, ...split };
+  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, stores, compat: resolveCompat(options.compatibilityDate, options.compatibilityFlags), ...split };
 }
 
 /**
@@ -336,7 +337,7 @@ delete Worker._create;
 
 /** Starts a worker from a script and resolves once the script has loaded. */
 async function createWorker(options) {
-  const { script, filename, format, onLog, allowEval, network, codeCache, cacheDir, isolation, maxReuse, pool, privateCache, modules, limits, envJson, bindingsJson, definitions, stores } = validateOptions(options);
+  const { script, filename, format, onLog, allowEval, network, codeCache, cacheDir, isolation, maxReuse, pool, privateCache, modules, limits, envJson, bindingsJson, definitions, stores, compat } = validateOptions(options);
   const log = (level, message) => {
     try {
       onLog(level, message);
@@ -346,7 +347,7 @@ async function createWorker(options) {
   };
   const bodies = new HostBodies();
   const dispatcher = createDispatcher(definitions, dispatch, bodies);
-  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse, pool, privateCache }, log, dispatcher, channel, stores);
+  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, compatJson: JSON.stringify(compat), allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse, pool, privateCache }, log, dispatcher, channel, stores);
   if (outcome instanceof native.NativeWorker) return createHandle(outcome, filename, bodies);
   throw toError(outcome);
 }

@@ -157,6 +157,8 @@ export interface NativeWorkerOptions {
    * those of bindings in `createWorker`'s `stores`, which their embedded store answers.
    */
   bindingsJson: string
+  /** `{ date, flags, enabled }` from `lib/compat.js`. */
+  compatJson?: string
   allowEval: boolean
   /** `fetch()` may reach only public addresses. */
   publicNetworkOnly: boolean

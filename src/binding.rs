@@ -8,7 +8,7 @@ use crate::runtime::log_queue::{dropped_notice, Admit, LogQueue};
 use crate::runtime::pool::{self, Acquired, PoolConfig};
 use crate::runtime::{
   Body, CACHE_BINDING, ExtraModule, Host, Isolation, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Store, StoreKind, Stores,
-  Worker, WorkerError, WorkerOptions,
+  Worker, WorkerError, WorkerOptions, DEFAULT_COMPAT_JSON,
 };
 use napi::bindgen_prelude::{Buffer, ClassInstance, Either, FnArgs, Function, Object, PromiseRaw};
 use std::collections::HashMap;
@@ -29,6 +29,8 @@ pub struct NativeWorkerOptions {
   /// The other bindings as `{ NAME: kind }` JSON; their calls go to the host dispatcher, except
   /// those of bindings in `createWorker`'s `stores`, which their embedded store answers.
   pub bindings_json: String,
+  /// `{ date, flags, enabled }` from `lib/compat.js`.
+  pub compat_json: Option<String>,
   pub allow_eval: bool,
   /// `fetch()` may reach only public addresses.
   pub public_network_only: bool,
@@ -450,6 +452,7 @@ pub fn create_worker<'env>(
     filename: options.filename,
     format,
     env_json: options.env_json,
+    compat_json: options.compat_json.unwrap_or_else(|| DEFAULT_COMPAT_JSON.into()),
     bindings_json: options.bindings_json,
     allow_eval: options.allow_eval,
     limits: options.limits.map(NativeLimits::into_limits).unwrap_or_default(),

@@ -229,9 +229,12 @@ function describeValue(value) {
 }
 
 /** Called by the native side once the user's script has loaded. Throws if there is no handler. */
-internals.start = function start(envJson, scriptFormat, namespace, bindingsJson, waitUntilLimitMs) {
+internals.start = function start(envJson, scriptFormat, namespace, bindingsJson, waitUntilLimitMs, compatJson) {
   format = scriptFormat;
   waitUntilMs = waitUntilLimitMs;
+  internals.compat = JSON.parse(compatJson);
+  // Features the compatibility date and flags turn off (see lib/compat.js and the README).
+  if (!internals.compat.enabled.includes("global_navigator")) delete globalThis.navigator;
   const bindings = JSON.parse(envJson);
   for (const [name, kind] of Object.entries(JSON.parse(bindingsJson))) {
     const binding = internals.makeBinding(name, kind);

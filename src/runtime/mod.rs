@@ -28,7 +28,7 @@ pub use isolate::ReadyCallback;
 pub use messages::{DispatchReply, ScheduledReply, SettledReply};
 pub use types::{
   Body, BODY_BINDING, CACHE_BINDING, ExtraModule, Host, HostCall, Isolation, ModuleKind, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, WorkerError,
-  WorkerOptions,
+  WorkerOptions, DEFAULT_COMPAT_JSON,
 };
 pub use store::{Clock, Store, StoreKind, Stores};
 pub use worker::Worker;

@@ -77,6 +77,7 @@ pub fn key(options: &WorkerOptions) -> Key {
     format,
     env_json,
     bindings_json,
+    compat_json,
     allow_eval,
     limits,
     log: _,
@@ -102,6 +103,7 @@ pub fn key(options: &WorkerOptions) -> Key {
   });
   field(env_json.as_bytes());
   field(bindings_json.as_bytes());
+  field(compat_json.as_bytes());
   field(&[*allow_eval as u8, *public_network_only as u8, *code_cache as u8]);
   for number in [*max_in_flight as u64, *max_queued as u64, *wall_ms, *cpu_ms, *memory_mb as u64, *binding_ms, *wait_until_ms] {
     field(&number.to_le_bytes());

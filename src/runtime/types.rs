@@ -166,6 +166,9 @@ pub struct WorkerOptions {
   /// The other bindings, as a JSON object of `NAME: kind` (`"kv"`, `"service"`, …); the
   /// worker's JS builds the binding objects, whose operations become [`HostCall`]s.
   pub bindings_json: String,
+  /// The compatibility date and flags, and the features they turn on, as JSON
+  /// (`{ date, flags, enabled }`, worked out by `lib/compat.js`).
+  pub compat_json: String,
   /// Allow `eval` and `new Function` inside the worker.
   pub allow_eval: bool,
   pub limits: Limits,
@@ -203,6 +206,10 @@ impl Isolation {
   pub const DEFAULT_MAX_REUSE: u32 = 1000;
 }
 
+/// The compatibility settings of a worker created without any (from `cargo test`): the features
+/// this core behaves as without flags. `index.js` always passes its own, from `lib/compat.js`.
+pub const DEFAULT_COMPAT_JSON: &str = r#"{"date":"2026-08-22","flags":[],"enabled":["global_navigator"]}"#;
+
 impl WorkerOptions {
   /// Options with defaults for everything but the script; logs go to stderr.
   pub fn new(script: impl Into<String>) -> Self {
@@ -211,6 +218,7 @@ impl WorkerOptions {
       filename: "worker.js".into(),
       format: None,
       env_json: "{}".into(),
+      compat_json: DEFAULT_COMPAT_JSON.into(),
       bindings_json: "{}".into(),
       allow_eval: false,
       limits: Limits::default(),

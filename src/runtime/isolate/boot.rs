@@ -113,6 +113,7 @@ pub(super) fn load_context(
     namespace,
     ops::new_string(scope, &options.bindings_json).into(),
     v8::Number::new(scope, options.limits.wait_until_ms as f64).into(),
+    ops::new_string(scope, &options.compat_json).into(),
   ];
   call_internal(scope, internals, "start", &args).map_err(WorkerError::Js)?;
   let dispatch_fetch = internal_function(scope, internals, "dispatchFetch")?;

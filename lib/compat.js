@@ -1,0 +1,75 @@
+"use strict";
+// Compatibility dates and flags, with workerd's names and meanings. `lib/compat-flags.json` is
+// workerd's table of features (enable flag, disable flag, enable date, experimental or not);
+// this file checks a worker's `compatibilityDate` and `compatibilityFlags` against it and works
+// out which features are on, as workerd does: a feature is on from its enable date, or when its
+// enable flag is given; its disable flag turns it off again.
+
+const TABLE = require("./compat-flags.json");
+
+/** The date workerbox uses when none is given: the newest behaviour its flag table knows. */
+const DEFAULT_DATE = TABLE.latestDate;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+const byFlag = new Map();
+for (const feature of TABLE.flags) {
+  if (feature.enable) byFlag.set(feature.enable, { feature, enables: true });
+  if (feature.disable) byFlag.set(feature.disable, { feature, enables: false });
+}
+
+/** Today's date in UTC, as YYYY-MM-DD. */
+function today() {
+  return new Date().toISOString().slice(0, 10);
+}
+
+function checkDate(date, where) {
+  if (typeof date !== "string") {
+    throw new TypeError(`${where}: compatibilityDate must be a "YYYY-MM-DD" string, got ${date === null ? "null" : typeof date}`);
+  }
+  const match = DATE.exec(date);
+  const parsed = match ? new Date(`${date}T00:00:00Z`) : null;
+  const valid = parsed !== null && !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === date;
+  if (!valid) throw new TypeError(`${where}: compatibilityDate ${JSON.stringify(date)} is not a valid date in the form YYYY-MM-DD`);
+  if (date > today()) throw new TypeError(`${where}: compatibilityDate ${date} is in the future (today is ${today()} UTC)`);
+  return date;
+}
+
+/**
+ * Validates `compatibilityDate` and `compatibilityFlags` (either may be undefined) and returns
+ * `{ date, flags, enabled }`: the date used, the flags given, and the enable-flag names of every
+ * feature that is on. Bad input is a TypeError naming the value and, for an unknown flag, the
+ * known ones.
+ */
+function resolveCompat(compatibilityDate, compatibilityFlags, where = "createWorker") {
+  const date = compatibilityDate === undefined ? DEFAULT_DATE : checkDate(compatibilityDate, where);
+  if (compatibilityFlags !== undefined && (!Array.isArray(compatibilityFlags) || compatibilityFlags.some((f) => typeof f !== "string"))) {
+    throw new TypeError(`${where}: compatibilityFlags must be an array of flag names such as ["nodejs_compat"]`);
+  }
+  const flags = [...new Set(compatibilityFlags ?? [])];
+  const chosen = new Map(); // feature -> enables?
+  for (const flag of flags) {
+    const entry = byFlag.get(flag);
+    if (entry === undefined) {
+      const known = [...byFlag.keys()].filter((name) => !byFlag.get(name).feature.experimental).sort();
+      throw new TypeError(`${where}: unknown compatibility flag "${flag}". Known flags: ${known.join(", ")}`);
+    }
+    if (entry.feature.experimental) {
+      throw new TypeError(`${where}: compatibility flag "${flag}" is experimental in workerd (it needs workerd's --experimental) and workerbox does not support it`);
+    }
+    if (chosen.has(entry.feature) && chosen.get(entry.feature) !== entry.enables) {
+      const { enable, disable } = entry.feature;
+      throw new TypeError(`${where}: compatibility flags "${enable}" and "${disable}" contradict each other`);
+    }
+    chosen.set(entry.feature, entry.enables);
+  }
+  const enabled = [];
+  for (const feature of TABLE.flags) {
+    if (!feature.enable || feature.experimental) continue;
+    const byDate = feature.date !== null && date >= feature.date;
+    const on = chosen.has(feature) ? chosen.get(feature) : byDate;
+    if (on) enabled.push(feature.enable);
+  }
+  return { date, flags, enabled };
+}
+
+module.exports = { resolveCompat, DEFAULT_DATE };
