@@ -24,6 +24,21 @@ fn main() {
   }
   out.push_str("];\n");
 
+  // `node:` modules for `nodejs_compat` (src/js/node/<name>.js), compiled only when imported.
+  let node_dir = js_dir.join("node");
+  println!("cargo:rerun-if-changed={}", node_dir.display());
+  let mut node_files: Vec<PathBuf> = fs::read_dir(&node_dir)
+    .map(|dir| dir.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "js")).collect())
+    .unwrap_or_default();
+  node_files.sort();
+  out.push_str("/// `node:` modules as (name without `node:`, source), for `nodejs_compat`.\npub const NODE_MODULES: &[(&str, &str)] = &[\n");
+  for path in node_files {
+    println!("cargo:rerun-if-changed={}", path.display());
+    let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+    out.push_str(&format!("  ({name:?}, include_str!({:?})),\n", path.display().to_string()));
+  }
+  out.push_str("];\n");
+
   let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
   let streams = manifest.join("node_modules/web-streams-polyfill/dist/ponyfill.js");
   println!("cargo:rerun-if-changed={}", streams.display());

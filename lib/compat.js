@@ -69,6 +69,8 @@ function resolveCompat(compatibilityDate, compatibilityFlags, where = "createWor
     const on = chosen.has(feature) ? chosen.get(feature) : byDate;
     if (on) enabled.push(feature.enable);
   }
+  // Asking for nodejs_compat_v2 by name implies nodejs_compat; v2 on by date alone does not.
+  if (flags.includes("nodejs_compat_v2") && !enabled.includes("nodejs_compat")) enabled.push("nodejs_compat");
   return { date, flags, enabled };
 }
 

@@ -9,7 +9,12 @@ function checkCallback(callback, name) {
 }
 
 function arm(callback, delay, args, repeat) {
-  const run = args.length === 0 ? () => callback() : () => callback(...args);
+  // The callback runs in the AsyncLocalStorage frame current when the timer was set.
+  const frame = ops.continuationGet();
+  const run = () => {
+    ops.continuationSet(frame);
+    return args.length === 0 ? callback() : callback(...args);
+  };
   return ops.timerStart(run, Number(delay) || 0, repeat);
 }
 

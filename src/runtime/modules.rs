@@ -10,12 +10,15 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-/// Modules by name, compiled ones by name, and names by V8 module identity hash.
+/// Modules by name, compiled ones by name, and names by V8 module identity hash; with
+/// nodejs_compat, the loader of `node:` modules and their exports by module identity hash.
 #[derive(Default)]
 pub(crate) struct Registry {
   sources: HashMap<String, ExtraModule>,
   compiled: HashMap<String, v8::Global<v8::Module>>,
   names: HashMap<i32, String>,
+  node_loader: Option<v8::Global<v8::Function>>,
+  node_exports: HashMap<i32, v8::Global<v8::Object>>,
 }
 
 pub(crate) type RegistryRef = Rc<RefCell<Registry>>;
@@ -24,6 +27,11 @@ impl Registry {
   pub fn new(modules: &[ExtraModule]) -> Self {
     let sources = modules.iter().map(|m| (normalize(&m.name), m.clone())).collect();
     Self { sources, ..Default::default() }
+  }
+
+  /// Turns on `node:` imports (nodejs_compat): `loader` is `internals.loadNodeModule`.
+  pub fn enable_node(&mut self, loader: v8::Global<v8::Function>) {
+    self.node_loader = Some(loader);
   }
 
   /// Remembers the main module's name so that its relative imports resolve.
@@ -75,6 +83,9 @@ pub(crate) fn resolve<'a>(
   let registry = scope.get_slot::<RegistryRef>()?.clone();
   let specifier = specifier.to_rust_string_lossy(scope);
   let referrer_name = registry.borrow().names.get(&referrer.get_identity_hash().get()).cloned().unwrap_or_default();
+  if let Some(node_name) = node_specifier(&specifier, &registry) {
+    return resolve_node(scope, &registry, &specifier, node_name);
+  }
   let name = resolve_name(&specifier, &referrer_name);
   if let Some(module) = registry.borrow().compiled.get(&name) {
     return Some(v8::Local::new(scope, module));
@@ -117,6 +128,82 @@ pub(crate) fn resolve<'a>(
   registry.names.insert(module.get_identity_hash().get(), name.clone());
   registry.compiled.insert(name, v8::Global::new(scope, module));
   Some(module)
+}
+
+/// With nodejs_compat, the `node:` module `specifier` names: `node:<name>`, or a bare `<name>`
+/// of a module workerbox has (as workerd accepts). An unknown `node:<name>` is returned too, so
+/// that its import fails with workerd's message.
+fn node_specifier<'a>(specifier: &'a str, registry: &RegistryRef) -> Option<&'a str> {
+  registry.borrow().node_loader.as_ref()?;
+  match specifier.strip_prefix("node:") {
+    Some(name) => Some(name),
+    None => ops::has_node_module(specifier).then_some(specifier),
+  }
+}
+
+/// A `node:` module: its exports (from `internals.loadNodeModule`) as a synthetic module with
+/// one named export per property and the exports object as `default`.
+fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, specifier: &str, name: &str) -> Option<v8::Local<'a, v8::Module>> {
+  let key = format!("node:{name}");
+  if let Some(module) = registry.borrow().compiled.get(&key) {
+    return Some(v8::Local::new(scope, module));
+  }
+  if !ops::has_node_module(name) {
+    let known: Vec<String> = ops::node_module_names().map(|n| format!("node:{n}")).collect();
+    throw(scope, &format!("No such module \"{specifier}\": workerbox's nodejs_compat has {} so far", known.join(", ")));
+    return None;
+  }
+  let loader = v8::Local::new(scope, registry.borrow().node_loader.as_ref()?);
+  let exports = {
+    v8::tc_scope!(let tc, scope);
+    let recv = v8::undefined(tc).into();
+    let arg = ops::new_string(tc, name).into();
+    match loader.call(tc, recv, &[arg]).and_then(|v| v8::Local::<v8::Object>::try_from(v).ok()) {
+      Some(exports) => exports,
+      None => {
+        if tc.has_caught() {
+          tc.rethrow();
+        }
+        return None;
+      }
+    }
+  };
+  let keys = exports.get_own_property_names(scope, v8::GetPropertyNamesArgs::default())?;
+  let mut names = vec![ops::new_string(scope, "default")];
+  for i in 0..keys.length() {
+    let key = keys.get_index(scope, i)?.to_rust_string_lossy(scope);
+    if key != "default" {
+      names.push(ops::new_string(scope, &key));
+    }
+  }
+  let resource = ops::new_string(scope, &key);
+  let module = v8::Module::create_synthetic_module(scope, resource, &names, evaluate_node);
+  let mut registry = registry.borrow_mut();
+  registry.node_exports.insert(module.get_identity_hash().get(), v8::Global::new(scope, exports));
+  registry.names.insert(module.get_identity_hash().get(), key.clone());
+  registry.compiled.insert(key, v8::Global::new(scope, module));
+  Some(module)
+}
+
+/// Sets a `node:` module's exports from its exports object.
+fn evaluate_node<'a>(context: v8::Local<'a, v8::Context>, module: v8::Local<'a, v8::Module>) -> Option<v8::Local<'a, v8::Value>> {
+  // SAFETY: V8 calls this synchronously while evaluating the module, with `context` entered.
+  v8::callback_scope!(unsafe let scope, context);
+  let registry = scope.get_slot::<RegistryRef>()?.clone();
+  let exports = v8::Local::new(scope, registry.borrow().node_exports.get(&module.get_identity_hash().get())?);
+  let default = ops::new_string(scope, "default");
+  module.set_synthetic_module_export(scope, default, exports.into())?;
+  let keys = exports.get_own_property_names(scope, v8::GetPropertyNamesArgs::default())?;
+  for i in 0..keys.length() {
+    let key = keys.get_index(scope, i)?;
+    if key.to_rust_string_lossy(scope) == "default" {
+      continue;
+    }
+    let value = exports.get(scope, key)?;
+    let name = key.to_string(scope)?;
+    module.set_synthetic_module_export(scope, name, value)?;
+  }
+  Some(v8::undefined(scope).into())
 }
 
 /// Sets a non-JS module's default export: WebAssembly.Module, string, ArrayBuffer or JSON.

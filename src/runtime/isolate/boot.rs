@@ -89,7 +89,12 @@ pub(super) fn load_context(
   call_internal(scope, internals, "prepareContext", &[memory_mb]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
 
   // Modules the script may import (compiled anew for each context).
-  scope.set_slot(Rc::new(RefCell::new(modules::Registry::new(&options.modules))));
+  let mut registry = modules::Registry::new(&options.modules);
+  if nodejs_compat(&options.compat_json) {
+    let loader = internal_function(scope, internals, "loadNodeModule")?;
+    registry.enable_node(v8::Global::new(scope, loader));
+  }
+  scope.set_slot(Rc::new(RefCell::new(registry)));
   begin_turn(state, owner);
   let digest = state.borrow().source_digest;
   let cache = digest.map_or(script::CacheUse::Off, |digest| script::CacheUse::On(digest, options.code_cache_dir.as_deref()));
@@ -218,4 +223,12 @@ pub(crate) fn call_internal<'s>(
     Some(value) => Ok(value),
     None => Err(thrown(tc)),
   }
+}
+
+/// Whether the compatibility settings turn on nodejs_compat (`node:` imports).
+fn nodejs_compat(compat_json: &str) -> bool {
+  serde_json::from_str::<serde_json::Value>(compat_json)
+    .ok()
+    .and_then(|c| c.get("enabled")?.as_array().map(|e| e.iter().any(|f| f == "nodejs_compat")))
+    .unwrap_or(false)
 }

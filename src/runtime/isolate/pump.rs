@@ -376,6 +376,9 @@ pub(super) fn run_macrotask(
 ) -> Result<(), JsErrorInfo> {
   begin_turn(state, owner);
   v8::scope_with_context!(let scope, isolate, context);
+  // Every macrotask starts with no AsyncLocalStorage frame; timers restore their own.
+  let none = v8::undefined(scope).into();
+  scope.set_continuation_preserved_embedder_data(none);
   v8::tc_scope!(let tc, scope);
   let outcome = match task(tc) {
     Some(()) => Ok(()),

@@ -11,6 +11,7 @@ mod dispatch;
 mod encoding;
 mod host;
 mod html_rewriter;
+mod node;
 mod random;
 mod timers;
 mod url;
@@ -21,6 +22,7 @@ use std::sync::OnceLock;
 
 pub(crate) use compression::Codec;
 pub(crate) use html_rewriter::Rewriter;
+pub(crate) use node::{has_node_module, node_module_names};
 pub(crate) use urlpattern::Pattern as UrlPatternState;
 
 /// An op as V8 calls it (each `fn op_x(scope, args, rv)` converted with `map_fn_to`).
@@ -40,6 +42,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     encoding::register(&mut install);
     host::register(&mut install);
     html_rewriter::register(&mut install);
+    node::register(&mut install);
     random::register(&mut install);
     timers::register(&mut install);
     url::register(&mut install);

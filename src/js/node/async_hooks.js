@@ -1,0 +1,120 @@
+// node:async_hooks for nodejs_compat: AsyncLocalStorage and AsyncResource, as workerd has them.
+//
+// The store follows the logical async flow through V8's continuation-preserved embedder data:
+// V8 saves the current value with every promise reaction and restores it when the reaction runs
+// (await, then, queueMicrotask), and the runtime does the same for timers and resets it at the
+// start of every event. The value is a frame: an immutable Map from AsyncLocalStorage to store,
+// copied on every run(), so concurrent requests never see each other's stores.
+// Runs as `function (ops, internals, exports)`.
+
+const currentFrame = () => {
+  const frame = ops.continuationGet();
+  return frame instanceof Map ? frame : null;
+};
+
+/** Runs `fn` with `frame` as the current frame, restoring the previous one afterwards. */
+function runInFrame(frame, fn, thisArg, args) {
+  const previous = ops.continuationGet();
+  ops.continuationSet(frame);
+  try {
+    return Reflect.apply(fn, thisArg, args);
+  } finally {
+    ops.continuationSet(previous);
+  }
+}
+
+function checkFunction(fn, what) {
+  if (typeof fn !== "function") {
+    const error = new TypeError(`The "${what}" argument must be of type function. Received ${fn === null ? "null" : typeof fn}`);
+    error.code = "ERR_INVALID_ARG_TYPE";
+    throw error;
+  }
+}
+
+class AsyncLocalStorage {
+  run(store, fn, ...args) {
+    checkFunction(fn, "fn");
+    const frame = new Map(currentFrame() ?? undefined);
+    frame.set(this, store);
+    return runInFrame(frame, fn, undefined, args);
+  }
+  exit(fn, ...args) {
+    checkFunction(fn, "fn");
+    const frame = new Map(currentFrame() ?? undefined);
+    frame.delete(this);
+    return runInFrame(frame, fn, undefined, args);
+  }
+  getStore() {
+    return currentFrame()?.get(this);
+  }
+  enterWith(store) {
+    const frame = new Map(currentFrame() ?? undefined);
+    frame.set(this, store);
+    ops.continuationSet(frame);
+  }
+  disable() {
+    const frame = currentFrame();
+    if (frame?.has(this)) {
+      const next = new Map(frame);
+      next.delete(this);
+      ops.continuationSet(next);
+    }
+  }
+  /** A function that runs `fn` in the frame current now. */
+  static bind(fn) {
+    checkFunction(fn, "fn");
+    const frame = currentFrame();
+    return function bound(...args) {
+      return runInFrame(frame, fn, this, args);
+    };
+  }
+  /** A function that runs any function in the frame current now. */
+  static snapshot() {
+    const frame = currentFrame();
+    return (fn, ...args) => runInFrame(frame, fn, undefined, args);
+  }
+  get [Symbol.toStringTag]() {
+    return "AsyncLocalStorage";
+  }
+}
+
+class AsyncResource {
+  #frame = currentFrame();
+  #type;
+  constructor(type, options) {
+    if (typeof type !== "string") throw new TypeError('The "type" argument must be of type string');
+    this.#type = type;
+    void options;
+  }
+  get type() {
+    return this.#type;
+  }
+  runInAsyncScope(fn, thisArg, ...args) {
+    checkFunction(fn, "fn");
+    return runInFrame(this.#frame, fn, thisArg, args);
+  }
+  bind(fn, thisArg) {
+    checkFunction(fn, "fn");
+    const resource = this;
+    const bound = function (...args) {
+      return resource.runInAsyncScope(fn, thisArg === undefined ? this : thisArg, ...args);
+    };
+    Object.defineProperty(bound, "length", { value: fn.length });
+    return bound;
+  }
+  static bind(fn, type, thisArg) {
+    return new AsyncResource(type ?? (fn.name || "bound-anonymous-fn")).bind(fn, thisArg);
+  }
+  emitDestroy() {
+    return this;
+  }
+  asyncId() {
+    return 0;
+  }
+  triggerAsyncId() {
+    return 0;
+  }
+}
+
+exports.AsyncLocalStorage = AsyncLocalStorage;
+exports.AsyncResource = AsyncResource;
