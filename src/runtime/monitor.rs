@@ -46,6 +46,8 @@ pub(crate) struct Monitor {
   stop: AtomicU8,
   /// How often the current isolate reached its heap limit (see `near_heap_limit`).
   heap_limit_hits: AtomicU32,
+  /// The worker's heap limit (`memoryMb`), checked after each full GC.
+  heap_soft_limit: AtomicU64,
   /// Set when terminated JS did not stop within the grace period.
   pub failed: AtomicBool,
   /// Replies of accepted events, answerable even if the isolate thread never returns.
@@ -82,6 +84,17 @@ impl Monitor {
     self.heap_limit_hits.store(0, Ordering::SeqCst);
     for stale in [StopReason::Cpu, StopReason::Wall, StopReason::Memory] {
       let _ = self.stop.compare_exchange(stale as u8, 0, Ordering::AcqRel, Ordering::Acquire);
+    }
+  }
+
+  pub fn set_heap_soft_limit(&self, bytes: usize) {
+    self.heap_soft_limit.store(bytes as u64, Ordering::Relaxed);
+  }
+
+  pub fn heap_soft_limit(&self) -> usize {
+    match self.heap_soft_limit.load(Ordering::Relaxed) {
+      0 => usize::MAX,
+      n => n as usize,
     }
   }
 

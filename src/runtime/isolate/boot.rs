@@ -9,7 +9,10 @@ pub(super) fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> (v
   let bytes = options.limits.memory_mb as usize * 1024 * 1024;
   let (buffers, budget) = allocator::capped(bytes);
   let mut params = v8::CreateParams::default()
-    .heap_limits(0, bytes)
+    // V8's own limit sits well above `memoryMb`: a single allocation that does not fit under
+    // V8's limit aborts the process with no callback (see `limits::HARD_LIMIT_EXTRA`); the
+    // worker's limit is enforced after each full GC instead (`limits::after_full_gc`).
+    .heap_limits(0, bytes + HARD_LIMIT_EXTRA)
     .array_buffer_allocator(buffers.make_shared());
   if let Some(blob) = snapshot::startup_snapshot(options.code_cache_dir.as_deref().filter(|_| options.code_cache)) {
     params = params.snapshot_blob(v8::StartupData::from(blob)).external_references(ops::external_references());
@@ -20,6 +23,8 @@ pub(super) fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> (v
   // Near the heap limit V8 would abort the whole process; stop the script instead and give the
   // heap a little room to unwind. The monitor (an Arc held by this thread) outlives the isolate.
   isolate.add_near_heap_limit_callback(near_heap_limit, Arc::as_ptr(monitor) as *mut c_void);
+  monitor.set_heap_soft_limit(bytes);
+  isolate.add_gc_epilogue_callback(after_full_gc, Arc::as_ptr(monitor) as *mut c_void, v8::GCType::kGCTypeMarkSweepCompact);
   isolate.set_microtasks_policy(v8::MicrotasksPolicy::Explicit);
   // The isolate thread serves every request of the worker: blocking it is refused, as in
   // production (`Atomics.wait` throws a TypeError; `Atomics.waitAsync` still works).

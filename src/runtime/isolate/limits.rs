@@ -50,6 +50,26 @@ pub(super) extern "C" fn near_heap_limit(data: *mut c_void, current: usize, _ini
   heap_headroom(monitor.note_heap_limit_hit(), current)
 }
 
+/// How far above `memoryMb` V8's own heap limit is set. V8 checks its limit before each
+/// allocation, and an allocation that does not fit even after its last-resort GC aborts the
+/// process without calling any embedder callback (`CALL_AND_RETRY_LAST`): a dictionary that
+/// doubles from 40 to 80 MB under a 64 MB limit does that. With this much room above the
+/// worker's limit, such an allocation succeeds, and the worker's own limit is enforced after
+/// each full GC ([`after_full_gc`]), when the heap's size is what is really alive.
+pub(crate) const HARD_LIMIT_EXTRA: usize = 1 << 30;
+
+/// After a mark-compact GC: a heap still above the worker's limit stops the script.
+pub(super) extern "C" fn after_full_gc(isolate: v8::UnsafeRawIsolatePtr, _type: v8::GCType, _flags: v8::GCCallbackFlags, data: *mut c_void) {
+  // SAFETY: V8 calls this on the isolate thread during GC; `data` is the worker's Monitor,
+  // kept alive by that thread beyond the isolate.
+  let monitor = unsafe { &*(data as *const Monitor) };
+  let mut isolate = unsafe { v8::Isolate::from_raw_isolate_ptr(isolate) };
+  let used = isolate.get_heap_statistics().used_heap_size();
+  if used > monitor.heap_soft_limit() {
+    monitor.terminate(StopReason::Memory);
+  }
+}
+
 /// The heap limit to grant when the isolate reaches `current` for the `hit`-th time (1-based).
 ///
 /// Past its limit V8 either gets more room or aborts the whole process (a fatal "out of
