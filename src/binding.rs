@@ -432,7 +432,6 @@ pub fn create_worker<'env>(
     if dropped_before > 0 {
       log.call(FnArgs::from((LogLevel::Warn.as_str().to_owned(), dropped_notice(dropped_before))), ThreadsafeFunctionCallMode::NonBlocking);
     }
-    let queue = queue.clone();
     let release = queue.clone();
     let status = log.call_with_return_value(FnArgs::from((level.as_str().to_owned(), text)), ThreadsafeFunctionCallMode::NonBlocking, move |_, _| {
       release.delivered(len);

@@ -18,20 +18,12 @@
 
 function installWasm(wasm, maxPages) {
   const { Module, Instance, Memory } = wasm;
-  const isModule = (value) => {
-    try {
-      Module.exports(value);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   // `new Module` checks its argument and throws V8's TypeError/CompileError, which becomes the
   // rejection, as with the native API.
   const compile = (bytes) => Promise.resolve().then(() => new Module(bytes));
   const instantiate = (source, imports) =>
     Promise.resolve().then(() => {
-      if (isModule(source)) return new Instance(source, imports);
+      if (source instanceof Module) return new Instance(source, imports);
       const module = new Module(source);
       return { module, instance: new Instance(module, imports) };
     });

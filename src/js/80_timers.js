@@ -10,10 +10,12 @@ function checkCallback(callback, name) {
 
 function arm(callback, delay, args, repeat) {
   // The callback runs in the AsyncLocalStorage frame current when the timer was set.
+  // Every macrotask starts with no frame, so only a timer set inside one restores it.
   const frame = ops.continuationGet();
-  const run = () => {
+  const call = args.length === 0 ? () => callback() : () => callback(...args);
+  const run = frame === undefined ? call : () => {
     ops.continuationSet(frame);
-    return args.length === 0 ? callback() : callback(...args);
+    return call();
   };
   return ops.timerStart(run, Number(delay) || 0, repeat);
 }

@@ -95,7 +95,7 @@ pub(super) fn load_context(
 
   // Modules the script may import (compiled anew for each context).
   let mut registry = modules::Registry::new(&options.modules);
-  if nodejs_compat(&options.compat_json) {
+  if state.borrow().nodejs_compat {
     let loader = internal_function(scope, internals, "loadNodeModule")?;
     registry.enable_node(v8::Global::new(scope, loader));
   }
@@ -231,7 +231,7 @@ pub(crate) fn call_internal<'s>(
 }
 
 /// Whether the compatibility settings turn on nodejs_compat (`node:` imports).
-fn nodejs_compat(compat_json: &str) -> bool {
+pub(super) fn nodejs_compat(compat_json: &str) -> bool {
   serde_json::from_str::<serde_json::Value>(compat_json)
     .ok()
     .and_then(|c| c.get("enabled")?.as_array().map(|e| e.iter().any(|f| f == "nodejs_compat")))

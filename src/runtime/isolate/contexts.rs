@@ -88,10 +88,7 @@ pub(super) fn idle_per_request(
   let Some(per_request) = runtime.per_request.as_ref() else { return Idle::Nothing };
   // With no timer and no I/O left anywhere, nothing can settle a finished request's
   // `waitUntil` promises or body: retire those contexts too.
-  let stuck = {
-    let s = state.borrow();
-    !s.user_timers_pending() && s.host_calls.is_empty()
-  };
+  let stuck = state.borrow().nothing_pending();
   if stuck && per_request.live.keys().any(|id| !state.borrow().pending.contains_key(id)) {
     if let Some(exit) = retire_contexts(runtime, state, true) {
       return Idle::Exit(exit);

@@ -111,6 +111,8 @@ pub(crate) struct IsolateState {
   /// A request failed or an error went uncaught in this isolate: in per-request mode, the
   /// isolate is replaced once its running requests are done.
   pub tainted: bool,
+  /// `node:` imports are on (decided once per worker from its compatibility settings).
+  pub nodejs_compat: bool,
   /// What the worker may make the host hold outside the V8 heap (ArrayBuffers, timers).
   pub budget: Arc<allocator::BufferBudget>,
   /// The script's code-cache digest, made once per worker (`None`: code cache off).
@@ -137,6 +139,12 @@ impl IsolateState {
   /// Whether a timer of the script's is pending (one that could still settle its promises).
   pub fn user_timers_pending(&self) -> bool {
     self.timers.values().any(|t| !t.internal)
+  }
+
+  /// No timer of the script's and no binding call is left: nothing in the isolate can settle a
+  /// promise or produce a chunk any more (queued events aside, which the caller checks).
+  pub fn nothing_pending(&self) -> bool {
+    !self.user_timers_pending() && self.host_calls.is_empty()
   }
 
   /// Cancels the timers event `id` set (directly or from its own callbacks) that are still
@@ -189,6 +197,7 @@ pub(crate) fn run(startup: Startup) {
   let mut last_id = 0;
   // Hashed once here rather than on every load (per-request mode loads for every request).
   let source_digest = options.code_cache.then(|| code_cache::SourceDigest::new(&options.filename, &options.script));
+  let nodejs_compat = boot::nodejs_compat(&options.compat_json);
   // Each pass runs one isolate; a limit that stops the script ends the pass and the next one
   // starts a fresh isolate with the same script and bindings.
   loop {
@@ -215,6 +224,7 @@ pub(crate) fn run(startup: Startup) {
       unhandled: Vec::new(),
       tainted: false,
       source_digest,
+      nodejs_compat,
       budget,
     }));
     isolate.set_slot(state.clone());

@@ -299,7 +299,7 @@ pub(super) fn start_event(
 pub(super) fn fail_hung_work(state: &StateRef, events: &EventQueue) {
   let (hung, stuck_background, waiters) = {
     let mut s = state.borrow_mut();
-    if s.user_timers_pending() || !s.host_calls.is_empty() || !events.waiting.is_empty() {
+    if !s.nothing_pending() || !events.waiting.is_empty() {
       return;
     }
     let hung: Vec<Pending> = s.pending.drain().map(|(_, p)| p).collect();
@@ -320,11 +320,8 @@ pub(super) fn fail_hung_work(state: &StateRef, events: &EventQueue) {
 /// or queued event left can never produce another chunk: error them (the host's reader gets
 /// the error) instead of leaving the host's read hanging. Returns whether any was stopped.
 pub(super) fn abort_stalled_bodies(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, state: &StateRef, events: &EventQueue) -> bool {
-  {
-    let s = state.borrow();
-    if s.user_timers_pending() || !s.host_calls.is_empty() || !events.waiting.is_empty() {
-      return false;
-    }
+  if !state.borrow().nothing_pending() || !events.waiting.is_empty() {
+    return false;
   }
   let mut aborted = 0;
   for ctx in runtime.contexts().filter(|ctx| ctx.holds.pumps.get() > 0) {

@@ -32,11 +32,7 @@ pub struct CacheStore {
 impl CacheStore {
   /// In memory, or in `cache.sqlite3` under `dir`.
   pub fn open(dir: Option<&Path>) -> Result<CacheStore, StoreError> {
-    let db = match dir {
-      None => Database::memory(SCHEMA),
-      Some(dir) => Database::file(dir, super::StoreKind::Cache.file_name(), SCHEMA)?,
-    };
-    Ok(CacheStore { db })
+    Ok(CacheStore { db: Database::open(dir, super::StoreKind::Cache, SCHEMA)? })
   }
 
   /// The head and body stored for `url` in `cache`, unless it expired by `now_ms`.

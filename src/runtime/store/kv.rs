@@ -74,11 +74,7 @@ fn seconds_value(seconds: f64) -> Value {
 impl KvStore {
   /// In memory, or in `kv.sqlite3` under `dir`.
   pub fn open(dir: Option<&Path>) -> Result<KvStore, StoreError> {
-    let db = match dir {
-      None => Database::memory(SCHEMA),
-      Some(dir) => Database::file(dir, super::StoreKind::Kv.file_name(), SCHEMA)?,
-    };
-    Ok(KvStore { db })
+    Ok(KvStore { db: Database::open(dir, super::StoreKind::Kv, SCHEMA)? })
   }
 
   /// The live entry of `key` at `now` (seconds since the epoch).

@@ -94,6 +94,14 @@ impl Database {
     Arc::new(Database { location: Location::Memory, schema, connection: Mutex::new(None) })
   }
 
+  /// A store family's database: in memory without `dir`, else its file (`kind`'s name) there.
+  pub fn open(dir: Option<&Path>, kind: StoreKind, schema: &'static str) -> Result<Arc<Database>, StoreError> {
+    match dir {
+      None => Ok(Database::memory(schema)),
+      Some(dir) => Database::file(dir, kind.file_name(), schema),
+    }
+  }
+
   /// The database in file `name` of folder `dir` (both made if missing), with its tables made
   /// by `schema`. The same file opened twice in one process gives the same database.
   pub fn file(dir: &Path, name: &str, schema: &'static str) -> Result<Arc<Database>, StoreError> {

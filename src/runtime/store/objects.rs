@@ -185,11 +185,7 @@ fn new_version() -> String {
 impl ObjectStore {
   /// In memory, or in `storage.sqlite3` under `dir`.
   pub fn open(dir: Option<&Path>) -> Result<ObjectStore, StoreError> {
-    let db = match dir {
-      None => Database::memory(SCHEMA),
-      Some(dir) => Database::file(dir, super::StoreKind::Objects.file_name(), SCHEMA)?,
-    };
-    Ok(ObjectStore { db })
+    Ok(ObjectStore { db: Database::open(dir, super::StoreKind::Objects, SCHEMA)? })
   }
 
   fn meta_in(c: &rusqlite::Connection, key: &str) -> rusqlite::Result<Option<ObjectMeta>> {
