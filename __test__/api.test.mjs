@@ -152,12 +152,32 @@ test("console output reaches onLog with its level", async (t) => {
   });
   t.after(() => worker.dispose());
   await dispatch(worker, "http://localhost/");
-  await waitFor(() => lines.length >= 4);
+  // No waiting: the answer reaches the host only after the lines written before it.
+  assert.equal(lines.length, 4);
   assert.deepEqual(lines[0], ["info", "starting"]);
   assert.deepEqual(lines[1], ["log", "obj { a: 1, b: [ 1, 2 ] } 3"]);
   assert.equal(lines[2][0], "error");
   assert.match(lines[2][1], /^TypeError: bad\n\s+at /);
   assert.deepEqual(lines[3], ["warn", "x=42"]);
+});
+
+test("lines a request or its waitUntil work wrote are delivered before dispatch or waitUntilSettled resolves", async (t) => {
+  const lines = [];
+  const worker = await useWorker(t, {
+    script: `export default { fetch(request, env, ctx) {
+      const n = new URL(request.url).searchParams.get("n");
+      for (let i = 0; i < 20; i++) console.log(n + ":" + i);
+      ctx.waitUntil(new Promise((resolve) => setTimeout(() => { console.log(n + ":after"); resolve(); }, 1)));
+      return new Response(n);
+    } }`,
+    onLog: (level, message) => lines.push(message),
+  });
+  for (let n = 0; n < 50; n++) {
+    assert.equal(await (await dispatch(worker, "http://localhost/?n=" + n)).text(), String(n));
+    assert.ok(lines.includes(n + ":19"), "request " + n + ": its last line was there when dispatch resolved");
+    await worker.waitUntilSettled();
+    assert.equal(lines.at(-1), n + ":after", "request " + n + ": the waitUntil line was there when waitUntilSettled resolved");
+  }
 });
 
 test("the default onLog prints [worker] lines on the host console", async (t) => {

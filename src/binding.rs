@@ -351,6 +351,8 @@ pub struct NativeWorker {
   format: ScriptFormat,
   cleanup: Mutex<Option<TeardownHook>>,
   settled: Arc<SettledFunction>,
+  /// The worker's log lines in flight to `onLog`; answers wait behind them.
+  logs: Arc<LogQueue>,
 }
 
 fn native_error(error: WorkerError) -> NativeError {
@@ -425,7 +427,8 @@ pub fn create_worker<'env>(
     Some(name) => Some(ScriptFormat::parse(name).ok_or_else(|| napi::Error::new(napi::Status::InvalidArg, format!("unknown format {name:?}")))?),
   };
   let log: Arc<LogFunction> = Arc::new(on_log.build_threadsafe_function().weak::<true>().callee_handled::<false>().build()?);
-  let queue = Arc::new(LogQueue::default());
+  let logs = Arc::new(LogQueue::default());
+  let queue = logs.clone();
   let sink = Arc::new(move |level: LogLevel, text: String| {
     let len = text.len();
     let Admit::Deliver { dropped_before } = queue.admit(len) else { return };
@@ -485,7 +488,7 @@ pub fn create_worker<'env>(
 
   ensure_pool_teardown(env)?;
   let (core_options, refill) = match pool::acquire(core_options, pooled) {
-    Acquired::Warm(worker, format) => return hand_off(env, worker, format, settled).map(Either::B),
+    Acquired::Warm(worker, format) => return hand_off(env, worker, format, settled, logs).map(Either::B),
     Acquired::Cold(core_options, refill) => (core_options, refill),
   };
 
@@ -503,7 +506,7 @@ pub fn create_worker<'env>(
       let inner = worker_for_ready.get().cloned().expect("worker slot filled before the promise settles");
       let hook = hook_for_ready.lock().unwrap().take();
       Ok(match result {
-        Ok(format) => Either::A(NativeWorker { inner, format, cleanup: Mutex::new(hook), settled }),
+        Ok(format) => Either::A(NativeWorker { inner, format, cleanup: Mutex::new(hook), settled, logs }),
         Err(error) => {
           if let Some(TeardownHook(hook)) = hook {
             let _ = env.remove_env_cleanup_hook(hook);
@@ -531,10 +534,10 @@ fn teardown_hook(env: &Env, worker: &Arc<Worker>) -> Result<TeardownHook> {
 }
 
 /// A pool hit: the spare is booted and bound already, so it is the answer at once.
-fn hand_off(env: &Env, worker: Worker, format: ScriptFormat, settled: Arc<SettledFunction>) -> Result<NativeWorker> {
+fn hand_off(env: &Env, worker: Worker, format: ScriptFormat, settled: Arc<SettledFunction>, logs: Arc<LogQueue>) -> Result<NativeWorker> {
   let inner = Arc::new(worker);
   let hook = teardown_hook(env, &inner)?;
-  Ok(NativeWorker { inner, format, cleanup: Mutex::new(Some(hook)), settled })
+  Ok(NativeWorker { inner, format, cleanup: Mutex::new(Some(hook)), settled, logs })
 }
 
 #[napi]
@@ -568,11 +571,13 @@ impl NativeWorker {
         (None, None) => Body::Empty,
       },
     };
-    let settled = self.settled.clone();
+    let (settled, logs) = (self.settled.clone(), self.logs.clone());
     self.inner.dispatch(
       request,
       Box::new(move |result| {
-        settled.call(FnArgs::from((id, outcome(result, native_response))), ThreadsafeFunctionCallMode::NonBlocking);
+        logs.after_delivered(move || {
+          settled.call(FnArgs::from((id, outcome(result, native_response))), ThreadsafeFunctionCallMode::NonBlocking);
+        });
       }),
     );
   }
@@ -586,7 +591,10 @@ impl NativeWorker {
     let (deferred, promise) = env.create_deferred()?;
     self.inner.scheduled(
       ScheduledEvent { cron, scheduled_time },
-      Box::new(move |result| deferred.resolve(move |_env: Env| Ok(outcome(result, native_scheduled)))),
+      {
+        let logs = self.logs.clone();
+        Box::new(move |result| logs.after_delivered(move || deferred.resolve(move |_env: Env| Ok(outcome(result, native_scheduled)))))
+      },
     );
     Ok(promise)
   }
@@ -595,7 +603,8 @@ impl NativeWorker {
   #[napi(ts_return_type = "Promise<void>")]
   pub fn wait_until_settled<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
     let (deferred, promise) = env.create_deferred()?;
-    self.inner.when_settled(Box::new(move || deferred.resolve(|_env: Env| Ok(()))));
+    let logs = self.logs.clone();
+    self.inner.when_settled(Box::new(move || logs.after_delivered(move || deferred.resolve(|_env: Env| Ok(())))));
     Ok(promise)
   }
 
