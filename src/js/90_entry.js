@@ -236,6 +236,9 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
   // Features the compatibility date and flags turn off (see lib/compat.js and the README).
   if (!internals.compat.enabled.includes("global_navigator")) delete globalThis.navigator;
   const bindings = JSON.parse(envJson);
+  // node:process fills process.env from the plain values (nodejs_compat_populate_process_env).
+  internals.workerEnv = bindings;
+  internals.onWorkerEnv?.(bindings);
   for (const [name, kind] of Object.entries(JSON.parse(bindingsJson))) {
     const binding = internals.makeBinding(name, kind);
     if (binding !== undefined) bindings[name] = binding;

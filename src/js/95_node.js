@@ -1,17 +1,120 @@
-// The loader of `node:` modules for nodejs_compat (their sources are in src/js/node/). The
-// native side calls `internals.loadNodeModule(name)` when the worker imports `node:<name>`; each
-// module is compiled on first import in a context (so workers that never import one pay
-// nothing) and runs as `function (ops, internals, exports)`.
+// The loader of `node:` modules for nodejs_compat. Two kinds of CommonJS module live here:
+// workerbox's own `node:` modules (src/js/node/<name>.js, run as
+// `function (exports, require, module, ops, internals)`), and the files of the npm packages they
+// are built on (embedded by build.rs, run as ordinary CommonJS without ops). Each is compiled on
+// first require in a context, so workers that never import one pay nothing.
+//
+// Resolution: `node:x`, or a bare `x` that is a `node:` module, is that module (vendored code's
+// `require("buffer")` therefore gets workerbox's node:buffer); `vendor:pkg[/file]` is an embedded
+// npm file (how the node: modules reach the packages); relative paths resolve inside the
+// requiring package; other bare names are embedded packages, after the aliases below.
 
-const loadedNodeModules = new Map();
+// Bare names the embedded packages require that workerbox answers itself.
+const VENDOR_ALIASES = {
+  "abort-controller": "node:internal/abort_controller",
+  "process/": "node:process",
+  process: "node:process",
+};
 
-internals.loadNodeModule = function loadNodeModule(name) {
-  let exports = loadedNodeModules.get(name);
-  if (exports === undefined) {
-    const factory = ops.nodeModuleFactory(name);
-    exports = {};
-    factory(ops, internals, exports);
-    loadedNodeModules.set(name, exports);
+const loaded = new Map();
+
+function notFound(specifier, from) {
+  const error = new Error(`Cannot find module '${specifier}' (required from ${from})`);
+  error.code = "MODULE_NOT_FOUND";
+  return error;
+}
+
+function dirname(path) {
+  const slash = path.lastIndexOf("/");
+  return slash < 0 ? "" : path.slice(0, slash);
+}
+
+function joinPath(dir, relative) {
+  const parts = dir === "" ? [] : dir.split("/");
+  for (const part of relative.split("/")) {
+    if (part === "..") parts.pop();
+    else if (part !== "." && part !== "") parts.push(part);
   }
-  return exports;
+  return parts.join("/");
+}
+
+/** The cache key (`node:<name>` or `vendor:<package>/<file>`) `specifier` names from `from`. */
+function resolve(specifier, from) {
+  if (specifier.startsWith("node:")) {
+    const name = specifier.slice(5);
+    if (ops.nodeModuleExists(name)) return specifier;
+    throw notFound(specifier, from);
+  }
+  const fromVendor = from.startsWith("vendor:");
+  if (fromVendor && (specifier.startsWith("./") || specifier.startsWith("../"))) {
+    const path = ops.vendorResolve(joinPath(dirname(from.slice(7)), specifier));
+    if (path === undefined) throw notFound(specifier, from);
+    return `vendor:${path}`;
+  }
+  if (specifier.startsWith("vendor:")) {
+    const path = ops.vendorResolve(specifier.slice(7));
+    if (path === undefined) throw notFound(specifier, from);
+    return `vendor:${path}`;
+  }
+  const bare = specifier.endsWith("/") ? specifier.slice(0, -1) : specifier;
+  if (fromVendor && Object.hasOwn(VENDOR_ALIASES, specifier)) return VENDOR_ALIASES[specifier];
+  if (ops.nodeModuleExists(bare) && !bare.startsWith("internal/")) return `node:${bare}`;
+  if (bare.startsWith("internal/") && !fromVendor && ops.nodeModuleExists(bare)) return `node:${bare}`;
+  if (fromVendor) {
+    const path = ops.vendorResolve(bare);
+    if (path !== undefined) return `vendor:${path}`;
+  }
+  throw notFound(specifier, from);
+}
+
+function load(key) {
+  let module = loaded.get(key);
+  if (module !== undefined) return module.exports;
+  module = { exports: {}, id: key, loaded: false };
+  loaded.set(key, module);
+  const require = (specifier) => load(resolve(String(specifier), key));
+  try {
+    if (key.startsWith("node:")) {
+      ops.nodeModuleFactory(key.slice(5))(module.exports, require, module, ops, internals);
+    } else {
+      const path = key.slice(7);
+      ops.vendorFactory(path)(module.exports, require, module, `/vendor/${path}`, `/vendor/${dirname(path)}`);
+    }
+  } catch (error) {
+    loaded.delete(key);
+    throw error;
+  }
+  module.loaded = true;
+  return module.exports;
+}
+
+/** `node:<name>`'s exports, for the module loader (src/runtime/modules.rs) and `require`. */
+internals.loadNodeModule = function loadNodeModule(name) {
+  return load(`node:${name}`);
+};
+
+/**
+ * nodejs_compat_v2's globals: `Buffer`, `process` and `global`, and `setImmediate` /
+ * `clearImmediate`. Buffer and process are loaded on first use (a getter that then replaces
+ * itself with the value), so a worker that never touches them does not load them.
+ */
+internals.installNodeGlobals = function installNodeGlobals() {
+  const lazy = (name, get) =>
+    Object.defineProperty(globalThis, name, {
+      configurable: true,
+      enumerable: false,
+      get() {
+        const value = get();
+        Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+        return value;
+      },
+      set(value) {
+        Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+      },
+    });
+  lazy("Buffer", () => load("node:buffer").Buffer);
+  lazy("process", () => load("node:process"));
+  lazy("global", () => globalThis);
+  lazy("setImmediate", () => load("node:timers").setImmediate);
+  lazy("clearImmediate", () => load("node:timers").clearImmediate);
 };

@@ -5,7 +5,7 @@
 // (await, then, queueMicrotask), and the runtime does the same for timers and resets it at the
 // start of every event. The value is a frame: an immutable Map from AsyncLocalStorage to store,
 // copied on every run(), so concurrent requests never see each other's stores.
-// Runs as `function (ops, internals, exports)`.
+// Runs as `function (exports, require, module, ops, internals)` (see src/js/95_node.js).
 
 const currentFrame = () => {
   const frame = ops.continuationGet();

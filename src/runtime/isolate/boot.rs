@@ -95,9 +95,13 @@ pub(super) fn load_context(
 
   // Modules the script may import (compiled anew for each context).
   let mut registry = modules::Registry::new(&options.modules);
-  if state.borrow().nodejs_compat {
+  let node = state.borrow().nodejs_compat;
+  if node.modules {
     let loader = internal_function(scope, internals, "loadNodeModule")?;
     registry.enable_node(v8::Global::new(scope, loader));
+  }
+  if node.globals {
+    call_internal(scope, internals, "installNodeGlobals", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
   }
   scope.set_slot(Rc::new(RefCell::new(registry)));
   begin_turn(state, owner);
@@ -230,10 +234,21 @@ pub(crate) fn call_internal<'s>(
   }
 }
 
-/// Whether the compatibility settings turn on nodejs_compat (`node:` imports).
-pub(super) fn nodejs_compat(compat_json: &str) -> bool {
-  serde_json::from_str::<serde_json::Value>(compat_json)
-    .ok()
-    .and_then(|c| c.get("enabled")?.as_array().map(|e| e.iter().any(|f| f == "nodejs_compat")))
-    .unwrap_or(false)
+/// What the compatibility settings turn on of nodejs_compat: `node:` imports, and with
+/// nodejs_compat_v2 also the `Buffer`/`process`/`global` globals.
+pub(super) fn nodejs_compat(compat_json: &str) -> NodeCompat {
+  let enabled = |name: &str| {
+    serde_json::from_str::<serde_json::Value>(compat_json)
+      .ok()
+      .and_then(|c| c.get("enabled")?.as_array().map(|e| e.iter().any(|f| f == name)))
+      .unwrap_or(false)
+  };
+  NodeCompat { modules: enabled("nodejs_compat"), globals: enabled("nodejs_compat") && enabled("nodejs_compat_v2") }
+}
+
+/// See [`nodejs_compat`].
+#[derive(Clone, Copy, Default)]
+pub(crate) struct NodeCompat {
+  pub modules: bool,
+  pub globals: bool,
 }

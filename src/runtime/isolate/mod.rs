@@ -112,7 +112,7 @@ pub(crate) struct IsolateState {
   /// isolate is replaced once its running requests are done.
   pub tainted: bool,
   /// `node:` imports are on (decided once per worker from its compatibility settings).
-  pub nodejs_compat: bool,
+  pub nodejs_compat: boot::NodeCompat,
   /// What the worker may make the host hold outside the V8 heap (ArrayBuffers, timers).
   pub budget: Arc<allocator::BufferBudget>,
   /// The script's code-cache digest, made once per worker (`None`: code cache off).

@@ -1,45 +1,85 @@
-//! Ops behind nodejs_compat: the `node:` module factories (sources in `src/js/node/`) and the
+//! Ops behind nodejs_compat: the `node:` module factories (sources in `src/js/node/`), the
+//! files of the npm packages they are built on (embedded by build.rs), and the
 //! continuation-preserved embedder data that `AsyncLocalStorage` keeps its frame in.
 
 use super::{arg_string, new_string, throw_type_error, OpFn};
-use crate::runtime::isolate::NODE_MODULES;
+use crate::runtime::isolate::{NODE_MODULES, VENDOR_FILES, VENDOR_MAINS};
 use crate::runtime::script::thrown;
 use v8::MapFnTo;
 
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("nodeModuleFactory", op_node_module_factory.map_fn_to());
+  install("nodeModuleExists", op_node_module_exists.map_fn_to());
+  install("vendorFactory", op_vendor_factory.map_fn_to());
+  install("vendorResolve", op_vendor_resolve.map_fn_to());
   install("continuationGet", op_continuation_get.map_fn_to());
   install("continuationSet", op_continuation_set.map_fn_to());
 }
 
-/// Whether `name` (without `node:`) is a `node:` module workerbox has.
+/// Whether `name` (without `node:`) is a `node:` module a worker may import (`internal/…`
+/// modules are only for the others).
 pub(crate) fn has_node_module(name: &str) -> bool {
-  NODE_MODULES.iter().any(|(n, _)| *n == name)
+  !name.starts_with("internal/") && NODE_MODULES.iter().any(|(n, _)| *n == name)
 }
 
-/// The names of the `node:` modules workerbox has.
+/// The names of the `node:` modules a worker may import.
 pub(crate) fn node_module_names() -> impl Iterator<Item = &'static str> {
-  NODE_MODULES.iter().map(|(n, _)| *n)
+  NODE_MODULES.iter().map(|(n, _)| *n).filter(|n| !n.starts_with("internal/"))
 }
 
-/// `ops.nodeModuleFactory(name) -> function (ops, internals, exports)`
-fn op_node_module_factory<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
-  let name = arg_string(scope, &args, 0);
-  let Some((_, source)) = NODE_MODULES.iter().find(|(n, _)| *n == name) else {
-    return throw_type_error(scope, &format!("No such module \"node:{name}\""));
-  };
-  // The body starts on the wrapper's first line, so stack line numbers match the file.
-  let wrapped = format!("(function (ops, internals, exports) {{ \"use strict\"; {source}\n}})");
+/// Compiles `source` inside a function with `params`; the body starts on the wrapper's first
+/// line, so stack line numbers match the file.
+fn compile_factory<'s>(scope: &mut v8::PinScope<'s, '_>, rv: &mut v8::ReturnValue<'s>, resource: &str, params: &str, source: &str) {
+  let wrapped = format!("(function ({params}) {{ {source}\n}})");
   let code = new_string(scope, &wrapped);
-  let resource = new_string(scope, &format!("node:{name}"));
-  let origin = v8::ScriptOrigin::new(scope, resource.into(), 0, 0, false, 0, None, false, false, false, None);
+  let resource_name = new_string(scope, resource);
+  let origin = v8::ScriptOrigin::new(scope, resource_name.into(), 0, 0, false, 0, None, false, false, false, None);
   v8::tc_scope!(let tc, scope);
   match v8::Script::compile(tc, code, Some(&origin)).and_then(|s| s.run(tc)) {
     Some(factory) => rv.set(factory),
     None => {
       let error = thrown(tc);
-      throw_type_error(tc, &format!("node:{name} could not be loaded: {}", error.stack));
+      throw_type_error(tc, &format!("{resource} could not be loaded: {}", error.stack));
     }
+  }
+}
+
+/// `ops.nodeModuleFactory(name) -> function (exports, require, module, ops, internals)`
+fn op_node_module_factory<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let name = arg_string(scope, &args, 0);
+  let Some((_, source)) = NODE_MODULES.iter().find(|(n, _)| *n == name) else {
+    return throw_type_error(scope, &format!("No such module \"node:{name}\""));
+  };
+  compile_factory(scope, &mut rv, &format!("node:{name}"), "exports, require, module, ops, internals", &format!("\"use strict\"; {source}"));
+}
+
+/// `ops.nodeModuleExists(name) -> boolean`, `internal/…` modules included.
+fn op_node_module_exists<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let name = arg_string(scope, &args, 0);
+  rv.set_bool(NODE_MODULES.iter().any(|(n, _)| *n == name));
+}
+
+/// `ops.vendorFactory(path) -> function (exports, require, module, __filename, __dirname)` for
+/// the embedded npm file `path` (`<package>/<file>`).
+fn op_vendor_factory<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let path = arg_string(scope, &args, 0);
+  let Some((_, source)) = VENDOR_FILES.iter().find(|(p, _)| *p == path) else {
+    return throw_type_error(scope, &format!("no embedded file {path:?}"));
+  };
+  compile_factory(scope, &mut rv, &format!("workerbox:vendor/{path}"), "exports, require, module, __filename, __dirname", source);
+}
+
+/// `ops.vendorResolve(path) -> string | undefined`: `path` itself, `path.js` or
+/// `path/index.js` if embedded, else a package's entry file when `path` names a package.
+fn op_vendor_resolve<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let path = arg_string(scope, &args, 0);
+  let path = path.trim_end_matches('/');
+  let found = [path.to_owned(), format!("{path}.js"), format!("{path}/index.js")]
+    .into_iter()
+    .find(|candidate| VENDOR_FILES.iter().any(|(p, _)| p == candidate))
+    .or_else(|| VENDOR_MAINS.iter().find(|(package, _)| *package == path).map(|(_, main)| (*main).to_owned()));
+  if let Some(found) = found {
+    rv.set(new_string(scope, &found).into());
   }
 }
 

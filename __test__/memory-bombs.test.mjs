@@ -1,0 +1,84 @@
+// Memory bombs that would make V8 abort the whole process must end as ERR_MEMORY_LIMIT, with the
+// worker restarted and serving the next request. Each attack runs in a child process, so a
+// regression kills the child and fails the test instead of the runner. (Kept apart from
+// hostile.test.mjs so that neither file runs long: Node 22+ bounds each file by --test-timeout.)
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+/**
+ * Runs `attack` (statements inside a fetch handler) in a worker in a child process, then a
+ * benign request to the same worker. Resolves to { status, signal, first, then, stderr }.
+ */
+function attackInChild(attack, { memoryMb = 64, timeoutMs = 120_000 } = {}) {
+  const child = `
+    const { createWorker, dispatch } = require(${JSON.stringify(path.join(root, "index.js"))});
+    (async () => {
+      const worker = await createWorker({
+        script: \`export default { async fetch(request) {
+          if (request.url.endsWith("/ok")) return new Response("fine");
+          \${process.env.ATTACK};
+          return new Response("attack finished");
+        } }\`,
+        limits: { memoryMb: ${memoryMb} },
+        pool: false,
+        onLog() {},
+      });
+      const first = await dispatch(worker, "http://localhost/").then(
+        async (r) => ({ status: r.status, body: await r.text() }),
+        (e) => ({ code: e.code, name: e.name, message: e.message }),
+      );
+      const then = await dispatch(worker, "http://localhost/ok").then((r) => r.text(), (e) => "error " + e.code);
+      await worker.dispose();
+      process.stdout.write(JSON.stringify({ first, then }));
+    })();`;
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, ["-e", child], { env: { ...process.env, ATTACK: attack }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.setEncoding("utf8").on("data", (c) => (stdout += c));
+    proc.stderr.setEncoding("utf8").on("data", (c) => (stderr = (stderr + c).slice(-3000)));
+    const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
+    proc.on("exit", (status, signal) => {
+      clearTimeout(timer);
+      let result = {};
+      try {
+        result = JSON.parse(stdout);
+      } catch {}
+      resolve({ status, signal, stderr, ...result });
+    });
+  });
+}
+
+// Each of these aborted Node with V8's fatal "out of memory" before the heap-limit headroom
+// grew for builtins that never check for termination.
+const memoryBombs = [
+  ["a 100M-element array filled at once", "new Array(1e8).fill(0)"],
+  ["a 50M-element double array", "const a = []; a.length = 5e7; a.fill(2.5)"],
+  ["a 1e9-element dictionary array filled", "new Array(1e9).fill(0)"],
+  ["a Map that grows without end", "const m = new Map(); for (let i = 0; ; i++) m.set(i, { i })"],
+  ["a Set that grows without end", "const s = new Set(); for (let i = 0; ; i++) s.add(i)"],
+  ["an object with ever more properties", "const o = {}; for (let i = 0; ; i++) o['k' + i] = i"],
+  ["megabyte strings kept alive", "const k = []; for (;;) k.push('x'.repeat(1e6) + Math.random())"],
+  ["arrays of a million doubles kept alive", "const k = []; for (;;) k.push(new Array(1e6).fill(1.5))"],
+  ["typed arrays past the ArrayBuffer cap", "const k = []; for (;;) k.push(new Uint8Array(1 << 20))"],
+  ["Array.from with a billion elements", "Array.from({ length: 1e9 })"],
+];
+
+// Two children at a time: each is one busy thread, and the file stays well inside the runner's
+// per-file time bound.
+describe("memory bombs", { concurrency: 2 }, () => {
+for (const [name, attack] of memoryBombs) {
+  test(`memory bomb: ${name} ends as ERR_MEMORY_LIMIT and the worker recovers`, { timeout: 150_000 }, async () => {
+    const result = await attackInChild(attack);
+    assert.equal(result.signal, null, `the child was killed by ${result.signal}: ${result.stderr}`);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.first?.code, "ERR_MEMORY_LIMIT", JSON.stringify(result.first));
+    assert.equal(result.then, "fine", "the restarted worker serves the next request");
+  });
+}
+});

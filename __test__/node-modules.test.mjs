@@ -1,0 +1,215 @@
+// nodejs_compat's node: modules, each case run twice — inside a worker and in this Node process —
+// and the JSON of the two results compared: the worker's modules must give what Node gives.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createWorker, dispatch } from "../index.js";
+import { useWorker } from "./helpers.mjs";
+
+const IMPORTS = `
+import { Buffer as B, isUtf8, isAscii, transcode } from "node:buffer";
+import EventEmitter, { once } from "node:events";
+import { StringDecoder } from "node:string_decoder";
+import path from "node:path";
+import posix from "node:path/posix";
+import qs from "node:querystring";
+import { Readable, Writable, Transform, PassThrough, pipeline, finished } from "node:stream";
+import * as streamPromises from "node:stream/promises";
+import * as consumers from "node:stream/consumers";
+import * as timers from "node:timers";
+import * as timersPromises from "node:timers/promises";
+import dc from "node:diagnostics_channel";
+`;
+
+// Each case: [name, body of an async function returning JSON-able data].
+const CASES = [
+  ["Buffer encodings", `
+    const text = "héllo wörld ✓ 𝄞";
+    const out = {};
+    for (const enc of ["utf8", "hex", "base64", "base64url", "latin1", "ascii", "utf16le", "ucs2", "binary"]) out[enc] = B.from(text).toString(enc);
+    out.fromBase64 = [...B.from("aGVsbG8/Pz4+", "base64")];
+    out.fromBase64url = [...B.from("aGVsbG8_Pz4-", "base64url")];
+    out.fromHex = [...B.from("00ff10zz", "hex")];
+    out.fromLatin1 = [...B.from("ÿé", "latin1")];
+    out.byteLength = [B.byteLength(text), B.byteLength("aGk=", "base64"), B.byteLength("abcd", "hex")];
+    return out;`],
+  ["Buffer reads, writes and comparisons", `
+    const b = B.alloc(16);
+    b.writeUInt32LE(0xdeadbeef, 0); b.writeInt16BE(-2, 4); b.writeDoubleLE(Math.PI, 6); b.writeUInt8(7, 14);
+    const c = B.from([1, 2, 3]);
+    return {
+      bytes: [...b], u32: b.readUInt32LE(0), i16: b.readInt16BE(4), dbl: b.readDoubleLE(6),
+      big: B.from([1,2,3,4,5,6,7,8]).readBigUInt64BE(0).toString(),
+      compare: [B.compare(c, B.from([1, 2, 4])), c.compare(B.from([1, 2])), c.equals(B.from([1, 2, 3]))],
+      concat: [...B.concat([c, B.from("hi")], 4)], index: [B.from("abcabc").indexOf("ca"), B.from("abcabc").lastIndexOf("b"), B.from("abc").includes("bc")],
+      json: c.toJSON(), sub: [...B.from("hello").subarray(1, 3)], fill: B.alloc(5, "ab").toString(),
+      isBuffer: [B.isBuffer(c), B.isBuffer(new Uint8Array(1))], isEncoding: [B.isEncoding("utf8"), B.isEncoding("nope")],
+      swap: [...B.from([1, 2, 3, 4]).swap16()], utf8: [isUtf8(B.from("✓")), isUtf8(B.from([0xff])), isAscii(B.from("abc")), isAscii(B.from("é"))],
+      transcode: [...transcode(B.from("hé"), "utf8", "latin1")],
+      inspectable: typeof B.prototype[Symbol.for("nodejs.util.inspect.custom")],
+    };`],
+  ["path", `
+    return {
+      join: path.join("/a/b", "../c", "./d.txt"), resolve: path.resolve("/a", "b", "../c"), normalize: path.normalize("/a//b/../c/."),
+      relative: path.relative("/a/b/c", "/a/d"), parse: path.parse("/home/u/file.tar.gz"), format: path.format({ dir: "/x", name: "y", ext: ".z" }),
+      ext: [path.extname("a.b.c"), path.extname(".hidden"), path.extname("noext")], base: [path.basename("/a/b.js", ".js"), path.dirname("/a/b/c")],
+      abs: [path.isAbsolute("/a"), path.isAbsolute("a")], sep: path.sep, delimiter: path.delimiter, posix: posix.join("a", "b"), same: path.posix === posix,
+    };`],
+  ["querystring", `
+    return {
+      parse: { ...qs.parse("a=1&a=2&b=x%20y&c=&d&e=%E2%9C%93&f=a+b") },
+      stringify: qs.stringify({ a: [1, 2], b: "x y", c: "", d: "✓!'()*", e: true }),
+      custom: qs.stringify({ a: 1, b: 2 }, ";", ":"), parseCustom: { ...qs.parse("a:1;b:2", ";", ":") },
+      escape: qs.escape("a b&c=d/✓!'()*~"), unescape: qs.unescape("a%20b%zz%E2%9C%93"),
+    };`],
+  ["string_decoder", `
+    const out = [];
+    const utf8 = new StringDecoder("utf8");
+    const euro = B.from("€𝄞");
+    for (const byte of euro) out.push(utf8.write(B.from([byte])));
+    out.push(utf8.end());
+    const broken = new StringDecoder("utf8");
+    out.push(broken.write(B.from([0xe2, 0x82])), broken.end());
+    const utf16 = new StringDecoder("utf16le");
+    const bytes16 = B.from("a€", "utf16le");
+    out.push(utf16.write(bytes16.subarray(0, 3)), utf16.write(bytes16.subarray(3)), utf16.end());
+    const b64 = new StringDecoder("base64");
+    out.push(b64.write(B.from("hell")), b64.end(B.from("o")));
+    const hex = new StringDecoder("hex");
+    out.push(hex.write(B.from([1, 255])));
+    return out;`],
+  ["events", `
+    const e = new EventEmitter();
+    const order = [];
+    e.on("x", (v) => order.push("a" + v));
+    e.prependListener("x", (v) => order.push("b" + v));
+    e.once("x", (v) => order.push("c" + v));
+    e.emit("x", 1); e.emit("x", 2);
+    let thrown;
+    try { e.emit("error", new Error("boom")); } catch (error) { thrown = error.message; }
+    let unhandled;
+    try { e.emit("error", "plain"); } catch (error) { unhandled = error.message; }
+    setTimeout(() => e.emit("later", 1, 2), 1);
+    const args = await once(e, "later");
+    return { order, count: e.listenerCount("x"), names: e.eventNames(), thrown, unhandled, args, max: EventEmitter.defaultMaxListeners,
+      isClass: typeof EventEmitter.EventEmitter, hasOn: typeof EventEmitter.on, raw: e.rawListeners("x").length };`],
+  ["stream pipeline, transforms, finished and consumers", `
+    const seen = [];
+    await streamPromises.pipeline(
+      Readable.from(["ab", "cd", "ef"]),
+      new Transform({ transform(chunk, encoding, callback) { callback(null, String(chunk).toUpperCase()); } }),
+      new Writable({ write(chunk, encoding, callback) { seen.push(String(chunk)); callback(); } }),
+    );
+    const objects = [];
+    for await (const item of Readable.from([{ a: 1 }, { b: 2 }])) objects.push(item);
+    const pass = new PassThrough();
+    const text = consumers.text(pass);
+    pass.write("x"); pass.end("y");
+    const failed = await new Promise((resolve) => {
+      const r = new Readable({ read() { this.destroy(new Error("broken")); } });
+      finished(r, (error) => resolve(error?.message));
+      r.resume();
+    });
+    const cb = await new Promise((resolve) => pipeline(Readable.from(["q"]), new PassThrough(), (error) => resolve(error ?? "ok")));
+    return { seen, objects, text: await text, failed, cb, json: await consumers.json(Readable.from(['{"k":', '[1]}'])) };`],
+  ["timers", `
+    const order = [];
+    const t = timers.setTimeout(() => order.push("timeout"), 1);
+    const hadRef = t.hasRef(); t.unref();
+    timers.setImmediate(() => order.push("immediate"));
+    const cleared = timers.setTimeout(() => order.push("never"), 1);
+    timers.clearTimeout(cleared);
+    const value = await timersPromises.setTimeout(5, "value");
+    let aborted;
+    const controller = new AbortController();
+    const pending = timersPromises.setTimeout(1000, null, { signal: controller.signal }).catch((error) => (aborted = [error.name, error.code]));
+    controller.abort();
+    await pending;
+    const ticks = [];
+    for await (const tick of timersPromises.setInterval(1, "t")) { ticks.push(tick); if (ticks.length === 3) break; }
+    return { order: order.sort(), hadRef, value, aborted, ticks };`],
+  ["diagnostics_channel", `
+    const got = [];
+    const onMessage = (message, name) => got.push([message, name]);
+    dc.subscribe("wb:test", onMessage);
+    const channel = dc.channel("wb:test");
+    const before = [channel.hasSubscribers, dc.hasSubscribers("wb:test"), dc.hasSubscribers("none")];
+    channel.publish({ n: 1 });
+    dc.unsubscribe("wb:test", onMessage);
+    channel.publish({ n: 2 });
+    const traced = [];
+    const tc = dc.tracingChannel("wb:trace");
+    tc.subscribe({ start: (c) => traced.push("start " + c.x), end: (c) => traced.push("end " + c.result), asyncStart() {}, asyncEnd: (c) => traced.push("asyncEnd " + c.result), error: (c) => traced.push("error " + c.error.message) });
+    tc.traceSync(() => 42, { x: 1 });
+    await tc.tracePromise(async () => 7, { x: 2 });
+    try { tc.traceSync(() => { throw new Error("bad"); }, { x: 3 }); } catch {}
+    return { got, before, after: channel.hasSubscribers, traced };`],
+];
+
+function moduleSource(wrap) {
+  const functions = CASES.map(([, body], i) => `async function case${i}() { ${body} }`).join("\n");
+  return `${IMPORTS}\n${functions}\nconst cases = [${CASES.map((_, i) => `case${i}`).join(", ")}];\n${wrap}`;
+}
+
+test("node: modules give the same results inside a worker as in Node", { timeout: 30_000 }, async (t) => {
+  const worker = await useWorker(t, {
+    script: moduleSource(`export default { async fetch(request) {
+      const i = Number(new URL(request.url).searchParams.get("case"));
+      try { return Response.json({ value: await cases[i]() }); } catch (error) { return Response.json({ error: String(error.stack) }); }
+    } }`),
+    compatibilityFlags: ["nodejs_compat"],
+  });
+  const url = "data:text/javascript;base64," + Buffer.from(moduleSource("export { cases };").replaceAll("from \"node:path/posix\"", "from \"node:path/posix\"")).toString("base64");
+  const { cases } = await import(url);
+  for (let i = 0; i < CASES.length; i++) {
+    const inWorker = await (await dispatch(worker, `http://localhost/?case=${i}`)).json();
+    const inNode = JSON.parse(JSON.stringify({ value: await cases[i]() }));
+    assert.deepEqual(inWorker, inNode, CASES[i][0]);
+  }
+});
+
+test("nodejs_compat_v2 globals: Buffer, process, global, setImmediate; absent without nodejs_compat", async (t) => {
+  const probe = `export default { fetch() { return Response.json({
+    buffer: typeof Buffer === "function" && Buffer.from("hi").toString("hex"),
+    process: typeof process === "object" && [process.platform, typeof process.nextTick, typeof process.env, process.version],
+    global: typeof global === "object" && global === globalThis,
+    immediate: typeof setImmediate,
+  }) } }`;
+  const on = await useWorker(t, { script: probe, compatibilityFlags: ["nodejs_compat"] });
+  assert.deepEqual(await (await dispatch(on, "http://localhost/")).json(), { buffer: "6869", process: ["linux", "function", "object", null], global: true, immediate: "function" });
+  const off = await useWorker(t, { script: probe, compatibilityDate: "2024-01-01" });
+  assert.deepEqual(await (await dispatch(off, "http://localhost/")).json(), { buffer: false, process: false, global: false, immediate: "undefined" });
+});
+
+test("process.env holds the worker's text and JSON vars only with nodejs_compat_populate_process_env", async (t) => {
+  const script = `import process from "node:process";
+    export default { fetch() { return Response.json({ ...process.env }) } }`;
+  const bindings = { GREETING: "hi", CONFIG: { a: [1] } };
+  const plain = await useWorker(t, { script, bindings, compatibilityFlags: ["nodejs_compat"] });
+  assert.deepEqual(await (await dispatch(plain, "http://localhost/")).json(), {});
+  const filled = await useWorker(t, { script, bindings, compatibilityFlags: ["nodejs_compat", "nodejs_compat_populate_process_env"] });
+  assert.deepEqual(await (await dispatch(filled, "http://localhost/")).json(), { GREETING: "hi", CONFIG: '{"a":[1]}' });
+});
+
+test("process.getBuiltinModule, process.exit and require-only internals", async (t) => {
+  const script = `import process from "node:process";
+    export default { async fetch() {
+      let exit;
+      try { process.exit(3); } catch (error) { exit = error.code; }
+      return Response.json({
+        path: typeof process.getBuiltinModule("node:path").join,
+        missing: process.getBuiltinModule("node:nope") === undefined,
+        internal: process.getBuiltinModule("node:internal/abort_controller") === undefined,
+        exit,
+      });
+    } }`;
+  const worker = await useWorker(t, { script, compatibilityFlags: ["nodejs_compat"] });
+  const result = await (await dispatch(worker, "http://localhost/")).json();
+  assert.equal(result.path, "function");
+  assert.equal(result.missing, true);
+  assert.equal(result.exit, "ERR_PROCESS_EXIT");
+  assert.equal(result.internal, true);
+  await assert.rejects(
+    createWorker({ compatibilityFlags: ["nodejs_compat"], script: `import x from "node:internal/abort_controller"; export default { fetch() {} }`, onLog() {} }),
+    /No such module "node:internal\/abort_controller"/,
+  );
+});

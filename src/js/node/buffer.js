@@ -1,0 +1,90 @@
+// node:buffer: the `buffer` npm package's Buffer (a Uint8Array subclass with Node's API), plus
+// the module's other exports as workerd has them.
+const vendored = require("vendor:buffer");
+const { Buffer } = vendored;
+
+exports.Buffer = Buffer;
+exports.SlowBuffer = vendored.SlowBuffer;
+exports.INSPECT_MAX_BYTES = vendored.INSPECT_MAX_BYTES;
+exports.kMaxLength = vendored.kMaxLength;
+exports.kStringMaxLength = 2 ** 29 - 24;
+exports.constants = Object.freeze({ MAX_LENGTH: vendored.kMaxLength, MAX_STRING_LENGTH: exports.kStringMaxLength });
+exports.atob = globalThis.atob;
+exports.btoa = globalThis.btoa;
+exports.Blob = globalThis.Blob;
+exports.File = globalThis.File;
+
+const toBytes = (input, what) => {
+  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === "function" && input instanceof SharedArrayBuffer)) return new Uint8Array(input);
+  const error = new TypeError(`The "${what}" argument must be an instance of Buffer, TypedArray, DataView or ArrayBuffer.`);
+  error.code = "ERR_INVALID_ARG_TYPE";
+  throw error;
+};
+
+/** Whether the bytes are valid UTF-8. */
+exports.isUtf8 = function isUtf8(input) {
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(toBytes(input, "input"));
+    return true;
+  } catch (error) {
+    if (error instanceof TypeError && error.code === "ERR_INVALID_ARG_TYPE") throw error;
+    return false;
+  }
+};
+
+/** Whether every byte is below 0x80. */
+exports.isAscii = function isAscii(input) {
+  const bytes = toBytes(input, "input");
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] > 0x7f) return false;
+  return true;
+};
+
+const TRANSCODE = new Set(["ascii", "latin1", "binary", "ucs2", "ucs-2", "utf16le", "utf-16le", "utf8", "utf-8"]);
+
+/** Re-encodes `source` from one encoding to another, as Node's transcode does for its encodings. */
+exports.transcode = function transcode(source, fromEncoding, toEncoding) {
+  const from = String(fromEncoding).toLowerCase();
+  const to = String(toEncoding).toLowerCase();
+  if (!TRANSCODE.has(from) || !TRANSCODE.has(to)) {
+    const error = new Error(`Unable to transcode Buffer [U_ILLEGAL_ARGUMENT_ERROR]`);
+    error.code = "U_ILLEGAL_ARGUMENT_ERROR";
+    throw error;
+  }
+  const bytes = toBytes(source, "source");
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(from);
+  return Buffer.from(text, to);
+};
+
+exports.resolveObjectURL = function resolveObjectURL() {
+  return undefined;
+};
+
+// The `buffer` package predates Node's "base64url" encoding; it is added here (encoding with
+// V8's own Uint8Array.prototype.toBase64, decoding through the package's lenient base64).
+const isBase64url = (encoding) => typeof encoding === "string" && encoding.toLowerCase() === "base64url";
+const toBase64 = (text) => String(text).replace(/-/g, "+").replace(/_/g, "/");
+const { toString, write } = Buffer.prototype;
+const { from, byteLength, isEncoding } = Buffer;
+Buffer.prototype.toString = function (encoding, start, end) {
+  if (!isBase64url(encoding)) return Reflect.apply(toString, this, arguments);
+  start = start === undefined ? 0 : Math.max(0, start | 0);
+  end = end === undefined ? this.length : Math.min(this.length, end | 0);
+  return end <= start ? "" : this.subarray(start, end).toBase64({ alphabet: "base64url", omitPadding: true });
+};
+Buffer.prototype.write = function (string, offset, length, encoding) {
+  if (isBase64url(encoding)) return Reflect.apply(write, this, [toBase64(string), offset, length, "base64"]);
+  if (typeof offset === "string" && isBase64url(offset)) return Reflect.apply(write, this, [toBase64(string), "base64"]);
+  if (typeof length === "string" && isBase64url(length)) return Reflect.apply(write, this, [toBase64(string), offset, "base64"]);
+  return Reflect.apply(write, this, arguments);
+};
+Buffer.from = function (value, encodingOrOffset, length) {
+  if (typeof value === "string" && isBase64url(encodingOrOffset)) return from.call(this, toBase64(value), "base64");
+  return Reflect.apply(from, this, arguments);
+};
+Buffer.byteLength = function (string, encoding) {
+  return Reflect.apply(byteLength, this, isBase64url(encoding) ? [toBase64(string), "base64"] : arguments);
+};
+Buffer.isEncoding = function (encoding) {
+  return isBase64url(encoding) || Reflect.apply(isEncoding, this, arguments);
+};

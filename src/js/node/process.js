@@ -1,0 +1,89 @@
+// node:process (and the `process` global with nodejs_compat_v2): what workerd's default
+// ("legacy") process object has — platform, nextTick, env, features, getBuiltinModule, exit —
+// and nothing that would pretend to be a real Node process (no version, argv or pid).
+//
+// `process.env` is empty unless nodejs_compat_populate_process_env is on; then it holds the
+// worker's text bindings, and JSON ones as JSON text, as workerd fills it.
+
+const EventEmitter = require("node:events");
+
+function coerceEnvValue(prop, value) {
+  if (typeof prop === "symbol" || typeof value === "symbol") throw new TypeError("Cannot convert a symbol value to a string");
+  return `${value}`;
+}
+
+const env = new Proxy(
+  {},
+  {
+    set(target, prop, value) {
+      return Reflect.set(target, prop, coerceEnvValue(prop, value));
+    },
+    defineProperty(target, prop, descriptor) {
+      if ("get" in descriptor || "set" in descriptor) throw new TypeError("process.env values must not have a getter or setter");
+      if (!descriptor.configurable || !descriptor.enumerable || !descriptor.writable || !("value" in descriptor)) {
+        throw new TypeError("process.env values must be configurable, enumerable, writable and given explicitly");
+      }
+      return Reflect.defineProperty(target, prop, { ...descriptor, value: coerceEnvValue(prop, descriptor.value) });
+    },
+  },
+);
+
+function jsonSafe(value, seen = new Set()) {
+  if (value === null || ["boolean", "number", "string"].includes(typeof value)) return true;
+  if (typeof value !== "object" || seen.has(value)) return false;
+  seen.add(value);
+  if (Array.isArray(value)) return value.every((v) => jsonSafe(v, seen));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  return Object.values(value).every((v) => jsonSafe(v, seen));
+}
+
+function populate(bindings) {
+  if (!internals.compat?.enabled.includes("nodejs_compat_populate_process_env")) return;
+  for (const [name, value] of Object.entries(bindings)) {
+    if (typeof value === "string") env[name] = value;
+    else if (jsonSafe(value)) env[name] = JSON.stringify(value);
+  }
+}
+if (internals.workerEnv !== undefined) populate(internals.workerEnv);
+else internals.onWorkerEnv = populate;
+
+const features = Object.freeze({
+  cached_builtins: true,
+  debug: false,
+  inspector: false,
+  ipv6: true,
+  openssl_is_boringssl: true,
+  require_module: false,
+  tls: true,
+  tls_alpn: true,
+  tls_ocsp: true,
+  tls_sni: true,
+  typescript: false,
+  uv: true,
+});
+
+function nextTick(callback, ...args) {
+  if (typeof callback !== "function") {
+    const error = new TypeError(`The "callback" argument must be of type function. Received ${callback === null ? "null" : typeof callback}`);
+    error.code = "ERR_INVALID_ARG_TYPE";
+    throw error;
+  }
+  queueMicrotask(() => callback(...args));
+}
+
+function getBuiltinModule(id) {
+  const name = String(id).startsWith("node:") ? String(id).slice(5) : String(id);
+  if (name.startsWith("internal/") || !ops.nodeModuleExists(name)) return undefined;
+  return internals.loadNodeModule(name);
+}
+
+function exit(code = 0) {
+  const error = new Error(`process.exit(${code}) was called: a worker cannot end its process; the current request fails instead`);
+  error.code = "ERR_PROCESS_EXIT";
+  throw error;
+}
+
+const process = Object.setPrototypeOf({ nextTick, env, exit, getBuiltinModule, platform: "linux", features }, EventEmitter.prototype);
+Object.defineProperty(process, Symbol.toStringTag, { value: "process", configurable: true });
+module.exports = process;

@@ -1,0 +1,84 @@
+// node:stream: the `readable-stream` npm package (Node's streams, published separately), plus
+// the web-stream adapters (`Readable`/`Writable`/`Duplex` `.fromWeb`/`.toWeb`) that Workers code
+// uses to hand Node streams to fetch and Response: the package's own call into Node internals
+// that do not exist outside Node, so they are replaced here.
+const stream = require("vendor:readable-stream");
+const { Buffer } = require("node:buffer");
+
+module.exports = stream;
+
+{
+  /** A Node Readable over a WHATWG ReadableStream. */
+  stream.Readable.fromWeb = function fromWeb(readableStream, options = {}) {
+    const reader = readableStream.getReader();
+    let reading = false;
+    return new stream.Readable({
+      ...options,
+      read() {
+        if (reading) return;
+        reading = true;
+        reader.read().then(
+          ({ value, done }) => {
+            reading = false;
+            if (done) this.push(null);
+            else this.push(value instanceof Uint8Array && !options.objectMode ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : value);
+          },
+          (error) => this.destroy(error),
+        );
+      },
+      destroy(error, callback) {
+        reader.cancel(error ?? undefined).then(() => callback(error), () => callback(error));
+      },
+    });
+  };
+  /** A WHATWG ReadableStream over a Node Readable. */
+  stream.Readable.toWeb = function toWeb(readable) {
+    const iterator = readable[Symbol.asyncIterator]();
+    return new ReadableStream({
+      async pull(controller) {
+        const { value, done } = await iterator.next();
+        if (done) controller.close();
+        else controller.enqueue(typeof value === "string" ? new TextEncoder().encode(value) : value instanceof Uint8Array ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength) : value);
+      },
+      cancel(reason) {
+        readable.destroy(reason instanceof Error ? reason : undefined);
+      },
+    });
+  };
+  /** A Node Writable over a WHATWG WritableStream. */
+  stream.Writable.fromWeb = function fromWeb(writableStream, options = {}) {
+    const writer = writableStream.getWriter();
+    return new stream.Writable({
+      ...options,
+      write(chunk, encoding, callback) {
+        writer.write(typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk).then(() => callback(), callback);
+      },
+      final(callback) {
+        writer.close().then(() => callback(), callback);
+      },
+      destroy(error, callback) {
+        writer.abort(error ?? undefined).then(() => callback(error), () => callback(error));
+      },
+    });
+  };
+  /** A WHATWG WritableStream over a Node Writable. */
+  stream.Writable.toWeb = function toWeb(writable) {
+    return new WritableStream({
+      write(chunk) {
+        return new Promise((resolve, reject) => writable.write(chunk, (error) => (error ? reject(error) : resolve())));
+      },
+      close() {
+        return new Promise((resolve) => writable.end(resolve));
+      },
+      abort(reason) {
+        writable.destroy(reason instanceof Error ? reason : undefined);
+      },
+    });
+  };
+}
+stream.Duplex.fromWeb = function fromWeb(pair, options = {}) {
+  return stream.Duplex.from({ readable: stream.Readable.fromWeb(pair.readable, options), writable: stream.Writable.fromWeb(pair.writable, options) });
+};
+stream.Duplex.toWeb = function toWeb(duplex) {
+  return { readable: stream.Readable.toWeb(duplex), writable: stream.Writable.toWeb(duplex) };
+};
