@@ -18,6 +18,10 @@ import * as consumers from "node:stream/consumers";
 import * as timers from "node:timers";
 import * as timersPromises from "node:timers/promises";
 import dc from "node:diagnostics_channel";
+import util, { promisify, callbackify, inspect, format, types, isDeepStrictEqual } from "node:util";
+import assert from "node:assert";
+import strictAssert from "node:assert/strict";
+import url, { fileURLToPath, pathToFileURL } from "node:url";
 `;
 
 // Each case: [name, body of an async function returning JSON-able data].
@@ -143,6 +147,66 @@ const CASES = [
     await tc.tracePromise(async () => 7, { x: 2 });
     try { tc.traceSync(() => { throw new Error("bad"); }, { x: 3 }); } catch {}
     return { got, before, after: channel.hasSubscribers, traced };`],
+  ["util.inspect and util.format of common values", `
+    class Point { constructor() { this.x = 1; this.y = 2; } }
+    const circular = { name: "loop" }; circular.self = circular;
+    const values = [
+      "text", 42, -0, 12n, true, null, undefined, Symbol("s"), [1, 2, 3], [], {}, { a: 1, "b-c": "it's", [Symbol("k")]: 2 },
+      { nested: { deeper: { deepest: { gone: 1 } } } }, { a: { b: { c: {} } } }, new Map([["k", { v: 1 }]]), new Set([1, "two"]),
+      new Point(), Object.create(null), [undefined, null, NaN], Array.from({ length: 30 }, (_, i) => i * 7), Array.from({ length: 120 }, (_, i) => i),
+      ["apple", "banana", "cherry", "date", "elderberry", "fig", "grape", "honeydew"],
+      { long: "x".repeat(50), other: "y".repeat(30) }, new Uint8Array([1, 2, 3]), B.from("hi"), new Date(0), /re/gi, circular,
+      { fn() {}, arrow: () => 1, klass: Point }, [[1, [2, [3, [4]]]]], new Boolean(false), new String("boxed"),
+      { quote: 'say "hi"', both: "it" + String.fromCharCode(39) + 's "x"', control: "a" + String.fromCharCode(10) + "b" + String.fromCharCode(9, 27) + "c" },
+    ];
+    return {
+      inspected: values.map((v) => inspect(v)),
+      deep: inspect({ a: { b: { c: { d: { e: 1 } } } } }, { depth: 0 }),
+      infinite: inspect({ a: { b: { c: { d: { e: 1 } } } } }, { depth: Infinity }),
+      formatted: [format("%s is %d years and %i, %f %j %O %%", "Bob", 42.5, 42.5, "1.5", { a: 1 }, [1]), format("a", "b", 3, { c: 1 }), format("%s", 12n), format(1, 2)],
+      custom: inspect({ [inspect.custom]: () => "CUSTOM" }),
+    };`],
+  ["util helpers and types", `
+    const readFile = (name, callback) => setTimeout(() => (name === "bad" ? callback(new Error("no " + name)) : callback(null, "content of " + name)), 1);
+    const read = promisify(readFile);
+    let rejected;
+    try { await read("bad"); } catch (error) { rejected = error.message; }
+    const cb = await new Promise((resolve) => callbackify(async (x) => x * 2)(21, (error, value) => resolve([error, value])));
+    const cbError = await new Promise((resolve) => callbackify(async () => { throw new Error("nope"); })((error) => resolve(error.message)));
+    function Base() {} Base.prototype.hello = function () { return "hello"; };
+    function Derived() {} util.inherits(Derived, Base);
+    return {
+      read: await read("a.txt"), rejected, cb, cbError, inherits: [new Derived().hello(), Derived.super_ === Base],
+      types: [types.isDate(new Date()), types.isDate({}), types.isRegExp(/x/), types.isPromise(Promise.resolve()), types.isMap(new Map()), types.isSet(new Set()),
+        types.isProxy(new Proxy({}, {})), types.isProxy({}), types.isTypedArray(new Uint8Array()), types.isUint8Array(new Uint8Array()), types.isUint8Array(new Int8Array()),
+        types.isAsyncFunction(async () => {}), types.isGeneratorFunction(function* () {}), types.isNativeError(new TypeError()), types.isBoxedPrimitive(new Number(1)),
+        types.isArrayBuffer(new ArrayBuffer(1)), types.isAnyArrayBuffer(new ArrayBuffer(1)), types.isMapIterator(new Map().keys()), types.isDataView(new DataView(new ArrayBuffer(1)))],
+      deepEqual: [isDeepStrictEqual({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }), isDeepStrictEqual({ a: 1 }, { a: "1" }), isDeepStrictEqual(new Map([[{ k: 1 }, 2]]), new Map([[{ k: 1 }, 2]])),
+        isDeepStrictEqual(new Set([1, { x: 1 }]), new Set([{ x: 1 }, 1])), isDeepStrictEqual([1, 2], [2, 1]), isDeepStrictEqual(new Date(1), new Date(1)), isDeepStrictEqual(NaN, NaN),
+        isDeepStrictEqual(Object.create(null), {}), isDeepStrictEqual(new Uint8Array([1]), new Uint8Array([1])), isDeepStrictEqual(new Error("a"), new Error("a")), isDeepStrictEqual(new Error("a"), new Error("b"))],
+      legacy: [util.isArray([]), util.isString("s"), util.isPrimitive(null), util.isFunction(() => {})],
+      strip: util.stripVTControlCharacters(String.fromCharCode(27) + "[31mred" + String.fromCharCode(27) + "[39m"), usv: util.toUSVString("a" + String.fromCharCode(0xd800) + "b"),
+    };`],
+  ["assert", `
+    const caught = (fn) => { try { fn(); return "no throw"; } catch (error) { return [error.name, error.code, error.message, error.operator, error.generatedMessage]; } };
+    return [
+      caught(() => assert.strictEqual(1, 2)), caught(() => assert.strictEqual("a", "a")), caught(() => assert.equal(1, "1")), caught(() => assert.notEqual(1, 2)),
+      caught(() => assert.deepStrictEqual({ a: [1] }, { a: [1] })), caught(() => assert.deepStrictEqual({ a: 1 }, { a: "1" })[0]), caught(() => assert.deepEqual({ a: 1 }, { a: "1" })),
+      caught(() => assert.ok(0, "custom message")), caught(() => assert(true)), caught(() => assert.throws(() => { throw new TypeError("bad"); }, TypeError)),
+      caught(() => assert.throws(() => { throw new TypeError("bad"); }, /bad/)), caught(() => assert.throws(() => { throw new TypeError("bad"); }, { name: "TypeError", message: "bad" })),
+      caught(() => assert.throws(() => {})), caught(() => assert.doesNotThrow(() => {})), caught(() => assert.match("abc", /b/)), caught(() => assert.notStrictEqual(1, 1)[0]),
+      caught(() => strictAssert.equal(1, "1")[0]), caught(() => assert.fail("boom")), caught(() => assert.ifError(null)), await assert.rejects(Promise.reject(new Error("r")), /r/).then(() => "rejected as expected"),
+      await assert.doesNotReject(Promise.resolve(1)).then(() => "resolved as expected"), typeof assert.AssertionError, strictAssert === assert.strict,
+    ];`],
+  ["url", `
+    const parsed = ["http://user:pw@Example.com:8080/p/a/t/h?query=string&a=1#hash", "/relative/path?x=1#frag", "https://example.com", "mailto:someone@example.com", "?only=query", "//host.example/x"];
+    return {
+      parse: parsed.map((u) => ({ ...url.parse(u) })), parseQuery: url.parse("http://x.com/?a=1&a=2&b=3", true).query,
+      resolve: [url.resolve("/one/two/three", "four"), url.resolve("http://example.com/", "/one"), url.resolve("http://example.com/one", "/two"), url.resolve("http://example.com/a/b", "../c")],
+      format: [url.format({ protocol: "https", hostname: "example.com", pathname: "/some/path", query: { page: 1, format: "json" } }), url.format(new URL("https://a:b@測試.example/x?y#z"), { auth: false, unicode: true, fragment: false })],
+      files: [fileURLToPath("file:///tmp/a%20b.txt"), pathToFileURL("/tmp/a b#c.txt").href], domains: [url.domainToASCII("español.com"), url.domainToUnicode("xn--espaol-zwa.com"), url.domainToASCII("xn--iñvalid.com")],
+      http: url.urlToHttpOptions(new URL("https://a:b@example.com:8443/p?q=1#h")),
+    };`],
 ];
 
 function moduleSource(wrap) {

@@ -9,11 +9,20 @@ import { dispatch } from "../index.js";
 import { evalInWorker, useWorker } from "./helpers.mjs";
 
 test("no Node globals inside the worker", async (t) => {
-  const result = await evalInWorker(t, `return {
+  const probe = `return {
     process: typeof process, require: typeof require, Buffer: typeof Buffer, module: typeof module,
     global: typeof global, setImmediate: typeof setImmediate, __dirname: typeof __dirname,
-  };`);
-  for (const [name, type] of Object.entries(result)) assert.equal(type, "undefined", name);
+  };`;
+  // Before nodejs_compat is on by date, none of them exists.
+  const old = await evalInWorker(t, probe, { compatibilityDate: "2024-01-01" });
+  for (const [name, type] of Object.entries(old)) assert.equal(type, "undefined", name);
+  // With it (the default date), Buffer, process, global and setImmediate are workerd's own, never the host's.
+  const current = await evalInWorker(t, `${probe.replace("return {", "const seen = {")}
+    return { ...seen, hostProcess: [typeof process.pid, typeof process.versions, typeof process.binding, typeof process.dlopen, typeof process.mainModule] };`);
+  assert.deepEqual(current, {
+    process: "object", require: "undefined", Buffer: "function", module: "undefined", global: "object", setImmediate: "function", __dirname: "undefined",
+    hostProcess: ["undefined", "undefined", "undefined", "undefined", "undefined"],
+  });
 });
 
 test("globalThis and self are the global scope", async (t) => {

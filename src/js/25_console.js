@@ -2,13 +2,30 @@
 // then inspected values) and hands each line to the host through ops.log.
 
 const MAX_DEPTH = 2;
+const CUSTOM_INSPECT = Symbol.for("nodejs.util.inspect.custom");
+// The depth limit of the inspection under way (util.inspect's `depth` option; 2 by default).
+let maxDepth = MAX_DEPTH;
+// Whether a string at the top is quoted (util.inspect) or not (console.log, util.format).
+let quoteTopLevel = false;
+// The objects a cycle leads back to in the inspection under way, with their `*n` numbers.
+let circular = new Map();
+// Whether every entry goes on its own line (util.inspect's compact: false, for assert's diffs).
+let expanded = false;
 const MAX_ITEMS = 100;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const TypedArray = Object.getPrototypeOf(Uint8Array);
 
+// Node's choice of quotes: single, else double when the text has single quotes, else backticks.
 function quote(text) {
-  return `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n")}'`;
+  let mark = "'";
+  if (text.includes("'")) {
+    if (!text.includes('"')) mark = '"';
+    else if (!text.includes("`") && !text.includes("${")) mark = "`";
+  }
+  const escaped = text.replace(mark === "'" ? /['\\\x00-\x1f\x7f-\x9f]/g : /[\\\x00-\x1f\x7f-\x9f]/g, (c) => ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+  return `${mark}${escaped}${mark}`;
 }
+const ESCAPES = { "'": "\\'", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f", "\v": "\\v" };
 
 function formatKey(key) {
   if (typeof key === "symbol") return `[${key.toString()}]`;
@@ -50,11 +67,68 @@ function formatFunction(fn) {
   return fn.name ? `[${kind}: ${fn.name}]` : `[${kind} (anonymous)]`;
 }
 
-function wrap(prefix, items, open, close) {
+// Node's layout rules (breakLength 80, compact 3): entries go on one line when they fit and the
+// object holds fewer than three levels of non-empty objects below it; arrays of more than six
+// entries are laid out in aligned columns instead.
+const BREAK_LENGTH = 80;
+// The depth of the last non-empty object whose entries were formatted (Node's currentDepth).
+let currentDepth = 0;
+
+function fitsOneLine(output, start) {
+  let total = output.length + start;
+  if (total + output.length > BREAK_LENGTH) return false;
+  for (const entry of output) {
+    total += entry.length;
+    if (total > BREAK_LENGTH) return false;
+  }
+  return true;
+}
+
+/** Arrays of more than six entries: rows of aligned columns, about as wide as tall. */
+function groupInColumns(output, depth, values, extra) {
+  const count = output.length - extra;
+  const lengths = output.slice(0, count).map((entry) => entry.length);
+  const total = lengths.reduce((sum, length) => sum + length + 2, 0);
+  const longest = Math.max(...lengths);
+  const cell = longest + 2;
+  const indentation = 2 * depth;
+  if (cell * 3 + indentation >= BREAK_LENGTH || (total / cell <= 5 && longest > 6)) return output;
+  const bias = Math.sqrt(cell - total / output.length);
+  const biased = Math.max(cell - 3 - bias, 1);
+  const columns = Math.min(Math.round(Math.sqrt(2.5 * biased * count) / biased), Math.floor((BREAK_LENGTH - indentation) / cell), 12, 15);
+  if (columns <= 1) return output;
+  const widths = [];
+  for (let column = 0; column < columns; column++) {
+    let width = 0;
+    for (let i = column; i < output.length; i += columns) if (lengths[i] > width) width = lengths[i];
+    widths.push(width + 2);
+  }
+  const numeric = values !== undefined && Array.from({ length: count }, (_, i) => values[i]).every((v) => typeof v === "number" || typeof v === "bigint");
+  const rows = [];
+  for (let i = 0; i < count; i += columns) {
+    const last = Math.min(i + columns, count) - 1;
+    let row = "";
+    for (let j = i; j < last; j++) row += numeric ? `${output[j]}, `.padStart(widths[j - i]) : `${output[j]}, `.padEnd(widths[j - i]);
+    row += numeric ? output[last].padStart(widths[last - i] - 2) : output[last];
+    rows.push(row);
+  }
+  if (extra) rows.push(output[count]);
+  return rows;
+}
+
+function wrap(prefix, items, open, close, depth = 0, arrayValues, extra = 0) {
   if (items.length === 0) return `${prefix}${open}${close}`;
-  const oneLine = `${prefix}${open} ${items.join(", ")} ${close}`;
-  if (oneLine.length <= 72 && !items.some((i) => i.includes("\n"))) return oneLine;
-  return `${prefix}${open}\n  ${items.map((i) => i.replace(/\n/g, "\n  ")).join(",\n  ")}\n${close}`;
+  if (expanded) return `${prefix}${open}\n  ${items.map((i) => i.replace(/\n/g, "\n  ")).join(",\n  ")}\n${close}`;
+  let output = items;
+  if (arrayValues !== undefined && items.length > 6) output = groupInColumns(items, depth, arrayValues, extra);
+  if (currentDepth - depth < 3 && output.length === items.length) {
+    const start = output.length + 2 * depth + prefix.length + open.length + 10;
+    if (fitsOneLine(output, start)) {
+      const joined = output.join(", ");
+      if (!joined.includes("\n")) return `${prefix}${open} ${joined} ${close}`;
+    }
+  }
+  return `${prefix}${open}\n  ${output.map((i) => i.replace(/\n/g, "\n  ")).join(",\n  ")}\n${close}`;
 }
 
 function ownEntries(value, seen, depth, skipIndices) {
@@ -71,13 +145,23 @@ function ownEntries(value, seen, depth, skipIndices) {
 
 function inspectValue(value, seen, depth) {
   if (value === null) return "null";
-  if (typeof value !== "object" && typeof value !== "function") return formatPrimitive(value, depth > 0);
+  if (typeof value !== "object" && typeof value !== "function") return formatPrimitive(value, depth > 0 || quoteTopLevel);
   if (typeof value === "function") {
     const base = formatFunction(value);
-    const extra = depth <= MAX_DEPTH ? ownEntries(value, seen, depth, false) : [];
-    return extra.length ? wrap(`${base} `, extra, "{", "}") : base;
+    const extra = depth <= maxDepth ? ownEntries(value, seen, depth, false) : [];
+    return extra.length ? wrap(`${base} `, extra, "{", "}", depth) : base;
   }
-  if (seen.includes(value)) return "[Circular *1]";
+  if (seen.includes(value)) {
+    // The object a cycle leads back to gets `<ref *n>` in front of it (see below).
+    if (!circular.has(value)) circular.set(value, circular.size + 1);
+    return `[Circular *${circular.get(value)}]`;
+  }
+  const custom = value[CUSTOM_INSPECT];
+  if (typeof custom === "function" && custom !== inspect) {
+    const options = { depth: maxDepth - depth, customInspect: true, stylize: (text) => text };
+    const shown = custom.call(value, maxDepth - depth, options, inspect);
+    if (shown !== value) return typeof shown === "string" ? shown : inspectValue(shown, seen, depth);
+  }
   if (value instanceof Error) {
     const stack = typeof value.stack === "string" ? value.stack : `${value.name}: ${value.message}`;
     return depth > 0 ? `[${stack}]`.replace(/^\[([^\n]*)\n[\s\S]*\]$/, "[$1]") : stack;
@@ -92,48 +176,74 @@ function inspectValue(value, seen, depth) {
 
   const name = constructorName(value);
   const isArray = Array.isArray(value);
-  if (depth > MAX_DEPTH) return isArray ? "[Array]" : `[${name || "Object"}]`;
+  const hasEntries = isArray || value instanceof TypedArray ? value.length > 0 : value instanceof Map || value instanceof Set ? value.size > 0 : Reflect.ownKeys(value).some((key) => Object.prototype.propertyIsEnumerable.call(value, key));
+  // Past the depth limit an object is only named; an empty one is still shown whole, as in Node.
+  if (depth > maxDepth && hasEntries) return isArray ? "[Array]" : `[${name || "Object"}]`;
   seen.push(value);
+  // Node counts only objects with entries toward the levels below (see wrap()).
+  if (hasEntries) currentDepth = depth;
   try {
-    if (isArray) {
-      const items = value.slice(0, MAX_ITEMS).map((item) => inspectValue(item, seen, depth + 1));
-      if (value.length > MAX_ITEMS) items.push(`... ${value.length - MAX_ITEMS} more items`);
-      items.push(...ownEntries(value, seen, depth, true));
-      return wrap(name === "Array" ? "" : `${name}(${value.length}) `, items, "[", "]");
-    }
-    if (value instanceof TypedArray) {
-      const items = Array.from(value.subarray(0, MAX_ITEMS), (n) => formatPrimitive(n, true));
-      if (value.length > MAX_ITEMS) items.push(`... ${value.length - MAX_ITEMS} more items`);
-      return wrap(`${name}(${value.length}) `, items, "[", "]");
-    }
-    if (value instanceof ArrayBuffer) {
-      const bytes = Array.from(new Uint8Array(value, 0, Math.min(value.byteLength, 50)), (b) => b.toString(16).padStart(2, "0"));
-      return `ArrayBuffer { [Uint8Contents]: <${bytes.join(" ")}${value.byteLength > 50 ? " ..." : ""}>, byteLength: ${value.byteLength} }`;
-    }
-    if (value instanceof Map) {
-      const items = [...value].slice(0, MAX_ITEMS).map(([k, v]) => `${inspectValue(k, seen, depth + 1)} => ${inspectValue(v, seen, depth + 1)}`);
-      return wrap(`Map(${value.size}) `, items, "{", "}");
-    }
-    if (value instanceof Set) {
-      const items = [...value].slice(0, MAX_ITEMS).map((v) => inspectValue(v, seen, depth + 1));
-      return wrap(`Set(${value.size}) `, items, "{", "}");
-    }
-    const items = ownEntries(value, seen, depth, false);
-    const tag = value[Symbol.toStringTag];
-    let prefix = name === "Object" ? "" : name === null ? "[Object: null prototype] " : `${name || "Object"} `;
-    if (typeof tag === "string" && tag !== name && tag !== "") prefix = `${prefix || "Object "}[${tag}] `;
-    return wrap(prefix, items, "{", "}");
+    const shown = formatEntries(value, seen, depth, name, isArray);
+    return circular.has(value) ? `<ref *${circular.get(value)}> ${shown}` : shown;
   } finally {
     seen.pop();
   }
 }
 
-/** Node-style inspection of any value, for log lines. */
-function inspect(value) {
+/** The entries of an object, array, typed array, buffer, Map or Set, laid out as Node does. */
+function formatEntries(value, seen, depth, name, isArray) {
+  if (isArray) {
+    const items = value.slice(0, MAX_ITEMS).map((item) => inspectValue(item, seen, depth + 1));
+    const more = value.length > MAX_ITEMS ? 1 : 0;
+    if (more) items.push(`... ${value.length - MAX_ITEMS} more item${value.length - MAX_ITEMS > 1 ? "s" : ""}`);
+    const extra = ownEntries(value, seen, depth, true);
+    return wrap(name === "Array" ? "" : `${name}(${value.length}) `, [...items, ...extra], "[", "]", depth, extra.length ? undefined : value, more);
+  }
+  if (value instanceof TypedArray) {
+    const items = Array.from(value.subarray(0, MAX_ITEMS), (n) => formatPrimitive(n, true));
+    const more = value.length > MAX_ITEMS ? 1 : 0;
+    if (more) items.push(`... ${value.length - MAX_ITEMS} more item${value.length - MAX_ITEMS > 1 ? "s" : ""}`);
+    return wrap(`${name}(${value.length}) `, items, "[", "]", depth, value, more);
+  }
+  if (value instanceof ArrayBuffer) {
+    const bytes = Array.from(new Uint8Array(value, 0, Math.min(value.byteLength, 50)), (b) => b.toString(16).padStart(2, "0"));
+    return `ArrayBuffer { [Uint8Contents]: <${bytes.join(" ")}${value.byteLength > 50 ? " ..." : ""}>, byteLength: ${value.byteLength} }`;
+  }
+  if (value instanceof Map) {
+    const items = [...value].slice(0, MAX_ITEMS).map(([k, v]) => `${inspectValue(k, seen, depth + 1)} => ${inspectValue(v, seen, depth + 1)}`);
+    return wrap(`Map(${value.size}) `, items, "{", "}", depth);
+  }
+  if (value instanceof Set) {
+    const items = [...value].slice(0, MAX_ITEMS).map((v) => inspectValue(v, seen, depth + 1));
+    return wrap(`Set(${value.size}) `, items, "{", "}", depth);
+  }
+  const items = ownEntries(value, seen, depth, false);
+  const tag = value[Symbol.toStringTag];
+  let prefix = name === "Object" ? "" : name === null ? "[Object: null prototype] " : `${name || "Object"} `;
+  if (typeof tag === "string" && tag !== name && tag !== "") prefix = `${prefix || "Object "}[${tag}] `;
+  return wrap(prefix, items, "{", "}", depth);
+}
+
+/**
+ * Node-style inspection of any value, for log lines and util.inspect: `options.depth` (default
+ * 2; null or Infinity for no limit), and `[Symbol.for("nodejs.util.inspect.custom")]` methods.
+ */
+function inspect(value, options) {
+  const previous = maxDepth;
+  const depth = options?.depth;
+  maxDepth = depth === null || depth === Infinity ? Infinity : typeof depth === "number" ? depth : MAX_DEPTH;
+  const outer = [currentDepth, quoteTopLevel, circular, expanded];
+  currentDepth = 0;
+  quoteTopLevel = options?.quoteStrings === true;
+  expanded = options?.compact === false;
+  circular = new Map();
   try {
     return inspectValue(value, [], 0);
   } catch (error) {
     return `<uninspectable: ${error && error.message}>`;
+  } finally {
+    maxDepth = previous;
+    [currentDepth, quoteTopLevel, circular, expanded] = outer;
   }
 }
 

@@ -149,7 +149,8 @@ fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
     return Some(v8::Local::new(scope, module));
   }
   if !ops::has_node_module(name) {
-    let known: Vec<String> = ops::node_module_names().map(|n| format!("node:{n}")).collect();
+    let mut known: Vec<String> = ops::node_module_names().map(|n| format!("node:{n}")).collect();
+    known.sort();
     throw(scope, &format!("No such module \"{specifier}\": workerbox's nodejs_compat has {} so far", known.join(", ")));
     return None;
   }

@@ -12,6 +12,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("nodeModuleExists", op_node_module_exists.map_fn_to());
   install("vendorFactory", op_vendor_factory.map_fn_to());
   install("vendorResolve", op_vendor_resolve.map_fn_to());
+  install("valueIs", op_value_is.map_fn_to());
   install("continuationGet", op_continuation_get.map_fn_to());
   install("continuationSet", op_continuation_set.map_fn_to());
 }
@@ -81,6 +82,42 @@ fn op_vendor_resolve<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCal
   if let Some(found) = found {
     rv.set(new_string(scope, &found).into());
   }
+}
+
+/// `ops.valueIs(kind, value) -> boolean`: V8's own type checks behind `util.types` (the ones
+/// JavaScript cannot make unforgeably, such as proxies and iterators). An unknown kind is false.
+fn op_value_is<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let kind = arg_string(scope, &args, 0);
+  let v = args.get(1);
+  rv.set_bool(match kind.as_str() {
+    "Proxy" => v.is_proxy(),
+    "External" => v.is_external(),
+    "ModuleNamespaceObject" => v.is_module_namespace_object(),
+    "ArgumentsObject" => v.is_arguments_object(),
+    "GeneratorObject" => v.is_generator_object(),
+    "GeneratorFunction" => v.is_generator_function(),
+    "AsyncFunction" => v.is_async_function(),
+    "MapIterator" => v.is_map_iterator(),
+    "SetIterator" => v.is_set_iterator(),
+    "NativeError" => v.is_native_error(),
+    "NumberObject" => v.is_number_object(),
+    "StringObject" => v.is_string_object(),
+    "BooleanObject" => v.is_boolean_object(),
+    "BigIntObject" => v.is_big_int_object(),
+    "SymbolObject" => v.is_symbol_object(),
+    "Promise" => v.is_promise(),
+    "Date" => v.is_date(),
+    "RegExp" => v.is_reg_exp(),
+    "Map" => v.is_map(),
+    "Set" => v.is_set(),
+    "WeakMap" => v.is_weak_map(),
+    "WeakSet" => v.is_weak_set(),
+    "ArrayBuffer" => v.is_array_buffer(),
+    "SharedArrayBuffer" => v.is_shared_array_buffer(),
+    "DataView" => v.is_data_view(),
+    "TypedArray" => v.is_typed_array(),
+    _ => false,
+  });
 }
 
 /// `ops.continuationGet() -> value` (undefined when none was set)

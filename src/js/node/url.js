@@ -1,0 +1,234 @@
+// node:url: the WHATWG URL and URLSearchParams (the runtime's own), the file-URL helpers for
+// POSIX paths, domainToASCII/Unicode, urlToHttpOptions, format(), and the legacy
+// parse()/resolve() API returning Url objects, worked out with the WHATWG parser (for an
+// absolute URL the fields are its parts; for a relative one, only path, search and hash).
+
+const querystring = require("node:querystring");
+
+function invalidArg(name, expected, value) {
+  const error = new TypeError(`The "${name}" argument must be ${expected}. Received ${value === null ? "null" : typeof value}`);
+  error.code = "ERR_INVALID_ARG_TYPE";
+  return error;
+}
+
+function fileURLToPath(input) {
+  const url = typeof input === "string" ? new URL(input) : input;
+  if (!(url instanceof URL)) throw invalidArg("path", "of type string or an instance of URL", input);
+  if (url.protocol !== "file:") {
+    const error = new TypeError("The URL must be of scheme file");
+    error.code = "ERR_INVALID_URL_SCHEME";
+    throw error;
+  }
+  if (url.hostname !== "") {
+    const error = new TypeError(`File URL host must be "localhost" or empty on linux`);
+    error.code = "ERR_INVALID_FILE_URL_HOST";
+    throw error;
+  }
+  if (/%2f/i.test(url.pathname)) {
+    const error = new TypeError("File URL path must not include encoded / characters");
+    error.code = "ERR_INVALID_FILE_URL_PATH";
+    throw error;
+  }
+  return decodeURIComponent(url.pathname);
+}
+
+function pathToFileURL(path) {
+  if (typeof path !== "string") throw invalidArg("path", "of type string", path);
+  const { resolve } = require("node:path");
+  let resolved = resolve(path);
+  if (path.endsWith("/") && !resolved.endsWith("/")) resolved += "/";
+  const url = new URL("file://");
+  url.pathname = resolved.replace(/%/g, "%25").replace(/\\/g, "%5C").replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/\t/g, "%09").replace(/#/g, "%23").replace(/\?/g, "%3F");
+  return url;
+}
+
+function domainToASCII(domain) {
+  try {
+    return new URL(`ws://${domain}`).hostname;
+  } catch {
+    return "";
+  }
+}
+
+function domainToUnicode(domain) {
+  const ascii = domainToASCII(domain);
+  if (ascii === "") return "";
+  return ascii
+    .split(".")
+    .map((label) => (label.startsWith("xn--") ? decodePunycode(label.slice(4)) ?? label : label))
+    .join(".");
+}
+
+// RFC 3492 decoding, for domainToUnicode (the runtime's URL parser only encodes).
+function decodePunycode(input) {
+  const base = 36;
+  let n = 128;
+  let bias = 72;
+  let i = 0;
+  const basic = input.lastIndexOf("-");
+  const output = basic > 0 ? [...input.slice(0, basic)].map((c) => c.codePointAt(0)) : [];
+  for (let index = basic > 0 ? basic + 1 : 0; index < input.length; ) {
+    const oldi = i;
+    for (let w = 1, k = base; ; k += base) {
+      if (index >= input.length) return null;
+      const c = input.charCodeAt(index++);
+      const digit = c - 48 < 10 ? c - 22 : c - 65 < 26 ? c - 65 : c - 97 < 26 ? c - 97 : base;
+      if (digit >= base) return null;
+      i += digit * w;
+      const t = k <= bias ? 1 : k >= bias + 26 ? 26 : k - bias;
+      if (digit < t) break;
+      w *= base - t;
+    }
+    const length = output.length + 1;
+    let delta = oldi === 0 ? Math.floor((i - oldi) / 700) : (i - oldi) >> 1;
+    delta += Math.floor(delta / length);
+    let k = 0;
+    for (; delta > 455; k += base) delta = Math.floor(delta / 35);
+    bias = Math.floor(k + (36 * delta) / (delta + 38));
+    n += Math.floor(i / length);
+    i %= length;
+    output.splice(i++, 0, n);
+  }
+  return String.fromCodePoint(...output);
+}
+
+function urlToHttpOptions(url) {
+  const options = {
+    protocol: url.protocol,
+    hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
+    hash: url.hash,
+    search: url.search,
+    pathname: url.pathname,
+    path: `${url.pathname || ""}${url.search || ""}`,
+    href: url.href,
+  };
+  if (url.port !== "") options.port = Number(url.port);
+  if (url.username || url.password) options.auth = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return options;
+}
+
+/** The legacy Url object. */
+function Url() {
+  this.protocol = null;
+  this.slashes = null;
+  this.auth = null;
+  this.host = null;
+  this.port = null;
+  this.hostname = null;
+  this.hash = null;
+  this.search = null;
+  this.query = null;
+  this.pathname = null;
+  this.path = null;
+  this.href = null;
+}
+
+const ABSOLUTE = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
+
+function parse(input, parseQueryString = false, slashesDenoteHost = false) {
+  if (input instanceof Url) return input;
+  if (typeof input !== "string") throw invalidArg("url", "of type string", input);
+  const text = input.trim();
+  const result = new Url();
+  const protocolRelative = slashesDenoteHost && text.startsWith("//");
+  if (ABSOLUTE.test(text) || protocolRelative) {
+    const url = new URL(protocolRelative ? `placeholder:${text}` : text);
+    const special = ["http:", "https:", "ftp:", "ws:", "wss:", "file:"].includes(url.protocol);
+    result.protocol = protocolRelative ? null : url.protocol;
+    result.slashes = protocolRelative || special || text.slice(url.protocol.length).startsWith("//") ? true : null;
+    if (url.username || url.password) result.auth = decodeURIComponent(url.username) + (url.password ? `:${decodeURIComponent(url.password)}` : "");
+    if (result.slashes) {
+      result.hostname = url.hostname;
+      result.port = url.port || null;
+      result.host = url.host;
+    }
+    result.pathname = url.pathname || (result.slashes ? "/" : null);
+    result.search = url.search || null;
+    result.hash = url.hash || null;
+    if (!result.slashes && !special) {
+      // Like Node, a non-special scheme without slashes (other than javascript:) still has an
+      // [auth@]host[:port] part up to the first "/", "?" or "#" ("mailto:user@host").
+      const rest = text.slice(url.protocol.length).split(/[?#]/)[0];
+      if (url.protocol === "javascript:") {
+        result.pathname = rest || null;
+      } else {
+        const cut = rest.indexOf("/");
+        let authority = cut < 0 ? rest : rest.slice(0, cut);
+        result.pathname = cut < 0 ? null : rest.slice(cut);
+        const at = authority.lastIndexOf("@");
+        result.auth = at < 0 ? null : decodeURIComponent(authority.slice(0, at));
+        authority = authority.slice(at + 1);
+        const port = /:(\d*)$/.exec(authority);
+        result.port = port && port[1] !== "" ? port[1] : null;
+        result.hostname = (port ? authority.slice(0, port.index) : authority).toLowerCase();
+        result.host = result.hostname + (result.port ? `:${result.port}` : "");
+      }
+    }
+  } else {
+    const url = new URL(text, "http://x");
+    const hashAt = text.indexOf("#");
+    const queryAt = text.indexOf("?");
+    result.pathname = text.slice(0, Math.min(...[queryAt, hashAt, text.length].filter((i) => i >= 0))) || null;
+    result.search = url.search || (queryAt >= 0 && (hashAt < 0 || queryAt < hashAt) ? "" : null) || null;
+    result.hash = url.hash || null;
+  }
+  result.query = result.search ? result.search.slice(1) : parseQueryString ? "" : null;
+  if (parseQueryString) result.query = querystring.parse(result.query ?? "");
+  result.path = (result.pathname ?? "") + (result.search ?? "") || null;
+  result.href = format(result);
+  return result;
+}
+
+function format(input, options) {
+  if (typeof input === "string") input = parse(input);
+  else if (input instanceof URL) {
+    const { auth = true, fragment = true, search = true, unicode = false } = options ?? {};
+    let out = `${input.protocol}${input.host !== "" || input.protocol === "file:" ? "//" : ""}`;
+    if (auth && (input.username || input.password)) out += `${input.username}${input.password ? `:${input.password}` : ""}@`;
+    out += unicode ? domainToUnicode(input.hostname) + (input.port ? `:${input.port}` : "") : input.host;
+    out += input.pathname;
+    if (search) out += input.search;
+    if (fragment) out += input.hash;
+    return out;
+  } else if (input === null || typeof input !== "object") throw invalidArg("urlObject", "of type object", input);
+  let auth = input.auth ? `${encodeURIComponent(input.auth).replace(/%3A/i, ":")}@` : "";
+  const protocol = input.protocol ? (input.protocol.endsWith(":") ? input.protocol : `${input.protocol}:`) : "";
+  let host = "";
+  if (input.host) host = auth + input.host;
+  else if (input.hostname) host = auth + (input.hostname.includes(":") ? `[${input.hostname}]` : input.hostname) + (input.port ? `:${input.port}` : "");
+  let pathname = input.pathname ?? "";
+  let search = input.search ?? (input.query && typeof input.query === "object" && Object.keys(input.query).length ? `?${querystring.stringify(input.query)}` : "");
+  if (search && !search.startsWith("?")) search = `?${search}`;
+  let hash = input.hash ?? "";
+  if (hash && !hash.startsWith("#")) hash = `#${hash}`;
+  const slashed = input.slashes || ["http:", "https:", "ftp:", "gopher:", "file:", "ws:", "wss:"].includes(protocol);
+  if (slashed || (host && !protocol)) {
+    if (slashed || host) host = `//${host}`;
+    if (pathname && !pathname.startsWith("/")) pathname = `/${pathname}`;
+  }
+  pathname = pathname.replace(/[?#]/g, encodeURIComponent);
+  search = search.replace(/#/g, "%23");
+  auth = "";
+  return `${protocol}${host}${pathname}${search}${hash}`;
+}
+
+function resolve(from, to) {
+  const base = new URL(from, "resolve://");
+  const resolved = new URL(to, base);
+  if (resolved.protocol === "resolve:") {
+    const { pathname, search, hash } = resolved;
+    return from.startsWith("/") ? `${pathname}${search}${hash}` : `${pathname.slice(1)}${search}${hash}`;
+  }
+  return resolved.toString();
+}
+
+Url.prototype.format = function () {
+  return format(this);
+};
+Url.prototype.resolve = function (relative) {
+  return resolve(this.href, relative);
+};
+
+Object.assign(exports, {
+  URL, URLSearchParams, fileURLToPath, pathToFileURL, domainToASCII, domainToUnicode, urlToHttpOptions, format, parse, resolve, Url,
+});

@@ -1,0 +1,137 @@
+// node:util: format/inspect (the runtime's Node-style formatter, shared with console),
+// promisify/callbackify, inherits, deprecate, debuglog, isDeepStrictEqual, types, aborted and
+// the legacy is* checks.
+
+const types = require("node:util/types");
+const { isDeepStrictEqual } = require("internal/comparisons");
+
+function invalidArg(name, expected, value) {
+  const error = new TypeError(`The "${name}" argument must be ${expected}. Received ${value === null ? "null" : typeof value}`);
+  error.code = "ERR_INVALID_ARG_TYPE";
+  return error;
+}
+
+function inspect(value, options) {
+  // The legacy signature: inspect(value, showHidden, depth, colors).
+  if (typeof options !== "object" || options === null) options = arguments.length > 2 ? { depth: arguments[2] } : undefined;
+  return internals.inspect(value, { ...inspect.defaultOptions, ...options, quoteStrings: true });
+}
+inspect.custom = Symbol.for("nodejs.util.inspect.custom");
+inspect.defaultOptions = { depth: 2 };
+
+const format = (...args) => internals.format(args);
+const formatWithOptions = (options, ...args) => {
+  if (typeof options !== "object" || options === null) throw invalidArg("inspectOptions", "of type object", options);
+  return internals.format(args);
+};
+
+const kCustomPromisify = Symbol.for("nodejs.util.promisify.custom");
+
+function promisify(original) {
+  if (typeof original !== "function") throw invalidArg("original", "of type function", original);
+  if (typeof original[kCustomPromisify] === "function") {
+    const fn = original[kCustomPromisify];
+    return Object.defineProperty(fn, kCustomPromisify, { value: fn, enumerable: false, writable: false, configurable: true });
+  }
+  function promisified(...args) {
+    return new Promise((resolve, reject) => {
+      Reflect.apply(original, this, [...args, (error, ...values) => (error ? reject(error) : resolve(values.length > 1 ? values : values[0]))]);
+    });
+  }
+  Object.setPrototypeOf(promisified, Object.getPrototypeOf(original));
+  Object.defineProperty(promisified, kCustomPromisify, { value: promisified, enumerable: false, writable: false, configurable: true });
+  return Object.defineProperties(promisified, Object.getOwnPropertyDescriptors(original));
+}
+promisify.custom = kCustomPromisify;
+
+function callbackify(original) {
+  if (typeof original !== "function") throw invalidArg("original", "of type function", original);
+  function callbackified(...args) {
+    const callback = args.pop();
+    if (typeof callback !== "function") throw invalidArg("last argument", "of type function", callback);
+    Reflect.apply(original, this, args).then(
+      (value) => queueMicrotask(() => callback(null, value)),
+      (reason) => {
+        if (!reason) {
+          const error = new Error("Promise was rejected with a falsy value");
+          error.code = "ERR_FALSY_VALUE_REJECTION";
+          error.reason = reason;
+          reason = error;
+        }
+        queueMicrotask(() => callback(reason));
+      },
+    );
+  }
+  Object.defineProperties(callbackified, Object.getOwnPropertyDescriptors(original));
+  return callbackified;
+}
+
+function inherits(ctor, superCtor) {
+  if (typeof ctor !== "function") throw invalidArg("ctor", "of type function", ctor);
+  if (typeof superCtor !== "function") throw invalidArg("superCtor", "of type function", superCtor);
+  if (superCtor.prototype === undefined) throw invalidArg("superCtor.prototype", "of type object", undefined);
+  Object.defineProperty(ctor, "super_", { value: superCtor, writable: true, configurable: true });
+  Object.setPrototypeOf(ctor.prototype, superCtor.prototype);
+}
+
+const warnedCodes = new Set();
+function deprecate(fn, message, code) {
+  if (typeof fn !== "function") throw invalidArg("fn", "of type function", fn);
+  let warned = false;
+  function deprecated(...args) {
+    if (!warned && !(code !== undefined && warnedCodes.has(code))) {
+      warned = true;
+      if (code !== undefined) warnedCodes.add(code);
+      console.warn(`${code ? `[${code}] ` : ""}DeprecationWarning: ${message}`);
+    }
+    return new.target ? Reflect.construct(fn, args, new.target) : Reflect.apply(fn, this, args);
+  }
+  Object.setPrototypeOf(deprecated, fn);
+  if (fn.prototype) deprecated.prototype = fn.prototype;
+  return deprecated;
+}
+
+function debuglog() {
+  const log = () => {};
+  log.enabled = false;
+  return log;
+}
+
+/** Resolves when `signal` aborts (Node holds `resource` weakly; here it only must be an object). */
+function aborted(signal, resource) {
+  if (signal === null || typeof signal !== "object" || typeof signal.addEventListener !== "function") throw invalidArg("signal", "an instance of AbortSignal", signal);
+  if (resource === null || (typeof resource !== "object" && typeof resource !== "function")) throw invalidArg("resource", "of type object", resource);
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
+
+function toUSVString(text) {
+  return String(text).toWellFormed();
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /[\u001B\u009B][[\]()#;?]*(?:(?:(?:(?:;[-a-zA-Z\d/#&.:=?%@~_]+)*|[a-zA-Z\d]+(?:;[-a-zA-Z\d/#&.:=?%@~_]*)*)?\u0007)|(?:(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-ntqry=><~]))/g;
+const stripVTControlCharacters = (text) => {
+  if (typeof text !== "string") throw invalidArg("str", "of type string", text);
+  return text.replace(ANSI, "");
+};
+
+Object.assign(exports, {
+  format, formatWithOptions, inspect, promisify, callbackify, inherits, deprecate, debuglog, debug: debuglog, aborted,
+  isDeepStrictEqual, types, toUSVString, stripVTControlCharacters, TextEncoder, TextDecoder,
+  isArray: Array.isArray,
+  isBoolean: (value) => typeof value === "boolean",
+  isBuffer: (value) => require("node:buffer").Buffer.isBuffer(value),
+  isDate: types.isDate,
+  isError: (value) => types.isNativeError(value) || value instanceof Error,
+  isFunction: (value) => typeof value === "function",
+  isNull: (value) => value === null,
+  isNullOrUndefined: (value) => value === null || value === undefined,
+  isNumber: (value) => typeof value === "number",
+  isObject: (value) => value !== null && typeof value === "object",
+  isPrimitive: (value) => value === null || (typeof value !== "object" && typeof value !== "function"),
+  isRegExp: types.isRegExp,
+  isString: (value) => typeof value === "string",
+  isSymbol: (value) => typeof value === "symbol",
+  isUndefined: (value) => value === undefined,
+});

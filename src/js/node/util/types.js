@@ -1,0 +1,28 @@
+// node:util/types: type checks by V8's own brand checks (ops.valueIs), so a forged
+// Symbol.toStringTag or prototype does not fool them, as in Node.
+const is = (kind) => (value) => ops.valueIs(kind, value);
+const typed = (Ctor) => (value) => ops.valueIs("TypedArray", value) && Object.prototype.toString.call(value) === `[object ${Ctor}]`;
+
+for (const kind of [
+  "Proxy", "External", "ModuleNamespaceObject", "ArgumentsObject", "GeneratorObject", "GeneratorFunction", "AsyncFunction",
+  "MapIterator", "SetIterator", "NativeError", "NumberObject", "StringObject", "BooleanObject", "BigIntObject", "SymbolObject",
+  "Promise", "Date", "RegExp", "Map", "Set", "WeakMap", "WeakSet", "ArrayBuffer", "SharedArrayBuffer", "DataView", "TypedArray",
+]) {
+  exports[`is${kind}`] = is(kind);
+}
+for (const name of ["Uint8Array", "Uint8ClampedArray", "Uint16Array", "Uint32Array", "Int8Array", "Int16Array", "Int32Array", "Float16Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"]) {
+  exports[`is${name}`] = typed(name);
+}
+exports.isAnyArrayBuffer = (value) => ops.valueIs("ArrayBuffer", value) || ops.valueIs("SharedArrayBuffer", value);
+exports.isArrayBufferView = (value) => ArrayBuffer.isView(value);
+exports.isBoxedPrimitive = (value) => ["NumberObject", "StringObject", "BooleanObject", "BigIntObject", "SymbolObject"].some((kind) => ops.valueIs(kind, value));
+exports.isWeakRef = (value) => {
+  try {
+    WeakRef.prototype.deref.call(value);
+    return true;
+  } catch {
+    return false;
+  }
+};
+exports.isCryptoKey = (value) => typeof CryptoKey === "function" && value instanceof CryptoKey;
+exports.isKeyObject = (value) => value !== null && typeof value === "object" && value.constructor?.name === "KeyObject" && typeof value.export === "function";
