@@ -4,6 +4,9 @@
 //! bytes (`codecRead`) as its reader asks for them, so a small compressed bomb never becomes
 //! one huge buffer: the input waiting in the codec is what the worker wrote, and the output
 //! exists only a chunk at a time.
+//!
+//! node:zlib uses the same codecs with a compression level, and brotli (the `brotli` crate;
+//! its decoder is driven through the crate's streaming API with a bounded output buffer).
 
 use super::{arg_string, state, throw_type_error, uint8_array, view_bytes, OpFn};
 use flate2::write::{DeflateDecoder, DeflateEncoder, GzDecoder, GzEncoder, ZlibDecoder, ZlibEncoder};
@@ -17,6 +20,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("codecRead", op_codec_read.map_fn_to());
   install("codecFinish", op_codec_finish.map_fn_to());
   install("codecDrop", op_codec_drop.map_fn_to());
+  install("zlibCrc32", op_zlib_crc32.map_fn_to());
 }
 
 /// Output handed to JS per `codecRead`, roughly (one input slice may overshoot it).
@@ -42,6 +46,60 @@ enum Kind {
   GzipDecode(GzDecoder<Vec<u8>>),
   DeflateDecode(ZlibDecoder<Vec<u8>>),
   RawDecode(DeflateDecoder<Vec<u8>>),
+  BrotliEncode(brotli::CompressorWriter<Vec<u8>>),
+  BrotliDecode(Box<BrotliDecoder>),
+}
+
+type Heap<T> = brotli::HeapAlloc<T>;
+
+/// A brotli decoder whose output is pulled a bounded buffer at a time.
+pub(crate) struct BrotliDecoder {
+  state: brotli::BrotliState<Heap<u8>, Heap<u32>, Heap<brotli::HuffmanCode>>,
+  out: Vec<u8>,
+  /// The decoder holds output it could not hand over yet.
+  more_output: bool,
+  done: bool,
+}
+
+impl BrotliDecoder {
+  fn new() -> Self {
+    BrotliDecoder { state: brotli::BrotliState::new(Heap::default(), Heap::default(), Heap::default()), out: Vec::new(), more_output: false, done: false }
+  }
+
+  /// Feeds `input` until the output reaches [`OUTPUT_CHUNK`] or the input is used; returns
+  /// how much input was used.
+  fn feed(&mut self, input: &[u8]) -> std::io::Result<usize> {
+    if self.done {
+      return if input.is_empty() { Ok(0) } else { Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "data after the end of the compressed stream")) };
+    }
+    let mut buffer = vec![0u8; 16 * 1024];
+    let (mut avail_in, mut offset) = (input.len(), 0);
+    loop {
+      let (mut avail_out, mut out_offset, mut total) = (buffer.len(), 0, 0);
+      let result = brotli::BrotliDecompressStream(&mut avail_in, &mut offset, input, &mut avail_out, &mut out_offset, &mut buffer, &mut total, &mut self.state);
+      self.out.extend_from_slice(&buffer[..out_offset]);
+      self.more_output = false;
+      match result {
+        brotli::BrotliResult::NeedsMoreInput => return Ok(offset),
+        brotli::BrotliResult::ResultSuccess => {
+          self.done = true;
+          return Ok(offset);
+        }
+        brotli::BrotliResult::NeedsMoreOutput => {
+          if self.out.len() >= OUTPUT_CHUNK {
+            self.more_output = true;
+            return Ok(offset);
+          }
+        }
+        brotli::BrotliResult::ResultFailure => {
+          // Node names the decoder's error: ERR_ + the C name without "BROTLI_DECODER".
+          let name = format!("{:?}", self.state.error_code);
+          let code = format!("ERR_{}", name.trim_start_matches("BROTLI_DECODER"));
+          return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("brotli:{code}")));
+        }
+      }
+    }
+  }
 }
 
 macro_rules! each_kind {
@@ -53,13 +111,31 @@ macro_rules! each_kind {
       Kind::GzipDecode($c) => $body,
       Kind::DeflateDecode($c) => $body,
       Kind::RawDecode($c) => $body,
+      Kind::BrotliEncode($c) => $body,
+      Kind::BrotliDecode(_) => unreachable!("brotli decoding has its own path"),
+    }
+  };
+}
+
+/// `each_kind!` for the flate2 kinds only (the others are handled before it is reached).
+macro_rules! each_flate {
+  ($kind:expr, $c:ident => $body:expr) => {
+    match $kind {
+      Kind::GzipEncode($c) => $body,
+      Kind::DeflateEncode($c) => $body,
+      Kind::RawEncode($c) => $body,
+      Kind::GzipDecode($c) => $body,
+      Kind::DeflateDecode($c) => $body,
+      Kind::RawDecode($c) => $body,
+      Kind::BrotliEncode(_) | Kind::BrotliDecode(_) => unreachable!("brotli has its own path"),
     }
   };
 }
 
 impl Codec {
-  fn new(format: &str, decompress: bool) -> Option<Self> {
-    let level = Compression::default();
+  fn new(format: &str, decompress: bool, level: Option<u32>) -> Option<Self> {
+    let quality = level.unwrap_or(11).min(11);
+    let level = level.map(|l| Compression::new(l.min(9))).unwrap_or_default();
     let kind = match (format, decompress) {
       ("gzip", false) => Kind::GzipEncode(GzEncoder::new(Vec::new(), level)),
       ("deflate", false) => Kind::DeflateEncode(ZlibEncoder::new(Vec::new(), level)),
@@ -67,13 +143,15 @@ impl Codec {
       ("gzip", true) => Kind::GzipDecode(GzDecoder::new(Vec::new())),
       ("deflate", true) => Kind::DeflateDecode(ZlibDecoder::new(Vec::new())),
       ("deflate-raw", true) => Kind::RawDecode(DeflateDecoder::new(Vec::new())),
+      ("brotli", false) => Kind::BrotliEncode(brotli::CompressorWriter::new(Vec::new(), 16 * 1024, quality, 22)),
+      ("brotli", true) => Kind::BrotliDecode(Box::new(BrotliDecoder::new())),
       _ => return None,
     };
     Some(Codec { kind, pending: Vec::new(), fed: 0 })
   }
 
   fn decodes(&self) -> bool {
-    matches!(self.kind, Kind::GzipDecode(_) | Kind::DeflateDecode(_) | Kind::RawDecode(_))
+    matches!(self.kind, Kind::GzipDecode(_) | Kind::DeflateDecode(_) | Kind::RawDecode(_) | Kind::BrotliDecode(_))
   }
 
   /// Queues `input` to be fed by later reads.
@@ -88,6 +166,16 @@ impl Codec {
   /// Feeds queued input until about [`OUTPUT_CHUNK`] bytes of output are ready or the input is
   /// used up. `None`: no input was left to feed.
   fn read(&mut self) -> std::io::Result<Option<Vec<u8>>> {
+    if let Kind::BrotliDecode(d) = &mut self.kind {
+      if self.fed == self.pending.len() && !d.more_output {
+        return Ok(None);
+      }
+      while d.out.len() < OUTPUT_CHUNK && (self.fed < self.pending.len() || d.more_output) {
+        let end = (self.fed + DECODE_STEP).min(self.pending.len());
+        self.fed += d.feed(&self.pending[self.fed..end])?;
+      }
+      return Ok(Some(std::mem::take(&mut d.out)));
+    }
     if self.fed == self.pending.len() {
       return Ok(None);
     }
@@ -108,15 +196,41 @@ impl Codec {
   }
 
   /// Ends the stream (all input must have been read); returns the remaining output.
-  fn finish(self) -> std::io::Result<Vec<u8>> {
-    each_kind!(self.kind, c => c.finish())
+  /// `complete`: a decoder whose stream did not end fails ("unexpected end of file"), as in
+  /// node:zlib (CompressionStream leaves that check to its caller).
+  fn finish(self, complete: bool) -> std::io::Result<Vec<u8>> {
+    let truncated = || std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "unexpected end of file");
+    match self.kind {
+      Kind::BrotliDecode(d) => {
+        if complete && !d.done {
+          return Err(truncated());
+        }
+        Ok(d.out)
+      }
+      Kind::BrotliEncode(c) => Ok(c.into_inner()),
+      mut kind => {
+        if complete && Self::is_decoder(&kind) {
+          // A stream that has ended takes no more input; one that has not takes this byte.
+          let probe = each_flate!(&mut kind, c => c.write(&[0]));
+          if !matches!(probe, Ok(0)) {
+            return Err(truncated());
+          }
+        }
+        each_flate!(kind, c => c.finish())
+      }
+    }
+  }
+
+  fn is_decoder(kind: &Kind) -> bool {
+    matches!(kind, Kind::GzipDecode(_) | Kind::DeflateDecode(_) | Kind::RawDecode(_))
   }
 }
 
 /// `ops.codecCreate(format, decompress) -> id | null` (null: unknown format).
 fn op_codec_create<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let format = arg_string(scope, &args, 0);
-  let Some(codec) = Codec::new(&format, args.get(1).is_true()) else { return rv.set_null() };
+  let level = args.get(2).is_number().then(|| args.get(2).int32_value(scope).unwrap_or(-1)).filter(|l| *l >= 0).map(|l| l as u32);
+  let Some(codec) = Codec::new(&format, args.get(1).is_true(), level) else { return rv.set_null() };
   let state = state(scope);
   let mut s = state.borrow_mut();
   let id = s.next_id();
@@ -125,6 +239,9 @@ fn op_codec_create<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallb
 }
 
 fn codec_error(scope: &mut v8::PinScope, error: std::io::Error) {
+  if error.kind() == std::io::ErrorKind::UnexpectedEof {
+    return throw_type_error(scope, "unexpected end of file");
+  }
   throw_type_error(scope, &format!("The compressed data is invalid: {error}"));
 }
 
@@ -166,11 +283,12 @@ fn op_codec_read<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbac
   }
 }
 
-/// `ops.codecFinish(id) -> Uint8Array`
+/// `ops.codecFinish(id, complete?) -> Uint8Array`
 fn op_codec_finish<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   let codec = state(scope).borrow_mut().codecs.remove(&id);
-  match codec.map(Codec::finish) {
+  let complete = args.get(1).is_true();
+  match codec.map(|c| c.finish(complete)) {
     Some(Ok(output)) => rv.set(uint8_array(scope, output).into()),
     Some(Err(error)) => codec_error(scope, error),
     None => throw_type_error(scope, "The compression stream is closed."),
@@ -181,4 +299,15 @@ fn op_codec_finish<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallb
 fn op_codec_drop<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   state(scope).borrow_mut().codecs.remove(&id);
+}
+
+/// `ops.zlibCrc32(bytes, initial) -> number`: node:zlib's crc32, continuing from `initial`.
+fn op_zlib_crc32<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let Some(bytes) = view_bytes(args.get(0)) else {
+    return throw_type_error(scope, "zlibCrc32: data must be an ArrayBufferView");
+  };
+  let initial = args.get(1).uint32_value(scope).unwrap_or(0);
+  let mut hasher = crc32fast::Hasher::new_with_initial(initial);
+  hasher.update(&bytes);
+  rv.set_uint32(hasher.finalize());
 }

@@ -10,6 +10,7 @@
 mod asymmetric;
 mod cancel;
 mod jwk;
+pub mod node;
 mod symmetric;
 
 use std::collections::HashMap;
