@@ -104,7 +104,7 @@ exports.native = function native(kind, op, params, code = "ERR_CRYPTO_OPERATION_
 
 exports.checkInteger = function checkInteger(value, name, min = 0, max = 2 ** 31 - 1) {
   if (typeof value !== "number") throw exports.invalidArgType(name, "of type number", value);
-  if (!Number.isInteger(value) || value < min || value > max) throw exports.outOfRange(name, `an integer >= ${min} and <= ${max}`, value);
+  if (!Number.isInteger(value) || value < min || value > max) throw exports.outOfRange(name, `>= ${min} && <= ${max}`, value);
   return value;
 };
 
