@@ -9,6 +9,29 @@ import crypto from "node:crypto";
 import { dispatch } from "../index.js";
 import { useWorker } from "./helpers.mjs";
 
+// A self-signed RSA certificate (made once with `openssl req -x509`; its private key was not kept).
+const CERTIFICATE = `-----BEGIN CERTIFICATE-----
+MIIDLTCCAhWgAwIBAgIUNIYarg9StDcQqmPAewAEcgsh0WkwDQYJKoZIhvcNAQEL
+BQAwJTEjMCEGA1UEAwwad29ya2VyYm94IHRlc3QgY2VydGlmaWNhdGUwIBcNMjYx
+MTI1MTcyOTQwWhgPMjEyNjExMDExNzI5NDBaMCUxIzAhBgNVBAMMGndvcmtlcmJv
+eCB0ZXN0IGNlcnRpZmljYXRlMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKC
+AQEA4dRPeGfLOEltUoE6MprDZsaEhqU6mKqx8LiI08f7505560NqIJ9Y9+QWorY6
+Wa5dy98pUmfN0DZZwKf2lz4WVD0MtK3QV30K85E1i3/B2nx7OABbcWhQfeYsjkqp
+kDfocr4WYSzLUvOwb/A6ixLmKTanMoiCg3+mxy8xSq5v8s+/yqK9apF8BaVKjVpd
+U+qpGhdxCfL0rmqIoGfphfhY63jw+v64eADm3H0+6RqbHaJno7j9sUqUDJ/a3BWt
+Cun6fOO8FCFC1g2xlVYl2ZIIi1neQBL2tuAtD/uClilCTivEJjeWc1adhCRLouGH
+U4b5fgJQLou6X9Yp6EhcriRilwIDAQABo1MwUTAdBgNVHQ4EFgQUTTvTP2/y5Lrw
+1+0g2ls9dC32iAIwHwYDVR0jBBgwFoAUTTvTP2/y5Lrw1+0g2ls9dC32iAIwDwYD
+VR0TAQH/BAUwAwEB/zANBgkqhkiG9w0BAQsFAAOCAQEAtXwtWnpUG0u8P3ttgFUO
+jsQrNET8xQZEwCUYl/Rza9EwknUCWbshHAFV40KVMKBymne1zhc4Q6uS2e+JA7GN
+MXYEcHJQWnORQ7l08WicRxJJarRP2WKlhNH1H+kL7/cQreVfWvVyu7NyAlGyst9l
+5ALLF3BxcFotehu6FpprTLAXnDGlpfpRjSN1bQmcv0/Cgo2A2lEr7NA8q4Q76C37
+3SEwbBbyH9rlRJ5pqAJCrsIvtV2hG+hj8J7anZ8T1OQ5Z3eVE8Rg4I9gpok8kF69
+RSv7KmeueBtUayZ/ziXFXcrFGzDKuG/a3o0VXLBwwLFIlcaTSxPIunwsLhEL2DU9
+7A==
+-----END CERTIFICATE-----
+`;
+
 // Keys made by Node for this run, in the encodings real code loads them from.
 const rsa = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
 const ec256 = crypto.generateKeyPairSync("ec", { namedCurve: "prime256v1" });
@@ -28,6 +51,7 @@ const KEYS = {
   edPkcs8: ed.privateKey.export({ format: "pem", type: "pkcs8" }),
   edSpki: ed.publicKey.export({ format: "pem", type: "spki" }),
   ec256DerB64: ec256.privateKey.export({ format: "der", type: "pkcs8" }).toString("base64"),
+  certificate: CERTIFICATE,
 };
 
 // Each case: (crypto, Buffer, input) => JSON-able result; the same source runs on both sides.
@@ -149,6 +173,8 @@ const CASES = {
     const secret = c.createSecretKey("c2VjcmV0", "base64");
     out.secret = [secret.type, secret.symmetricKeySize, secret.export().toString(), secret.export({ format: "jwk" })];
     out.isKeyObject = rsaPriv instanceof c.KeyObject;
+    const fromCertificate = c.createPublicKey(k.certificate);
+    out.certificate = [fromCertificate.type, fromCertificate.asymmetricKeyType, fromCertificate.asymmetricKeyDetails.modulusLength, fromCertificate.export({ type: "spki", format: "pem" })];
     return out;
   }`,
   deterministicSignatures: `(c, B, k) => {
@@ -192,6 +218,9 @@ const CROSS = `async (c, B, k, input) => {
   const open = c.createDecipheriv("aes-256-gcm", B.from(input.key, "hex"), B.from(input.nodeGcm[0], "hex"));
   open.setAuthTag(B.from(input.nodeGcm[2], "hex"));
   out.nodeGcmPlain = open.update(input.nodeGcm[1], "hex", "utf8") + open.final("utf8");
+  out.oaep = c.publicEncrypt(k.rsaSpki, data).toString("base64");
+  out.oaep256 = c.publicEncrypt({ key: k.rsaPkcs8, oaepHash: "sha256" }, data).toString("base64");
+  out.nodeOaepPlain = c.privateDecrypt(k.rsaPkcs1, B.from(input.nodeOaep, "base64")).toString();
   const pair = c.generateKeyPairSync("ec", { namedCurve: "P-256", publicKeyEncoding: { type: "spki", format: "pem" }, privateKeyEncoding: { type: "pkcs8", format: "pem" } });
   out.generated = { publicKey: pair.publicKey, signature: c.sign("sha256", data, pair.privateKey).toString("base64") };
   const edPair = c.generateKeyPairSync("ed25519");
@@ -301,11 +330,15 @@ test("node:crypto signatures and ciphertexts cross between the worker and Node",
     nodePs256: crypto.sign("sha256", data, { key: KEYS.rsaPkcs8, padding: 6, saltLength: 32 }).toString("base64"),
     nodePsMax: crypto.sign("sha256", data, { key: KEYS.rsaPkcs8, padding: 6 }).toString("base64"),
     nodeGcm: [iv.toString("hex"), Buffer.concat([gcm.update(data), gcm.final()]).toString("hex"), gcm.getAuthTag().toString("hex")],
+    nodeOaep: crypto.publicEncrypt(KEYS.rsaSpki, data).toString("base64"),
   };
   const { value: out, error } = await inWorker(worker, "cross", input);
   assert.equal(error, undefined);
   assert.deepEqual(out.nodeVerified, { es256: true, es384: true, ps256: true, psAuto: true, tampered: false });
   assert.equal(out.nodeGcmPlain, message);
+  assert.equal(out.nodeOaepPlain, message, "RSA-OAEP from Node");
+  assert.equal(crypto.privateDecrypt(KEYS.rsaPkcs8, Buffer.from(out.oaep, "base64")).toString(), message, "RSA-OAEP (SHA-1) to Node");
+  assert.equal(crypto.privateDecrypt({ key: KEYS.rsaPkcs8, oaepHash: "sha256" }, Buffer.from(out.oaep256, "base64")).toString(), message, "RSA-OAEP (SHA-256) to Node");
   assert.ok(crypto.verify("sha256", data, KEYS.ec256Spki, Buffer.from(out.es256, "base64")), "ES256 (DER)");
   assert.ok(crypto.verify("sha256", data, { key: KEYS.ec256Spki, dsaEncoding: "ieee-p1363" }, Buffer.from(out.es256p1363, "base64")), "ES256 (P1363)");
   assert.ok(crypto.verify("sha384", data, KEYS.ec384Spki, Buffer.from(out.es384, "base64")), "ES384");

@@ -313,9 +313,28 @@ exports.constants = Object.freeze({
   defaultCipherList: "",
 });
 
-// Not provided (see README): DiffieHellman, ECDH, publicEncrypt/privateDecrypt, X509Certificate,
+// RSA encryption: OAEP only (crypto.subtle's RSA-OAEP). Node 20 refuses PKCS #1 v1.5 padding in
+// privateDecrypt too (CVE-2023-46809); raw RSA (no padding) is not offered.
+function rsaEncryption(encrypt, name) {
+  return function (key, buffer) {
+    const opts = key !== null && typeof key === "object" && !ArrayBuffer.isView(key) && !(key instanceof keys.KeyObject) ? key : {};
+    const object = keys.prepareKey(key, encrypt);
+    if (object.asymmetricKeyType !== "rsa") throw nodeError(Error, "ERR_CRYPTO_UNSUPPORTED_OPERATION", `${name} needs an RSA key`);
+    const padding = opts.padding ?? exports.constants.RSA_PKCS1_OAEP_PADDING;
+    if (padding !== exports.constants.RSA_PKCS1_OAEP_PADDING) {
+      throw nodeError(Error, "ERR_CRYPTO_UNSUPPORTED_OPERATION", `${name}: only RSA_PKCS1_OAEP_PADDING is supported by workerbox`);
+    }
+    const params = { name: "RSA-OAEP", hash: webDigest(opts.oaepHash ?? "sha1", "options.oaepHash"), key: object[keys.kState].der, data: toBuffer(buffer, opts.encoding, "buffer") };
+    if (opts.oaepLabel !== undefined) params.label = toBuffer(opts.oaepLabel, undefined, "options.oaepLabel");
+    return Buffer.from(native("subtle", encrypt ? "encrypt" : "decrypt", params, encrypt ? "ERR_CRYPTO_OPERATION_FAILED" : "ERR_OSSL_RSA_OAEP_DECODING_ERROR"));
+  };
+}
+exports.publicEncrypt = rsaEncryption(true, "publicEncrypt");
+exports.privateDecrypt = rsaEncryption(false, "privateDecrypt");
+
+// Not provided (see README): DiffieHellman, ECDH, privateEncrypt/publicDecrypt, X509Certificate,
 // Certificate, createCipher/createDecipher (deprecated, no IV).
-for (const name of ["createDiffieHellman", "createDiffieHellmanGroup", "getDiffieHellman", "createECDH", "diffieHellman", "publicEncrypt", "privateDecrypt", "privateEncrypt", "publicDecrypt"]) {
+for (const name of ["createDiffieHellman", "createDiffieHellmanGroup", "getDiffieHellman", "createECDH", "diffieHellman", "privateEncrypt", "publicDecrypt"]) {
   exports[name] = function () {
     throw nodeError(Error, "ERR_METHOD_NOT_IMPLEMENTED", `The ${name}() method is not implemented in workerbox`);
   };

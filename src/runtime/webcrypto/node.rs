@@ -2,7 +2,8 @@
 //! `src/js/node/crypto.js`): recognising a key's type from its DER (PKCS #8, SPKI, PKCS #1,
 //! SEC1), PKCS #1 / SEC1 export, a private key's public half, ECDSA signature encodings (DER
 //! vs IEEE P1363), scrypt, and AES-CBC/CTR/GCM as Node's ciphers use them (CBC without
-//! padding, CTR with the whole 128-bit block as counter, GCM with a detached tag). All
+//! padding, CTR with the whole 128-bit block as counter, GCM with a detached tag), and the
+//! public key of an X.509 certificate (`x509-cert`). All
 //! primitives come from RustCrypto crates.
 
 use super::asymmetric::{okp_oid, okp_private_from_pkcs8, okp_public_of, okp_spki, ED25519_OID, X25519_OID};
@@ -47,7 +48,7 @@ macro_rules! with_curve {
 /// Runs operation `op` of node:crypto.
 pub fn call(op: &str, p: &Params) -> Result<Out> {
   match op {
-    // {format: pkcs8|spki|pkcs1-private|pkcs1-public|sec1, data} -> [type, kind, der, curve, bits, exponent]
+    // {format: pkcs8|spki|pkcs1-private|pkcs1-public|sec1|x509, data} -> [type, kind, der, curve, bits, exponent]
     "keyInfo" => key_info(p.str("format")?, p.bytes("data")?),
     // {kind, namedCurve?, key (pkcs8)} -> spki
     "publicOf" => public_of(p.str("kind")?, p.opt_str("namedCurve"), p.bytes("key")?).map(Out::Bytes),
@@ -175,6 +176,12 @@ fn key_info(format: &str, data: &[u8]) -> Result<Out> {
         Ok(key) => Ok(info(true, "ec", key.to_pkcs8_der().map_err(encode_error)?.as_bytes().to_vec(), "P-384", None)),
         Err(e) => Err(invalid("EC private (SEC1; P-256 and P-384 are supported)", e)),
       }
+    }
+    "x509" => {
+      use x509_cert::der::{Decode as _, Encode as _};
+      let certificate = x509_cert::Certificate::from_der(data).map_err(|e| invalid("certificate's", e))?;
+      let spki = certificate.tbs_certificate.subject_public_key_info.to_der().map_err(encode_error)?;
+      key_info("spki", &spki)
     }
     other => Err(Error::NotSupported(format!("Unknown key format '{other}'"))),
   }

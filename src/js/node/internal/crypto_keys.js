@@ -18,6 +18,7 @@ const PEM_LABELS = {
   "RSA PRIVATE KEY": "pkcs1-private",
   "RSA PUBLIC KEY": "pkcs1-public",
   "EC PRIVATE KEY": "sec1",
+  CERTIFICATE: "x509",
 };
 
 class KeyObject {
@@ -126,7 +127,8 @@ function parsePem(text, wantPrivate) {
     throw nodeError(Error, "ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", "Encrypted private keys are not supported by workerbox");
   }
   const format = PEM_LABELS[label];
-  if (format === undefined) throw nodeError(Error, "ERR_CRYPTO_UNSUPPORTED_OPERATION", `Unsupported PEM type "${label}"${label === "CERTIFICATE" ? " (certificates are not supported by workerbox)" : ""}`);
+  if (format === undefined) throw nodeError(Error, "ERR_CRYPTO_UNSUPPORTED_OPERATION", `Unsupported PEM type "${label}"`);
+  if (format === "x509" && wantPrivate) throw nodeError(TypeError, "ERR_INVALID_ARG_VALUE", "A certificate holds no private key");
   const body = match[2].replace(/^[A-Za-z-]+:.*$/gm, "").replace(/\s+/g, "");
   return { format, data: Buffer.from(body, "base64") };
 }
