@@ -177,6 +177,29 @@ const CASES = {
     out.certificate = [fromCertificate.type, fromCertificate.asymmetricKeyType, fromCertificate.asymmetricKeyDetails.modulusLength, fromCertificate.export({ type: "spki", format: "pem" })];
     return out;
   }`,
+  streams: `async (c, B, k) => {
+    const drain = (s, encoding) => new Promise((resolve, reject) => {
+      const chunks = [];
+      s.on("data", (d) => chunks.push(d)).on("error", reject).on("end", () => resolve(encoding ? chunks.join("") : B.concat(chunks).toString("hex")));
+    });
+    const h = c.createHash("sha256").setEncoding("hex");
+    const hashed = drain(h, true);
+    h.write("ab");
+    h.end(B.from("cd"));
+    const m = c.createHmac("sha1", "k");
+    const maced = drain(m);
+    m.end("message");
+    const key = B.alloc(16, 3);
+    const iv = B.alloc(16, 4);
+    const enc = c.createCipheriv("aes-128-cbc", key, iv);
+    const encrypted = drain(enc);
+    for (const piece of ["a streamed ", "plaintext of ", "more than one block"]) enc.write(piece);
+    enc.end();
+    const s = c.createSign("sha256");
+    s.write("signed ");
+    s.end("stream");
+    return { hash: await hashed, hmac: await maced, cbc: await encrypted, signed: s.sign(k.rsaPkcs8, "base64"), transform: typeof h.pipe };
+  }`,
   deterministicSignatures: `(c, B, k) => {
     const data = B.from("payload to sign");
     return {

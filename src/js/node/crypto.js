@@ -1,5 +1,5 @@
 // node:crypto: hashes and HMACs (incremental, copyable: native state by id, see
-// ops/node_crypto.rs), randomness, timingSafeEqual, PBKDF2 / scrypt / HKDF, and the exports
+// ops/node_crypto.rs; Transform streams too, as in Node), randomness, timingSafeEqual, PBKDF2 / scrypt / HKDF, and the exports
 // gathered from internal/crypto_keys.js (KeyObject, key generation), crypto_sign.js and
 // crypto_cipher.js. `webcrypto` / `subtle` are the runtime's own `crypto`.
 const { Buffer } = require("node:buffer");
@@ -8,6 +8,8 @@ const keys = require("node:internal/crypto_keys");
 const signing = require("node:internal/crypto_sign");
 const ciphers = require("node:internal/crypto_cipher");
 const { nodeError, invalidArgType, toBuffer, encodeOutput, native, webDigest, digestName, checkInteger, checkFunction, later, DIGEST_SIZES } = util;
+const stream = require("node:stream");
+const LazyTransform = util.lazyStream(stream.Transform);
 
 // A Hash or Hmac collected before digest() frees its native state.
 const unfinished = new FinalizationRegistry((id) => ops.nodeHashDrop(id));
@@ -23,10 +25,11 @@ function track(object, id) {
   return id;
 }
 
-class Hash {
+class Hash extends LazyTransform {
   #id;
   #algorithm;
   constructor(algorithm, options) {
+    super(options);
     const canonical = algorithm instanceof Hash ? algorithm.#algorithm : digestName(algorithm);
     if (canonical === undefined) throw invalidDigest(algorithm);
     if (options?.outputLength !== undefined && options.outputLength !== DIGEST_SIZES[canonical]) {
@@ -61,12 +64,23 @@ class Hash {
     if (this.#id === undefined) throw nodeError(Error, "ERR_CRYPTO_HASH_FINALIZED", "Digest already called");
     return Hash.#copyOf(this, ops.nodeHashCopy(this.#id));
   }
+
+  _transform(chunk, encoding, callback) {
+    this.update(chunk, encoding);
+    callback();
+  }
+
+  _flush(callback) {
+    this.push(this.digest());
+    callback();
+  }
 }
 
-class Hmac {
+class Hmac extends LazyTransform {
   #id;
   #done = false;
   constructor(algorithm, key, options) {
+    super(options);
     const canonical = digestName(algorithm);
     if (canonical === undefined || canonical.startsWith("sha512-")) throw invalidDigest(algorithm, true);
     const bytes = keys.secretBytes(key, "key", options?.encoding);
@@ -85,6 +99,16 @@ class Hmac {
     this.#done = true;
     unfinished.unregister(this);
     return encodeOutput(ops.nodeHashDigest(this.#id), outputEncoding);
+  }
+
+  _transform(chunk, encoding, callback) {
+    this.update(chunk, encoding);
+    callback();
+  }
+
+  _flush(callback) {
+    this.push(this.digest());
+    callback();
   }
 }
 

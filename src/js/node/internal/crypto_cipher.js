@@ -2,11 +2,13 @@
 // GCM mode (the AES itself runs natively: webcrypto/node.rs). CBC and CTR stream: update()
 // returns what whole blocks allow (CBC decryption holds back the last block for the padding
 // check; CTR carries the counter across calls). GCM is authenticated over the whole message by
-// the aes-gcm crate's one-shot API, so its output comes from final().
+// the aes-gcm crate's one-shot API, so its output comes from final(). Ciphers are also Transform
+// streams, as in Node.
 const { Buffer } = require("node:buffer");
 const { nodeError, invalidArgType, toBuffer, native } = require("node:internal/crypto_util");
 const { secretBytes } = require("node:internal/crypto_keys");
 const { StringDecoder } = require("node:string_decoder");
+const LazyTransform = require("node:internal/crypto_util").lazyStream(require("node:stream").Transform);
 
 const CIPHERS = ["aes-128-cbc", "aes-192-cbc", "aes-256-cbc", "aes-128-ctr", "aes-192-ctr", "aes-256-ctr", "aes-128-gcm", "aes-192-gcm", "aes-256-gcm"];
 const ALIASES = { aes128: "aes-128-cbc", aes192: "aes-192-cbc", aes256: "aes-256-cbc", "id-aes128-gcm": "aes-128-gcm", "id-aes192-gcm": "aes-192-gcm", "id-aes256-gcm": "aes-256-gcm" };
@@ -26,7 +28,7 @@ function addCounter(iv, blocks) {
   return Buffer.from(value.toString(16).padStart(32, "0"), "hex");
 }
 
-class CipherBase {
+class CipherBase extends LazyTransform {
   #encrypt;
   #mode;
   #key;
@@ -41,6 +43,7 @@ class CipherBase {
   #decoderEncoding;
 
   constructor(encrypt, cipher, key, iv, options = {}) {
+    super(options);
     const { keyLength, mode } = parseCipher(cipher);
     const keyBytes = secretBytes(key, "key");
     if (keyBytes.length !== keyLength) throw nodeError(RangeError, "ERR_CRYPTO_INVALID_KEYLEN", "Invalid key length");
@@ -139,6 +142,28 @@ class CipherBase {
     }
     this.#pending = Buffer.alloc(0);
     return this.#output(out, outputEncoding, true);
+  }
+
+  _transform(chunk, encoding, callback) {
+    let out;
+    try {
+      out = this.update(chunk, encoding);
+    } catch (error) {
+      return callback(error);
+    }
+    if (out.length > 0) this.push(out);
+    callback();
+  }
+
+  _flush(callback) {
+    let out;
+    try {
+      out = this.final();
+    } catch (error) {
+      return callback(error);
+    }
+    if (out.length > 0) this.push(out);
+    callback();
   }
 
   setAutoPadding(autoPadding = true) {

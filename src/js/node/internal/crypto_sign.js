@@ -1,10 +1,11 @@
 // node:crypto's signatures: createSign / createVerify (Sign and Verify collect the data, then
-// sign or verify it whole) and the one-shot sign() / verify(). RSA PKCS #1 v1.5 and PSS with
+// sign or verify it whole; they are Writable streams too, as in Node) and the one-shot sign() / verify(). RSA PKCS #1 v1.5 and PSS with
 // SHA-1/SHA-2, ECDSA on P-256/P-384 (DER signatures by default, IEEE P1363 with
 // dsaEncoding), Ed25519. The signing itself is crypto.subtle's (webcrypto/asymmetric.rs).
 const { Buffer } = require("node:buffer");
 const { nodeError, invalidArgValue, toBuffer, encodeOutput, native, webDigest, digestName, checkFunction, later, DIGEST_SIZES } = require("node:internal/crypto_util");
 const { prepareKey, kState } = require("node:internal/crypto_keys");
+const LazyWritable = require("node:internal/crypto_util").lazyStream(require("node:stream").Writable);
 
 const RSA_PKCS1_PADDING = 1;
 const RSA_PKCS1_PSS_PADDING = 6;
@@ -87,10 +88,11 @@ function verifyBytes(algorithm, data, keyInput, signature) {
   return native("subtle", "verify", params);
 }
 
-class Sign {
+class Sign extends LazyWritable {
   #algorithm;
   #chunks = [];
-  constructor(algorithm) {
+  constructor(algorithm, options) {
+    super(options);
     if (typeof algorithm !== "string") throw require("node:internal/crypto_util").invalidArgType("algorithm", "of type string", algorithm);
     if (digestName(algorithm) === undefined) throw nodeError(Error, "ERR_CRYPTO_INVALID_DIGEST", `Invalid digest: ${algorithm}`);
     this.#algorithm = algorithm;
@@ -98,6 +100,10 @@ class Sign {
   update(data, encoding) {
     this.#chunks.push(Buffer.from(toBuffer(data, encoding)));
     return this;
+  }
+  _write(chunk, encoding, callback) {
+    this.update(chunk, encoding);
+    callback();
   }
   sign(privateKey, outputEncoding) {
     const data = Buffer.concat(this.#chunks);
@@ -106,10 +112,11 @@ class Sign {
   }
 }
 
-class Verify {
+class Verify extends LazyWritable {
   #algorithm;
   #chunks = [];
-  constructor(algorithm) {
+  constructor(algorithm, options) {
+    super(options);
     if (typeof algorithm !== "string") throw require("node:internal/crypto_util").invalidArgType("algorithm", "of type string", algorithm);
     if (digestName(algorithm) === undefined) throw nodeError(Error, "ERR_CRYPTO_INVALID_DIGEST", `Invalid digest: ${algorithm}`);
     this.#algorithm = algorithm;
@@ -117,6 +124,10 @@ class Verify {
   update(data, encoding) {
     this.#chunks.push(Buffer.from(toBuffer(data, encoding)));
     return this;
+  }
+  _write(chunk, encoding, callback) {
+    this.update(chunk, encoding);
+    callback();
   }
   verify(publicKey, signature, signatureEncoding) {
     const data = Buffer.concat(this.#chunks);
@@ -127,8 +138,8 @@ class Verify {
 
 exports.Sign = Sign;
 exports.Verify = Verify;
-exports.createSign = (algorithm, _options) => new Sign(algorithm);
-exports.createVerify = (algorithm, _options) => new Verify(algorithm);
+exports.createSign = (algorithm, options) => new Sign(algorithm, options);
+exports.createVerify = (algorithm, options) => new Verify(algorithm, options);
 
 exports.sign = function sign(algorithm, data, key, callback) {
   const bytes = toBuffer(data, undefined, "data");

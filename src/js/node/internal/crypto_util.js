@@ -126,3 +126,31 @@ exports.later = function later(callback, work) {
     callback(null, result);
   });
 };
+
+/**
+ * A base class for objects that are also Node streams (Hash, Hmac and ciphers are Transforms,
+ * Sign and Verify Writables) without paying for the stream until it is used: as Node's
+ * LazyTransform, the stream constructor runs on first access to the stream state.
+ */
+exports.lazyStream = function lazyStream(Base) {
+  function LazyStream(options) {
+    this._streamOptions = options;
+  }
+  Object.setPrototypeOf(LazyStream.prototype, Base.prototype);
+  Object.setPrototypeOf(LazyStream, Base);
+  for (const name of ["_readableState", "_writableState"]) {
+    Object.defineProperty(LazyStream.prototype, name, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        Base.call(this, this._streamOptions);
+        if (this._writableState) this._writableState.decodeStrings = false;
+        return this[name];
+      },
+      set(value) {
+        Object.defineProperty(this, name, { value, enumerable: true, configurable: true, writable: true });
+      },
+    });
+  }
+  return LazyStream;
+};
