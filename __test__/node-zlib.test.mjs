@@ -110,10 +110,18 @@ const EXTRA = `const EXTRA = {
     for (const piece of pieces(B.from(input.gzip, "base64"), 7)) gunzip.write(piece);
     gunzip.end();
     const brotli = Readable.from([B.from(input.text)]).pipe(z.createBrotliCompress());
+    const flushing = z.createDeflate();
+    const flushed = [];
+    flushing.on("data", (d) => flushed.push(d));
+    flushing.write("first part, ");
+    await new Promise((resolve) => flushing.flush(resolve));
+    const beforeEnd = B.concat(flushed).toString("base64");
+    flushing.end("second part");
+    await new Promise((resolve) => flushing.on("end", resolve));
     const broken = z.createInflate();
     const failed = collect(broken).then(() => "no error", (e) => e.code);
     broken.end(B.from("not zlib data"));
-    return { gzip: (await zipped).toString("base64"), gunzip: (await unzipped).toString(), brotli: (await collect(brotli)).toString("base64"), failed: await failed, isTransform: gzip instanceof Transform };
+    return { beforeEnd, afterEnd: B.concat(flushed).toString("base64"), gzip: (await zipped).toString("base64"), gunzip: (await unzipped).toString(), brotli: (await collect(brotli)).toString("base64"), failed: await failed, isTransform: gzip instanceof Transform };
   },
   // A decompression bomb: the output stops at maxOutputLength (128 MiB by default).
   bomb: (z, B, input) => {
@@ -150,6 +158,9 @@ test("node:zlib output crosses between the worker and Node; streams; bombs stop 
   assert.equal(streamed.gunzip, text);
   assert.equal(streamed.failed, "Z_DATA_ERROR");
   assert.equal(streamed.isTransform, true);
+  // A flushed deflate stream is readable up to the flush before the stream ends.
+  assert.equal(zlib.inflateSync(Buffer.from(streamed.beforeEnd, "base64"), { finishFlush: zlib.constants.Z_SYNC_FLUSH }).toString(), "first part, ");
+  assert.equal(zlib.inflateSync(Buffer.from(streamed.afterEnd, "base64")).toString(), "first part, second part");
 
   const zeros = Buffer.alloc(160 * 1024 * 1024);
   const bombs = { bomb: zlib.gzipSync(zeros, { level: 1 }).toString("base64"), brotliBomb: zlib.brotliCompressSync(zeros.subarray(0, 16 << 20), { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } }).toString("base64") };

@@ -3,7 +3,7 @@
 // The codecs are the ones behind CompressionStream (ops/compression.rs: flate2, brotli), fed
 // the input and drained in bounded chunks, so output is counted as it is made: a one-shot call
 // stops at `maxOutputLength` (ERR_BUFFER_TOO_LARGE), and a stream stops when the output of one
-// written chunk passes it.
+// written chunk passes it. `flush()` is a sync flush.
 const { Buffer } = require("node:buffer");
 const stream = require("node:stream");
 const constants = require("node:internal/zlib_constants");
@@ -180,6 +180,15 @@ class Engine {
     return out;
   }
 
+  /** A sync flush: all input so far becomes output a decoder can read. */
+  flush(budget) {
+    const out = [];
+    if (this.id === undefined) return out;
+    this.#drain(out, budget);
+    this.#take(out, ops.codecFlush(this.id), budget);
+    return out;
+  }
+
   close() {
     if (this.id !== undefined) ops.codecDrop(this.id);
     this.id = undefined;
@@ -202,6 +211,9 @@ function runSync(mode, buffer, options) {
   }
 }
 
+// The empty chunk flush() writes, so that the flush happens in order with the writes before it.
+const kFlush = Symbol("kFlush");
+
 class ZlibBase extends stream.Transform {
   #engine;
   #settings;
@@ -220,7 +232,8 @@ class ZlibBase extends stream.Transform {
   _transform(chunk, encoding, callback) {
     let out;
     try {
-      out = this.#engine.write(typeof chunk === "string" ? Buffer.from(chunk, encoding) : toBuffer(chunk, "chunk"), { used: 0, max: this.#settings.maxOutputLength });
+      if (chunk[kFlush]) out = this.#engine.flush({ used: 0, max: this.#settings.maxOutputLength });
+      else out = this.#engine.write(typeof chunk === "string" ? Buffer.from(chunk, encoding) : toBuffer(chunk, "chunk"), { used: 0, max: this.#settings.maxOutputLength });
     } catch (error) {
       return callback(error);
     }
@@ -244,10 +257,12 @@ class ZlibBase extends stream.Transform {
     callback(error);
   }
 
-  /** Node flushes the compressor here; workerbox's codecs flush only at the end. */
+  /** Flushes what was written so far (every flush kind is a sync flush here). */
   flush(kind, callback) {
     if (typeof kind === "function") callback = kind;
-    if (typeof callback === "function") queueMicrotask(callback);
+    const marker = Buffer.alloc(0);
+    marker[kFlush] = true;
+    this.write(marker, typeof callback === "function" ? () => callback() : undefined);
   }
 
   params(level, strategy, callback) {

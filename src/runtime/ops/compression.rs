@@ -21,6 +21,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("codecFinish", op_codec_finish.map_fn_to());
   install("codecDrop", op_codec_drop.map_fn_to());
   install("zlibCrc32", op_zlib_crc32.map_fn_to());
+  install("codecFlush", op_codec_flush.map_fn_to());
 }
 
 /// Output handed to JS per `codecRead`, roughly (one input slice may overshoot it).
@@ -196,6 +197,18 @@ impl Codec {
   }
 
   /// Ends the stream (all input must have been read); returns the remaining output.
+  /// Node's Z_SYNC_FLUSH for an encoder: everything written so far becomes decodable output.
+  /// All queued input must have been read.
+  fn flush(&mut self) -> std::io::Result<Vec<u8>> {
+    if let Kind::BrotliDecode(d) = &mut self.kind {
+      return Ok(std::mem::take(&mut d.out));
+    }
+    each_kind!(&mut self.kind, c => {
+      c.flush()?;
+      Ok(std::mem::take(c.get_mut()))
+    })
+  }
+
   /// `complete`: a decoder whose stream did not end fails ("unexpected end of file"), as in
   /// node:zlib (CompressionStream leaves that check to its caller).
   fn finish(self, complete: bool) -> std::io::Result<Vec<u8>> {
@@ -310,4 +323,22 @@ fn op_zlib_crc32<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbac
   let mut hasher = crc32fast::Hasher::new_with_initial(initial);
   hasher.update(&bytes);
   rv.set_uint32(hasher.finalize());
+}
+
+/// `ops.codecFlush(id) -> Uint8Array`: node:zlib's `flush()` (a sync flush), after the queued
+/// input has been read.
+fn op_codec_flush<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let id = args.get(0).uint32_value(scope).unwrap_or(0);
+  let state = state(scope);
+  let result = match state.borrow_mut().codecs.get_mut(&id) {
+    Some(codec) => codec.flush(),
+    None => return throw_type_error(scope, "The compression stream is closed."),
+  };
+  match result {
+    Ok(output) => rv.set(uint8_array(scope, output).into()),
+    Err(error) => {
+      state.borrow_mut().codecs.remove(&id);
+      codec_error(scope, error);
+    }
+  }
 }
