@@ -145,3 +145,5 @@ pub fn call(op: &str, p: &Params) -> Result<Out> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod node_tests;

@@ -156,10 +156,8 @@ function parseAsymmetric(input, wantPrivate, name) {
   let type;
   let encoding;
   if (input !== null && typeof input === "object" && !ArrayBuffer.isView(input) && !(input instanceof ArrayBuffer)) {
+    // A passphrase only matters for encrypted keys, which parsePem refuses with a clear error.
     ({ key, format = "pem", type, encoding } = input);
-    if (input.passphrase !== undefined && input.passphrase !== null && format !== "jwk") {
-      // A passphrase only matters for encrypted keys, which parsePem refuses with a clear error.
-    }
     if (key instanceof KeyObject) return key;
     if (typeof CryptoKey === "function" && key instanceof CryptoKey) return fromCryptoKey(key);
   }
