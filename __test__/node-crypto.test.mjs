@@ -243,6 +243,9 @@ const CROSS = `async (c, B, k, input) => {
   out.nodeGcmPlain = open.update(input.nodeGcm[1], "hex", "utf8") + open.final("utf8");
   out.oaep = c.publicEncrypt(k.rsaSpki, data).toString("base64");
   out.oaep256 = c.publicEncrypt({ key: k.rsaPkcs8, oaepHash: "sha256" }, data).toString("base64");
+  const x = c.generateKeyPairSync("x25519");
+  out.x25519 = { publicKey: x.publicKey.export({ type: "spki", format: "pem" }), secret: c.diffieHellman({ privateKey: x.privateKey, publicKey: c.createPublicKey(input.nodeX25519) }).toString("hex") };
+  out.ecdh = c.diffieHellman({ privateKey: c.createPrivateKey(k.ec256Pkcs8), publicKey: c.createPublicKey(input.nodeEcPublic) }).toString("hex");
   out.nodeOaepPlain = c.privateDecrypt(k.rsaPkcs1, B.from(input.nodeOaep, "base64")).toString();
   const pair = c.generateKeyPairSync("ec", { namedCurve: "P-256", publicKeyEncoding: { type: "spki", format: "pem" }, privateKeyEncoding: { type: "pkcs8", format: "pem" } });
   out.generated = { publicKey: pair.publicKey, signature: c.sign("sha256", data, pair.privateKey).toString("base64") };
@@ -345,6 +348,8 @@ test("node:crypto signatures and ciphertexts cross between the worker and Node",
   const key = crypto.randomBytes(32);
   const iv = crypto.randomBytes(12);
   const gcm = crypto.createCipheriv("aes-256-gcm", key, iv);
+  const nodeX25519 = crypto.generateKeyPairSync("x25519");
+  const nodeEc = crypto.generateKeyPairSync("ec", { namedCurve: "prime256v1" });
   const input = {
     message,
     key: key.toString("hex"),
@@ -354,12 +359,16 @@ test("node:crypto signatures and ciphertexts cross between the worker and Node",
     nodePsMax: crypto.sign("sha256", data, { key: KEYS.rsaPkcs8, padding: 6 }).toString("base64"),
     nodeGcm: [iv.toString("hex"), Buffer.concat([gcm.update(data), gcm.final()]).toString("hex"), gcm.getAuthTag().toString("hex")],
     nodeOaep: crypto.publicEncrypt(KEYS.rsaSpki, data).toString("base64"),
+    nodeX25519: nodeX25519.publicKey.export({ type: "spki", format: "pem" }),
+    nodeEcPublic: nodeEc.publicKey.export({ type: "spki", format: "pem" }),
   };
   const { value: out, error } = await inWorker(worker, "cross", input);
   assert.equal(error, undefined);
   assert.deepEqual(out.nodeVerified, { es256: true, es384: true, ps256: true, psAuto: true, tampered: false });
   assert.equal(out.nodeGcmPlain, message);
   assert.equal(out.nodeOaepPlain, message, "RSA-OAEP from Node");
+  assert.equal(crypto.diffieHellman({ privateKey: nodeX25519.privateKey, publicKey: crypto.createPublicKey(out.x25519.publicKey) }).toString("hex"), out.x25519.secret, "X25519 agreement");
+  assert.equal(crypto.diffieHellman({ privateKey: nodeEc.privateKey, publicKey: crypto.createPublicKey(KEYS.ec256Spki) }).toString("hex"), out.ecdh, "ECDH P-256 agreement");
   assert.equal(crypto.privateDecrypt(KEYS.rsaPkcs8, Buffer.from(out.oaep, "base64")).toString(), message, "RSA-OAEP (SHA-1) to Node");
   assert.equal(crypto.privateDecrypt({ key: KEYS.rsaPkcs8, oaepHash: "sha256" }, Buffer.from(out.oaep256, "base64")).toString(), message, "RSA-OAEP (SHA-256) to Node");
   assert.ok(crypto.verify("sha256", data, KEYS.ec256Spki, Buffer.from(out.es256, "base64")), "ES256 (DER)");

@@ -356,9 +356,25 @@ function rsaEncryption(encrypt, name) {
 exports.publicEncrypt = rsaEncryption(true, "publicEncrypt");
 exports.privateDecrypt = rsaEncryption(false, "privateDecrypt");
 
-// Not provided (see README): DiffieHellman, ECDH, privateEncrypt/publicDecrypt, X509Certificate,
-// Certificate, createCipher/createDecipher (deprecated, no IV).
-for (const name of ["createDiffieHellman", "createDiffieHellmanGroup", "getDiffieHellman", "createECDH", "diffieHellman", "privateEncrypt", "publicDecrypt"]) {
+/** The shared secret of an ECDH (P-256/P-384) or X25519 private key and a peer's public key. */
+exports.diffieHellman = function diffieHellman(options) {
+  if (options === null || typeof options !== "object") throw invalidArgType("options", "of type object", options);
+  const { privateKey, publicKey } = options;
+  if (!(privateKey instanceof keys.KeyObject) || privateKey.type !== "private") throw invalidArgType("options.privateKey", "a private KeyObject", privateKey);
+  if (!(publicKey instanceof keys.KeyObject) || publicKey.type !== "public") throw invalidArgType("options.publicKey", "a public KeyObject", publicKey);
+  const mine = privateKey[keys.kState];
+  const theirs = publicKey[keys.kState];
+  if (mine.kind !== theirs.kind || mine.curve !== theirs.curve) {
+    throw nodeError(Error, "ERR_CRYPTO_INCOMPATIBLE_KEY", "Incompatible key types for Diffie-Hellman: the keys must be of the same type");
+  }
+  const kind = { ec: "EC", x25519: "X25519" }[mine.kind];
+  if (kind === undefined) throw nodeError(Error, "ERR_CRYPTO_INCOMPATIBLE_KEY", `Diffie-Hellman is not supported for ${mine.kind} keys`);
+  return Buffer.from(native("subtle", "deriveBits", { kind, namedCurve: mine.curve, key: mine.der, public: theirs.der }));
+};
+
+// Not provided (see README): DiffieHellman groups, ECDH objects, privateEncrypt/publicDecrypt,
+// X509Certificate, Certificate, createCipher/createDecipher (deprecated, no IV).
+for (const name of ["createDiffieHellman", "createDiffieHellmanGroup", "getDiffieHellman", "createECDH", "privateEncrypt", "publicDecrypt"]) {
   exports[name] = function () {
     throw nodeError(Error, "ERR_METHOD_NOT_IMPLEMENTED", `The ${name}() method is not implemented in workerbox`);
   };
