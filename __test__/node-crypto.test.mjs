@@ -113,6 +113,11 @@ const CASES = {
       open.setAAD(B.from("header"));
       open.setAuthTag(B.from(tag, "hex"));
       out["aes-" + bits + "-gcm"] = [sealed, tag, open.update(sealed, "base64", "utf8") + open.final("utf8")];
+      // As Node does, update() returns the ciphertext at once and final() nothing more.
+      const pieces = c.createCipheriv("aes-" + bits + "-gcm", key, B.alloc(12, 2));
+      out["aes-" + bits + "-gcm-pieces"] = [pieces.update(text.slice(0, 5)).toString("hex"), pieces.update(text.slice(5, 37)).toString("hex"), pieces.update(text.slice(37)).toString("hex"), pieces.final().length, pieces.getAuthTag().toString("hex")];
+      const wide = c.createCipheriv("aes-" + bits + "-gcm", key, B.alloc(16, 3));
+      out["aes-" + bits + "-gcm-16"] = [B.concat([wide.update(text), wide.final()]).toString("hex"), wide.getAuthTag().toString("hex")];
     }
     const noPad = c.createCipheriv("aes-128-cbc", B.alloc(16, 1), B.alloc(16, 2)).setAutoPadding(false);
     out.noPadding = B.concat([noPad.update(B.alloc(32, 3)), noPad.final()]).toString("hex");

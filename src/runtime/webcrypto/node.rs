@@ -83,7 +83,7 @@ pub fn call(op: &str, p: &Params) -> Result<Out> {
     }),
     // {password, salt, N, r, p, length}
     "scrypt" => scrypt(p).map(Out::Bytes),
-    // {mode: cbc|ctr|gcm, encrypt, key, iv, data, padding?, aad?, tag?, tagLength?}
+    // {mode: cbc|ctr|gcm, encrypt, key, iv, data, padding?, counterBits? (ctr), aad?, tag?, tagLength?}
     "cipher" => cipher(p).map(Out::Bytes),
     _ => Err(Error::NotSupported(format!("Unknown node:crypto operation '{op}'"))),
   }
@@ -260,8 +260,15 @@ fn cipher(p: &Params) -> Result<Vec<u8>> {
       let mut out = data.to_vec();
       macro_rules! run {
         ($A:ty) => {{
-          let mut c = ctr::Ctr128BE::<$A>::new_from_slices(key, iv).map_err(|_| Error::Data("Invalid key or iv length".into()))?;
-          c.apply_keystream(&mut out);
+          // Node's CTR counts with the whole block; GCM's keystream (counterBits 32) with its
+          // last 32 bits (inc32).
+          if p.opt_num("counterBits") == Some(32.0) {
+            let mut c = ctr::Ctr32BE::<$A>::new_from_slices(key, iv).map_err(|_| Error::Data("Invalid key or iv length".into()))?;
+            c.apply_keystream(&mut out);
+          } else {
+            let mut c = ctr::Ctr128BE::<$A>::new_from_slices(key, iv).map_err(|_| Error::Data("Invalid key or iv length".into()))?;
+            c.apply_keystream(&mut out);
+          }
         }};
       }
       match key.len() {

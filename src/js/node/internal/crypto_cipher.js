@@ -1,9 +1,12 @@
 // node:crypto's ciphers: createCipheriv / createDecipheriv for AES-128/192/256 in CBC, CTR and
 // GCM mode (the AES itself runs natively: webcrypto/node.rs). CBC and CTR stream: update()
 // returns what whole blocks allow (CBC decryption holds back the last block for the padding
-// check; CTR carries the counter across calls). GCM is authenticated over the whole message by
-// the aes-gcm crate's one-shot API, so its output comes from final(). Ciphers are also Transform
-// streams, as in Node.
+// check; CTR carries the counter across calls). GCM with a 12-byte IV streams too: its
+// ciphertext is AES-CTR from IV || 2 with a 32-bit counter (NIST SP 800-38D), so update()
+// returns it as Node does, while the message is kept for final(), where the aes-gcm crate's
+// one-shot API makes the tag (or checks it; plaintext from update() is unauthenticated until
+// then, as in Node). With a 16-byte IV, GCM output comes from final(). Ciphers are also
+// Transform streams, as in Node.
 const { Buffer } = require("node:buffer");
 const { nodeError, invalidArgType, toBuffer, native } = require("node:internal/crypto_util");
 const { secretBytes } = require("node:internal/crypto_keys");
@@ -20,6 +23,13 @@ function parseCipher(name) {
   if (!CIPHERS.includes(lower)) throw nodeError(Error, "ERR_CRYPTO_UNKNOWN_CIPHER", "Unknown cipher");
   const [, bits, mode] = lower.split("-");
   return { keyLength: Number(bits) / 8, mode };
+}
+
+/** GCM's counter block: `iv` advanced by `blocks` in its last 32 bits only (inc32). */
+function addCounter32(block, blocks) {
+  const next = Buffer.from(block);
+  next.writeUInt32BE((next.readUInt32BE(12) + blocks) % 2 ** 32, 12);
+  return next;
 }
 
 /** The 16-byte big-endian counter block `iv` advanced by `blocks`. */
@@ -41,6 +51,9 @@ class CipherBase extends LazyTransform {
   #finished = false;
   #decoder;
   #decoderEncoding;
+  // GCM with a 12-byte IV: the keystream's next counter block and the message so far.
+  #gcmCounter;
+  #gcmMessage = [];
 
   constructor(encrypt, cipher, key, iv, options = {}) {
     super(options);
@@ -65,6 +78,7 @@ class CipherBase extends LazyTransform {
     this.#mode = mode;
     this.#key = Buffer.from(keyBytes);
     this.#iv = Buffer.from(ivBytes);
+    if (mode === "gcm" && ivBytes.length === 12) this.#gcmCounter = Buffer.concat([ivBytes, Buffer.from([0, 0, 0, 2])]);
   }
 
   #run(data, iv, padding) {
@@ -86,7 +100,16 @@ class CipherBase extends LazyTransform {
     if (this.#finished) throw nodeError(Error, "ERR_CRYPTO_INVALID_STATE", "Invalid state for operation update");
     const input = Buffer.concat([this.#pending, toBuffer(data, inputEncoding)]);
     let out = Buffer.alloc(0);
-    if (this.#mode === "gcm") {
+    if (this.#mode === "gcm" && this.#gcmCounter !== undefined) {
+      const carried = this.#pending.length;
+      this.#gcmMessage.push(input.subarray(carried));
+      const params = { mode: "ctr", counterBits: 32, encrypt: true, key: this.#key, iv: this.#gcmCounter, data: input };
+      const stream = native("node", "cipher", params);
+      out = Buffer.from(stream.buffer, stream.byteOffset, stream.byteLength).subarray(carried);
+      const blocks = Math.floor(input.length / 16);
+      this.#gcmCounter = addCounter32(this.#gcmCounter, blocks);
+      this.#pending = input.subarray(blocks * 16);
+    } else if (this.#mode === "gcm") {
       this.#pending = input;
     } else if (this.#mode === "ctr") {
       const carried = this.#pending.length;
@@ -112,22 +135,28 @@ class CipherBase extends LazyTransform {
     this.#finished = true;
     let out = Buffer.alloc(0);
     if (this.#mode === "gcm") {
-      const params = { mode: "gcm", encrypt: this.#encrypt, key: this.#key, iv: this.#iv, data: this.#pending, aad: this.#aad };
+      // Streamed: update() gave every byte; the one-shot pass over the message makes the tag.
+      const streamed = this.#gcmCounter !== undefined;
+      const message = streamed ? Buffer.concat(this.#gcmMessage) : this.#pending;
+      this.#gcmMessage = [];
+      const params = { mode: "gcm", encrypt: this.#encrypt, key: this.#key, iv: this.#iv, data: message, aad: this.#aad };
       if (this.#encrypt) {
         const tagLength = this.#tagLength ?? 16;
         params.tagLength = tagLength * 8;
         const sealed = native("node", "cipher", params);
-        out = Buffer.from(sealed.subarray(0, sealed.length - tagLength));
+        out = streamed ? Buffer.alloc(0) : Buffer.from(sealed.subarray(0, sealed.length - tagLength));
         this.#tag = Buffer.from(sealed.subarray(sealed.length - tagLength));
       } else {
         if (this.#tag === undefined) throw nodeError(Error, "ERR_CRYPTO_INVALID_STATE", "Unsupported state or unable to authenticate data");
         params.tag = this.#tag;
         params.tagLength = this.#tag.length * 8;
+        let opened;
         try {
-          out = Buffer.from(native("node", "cipher", params));
+          opened = native("node", "cipher", params);
         } catch {
           throw new Error("Unsupported state or unable to authenticate data");
         }
+        out = streamed ? Buffer.alloc(0) : Buffer.from(opened);
       }
     } else if (this.#mode === "ctr") {
       // update() already returned every byte.
