@@ -30,7 +30,7 @@ const CASES = {
   crc32: `(z, B) => [z.crc32("hello"), z.crc32(B.from("world"), 123), z.crc32(""), z.crc32(new Uint8Array(1000).fill(7))]`,
   constants: `(z) => [z.constants.Z_OK, z.constants.Z_DATA_ERROR, z.constants.Z_BEST_COMPRESSION, z.constants.BROTLI_PARAM_QUALITY, z.constants.BROTLI_MAX_QUALITY, z.Z_SYNC_FLUSH, z.codes.Z_BUF_ERROR, z.codes["-3"]]`,
   errors: `async (z, B) => {
-    const fail = (f) => { try { f(); return "no error"; } catch (e) { return [e.name, e.code, e.errno, e.message]; } };
+    const fail = (f) => { try { return ["no error", f()]; } catch (e) { return [e.name, e.code, e.errno, e.message]; } };
     const plain = B.from("hello world, not compressed");
     const failAsync = (f) => new Promise((resolve) => f((e) => resolve(e ? [e.code, e.message] : "no error")));
     return {
@@ -43,6 +43,11 @@ const CASES = {
       tooLarge: fail(() => z.gunzipSync(z.gzipSync(B.alloc(100000)), { maxOutputLength: 1000 })),
       level: fail(() => z.deflateSync("x", { level: 42 })).slice(0, 2),
       callback: await failAsync((cb) => z.inflate(plain, cb)),
+      inflateTrailing: fail(() => z.inflateSync(B.concat([z.deflateSync("a"), B.from("junk")])).toString()),
+      gunzipTrailing: fail(() => z.gunzipSync(B.concat([z.gzipSync("a"), B.from("junk")])).toString()),
+      gunzipTwoMembers: fail(() => z.gunzipSync(B.concat([z.gzipSync("a"), z.gzipSync("b")])).toString()),
+      gunzipZeros: fail(() => z.gunzipSync(B.concat([z.gzipSync("a"), B.alloc(10)])).toString()),
+      brotliTrailing: fail(() => z.brotliDecompressSync(B.concat([z.brotliCompressSync("a"), B.from("junk")])).toString()),
     };
   }`,
 };

@@ -90,7 +90,7 @@ function codecError(error, format, producedOutput) {
   const brotli = /brotli:(ERR_\w+)/.exec(message);
   if (brotli) return nodeError(Error, brotli[1], "Decompression failed", -1);
   if (/data after the end/.test(message)) return nodeError(Error, "Z_DATA_ERROR", "invalid data after the end of the compressed stream", constants.Z_DATA_ERROR);
-  const header = format !== "deflate-raw" && !producedOutput;
+  const header = (format !== "deflate-raw" && !producedOutput) || /incorrect header check/.test(message);
   return nodeError(Error, "Z_DATA_ERROR", header ? "incorrect header check" : `invalid compressed data (${message.replace(/^The compressed data is invalid: /, "")})`, constants.Z_DATA_ERROR);
 }
 
@@ -115,7 +115,8 @@ class Engine {
 
   #open(format) {
     this.format = format;
-    this.id = ops.codecCreate(format, this.settings.decompress, this.settings.level);
+    // Lenient: input after the end of a stream follows zlib's rules (see compression.rs).
+    this.id = ops.codecCreate(format, this.settings.decompress, this.settings.level, true);
   }
 
   #drain(out, budget) {

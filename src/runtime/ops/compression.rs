@@ -38,6 +38,12 @@ pub(crate) struct Codec {
   kind: Kind,
   pending: Vec<u8>,
   fed: usize,
+  /// node:zlib's rules for input after the end of a stream: a gzip member may be followed by
+  /// another (or by zero bytes, ignored); anything after a zlib, raw or brotli stream is
+  /// ignored. Without it (the web streams), such input is an error.
+  lenient: bool,
+  /// The stream ended and later input is ignored (lenient only).
+  ended: bool,
 }
 
 enum Kind {
@@ -148,7 +154,7 @@ impl Codec {
       ("brotli", true) => Kind::BrotliDecode(Box::new(BrotliDecoder::new())),
       _ => return None,
     };
-    Some(Codec { kind, pending: Vec::new(), fed: 0 })
+    Some(Codec { kind, pending: Vec::new(), fed: 0, lenient: false, ended: false })
   }
 
   fn decodes(&self) -> bool {
@@ -167,11 +173,19 @@ impl Codec {
   /// Feeds queued input until about [`OUTPUT_CHUNK`] bytes of output are ready or the input is
   /// used up. `None`: no input was left to feed.
   fn read(&mut self) -> std::io::Result<Option<Vec<u8>>> {
+    if self.ended {
+      self.fed = self.pending.len();
+    }
     if let Kind::BrotliDecode(d) = &mut self.kind {
       if self.fed == self.pending.len() && !d.more_output {
         return Ok(None);
       }
       while d.out.len() < OUTPUT_CHUNK && (self.fed < self.pending.len() || d.more_output) {
+        if d.done && self.lenient {
+          self.ended = true;
+          self.fed = self.pending.len();
+          break;
+        }
         let end = (self.fed + DECODE_STEP).min(self.pending.len());
         self.fed += d.feed(&self.pending[self.fed..end])?;
       }
@@ -181,22 +195,42 @@ impl Codec {
       return Ok(None);
     }
     let step = if self.decodes() { DECODE_STEP } else { ENCODE_STEP };
-    let Codec { kind, pending, fed } = self;
-    each_kind!(kind, c => {
+    let Codec { kind, pending, fed, lenient, .. } = self;
+    let mut stream_end = false;
+    let output = each_kind!(kind, c => {
       while *fed < pending.len() && c.get_ref().len() < OUTPUT_CHUNK {
         let end = (*fed + step).min(pending.len());
         let used = c.write(&pending[*fed..end])?;
         if used == 0 {
           // The stream has ended; what follows it is not part of it.
-          return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "data after the end of the compressed stream"));
+          if !*lenient {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "data after the end of the compressed stream"));
+          }
+          stream_end = true;
+          break;
         }
         *fed += used;
       }
-      Ok(Some(std::mem::take(c.get_mut())))
-    })
+      std::mem::take(c.get_mut())
+    });
+    if stream_end {
+      let another_member = matches!(self.kind, Kind::GzipDecode(_)) && self.pending[self.fed] != 0;
+      if another_member {
+        // zlib's gunzip reads concatenated members; the next one starts a new decoder, and
+        // must start with gzip's magic bytes.
+        let next = &self.pending[self.fed..];
+        if next[0] != 0x1f || next.get(1).is_some_and(|b| *b != 0x8b) {
+          return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "incorrect header check"));
+        }
+        self.kind = Kind::GzipDecode(GzDecoder::new(Vec::new()));
+      } else {
+        self.ended = true;
+        self.fed = self.pending.len();
+      }
+    }
+    Ok(Some(output))
   }
 
-  /// Ends the stream (all input must have been read); returns the remaining output.
   /// Node's Z_SYNC_FLUSH for an encoder: everything written so far becomes decodable output.
   /// All queued input must have been read.
   fn flush(&mut self) -> std::io::Result<Vec<u8>> {
@@ -209,6 +243,7 @@ impl Codec {
     })
   }
 
+  /// Ends the stream (all input must have been read); returns the remaining output.
   /// `complete`: a decoder whose stream did not end fails ("unexpected end of file"), as in
   /// node:zlib (CompressionStream leaves that check to its caller).
   fn finish(self, complete: bool) -> std::io::Result<Vec<u8>> {
@@ -222,7 +257,7 @@ impl Codec {
       }
       Kind::BrotliEncode(c) => Ok(c.into_inner()),
       mut kind => {
-        if complete && Self::is_decoder(&kind) {
+        if complete && !self.ended && Self::is_decoder(&kind) {
           // A stream that has ended takes no more input; one that has not takes this byte.
           let probe = each_flate!(&mut kind, c => c.write(&[0]));
           if !matches!(probe, Ok(0)) {
@@ -239,11 +274,12 @@ impl Codec {
   }
 }
 
-/// `ops.codecCreate(format, decompress) -> id | null` (null: unknown format).
+/// `ops.codecCreate(format, decompress, level?, lenient?) -> id | null` (null: unknown format).
 fn op_codec_create<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let format = arg_string(scope, &args, 0);
   let level = args.get(2).is_number().then(|| args.get(2).int32_value(scope).unwrap_or(-1)).filter(|l| *l >= 0).map(|l| l as u32);
-  let Some(codec) = Codec::new(&format, args.get(1).is_true(), level) else { return rv.set_null() };
+  let Some(mut codec) = Codec::new(&format, args.get(1).is_true(), level) else { return rv.set_null() };
+  codec.lenient = args.get(3).is_true();
   let state = state(scope);
   let mut s = state.borrow_mut();
   let id = s.next_id();
