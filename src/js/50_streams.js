@@ -110,7 +110,8 @@ internals.defineGlobal("TextDecoderStream", TextDecoderStream);
 // read, and the writer waits for the reader (backpressure).
 function codecStream(format, decompress, what) {
   format = String(format);
-  let id = ops.codecCreate(format, decompress);
+  // The codecs also do brotli (for node:zlib); the web streams take only the three formats.
+  let id = ["gzip", "deflate", "deflate-raw"].includes(format) ? ops.codecCreate(format, decompress) : null;
   if (id === null) throw new TypeError(`Failed to construct '${what}': Unsupported compression format: '${format}'`);
   let controller;
   let drained = null; // { resolve, reject } of the write whose output is being read

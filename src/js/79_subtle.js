@@ -751,3 +751,6 @@ Object.defineProperty(internals.Crypto.prototype, "DigestStream", { value: Diges
 
 internals.defineGlobal("SubtleCrypto", SubtleCrypto);
 internals.defineGlobal("CryptoKey", CryptoKey);
+
+// node:crypto's KeyObject.from(): a key's material (raw bytes, PKCS #8 or SPKI DER).
+internals.cryptoKeyData = (key) => slotOf(key).material;

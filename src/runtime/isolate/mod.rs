@@ -102,6 +102,8 @@ pub(crate) struct IsolateState {
   pub url_patterns: HashMap<u32, ops::UrlPatternState>,
   /// Open DigestStream hashers, by id.
   pub hashers: HashMap<u32, Box<dyn digest::DynDigest>>,
+  /// node:crypto Hash and Hmac objects in progress, by id.
+  pub node_hashes: HashMap<u32, ops::NodeHash>,
   /// HTMLRewriter transforms in progress, by id; dropping one ends its thread.
   pub rewriters: HashMap<u32, ops::Rewriter>,
   /// When the isolate started: `performance.now()`'s zero.
@@ -219,6 +221,7 @@ pub(crate) fn run(startup: Startup) {
       codecs: HashMap::new(),
       url_patterns: HashMap::new(),
       hashers: HashMap::new(),
+      node_hashes: HashMap::new(),
       rewriters: HashMap::new(),
       started: std::time::Instant::now(),
       unhandled: Vec::new(),

@@ -4,6 +4,9 @@
 //! bytes (`codecRead`) as its reader asks for them, so a small compressed bomb never becomes
 //! one huge buffer: the input waiting in the codec is what the worker wrote, and the output
 //! exists only a chunk at a time.
+//!
+//! node:zlib uses the same codecs with a compression level, and brotli (the `brotli` crate;
+//! its decoder is driven through the crate's streaming API with a bounded output buffer).
 
 use super::{arg_string, state, throw_type_error, uint8_array, view_bytes, OpFn};
 use flate2::write::{DeflateDecoder, DeflateEncoder, GzDecoder, GzEncoder, ZlibDecoder, ZlibEncoder};
@@ -17,6 +20,8 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("codecRead", op_codec_read.map_fn_to());
   install("codecFinish", op_codec_finish.map_fn_to());
   install("codecDrop", op_codec_drop.map_fn_to());
+  install("zlibCrc32", op_zlib_crc32.map_fn_to());
+  install("codecFlush", op_codec_flush.map_fn_to());
 }
 
 /// Output handed to JS per `codecRead`, roughly (one input slice may overshoot it).
@@ -33,6 +38,12 @@ pub(crate) struct Codec {
   kind: Kind,
   pending: Vec<u8>,
   fed: usize,
+  /// node:zlib's rules for input after the end of a stream: a gzip member may be followed by
+  /// another (or by zero bytes, ignored); anything after a zlib, raw or brotli stream is
+  /// ignored. Without it (the web streams), such input is an error.
+  lenient: bool,
+  /// The stream ended and later input is ignored (lenient only).
+  ended: bool,
 }
 
 enum Kind {
@@ -42,6 +53,60 @@ enum Kind {
   GzipDecode(GzDecoder<Vec<u8>>),
   DeflateDecode(ZlibDecoder<Vec<u8>>),
   RawDecode(DeflateDecoder<Vec<u8>>),
+  BrotliEncode(brotli::CompressorWriter<Vec<u8>>),
+  BrotliDecode(Box<BrotliDecoder>),
+}
+
+type Heap<T> = brotli::HeapAlloc<T>;
+
+/// A brotli decoder whose output is pulled a bounded buffer at a time.
+pub(crate) struct BrotliDecoder {
+  state: brotli::BrotliState<Heap<u8>, Heap<u32>, Heap<brotli::HuffmanCode>>,
+  out: Vec<u8>,
+  /// The decoder holds output it could not hand over yet.
+  more_output: bool,
+  done: bool,
+}
+
+impl BrotliDecoder {
+  fn new() -> Self {
+    BrotliDecoder { state: brotli::BrotliState::new(Heap::default(), Heap::default(), Heap::default()), out: Vec::new(), more_output: false, done: false }
+  }
+
+  /// Feeds `input` until the output reaches [`OUTPUT_CHUNK`] or the input is used; returns
+  /// how much input was used.
+  fn feed(&mut self, input: &[u8]) -> std::io::Result<usize> {
+    if self.done {
+      return if input.is_empty() { Ok(0) } else { Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "data after the end of the compressed stream")) };
+    }
+    let mut buffer = vec![0u8; 16 * 1024];
+    let (mut avail_in, mut offset) = (input.len(), 0);
+    loop {
+      let (mut avail_out, mut out_offset, mut total) = (buffer.len(), 0, 0);
+      let result = brotli::BrotliDecompressStream(&mut avail_in, &mut offset, input, &mut avail_out, &mut out_offset, &mut buffer, &mut total, &mut self.state);
+      self.out.extend_from_slice(&buffer[..out_offset]);
+      self.more_output = false;
+      match result {
+        brotli::BrotliResult::NeedsMoreInput => return Ok(offset),
+        brotli::BrotliResult::ResultSuccess => {
+          self.done = true;
+          return Ok(offset);
+        }
+        brotli::BrotliResult::NeedsMoreOutput => {
+          if self.out.len() >= OUTPUT_CHUNK {
+            self.more_output = true;
+            return Ok(offset);
+          }
+        }
+        brotli::BrotliResult::ResultFailure => {
+          // Node names the decoder's error: ERR_ + the C name without "BROTLI_DECODER".
+          let name = format!("{:?}", self.state.error_code);
+          let code = format!("ERR_{}", name.trim_start_matches("BROTLI_DECODER"));
+          return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("brotli:{code}")));
+        }
+      }
+    }
+  }
 }
 
 macro_rules! each_kind {
@@ -53,13 +118,31 @@ macro_rules! each_kind {
       Kind::GzipDecode($c) => $body,
       Kind::DeflateDecode($c) => $body,
       Kind::RawDecode($c) => $body,
+      Kind::BrotliEncode($c) => $body,
+      Kind::BrotliDecode(_) => unreachable!("brotli decoding has its own path"),
+    }
+  };
+}
+
+/// `each_kind!` for the flate2 kinds only (the others are handled before it is reached).
+macro_rules! each_flate {
+  ($kind:expr, $c:ident => $body:expr) => {
+    match $kind {
+      Kind::GzipEncode($c) => $body,
+      Kind::DeflateEncode($c) => $body,
+      Kind::RawEncode($c) => $body,
+      Kind::GzipDecode($c) => $body,
+      Kind::DeflateDecode($c) => $body,
+      Kind::RawDecode($c) => $body,
+      Kind::BrotliEncode(_) | Kind::BrotliDecode(_) => unreachable!("brotli has its own path"),
     }
   };
 }
 
 impl Codec {
-  fn new(format: &str, decompress: bool) -> Option<Self> {
-    let level = Compression::default();
+  fn new(format: &str, decompress: bool, level: Option<u32>) -> Option<Self> {
+    let quality = level.unwrap_or(11).min(11);
+    let level = level.map(|l| Compression::new(l.min(9))).unwrap_or_default();
     let kind = match (format, decompress) {
       ("gzip", false) => Kind::GzipEncode(GzEncoder::new(Vec::new(), level)),
       ("deflate", false) => Kind::DeflateEncode(ZlibEncoder::new(Vec::new(), level)),
@@ -67,13 +150,15 @@ impl Codec {
       ("gzip", true) => Kind::GzipDecode(GzDecoder::new(Vec::new())),
       ("deflate", true) => Kind::DeflateDecode(ZlibDecoder::new(Vec::new())),
       ("deflate-raw", true) => Kind::RawDecode(DeflateDecoder::new(Vec::new())),
+      ("brotli", false) => Kind::BrotliEncode(brotli::CompressorWriter::new(Vec::new(), 16 * 1024, quality, 22)),
+      ("brotli", true) => Kind::BrotliDecode(Box::new(BrotliDecoder::new())),
       _ => return None,
     };
-    Some(Codec { kind, pending: Vec::new(), fed: 0 })
+    Some(Codec { kind, pending: Vec::new(), fed: 0, lenient: false, ended: false })
   }
 
   fn decodes(&self) -> bool {
-    matches!(self.kind, Kind::GzipDecode(_) | Kind::DeflateDecode(_) | Kind::RawDecode(_))
+    matches!(self.kind, Kind::GzipDecode(_) | Kind::DeflateDecode(_) | Kind::RawDecode(_) | Kind::BrotliDecode(_))
   }
 
   /// Queues `input` to be fed by later reads.
@@ -88,35 +173,113 @@ impl Codec {
   /// Feeds queued input until about [`OUTPUT_CHUNK`] bytes of output are ready or the input is
   /// used up. `None`: no input was left to feed.
   fn read(&mut self) -> std::io::Result<Option<Vec<u8>>> {
+    if self.ended {
+      self.fed = self.pending.len();
+    }
+    if let Kind::BrotliDecode(d) = &mut self.kind {
+      if self.fed == self.pending.len() && !d.more_output {
+        return Ok(None);
+      }
+      while d.out.len() < OUTPUT_CHUNK && (self.fed < self.pending.len() || d.more_output) {
+        if d.done && self.lenient {
+          self.ended = true;
+          self.fed = self.pending.len();
+          break;
+        }
+        let end = (self.fed + DECODE_STEP).min(self.pending.len());
+        self.fed += d.feed(&self.pending[self.fed..end])?;
+      }
+      return Ok(Some(std::mem::take(&mut d.out)));
+    }
     if self.fed == self.pending.len() {
       return Ok(None);
     }
     let step = if self.decodes() { DECODE_STEP } else { ENCODE_STEP };
-    let Codec { kind, pending, fed } = self;
-    each_kind!(kind, c => {
+    let Codec { kind, pending, fed, lenient, .. } = self;
+    let mut stream_end = false;
+    let output = each_kind!(kind, c => {
       while *fed < pending.len() && c.get_ref().len() < OUTPUT_CHUNK {
         let end = (*fed + step).min(pending.len());
         let used = c.write(&pending[*fed..end])?;
         if used == 0 {
           // The stream has ended; what follows it is not part of it.
-          return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "data after the end of the compressed stream"));
+          if !*lenient {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "data after the end of the compressed stream"));
+          }
+          stream_end = true;
+          break;
         }
         *fed += used;
       }
-      Ok(Some(std::mem::take(c.get_mut())))
+      std::mem::take(c.get_mut())
+    });
+    if stream_end {
+      let another_member = matches!(self.kind, Kind::GzipDecode(_)) && self.pending[self.fed] != 0;
+      if another_member {
+        // zlib's gunzip reads concatenated members; the next one starts a new decoder, and
+        // must start with gzip's magic bytes.
+        let next = &self.pending[self.fed..];
+        if next[0] != 0x1f || next.get(1).is_some_and(|b| *b != 0x8b) {
+          return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "incorrect header check"));
+        }
+        self.kind = Kind::GzipDecode(GzDecoder::new(Vec::new()));
+      } else {
+        self.ended = true;
+        self.fed = self.pending.len();
+      }
+    }
+    Ok(Some(output))
+  }
+
+  /// Node's Z_SYNC_FLUSH for an encoder: everything written so far becomes decodable output.
+  /// All queued input must have been read.
+  fn flush(&mut self) -> std::io::Result<Vec<u8>> {
+    if let Kind::BrotliDecode(d) = &mut self.kind {
+      return Ok(std::mem::take(&mut d.out));
+    }
+    each_kind!(&mut self.kind, c => {
+      c.flush()?;
+      Ok(std::mem::take(c.get_mut()))
     })
   }
 
   /// Ends the stream (all input must have been read); returns the remaining output.
-  fn finish(self) -> std::io::Result<Vec<u8>> {
-    each_kind!(self.kind, c => c.finish())
+  /// `complete`: a decoder whose stream did not end fails ("unexpected end of file"), as in
+  /// node:zlib (CompressionStream leaves that check to its caller).
+  fn finish(self, complete: bool) -> std::io::Result<Vec<u8>> {
+    let truncated = || std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "unexpected end of file");
+    match self.kind {
+      Kind::BrotliDecode(d) => {
+        if complete && !d.done {
+          return Err(truncated());
+        }
+        Ok(d.out)
+      }
+      Kind::BrotliEncode(c) => Ok(c.into_inner()),
+      mut kind => {
+        if complete && !self.ended && Self::is_decoder(&kind) {
+          // A stream that has ended takes no more input; one that has not takes this byte.
+          let probe = each_flate!(&mut kind, c => c.write(&[0]));
+          if !matches!(probe, Ok(0)) {
+            return Err(truncated());
+          }
+        }
+        each_flate!(kind, c => c.finish())
+      }
+    }
+  }
+
+  fn is_decoder(kind: &Kind) -> bool {
+    matches!(kind, Kind::GzipDecode(_) | Kind::DeflateDecode(_) | Kind::RawDecode(_))
   }
 }
 
-/// `ops.codecCreate(format, decompress) -> id | null` (null: unknown format).
+/// `ops.codecCreate(format, decompress, level?, lenient?) -> id | null` (null: unknown format).
 fn op_codec_create<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let format = arg_string(scope, &args, 0);
-  let Some(codec) = Codec::new(&format, args.get(1).is_true()) else { return rv.set_null() };
+  let level = args.get(2).is_number().then(|| args.get(2).int32_value(scope).unwrap_or(-1)).filter(|l| *l >= 0).map(|l| l as u32);
+  let Some(mut codec) = Codec::new(&format, args.get(1).is_true(), level) else { return rv.set_null() };
+  codec.lenient = args.get(3).is_true();
   let state = state(scope);
   let mut s = state.borrow_mut();
   let id = s.next_id();
@@ -125,6 +288,9 @@ fn op_codec_create<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallb
 }
 
 fn codec_error(scope: &mut v8::PinScope, error: std::io::Error) {
+  if error.kind() == std::io::ErrorKind::UnexpectedEof {
+    return throw_type_error(scope, "unexpected end of file");
+  }
   throw_type_error(scope, &format!("The compressed data is invalid: {error}"));
 }
 
@@ -166,11 +332,12 @@ fn op_codec_read<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbac
   }
 }
 
-/// `ops.codecFinish(id) -> Uint8Array`
+/// `ops.codecFinish(id, complete?) -> Uint8Array`
 fn op_codec_finish<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   let codec = state(scope).borrow_mut().codecs.remove(&id);
-  match codec.map(Codec::finish) {
+  let complete = args.get(1).is_true();
+  match codec.map(|c| c.finish(complete)) {
     Some(Ok(output)) => rv.set(uint8_array(scope, output).into()),
     Some(Err(error)) => codec_error(scope, error),
     None => throw_type_error(scope, "The compression stream is closed."),
@@ -181,4 +348,33 @@ fn op_codec_finish<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallb
 fn op_codec_drop<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   state(scope).borrow_mut().codecs.remove(&id);
+}
+
+/// `ops.zlibCrc32(bytes, initial) -> number`: node:zlib's crc32, continuing from `initial`.
+fn op_zlib_crc32<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let Some(bytes) = view_bytes(args.get(0)) else {
+    return throw_type_error(scope, "zlibCrc32: data must be an ArrayBufferView");
+  };
+  let initial = args.get(1).uint32_value(scope).unwrap_or(0);
+  let mut hasher = crc32fast::Hasher::new_with_initial(initial);
+  hasher.update(&bytes);
+  rv.set_uint32(hasher.finalize());
+}
+
+/// `ops.codecFlush(id) -> Uint8Array`: node:zlib's `flush()` (a sync flush), after the queued
+/// input has been read.
+fn op_codec_flush<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let id = args.get(0).uint32_value(scope).unwrap_or(0);
+  let state = state(scope);
+  let result = match state.borrow_mut().codecs.get_mut(&id) {
+    Some(codec) => codec.flush(),
+    None => return throw_type_error(scope, "The compression stream is closed."),
+  };
+  match result {
+    Ok(output) => rv.set(uint8_array(scope, output).into()),
+    Err(error) => {
+      state.borrow_mut().codecs.remove(&id);
+      codec_error(scope, error);
+    }
+  }
 }

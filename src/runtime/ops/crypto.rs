@@ -17,7 +17,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
 }
 
 /// Throws an Error named after the WebCrypto failure (the JS side turns it into a DOMException).
-fn throw_crypto_error(scope: &mut v8::PinScope, error: &webcrypto::Error) {
+pub(super) fn throw_crypto_error(scope: &mut v8::PinScope, error: &webcrypto::Error) {
   let message = new_string(scope, error.message());
   let exception = v8::Exception::error(scope, message);
   if let Ok(object) = v8::Local::<v8::Object>::try_from(exception) {
@@ -28,7 +28,7 @@ fn throw_crypto_error(scope: &mut v8::PinScope, error: &webcrypto::Error) {
   scope.throw_exception(exception);
 }
 
-fn read_params(scope: &mut v8::PinScope, value: v8::Local<v8::Value>) -> Option<Params> {
+pub(super) fn read_params(scope: &mut v8::PinScope, value: v8::Local<v8::Value>) -> Option<Params> {
   let object = v8::Local::<v8::Object>::try_from(value).ok()?;
   let names = object.get_own_property_names(scope, v8::GetPropertyNamesArgs::default())?;
   let mut params = Params::default();
@@ -51,7 +51,7 @@ fn read_params(scope: &mut v8::PinScope, value: v8::Local<v8::Value>) -> Option<
   Some(params)
 }
 
-fn write_out<'s>(scope: &mut v8::PinScope<'s, '_>, out: Out) -> v8::Local<'s, v8::Value> {
+pub(super) fn write_out<'s>(scope: &mut v8::PinScope<'s, '_>, out: Out) -> v8::Local<'s, v8::Value> {
   match out {
     Out::Bytes(bytes) => uint8_array(scope, bytes).into(),
     Out::Bool(b) => v8::Boolean::new(scope, b).into(),

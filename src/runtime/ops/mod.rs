@@ -12,6 +12,7 @@ mod encoding;
 mod host;
 mod html_rewriter;
 mod node;
+mod node_crypto;
 mod random;
 mod timers;
 mod url;
@@ -22,6 +23,7 @@ use std::sync::OnceLock;
 
 pub(crate) use compression::Codec;
 pub(crate) use html_rewriter::Rewriter;
+pub(crate) use node_crypto::NodeHash;
 pub(crate) use node::{has_node_module, node_module_names};
 pub(crate) use urlpattern::Pattern as UrlPatternState;
 
@@ -43,6 +45,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     host::register(&mut install);
     html_rewriter::register(&mut install);
     node::register(&mut install);
+    node_crypto::register(&mut install);
     random::register(&mut install);
     timers::register(&mut install);
     url::register(&mut install);

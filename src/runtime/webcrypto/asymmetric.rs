@@ -58,10 +58,10 @@ macro_rules! with_curve {
   };
 }
 
-const ED25519_OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.101.112");
-const X25519_OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.101.110");
+pub(super) const ED25519_OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.101.112");
+pub(super) const X25519_OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.101.110");
 
-fn okp_oid(kind: &str) -> Result<ObjectIdentifier> {
+pub(super) fn okp_oid(kind: &str) -> Result<ObjectIdentifier> {
   match kind {
     "Ed25519" => Ok(ED25519_OID),
     "X25519" => Ok(X25519_OID),
@@ -76,12 +76,12 @@ fn okp_pkcs8(oid: ObjectIdentifier, secret: &[u8; 32]) -> Result<Vec<u8>> {
   info.to_der().map_err(encode_error)
 }
 
-fn okp_spki(oid: ObjectIdentifier, public: &[u8; 32]) -> Result<Vec<u8>> {
+pub(super) fn okp_spki(oid: ObjectIdentifier, public: &[u8; 32]) -> Result<Vec<u8>> {
   let key = BitStringRef::from_bytes(public).map_err(encode_error)?;
   SubjectPublicKeyInfoRef { algorithm: AlgorithmIdentifierRef { oid, parameters: None }, subject_public_key: key }.to_der().map_err(encode_error)
 }
 
-fn okp_private_from_pkcs8(oid: ObjectIdentifier, der: &[u8]) -> Result<[u8; 32]> {
+pub(super) fn okp_private_from_pkcs8(oid: ObjectIdentifier, der: &[u8]) -> Result<[u8; 32]> {
   let bad = data_error(if oid == ED25519_OID { "Ed25519" } else { "X25519" });
   let info = PrivateKeyInfo::try_from(der).map_err(|e| bad(e.to_string()))?;
   if info.algorithm.oid != oid {
@@ -101,7 +101,7 @@ fn okp_public_from_spki(oid: ObjectIdentifier, der: &[u8]) -> Result<[u8; 32]> {
 }
 
 /// The public key of an Ed25519/X25519 private key.
-fn okp_public_of(oid: ObjectIdentifier, secret: &[u8; 32]) -> [u8; 32] {
+pub(super) fn okp_public_of(oid: ObjectIdentifier, secret: &[u8; 32]) -> [u8; 32] {
   if oid == ED25519_OID {
     ed25519_dalek::SigningKey::from_bytes(secret).verifying_key().to_bytes()
   } else {

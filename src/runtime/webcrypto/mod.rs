@@ -10,6 +10,7 @@
 mod asymmetric;
 mod cancel;
 mod jwk;
+pub mod node;
 mod symmetric;
 
 use std::collections::HashMap;
@@ -144,3 +145,5 @@ pub fn call(op: &str, p: &Params) -> Result<Out> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod node_tests;

@@ -1,0 +1,308 @@
+//! The parts of `node:crypto` that `crypto.subtle`'s operations do not cover (see
+//! `src/js/node/crypto.js`): recognising a key's type from its DER (PKCS #8, SPKI, PKCS #1,
+//! SEC1), PKCS #1 / SEC1 export, a private key's public half, ECDSA signature encodings (DER
+//! vs IEEE P1363), scrypt, and AES-CBC/CTR/GCM as Node's ciphers use them (CBC without
+//! padding, CTR with the whole 128-bit block as counter, GCM with a detached tag), and the
+//! public key of an X.509 certificate (`x509-cert`). All
+//! primitives come from RustCrypto crates.
+
+use super::asymmetric::{okp_oid, okp_private_from_pkcs8, okp_public_of, okp_spki, ED25519_OID, X25519_OID};
+use super::{symmetric, Error, Out, Params, Result};
+use pkcs8::der::Decode;
+use pkcs8::spki::SubjectPublicKeyInfoRef;
+use pkcs8::{DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey, ObjectIdentifier, PrivateKeyInfo};
+use rsa::pkcs1::{DecodeRsaPrivateKey, DecodeRsaPublicKey, EncodeRsaPrivateKey, EncodeRsaPublicKey};
+use rsa::traits::PublicKeyParts;
+use rsa::{RsaPrivateKey, RsaPublicKey};
+
+const RSA_OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.1");
+const EC_OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10045.2.1");
+const P256_OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10045.3.1.7");
+const P384_OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.132.0.34");
+
+fn invalid(what: &str, detail: impl std::fmt::Display) -> Error {
+  Error::Data(format!("Invalid {what} key: {detail}"))
+}
+
+fn encode_error<E: std::fmt::Display>(e: E) -> Error {
+  Error::Operation(format!("Key encoding failed: {e}"))
+}
+
+/// Runs `$body` with `$c` naming the crate of the NIST curve `$curve` ("P-256" / "P-384").
+macro_rules! with_curve {
+  ($curve:expr, $c:ident => $body:expr) => {
+    match $curve {
+      "P-256" => {
+        use p256 as $c;
+        $body
+      }
+      "P-384" => {
+        use p384 as $c;
+        $body
+      }
+      other => Err(Error::NotSupported(format!("Unsupported curve '{other}'"))),
+    }
+  };
+}
+
+/// Runs operation `op` of node:crypto.
+pub fn call(op: &str, p: &Params) -> Result<Out> {
+  match op {
+    // {format: pkcs8|spki|pkcs1-private|pkcs1-public|sec1|x509, data} -> [type, kind, der, curve, bits, exponent]
+    "keyInfo" => key_info(p.str("format")?, p.bytes("data")?),
+    // {kind, namedCurve?, key (pkcs8)} -> spki
+    "publicOf" => public_of(p.str("kind")?, p.opt_str("namedCurve"), p.bytes("key")?).map(Out::Bytes),
+    // {type, key (pkcs8 | spki)} -> PKCS #1 DER (RSA)
+    "toPkcs1" => to_pkcs1(p.str("type")? == "private", p.bytes("key")?).map(Out::Bytes),
+    // {namedCurve, key (pkcs8)} -> SEC1 DER (EC)
+    "toSec1" => {
+      let curve = p.str("namedCurve")?;
+      let oid = if curve == "P-384" { P384_OID } else { P256_OID };
+      with_curve!(curve, c => {
+        use c::elliptic_curve::sec1::ToEncodedPoint;
+        use pkcs8::der::Encode;
+        let key = c::SecretKey::from_pkcs8_der(p.bytes("key")?).map_err(|e| invalid("EC", e))?;
+        let secret = key.to_bytes();
+        let public = key.public_key().to_encoded_point(false);
+        // With the curve's OID and the public key, as OpenSSL writes it.
+        let document = sec1::EcPrivateKey { private_key: &secret, parameters: Some(sec1::EcParameters::NamedCurve(oid)), public_key: Some(public.as_bytes()) };
+        Ok(Out::Bytes(document.to_der().map_err(encode_error)?))
+      })
+    }
+    // {namedCurve, signature} -> DER / IEEE P1363
+    "sigToDer" => with_curve!(p.str("namedCurve")?, c => {
+      let sig = c::ecdsa::Signature::from_slice(p.bytes("signature")?).map_err(|e| Error::Data(format!("Invalid signature: {e}")))?;
+      Ok(Out::Bytes(sig.to_der().as_bytes().to_vec()))
+    }),
+    "sigFromDer" => with_curve!(p.str("namedCurve")?, c => {
+      // A malformed DER signature is an invalid one (verification answers false), not an error.
+      Ok(match c::ecdsa::Signature::from_der(p.bytes("signature")?) {
+        Ok(sig) => Out::Bytes(sig.to_bytes().to_vec()),
+        Err(_) => Out::Bool(false),
+      })
+    }),
+    // {password, salt, N, r, p, length}
+    "scrypt" => scrypt(p).map(Out::Bytes),
+    // {mode: cbc|ctr|gcm, encrypt, key, iv, data, padding?, counterBits? (ctr), aad?, tag?, tagLength?}
+    "cipher" => cipher(p).map(Out::Bytes),
+    _ => Err(Error::NotSupported(format!("Unknown node:crypto operation '{op}'"))),
+  }
+}
+
+fn curve_name(oid: ObjectIdentifier) -> Result<&'static str> {
+  match oid {
+    P256_OID => Ok("P-256"),
+    P384_OID => Ok("P-384"),
+    other => Err(Error::NotSupported(format!("Unsupported EC curve (OID {other}); P-256 and P-384 are supported"))),
+  }
+}
+
+fn info(private: bool, kind: &str, der: Vec<u8>, curve: &str, rsa: Option<&RsaPublicKey>) -> Out {
+  let (bits, exponent) = rsa.map(|k| (k.n().bits() as f64, k.e().to_bytes_be())).unwrap_or((0.0, Vec::new()));
+  Out::List(vec![
+    Out::Str(if private { "private" } else { "public" }.into()),
+    Out::Str(kind.into()),
+    Out::Bytes(der),
+    Out::Str(curve.into()),
+    Out::Num(bits),
+    Out::Bytes(exponent),
+  ])
+}
+
+fn key_info(format: &str, data: &[u8]) -> Result<Out> {
+  match format {
+    "pkcs8" => {
+      let parsed = PrivateKeyInfo::from_der(data).map_err(|e| invalid("private", e))?;
+      let oid = parsed.algorithm.oid;
+      if oid == RSA_OID {
+        let key = RsaPrivateKey::from_pkcs8_der(data).map_err(|e| invalid("RSA private", e))?;
+        key.validate().map_err(|e| invalid("RSA private", e))?;
+        let public = key.to_public_key();
+        Ok(info(true, "rsa", data.to_vec(), "", Some(&public)))
+      } else if oid == EC_OID {
+        let curve_oid = parsed.algorithm.parameters_oid().map_err(|e| invalid("EC private", e))?;
+        let curve = curve_name(curve_oid)?;
+        with_curve!(curve, c => {
+          let key = c::SecretKey::from_pkcs8_der(data).map_err(|e| invalid("EC private", e))?;
+          Ok(info(true, "ec", key.to_pkcs8_der().map_err(encode_error)?.as_bytes().to_vec(), curve, None))
+        })
+      } else if oid == ED25519_OID || oid == X25519_OID {
+        okp_private_from_pkcs8(oid, data)?;
+        Ok(info(true, if oid == ED25519_OID { "ed25519" } else { "x25519" }, data.to_vec(), "", None))
+      } else {
+        Err(Error::NotSupported(format!("Unsupported key type (OID {oid})")))
+      }
+    }
+    "spki" => {
+      let parsed = SubjectPublicKeyInfoRef::from_der(data).map_err(|e| invalid("public", e))?;
+      let oid = parsed.algorithm.oid;
+      if oid == RSA_OID {
+        let key = RsaPublicKey::from_public_key_der(data).map_err(|e| invalid("RSA public", e))?;
+        Ok(info(false, "rsa", data.to_vec(), "", Some(&key)))
+      } else if oid == EC_OID {
+        let curve_oid = parsed.algorithm.parameters_oid().map_err(|e| invalid("EC public", e))?;
+        let curve = curve_name(curve_oid)?;
+        with_curve!(curve, c => {
+          c::PublicKey::from_public_key_der(data).map_err(|e| invalid("EC public", e))?;
+          Ok(info(false, "ec", data.to_vec(), curve, None))
+        })
+      } else if oid == ED25519_OID || oid == X25519_OID {
+        let bytes = parsed.subject_public_key.as_bytes().filter(|b| b.len() == 32).ok_or_else(|| invalid("public", "the key must be 32 bytes"))?;
+        if oid == ED25519_OID {
+          let bytes: [u8; 32] = bytes.try_into().unwrap();
+          ed25519_dalek::VerifyingKey::from_bytes(&bytes).map_err(|e| invalid("Ed25519 public", e))?;
+        }
+        Ok(info(false, if oid == ED25519_OID { "ed25519" } else { "x25519" }, data.to_vec(), "", None))
+      } else {
+        Err(Error::NotSupported(format!("Unsupported key type (OID {oid})")))
+      }
+    }
+    "pkcs1-private" => {
+      let key = RsaPrivateKey::from_pkcs1_der(data).map_err(|e| invalid("RSA private", e))?;
+      key.validate().map_err(|e| invalid("RSA private", e))?;
+      let der = key.to_pkcs8_der().map_err(encode_error)?.as_bytes().to_vec();
+      Ok(info(true, "rsa", der, "", Some(&key.to_public_key())))
+    }
+    "pkcs1-public" => {
+      let key = RsaPublicKey::from_pkcs1_der(data).map_err(|e| invalid("RSA public", e))?;
+      let der = key.to_public_key_der().map_err(encode_error)?.into_vec();
+      Ok(info(false, "rsa", der, "", Some(&key)))
+    }
+    "sec1" => {
+      if let Ok(key) = p256::SecretKey::from_sec1_der(data) {
+        return Ok(info(true, "ec", key.to_pkcs8_der().map_err(encode_error)?.as_bytes().to_vec(), "P-256", None));
+      }
+      match p384::SecretKey::from_sec1_der(data) {
+        Ok(key) => Ok(info(true, "ec", key.to_pkcs8_der().map_err(encode_error)?.as_bytes().to_vec(), "P-384", None)),
+        Err(e) => Err(invalid("EC private (SEC1; P-256 and P-384 are supported)", e)),
+      }
+    }
+    "x509" => {
+      use x509_cert::der::{Decode as _, Encode as _};
+      let certificate = x509_cert::Certificate::from_der(data).map_err(|e| invalid("certificate's", e))?;
+      let spki = certificate.tbs_certificate.subject_public_key_info.to_der().map_err(encode_error)?;
+      key_info("spki", &spki)
+    }
+    other => Err(Error::NotSupported(format!("Unknown key format '{other}'"))),
+  }
+}
+
+fn public_of(kind: &str, curve: Option<&str>, key: &[u8]) -> Result<Vec<u8>> {
+  match kind {
+    "rsa" => {
+      let key = RsaPrivateKey::from_pkcs8_der(key).map_err(|e| invalid("RSA private", e))?;
+      Ok(key.to_public_key().to_public_key_der().map_err(encode_error)?.into_vec())
+    }
+    "ec" => with_curve!(curve.unwrap_or(""), c => {
+      let key = c::SecretKey::from_pkcs8_der(key).map_err(|e| invalid("EC private", e))?;
+      Ok(key.public_key().to_public_key_der().map_err(encode_error)?.into_vec())
+    }),
+    "ed25519" | "x25519" => {
+      let oid = okp_oid(if kind == "ed25519" { "Ed25519" } else { "X25519" })?;
+      let secret = okp_private_from_pkcs8(oid, key)?;
+      okp_spki(oid, &okp_public_of(oid, &secret))
+    }
+    other => Err(Error::NotSupported(format!("Unsupported key type '{other}'"))),
+  }
+}
+
+fn to_pkcs1(private: bool, key: &[u8]) -> Result<Vec<u8>> {
+  if private {
+    let key = RsaPrivateKey::from_pkcs8_der(key).map_err(|e| invalid("RSA private", e))?;
+    Ok(key.to_pkcs1_der().map_err(encode_error)?.as_bytes().to_vec())
+  } else {
+    let key = RsaPublicKey::from_public_key_der(key).map_err(|e| invalid("RSA public", e))?;
+    Ok(key.to_pkcs1_der().map_err(encode_error)?.into_vec())
+  }
+}
+
+fn scrypt(p: &Params) -> Result<Vec<u8>> {
+  let n = p.num("N")?;
+  let (r, par, length) = (p.num("r")?, p.num("p")?, p.num("length")?);
+  if !(n >= 2.0) || n.fract() != 0.0 || (n as u64).count_ones() != 1 || n > 2f64.powi(40) {
+    return Err(Error::Operation("Invalid scrypt param: N must be a power of 2 greater than 1".into()));
+  }
+  let log_n = (n as u64).trailing_zeros() as u8;
+  let params = scrypt::Params::new(log_n, r as u32, par as u32, 32)
+    .map_err(|e| Error::Operation(format!("Invalid scrypt params: {e}")))?;
+  let mut out = vec![0u8; length as usize];
+  scrypt::scrypt(p.bytes("password")?, p.bytes("salt")?, &params, &mut out).map_err(|e| Error::Operation(format!("scrypt failed: {e}")))?;
+  Ok(out)
+}
+
+fn cipher(p: &Params) -> Result<Vec<u8>> {
+  use cipher::block_padding::{NoPadding, Pkcs7};
+  use cipher::{BlockDecryptMut, BlockEncryptMut, KeyIvInit};
+  let encrypt = p.num("encrypt")? != 0.0;
+  let key = p.bytes("key")?;
+  let iv = p.bytes("iv")?;
+  let data = p.bytes("data")?;
+  match p.str("mode")? {
+    "gcm" => {
+      let mut params = Params::default();
+      params.set("name", super::Value::Str("AES-GCM".into()));
+      params.set("key", super::Value::Bytes(key.to_vec()));
+      params.set("iv", super::Value::Bytes(iv.to_vec()));
+      params.set("additionalData", super::Value::Bytes(p.opt_bytes("aad").unwrap_or(&[]).to_vec()));
+      params.set("tagLength", super::Value::Num(p.opt_num("tagLength").unwrap_or(128.0)));
+      let mut input = data.to_vec();
+      if !encrypt {
+        input.extend_from_slice(p.bytes("tag")?);
+      }
+      params.set("data", super::Value::Bytes(input));
+      symmetric::aes(&params, encrypt).map_err(|e| match e {
+        Error::Operation(m) if m == "Decryption failed" => Error::Operation("Unsupported state or unable to authenticate data".into()),
+        other => other,
+      })
+    }
+    "ctr" => {
+      use cipher::StreamCipher;
+      let mut out = data.to_vec();
+      macro_rules! run {
+        ($A:ty) => {{
+          // Node's CTR counts with the whole block; GCM's keystream (counterBits 32) with its
+          // last 32 bits (inc32).
+          if p.opt_num("counterBits") == Some(32.0) {
+            let mut c = ctr::Ctr32BE::<$A>::new_from_slices(key, iv).map_err(|_| Error::Data("Invalid key or iv length".into()))?;
+            c.apply_keystream(&mut out);
+          } else {
+            let mut c = ctr::Ctr128BE::<$A>::new_from_slices(key, iv).map_err(|_| Error::Data("Invalid key or iv length".into()))?;
+            c.apply_keystream(&mut out);
+          }
+        }};
+      }
+      match key.len() {
+        16 => run!(aes::Aes128),
+        24 => run!(aes::Aes192),
+        32 => run!(aes::Aes256),
+        _ => return Err(Error::Data("Invalid key length".into())),
+      }
+      Ok(out)
+    }
+    "cbc" => {
+      let padding = p.opt_num("padding").unwrap_or(1.0) != 0.0;
+      if !padding && data.len() % 16 != 0 {
+        return Err(Error::Operation(if encrypt { "data not multiple of block length" } else { "wrong final block length" }.into()));
+      }
+      macro_rules! run {
+        ($A:ty) => {{
+          if encrypt {
+            let c = cbc::Encryptor::<$A>::new_from_slices(key, iv).map_err(|_| Error::Data("Invalid key or iv length".into()))?;
+            Ok(if padding { c.encrypt_padded_vec_mut::<Pkcs7>(data) } else { c.encrypt_padded_vec_mut::<NoPadding>(data) })
+          } else {
+            let c = cbc::Decryptor::<$A>::new_from_slices(key, iv).map_err(|_| Error::Data("Invalid key or iv length".into()))?;
+            let result = if padding { c.decrypt_padded_vec_mut::<Pkcs7>(data) } else { c.decrypt_padded_vec_mut::<NoPadding>(data) };
+            result.map_err(|_| Error::Operation(if data.len() % 16 != 0 { "wrong final block length" } else { "bad decrypt" }.into()))
+          }
+        }};
+      }
+      match key.len() {
+        16 => run!(aes::Aes128),
+        24 => run!(aes::Aes192),
+        32 => run!(aes::Aes256),
+        _ => Err(Error::Data("Invalid key length".into())),
+      }
+    }
+    other => Err(Error::NotSupported(format!("Unsupported cipher mode '{other}'"))),
+  }
+}
