@@ -42,7 +42,7 @@ export default {
           case "get": {
             const o = await b.get(args[0], options);
             if (o === null) return answer(null);
-            if (!("body" in o) || o.body === undefined) return answer({ ...meta(o), bodyIncluded: false });
+            if (typeof o.arrayBuffer !== "function") return answer({ ...meta(o), bodyIncluded: false });
             return answer({ ...meta(o), bodyIncluded: true }, await o.arrayBuffer());
           }
           case "put": return answer(meta(await b.put(args[0], args[2] ? null : await request.arrayBuffer(), options)));
