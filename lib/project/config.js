@@ -261,7 +261,7 @@ function normalise(c, raw, base, envName) {
       out.compatibilityDate = date;
       out.compatibilityFlags = flags;
     } catch (error) {
-      const message = error.message.replace(/^config: /, "");
+      const message = error.message.replace(/^config: /, "").replace(/compatibilityDate /g, "").replace(/ Known flags: .*$/s, " (workerd's flag names are listed in workerbox's lib/compat-flags.json)");
       c.error(/flag/.test(message) ? at("compatibility_flags") : at("compatibility_date"), message);
     }
   } else {
@@ -288,7 +288,7 @@ function normalise(c, raw, base, envName) {
       } else if (seen.has(name)) c.error([...at("vars"), name], `binding name already used by ${seen.get(name)}`);
       else {
         seen.set(name, `vars.${name}`);
-        out.bindings.vars[name] = value;
+        out.bindings.vars[name] = JSON.parse(JSON.stringify(value)); // plain objects (parsers may give null-prototype ones)
       }
     }
   }
