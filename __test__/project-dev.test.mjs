@@ -153,6 +153,28 @@ test("hot reload: a config change reloads bindings; an asset change needs no reb
   assert.equal(await (await fetch(`${server.url}new`)).text(), "<p>new</p>");
 });
 
+test("a worker that fails to start: the server still starts, shows the mapped error, and recovers on save", async (t) => {
+  const dir = copyApp(t);
+  const file = path.join(dir, "src", "index.ts");
+  const source = fs.readFileSync(file, "utf8");
+  fs.writeFileSync(file, source.replace('const MARK = "v1";', 'const MARK = "v1";\nif (MARK) throw new RangeError("bad start");'));
+  const lines = [];
+  const server = await startDevServer(dir, { port: 0, persistTo: false, color: false, log: (line) => lines.push(line) });
+  t.after(() => server.close());
+  assert.equal(server.worker, null);
+  assert.ok(lines.some((line) => line.startsWith("✘ the worker failed to start")), lines.join("\n"));
+  const broken = await fetch(`${server.url}mark`);
+  assert.equal(broken.status, 500);
+  const text = await broken.text();
+  assert.match(text, /^Uncaught RangeError: bad start\n/);
+  assert.ok(text.includes(`${file}:21:17`), text);
+  assert.equal(await (await fetch(server.url)).text(), "<h1>Home</h1>\n"); // assets still served
+  const reloaded = next(server, "reload");
+  fs.writeFileSync(file, source);
+  assert.equal((await reloaded).ok, true);
+  assert.equal(await (await fetch(`${server.url}mark`)).text(), "v1");
+});
+
 test("WebSocket upgrade requests reach the worker; its non-101 answer is passed back", async (t) => {
   const { server } = await startApp(t);
   const request = http.request(`${server.url}upgrade`, { headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" } });

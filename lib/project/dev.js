@@ -180,11 +180,23 @@ async function startDevServer(dir, options = {}) {
     const label = paint(color, level === "error" ? "red" : level === "warn" ? "yellow" : "gray", `[${project?.name ?? "worker"}${level === "log" || level === "info" ? "" : ` ${level}`}]`);
     log(`${label} ${message}`);
   };
-  const load = () => loadProject(dir, { env: options.env, persistTo: options.persistTo, services: options.services, vars: options.vars, onLog });
+  const load = (build = true) => loadProject(dir, { env: options.env, persistTo: options.persistTo, services: options.services, vars: options.vars, onLog, build });
+  const describe = (error) => (error.name === "BuildError" || error.name === "ConfigError" ? error.message : error.stack ?? String(error));
 
-  project = await load();
+  // A configuration error stops here; a build or start-up error is shown (log and error page)
+  // until an edit fixes it.
+  project = await load(false);
   for (const warning of project.warnings) log(paint(color, "yellow", `▲ ${warning}`));
-  if (project.options) current = { worker: await startWorker(project), inflight: 0 };
+  let failure = null; // why there is no worker although the project has one
+  if (project.config.mainFile) {
+    try {
+      await project.rebuild();
+      current = { worker: await startWorker(project), inflight: 0 };
+    } catch (error) {
+      failure = error;
+      log(paint(color, "red", `✘ the worker failed to start; fix it and save to retry:\n${describe(error)}`));
+    }
+  }
 
   const retire = (generation) => {
     generation.retired = true;
@@ -192,7 +204,7 @@ async function startDevServer(dir, options = {}) {
   };
 
   let reloading = Promise.resolve();
-  let lastFailed = false; // after a failed build any source change retries
+  let lastFailed = failure !== null; // after a failed build any source change retries
   /** Rebuilds (and, when the config changed, reloads) the project, then swaps the worker. */
   function reload(changed = [], { config = false } = {}) {
     reloading = reloading.then(async () => {
@@ -202,7 +214,7 @@ async function startDevServer(dir, options = {}) {
           const next = await load();
           for (const warning of next.warnings) if (!project.warnings.includes(warning)) log(paint(color, "yellow", `▲ ${warning}`));
           project = next;
-        } else if (project.options) {
+        } else if (project.config.mainFile) {
           await project.rebuild();
         }
         const worker = project.options ? await startWorker(project) : null;
@@ -211,11 +223,12 @@ async function startDevServer(dir, options = {}) {
         if (old) retire(old);
         log(paint(color, "green", `⎔ reloaded ${project.name ?? "worker"}${changed.length ? ` (${changed.map((f) => path.relative(project.root, f)).join(", ")})` : ""}`));
         lastFailed = false;
+        failure = null;
         emitter.emit("reload", { ok: true, changed });
       } catch (error) {
         lastFailed = true;
-        const text = error.name === "BuildError" || error.name === "ConfigError" ? error.message : error.stack ?? String(error);
-        log(paint(color, "red", `✘ reload failed, still serving the previous build:\n${text}`));
+        if (!current) failure = error;
+        log(paint(color, "red", `✘ reload failed, ${current ? "still serving the previous build" : "no worker is running"}:\n${describe(error)}`));
         emitter.emit("reload", { ok: false, error, changed });
       }
     });
@@ -276,23 +289,37 @@ async function startDevServer(dir, options = {}) {
     requestLog(req, status, Number(process.hrtime.bigint() - started) / 1e6);
   }
 
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      // Never let one request take the server down.
+      log(paint(color, "red", `workerbox dev: ${req.method} ${req.url} failed: ${error.stack ?? error}`));
+      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end(`workerbox dev: ${error.message}\n`);
+      else res.destroy();
+    });
+  });
+  async function handle(req, res) {
     const url = new URL(req.url, origin());
     if (url.pathname === "/__scheduled") return scheduled(req, res, url);
     const generation = current;
+    const hasWorker = generation !== null || failure !== null;
     // With a worker, only GET and HEAD requests may be answered by an asset.
-    if (project.assets && (generation === null || req.method === "GET" || req.method === "HEAD")) {
+    if (project.assets && (!hasWorker || req.method === "GET" || req.method === "HEAD")) {
       const started = process.hrtime.bigint();
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
       const request = new Request(url, { method: req.method, headers });
-      const answer = project.assets.route(request, generation !== null);
+      const answer = project.assets.route(request, hasWorker);
       if (answer) {
         await writeResponse(res, answer);
         return requestLog(req, answer.status, Number(process.hrtime.bigint() - started) / 1e6);
       }
     }
     if (!generation) {
+      if (failure) {
+        const page = errorResponse(failure, { method: req.method, url: req.url, headers: req.headers });
+        res.writeHead(page.status, page.headers).end(page.body);
+        return requestLog(req, page.status, 0);
+      }
       res.writeHead(404).end("Not Found\n");
       return requestLog(req, 404, 0);
     }
@@ -303,7 +330,7 @@ async function startDevServer(dir, options = {}) {
       generation.inflight--;
       if (generation.retired && generation.inflight === 0) generation.worker.dispose().catch(() => {});
     }
-  });
+  }
   // The worker of the generation that accepted the request answers it, even if a reload swaps
   // in a new one meanwhile.
   const toWorkerFor = (generation) => nodeHandler({ getWorker: () => generation.worker, dispatch, origin, onDone: requestLog, onError: (error) => project.mapError(error) });

@@ -106,7 +106,8 @@ function buildBindings(config, { state, services = {}, api }) {
  * - `persistTo`: folder for KV/R2 state (default `<root>/.workerbox/state`), or `false` for memory;
  * - `services`: `{ serviceName: Worker | (request) => Response | { fetch } }` for service bindings;
  * - `vars`: extra plain bindings, over the config's vars and secrets;
- * - `onLog`: the worker's console lines (stacks in them mapped to the original files).
+ * - `onLog`: the worker's console lines (stacks in them mapped to the original files);
+ * - `build`: false skips the first bundle (`options` stays null until `rebuild()`).
  * Returns the project: `options` for createWorker(), `warnings`, `unsupported`, `assets`,
  * `crons`, `inputs` (files the bundle read) and `rebuild()` (bundles again, same bindings).
  */
@@ -167,7 +168,7 @@ async function loadProject(target, options = {}) {
       return mapError(error, project.mapper);
     },
   };
-  await project.rebuild();
+  if (options.build !== false) await project.rebuild();
   return project;
 }
 
