@@ -159,3 +159,20 @@ test("in front of a worker: run_worker_first (with exclusions), navigation-only 
   assert.equal(await get("/client/route"), "200 worker: GET /client/route");
   assert.equal(await get("/", {}, "POST"), "200 worker: POST /"); // only GET and HEAD go to assets
 });
+
+test("an assets-only project (no main): every request is answered from the assets", async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-static-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.cpSync(FIXTURES, dir, { recursive: true });
+  const server = await startDevServer(path.join(dir, "static-only"), { port: 0, persistTo: false, watch: false, log() {} });
+  t.after(() => server.close());
+  assert.equal(server.worker, null);
+  const about = await fetch(`${server.url}about`, { redirect: "manual" });
+  assert.equal(about.status, 307);
+  assert.equal(about.headers.get("location"), "/about/");
+  assert.equal(await (await fetch(`${server.url}about/`)).text(), "<h1>about</h1>\n");
+  const missing = await fetch(`${server.url}blog/nope`); // not a navigation, still the 404 page
+  assert.equal(missing.status, 404);
+  assert.equal(await missing.text(), "<h1>blog 404</h1>\n");
+  assert.equal((await fetch(server.url, { method: "POST", body: "x" })).status, 405);
+});
