@@ -139,13 +139,25 @@ test("hot reload: an edit rebuilds and swaps only this worker; a broken edit kee
   assert.equal((await (await fetch(`${server.url}info`)).json()).greeting, "Replaced by rename");
 });
 
-test("hot reload: a config change reloads bindings; an asset change needs no rebuild", async (t) => {
+test("hot reload: a config change reloads bindings (a bad one keeps the old build), stores survive; an asset change needs no rebuild", async (t) => {
   const { server, dir } = await startApp(t);
   const config = path.join(dir, "wrangler.jsonc");
-  const reloaded = next(server, "reload");
+  assert.equal(await (await fetch(`${server.url}counter`)).text(), "1");
+  let reloaded = next(server, "reload");
+  fs.writeFileSync(config, "{ this is not json");
+  const failed = await reloaded;
+  assert.equal(failed.ok, false);
+  assert.match(failed.error.message, /wrangler\.jsonc:1: invalid JSON/);
+  assert.equal((await (await fetch(`${server.url}info`)).json()).greetingVar, "hello"); // still the old build
+  reloaded = next(server, "reload");
+  fs.writeFileSync(config, fs.readFileSync(path.join(HERE, "fixtures", "ts-app", "wrangler.jsonc"), "utf8"));
+  assert.equal((await reloaded).ok, true);
+  reloaded = next(server, "reload");
   fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace('"GREETING": "hello"', '"GREETING": "bonjour"'));
   assert.equal((await reloaded).ok, true);
   assert.equal((await (await fetch(`${server.url}info`)).json()).greetingVar, "bonjour");
+  // The in-memory KV namespace outlived both config reloads.
+  assert.equal(await (await fetch(`${server.url}counter`)).text(), "2");
 
   const refreshed = next(server, "assets");
   fs.writeFileSync(path.join(dir, "public", "new.html"), "<p>new</p>");

@@ -180,7 +180,8 @@ async function startDevServer(dir, options = {}) {
     const label = paint(color, level === "error" ? "red" : level === "warn" ? "yellow" : "gray", `[${project?.name ?? "worker"}${level === "log" || level === "info" ? "" : ` ${level}`}]`);
     log(`${label} ${message}`);
   };
-  const load = (build = true) => loadProject(dir, { env: options.env, persistTo: options.persistTo, services: options.services, vars: options.vars, onLog, build });
+  const storeCache = new Map(); // KV/R2 stores outlive config reloads (in memory too)
+  const load = (build = true) => loadProject(dir, { env: options.env, persistTo: options.persistTo, services: options.services, vars: options.vars, onLog, build, storeCache });
   const describe = (error) => (error.name === "BuildError" || error.name === "ConfigError" ? error.message : error.stack ?? String(error));
 
   // A configuration error stops here; a build or start-up error is shown (log and error page)
@@ -205,10 +206,12 @@ async function startDevServer(dir, options = {}) {
 
   let reloading = Promise.resolve();
   let lastFailed = failure !== null; // after a failed build any source change retries
+  let configPending = false; // a config reload failed: the next retry reloads the config too
   /** Rebuilds (and, when the config changed, reloads) the project, then swaps the worker. */
   function reload(changed = [], { config = false } = {}) {
     reloading = reloading.then(async () => {
       if (closed) return;
+      config ||= configPending;
       try {
         if (config) {
           const next = await load();
@@ -223,10 +226,12 @@ async function startDevServer(dir, options = {}) {
         if (old) retire(old);
         log(paint(color, "green", `⎔ reloaded ${project.name ?? "worker"}${changed.length ? ` (${changed.map((f) => path.relative(project.root, f)).join(", ")})` : ""}`));
         lastFailed = false;
+        configPending = false;
         failure = null;
         emitter.emit("reload", { ok: true, changed });
       } catch (error) {
         lastFailed = true;
+        configPending ||= config;
         if (!current) failure = error;
         log(paint(color, "red", `✘ reload failed, ${current ? "still serving the previous build" : "no worker is running"}:\n${describe(error)}`));
         emitter.emit("reload", { ok: false, error, changed });

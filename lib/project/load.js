@@ -54,7 +54,7 @@ const BINDING_FACTORIES = {
  * Builds every binding of the config. Returns `{ bindings, unsupported, warnings }`;
  * `services` maps service names to a Worker, a function or an object with fetch().
  */
-function buildBindings(config, { state, services = {}, api }) {
+function buildBindings(config, { state, services = {}, api, storeCache }) {
   const bindings = {};
   const unsupported = [];
   const warnings = [];
@@ -68,7 +68,12 @@ function buildBindings(config, { state, services = {}, api }) {
         continue;
       }
       try {
-        bindings[entry.binding] = kind.create(factory, entry, state);
+        // A store made for the same entry before (a reload in the dev server) is reused, so
+        // in-memory data survives and files are not opened twice.
+        const cacheKey = `${key}:${state}:${JSON.stringify(entry)}`;
+        const binding = storeCache?.get(cacheKey) ?? kind.create(factory, entry, state);
+        storeCache?.set(cacheKey, binding);
+        bindings[entry.binding] = binding;
       } catch (error) {
         unsupported.push({ key, binding: entry.binding, reason: `${kind.factory}() failed: ${error.message}` });
       }
@@ -107,7 +112,8 @@ function buildBindings(config, { state, services = {}, api }) {
  * - `services`: `{ serviceName: Worker | (request) => Response | { fetch } }` for service bindings;
  * - `vars`: extra plain bindings, over the config's vars and secrets;
  * - `onLog`: the worker's console lines (stacks in them mapped to the original files);
- * - `build`: false skips the first bundle (`options` stays null until `rebuild()`).
+ * - `build`: false skips the first bundle (`options` stays null until `rebuild()`);
+ * - `storeCache`: a Map that keeps the stores made, to reuse them when loading again.
  * Returns the project: `options` for createWorker(), `warnings`, `unsupported`, `assets`,
  * `crons`, `inputs` (files the bundle read) and `rebuild()` (bundles again, same bindings).
  */
@@ -117,7 +123,7 @@ async function loadProject(target, options = {}) {
   const config = readConfig(target, { env: options.env });
   const state = options.persistTo === false ? null : path.resolve(options.persistTo ?? path.join(config.root, ".workerbox", "state"));
   if (state) fs.mkdirSync(state, { recursive: true });
-  const { bindings, unsupported, warnings } = buildBindings(config, { state, services: options.services, api });
+  const { bindings, unsupported, warnings } = buildBindings(config, { state, services: options.services, api, storeCache: options.storeCache });
   const vars = { ...config.bindings.vars, ...config.secrets, ...(options.vars ?? {}) };
   for (const name of Object.keys(vars)) {
     if (bindings[name] !== undefined) warnings.push(`vars: ${name} is also a binding name; the binding wins`);
