@@ -169,7 +169,7 @@ function nodeHandler({ getWorker, dispatch, origin, onDone = () => {}, onError =
  */
 async function startDevServer(dir, options = {}) {
   const { dispatch } = require("../../index.js");
-  const color = options.color ?? Boolean(process.stdout.isTTY);
+  const color = options.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
   const log = options.log ?? ((line) => console.log(line));
   const emitter = new EventEmitter();
   let closed = false;

@@ -149,7 +149,7 @@ export interface DevServerOptions extends Omit<LoadProjectOptions, "onLog"> {
   host?: string;
   /** Rebuild on file changes (default true). */
   watch?: boolean;
-  /** Colored output (default: stdout is a TTY). */
+  /** Colored output (default: stdout is a TTY and NO_COLOR is not set). */
   color?: boolean;
   /** Where lines go (default console.log). */
   log?: (line: string) => void;
