@@ -1,5 +1,13 @@
 // Type definitions for workerbox's public API (index.js).
 
+declare global {
+  // `Symbol.asyncDispose` is declared here too, as @types/node does, so these types check in
+  // projects whose `lib` predates esnext.disposable (e.g. ["es2022", "dom"]).
+  interface SymbolConstructor {
+    readonly asyncDispose: unique symbol;
+  }
+}
+
 /** A JSON value usable as a plain `env` binding. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -275,3 +283,6 @@ export declare function poolStats(): PoolStats;
 
 /** Disposes every spare (ready or booting); resolves once their threads are joined. */
 export declare function clearPool(): Promise<void>;
+
+export { loadProject, startDevServer, getPlatformProxy, readConfig } from "./lib/project/index.js";
+export type { Project, LoadProjectOptions, ProjectConfig, DevServer, DevServerOptions, PlatformProxy, PlatformProxyOptions, KVNamespace, R2Bucket, UnsupportedBinding } from "./lib/project/index.js";

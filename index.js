@@ -452,3 +452,12 @@ module.exports.Worker = Worker;
 module.exports.kv = kv;
 module.exports.storage = storage;
 module.exports.service = service;
+
+// Project tooling (wrangler config, bundling, dev server, platform proxy): also `workerbox/project`.
+// Loaded on first use, so `require("workerbox")` does not load esbuild, the TOML parser or the
+// rest unless a project function is called.
+const project = () => require("./lib/project/index.js");
+module.exports.loadProject = (...args) => project().loadProject(...args);
+module.exports.startDevServer = (...args) => project().startDevServer(...args);
+module.exports.getPlatformProxy = (...args) => project().getPlatformProxy(...args);
+module.exports.readConfig = (...args) => project().readConfig(...args);

@@ -1,16 +1,26 @@
 #!/usr/bin/env node
 "use strict";
-// The workerbox command line: `workerbox serve <file> [--port N] [--host H] [--var NAME=VALUE]…`
-// serves a worker script over HTTP on this machine, every request going through dispatch().
+// The workerbox command line:
+//   workerbox serve <file> [--port N] [--host H] [--var NAME=VALUE]…  serves one worker script;
+//   workerbox dev [dir] [--port N] [--host H] [--env NAME] [--var NAME=VALUE]… [--no-watch]
+//     serves a wrangler-style project (lib/project/dev.js) with rebuilds on change.
+// Request and response bodies stream through dispatch() in both.
 
 const fs = require("node:fs");
 const http = require("node:http");
 const path = require("node:path");
-const { createWorker, dispatch } = require("../index.js");
 
-const USAGE = `Usage: workerbox serve <worker.js> [--port 8787] [--host 127.0.0.1] [--var NAME=VALUE]...
+const USAGE = `Usage:
+  workerbox serve <worker.js> [--port 8787] [--host 127.0.0.1] [--var NAME=VALUE]...
+  workerbox dev [project-dir | wrangler.toml] [--port 8787] [--host 127.0.0.1] [--env NAME]
+                [--var NAME=VALUE]... [--persist-to DIR | --no-persist] [--no-watch]
 
-Serves the worker script over HTTP. --var adds a plain-text env binding (repeatable).`;
+serve  serves one worker script over HTTP. --var adds a plain-text env binding (repeatable).
+dev    serves a project described by wrangler.jsonc / wrangler.json / wrangler.toml like
+       \`wrangler dev\`: bundles it with esbuild, rebuilds on change, serves its assets, logs each
+       request; GET /__scheduled?cron=... runs its scheduled() handler.
+
+Exit codes: 0 after SIGINT/SIGTERM, 1 on a start-up error (bad config, build failure, port in use), 2 on bad usage.`;
 
 function fail(message) {
   console.error(`workerbox: ${message}\n\n${USAGE}`);
@@ -23,8 +33,8 @@ function parseArgs(argv) {
     console.log(USAGE);
     process.exit(command === undefined ? 2 : 0);
   }
-  if (command !== "serve") fail(`unknown command "${command}"`);
-  const options = { file: undefined, port: 8787, host: "127.0.0.1", vars: {} };
+  if (command !== "serve" && command !== "dev") fail(`unknown command "${command}"`);
+  const options = { command, file: undefined, port: undefined, host: undefined, vars: {}, env: undefined, persistTo: undefined, watch: true };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     const value = () => {
@@ -35,36 +45,55 @@ function parseArgs(argv) {
       const port = Number(value());
       if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535`);
       options.port = port;
-    } else if (arg === "--host") {
+    } else if (arg === "--host" || arg === "--ip") {
       options.host = value();
     } else if (arg === "--var") {
       const pair = value();
       const eq = pair.indexOf("=");
       if (eq <= 0) fail(`--var takes NAME=VALUE, got "${pair}"`);
       options.vars[pair.slice(0, eq)] = pair.slice(eq + 1);
+    } else if (command === "dev" && (arg === "--env" || arg === "-e")) {
+      options.env = value();
+    } else if (command === "dev" && arg === "--persist-to") {
+      options.persistTo = value();
+    } else if (command === "dev" && arg === "--no-persist") {
+      options.persistTo = false;
+    } else if (command === "dev" && arg === "--no-watch") {
+      options.watch = false;
     } else if (arg.startsWith("-")) {
-      fail(`unknown option "${arg}"`);
+      fail(`unknown option "${arg}" for ${command}`);
     } else if (options.file === undefined) {
       options.file = arg;
     } else {
       fail(`unexpected argument "${arg}"`);
     }
   }
-  if (options.file === undefined) fail("serve needs a worker script file");
+  if (command === "serve" && options.file === undefined) fail("serve needs a worker script file");
   return options;
 }
 
-function readBody(req) {
-  return new Promise((resolve, reject) => {
-    const chunks = [];
-    req.on("data", (chunk) => chunks.push(chunk));
-    req.on("end", () => resolve(chunks.length ? Buffer.concat(chunks) : null));
-    req.on("error", reject);
-  });
+/** Closes the server and disposes on SIGINT/SIGTERM; a second signal exits at once. */
+function onSignals(stop) {
+  let stopping = false;
+  const handler = (signal) => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    console.log(`\nworkerbox: ${signal}, shutting down`);
+    stop().then(
+      () => process.exit(0),
+      (error) => {
+        console.error(`workerbox: shutdown failed: ${error.stack ?? error}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", handler);
+  process.on("SIGTERM", handler);
 }
 
-async function main() {
-  const options = parseArgs(process.argv.slice(2));
+async function serve(options) {
+  const { createWorker, dispatch } = require("../index.js");
+  const { nodeHandler } = require("../lib/project/dev.js");
   const file = path.resolve(options.file);
   let script;
   try {
@@ -79,40 +108,55 @@ async function main() {
     console.error(`workerbox: ${options.file} failed to start:\n${error.stack}`);
     process.exit(1);
   }
-
-  const server = http.createServer(async (req, res) => {
-    try {
-      const headers = [];
-      for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
-      const body = req.method === "GET" || req.method === "HEAD" ? null : await readBody(req);
-      const host = req.headers.host ?? `${options.host}:${options.port}`;
-      const response = await dispatch(worker, { url: `http://${host}${req.url}`, method: req.method, headers, body });
-      const raw = [];
-      for (const [name, value] of response.headers) {
-        if (name === "set-cookie") continue;
-        raw.push(name, value);
-      }
-      for (const cookie of response.headers.getSetCookie()) raw.push("set-cookie", cookie);
-      if (response.statusText) res.writeHead(response.status, response.statusText, raw);
-      else res.writeHead(response.status, raw);
-      res.end(Buffer.from(await response.arrayBuffer()));
-    } catch (error) {
+  const host = options.host ?? "127.0.0.1";
+  let address;
+  const handler = nodeHandler({
+    getWorker: () => worker,
+    dispatch,
+    origin: () => `http://${address}`,
+    onError: (error, req) => {
       console.error(`[worker] ${req.method} ${req.url} failed:\n${error.stack}`);
-      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
-      res.end(`Worker error: ${error.name}: ${error.message}\n`);
-    }
+      return error;
+    },
   });
-  server.listen(options.port, options.host, () => {
-    const { port } = server.address();
-    console.log(`workerbox: serving ${options.file} (${worker.format}) on http://${options.host}:${port}/`);
-  });
-  const stop = async () => {
-    server.close();
+  const server = http.createServer(handler);
+  server.on("error", async (error) => {
+    console.error(error.code === "EADDRINUSE" ? `workerbox: port ${options.port ?? 8787} on ${host} is already in use; pass --port (0 picks a free port)` : `workerbox: ${error.message}`);
     await worker.dispose();
-    process.exit(0);
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+    process.exit(1);
+  });
+  server.listen(options.port ?? 8787, host, () => {
+    const { port } = server.address();
+    address = `${host}:${port}`;
+    console.log(`workerbox: serving ${options.file} (${worker.format}) on http://${address}/`);
+  });
+  onSignals(async () => {
+    server.close();
+    server.closeAllConnections();
+    await worker.dispose();
+  });
 }
 
-main();
+async function dev(options) {
+  const { startDevServer } = require("../lib/project/dev.js");
+  let server;
+  try {
+    server = await startDevServer(options.file ?? ".", { port: options.port, host: options.host, env: options.env, vars: options.vars, persistTo: options.persistTo, watch: options.watch });
+  } catch (error) {
+    const text = error.name === "ConfigError" || error.name === "BuildError" || error.code === "EADDRINUSE" ? error.message : error.stack ?? String(error);
+    console.error(`workerbox dev: ${text}`);
+    process.exit(1);
+  }
+  const { project } = server;
+  console.log(`workerbox dev: ${project.name ?? path.basename(project.root)} from ${path.relative(process.cwd(), project.configFile) || project.configFile}${project.env ? ` (env ${project.env})` : ""}`);
+  const names = Object.keys(project.bindings);
+  if (names.length) console.log(`  bindings: ${names.join(", ")}`);
+  if (project.assets) console.log(`  assets: ${path.relative(process.cwd(), project.assets.directory) || "."} (${project.assets.size} files)`);
+  if (project.crons.length) console.log(`  crons: ${project.crons.join(", ")} — run one with ${server.url}__scheduled?cron=${encodeURIComponent(project.crons[0])}`);
+  if (project.stateDir) console.log(`  state: ${path.relative(process.cwd(), project.stateDir) || project.stateDir}`);
+  console.log(`ready on ${server.url}`);
+  onSignals(() => server.close());
+}
+
+const options = parseArgs(process.argv.slice(2));
+(options.command === "serve" ? serve : dev)(options);

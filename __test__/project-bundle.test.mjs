@@ -1,0 +1,93 @@
+// Bundling: stacks mapped to the original TypeScript, build errors naming file and line,
+// no_bundle projects, module rules replacing defaults, and what happens without esbuild (an
+// optional peer dependency): JavaScript loads unbundled with a warning, TypeScript is an error.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { loadProject, startWorker, BuildError } from "workerbox/project";
+import { dispatch } from "workerbox";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const FIXTURES = path.join(HERE, "fixtures");
+
+function copy(t, ...parts) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-bundle-"));
+  fs.cpSync(path.join(FIXTURES, ...parts), dir, { recursive: true });
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+test("a thrown error's stack, fileName and lineNumber point into the TypeScript sources", async (t) => {
+  const dir = copy(t, "ts-app");
+  const project = await loadProject(dir, { persistTo: false });
+  assert.equal(project.options.filename, path.join(dir, ".workerbox", "bundle", "index.js"));
+  assert.ok(fs.existsSync(`${project.options.filename}.map`));
+  const worker = await startWorker(project, { onLog() {} });
+  t.after(() => worker.dispose());
+  const error = await dispatch(worker, "http://localhost/explode").then(
+    () => assert.fail("expected a rejection"),
+    (caught) => project.mapError(caught),
+  );
+  assert.equal(error.message, "exploded: on purpose");
+  const frames = error.stack.split("\n").filter((line) => line.includes(dir));
+  assert.equal(frames[0].trim(), `at explode (${path.join(dir, "src", "fail.ts")}:4:9)`);
+  assert.match(frames[1], new RegExp(`index\\.ts:\\d+:\\d+\\)$`));
+});
+
+test("console lines carrying a stack are mapped too", async (t) => {
+  const dir = copy(t, "ts-app");
+  const file = path.join(dir, "src", "index.ts");
+  fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace('console.log("worker says hi");', 'console.log(new Error("logged").stack);'));
+  const lines = [];
+  const project = await loadProject(dir, { persistTo: false, onLog: (level, message) => lines.push(message) });
+  const worker = await startWorker(project);
+  t.after(() => worker.dispose());
+  await (await dispatch(worker, "http://localhost/log")).text();
+  await worker.waitUntilSettled();
+  assert.equal(lines.length, 1);
+  assert.match(lines[0], new RegExp(`^Error: logged\\n\\s+at Object\\.fetch \\(${file.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")}:\\d+:\\d+\\)`));
+});
+
+test("a build error is a BuildError naming the file, line and column", async (t) => {
+  const dir = copy(t, "ts-app");
+  fs.writeFileSync(path.join(dir, "src", "fail.ts"), "export function explode(): never {\n  throw new Error(;\n}\n");
+  await assert.rejects(loadProject(dir, { persistTo: false }), (error) => {
+    assert.ok(error instanceof BuildError);
+    assert.equal(error.message, `build failed:\n${path.join(dir, "src", "fail.ts")}:2:19: Unexpected ";"`);
+    return true;
+  });
+});
+
+test("no_bundle: main and the module files beside it load as they are; a project rule replaces the default", async (t) => {
+  const dir = copy(t, "bundle", "plain-js");
+  const project = await loadProject(dir, { persistTo: false });
+  assert.equal(project.options.filename, path.join(dir, "src", "index.js"));
+  assert.deepEqual(Object.keys(project.options.modules).sort(), [path.join(dir, "src", "lib", "shout.js"), path.join(dir, "src", "page.tmpl")]);
+  const worker = await startWorker(project, { onLog() {} });
+  t.after(() => worker.dispose());
+  assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "HELLO PLAIN");
+});
+
+test("without esbuild: a JavaScript main loads unbundled with a warning; a TypeScript main is a clear error", async (t) => {
+  const js = copy(t, "bundle", "plain-js");
+  const config = path.join(js, "wrangler.toml");
+  fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace("no_bundle = true\n", ""));
+  const ts = copy(t, "ts-app");
+  const dir = path.join(FIXTURES, "bundle", "no-esbuild");
+  const child = spawn(process.execPath, ["-r", path.join(dir, "hide-esbuild.cjs"), path.join(dir, "check.cjs"), js, ts], { cwd: HERE, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const [code] = await once(child, "exit", { signal: AbortSignal.timeout(30000) });
+  assert.equal(code, 0, stderr);
+  const result = JSON.parse(stdout);
+  assert.equal(result.text, "HELLO PLAIN");
+  assert.deepEqual(result.warnings, [`esbuild is not installed: ${path.join("src", "index.js")} and the modules beside it are loaded without bundling`]);
+  assert.equal(result.tsError, `${path.join(ts, "src", "index.ts")} needs bundling, but esbuild is not installed: run \`npm install --save-dev esbuild\` (it is an optional peer dependency of workerbox)`);
+});

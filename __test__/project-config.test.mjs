@@ -1,0 +1,215 @@
+// Project configuration: wrangler.toml / .json / .jsonc with every key workerbox reads, env
+// sections, .dev.vars and .env secrets, bad files (each error names file, line and key),
+// warnings for unknown and unsupported keys, and loadProject()'s createWorker options.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { readConfig, loadProject, ConfigError } from "workerbox/project";
+import { createWorker, dispatch } from "workerbox";
+
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "config");
+const FORMATS = { "full-toml": "wrangler.toml", "full-jsonc": "wrangler.jsonc", "full-json": "wrangler.json" };
+
+/** A copy of a fixture folder in a temporary folder, removed after the test. */
+function copy(t, name) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-config-"));
+  fs.cpSync(path.join(FIXTURES, name), dir, { recursive: true });
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The normalised config without what depends on the file's name and place. */
+function comparable(config) {
+  const { file, root, warnings, mainFile, secretFiles, ...rest } = config;
+  return JSON.parse(JSON.stringify(rest).replaceAll(root, "<root>"));
+}
+
+for (const [folder, file] of Object.entries(FORMATS)) {
+  test(`${file}: every supported key is read`, () => {
+    const config = readConfig(path.join(FIXTURES, folder));
+    const root = path.join(FIXTURES, folder);
+    assert.equal(config.file, path.join(root, file));
+    assert.equal(config.name, "full");
+    assert.equal(config.main, "src/index.js");
+    assert.equal(config.mainFile, path.join(root, "src", "index.js"));
+    assert.equal(config.compatibilityDate, "2025-01-01");
+    assert.deepEqual(config.compatibilityFlags, ["nodejs_compat"]);
+    assert.equal(config.minify, false);
+    assert.equal(config.noBundle, false);
+    assert.equal(config.cpuMs, 50);
+    assert.deepEqual(config.bindings.vars, { GREETING: "hello", COUNT: 3, NESTED: { a: [1, 2] } });
+    assert.deepEqual(config.bindings.kv, [{ binding: "KV", id: "kv-preview" }]);
+    assert.deepEqual(config.bindings.r2, [{ binding: "BUCKET", bucket: "files" }]);
+    assert.deepEqual(config.bindings.d1, [{ binding: "DB", databaseName: "main-db", databaseId: "db-id", migrationsDir: path.join(root, "migrations"), migrationsTable: "d1_migrations" }]);
+    assert.deepEqual(config.bindings.durableObjects, [{ binding: "COUNTER", className: "Counter", scriptName: undefined }]);
+    assert.deepEqual(config.migrations, [{ tag: "v1", newClasses: [], newSqliteClasses: ["Counter"], deletedClasses: [], renamedClasses: [] }]);
+    assert.deepEqual(config.bindings.queues.producers, [{ binding: "JOBS", queue: "jobs", deliveryDelay: undefined }]);
+    assert.deepEqual(config.bindings.queues.consumers, [{ queue: "jobs", deadLetterQueue: undefined, maxBatchSize: 10 }]);
+    assert.deepEqual(config.bindings.services, [{ binding: "AUTH", service: "auth-worker", environment: undefined, entrypoint: undefined }]);
+    assert.deepEqual(config.assets, { directory: path.join(root, "public"), binding: "ASSETS", htmlHandling: "drop-trailing-slash", notFoundHandling: "single-page-application", runWorkerFirst: ["/api/*", "!/api/static/*"] });
+    assert.deepEqual(config.crons, ["*/5 * * * *", "0 0 * * 1"]);
+    assert.deepEqual(config.rules, [{ type: "Text", globs: ["**/*.md"], fallthrough: true }]);
+    assert.deepEqual(config.define, { VERSION: '"1.0.0"' });
+    assert.deepEqual(config.alias, { "old-lib": path.join(root, "src", "new-lib.js") });
+    assert.deepEqual(config.dev, { port: 9999, ip: "127.0.0.1" });
+    assert.deepEqual(config.secrets, { SECRET: "from-dev-vars" });
+    // account_id is deploy-only: read, named in a warning with its line, not used.
+    assert.equal(config.warnings.length, 1);
+    assert.match(config.warnings[0].text, new RegExp(`${file}:\\d+: account_id: used only when deploying`));
+  });
+}
+
+test("the three formats describe the same project identically", () => {
+  const [toml, jsonc, json] = Object.keys(FORMATS).map((folder) => comparable(readConfig(path.join(FIXTURES, folder))));
+  assert.deepEqual(jsonc, toml);
+  assert.deepEqual(json, toml);
+});
+
+test("env sections: inherited keys, own bindings, env secrets, warnings for what is not inherited", () => {
+  for (const folder of Object.keys(FORMATS)) {
+    const config = readConfig(path.join(FIXTURES, folder), { env: "staging" });
+    assert.equal(config.env, "staging");
+    assert.equal(config.name, "full-staging");
+    assert.equal(config.main, "src/index.js"); // inherited
+    assert.equal(config.compatibilityDate, "2025-01-01"); // inherited
+    assert.deepEqual(config.crons, ["*/5 * * * *", "0 0 * * 1"]); // inherited
+    assert.deepEqual(config.bindings.vars, { GREETING: "hi from staging" });
+    assert.deepEqual(config.bindings.kv, [{ binding: "KV", id: "staging-kv" }]);
+    assert.deepEqual(config.bindings.r2, []); // bindings are not inherited
+    assert.deepEqual(config.secrets, { SECRET: "staging-secret" }); // .dev.vars.staging
+    const notInherited = config.warnings.filter((w) => /not inherited/.test(w.message)).map((w) => w.key).sort();
+    assert.deepEqual(notInherited, ["d1_databases", "define", "durable_objects", "queues", "r2_buckets", "services"]);
+    for (const w of config.warnings) assert.ok(w.line > 0, `warning without a line: ${w.text}`);
+  }
+  assert.throws(() => readConfig(path.join(FIXTURES, "full-toml"), { env: "prod" }), (error) => {
+    assert.ok(error instanceof ConfigError);
+    assert.match(error.message, /wrangler\.toml:\d+: env: no environment named "prod" \(defined: staging\)/);
+    return true;
+  });
+});
+
+test(".env files are read when there is no .dev.vars: .env, .env.<env>, .env.local, .env.<env>.local", (t) => {
+  const dir = copy(t, "full-toml");
+  fs.rmSync(path.join(dir, ".dev.vars"));
+  fs.rmSync(path.join(dir, ".dev.vars.staging"));
+  fs.writeFileSync(path.join(dir, ".env"), "A=1\nB=1\nC=1\n# comment\nD=\"quoted value\"\n");
+  fs.writeFileSync(path.join(dir, ".env.staging"), "B=2\n");
+  fs.writeFileSync(path.join(dir, ".env.local"), "C=3\n");
+  assert.deepEqual(readConfig(dir).secrets, { A: "1", B: "1", C: "3", D: "quoted value" });
+  assert.deepEqual(readConfig(dir, { env: "staging" }).secrets, { A: "1", B: "2", C: "3", D: "quoted value" });
+});
+
+const BAD = [
+  ["syntax.toml", /syntax\.toml:4: invalid TOML/],
+  ["syntax.jsonc", /syntax\.jsonc:4: invalid JSON: CommaExpected/],
+  ["missing-main.toml", /missing-main\.toml:2: main: .*src[/\\]nope\.ts does not exist/],
+  ["bad-date.jsonc", /bad-date\.jsonc:3: compatibility_date: "2025-13-45" is not a valid date/],
+  ["bad-flag.toml", /bad-flag\.toml:3: compatibility_flags: unknown compatibility flag "no_such_flag"/],
+  ["kv-no-binding.toml", /kv-no-binding\.toml:8: kv_namespaces\[1\]\.binding: is required/],
+  ["duplicate-binding.jsonc", /duplicate-binding\.jsonc:6: r2_buckets\[0\]\.binding: binding name "STORE" is already used by vars\.STORE/],
+  ["assets-bad.toml", /assets-bad\.toml:6: assets\.html_handling: must be one of .*got "sometimes"\n.*assets-bad\.toml:8: assets\.run_worker_first\[0\]: route "api\/\*" must start with "\/"/],
+  ["assets-missing-dir.jsonc", /assets-missing-dir\.jsonc:4: assets\.directory: .*no-such-folder is not a folder/],
+  ["crons-bad.toml", /crons-bad\.toml:5: triggers\.crons\[0\]: "every minute" is not a cron expression/],
+  ["rules-bad.toml", /rules-bad\.toml:5: rules\[0\]\.type: must be one of "ESModule", "CommonJS", "Text", "Data", "CompiledWasm", got "Yaml"/],
+  ["define-bad.jsonc", /define-bad\.jsonc:5: define\.DEBUG: must be a string holding a JavaScript expression/],
+  ["vars-bad.toml", /vars-bad\.toml:3: vars: must be a table\/object, got string/],
+  ["do-bad.toml", /do-bad\.toml:5: durable_objects\.bindings\[0\]\.class_name: is required/],
+  ["services-bad.jsonc", /services-bad\.jsonc:5: services\[0\]\.service: is required/],
+  ["d1-bad.toml", /d1-bad\.toml:5: d1_databases\[0\]\.binding: "1DB" is not a valid binding name/],
+  ["queues-bad.toml", /queues-bad\.toml:4: queues\.producers\[0\]\.queue: is required/],
+  ["limits-bad.jsonc", /limits-bad\.jsonc:4: limits\.cpu_ms: must be a number of milliseconds, got -5\n.*limits-bad\.jsonc:5: dev\.port: must be a port number/],
+];
+
+for (const [file, expected] of BAD) {
+  test(`bad config ${file}: a ConfigError naming file, line and key`, () => {
+    assert.throws(() => readConfig(path.join(FIXTURES, "bad", file)), (error) => {
+      assert.ok(error instanceof ConfigError, `not a ConfigError: ${error.stack}`);
+      assert.match(error.message, expected);
+      assert.equal(error.file, path.join(FIXTURES, "bad", file));
+      assert.ok(error.line > 0);
+      return true;
+    });
+  });
+}
+
+test("nested env sections are an error when that env is used", () => {
+  assert.throws(() => readConfig(path.join(FIXTURES, "bad", "env-nested.toml"), { env: "prod" }), /env-nested\.toml:7: env\.prod\.env: environments cannot be nested/);
+});
+
+test("no config file: the error names the folder and the files looked for", (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-empty-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  assert.throws(() => readConfig(dir), new RegExp(`${dir.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&")}: no configuration file here \\(looked for wrangler\\.jsonc, wrangler\\.json, wrangler\\.toml\\)`));
+});
+
+test("unknown, unsupported and deploy-only keys each get a warning with file, line and key", () => {
+  const config = readConfig(path.join(FIXTURES, "bad", "warnings.toml"));
+  const byKey = Object.fromEntries(config.warnings.map((w) => [w.key, w]));
+  assert.deepEqual(Object.keys(byKey).sort(), ["hyperdrive", "kv_namespaces[0].colour", "shiny_new_feature", "workers_dev"]);
+  assert.match(byKey.workers_dev.text, /warnings\.toml:3: workers_dev: used only when deploying/);
+  assert.match(byKey.shiny_new_feature.text, /warnings\.toml:4: shiny_new_feature: unknown configuration key/);
+  assert.match(byKey["kv_namespaces[0].colour"].text, /warnings\.toml:9: kv_namespaces\[0\]\.colour: unknown key/);
+  assert.match(byKey.hyperdrive.text, /warnings\.toml:11: hyperdrive: not supported by workerbox/);
+});
+
+test("two config files in one folder: the first of jsonc, json, toml wins, with a warning", (t) => {
+  const dir = copy(t, "full-toml");
+  fs.writeFileSync(path.join(dir, "wrangler.json"), JSON.stringify({ name: "from-json", main: "src/index.js", compatibility_date: "2025-01-01" }));
+  const config = readConfig(dir);
+  assert.equal(config.name, "from-json");
+  assert.ok(config.warnings.some((w) => /wrangler\.toml is also present and is ignored/.test(w.text)));
+});
+
+test("loadProject: createWorker options with embedded bindings; D1, queues and Durable Objects listed as unsupported", async (t) => {
+  const dir = copy(t, "full-toml");
+  const project = await loadProject(dir, { persistTo: false });
+  const unsupported = project.unsupported.map((u) => `${u.key}:${u.binding}`).sort();
+  assert.deepEqual(unsupported, ["d1_databases:DB", "durable_objects.bindings:COUNTER", "queues.consumers:jobs", "queues.producers:JOBS"]);
+  for (const name of ["DB", "COUNTER", "JOBS"]) {
+    assert.ok(project.warnings.some((w) => w.includes(`${name}: unsupported`)), `no warning for ${name}`);
+    assert.equal(project.bindings[name], undefined);
+  }
+  assert.ok(project.warnings.some((w) => /services: AUTH: no worker named "auth-worker"/.test(w)));
+  assert.deepEqual(Object.keys(project.bindings).sort(), ["ASSETS", "AUTH", "BUCKET", "COUNT", "GREETING", "KV", "NESTED", "SECRET"]);
+  assert.equal(project.options.compatibilityDate, "2025-01-01");
+  assert.deepEqual(project.options.compatibilityFlags, ["nodejs_compat"]);
+  assert.deepEqual(project.options.limits, { cpuMs: 50 });
+  assert.deepEqual(project.crons, ["*/5 * * * *", "0 0 * * 1"]);
+
+  const worker = await createWorker({ ...project.options, onLog() {} });
+  t.after(() => worker.dispose());
+  const body = await (await dispatch(worker, "http://localhost/")).json();
+  // alias (old-lib -> src/new-lib.js), define (VERSION), the Text rule for .md, vars, secrets, KV.
+  assert.deepEqual(body, { lib: "new", version: "1.0.0", notes: "# Notes", greeting: "hello", count: 3, nested: { a: [1, 2] }, secret: "from-dev-vars", kv: "yes" });
+});
+
+test("loadProject: KV state persists under .workerbox/state and the service stub answers 503", async (t) => {
+  const dir = copy(t, "full-jsonc");
+  const first = await loadProject(dir);
+  assert.equal(first.stateDir, path.join(dir, ".workerbox", "state"));
+  const worker = await createWorker({ ...first.options, onLog() {} });
+  await dispatch(worker, "http://localhost/");
+  const auth = await createWorker({ script: "export default { fetch(r, env) { return env.AUTH.fetch('http://auth/') } }", bindings: { AUTH: first.bindings.AUTH }, onLog() {} });
+  const stub = await dispatch(auth, "http://localhost/");
+  assert.equal(stub.status, 503);
+  assert.match(await stub.text(), /service "auth-worker" \(binding AUTH\) is not running locally/);
+  await Promise.all([worker.dispose(), auth.dispose()]);
+  assert.ok(fs.existsSync(path.join(dir, ".workerbox", "state", "kv", "kv-preview", "kv.sqlite3")));
+
+  const second = await loadProject(dir);
+  const reader = await createWorker({ script: "export default { async fetch(r, env) { return new Response(await env.KV.get('seen')) } }", bindings: { KV: second.bindings.KV }, onLog() {} });
+  t.after(() => reader.dispose());
+  assert.equal(await (await dispatch(reader, "http://localhost/")).text(), "yes");
+});
+
+test("loadProject: services given by name are bound to that worker or handler", async (t) => {
+  const dir = copy(t, "full-json");
+  const project = await loadProject(dir, { persistTo: false, services: { "auth-worker": (request) => new Response(`auth saw ${new URL(request.url).pathname}`) } });
+  assert.ok(!project.warnings.some((w) => /auth-worker/.test(w)));
+  const worker = await createWorker({ script: "export default { fetch(r, env) { return env.AUTH.fetch('http://auth/check') } }", bindings: { AUTH: project.bindings.AUTH }, onLog() {} });
+  t.after(() => worker.dispose());
+  assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "auth saw /check");
+});

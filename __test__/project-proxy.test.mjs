@@ -1,0 +1,116 @@
+// getPlatformProxy(): env with KV, R2, services, vars and secrets backed by the very stores the
+// dev server's worker uses (in this process and through .workerbox/state across processes),
+// cf/ctx/caches, unsupported bindings listed, dispose().
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { getPlatformProxy, startDevServer, loadProject } from "workerbox/project";
+import { createWorker, dispatch } from "workerbox";
+
+const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "proxy-app");
+
+function copy(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-proxy-"));
+  fs.cpSync(FIXTURE, dir, { recursive: true });
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function proxyFor(t, options) {
+  const proxy = await getPlatformProxy(options);
+  t.after(() => proxy.dispose());
+  return proxy;
+}
+
+test("env: vars, secrets, KV, R2 and services; D1, queues and Durable Objects listed as unsupported", async (t) => {
+  const dir = copy(t);
+  const api = (request) => new Response(`api got ${request.method} ${new URL(request.url).pathname}`);
+  const proxy = await proxyFor(t, { configPath: dir, persist: false, services: { "api-worker": api } });
+  assert.deepEqual(Object.keys(proxy.env).sort(), ["API", "CACHE", "FILES", "LIMITS", "MODE", "TOKEN"]);
+  assert.equal(proxy.env.MODE, "development");
+  assert.deepEqual(proxy.env.LIMITS, { max: 5 });
+  assert.equal(proxy.env.TOKEN, "secret-token");
+  assert.deepEqual(proxy.unsupported.map((u) => u.binding).sort(), ["DB", "JOBS", "ROOMS"]);
+  assert.equal(await (await proxy.env.API.fetch("http://api/items", { method: "POST", body: "x" })).text(), "api got POST /items");
+  assert.equal(typeof proxy.cf.colo, "string");
+  proxy.ctx.waitUntil(Promise.reject(new Error("ignored, as in workerd's local proxy")));
+  proxy.ctx.passThroughOnException();
+  assert.equal(await proxy.caches.default.match("http://x/"), undefined);
+  assert.equal(await (await proxy.caches.open("named")).delete("http://x/"), false);
+});
+
+test("KV: get in every type, metadata, list, delete, bulk get", async (t) => {
+  const { env } = await proxyFor(t, { configPath: copy(t), persist: false });
+  assert.equal(await env.CACHE.get("missing"), null);
+  await env.CACHE.put("doc", JSON.stringify({ a: 1 }), { metadata: { owner: "me" } });
+  await env.CACHE.put("bytes", new Uint8Array([1, 2, 3]));
+  await env.CACHE.put("streamed", new Blob(["from a blob"]).stream());
+  assert.equal(await env.CACHE.get("doc"), '{"a":1}');
+  assert.deepEqual(await env.CACHE.get("doc", "json"), { a: 1 });
+  assert.deepEqual(await env.CACHE.get("doc", { type: "json" }), { a: 1 });
+  assert.deepEqual(new Uint8Array(await env.CACHE.get("bytes", "arrayBuffer")), new Uint8Array([1, 2, 3]));
+  assert.equal(await new Response(await env.CACHE.get("streamed", "stream")).text(), "from a blob");
+  assert.deepEqual(await env.CACHE.getWithMetadata("doc", "json"), { value: { a: 1 }, metadata: { owner: "me" }, cacheStatus: null });
+  assert.deepEqual(await env.CACHE.get(["doc", "nope"]), new Map([["doc", '{"a":1}'], ["nope", null]]));
+  const listed = await env.CACHE.list({ prefix: "d" });
+  assert.deepEqual(listed.keys.map((k) => k.name), ["doc"]);
+  assert.equal(listed.list_complete, true);
+  await env.CACHE.delete("doc");
+  assert.equal(await env.CACHE.get("doc"), null);
+  await assert.rejects(env.CACHE.get("bytes", "yaml"), /unknown type "yaml"/);
+});
+
+test("R2: put with metadata, get (whole, range, failed condition), head, list with delimiter, delete", async (t) => {
+  const { env } = await proxyFor(t, { configPath: copy(t), persist: false });
+  const put = await env.FILES.put("docs/a.txt", "hello r2", { httpMetadata: { contentType: "text/plain" }, customMetadata: { by: "test" } });
+  assert.equal(put.key, "docs/a.txt");
+  assert.equal(put.size, 8);
+  assert.ok(put.uploaded instanceof Date);
+  const object = await env.FILES.get("docs/a.txt");
+  assert.equal(await object.text(), "hello r2");
+  assert.deepEqual(object.httpMetadata, { contentType: "text/plain" });
+  assert.deepEqual(object.customMetadata, { by: "test" });
+  const headers = new Headers();
+  object.writeHttpMetadata(headers);
+  assert.equal(headers.get("content-type"), "text/plain");
+  assert.equal(await (await env.FILES.get("docs/a.txt", { range: { offset: 6, length: 2 } })).text(), "r2");
+  const skipped = await env.FILES.get("docs/a.txt", { onlyIf: { etagMatches: "not-the-etag" } });
+  assert.equal(skipped.key, "docs/a.txt");
+  assert.equal("text" in skipped, false);
+  assert.equal((await env.FILES.head("docs/a.txt")).etag, put.etag);
+  await env.FILES.put("docs/b.txt", new Uint8Array([98]));
+  await env.FILES.put("top.txt", "t");
+  const listed = await env.FILES.list({ delimiter: "/" });
+  assert.deepEqual(listed.objects.map((o) => o.key), ["top.txt"]);
+  assert.deepEqual(listed.delimitedPrefixes, ["docs/"]);
+  await env.FILES.delete(["docs/a.txt", "docs/b.txt"]);
+  assert.equal(await env.FILES.head("docs/a.txt"), null);
+  await assert.rejects(env.FILES.createMultipartUpload("big"), /multipart uploads are not supported/);
+});
+
+test("the proxy and the dev server share one store in this process", async (t) => {
+  const dir = copy(t);
+  const server = await startDevServer(dir, { port: 0, persistTo: false, watch: false, log() {} });
+  t.after(() => server.close());
+  const { env } = await proxyFor(t, { project: server.project });
+  await env.CACHE.put("from-node", "written by the proxy");
+  await env.FILES.put("report.txt", "a report");
+  assert.deepEqual(await (await fetch(server.url)).json(), { cache: "written by the proxy", file: "a report" });
+});
+
+test("persisted state under .workerbox/state is shared with a worker loaded separately", async (t) => {
+  const dir = copy(t);
+  const proxy = await getPlatformProxy({ configPath: dir });
+  await proxy.env.CACHE.put("from-node", "persisted");
+  await proxy.env.FILES.put("report.txt", "persisted file");
+  await proxy.dispose();
+  await proxy.dispose(); // twice is harmless
+  assert.ok(fs.existsSync(path.join(dir, ".workerbox", "state", "kv", "cache", "kv.sqlite3")));
+  const project = await loadProject(dir);
+  const worker = await createWorker({ ...project.options, onLog() {} });
+  t.after(() => worker.dispose());
+  assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), { cache: "persisted", file: "persisted file" });
+});

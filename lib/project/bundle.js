@@ -1,0 +1,219 @@
+"use strict";
+// Bundling a project's worker with esbuild (an optional peer dependency): TypeScript and JSX,
+// npm packages resolved with the `workerd`/`worker`/`browser` conditions, module rules (Text,
+// Data and CompiledWasm files become separate modules of the worker, as in wrangler),
+// `define`/`alias`, and an external source map. Also owns mapping a worker's error stacks and log
+// lines from the bundle back to the original files and lines, and the no-bundle fallback.
+
+const fs = require("node:fs");
+const path = require("node:path");
+const { SourceMap } = require("node:module");
+const picomatch = require("picomatch");
+
+/** wrangler's default module rules; a project's own rules come first. */
+const DEFAULT_RULES = [
+  { type: "Text", globs: ["**/*.txt", "**/*.html", "**/*.sql"] },
+  { type: "Data", globs: ["**/*.bin"] },
+  { type: "CompiledWasm", globs: ["**/*.wasm", "**/*.wasm?module"] },
+];
+const MODULE_KIND = { Text: "text", Data: "data", CompiledWasm: "wasm", ESModule: "esm" };
+
+/** esbuild, if installed (it is an optional peer dependency), else null. */
+function loadEsbuild() {
+  try {
+    return require("esbuild");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The project's rules followed by the defaults, as wrangler combines them: a project rule of some
+ * type replaces the default rule of that type unless it says `fallthrough: true`.
+ */
+function effectiveRules(rules = []) {
+  const replaced = new Set(rules.filter((r) => !r.fallthrough).map((r) => r.type));
+  const all = [...rules, ...DEFAULT_RULES.filter((r) => !replaced.has(r.type))];
+  return all.map((rule) => ({ ...rule, match: picomatch(rule.globs, { dot: true }) }));
+}
+
+function ruleFor(rules, file, root) {
+  const relative = path.relative(root, file).split(path.sep).join("/");
+  return rules.find((rule) => rule.match(relative) || rule.match(path.basename(file)));
+}
+
+/** An esbuild plugin that turns files matched by Text/Data/CompiledWasm rules into modules. */
+function modulesPlugin(rules, root, outdir, modules) {
+  return {
+    name: "workerbox-module-rules",
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, (args) => {
+        if (args.kind === "entry-point" || !/^[./]/.test(args.path)) return undefined;
+        const cleaned = args.path.replace(/\?module$/, "");
+        const rule = ruleFor(rules, path.resolve(args.resolveDir, cleaned), root);
+        if (!rule || rule.type === "ESModule" || rule.type === "CommonJS") return undefined;
+        const file = path.resolve(args.resolveDir, cleaned);
+        if (!fs.existsSync(file)) return { errors: [{ text: `${args.path} (a ${rule.type} module) does not exist: ${file}` }] };
+        modules.set(file, MODULE_KIND[rule.type]);
+        let specifier = path.relative(outdir, file).split(path.sep).join("/");
+        if (!specifier.startsWith(".")) specifier = `./${specifier}`;
+        return { path: specifier, external: true, watchFiles: [file] };
+      });
+    },
+  };
+}
+
+/** An error carrying esbuild's messages, each with file and line. */
+class BuildError extends Error {
+  constructor(messages, root) {
+    const lines = messages.map((m) => {
+      const loc = m.location ? `${path.resolve(root, m.location.file)}:${m.location.line}:${m.location.column + 1}: ` : "";
+      return `${loc}${m.text}`;
+    });
+    super(`build failed:\n${lines.join("\n")}`);
+    this.name = "BuildError";
+    this.errors = messages;
+  }
+}
+
+/**
+ * Bundles `config.mainFile` into `<root>/.workerbox/bundle/`. Returns `{ script, filename,
+ * modules, inputs, sourceMap }`: createWorker's script, filename and modules, the files the
+ * bundle read (to watch), and a mapper for stacks.
+ */
+async function bundle(config, { outdir = path.join(config.root, ".workerbox", "bundle") } = {}) {
+  const rules = effectiveRules(config.rules);
+  if (config.noBundle) return unbundled(config, rules);
+  const esbuild = loadEsbuild();
+  if (esbuild === null) {
+    if (/\.(m?js)$/.test(config.mainFile)) return unbundled(config, rules, "esbuild is not installed");
+    throw new Error(`${config.mainFile} needs bundling, but esbuild is not installed: run \`npm install --save-dev esbuild\` (it is an optional peer dependency of workerbox)`);
+  }
+  const modules = new Map();
+  const outfile = path.join(outdir, "index.js");
+  let result;
+  try {
+    result = await esbuild.build({
+      entryPoints: [config.mainFile],
+      absWorkingDir: config.root,
+      outfile,
+      bundle: true,
+      write: false,
+      format: "esm",
+      target: "es2022",
+      platform: "neutral",
+      conditions: ["workerd", "worker", "browser"],
+      mainFields: ["browser", "module", "main"],
+      sourcemap: "external",
+      sourcesContent: false,
+      metafile: true,
+      logLevel: "silent",
+      minify: config.minify === true,
+      keepNames: true,
+      define: config.define,
+      alias: config.alias,
+      tsconfig: config.tsconfig ? path.resolve(config.root, config.tsconfig) : undefined,
+      external: ["cloudflare:*", "node:*"],
+      loader: { ".js": "jsx", ".mjs": "js", ".cjs": "js" },
+      jsx: "transform",
+      plugins: [modulesPlugin(rules, config.root, outdir, modules)],
+    });
+  } catch (error) {
+    if (Array.isArray(error.errors)) throw new BuildError(error.errors, config.root);
+    throw error;
+  }
+  const js = result.outputFiles.find((f) => f.path.endsWith(".js"));
+  const map = result.outputFiles.find((f) => f.path.endsWith(".js.map"));
+  fs.mkdirSync(outdir, { recursive: true });
+  fs.writeFileSync(outfile, js.text);
+  if (map) fs.writeFileSync(`${outfile}.map`, map.text);
+  const inputs = Object.keys(result.metafile.inputs).map((file) => path.resolve(config.root, file.replace(/^[a-z-]+:/, "")));
+  const moduleMap = {};
+  for (const [file, kind] of modules) {
+    moduleMap[file] = { type: kind, content: fs.readFileSync(file) };
+    inputs.push(file);
+  }
+  return {
+    script: js.text,
+    filename: outfile,
+    modules: moduleMap,
+    inputs,
+    mapper: map ? stackMapper(outfile, JSON.parse(map.text)) : identityMapper,
+    warnings: result.warnings.map((w) => `${w.location ? `${path.resolve(config.root, w.location.file)}:${w.location.line}: ` : ""}${w.text}`),
+  };
+}
+
+/** No bundling: main and every module file next to it (by the rules) become modules. */
+function unbundled(config, rules, reason) {
+  const base = path.dirname(config.mainFile);
+  const moduleMap = {};
+  const inputs = [];
+  const rulesWithJs = [...rules, { type: "ESModule", match: picomatch(["**/*.js", "**/*.mjs"]) }];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== "node_modules" && !entry.name.startsWith(".")) walk(file);
+      } else if (file !== config.mainFile) {
+        const rule = ruleFor(rulesWithJs, file, base);
+        if (rule && MODULE_KIND[rule.type]) {
+          moduleMap[file] = { type: MODULE_KIND[rule.type], content: fs.readFileSync(file) };
+          inputs.push(file);
+        }
+      }
+    }
+  };
+  walk(base);
+  return {
+    script: fs.readFileSync(config.mainFile, "utf8"),
+    filename: config.mainFile,
+    modules: moduleMap,
+    inputs: [config.mainFile, ...inputs],
+    mapper: identityMapper,
+    warnings: reason ? [`${reason}: ${path.relative(config.root, config.mainFile)} and the modules beside it are loaded without bundling`] : [],
+  };
+}
+
+const identityMapper = { mapStack: (text) => text, mapLocation: () => null };
+
+/**
+ * Maps `file:line:column` positions in the bundle (as V8 prints them in stacks) back to the
+ * original sources, through Node's own source map reader.
+ */
+function stackMapper(bundleFile, payload) {
+  const map = new SourceMap(payload);
+  const dir = path.dirname(bundleFile);
+  const escaped = bundleFile.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const pattern = new RegExp(`${escaped}:(\\d+):(\\d+)`, "g");
+  const mapLocation = (line, column) => {
+    const entry = map.findEntry(line - 1, column - 1);
+    if (!entry || entry.originalSource === undefined) return null;
+    const source = entry.originalSource.startsWith("file://") ? new URL(entry.originalSource).pathname : path.resolve(dir, entry.originalSource);
+    return { file: source, line: entry.originalLine + 1, column: entry.originalColumn + 1 };
+  };
+  const mapStack = (text) =>
+    typeof text !== "string"
+      ? text
+      : text.replace(pattern, (whole, line, column) => {
+          const found = mapLocation(Number(line), Number(column));
+          return found ? `${found.file}:${found.line}:${found.column}` : whole;
+        });
+  return { mapStack, mapLocation };
+}
+
+/** Rewrites an Error from the bundled worker so its stack and location name the original files. */
+function mapError(error, mapper) {
+  if (!error || typeof error !== "object") return error;
+  if (typeof error.stack === "string") error.stack = mapper.mapStack(error.stack);
+  if (error.fileName && error.lineNumber) {
+    const found = mapper.mapLocation(error.lineNumber, error.columnNumber ?? 1);
+    if (found) {
+      error.fileName = found.file;
+      error.lineNumber = found.line;
+      error.columnNumber = found.column;
+    }
+  }
+  return error;
+}
+
+module.exports = { bundle, loadEsbuild, mapError, effectiveRules, BuildError, DEFAULT_RULES };

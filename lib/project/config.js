@@ -1,0 +1,533 @@
+"use strict";
+// Project configuration: finds and reads wrangler.jsonc / wrangler.json / wrangler.toml, checks
+// every key (errors name the file, the key and its line), applies an `env.<name>` section, reads
+// `.dev.vars` / `.env` secrets, and returns one normalised, plain description of the project.
+// Nothing here starts workers or opens stores: `lib/project/load.js` turns this into createWorker
+// options.
+
+const fs = require("node:fs");
+const path = require("node:path");
+const util = require("node:util");
+const jsonc = require("jsonc-parser");
+const toml = require("smol-toml");
+const { resolveCompat } = require("../compat.js");
+
+const CONFIG_FILES = ["wrangler.jsonc", "wrangler.json", "wrangler.toml"];
+
+/** A bad configuration file: `problems` lists each `{ file, line, key, message }`. */
+class ConfigError extends Error {
+  constructor(problems) {
+    super(problems.map(formatProblem).join("\n"));
+    this.name = "ConfigError";
+    this.problems = problems;
+    this.file = problems[0]?.file;
+    this.line = problems[0]?.line;
+    this.key = problems[0]?.key;
+  }
+}
+
+function formatProblem({ file, line, key, message }) {
+  const where = line ? `${file}:${line}` : file;
+  return key ? `${where}: ${key}: ${message}` : `${where}: ${message}`;
+}
+
+/** Finds the configuration file: `target` is a file, or a folder holding one of CONFIG_FILES. */
+function findConfig(target) {
+  const resolved = path.resolve(target ?? ".");
+  let stat;
+  try {
+    stat = fs.statSync(resolved);
+  } catch {
+    throw new ConfigError([{ file: resolved, message: "no such file or folder" }]);
+  }
+  if (stat.isFile()) return { file: resolved, others: [] };
+  const present = CONFIG_FILES.map((name) => path.join(resolved, name)).filter((file) => fs.existsSync(file));
+  if (present.length === 0) {
+    throw new ConfigError([{ file: resolved, message: `no configuration file here (looked for ${CONFIG_FILES.join(", ")})` }]);
+  }
+  return { file: present[0], others: present.slice(1) };
+}
+
+/** Parses the file's text; returns `{ raw, lineOf(pathArray) }`. */
+function parseFile(file, text) {
+  if (file.endsWith(".toml")) {
+    let raw;
+    try {
+      raw = toml.parse(text);
+    } catch (error) {
+      const detail = String(error.message).split("\n")[0];
+      throw new ConfigError([{ file, line: error.line, message: `invalid TOML: ${detail}` }]);
+    }
+    return { raw, lineOf: (keyPath) => tomlLine(text, keyPath) };
+  }
+  const errors = [];
+  const tree = jsonc.parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0) {
+    const problems = errors.map((e) => ({ file, line: lineAt(text, e.offset), message: `invalid JSON: ${jsonc.printParseErrorCode(e.error)}` }));
+    throw new ConfigError(problems);
+  }
+  const raw = tree === undefined ? undefined : jsonc.getNodeValue(tree);
+  const lineOf = (keyPath) => {
+    for (let n = keyPath.length; n >= 0 && tree; n--) {
+      const node = jsonc.findNodeAtLocation(tree, keyPath.slice(0, n));
+      if (node) return lineAt(text, node.parent?.type === "property" ? node.parent.offset : node.offset);
+    }
+    return undefined;
+  };
+  return { raw, lineOf };
+}
+
+function lineAt(text, offset) {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+/**
+ * The line where a key path is set in TOML text, as closely as the text shows it: smol-toml
+ * gives values but no positions, so this looks for the key's table header (`[a.b]`,
+ * `[[a]]`, counting array entries) and then for `key =` below it; a key it cannot find resolves
+ * to the nearest enclosing one it did find.
+ */
+function tomlLine(text, keyPath) {
+  const lines = text.split("\n");
+  const header = (line) => {
+    const m = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?/.exec(line);
+    return m ? m[1].replace(/["']/g, "").split(/\s*\.\s*/) : null;
+  };
+  let found;
+  let from = 0;
+  const prefix = [];
+  for (let i = 0; i < keyPath.length; i++) {
+    const segment = keyPath[i];
+    if (typeof segment === "number") {
+      // The (segment+1)-th `[[prefix]]` header.
+      let seen = -1;
+      for (let l = from; l < lines.length; l++) {
+        const h = header(lines[l]);
+        if (h && h.join(".") === prefix.join(".") && /^\s*\[\[/.test(lines[l]) && ++seen === segment) {
+          found = l + 1;
+          from = l + 1;
+          break;
+        }
+      }
+      if (seen !== segment) return found;
+      prefix.push(String(segment));
+      continue;
+    }
+    const named = prefix.filter((p) => !/^\d+$/.test(p)).concat(segment).join(".");
+    let hit = -1;
+    let isHeader = false;
+    for (let l = from; l < lines.length; l++) {
+      const h = header(lines[l]);
+      if (h && (h.join(".") === named || h.join(".").startsWith(`${named}.`))) {
+        hit = l;
+        isHeader = true;
+        break;
+      }
+      const escaped = segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      if (new RegExp(`^\\s*["']?${escaped}["']?\\s*=`).test(lines[l]) || new RegExp(`^\\s*[\\w.]*\\.${escaped}\\s*=`).test(lines[l])) {
+        hit = l;
+        break;
+      }
+    }
+    if (hit < 0) return found;
+    found = hit + 1;
+    // A header is searched again by the next segment (an array index counts from it).
+    from = isHeader ? hit : hit + 1;
+    prefix.push(segment);
+  }
+  return found;
+}
+
+// ---- validation -------------------------------------------------------------------------------
+
+/** Collects problems and warnings while the configuration is checked. */
+class Checker {
+  constructor(file, lineOf) {
+    this.file = file;
+    this.lineOf = lineOf;
+    this.problems = [];
+    this.warnings = [];
+  }
+  keyName(keyPath) {
+    return keyPath.reduce((name, p) => (typeof p === "number" ? `${name}[${p}]` : name ? `${name}.${p}` : p), "");
+  }
+  error(keyPath, message) {
+    this.problems.push({ file: this.file, line: this.lineOf(keyPath), key: this.keyName(keyPath), message });
+  }
+  warn(keyPath, message) {
+    const entry = { file: this.file, line: this.lineOf(keyPath), key: this.keyName(keyPath), message };
+    this.warnings.push({ ...entry, text: formatProblem(entry) });
+  }
+  type(value, keyPath, expected) {
+    const actual = Array.isArray(value) ? "array" : value === null ? "null" : typeof value;
+    const ok = expected === "table" ? actual === "object" : actual === expected;
+    if (!ok) this.error(keyPath, `must be ${expected === "table" ? "a table/object" : expected === "array" ? "an array" : `a ${expected}`}, got ${actual === "object" ? "a table/object" : actual}`);
+    return ok;
+  }
+  string(obj, key, keyPath, { required = false, oneOf } = {}) {
+    const value = obj[key];
+    if (value === undefined) {
+      if (required) this.error([...keyPath, key], "is required");
+      return undefined;
+    }
+    if (!this.type(value, [...keyPath, key], "string")) return undefined;
+    if (oneOf && !oneOf.includes(value)) {
+      this.error([...keyPath, key], `must be one of ${oneOf.map((v) => JSON.stringify(v)).join(", ")}, got ${JSON.stringify(value)}`);
+      return undefined;
+    }
+    return value;
+  }
+  stringArray(value, keyPath) {
+    if (value === undefined) return undefined;
+    if (!this.type(value, keyPath, "array")) return undefined;
+    value.forEach((item, i) => this.type(item, [...keyPath, i], "string"));
+    return value.filter((item) => typeof item === "string");
+  }
+  /** Warns about each key of `obj` not in `known`. */
+  known(obj, keyPath, known) {
+    for (const key of Object.keys(obj)) {
+      if (!known.includes(key)) this.warn([...keyPath, key], `unknown key, ignored (known here: ${known.join(", ")})`);
+    }
+  }
+  /** An array of tables, each checked by `each(entry, keyPath)`. */
+  tables(value, keyPath, each) {
+    if (value === undefined) return [];
+    if (!this.type(value, keyPath, "array")) return [];
+    const out = [];
+    value.forEach((entry, i) => {
+      if (this.type(entry, [...keyPath, i], "table")) {
+        const result = each(entry, [...keyPath, i]);
+        if (result !== undefined) out.push(result);
+      }
+    });
+    return out;
+  }
+}
+
+/** Top-level keys that an `env.<name>` section inherits when it does not set them. */
+const INHERITED = ["name", "main", "compatibility_date", "compatibility_flags", "rules", "alias", "assets", "triggers", "minify", "tsconfig", "no_bundle", "limits", "base_dir", "find_additional_modules", "preserve_file_names", "build", "workers_dev", "routes", "route", "upload_source_maps", "observability", "placement", "logpush", "keep_vars"];
+/** Keys an `env.<name>` section must set itself (wrangler does not inherit them). */
+const NOT_INHERITED = ["vars", "define", "kv_namespaces", "r2_buckets", "d1_databases", "durable_objects", "queues", "services", "analytics_engine_datasets", "hyperdrive", "vectorize", "ai", "browser", "images", "send_email", "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "version_metadata", "workflows", "pipelines", "secrets_store_secrets", "ratelimits"];
+/** Keys that matter only when deploying; read, not used locally. */
+const DEPLOY_ONLY = ["$schema", "account_id", "workers_dev", "preview_urls", "routes", "route", "send_metrics", "keep_vars", "upload_source_maps", "observability", "logpush", "placement", "first_party_worker", "compliance_region"];
+/** Bindings or features workerbox does not provide (yet); configuring one warns. */
+const UNSUPPORTED = ["analytics_engine_datasets", "hyperdrive", "vectorize", "ai", "browser", "images", "send_email", "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "version_metadata", "workflows", "pipelines", "secrets_store_secrets", "ratelimits", "wasm_modules", "text_blobs", "data_blobs", "build", "base_dir", "find_additional_modules", "preserve_file_names", "jsx_factory", "jsx_fragment", "node_compat", "usage_model", "legacy_env", "containers", "unsafe_hello_world"];
+const SUPPORTED = ["name", "main", "compatibility_date", "compatibility_flags", "vars", "kv_namespaces", "r2_buckets", "d1_databases", "durable_objects", "migrations", "queues", "services", "assets", "triggers", "rules", "define", "alias", "env", "minify", "tsconfig", "no_bundle", "limits", "dev"];
+
+const RULE_TYPES = ["ESModule", "CommonJS", "Text", "Data", "CompiledWasm"];
+const HTML_HANDLING = ["auto-trailing-slash", "force-trailing-slash", "drop-trailing-slash", "none"];
+const NOT_FOUND_HANDLING = ["none", "404-page", "single-page-application"];
+const BINDING_NAME = /^[A-Za-z_$][\w$]*$/;
+
+function checkBindingName(c, entry, key, keyPath, seen) {
+  const name = c.string(entry, key, keyPath, { required: true });
+  if (name === undefined) return undefined;
+  if (!BINDING_NAME.test(name)) {
+    c.error([...keyPath, key], `${JSON.stringify(name)} is not a valid binding name (letters, digits, _ and $, not starting with a digit)`);
+    return undefined;
+  }
+  if (seen.has(name)) {
+    c.error([...keyPath, key], `binding name ${JSON.stringify(name)} is already used by ${seen.get(name)}`);
+    return undefined;
+  }
+  seen.set(name, c.keyName(keyPath));
+  return name;
+}
+
+/** Checks one (top-level or env-merged) configuration object and returns its normalised form. */
+function normalise(c, raw, base, envName) {
+  // keyPath prefix: env.<name> for keys the env section set, top level otherwise.
+  const at = (key) => (envName && base.own.has(key) ? ["env", envName, key] : [key]);
+  const seen = new Map(); // binding name -> key that declared it
+  const out = { bindings: { vars: {}, kv: [], r2: [], d1: [], durableObjects: [], queues: { producers: [], consumers: [] }, services: [] } };
+
+  for (const key of Object.keys(raw)) {
+    if (key === "env") continue;
+    if (SUPPORTED.includes(key)) continue;
+    if (DEPLOY_ONLY.includes(key)) c.warn(at(key), "used only when deploying; ignored by workerbox");
+    else if (UNSUPPORTED.includes(key)) c.warn(at(key), "not supported by workerbox; ignored");
+    else c.warn(at(key), "unknown configuration key; ignored");
+  }
+
+  out.name = c.string(raw, "name", at("name").slice(0, -1));
+  out.main = c.string(raw, "main", at("main").slice(0, -1));
+  if (raw.compatibility_date !== undefined || raw.compatibility_flags !== undefined) {
+    const date = c.string(raw, "compatibility_date", at("compatibility_date").slice(0, -1));
+    const flags = c.stringArray(raw.compatibility_flags, at("compatibility_flags"));
+    try {
+      resolveCompat(date, flags, "config");
+      out.compatibilityDate = date;
+      out.compatibilityFlags = flags;
+    } catch (error) {
+      const message = error.message.replace(/^config: /, "").replace(/compatibilityDate /g, "").replace(/ Known flags: .*$/s, " (workerd's flag names are listed in workerbox's lib/compat-flags.json)");
+      c.error(/flag/.test(message) ? at("compatibility_flags") : at("compatibility_date"), message);
+    }
+  } else {
+    c.warn(["compatibility_date"], "not set; workerbox uses its newest date (set one, as wrangler requires)");
+  }
+  if (raw.minify !== undefined) c.type(raw.minify, at("minify"), "boolean") && (out.minify = raw.minify);
+  if (raw.no_bundle !== undefined) c.type(raw.no_bundle, at("no_bundle"), "boolean") && (out.noBundle = raw.no_bundle);
+  out.tsconfig = c.string(raw, "tsconfig", at("tsconfig").slice(0, -1));
+
+  if (raw.limits !== undefined && c.type(raw.limits, at("limits"), "table")) {
+    c.known(raw.limits, at("limits"), ["cpu_ms"]);
+    if (raw.limits.cpu_ms !== undefined) {
+      const v = raw.limits.cpu_ms;
+      if (typeof v !== "number" || !Number.isFinite(v) || v < 0) c.error([...at("limits"), "cpu_ms"], `must be a number of milliseconds, got ${JSON.stringify(v)}`);
+      else out.cpuMs = v;
+    }
+  }
+
+  if (raw.vars !== undefined && c.type(raw.vars, at("vars"), "table")) {
+    for (const [name, value] of Object.entries(raw.vars)) {
+      if (!BINDING_NAME.test(name)) c.error([...at("vars"), name], "is not a valid binding name");
+      else if (value instanceof Date || (typeof value === "object" && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)) {
+        c.error([...at("vars"), name], "must be a string, number, boolean, array or table (TOML dates are not JSON)");
+      } else if (seen.has(name)) c.error([...at("vars"), name], `binding name already used by ${seen.get(name)}`);
+      else {
+        seen.set(name, `vars.${name}`);
+        out.bindings.vars[name] = JSON.parse(JSON.stringify(value)); // plain objects (parsers may give null-prototype ones)
+      }
+    }
+  }
+
+  out.bindings.kv = c.tables(raw.kv_namespaces, at("kv_namespaces"), (entry, kp) => {
+    c.known(entry, kp, ["binding", "id", "preview_id", "remote"]);
+    const binding = checkBindingName(c, entry, "binding", kp, seen);
+    const id = c.string(entry, "id", kp);
+    const previewId = c.string(entry, "preview_id", kp);
+    return binding && { binding, id: previewId ?? id ?? binding };
+  });
+  out.bindings.r2 = c.tables(raw.r2_buckets, at("r2_buckets"), (entry, kp) => {
+    c.known(entry, kp, ["binding", "bucket_name", "preview_bucket_name", "jurisdiction", "remote"]);
+    const binding = checkBindingName(c, entry, "binding", kp, seen);
+    const bucket = c.string(entry, "bucket_name", kp);
+    const preview = c.string(entry, "preview_bucket_name", kp);
+    c.string(entry, "jurisdiction", kp);
+    return binding && { binding, bucket: preview ?? bucket ?? binding };
+  });
+  out.bindings.d1 = c.tables(raw.d1_databases, at("d1_databases"), (entry, kp) => {
+    c.known(entry, kp, ["binding", "database_name", "database_id", "preview_database_id", "migrations_dir", "migrations_table", "remote"]);
+    const binding = checkBindingName(c, entry, "binding", kp, seen);
+    const name = c.string(entry, "database_name", kp);
+    const id = c.string(entry, "preview_database_id", kp) ?? c.string(entry, "database_id", kp);
+    const migrationsDir = c.string(entry, "migrations_dir", kp) ?? "migrations";
+    const migrationsTable = c.string(entry, "migrations_table", kp) ?? "d1_migrations";
+    return binding && { binding, databaseName: name ?? binding, databaseId: id ?? name ?? binding, migrationsDir: path.resolve(base.root, migrationsDir), migrationsTable };
+  });
+  if (raw.durable_objects !== undefined && c.type(raw.durable_objects, at("durable_objects"), "table")) {
+    c.known(raw.durable_objects, at("durable_objects"), ["bindings"]);
+    out.bindings.durableObjects = c.tables(raw.durable_objects.bindings, [...at("durable_objects"), "bindings"], (entry, kp) => {
+      c.known(entry, kp, ["name", "class_name", "script_name", "environment"]);
+      const name = checkBindingName(c, entry, "name", kp, seen);
+      const className = c.string(entry, "class_name", kp, { required: true });
+      const scriptName = c.string(entry, "script_name", kp);
+      c.string(entry, "environment", kp);
+      return name && className && { binding: name, className, scriptName };
+    });
+  }
+  out.migrations = c.tables(raw.migrations, at("migrations"), (entry, kp) => {
+    c.known(entry, kp, ["tag", "new_classes", "new_sqlite_classes", "renamed_classes", "deleted_classes", "transferred_classes"]);
+    const tag = c.string(entry, "tag", kp, { required: true });
+    const newClasses = c.stringArray(entry.new_classes, [...kp, "new_classes"]) ?? [];
+    const newSqliteClasses = c.stringArray(entry.new_sqlite_classes, [...kp, "new_sqlite_classes"]) ?? [];
+    const deletedClasses = c.stringArray(entry.deleted_classes, [...kp, "deleted_classes"]) ?? [];
+    const renamedClasses = c.tables(entry.renamed_classes, [...kp, "renamed_classes"], (r, rkp) => {
+      const from = c.string(r, "from", rkp, { required: true });
+      const to = c.string(r, "to", rkp, { required: true });
+      return from && to ? { from, to } : undefined;
+    });
+    if (entry.transferred_classes !== undefined) c.warn([...kp, "transferred_classes"], "not supported by workerbox; ignored");
+    return tag && { tag, newClasses, newSqliteClasses, deletedClasses, renamedClasses };
+  });
+  if (raw.queues !== undefined && c.type(raw.queues, at("queues"), "table")) {
+    c.known(raw.queues, at("queues"), ["producers", "consumers"]);
+    out.bindings.queues.producers = c.tables(raw.queues.producers, [...at("queues"), "producers"], (entry, kp) => {
+      c.known(entry, kp, ["binding", "queue", "delivery_delay"]);
+      const binding = checkBindingName(c, entry, "binding", kp, seen);
+      const queue = c.string(entry, "queue", kp, { required: true });
+      if (entry.delivery_delay !== undefined) c.type(entry.delivery_delay, [...kp, "delivery_delay"], "number");
+      return binding && queue && { binding, queue, deliveryDelay: entry.delivery_delay };
+    });
+    out.bindings.queues.consumers = c.tables(raw.queues.consumers, [...at("queues"), "consumers"], (entry, kp) => {
+      const numbers = ["max_batch_size", "max_batch_timeout", "max_retries", "max_concurrency", "retry_delay"];
+      c.known(entry, kp, ["queue", "dead_letter_queue", "type", ...numbers]);
+      const queue = c.string(entry, "queue", kp, { required: true });
+      const consumer = { queue, deadLetterQueue: c.string(entry, "dead_letter_queue", kp) };
+      for (const n of numbers) if (entry[n] !== undefined && c.type(entry[n], [...kp, n], "number")) consumer[n.replace(/_(\w)/g, (_, ch) => ch.toUpperCase())] = entry[n];
+      return queue && consumer;
+    });
+  }
+  out.bindings.services = c.tables(raw.services, at("services"), (entry, kp) => {
+    c.known(entry, kp, ["binding", "service", "environment", "entrypoint", "remote"]);
+    const binding = checkBindingName(c, entry, "binding", kp, seen);
+    const service = c.string(entry, "service", kp, { required: true });
+    const environment = c.string(entry, "environment", kp);
+    const entrypoint = c.string(entry, "entrypoint", kp);
+    return binding && service && { binding, service, environment, entrypoint };
+  });
+
+  if (raw.assets !== undefined && c.type(raw.assets, at("assets"), "table")) {
+    const a = raw.assets;
+    const kp = at("assets");
+    c.known(a, kp, ["directory", "binding", "html_handling", "not_found_handling", "run_worker_first", "experimental_serve_directly"]);
+    const directory = c.string(a, "directory", kp, { required: true });
+    const binding = a.binding === undefined ? undefined : checkBindingName(c, a, "binding", kp, seen);
+    const htmlHandling = c.string(a, "html_handling", kp, { oneOf: HTML_HANDLING }) ?? "auto-trailing-slash";
+    const notFoundHandling = c.string(a, "not_found_handling", kp, { oneOf: NOT_FOUND_HANDLING }) ?? "none";
+    let runWorkerFirst = false;
+    if (a.run_worker_first !== undefined) {
+      if (typeof a.run_worker_first === "boolean") runWorkerFirst = a.run_worker_first;
+      else if (Array.isArray(a.run_worker_first)) {
+        runWorkerFirst = c.stringArray(a.run_worker_first, [...kp, "run_worker_first"]);
+        runWorkerFirst.forEach((rule, i) => {
+          if (!/^!?\//.test(rule)) c.error([...kp, "run_worker_first", i], `route ${JSON.stringify(rule)} must start with "/" (or "!/" to exclude)`);
+        });
+      } else c.error([...kp, "run_worker_first"], "must be a boolean or an array of route patterns such as [\"/api/*\"]");
+    }
+    if (a.experimental_serve_directly !== undefined) c.warn([...kp, "experimental_serve_directly"], "deprecated; use run_worker_first");
+    if (directory !== undefined) {
+      const dir = path.resolve(base.root, directory);
+      if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) c.error([...kp, "directory"], `${dir} is not a folder`);
+      else out.assets = { directory: dir, binding, htmlHandling, notFoundHandling, runWorkerFirst };
+    }
+  }
+
+  if (raw.triggers !== undefined && c.type(raw.triggers, at("triggers"), "table")) {
+    c.known(raw.triggers, at("triggers"), ["crons"]);
+    const crons = c.stringArray(raw.triggers.crons, [...at("triggers"), "crons"]) ?? [];
+    crons.forEach((cron, i) => {
+      const fields = cron.trim().split(/\s+/);
+      if (fields.length < 5 || fields.length > 6) c.error([...at("triggers"), "crons", i], `${JSON.stringify(cron)} is not a cron expression (5 fields: minute hour day month weekday)`);
+    });
+    out.crons = crons;
+  } else out.crons = [];
+
+  out.rules = c.tables(raw.rules, at("rules"), (entry, kp) => {
+    c.known(entry, kp, ["type", "globs", "fallthrough"]);
+    const type = c.string(entry, "type", kp, { required: true, oneOf: RULE_TYPES });
+    const globs = c.stringArray(entry.globs, [...kp, "globs"]);
+    if (globs === undefined && entry.globs === undefined) c.error([...kp, "globs"], "is required");
+    if (entry.fallthrough !== undefined) c.type(entry.fallthrough, [...kp, "fallthrough"], "boolean");
+    if (type === "CommonJS") c.warn([...kp, "type"], "CommonJS rules are bundled by esbuild as usual; the rule itself is ignored");
+    return type && globs && { type, globs, fallthrough: entry.fallthrough === true };
+  });
+
+  if (raw.define !== undefined && c.type(raw.define, at("define"), "table")) {
+    out.define = {};
+    for (const [key, value] of Object.entries(raw.define)) {
+      if (typeof value !== "string") c.error([...at("define"), key], `must be a string holding a JavaScript expression (e.g. "\\"text\\"" or "42"), got ${typeof value}`);
+      else out.define[key] = value;
+    }
+  }
+  if (raw.alias !== undefined && c.type(raw.alias, at("alias"), "table")) {
+    out.alias = {};
+    for (const [key, value] of Object.entries(raw.alias)) {
+      if (typeof value !== "string") c.error([...at("alias"), key], `must be a module name or path string, got ${typeof value}`);
+      else out.alias[key] = value.startsWith(".") ? path.resolve(base.root, value) : value;
+    }
+  }
+  if (raw.dev !== undefined && c.type(raw.dev, at("dev"), "table")) {
+    c.known(raw.dev, at("dev"), ["port", "ip", "local_protocol", "host", "upstream_protocol", "inspector_port", "container_engine", "enable_containers", "generate_types"]);
+    out.dev = {};
+    if (raw.dev.port !== undefined) {
+      const p = raw.dev.port;
+      if (!Number.isInteger(p) || p < 0 || p > 65535) c.error([...at("dev"), "port"], `must be a port number from 0 to 65535, got ${JSON.stringify(p)}`);
+      else out.dev.port = p;
+    }
+    out.dev.ip = c.string(raw.dev, "ip", at("dev"));
+    if (raw.dev.local_protocol === "https") c.warn([...at("dev"), "local_protocol"], "https is not supported by workerbox dev; serving http");
+    for (const key of ["upstream_protocol", "inspector_port", "host", "container_engine", "enable_containers", "generate_types"]) {
+      if (raw.dev[key] !== undefined) c.warn([...at("dev"), key], "not supported by workerbox dev; ignored");
+    }
+  }
+  return out;
+}
+
+/** Merges an env section over the top level as wrangler does; returns the merged object. */
+function applyEnv(c, raw, envName) {
+  const envs = raw.env === undefined ? {} : raw.env;
+  if (raw.env !== undefined && !c.type(raw.env, ["env"], "table")) return { merged: raw, own: new Set() };
+  if (envName === undefined) return { merged: raw, own: new Set() };
+  const section = envs[envName];
+  if (section === undefined) {
+    const names = Object.keys(envs);
+    c.error(["env"], `no environment named ${JSON.stringify(envName)} (${names.length ? `defined: ${names.join(", ")}` : "the file defines none"})`);
+    return { merged: raw, own: new Set() };
+  }
+  if (!c.type(section, ["env", envName], "table")) return { merged: raw, own: new Set() };
+  if (section.env !== undefined) c.error(["env", envName, "env"], "environments cannot be nested");
+  const merged = {};
+  for (const key of INHERITED) if (raw[key] !== undefined) merged[key] = raw[key];
+  if (raw.name !== undefined && section.name === undefined) merged.name = `${raw.name}-${envName}`;
+  for (const key of NOT_INHERITED) {
+    if (raw[key] !== undefined && section[key] === undefined) {
+      c.warn([key], `set at the top level but not in env.${envName}; not inherited, so env.${envName} has none`);
+    }
+  }
+  for (const [key, value] of Object.entries(section)) if (key !== "env") merged[key] = value;
+  // Top-level keys neither inherited nor known to be per-env still get their warnings.
+  for (const key of Object.keys(raw)) {
+    if (key !== "env" && !INHERITED.includes(key) && !NOT_INHERITED.includes(key) && merged[key] === undefined) merged[key] = raw[key];
+  }
+  return { merged, own: new Set(Object.keys(section)) };
+}
+
+/** Reads `.dev.vars` (or `.env` files) next to the config, as wrangler dev does. */
+function readSecrets(root, envName) {
+  const files = [];
+  const devVars = path.join(root, ".dev.vars");
+  if (envName && fs.existsSync(`${devVars}.${envName}`)) files.push(`${devVars}.${envName}`);
+  else if (fs.existsSync(devVars)) files.push(devVars);
+  else {
+    const names = [".env", envName && `.env.${envName}`, ".env.local", envName && `.env.${envName}.local`].filter(Boolean);
+    for (const name of names) if (fs.existsSync(path.join(root, name))) files.push(path.join(root, name));
+  }
+  const secrets = {};
+  for (const file of files) Object.assign(secrets, util.parseEnv(fs.readFileSync(file, "utf8")));
+  return { secrets, files };
+}
+
+/**
+ * Reads and checks a project's configuration. `target`: a folder (with wrangler.jsonc, .json or
+ * .toml) or a config file. Options: `env` (an `env.<name>` section). Throws a ConfigError naming
+ * file, key and line of every problem; returns the normalised config with `warnings`.
+ */
+function readConfig(target, { env } = {}) {
+  if (env !== undefined && (typeof env !== "string" || env === "")) throw new TypeError("readConfig: options.env must be an environment name");
+  const { file, others } = findConfig(target);
+  const root = path.dirname(file);
+  let text;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    throw new ConfigError([{ file, message: `cannot read: ${error.message}` }]);
+  }
+  const { raw, lineOf } = parseFile(file, text);
+  const c = new Checker(file, lineOf);
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError([{ file, line: 1, message: "the configuration must be an object/table" }]);
+  for (const other of others) c.warn([], `${path.basename(other)} is also present and is ignored (${path.basename(file)} takes precedence)`);
+  const { merged, own } = applyEnv(c, raw, env);
+  const config = normalise(c, merged, { root, own }, env);
+  if (config.main === undefined && config.assets === undefined) c.error(["main"], "is required (the worker's entry module), unless the project serves only assets");
+  let mainFile;
+  if (config.main !== undefined) {
+    mainFile = path.resolve(root, config.main);
+    if (!fs.existsSync(mainFile)) c.error(at(own, env, "main"), `${mainFile} does not exist`);
+  }
+  if (config.assets?.binding !== undefined && config.main === undefined) c.warn(["assets", "binding"], "has no effect without a worker (main)");
+  if (c.problems.length > 0) throw new ConfigError(c.problems);
+  const { secrets, files: secretFiles } = readSecrets(root, env);
+  for (const name of Object.keys(secrets)) {
+    if (!BINDING_NAME.test(name)) c.warn([], `${path.basename(secretFiles.at(-1))}: ${JSON.stringify(name)} is not a valid binding name; ignored`);
+  }
+  return { ...config, file, root, env, mainFile, secrets, secretFiles, warnings: c.warnings };
+}
+
+function at(own, env, key) {
+  return env && own.has(key) ? ["env", env, key] : [key];
+}
+
+module.exports = { readConfig, ConfigError, CONFIG_FILES, SUPPORTED, UNSUPPORTED, DEPLOY_ONLY };

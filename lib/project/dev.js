@@ -1,0 +1,426 @@
+"use strict";
+// The development server behind `workerbox dev`: serves a project on localhost like `wrangler dev`.
+// It owns the HTTP bridge (streaming request and response bodies between Node's http server
+// and dispatch(), also used by `workerbox serve`), the request log, labelled worker console
+// output, the dev error page with source-mapped stacks, `/__scheduled`, static assets in front
+// of the worker, WebSocket upgrade handling, and hot reload: a file change rebuilds and swaps
+// only this worker, letting requests already running on the old one finish first.
+
+const fs = require("node:fs");
+const http = require("node:http");
+const path = require("node:path");
+const util = require("node:util");
+const { Readable } = require("node:stream");
+const { EventEmitter } = require("node:events");
+const { loadProject, startWorker } = require("./load.js");
+
+const IGNORED_DIRS = new Set(["node_modules", ".git", ".workerbox", ".wrangler"]);
+
+function paint(enabled, style, text) {
+  return enabled && typeof util.styleText === "function" ? util.styleText(style, text) : text;
+}
+
+function statusStyle(status) {
+  return status >= 500 ? "red" : status >= 400 ? "yellow" : status >= 300 ? "cyan" : "green";
+}
+
+/**
+ * Watches every folder under `root` (not node_modules, .git, .workerbox, .wrangler) with one
+ * non-recursive watcher each: a folder's watcher keeps reporting a file that an editor replaced
+ * by renaming a new one over it, which a per-file watcher does not. New folders are added.
+ */
+function watchTree(root, onChange, warn, limit = 4000) {
+  const watchers = new Map();
+  const add = (dir) => {
+    if (watchers.has(dir)) return;
+    if (watchers.size >= limit) {
+      if (watchers.size === limit) warn(`more than ${limit} folders under ${root}; not watching the rest`);
+      return;
+    }
+    let watcher;
+    try {
+      watcher = fs.watch(dir, (event, name) => {
+        if (!name) return;
+        const file = path.join(dir, name.toString());
+        if (IGNORED_DIRS.has(path.basename(file))) return;
+        onChange(file);
+        if (event === "rename") {
+          try {
+            if (fs.statSync(file).isDirectory()) walk(file);
+          } catch {
+            // removed
+          }
+        }
+      });
+    } catch (error) {
+      warn(`cannot watch ${dir}: ${error.message}`);
+      return;
+    }
+    watcher.on("error", () => {
+      watchers.delete(dir);
+      watcher.close();
+    });
+    watchers.set(dir, watcher);
+  };
+  const walk = (dir) => {
+    add(dir);
+    let entries = [];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) if (entry.isDirectory() && !IGNORED_DIRS.has(entry.name)) walk(path.join(dir, entry.name));
+  };
+  walk(root);
+  return {
+    close() {
+      for (const watcher of watchers.values()) watcher.close();
+      watchers.clear();
+    },
+  };
+}
+
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+}
+
+/** The dev error page (HTML for browsers, text otherwise) for an uncaught worker error. */
+function errorResponse(error, request) {
+  const name = error?.name ?? "Error";
+  const message = error?.message ?? String(error);
+  const stack = error?.stack ?? `${name}: ${message}`;
+  if ((request.headers.accept ?? "").includes("text/html")) {
+    const html = `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(name)}: ${escapeHtml(message)}</title>
+<style>body{font:14px system-ui,sans-serif;margin:2rem;color:#222}h1{font-size:1.3rem;color:#b00020}pre{background:#f6f6f6;padding:1rem;overflow:auto;border-radius:6px}</style></head>
+<body><h1>${escapeHtml(name)}: ${escapeHtml(message)}</h1><p>Uncaught in the worker while handling <code>${escapeHtml(request.method)} ${escapeHtml(request.url)}</code>.</p>
+<pre>${escapeHtml(stack)}</pre><p><small>workerbox dev</small></p></body></html>`;
+    return { status: 500, headers: { "content-type": "text/html; charset=utf-8" }, body: html };
+  }
+  return { status: 500, headers: { "content-type": "text/plain; charset=utf-8" }, body: `Uncaught ${stack}\n` };
+}
+
+/** Node request -> dispatch() input; the body streams (never buffered whole). */
+function toDispatchInput(req, origin) {
+  const headers = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
+  const hasBody = req.method !== "GET" && req.method !== "HEAD" && (req.headers["content-length"] !== undefined ? req.headers["content-length"] !== "0" : req.headers["transfer-encoding"] !== undefined);
+  return { url: new URL(req.url, origin).href, method: req.method, headers, body: hasBody ? Readable.toWeb(req) : null };
+}
+
+/** Writes a fetch Response to Node's response, streaming its body; resolves when done. */
+async function writeResponse(res, response) {
+  const raw = [];
+  for (const [name, value] of response.headers) if (name !== "set-cookie") raw.push(name, value);
+  for (const cookie of response.headers.getSetCookie()) raw.push("set-cookie", cookie);
+  if (response.statusText) res.writeHead(response.status, response.statusText, raw);
+  else res.writeHead(response.status, raw);
+  if (response.body === null) return void res.end();
+  const reader = response.body.getReader();
+  const onClose = () => reader.cancel("the client went away").catch(() => {});
+  res.once("close", onClose);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await new Promise((resolve) => (res.writableEnded || res.destroyed ? resolve() : res.once("drain", resolve).once("close", resolve)));
+      if (res.destroyed) break;
+    }
+    res.end();
+  } catch (error) {
+    res.destroy(error);
+  } finally {
+    res.off("close", onClose);
+  }
+}
+
+/**
+ * An http.Server request handler that sends every request to `getWorker()` through dispatch(),
+ * streaming both bodies. `onError(error, req)` may map the error (stacks) before the 500.
+ */
+function nodeHandler({ getWorker, dispatch, origin, onDone = () => {}, onError = (e) => e }) {
+  return async (req, res) => {
+    const started = process.hrtime.bigint();
+    let status = 500;
+    try {
+      const response = await dispatch(getWorker(), toDispatchInput(req, origin()));
+      status = response.status;
+      await writeResponse(res, response);
+    } catch (caught) {
+      const error = onError(caught, req);
+      const page = errorResponse(error, { method: req.method, url: req.url, headers: req.headers });
+      status = page.status;
+      if (!res.headersSent) res.writeHead(page.status, page.headers).end(page.body);
+      else res.destroy(error);
+    } finally {
+      onDone(req, status, Number(process.hrtime.bigint() - started) / 1e6);
+    }
+  };
+}
+
+/**
+ * Starts the dev server for the project in `dir` (a folder or config file). Options: `port`
+ * (default the config's dev.port or 8787; 0 picks a free one), `host` (default 127.0.0.1), `env`,
+ * `persistTo` (default `<root>/.workerbox/state`, false for memory), `services`, `vars`,
+ * `watch` (default true), `color` (default: stdout is a TTY), `log` (default console.log),
+ * `logRequests` (default true).
+ * Resolves to the server: `url`, `port`, `project`, `worker`, `reload()`, `close()`, and events
+ * "reload" ({ ok, error?, changed }) and "request" ({ method, path, status, ms }).
+ */
+async function startDevServer(dir, options = {}) {
+  const { dispatch } = require("../../index.js");
+  const color = options.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
+  const log = options.log ?? ((line) => console.log(line));
+  const emitter = new EventEmitter();
+  let closed = false;
+  let project;
+  let current = null; // { worker, inflight, retired }
+
+  const onLog = (level, message) => {
+    const label = paint(color, level === "error" ? "red" : level === "warn" ? "yellow" : "gray", `[${project?.name ?? "worker"}${level === "log" || level === "info" ? "" : ` ${level}`}]`);
+    log(`${label} ${message}`);
+  };
+  const storeCache = new Map(); // KV/R2 stores outlive config reloads (in memory too)
+  const load = (build = true) => loadProject(dir, { env: options.env, persistTo: options.persistTo, services: options.services, vars: options.vars, onLog, build, storeCache });
+  const describe = (error) => (error.name === "BuildError" || error.name === "ConfigError" ? error.message : error.stack ?? String(error));
+
+  // A configuration error stops here; a build or start-up error is shown (log and error page)
+  // until an edit fixes it.
+  project = await load(false);
+  for (const warning of project.warnings) log(paint(color, "yellow", `▲ ${warning}`));
+  let failure = null; // why there is no worker although the project has one
+  if (project.config.mainFile) {
+    try {
+      await project.rebuild();
+      current = { worker: await startWorker(project), inflight: 0 };
+    } catch (error) {
+      failure = error;
+      log(paint(color, "red", `✘ the worker failed to start; fix it and save to retry:\n${describe(error)}`));
+    }
+  }
+
+  const retire = (generation) => {
+    generation.retired = true;
+    if (generation.inflight === 0) generation.worker.dispose().catch(() => {});
+  };
+
+  let reloading = Promise.resolve();
+  let lastFailed = failure !== null; // after a failed build any source change retries
+  let configPending = false; // a config reload failed: the next retry reloads the config too
+  /** Rebuilds (and, when the config changed, reloads) the project, then swaps the worker. */
+  function reload(changed = [], { config = false } = {}) {
+    reloading = reloading.then(async () => {
+      if (closed) return;
+      config ||= configPending;
+      try {
+        if (config) {
+          const next = await load();
+          for (const warning of next.warnings) if (!project.warnings.includes(warning)) log(paint(color, "yellow", `▲ ${warning}`));
+          project = next;
+        } else if (project.config.mainFile) {
+          await project.rebuild();
+        }
+        const worker = project.options ? await startWorker(project) : null;
+        const old = current;
+        current = worker ? { worker, inflight: 0 } : null;
+        if (old) retire(old);
+        log(paint(color, "green", `⎔ reloaded ${project.name ?? "worker"}${changed.length ? ` (${changed.map((f) => path.relative(project.root, f)).join(", ")})` : ""}`));
+        lastFailed = false;
+        configPending = false;
+        failure = null;
+        emitter.emit("reload", { ok: true, changed });
+      } catch (error) {
+        lastFailed = true;
+        configPending ||= config;
+        if (!current) failure = error;
+        log(paint(color, "red", `✘ reload failed, ${current ? "still serving the previous build" : "no worker is running"}:\n${describe(error)}`));
+        emitter.emit("reload", { ok: false, error, changed });
+      }
+    });
+    return reloading;
+  }
+
+  const isAssetFile = (file) => project.assets && (file === project.assets.directory || file.startsWith(project.assets.directory + path.sep));
+  let watcher = null;
+  let pending = new Set();
+  let timer = null;
+  if (options.watch !== false) {
+    watcher = watchTree(project.root, (file) => {
+      pending.add(file);
+      clearTimeout(timer);
+      timer = setTimeout(flush, 60);
+    }, (message) => log(paint(color, "yellow", `▲ ${message}`)));
+  }
+  function flush() {
+    const files = [...pending];
+    pending = new Set();
+    if (closed || files.length === 0) return;
+    const configChanged = files.some((f) => f === project.configFile || /(^|[/\\])\.(dev\.vars|env)/.test(path.basename(f)));
+    if (files.some(isAssetFile)) {
+      project.assets.refresh();
+      emitter.emit("assets", { files: files.filter(isAssetFile) });
+    }
+    const inputs = new Set(project.inputs);
+    const codeChanged = files.filter((f) => !isAssetFile(f) && (inputs.has(f) || lastFailed));
+    if (configChanged || codeChanged.length > 0) reload(configChanged ? files : codeChanged, { config: configChanged });
+  }
+
+  let address;
+  const origin = () => `http://${address}`;
+  const requestLog = (req, status, ms) => {
+    const pathOnly = req.url.split("?")[0];
+    emitter.emit("request", { method: req.method, path: pathOnly, status, ms });
+    if (options.logRequests === false) return;
+    log(`${paint(color, "bold", req.method)} ${pathOnly} ${paint(color, statusStyle(status), String(status))} ${paint(color, "gray", `(${ms.toFixed(1)} ms)`)}`);
+  };
+
+  async function scheduled(req, res, url) {
+    const started = process.hrtime.bigint();
+    const cron = url.searchParams.get("cron") ?? project.crons[0] ?? "";
+    const time = url.searchParams.get("time");
+    let status = 200;
+    let body;
+    try {
+      if (!current) throw new Error("the project has no worker to run a scheduled event on");
+      const result = await dispatch(current.worker, { type: "scheduled", cron, scheduledTime: time ? Number(time) : Date.now() });
+      if (result.error) project.mapError(result.error);
+      status = result.outcome === "ok" ? 200 : 500;
+      body = JSON.stringify({ outcome: result.outcome, cron, noRetry: result.noRetry, ...(result.error ? { error: result.error.stack } : {}) });
+    } catch (error) {
+      status = 500;
+      body = JSON.stringify({ outcome: "exception", cron, error: project.mapError(error).stack ?? String(error) });
+    }
+    res.writeHead(status, { "content-type": "application/json" }).end(`${body}\n`);
+    requestLog(req, status, Number(process.hrtime.bigint() - started) / 1e6);
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      // Never let one request take the server down.
+      log(paint(color, "red", `workerbox dev: ${req.method} ${req.url} failed: ${error.stack ?? error}`));
+      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end(`workerbox dev: ${error.message}\n`);
+      else res.destroy();
+    });
+  });
+  async function handle(req, res) {
+    const url = new URL(req.url, origin());
+    if (url.pathname === "/__scheduled") return scheduled(req, res, url);
+    const generation = current;
+    const hasWorker = generation !== null || failure !== null;
+    // With a worker, only GET and HEAD requests may be answered by an asset.
+    if (project.assets && (!hasWorker || req.method === "GET" || req.method === "HEAD")) {
+      const started = process.hrtime.bigint();
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+      const request = new Request(url, { method: req.method, headers });
+      const answer = project.assets.route(request, hasWorker);
+      if (answer) {
+        await writeResponse(res, answer);
+        return requestLog(req, answer.status, Number(process.hrtime.bigint() - started) / 1e6);
+      }
+    }
+    if (!generation) {
+      if (failure) {
+        const page = errorResponse(failure, { method: req.method, url: req.url, headers: req.headers });
+        res.writeHead(page.status, page.headers).end(page.body);
+        return requestLog(req, page.status, 0);
+      }
+      res.writeHead(404).end("Not Found\n");
+      return requestLog(req, 404, 0);
+    }
+    generation.inflight++;
+    try {
+      await toWorkerFor(generation)(req, res);
+    } finally {
+      generation.inflight--;
+      if (generation.retired && generation.inflight === 0) generation.worker.dispose().catch(() => {});
+    }
+  }
+  // The worker of the generation that accepted the request answers it, even if a reload swaps
+  // in a new one meanwhile.
+  const toWorkerFor = (generation) => nodeHandler({ getWorker: () => generation.worker, dispatch, origin, onDone: requestLog, onError: (error) => project.mapError(error) });
+
+  // WebSockets: workerbox's runtime has no WebSocketPair yet, so an upgrade cannot complete. The
+  // request still reaches the worker; a 101 answer is refused with 501, any other is passed on.
+  server.on("upgrade", async (req, socket) => {
+    socket.on("error", () => {});
+    const started = process.hrtime.bigint();
+    let status = 501;
+    let head = "";
+    let body = Buffer.alloc(0);
+    try {
+      if (!current) throw new Error("no worker");
+      const response = await dispatch(current.worker, { ...toDispatchInput(req, origin()), body: null });
+      if (response.status === 101) {
+        body = Buffer.from("workerbox dev: WebSocket upgrades are not supported by the workerbox runtime yet\n");
+        head = "HTTP/1.1 501 Not Implemented\r\ncontent-type: text/plain; charset=utf-8\r\n";
+      } else {
+        status = response.status;
+        body = Buffer.from(await response.arrayBuffer());
+        head = `HTTP/1.1 ${response.status} ${response.statusText || http.STATUS_CODES[response.status] || ""}\r\n`;
+        for (const [name, value] of response.headers) if (name !== "content-length" && name !== "transfer-encoding" && name !== "connection") head += `${name}: ${value}\r\n`;
+      }
+    } catch (caught) {
+      const page = errorResponse(project.mapError(caught), { method: req.method, url: req.url, headers: req.headers });
+      status = 500;
+      body = Buffer.from(page.body);
+      head = `HTTP/1.1 500 Internal Server Error\r\ncontent-type: ${page.headers["content-type"]}\r\n`;
+    }
+    socket.end(`${head}content-length: ${body.length}\r\nconnection: close\r\n\r\n${body.toString("latin1")}`, "latin1");
+    requestLog(req, status, Number(process.hrtime.bigint() - started) / 1e6);
+  });
+
+  const port = options.port ?? project.config.dev?.port ?? 8787;
+  const host = options.host ?? project.config.dev?.ip ?? "127.0.0.1";
+  try {
+    await new Promise((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    watcher?.close();
+    if (current) await current.worker.dispose();
+    if (error.code === "EADDRINUSE") {
+      const taken = new Error(`port ${port} on ${host} is already in use; stop the other server or pass --port (0 picks a free port)`);
+      taken.code = "EADDRINUSE";
+      throw taken;
+    }
+    throw error;
+  }
+  const bound = server.address();
+  address = `${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port}`;
+
+  return Object.assign(emitter, {
+    get url() {
+      return `http://${address}/`;
+    },
+    port: bound.port,
+    get project() {
+      return project;
+    },
+    get worker() {
+      return current?.worker ?? null;
+    },
+    server,
+    reload: (changed) => reload(changed ?? [], { config: true }),
+    /** Stops watching, closes the server (and its connections) and disposes the worker. */
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearTimeout(timer);
+      watcher?.close();
+      await new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await reloading;
+      if (current) await current.worker.dispose();
+      current = null;
+    },
+  });
+}
+
+module.exports = { startDevServer, nodeHandler, writeResponse, toDispatchInput, errorResponse };

@@ -1,0 +1,275 @@
+// Type definitions for workerbox/project (lib/project/index.js): project configuration,
+// bundling, the dev server and the platform proxy.
+
+import type { Binding, JsonValue, LogLevel, Worker, WorkerOptions } from "../../index.js";
+
+type MaybePromise<T> = T | Promise<T>;
+type ServiceTarget = Worker | ((request: Request) => MaybePromise<Response>) | { fetch(request: Request): MaybePromise<Response> };
+
+/** One problem in a configuration file. */
+export interface ConfigProblem {
+  file: string;
+  /** 1-based line of the key, when it can be told. */
+  line?: number;
+  /** The key path, e.g. `kv_namespaces[1].binding`. */
+  key?: string;
+  message: string;
+}
+
+/** A bad configuration file; `message` lists every problem as `file:line: key: message`. */
+export declare class ConfigError extends Error {
+  readonly name: "ConfigError";
+  readonly problems: ConfigProblem[];
+  readonly file?: string;
+  readonly line?: number;
+  readonly key?: string;
+}
+
+/** esbuild failed; `message` names each file and line. */
+export declare class BuildError extends Error {
+  readonly name: "BuildError";
+  readonly errors: unknown[];
+}
+
+export interface AssetsConfig {
+  directory: string;
+  binding?: string;
+  htmlHandling: "auto-trailing-slash" | "force-trailing-slash" | "drop-trailing-slash" | "none";
+  notFoundHandling: "none" | "404-page" | "single-page-application";
+  runWorkerFirst: boolean | string[];
+}
+
+/** A configuration as readConfig() normalises it (paths absolute). */
+export interface ProjectConfig {
+  file: string;
+  root: string;
+  env?: string;
+  name?: string;
+  main?: string;
+  mainFile?: string;
+  compatibilityDate?: string;
+  compatibilityFlags?: string[];
+  minify?: boolean;
+  noBundle?: boolean;
+  tsconfig?: string;
+  cpuMs?: number;
+  define?: Record<string, string>;
+  alias?: Record<string, string>;
+  rules: { type: "ESModule" | "CommonJS" | "Text" | "Data" | "CompiledWasm"; globs: string[]; fallthrough: boolean }[];
+  crons: string[];
+  assets?: AssetsConfig;
+  dev?: { port?: number; ip?: string };
+  migrations: { tag: string; newClasses: string[]; newSqliteClasses: string[]; deletedClasses: string[]; renamedClasses: { from: string; to: string }[] }[];
+  bindings: {
+    vars: Record<string, JsonValue>;
+    kv: { binding: string; id: string }[];
+    r2: { binding: string; bucket: string }[];
+    d1: { binding: string; databaseName: string; databaseId: string; migrationsDir: string; migrationsTable: string }[];
+    durableObjects: { binding: string; className: string; scriptName?: string }[];
+    queues: { producers: { binding: string; queue: string; deliveryDelay?: number }[]; consumers: { queue: string; deadLetterQueue?: string; [setting: string]: unknown }[] };
+    services: { binding: string; service: string; environment?: string; entrypoint?: string }[];
+  };
+  /** Secrets from `.dev.vars` (or `.env` files). */
+  secrets: Record<string, string>;
+  secretFiles: string[];
+  warnings: (ConfigProblem & { text: string })[];
+}
+
+/** Reads and checks a project's configuration (a folder or a config file); throws ConfigError. */
+export declare function readConfig(target?: string, options?: { env?: string }): ProjectConfig;
+
+/** A binding the configuration asks for that workerbox cannot provide (yet). */
+export interface UnsupportedBinding {
+  key: string;
+  binding: string;
+  reason: string;
+}
+
+export interface LoadProjectOptions {
+  /** The `env.<name>` section to apply. */
+  env?: string;
+  /** Folder for KV/R2 state (default `<root>/.workerbox/state`), or `false` to keep it in memory. */
+  persistTo?: string | false;
+  /** Targets for service bindings, by service name. */
+  services?: Record<string, ServiceTarget>;
+  /** Extra plain bindings, over the config's vars and secrets. */
+  vars?: Record<string, JsonValue>;
+  /** The worker's console lines, stacks mapped to the original sources. */
+  onLog?: (level: LogLevel, message: string) => void;
+}
+
+export interface AssetHandler {
+  readonly directory: string;
+  readonly size: number;
+  refresh(): number;
+  /** What `env.ASSETS.fetch()` answers: every rule applied, 404 when nothing matches. */
+  fetch(request: Request | string | URL): Promise<Response>;
+  /** The router in front of a worker: a Response, or null to send the request to the worker. */
+  route(request: Request, hasWorker: boolean): Response | null;
+}
+
+export interface Project {
+  name?: string;
+  root: string;
+  configFile: string;
+  env?: string;
+  config: ProjectConfig;
+  /** Where KV/R2 state persists, or null (memory). */
+  stateDir: string | null;
+  warnings: string[];
+  unsupported: UnsupportedBinding[];
+  bindings: Record<string, JsonValue | Binding>;
+  assets: AssetHandler | null;
+  crons: string[];
+  /** Options for createWorker(), or null for an assets-only project. */
+  options: (WorkerOptions & { modules: NonNullable<WorkerOptions["modules"]> }) | null;
+  /** Files the last bundle read. */
+  inputs: string[];
+  /** Bundles again (same bindings); resolves to the new options. */
+  rebuild(): Promise<Project["options"]>;
+  /** Maps an error from this project's worker back to the original files and lines. */
+  mapError<E>(error: E): E;
+}
+
+/** Reads a project, bundles its worker (esbuild) and builds its bindings. */
+export declare function loadProject(target?: string, options?: LoadProjectOptions): Promise<Project>;
+
+/** Starts the project's worker; start-up errors name the original source lines. */
+export declare function startWorker(project: Project, extra?: Partial<WorkerOptions>): Promise<Worker>;
+
+/** Bundles `config.mainFile` with esbuild into `<root>/.workerbox/bundle/`. */
+export declare function bundle(config: ProjectConfig, options?: { outdir?: string }): Promise<{ script: string; filename: string; modules: Record<string, { type: string; content: Uint8Array }>; inputs: string[]; warnings: string[] }>;
+
+export declare function createAssetHandler(assets: Partial<AssetsConfig> & { directory: string }): AssetHandler;
+
+export interface DevServerOptions extends Omit<LoadProjectOptions, "onLog"> {
+  /** Default: the config's dev.port, else 8787; 0 picks a free port. */
+  port?: number;
+  /** Default: the config's dev.ip, else 127.0.0.1. */
+  host?: string;
+  /** Rebuild on file changes (default true). */
+  watch?: boolean;
+  /** Colored output (default: stdout is a TTY and NO_COLOR is not set). */
+  color?: boolean;
+  /** Where lines go (default console.log). */
+  log?: (line: string) => void;
+  /** Print a line per request (default true). */
+  logRequests?: boolean;
+}
+
+/** The dev server (an EventEmitter; typed without @types/node so these types need none). */
+export interface DevServer {
+  readonly url: string;
+  readonly port: number;
+  readonly project: Project;
+  readonly worker: Worker | null;
+  /** Node's http.Server. */
+  readonly server: { close(callback?: (error?: Error) => void): unknown; address(): unknown };
+  /** Reloads the configuration and rebuilds. */
+  reload(changed?: string[]): Promise<void>;
+  /** Stops watching, closes the server and its connections and disposes the worker. */
+  close(): Promise<void>;
+  on(event: "reload", listener: (event: { ok: boolean; error?: Error; changed: string[] }) => void): this;
+  on(event: "request", listener: (event: { method: string; path: string; status: number; ms: number }) => void): this;
+  on(event: "assets", listener: (event: { files: string[] }) => void): this;
+  on(event: string, listener: (...args: any[]) => void): this;
+  once(event: string, listener: (...args: any[]) => void): this;
+  off(event: string, listener: (...args: any[]) => void): this;
+}
+
+/** Serves a project on localhost, as `workerbox dev` does. */
+export declare function startDevServer(dir?: string, options?: DevServerOptions): Promise<DevServer>;
+
+export interface KVNamespace {
+  get(key: string, options?: "text" | { type?: "text" }): Promise<string | null>;
+  get<T = unknown>(key: string, options: "json" | { type: "json" }): Promise<T | null>;
+  get(key: string, options: "arrayBuffer" | { type: "arrayBuffer" }): Promise<ArrayBuffer | null>;
+  get(key: string, options: "stream" | { type: "stream" }): Promise<ReadableStream | null>;
+  get(keys: string[], options?: "text" | "json" | { type?: "text" | "json" }): Promise<Map<string, unknown>>;
+  getWithMetadata<M = unknown>(key: string, options?: "text" | "json" | "arrayBuffer" | "stream" | { type?: "text" | "json" | "arrayBuffer" | "stream" }): Promise<{ value: unknown; metadata: M | null; cacheStatus: null }>;
+  put(key: string, value: string | ArrayBuffer | ArrayBufferView | ReadableStream | Blob, options?: { expiration?: number; expirationTtl?: number; metadata?: unknown }): Promise<void>;
+  delete(key: string): Promise<void>;
+  list<M = unknown>(options?: { prefix?: string; limit?: number; cursor?: string }): Promise<{ keys: { name: string; expiration?: number; metadata?: M }[]; list_complete: boolean; cursor?: string }>;
+}
+
+export interface R2HttpMetadata {
+  contentType?: string;
+  contentLanguage?: string;
+  contentDisposition?: string;
+  contentEncoding?: string;
+  cacheControl?: string;
+  cacheExpiry?: Date | number;
+}
+
+export interface R2Object {
+  readonly key: string;
+  readonly version: string;
+  readonly size: number;
+  readonly etag: string;
+  readonly httpEtag: string;
+  readonly uploaded: Date;
+  readonly httpMetadata: R2HttpMetadata;
+  readonly customMetadata: Record<string, string>;
+  readonly range?: { offset?: number; length?: number; suffix?: number };
+  writeHttpMetadata(headers: Headers): void;
+}
+
+export interface R2ObjectBody extends R2Object {
+  readonly body: ReadableStream;
+  readonly bodyUsed: boolean;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  bytes(): Promise<Uint8Array>;
+  text(): Promise<string>;
+  json<T = unknown>(): Promise<T>;
+  blob(): Promise<Blob>;
+}
+
+export interface R2Conditional {
+  etagMatches?: string;
+  etagDoesNotMatch?: string;
+  uploadedBefore?: Date;
+  uploadedAfter?: Date;
+}
+
+export interface R2Bucket {
+  head(key: string): Promise<R2Object | null>;
+  get(key: string, options?: { onlyIf?: R2Conditional; range?: { offset?: number; length?: number } | { suffix: number } }): Promise<R2ObjectBody | R2Object | null>;
+  put(key: string, value: string | ArrayBuffer | ArrayBufferView | ReadableStream | Blob | null, options?: { httpMetadata?: R2HttpMetadata; customMetadata?: Record<string, string>; onlyIf?: R2Conditional }): Promise<R2Object | null>;
+  delete(keys: string | string[]): Promise<void>;
+  list(options?: { prefix?: string; delimiter?: string; cursor?: string; startAfter?: string; limit?: number; include?: ("httpMetadata" | "customMetadata")[] }): Promise<{ objects: R2Object[]; truncated: boolean; cursor?: string; delimitedPrefixes: string[] }>;
+}
+
+export interface PlatformProxyOptions {
+  /** A config file or project folder (default "."). */
+  configPath?: string;
+  /** The `env.<name>` section to apply. */
+  environment?: string;
+  /** true (default): `<root>/.workerbox/state`; false: memory; `{ path }`: that folder. */
+  persist?: boolean | { path: string };
+  /** Use an already loaded project (e.g. a dev server's), sharing its stores in this process. */
+  project?: Project;
+  services?: Record<string, ServiceTarget>;
+}
+
+export interface PlatformProxy<Env = Record<string, unknown>> {
+  env: Env;
+  cf: Record<string, unknown>;
+  ctx: { waitUntil(promise: Promise<unknown>): void; passThroughOnException(): void; props: Record<string, unknown> };
+  /** A no-op Cache API, as in wrangler's getPlatformProxy. */
+  caches: { default: ProxyCache; open(name: string): Promise<ProxyCache> };
+  /** Bindings of the config that `env` leaves out, and why. */
+  unsupported: UnsupportedBinding[];
+  warnings: string[];
+  dispose(): Promise<void>;
+}
+
+export interface ProxyCache {
+  match(request: Request | string): Promise<Response | undefined>;
+  put(request: Request | string, response: Response): Promise<void>;
+  delete(request: Request | string): Promise<boolean>;
+}
+
+/** A project's bindings as Node objects: `{ env, cf, ctx, caches, dispose }`. */
+export declare function getPlatformProxy<Env = Record<string, unknown>>(options?: PlatformProxyOptions): Promise<PlatformProxy<Env>>;
+
+export declare const configKeys: { supported: string[]; unsupported: string[]; deployOnly: string[] };

@@ -1,0 +1,192 @@
+"use strict";
+// loadProject(): turns a project's checked configuration (config.js) and its bundle (bundle.js)
+// into createWorker() options with real bindings — vars and secrets, KV namespaces and R2
+// buckets as embedded stores persisted under `.workerbox/state/`, service bindings, the assets
+// binding — and lists every binding workerbox cannot provide yet. Binding kinds go through one
+// table of factories (BINDING_FACTORIES) so D1, queues and Durable Objects are wired as soon as
+// index.js exports their factories.
+
+const fs = require("node:fs");
+const path = require("node:path");
+const { readConfig } = require("./config.js");
+const { bundle, mapError } = require("./bundle.js");
+const { createAssetHandler } = require("./assets.js");
+
+/** A file-system-safe folder name for a namespace id or bucket name. */
+function safeName(name) {
+  return String(name).replace(/[^\w.-]/g, "_").slice(0, 120) || "_";
+}
+
+/**
+ * Each binding kind of the config: the workerbox factory it needs (an export of index.js), and
+ * how one config entry becomes a binding with it. `state` is the persistence folder (or null: in
+ * memory). A kind whose factory index.js does not export is reported as unsupported.
+ */
+const BINDING_FACTORIES = {
+  kv_namespaces: {
+    factory: "kv",
+    list: (b) => b.kv,
+    create: (kv, entry, state) => kv(state ? { dir: path.join(state, "kv", safeName(entry.id)) } : {}),
+  },
+  r2_buckets: {
+    factory: "storage",
+    list: (b) => b.r2,
+    create: (storage, entry, state) => storage(state ? { dir: path.join(state, "r2", safeName(entry.bucket)) } : {}),
+  },
+  d1_databases: {
+    factory: "d1",
+    list: (b) => b.d1,
+    create: (d1, entry, state) => d1({ ...(state ? { dir: path.join(state, "d1", safeName(entry.databaseId)) } : {}), migrationsDir: entry.migrationsDir, migrationsTable: entry.migrationsTable }),
+  },
+  "queues.producers": {
+    factory: "queue",
+    list: (b) => b.queues.producers,
+    create: (queue, entry, state) => queue({ name: entry.queue, ...(state ? { dir: path.join(state, "queues", safeName(entry.queue)) } : {}), deliveryDelay: entry.deliveryDelay }),
+  },
+  "durable_objects.bindings": {
+    factory: "durableObject",
+    list: (b) => b.durableObjects,
+    create: (durableObject, entry, state) => durableObject({ className: entry.className, scriptName: entry.scriptName, ...(state ? { dir: path.join(state, "do", safeName(entry.className)) } : {}) }),
+  },
+};
+
+/**
+ * Builds every binding of the config. Returns `{ bindings, unsupported, warnings }`;
+ * `services` maps service names to a Worker, a function or an object with fetch().
+ */
+function buildBindings(config, { state, services = {}, api, storeCache }) {
+  const bindings = {};
+  const unsupported = [];
+  const warnings = [];
+  for (const [key, kind] of Object.entries(BINDING_FACTORIES)) {
+    const entries = kind.list(config.bindings);
+    if (entries.length === 0) continue;
+    const factory = api[kind.factory];
+    for (const entry of entries) {
+      if (typeof factory !== "function") {
+        unsupported.push({ key, binding: entry.binding, reason: `workerbox has no ${kind.factory}() binding yet` });
+        continue;
+      }
+      try {
+        // A store made for the same entry before (a reload in the dev server) is reused, so
+        // in-memory data survives and files are not opened twice.
+        const cacheKey = `${key}:${state}:${JSON.stringify(entry)}`;
+        const binding = storeCache?.get(cacheKey) ?? kind.create(factory, entry, state);
+        storeCache?.set(cacheKey, binding);
+        bindings[entry.binding] = binding;
+      } catch (error) {
+        unsupported.push({ key, binding: entry.binding, reason: `${kind.factory}() failed: ${error.message}` });
+      }
+    }
+  }
+  for (const consumer of config.bindings.queues.consumers) {
+    unsupported.push({ key: "queues.consumers", binding: consumer.queue, reason: typeof api.queue === "function" ? "queue consumers are not run by workerbox dev yet" : "workerbox has no queue() binding yet" });
+  }
+  for (const entry of config.bindings.services) {
+    const target = services[entry.service];
+    if (entry.entrypoint) warnings.push(`services: ${entry.binding}: entrypoint ${JSON.stringify(entry.entrypoint)} is not supported; requests go to the service's default fetch handler`);
+    if (target === undefined) {
+      warnings.push(`services: ${entry.binding}: no worker named ${JSON.stringify(entry.service)} is running here; its requests answer 503 (pass it in loadProject's options.services)`);
+      const message = `workerbox: service ${JSON.stringify(entry.service)} (binding ${entry.binding}) is not running locally\n`;
+      bindings[entry.binding] = api.service(() => new Response(message, { status: 503, headers: { "content-type": "text/plain; charset=utf-8" } }));
+    } else {
+      bindings[entry.binding] = api.service(target);
+    }
+  }
+  const classes = new Set(config.migrations.flatMap((m) => [...m.newClasses, ...m.newSqliteClasses, ...m.renamedClasses.map((r) => r.to)]));
+  for (const m of config.migrations) for (const c of m.deletedClasses) classes.delete(c);
+  for (const object of config.bindings.durableObjects) {
+    if (!object.scriptName && !classes.has(object.className)) {
+      warnings.push(`durable_objects: ${object.binding}: class ${object.className} is not created by any entry of migrations (add it to new_sqlite_classes)`);
+    }
+  }
+  for (const { key, binding, reason } of unsupported) warnings.push(`${key}: ${binding}: unsupported (${reason}); env.${binding} is left out`);
+  return { bindings, unsupported, warnings };
+}
+
+/**
+ * Reads a project (a folder with wrangler.jsonc / .json / .toml, or the config file itself),
+ * bundles its worker and builds its bindings. Options:
+ * - `env`: the `env.<name>` section to use;
+ * - `persistTo`: folder for KV/R2 state (default `<root>/.workerbox/state`), or `false` for memory;
+ * - `services`: `{ serviceName: Worker | (request) => Response | { fetch } }` for service bindings;
+ * - `vars`: extra plain bindings, over the config's vars and secrets;
+ * - `onLog`: the worker's console lines (stacks in them mapped to the original files);
+ * - `build`: false skips the first bundle (`options` stays null until `rebuild()`);
+ * - `storeCache`: a Map that keeps the stores made, to reuse them when loading again.
+ * Returns the project: `options` for createWorker(), `warnings`, `unsupported`, `assets`,
+ * `crons`, `inputs` (files the bundle read) and `rebuild()` (bundles again, same bindings).
+ */
+async function loadProject(target, options = {}) {
+  if (options === null || typeof options !== "object") throw new TypeError("loadProject: options must be an object");
+  const api = require("../../index.js");
+  const config = readConfig(target, { env: options.env });
+  const state = options.persistTo === false ? null : path.resolve(options.persistTo ?? path.join(config.root, ".workerbox", "state"));
+  if (state) fs.mkdirSync(state, { recursive: true });
+  const { bindings, unsupported, warnings } = buildBindings(config, { state, services: options.services, api, storeCache: options.storeCache });
+  const vars = { ...config.bindings.vars, ...config.secrets, ...(options.vars ?? {}) };
+  for (const name of Object.keys(vars)) {
+    if (bindings[name] !== undefined) warnings.push(`vars: ${name} is also a binding name; the binding wins`);
+    else bindings[name] = vars[name];
+  }
+  const assets = config.assets ? createAssetHandler(config.assets) : null;
+  if (assets && config.assets.binding) bindings[config.assets.binding] = api.service((request) => assets.fetch(request));
+
+  const project = {
+    name: config.name,
+    root: config.root,
+    configFile: config.file,
+    env: config.env,
+    config,
+    stateDir: state,
+    warnings: [...config.warnings.map((w) => w.text), ...warnings],
+    unsupported,
+    bindings,
+    assets,
+    crons: config.crons,
+    options: null,
+    inputs: [],
+    mapper: { mapStack: (t) => t, mapLocation: () => null },
+    async rebuild() {
+      if (!config.mainFile) {
+        project.options = null;
+        return null;
+      }
+      const built = await bundle(config);
+      project.inputs = built.inputs;
+      project.mapper = built.mapper;
+      for (const w of built.warnings) if (!project.warnings.includes(w)) project.warnings.push(w);
+      const onLog = options.onLog;
+      project.options = {
+        script: built.script,
+        filename: built.filename,
+        modules: built.modules,
+        bindings,
+        compatibilityDate: config.compatibilityDate,
+        compatibilityFlags: config.compatibilityFlags,
+        ...(config.cpuMs !== undefined ? { limits: { cpuMs: config.cpuMs } } : {}),
+        ...(onLog ? { onLog: (level, message) => onLog(level, built.mapper.mapStack(message)) } : {}),
+      };
+      return project.options;
+    },
+    /** Maps an error thrown by this project's worker back to the original sources. */
+    mapError(error) {
+      return mapError(error, project.mapper);
+    },
+  };
+  if (options.build !== false) await project.rebuild();
+  return project;
+}
+
+/** Starts the project's worker; errors name the original source lines. */
+async function startWorker(project, extra = {}) {
+  const { createWorker } = require("../../index.js");
+  if (!project.options) throw new Error(`${project.configFile}: the project has no worker (no main), only assets`);
+  try {
+    return await createWorker({ ...project.options, ...extra });
+  } catch (error) {
+    throw project.mapError(error);
+  }
+}
+
+module.exports = { loadProject, startWorker, BINDING_FACTORIES };
