@@ -40,7 +40,7 @@ export interface WorkerOptions {
   format?: "module" | "service-worker";
   /**
    * `env` bindings (globals, for service-worker scripts): plain JSON values become vars;
-   * `kv()`, `storage()` and `service()` (or a `Worker`) become binding objects.
+   * `kv()`, `storage()`, `d1()` and `service()` (or a `Worker`) become binding objects.
    */
   bindings?: Record<string, JsonValue | Binding | Worker>;
   /** Receives every `console.*` line of the worker. Default: prints `[worker] …` on the host console. */
@@ -141,7 +141,7 @@ export interface CacheEntry {
   expires: number;
 }
 
-/** A binding definition made by `kv()`, `storage()` or `service()`. */
+/** A binding definition made by `kv()`, `storage()`, `d1()` or `service()`. */
 export interface Binding {
   /** Your handlers (or the service's function or worker); null for an embedded store. */
   readonly handler: unknown;
@@ -195,6 +195,95 @@ export declare function kv(options?: { dir?: string } | KVHandlers): Binding;
  * (shared with every binding and process using that folder), or answered by your handlers.
  */
 export declare function storage(options?: { dir?: string } | StorageHandlers): Binding;
+/** A D1 value as it travels: numbers, strings, null, and blobs as arrays of bytes. */
+export type D1Value = number | string | null | number[];
+
+/** What a D1 query reports, as production D1's `meta`. */
+export interface D1Meta {
+  duration: number;
+  changes: number;
+  last_row_id: number;
+  changed_db: boolean;
+  size_after: number;
+  rows_read: number;
+  rows_written: number;
+  [key: string]: unknown;
+}
+
+export interface D1Result<T = Record<string, unknown>> {
+  success: true;
+  meta: D1Meta;
+  results: T[];
+}
+
+export interface D1ExecResult {
+  count: number;
+  duration: number;
+}
+
+export interface D1PreparedStatement {
+  readonly statement: string;
+  readonly params: D1Value[];
+  /** Numbers, strings, booleans (as 1/0), null, ArrayBuffer / views / byte arrays (blobs); anything else throws D1_TYPE_ERROR. */
+  bind(...values: unknown[]): D1PreparedStatement;
+  first<T = Record<string, unknown>>(): Promise<T | null>;
+  first<T = unknown>(column: string): Promise<T | null>;
+  all<T = Record<string, unknown>>(): Promise<D1Result<T>>;
+  run<T = Record<string, unknown>>(): Promise<D1Result<T>>;
+  raw<T = unknown[]>(options?: { columnNames?: boolean }): Promise<T[]>;
+}
+
+export interface D1DatabaseSession {
+  prepare(sql: string): D1PreparedStatement;
+  batch<T = Record<string, unknown>>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]>;
+  getBookmark(): string | null;
+}
+
+/** D1's database API, as `env.DB` has it in a worker and `binding.database()` in Node. */
+export interface D1Database {
+  prepare(sql: string): D1PreparedStatement;
+  /** Runs the statements in one transaction: all take effect or none. */
+  batch<T = Record<string, unknown>>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]>;
+  /** Runs SQL one line at a time (a statement may not span lines), in one transaction. */
+  exec(sql: string): Promise<D1ExecResult>;
+  withSession(constraintOrBookmark?: string): D1DatabaseSession;
+}
+
+/**
+ * The handler contract for `d1({ query })`: run the statements in order, atomically, and return
+ * one `{ columns, rows, meta? }` per statement (blobs may be Uint8Array/ArrayBuffer). A thrown
+ * error becomes `D1_ERROR: <its message>`; give it a numeric `index` to name the failing statement.
+ */
+export interface D1Handlers {
+  query(statements: { sql: string; params: D1Value[] }[]): MaybePromise<{ columns: string[]; rows: unknown[][]; meta?: Partial<D1Meta> }[]>;
+}
+
+/** A D1 binding definition; `database()` is the same database for Node. */
+export interface D1Binding extends Binding {
+  database(): D1Database;
+}
+
+/**
+ * A D1 database: in memory, in the SQLite file `dir/d1.sqlite3` (shared with every binding and
+ * process using that folder), or answered by your `query` handler. `timeoutMs` (default 30000)
+ * bounds each call to the embedded database; a query running longer is interrupted.
+ */
+export declare function d1(options?: { dir?: string; timeoutMs?: number } | D1Handlers): D1Binding;
+
+/** A migration: its file name and its statements. */
+export interface D1Migration {
+  name: string;
+  queries: string[];
+}
+
+/** The `.sql` files of folder `dir` in name order, each split into statements. */
+export declare function readD1Migrations(dir: string): Promise<D1Migration[]>;
+/**
+ * Applies the migrations `db` has not recorded yet in `table` (default `d1_migrations`, as
+ * wrangler), each with its record in one batch; resolves to the names applied.
+ */
+export declare function applyD1Migrations(db: D1Database | D1Binding, migrations: D1Migration[], table?: string): Promise<string[]>;
+
 /** A service binding: `env.NAME.fetch()` calls `handler(request)` with Node's Request, or another worker. */
 export declare function service(handler: ((request: Request) => MaybePromise<Response>) | { fetch(request: Request): MaybePromise<Response> } | Worker): Binding;
 

@@ -8,6 +8,7 @@ const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
 const { resolveCompat } = require("./lib/compat.js");
 const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 const { HostBodies } = require("./lib/bodies.js");
+const { d1, readD1Migrations, applyD1Migrations } = require("./lib/d1.js");
 
 const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags"]);
 const MODULE_TYPES = new Set(["esm", "wasm", "text", "data", "json"]);
@@ -113,10 +114,10 @@ function splitBindings(bindings) {
     const kind = value === null ? "null" : typeof value;
     if (kind === "function" || kind === "symbol" || kind === "bigint" || kind === "undefined") {
       const hint = kind === "function" ? " (wrap a request handler in service(fn))" : "";
-      throw new TypeError(`createWorker: options.bindings.${name} is a ${kind}; bindings must be JSON values (strings, numbers, booleans, null, arrays or plain objects), kv(), storage(), service() or a worker${hint}`);
+      throw new TypeError(`createWorker: options.bindings.${name} is a ${kind}; bindings must be JSON values (strings, numbers, booleans, null, arrays or plain objects), kv(), storage(), d1(), service() or a worker${hint}`);
     }
     if (kind === "object" && !Array.isArray(value) && !isPlainObject(value)) {
-      throw new TypeError(`createWorker: options.bindings.${name} is a ${value.constructor?.name ?? "object"}; bindings must be JSON values, kv(), storage(), service() or a worker`);
+      throw new TypeError(`createWorker: options.bindings.${name} is a ${value.constructor?.name ?? "object"}; bindings must be JSON values, kv(), storage(), d1(), service() or a worker`);
     }
     try {
       JSON.stringify(value);
@@ -452,6 +453,9 @@ module.exports.Worker = Worker;
 module.exports.kv = kv;
 module.exports.storage = storage;
 module.exports.service = service;
+module.exports.d1 = d1;
+module.exports.readD1Migrations = readD1Migrations;
+module.exports.applyD1Migrations = applyD1Migrations;
 
 // Project tooling (wrangler config, bundling, dev server, platform proxy): also `workerbox/project`.
 // Loaded on first use, so `require("workerbox")` does not load esbuild, the TOML parser or the

@@ -18,15 +18,23 @@ export declare class NativeChannel {
 }
 
 /**
- * An embedded store (`kv()`, `storage()`, the default Cache API store), answered in Rust. The
- * JS object is the handle: every worker given it shares the one store.
+ * An embedded store (`kv()`, `storage()`, `d1()`, the default Cache API store), answered in
+ * Rust. The JS object is the handle: every worker given it shares the one store, and Node
+ * reaches the same store through `call`.
  */
 export declare class NativeStore {
   /**
-   * `kind` is "kv", "storage" or "cache"; `dir` (absolute) keeps it in a SQLite file there,
-   * otherwise it lives in memory. Throws naming the path and SQLite's error if it cannot open.
+   * `kind` is "kv", "storage", "cache" or "d1"; `dir` (absolute) keeps it in a SQLite file
+   * there, otherwise it lives in memory. `timeout_ms` bounds each call of a "d1" store.
+   * Throws naming the path and SQLite's error if it cannot open.
    */
-  constructor(kind: string, dir?: string | undefined | null)
+  constructor(kind: string, dir?: string | undefined | null, timeoutMs?: number | undefined | null)
+  /**
+   * Answers one call from Node, as a worker's binding call to this store is answered, on
+   * libuv's thread pool (SQLite blocks). Resolves to `{ json, bytes }` or
+   * `{ errorName, errorMessage }`; `now` is the host's `Date.now()`.
+   */
+  call(method: string, args: string, bytes: Buffer | undefined | null, now: number): Promise<NativeHostAnswer>
 }
 
 /** A running worker, as `index.js` sees it. */

@@ -1,9 +1,10 @@
 "use strict";
 // Bindings answered in the host: `kv()`, `storage()` and `service()` build binding definitions for
-// createWorker's `bindings`, and `createDispatcher()` answers a worker's binding calls by
-// calling their handlers. The embedded stores (`kv()`, `kv({ dir })`, `storage()`,
-// `storage({ dir })`, and a worker's default Cache API store) are not answered here: each is a
-// native SQLite store (src/runtime/store) that the worker's scheduler thread answers itself.
+// createWorker's `bindings` (`d1()` is in lib/d1.js), and `createDispatcher()` answers a worker's
+// binding calls by calling their handlers. The embedded stores (`kv()`, `kv({ dir })`,
+// `storage()`, `storage({ dir })`, `d1()`, and a worker's default Cache API store) are not
+// answered here: each is a native SQLite store (src/runtime/store) that the worker's scheduler
+// thread answers itself.
 
 const path = require("node:path");
 const crypto = require("node:crypto");
@@ -268,7 +269,13 @@ function createDispatcher(definitions, dispatch, bodies) {
       const args = JSON.parse(argsJson);
       const kind = definition[kBinding];
       const call = { kv: callKV, storage: callStorage, cache: callCache }[kind];
-      const answer = call ? await call(definition.handler, method, args, bytes) : await callService(definition.handler, method, args, bytes, dispatch);
+      // A binding family defined in its own file (d1) answers its calls itself.
+      const answer =
+        typeof definition.answer === "function"
+          ? await definition.answer(method, args, bytes)
+          : call
+            ? await call(definition.handler, method, args, bytes)
+            : await callService(definition.handler, method, args, bytes, dispatch);
       return { json: answer.json, bytes: answer.bytes ?? undefined };
     } catch (error) {
       const isError = error instanceof Error;

@@ -10,10 +10,10 @@ use crate::runtime::{
   Body, CACHE_BINDING, ExtraModule, Host, Isolation, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Store, StoreKind, Stores,
   Worker, WorkerError, WorkerOptions, DEFAULT_COMPAT_JSON,
 };
-use napi::bindgen_prelude::{Buffer, ClassInstance, Either, FnArgs, Function, Object, PromiseRaw};
+use napi::bindgen_prelude::{AsyncTask, Buffer, ClassInstance, Either, FnArgs, Function, Object, PromiseRaw};
 use std::collections::HashMap;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
-use napi::{CleanupEnvHook, Env, Result};
+use napi::{CleanupEnvHook, Env, Result, Task};
 use napi_derive::napi;
 use std::cell::Cell;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -150,8 +150,9 @@ fn ensure_pool_teardown(env: &Env) -> Result<()> {
   Ok(())
 }
 
-/// An embedded store (`kv()`, `storage()`, the default Cache API store), answered in Rust. The
-/// JS object is the handle: every worker given it shares the one store.
+/// An embedded store (`kv()`, `storage()`, `d1()`, the default Cache API store), answered in
+/// Rust. The JS object is the handle: every worker given it shares the one store, and Node
+/// reaches the same store through `call`.
 #[napi]
 pub struct NativeStore {
   store: Store,
@@ -159,13 +160,51 @@ pub struct NativeStore {
 
 #[napi]
 impl NativeStore {
-  /// `kind` is "kv", "storage" or "cache"; `dir` (absolute) keeps it in a SQLite file there,
-  /// otherwise it lives in memory. Throws naming the path and SQLite's error if it cannot open.
+  /// `kind` is "kv", "storage", "cache" or "d1"; `dir` (absolute) keeps it in a SQLite file
+  /// there, otherwise it lives in memory. `timeout_ms` bounds each call of a "d1" store.
+  /// Throws naming the path and SQLite's error if it cannot open.
   #[napi(constructor)]
-  pub fn new(kind: String, dir: Option<String>) -> Result<Self> {
+  pub fn new(kind: String, dir: Option<String>, timeout_ms: Option<f64>) -> Result<Self> {
     let kind = StoreKind::parse(&kind).ok_or_else(|| napi::Error::new(napi::Status::InvalidArg, format!("unknown store kind {kind:?}")))?;
-    let store = Store::open(kind, dir.as_deref().map(std::path::Path::new)).map_err(napi::Error::from_reason)?;
-    Ok(Self { store })
+    let dir = dir.as_deref().map(std::path::Path::new);
+    let store = match (kind, timeout_ms) {
+      (StoreKind::D1, Some(ms)) if ms.is_finite() && ms > 0.0 => Store::d1(dir, std::time::Duration::from_secs_f64(ms / 1000.0)),
+      _ => Store::open(kind, dir),
+    };
+    Ok(Self { store: store.map_err(napi::Error::from_reason)? })
+  }
+
+  /// Answers one call from Node, as a worker's binding call to this store is answered, on
+  /// libuv's thread pool (SQLite blocks). Resolves to `{ json, bytes }` or
+  /// `{ errorName, errorMessage }`; `now` is the host's `Date.now()`.
+  #[napi(ts_return_type = "Promise<NativeHostAnswer>")]
+  pub fn call(&self, method: String, args: String, bytes: Option<Buffer>, now: f64) -> AsyncTask<StoreCallTask> {
+    let call = HostCall { binding: String::new(), method, args, bytes: bytes.map(|b| bytes::Bytes::from(Vec::from(b))) };
+    AsyncTask::new(StoreCallTask { store: self.store.clone(), call: Some(call), now_ms: now })
+  }
+}
+
+/// One `NativeStore.call`, run off Node's thread.
+pub struct StoreCallTask {
+  store: Store,
+  call: Option<HostCall>,
+  now_ms: f64,
+}
+
+impl Task for StoreCallTask {
+  type Output = std::result::Result<HostResult, JsErrorInfo>;
+  type JsValue = NativeHostAnswer;
+
+  fn compute(&mut self) -> Result<Self::Output> {
+    let call = self.call.take().ok_or_else(|| napi::Error::from_reason("the store call ran twice"))?;
+    Ok(self.store.call(call, self.now_ms))
+  }
+
+  fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
+    Ok(match output {
+      Ok(result) => NativeHostAnswer { json: Some(result.json), bytes: result.bytes.map(|b| Buffer::from(Vec::from(b))), error_name: None, error_message: None },
+      Err(error) => NativeHostAnswer { json: None, bytes: None, error_name: Some(error.name), error_message: Some(error.message) },
+    })
   }
 }
 

@@ -537,6 +537,8 @@ internals.makeBinding = function makeBinding(name, kind) {
       return new R2Bucket(kConstruct, name);
     case "service":
       return new Fetcher(kConstruct, name);
+    case "d1":
+      return internals.makeD1Binding(name);
     case "outbound":
       internals.interceptOutbound();
       return undefined;

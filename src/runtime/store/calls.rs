@@ -9,6 +9,7 @@
 //! scheduler's loop.
 
 use super::cache::CacheStore;
+use super::d1::D1Store;
 use super::kv::KvStore;
 use super::objects::ObjectStore;
 use super::StoreError;
@@ -30,6 +31,8 @@ pub enum StoreKind {
   Objects,
   /// The Cache API's entries (`caches.default`, `caches.open()`).
   Cache,
+  /// A D1 database (`d1()`).
+  D1,
 }
 
 impl StoreKind {
@@ -38,6 +41,7 @@ impl StoreKind {
       "kv" => Some(StoreKind::Kv),
       "storage" => Some(StoreKind::Objects),
       "cache" => Some(StoreKind::Cache),
+      "d1" => Some(StoreKind::D1),
       _ => None,
     }
   }
@@ -48,6 +52,7 @@ impl StoreKind {
       StoreKind::Kv => "kv.sqlite3",
       StoreKind::Objects => "storage.sqlite3",
       StoreKind::Cache => "cache.sqlite3",
+      StoreKind::D1 => "d1.sqlite3",
     }
   }
 
@@ -57,6 +62,7 @@ impl StoreKind {
       StoreKind::Kv => "kv()",
       StoreKind::Objects => "storage()",
       StoreKind::Cache => "the Cache API's store",
+      StoreKind::D1 => "d1()",
     }
   }
 }
@@ -68,6 +74,7 @@ pub enum Store {
   Kv(Arc<KvStore>),
   Objects(Arc<ObjectStore>),
   Cache(Arc<CacheStore>),
+  D1(Arc<D1Store>),
 }
 
 impl Store {
@@ -78,8 +85,14 @@ impl Store {
       StoreKind::Kv => KvStore::open(dir).map(|s| Store::Kv(Arc::new(s))),
       StoreKind::Objects => ObjectStore::open(dir).map(|s| Store::Objects(Arc::new(s))),
       StoreKind::Cache => CacheStore::open(dir).map(|s| Store::Cache(Arc::new(s))),
+      StoreKind::D1 => D1Store::open(dir, D1Store::DEFAULT_TIMEOUT).map(|s| Store::D1(Arc::new(s))),
     };
     opened.map_err(|e| format!("{}: {e}", kind.api()))
+  }
+
+  /// A D1 database whose calls each may run for up to `timeout` before they are interrupted.
+  pub fn d1(dir: Option<&Path>, timeout: std::time::Duration) -> Result<Store, String> {
+    D1Store::open(dir, timeout).map(|s| Store::D1(Arc::new(s))).map_err(|e| format!("{}: {e}", StoreKind::D1.api()))
   }
 
   pub fn kind(&self) -> StoreKind {
@@ -87,6 +100,7 @@ impl Store {
       Store::Kv(_) => StoreKind::Kv,
       Store::Objects(_) => StoreKind::Objects,
       Store::Cache(_) => StoreKind::Cache,
+      Store::D1(_) => StoreKind::D1,
     }
   }
 
@@ -99,6 +113,7 @@ impl Store {
       Store::Kv(store) => store.answer(&call.method, &args, bytes, now_ms),
       Store::Objects(store) => store.answer(&call.method, &args, bytes, now_ms),
       Store::Cache(store) => store.answer(&call.method, &args, bytes, now_ms),
+      Store::D1(store) => store.answer(&call.method, &args),
     };
     answered.map_err(|failure| match failure {
       Failure::Js(error) => error,

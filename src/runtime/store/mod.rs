@@ -1,7 +1,7 @@
 //! The embedded SQLite storage layer: opening databases and running transactions on them.
 //!
-//! This module owns the part every embedded store shares (today KV, R2-style objects and the
-//! Cache API; later D1 and Durable Object storage): a [`Database`] is one SQLite connection,
+//! This module owns the part every embedded store shares (today KV, R2-style objects, the Cache
+//! API and D1; later Durable Object storage): a [`Database`] is one SQLite connection,
 //! either private and in memory or on a file, with the settings that make a file safe to share:
 //!
 //! - WAL journal: readers never wait for a writer, and a commit is one append to `<file>-wal`.
@@ -14,11 +14,12 @@
 //!
 //! In one process each file is opened once (a registry of open files keyed by canonical path), and
 //! every store bound to it shares that connection behind a mutex. The store families (`kv`,
-//! `objects`, `cache`) keep their tables and SQL to themselves; [`calls`] answers a worker's
+//! `objects`, `cache`, `d1`) keep their tables and SQL to themselves; [`calls`] answers a worker's
 //! binding calls from them.
 
 mod cache;
 mod calls;
+mod d1;
 mod kv;
 mod objects;
 #[cfg(test)]
@@ -79,8 +80,13 @@ impl std::error::Error for StoreError {}
 pub struct Database {
   location: Location,
   schema: &'static str,
+  setup: Option<Setup>,
   connection: Mutex<Option<Connection>>,
 }
+
+/// Settings a store family gives each of its connections once, when it is opened (limits,
+/// hooks), before its tables are made.
+pub type Setup = fn(&Connection) -> rusqlite::Result<()>;
 
 /// The files open in this process, so that two stores on one file share one connection.
 fn open_files() -> MutexGuard<'static, HashMap<PathBuf, Weak<Database>>> {
@@ -91,20 +97,27 @@ fn open_files() -> MutexGuard<'static, HashMap<PathBuf, Weak<Database>>> {
 impl Database {
   /// A new private in-memory database whose tables `schema` makes (on first use).
   pub fn memory(schema: &'static str) -> Arc<Database> {
-    Arc::new(Database { location: Location::Memory, schema, connection: Mutex::new(None) })
+    Arc::new(Database { location: Location::Memory, schema, setup: None, connection: Mutex::new(None) })
   }
 
   /// A store family's database: in memory without `dir`, else its file (`kind`'s name) there.
   pub fn open(dir: Option<&Path>, kind: StoreKind, schema: &'static str) -> Result<Arc<Database>, StoreError> {
+    Database::open_with(dir, kind, schema, None)
+  }
+
+  /// As [`Database::open`], with `setup` run on the connection when it is opened. Every store
+  /// of one family passes the same `setup`, and a file holds one family, so a shared connection
+  /// has its family's settings.
+  pub fn open_with(dir: Option<&Path>, kind: StoreKind, schema: &'static str, setup: Option<Setup>) -> Result<Arc<Database>, StoreError> {
     match dir {
-      None => Ok(Database::memory(schema)),
-      Some(dir) => Database::file(dir, kind.file_name(), schema),
+      None => Ok(Arc::new(Database { location: Location::Memory, schema, setup, connection: Mutex::new(None) })),
+      Some(dir) => Database::file(dir, kind.file_name(), schema, setup),
     }
   }
 
   /// The database in file `name` of folder `dir` (both made if missing), with its tables made
   /// by `schema`. The same file opened twice in one process gives the same database.
-  pub fn file(dir: &Path, name: &str, schema: &'static str) -> Result<Arc<Database>, StoreError> {
+  pub fn file(dir: &Path, name: &str, schema: &'static str, setup: Option<Setup>) -> Result<Arc<Database>, StoreError> {
     let wanted = Location::File(dir.join(name));
     let folder_error = |e: std::io::Error| StoreError { location: wanted.clone(), failed: "opened", cause: format!("its folder {} cannot be made or found: {e}", dir.display()) };
     std::fs::create_dir_all(dir).map_err(folder_error)?;
@@ -117,13 +130,13 @@ impl Database {
       }
       return Ok(open);
     }
-    let database = Arc::new(Database::open_file(path.clone(), schema)?);
+    let database = Arc::new(Database::open_file(path.clone(), schema, setup)?);
     files.retain(|_, open| open.strong_count() > 0);
     files.insert(path, Arc::downgrade(&database));
     Ok(database)
   }
 
-  fn open_file(path: PathBuf, schema: &'static str) -> Result<Database, StoreError> {
+  fn open_file(path: PathBuf, schema: &'static str, setup: Option<Setup>) -> Result<Database, StoreError> {
     let location = Location::File(path.clone());
     let fail = |failed| {
       let location = location.clone();
@@ -144,7 +157,10 @@ impl Database {
       return Err(StoreError { location, failed: "switched to WAL mode", cause: format!("SQLite kept the journal mode \"{mode}\"") });
     }
     connection.pragma_update(None, "synchronous", "FULL").map_err(fail("configured"))?;
-    let database = Database { location, schema, connection: Mutex::new(Some(connection)) };
+    if let Some(setup) = setup {
+      setup(&connection).map_err(fail("configured"))?;
+    }
+    let database = Database { location, schema, setup, connection: Mutex::new(Some(connection)) };
     database.transaction(TransactionBehavior::Immediate, "given its tables", |c| c.execute_batch(schema))?;
     Ok(database)
   }
@@ -153,22 +169,42 @@ impl Database {
   /// first making the in-memory database if this is its first use. `failed` says what could not
   /// be done in the error.
   fn transaction<T>(&self, behavior: TransactionBehavior, failed: &'static str, work: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+    self.transaction_with(behavior, failed, |c| work(c).map_err(Failed::Sqlite)).map_err(|e| match e {
+      Failed::Store(e) => e,
+      Failed::Sqlite(e) => self.error(failed, e),
+    })
+  }
+
+  /// As [`Database::transaction`], for work that fails with errors of its own: any `Err` of
+  /// `work` rolls the transaction back and is returned as it is.
+  fn transaction_with<T, E: From<StoreError>>(&self, behavior: TransactionBehavior, failed: &'static str, work: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
     // A panic while holding the connection leaves no transaction open (rusqlite rolls back on
     // drop), so the connection is still usable.
     let mut slot = self.connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if slot.is_none() {
       let connection = Connection::open_in_memory().map_err(|e| self.error("opened", e))?;
+      if let Some(setup) = self.setup {
+        setup(&connection).map_err(|e| self.error("configured", e))?;
+      }
       connection.execute_batch(self.schema).map_err(|e| self.error("given its tables", e))?;
       *slot = Some(connection);
     }
     let connection = slot.as_mut().expect("made above");
-    let result = (|| {
-      let transaction = connection.transaction_with_behavior(behavior)?;
-      let value = work(&transaction)?;
-      transaction.commit()?;
-      Ok(value)
-    })();
-    result.map_err(|e| self.error(failed, e))
+    let transaction = connection.transaction_with_behavior(behavior).map_err(|e| self.error(failed, e))?;
+    let value = work(&transaction)?;
+    transaction.commit().map_err(|e| self.error(failed, e))?;
+    Ok(value)
+  }
+
+  /// Runs `work` in a write transaction and commits it, as [`Database::write`] does, for work
+  /// whose errors are its own (an `Err` rolls back and is returned as it is).
+  pub fn write_with<T, E: From<StoreError>>(&self, work: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
+    self.transaction_with(TransactionBehavior::Immediate, "written", work)
+  }
+
+  /// The database's location.
+  pub fn location(&self) -> &Location {
+    &self.location
   }
 
   /// Runs `work` in a read transaction: it sees one consistent state of the database.
@@ -185,6 +221,18 @@ impl Database {
 
   fn error(&self, failed: &'static str, e: rusqlite::Error) -> StoreError {
     StoreError { location: self.location.clone(), failed, cause: e.to_string() }
+  }
+}
+
+/// Why a transaction failed: the database, or the work done in it.
+enum Failed {
+  Store(StoreError),
+  Sqlite(rusqlite::Error),
+}
+
+impl From<StoreError> for Failed {
+  fn from(error: StoreError) -> Self {
+    Failed::Store(error)
   }
 }
 

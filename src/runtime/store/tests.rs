@@ -96,7 +96,7 @@ fn separate_connections_to_one_file_lose_no_write() {
     .map(|writer| {
       let path = path.clone();
       std::thread::spawn(move || {
-        let db = Database::open_file(path, SCHEMA).unwrap();
+        let db = Database::open_file(path, SCHEMA, None).unwrap();
         for i in 0..50 {
           db.write(|c| c.execute("INSERT INTO t (k, v) VALUES (?1, ?2)", (format!("{writer}-{i}"), i)).map(drop)).unwrap();
         }
@@ -106,7 +106,7 @@ fn separate_connections_to_one_file_lose_no_write() {
   for writer in writers {
     writer.join().unwrap();
   }
-  let db = Database::open_file(path, SCHEMA).unwrap();
+  let db = Database::open_file(path, SCHEMA, None).unwrap();
   let count: i64 = db.read(|c| c.query_row("SELECT count(*) FROM t", [], |row| row.get(0))).unwrap();
   assert_eq!(count, 200);
   let mode: String = db.read(|c| c.query_row("PRAGMA journal_mode", [], |row| row.get(0))).unwrap();
