@@ -12,6 +12,7 @@ mod encoding;
 mod host;
 mod html_rewriter;
 mod node;
+mod queue;
 mod random;
 mod timers;
 mod url;
@@ -43,6 +44,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     host::register(&mut install);
     html_rewriter::register(&mut install);
     node::register(&mut install);
+    queue::register(&mut install);
     random::register(&mut install);
     timers::register(&mut install);
     url::register(&mut install);
