@@ -254,6 +254,9 @@ async function callService(handler, method, args, bytes, dispatch) {
   return { json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: flat }), bytes: body };
 }
 
+/** A queue producer's send()/sendBatch(), answered by the queue itself (lib/queues.js). */
+const callQueue = (queue, method, args, bytes) => queue._hostCall(method, args, bytes);
+
 /**
  * Returns the function the native addon calls for every binding operation. It never throws or
  * rejects: a handler's error is reported back so the worker's promise rejects with its message.
@@ -267,7 +270,7 @@ function createDispatcher(definitions, dispatch, bodies) {
       if (definition.store !== null) throw new Error(`env.${name} is answered by its embedded store, not by the host`);
       const args = JSON.parse(argsJson);
       const kind = definition[kBinding];
-      const call = { kv: callKV, storage: callStorage, cache: callCache }[kind];
+      const call = { kv: callKV, storage: callStorage, cache: callCache, queue: callQueue }[kind];
       const answer = call ? await call(definition.handler, method, args, bytes) : await callService(definition.handler, method, args, bytes, dispatch);
       return { json: answer.json, bytes: answer.bytes ?? undefined };
     } catch (error) {
