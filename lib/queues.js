@@ -330,7 +330,9 @@ class Queue extends Binding {
     if (consumer !== null && !this.#delivering && ready > 0) {
       const deadline = this.#ready[this.#head].readyAt + maxBatchTimeout * 1000;
       if (ready >= maxBatchSize || this.#flushing || deadline <= now) {
-        this.#deliver(consumer);
+        // #deliver handles its own failures; this catch only guards against a bug turning into
+        // an unhandled rejection, which would end the host process.
+        this.#deliver(consumer).catch((error) => process.emitWarning(`workerbox: queue "${this.#name}" delivery failed: ${error?.stack ?? error}`));
       }
     }
     if (this.#readyCount() === 0 && !this.#delivering) this.#flushing = false;
@@ -442,10 +444,14 @@ class Queue extends Binding {
         logTo(this.#liveConsumer(), "warn", `queue "${this.#name}" dropped ${dead.length} message(s) after ${attempts} failed attempt${attempts === 1 ? "" : "s"} (no deadLetterQueue): ${dead.map((m) => m.id).join(", ")}`);
       }
     }
-    if (this.#store !== null && (done.length > 0 || again.length > 0 || dead.length > 0)) {
-      await this.#persist({ retry: again, remove: [...done, ...dead] });
+    try {
+      if (this.#store !== null && (done.length > 0 || again.length > 0 || dead.length > 0)) {
+        await this.#persist({ retry: again, remove: [...done, ...dead] });
+      }
+    } finally {
+      // Even if the disk write failed, the retried messages are still pending here.
+      for (const m of again) this.#place(m);
     }
-    for (const m of again) this.#place(m);
   }
 
   /**
