@@ -362,22 +362,11 @@ async function createWorker(options) {
 /** Each worker's onLog (wrapped), for lines the host writes on its behalf (queue deliveries). */
 const workerLogs = new WeakMap();
 
-/** A timer that never fires, referenced only while queue batches run (see runQueueBatch). */
-const batchHold = setInterval(() => {}, 2 ** 30).unref();
-let batchesRunning = 0;
-
 /** Runs one queue batch in `worker`: `{ outcome, decisions, error? }`; rejects if it could not run. */
 async function runQueueBatch(worker, name, metas, bodies) {
   const handle = nativeOf(worker);
   if (handle.disposed) throw Object.assign(new Error("the worker has been disposed"), { code: "ERR_WORKER_DISPOSED" });
-  // The native promise does not hold Node's event loop open; a batch in flight must.
-  if (batchesRunning++ === 0) batchHold.ref();
-  let outcome;
-  try {
-    outcome = await handle.queue(name, JSON.stringify(metas), bodies, Date.now());
-  } finally {
-    if (--batchesRunning === 0) batchHold.unref();
-  }
+  const outcome = await handle.queue(name, JSON.stringify(metas), bodies, Date.now());
   if (outcome.outcome === undefined) throw toError(outcome);
   const result = { outcome: outcome.outcome, decisions: JSON.parse(outcome.resultJson) };
   if (outcome.error) result.error = toError(outcome.error);
