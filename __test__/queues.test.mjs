@@ -91,6 +91,28 @@ test("without a content type, bodies are JSON from queues_json_messages (2024-03
   assert.deepEqual(batches.map((b) => b.messages[0].body), ["Map", {}]);
 });
 
+test("send() resolves to the backlog's metrics: count, bytes and the oldest message's time", async (t) => {
+  const q = queue({ maxBatchTimeout: 60 });
+  const worker = await useWorker(t, {
+    bindings: { Q: q },
+    script: script(`
+      const body = await request.text();
+      const { metadata } = await env.Q.send(body, { contentType: "text" });
+      const m = metadata.metrics;
+      return { count: m.backlogCount, bytes: m.backlogBytes, oldest: m.oldestMessageTimestamp?.getTime() ?? null };`),
+  });
+  const send = async (body) => (await dispatch(worker, { url: "http://localhost/", method: "POST", body })).json();
+  const before = Date.now();
+  const first = await send("abc");
+  assert.deepEqual([first.count, first.bytes], [1, 3]);
+  assert.ok(first.oldest >= before && first.oldest <= Date.now());
+  assert.deepEqual(await send("de"), { count: 2, bytes: 5, oldest: first.oldest });
+  await q.flush();
+  const after = await send("f");
+  assert.deepEqual([after.count, after.bytes], [1, 1]);
+  assert.ok(after.oldest >= first.oldest);
+});
+
 test("producer errors: undefined bodies, content types, sizes, batch limits and delays", async (t) => {
   const worker = await useWorker(t, {
     bindings: { Q: queue({ maxBatchTimeout: 60 }) },

@@ -122,7 +122,12 @@ class Queue extends Binding {
   #ready = [];
   #head = 0;
   #delayed = [];
-  #inFlight = 0;
+  #inFlight = [];
+  // Backlog metrics kept as messages come and go, so a send costs the same with a long backlog:
+  // bytes, and the oldest timestamp (recomputed only after the oldest message leaves).
+  #bytes = 0;
+  #oldestAt = 0;
+  #oldestStale = false;
   #delivering = false;
   #batchTimer = null;
   #batchTimerAt = 0;
@@ -163,7 +168,7 @@ class Queue extends Binding {
 
   /** Messages not yet acknowledged (ready, delayed or being delivered). */
   get backlog() {
-    return this.#ready.length - this.#head + this.#delayed.length + this.#inFlight;
+    return this.#ready.length - this.#head + this.#delayed.length + this.#inFlight.length;
   }
 
   /**
@@ -237,14 +242,16 @@ class Queue extends Binding {
       await this._enqueue(messages);
     }
     this.#stats.sent += messages.length;
-    const oldest = this.#oldest();
-    return { json: JSON.stringify({ metadata: { metrics: { backlogCount: this.backlog, backlogBytes: this.#backlogBytes(), oldestMessageTimestamp: oldest } } }) };
+    return { json: JSON.stringify({ metadata: { metrics: { backlogCount: this.backlog, backlogBytes: this.#bytes, oldestMessageTimestamp: this.#oldest() } } }) };
   }
 
   /** Adds messages (made durable first when on disk); used by producers and dead-lettering. */
   async _enqueue(messages) {
     if (this.#store !== null) await this.#persist({ add: messages });
-    for (const m of messages) this.#place(m);
+    for (const m of messages) {
+      this.#counted(m);
+      this.#place(m);
+    }
     this.#pump();
   }
 
@@ -260,7 +267,9 @@ class Queue extends Binding {
     if (this.#loaded || this.#store === null) return;
     this.#loaded = true;
     for (const row of this.#store.load(this.#name)) {
-      this.#place({ id: row.id, timestamp: row.timestamp, contentType: row.contentType, body: row.body, attempts: row.attempts, due: row.due });
+      const m = { id: row.id, timestamp: row.timestamp, contentType: row.contentType, body: row.body, attempts: row.attempts, due: row.due };
+      this.#counted(m);
+      this.#place(m);
     }
   }
 
@@ -302,18 +311,30 @@ class Queue extends Binding {
     return batch;
   }
 
+  /** The oldest pending message's timestamp (ms), 0 when none. */
   #oldest() {
-    let oldest = 0;
-    for (let i = this.#head; i < this.#ready.length; i++) if (oldest === 0 || this.#ready[i].timestamp < oldest) oldest = this.#ready[i].timestamp;
-    for (const m of this.#delayed) if (oldest === 0 || m.timestamp < oldest) oldest = m.timestamp;
-    return oldest;
+    if (this.#oldestStale) {
+      let oldest = 0;
+      const consider = (m) => (oldest === 0 || m.timestamp < oldest) && (oldest = m.timestamp);
+      for (let i = this.#head; i < this.#ready.length; i++) consider(this.#ready[i]);
+      this.#delayed.forEach(consider);
+      this.#inFlight.forEach(consider);
+      this.#oldestAt = oldest;
+      this.#oldestStale = false;
+    }
+    return this.#oldestAt;
   }
 
-  #backlogBytes() {
-    let bytes = 0;
-    for (let i = this.#head; i < this.#ready.length; i++) bytes += this.#ready[i].body.byteLength;
-    for (const m of this.#delayed) bytes += m.body.byteLength;
-    return bytes;
+  /** A message joined the backlog (sent, loaded from disk, dead-lettered in). */
+  #counted(m) {
+    this.#bytes += m.body.byteLength;
+    if (!this.#oldestStale && (this.#oldestAt === 0 || m.timestamp < this.#oldestAt)) this.#oldestAt = m.timestamp;
+  }
+
+  /** A message left the backlog (acked, dead-lettered out, dropped). */
+  #uncounted(m) {
+    this.#bytes -= m.body.byteLength;
+    if (m.timestamp === this.#oldestAt) this.#oldestStale = true;
   }
 
   /** Moves the queue along: due delayed messages become ready, a full or overdue batch goes out, the next timer is armed. */
@@ -374,7 +395,7 @@ class Queue extends Binding {
   async #deliver(consumer) {
     const batch = this.#takeReady(this.#options.maxBatchSize);
     this.#delivering = true;
-    this.#inFlight = batch.length;
+    this.#inFlight = batch;
     this.#stats.batches += 1;
     this.#stats.delivered += batch.length;
     let outcome;
@@ -392,7 +413,7 @@ class Queue extends Binding {
       // A disk write failed: the messages stay where the disk says they are; report it.
       process.emitWarning(`workerbox: queue "${this.#name}" could not record a batch's outcome: ${error.message}`);
     }
-    this.#inFlight = 0;
+    this.#inFlight = [];
     this.#delivering = false;
     this.#pump();
   }
@@ -430,6 +451,8 @@ class Queue extends Binding {
         dead.push(m);
       }
     }
+    done.forEach((m) => this.#uncounted(m));
+    dead.forEach((m) => this.#uncounted(m));
     this.#stats.acked += done.length;
     this.#stats.retried += again.length;
     if (dead.length > 0) {
