@@ -58,8 +58,8 @@ export declare class NativeWorker {
   /** Runs the `scheduled()` handler. Resolves to a `NativeScheduledOutcome` or a `NativeError`. */
   scheduled(cron: string, scheduledTime: number, hostNow?: number | undefined | null): Promise<NativeScheduledOutcome | NativeError>
   /**
-   * Runs the `queue()` handler for one batch (`messages_json`: `[{ id, timestamp, attempts,
-   * contentType }]`, one per body). Resolves to a `NativeQueueOutcome` or a `NativeError`.
+   * Runs the `queue()` handler for one batch (`messages_json`: `{ messages: [{ id, timestamp,
+   * attempts, contentType }], metadata? }`, one message per body). Resolves to a `NativeQueueOutcome` or a `NativeError`.
    */
   queue(queue: string, messagesJson: string, bodies: Array<Buffer>, hostNow?: number | undefined | null): Promise<NativeQueueOutcome | NativeError>
   /** Resolves once every `ctx.waitUntil()` promise registered so far has settled. */

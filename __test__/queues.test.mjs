@@ -99,6 +99,8 @@ test("send() resolves to the backlog's metrics: count, bytes and the oldest mess
       const body = await request.text();
       const { metadata } = await env.Q.send(body, { contentType: "text" });
       const m = metadata.metrics;
+      const again = await env.Q.metrics();
+      if (again.backlogCount !== m.backlogCount || again.backlogBytes !== m.backlogBytes || again.oldestMessageTimestamp.getTime() !== m.oldestMessageTimestamp.getTime()) throw new Error("metrics() disagrees");
       return { count: m.backlogCount, bytes: m.backlogBytes, oldest: m.oldestMessageTimestamp?.getTime() ?? null };`),
   });
   const send = async (body) => (await dispatch(worker, { url: "http://localhost/", method: "POST", body })).json();
@@ -111,6 +113,21 @@ test("send() resolves to the backlog's metrics: count, bytes and the oldest mess
   const after = await send("f");
   assert.deepEqual([after.count, after.bytes], [1, 1]);
   assert.ok(after.oldest >= first.oldest);
+
+  // batch.metadata in the consumer: the backlog beside the batch.
+  const { batches, onLog } = recorder();
+  const q2 = queue({ maxBatchSize: 2, maxBatchTimeout: 60 });
+  const other = await useWorker(t, {
+    onLog,
+    bindings: { Q: q2 },
+    script: script(
+      `await env.Q.sendBatch([{ body: "aa", contentType: "text" }, { body: "b", contentType: "text" }, { body: "c", contentType: "text" }]);`,
+      `console.log(JSON.stringify({ messages: [], metrics: batch.metadata.metrics, oldestIsDate: batch.metadata.metrics.oldestMessageTimestamp instanceof Date }));`,
+    ),
+  });
+  await call(other);
+  await q2.flush();
+  assert.deepEqual(batches.map((b) => [b.metrics.backlogCount, b.metrics.backlogBytes, b.oldestIsDate]), [[1, 1, true], [0, 0, true]]);
 });
 
 test("producer errors: undefined bodies, content types, sizes, batch limits and delays", async (t) => {

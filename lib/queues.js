@@ -226,6 +226,7 @@ class Queue extends Binding {
 
   /** A producer's send()/sendBatch(): `args.messages[i].size` bytes each, concatenated in `bytes`. */
   async _hostCall(method, args, bytes) {
+    if (method === "metrics") return { json: JSON.stringify(this.#metrics()) };
     if (method !== "send") throw new TypeError(`unknown queue operation "${method}"`);
     const now = Date.now();
     let offset = 0;
@@ -242,7 +243,7 @@ class Queue extends Binding {
       await this._enqueue(messages);
     }
     this.#stats.sent += messages.length;
-    return { json: JSON.stringify({ metadata: { metrics: { backlogCount: this.backlog, backlogBytes: this.#bytes, oldestMessageTimestamp: this.#oldest() } } }) };
+    return { json: JSON.stringify({ metadata: { metrics: this.#metrics() } }) };
   }
 
   /** Adds messages (made durable first when on disk); used by producers and dead-lettering. */
@@ -309,6 +310,11 @@ class Queue extends Binding {
       this.#head = 0;
     }
     return batch;
+  }
+
+  /** `{ backlogCount, backlogBytes, oldestMessageTimestamp }` (ms; 0 when empty), as production reports them. */
+  #metrics() {
+    return { backlogCount: this.backlog, backlogBytes: this.#bytes, oldestMessageTimestamp: this.#oldest() };
   }
 
   /** The oldest pending message's timestamp (ms), 0 when none. */
@@ -400,7 +406,13 @@ class Queue extends Binding {
     this.#stats.delivered += batch.length;
     let outcome;
     try {
-      outcome = await runBatch(consumer, this.#name, batch.map((m) => ({ id: m.id, timestamp: m.timestamp, attempts: m.attempts + 1, contentType: m.contentType })), batch.map((m) => m.body));
+      const messages = batch.map((m) => ({ id: m.id, timestamp: m.timestamp, attempts: m.attempts + 1, contentType: m.contentType }));
+      // The metrics a batch carries count the messages still waiting, not the batch itself
+      // (the oldest timestamp is that of the oldest unacknowledged message, this batch's included).
+      const metrics = this.#metrics();
+      metrics.backlogCount -= batch.length;
+      metrics.backlogBytes -= batch.reduce((n, m) => n + m.body.byteLength, 0);
+      outcome = await runBatch(consumer, this.#name, { messages, metadata: { metrics } }, batch.map((m) => m.body));
     } catch (error) {
       outcome = { outcome: "exception", error, decisions: NO_DECISIONS };
     }
@@ -598,7 +610,7 @@ function batchFromInput(input) {
     metas.push({ id, timestamp, attempts, contentType });
     bodies.push(encodeBody(contentType, m.body, where));
   });
-  return { name, metas, bodies };
+  return { name, metas: { messages: metas }, bodies };
 }
 
 module.exports = { queue, Queue, setBatchRunner, workerDisposed, batchFromInput, NO_DECISIONS };

@@ -612,8 +612,8 @@ impl NativeWorker {
     Ok(promise)
   }
 
-  /// Runs the `queue()` handler for one batch (`messages_json`: `[{ id, timestamp, attempts,
-  /// contentType }]`, one per body). Resolves to a `NativeQueueOutcome` or a `NativeError`.
+  /// Runs the `queue()` handler for one batch (`messages_json`: `{ messages: [{ id, timestamp,
+  /// attempts, contentType }], metadata? }`, one message per body). Resolves to a `NativeQueueOutcome` or a `NativeError`.
   #[napi(ts_return_type = "Promise<NativeQueueOutcome | NativeError>")]
   pub fn queue<'env>(&self, env: &'env Env, queue: String, messages_json: String, bodies: Vec<Buffer>, host_now: Option<f64>) -> Result<Object<'env>> {
     if let Some(now) = host_now {

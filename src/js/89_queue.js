@@ -144,6 +144,14 @@ class WorkerQueue {
     return answer;
   }
 
+  /** The queue's backlog: `{ backlogCount, backlogBytes, oldestMessageTimestamp }`. */
+  async metrics() {
+    const [json] = await ops.hostCall(this.#name, "metrics", "{}", null);
+    const metrics = JSON.parse(json);
+    metrics.oldestMessageTimestamp = metrics.oldestMessageTimestamp ? new Date(metrics.oldestMessageTimestamp) : undefined;
+    return metrics;
+  }
+
   get [Symbol.toStringTag]() {
     return "WorkerQueue";
   }
@@ -254,17 +262,23 @@ class MessageBatch {
   #queue;
   #messages;
   #result;
-  constructor(token, queue, messages, result) {
+  #metadata;
+  constructor(token, queue, messages, result, metadata) {
     if (token !== kConstruct) throw new TypeError("Illegal constructor");
     this.#queue = queue;
     this.#messages = messages;
     this.#result = result;
+    this.#metadata = metadata;
   }
   get queue() {
     return this.#queue;
   }
   get messages() {
     return this.#messages;
+  }
+  /** `{ metrics: { backlogCount, backlogBytes, oldestMessageTimestamp } }` of the queue after this batch was taken. */
+  get metadata() {
+    return this.#metadata;
   }
   retryAll(options = undefined) {
     retryAll(this.#result, options);
@@ -295,6 +309,9 @@ class QueueEvent extends globalThis.Event {
   get messages() {
     return this.#batch.messages;
   }
+  get metadata() {
+    return this.#batch.metadata;
+  }
   retryAll(options = undefined) {
     retryAll(this.#result, options);
   }
@@ -314,11 +331,14 @@ internals.defineGlobal("QueueEvent", QueueEvent);
  * The batch for one queue event, from the host's message list and bodies. Throws (and the event
  * fails) if a body cannot be decoded, as production does.
  */
-internals.queueBatch = function queueBatch(queueName, messagesJson, bodies) {
+internals.queueBatch = function queueBatch(queueName, batchJson, bodies) {
   const result = new QueueResult();
-  const messages = JSON.parse(messagesJson).map(
+  const parsed = JSON.parse(batchJson);
+  const messages = parsed.messages.map(
     (m, i) => new Message(kConstruct, m.id, m.timestamp, decodeBody(bodies[i], m.contentType), m.attempts, result),
   );
-  const batch = new MessageBatch(kConstruct, queueName, Object.freeze(messages), result);
+  const metrics = { backlogCount: 0, backlogBytes: 0, ...parsed.metadata?.metrics };
+  metrics.oldestMessageTimestamp = metrics.oldestMessageTimestamp ? new Date(metrics.oldestMessageTimestamp) : undefined;
+  const batch = new MessageBatch(kConstruct, queueName, Object.freeze(messages), result, { metrics });
   return { batch, result, event: (waitUntil) => new QueueEvent(kConstruct, batch, result, waitUntil) };
 };

@@ -401,7 +401,7 @@ internals.dispatchScheduled = function dispatchScheduled(id, cron, scheduledTime
  * retried before that. Waits for the event's waitUntil work too, unless the compatibility flag
  * queue_consumer_no_wait_for_wait_until is on. Never throws.
  */
-internals.dispatchQueue = function dispatchQueue(id, queueName, messagesJson, bodies) {
+internals.dispatchQueue = function dispatchQueue(id, queueName, batchJson, bodies) {
   const waits = [];
   if (format === "module" ? typeof handler.queue !== "function" : !listened.has("queue")) {
     const expected = format === "module" ? "`export default { queue(batch, env, ctx) { … } }`" : '`addEventListener("queue", (event) => …)`';
@@ -411,7 +411,7 @@ internals.dispatchQueue = function dispatchQueue(id, queueName, messagesJson, bo
   let result;
   let decided = null;
   try {
-    const { batch, result: decisions, event } = internals.queueBatch(queueName, messagesJson, bodies);
+    const { batch, result: decisions, event } = internals.queueBatch(queueName, batchJson, bodies);
     decided = decisions;
     if (format === "module") {
       result = handler.queue(batch, env, new ExecutionContext(waits));

@@ -13,7 +13,8 @@ use bytes::Bytes;
 pub struct QueueEvent {
   /// The queue's name (`batch.queue`).
   pub queue: String,
-  /// `[{ id, timestamp, attempts, contentType }, …]` as JSON, one entry per body.
+  /// `{ messages: [{ id, timestamp, attempts, contentType }, …], metadata?: { metrics } }` as
+  /// JSON, one message per body.
   pub messages_json: String,
   /// Each message's body as the producer encoded it (`contentType` says how).
   pub bodies: Vec<Bytes>,
@@ -33,7 +34,7 @@ pub struct QueueOutcome {
 /// Called once with a queue event's outcome, on the isolate thread.
 pub type QueueReply = Box<dyn FnOnce(Result<QueueOutcome, WorkerError>) + Send>;
 
-/// `internals.dispatchQueue(id, queueName, messagesJson, bodies)` arguments.
+/// `internals.dispatchQueue(id, queueName, batchJson, bodies)` arguments.
 pub(crate) fn queue_args<'s>(scope: &mut v8::PinScope<'s, '_>, id: u32, event: QueueEvent) -> [v8::Local<'s, v8::Value>; 4] {
   let bodies: Vec<v8::Local<v8::Value>> = event.bodies.into_iter().map(|b| ops::uint8_array_from(scope, b).into()).collect();
   [
