@@ -9,6 +9,7 @@ const { resolveCompat } = require("./lib/compat.js");
 const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 const { HostBodies } = require("./lib/bodies.js");
 const { d1, readD1Migrations, applyD1Migrations } = require("./lib/d1.js");
+const queues = require("./lib/queues.js");
 
 const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags"]);
 const MODULE_TYPES = new Set(["esm", "wasm", "text", "data", "json"]);
@@ -319,6 +320,7 @@ class Worker {
   async dispose() {
     await this.#native.dispose();
     this.#bodies.close("the worker was disposed");
+    queues.workerDisposed(this);
   }
 
   [Symbol.asyncDispose]() {
@@ -349,8 +351,41 @@ async function createWorker(options) {
   const bodies = new HostBodies();
   const dispatcher = createDispatcher(definitions, dispatch, bodies);
   const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, compatJson: JSON.stringify(compat), allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse, pool, privateCache }, log, dispatcher, channel, stores);
-  if (outcome instanceof native.NativeWorker) return createHandle(outcome, filename, bodies);
-  throw toError(outcome);
+  if (!(outcome instanceof native.NativeWorker)) throw toError(outcome);
+  const worker = createHandle(outcome, filename, bodies);
+  workerLogs.set(worker, log);
+  for (const [name, definition] of Object.entries(definitions)) {
+    if (definition instanceof queues.Queue) definition._bound(worker, name);
+  }
+  return worker;
+}
+
+/** Each worker's onLog (wrapped), for lines the host writes on its behalf (queue deliveries). */
+const workerLogs = new WeakMap();
+
+/** Runs one queue batch in `worker`: `{ outcome, decisions, error? }`; rejects if it could not run. */
+async function runQueueBatch(worker, name, metas, bodies) {
+  const handle = nativeOf(worker);
+  if (handle.disposed) throw Object.assign(new Error("the worker has been disposed"), { code: "ERR_WORKER_DISPOSED" });
+  const outcome = await handle.queue(name, JSON.stringify(metas), bodies, Date.now());
+  if (outcome.outcome === undefined) throw toError(outcome);
+  const result = { outcome: outcome.outcome, decisions: JSON.parse(outcome.resultJson) };
+  if (outcome.error) result.error = toError(outcome.error);
+  return result;
+}
+queues.setBatchRunner(runQueueBatch, (worker, level, message) => workerLogs.get(worker)?.(level, message));
+
+/**
+ * Runs a worker's queue() handler on one batch: `{ type: "queue", queue, messages }`. Resolves
+ * to what the handler decided, in the shape of workerd's queue event result (and
+ * @cloudflare/vitest-pool-workers' getQueueResult()).
+ */
+async function dispatchQueue(worker, input) {
+  const { name, metas, bodies } = queues.batchFromInput(input);
+  const { outcome, decisions, error } = await runQueueBatch(worker, name, metas, bodies);
+  const result = { outcome, ...decisions };
+  if (error) result.error = error;
+  return result;
 }
 
 /** Runs a worker's scheduled() handler: `{ type: "scheduled", cron, scheduledTime }`. */
@@ -384,8 +419,9 @@ async function dispatch(worker, input) {
   }
   if (input !== null && typeof input === "object" && !(input instanceof Request) && !(input instanceof URL) && input.type !== undefined) {
     if (input.type === "scheduled") return dispatchScheduled(handle, input);
+    if (input.type === "queue") return dispatchQueue(worker, input);
     if (input.type !== "fetch") {
-      throw new TypeError(`dispatch: unknown event type ${JSON.stringify(input.type)} (expected "fetch" or "scheduled")`);
+      throw new TypeError(`dispatch: unknown event type ${JSON.stringify(input.type)} (expected "fetch", "scheduled" or "queue")`);
     }
   }
   const request = toNativeRequest(input);
@@ -465,3 +501,4 @@ module.exports.loadProject = (...args) => project().loadProject(...args);
 module.exports.startDevServer = (...args) => project().startDevServer(...args);
 module.exports.getPlatformProxy = (...args) => project().getPlatformProxy(...args);
 module.exports.readConfig = (...args) => project().readConfig(...args);
+module.exports.queue = queues.queue;

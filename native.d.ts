@@ -17,6 +17,21 @@ export declare class NativeChannel {
   keepAlive(on: boolean): void
 }
 
+export declare class NativeQueueStore {
+  /**
+   * Opens (or makes) `<dir>/queues.sqlite3`; `dir` is absolute. Throws naming the path and
+   * SQLite's error when it cannot.
+   */
+  constructor(dir: string)
+  /** Every message kept for `queue`, in the order they were sent. */
+  load(queue: string): Array<NativeQueueMessage>
+  /**
+   * Adds, reschedules and removes messages of `queue` in one transaction; resolves once it is
+   * durable.
+   */
+  write(queue: string, add: Array<NativeQueueMessage>, retry: Array<NativeQueueRetry>, remove: Array<string>): Promise<void>
+}
+
 /**
  * An embedded store (`kv()`, `storage()`, `d1()`, the default Cache API store), answered in
  * Rust. The JS object is the handle: every worker given it shares the one store, and Node
@@ -50,6 +65,11 @@ export declare class NativeWorker {
   dispatch(id: number, method: string, url: string, headers: Array<string>, body?: Buffer | undefined | null, bodyStream?: number | undefined | null, hostNow?: number | undefined | null): void
   /** Runs the `scheduled()` handler. Resolves to a `NativeScheduledOutcome` or a `NativeError`. */
   scheduled(cron: string, scheduledTime: number, hostNow?: number | undefined | null): Promise<NativeScheduledOutcome | NativeError>
+  /**
+   * Runs the `queue()` handler for one batch (`messages_json`: `{ messages: [{ id, timestamp,
+   * attempts, contentType }], metadata? }`, one message per body). Resolves to a `NativeQueueOutcome` or a `NativeError`.
+   */
+  queue(queue: string, messagesJson: string, bodies: Array<Buffer>, hostNow?: number | undefined | null): Promise<NativeQueueOutcome | NativeError>
   /** Resolves once every `ctx.waitUntil()` promise registered so far has settled. */
   waitUntilSettled(): Promise<void>
   get disposed(): boolean
@@ -134,6 +154,34 @@ export interface NativePoolStats {
   reclaimed: number
   evicted: number
   failed: number
+}
+
+/** One kept message, as `lib/queues.js` reads and writes it. */
+export interface NativeQueueMessage {
+  id: string
+  /** When it was sent, ms since the epoch. */
+  timestamp: number
+  contentType: string
+  body: Buffer
+  /** Failed deliveries so far. */
+  attempts: number
+  /** Not delivered before this time, ms since the epoch. */
+  due: number
+}
+
+/** How a queue batch ended: `result_json` holds what the handler acked and retried. */
+export interface NativeQueueOutcome {
+  /** "ok" or "exception". */
+  outcome: string
+  resultJson: string
+  error?: NativeError
+}
+
+/** A message going back into the queue after a failed delivery. */
+export interface NativeQueueRetry {
+  id: string
+  attempts: number
+  due: number
 }
 
 export interface NativeResponse {

@@ -31,9 +31,9 @@ test("a service-worker script with a syntax error reports it too", async () => {
 
 test("scripts without a fetch handler are rejected clearly", async () => {
   await assert.rejects(createWorker({ script: "export const x = 1;", onLog() {} }), /no default export/);
-  await assert.rejects(createWorker({ script: "export default { hello() {} }", onLog() {} }), /no fetch\(\) or scheduled\(\) handler/);
-  await assert.rejects(createWorker({ script: "console.log('nothing here')", onLog() {} }), /registered no fetch \(or scheduled\) event listener/);
-  await assert.rejects(createWorker({ script: "addEventListener('message', () => {})", onLog() {} }), /registered no fetch \(or scheduled\) event listener/);
+  await assert.rejects(createWorker({ script: "export default { hello() {} }", onLog() {} }), /no fetch\(\), scheduled\(\) or queue\(\) handler/);
+  await assert.rejects(createWorker({ script: "console.log('nothing here')", onLog() {} }), /registered no fetch \(or scheduled, or queue\) event listener/);
+  await assert.rejects(createWorker({ script: "addEventListener('message', () => {})", onLog() {} }), /registered no fetch \(or scheduled, or queue\) event listener/);
 });
 
 test("an exception at start-up keeps its name, message and stack", async () => {

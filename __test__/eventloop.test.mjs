@@ -165,7 +165,7 @@ test("service-worker scripts receive scheduled events too", async (t) => {
 test("a worker without a scheduled handler rejects scheduled events clearly", async (t) => {
   const worker = await useWorker(t, { script: `export default { fetch() { return new Response("") } }` });
   await assert.rejects(dispatch(worker, { type: "scheduled", cron: "* * * * *" }), (e) => e instanceof TypeError && /no scheduled\(\) handler/.test(e.message));
-  await assert.rejects(dispatch(worker, { type: "queue" }), /unknown event type "queue"/);
+  await assert.rejects(dispatch(worker, { type: "email" }), /unknown event type "email" \(expected "fetch", "scheduled" or "queue"\)/);
   await assert.rejects(dispatch(worker, { type: "scheduled", cron: 5 }), /event\.cron must be a string/);
 });
 

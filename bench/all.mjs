@@ -35,7 +35,7 @@ for (const arg of process.argv.slice(2)) {
 }
 
 // Every bench takes --quick; none needs more flags here (streaming's --quick is 20 MB, not 100).
-const BENCHES = ["dispatch", "kv", "d1", "workers", "streaming", "eventloop"];
+const BENCHES = ["dispatch", "kv", "d1", "workers", "streaming", "eventloop", "queues"];
 const selected = process.argv.find((a) => a.startsWith("--bench="))?.slice("--bench=".length).split(",") ?? BENCHES;
 for (const name of selected) if (!BENCHES.includes(name)) throw new Error(`bench/all.mjs: no bench named ${name} (have ${BENCHES.join(", ")})`);
 const TIMEOUT_MS = (quick ? 10 : 60) * 60_000; // per bench
@@ -110,6 +110,8 @@ const ROWS = [
   { bench: "dispatch", label: "64-way concurrent throughput (req/s)", wb: (e) => e.concurrent64.rps, mf: (e) => e.concurrent64.rps, better: "higher", target: "throughput" },
   { bench: "kv", label: "KV put + get per request, p50 (µs)", wb: (e) => e.p50 * 1000, mf: (e) => e.p50 * 1000, better: "lower" },
   { bench: "d1", label: "D1 insert + select per request, p50 (µs)", wb: (e) => e.p50 * 1000, mf: (e) => e.p50 * 1000, better: "lower" },
+  { bench: "queues", label: "queue throughput, sendBatch of 100, send to ack (messages/s)", wb: (e) => e.batch.perSecond, mf: (e) => e.batch.perSecond, better: "higher" },
+  { bench: "queues", label: "queue throughput, one send() per request, send to ack (messages/s)", wb: (e) => e.single.perSecond, mf: (e) => e.single.perSecond, better: "higher" },
   { bench: "workers", label: (r) => `RSS per idle worker, over ${r.workerbox?.idle?.workers ?? "?"} workers (MB)`, wb: (e) => e.idle.perWorkerMb, mf: (e) => e.idle.perWorkerMb, better: "lower", target: "idleMemory" },
   { bench: "workers", label: (r) => `${r.workerbox?.live?.workers ?? "?"} live workers, one request each: RSS per worker (MB)`, wb: (e) => e.live.perWorkerMb, mf: (e) => e.live.perWorkerMb, better: "lower", target: "live", workers: (r) => r.workerbox?.live?.workers },
   { bench: "workers", label: (r) => `${r.workerbox?.live?.workers ?? "?"} live workers: one request each, all (ms)`, wb: (e) => e.live.oneRequestEachMs, mf: (e) => e.live.oneRequestEachMs, better: "lower" },

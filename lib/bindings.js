@@ -255,6 +255,9 @@ async function callService(handler, method, args, bytes, dispatch) {
   return { json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: flat }), bytes: body };
 }
 
+/** A queue producer's send()/sendBatch(), answered by the queue itself (lib/queues.js). */
+const callQueue = (queue, method, args, bytes) => queue._hostCall(method, args, bytes);
+
 /**
  * Returns the function the native addon calls for every binding operation. It never throws or
  * rejects: a handler's error is reported back so the worker's promise rejects with its message.
@@ -268,7 +271,7 @@ function createDispatcher(definitions, dispatch, bodies) {
       if (definition.store !== null) throw new Error(`env.${name} is answered by its embedded store, not by the host`);
       const args = JSON.parse(argsJson);
       const kind = definition[kBinding];
-      const call = { kv: callKV, storage: callStorage, cache: callCache }[kind];
+      const call = { kv: callKV, storage: callStorage, cache: callCache, queue: callQueue }[kind];
       // A binding family defined in its own file (d1) answers its calls itself.
       const answer =
         typeof definition.answer === "function"

@@ -7,7 +7,7 @@
 use crate::runtime::log_queue::{dropped_notice, Admit, LogQueue};
 use crate::runtime::pool::{self, Acquired, PoolConfig};
 use crate::runtime::{
-  Body, CACHE_BINDING, ExtraModule, Host, Isolation, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Store, StoreKind, Stores,
+  Body, CACHE_BINDING, ExtraModule, QueueEvent, QueueOutcome, Host, Isolation, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Store, StoreKind, Stores,
   Worker, WorkerError, WorkerOptions, DEFAULT_COMPAT_JSON,
 };
 use napi::bindgen_prelude::{AsyncTask, Buffer, ClassInstance, Either, FnArgs, Function, Object, PromiseRaw};
@@ -311,6 +311,15 @@ pub struct NativeScheduledOutcome {
   pub error: Option<NativeError>,
 }
 
+/// How a queue batch ended: `result_json` holds what the handler acked and retried.
+#[napi(object)]
+pub struct NativeQueueOutcome {
+  /// "ok" or "exception".
+  pub outcome: String,
+  pub result_json: String,
+  pub error: Option<NativeError>,
+}
+
 /// An error from the worker, for `index.js` to rebuild as a real `Error`.
 #[napi(object)]
 pub struct NativeError {
@@ -434,6 +443,10 @@ fn native_js_error(e: JsErrorInfo) -> NativeError {
 
 fn native_scheduled(outcome: ScheduledOutcome) -> NativeScheduledOutcome {
   NativeScheduledOutcome { outcome: outcome.outcome, no_retry: outcome.no_retry, error: outcome.error.map(native_js_error) }
+}
+
+fn native_queue(outcome: QueueOutcome) -> NativeQueueOutcome {
+  NativeQueueOutcome { outcome: outcome.outcome, result_json: outcome.result_json, error: outcome.error.map(native_js_error) }
 }
 
 fn native_response(response: ResponseData) -> NativeResponse {
@@ -634,6 +647,23 @@ impl NativeWorker {
         let logs = self.logs.clone();
         Box::new(move |result| logs.after_delivered(move || deferred.resolve(move |_env: Env| Ok(outcome(result, native_scheduled)))))
       },
+    );
+    Ok(promise)
+  }
+
+  /// Runs the `queue()` handler for one batch (`messages_json`: `{ messages: [{ id, timestamp,
+  /// attempts, contentType }], metadata? }`, one message per body). Resolves to a `NativeQueueOutcome` or a `NativeError`.
+  #[napi(ts_return_type = "Promise<NativeQueueOutcome | NativeError>")]
+  pub fn queue<'env>(&self, env: &'env Env, queue: String, messages_json: String, bodies: Vec<Buffer>, host_now: Option<f64>) -> Result<Object<'env>> {
+    if let Some(now) = host_now {
+      self.inner.follow_host_clock(now);
+    }
+    let (deferred, promise) = env.create_deferred()?;
+    let bodies = bodies.into_iter().map(|b| bytes::Bytes::from(b.to_vec())).collect();
+    let logs = self.logs.clone();
+    self.inner.queue(
+      QueueEvent { queue, messages_json, bodies },
+      Box::new(move |result| logs.after_delivered(move || deferred.resolve(move |_env: Env| Ok(outcome(result, native_queue))))),
     );
     Ok(promise)
   }

@@ -7,3 +7,5 @@ pub mod runtime;
 
 #[cfg(feature = "node")]
 mod binding;
+#[cfg(feature = "node")]
+mod binding_queue;

@@ -1,7 +1,7 @@
 // The worker entry: receives requests from the host, runs the script's fetch handler (module
 // `export default { fetch }` or service-worker `addEventListener("fetch", …)`), and hands the
-// outcome back through `ops.respond` / `ops.respondError`; runs `scheduled` (cron) events the
-// same way. Also defines `FetchEvent`, `ScheduledEvent`, `ScheduledController` and the `ctx`
+// outcome back through `ops.respond` / `ops.respondError`; runs `scheduled` (cron) and `queue`
+// events the same way. Also defines `FetchEvent`, `ScheduledEvent`, `ScheduledController` and the `ctx`
 // (ExecutionContext) object handlers receive, and tracks `waitUntil` work for the host.
 
 const { Event, Response, ReadableStream } = globalThis;
@@ -249,15 +249,15 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
     if (exported === undefined) {
       throw new TypeError("The worker module has no default export; expected `export default { fetch(request, env, ctx) { … } }`.");
     }
-    if (exported === null || (typeof exported.fetch !== "function" && typeof exported.scheduled !== "function")) {
-      throw new TypeError(`The worker module's default export has no fetch() or scheduled() handler (it is ${describeValue(exported)}); expected \`export default { fetch(request, env, ctx) { … } }\`.`);
+    if (exported === null || (typeof exported.fetch !== "function" && typeof exported.scheduled !== "function" && typeof exported.queue !== "function")) {
+      throw new TypeError(`The worker module's default export has no fetch(), scheduled() or queue() handler (it is ${describeValue(exported)}); expected \`export default { fetch(request, env, ctx) { … } }\`.`);
     }
     handler = exported;
   } else {
     // Service-worker scripts see their bindings as globals.
     for (const name of Object.keys(bindings)) internals.defineGlobal(name, bindings[name]);
-    if (!listened.has("fetch") && !listened.has("scheduled")) {
-      throw new TypeError('The worker script registered no fetch (or scheduled) event listener; expected `addEventListener("fetch", (event) => event.respondWith(…))` or an ES module with `export default { fetch }`.');
+    if (!listened.has("fetch") && !listened.has("scheduled") && !listened.has("queue")) {
+      throw new TypeError('The worker script registered no fetch (or scheduled, or queue) event listener; expected `addEventListener("fetch", (event) => event.respondWith(…))` or an ES module with `export default { fetch }`.');
     }
   }
 };
@@ -394,6 +394,43 @@ internals.dispatchScheduled = function dispatchScheduled(id, cron, scheduledTime
     .then(
       () => ops.respondScheduled(id, noRetry),
       (error) => ops.respondScheduled(id, noRetry, ...errorParts(error)),
+    )
+    .finally(() => ops.eventDone(id));
+};
+
+/**
+ * Called by the native side for a queue batch (see 89_queue.js). The outcome is "exception" when
+ * the handler throws or a body cannot be decoded; either way the host learns what was acked and
+ * retried before that. Waits for the event's waitUntil work too, unless the compatibility flag
+ * queue_consumer_no_wait_for_wait_until is on. Never throws.
+ */
+internals.dispatchQueue = function dispatchQueue(id, queueName, batchJson, bodies) {
+  const waits = [];
+  if (format === "module" ? typeof handler.queue !== "function" : !listened.has("queue")) {
+    const expected = format === "module" ? "`export default { queue(batch, env, ctx) { … } }`" : '`addEventListener("queue", (event) => …)`';
+    fail(id, new TypeError(`The worker has no queue() handler; expected ${expected}.`));
+    return;
+  }
+  let result;
+  let decided = null;
+  try {
+    const { batch, result: decisions, event } = internals.queueBatch(queueName, batchJson, bodies);
+    decided = decisions;
+    if (format === "module") {
+      result = handler.queue(batch, env, new ExecutionContext(waits));
+    } else {
+      internals.globalEventTarget.dispatchEvent(event((promise) => trackBackground(promise, waits)));
+    }
+  } catch (error) {
+    result = Promise.reject(error);
+  }
+  const onlyHandler = format === "module" && internals.compat.enabled.includes("queue_consumer_no_wait_for_wait_until");
+  const done = onlyHandler ? Promise.resolve(result) : settleAll(result, waits);
+  const answer = () => JSON.stringify(decided ?? { ackAll: false, retryBatch: { retry: false }, explicitAcks: [], retryMessages: [] });
+  done
+    .then(
+      () => ops.respondQueue(id, answer()),
+      (error) => ops.respondQueue(id, answer(), ...errorParts(error)),
     )
     .finally(() => ops.eventDone(id));
 };

@@ -8,6 +8,7 @@
 //! All three ride on channels whose receivers block (no polling); a send is the wake-up.
 
 use super::types::{FetchRequest, HostCall, HostResult, JsErrorInfo, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, WorkerError};
+use super::queue::{QueueEvent, QueueReply};
 use bytes::Bytes;
 use std::time::Duration;
 
@@ -24,6 +25,7 @@ pub type SettledReply = Box<dyn FnOnce() + Send>;
 pub enum Event {
   Fetch { request: RequestData, reply: DispatchReply },
   Scheduled { event: ScheduledEvent, reply: ScheduledReply },
+  Queue { event: QueueEvent, reply: QueueReply },
 }
 
 impl Event {
@@ -32,6 +34,7 @@ impl Event {
     match self {
       Event::Fetch { reply, .. } => reply(Err(error)),
       Event::Scheduled { reply, .. } => reply(Err(error)),
+      Event::Queue { reply, .. } => reply(Err(error)),
     }
   }
 }

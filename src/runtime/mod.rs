@@ -13,6 +13,7 @@ mod monitor;
 mod ops;
 mod platform;
 pub mod pool;
+pub mod queue;
 mod rewriter;
 mod scheduler;
 mod script;
@@ -26,6 +27,7 @@ mod worker;
 pub use code_cache::{stats as code_cache_stats, CodeCacheStats};
 pub use isolate::ReadyCallback;
 pub use messages::{DispatchReply, ScheduledReply, SettledReply};
+pub use queue::{QueueEvent, QueueOutcome, QueueReply};
 pub use types::{
   Body, BODY_BINDING, CACHE_BINDING, ExtraModule, Host, HostCall, Isolation, ModuleKind, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, WorkerError,
   WorkerOptions, DEFAULT_COMPAT_JSON,

@@ -90,6 +90,12 @@ impl Worker {
     self.send_event(Event::Scheduled { event, reply });
   }
 
+  /// Runs the worker's `queue()` handler for one batch; `reply` gets the outcome exactly once.
+  pub fn queue(&self, event: super::queue::QueueEvent, reply: super::queue::QueueReply) {
+    let reply = self.monitor.inflight.guard(reply);
+    self.send_event(Event::Queue { event, reply });
+  }
+
   /// Calls `reply` once every `ctx.waitUntil()` promise registered so far has settled (or can
   /// no longer settle), or at once if there are none. Also called if the worker stops.
   pub fn when_settled(&self, reply: SettledReply) {

@@ -132,11 +132,13 @@ pub(super) fn load_context(
   call_internal(scope, internals, "start", &args).map_err(WorkerError::Js)?;
   let dispatch_fetch = internal_function(scope, internals, "dispatchFetch")?;
   let dispatch_scheduled = internal_function(scope, internals, "dispatchScheduled")?;
+  let dispatch_queue = internal_function(scope, internals, "dispatchQueue")?;
   let abort_stalled = internal_function(scope, internals, "abortStalledBodies")?;
   let ctx = Ctx {
     context: v8::Global::new(scope, context),
     dispatch_fetch: v8::Global::new(scope, dispatch_fetch),
     dispatch_scheduled: v8::Global::new(scope, dispatch_scheduled),
+    dispatch_queue: v8::Global::new(scope, dispatch_queue),
     abort_stalled: v8::Global::new(scope, abort_stalled),
     holds,
   };

@@ -61,6 +61,7 @@ pub(crate) struct Timer {
 pub(crate) enum Pending {
   Fetch(DispatchReply),
   Scheduled(ScheduledReply),
+  Queue(crate::runtime::queue::QueueReply),
 }
 
 impl Pending {
@@ -68,6 +69,7 @@ impl Pending {
     match self {
       Pending::Fetch(reply) => reply(Err(error)),
       Pending::Scheduled(reply) => reply(Err(error)),
+      Pending::Queue(reply) => reply(Err(error)),
     }
   }
 }

@@ -216,6 +216,7 @@ impl EventQueue {
 pub(super) enum EntryCall {
   Fetch(RequestData),
   Scheduled(ScheduledEvent),
+  Queue(crate::runtime::queue::QueueEvent),
 }
 
 /// Registers an event as running and calls its JS entry point. Returns the event's request id.
@@ -238,6 +239,7 @@ pub(super) fn start_event(
   let (pending, call) = match event {
     Event::Fetch { request, reply } => (Pending::Fetch(reply), EntryCall::Fetch(request)),
     Event::Scheduled { event, reply } => (Pending::Scheduled(reply), EntryCall::Scheduled(event)),
+    Event::Queue { event, reply } => (Pending::Queue(reply), EntryCall::Queue(event)),
   };
   state.borrow_mut().pending.insert(id, pending);
   // Per-request mode: the event gets the context built ahead, or one built now.
@@ -273,6 +275,7 @@ pub(super) fn start_event(
     let (entry, args) = match call {
       EntryCall::Fetch(request) => (&ctx.dispatch_fetch, request_args(scope, id, request).to_vec()),
       EntryCall::Scheduled(event) => (&ctx.dispatch_scheduled, scheduled_args(scope, id, event).to_vec()),
+      EntryCall::Queue(event) => (&ctx.dispatch_queue, crate::runtime::queue::queue_args(scope, id, event).to_vec()),
     };
     let f = v8::Local::new(scope, entry);
     let recv = v8::undefined(scope).into();

@@ -1,13 +1,17 @@
 //! `ops.structuredClone(value)`: a deep copy through V8's own ValueSerializer and
 //! ValueDeserializer, the same machinery postMessage uses (Maps, Sets, Dates, RegExps, typed
 //! arrays, errors, cycles). Uncloneable values throw an Error named "DataCloneError", which the
-//! JS wrapper turns into a DOMException.
+//! JS wrapper turns into a DOMException. Also `ops.serialize(value)` / `ops.deserialize(bytes)`:
+//! the same format as bytes, for values that leave the isolate (queue messages of content type
+//! `v8`, read back by another isolate or by Node's own `v8.Deserializer`).
 
 use super::{new_string, OpFn};
 use v8::{MapFnTo, ValueDeserializerHelper, ValueSerializerHelper};
 
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("structuredClone", op_structured_clone.map_fn_to());
+  install("serialize", op_serialize.map_fn_to());
+  install("deserialize", op_deserialize.map_fn_to());
 }
 
 struct Cloner;
@@ -43,5 +47,42 @@ fn op_structured_clone<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionC
   }
   if let Some(copy) = deserializer.read_value(context) {
     rv.set(copy);
+  }
+}
+
+/// `ops.serialize(value)`: V8's serialization of `value` (with its header) as a Uint8Array.
+fn op_serialize<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let value = args.get(0);
+  let context = scope.get_current_context();
+  let data = {
+    let serializer = v8::ValueSerializer::new(scope, Box::new(Cloner));
+    serializer.write_header();
+    if serializer.write_value(context, value) != Some(true) {
+      return; // the DataCloneError is already thrown
+    }
+    serializer.release()
+  };
+  let mut data = data;
+  // Written as format version 15, as workerd writes queue messages, so that older V8s (Node's
+  // `v8.Deserializer`, other runtimes) can read them. Version 16 only widened array buffer
+  // lengths and offsets to size_t, and those are varints: below 4 GB the bytes are the same.
+  if data.len() >= 2 && data[0] == 0xFF && data[1] == 16 {
+    data[1] = 15;
+  }
+  rv.set(super::uint8_array(scope, data).into());
+}
+
+/// `ops.deserialize(bytes)`: the value `ops.serialize` (or Node's `v8.Serializer`) wrote.
+fn op_deserialize<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let Some(data) = super::view_bytes(args.get(0)) else {
+    return super::throw_type_error(scope, "deserialize: expected a Uint8Array");
+  };
+  let context = scope.get_current_context();
+  let deserializer = v8::ValueDeserializer::new(scope, Box::new(Cloner), &data);
+  if deserializer.read_header(context) != Some(true) {
+    return;
+  }
+  if let Some(value) = deserializer.read_value(context) {
+    rv.set(value);
   }
 }

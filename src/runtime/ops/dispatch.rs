@@ -82,7 +82,7 @@ fn op_respond_scheduled<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::Function
   let outcome = ScheduledOutcome { outcome: if error.is_some() { "exception" } else { "ok" }.into(), no_retry, error };
   match pending {
     Pending::Scheduled(reply) => reply(Ok(outcome)),
-    Pending::Fetch(reply) => reply(Err(WorkerError::runtime("ERR_INTERNAL", "a fetch event was answered as a scheduled one"))),
+    other => other.fail(WorkerError::runtime("ERR_INTERNAL", "an event of another kind was answered as a scheduled one")),
   }
 }
 

@@ -13,6 +13,7 @@ mod host;
 mod html_rewriter;
 mod node;
 mod node_crypto;
+mod queue;
 mod random;
 mod timers;
 mod url;
@@ -46,6 +47,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     html_rewriter::register(&mut install);
     node::register(&mut install);
     node_crypto::register(&mut install);
+    queue::register(&mut install);
     random::register(&mut install);
     timers::register(&mut install);
     url::register(&mut install);

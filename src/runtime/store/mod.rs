@@ -22,10 +22,12 @@ mod calls;
 mod d1;
 mod kv;
 mod objects;
+mod queue;
 #[cfg(test)]
 mod tests;
 
 pub use calls::{Clock, Store, StoreKind, Stores};
+pub use queue::{QueueChanges, QueueStore, StoredMessage};
 
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 use std::collections::HashMap;
