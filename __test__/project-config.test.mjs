@@ -163,17 +163,24 @@ test("two config files in one folder: the first of jsonc, json, toml wins, with 
   assert.ok(config.warnings.some((w) => /wrangler\.toml is also present and is ignored/.test(w.text)));
 });
 
-test("loadProject: createWorker options with embedded bindings; D1, queues and Durable Objects listed as unsupported", async (t) => {
+test("loadProject: createWorker options with embedded bindings (D1 migrated, the queue it consumes); Durable Objects listed as unsupported", async (t) => {
   const dir = copy(t, "full-toml");
   const project = await loadProject(dir, { persistTo: false });
   const unsupported = project.unsupported.map((u) => `${u.key}:${u.binding}`).sort();
-  assert.deepEqual(unsupported, ["d1_databases:DB", "durable_objects.bindings:COUNTER", "queues.consumers:jobs", "queues.producers:JOBS"]);
-  for (const name of ["DB", "COUNTER", "JOBS"]) {
+  assert.deepEqual(unsupported, ["durable_objects.bindings:COUNTER"]);
+  for (const name of ["COUNTER"]) {
     assert.ok(project.warnings.some((w) => w.includes(`${name}: unsupported`)), `no warning for ${name}`);
     assert.equal(project.bindings[name], undefined);
   }
   assert.ok(project.warnings.some((w) => /services: AUTH: no worker named "auth-worker"/.test(w)));
-  assert.deepEqual(Object.keys(project.bindings).sort(), ["ASSETS", "AUTH", "BUCKET", "COUNT", "GREETING", "KV", "NESTED", "SECRET"]);
+  assert.deepEqual(Object.keys(project.bindings).sort(), ["ASSETS", "AUTH", "BUCKET", "COUNT", "DB", "GREETING", "JOBS", "KV", "NESTED", "SECRET"]);
+  // The D1 database's migrations_dir was applied in order and recorded.
+  assert.deepEqual(project.migrations.map((m) => [m.binding, m.applied]), [["DB", ["0001_init.sql", "0002_done.sql"]]]);
+  const db = project.bindings.DB.database();
+  assert.deepEqual((await db.prepare("SELECT text, done FROM notes").all()).results, [{ text: "first", done: 0 }]);
+  assert.deepEqual((await db.prepare("SELECT name FROM d1_migrations ORDER BY id").raw()).flat(), ["0001_init.sql", "0002_done.sql"]);
+  const again = await loadProject(dir, { persistTo: false, migrate: false });
+  assert.deepEqual(again.migrations, []);
   assert.equal(project.options.compatibilityDate, "2025-01-01");
   assert.deepEqual(project.options.compatibilityFlags, ["nodejs_compat"]);
   assert.deepEqual(project.options.limits, { cpuMs: 50 });

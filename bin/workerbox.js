@@ -13,7 +13,7 @@ const path = require("node:path");
 const USAGE = `Usage:
   workerbox serve <worker.js> [--port 8787] [--host 127.0.0.1] [--var NAME=VALUE]...
   workerbox dev [project-dir | wrangler.toml] [--port 8787] [--host 127.0.0.1] [--env NAME]
-                [--var NAME=VALUE]... [--persist-to DIR | --no-persist] [--no-watch]
+                [--var NAME=VALUE]... [--persist-to DIR | --no-persist] [--no-watch] [--no-migrate]
 
 serve  serves one worker script over HTTP. --var adds a plain-text env binding (repeatable).
 dev    serves a project described by wrangler.jsonc / wrangler.json / wrangler.toml like
@@ -34,7 +34,7 @@ function parseArgs(argv) {
     process.exit(command === undefined ? 2 : 0);
   }
   if (command !== "serve" && command !== "dev") fail(`unknown command "${command}"`);
-  const options = { command, file: undefined, port: undefined, host: undefined, vars: {}, env: undefined, persistTo: undefined, watch: true };
+  const options = { command, file: undefined, port: undefined, host: undefined, vars: {}, env: undefined, persistTo: undefined, watch: true, migrate: true };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     const value = () => {
@@ -56,6 +56,8 @@ function parseArgs(argv) {
       options.env = value();
     } else if (command === "dev" && arg === "--persist-to") {
       options.persistTo = value();
+    } else if (command === "dev" && arg === "--no-migrate") {
+      options.migrate = false;
     } else if (command === "dev" && arg === "--no-persist") {
       options.persistTo = false;
     } else if (command === "dev" && arg === "--no-watch") {
@@ -141,7 +143,7 @@ async function dev(options) {
   const { startDevServer } = require("../lib/project/dev.js");
   let server;
   try {
-    server = await startDevServer(options.file ?? ".", { port: options.port, host: options.host, env: options.env, vars: options.vars, persistTo: options.persistTo, watch: options.watch });
+    server = await startDevServer(options.file ?? ".", { port: options.port, host: options.host, env: options.env, vars: options.vars, persistTo: options.persistTo, watch: options.watch, migrate: options.migrate });
   } catch (error) {
     const text = error.name === "ConfigError" || error.name === "BuildError" || error.code === "EADDRINUSE" ? error.message : error.stack ?? String(error);
     console.error(`workerbox dev: ${text}`);

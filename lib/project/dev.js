@@ -181,13 +181,16 @@ async function startDevServer(dir, options = {}) {
     log(`${label} ${message}`);
   };
   const storeCache = new Map(); // KV/R2 stores outlive config reloads (in memory too)
-  const load = (build = true) => loadProject(dir, { env: options.env, persistTo: options.persistTo, services: options.services, vars: options.vars, onLog, build, storeCache });
+  const load = (build = true) => loadProject(dir, { env: options.env, persistTo: options.persistTo, services: options.services, vars: options.vars, onLog, build, storeCache, migrate: options.migrate });
   const describe = (error) => (error.name === "BuildError" || error.name === "ConfigError" ? error.message : error.stack ?? String(error));
 
   // A configuration error stops here; a build or start-up error is shown (log and error page)
   // until an edit fixes it.
   project = await load(false);
   for (const warning of project.warnings) log(paint(color, "yellow", `▲ ${warning}`));
+  for (const { binding, dir: folder, applied } of project.migrations ?? []) {
+    if (applied.length) log(`D1 ${binding}: applied ${applied.length} migration(s) from ${path.relative(process.cwd(), folder) || folder}: ${applied.join(", ")}`);
+  }
   let failure = null; // why there is no worker although the project has one
   if (project.config.mainFile) {
     try {

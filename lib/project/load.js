@@ -36,12 +36,27 @@ const BINDING_FACTORIES = {
   d1_databases: {
     factory: "d1",
     list: (b) => b.d1,
-    create: (d1, entry, state) => d1({ ...(state ? { dir: path.join(state, "d1", safeName(entry.databaseId)) } : {}), migrationsDir: entry.migrationsDir, migrationsTable: entry.migrationsTable }),
+    create: (d1, entry, state) => d1(state ? { dir: path.join(state, "d1", safeName(entry.databaseId)) } : {}),
   },
   "queues.producers": {
     factory: "queue",
     list: (b) => b.queues.producers,
-    create: (queue, entry, state) => queue({ name: entry.queue, ...(state ? { dir: path.join(state, "queues", safeName(entry.queue)) } : {}), deliveryDelay: entry.deliveryDelay }),
+    // A queue this project also consumes gets the consumer's settings; the worker given the
+    // binding is then its consumer (queue()'s default), as when producer and consumer are one worker.
+    create: (queue, entry, state, config, made) => {
+      const consumer = config.bindings.queues.consumers.find((c) => c.queue === entry.queue);
+      const dir = (name) => (state ? { dir: path.join(state, "queues", safeName(name)) } : {});
+      const options = { name: entry.queue, ...dir(entry.queue), deliveryDelay: entry.deliveryDelay };
+      if (consumer) {
+        for (const key of ["maxBatchSize", "maxBatchTimeout", "maxRetries", "retryDelay"]) if (consumer[key] !== undefined) options[key] = consumer[key];
+        if (consumer.deadLetterQueue) {
+          made.deadLetters ??= new Map();
+          if (!made.deadLetters.has(consumer.deadLetterQueue)) made.deadLetters.set(consumer.deadLetterQueue, queue({ name: consumer.deadLetterQueue, ...dir(consumer.deadLetterQueue) }));
+          options.deadLetterQueue = made.deadLetters.get(consumer.deadLetterQueue);
+        }
+      }
+      return queue(options);
+    },
   },
   "durable_objects.bindings": {
     factory: "durableObject",
@@ -58,6 +73,8 @@ function buildBindings(config, { state, services = {}, api, storeCache }) {
   const bindings = {};
   const unsupported = [];
   const warnings = [];
+  // Bindings made along the way that several entries share (dead-letter queues).
+  const made = {};
   for (const [key, kind] of Object.entries(BINDING_FACTORIES)) {
     const entries = kind.list(config.bindings);
     if (entries.length === 0) continue;
@@ -71,7 +88,7 @@ function buildBindings(config, { state, services = {}, api, storeCache }) {
         // A store made for the same entry before (a reload in the dev server) is reused, so
         // in-memory data survives and files are not opened twice.
         const cacheKey = `${key}:${state}:${JSON.stringify(entry)}`;
-        const binding = storeCache?.get(cacheKey) ?? kind.create(factory, entry, state);
+        const binding = storeCache?.get(cacheKey) ?? kind.create(factory, entry, state, config, made);
         storeCache?.set(cacheKey, binding);
         bindings[entry.binding] = binding;
       } catch (error) {
@@ -80,7 +97,9 @@ function buildBindings(config, { state, services = {}, api, storeCache }) {
     }
   }
   for (const consumer of config.bindings.queues.consumers) {
-    unsupported.push({ key: "queues.consumers", binding: consumer.queue, reason: typeof api.queue === "function" ? "queue consumers are not run by workerbox dev yet" : "workerbox has no queue() binding yet" });
+    if (typeof api.queue === "function" && config.bindings.queues.producers.some((p) => p.queue === consumer.queue)) continue;
+    const reason = typeof api.queue === "function" ? `no producer binding in this project sends to queue "${consumer.queue}" (only queues this worker also produces to are delivered here)` : "workerbox has no queue() binding yet";
+    unsupported.push({ key: "queues.consumers", binding: consumer.queue, reason });
   }
   for (const entry of config.bindings.services) {
     const target = services[entry.service];
@@ -129,6 +148,21 @@ async function loadProject(target, options = {}) {
     if (bindings[name] !== undefined) warnings.push(`vars: ${name} is also a binding name; the binding wins`);
     else bindings[name] = vars[name];
   }
+  // Local D1 migrations: the pending files of each database's migrations_dir, applied in order and
+  // recorded in its migrations table (wrangler's d1_migrations), unless `migrate: false`.
+  const migrations = [];
+  if (options.migrate !== false) {
+    for (const entry of config.bindings.d1) {
+      const binding = bindings[entry.binding];
+      if (binding === undefined || !fs.existsSync(entry.migrationsDir)) continue;
+      try {
+        const applied = await api.applyD1Migrations(binding, await api.readD1Migrations(entry.migrationsDir), entry.migrationsTable ?? "d1_migrations");
+        migrations.push({ binding: entry.binding, dir: entry.migrationsDir, applied });
+      } catch (error) {
+        throw new Error(`d1_databases: ${entry.binding}: applying the migrations in ${entry.migrationsDir} failed: ${error.message}`, { cause: error });
+      }
+    }
+  }
   const assets = config.assets ? createAssetHandler(config.assets) : null;
   if (assets && config.assets.binding) bindings[config.assets.binding] = api.service((request) => assets.fetch(request));
 
@@ -142,6 +176,7 @@ async function loadProject(target, options = {}) {
     warnings: [...config.warnings.map((w) => w.text), ...warnings],
     unsupported,
     bindings,
+    migrations,
     assets,
     crons: config.crons,
     options: null,

@@ -50,7 +50,7 @@ pub struct QueueStore {
 impl QueueStore {
   /// The backlog file in `dir` (made if missing).
   pub fn open(dir: &Path) -> Result<QueueStore, StoreError> {
-    Ok(QueueStore { db: Database::file(dir, "queues.sqlite3", SCHEMA)? })
+    Ok(QueueStore { db: Database::file(dir, "queues.sqlite3", SCHEMA, None)? })
   }
 
   /// Every message kept for `queue`, in the order they were sent.
