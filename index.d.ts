@@ -59,7 +59,7 @@ export interface WorkerOptions {
    * `.js`/`.mjs`: ES module; `.wasm`: WebAssembly.Module; `.json`: parsed JSON; other strings:
    * text; other bytes: ArrayBuffer. Or give the type explicitly.
    */
-  modules?: Record<string, string | ArrayBuffer | ArrayBufferView | { type: "esm" | "wasm" | "text" | "data" | "json"; content: string | ArrayBuffer | ArrayBufferView }>;
+  modules?: Record<string, string | ArrayBuffer | ArrayBufferView | { type: "esm" | "commonjs" | "wasm" | "text" | "data" | "json"; content: string | ArrayBuffer | ArrayBufferView }>;
   /** The store behind the worker's `caches` (default: a fresh in-memory store per worker). */
   cache?: {
     match(cache: string, url: string): MaybePromise<CacheEntry | null>;

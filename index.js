@@ -12,8 +12,8 @@ const { d1, readD1Migrations, applyD1Migrations } = require("./lib/d1.js");
 const queues = require("./lib/queues.js");
 
 const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags"]);
-const MODULE_TYPES = new Set(["esm", "wasm", "text", "data", "json"]);
-const EXTENSION_TYPES = { ".js": "esm", ".mjs": "esm", ".wasm": "wasm", ".json": "json", ".bin": "data" };
+const MODULE_TYPES = new Set(["esm", "commonjs", "wasm", "text", "data", "json"]);
+const EXTENSION_TYPES = { ".js": "esm", ".mjs": "esm", ".cjs": "commonjs", ".wasm": "wasm", ".json": "json", ".bin": "data" };
 
 /** Normalises `options.modules` into [{ name, kind, content: Buffer }], naming any bad entry. */
 function validateModules(modules) {

@@ -277,3 +277,45 @@ test("process.getBuiltinModule, process.exit and require-only internals", async 
     /No such module "node:internal\/abort_controller"/,
   );
 });
+
+test("CommonJS modules: require, module, exports, __filename; node: modules with nodejs_compat; errors", async (t) => {
+  const modules = {
+    "lib/math.cjs": `const { join } = require("node:path");
+      const helper = require("./helper");
+      exports.add = (a, b) => helper.twice(a + b) / 2;
+      exports.where = join(__dirname, "x") + " " + __filename;
+      exports.data = require("../data.json");
+      exports.text = require("../notes.txt");
+      exports.buffer = require("buffer").Buffer.from("hi").toString("hex");`,
+    "lib/helper.js": { type: "commonjs", content: `module.exports = { twice: (n) => n * 2, loaded: typeof module.loaded };` },
+    "data.json": { type: "json", content: `{ "answer": 42 }` },
+    "notes.txt": { type: "text", content: "plain notes" },
+    "value.cjs": `module.exports = "just a string";`,
+    "broken.cjs": `require("./missing");`,
+    "esm.js": `export const x = 1;`,
+    "needs-esm.cjs": `require("./esm.js");`,
+  };
+  const script = `import math, { add, where } from "./lib/math.cjs";
+    import value from "./value.cjs";
+    export default { async fetch() {
+      return Response.json({ add: add(2, 3), same: math.add === add, where, data: math.data, text: math.text, buffer: math.buffer, value });
+    } }`;
+  const worker = await useWorker(t, { script, modules, compatibilityFlags: ["nodejs_compat"] });
+  assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), {
+    add: 5, same: true, where: "/lib/x /lib/math.cjs", data: { answer: 42 }, text: "plain notes", buffer: "6869", value: "just a string",
+  });
+  // A require that cannot be satisfied fails the import with the module named.
+  await assert.rejects(
+    createWorker({ script: `import "./broken.cjs"; export default { fetch() {} }`, modules, onLog() {} }),
+    /Cannot find module '\.\/missing' required by broken\.cjs/,
+  );
+  await assert.rejects(
+    createWorker({ script: `import "./needs-esm.cjs"; export default { fetch() {} }`, modules, onLog() {} }),
+    /require\(\) of the ES module esm\.js is not supported/,
+  );
+  // Without nodejs_compat, node: modules cannot be required.
+  await assert.rejects(
+    createWorker({ script: `import "./lib/math.cjs"; export default { fetch() {} }`, modules, compatibilityDate: "2024-01-01", onLog() {} }),
+    /Cannot find module 'node:path' required by lib\/math\.cjs: it is not one of the worker's modules \(node: modules need the nodejs_compat flag\)/,
+  );
+});

@@ -531,6 +531,7 @@ pub fn create_worker<'env>(
           "wasm" => ModuleKind::Wasm,
           "text" => ModuleKind::Text,
           "json" => ModuleKind::Json,
+          "commonjs" => ModuleKind::CommonJs,
           _ => ModuleKind::Data,
         };
         ExtraModule { name: m.name, kind, content: bytes::Bytes::from(Vec::from(m.content)) }

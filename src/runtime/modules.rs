@@ -1,6 +1,6 @@
-//! Extra modules a worker can import (`modules` option): more ES modules, WebAssembly (default
-//! export: a `WebAssembly.Module`), text, binary data and JSON, as Workers' module rules have
-//! them. Specifiers resolve like paths relative to the importing module's name; the registry
+//! Extra modules a worker can import (`modules` option): more ES modules, CommonJS modules (run
+//! by `internals.loadCommonJs` in src/js/96_commonjs.js), WebAssembly (default export: a
+//! `WebAssembly.Module`), text, binary data and JSON, as Workers' module rules have them. Specifiers resolve like paths relative to the importing module's name; the registry
 //! lives in an isolate slot so V8's resolve callback can reach it.
 
 use super::errors::describe_compile_error;
@@ -18,7 +18,10 @@ pub(crate) struct Registry {
   compiled: HashMap<String, v8::Global<v8::Module>>,
   names: HashMap<i32, String>,
   node_loader: Option<v8::Global<v8::Function>>,
-  node_exports: HashMap<i32, v8::Global<v8::Object>>,
+  /// `internals.loadCommonJs`.
+  commonjs_loader: Option<v8::Global<v8::Function>>,
+  /// The exports objects behind synthetic modules (node: and CommonJS), by identity hash.
+  node_exports: HashMap<i32, v8::Global<v8::Value>>,
 }
 
 pub(crate) type RegistryRef = Rc<RefCell<Registry>>;
@@ -32,6 +35,21 @@ impl Registry {
   /// Turns on `node:` imports (nodejs_compat): `loader` is `internals.loadNodeModule`.
   pub fn enable_node(&mut self, loader: v8::Global<v8::Function>) {
     self.node_loader = Some(loader);
+  }
+
+  /// Sets the loader of CommonJS modules (`internals.loadCommonJs`).
+  pub fn enable_commonjs(&mut self, loader: v8::Global<v8::Function>) {
+    self.commonjs_loader = Some(loader);
+  }
+
+  /// Whether `node:` modules may be required (nodejs_compat).
+  pub fn node_enabled(&self) -> bool {
+    self.node_loader.is_some()
+  }
+
+  /// A module given in `modules`, by its normalized name.
+  pub fn source(&self, name: &str) -> Option<&ExtraModule> {
+    self.sources.get(&normalize(name))
   }
 
   /// Remembers the main module's name so that its relative imports resolve.
@@ -97,6 +115,7 @@ pub(crate) fn resolve<'a>(
     return None;
   };
   let module = match source.kind {
+    ModuleKind::CommonJs => return resolve_commonjs(scope, &registry, &name),
     ModuleKind::EsModule => {
       let text = String::from_utf8_lossy(&source.content).into_owned();
       let code = ops::new_string(scope, &text);
@@ -169,12 +188,42 @@ fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
       }
     }
   };
-  let keys = exports.get_own_property_names(scope, v8::GetPropertyNamesArgs::default())?;
+  exports_module(scope, registry, key, exports.into())
+}
+
+/// A CommonJS module from `modules`: `internals.loadCommonJs(name, nodeEnabled)` runs it (once
+/// per context) and its `module.exports` becomes a synthetic module.
+fn resolve_commonjs<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, name: &str) -> Option<v8::Local<'a, v8::Module>> {
+  let loader = v8::Local::new(scope, registry.borrow().commonjs_loader.as_ref()?);
+  let node_enabled = registry.borrow().node_enabled();
+  let exports = {
+    v8::tc_scope!(let tc, scope);
+    let recv = v8::undefined(tc).into();
+    let args = [ops::new_string(tc, name).into(), v8::Boolean::new(tc, node_enabled).into()];
+    match loader.call(tc, recv, &args) {
+      Some(value) => value,
+      None => {
+        if tc.has_caught() {
+          tc.rethrow();
+        }
+        return None;
+      }
+    }
+  };
+  exports_module(scope, registry, name.to_owned(), exports)
+}
+
+/// A synthetic module over an exports value: `default` is the value, and each own enumerable
+/// property of an object is a named export too.
+fn exports_module<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, key: String, exports: v8::Local<'a, v8::Value>) -> Option<v8::Local<'a, v8::Module>> {
   let mut names = vec![ops::new_string(scope, "default")];
-  for i in 0..keys.length() {
-    let key = keys.get_index(scope, i)?.to_rust_string_lossy(scope);
-    if key != "default" {
-      names.push(ops::new_string(scope, &key));
+  if let Ok(object) = v8::Local::<v8::Object>::try_from(exports) {
+    let keys = object.get_own_property_names(scope, v8::GetPropertyNamesArgs::default())?;
+    for i in 0..keys.length() {
+      let key = keys.get_index(scope, i)?.to_rust_string_lossy(scope);
+      if key != "default" {
+        names.push(ops::new_string(scope, &key));
+      }
     }
   }
   let resource = ops::new_string(scope, &key);
@@ -193,7 +242,10 @@ fn evaluate_node<'a>(context: v8::Local<'a, v8::Context>, module: v8::Local<'a, 
   let registry = scope.get_slot::<RegistryRef>()?.clone();
   let exports = v8::Local::new(scope, registry.borrow().node_exports.get(&module.get_identity_hash().get())?);
   let default = ops::new_string(scope, "default");
-  module.set_synthetic_module_export(scope, default, exports.into())?;
+  module.set_synthetic_module_export(scope, default, exports)?;
+  let Ok(exports) = v8::Local::<v8::Object>::try_from(exports) else {
+    return Some(v8::undefined(scope).into());
+  };
   let keys = exports.get_own_property_names(scope, v8::GetPropertyNamesArgs::default())?;
   for i in 0..keys.length() {
     let key = keys.get_index(scope, i)?;
@@ -238,7 +290,8 @@ fn evaluate_synthetic<'a>(context: v8::Local<'a, v8::Context>, module: v8::Local
       let text = ops::new_string(scope, &String::from_utf8_lossy(&source.content));
       v8::json::parse(scope, text)?
     }
-    ModuleKind::EsModule => return None,
+    // These are compiled or evaluated elsewhere, never as this kind of synthetic module.
+    ModuleKind::EsModule | ModuleKind::CommonJs => return None,
   };
   let export = ops::new_string(scope, "default");
   module.set_synthetic_module_export(scope, export, value)?;

@@ -128,6 +128,7 @@ pub fn key(options: &WorkerOptions) -> Key {
       ModuleKind::Text => b"text",
       ModuleKind::Data => b"data",
       ModuleKind::Json => b"json",
+      ModuleKind::CommonJs => b"commonjs",
     });
     field(content);
   }

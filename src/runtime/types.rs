@@ -99,6 +99,9 @@ pub enum ModuleKind {
   Data,
   /// The default export is the parsed JSON.
   Json,
+  /// CommonJS (`require`, `module`, `exports`): the default export is `module.exports`, and its
+  /// own enumerable properties are named exports too.
+  CommonJs,
 }
 
 /// A module the worker's script can import, by name.

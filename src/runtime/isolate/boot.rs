@@ -95,6 +95,8 @@ pub(super) fn load_context(
 
   // Modules the script may import (compiled anew for each context).
   let mut registry = modules::Registry::new(&options.modules);
+  let commonjs = internal_function(scope, internals, "loadCommonJs")?;
+  registry.enable_commonjs(v8::Global::new(scope, commonjs));
   let node = state.borrow().nodejs_compat;
   if node.modules {
     let loader = internal_function(scope, internals, "loadNodeModule")?;

@@ -13,6 +13,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("vendorFactory", op_vendor_factory.map_fn_to());
   install("vendorResolve", op_vendor_resolve.map_fn_to());
   install("valueIs", op_value_is.map_fn_to());
+  install("userModule", op_user_module.map_fn_to());
   install("continuationGet", op_continuation_get.map_fn_to());
   install("continuationSet", op_continuation_set.map_fn_to());
 }
@@ -28,19 +29,21 @@ pub(crate) fn node_module_names() -> impl Iterator<Item = &'static str> {
   NODE_MODULES.iter().map(|(n, _)| *n).filter(|n| !n.starts_with("internal/"))
 }
 
-/// Compiles `source` inside a function with `params`; the body starts on the wrapper's first
-/// line, so stack line numbers match the file.
-fn compile_factory<'s>(scope: &mut v8::PinScope<'s, '_>, rv: &mut v8::ReturnValue<'s>, resource: &str, params: &str, source: &str) {
+/// Compiles `source` inside a function with `params` and returns the function; on a syntax
+/// error throws a TypeError naming `resource` and returns None. The body starts on the
+/// wrapper's first line, so stack line numbers match the file.
+fn compile_factory<'s>(scope: &mut v8::PinScope<'s, '_>, resource: &str, params: &str, source: &str) -> Option<v8::Local<'s, v8::Value>> {
   let wrapped = format!("(function ({params}) {{ {source}\n}})");
   let code = new_string(scope, &wrapped);
   let resource_name = new_string(scope, resource);
   let origin = v8::ScriptOrigin::new(scope, resource_name.into(), 0, 0, false, 0, None, false, false, false, None);
   v8::tc_scope!(let tc, scope);
   match v8::Script::compile(tc, code, Some(&origin)).and_then(|s| s.run(tc)) {
-    Some(factory) => rv.set(factory),
+    Some(factory) => Some(factory),
     None => {
       let error = thrown(tc);
       throw_type_error(tc, &format!("{resource} could not be loaded: {}", error.stack));
+      None
     }
   }
 }
@@ -51,7 +54,9 @@ fn op_node_module_factory<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::Functi
   let Some((_, source)) = NODE_MODULES.iter().find(|(n, _)| *n == name) else {
     return throw_type_error(scope, &format!("No such module \"node:{name}\""));
   };
-  compile_factory(scope, &mut rv, &format!("node:{name}"), "exports, require, module, ops, internals", &format!("\"use strict\"; {source}"));
+  if let Some(factory) = compile_factory(scope, &format!("node:{name}"), "exports, require, module, ops, internals", &format!("\"use strict\"; {source}")) {
+    rv.set(factory);
+  }
 }
 
 /// `ops.nodeModuleExists(name) -> boolean`, `internal/…` modules included.
@@ -67,7 +72,9 @@ fn op_vendor_factory<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCal
   let Some((_, source)) = VENDOR_FILES.iter().find(|(p, _)| *p == path) else {
     return throw_type_error(scope, &format!("no embedded file {path:?}"));
   };
-  compile_factory(scope, &mut rv, &format!("workerbox:vendor/{path}"), "exports, require, module, __filename, __dirname", source);
+  if let Some(factory) = compile_factory(scope, &format!("workerbox:vendor/{path}"), "exports, require, module, __filename, __dirname", source) {
+    rv.set(factory);
+  }
 }
 
 /// `ops.vendorResolve(path) -> string | undefined`: `path` itself, `path.js` or
@@ -82,6 +89,39 @@ fn op_vendor_resolve<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCal
   if let Some(found) = found {
     rv.set(new_string(scope, &found).into());
   }
+}
+
+/// `ops.userModule(name) -> [kind, content] | undefined`: a module given in `modules`, for
+/// CommonJS `require()` (src/js/96_commonjs.js). `kind` is esm, commonjs, text, json, data or
+/// wasm; `content` a string (a compiled factory for commonjs), or an ArrayBuffer for data and wasm.
+fn op_user_module<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  use crate::runtime::modules::RegistryRef;
+  use crate::runtime::types::ModuleKind;
+  let name = arg_string(scope, &args, 0);
+  let Some(registry) = scope.get_slot::<RegistryRef>().cloned() else { return };
+  let Some(module) = registry.borrow().source(&name).cloned() else { return };
+  let kind = match module.kind {
+    ModuleKind::EsModule => "esm",
+    ModuleKind::CommonJs => "commonjs",
+    ModuleKind::Text => "text",
+    ModuleKind::Json => "json",
+    ModuleKind::Data => "data",
+    ModuleKind::Wasm => "wasm",
+  };
+  let content: v8::Local<v8::Value> = match module.kind {
+    ModuleKind::Data | ModuleKind::Wasm => {
+      let store = v8::ArrayBuffer::new_backing_store_from_vec(module.content.to_vec()).make_shared();
+      v8::ArrayBuffer::with_backing_store(scope, &store).into()
+    }
+    ModuleKind::CommonJs => {
+      let text = String::from_utf8_lossy(&module.content).into_owned();
+      let Some(factory) = compile_factory(scope, &name, "exports, require, module, __filename, __dirname", &text) else { return };
+      factory
+    }
+    _ => new_string(scope, &String::from_utf8_lossy(&module.content)).into(),
+  };
+  let kind = new_string(scope, kind).into();
+  rv.set(v8::Array::new_with_elements(scope, &[kind, content]).into());
 }
 
 /// `ops.valueIs(kind, value) -> boolean`: V8's own type checks behind `util.types` (the ones

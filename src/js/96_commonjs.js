@@ -1,0 +1,83 @@
+// CommonJS modules given in createWorker's `modules` (`type: "commonjs"`, or a `.cjs` name), as
+// Workers' CommonJS module rule runs them: `require`, `module`, `exports`, `__filename`,
+// `__dirname`. The native module loader calls `internals.loadCommonJs(name, nodeEnabled)` when
+// an ES module imports one; `require()` inside reaches the other modules by path relative to the
+// requiring one, and `node:` modules when nodejs_compat is on. Each runs once per context.
+
+const commonJsCache = new Map();
+
+function normalizeModulePath(path) {
+  const parts = [];
+  for (const part of path.split("/")) {
+    if (part === "..") parts.pop();
+    else if (part !== "." && part !== "") parts.push(part);
+  }
+  return parts.join("/");
+}
+
+function requireFrom(referrer, nodeEnabled) {
+  return function require(specifier) {
+    specifier = String(specifier);
+    const bare = specifier.startsWith("node:") ? specifier.slice(5) : specifier;
+    if (nodeEnabled && (specifier.startsWith("node:") || ops.nodeModuleExists(bare)) && !bare.startsWith("internal/")) {
+      if (!ops.nodeModuleExists(bare)) throw moduleNotFound(specifier, referrer);
+      return internals.loadNodeModule(bare);
+    }
+    const relative = specifier.startsWith("./") || specifier.startsWith("../");
+    const base = referrer.includes("/") ? referrer.slice(0, referrer.lastIndexOf("/")) : "";
+    const name = normalizeModulePath(relative ? `${base}/${specifier}` : specifier);
+    for (const candidate of [name, `${name}.js`, `${name}.cjs`, `${name}.json`, `${name}/index.js`]) {
+      const found = ops.userModule(candidate);
+      if (found !== undefined) return load(candidate, found, nodeEnabled);
+    }
+    throw moduleNotFound(specifier, referrer);
+  };
+}
+
+function moduleNotFound(specifier, referrer) {
+  const error = new Error(`Cannot find module '${specifier}' required by ${referrer}: it is not one of the worker's modules${specifier.startsWith("node:") ? " (node: modules need the nodejs_compat flag)" : ""}`);
+  error.code = "MODULE_NOT_FOUND";
+  return error;
+}
+
+function load(name, [kind, content], nodeEnabled) {
+  switch (kind) {
+    case "commonjs":
+      return runCommonJs(name, content, nodeEnabled);
+    case "text":
+      return content;
+    case "json":
+      return JSON.parse(content);
+    case "data":
+      return content;
+    case "wasm":
+      return new WebAssembly.Module(content);
+    default: {
+      const error = new Error(`require() of the ES module ${name} is not supported: import it instead`);
+      error.code = "ERR_REQUIRE_ESM";
+      throw error;
+    }
+  }
+}
+
+function runCommonJs(name, factory, nodeEnabled) {
+  let module = commonJsCache.get(name);
+  if (module !== undefined) return module.exports;
+  module = { exports: {}, id: name, filename: `/${name}`, loaded: false };
+  commonJsCache.set(name, module);
+  const dir = name.includes("/") ? `/${name.slice(0, name.lastIndexOf("/"))}` : "/";
+  try {
+    Reflect.apply(factory, module.exports, [module.exports, requireFrom(name, nodeEnabled), module, `/${name}`, dir]);
+  } catch (error) {
+    commonJsCache.delete(name);
+    throw error;
+  }
+  module.loaded = true;
+  return module.exports;
+}
+
+internals.loadCommonJs = function loadCommonJs(name, nodeEnabled) {
+  const found = ops.userModule(name);
+  if (found === undefined || found[0] !== "commonjs") throw new TypeError(`${name} is not a CommonJS module of this worker`);
+  return runCommonJs(name, found[1], nodeEnabled);
+};
