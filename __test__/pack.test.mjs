@@ -1,0 +1,46 @@
+// Packaging: `npm pack` of the main package and of the platform package (npm/linux-x64-gnu with
+// the built addon) install into an empty project offline, without Rust, and both require() and
+// import of "workerbox" create a worker that answers a request.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+
+function run(command, args, cwd) {
+  return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 120_000, env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" } });
+}
+
+test("npm pack of workerbox and its platform package install offline and work with require and import", { timeout: 240_000 }, (t) => {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-pack-"));
+  t.after(() => fs.rmSync(work, { recursive: true, force: true }));
+  const platform = path.join(work, "platform");
+  fs.cpSync(path.join(root, "npm", "linux-x64-gnu"), platform, { recursive: true });
+  fs.copyFileSync(path.join(root, "workerbox.linux-x64-gnu.node"), path.join(platform, "workerbox.linux-x64-gnu.node"));
+  const mainTarball = path.join(work, JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], root))[0].filename);
+  const platformTarball = path.join(work, JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], platform))[0].filename);
+
+  const app = path.join(work, "app");
+  fs.mkdirSync(app);
+  fs.writeFileSync(path.join(app, "package.json"), JSON.stringify({ name: "app", private: true }));
+  run(npm, ["install", "--offline", "--no-package-lock", mainTarball, platformTarball], app);
+
+  const script = `export default { fetch(request) { return new Response("hello from " + new URL(request.url).pathname) } }`;
+  fs.writeFileSync(path.join(app, "cjs.cjs"), `const { createWorker, dispatch } = require("workerbox");
+    (async () => { const w = await createWorker({ script: ${JSON.stringify(script)}, onLog() {} });
+      console.log(await (await dispatch(w, "http://localhost/cjs")).text()); await w.dispose(); })();`);
+  fs.writeFileSync(path.join(app, "esm.mjs"), `import { createWorker, dispatch } from "workerbox";
+    import { loadProject } from "workerbox/project";
+    const w = await createWorker({ script: ${JSON.stringify(script)}, onLog() {} });
+    console.log(await (await dispatch(w, "http://localhost/esm")).text(), typeof loadProject); await w.dispose();`);
+  assert.equal(run(process.execPath, ["cjs.cjs"], app).trim(), "hello from /cjs");
+  assert.equal(run(process.execPath, ["esm.mjs"], app).trim(), "hello from /esm function");
+  // Nothing was built: the installed tree has no Rust sources or build output.
+  assert.ok(!fs.existsSync(path.join(app, "node_modules", "workerbox", "Cargo.toml")));
+  assert.ok(!fs.existsSync(path.join(app, "node_modules", "workerbox", "target")));
+});
