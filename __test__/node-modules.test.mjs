@@ -120,6 +120,8 @@ const CASES = [
     const t = timers.setTimeout(() => order.push("timeout"), 1);
     const hadRef = t.hasRef(); t.unref();
     timers.setImmediate(() => order.push("immediate"));
+    const refreshed = timers.setTimeout(() => order.push("refreshed"), 1);
+    refreshed.refresh();
     const cleared = timers.setTimeout(() => order.push("never"), 1);
     timers.clearTimeout(cleared);
     const value = await timersPromises.setTimeout(5, "value");

@@ -25,21 +25,40 @@ async function proxyFor(t, options) {
   return proxy;
 }
 
-test("env: vars, secrets, KV, R2 and services; D1, queues and Durable Objects listed as unsupported", async (t) => {
+test("env: vars, secrets, KV, R2, D1, queues and services; Durable Objects listed as unsupported", async (t) => {
   const dir = copy(t);
   const api = (request) => new Response(`api got ${request.method} ${new URL(request.url).pathname}`);
   const proxy = await proxyFor(t, { configPath: dir, persist: false, services: { "api-worker": api } });
-  assert.deepEqual(Object.keys(proxy.env).sort(), ["API", "CACHE", "FILES", "LIMITS", "MODE", "TOKEN"]);
+  assert.deepEqual(Object.keys(proxy.env).sort(), ["API", "CACHE", "DB", "FILES", "JOBS", "LIMITS", "MODE", "TOKEN"]);
   assert.equal(proxy.env.MODE, "development");
   assert.deepEqual(proxy.env.LIMITS, { max: 5 });
   assert.equal(proxy.env.TOKEN, "secret-token");
-  assert.deepEqual(proxy.unsupported.map((u) => u.binding).sort(), ["DB", "JOBS", "ROOMS"]);
+  assert.deepEqual(proxy.unsupported.map((u) => u.binding).sort(), ["ROOMS"]);
   assert.equal(await (await proxy.env.API.fetch("http://api/items", { method: "POST", body: "x" })).text(), "api got POST /items");
   assert.equal(typeof proxy.cf.colo, "string");
   proxy.ctx.waitUntil(Promise.reject(new Error("ignored, as in workerd's local proxy")));
   proxy.ctx.passThroughOnException();
   assert.equal(await proxy.caches.default.match("http://x/"), undefined);
   assert.equal(await (await proxy.caches.open("named")).delete("http://x/"), false);
+});
+
+test("D1 and queue producers: the same database and queue a worker of the project uses", async (t) => {
+  const dir = copy(t);
+  const project = await loadProject(dir, { persistTo: false });
+  const { env } = await proxyFor(t, { project });
+  await env.DB.exec("CREATE TABLE notes (text TEXT)");
+  await env.DB.prepare("INSERT INTO notes VALUES (?)").bind("from node").run();
+  const worker = await createWorker({ script: `export default { async fetch(request, env) {
+    await env.JOBS.send({ from: "worker" });
+    return Response.json((await env.DB.prepare("SELECT text FROM notes").all()).results);
+  } }`, bindings: { DB: project.bindings.DB, JOBS: project.bindings.JOBS }, onLog() {} });
+  t.after(() => worker.dispose());
+  assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), [{ text: "from node" }]);
+  await env.JOBS.send({ from: "node" });
+  await env.JOBS.sendBatch([{ body: "plain", contentType: "text" }, { body: new Uint8Array([1]), contentType: "bytes" }]);
+  assert.equal(project.bindings.JOBS.backlog, 4);
+  await assert.rejects(env.JOBS.send("x".repeat(200_000), { contentType: "text" }), /at most 128000/);
+  await assert.rejects(env.JOBS.send(1, { contentType: "xml" }), /unsupported content type "xml"/);
 });
 
 test("KV: get in every type, metadata, list, delete, bulk get", async (t) => {

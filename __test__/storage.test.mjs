@@ -51,6 +51,29 @@ test("storage: put, get, head and delete with metadata, etags and bodies", async
   assert.deepEqual(result.afterDelete, [null, null, null]);
 });
 
+test("storage: looking at .body does not use it; reading it once does, either way", async (t) => {
+  const result = await run(t, { FILES: storage() }, `
+    await env.FILES.put("f", "payload");
+    const looked = await env.FILES.get("f");
+    const same = looked.body === looked.body;
+    const usedAfterLook = looked.bodyUsed;
+    const text = await looked.text();
+    let again;
+    try { await looked.text(); } catch (error) { again = error.message; }
+    const streamed = await env.FILES.get("f");
+    const reader = streamed.body.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    reader.releaseLock();
+    let afterStream;
+    try { await streamed.text(); } catch (error) { afterStream = error.message; }
+    return { same, usedAfterLook, text, usedAfterText: looked.bodyUsed, again, first, afterStream };`);
+  assert.deepEqual(result, {
+    same: true, usedAfterLook: false, text: "payload", usedAfterText: true,
+    again: "Body has already been used. It can only be read once.", first: "payload",
+    afterStream: "Body has already been used. It can only be read once.",
+  });
+});
+
 test("storage: ranges and onlyIf conditionals", async (t) => {
   const result = await run(t, { FILES: storage() }, `
     const { etag } = await env.FILES.put("f", "0123456789");

@@ -613,4 +613,4 @@ function batchFromInput(input) {
   return { name, metas: { messages: metas }, bodies };
 }
 
-module.exports = { queue, Queue, setBatchRunner, workerDisposed, batchFromInput, NO_DECISIONS };
+module.exports = { queue, Queue, setBatchRunner, workerDisposed, batchFromInput, encodeBody, NO_DECISIONS };

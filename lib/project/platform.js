@@ -254,6 +254,44 @@ function noopCaches() {
 /** Request.cf values a local request could plausibly carry. */
 const CF = Object.freeze({ colo: "LOCAL", country: "XX", city: "Local", continent: "XX", timezone: "UTC", asn: 0, asOrganization: "workerbox", httpProtocol: "HTTP/1.1", tlsVersion: "", clientTcpRtt: 0, requestPriority: "", edgeRequestKeepAliveStatus: 1 });
 
+// Production's producer limits (as the worker-side binding enforces them).
+const QUEUE_MESSAGE_BYTES = 128_000;
+const QUEUE_BATCH_MESSAGES = 100;
+const QUEUE_BATCH_BYTES = 256_000;
+
+/** A queue producer in Node: send()/sendBatch() into the same queue the workers use. */
+function queueProducer(queueBinding) {
+  const { encodeBody } = require("../queues.js");
+  const encode = (body, contentType = "json", where) => {
+    if (!["json", "text", "bytes", "v8"].includes(contentType)) throw new TypeError(`${where}: unsupported content type ${JSON.stringify(contentType)} (json, text, bytes or v8)`);
+    const bytes = encodeBody(contentType, body, where);
+    if (bytes.length > QUEUE_MESSAGE_BYTES) throw new RangeError(`${where}: the message is ${bytes.length} bytes; a queue message may be at most ${QUEUE_MESSAGE_BYTES}`);
+    return bytes;
+  };
+  const send = async (messages, delaySeconds) => {
+    const bytes = Buffer.concat(messages.map((m) => m.bytes));
+    if (messages.length > QUEUE_BATCH_MESSAGES || bytes.length > QUEUE_BATCH_BYTES) {
+      throw new RangeError(`sendBatch(): ${messages.length} messages of ${bytes.length} bytes; a batch may hold at most ${QUEUE_BATCH_MESSAGES} messages and ${QUEUE_BATCH_BYTES} bytes`);
+    }
+    const args = { messages: messages.map((m) => ({ contentType: m.contentType, size: m.bytes.length, delaySeconds: m.delaySeconds })), delaySeconds };
+    await queueBinding._hostCall("send", args, bytes);
+  };
+  return {
+    async send(body, options = {}) {
+      const contentType = options.contentType ?? "json";
+      await send([{ contentType, bytes: encode(body, contentType, "send()"), delaySeconds: options.delaySeconds }], undefined);
+    },
+    async sendBatch(messages, options = {}) {
+      if (!Array.isArray(messages) || messages.length === 0) throw new TypeError("sendBatch(): messages must be a non-empty array of { body, contentType?, delaySeconds? }");
+      const encoded = messages.map((m, i) => {
+        const contentType = m?.contentType ?? "json";
+        return { contentType, bytes: encode(m?.body, contentType, `sendBatch(): message ${i}`), delaySeconds: m?.delaySeconds };
+      });
+      await send(encoded, options.delaySeconds);
+    },
+  };
+}
+
 /**
  * Options (wrangler's names): `configPath` (a config file or project folder; default "."),
  * `environment`, `persist` (true: `<root>/.workerbox/state`, false: memory, `{ path }`);
@@ -285,6 +323,8 @@ async function getPlatformProxy(options = {}) {
       storeBindings[name] = value;
       kinds[name] = kind;
     } else if (kind === "service") env[name] = serviceStub(value.handler, dispatch);
+    else if (kind === "d1" && typeof value.database === "function") env[name] = value.database();
+    else if (kind === "queue" && typeof value._hostCall === "function") env[name] = queueProducer(value);
     else unsupported.push({ key: kind, binding: name, reason: `the platform proxy has no Node-side ${kind} binding yet` });
   }
   let worker = null;

@@ -421,25 +421,29 @@ class R2Object {
 class R2ObjectBody extends R2Object {
   #bytes;
   #used = false;
+  #stream = null;
   constructor(token, meta, bytes) {
     super(token, meta);
     this.#bytes = bytes;
   }
   #take() {
-    if (this.#used) return Promise.reject(new TypeError("Body has already been used. It can only be read once."));
+    if (this.#used || this.#stream?.locked) return Promise.reject(new TypeError("Body has already been used. It can only be read once."));
     this.#used = true;
     return Promise.resolve(this.#bytes);
   }
+  // One stream, made on first access; only reading it uses the body (as in workerd, looking at
+  // `.body` does not stop a later text()).
   get body() {
-    const bytes = this.#bytes;
-    return new ReadableStream({
+    this.#stream ??= new ReadableStream({
       type: "bytes",
-      start: (controller) => {
+      pull: (controller) => {
+        if (this.#used) return controller.error(new TypeError("Body has already been used. It can only be read once."));
         this.#used = true;
-        if (bytes.byteLength > 0) controller.enqueue(bytes.slice());
+        if (this.#bytes.byteLength > 0) controller.enqueue(this.#bytes.slice());
         controller.close();
       },
     });
+    return this.#stream;
   }
   get bodyUsed() {
     return this.#used;

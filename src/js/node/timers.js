@@ -3,13 +3,19 @@
 // global clearTimeout accepts it too); setImmediate runs the callback after the current
 // macrotask's microtasks (as a zero-delay timer).
 
-class Timeout {
+const kSwap = Symbol("swap the timer id");
+
+/** What Timeout and Immediate share: the timer id (their number value) and the ref flag. */
+class Timer {
   #id;
-  #arm;
   #refed = true;
-  constructor(arm) {
-    this.#arm = arm;
-    this.#id = arm();
+  constructor(id) {
+    this.#id = id;
+  }
+  /** Clears the current timer, and takes `id` as the new one when given. */
+  [kSwap](id) {
+    globalThis.clearTimeout(this.#id);
+    if (id !== undefined) this.#id = id;
   }
   ref() {
     this.#refed = true;
@@ -22,45 +28,33 @@ class Timeout {
   hasRef() {
     return this.#refed;
   }
-  refresh() {
-    globalThis.clearTimeout(this.#id);
-    this.#id = this.#arm();
-    return this;
-  }
-  close() {
-    globalThis.clearTimeout(this.#id);
-    return this;
-  }
   [Symbol.toPrimitive]() {
     return this.#id;
   }
   [Symbol.dispose]() {
-    this.close();
+    this[kSwap]();
   }
 }
 
-class Immediate {
-  #id;
-  #refed = true;
+class Timeout extends Timer {
+  #arm;
+  constructor(arm) {
+    super(arm());
+    this.#arm = arm;
+  }
+  refresh() {
+    this[kSwap](this.#arm());
+    return this;
+  }
+  close() {
+    this[kSwap]();
+    return this;
+  }
+}
+
+class Immediate extends Timer {
   constructor(callback, args) {
-    this.#id = globalThis.setTimeout(() => callback(...args), 0);
-  }
-  ref() {
-    this.#refed = true;
-    return this;
-  }
-  unref() {
-    this.#refed = false;
-    return this;
-  }
-  hasRef() {
-    return this.#refed;
-  }
-  [Symbol.toPrimitive]() {
-    return this.#id;
-  }
-  [Symbol.dispose]() {
-    globalThis.clearTimeout(this.#id);
+    super(globalThis.setTimeout(() => callback(...args), 0));
   }
 }
 
