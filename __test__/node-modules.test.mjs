@@ -186,7 +186,6 @@ const CASES = [
       deepEqual: [isDeepStrictEqual({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }), isDeepStrictEqual({ a: 1 }, { a: "1" }), isDeepStrictEqual(new Map([[{ k: 1 }, 2]]), new Map([[{ k: 1 }, 2]])),
         isDeepStrictEqual(new Set([1, { x: 1 }]), new Set([{ x: 1 }, 1])), isDeepStrictEqual([1, 2], [2, 1]), isDeepStrictEqual(new Date(1), new Date(1)), isDeepStrictEqual(NaN, NaN),
         isDeepStrictEqual(Object.create(null), {}), isDeepStrictEqual(new Uint8Array([1]), new Uint8Array([1])), isDeepStrictEqual(new Error("a"), new Error("a")), isDeepStrictEqual(new Error("a"), new Error("b"))],
-      legacy: [util.isArray([]), util.isString("s"), util.isPrimitive(null), util.isFunction(() => {})],
       strip: util.stripVTControlCharacters(String.fromCharCode(27) + "[31mred" + String.fromCharCode(27) + "[39m"), usv: util.toUSVString("a" + String.fromCharCode(0xd800) + "b"),
     };`],
   ["assert", `
@@ -211,6 +210,22 @@ const CASES = [
     };`],
 ];
 
+// The worker follows current Node (24+, what users run). Older Nodes running these tests print two
+// things differently, which are rewritten to today's form before comparing: symbol keys in
+// brackets (`[Symbol(k)]: 2`, before 24) and deep-equality diffs without a final newline (before 22).
+const NODE_MAJOR = Number(process.versions.node.split(".")[0]);
+function asCurrentNode(value) {
+  if (typeof value === "string") {
+    let text = value;
+    if (NODE_MAJOR < 24) text = text.replace(/\[(Symbol\([^)]*\))\]: /g, "$1: ");
+    if (NODE_MAJOR < 22 && /^Expected values to be (strictly|loosely) deep-equal:\n\+ actual - expected\n/.test(text) && !text.endsWith("\n")) text += "\n";
+    return text;
+  }
+  if (Array.isArray(value)) return value.map(asCurrentNode);
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asCurrentNode(v)]));
+  return value;
+}
+
 function moduleSource(wrap) {
   const functions = CASES.map(([, body], i) => `async function case${i}() { ${body} }`).join("\n");
   return `${IMPORTS}\n${functions}\nconst cases = [${CASES.map((_, i) => `case${i}`).join(", ")}];\n${wrap}`;
@@ -228,7 +243,7 @@ test("node: modules give the same results inside a worker as in Node", { timeout
   const { cases } = await import(url);
   for (let i = 0; i < CASES.length; i++) {
     const inWorker = await (await dispatch(worker, `http://localhost/?case=${i}`)).json();
-    const inNode = JSON.parse(JSON.stringify({ value: await cases[i]() }));
+    const inNode = asCurrentNode(JSON.parse(JSON.stringify({ value: await cases[i]() })));
     assert.deepEqual(inWorker, inNode, CASES[i][0]);
   }
 });

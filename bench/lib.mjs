@@ -1,8 +1,8 @@
 // Helpers the benchmarks share.
 import fs from "node:fs";
 
-/** RSS in bytes of this process and every descendant process (workerd, for Miniflare). */
-export function treeRss() {
+/** RSS in bytes of process `root` (default: this one) and every descendant process (workerd, for Miniflare). */
+export function treeRss(root = process.pid) {
   const children = new Map();
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -14,7 +14,7 @@ export function treeRss() {
     } catch {}
   }
   let total = 0;
-  const stack = [process.pid];
+  const stack = [root];
   while (stack.length) {
     const pid = stack.pop();
     try {

@@ -28,7 +28,8 @@ function quote(text) {
 const ESCAPES = { "'": "\\'", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f", "\v": "\\v" };
 
 function formatKey(key) {
-  if (typeof key === "symbol") return `[${key.toString()}]`;
+  // Node 24+ shows symbol keys bare (`Symbol(k): 2`); older Nodes bracketed them.
+  if (typeof key === "symbol") return key.toString();
   return IDENTIFIER.test(key) ? key : quote(key);
 }
 

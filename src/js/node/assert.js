@@ -1,5 +1,5 @@
 // node:assert: Node's assertion functions and AssertionError (code ERR_ASSERTION, with actual,
-// expected, operator and generatedMessage). Messages follow Node's wording; the multi-line
+// expected, operator and generatedMessage). Messages follow current Node's (22+) wording; the multi-line
 // diffs Node prints for deep comparisons are shortened to both values inspected.
 
 const { isDeepStrictEqual, isDeepEqual } = require("internal/comparisons");
@@ -70,7 +70,7 @@ function generated(actual, expected, operator) {
       if (!a.includes("\n") && !e.includes("\n") && (typeof actual !== "object" || actual === null) && (typeof expected !== "object" || expected === null)) {
         return `${HEADERS[operator]}\n\n${a} !== ${e}\n`;
       }
-      return `${HEADERS[operator]}\n+ actual - expected\n\n${lineDiff(showExpanded(actual), showExpanded(expected))}`;
+      return `${HEADERS[operator]}\n+ actual - expected\n\n${lineDiff(showExpanded(actual), showExpanded(expected))}\n`;
     }
     case "deepEqual":
       return `${HEADERS.deepEqual}\n\n${show(actual)}\n\nshould loosely deep-equal\n\n${show(expected)}`;
