@@ -68,6 +68,46 @@ test("cacheDir keeps the cache for later processes; a corrupt entry is refused a
   assert.deepEqual([fifth.hits, fifth.rejected, fifth.text], [1, 0, first.text]);
 });
 
+test("without cacheDir the startup snapshot is kept in the per-user cache (WORKERBOX_CACHE_DIR), and an empty value keeps nothing", async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-user-cache-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const child = `const { createWorker, dispatch } = require(${JSON.stringify(root)});
+    (async () => {
+      const w = await createWorker({ script: "export default { fetch() { return new Response('ok') } }", pool: false, onLog() {} });
+      process.stdout.write(await (await dispatch(w, "http://x/")).text());
+      await w.dispose();
+    })();`;
+  // Each run gets a home and XDG cache of its own under `dir`, so nothing reaches the real ones.
+  const run = (env) => {
+    const base = { ...process.env, HOME: path.join(dir, "home"), XDG_CACHE_HOME: path.join(dir, "xdg") };
+    delete base.WORKERBOX_CACHE_DIR;
+    return execFileSync(process.execPath, ["-e", child], { encoding: "utf8", timeout: 30_000, env: { ...base, ...env } });
+  };
+  const snapshotsIn = (folder) => (fs.existsSync(folder) ? fs.readdirSync(folder).filter((f) => /^snapshot-[0-9a-f]+\.bin$/.test(f)) : []);
+  const userCache = path.join(dir, "user");
+  assert.equal(run({ WORKERBOX_CACHE_DIR: userCache }), "ok");
+  const snapshots = snapshotsIn(userCache);
+  assert.equal(snapshots.length, 1, `files: ${fs.readdirSync(userCache)}`);
+  const made = fs.statSync(path.join(userCache, snapshots[0])).mtimeMs;
+  // The next process loads it (the file is not rewritten) and answers the same.
+  assert.equal(run({ WORKERBOX_CACHE_DIR: userCache }), "ok");
+  assert.equal(fs.statSync(path.join(userCache, snapshots[0])).mtimeMs, made);
+  // A damaged one is not used, and is replaced.
+  fs.truncateSync(path.join(userCache, snapshots[0]), 1000);
+  assert.equal(run({ WORKERBOX_CACHE_DIR: userCache }), "ok");
+  assert.ok(fs.statSync(path.join(userCache, snapshots[0])).size > 100_000, "the damaged snapshot was replaced");
+  // Without WORKERBOX_CACHE_DIR: $XDG_CACHE_HOME/workerbox, else ~/.cache/workerbox.
+  assert.equal(run({}), "ok");
+  assert.equal(snapshotsIn(path.join(dir, "xdg", "workerbox")).length, 1);
+  assert.equal(run({ XDG_CACHE_HOME: "" }), "ok");
+  assert.equal(snapshotsIn(path.join(dir, "home", ".cache", "workerbox")).length, 1);
+  // An empty WORKERBOX_CACHE_DIR keeps nothing on disk (the process makes its own in memory).
+  fs.rmSync(path.join(dir, "xdg"), { recursive: true, force: true });
+  fs.rmSync(path.join(dir, "home"), { recursive: true, force: true });
+  assert.equal(run({ WORKERBOX_CACHE_DIR: "" }), "ok");
+  assert.deepEqual([fs.existsSync(path.join(dir, "xdg")), fs.existsSync(path.join(dir, "home"))], [false, false]);
+});
+
 test("options.codeCache and options.cacheDir are validated", async () => {
   const { createWorker } = await import("../index.js");
   await assert.rejects(createWorker({ script: uniqueScript("x"), codeCache: "yes" }), /options\.codeCache must be a boolean/);

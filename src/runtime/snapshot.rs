@@ -7,8 +7,10 @@
 //! guarantees that without a build step that runs V8. It costs one bootstrap (tens of ms) once
 //! per process. Set `WORKERBOX_NO_SNAPSHOT=1` to boot every isolate from source instead.
 //!
-//! When the first worker of a process has a `cacheDir`, the snapshot is also kept there and
-//! later processes load it instead of making their own. That matters beyond the tens of ms:
+//! The snapshot is kept on disk and later processes load it instead of making their own: in the
+//! first worker's `cacheDir`, else in the per-user cache ([`user_cache_dir`]:
+//! `$WORKERBOX_CACHE_DIR`, `$XDG_CACHE_HOME/workerbox` or `~/.cache/workerbox`; set
+//! `WORKERBOX_CACHE_DIR` to an empty string to keep nothing on disk). That matters beyond the tens of ms:
 //! V8's code cache is tied to the snapshot it was made with, so cached code on disk is only
 //! usable by processes that share one snapshot. The file is named by a hash of everything the
 //! snapshot depends on (V8 version and flags, bootstrap sources, the op table) and carries a
@@ -29,14 +31,25 @@ const MAGIC: &[u8; 8] = b"WBSNAP01";
 
 static SNAPSHOT: OnceLock<Option<&'static [u8]>> = OnceLock::new();
 
-/// The snapshot blob, made (or loaded from `dir`) on first use; `None` when disabled or when
-/// making it failed (then isolates boot from source, which is slower but equivalent).
+/// The per-user folder the snapshot is kept in when the first worker has no `cacheDir`, or
+/// `None` when `WORKERBOX_CACHE_DIR` is set to an empty string or no home folder is known.
+fn user_cache_dir() -> Option<PathBuf> {
+  if let Some(dir) = std::env::var_os("WORKERBOX_CACHE_DIR") {
+    return (!dir.is_empty()).then(|| PathBuf::from(dir));
+  }
+  let base = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()).map(PathBuf::from).or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".cache")))?;
+  Some(base.join("workerbox"))
+}
+
+/// The snapshot blob, made (or loaded from `dir`, else the per-user cache) on first use; `None`
+/// when disabled or when making it failed (then isolates boot from source, which is slower but
+/// equivalent).
 pub(crate) fn startup_snapshot(dir: Option<&Path>) -> Option<&'static [u8]> {
   *SNAPSHOT.get_or_init(|| {
     if std::env::var_os("WORKERBOX_NO_SNAPSHOT").is_some_and(|v| v != "0") {
       return None;
     }
-    let file = dir.map(snapshot_file);
+    let file = dir.map(Path::to_path_buf).or_else(user_cache_dir).map(|dir| snapshot_file(&dir));
     if let Some(blob) = file.as_deref().and_then(load) {
       return Some(Box::leak(blob));
     }
