@@ -25,10 +25,19 @@ test("npm pack of workerbox and its platform package install offline and work wi
   const mainTarball = path.join(work, JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], root))[0].filename);
   const platformTarball = path.join(work, JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], platform))[0].filename);
 
+  // The package's own dependencies are packed from node_modules too: an offline install has their
+  // tarballs in npm's cache (npm ci put them there) but not their registry metadata, which npm
+  // would need to resolve a version range. Given as tarballs, they satisfy workerbox's ranges.
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
+  const depTarballs = Object.keys(pkg.dependencies ?? {}).map((name) => {
+    const dir = path.join(root, "node_modules", name);
+    return path.join(work, JSON.parse(run(npm, ["pack", "--json", "--ignore-scripts", "--pack-destination", work, dir], work))[0].filename);
+  });
+
   const app = path.join(work, "app");
   fs.mkdirSync(app);
   fs.writeFileSync(path.join(app, "package.json"), JSON.stringify({ name: "app", private: true }));
-  run(npm, ["install", "--offline", "--no-package-lock", mainTarball, platformTarball], app);
+  run(npm, ["install", "--offline", "--no-package-lock", mainTarball, platformTarball, ...depTarballs], app);
 
   const script = `export default { fetch(request) { return new Response("hello from " + new URL(request.url).pathname) } }`;
   fs.writeFileSync(path.join(app, "cjs.cjs"), `const { createWorker, dispatch } = require("workerbox");
