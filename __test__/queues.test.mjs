@@ -4,7 +4,7 @@
 // dispatch(worker, { type: "queue" }) and the on-disk backlog across dispose/recreate.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { dispatch, queue } from "../index.js";
@@ -204,6 +204,43 @@ test("batches follow maxBatchSize, and a partial batch goes out after maxBatchTi
   assert.equal(timed.batches.length, 1);
   assert.deepEqual(timed.batches[0].messages.map((m) => m.body), ["a", "b"]);
   assert.ok(timed.batches[0].at - sentAt >= 280, `delivered after ${timed.batches[0].at - sentAt} ms`);
+});
+
+/** CPU clock ticks (10 ms) used so far by this process's worker threads (named wb-…). */
+function workerThreadTicks() {
+  let ticks = 0;
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      if (!readFileSync(`/proc/self/task/${tid}/comm`, "utf8").startsWith("wb-")) continue;
+      const fields = readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1].split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The thread ended between listing and reading.
+    }
+  }
+  return ticks;
+}
+
+test("an idle queue costs no CPU: neither its consumer's threads nor Node's side poll once the backlog is drained", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "wb-queue-idle-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const queues = [queue({ maxBatchTimeout: 0.05 }), queue({ maxBatchTimeout: 0.05, dir })];
+  for (const q of queues) {
+    const worker = await useWorker(t, { bindings: { Q: q }, script: script(`await env.Q.sendBatch([1, 2, 3].map((body) => ({ body }))); await env.Q.send("x", { delaySeconds: 0 });`) });
+    await call(worker);
+    await q.idle();
+    assert.equal(q.stats.acked, 4);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const threadsBefore = workerThreadTicks();
+  const nodeBefore = process.cpuUsage();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const threads = workerThreadTicks() - threadsBefore;
+  const node = process.cpuUsage(nodeBefore);
+  // One 10 ms tick of slack for the threads; a polling loop, in Node or in the workers, would
+  // burn far more over a second. Node's own figure includes this test's timer and /proc reads.
+  assert.ok(threads <= 1, `consumer threads used ${threads} ticks while the queues were idle`);
+  assert.ok(node.user + node.system < 50_000, `Node used ${(node.user + node.system) / 1000} ms of CPU while the queues were idle`);
 });
 
 test("ack(), retry(), ackAll() and retryAll(): attempts count up and unacked messages come back", async (t) => {
