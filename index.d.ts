@@ -284,8 +284,21 @@ export declare function readD1Migrations(dir: string): Promise<D1Migration[]>;
  */
 export declare function applyD1Migrations(db: D1Database | D1Binding, migrations: D1Migration[], table?: string): Promise<string[]>;
 
-/** A service binding: `env.NAME.fetch()` calls `handler(request)` with Node's Request, or another worker. */
-export declare function service(handler: ((request: Request) => MaybePromise<Response>) | { fetch(request: Request): MaybePromise<Response> } | Worker): Binding;
+/** Options of `service()`. */
+export interface ServiceOptions {
+  /** With a worker: the exported `WorkerEntrypoint` class to bind instead of the default export. */
+  entrypoint?: string;
+}
+
+/**
+ * A service binding: `env.NAME.fetch()` calls `handler(request)` with Node's Request, or another
+ * worker; `env.NAME.method(…)` calls an RPC method of the worker's entrypoint, or of a Node object
+ * (arguments and results are structured clones).
+ */
+export declare function service(
+  handler: ((request: Request) => MaybePromise<Response>) | { fetch(request: Request): MaybePromise<Response> } | Worker | object,
+  options?: ServiceOptions,
+): Binding;
 
 /** A running worker. */
 export declare class Worker {

@@ -10,6 +10,7 @@ const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } 
 const { HostBodies } = require("./lib/bodies.js");
 const { d1, readD1Migrations, applyD1Migrations } = require("./lib/d1.js");
 const queues = require("./lib/queues.js");
+const rpc = require("./lib/rpc.js");
 
 const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags"]);
 const MODULE_TYPES = new Set(["esm", "commonjs", "wasm", "text", "data", "json"]);
@@ -321,6 +322,7 @@ class Worker {
     await this.#native.dispose();
     this.#bodies.close("the worker was disposed");
     queues.workerDisposed(this);
+    rpc.workerDisposed(this);
   }
 
   [Symbol.asyncDispose]() {
@@ -349,10 +351,11 @@ async function createWorker(options) {
     }
   };
   const bodies = new HostBodies();
-  const dispatcher = createDispatcher(definitions, dispatch, bodies);
+  let worker;
+  const dispatcher = createDispatcher(definitions, dispatch, bodies, () => worker);
   const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, compatJson: JSON.stringify(compat), allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse, pool, privateCache }, log, dispatcher, channel, stores);
   if (!(outcome instanceof native.NativeWorker)) throw toError(outcome);
-  const worker = createHandle(outcome, filename, bodies);
+  worker = createHandle(outcome, filename, bodies);
   workerLogs.set(worker, log);
   for (const [name, definition] of Object.entries(definitions)) {
     if (definition instanceof queues.Queue) definition._bound(worker, name);
@@ -373,6 +376,7 @@ async function runQueueBatch(worker, name, metas, bodies) {
   if (outcome.error) result.error = toError(outcome.error);
   return result;
 }
+rpc.setWorkerAccess(nativeOf, toError);
 queues.setBatchRunner(runQueueBatch, (worker, level, message) => workerLogs.get(worker)?.(level, message));
 
 /**

@@ -70,6 +70,12 @@ export declare class NativeWorker {
    * attempts, contentType }], metadata? }`, one message per body). Resolves to a `NativeQueueOutcome` or a `NativeError`.
    */
   queue(queue: string, messagesJson: string, bodies: Array<Buffer>, hostNow?: number | undefined | null): Promise<NativeQueueOutcome | NativeError>
+  /**
+   * Runs one Workers RPC call into the worker (`call_json`: `{ entrypoint?, stub?, path,
+   * stubs }`; `args`: the V8-serialized argument array). Resolves to a `NativeRpcOutcome` or a
+   * `NativeError` (the worker could not run the call at all).
+   */
+  rpc(callJson: string, args: Buffer): Promise<NativeRpcOutcome | NativeError>
   /** Resolves once every `ctx.waitUntil()` promise registered so far has settled. */
   waitUntilSettled(): Promise<void>
   get disposed(): boolean
@@ -192,6 +198,16 @@ export interface NativeResponse {
   body?: Buffer
   /** Set when the body streams: its chunks arrive through the dispatcher's `#body` calls. */
   bodyStream?: number
+}
+
+/**
+ * How an RPC call ended: the V8-serialized `result` with `result_json` (`{ stubs }`), or the
+ * `error` the method threw.
+ */
+export interface NativeRpcOutcome {
+  result?: Buffer
+  resultJson: string
+  error?: NativeError
 }
 
 export interface NativeScheduledOutcome {

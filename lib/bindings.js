@@ -9,6 +9,7 @@
 const path = require("node:path");
 const crypto = require("node:crypto");
 const { NativeStore } = require("../native.js");
+const rpc = require("./rpc.js");
 
 const kBinding = Symbol("workerbox.binding");
 
@@ -108,11 +109,23 @@ function kv(options = {}) {
   return embedded("kv");
 }
 
-/** A service binding: `env.NAME.fetch()` calls `handler(request)` (or a workerbox worker). */
-function service(handler) {
-  const ok = typeof handler === "function" || (handler !== null && typeof handler === "object" && (typeof handler.fetch === "function" || typeof handler.dispatch === "function"));
-  if (!ok) throw new TypeError("service(): pass a function (request) => Response, an object with fetch(request), or a workerbox worker");
-  return new Binding("service", handler);
+/**
+ * A service binding: `env.NAME.fetch()` calls `handler(request)`, or a workerbox worker (its
+ * default export, or `options.entrypoint`, a named WorkerEntrypoint class), whose RPC methods
+ * `env.NAME.method(…)` calls too. An object with methods answers RPC calls from Node.
+ */
+function service(handler, options = {}) {
+  const ok = typeof handler === "function" || (handler !== null && typeof handler === "object");
+  if (!ok) throw new TypeError("service(): pass a function (request) => Response, an object with fetch(request) or RPC methods, or a workerbox worker");
+  if (options === null || typeof options !== "object") throw new TypeError("service(): options must be an object such as { entrypoint: \"Name\" }");
+  const { entrypoint } = options;
+  if (entrypoint !== undefined && (typeof entrypoint !== "string" || entrypoint === "")) {
+    throw new TypeError("service(): options.entrypoint must be the name of an exported WorkerEntrypoint class");
+  }
+  if (entrypoint !== undefined && !rpc.isWorker(handler)) throw new TypeError("service(): options.entrypoint needs a workerbox worker as the handler");
+  const binding = new Binding("service", handler);
+  binding.entrypoint = entrypoint;
+  return binding;
 }
 
 async function callKV(handler, method, args, bytes) {
@@ -236,8 +249,17 @@ async function callStorage(handler, method, args, bytes) {
   throw new TypeError(`unknown storage operation "${method}"`);
 }
 
-async function callService(handler, method, args, bytes, dispatch) {
+async function callService(definition, method, args, bytes, dispatch, caller) {
+  const handler = definition.handler;
+  if (method === "rpc") return rpc.callService(handler, definition.entrypoint, caller, args, bytes);
   if (method !== "fetch") throw new TypeError(`unknown service binding operation "${method}"`);
+  if (definition.entrypoint !== undefined) {
+    const answer = await rpc.fetchEntrypoint(handler, definition.entrypoint, [args.method, args.url, args.headers, bytes ? new Uint8Array(bytes) : null]);
+    return { json: JSON.stringify({ status: answer.status, statusText: answer.statusText, headers: answer.headers }), bytes: answer.body ? Buffer.from(answer.body) : null };
+  }
+  if (typeof handler !== "function" && typeof handler.dispatch !== "function" && typeof handler.fetch !== "function") {
+    throw new TypeError("This service binding's handler has no fetch(request) method.");
+  }
   const headers = new Headers();
   for (let i = 0; i + 1 < args.headers.length; i += 2) headers.append(args.headers[i], args.headers[i + 1]);
   const request = new Request(args.url, { method: args.method, headers, body: bytes ?? undefined });
@@ -262,10 +284,14 @@ const callQueue = (queue, method, args, bytes) => queue._hostCall(method, args, 
  * Returns the function the native addon calls for every binding operation. It never throws or
  * rejects: a handler's error is reported back so the worker's promise rejects with its message.
  */
-function createDispatcher(definitions, dispatch, bodies) {
+function createDispatcher(definitions, dispatch, bodies, self = () => undefined) {
   return async (name, method, argsJson, bytes) => {
     try {
       if (name === "#body") return await bodies.call(method, JSON.parse(argsJson), bytes);
+      if (name === "#rpc") {
+        const answer = await rpc.callStub(method, JSON.parse(argsJson), bytes, self());
+        return { json: answer.json, bytes: answer.bytes ?? undefined };
+      }
       const definition = definitions[name];
       if (!definition) throw new Error(`env.${name} is not a binding`);
       if (definition.store !== null) throw new Error(`env.${name} is answered by its embedded store, not by the host`);
@@ -278,7 +304,7 @@ function createDispatcher(definitions, dispatch, bodies) {
           ? await definition.answer(method, args, bytes)
           : call
             ? await call(definition.handler, method, args, bytes)
-            : await callService(definition.handler, method, args, bytes, dispatch);
+            : await callService(definition, method, args, bytes, dispatch, self());
       return { json: answer.json, bytes: answer.bytes ?? undefined };
     } catch (error) {
       const isError = error instanceof Error;

@@ -7,7 +7,7 @@
 use crate::runtime::log_queue::{dropped_notice, Admit, LogQueue};
 use crate::runtime::pool::{self, Acquired, PoolConfig};
 use crate::runtime::{
-  Body, CACHE_BINDING, ExtraModule, QueueEvent, QueueOutcome, Host, Isolation, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Store, StoreKind, Stores,
+  Body, CACHE_BINDING, ExtraModule, QueueEvent, QueueOutcome, RpcEvent, RpcOutcome, Host, Isolation, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Store, StoreKind, Stores,
   Worker, WorkerError, WorkerOptions, DEFAULT_COMPAT_JSON,
 };
 use napi::bindgen_prelude::{AsyncTask, Buffer, ClassInstance, Either, FnArgs, Function, Object, PromiseRaw};
@@ -320,6 +320,15 @@ pub struct NativeQueueOutcome {
   pub error: Option<NativeError>,
 }
 
+/// How an RPC call ended: the V8-serialized `result` with `result_json` (`{ stubs }`), or the
+/// `error` the method threw.
+#[napi(object)]
+pub struct NativeRpcOutcome {
+  pub result: Option<Buffer>,
+  pub result_json: String,
+  pub error: Option<NativeError>,
+}
+
 /// An error from the worker, for `index.js` to rebuild as a real `Error`.
 #[napi(object)]
 pub struct NativeError {
@@ -443,6 +452,10 @@ fn native_js_error(e: JsErrorInfo) -> NativeError {
 
 fn native_scheduled(outcome: ScheduledOutcome) -> NativeScheduledOutcome {
   NativeScheduledOutcome { outcome: outcome.outcome, no_retry: outcome.no_retry, error: outcome.error.map(native_js_error) }
+}
+
+fn native_rpc(outcome: RpcOutcome) -> NativeRpcOutcome {
+  NativeRpcOutcome { result: outcome.result.map(|b| Buffer::from(Vec::from(b))), result_json: outcome.result_json, error: outcome.error.map(native_js_error) }
 }
 
 fn native_queue(outcome: QueueOutcome) -> NativeQueueOutcome {
@@ -665,6 +678,20 @@ impl NativeWorker {
     self.inner.queue(
       QueueEvent { queue, messages_json, bodies },
       Box::new(move |result| logs.after_delivered(move || deferred.resolve(move |_env: Env| Ok(outcome(result, native_queue))))),
+    );
+    Ok(promise)
+  }
+
+  /// Runs one Workers RPC call into the worker (`call_json`: `{ entrypoint?, stub?, path,
+  /// stubs }`; `args`: the V8-serialized argument array). Resolves to a `NativeRpcOutcome` or a
+  /// `NativeError` (the worker could not run the call at all).
+  #[napi(ts_return_type = "Promise<NativeRpcOutcome | NativeError>")]
+  pub fn rpc<'env>(&self, env: &'env Env, call_json: String, args: Buffer) -> Result<Object<'env>> {
+    let (deferred, promise) = env.create_deferred()?;
+    let logs = self.logs.clone();
+    self.inner.rpc(
+      RpcEvent { call_json, args: bytes::Bytes::from(Vec::from(args)) },
+      Box::new(move |result| logs.after_delivered(move || deferred.resolve(move |_env: Env| Ok(outcome(result, native_rpc))))),
     );
     Ok(promise)
   }

@@ -21,6 +21,7 @@ async function hostCall(binding, method, args, bytes = null) {
   const [json, payload] = await ops.hostCall(binding, method, JSON.stringify(args), bytes);
   return [JSON.parse(json), payload];
 }
+internals.hostCall = hostCall;
 
 // ---- Bodies streamed between the worker and the host ----------------------------------------
 
@@ -540,7 +541,7 @@ internals.makeBinding = function makeBinding(name, kind) {
     case "storage":
       return new R2Bucket(kConstruct, name);
     case "service":
-      return new Fetcher(kConstruct, name);
+      return internals.serviceStub(name, new Fetcher(kConstruct, name));
     case "d1":
       return internals.makeD1Binding(name);
     case "outbound":

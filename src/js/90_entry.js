@@ -228,6 +228,28 @@ function describeValue(value) {
   return `a ${typeof value} (${String(value).slice(0, 40)})`;
 }
 
+/** Event handlers over a WorkerEntrypoint class: each event constructs it with (ctx, env). */
+function classHandler(Entrypoint) {
+  const out = {};
+  for (const name of ["fetch", "scheduled", "queue"]) {
+    if (typeof Entrypoint.prototype[name] !== "function") continue;
+    out[name] = (event, bindings, ctx) => {
+      const instance = new Entrypoint(ctx, bindings);
+      return instance[name](event);
+    };
+  }
+  return out;
+}
+
+/** What an RPC call runs with (src/js/84_rpc.js): its ExecutionContext and EventWork. */
+internals.eventContext = (id) => {
+  const work = new EventWork(id);
+  return { work, ctx: new ExecutionContext(null, work) };
+};
+
+/** Background work outside any event (`waitUntil` from `cloudflare:workers`). */
+internals.trackBackground = (promise) => trackBackground(promise, null, null);
+
 /** Called by the native side once the user's script has loaded. Throws if there is no handler. */
 internals.start = function start(envJson, scriptFormat, namespace, bindingsJson, waitUntilLimitMs, compatJson) {
   format = scriptFormat;
@@ -235,7 +257,8 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
   internals.compat = JSON.parse(compatJson);
   // Features the compatibility date and flags turn off (see lib/compat.js and the README).
   if (!internals.compat.enabled.includes("global_navigator")) delete globalThis.navigator;
-  const bindings = JSON.parse(envJson);
+  // The same object `import { env } from "cloudflare:workers"` gives (src/js/84_rpc.js).
+  const bindings = Object.assign(internals.envObject, JSON.parse(envJson));
   // node:process fills process.env from the plain values (nodejs_compat_populate_process_env).
   internals.workerEnv = bindings;
   internals.onWorkerEnv?.(bindings);
@@ -245,7 +268,17 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
   }
   if (format === "module") {
     env = bindings;
+    internals.namespace = namespace;
     const exported = namespace.default;
+    if (internals.isEntrypointClass(exported)) {
+      // `export default class extends WorkerEntrypoint`: an instance per event, with ctx and env.
+      handler = classHandler(exported);
+      return;
+    }
+    if (exported === undefined && Object.values(namespace).some(internals.isEntrypointClass)) {
+      handler = {}; // only named entrypoints: served over service bindings
+      return;
+    }
     if (exported === undefined) {
       throw new TypeError("The worker module has no default export; expected `export default { fetch(request, env, ctx) { … } }`.");
     }

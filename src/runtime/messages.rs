@@ -9,6 +9,7 @@
 
 use super::types::{FetchRequest, HostCall, HostResult, JsErrorInfo, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, WorkerError};
 use super::queue::{QueueEvent, QueueReply};
+use super::rpc::{RpcEvent, RpcReply};
 use bytes::Bytes;
 use std::time::Duration;
 
@@ -26,6 +27,7 @@ pub enum Event {
   Fetch { request: RequestData, reply: DispatchReply },
   Scheduled { event: ScheduledEvent, reply: ScheduledReply },
   Queue { event: QueueEvent, reply: QueueReply },
+  Rpc { event: RpcEvent, reply: RpcReply },
 }
 
 impl Event {
@@ -35,6 +37,7 @@ impl Event {
       Event::Fetch { reply, .. } => reply(Err(error)),
       Event::Scheduled { reply, .. } => reply(Err(error)),
       Event::Queue { reply, .. } => reply(Err(error)),
+      Event::Rpc { reply, .. } => reply(Err(error)),
     }
   }
 }

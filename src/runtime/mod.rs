@@ -14,6 +14,7 @@ mod ops;
 mod platform;
 pub mod pool;
 pub mod queue;
+pub mod rpc;
 mod rewriter;
 mod scheduler;
 mod script;
@@ -28,6 +29,7 @@ pub use code_cache::{stats as code_cache_stats, CodeCacheStats};
 pub use isolate::ReadyCallback;
 pub use messages::{DispatchReply, ScheduledReply, SettledReply};
 pub use queue::{QueueEvent, QueueOutcome, QueueReply};
+pub use rpc::{RpcEvent, RpcOutcome, RpcReply};
 pub use types::{
   Body, BODY_BINDING, CACHE_BINDING, ExtraModule, Host, HostCall, Isolation, ModuleKind, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, WorkerError,
   WorkerOptions, DEFAULT_COMPAT_JSON,

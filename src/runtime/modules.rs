@@ -20,6 +20,8 @@ pub(crate) struct Registry {
   node_loader: Option<v8::Global<v8::Function>>,
   /// `internals.loadCommonJs`.
   commonjs_loader: Option<v8::Global<v8::Function>>,
+  /// `internals.loadCloudflareModule`, for `cloudflare:` modules (`cloudflare:workers`).
+  cloudflare_loader: Option<v8::Global<v8::Function>>,
   /// The exports objects behind synthetic modules (node: and CommonJS), by identity hash.
   node_exports: HashMap<i32, v8::Global<v8::Value>>,
 }
@@ -40,6 +42,11 @@ impl Registry {
   /// Sets the loader of CommonJS modules (`internals.loadCommonJs`).
   pub fn enable_commonjs(&mut self, loader: v8::Global<v8::Function>) {
     self.commonjs_loader = Some(loader);
+  }
+
+  /// Sets the loader of `cloudflare:` modules (`internals.loadCloudflareModule`).
+  pub fn enable_cloudflare(&mut self, loader: v8::Global<v8::Function>) {
+    self.cloudflare_loader = Some(loader);
   }
 
   /// Whether `node:` modules may be required (nodejs_compat).
@@ -101,6 +108,9 @@ pub(crate) fn resolve<'a>(
   let registry = scope.get_slot::<RegistryRef>()?.clone();
   let specifier = specifier.to_rust_string_lossy(scope);
   let referrer_name = registry.borrow().names.get(&referrer.get_identity_hash().get()).cloned().unwrap_or_default();
+  if let Some(name) = specifier.strip_prefix("cloudflare:") {
+    return resolve_cloudflare(scope, &registry, &specifier, name);
+  }
   if let Some(node_name) = node_specifier(&specifier, &registry) {
     return resolve_node(scope, &registry, &specifier, node_name);
   }
@@ -189,6 +199,30 @@ fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
     }
   };
   exports_module(scope, registry, key, exports.into())
+}
+
+/// A `cloudflare:` module (`cloudflare:workers`): its exports from
+/// `internals.loadCloudflareModule(name)`, which throws for a module workerbox does not have.
+fn resolve_cloudflare<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, specifier: &str, name: &str) -> Option<v8::Local<'a, v8::Module>> {
+  if let Some(module) = registry.borrow().compiled.get(specifier) {
+    return Some(v8::Local::new(scope, module));
+  }
+  let loader = v8::Local::new(scope, registry.borrow().cloudflare_loader.as_ref()?);
+  let exports = {
+    v8::tc_scope!(let tc, scope);
+    let recv = v8::undefined(tc).into();
+    let arg = ops::new_string(tc, name).into();
+    match loader.call(tc, recv, &[arg]) {
+      Some(exports) => exports,
+      None => {
+        if tc.has_caught() {
+          tc.rethrow();
+        }
+        return None;
+      }
+    }
+  };
+  exports_module(scope, registry, specifier.to_owned(), exports)
 }
 
 /// A CommonJS module from `modules`: `internals.loadCommonJs(name, nodeEnabled)` runs it (once

@@ -96,6 +96,12 @@ impl Worker {
     self.send_event(Event::Queue { event, reply });
   }
 
+  /// Runs one RPC call into the worker; `reply` gets the outcome exactly once.
+  pub fn rpc(&self, event: super::rpc::RpcEvent, reply: super::rpc::RpcReply) {
+    let reply = self.monitor.inflight.guard(reply);
+    self.send_event(Event::Rpc { event, reply });
+  }
+
   /// Calls `reply` once every `ctx.waitUntil()` promise registered so far has settled (or can
   /// no longer settle), or at once if there are none. Also called if the worker stops.
   pub fn when_settled(&self, reply: SettledReply) {

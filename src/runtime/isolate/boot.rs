@@ -97,6 +97,8 @@ pub(super) fn load_context(
   let mut registry = modules::Registry::new(&options.modules);
   let commonjs = internal_function(scope, internals, "loadCommonJs")?;
   registry.enable_commonjs(v8::Global::new(scope, commonjs));
+  let cloudflare = internal_function(scope, internals, "loadCloudflareModule")?;
+  registry.enable_cloudflare(v8::Global::new(scope, cloudflare));
   let node = state.borrow().nodejs_compat;
   if node.modules {
     let loader = internal_function(scope, internals, "loadNodeModule")?;
@@ -135,12 +137,14 @@ pub(super) fn load_context(
   let dispatch_fetch = internal_function(scope, internals, "dispatchFetch")?;
   let dispatch_scheduled = internal_function(scope, internals, "dispatchScheduled")?;
   let dispatch_queue = internal_function(scope, internals, "dispatchQueue")?;
+  let dispatch_rpc = internal_function(scope, internals, "dispatchRpc")?;
   let abort_stalled = internal_function(scope, internals, "abortStalledBodies")?;
   let ctx = Ctx {
     context: v8::Global::new(scope, context),
     dispatch_fetch: v8::Global::new(scope, dispatch_fetch),
     dispatch_scheduled: v8::Global::new(scope, dispatch_scheduled),
     dispatch_queue: v8::Global::new(scope, dispatch_queue),
+    dispatch_rpc: v8::Global::new(scope, dispatch_rpc),
     abort_stalled: v8::Global::new(scope, abort_stalled),
     holds,
   };

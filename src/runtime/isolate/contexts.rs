@@ -25,6 +25,7 @@ pub(super) struct Ctx {
   pub(super) dispatch_fetch: v8::Global<v8::Function>,
   pub(super) dispatch_scheduled: v8::Global<v8::Function>,
   pub(super) dispatch_queue: v8::Global<v8::Function>,
+  pub(super) dispatch_rpc: v8::Global<v8::Function>,
   /// `internals.abortStalledBodies()`: errors response bodies that can never produce more.
   pub(super) abort_stalled: v8::Global<v8::Function>,
   pub(super) holds: Rc<ContextHolds>,

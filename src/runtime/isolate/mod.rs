@@ -62,6 +62,7 @@ pub(crate) enum Pending {
   Fetch(DispatchReply),
   Scheduled(ScheduledReply),
   Queue(crate::runtime::queue::QueueReply),
+  Rpc(crate::runtime::rpc::RpcReply),
 }
 
 impl Pending {
@@ -70,6 +71,7 @@ impl Pending {
       Pending::Fetch(reply) => reply(Err(error)),
       Pending::Scheduled(reply) => reply(Err(error)),
       Pending::Queue(reply) => reply(Err(error)),
+      Pending::Rpc(reply) => reply(Err(error)),
     }
   }
 }

@@ -217,6 +217,7 @@ pub(super) enum EntryCall {
   Fetch(RequestData),
   Scheduled(ScheduledEvent),
   Queue(crate::runtime::queue::QueueEvent),
+  Rpc(crate::runtime::rpc::RpcEvent),
 }
 
 /// Registers an event as running and calls its JS entry point. Returns the event's request id.
@@ -240,6 +241,7 @@ pub(super) fn start_event(
     Event::Fetch { request, reply } => (Pending::Fetch(reply), EntryCall::Fetch(request)),
     Event::Scheduled { event, reply } => (Pending::Scheduled(reply), EntryCall::Scheduled(event)),
     Event::Queue { event, reply } => (Pending::Queue(reply), EntryCall::Queue(event)),
+    Event::Rpc { event, reply } => (Pending::Rpc(reply), EntryCall::Rpc(event)),
   };
   state.borrow_mut().pending.insert(id, pending);
   // Per-request mode: the event gets the context built ahead, or one built now.
@@ -276,6 +278,7 @@ pub(super) fn start_event(
       EntryCall::Fetch(request) => (&ctx.dispatch_fetch, request_args(scope, id, request).to_vec()),
       EntryCall::Scheduled(event) => (&ctx.dispatch_scheduled, scheduled_args(scope, id, event).to_vec()),
       EntryCall::Queue(event) => (&ctx.dispatch_queue, crate::runtime::queue::queue_args(scope, id, event).to_vec()),
+      EntryCall::Rpc(event) => (&ctx.dispatch_rpc, crate::runtime::rpc::rpc_args(scope, id, event).to_vec()),
     };
     let f = v8::Local::new(scope, entry);
     let recv = v8::undefined(scope).into();

@@ -14,6 +14,7 @@ mod html_rewriter;
 mod node;
 mod node_crypto;
 mod queue;
+mod rpc;
 mod random;
 mod timers;
 mod url;
@@ -48,6 +49,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     node::register(&mut install);
     node_crypto::register(&mut install);
     queue::register(&mut install);
+    rpc::register(&mut install);
     random::register(&mut install);
     timers::register(&mut install);
     url::register(&mut install);

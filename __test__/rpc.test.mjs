@@ -1,0 +1,199 @@
+// Workers RPC: the cloudflare:workers module, WorkerEntrypoint classes as default and named
+// exports, method calls through service bindings between workers (structured clone both ways,
+// errors with name, message and stack), promise pipelining, functions and RpcTargets passed by
+// reference (calls go back to the worker that holds them), disposal, and services bound to a
+// plain Node object.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { dispatch, service } from "../index.js";
+import { useWorker } from "./helpers.mjs";
+
+/** The callee: a default entrypoint with methods, a named one, and an RpcTarget it hands out. */
+const CALLEE = `
+import { WorkerEntrypoint, RpcTarget, env as importedEnv } from "cloudflare:workers";
+
+class Counter extends RpcTarget {
+  #count;
+  constructor(start) { super(); this.#count = start; }
+  increment(by = 1) { this.#count += by; return this.#count; }
+  get value() { return this.#count; }
+}
+
+export default class Main extends WorkerEntrypoint {
+  secret = "instance fields stay private";
+  async fetch(request) { return new Response("callee fetch " + new URL(request.url).pathname + " " + this.env.NAME); }
+  add(a, b) { return a + b; }
+  echo(value) { return value; }
+  envName() { return [this.env.NAME, importedEnv.NAME, typeof this.ctx.waitUntil]; }
+  async slow(ms) { await new Promise((r) => setTimeout(r, ms)); return "slept " + ms; }
+  fail(kind) {
+    if (kind === "range") throw new RangeError("out of range on purpose");
+    const e = new Error("custom failure"); e.name = "MyError"; throw e;
+  }
+  counter(start) { return new Counter(start); }
+  async callBack(fn, value) { return "callback said " + (await fn(value)); }
+  nested() { return { list: [1, { deep: new Map([["k", new Set([2])]]) }], when: new Date(5), bytes: new Uint8Array([7, 8]) }; }
+}
+
+export class Admin extends WorkerEntrypoint {
+  whoami() { return "admin entrypoint"; }
+  fetch(request) { return new Response("admin fetch " + request.method); }
+}
+`;
+
+/** The caller's fetch runs `body` with `env` and answers its JSON result (or the error). */
+function caller(body) {
+  return `export default { async fetch(request, env, ctx) {
+    try { return Response.json(await (async () => { ${body} })() ?? null); }
+    catch (e) { return Response.json({ error: { name: e.name, message: e.message, stack: String(e.stack) } }); }
+  } }`;
+}
+
+async function run(t, body, bindings) {
+  const worker = await useWorker(t, { script: caller(body), bindings });
+  return (await dispatch(worker, "http://localhost/")).json();
+}
+
+async function callee(t) {
+  return useWorker(t, { script: CALLEE, filename: "callee.js", bindings: { NAME: "callee-env" } });
+}
+
+test("method calls through a service binding: arguments and results are structured clones", async (t) => {
+  const target = await callee(t);
+  const result = await run(t, `
+    const nested = await env.SVC.nested();
+    return {
+      sum: await env.SVC.add(2, 40),
+      echo: await env.SVC.echo({ a: [1, "two", null], n: 1.5 }),
+      nested: [nested.list[0], nested.list[1].deep.get("k").has(2), nested.when instanceof Date, nested.when.getTime(), [...nested.bytes]],
+      env: await env.SVC.envName(),
+      fetched: await (await env.SVC.fetch("http://x/path")).text(),
+    };`, { SVC: service(target) });
+  assert.deepEqual(result, {
+    sum: 42,
+    echo: { a: [1, "two", null], n: 1.5 },
+    nested: [1, true, true, 5, [7, 8]],
+    env: ["callee-env", "callee-env", "function"],
+    fetched: "callee fetch /path callee-env",
+  });
+});
+
+test("a worker is bound to a worker directly, too (bindings: { SVC: worker })", async (t) => {
+  const target = await callee(t);
+  assert.deepEqual(await run(t, `return await env.SVC.add(1, 2);`, { SVC: target }), 3);
+});
+
+test("errors thrown by a remote method arrive with their name, message and the callee's stack", async (t) => {
+  const target = await callee(t);
+  const result = await run(t, `
+    const out = [];
+    for (const kind of ["range", "custom"]) {
+      try { await env.SVC.fail(kind); } catch (e) { out.push([e instanceof Error, e.constructor.name, e.name, e.message, /callee\\.js:\\d+/.test(e.stack)]); }
+    }
+    try { await env.SVC.missing(); } catch (e) { out.push([e.name, e.message]); }
+    try { await env.SVC.secret(); } catch (e) { out.push([e.name, e.message]); }
+    try { await env.SVC.constructor(); } catch (e) { out.push([e.name, e.message]); }
+    return out;`, { SVC: service(target) });
+  assert.deepEqual(result, [
+    [true, "RangeError", "RangeError", "out of range on purpose", true],
+    [true, "Error", "MyError", "custom failure", true],
+    ["TypeError", 'The RPC receiver does not implement the method "missing".'],
+    ["TypeError", 'The RPC receiver does not implement the method "secret".'],
+    ["TypeError", 'The RPC receiver does not implement the method "constructor".'],
+  ]);
+});
+
+test("RpcTargets come back as stubs: calls on them reach the object in the callee; pipelining", async (t) => {
+  const target = await callee(t);
+  const result = await run(t, `
+    const counter = await env.SVC.counter(10);
+    const a = await counter.increment();
+    const b = await counter.increment(5);
+    const value = await counter.value;
+    // Pipelined: no await between the two calls.
+    const piped = await env.SVC.counter(100).increment(2);
+    const pipedValue = await env.SVC.counter(7).value;
+    counter[Symbol.dispose]();
+    let afterDispose;
+    try { await counter.increment(); } catch (e) { afterDispose = e.message; }
+    return { a, b, value, piped, pipedValue, afterDispose, isFunctionStub: typeof counter };`, { SVC: service(target) });
+  assert.deepEqual(result, {
+    a: 11,
+    b: 16,
+    value: 16,
+    piped: 102,
+    pipedValue: 7,
+    afterDispose: "The RPC stub was disposed, or the worker holding its object is gone.",
+    isFunctionStub: "function",
+  });
+});
+
+test("functions pass by reference: the callee's calls run back in the caller", async (t) => {
+  const target = await callee(t);
+  const result = await run(t, `
+    let calls = 0;
+    const said = await env.SVC.callBack(async (v) => { calls++; return "hi " + v; }, "there");
+    return { said, calls };`, { SVC: service(target) });
+  assert.deepEqual(result, { said: "callback said hi there", calls: 1 });
+});
+
+test("named entrypoints: service(worker, { entrypoint }) for RPC and fetch", async (t) => {
+  const target = await callee(t);
+  const result = await run(t, `
+    return [await env.ADMIN.whoami(), await (await env.ADMIN.fetch("http://x/", { method: "POST", body: "x" })).text()];`, {
+    ADMIN: service(target, { entrypoint: "Admin" }),
+  });
+  assert.deepEqual(result, ["admin entrypoint", "admin fetch POST"]);
+  const missing = await run(t, `return await env.NOPE.whoami();`, { NOPE: service(target, { entrypoint: "Nope" }) });
+  assert.deepEqual({ name: missing.error.name, message: missing.error.message }, { name: "TypeError", message: 'The worker has no entrypoint named "Nope".' });
+});
+
+test("a class default export serves fetch with this.env and this.ctx; a plain-object default refuses RPC", async (t) => {
+  const target = await callee(t);
+  assert.equal(await (await dispatch(target, "http://localhost/direct")).text(), "callee fetch /direct callee-env");
+  const plain = await useWorker(t, { script: `export default { fetch() { return new Response("plain") }, hello() { return 1 } }` });
+  const result = await run(t, `return await env.P.hello();`, { P: service(plain) });
+  assert.equal(result.error.name, "TypeError");
+  assert.match(result.error.message, /does not allow its methods to be called over RPC/);
+});
+
+test("concurrent calls all complete, each with its own result", async (t) => {
+  const target = await callee(t);
+  const result = await run(t, `
+    const all = await Promise.all(Array.from({ length: 20 }, (_, i) => i % 2 ? env.SVC.slow(5) : env.SVC.add(i, 1)));
+    return all;`, { SVC: service(target) });
+  assert.deepEqual(result, Array.from({ length: 20 }, (_, i) => (i % 2 ? "slept 5" : i + 1)));
+});
+
+test("a service bound to a Node object answers RPC calls from Node", async (t) => {
+  const host = {
+    greet(name) {
+      return { hello: name, at: new Date(0) };
+    },
+    async twice(n) {
+      return n * 2;
+    },
+    boom() {
+      throw new RangeError("host says no");
+    },
+  };
+  const result = await run(t, `
+    const greeting = await env.HOST.greet("worker");
+    let error;
+    try { await env.HOST.boom(); } catch (e) { error = [e.name, e.message]; }
+    return [greeting.hello, greeting.at instanceof Date, await env.HOST.twice(21), error];`, { HOST: service(host) });
+  assert.deepEqual(result, ["worker", true, 42, ["RangeError", "host says no"]]);
+});
+
+test("cloudflare:workers has no other modules; a wrong import fails at createWorker", async (t) => {
+  const { createWorker } = await import("../index.js");
+  await assert.rejects(
+    createWorker({ script: `import { x } from "cloudflare:sockets"; export default { fetch() {} }`, onLog() {} }),
+    (error) => /No such module "cloudflare:sockets"/.test(error.message),
+  );
+});
+
+test("service() validates the entrypoint option", () => {
+  assert.throws(() => service({ dispatch() {} }, { entrypoint: 5 }), /options.entrypoint must be the name/);
+  assert.throws(() => service(() => new Response(""), { entrypoint: "X" }), /needs a workerbox worker/);
+});

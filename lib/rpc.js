@@ -1,0 +1,153 @@
+"use strict";
+// Workers RPC in the host: routes a call made through a service binding's stub to the worker
+// (and entrypoint) the binding names, and a call on a stub (an RpcTarget or function passed by
+// reference) back to the worker that holds the object. Owns the host-wide table of live stubs:
+// a host id for each, naming the worker that holds the object and that worker's own id for it.
+// Values stay V8-serialized bytes end to end; only the lists of stubs are rewritten here.
+// A service bound to a plain Node object (not a worker) is called here directly, with Node's
+// own V8 (de)serializer.
+
+const v8 = require("node:v8");
+
+// Node's v8.serialize() writes typed arrays and Buffers as Node-only host objects; the plain
+// Serializer writes them as V8 itself does, which is what a worker reads.
+function serialize(value) {
+  const serializer = new v8.Serializer();
+  serializer.writeHeader();
+  serializer.writeValue(value);
+  return serializer.releaseBuffer();
+}
+
+function deserialize(bytes) {
+  const deserializer = new v8.Deserializer(bytes);
+  deserializer.readHeader();
+  return deserializer.readValue();
+}
+
+/** Host stub id → { worker, local }: the worker holding the object and its id there. */
+const stubs = new Map();
+let nextStub = 1;
+/** The stub ids each worker holds, so that they go when it is disposed. */
+const byWorker = new WeakMap();
+
+let access = null;
+
+/** index.js hands over how to reach a worker's native handle and rebuild its errors. */
+function setWorkerAccess(nativeOf, toError) {
+  access = { nativeOf, toError };
+}
+
+function register(worker, local) {
+  const id = nextStub++;
+  stubs.set(id, { worker, local });
+  let held = byWorker.get(worker);
+  if (held === undefined) byWorker.set(worker, (held = new Set()));
+  held.add(id);
+  return id;
+}
+
+/** Forgets the stubs a disposed worker held: calls on them fail with a clear error. */
+function workerDisposed(worker) {
+  for (const id of byWorker.get(worker) ?? []) stubs.delete(id);
+  byWorker.delete(worker);
+}
+
+/** The caller's stub list (`{ local }` it exports, `{ remote }` it passes on) as host ids. */
+function hostIds(caller, list) {
+  return (list ?? []).map((entry) => {
+    if (entry.remote !== undefined) {
+      if (!stubs.has(entry.remote)) throw new Error("An RPC stub passed in this call was already disposed.");
+      return entry.remote;
+    }
+    if (caller === undefined) throw new Error("RPC stubs can only be passed by a worker.");
+    return register(caller, entry.local);
+  });
+}
+
+/** Runs `call` in `worker`; answers with the result bytes and the host ids of its stubs. */
+async function callWorker(worker, call, bytes) {
+  const handle = access.nativeOf(worker);
+  if (handle === undefined || handle.disposed) {
+    throw Object.assign(new Error("The worker that RPC call goes to has been disposed."), { code: "ERR_WORKER_DISPOSED" });
+  }
+  const outcome = await handle.rpc(JSON.stringify(call), bytes ?? Buffer.alloc(0));
+  if (outcome.resultJson === undefined) {
+    const error = access.toError(outcome);
+    return { json: JSON.stringify({ error: { name: error.name, message: error.message, stack: error.stack } }) };
+  }
+  if (outcome.error) {
+    const { name, message, stack } = outcome.error;
+    return { json: JSON.stringify({ error: { name, message, stack } }) };
+  }
+  const { stubs: locals } = JSON.parse(outcome.resultJson);
+  return { json: JSON.stringify({ stubs: hostIds(worker, locals) }), bytes: outcome.result };
+}
+
+const isWorker = (handler) => handler !== null && typeof handler === "object" && typeof handler.dispatch === "function";
+
+/**
+ * A method call through a service binding (`env.SVC.method(…)`): into the bound worker's
+ * entrypoint, or on the bound Node object. `caller` is the worker that made the call.
+ */
+async function callService(handler, entrypoint, caller, args, bytes) {
+  if (isWorker(handler)) {
+    const call = { entrypoint: entrypoint ?? "default", path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs) };
+    return callWorker(handler, call, bytes);
+  }
+  if (typeof handler === "function" || handler === null || typeof handler !== "object") {
+    return failure(new TypeError("This service binding is a host function: it only has fetch(), no RPC methods."));
+  }
+  if ((args.stubs ?? []).length > 0) return failure(new TypeError("A service bound to a Node object cannot receive functions or RpcTargets."));
+  try {
+    let receiver = handler;
+    for (const name of args.path.slice(0, -1)) receiver = await receiver?.[name];
+    const last = args.path[args.path.length - 1];
+    const member = receiver?.[last];
+    let result;
+    if (args.kind === "get") result = await member;
+    else if (typeof member !== "function") throw new TypeError(`The RPC receiver does not implement the method "${last}".`);
+    else result = await member.apply(receiver, deserialize(bytes));
+    return { json: JSON.stringify({ stubs: [] }), bytes: serialize(result) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** `fetch()` through a binding to a named entrypoint of a worker. */
+async function fetchEntrypoint(worker, entrypoint, parts) {
+  const answer = await callWorker(worker, { entrypoint, path: [], kind: "fetch", stubs: [] }, serialize(parts));
+  const parsed = JSON.parse(answer.json);
+  if (parsed.error) {
+    const error = new Error(parsed.error.message);
+    error.name = parsed.error.name;
+    error.stack = parsed.error.stack;
+    throw error;
+  }
+  return deserialize(answer.bytes);
+}
+
+/** A call or dispose on a stub (`#rpc`), from worker `caller`. */
+async function callStub(method, args, bytes, caller) {
+  const entry = stubs.get(args.stub);
+  if (method === "dispose") {
+    if (entry === undefined) return { json: "null" };
+    stubs.delete(args.stub);
+    byWorker.get(entry.worker)?.delete(args.stub);
+    const handle = access.nativeOf(entry.worker);
+    if (handle !== undefined && !handle.disposed) await handle.rpc(JSON.stringify({ kind: "dispose", stub: entry.local }), Buffer.alloc(0)).catch(() => {});
+    return { json: "null" };
+  }
+  if (method !== "call") throw new TypeError(`unknown RPC operation "${method}"`);
+  if (entry === undefined) return failure(new Error("The RPC stub was disposed, or the worker holding its object is gone."));
+  return callWorker(entry.worker, { stub: entry.local, path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs) }, bytes);
+}
+
+function failure(error) {
+  const isError = error instanceof Error;
+  return { json: JSON.stringify({ error: { name: isError ? error.name : "Error", message: isError ? error.message : String(error), stack: isError ? error.stack : undefined } }) };
+}
+
+/** How many stubs are live across the process (for tests and leak checks). */
+const liveStubs = () => stubs.size;
+
+module.exports = { setWorkerAccess, callService, callStub, fetchEntrypoint, workerDisposed, liveStubs, isWorker };

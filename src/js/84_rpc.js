@@ -1,0 +1,365 @@
+// Workers RPC inside the worker. Owns the `cloudflare:workers` module (WorkerEntrypoint,
+// DurableObject, WorkflowEntrypoint, RpcTarget, env, waitUntil), the stubs a worker calls
+// through (service bindings, and objects other workers passed by reference), promise
+// pipelining on call results, and `internals.dispatchRpc`, which serves calls from the host into
+// this worker's entrypoints and into the objects it handed out.
+//
+// Values cross as V8 structured clones (ops.serialize). Functions and RpcTarget instances cross
+// by reference: they stay in this worker's export table and the other side gets a stub whose
+// calls come back here, until the stub is disposed. Which worker holds which stub is the host's
+// business (lib/rpc.js); a message carries, beside its bytes, the list of stubs in it.
+
+/** Marks a stub's place inside a serialized value: `{ [STUB_KEY]: index into the stub list }`. */
+const STUB_KEY = "\u0000workerbox.rpc.stub";
+/** Read through a stub proxy: where its calls go (`{ binding }` or `{ stub }`). */
+const kTarget = Symbol("workerbox.rpc.target");
+/** Objects this worker handed out by reference may not grow without bound. */
+const MAX_EXPORTS = 100000;
+
+class WorkerEntrypoint {
+  constructor(ctx, env) {
+    this.ctx = ctx;
+    this.env = env;
+  }
+}
+
+class DurableObject {
+  constructor(ctx, env) {
+    this.ctx = ctx;
+    this.env = env;
+  }
+}
+
+class WorkflowEntrypoint {
+  constructor(ctx, env) {
+    this.ctx = ctx;
+    this.env = env;
+  }
+}
+
+/** Instances of subclasses cross RPC by reference: the receiver gets a stub. */
+class RpcTarget {}
+
+const isClassOf = (value, base) => typeof value === "function" && value.prototype instanceof base;
+internals.isEntrypointClass = (value) => isClassOf(value, WorkerEntrypoint);
+
+/** The env object `import { env } from "cloudflare:workers"` sees; filled in by internals.start. */
+internals.envObject = {};
+
+const cloudflareModules = {
+  workers: () => ({
+    WorkerEntrypoint,
+    DurableObject,
+    WorkflowEntrypoint,
+    RpcTarget,
+    env: internals.envObject,
+    waitUntil: (promise) => internals.trackBackground(promise),
+  }),
+};
+const loadedCloudflare = new Map();
+
+/** `import … from "cloudflare:<name>"`: the module's exports object (one per context). */
+internals.loadCloudflareModule = function loadCloudflareModule(name) {
+  if (!loadedCloudflare.has(name)) {
+    const make = cloudflareModules[name];
+    if (make === undefined) {
+      throw new TypeError(`No such module "cloudflare:${name}": workerbox has cloudflare:${Object.keys(cloudflareModules).join(", cloudflare:")}`);
+    }
+    loadedCloudflare.set(name, make());
+  }
+  return loadedCloudflare.get(name);
+};
+
+// ---- Marshalling ------------------------------------------------------------------------------
+
+const exported = new Map();
+let nextExport = 1;
+
+function exportObject(value) {
+  if (exported.size >= MAX_EXPORTS) {
+    throw new RangeError(`This worker holds ${MAX_EXPORTS} objects passed by reference over RPC; dispose stubs that are no longer needed.`);
+  }
+  const id = nextExport++;
+  exported.set(id, value);
+  return id;
+}
+
+/**
+ * Turns `value` into bytes plus the list of stubs in it: functions and RpcTargets are exported
+ * (`{ local }`), stubs received from elsewhere are passed on (`{ remote }`). Plain objects,
+ * arrays, Maps and Sets are walked; everything else is left to the structured clone.
+ */
+function marshal(value) {
+  const stubs = [];
+  const seen = new Map();
+  const place = (entry) => {
+    stubs.push(entry);
+    return { [STUB_KEY]: stubs.length - 1 };
+  };
+  const walk = (v) => {
+    if (typeof v === "function") {
+      const target = v[kTarget];
+      if (target?.stub !== undefined) return place({ remote: target.stub });
+      if (target !== undefined) throw new DOMException("A service binding stub cannot be sent over RPC by workerbox yet.", "DataCloneError");
+      return place({ local: exportObject(v) });
+    }
+    if (v === null || typeof v !== "object") return v;
+    if (v instanceof RpcTarget) return place({ local: exportObject(v) });
+    if (seen.has(v)) return seen.get(v);
+    if (Array.isArray(v)) {
+      const out = [];
+      seen.set(v, out);
+      for (let i = 0; i < v.length; i++) out[i] = walk(v[i]);
+      return out;
+    }
+    if (v instanceof Map) {
+      const out = new Map();
+      seen.set(v, out);
+      for (const [key, item] of v) out.set(walk(key), walk(item));
+      return out;
+    }
+    if (v instanceof Set) {
+      const out = new Set();
+      seen.set(v, out);
+      for (const item of v) out.add(walk(item));
+      return out;
+    }
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return v;
+    const out = {};
+    seen.set(v, out);
+    for (const key of Object.keys(v)) out[key] = walk(v[key]);
+    return out;
+  };
+  const replaced = walk(value);
+  return { bytes: ops.serialize(replaced), stubs };
+}
+
+/** The value `marshal` wrote, with each stub place turned into a stub for host id `ids[i]`. */
+function unmarshal(bytes, ids) {
+  const value = ops.deserialize(bytes);
+  if (ids.length === 0) return value;
+  const seen = new Set();
+  const walk = (v) => {
+    if (v === null || typeof v !== "object" || seen.has(v)) return v;
+    const proto = Object.getPrototypeOf(v);
+    if (proto === Object.prototype && Object.hasOwn(v, STUB_KEY)) return remoteStub({ stub: ids[v[STUB_KEY]] }, []);
+    seen.add(v);
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) v[i] = walk(v[i]);
+    } else if (v instanceof Map) {
+      const entries = [...v];
+      v.clear();
+      for (const [key, item] of entries) v.set(walk(key), walk(item));
+    } else if (v instanceof Set) {
+      const items = [...v];
+      v.clear();
+      for (const item of items) v.add(walk(item));
+    } else if (proto === Object.prototype) {
+      for (const key of Object.keys(v)) v[key] = walk(v[key]);
+    }
+    return v;
+  };
+  return walk(value);
+}
+
+/** An error thrown on the other side of a call, with its name, message and remote stack. */
+function remoteError({ name, message, stack }) {
+  const Kind = { TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError }[name] ?? Error;
+  const error = new Kind(message);
+  if (Kind === Error && name !== "Error") {
+    Object.defineProperty(error, "name", { value: name, writable: true, configurable: true, enumerable: false });
+  }
+  if (typeof stack === "string" && stack !== "") error.stack = stack;
+  return error;
+}
+
+// ---- Calling out ------------------------------------------------------------------------------
+
+/** Sends one call to `target` through the host; resolves to the (unmarshalled) result. */
+async function send(target, path, kind, args) {
+  const { bytes, stubs } = marshal(args);
+  const call = { path, kind, stubs };
+  const [answer, payload] =
+    target.binding !== undefined
+      ? await internals.hostCall(target.binding, "rpc", call, bytes)
+      : await internals.hostCall("#rpc", "call", { ...call, stub: target.stub }, bytes);
+  if (answer.error) throw remoteError(answer.error);
+  return payload === null ? undefined : unmarshal(payload, answer.stubs ?? []);
+}
+
+/**
+ * A call result that can be awaited and also used at once (promise pipelining):
+ * `stub.getCounter().increment()` calls `increment` on whatever `getCounter()` resolves to.
+ * `value()` gives the promise of the value this stands for, made on first use.
+ */
+function pipelined(value, key) {
+  let memo;
+  const resolve = () => (memo ??= key === undefined ? value() : value().then((v) => readMember(v, key)));
+  return new Proxy(function rpcPromise() {}, {
+    get(_, name) {
+      if (name === "then" || name === "catch" || name === "finally") {
+        const promise = resolve();
+        return promise[name].bind(promise);
+      }
+      if (typeof name === "symbol") return undefined;
+      return pipelined(resolve, name);
+    },
+    apply(_, __, args) {
+      const call =
+        key === undefined
+          ? () => resolve().then((f) => callMember(f, undefined, args))
+          : () => value().then((v) => callMember(v, key, args));
+      return started(call());
+    },
+  });
+}
+
+/** A pipelined promise over a call already sent (its rejection is the caller's to see). */
+function started(promise) {
+  promise.catch(() => {});
+  return pipelined(() => promise);
+}
+
+function readMember(v, key) {
+  if (v === null || v === undefined) throw new TypeError(`Cannot read "${key}" of ${v} (an RPC result).`);
+  return v[key];
+}
+
+function callMember(v, key, args) {
+  const f = key === undefined ? v : readMember(v, key);
+  if (typeof f !== "function") throw new TypeError(`"${key ?? "the RPC result"}" is not a function.`);
+  return Reflect.apply(f, v, args);
+}
+
+/**
+ * A stub for something in another worker: property reads build a path, a call sends it.
+ * `await stub.prop` reads a property over RPC; `stub[Symbol.dispose]()` releases it.
+ */
+function remoteStub(target, path, fetcher = null) {
+  return new Proxy(function rpcStub() {}, {
+    get(_, name) {
+      if (name === kTarget) return path.length === 0 ? target : undefined;
+      if (path.length === 0) {
+        if (name === Symbol.dispose) return () => dispose(target);
+        if (name === "dup") return () => remoteStub(target, path, fetcher);
+        if (fetcher !== null && (name === "fetch" || name === "connect" || name === Symbol.toStringTag)) {
+          const member = fetcher[name];
+          return typeof member === "function" ? member.bind(fetcher) : member;
+        }
+      }
+      if (name === "then") return path.length === 0 ? undefined : (ok, fail) => send(target, path, "get", []).then(ok, fail);
+      if (typeof name === "symbol") return undefined;
+      return remoteStub(target, [...path, name], fetcher);
+    },
+    apply(_, __, args) {
+      return started(send(target, path, "call", args));
+    },
+  });
+}
+
+function dispose(target) {
+  if (target.stub === undefined) return;
+  internals.hostCall("#rpc", "dispose", { stub: target.stub }).catch(() => {});
+}
+
+/** `env.NAME` of a service binding: fetch() as before, any other name an RPC method. */
+internals.serviceStub = (name, fetcher) => remoteStub({ binding: name }, [], fetcher);
+
+// ---- Serving calls ----------------------------------------------------------------------------
+
+/** Names that are never reachable over RPC, whatever the receiver. */
+const HIDDEN = new Set(["constructor", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"]);
+
+/** Reads `name` of a receiver as RPC allows: class members come from its prototype chain. */
+function rpcMember(receiver, name, classy) {
+  if (typeof name !== "string" || HIDDEN.has(name) || name in Object.prototype) return undefined;
+  if (classy) {
+    // Instance fields of an entrypoint or RpcTarget stay private; its class's members are public.
+    let proto = Object.getPrototypeOf(receiver);
+    while (proto !== null && proto !== Object.prototype && proto !== RpcTarget.prototype && proto !== WorkerEntrypoint.prototype) {
+      if (Object.hasOwn(proto, name)) return Reflect.get(proto, name, receiver);
+      proto = Object.getPrototypeOf(proto);
+    }
+    return undefined;
+  }
+  return receiver[name];
+}
+
+const isClassy = (v) => v instanceof RpcTarget || v instanceof WorkerEntrypoint || v instanceof DurableObject;
+
+async function invoke(root, path, kind, args) {
+  if (path.length === 0) {
+    if (typeof root !== "function") throw new TypeError("The RPC receiver is not a function.");
+    return Reflect.apply(root, undefined, args);
+  }
+  let receiver = root;
+  for (let i = 0; i < path.length - 1; i++) {
+    receiver = await rpcMember(receiver, path[i], isClassy(receiver));
+    if (receiver === null || receiver === undefined) throw new TypeError(`The RPC receiver has no property "${path[i]}".`);
+  }
+  const last = path[path.length - 1];
+  const member = rpcMember(receiver, last, isClassy(receiver));
+  if (kind === "get") return member;
+  if (typeof member !== "function") throw new TypeError(`The RPC receiver does not implement the method "${last}".`);
+  return Reflect.apply(member, receiver, args);
+}
+
+/** The receiver of a call into entrypoint `name` ("default" or a named export). */
+function entrypoint(name, ctx, kind) {
+  const namespace = internals.namespace ?? {};
+  const value = namespace[name];
+  if (internals.isEntrypointClass(value)) return new value(ctx, internals.workerEnv);
+  if (name === "default" && value !== null && typeof value === "object" && kind === "fetch") {
+    return { fetch: (request) => value.fetch(request, internals.workerEnv, ctx) };
+  }
+  if (value === undefined) throw new TypeError(`The worker has no entrypoint named "${name}".`);
+  throw new TypeError(
+    `The receiving Worker does not allow its methods to be called over RPC: its ${name === "default" ? "default export" : `export "${name}"`} is not a class extending WorkerEntrypoint from "cloudflare:workers".`,
+  );
+}
+
+/** A `fetch()` through a binding to a named entrypoint: the request arrives as plain parts. */
+async function serveFetch(receiver, [method, url, headers, body]) {
+  if (typeof receiver.fetch !== "function") throw new TypeError("The entrypoint has no fetch() handler.");
+  const list = [];
+  for (let i = 0; i + 1 < headers.length; i += 2) list.push([headers[i], headers[i + 1]]);
+  const response = await receiver.fetch(new Request(url, { method, headers: list, body }));
+  if (!(response instanceof Response)) throw new TypeError("The entrypoint's fetch() handler must return a Response.");
+  const flat = [];
+  for (const [k, v] of internals.headersList(response.headers)) flat.push(k, v);
+  const bytes = response.body === null ? null : new Uint8Array(await response.arrayBuffer());
+  return { status: response.status, statusText: response.statusText, headers: flat, body: bytes };
+}
+
+/** Called by the native side for every RPC call into this worker. Never throws. */
+internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
+  const { ctx, work } = internals.eventContext(id);
+  const run = async () => {
+    const call = JSON.parse(callJson);
+    if (call.kind === "dispose") {
+      exported.delete(call.stub);
+      return undefined;
+    }
+    const args = unmarshal(argsBytes, call.stubs ?? []);
+    let root;
+    if (call.stub !== undefined) {
+      if (!exported.has(call.stub)) throw new Error("The RPC stub was disposed: the object it pointed to is gone.");
+      root = exported.get(call.stub);
+    } else {
+      root = entrypoint(call.entrypoint ?? "default", ctx, call.kind);
+    }
+    if (call.kind === "fetch") return serveFetch(root, args);
+    return invoke(root, call.path, call.kind, args);
+  };
+  run()
+    .then((result) => {
+      const { bytes, stubs } = marshal(result);
+      ops.respondRpc(id, bytes, JSON.stringify({ stubs }));
+    })
+    .catch((error) => {
+      const [name, message, stack] = internals.errorParts(error);
+      ops.respondRpc(id, undefined, undefined, name, message, stack);
+    })
+    .finally(() => work.responded(false));
+};
