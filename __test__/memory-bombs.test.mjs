@@ -70,8 +70,9 @@ const memoryBombs = [
 ];
 
 // Two children at a time: each is one busy thread, and the file stays well inside the runner's
-// per-file time bound.
-describe("memory bombs", { concurrency: 2 }, () => {
+// per-file time bound. The suite has its own bound: Node 26 applies --test-timeout to a describe
+// block as a whole, and ten bombs on a loaded machine can take longer than one test may.
+describe("memory bombs", { concurrency: 2, timeout: 600_000 }, () => {
 for (const [name, attack] of memoryBombs) {
   test(`memory bomb: ${name} ends as ERR_MEMORY_LIMIT and the worker recovers`, { timeout: 150_000 }, async () => {
     const result = await attackInChild(attack);
