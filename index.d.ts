@@ -284,6 +284,20 @@ export declare function readD1Migrations(dir: string): Promise<D1Migration[]>;
  */
 export declare function applyD1Migrations(db: D1Database | D1Binding, migrations: D1Migration[], table?: string): Promise<string[]>;
 
+/** Options of `durableObject()`. */
+export interface DurableObjectOptions {
+  /** The worker that exports the class; by default, the worker the binding is given to. */
+  worker?: Worker;
+  /** Keep each object's storage in `<dir>/<className>/<id>.sqlite3` instead of in memory. */
+  dir?: string;
+}
+
+/**
+ * A Durable Object namespace binding (`env.NAME.idFromName()`, `get(id)`, `getByName()`) for the
+ * exported class `className`: one live instance per id, its storage on embedded SQLite.
+ */
+export declare function durableObject(className: string, options?: DurableObjectOptions): Binding;
+
 /** Options of `service()`. */
 export interface ServiceOptions {
   /** With a worker: the exported `WorkerEntrypoint` class to bind instead of the default export. */

@@ -493,6 +493,7 @@ module.exports.Worker = Worker;
 module.exports.kv = kv;
 module.exports.storage = storage;
 module.exports.service = service;
+module.exports.durableObject = require("./lib/durable.js").durableObject;
 module.exports.d1 = d1;
 module.exports.readD1Migrations = readD1Migrations;
 module.exports.applyD1Migrations = applyD1Migrations;

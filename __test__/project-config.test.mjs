@@ -163,17 +163,13 @@ test("two config files in one folder: the first of jsonc, json, toml wins, with 
   assert.ok(config.warnings.some((w) => /wrangler\.toml is also present and is ignored/.test(w.text)));
 });
 
-test("loadProject: createWorker options with embedded bindings (D1 migrated, the queue it consumes); Durable Objects listed as unsupported", async (t) => {
+test("loadProject: createWorker options with embedded bindings (D1 migrated, the queue it consumes, the Durable Object namespace)", async (t) => {
   const dir = copy(t, "full-toml");
   const project = await loadProject(dir, { persistTo: false });
-  const unsupported = project.unsupported.map((u) => `${u.key}:${u.binding}`).sort();
-  assert.deepEqual(unsupported, ["durable_objects.bindings:COUNTER"]);
-  for (const name of ["COUNTER"]) {
-    assert.ok(project.warnings.some((w) => w.includes(`${name}: unsupported`)), `no warning for ${name}`);
-    assert.equal(project.bindings[name], undefined);
-  }
+  assert.deepEqual(project.unsupported, []);
+  assert.equal(project.bindings.COUNTER.className, "Counter");
   assert.ok(project.warnings.some((w) => /services: AUTH: no worker named "auth-worker"/.test(w)));
-  assert.deepEqual(Object.keys(project.bindings).sort(), ["ASSETS", "AUTH", "BUCKET", "COUNT", "DB", "GREETING", "JOBS", "KV", "NESTED", "SECRET"]);
+  assert.deepEqual(Object.keys(project.bindings).sort(), ["ASSETS", "AUTH", "BUCKET", "COUNT", "COUNTER", "DB", "GREETING", "JOBS", "KV", "NESTED", "SECRET"]);
   // The D1 database's migrations_dir was applied in order and recorded.
   assert.deepEqual(project.migrations.map((m) => [m.binding, m.applied]), [["DB", ["0001_init.sql", "0002_done.sql"]]]);
   const db = project.bindings.DB.database();

@@ -253,10 +253,7 @@ async function callService(definition, method, args, bytes, dispatch, caller) {
   const handler = definition.handler;
   if (method === "rpc") return rpc.callService(handler, definition.entrypoint, caller, args, bytes);
   if (method !== "fetch") throw new TypeError(`unknown service binding operation "${method}"`);
-  if (definition.entrypoint !== undefined) {
-    const answer = await rpc.fetchEntrypoint(handler, definition.entrypoint, [args.method, args.url, args.headers, bytes ? new Uint8Array(bytes) : null]);
-    return { json: JSON.stringify({ status: answer.status, statusText: answer.statusText, headers: answer.headers }), bytes: answer.body ? Buffer.from(answer.body) : null };
-  }
+  if (definition.entrypoint !== undefined) return rpc.fetchInto(handler, { entrypoint: definition.entrypoint }, args, bytes);
   if (typeof handler !== "function" && typeof handler.dispatch !== "function" && typeof handler.fetch !== "function") {
     throw new TypeError("This service binding's handler has no fetch(request) method.");
   }
@@ -301,7 +298,7 @@ function createDispatcher(definitions, dispatch, bodies, self = () => undefined)
       // A binding family defined in its own file (d1) answers its calls itself.
       const answer =
         typeof definition.answer === "function"
-          ? await definition.answer(method, args, bytes)
+          ? await definition.answer(method, args, bytes, self())
           : call
             ? await call(definition.handler, method, args, bytes)
             : await callService(definition, method, args, bytes, dispatch, self());

@@ -113,9 +113,14 @@ async function callService(handler, entrypoint, caller, args, bytes) {
   }
 }
 
-/** `fetch()` through a binding to a named entrypoint of a worker. */
-async function fetchEntrypoint(worker, entrypoint, parts) {
-  const answer = await callWorker(worker, { entrypoint, path: [], kind: "fetch", stubs: [] }, serialize(parts));
+/**
+ * `fetch()` into a worker's receiver other than its default handler (`base`: a named
+ * `entrypoint`, or a `durableObject`), with a binding call's request `args` and body `bytes`.
+ * Answers as a service binding's fetch does: the response head as JSON and its body.
+ */
+async function fetchInto(worker, base, args, bytes) {
+  const parts = [args.method, args.url, args.headers, bytes ? new Uint8Array(bytes) : null];
+  const answer = await callWorker(worker, { ...base, path: [], kind: "fetch", stubs: [] }, serialize(parts));
   const parsed = JSON.parse(answer.json);
   if (parsed.error) {
     const error = new Error(parsed.error.message);
@@ -123,7 +128,11 @@ async function fetchEntrypoint(worker, entrypoint, parts) {
     error.stack = parsed.error.stack;
     throw error;
   }
-  return deserialize(answer.bytes);
+  const response = deserialize(answer.bytes);
+  return {
+    json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: response.headers }),
+    bytes: response.body ? Buffer.from(response.body) : null,
+  };
 }
 
 /** A call or dispose on a stub (`#rpc`), from worker `caller`. */
@@ -150,4 +159,4 @@ function failure(error) {
 /** How many stubs are live across the process (for tests and leak checks). */
 const liveStubs = () => stubs.size;
 
-module.exports = { setWorkerAccess, callService, callStub, fetchEntrypoint, workerDisposed, liveStubs, isWorker };
+module.exports = { setWorkerAccess, callService, callStub, callWorker, hostIds, fetchInto, workerDisposed, liveStubs, isWorker };

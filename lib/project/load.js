@@ -61,7 +61,11 @@ const BINDING_FACTORIES = {
   "durable_objects.bindings": {
     factory: "durableObject",
     list: (b) => b.durableObjects,
-    create: (durableObject, entry, state) => durableObject({ className: entry.className, scriptName: entry.scriptName, ...(state ? { dir: path.join(state, "do", safeName(entry.className)) } : {}) }),
+    create: (durableObject, entry, state) => {
+      if (entry.scriptName) throw new Error(`class ${entry.className} lives in worker ${JSON.stringify(entry.scriptName)} (script_name); loadProject runs only this worker's own classes`);
+      // One SQLite file per object: <state>/do/<ClassName>/<id>.sqlite3.
+      return durableObject(entry.className, state ? { dir: path.join(state, "do") } : {});
+    },
   },
 };
 
@@ -103,13 +107,16 @@ function buildBindings(config, { state, services = {}, api, storeCache }) {
   }
   for (const entry of config.bindings.services) {
     const target = services[entry.service];
-    if (entry.entrypoint) warnings.push(`services: ${entry.binding}: entrypoint ${JSON.stringify(entry.entrypoint)} is not supported; requests go to the service's default fetch handler`);
+    const namedEntrypoint = entry.entrypoint && target !== undefined && typeof target.dispatch === "function";
+    if (entry.entrypoint && !namedEntrypoint && target !== undefined) {
+      warnings.push(`services: ${entry.binding}: entrypoint ${JSON.stringify(entry.entrypoint)} needs a workerbox worker as the service; requests go to the handler given`);
+    }
     if (target === undefined) {
       warnings.push(`services: ${entry.binding}: no worker named ${JSON.stringify(entry.service)} is running here; its requests answer 503 (pass it in loadProject's options.services)`);
       const message = `workerbox: service ${JSON.stringify(entry.service)} (binding ${entry.binding}) is not running locally\n`;
       bindings[entry.binding] = api.service(() => new Response(message, { status: 503, headers: { "content-type": "text/plain; charset=utf-8" } }));
     } else {
-      bindings[entry.binding] = api.service(target);
+      bindings[entry.binding] = namedEntrypoint ? api.service(target, { entrypoint: entry.entrypoint }) : api.service(target);
     }
   }
   const classes = new Set(config.migrations.flatMap((m) => [...m.newClasses, ...m.newSqliteClasses, ...m.renamedClasses.map((r) => r.to)]));

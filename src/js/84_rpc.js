@@ -181,9 +181,11 @@ async function send(target, path, kind, args) {
   const { bytes, stubs } = marshal(args);
   const call = { path, kind, stubs };
   const [answer, payload] =
-    target.binding !== undefined
-      ? await internals.hostCall(target.binding, "rpc", call, bytes)
-      : await internals.hostCall("#rpc", "call", { ...call, stub: target.stub }, bytes);
+    target.binding === undefined
+      ? await internals.hostCall("#rpc", "call", { ...call, stub: target.stub }, bytes)
+      : target.object === undefined
+        ? await internals.hostCall(target.binding, "rpc", call, bytes)
+        : await internals.hostCall(target.binding, "rpc", { ...call, object: target.object, name: target.name }, bytes);
   if (answer.error) throw remoteError(answer.error);
   return payload === null ? undefined : unmarshal(payload, answer.stubs ?? []);
 }
@@ -234,23 +236,25 @@ function callMember(v, key, args) {
 
 /**
  * A stub for something in another worker: property reads build a path, a call sends it.
- * `await stub.prop` reads a property over RPC; `stub[Symbol.dispose]()` releases it.
+ * `await stub.prop` reads a property over RPC; `stub[Symbol.dispose]()` releases it. The
+ * names in `local` (fetch() of a service binding, a Durable Object stub's id) come from
+ * `fetcher` instead.
  */
-function remoteStub(target, path, fetcher = null) {
+function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) {
   return new Proxy(function rpcStub() {}, {
     get(_, name) {
       if (name === kTarget) return path.length === 0 ? target : undefined;
       if (path.length === 0) {
         if (name === Symbol.dispose) return () => dispose(target);
-        if (name === "dup") return () => remoteStub(target, path, fetcher);
-        if (fetcher !== null && (name === "fetch" || name === "connect" || name === Symbol.toStringTag)) {
+        if (name === "dup") return () => remoteStub(target, path, fetcher, local);
+        if (fetcher !== null && (local.includes(name) || name === Symbol.toStringTag)) {
           const member = fetcher[name];
           return typeof member === "function" ? member.bind(fetcher) : member;
         }
       }
       if (name === "then") return path.length === 0 ? undefined : (ok, fail) => send(target, path, "get", []).then(ok, fail);
       if (typeof name === "symbol") return undefined;
-      return remoteStub(target, [...path, name], fetcher);
+      return remoteStub(target, [...path, name], fetcher, local);
     },
     apply(_, __, args) {
       return started(send(target, path, "call", args));
@@ -265,6 +269,7 @@ function dispose(target) {
 
 /** `env.NAME` of a service binding: fetch() as before, any other name an RPC method. */
 internals.serviceStub = (name, fetcher) => remoteStub({ binding: name }, [], fetcher);
+internals.remoteStub = remoteStub;
 
 // ---- Serving calls ----------------------------------------------------------------------------
 
@@ -335,6 +340,7 @@ async function serveFetch(receiver, [method, url, headers, body]) {
 /** Called by the native side for every RPC call into this worker. Never throws. */
 internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
   const { ctx, work } = internals.eventContext(id);
+  let release = null;
   const run = async () => {
     const call = JSON.parse(callJson);
     if (call.kind === "dispose") {
@@ -343,7 +349,14 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
     }
     const args = unmarshal(argsBytes, call.stubs ?? []);
     let root;
-    if (call.stub !== undefined) {
+    if (call.durableObject !== undefined) {
+      const entered = await internals.durableObjectFor(call.durableObject);
+      release = entered.release;
+      root = entered.instance;
+      if (call.kind !== "fetch" && !(root instanceof DurableObject)) {
+        throw new TypeError(`The Durable Object class "${call.durableObject.className}" does not extend DurableObject from "cloudflare:workers", so it has no RPC methods; only fetch().`);
+      }
+    } else if (call.stub !== undefined) {
       if (!exported.has(call.stub)) throw new Error("The RPC stub was disposed: the object it pointed to is gone.");
       root = exported.get(call.stub);
     } else {
@@ -361,5 +374,8 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       const [name, message, stack] = internals.errorParts(error);
       ops.respondRpc(id, undefined, undefined, name, message, stack);
     })
-    .finally(() => work.responded(false));
+    .finally(() => {
+      release?.();
+      work.responded(false);
+    });
 };

@@ -255,12 +255,12 @@ class KVNamespace {
 }
 
 /** Sends a request to the host handler of binding `name`; resolves to the Response it gave. */
-async function fetchThroughHost(name, request) {
+async function fetchThroughHost(name, request, extra = undefined) {
   const headers = [];
   for (const [k, v] of internals.headersList(request.headers)) headers.push(k, v);
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
   const body = hasBody ? new Uint8Array(await request.arrayBuffer()) : null;
-  const [head, bytes] = await hostCall(name, "fetch", { method: request.method, url: request.url, headers }, body);
+  const [head, bytes] = await hostCall(name, "fetch", { method: request.method, url: request.url, headers, ...extra }, body);
   const list = [];
   for (let i = 0; i < head.headers.length; i += 2) list.push([head.headers[i], head.headers[i + 1]]);
   const nullBody = [101, 204, 205, 304].includes(head.status) || request.method === "HEAD";
@@ -535,6 +535,8 @@ class R2Bucket {
 }
 
 internals.makeBinding = function makeBinding(name, kind) {
+  // A Durable Object namespace's kind carries its class: "durable_object:<ClassName>".
+  if (kind.startsWith("durable_object:")) return internals.makeDurableObjectBinding(name, kind.slice("durable_object:".length));
   switch (kind) {
     case "kv":
       return new KVNamespace(kConstruct, name);
@@ -544,6 +546,7 @@ internals.makeBinding = function makeBinding(name, kind) {
       return internals.serviceStub(name, new Fetcher(kConstruct, name));
     case "d1":
       return internals.makeD1Binding(name);
+
     case "outbound":
       internals.interceptOutbound();
       return undefined;

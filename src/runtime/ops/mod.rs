@@ -15,6 +15,7 @@ mod node;
 mod node_crypto;
 mod queue;
 mod rpc;
+mod durable;
 mod random;
 mod timers;
 mod url;
@@ -50,6 +51,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     node_crypto::register(&mut install);
     queue::register(&mut install);
     rpc::register(&mut install);
+    durable::register(&mut install);
     random::register(&mut install);
     timers::register(&mut install);
     url::register(&mut install);

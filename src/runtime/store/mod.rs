@@ -20,6 +20,7 @@
 mod cache;
 mod calls;
 mod d1;
+mod durable;
 mod kv;
 mod objects;
 mod queue;
@@ -27,6 +28,7 @@ mod queue;
 mod tests;
 
 pub use calls::{Clock, Store, StoreKind, Stores};
+pub use durable::{DurableStorage, ListOptions};
 pub use queue::{QueueChanges, QueueStore, StoredMessage};
 
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};

@@ -1,0 +1,147 @@
+//! Durable Object storage ops (`src/js/85_durable.js`): synchronous calls on the isolate thread
+//! into an object's SQLite database (`store::DurableStorage`). Being synchronous is the point:
+//! a storage call never yields to other events, as workerd's input gate guarantees. Open
+//! databases are kept per isolate thread, by (folder, class, id), until the thread ends.
+
+use super::{arg_string, read_string_array, throw_type_error, uint8_array, view_bytes, OpFn};
+use crate::runtime::store::{DurableStorage, ListOptions};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+use v8::MapFnTo;
+
+pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
+  install("durableOpen", op_open.map_fn_to());
+  install("durableGet", op_get.map_fn_to());
+  install("durableWrite", op_write.map_fn_to());
+  install("durableDeleteAll", op_delete_all.map_fn_to());
+  install("durableList", op_list.map_fn_to());
+}
+
+#[derive(Default)]
+struct Open {
+  by_key: HashMap<String, u32>,
+  storages: HashMap<u32, Rc<DurableStorage>>,
+  next: u32,
+}
+
+thread_local! {
+  static OPEN: RefCell<Open> = RefCell::new(Open::default());
+}
+
+fn throw_error(scope: &mut v8::PinScope, message: &str) {
+  let message = super::new_string(scope, message);
+  let error = v8::Exception::error(scope, message);
+  scope.throw_exception(error);
+}
+
+fn storage(scope: &mut v8::PinScope, args: &v8::FunctionCallbackArguments) -> Option<Rc<DurableStorage>> {
+  let handle = args.get(0).uint32_value(scope).unwrap_or(0);
+  let found = OPEN.with(|open| open.borrow().storages.get(&handle).cloned());
+  if found.is_none() {
+    throw_type_error(scope, "this Durable Object's storage is not open");
+  }
+  found
+}
+
+/// `ops.durableOpen(dir | "", className, id)` → a handle.
+fn op_open<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let dir = arg_string(scope, &args, 0);
+  let class = arg_string(scope, &args, 1);
+  let id = arg_string(scope, &args, 2);
+  let key = format!("{dir}\u{0}{class}\u{0}{id}");
+  if let Some(handle) = OPEN.with(|open| open.borrow().by_key.get(&key).copied()) {
+    rv.set_uint32(handle);
+    return;
+  }
+  let dir = (!dir.is_empty()).then(|| PathBuf::from(dir));
+  match DurableStorage::open(dir.as_deref(), &class, &id) {
+    Ok(storage) => {
+      let handle = OPEN.with(|open| {
+        let mut open = open.borrow_mut();
+        open.next += 1;
+        let handle = open.next;
+        open.by_key.insert(key, handle);
+        open.storages.insert(handle, Rc::new(storage));
+        handle
+      });
+      rv.set_uint32(handle);
+    }
+    Err(error) => throw_error(scope, &format!("Durable Object storage: {error}")),
+  }
+}
+
+/// `ops.durableGet(handle, keys)` → an array with a Uint8Array or undefined per key.
+fn op_get<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let Some(storage) = storage(scope, &args) else { return };
+  let Some(keys) = read_string_array(scope, args.get(1)) else { return throw_type_error(scope, "durableGet: keys must be an array") };
+  match storage.get(&keys) {
+    Ok(values) => {
+      let mut items: Vec<v8::Local<v8::Value>> = Vec::with_capacity(values.len());
+      for value in values {
+        items.push(match value {
+          Some(bytes) => uint8_array(scope, bytes).into(),
+          None => v8::undefined(scope).into(),
+        });
+      }
+      rv.set(v8::Array::new_with_elements(scope, &items).into());
+    }
+    Err(error) => throw_error(scope, &format!("Durable Object storage: {error}")),
+  }
+}
+
+/// `ops.durableWrite(handle, putKeys, putValues, deleteKeys)` → how many deleted keys existed.
+fn op_write<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let Some(storage) = storage(scope, &args) else { return };
+  let (Some(keys), Some(deletes)) = (read_string_array(scope, args.get(1)), read_string_array(scope, args.get(3))) else {
+    return throw_type_error(scope, "durableWrite: keys must be arrays");
+  };
+  let Ok(values) = v8::Local::<v8::Array>::try_from(args.get(2)) else { return throw_type_error(scope, "durableWrite: values must be an array") };
+  let mut puts = Vec::with_capacity(keys.len());
+  for (i, key) in keys.into_iter().enumerate() {
+    let Some(bytes) = values.get_index(scope, i as u32).and_then(view_bytes) else { return throw_type_error(scope, "durableWrite: each value must be a Uint8Array") };
+    puts.push((key, bytes));
+  }
+  match storage.write(&puts, &deletes) {
+    Ok(removed) => rv.set_uint32(removed as u32),
+    Err(error) => throw_error(scope, &format!("Durable Object storage: {error}")),
+  }
+}
+
+/// `ops.durableDeleteAll(handle)`.
+fn op_delete_all<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let Some(storage) = storage(scope, &args) else { return };
+  if let Err(error) = storage.delete_all() {
+    throw_error(scope, &format!("Durable Object storage: {error}"));
+  }
+}
+
+/// `ops.durableList(handle, start, startAfter, end, prefix, reverse, limit)` (undefined: not
+/// given) → `[keys, values]`.
+fn op_list<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let Some(storage) = storage(scope, &args) else { return };
+  let text = |scope: &mut v8::PinScope<'s, '_>, i: i32| (!args.get(i).is_undefined()).then(|| arg_string(scope, &args, i));
+  let options = ListOptions {
+    start: text(scope, 1),
+    start_after: text(scope, 2),
+    end: text(scope, 3),
+    prefix: text(scope, 4),
+    reverse: args.get(5).is_true(),
+    limit: (!args.get(6).is_undefined()).then(|| args.get(6).integer_value(scope).unwrap_or(0).max(0) as u64),
+  };
+  match storage.list(&options) {
+    Ok(pairs) => {
+      let mut keys = Vec::with_capacity(pairs.len());
+      let mut values = Vec::with_capacity(pairs.len());
+      for (key, value) in pairs {
+        keys.push(super::new_string(scope, &key).into());
+        values.push(uint8_array(scope, value).into());
+      }
+      let keys = v8::Array::new_with_elements(scope, &keys);
+      let values = v8::Array::new_with_elements(scope, &values);
+      rv.set(v8::Array::new_with_elements(scope, &[keys.into(), values.into()]).into());
+    }
+    Err(error) => throw_error(scope, &format!("Durable Object storage: {error}")),
+  }
+}
