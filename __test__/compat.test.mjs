@@ -2,8 +2,8 @@
 // or off honoured where workerbox implements them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createWorker } from "../index.js";
-import { evalInWorker } from "./helpers.mjs";
+import { createWorker, dispatch } from "../index.js";
+import { evalInWorker, useWorker } from "./helpers.mjs";
 import compat from "../lib/compat.js";
 
 const { resolveCompat, DEFAULT_DATE } = compat;
@@ -48,4 +48,58 @@ test("global_navigator is honoured: navigator exists from its date, and no_globa
   assert.equal(await evalInWorker(t, probe, { compatibilityDate: "2022-03-21" }), "Cloudflare-Workers");
   assert.equal(await evalInWorker(t, probe, { compatibilityDate: "2022-03-20" }), "undefined");
   assert.equal(await evalInWorker(t, probe, { compatibilityFlags: ["no_global_navigator"] }), "undefined");
+});
+
+test("impliedByAfterDate: nodejs_compat brings the features workerd ties to it from their dates", () => {
+  const node = (date, flags) => resolveCompat(date, flags).enabled.filter((f) => f.includes("node"));
+  // Before 2024-09-23 nodejs_compat is v1 alone.
+  assert.deepEqual(node("2024-09-22", ["nodejs_compat"]), ["nodejs_compat"]);
+  // From 2024-09-23 it implies nodejs_compat_v2 and nodejs_zlib.
+  assert.deepEqual(node("2024-09-23", ["nodejs_compat"]), ["nodejs_compat", "nodejs_compat_v2", "nodejs_zlib"]);
+  const mid2025 = node("2025-05-01", ["nodejs_compat"]);
+  assert.ok(mid2025.includes("nodejs_compat_populate_process_env"));
+  assert.ok(!mid2025.includes("enable_nodejs_process_v2"));
+  const late2025 = node("2025-09-15", ["nodejs_compat"]);
+  for (const flag of ["enable_nodejs_process_v2", "enable_nodejs_fs_module", "enable_nodejs_os_module", "enable_nodejs_http_modules", "enable_nodejs_http2_module"]) {
+    assert.ok(late2025.includes(flag), flag);
+  }
+  // enable_nodejs_http_server_modules is implied by enable_nodejs_http_modules (itself implied) from 2025-09-01.
+  assert.ok(late2025.includes("enable_nodejs_http_server_modules"));
+  assert.ok(!late2025.includes("enable_nodejs_perf_hooks_module"));
+  assert.ok(node("2026-03-17", ["nodejs_compat"]).includes("enable_nodejs_perf_hooks_module"));
+  // The implied feature's own disable flag wins; the rule needs the implying flag on.
+  assert.ok(!node("2025-01-01", ["nodejs_compat", "no_nodejs_compat_v2"]).includes("nodejs_compat_v2"));
+  assert.ok(!node("2025-10-01", ["nodejs_compat", "disable_nodejs_process_v2"]).includes("enable_nodejs_process_v2"));
+  assert.deepEqual(node("2025-10-01", []), []);
+  // A rule naming two flags fires for either (nodejs_zlib ← nodejs_compat or nodejs_compat_v2).
+  assert.ok(node("2024-10-01", ["nodejs_compat_v2"]).includes("nodejs_zlib"));
+});
+
+test("a worker dated 2025 with only nodejs_compat has workerd's v2 globals; one dated mid-2024 does not", async (t) => {
+  const probe = `return { buffer: typeof Buffer, process: typeof process, env: typeof process === "object" ? { ...process.env } : null, version: typeof process === "object" ? process.version ?? null : null };`;
+  const bindings = { GREETING: "hi" };
+  assert.deepEqual(await evalInWorker(t, probe, { compatibilityDate: "2024-06-01", compatibilityFlags: ["nodejs_compat"], bindings }), { buffer: "undefined", process: "undefined", env: null, version: null });
+  // 2025-01-01: v2 (globals) but process.env is not filled yet (from 2025-04-01) and process is the legacy one.
+  assert.deepEqual(await evalInWorker(t, probe, { compatibilityDate: "2025-01-01", compatibilityFlags: ["nodejs_compat"], bindings }), { buffer: "function", process: "object", env: {}, version: null });
+  assert.deepEqual(await evalInWorker(t, probe, { compatibilityDate: "2025-05-01", compatibilityFlags: ["nodejs_compat"], bindings }), { buffer: "function", process: "object", env: { GREETING: "hi" }, version: null });
+  assert.deepEqual(await evalInWorker(t, probe, { compatibilityDate: "2025-09-15", compatibilityFlags: ["nodejs_compat"], bindings }), { buffer: "function", process: "object", env: { GREETING: "hi" }, version: "v22.19.0" });
+});
+
+test("node: modules workerd puts behind their own flag import only when it is on", async (t) => {
+  const tryImport = async (name, options) => {
+    try {
+      const worker = await useWorker(t, { script: `import m from "node:${name}"; export default { fetch() { return new Response(typeof m); } }`, ...options });
+      return (await dispatch(worker, "http://localhost/")).text();
+    } catch (error) {
+      return error.message;
+    }
+  };
+  // node:os comes with nodejs_compat from 2025-09-15, or earlier with enable_nodejs_os_module.
+  assert.match(await tryImport("os", { compatibilityDate: "2025-06-01", compatibilityFlags: ["nodejs_compat"] }), /No such module "node:os" \(it needs the enable_nodejs_os_module compatibility flag/);
+  assert.equal(await tryImport("os", { compatibilityDate: "2025-06-01", compatibilityFlags: ["nodejs_compat", "enable_nodejs_os_module"] }), "object");
+  assert.equal(await tryImport("os", { compatibilityDate: "2025-09-15", compatibilityFlags: ["nodejs_compat"] }), "object");
+  assert.match(await tryImport("os", { compatibilityDate: "2025-09-15", compatibilityFlags: ["nodejs_compat", "disable_nodejs_os_module"] }), /No such module "node:os"/);
+  // node:console from 2025-09-21; node:fs/promises has no flag of its own in workerd.
+  assert.match(await tryImport("console", { compatibilityDate: "2025-09-01", compatibilityFlags: ["nodejs_compat"] }), /No such module "node:console"/);
+  assert.equal(await tryImport("fs/promises", { compatibilityDate: "2025-01-01", compatibilityFlags: ["nodejs_compat"] }), "object");
 });
