@@ -103,3 +103,43 @@ test("node: modules workerd puts behind their own flag import only when it is on
   assert.match(await tryImport("console", { compatibilityDate: "2025-09-01", compatibilityFlags: ["nodejs_compat"] }), /No such module "node:console"/);
   assert.equal(await tryImport("fs/promises", { compatibilityDate: "2025-01-01", compatibilityFlags: ["nodejs_compat"] }), "object");
 });
+
+test("nodejs_compat before 2024-09-23: node: names only (no bare \"buffer\"), and zlib's codecs need nodejs_zlib", async (t) => {
+  const early = { compatibilityDate: "2024-06-01", compatibilityFlags: ["nodejs_compat"] };
+  await assert.rejects(createWorker({ ...early, script: `import "buffer"; export default { fetch() {} }`, onLog() {} }), /Cannot resolve module "buffer"/);
+  const bareLater = await useWorker(t, { compatibilityDate: "2024-09-23", compatibilityFlags: ["nodejs_compat"], script: `import { Buffer } from "buffer"; export default { fetch() { return new Response(Buffer.from("ok").toString()); } }` });
+  assert.equal(await (await dispatch(bareLater, "http://localhost/")).text(), "ok");
+  const zlibScript = `import zlib from "node:zlib";
+    export default { fetch() {
+      let gzip;
+      try { gzip = zlib.gunzipSync(zlib.gzipSync("hi")).toString(); } catch (e) { gzip = e.message; }
+      return Response.json({ gzip, crc: zlib.crc32("hi"), level: zlib.constants.Z_BEST_COMPRESSION });
+    } }`;
+  const off = await useWorker(t, { ...early, script: zlibScript });
+  assert.deepEqual(await (await dispatch(off, "http://localhost/")).json(), { gzip: 'Compatibility flag "nodejs_zlib" is not enabled', crc: 3633523372, level: 9 });
+  const on = await useWorker(t, { compatibilityDate: "2024-06-01", compatibilityFlags: ["nodejs_compat", "nodejs_zlib"], script: zlibScript });
+  assert.equal((await (await dispatch(on, "http://localhost/")).json()).gzip, "hi");
+});
+
+test("remove_nodejs_compat_eol_v2x: the end-of-life APIs workerd keeps go with their flags", async (t) => {
+  const script = `import util from "node:util"; import crypto from "node:crypto"; import tls from "node:tls"; import process from "node:process";
+    export default { fetch() { return Response.json([typeof util.isBoolean, typeof util.isArray, typeof crypto.createCipher, typeof tls.createSecurePair, typeof process.assert]); } }`;
+  const kept = await useWorker(t, { script, compatibilityFlags: ["nodejs_compat"] });
+  assert.deepEqual(await (await dispatch(kept, "http://localhost/")).json(), ["function", "function", "function", "function", "function"]);
+  // remove_nodejs_compat_eol_v24 brings v23 (workerd's rule); v22 is named on its own.
+  const gone = await useWorker(t, { script, compatibilityFlags: ["nodejs_compat", "remove_nodejs_compat_eol_v22", "remove_nodejs_compat_eol_v24"] });
+  assert.deepEqual(await (await dispatch(gone, "http://localhost/")).json(), ["undefined", "function", "undefined", "undefined", "undefined"]);
+});
+
+test("enable_nodejs_global_timers (nodejs_compat from 2026-02-10): the global timers are node:timers', returning Timeout objects", async (t) => {
+  const probe = `
+    const t1 = setTimeout(() => {}, 1000);
+    const kind = typeof t1;
+    clearTimeout(t1);
+    const fired = await new Promise((resolve) => { const t2 = setTimeout((x) => resolve(x), 1, "fired"); });
+    const ticks = await new Promise((resolve) => { let n = 0; const i = setInterval(() => { if (++n === 3) { clearInterval(i); resolve(n); } }, 1); });
+    const cancelled = await new Promise((resolve) => { const t3 = setTimeout(() => resolve("ran"), 5); clearTimeout(t3); setTimeout(() => resolve("cancelled"), 20); });
+    return { kind, hasRef: typeof t1.hasRef, fired, ticks, cancelled, immediate: typeof setImmediate };`;
+  assert.deepEqual(await evalInWorker(t, probe, { compatibilityFlags: ["nodejs_compat"] }), { kind: "object", hasRef: "function", fired: "fired", ticks: 3, cancelled: "cancelled", immediate: "function" });
+  assert.deepEqual(await evalInWorker(t, probe, { compatibilityDate: "2026-02-09", compatibilityFlags: ["nodejs_compat"] }), { kind: "number", hasRef: "undefined", fired: "fired", ticks: 3, cancelled: "cancelled", immediate: "function" });
+});

@@ -5,6 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
+import path from "node:path";
 import { dispatch } from "../index.js";
 import { useWorker, waitFor } from "./helpers.mjs";
 
@@ -103,7 +104,7 @@ test("stubbed and partial node: modules import, with workerd's shapes, values an
       punycode: [punycode.toASCII("mañana.com"), punycode.toUnicode("xn--maana-pta.com"), punycode.encode("bücher"), punycode.version],
       worker_threads: [wt.isMainThread, wt.threadId, wt.parentPort, notImpl(() => new wt.Worker("x.js"))],
       child_process: [notImpl(() => cp.spawn("ls")), notImpl(() => cp.execSync("ls")), notImpl(() => new cp.ChildProcess())],
-      win32: [win32.sep, win32.delimiter, notImpl(() => win32.join("a", "b"))],
+      win32: [win32.sep, win32.delimiter, win32.join("a", "b"), notImpl(() => win32.matchesGlob("a", "*"))],
       cluster: [cluster.isPrimary, cluster.isWorker, notImpl(() => cluster.fork())],
       dgram: [socket.bind() === socket, JSON.stringify(socket.address())],
       inspector: [inspector.url() ?? null, typeof inspector.console.log, notImpl(() => new inspector.Session()), inspectorP === inspector],
@@ -135,7 +136,7 @@ test("stubbed and partial node: modules import, with workerd's shapes, values an
     punycode: ["xn--maana-pta.com", "mañana.com", "bcher-kva", "2.1.0"],
     worker_threads: [true, 0, null, ni("Worker")],
     child_process: [ni("child_process.spawn"), ni("child_process.execSync"), ni("child_process.ChildProcess")],
-    win32: ["\\", ";", ni("path.win32.join")],
+    win32: ["\\", ";", "a\\b", ni("path.win32.matchesGlob")],
     cluster: [true, false, ni("cluster.fork")],
     dgram: [true, "{}"],
     inspector: [null, "function", ni("Session"), true],
@@ -187,4 +188,30 @@ test("node:http's client runs over fetch(): request with headers and a body, get
   assert.deepEqual(result.posted, { status: 201, message: "Created", type: "application/json", reply: "yes", body: { method: "POST", url: "/items?x=1", body: "hello world", custom: "abc" } });
   assert.deepEqual(result.got, { status: 404, message: "Not Found", type: "application/json", reply: "yes", body: { method: "GET", url: "/missing", body: "", custom: null } });
   assert.equal(result.failed, "TypeError");
+});
+
+test("Node's internal module names workerd exports (_http_*, _tls_*) are node:http's and node:tls's pieces", async (t) => {
+  const { result } = await run(t, `import http from "node:http"; import tls from "node:tls";
+    import agent from "node:_http_agent"; import client from "node:_http_client"; import common from "node:_http_common";
+    import incoming from "node:_http_incoming"; import outgoing from "node:_http_outgoing"; import server from "node:_http_server";
+    import tlsCommon from "node:_tls_common"; import tlsWrap from "node:_tls_wrap";`, `
+    return [agent.Agent === http.Agent, client.ClientRequest === http.ClientRequest, common.methods === http.METHODS, common._checkIsHttpToken("x-ok"),
+      incoming.IncomingMessage === http.IncomingMessage, outgoing.validateHeaderName === http.validateHeaderName, server.STATUS_CODES[200],
+      tlsCommon.createSecureContext === tls.createSecureContext, tlsWrap.TLSSocket === tls.TLSSocket];`);
+  assert.deepEqual(result, [true, true, true, true, true, true, "OK", true, true]);
+});
+
+test("node:path/win32 gives what Node's path.win32 gives", async (t) => {
+  const paths = ["", ".", "a\\b/c", "C:", "C:\\", "c:foo\\..\\..\\bar", "C:\\foo\\bar.txt", "\\foo\\bar\\", "\\\\server\\share",
+    "\\\\server\\share\\dir\\file.js", "//server/share/x/../y", "foo\\..\\..\\bar", ".bashrc", "a.", "file.tar.gz", "///a", "\\\\?\\C:\\x"];
+  const cases = [];
+  for (const p of paths) for (const fn of ["normalize", "isAbsolute", "dirname", "basename", "extname", "parse"]) cases.push([fn, [p]]);
+  cases.push(["join", ["\\\\server", "share"]], ["join", ["C:\\a", "..\\b", "c"]], ["resolve", ["C:\\a", "D:\\b", "..\\c"]],
+    ["resolve", ["\\\\s\\sh\\a", "..\\..\\x"]], ["relative", ["C:\\a\\B", "c:\\A\\b\\c"]], ["relative", ["C:\\a", "D:\\a"]],
+    ["toNamespacedPath", ["C:\\a"]], ["toNamespacedPath", ["\\\\s\\sh\\a"]], ["basename", ["C:\\x\\y.js", ".js"]],
+    ["format", [{ root: "C:\\", name: "x", ext: "txt" }]]);
+  const { result } = await run(t, `import win32 from "node:path/win32";`, `
+    const cases = ${JSON.stringify(cases)};
+    return { out: cases.map(([fn, args]) => win32[fn](...args)) };`);
+  assert.deepEqual(result.out, JSON.parse(JSON.stringify(cases.map(([fn, args]) => path.win32[fn](...args)))));
 });

@@ -118,3 +118,16 @@ internals.installNodeGlobals = function installNodeGlobals() {
   lazy("setImmediate", () => load("node:timers").setImmediate);
   lazy("clearImmediate", () => load("node:timers").clearImmediate);
 };
+
+/**
+ * enable_nodejs_global_timers (implied by nodejs_compat from 2026-02-10): the global
+ * setTimeout/setInterval/clearTimeout/clearInterval/setImmediate/clearImmediate are node:timers'
+ * (Timeout objects instead of numbers), as workerd makes them. node:timers keeps the runtime's.
+ */
+internals.installNodeTimers = function installNodeTimers() {
+  internals.webTimers = { setTimeout: globalThis.setTimeout, setInterval: globalThis.setInterval, clearTimeout: globalThis.clearTimeout };
+  const timers = load("node:timers");
+  for (const name of ["setTimeout", "setInterval", "clearTimeout", "clearInterval", "setImmediate", "clearImmediate"]) {
+    Object.defineProperty(globalThis, name, { value: timers[name], writable: true, configurable: true, enumerable: false });
+  }
+};

@@ -19,7 +19,9 @@ function requireFrom(referrer, nodeEnabled) {
   return function require(specifier) {
     specifier = String(specifier);
     const bare = specifier.startsWith("node:") ? specifier.slice(5) : specifier;
-    if (nodeEnabled && (specifier.startsWith("node:") || ops.nodeModuleAllowed(bare)) && !bare.startsWith("internal/")) {
+    // Bare names ("buffer") reach node: modules only with nodejs_compat_v2, as in workerd.
+    const bareAllowed = internals.compat?.enabled.includes("nodejs_compat_v2") && ops.nodeModuleAllowed(bare);
+    if (nodeEnabled && (specifier.startsWith("node:") || bareAllowed) && !bare.startsWith("internal/")) {
       if (!ops.nodeModuleAllowed(bare)) throw moduleNotFound(specifier, referrer);
       return internals.loadNodeModule(bare);
     }

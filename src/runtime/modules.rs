@@ -36,6 +36,8 @@ pub(crate) struct NodeGate {
   /// Every compatibility feature that is on.
   pub enabled: Vec<String>,
   pub als_only: bool,
+  /// Whether bare names (`"buffer"`) reach `node:` modules (nodejs_compat_v2, as in workerd).
+  pub bare: bool,
 }
 
 impl NodeGate {
@@ -183,15 +185,16 @@ pub(crate) fn resolve<'a>(
   Some(module)
 }
 
-/// With nodejs_compat, the `node:` module `specifier` names: `node:<name>`, or a bare `<name>`
-/// of a module the worker may import (as workerd accepts; not with nodejs_als alone). An unknown
+/// With nodejs_compat, the `node:` module `specifier` names: `node:<name>`, or with
+/// nodejs_compat_v2 a bare `<name>` of a module the worker may import (as workerd accepts; never
+/// with nodejs_als alone). An unknown
 /// `node:<name>` is returned too, so that its import fails with workerd's message.
 fn node_specifier<'a>(specifier: &'a str, registry: &RegistryRef) -> Option<&'a str> {
   let registry = registry.borrow();
   registry.node_loader.as_ref()?;
   match specifier.strip_prefix("node:") {
     Some(name) => Some(name),
-    None => (!registry.node_gate.als_only && registry.node_gate.allows(specifier)).then_some(specifier),
+    None => (registry.node_gate.bare && !registry.node_gate.als_only && registry.node_gate.allows(specifier)).then_some(specifier),
   }
 }
 

@@ -94,3 +94,7 @@ module.exports = {
   Server: notImplemented,
   getCiphers: notImplemented,
 };
+// Removed from Node 24; workerd keeps a stub until remove_nodejs_compat_eol_v24.
+if (!internals.compat?.enabled.includes("remove_nodejs_compat_eol_v24")) {
+  module.exports.createSecurePair = require("node:internal/errors").notImplemented("createSecurePair");
+}

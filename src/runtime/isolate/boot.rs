@@ -101,11 +101,15 @@ pub(super) fn load_context(
   let node = state.borrow().nodejs_compat.clone();
   if node.modules || node.als {
     let loader = internal_function(scope, internals, "loadNodeModule")?;
-    let gate = modules::NodeGate { enabled: node.enabled.clone(), als_only: !node.modules };
+    let bare = node.enabled.iter().any(|f| f == "nodejs_compat_v2");
+    let gate = modules::NodeGate { enabled: node.enabled.clone(), als_only: !node.modules, bare };
     registry.enable_node(v8::Global::new(scope, loader), gate);
   }
   if node.globals {
     call_internal(scope, internals, "installNodeGlobals", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
+  }
+  if node.enabled.iter().any(|f| f == "enable_nodejs_global_timers") {
+    call_internal(scope, internals, "installNodeTimers", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
   }
   scope.set_slot(Rc::new(RefCell::new(registry)));
   begin_turn(state, owner);

@@ -242,6 +242,10 @@ function install(target) {
       writeReport: notImplemented("process.report.writeReport"),
     },
   });
+  // process.assert (removed from Node 23): workerd keeps it until remove_nodejs_compat_eol_v23.
+  if (!internals.compat?.enabled.includes("remove_nodejs_compat_eol_v23")) {
+    process.assert = (value, message) => require("node:assert").ok(value, message);
+  }
   lazy(process, "stdout", () => logStream(1, (line) => console.log(line)));
   lazy(process, "stderr", () => logStream(2, (line) => console.error(line)));
   lazy(process, "stdin", () => {
