@@ -98,20 +98,23 @@ internals.loadNodeModule = function loadNodeModule(name) {
  * `clearImmediate`. Buffer and process are loaded on first use (a getter that then replaces
  * itself with the value), so a worker that never touches them does not load them.
  */
+/** A global made on first use: a getter that replaces itself with `get()`'s value. */
+function lazy(name, get) {
+  Object.defineProperty(globalThis, name, {
+    configurable: true,
+    enumerable: false,
+    get() {
+      const value = get();
+      Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+      return value;
+    },
+    set(value) {
+      Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+    },
+  });
+}
+
 internals.installNodeGlobals = function installNodeGlobals() {
-  const lazy = (name, get) =>
-    Object.defineProperty(globalThis, name, {
-      configurable: true,
-      enumerable: false,
-      get() {
-        const value = get();
-        Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
-        return value;
-      },
-      set(value) {
-        Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
-      },
-    });
   lazy("Buffer", () => load("node:buffer").Buffer);
   lazy("process", () => load("node:process"));
   lazy("global", () => globalThis);
@@ -123,11 +126,11 @@ internals.installNodeGlobals = function installNodeGlobals() {
  * enable_nodejs_global_timers (implied by nodejs_compat from 2026-02-10): the global
  * setTimeout/setInterval/clearTimeout/clearInterval/setImmediate/clearImmediate are node:timers'
  * (Timeout objects instead of numbers), as workerd makes them. node:timers keeps the runtime's.
+ * node:timers is loaded when a script first reads one of them.
  */
 internals.installNodeTimers = function installNodeTimers() {
   internals.webTimers = { setTimeout: globalThis.setTimeout, setInterval: globalThis.setInterval, clearTimeout: globalThis.clearTimeout };
-  const timers = load("node:timers");
   for (const name of ["setTimeout", "setInterval", "clearTimeout", "clearInterval", "setImmediate", "clearImmediate"]) {
-    Object.defineProperty(globalThis, name, { value: timers[name], writable: true, configurable: true, enumerable: false });
+    lazy(name, () => load("node:timers")[name]);
   }
 };
