@@ -215,3 +215,16 @@ test("node:path/win32 gives what Node's path.win32 gives", async (t) => {
     return { out: cases.map(([fn, args]) => win32[fn](...args)) };`);
   assert.deepEqual(result.out, JSON.parse(JSON.stringify(cases.map(([fn, args]) => path.win32[fn](...args)))));
 });
+
+test("module.createRequire reaches the worker's own modules by path, and allowed node: modules", async (t) => {
+  const modules = { "lib/answer.cjs": `module.exports = { answer: 42, os: require("node:os").EOL };`, "lib/data.json": { type: "json", content: `{"ok":true}` } };
+  const { result } = await run(t, `import { createRequire } from "node:module";`, `
+    const require = createRequire("/src/app.js");
+    const fromUrl = createRequire("file:///lib/other.js");
+    let bad;
+    try { createRequire("relative.js"); } catch (e) { bad = e.code; }
+    let missing;
+    try { require("./nope.cjs"); } catch (e) { missing = e.code; }
+    return [require("../lib/answer.cjs"), fromUrl("./data.json"), bad, missing];`, { modules });
+  assert.deepEqual(result, [{ answer: 42, os: "\n" }, { ok: true }, "ERR_INVALID_ARG_VALUE", "MODULE_NOT_FOUND"]);
+});
