@@ -228,3 +228,29 @@ test("module.createRequire reaches the worker's own modules by path, and allowed
     return [require("../lib/answer.cjs"), fromUrl("./data.json"), bad, missing];`, { modules });
   assert.deepEqual(result, [{ answer: 42, os: "\n" }, { ok: true }, "ERR_INVALID_ARG_VALUE", "MODULE_NOT_FOUND"]);
 });
+
+test("node:test's mock tracker (what workerd has of node:test) records calls as Node's does", async (t) => {
+  const body = `
+    const out = [];
+    const f = mock.fn((a, b) => a + b);
+    out.push(f(1, 2), f.mock.callCount(), f.mock.calls[0].arguments, f.mock.calls[0].result);
+    f.mock.mockImplementationOnce(() => "once");
+    out.push(f(1, 1), f(2, 2));
+    f.mock.mockImplementation(() => "new");
+    out.push(f(0, 0), f.mock.callCount());
+    const obj = { value: 2, get g() { return "real"; }, method(x) { return x * this.value; } };
+    const spy = mock.method(obj, "method");
+    out.push(obj.method(5), spy.mock.calls[0].this === obj);
+    mock.getter(obj, "g", () => "fake getter");
+    out.push(obj.g);
+    mock.restoreAll();
+    out.push(obj.method(5), obj.g, Object.keys(obj).join());
+    const limited = mock.fn(() => "orig", () => "impl", { times: 1 });
+    out.push(limited(), limited());
+    mock.reset();
+    return out;`;
+  const { mock } = await import("node:test");
+  const inNode = new Function("mock", `return (async () => { ${body} })();`)(mock);
+  const { result } = await run(t, `import { mock } from "node:test";`, body);
+  assert.deepEqual(result, await inNode);
+});
