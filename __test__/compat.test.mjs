@@ -143,3 +143,34 @@ test("enable_nodejs_global_timers (nodejs_compat from 2026-02-10): the global ti
   assert.deepEqual(await evalInWorker(t, probe, { compatibilityFlags: ["nodejs_compat"] }), { kind: "object", hasRef: "function", fired: "fired", ticks: 3, cancelled: "cancelled", immediate: "function" });
   assert.deepEqual(await evalInWorker(t, probe, { compatibilityDate: "2026-02-09", compatibilityFlags: ["nodejs_compat"] }), { kind: "number", hasRef: "undefined", fired: "fired", ticks: 3, cancelled: "cancelled", immediate: "function" });
 });
+
+test("enable_global_performance_classes (nodejs_compat from 2026-03-17): performance.mark/measure and the entry classes", async (t) => {
+  const probe = `
+    if (typeof performance.mark !== "function") return { mark: typeof performance.mark, PerformanceMark: typeof PerformanceMark };
+    const a = performance.mark("a", { detail: { step: 1 } });
+    const b = performance.mark("b", { startTime: a.startTime + 5 });
+    const m = performance.measure("a-to-b", "a", "b");
+    const o = performance.measure("opts", { start: 10, duration: 7, detail: "d" });
+    const result = {
+      mark: [a.entryType, a.name, a.duration, a.detail, a instanceof PerformanceMark, a instanceof PerformanceEntry],
+      measure: [m.entryType, m.duration, m.detail, o.startTime, o.duration, o.detail],
+      lists: [performance.getEntries().length, performance.getEntriesByType("mark").map((e) => e.name), performance.getEntriesByName("opts", "measure").length],
+      classes: [new PerformanceMark("x").entryType, PerformanceObserver.supportedEntryTypes, new PerformanceObserver(() => {}).takeRecords()],
+      illegal: (() => { try { new PerformanceEntry(); return "constructed"; } catch (e) { return e.message; } })(),
+    };
+    performance.clearMarks("a");
+    result.afterClear = performance.getEntriesByType("mark").map((e) => e.name);
+    performance.clearMeasures();
+    result.measuresLeft = performance.getEntriesByType("measure").length;
+    return result;`;
+  assert.deepEqual(await evalInWorker(t, probe, { compatibilityFlags: ["nodejs_compat"] }), {
+    mark: ["mark", "a", 0, { step: 1 }, true, true],
+    measure: ["measure", 5, null, 10, 7, "d"],
+    lists: [4, ["a", "b"], 1],
+    classes: ["mark", ["mark", "measure"], []],
+    illegal: "Illegal constructor",
+    afterClear: ["b"],
+    measuresLeft: 0,
+  });
+  assert.deepEqual(await evalInWorker(t, probe, { compatibilityDate: "2026-03-16", compatibilityFlags: ["nodejs_compat"] }), { mark: "undefined", PerformanceMark: "undefined" });
+});

@@ -123,6 +123,23 @@ internals.installNodeGlobals = function installNodeGlobals() {
 };
 
 /**
+ * enable_global_performance_classes / enable_nodejs_perf_hooks_module: performance.mark,
+ * measure, getEntries* and clear*, and the Performance* entry classes as globals
+ * (node/internal/performance.js, loaded on first use).
+ */
+internals.installPerformanceClasses = function installPerformanceClasses() {
+  const impl = () => load("node:internal/performance");
+  const proto = Object.getPrototypeOf(globalThis.performance);
+  for (const name of ["mark", "measure", "getEntries", "getEntriesByName", "getEntriesByType", "clearMarks", "clearMeasures", "clearResourceTimings", "setResourceTimingBufferSize"]) {
+    const method = { [name](...args) { return impl().methods[name](...args); } }[name];
+    Object.defineProperty(proto, name, { value: method, writable: true, configurable: true, enumerable: true });
+  }
+  for (const name of ["PerformanceEntry", "PerformanceMark", "PerformanceMeasure", "PerformanceResourceTiming", "PerformanceObserver", "PerformanceObserverEntryList"]) {
+    lazy(name, () => impl().classes[name]);
+  }
+};
+
+/**
  * enable_nodejs_global_timers (implied by nodejs_compat from 2026-02-10): the global
  * setTimeout/setInterval/clearTimeout/clearInterval/setImmediate/clearImmediate are node:timers'
  * (Timeout objects instead of numbers), as workerd makes them. node:timers keeps the runtime's.

@@ -1,8 +1,8 @@
 // node:perf_hooks (enable_nodejs_perf_hooks_module; implied by nodejs_compat from 2026-03-17):
 // the global `performance` and Node's constants, with workerd's stubs — eventLoopUtilization
 // is all zeroes, timerify returns the function unchanged, createHistogram and
-// monitorEventLoopDelay throw ERR_METHOD_NOT_IMPLEMENTED. workerbox's `performance` has no
-// marks or measures, so the Performance* entry classes it lacks throw when constructed.
+// monitorEventLoopDelay throw ERR_METHOD_NOT_IMPLEMENTED. The Performance* entry classes are the
+// globals this flag brings (node/internal/performance.js).
 
 const { notImplemented, notImplementedClass } = require("node:internal/errors");
 

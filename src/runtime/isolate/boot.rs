@@ -108,6 +108,9 @@ pub(super) fn load_context(
   if node.globals {
     call_internal(scope, internals, "installNodeGlobals", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
   }
+  if node.enabled.iter().any(|f| f == "enable_global_performance_classes" || f == "enable_nodejs_perf_hooks_module") {
+    call_internal(scope, internals, "installPerformanceClasses", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
+  }
   if node.enabled.iter().any(|f| f == "enable_nodejs_global_timers") {
     call_internal(scope, internals, "installNodeTimers", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
   }
