@@ -147,8 +147,11 @@ test("enable_nodejs_global_timers (nodejs_compat from 2026-02-10): the global ti
 test("enable_global_performance_classes (nodejs_compat from 2026-03-17): performance.mark/measure and the entry classes", async (t) => {
   const probe = `
     if (typeof performance.mark !== "function") return { mark: typeof performance.mark, PerformanceMark: typeof PerformanceMark };
-    const a = performance.mark("a", { detail: { step: 1 } });
-    const b = performance.mark("b", { startTime: a.startTime + 5 });
+    const a = performance.mark("a", { detail: { step: 1 }, startTime: 100 });
+    const b = performance.mark("b", { startTime: 105 });
+    const now = performance.mark("now");
+    const nowOk = now.startTime >= 0 && now.startTime <= performance.now();
+    performance.clearMarks("now");
     const m = performance.measure("a-to-b", "a", "b");
     const o = performance.measure("opts", { start: 10, duration: 7, detail: "d" });
     const result = {
@@ -157,6 +160,7 @@ test("enable_global_performance_classes (nodejs_compat from 2026-03-17): perform
       lists: [performance.getEntries().length, performance.getEntriesByType("mark").map((e) => e.name), performance.getEntriesByName("opts", "measure").length],
       classes: [new PerformanceMark("x").entryType, PerformanceObserver.supportedEntryTypes, new PerformanceObserver(() => {}).takeRecords()],
       illegal: (() => { try { new PerformanceEntry(); return "constructed"; } catch (e) { return e.message; } })(),
+      nowOk,
     };
     performance.clearMarks("a");
     result.afterClear = performance.getEntriesByType("mark").map((e) => e.name);
@@ -169,6 +173,7 @@ test("enable_global_performance_classes (nodejs_compat from 2026-03-17): perform
     lists: [4, ["a", "b"], 1],
     classes: ["mark", ["mark", "measure"], []],
     illegal: "Illegal constructor",
+    nowOk: true,
     afterClear: ["b"],
     measuresLeft: 0,
   });
