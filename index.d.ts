@@ -98,7 +98,10 @@ export interface WorkerOptions {
   compatibilityDate?: string;
   /**
    * workerd's compatibility flags (`"nodejs_compat"`, `"no_global_navigator"`, …). An unknown,
-   * experimental or contradictory flag is a TypeError. See the README for what each changes here.
+   * experimental or contradictory flag is a TypeError. As in workerd, some flags imply others
+   * from a date (`nodejs_compat` brings `nodejs_compat_v2` from 2024-09-23,
+   * `nodejs_compat_populate_process_env` from 2025-04-01, `enable_nodejs_process_v2` and the
+   * fs/os modules from 2025-09-15, …). See the README for what each changes here.
    */
   compatibilityFlags?: string[];
 }

@@ -78,8 +78,8 @@ test("node: imports: named and default exports, bare specifiers, and workerd's m
   });
   assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), [true, true, "function"]);
   await assert.rejects(
-    createWorker({ compatibilityFlags: ["nodejs_compat"], script: `import fs from "node:fs"; export default { fetch() {} }`, onLog() {} }),
-    /No such module "node:fs": workerbox's nodejs_compat has node:assert, node:assert\/strict, node:async_hooks, node:buffer, /,
+    createWorker({ compatibilityFlags: ["nodejs_compat"], script: `import nope from "node:nope"; export default { fetch() {} }`, onLog() {} }),
+    /No such module "node:nope": the worker may import node:_http_agent, .*node:assert, node:assert\/strict, node:async_hooks, node:buffer, /,
   );
 });
 
@@ -91,5 +91,49 @@ test("without nodejs_compat, node: imports do not resolve", async () => {
   await assert.rejects(
     createWorker({ compatibilityFlags: ["no_nodejs_compat"], script: `import { AsyncLocalStorage } from "node:async_hooks"; export default { fetch() {} }`, onLog() {} }),
     /Cannot resolve module "node:async_hooks"/,
+  );
+});
+
+test("AsyncLocalStorage keeps each request's store across await fetch() to a loopback server", async (t) => {
+  const http = await import("node:http");
+  const server = http.createServer((req, res) => setTimeout(() => res.end(req.url), 5));
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.close());
+  const worker = await useWorker(t, {
+    compatibilityFlags: ["nodejs_compat"],
+    script: `import { AsyncLocalStorage } from "node:async_hooks";
+      const als = new AsyncLocalStorage();
+      export default { fetch(request) {
+        const id = new URL(request.url).searchParams.get("id");
+        return als.run({ id }, async () => {
+          const response = await fetch("http://127.0.0.1:${server.address().port}/echo/" + id);
+          const afterFetch = als.getStore()?.id;
+          const body = await response.text();
+          const afterBody = als.getStore()?.id;
+          const inThen = await fetch("http://127.0.0.1:${server.address().port}/x").then(() => als.getStore()?.id);
+          return Response.json({ afterFetch, afterBody, inThen, body });
+        });
+      } }`,
+  });
+  const results = await Promise.all(Array.from({ length: 8 }, (_, i) => dispatch(worker, `http://localhost/?id=${i}`).then((r) => r.json())));
+  results.forEach((seen, i) => assert.deepEqual(seen, { afterFetch: String(i), afterBody: String(i), inThen: String(i), body: `/echo/${i}` }));
+});
+
+test("nodejs_als alone makes node:async_hooks importable (and nothing else), as in workerd", async (t) => {
+  const worker = await useWorker(t, {
+    compatibilityDate: "2024-01-01",
+    compatibilityFlags: ["nodejs_als"],
+    script: `import { AsyncLocalStorage } from "node:async_hooks";
+      const als = new AsyncLocalStorage();
+      export default { fetch() { return als.run("kept", async () => { await null; return new Response(als.getStore() + " " + typeof Buffer); }); } }`,
+  });
+  assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "kept undefined");
+  await assert.rejects(
+    createWorker({ compatibilityDate: "2024-01-01", compatibilityFlags: ["nodejs_als"], script: `import "node:buffer"; export default { fetch() {} }`, onLog() {} }),
+    /No such module "node:buffer": the worker may import node:async_hooks$/,
+  );
+  await assert.rejects(
+    createWorker({ compatibilityDate: "2024-01-01", compatibilityFlags: ["nodejs_als"], script: `import "async_hooks"; export default { fetch() {} }`, onLog() {} }),
+    /Cannot resolve module "async_hooks"/,
   );
 });

@@ -256,19 +256,24 @@ test("nodejs_compat_v2 globals: Buffer, process, global, setImmediate; absent wi
     immediate: typeof setImmediate,
   }) } }`;
   const on = await useWorker(t, { script: probe, compatibilityFlags: ["nodejs_compat"] });
-  assert.deepEqual(await (await dispatch(on, "http://localhost/")).json(), { buffer: "6869", process: ["linux", "function", "object", null], global: true, immediate: "function" });
+  assert.deepEqual(await (await dispatch(on, "http://localhost/")).json(), { buffer: "6869", process: ["linux", "function", "object", "v22.19.0"], global: true, immediate: "function" });
   const off = await useWorker(t, { script: probe, compatibilityDate: "2024-01-01" });
   assert.deepEqual(await (await dispatch(off, "http://localhost/")).json(), { buffer: false, process: false, global: false, immediate: "undefined" });
 });
 
-test("process.env holds the worker's text and JSON vars only with nodejs_compat_populate_process_env", async (t) => {
+test("process.env holds the worker's text and JSON vars only with nodejs_compat_populate_process_env (implied from 2025-04-01)", async (t) => {
   const script = `import process from "node:process";
     export default { fetch() { return Response.json({ ...process.env }) } }`;
   const bindings = { GREETING: "hi", CONFIG: { a: [1] } };
-  const plain = await useWorker(t, { script, bindings, compatibilityFlags: ["nodejs_compat"] });
+  // Before 2025-04-01 nodejs_compat does not imply the flag; from then it does, unless turned off.
+  const plain = await useWorker(t, { script, bindings, compatibilityDate: "2025-03-31", compatibilityFlags: ["nodejs_compat"] });
   assert.deepEqual(await (await dispatch(plain, "http://localhost/")).json(), {});
-  const filled = await useWorker(t, { script, bindings, compatibilityFlags: ["nodejs_compat", "nodejs_compat_populate_process_env"] });
+  const off = await useWorker(t, { script, bindings, compatibilityFlags: ["nodejs_compat", "nodejs_compat_do_not_populate_process_env"] });
+  assert.deepEqual(await (await dispatch(off, "http://localhost/")).json(), {});
+  const filled = await useWorker(t, { script, bindings, compatibilityDate: "2025-03-31", compatibilityFlags: ["nodejs_compat", "nodejs_compat_populate_process_env"] });
   assert.deepEqual(await (await dispatch(filled, "http://localhost/")).json(), { GREETING: "hi", CONFIG: '{"a":[1]}' });
+  const byDate = await useWorker(t, { script, bindings, compatibilityDate: "2025-04-01", compatibilityFlags: ["nodejs_compat"] });
+  assert.deepEqual(await (await dispatch(byDate, "http://localhost/")).json(), { GREETING: "hi", CONFIG: '{"a":[1]}' });
 });
 
 test("process.getBuiltinModule, process.exit and require-only internals", async (t) => {

@@ -91,3 +91,19 @@ test("without esbuild: a JavaScript main loads unbundled with a warning; a TypeS
   assert.deepEqual(result.warnings, [`esbuild is not installed: ${path.join("src", "index.js")} and the modules beside it are loaded without bundling`]);
   assert.equal(result.tsError, `${path.join(ts, "src", "index.ts")} needs bundling, but esbuild is not installed: run \`npm install --save-dev esbuild\` (it is an optional peer dependency of workerbox)`);
 });
+
+test("no_bundle: .cjs files and files matched by a CommonJS rule load as CommonJS modules", async (t) => {
+  const dir = copy(t, "bundle", "plain-js");
+  const config = path.join(dir, "wrangler.toml");
+  fs.writeFileSync(config, `${fs.readFileSync(config, "utf8")}\n[[rules]]\ntype = "CommonJS"\nglobs = ["**/legacy/*.js"]\n`);
+  fs.mkdirSync(path.join(dir, "src", "legacy"));
+  fs.writeFileSync(path.join(dir, "src", "legacy", "greet.js"), `const { suffix } = require("../lib/suffix.cjs");\nexports.greet = (name) => "hi " + name + suffix + " " + typeof module;\n`);
+  fs.writeFileSync(path.join(dir, "src", "lib", "suffix.cjs"), `module.exports = { suffix: "!" };\n`);
+  fs.writeFileSync(path.join(dir, "src", "index.js"), `import { greet } from "./legacy/greet.js";\nimport suffix from "./lib/suffix.cjs";\nexport default { fetch() { return new Response(greet("cjs") + " " + suffix.suffix); } };\n`);
+  const project = await loadProject(dir, { persistTo: false });
+  assert.equal(project.options.modules[path.join(dir, "src", "legacy", "greet.js")].type, "commonjs");
+  assert.equal(project.options.modules[path.join(dir, "src", "lib", "suffix.cjs")].type, "commonjs");
+  const worker = await startWorker(project, { onLog() {} });
+  t.after(() => worker.dispose());
+  assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "hi cjs! object !");
+});

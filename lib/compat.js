@@ -1,9 +1,13 @@
 "use strict";
 // Compatibility dates and flags, with workerd's names and meanings. `lib/compat-flags.json` is
-// workerd's table of features (enable flag, disable flag, enable date, experimental or not);
-// this file checks a worker's `compatibilityDate` and `compatibilityFlags` against it and works
-// out which features are on, as workerd does: a feature is on from its enable date, or when its
-// enable flag is given; its disable flag turns it off again.
+// workerd's table of features (enable flag, disable flag, enable date, experimental or not, and
+// "implied by after date" rules); this file checks a worker's `compatibilityDate` and
+// `compatibilityFlags` against it and works out which features are on, as workerd does: a
+// feature is on from its enable date, or when its enable flag is given; its disable flag turns
+// it off again. A feature with `impliedBy: { flags, date }` is also on when the date is on or
+// after `date` and any of `flags` is on (unless its own disable flag is given): e.g.
+// `nodejs_compat` with a date from 2024-09-23 brings `nodejs_compat_v2`. As in workerd, these
+// rules are applied once, in table order, so a rule sees the rules above it already applied.
 
 const TABLE = require("./compat-flags.json");
 
@@ -62,13 +66,18 @@ function resolveCompat(compatibilityDate, compatibilityFlags, where = "createWor
     }
     chosen.set(entry.feature, entry.enables);
   }
-  const enabled = [];
+  const on = new Map(); // enable flag -> on?
   for (const feature of TABLE.flags) {
     if (!feature.enable || feature.experimental) continue;
     const byDate = feature.date !== null && date >= feature.date;
-    const on = chosen.has(feature) ? chosen.get(feature) : byDate;
-    if (on) enabled.push(feature.enable);
+    on.set(feature.enable, chosen.has(feature) ? chosen.get(feature) : byDate);
   }
+  for (const feature of TABLE.flags) {
+    const rule = feature.impliedBy;
+    if (!rule || !on.has(feature.enable) || chosen.get(feature) === false || date < rule.date) continue;
+    if (rule.flags.some((flag) => on.get(flag))) on.set(feature.enable, true);
+  }
+  const enabled = [...on].filter(([, value]) => value).map(([flag]) => flag);
   // Asking for nodejs_compat_v2 by name implies nodejs_compat; v2 on by date alone does not.
   if (flags.includes("nodejs_compat_v2") && !enabled.includes("nodejs_compat")) enabled.push("nodejs_compat");
   return { date, flags, enabled };

@@ -16,7 +16,7 @@ const DEFAULT_RULES = [
   { type: "Data", globs: ["**/*.bin"] },
   { type: "CompiledWasm", globs: ["**/*.wasm", "**/*.wasm?module"] },
 ];
-const MODULE_KIND = { Text: "text", Data: "data", CompiledWasm: "wasm", ESModule: "esm" };
+const MODULE_KIND = { Text: "text", Data: "data", CompiledWasm: "wasm", ESModule: "esm", CommonJS: "commonjs" };
 
 /** esbuild, if installed (it is an optional peer dependency), else null. */
 function loadEsbuild() {
@@ -143,12 +143,16 @@ async function bundle(config, { outdir = path.join(config.root, ".workerbox", "b
   };
 }
 
-/** No bundling: main and every module file next to it (by the rules) become modules. */
+/**
+ * No bundling: main and every module file next to it (by the rules) become modules. Besides the
+ * project's rules, `.js`/`.mjs` files are ES modules and `.cjs` files CommonJS ones (a project
+ * rule of type `CommonJS`, e.g. for `**\/*.js`, comes first and wins).
+ */
 function unbundled(config, rules, reason) {
   const base = path.dirname(config.mainFile);
   const moduleMap = {};
   const inputs = [];
-  const rulesWithJs = [...rules, { type: "ESModule", match: picomatch(["**/*.js", "**/*.mjs"]) }];
+  const rulesWithJs = [...rules, { type: "ESModule", match: picomatch(["**/*.js", "**/*.mjs"]) }, { type: "CommonJS", match: picomatch(["**/*.cjs"]) }];
   const walk = (dir) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const file = path.join(dir, entry.name);

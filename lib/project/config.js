@@ -411,7 +411,7 @@ function normalise(c, raw, base, envName) {
     const globs = c.stringArray(entry.globs, [...kp, "globs"]);
     if (globs === undefined && entry.globs === undefined) c.error([...kp, "globs"], "is required");
     if (entry.fallthrough !== undefined) c.type(entry.fallthrough, [...kp, "fallthrough"], "boolean");
-    if (type === "CommonJS") c.warn([...kp, "type"], "CommonJS rules are bundled by esbuild as usual; the rule itself is ignored");
+    if (type === "CommonJS" && raw.no_bundle !== true) c.warn([...kp, "type"], "CommonJS rules only apply with no_bundle; when bundling, esbuild handles CommonJS itself and the rule is ignored");
     return type && globs && { type, globs, fallthrough: entry.fallthrough === true };
   });
 

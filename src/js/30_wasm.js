@@ -48,6 +48,9 @@ function installWasm(wasm, maxPages) {
 }
 
 // Called by the native side in every new context, before the user's script loads.
-internals.prepareContext = function prepareContext(memoryMb) {
+internals.prepareContext = function prepareContext(memoryMb, compatJson) {
+  // The compatibility features that are on (lib/compat.js), known before the script's imports
+  // load node: modules that look at them (node:process); internals.start sets it again.
+  internals.compat = JSON.parse(compatJson);
   if (typeof WebAssembly === "object") installWasm(WebAssembly, memoryMb * 16);
 };

@@ -98,23 +98,56 @@ internals.loadNodeModule = function loadNodeModule(name) {
  * `clearImmediate`. Buffer and process are loaded on first use (a getter that then replaces
  * itself with the value), so a worker that never touches them does not load them.
  */
+/** A global made on first use: a getter that replaces itself with `get()`'s value. */
+function lazy(name, get) {
+  Object.defineProperty(globalThis, name, {
+    configurable: true,
+    enumerable: false,
+    get() {
+      const value = get();
+      Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+      return value;
+    },
+    set(value) {
+      Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+    },
+  });
+}
+
 internals.installNodeGlobals = function installNodeGlobals() {
-  const lazy = (name, get) =>
-    Object.defineProperty(globalThis, name, {
-      configurable: true,
-      enumerable: false,
-      get() {
-        const value = get();
-        Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
-        return value;
-      },
-      set(value) {
-        Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
-      },
-    });
   lazy("Buffer", () => load("node:buffer").Buffer);
   lazy("process", () => load("node:process"));
   lazy("global", () => globalThis);
   lazy("setImmediate", () => load("node:timers").setImmediate);
   lazy("clearImmediate", () => load("node:timers").clearImmediate);
+};
+
+/**
+ * enable_global_performance_classes / enable_nodejs_perf_hooks_module: performance.mark,
+ * measure, getEntries* and clear*, and the Performance* entry classes as globals
+ * (node/internal/performance.js, loaded on first use).
+ */
+internals.installPerformanceClasses = function installPerformanceClasses() {
+  const impl = () => load("node:internal/performance");
+  const proto = Object.getPrototypeOf(globalThis.performance);
+  for (const name of ["mark", "measure", "getEntries", "getEntriesByName", "getEntriesByType", "clearMarks", "clearMeasures", "clearResourceTimings", "setResourceTimingBufferSize"]) {
+    const method = { [name](...args) { return impl().methods[name](...args); } }[name];
+    Object.defineProperty(proto, name, { value: method, writable: true, configurable: true, enumerable: true });
+  }
+  for (const name of ["PerformanceEntry", "PerformanceMark", "PerformanceMeasure", "PerformanceResourceTiming", "PerformanceObserver", "PerformanceObserverEntryList"]) {
+    lazy(name, () => impl().classes[name]);
+  }
+};
+
+/**
+ * enable_nodejs_global_timers (implied by nodejs_compat from 2026-02-10): the global
+ * setTimeout/setInterval/clearTimeout/clearInterval/setImmediate/clearImmediate are node:timers'
+ * (Timeout objects instead of numbers), as workerd makes them. node:timers keeps the runtime's.
+ * node:timers is loaded when a script first reads one of them.
+ */
+internals.installNodeTimers = function installNodeTimers() {
+  internals.webTimers = { setTimeout: globalThis.setTimeout, setInterval: globalThis.setInterval, clearTimeout: globalThis.clearTimeout };
+  for (const name of ["setTimeout", "setInterval", "clearTimeout", "clearInterval", "setImmediate", "clearImmediate"]) {
+    lazy(name, () => load("node:timers")[name]);
+  }
 };

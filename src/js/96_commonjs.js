@@ -19,8 +19,10 @@ function requireFrom(referrer, nodeEnabled) {
   return function require(specifier) {
     specifier = String(specifier);
     const bare = specifier.startsWith("node:") ? specifier.slice(5) : specifier;
-    if (nodeEnabled && (specifier.startsWith("node:") || ops.nodeModuleExists(bare)) && !bare.startsWith("internal/")) {
-      if (!ops.nodeModuleExists(bare)) throw moduleNotFound(specifier, referrer);
+    // Bare names ("buffer") reach node: modules only with nodejs_compat_v2, as in workerd.
+    const bareAllowed = internals.compat?.enabled.includes("nodejs_compat_v2") && ops.nodeModuleAllowed(bare);
+    if (nodeEnabled && (specifier.startsWith("node:") || bareAllowed) && !bare.startsWith("internal/")) {
+      if (!ops.nodeModuleAllowed(bare)) throw moduleNotFound(specifier, referrer);
       return internals.loadNodeModule(bare);
     }
     const relative = specifier.startsWith("./") || specifier.startsWith("../");
@@ -75,6 +77,12 @@ function runCommonJs(name, factory, nodeEnabled) {
   module.loaded = true;
   return module.exports;
 }
+
+/** node:module's createRequire: a `require` as if in the module at `path` (`/name` or a file: URL). */
+internals.createRequire = function createRequire(path) {
+  const name = normalizeModulePath(String(path).replace(/^file:\/\//, ""));
+  return requireFrom(name, true);
+};
 
 internals.loadCommonJs = function loadCommonJs(name, nodeEnabled) {
   const found = ops.userModule(name);

@@ -18,6 +18,8 @@ pub(crate) struct Registry {
   compiled: HashMap<String, v8::Global<v8::Module>>,
   names: HashMap<i32, String>,
   node_loader: Option<v8::Global<v8::Function>>,
+  /// Which `node:` modules the worker may import.
+  node_gate: NodeGate,
   /// `internals.loadCommonJs`.
   commonjs_loader: Option<v8::Global<v8::Function>>,
   /// `internals.loadCloudflareModule`, for `cloudflare:` modules (`cloudflare:workers`).
@@ -28,6 +30,34 @@ pub(crate) struct Registry {
 
 pub(crate) type RegistryRef = Rc<RefCell<Registry>>;
 
+/// Which `node:` modules a worker may import: with nodejs_compat all of workerbox's, except those
+/// workerd puts behind a flag of their own (`enable_nodejs_fs_module`, …) while that flag is off;
+/// with nodejs_als alone, only `async_hooks` (as workerd registers it then).
+#[derive(Default, Clone)]
+pub(crate) struct NodeGate {
+  /// Every compatibility feature that is on.
+  pub enabled: Vec<String>,
+  pub als_only: bool,
+  /// Whether bare names (`"buffer"`) reach `node:` modules (nodejs_compat_v2, as in workerd).
+  pub bare: bool,
+}
+
+impl NodeGate {
+  /// Whether the worker may import `node:<name>`.
+  pub fn allows(&self, name: &str) -> bool {
+    if !ops::has_node_module(name) {
+      return false;
+    }
+    if self.als_only {
+      return name == "async_hooks";
+    }
+    match ops::node_module_flag(name) {
+      Some(flag) => self.enabled.iter().any(|f| f == flag),
+      None => true,
+    }
+  }
+}
+
 impl Registry {
   pub fn new(modules: &[ExtraModule]) -> Self {
     let sources = modules.iter().map(|m| (normalize(&m.name), m.clone())).collect();
@@ -35,8 +65,14 @@ impl Registry {
   }
 
   /// Turns on `node:` imports (nodejs_compat): `loader` is `internals.loadNodeModule`.
-  pub fn enable_node(&mut self, loader: v8::Global<v8::Function>) {
+  pub fn enable_node(&mut self, loader: v8::Global<v8::Function>, gate: NodeGate) {
     self.node_loader = Some(loader);
+    self.node_gate = gate;
+  }
+
+  /// Whether the worker may import `node:<name>` (false without nodejs_compat or nodejs_als).
+  pub fn node_allows(&self, name: &str) -> bool {
+    self.node_loader.is_some() && self.node_gate.allows(name)
   }
 
   /// Sets the loader of CommonJS modules (`internals.loadCommonJs`).
@@ -49,7 +85,7 @@ impl Registry {
     self.cloudflare_loader = Some(loader);
   }
 
-  /// Whether `node:` modules may be required (nodejs_compat).
+  /// Whether `node:` modules may be required (nodejs_compat, or nodejs_als for async_hooks).
   pub fn node_enabled(&self) -> bool {
     self.node_loader.is_some()
   }
@@ -159,14 +195,16 @@ pub(crate) fn resolve<'a>(
   Some(module)
 }
 
-/// With nodejs_compat, the `node:` module `specifier` names: `node:<name>`, or a bare `<name>`
-/// of a module workerbox has (as workerd accepts). An unknown `node:<name>` is returned too, so
-/// that its import fails with workerd's message.
+/// With nodejs_compat, the `node:` module `specifier` names: `node:<name>`, or with
+/// nodejs_compat_v2 a bare `<name>` of a module the worker may import (as workerd accepts; never
+/// with nodejs_als alone). An unknown
+/// `node:<name>` is returned too, so that its import fails with workerd's message.
 fn node_specifier<'a>(specifier: &'a str, registry: &RegistryRef) -> Option<&'a str> {
-  registry.borrow().node_loader.as_ref()?;
+  let registry = registry.borrow();
+  registry.node_loader.as_ref()?;
   match specifier.strip_prefix("node:") {
     Some(name) => Some(name),
-    None => ops::has_node_module(specifier).then_some(specifier),
+    None => (registry.node_gate.bare && !registry.node_gate.als_only && registry.node_gate.allows(specifier)).then_some(specifier),
   }
 }
 
@@ -177,10 +215,15 @@ fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
   if let Some(module) = registry.borrow().compiled.get(&key) {
     return Some(v8::Local::new(scope, module));
   }
-  if !ops::has_node_module(name) {
-    let mut known: Vec<String> = ops::node_module_names().map(|n| format!("node:{n}")).collect();
+  if !registry.borrow().node_allows(name) {
+    let gate = registry.borrow().node_gate.clone();
+    let mut known: Vec<String> = ops::node_module_names().filter(|n| gate.allows(n)).map(|n| format!("node:{n}")).collect();
     known.sort();
-    throw(scope, &format!("No such module \"{specifier}\": workerbox's nodejs_compat has {} so far", known.join(", ")));
+    let why = match ops::node_module_flag(name) {
+      Some(flag) if ops::has_node_module(name) && !gate.als_only => format!(" (it needs the {flag} compatibility flag, or nodejs_compat with a later compatibility date)"),
+      _ => String::new(),
+    };
+    throw(scope, &format!("No such module \"{specifier}\"{why}: the worker may import {}", known.join(", ")));
     return None;
   }
   let loader = v8::Local::new(scope, registry.borrow().node_loader.as_ref()?);

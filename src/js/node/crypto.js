@@ -379,3 +379,10 @@ for (const name of ["createDiffieHellman", "createDiffieHellmanGroup", "getDiffi
     throw nodeError(Error, "ERR_METHOD_NOT_IMPLEMENTED", `The ${name}() method is not implemented in workerbox`);
   };
 }
+
+// The IV-less createCipher/createDecipher/Cipher/Decipher (removed from Node 22): workerd keeps
+// them as ERR_METHOD_NOT_IMPLEMENTED stubs until remove_nodejs_compat_eol_v22.
+if (!internals.compat?.enabled.includes("remove_nodejs_compat_eol_v22")) {
+  const { notImplemented } = require("node:internal/errors");
+  for (const name of ["createCipher", "createDecipher", "Cipher", "Decipher"]) exports[name] = notImplemented(name);
+}

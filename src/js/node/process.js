@@ -1,6 +1,7 @@
-// node:process (and the `process` global with nodejs_compat_v2): what workerd's default
-// ("legacy") process object has — platform, nextTick, env, features, getBuiltinModule, exit —
-// and nothing that would pretend to be a real Node process (no version, argv or pid).
+// node:process (and the `process` global with nodejs_compat_v2): what workerd's legacy process
+// object has — platform, nextTick, env, features, getBuiltinModule, exit — and, with
+// enable_nodejs_process_v2 (implied by nodejs_compat from 2025-09-15), the rest of workerd's
+// fuller process (version, versions, argv, pid, cwd, hrtime, …; see internal/process_v2.js).
 //
 // `process.env` is empty unless nodejs_compat_populate_process_env is on; then it holds the
 // worker's text bindings, and JSON ones as JSON text, as workerd fills it.
@@ -74,7 +75,7 @@ function nextTick(callback, ...args) {
 
 function getBuiltinModule(id) {
   const name = String(id).startsWith("node:") ? String(id).slice(5) : String(id);
-  if (name.startsWith("internal/") || !ops.nodeModuleExists(name)) return undefined;
+  if (!ops.nodeModuleAllowed(name)) return undefined;
   return internals.loadNodeModule(name);
 }
 
@@ -86,4 +87,8 @@ function exit(code = 0) {
 
 const process = Object.setPrototypeOf({ nextTick, env, exit, getBuiltinModule, platform: "linux", features }, EventEmitter.prototype);
 Object.defineProperty(process, Symbol.toStringTag, { value: "process", configurable: true });
+if (internals.compat?.enabled.includes("enable_nodejs_process_v2")) {
+  EventEmitter.call(process);
+  require("node:internal/process_v2").install(process);
+}
 module.exports = process;

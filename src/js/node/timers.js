@@ -1,9 +1,12 @@
-// node:timers: Node's timer functions over the runtime's timers. setTimeout/setInterval return
+// node:timers: Node's timer functions over the runtime's timers (and, with
+// enable_nodejs_global_timers, the global ones too: see internals.installNodeTimers). setTimeout/setInterval return
 // a Timeout object (ref/unref/hasRef/refresh, and its id when turned into a number, so the
 // global clearTimeout accepts it too); setImmediate runs the callback after the current
 // macrotask's microtasks (as a zero-delay timer).
 
 const kSwap = Symbol("swap the timer id");
+// The runtime's own timers (with enable_nodejs_global_timers the globals become this module's).
+const web = internals.webTimers ?? { setTimeout: globalThis.setTimeout, setInterval: globalThis.setInterval, clearTimeout: globalThis.clearTimeout };
 
 /** What Timeout and Immediate share: the timer id (their number value) and the ref flag. */
 class Timer {
@@ -14,7 +17,7 @@ class Timer {
   }
   /** Clears the current timer, and takes `id` as the new one when given. */
   [kSwap](id) {
-    globalThis.clearTimeout(this.#id);
+    web.clearTimeout(this.#id);
     if (id !== undefined) this.#id = id;
   }
   ref() {
@@ -54,7 +57,7 @@ class Timeout extends Timer {
 
 class Immediate extends Timer {
   constructor(callback, args) {
-    super(globalThis.setTimeout(() => callback(...args), 0));
+    super(web.setTimeout(() => callback(...args), 0));
   }
 }
 
@@ -68,18 +71,18 @@ function checkCallback(callback) {
 
 exports.setTimeout = function setTimeout(callback, delay, ...args) {
   checkCallback(callback);
-  return new Timeout(() => globalThis.setTimeout(callback, delay, ...args));
+  return new Timeout(() => web.setTimeout(callback, delay, ...args));
 };
 exports.setInterval = function setInterval(callback, delay, ...args) {
   checkCallback(callback);
-  return new Timeout(() => globalThis.setInterval(callback, delay, ...args));
+  return new Timeout(() => web.setInterval(callback, delay, ...args));
 };
 exports.setImmediate = function setImmediate(callback, ...args) {
   checkCallback(callback);
   return new Immediate(callback, args);
 };
 const clear = (timer) => {
-  if (timer !== undefined && timer !== null) globalThis.clearTimeout(timer);
+  if (timer !== undefined && timer !== null) web.clearTimeout(timer);
 };
 exports.clearTimeout = clear;
 exports.clearInterval = clear;

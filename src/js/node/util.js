@@ -135,3 +135,10 @@ Object.assign(exports, {
   isSymbol: (value) => typeof value === "symbol",
   isUndefined: (value) => value === undefined,
 });
+
+// workerd drops the legacy is* checks (not isArray) once remove_nodejs_compat_eol_v23 is on.
+if (internals.compat?.enabled.includes("remove_nodejs_compat_eol_v23")) {
+  for (const name of ["isBoolean", "isBuffer", "isDate", "isError", "isFunction", "isNull", "isNullOrUndefined", "isNumber", "isObject", "isPrimitive", "isRegExp", "isString", "isSymbol", "isUndefined"]) {
+    delete exports[name];
+  }
+}

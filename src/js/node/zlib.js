@@ -326,3 +326,14 @@ exports.codes = Object.freeze({
   Z_OK: 0, Z_STREAM_END: 1, Z_NEED_DICT: 2, Z_ERRNO: -1, Z_STREAM_ERROR: -2, Z_DATA_ERROR: -3, Z_MEM_ERROR: -4, Z_BUF_ERROR: -5, Z_VERSION_ERROR: -6,
   0: "Z_OK", 1: "Z_STREAM_END", 2: "Z_NEED_DICT", "-1": "Z_ERRNO", "-2": "Z_STREAM_ERROR", "-3": "Z_DATA_ERROR", "-4": "Z_MEM_ERROR", "-5": "Z_BUF_ERROR", "-6": "Z_VERSION_ERROR",
 });
+
+// Without nodejs_zlib (implied by nodejs_compat from 2024-09-23) workerd's zlib has only its
+// constants, codes and crc32: every codec function and class throws.
+if (!internals.compat?.enabled.includes("nodejs_zlib")) {
+  for (const name of Object.keys(exports)) {
+    if (name === "constants" || name === "codes" || name === "crc32" || typeof exports[name] !== "function") continue;
+    exports[name] = function notImplemented() {
+      throw new Error('Compatibility flag "nodejs_zlib" is not enabled');
+    };
+  }
+}

@@ -91,7 +91,8 @@ pub(super) fn load_context(
 
   // Per-context set-up that a snapshot cannot hold (see `src/js/30_wasm.js`).
   let memory_mb = v8::Number::new(scope, options.limits.memory_mb as f64).into();
-  call_internal(scope, internals, "prepareContext", &[memory_mb]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
+  let compat = ops::new_string(scope, &options.compat_json).into();
+  call_internal(scope, internals, "prepareContext", &[memory_mb, compat]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
 
   // Modules the script may import (compiled anew for each context).
   let mut registry = modules::Registry::new(&options.modules);
@@ -99,13 +100,21 @@ pub(super) fn load_context(
   registry.enable_commonjs(v8::Global::new(scope, commonjs));
   let cloudflare = internal_function(scope, internals, "loadCloudflareModule")?;
   registry.enable_cloudflare(v8::Global::new(scope, cloudflare));
-  let node = state.borrow().nodejs_compat;
-  if node.modules {
+  let node = state.borrow().nodejs_compat.clone();
+  if node.modules || node.als {
     let loader = internal_function(scope, internals, "loadNodeModule")?;
-    registry.enable_node(v8::Global::new(scope, loader));
+    let bare = node.enabled.iter().any(|f| f == "nodejs_compat_v2");
+    let gate = modules::NodeGate { enabled: node.enabled.clone(), als_only: !node.modules, bare };
+    registry.enable_node(v8::Global::new(scope, loader), gate);
   }
   if node.globals {
     call_internal(scope, internals, "installNodeGlobals", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
+  }
+  if node.enabled.iter().any(|f| f == "enable_global_performance_classes" || f == "enable_nodejs_perf_hooks_module") {
+    call_internal(scope, internals, "installPerformanceClasses", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
+  }
+  if node.enabled.iter().any(|f| f == "enable_nodejs_global_timers") {
+    call_internal(scope, internals, "installNodeTimers", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
   }
   scope.set_slot(Rc::new(RefCell::new(registry)));
   begin_turn(state, owner);
@@ -242,21 +251,25 @@ pub(crate) fn call_internal<'s>(
   }
 }
 
-/// What the compatibility settings turn on of nodejs_compat: `node:` imports, and with
-/// nodejs_compat_v2 also the `Buffer`/`process`/`global` globals.
+/// What the compatibility settings turn on of nodejs_compat: `node:` imports, with
+/// nodejs_compat_v2 also the `Buffer`/`process`/`global` globals, and with nodejs_als alone only
+/// `node:async_hooks`. `enabled` is every feature that is on (lib/compat.js has applied the
+/// implied-after-date rules), for the modules workerd puts behind a flag of their own.
 pub(super) fn nodejs_compat(compat_json: &str) -> NodeCompat {
-  let enabled = |name: &str| {
-    serde_json::from_str::<serde_json::Value>(compat_json)
-      .ok()
-      .and_then(|c| c.get("enabled")?.as_array().map(|e| e.iter().any(|f| f == name)))
-      .unwrap_or(false)
-  };
-  NodeCompat { modules: enabled("nodejs_compat"), globals: enabled("nodejs_compat") && enabled("nodejs_compat_v2") }
+  let enabled: Vec<String> = serde_json::from_str::<serde_json::Value>(compat_json)
+    .ok()
+    .and_then(|c| c.get("enabled")?.as_array().map(|e| e.iter().filter_map(|f| f.as_str().map(str::to_owned)).collect()))
+    .unwrap_or_default();
+  let on = |name: &str| enabled.iter().any(|f| f == name);
+  let modules = on("nodejs_compat");
+  NodeCompat { modules, globals: modules && on("nodejs_compat_v2"), als: on("nodejs_als"), enabled }
 }
 
 /// See [`nodejs_compat`].
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 pub(crate) struct NodeCompat {
   pub modules: bool,
   pub globals: bool,
+  pub als: bool,
+  pub enabled: Vec<String>,
 }

@@ -231,7 +231,7 @@ pub(crate) fn run(startup: Startup) {
       unhandled: Vec::new(),
       tainted: false,
       source_digest,
-      nodejs_compat,
+      nodejs_compat: nodejs_compat.clone(),
       budget,
     }));
     isolate.set_slot(state.clone());

@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 pub(crate) use compression::Codec;
 pub(crate) use html_rewriter::Rewriter;
 pub(crate) use node_crypto::NodeHash;
-pub(crate) use node::{has_node_module, node_module_names};
+pub(crate) use node::{has_node_module, node_module_flag, node_module_names};
 pub(crate) use urlpattern::Pattern as UrlPatternState;
 
 /// An op as V8 calls it (each `fn op_x(scope, args, rv)` converted with `map_fn_to`).

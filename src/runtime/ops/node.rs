@@ -10,6 +10,8 @@ use v8::MapFnTo;
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("nodeModuleFactory", op_node_module_factory.map_fn_to());
   install("nodeModuleExists", op_node_module_exists.map_fn_to());
+  install("nodeModuleAllowed", op_node_module_allowed.map_fn_to());
+  install("nodeModuleNames", op_node_module_names.map_fn_to());
   install("vendorFactory", op_vendor_factory.map_fn_to());
   install("vendorResolve", op_vendor_resolve.map_fn_to());
   install("valueIs", op_value_is.map_fn_to());
@@ -22,6 +24,37 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
 /// modules are only for the others).
 pub(crate) fn has_node_module(name: &str) -> bool {
   !name.starts_with("internal/") && NODE_MODULES.iter().any(|(n, _)| *n == name)
+}
+
+/// The compatibility flag workerd puts `node:<name>` behind, beyond nodejs_compat (see
+/// workerd's src/workerd/api/node/node.h); most modules have none.
+pub(crate) fn node_module_flag(name: &str) -> Option<&'static str> {
+  Some(match name {
+    "fs" => "enable_nodejs_fs_module",
+    "http" | "https" | "_http_common" | "_http_outgoing" | "_http_client" | "_http_incoming" | "_http_agent" => "enable_nodejs_http_modules",
+    "_http_server" => "enable_nodejs_http_server_modules",
+    "os" => "enable_nodejs_os_module",
+    "http2" => "enable_nodejs_http2_module",
+    "console" => "enable_nodejs_console_module",
+    "vm" => "enable_nodejs_vm_module",
+    "perf_hooks" => "enable_nodejs_perf_hooks_module",
+    "domain" => "enable_nodejs_domain_module",
+    "child_process" => "enable_nodejs_child_process_module",
+    "v8" => "enable_nodejs_v8_module",
+    "tty" => "enable_nodejs_tty_module",
+    "punycode" => "enable_nodejs_punycode_module",
+    "cluster" => "enable_nodejs_cluster_module",
+    "worker_threads" => "enable_nodejs_worker_threads_module",
+    "_stream_wrap" => "enable_nodejs_stream_wrap_module",
+    "wasi" => "enable_nodejs_wasi_module",
+    "dgram" => "enable_nodejs_dgram_module",
+    "inspector" | "inspector/promises" => "enable_nodejs_inspector_module",
+    "trace_events" => "enable_nodejs_trace_events_module",
+    "readline" | "readline/promises" => "enable_nodejs_readline_module",
+    "repl" => "enable_nodejs_repl_module",
+    "sqlite" => "enable_nodejs_sqlite_module",
+    _ => return None,
+  })
 }
 
 /// The names of the `node:` modules a worker may import.
@@ -63,6 +96,28 @@ fn op_node_module_factory<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::Functi
 fn op_node_module_exists<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let name = arg_string(scope, &args, 0);
   rv.set_bool(NODE_MODULES.iter().any(|(n, _)| *n == name));
+}
+
+/// `ops.nodeModuleAllowed(name) -> boolean`: whether the worker itself may import or require
+/// `node:<name>` (its compatibility flags allow it; never an `internal/…` module).
+fn op_node_module_allowed<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  use crate::runtime::modules::RegistryRef;
+  let name = arg_string(scope, &args, 0);
+  let allowed = scope.get_slot::<RegistryRef>().is_some_and(|registry| registry.borrow().node_allows(&name));
+  rv.set_bool(allowed);
+}
+
+/// `ops.nodeModuleNames() -> string[]`: the `node:` modules (without `node:`) the worker may
+/// import, sorted (node:module's `builtinModules`).
+fn op_node_module_names<'s>(scope: &mut v8::PinScope<'s, '_>, _args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  use crate::runtime::modules::RegistryRef;
+  let mut names: Vec<&str> = match scope.get_slot::<RegistryRef>().cloned() {
+    Some(registry) => node_module_names().filter(|n| registry.borrow().node_allows(n)).collect(),
+    None => Vec::new(),
+  };
+  names.sort_unstable();
+  let values: Vec<v8::Local<v8::Value>> = names.iter().map(|n| new_string(scope, n).into()).collect();
+  rv.set(v8::Array::new_with_elements(scope, &values).into());
 }
 
 /// `ops.vendorFactory(path) -> function (exports, require, module, __filename, __dirname)` for

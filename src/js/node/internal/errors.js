@@ -1,0 +1,54 @@
+// node-internal errors shared by the node: modules that only stub parts of Node's API: the
+// ERR_METHOD_NOT_IMPLEMENTED error workerd throws (an Error with code
+// ERR_METHOD_NOT_IMPLEMENTED and the message "The <name> method is not implemented"), and
+// helpers that build stub functions and classes throwing it.
+
+function notImplementedError(name) {
+  const error = new Error(`The ${typeof name === "symbol" ? name.description : name} method is not implemented`);
+  error.code = "ERR_METHOD_NOT_IMPLEMENTED";
+  return error;
+}
+
+/** A function named after the last part of `name` that throws ERR_METHOD_NOT_IMPLEMENTED. */
+function notImplemented(name) {
+  const short = String(name).split(".").pop();
+  const fn = {
+    [short]() {
+      throw notImplementedError(name);
+    },
+  }[short];
+  return fn;
+}
+
+/**
+ * A class `name` whose constructor throws ERR_METHOD_NOT_IMPLEMENTED (reported as `label`), so
+ * that `instanceof` checks and subclassing work while `new` fails as in workerd.
+ */
+function notImplementedClass(name, Base = Object, label = name) {
+  const cls = {
+    [name]: class extends Base {
+      constructor() {
+        throw notImplementedError(label);
+        // eslint-disable-next-line no-unreachable
+        super();
+      }
+    },
+  }[name];
+  return cls;
+}
+
+/** An object whose listed methods all throw ERR_METHOD_NOT_IMPLEMENTED (`<prefix>.<method>`). */
+function notImplementedMethods(prefix, names, extra = {}) {
+  const object = { ...extra };
+  for (const name of names) object[name] = notImplemented(prefix ? `${prefix}.${name}` : name);
+  return object;
+}
+
+function invalidArgType(name, expected, actual) {
+  const shown = actual === null ? "null" : typeof actual === "object" ? "an instance of " + (actual.constructor?.name ?? "Object") : `type ${typeof actual} (${String(actual).slice(0, 25)})`;
+  const error = new TypeError(`The "${name}" argument must be of type ${expected}. Received ${shown}`);
+  error.code = "ERR_INVALID_ARG_TYPE";
+  return error;
+}
+
+module.exports = { notImplementedError, notImplemented, notImplementedClass, notImplementedMethods, invalidArgType };

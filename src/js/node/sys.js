@@ -1,0 +1,2 @@
+// node:sys: Node's old alias of node:util.
+module.exports = require("node:util");

@@ -1,0 +1,32 @@
+// node:worker_threads (enable_nodejs_worker_threads_module; implied by nodejs_compat from
+// 2026-03-17): a Worker is its own main thread. MessageChannel and MessagePort are the globals
+// (where the runtime has them); environment data is a per-isolate map; Worker,
+// BroadcastChannel and postMessageToThread throw ERR_METHOD_NOT_IMPLEMENTED, as in workerd.
+const EventEmitter = require("node:events");
+const { notImplemented, notImplementedClass } = require("node:internal/errors");
+
+const environmentData = new Map();
+module.exports = {
+  MessageChannel: globalThis.MessageChannel ?? notImplementedClass("MessageChannel"),
+  MessagePort: globalThis.MessagePort ?? notImplementedClass("MessagePort"),
+  BroadcastChannel: notImplementedClass("BroadcastChannel"),
+  Worker: notImplementedClass("Worker", EventEmitter),
+  getEnvironmentData: (key) => environmentData.get(key),
+  setEnvironmentData(key, value) {
+    if (value === undefined) environmentData.delete(key);
+    else environmentData.set(key, value);
+  },
+  isMainThread: true,
+  isInternalThread: false,
+  isMarkedAsUntransferable: () => false,
+  markAsUntransferable() {},
+  markAsUncloneable() {},
+  moveMessagePortToContext: (port) => port,
+  receiveMessageOnPort: () => undefined,
+  parentPort: null,
+  SHARE_ENV: Symbol.for("nodejs.worker_threads.SHARE_ENV"),
+  resourceLimits: {},
+  threadId: 0,
+  workerData: null,
+  postMessageToThread: notImplemented("postMessageToThread"),
+};
