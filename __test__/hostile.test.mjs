@@ -216,6 +216,48 @@ test("WebAssembly memories count against limits.memoryMb", async (t) => {
   assert.deepEqual([result.small, result.isMemory, result.name, result.ctor], [10, true, "Memory", true]);
 });
 
+// A module declaring its own memory (1 page, no maximum) and exporting it with grow(pages).
+const GROWING_WASM = [
+  0, 97, 115, 109, 1, 0, 0, 0,
+  1, 6, 1, 0x60, 1, 0x7f, 1, 0x7f, // type: (i32) -> i32
+  3, 2, 1, 0, // function 0 has that type
+  5, 3, 1, 0, 1, // memory: initial 1 page, no maximum
+  7, 14, 2, 4, 103, 114, 111, 119, 0, 0, 3, 109, 101, 109, 2, 0, // exports "grow", "mem"
+  10, 8, 1, 6, 0, 0x20, 0, 0x40, 0, 0x0b, // grow: memory.grow(local 0)
+];
+
+test("memories a WebAssembly module declares itself are capped at limits.memoryMb", async (t) => {
+  const script = `import imported from "grow.wasm";
+    export default { async fetch() {
+      const bytes = new Uint8Array(${JSON.stringify(GROWING_WASM)});
+      // Grows by 64 pages until memory.grow returns -1; the pages reached and the buffer's size.
+      const grow = (instance) => { let pages = 1; while (instance.exports.grow(64) !== -1) pages += 64; return [pages, instance.exports.mem.buffer.byteLength / 65536]; };
+      const { instance } = await WebAssembly.instantiate(bytes);
+      // The same module with an initial size of 2048 pages (128 MB).
+      const initialTooBig = new Uint8Array([...bytes.slice(0, 20), 5, 4, 1, 0, 0x80, 0x10, ...bytes.slice(25)]);
+      let tooBig;
+      try { new WebAssembly.Module(initialTooBig); } catch (e) { tooBig = e.name; }
+      return Response.json({
+        instantiate: grow(instance),
+        module: grow(new WebAssembly.Instance(new WebAssembly.Module(bytes.buffer))),
+        compile: grow(new WebAssembly.Instance(await WebAssembly.compile(bytes))),
+        imported: grow(new WebAssembly.Instance(imported)),
+        untouched: bytes[23], tooBig,
+        exports: WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name),
+        name: WebAssembly.Module.name, length: WebAssembly.Module.length, source: String(WebAssembly.Module),
+        ctor: new WebAssembly.Module(bytes).constructor === WebAssembly.Module,
+      });
+    } }`;
+  const worker = await useWorker(t, { script, modules: { "grow.wasm": new Uint8Array(GROWING_WASM) }, limits: { memoryMb: 64 } });
+  const result = await (await dispatch(worker, "http://localhost/")).json();
+  // 64 MB is 1024 pages: growing by 64 from 1 stops at 961 pages.
+  for (const way of ["instantiate", "module", "compile", "imported"]) assert.deepEqual(result[way], [961, 961], way);
+  assert.equal(result.untouched, 0, "the script's own bytes are not modified");
+  assert.equal(result.tooBig, "CompileError", "a declared initial size above memoryMb is refused");
+  assert.deepEqual(result.exports, ["grow", "mem"]);
+  assert.deepEqual([result.name, result.length, result.source, result.ctor], ["Module", 1, "function Module() { [native code] }", true]);
+});
+
 test("log lines queued for a busy host are bounded: the excess is dropped and counted", { timeout: 30_000 }, async (t) => {
   const lines = [];
   let blocked = false;

@@ -18,6 +18,7 @@ mod random;
 mod timers;
 mod url;
 mod urlpattern;
+pub(crate) mod wasm;
 
 use super::isolate::StateRef;
 use std::sync::OnceLock;
@@ -52,6 +53,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     timers::register(&mut install);
     url::register(&mut install);
     urlpattern::register(&mut install);
+    wasm::register(&mut install);
     ops
   })
 }
