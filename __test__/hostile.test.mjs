@@ -2,8 +2,63 @@
 // clearly. (The memory bombs, each in a child process, are in memory-bombs.test.mjs.)
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { createWorker, dispatch } from "../index.js";
 import { evalInWorker, useWorker, waitFor } from "./helpers.mjs";
+
+const indexJs = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), "index.js");
+
+/**
+ * Runs a worker whose handler runs `attack` (request "/") in a child process: "/" is dispatched,
+ * then "/ok" while the first is still running; once "/" settles the worker is disposed at once,
+ * or (with `waitForOk`) after "/ok" settles. Resolves to the outcomes with their times in ms,
+ * the child's exit status and how long it lived.
+ */
+function stopInChild(attack, limits, { waitForOk = false } = {}) {
+  const child = `
+    const { createWorker, dispatch } = require(${JSON.stringify(indexJs)});
+    const started = Date.now();
+    const outcome = (p) => p.then((r) => r.text(), (e) => e.code ?? e.name).then((value) => ({ value, ms: Date.now() - started }));
+    (async () => {
+      const worker = await createWorker({
+        script: \`export default { async fetch(request) {
+          if (request.url.endsWith("/ok")) return new Response("fine");
+          \${process.env.ATTACK};
+          return new Response("attack finished");
+        } }\`,
+        limits: ${JSON.stringify(limits)}, pool: false, onLog() {},
+      });
+      const first = outcome(dispatch(worker, "http://localhost/"));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const second = outcome(dispatch(worker, "http://localhost/ok"));
+      const result = { first: await first };
+      if (${waitForOk}) result.second = await second;
+      await worker.dispose();
+      result.disposed = Date.now() - started;
+      result.second = await second;
+      result.after = await outcome(dispatch(worker, "http://localhost/ok"));
+      process.stdout.write(JSON.stringify(result));
+    })();`;
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const proc = spawn(process.execPath, ["-e", child], { env: { ...process.env, ATTACK: attack }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.setEncoding("utf8").on("data", (c) => (stdout += c));
+    proc.stderr.setEncoding("utf8").on("data", (c) => (stderr = (stderr + c).slice(-3000)));
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 60_000);
+    proc.on("exit", (status, signal) => {
+      clearTimeout(timer);
+      let result = {};
+      try {
+        result = JSON.parse(stdout);
+      } catch {}
+      resolve({ status, signal, stderr, lived: Date.now() - started, ...result });
+    });
+  });
+}
 
 test("PBKDF2 iteration counts above 100,000 are refused, as in production", async (t) => {
   const result = await evalInWorker(t, `
@@ -161,6 +216,48 @@ test("WebAssembly memories count against limits.memoryMb", async (t) => {
   assert.deepEqual([result.small, result.isMemory, result.name, result.ctor], [10, true, "Memory", true]);
 });
 
+// A module declaring its own memory (1 page, no maximum) and exporting it with grow(pages).
+const GROWING_WASM = [
+  0, 97, 115, 109, 1, 0, 0, 0,
+  1, 6, 1, 0x60, 1, 0x7f, 1, 0x7f, // type: (i32) -> i32
+  3, 2, 1, 0, // function 0 has that type
+  5, 3, 1, 0, 1, // memory: initial 1 page, no maximum
+  7, 14, 2, 4, 103, 114, 111, 119, 0, 0, 3, 109, 101, 109, 2, 0, // exports "grow", "mem"
+  10, 8, 1, 6, 0, 0x20, 0, 0x40, 0, 0x0b, // grow: memory.grow(local 0)
+];
+
+test("memories a WebAssembly module declares itself are capped at limits.memoryMb", async (t) => {
+  const script = `import imported from "grow.wasm";
+    export default { async fetch() {
+      const bytes = new Uint8Array(${JSON.stringify(GROWING_WASM)});
+      // Grows by 64 pages until memory.grow returns -1; the pages reached and the buffer's size.
+      const grow = (instance) => { let pages = 1; while (instance.exports.grow(64) !== -1) pages += 64; return [pages, instance.exports.mem.buffer.byteLength / 65536]; };
+      const { instance } = await WebAssembly.instantiate(bytes);
+      // The same module with an initial size of 2048 pages (128 MB).
+      const initialTooBig = new Uint8Array([...bytes.slice(0, 20), 5, 4, 1, 0, 0x80, 0x10, ...bytes.slice(25)]);
+      let tooBig;
+      try { new WebAssembly.Module(initialTooBig); } catch (e) { tooBig = e.name; }
+      return Response.json({
+        instantiate: grow(instance),
+        module: grow(new WebAssembly.Instance(new WebAssembly.Module(bytes.buffer))),
+        compile: grow(new WebAssembly.Instance(await WebAssembly.compile(bytes))),
+        imported: grow(new WebAssembly.Instance(imported)),
+        untouched: bytes[23], tooBig,
+        exports: WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name),
+        name: WebAssembly.Module.name, length: WebAssembly.Module.length, source: String(WebAssembly.Module),
+        ctor: new WebAssembly.Module(bytes).constructor === WebAssembly.Module,
+      });
+    } }`;
+  const worker = await useWorker(t, { script, modules: { "grow.wasm": new Uint8Array(GROWING_WASM) }, limits: { memoryMb: 64 } });
+  const result = await (await dispatch(worker, "http://localhost/")).json();
+  // 64 MB is 1024 pages: growing by 64 from 1 stops at 961 pages.
+  for (const way of ["instantiate", "module", "compile", "imported"]) assert.deepEqual(result[way], [961, 961], way);
+  assert.equal(result.untouched, 0, "the script's own bytes are not modified");
+  assert.equal(result.tooBig, "CompileError", "a declared initial size above memoryMb is refused");
+  assert.deepEqual(result.exports, ["grow", "mem"]);
+  assert.deepEqual([result.name, result.length, result.source, result.ctor], ["Module", 1, "function Module() { [native code] }", true]);
+});
+
 test("log lines queued for a busy host are bounded: the excess is dropped and counted", { timeout: 30_000 }, async (t) => {
   const lines = [];
   let blocked = false;
@@ -222,3 +319,69 @@ test("a response body that can never produce another chunk errors the host's rea
   });
   assert.equal(await (await dispatch(slow, "http://localhost/")).text(), "tick;tick;tick;");
 });
+
+test("a script that ignores termination: its dispatches reject, dispose() settles the rest and the process exits", { timeout: 90_000 }, async () => {
+  // A global replaceAll over a 64M-character string runs for seconds in a builtin that never
+  // checks for termination (V8 15.2), far past the 2 s grace after the CPU limit.
+  const result = await stopInChild("'a'.repeat(2 ** 26).replaceAll('a', 'b')", { cpuMs: 100, memoryMb: 128 });
+  assert.equal(result.signal, null, result.stderr);
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(result.first?.value, "ERR_WORKER_FAILED", JSON.stringify(result));
+  assert.ok(result.first.ms < 10_000, `the dispatch was answered after ${result.first.ms} ms`);
+  assert.ok(["ERR_WORKER_FAILED", "ERR_WORKER_DISPOSED"].includes(result.second.value), JSON.stringify(result.second));
+  assert.ok(result.disposed - result.first.ms < 1000, "dispose() does not wait for the stuck thread");
+  assert.equal(result.after.value, "TypeError", "a disposed worker refuses new dispatches");
+  assert.ok(result.lived < 20_000, `the child lived ${result.lived} ms`);
+});
+
+test("JSON.parse of '['.repeat(1e7) ends as ERR_CPU_LIMIT and the worker serves the next request", { timeout: 90_000 }, async () => {
+  const attack = "JSON.parse('['.repeat(1e7))";
+  const served = await stopInChild(attack, { cpuMs: 100, memoryMb: 128 }, { waitForOk: true });
+  assert.equal(served.status, 0, served.stderr);
+  assert.deepEqual([served.first?.value, served.second?.value], ["ERR_CPU_LIMIT", "fine"], JSON.stringify(served));
+  // Disposed while the isolate restarts, with the second request still queued: every dispatch
+  // settles and the process can exit.
+  const disposed = await stopInChild(attack, { cpuMs: 100, memoryMb: 128 });
+  assert.equal(disposed.signal, null, "the child had to be killed: a dispatch never settled");
+  assert.equal(disposed.status, 0, disposed.stderr);
+  assert.equal(disposed.first?.value, "ERR_CPU_LIMIT");
+  assert.ok(["fine", "ERR_WORKER_DISPOSED"].includes(disposed.second.value), JSON.stringify(disposed.second));
+});
+
+test("timers and I/O at a script's top level are refused with workerd's error", async (t) => {
+  const message = /^Disallowed operation called within global scope\. Asynchronous I\/O \(ex: fetch\(\) or connect\(\)\), setting a timeout/;
+  for (const top of ["setInterval(() => {}, 0);", "setTimeout(() => { for (;;) {} });", "await fetch('http://localhost:9/');"]) {
+    await assert.rejects(createWorker({ script: `${top} export default { fetch() { return new Response("x") } }`, pool: false, onLog() {} }), { name: "Error", message }, top);
+  }
+  await assert.rejects(createWorker({ script: `setTimeout(() => {}); addEventListener("fetch", (e) => e.respondWith(new Response("x")));`, pool: false, onLog() {} }), { message });
+  // Caught, the script goes on; inside a handler the same calls work.
+  const worker = await useWorker(t, {
+    script: `let seen; try { setTimeout(() => {}); } catch (e) { seen = e.name; }
+      export default { async fetch() { await new Promise((resolve) => setTimeout(resolve, 1)); return new Response(seen); } }`,
+  });
+  assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "Error");
+});
+
+test("node:crypto scrypt takes Node's maxmem rule and is stopped by limits.cpuMs and by dispose()", { timeout: 30_000 }, async (t) => {
+  const script = `import crypto from "node:crypto"; export default { async fetch(request) {
+    const p = Number(new URL(request.url).searchParams.get("p"));
+    try { crypto.scryptSync("pw", "salt", 16, { N: 1024, r: 8, p }); } catch (e) { return new Response(e.code); }
+    return new Response("derived");
+  } }`;
+  const options = { script, compatibilityFlags: ["nodejs_compat"], pool: false };
+  const limited = await useWorker(t, { ...options, limits: { cpuMs: 200 } });
+  // 128 · r · (N + 2 + p) bytes over the default maxmem of 32 MiB, as OpenSSL counts for Node.
+  assert.equal(await (await dispatch(limited, "http://localhost/?p=40000")).text(), "ERR_CRYPTO_INVALID_SCRYPT_PARAMS");
+  assert.equal(await (await dispatch(limited, "http://localhost/?p=1")).text(), "derived");
+  // Thousands of lanes: seconds of work, stopped at the CPU limit.
+  await assert.rejects(dispatch(limited, "http://localhost/?p=3000"), { code: "ERR_CPU_LIMIT" });
+  assert.equal(await (await dispatch(limited, "http://localhost/?p=1")).text(), "derived");
+  const worker = await createWorker({ ...options, onLog() {} });
+  const outcome = dispatch(worker, "http://localhost/?p=3000").then(() => "responded", (e) => e.code);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const disposing = Date.now();
+  await worker.dispose();
+  assert.equal(await outcome, "ERR_WORKER_DISPOSED");
+  assert.ok(Date.now() - disposing < 1000, "dispose() cancelled the derivation");
+});
+

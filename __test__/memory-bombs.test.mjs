@@ -69,6 +69,19 @@ const memoryBombs = [
   ["Array.from with a billion elements", "Array.from({ length: 1e9 })"],
 ];
 
+// Built-ins that V8 aborts in ("Fatal JavaScript invalid size error": an array longer than
+// FixedArray's maximum) rather than running out of heap. Each must end as a RangeError the
+// script can catch (src/js/02_huge_strings.js refuses it) or as ERR_MEMORY_LIMIT.
+const invalidSizeBombs = [
+  ["split('') of a 2^28-character string", "'a'.repeat(2 ** 28).split('')"],
+  ["a global match of a 2^28-character string", "'a'.repeat(2 ** 28).match(/a/g)"],
+  ["split(',') into 2^27 + 1 pieces", "'a,'.repeat(2 ** 27).split(',')"],
+  ["a RegExp split of a 2^28-character string", "'a'.repeat(2 ** 28).split(/(?:)/)"],
+  ["a global replace with a function", "'a'.repeat(2 ** 28).replace(/a/g, () => 'b')"],
+  ["RegExp.prototype[Symbol.match] called directly on an object that converts to a huge string", "/a/g[Symbol.match]({ toString: () => 'a'.repeat(2 ** 28) })"],
+  ["JSON.parse of a 2^27 + 1 element array", "JSON.parse('[' + '0,'.repeat(2 ** 27) + '0]')"],
+];
+
 // Two children at a time: each is one busy thread, and the file stays well inside the runner's
 // per-file time bound. The suite has its own bound: Node 26 applies --test-timeout to a describe
 // block as a whole, and ten bombs on a loaded machine can take longer than one test may.
@@ -82,4 +95,37 @@ for (const [name, attack] of memoryBombs) {
     assert.equal(result.then, "fine", "the restarted worker serves the next request");
   });
 }
+});
+
+describe("invalid-size bombs", { concurrency: 2 }, () => {
+  for (const [name, attack] of invalidSizeBombs) {
+    test(`invalid-size bomb: ${name} ends as a RangeError, not a process abort`, { timeout: 150_000 }, async () => {
+      const result = await attackInChild(`try { ${attack}; } catch (e) { return new Response(e.name + ": " + e.message) }`);
+      assert.equal(result.signal, null, `the child was killed by ${result.signal}: ${result.stderr}`);
+      assert.equal(result.status, 0, result.stderr);
+      const clean = result.first?.code === "ERR_MEMORY_LIMIT" || /^RangeError: Invalid array length/.test(result.first?.body ?? "");
+      assert.ok(clean, JSON.stringify(result.first));
+      assert.equal(result.then, "fine");
+    });
+  }
+
+  test("the guarded built-ins still look and work like V8's own", async () => {
+    const result = await attackInChild(`return new Response(JSON.stringify([
+      String.prototype.split.name, String.prototype.split.length, String(String.prototype.split),
+      RegExp.prototype[Symbol.replace].name, String(RegExp.prototype[Symbol.match]), JSON.parse.length,
+      Function.prototype.toString.call(Function.prototype.toString),
+      "a,b,,c".split(","), "abc".split("", 2), "a1b2".split(/\\d/), "x".split(), "aXbxc".split({ [Symbol.split]: (s) => [s.length] }),
+      "a-b".replace(/-/g, "+"), "aaa".match(/a/g), JSON.parse('{"x":[1,2]}', (k, v) => (k === "x" ? v.length : v)),
+      "abc".split({ toString: () => "b" }),
+    ]))`);
+    assert.equal(result.status, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.first.body), [
+      "split", 2, "function split() { [native code] }",
+      "[Symbol.replace]", "function [Symbol.match]() { [native code] }", 2,
+      "function toString() { [native code] }",
+      ["a", "b", "", "c"], ["a", "b"], ["a", "b", ""], ["x"], [5],
+      "a+b", ["a", "a", "a"], { x: 2 },
+      ["a", "c"],
+    ]);
+  });
 });

@@ -1,4 +1,5 @@
-// WebAssembly's promise APIs, compiled on the isolate thread.
+// WebAssembly's promise APIs, compiled on the isolate thread, and Wasm memories capped at the
+// worker's memoryMb.
 //
 // V8 compiles `WebAssembly.compile()`/`instantiate()` on background threads and finishes the
 // job with a task posted to the isolate's foreground runner. A worker's isolate thread sleeps
@@ -14,27 +15,60 @@
 // WebAssembly memories are not ArrayBuffer allocations (V8 reserves and commits them itself), so
 // the worker's `memoryMb` budget does not see them. A `WebAssembly.Memory` made by the script
 // gets a `maximum` of at most `memoryMb` (in 64 KiB pages), which also bounds `memory.grow`
-// inside the module. A memory a module declares for itself is not covered (see README).
+// inside the module. A memory a module declares for itself gets the same maximum: the module's
+// bytes are rewritten before V8 compiles them (`ops.wasmCapMemories`, runtime/wasm_memory.rs),
+// here for `new WebAssembly.Module`, `compile` and `instantiate`, and natively for `.wasm`
+// modules the script imports.
 
 function installWasm(wasm, maxPages) {
   const { Module, Instance, Memory } = wasm;
+  const brands = [ArrayBuffer, globalThis.SharedArrayBuffer].filter(Boolean)
+    .map((type) => Object.getOwnPropertyDescriptor(type.prototype, "byteLength").get);
+  const isBuffer = (value) => brands.some((getter) => {
+    try {
+      Reflect.apply(getter, value, []);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  // The module's bytes with its own memories capped (a copy), or `source` as it was.
+  const capped = (source) => {
+    const view = ArrayBuffer.isView(source) ? source : isBuffer(source) ? new Uint8Array(source) : undefined;
+    return (view && ops.wasmCapMemories(view)) ?? source;
+  };
+  // Module with the bytes capped; the same prototype and statics, so `instanceof`,
+  // `Module.exports()` and the methods are V8's.
+  const BoundedModule = function (bytes, ...rest) {
+    if (new.target === undefined) throw new TypeError("WebAssembly.Module must be invoked with 'new'");
+    return Reflect.construct(Module, [capped(bytes), ...rest], new.target === BoundedModule ? Module : new.target);
+  };
+  for (const key of Reflect.ownKeys(Module)) {
+    if (key !== "prototype" && key !== "name" && key !== "length") Object.defineProperty(BoundedModule, key, Object.getOwnPropertyDescriptor(Module, key));
+  }
+  BoundedModule.prototype = Module.prototype;
+  Object.defineProperty(Module.prototype, "constructor", { value: BoundedModule, writable: true, enumerable: false, configurable: true });
+  internals.disguise(BoundedModule, Module);
+  Object.defineProperty(wasm, "Module", { value: BoundedModule, writable: true, enumerable: false, configurable: true });
+
   // `new Module` checks its argument and throws V8's TypeError/CompileError, which becomes the
   // rejection, as with the native API.
-  const compile = (bytes) => Promise.resolve().then(() => new Module(bytes));
-  const instantiate = (source, imports) =>
+  const compile = (bytes, ...rest) => Promise.resolve().then(() => new BoundedModule(bytes, ...rest));
+  const instantiate = (source, imports, ...rest) =>
     Promise.resolve().then(() => {
       if (source instanceof Module) return new Instance(source, imports);
-      const module = new Module(source);
+      const module = new BoundedModule(source, ...rest);
       return { module, instance: new Instance(module, imports) };
     });
   for (const [name, fn] of [["compile", compile], ["instantiate", instantiate]]) {
-    Object.defineProperty(fn, "name", { value: name });
+    internals.disguise(fn, wasm[name]);
     Object.defineProperty(wasm, name, { value: fn, writable: true, enumerable: false, configurable: true });
   }
   // Memory with its maximum capped; the same prototype, so `instanceof` and methods are V8's.
   const BoundedMemory = function (descriptor) {
     if (new.target === undefined) throw new TypeError("WebAssembly.Memory must be invoked with 'new'");
-    if (descriptor !== null && typeof descriptor === "object" && !descriptor.shared) {
+    // (A shared memory without a maximum is V8's TypeError, so it is left for V8 to refuse.)
+    if (descriptor !== null && typeof descriptor === "object" && !(descriptor.shared && descriptor.maximum === undefined)) {
       const maximum = descriptor.maximum === undefined ? Infinity : Number(descriptor.maximum);
       if (!(maximum <= maxPages)) descriptor = { ...descriptor, maximum: Math.max(maxPages, Number(descriptor.initial) || 0) };
     }
@@ -42,8 +76,7 @@ function installWasm(wasm, maxPages) {
   };
   BoundedMemory.prototype = Memory.prototype;
   Object.defineProperty(Memory.prototype, "constructor", { value: BoundedMemory, writable: true, enumerable: false, configurable: true });
-  Object.defineProperty(BoundedMemory, "length", { value: 1 });
-  Object.defineProperty(BoundedMemory, "name", { value: "Memory" });
+  internals.disguise(BoundedMemory, Memory);
   Object.defineProperty(wasm, "Memory", { value: BoundedMemory, writable: true, enumerable: false, configurable: true });
 }
 

@@ -22,6 +22,7 @@ mod code_cache;
 mod snapshot;
 pub mod store;
 mod types;
+mod wasm_memory;
 mod webcrypto;
 mod worker;
 

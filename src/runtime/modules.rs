@@ -348,8 +348,11 @@ fn evaluate_synthetic<'a>(context: v8::Local<'a, v8::Context>, module: v8::Local
   };
   let value: v8::Local<v8::Value> = match source.kind {
     ModuleKind::Wasm => {
+      // The memories the module declares get at most the worker's memoryMb (see wasm_memory.rs).
+      let max_pages = ops::wasm::max_pages(scope);
+      let capped = crate::runtime::wasm_memory::cap_declared_memories(&source.content, max_pages);
       v8::tc_scope!(let tc, scope);
-      match v8::WasmModuleObject::compile(tc, &source.content) {
+      match v8::WasmModuleObject::compile(tc, capped.as_deref().unwrap_or(&source.content)) {
         Some(wasm) => wasm.into(),
         None => {
           if tc.has_caught() {

@@ -158,6 +158,10 @@ impl Worker {
       }
       let _ = thread.join();
     }
+    // An event the isolate thread never took out of its inbox (sent while a limit was
+    // restarting the isolate, say) was dropped with the thread: answer it, or its caller would
+    // wait forever and Node could not exit.
+    self.monitor.inflight.fail_all(|| WorkerError::Disposed("the worker was disposed before it responded".into()));
   }
 }
 

@@ -252,8 +252,10 @@ function scryptBytes(password, salt, keylen, options = {}) {
   const p = options.p ?? options.parallelization ?? 1;
   const maxmem = options.maxmem ?? 32 * 1024 * 1024;
   for (const [name, value] of [["N", N], ["r", r], ["p", p]]) checkInteger(value, name, 1);
-  const memory = 128 * N * r;
-  if (N < 2 || (N & (N - 1)) !== 0 || memory > maxmem || memory > SCRYPT_MEMORY_CAP) {
+  // OpenSSL's rule, which Node applies: the table (N + 2 blocks of 128·r bytes) and the p
+  // lanes must fit in maxmem, and p·r stays under 2^30.
+  const memory = 128 * r * (N + 2 + p);
+  if (N < 2 || (N & (N - 1)) !== 0 || memory > maxmem || memory > SCRYPT_MEMORY_CAP || p * r > 2 ** 30 - 1) {
     const reason = memory > SCRYPT_MEMORY_CAP ? "workerbox's 256 MiB memory limit exceeded" : memory > maxmem ? "memory limit exceeded" : "N must be a power of 2 greater than 1";
     throw nodeError(RangeError, "ERR_CRYPTO_INVALID_SCRYPT_PARAMS", `Invalid scrypt params: ${reason}`);
   }

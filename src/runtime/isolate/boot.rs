@@ -120,7 +120,9 @@ pub(super) fn load_context(
   begin_turn(state, owner);
   let digest = state.borrow().source_digest;
   let cache = digest.map_or(script::CacheUse::Off, |digest| script::CacheUse::On(digest, options.code_cache_dir.as_deref()));
+  state.borrow_mut().global_scope = true;
   let loaded = script::load(scope, &options.script, &options.filename, format, cache);
+  state.borrow_mut().global_scope = false;
   end_turn(state);
   if state.borrow().monitor.stop_pending() {
     return Err(WorkerError::runtime("ERR_STOPPED", "the script was stopped while it loaded"));

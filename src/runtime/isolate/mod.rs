@@ -123,6 +123,9 @@ pub(crate) struct IsolateState {
   pub budget: Arc<allocator::BufferBudget>,
   /// The script's code-cache digest, made once per worker (`None`: code cache off).
   pub source_digest: Option<code_cache::SourceDigest>,
+  /// The user's script is running its top level: timers and I/O are refused, as in workerd
+  /// (`ops::refuse_at_global_scope`).
+  pub global_scope: bool,
 }
 
 impl IsolateState {
@@ -233,6 +236,7 @@ pub(crate) fn run(startup: Startup) {
       source_digest,
       nodejs_compat: nodejs_compat.clone(),
       budget,
+      global_scope: false,
     }));
     isolate.set_slot(state.clone());
 

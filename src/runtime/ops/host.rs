@@ -22,6 +22,9 @@ fn pending_io<'s>(
   scope: &mut v8::PinScope<'s, '_>,
   make: impl FnOnce(u32) -> SchedulerMessage,
 ) -> Option<(u32, v8::Local<'s, v8::Promise>)> {
+  if super::refuse_at_global_scope(scope) {
+    return None;
+  }
   let resolver = v8::PromiseResolver::new(scope)?;
   let promise = resolver.get_promise(scope);
   let state = state(scope);

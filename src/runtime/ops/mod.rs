@@ -20,6 +20,7 @@ mod random;
 mod timers;
 mod url;
 mod urlpattern;
+pub(crate) mod wasm;
 
 use super::isolate::StateRef;
 use std::sync::OnceLock;
@@ -56,6 +57,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     timers::register(&mut install);
     url::register(&mut install);
     urlpattern::register(&mut install);
+    wasm::register(&mut install);
     ops
   })
 }
@@ -93,6 +95,22 @@ pub fn build_ops_object<'s>(scope: &mut v8::PinScope<'s, '_>) -> v8::Local<'s, v
 /// The worker's per-isolate state.
 pub(crate) fn state(scope: &mut v8::PinScope) -> StateRef {
   scope.get_slot::<StateRef>().expect("isolate state slot").clone()
+}
+
+/// workerd's error for timers and I/O started by a script's top level, word for word.
+const GLOBAL_SCOPE_ERROR: &str = "Disallowed operation called within global scope. Asynchronous I/O (ex: fetch() or connect()), setting a timeout, and generating random values are not allowed within global scope. To fix this error, perform this operation within a handler. https://developers.cloudflare.com/workers/runtime-apis/handlers/";
+
+/// Throws workerd's error and returns true while the user's script runs its top level: a timer
+/// set there would belong to no event (a `setInterval` would run forever, charged to nothing),
+/// and workerd refuses them, and I/O, at that point.
+pub(crate) fn refuse_at_global_scope(scope: &mut v8::PinScope) -> bool {
+  if !state(scope).borrow().global_scope {
+    return false;
+  }
+  let message = v8::String::new(scope, GLOBAL_SCOPE_ERROR).unwrap();
+  let error = v8::Exception::error(scope, message);
+  scope.throw_exception(error);
+  true
 }
 
 pub(crate) fn throw_type_error(scope: &mut v8::PinScope, message: &str) {

@@ -39,6 +39,9 @@ fn op_timer_start<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallba
   let delay = delay_of(scope, args.get(1));
   let repeat = args.get(2).is_true();
   let internal = args.get(3).is_true();
+  if !internal && super::refuse_at_global_scope(scope) {
+    return;
+  }
   let state = state(scope);
   let Some(charge) = Charge::take(&state.borrow().budget, TIMER_COST) else {
     // Out of memory: the worker is stopped like any other memory bomb.

@@ -1,10 +1,11 @@
-//! Cancelling long native crypto work (RSA key generation) when the worker's limits stop its JS.
+//! Cancelling long native crypto work (RSA key generation, scrypt) when the worker's limits stop its JS.
 //!
 //! Crypto runs synchronously on the isolate thread, where V8's `TerminateExecution` cannot reach
 //! it: a CPU or wall limit, or `dispose()`, would wait until the Rust code returned (an
 //! RSA-8192 key takes tens of seconds). The op installs a check for the duration of the call
 //! ([`with_cancel`]); [`CancellableRng`], the random source of the long operations, consults it
-//! on every draw and unwinds out of the operation when it says stop. The unwinding is caught in
+//! on every draw and unwinds out of the operation when it says stop (scrypt's loop calls
+//! [`check`] itself). The unwinding is caught in
 //! `with_cancel` and becomes an error (JS never sees it: its execution is being terminated).
 
 use super::{Error, Result};
@@ -31,7 +32,8 @@ pub fn with_cancel<T>(should_stop: impl Fn() -> bool + 'static, work: impl FnOnc
   }
 }
 
-fn check() {
+/// Unwinds out of the running operation if the installed check says stop.
+pub(super) fn check() {
   let stop = CHECK.with(|c| c.borrow().as_ref().is_some_and(|f| f()));
   if stop {
     resume_unwind(Box::new(Cancelled));

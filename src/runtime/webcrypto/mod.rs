@@ -11,6 +11,7 @@ mod asymmetric;
 mod cancel;
 mod jwk;
 pub mod node;
+mod scrypt;
 mod symmetric;
 
 use std::collections::HashMap;

@@ -222,11 +222,12 @@ fn scrypt(p: &Params) -> Result<Vec<u8>> {
   if !(n >= 2.0) || n.fract() != 0.0 || (n as u64).count_ones() != 1 || n > 2f64.powi(40) {
     return Err(Error::Operation("Invalid scrypt param: N must be a power of 2 greater than 1".into()));
   }
-  let log_n = (n as u64).trailing_zeros() as u8;
-  let params = scrypt::Params::new(log_n, r as u32, par as u32, 32)
-    .map_err(|e| Error::Operation(format!("Invalid scrypt params: {e}")))?;
+  let fits = |v: f64| (1.0..=u32::MAX as f64).contains(&v) && v.fract() == 0.0;
+  if !fits(r) || !fits(par) {
+    return Err(Error::Operation("Invalid scrypt params: r and p must be integers of at least 1".into()));
+  }
   let mut out = vec![0u8; length as usize];
-  scrypt::scrypt(p.bytes("password")?, p.bytes("salt")?, &params, &mut out).map_err(|e| Error::Operation(format!("scrypt failed: {e}")))?;
+  super::scrypt::derive(p.bytes("password")?, p.bytes("salt")?, n as u64, r as u32, par as u32, &mut out)?;
   Ok(out)
 }
 
