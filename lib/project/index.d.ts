@@ -96,6 +96,22 @@ export interface LoadProjectOptions {
   vars?: Record<string, JsonValue>;
   /** The worker's console lines, stacks mapped to the original sources. */
   onLog?: (level: LogLevel, message: string) => void;
+  /** `false`: do not apply the D1 databases' pending migrations on load. */
+  migrate?: boolean;
+  /** `false`: skip the first bundle (`options` stays null until `rebuild()`). */
+  build?: boolean;
+  /** Keeps the stores made (KV, R2, D1, queues, Durable Objects) to reuse them when loading again. */
+  storeCache?: Map<string, unknown>;
+}
+
+/** D1 migrations applied while loading a project. */
+export interface AppliedMigrations {
+  /** The D1 binding's name. */
+  binding: string;
+  /** Its migrations_dir. */
+  dir: string;
+  /** The files applied now, in order (empty when none was pending). */
+  applied: string[];
 }
 
 export interface AssetHandler {
@@ -125,6 +141,8 @@ export interface Project {
   options: (WorkerOptions & { modules: NonNullable<WorkerOptions["modules"]> }) | null;
   /** Files the last bundle read. */
   inputs: string[];
+  /** The D1 migrations applied on load (none with `migrate: false`). */
+  migrations: AppliedMigrations[];
   /** Bundles again (same bindings); resolves to the new options. */
   rebuild(): Promise<Project["options"]>;
   /** Maps an error from this project's worker back to the original files and lines. */
