@@ -1,5 +1,30 @@
-// Shared test helpers: start workers that are always disposed, and run code inside a worker.
+// Shared test helpers: start workers that are always disposed, run code inside a worker, and copy
+// project fixtures to temporary folders.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { createWorker, dispatch } from "../index.js";
+
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures");
+
+/**
+ * Copies fixture `parts` (under __test__/fixtures) into a temporary folder removed when the test
+ * ends. Dependencies its package.json names that are fixture packages (__test__/fixtures/packages)
+ * are put in its node_modules, as an offline `npm install` would.
+ */
+export function copyFixture(t, ...parts) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-fixture-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.cpSync(path.join(FIXTURES, ...parts), dir, { recursive: true });
+  const manifest = path.join(dir, "package.json");
+  const dependencies = fs.existsSync(manifest) ? Object.keys(JSON.parse(fs.readFileSync(manifest, "utf8")).dependencies ?? {}) : [];
+  for (const name of dependencies) {
+    const source = path.join(FIXTURES, "packages", name);
+    if (fs.existsSync(source)) fs.cpSync(source, path.join(dir, "node_modules", name), { recursive: true });
+  }
+  return dir;
+}
 
 /** Starts a worker for the duration of one test; disposed when the test ends. */
 export async function useWorker(t, options) {

@@ -4,23 +4,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { loadProject, startWorker, BuildError } from "workerbox/project";
 import { dispatch } from "workerbox";
+import { copyFixture } from "./helpers.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const FIXTURES = path.join(HERE, "fixtures");
 
-function copy(t, ...parts) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-bundle-"));
-  fs.cpSync(path.join(FIXTURES, ...parts), dir, { recursive: true });
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const copy = copyFixture;
 
 test("a thrown error's stack, fileName and lineNumber point into the TypeScript sources", async (t) => {
   const dir = copy(t, "ts-app");

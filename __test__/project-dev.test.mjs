@@ -5,7 +5,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import net from "node:net";
 import http from "node:http";
@@ -13,16 +12,12 @@ import { once } from "node:events";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { startDevServer } from "workerbox/project";
+import { copyFixture } from "./helpers.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLI = path.join(HERE, "..", "bin", "workerbox.js");
 
-function copyApp(t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-dev-"));
-  fs.cpSync(path.join(HERE, "fixtures", "ts-app"), dir, { recursive: true });
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const copyApp = (t) => copyFixture(t, "ts-app");
 
 async function startApp(t, options = {}) {
   const dir = copyApp(t);
