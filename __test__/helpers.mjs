@@ -1,5 +1,6 @@
 // Shared test helpers: start workers that are always disposed, run code inside a worker, and copy
 // project fixtures to temporary folders.
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -51,4 +52,29 @@ export async function waitFor(condition, ms = 2000) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms: ${condition}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/**
+ * Runs `source` with `node -e` in a child process (`env` added to ours), killed after
+ * `timeoutMs`. Resolves to `{ status, signal, stderr (its end), lived (ms), ...JSON on stdout }`:
+ * for attacks that could take the test process down.
+ */
+export function runChild(source, env, timeoutMs) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const proc = spawn(process.execPath, ["-e", source], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.setEncoding("utf8").on("data", (c) => (stdout += c));
+    proc.stderr.setEncoding("utf8").on("data", (c) => (stderr = (stderr + c).slice(-3000)));
+    const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
+    proc.on("exit", (status, signal) => {
+      clearTimeout(timer);
+      let result = {};
+      try {
+        result = JSON.parse(stdout);
+      } catch {}
+      resolve({ status, signal, stderr, lived: Date.now() - started, ...result });
+    });
+  });
 }

@@ -2,11 +2,10 @@
 // clearly. (The memory bombs, each in a child process, are in memory-bombs.test.mjs.)
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createWorker, dispatch } from "../index.js";
-import { evalInWorker, useWorker, waitFor } from "./helpers.mjs";
+import { evalInWorker, runChild, useWorker, waitFor } from "./helpers.mjs";
 
 const indexJs = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), "index.js");
 
@@ -41,23 +40,7 @@ function stopInChild(attack, limits, { waitForOk = false } = {}) {
       result.after = await outcome(dispatch(worker, "http://localhost/ok"));
       process.stdout.write(JSON.stringify(result));
     })();`;
-  return new Promise((resolve) => {
-    const started = Date.now();
-    const proc = spawn(process.execPath, ["-e", child], { env: { ...process.env, ATTACK: attack }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    proc.stdout.setEncoding("utf8").on("data", (c) => (stdout += c));
-    proc.stderr.setEncoding("utf8").on("data", (c) => (stderr = (stderr + c).slice(-3000)));
-    const timer = setTimeout(() => proc.kill("SIGKILL"), 60_000);
-    proc.on("exit", (status, signal) => {
-      clearTimeout(timer);
-      let result = {};
-      try {
-        result = JSON.parse(stdout);
-      } catch {}
-      resolve({ status, signal, stderr, lived: Date.now() - started, ...result });
-    });
-  });
+  return runChild(child, { ATTACK: attack }, 60_000);
 }
 
 test("PBKDF2 iteration counts above 100,000 are refused, as in production", async (t) => {

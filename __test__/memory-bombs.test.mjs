@@ -4,7 +4,7 @@
 // hostile.test.mjs so that neither file runs long: Node 22+ bounds each file by --test-timeout.)
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { runChild } from "./helpers.mjs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -36,22 +36,7 @@ function attackInChild(attack, { memoryMb = 64, timeoutMs = 120_000 } = {}) {
       await worker.dispose();
       process.stdout.write(JSON.stringify({ first, then }));
     })();`;
-  return new Promise((resolve) => {
-    const proc = spawn(process.execPath, ["-e", child], { env: { ...process.env, ATTACK: attack }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    proc.stdout.setEncoding("utf8").on("data", (c) => (stdout += c));
-    proc.stderr.setEncoding("utf8").on("data", (c) => (stderr = (stderr + c).slice(-3000)));
-    const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
-    proc.on("exit", (status, signal) => {
-      clearTimeout(timer);
-      let result = {};
-      try {
-        result = JSON.parse(stdout);
-      } catch {}
-      resolve({ status, signal, stderr, ...result });
-    });
-  });
+  return runChild(child, { ATTACK: attack }, timeoutMs);
 }
 
 // Each of these aborted Node with V8's fatal "out of memory" before the heap-limit headroom

@@ -71,14 +71,9 @@ async function callWorker(worker, call, bytes) {
     throw Object.assign(new Error("The worker that RPC call goes to has been disposed."), { code: "ERR_WORKER_DISPOSED" });
   }
   const outcome = await handle.rpc(JSON.stringify(call), bytes ?? Buffer.alloc(0));
-  if (outcome.resultJson === undefined) {
-    const error = access.toError(outcome);
-    return { json: JSON.stringify({ error: { name: error.name, message: error.message, stack: error.stack } }) };
-  }
-  if (outcome.error) {
-    const { name, message, stack } = outcome.error;
-    return { json: JSON.stringify({ error: { name, message, stack } }) };
-  }
+  // No result at all: the worker could not run the call (a NativeError).
+  if (outcome.resultJson === undefined) return errorAnswer(access.toError(outcome));
+  if (outcome.error) return errorAnswer(outcome.error);
   const { stubs: locals } = JSON.parse(outcome.resultJson);
   return { json: JSON.stringify({ stubs: hostIds(worker, locals) }), bytes: outcome.result };
 }
@@ -151,12 +146,9 @@ async function callStub(method, args, bytes, caller) {
   return callWorker(entry.worker, { stub: entry.local, path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs) }, bytes);
 }
 
-function failure(error) {
-  const isError = error instanceof Error;
-  return { json: JSON.stringify({ error: { name: isError ? error.name : "Error", message: isError ? error.message : String(error), stack: isError ? error.stack : undefined } }) };
-}
+/** An answer that makes the caller's promise reject with this error's name, message and stack. */
+const errorAnswer = ({ name, message, stack }) => ({ json: JSON.stringify({ error: { name, message, stack } }) });
 
-/** How many stubs are live across the process (for tests and leak checks). */
-const liveStubs = () => stubs.size;
+const failure = (error) => (error instanceof Error ? errorAnswer(error) : errorAnswer({ name: "Error", message: String(error) }));
 
-module.exports = { setWorkerAccess, callService, callStub, callWorker, hostIds, fetchInto, workerDisposed, liveStubs, isWorker };
+module.exports = { setWorkerAccess, callService, callStub, callWorker, hostIds, fetchInto, workerDisposed, isWorker };

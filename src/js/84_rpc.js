@@ -40,8 +40,7 @@ class WorkflowEntrypoint {
 /** Instances of subclasses cross RPC by reference: the receiver gets a stub. */
 class RpcTarget {}
 
-const isClassOf = (value, base) => typeof value === "function" && value.prototype instanceof base;
-internals.isEntrypointClass = (value) => isClassOf(value, WorkerEntrypoint);
+internals.isEntrypointClass = (value) => typeof value === "function" && value.prototype instanceof WorkerEntrypoint;
 
 /** The env object `import { env } from "cloudflare:workers"` sees; filled in by internals.start. */
 internals.envObject = {};
@@ -180,12 +179,12 @@ function remoteError({ name, message, stack }) {
 async function send(target, path, kind, args) {
   const { bytes, stubs } = marshal(args);
   const call = { path, kind, stubs };
+  // A stub's call goes to the host's stub table; a binding's (service or Durable Object, whose
+  // object id and name ride along) to that binding.
   const [answer, payload] =
     target.binding === undefined
       ? await internals.hostCall("#rpc", "call", { ...call, stub: target.stub }, bytes)
-      : target.object === undefined
-        ? await internals.hostCall(target.binding, "rpc", call, bytes)
-        : await internals.hostCall(target.binding, "rpc", { ...call, object: target.object, name: target.name }, bytes);
+      : await internals.hostCall(target.binding, "rpc", { ...call, object: target.object, name: target.name }, bytes);
   if (answer.error) throw remoteError(answer.error);
   return payload === null ? undefined : unmarshal(payload, answer.stubs ?? []);
 }

@@ -121,6 +121,13 @@ function listRaw(handle, o) {
 
 const deserializeMap = (pairs) => new Map(Array.from(pairs, ([key, bytes]) => [key, ops.deserialize(bytes)]));
 
+/** get(): one key's value, or a Map for an array of keys, through `read` (keys → Map of bytes). */
+function getThrough(read, keys) {
+  if (Array.isArray(keys)) return deserializeMap(read(checkKeys(keys)));
+  const found = read([checkKey(keys)]);
+  return found.size === 0 ? undefined : ops.deserialize(found.values().next().value);
+}
+
 function checkKeys(keys) {
   const list = keys.map((k) => checkKey(k));
   if (list.length > 128) throw new RangeError("Maximum number of keys is 128.");
@@ -155,11 +162,7 @@ class DurableObjectStorage {
   }
   get(keys, options = undefined) {
     if (this.#active) return this.#active.get(keys);
-    return promised(() => {
-      if (Array.isArray(keys)) return deserializeMap(readRaw(this.#handle, checkKeys(keys)));
-      const found = readRaw(this.#handle, [checkKey(keys)]);
-      return found.size === 0 ? undefined : ops.deserialize([...found.values()][0]);
-    });
+    return promised(() => getThrough((list) => readRaw(this.#handle, list), keys));
   }
   put(keyOrEntries, value = undefined, options = undefined) {
     if (this.#active) return this.#active.put(...arguments);
@@ -253,11 +256,7 @@ class DurableObjectTransaction {
     return out;
   }
   get(keys) {
-    return promised(() => {
-      if (Array.isArray(keys)) return deserializeMap(this.#read(checkKeys(keys)));
-      const found = this.#read([checkKey(keys)]);
-      return found.size === 0 ? undefined : ops.deserialize([...found.values()][0]);
-    });
+    return promised(() => getThrough((list) => this.#read(list), keys));
   }
   put(keyOrEntries, value = undefined) {
     const given = arguments.length;
@@ -414,5 +413,3 @@ internals.durableObjectFor = async function durableObjectFor(spec) {
   const release = await entry.state._enter();
   return { instance: entry.instance, release };
 };
-
-internals.DurableObjectId = DurableObjectId;

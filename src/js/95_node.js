@@ -98,21 +98,26 @@ internals.loadNodeModule = function loadNodeModule(name) {
  * `clearImmediate`. Buffer and process are loaded on first use (a getter that then replaces
  * itself with the value), so a worker that never touches them does not load them.
  */
-/** A global made on first use: a getter that replaces itself with `get()`'s value. */
-function lazy(name, get) {
-  Object.defineProperty(globalThis, name, {
+/**
+ * A property made on first use: a getter that replaces itself with `make()`'s value. With
+ * `settable`, assigning first replaces it too (as for globals a script may overwrite).
+ */
+internals.lazyProperty = function lazyProperty(object, name, make, { enumerable = false, settable = false } = {}) {
+  const define = (value) => Object.defineProperty(object, name, { value, writable: true, configurable: true, enumerable });
+  Object.defineProperty(object, name, {
     configurable: true,
-    enumerable: false,
+    enumerable,
     get() {
-      const value = get();
-      Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+      const value = make();
+      define(value);
       return value;
     },
-    set(value) {
-      Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
-    },
+    set: settable ? define : undefined,
   });
-}
+};
+
+/** A global made on first use. */
+const lazy = (name, get) => internals.lazyProperty(globalThis, name, get, { settable: true });
 
 internals.installNodeGlobals = function installNodeGlobals() {
   lazy("Buffer", () => load("node:buffer").Buffer);

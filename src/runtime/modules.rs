@@ -227,21 +227,21 @@ fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
     return None;
   }
   let loader = v8::Local::new(scope, registry.borrow().node_loader.as_ref()?);
-  let exports = {
-    v8::tc_scope!(let tc, scope);
-    let recv = v8::undefined(tc).into();
-    let arg = ops::new_string(tc, name).into();
-    match loader.call(tc, recv, &[arg]).and_then(|v| v8::Local::<v8::Object>::try_from(v).ok()) {
-      Some(exports) => exports,
-      None => {
-        if tc.has_caught() {
-          tc.rethrow();
-        }
-        return None;
-      }
-    }
-  };
+  let arg = ops::new_string(scope, name).into();
+  let exports = call_loader(scope, loader, &[arg]).and_then(|v| v8::Local::<v8::Object>::try_from(v).ok())?;
   exports_module(scope, registry, key, exports.into())
+}
+
+/// Calls one of the bootstrap's module loaders (`internals.loadNodeModule`, …) with `args`;
+/// `None` when it threw, with its exception passed on to whoever resolves the import.
+fn call_loader<'a>(scope: &mut v8::PinScope<'a, '_>, loader: v8::Local<'a, v8::Function>, args: &[v8::Local<'a, v8::Value>]) -> Option<v8::Local<'a, v8::Value>> {
+  v8::tc_scope!(let tc, scope);
+  let recv = v8::undefined(tc).into();
+  let result = loader.call(tc, recv, args);
+  if result.is_none() && tc.has_caught() {
+    tc.rethrow();
+  }
+  result
 }
 
 /// A `cloudflare:` module (`cloudflare:workers`): its exports from
@@ -251,20 +251,8 @@ fn resolve_cloudflare<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryR
     return Some(v8::Local::new(scope, module));
   }
   let loader = v8::Local::new(scope, registry.borrow().cloudflare_loader.as_ref()?);
-  let exports = {
-    v8::tc_scope!(let tc, scope);
-    let recv = v8::undefined(tc).into();
-    let arg = ops::new_string(tc, name).into();
-    match loader.call(tc, recv, &[arg]) {
-      Some(exports) => exports,
-      None => {
-        if tc.has_caught() {
-          tc.rethrow();
-        }
-        return None;
-      }
-    }
-  };
+  let arg = ops::new_string(scope, name).into();
+  let exports = call_loader(scope, loader, &[arg])?;
   exports_module(scope, registry, specifier.to_owned(), exports)
 }
 
@@ -273,20 +261,8 @@ fn resolve_cloudflare<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryR
 fn resolve_commonjs<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, name: &str) -> Option<v8::Local<'a, v8::Module>> {
   let loader = v8::Local::new(scope, registry.borrow().commonjs_loader.as_ref()?);
   let node_enabled = registry.borrow().node_enabled();
-  let exports = {
-    v8::tc_scope!(let tc, scope);
-    let recv = v8::undefined(tc).into();
-    let args = [ops::new_string(tc, name).into(), v8::Boolean::new(tc, node_enabled).into()];
-    match loader.call(tc, recv, &args) {
-      Some(value) => value,
-      None => {
-        if tc.has_caught() {
-          tc.rethrow();
-        }
-        return None;
-      }
-    }
-  };
+  let args = [ops::new_string(scope, name).into(), v8::Boolean::new(scope, node_enabled).into()];
+  let exports = call_loader(scope, loader, &args)?;
   exports_module(scope, registry, name.to_owned(), exports)
 }
 

@@ -137,17 +137,7 @@ function logStream(fd, log) {
   return stream;
 }
 
-function lazy(object, name, make) {
-  Object.defineProperty(object, name, {
-    configurable: true,
-    enumerable: true,
-    get() {
-      const value = make();
-      Object.defineProperty(object, name, { value, writable: true, configurable: true, enumerable: true });
-      return value;
-    },
-  });
-}
+const lazy = (object, name, make) => internals.lazyProperty(object, name, make, { enumerable: true });
 
 const zeroes = (names) => Object.fromEntries(names.map((n) => [n, 0]));
 
