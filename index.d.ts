@@ -293,13 +293,50 @@ export interface DurableObjectOptions {
   worker?: Worker;
   /** Keep each object's storage in `<dir>/<className>/<id>.sqlite3` instead of in memory. */
   dir?: string;
+  /**
+   * Whether `ctx.storage.sql` is available (default true, as for a class created by a
+   * `new_sqlite_classes` migration; false as for `new_classes`).
+   */
+  sql?: boolean;
+  /** Evict an object's live instance after this many ms without calls (default 70000; `Infinity`: never). */
+  evictAfterMs?: number;
+}
+
+/**
+ * A stub for one object, used from Node: `fetch()` and the object's RPC methods, whose
+ * arguments and results are structured clones.
+ */
+export type DurableObjectNodeStub = {
+  readonly id: string;
+  fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+} & { [method: string]: (...args: any[]) => Promise<any> };
+
+/** What `durableObject()` returns: a binding for createWorker, and an API for Node on its objects. */
+export interface DurableObjectNamespaceBinding extends Binding {
+  readonly className: string;
+  /** The id `env.NAME.idFromName(name)` gives in the worker (64 hex digits). */
+  idFromName(name: string): string;
+  /** The ids of the objects that have storage. */
+  ids(): Promise<string[]>;
+  /** A stub for object `id`, from Node. */
+  get(id: string): DurableObjectNodeStub;
+  /**
+   * Runs `callback(instance, state, arg)` inside object `id` and resolves to its result. The
+   * callback is sent as source and runs in the worker: it sees only its arguments.
+   */
+  runInDurableObject<R, A = undefined>(id: string, callback: (instance: any, state: any, arg: A) => R | Promise<R>, arg?: A): Promise<Awaited<R>>;
+  /** Runs object `id`'s alarm now, if one is set; resolves to whether it ran. */
+  runAlarm(id: string): Promise<boolean>;
+  /** Drops the live instance of object `id` (or of all objects); storage stays. Resolves to how many. */
+  evict(id?: string): Promise<number>;
 }
 
 /**
  * A Durable Object namespace binding (`env.NAME.idFromName()`, `get(id)`, `getByName()`) for the
- * exported class `className`: one live instance per id, its storage on embedded SQLite.
+ * exported class `className`: one live instance per id, its storage on embedded SQLite (KV and
+ * SQL APIs), alarms run by the host.
  */
-export declare function durableObject(className: string, options?: DurableObjectOptions): Binding;
+export declare function durableObject(className: string, options?: DurableObjectOptions): DurableObjectNamespaceBinding;
 
 /** Options of `service()`. */
 export interface ServiceOptions {

@@ -11,6 +11,7 @@ const { HostBodies } = require("./lib/bodies.js");
 const { d1, readD1Migrations, applyD1Migrations } = require("./lib/d1.js");
 const queues = require("./lib/queues.js");
 const rpc = require("./lib/rpc.js");
+const durable = require("./lib/durable.js");
 
 const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags"]);
 const MODULE_TYPES = new Set(["esm", "commonjs", "wasm", "text", "data", "json"]);
@@ -322,6 +323,7 @@ class Worker {
     await this.#native.dispose();
     this.#bodies.close("the worker was disposed");
     queues.workerDisposed(this);
+    durable.workerDisposed(this);
     rpc.workerDisposed(this);
   }
 
@@ -360,6 +362,8 @@ async function createWorker(options) {
   for (const [name, definition] of Object.entries(definitions)) {
     if (definition instanceof queues.Queue) definition._bound(worker, name);
   }
+  // Alarms stored on disk by an earlier run are scheduled again.
+  await durable.workerCreated(worker, definitions).catch((error) => log("error", `workerbox: the Durable Object alarms stored on disk could not be scheduled again: ${error?.stack ?? error}`));
   return worker;
 }
 
@@ -377,6 +381,7 @@ async function runQueueBatch(worker, name, metas, bodies) {
   return result;
 }
 rpc.setWorkerAccess(nativeOf, toError);
+durable.setLogger((worker, level, message) => workerLogs.get(worker)?.(level, message));
 queues.setBatchRunner(runQueueBatch, (worker, level, message) => workerLogs.get(worker)?.(level, message));
 
 /**
@@ -493,7 +498,7 @@ module.exports.Worker = Worker;
 module.exports.kv = kv;
 module.exports.storage = storage;
 module.exports.service = service;
-module.exports.durableObject = require("./lib/durable.js").durableObject;
+module.exports.durableObject = durable.durableObject;
 module.exports.d1 = d1;
 module.exports.readD1Migrations = readD1Migrations;
 module.exports.applyD1Migrations = applyD1Migrations;

@@ -25,21 +25,39 @@ async function proxyFor(t, options) {
   return proxy;
 }
 
-test("env: vars, secrets, KV, R2, D1, queues and services; Durable Objects listed as unsupported", async (t) => {
+test("env: vars, secrets, KV, R2, D1, queues, services and Durable Objects", async (t) => {
   const dir = copy(t);
   const api = (request) => new Response(`api got ${request.method} ${new URL(request.url).pathname}`);
   const proxy = await proxyFor(t, { configPath: dir, persist: false, services: { "api-worker": api } });
-  assert.deepEqual(Object.keys(proxy.env).sort(), ["API", "CACHE", "DB", "FILES", "JOBS", "LIMITS", "MODE", "TOKEN"]);
+  assert.deepEqual(Object.keys(proxy.env).sort(), ["API", "CACHE", "DB", "FILES", "JOBS", "LIMITS", "MODE", "ROOMS", "TOKEN"]);
   assert.equal(proxy.env.MODE, "development");
   assert.deepEqual(proxy.env.LIMITS, { max: 5 });
   assert.equal(proxy.env.TOKEN, "secret-token");
-  assert.deepEqual(proxy.unsupported.map((u) => u.binding).sort(), ["ROOMS"]);
+  assert.deepEqual(proxy.unsupported, []);
   assert.equal(await (await proxy.env.API.fetch("http://api/items", { method: "POST", body: "x" })).text(), "api got POST /items");
   assert.equal(typeof proxy.cf.colo, "string");
   proxy.ctx.waitUntil(Promise.reject(new Error("ignored, as in workerd's local proxy")));
   proxy.ctx.passThroughOnException();
   assert.equal(await proxy.caches.default.match("http://x/"), undefined);
   assert.equal(await (await proxy.caches.open("named")).delete("http://x/"), false);
+});
+
+test("Durable Objects: stubs from Node run the project's class, storage persisted under .workerbox/state", async (t) => {
+  const dir = copy(t);
+  const proxy = await proxyFor(t, { configPath: dir });
+  const { ROOMS } = proxy.env;
+  const lobby = ROOMS.getByName("lobby");
+  assert.deepEqual(await lobby.join("ada"), ["ada"]);
+  assert.deepEqual(await ROOMS.get(ROOMS.idFromName("lobby")).join("lin"), ["ada", "lin"]);
+  assert.equal(await (await lobby.fetch("http://room/state")).text(), "/state: 2 in lobby");
+  assert.equal(ROOMS.idFromName("lobby").toString(), lobby.id);
+  assert.ok(ROOMS.idFromName("lobby").equals(ROOMS.idFromString(lobby.id)));
+  assert.throws(() => ROOMS.idFromString("nope"), /64 hex digits/);
+  await proxy.dispose();
+  // A second proxy (a new worker) finds the same object's storage on disk.
+  const again = await proxyFor(t, { configPath: dir });
+  assert.deepEqual(await again.env.ROOMS.getByName("lobby").join("max"), ["ada", "lin", "max"]);
+  assert.ok(fs.existsSync(path.join(dir, ".workerbox", "state", "do", "Room", `${lobby.id}.sqlite3`)));
 });
 
 test("D1 and queue producers: the same database and queue a worker of the project uses", async (t) => {

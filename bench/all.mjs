@@ -35,7 +35,7 @@ for (const arg of process.argv.slice(2)) {
 }
 
 // Every bench takes --quick; none needs more flags here (streaming's --quick is 20 MB, not 100).
-const BENCHES = ["dispatch", "kv", "d1", "workers", "streaming", "eventloop", "queues"];
+const BENCHES = ["dispatch", "kv", "d1", "durable", "workers", "streaming", "eventloop", "queues"];
 const selected = process.argv.find((a) => a.startsWith("--bench="))?.slice("--bench=".length).split(",") ?? BENCHES;
 for (const name of selected) if (!BENCHES.includes(name)) throw new Error(`bench/all.mjs: no bench named ${name} (have ${BENCHES.join(", ")})`);
 const TIMEOUT_MS = (quick ? 10 : 60) * 60_000; // per bench

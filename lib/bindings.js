@@ -278,6 +278,32 @@ async function callService(definition, method, args, bytes, dispatch, caller) {
 const callQueue = (queue, method, args, bytes) => queue._hostCall(method, args, bytes);
 
 /**
+ * A call through `ctx.exports.<name>` of worker `self`: a service binding to its own entrypoint
+ * (`#self:<export>`), or a namespace of its own Durable Object class (`#self-do:<class>`), whose
+ * storage is where a namespace binding of this worker for that class keeps it (else memory).
+ */
+function callSelf(name, definitions, method, args, bytes, dispatch, self) {
+  if (name.startsWith("#self:")) {
+    const entrypoint = name.slice("#self:".length);
+    return callService({ handler: self, entrypoint }, method, args, bytes, dispatch, self);
+  }
+  const className = name.slice("#self-do:".length);
+  const own = Object.values(definitions).find((d) => d.className === className && typeof d.answer === "function" && (d.worker === undefined || d.worker === self));
+  const namespace = own ?? (selfNamespaces.get(self)?.get(className) ?? makeSelfNamespace(self, className));
+  return namespace.answer(method, args, bytes, self);
+}
+
+/** Namespaces made for ctx.exports classes that no binding of the worker names. */
+const selfNamespaces = new WeakMap();
+
+function makeSelfNamespace(self, className) {
+  const namespace = require("./durable.js").durableObject(className, { worker: self });
+  if (!selfNamespaces.has(self)) selfNamespaces.set(self, new Map());
+  selfNamespaces.get(self).set(className, namespace);
+  return namespace;
+}
+
+/**
  * Returns the function the native addon calls for every binding operation. It never throws or
  * rejects: a handler's error is reported back so the worker's promise rejects with its message.
  */
@@ -287,6 +313,12 @@ function createDispatcher(definitions, dispatch, bodies, self = () => undefined)
       if (name === "#body") return await bodies.call(method, JSON.parse(argsJson), bytes);
       if (name === "#rpc") {
         const answer = await rpc.callStub(method, JSON.parse(argsJson), bytes, self());
+        return { json: answer.json, bytes: answer.bytes ?? undefined };
+      }
+      if (name === "#durable") return await require("./durable.js").callFromWorker(method, JSON.parse(argsJson), self());
+      // ctx.exports: the worker's own entrypoints and Durable Object classes.
+      if (name.startsWith("#self:") || name.startsWith("#self-do:")) {
+        const answer = await callSelf(name, definitions, method, JSON.parse(argsJson), bytes, dispatch, self());
         return { json: answer.json, bytes: answer.bytes ?? undefined };
       }
       const definition = definitions[name];

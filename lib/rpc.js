@@ -117,12 +117,7 @@ async function fetchInto(worker, base, args, bytes) {
   const parts = [args.method, args.url, args.headers, bytes ? new Uint8Array(bytes) : null];
   const answer = await callWorker(worker, { ...base, path: [], kind: "fetch", stubs: [] }, serialize(parts));
   const parsed = JSON.parse(answer.json);
-  if (parsed.error) {
-    const error = new Error(parsed.error.message);
-    error.name = parsed.error.name;
-    error.stack = parsed.error.stack;
-    throw error;
-  }
+  if (parsed.error) throw remoteError(parsed.error);
   const response = deserialize(answer.bytes);
   return {
     json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: response.headers }),
@@ -146,9 +141,37 @@ async function callStub(method, args, bytes, caller) {
   return callWorker(entry.worker, { stub: entry.local, path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs) }, bytes);
 }
 
+/** An error thrown in a worker, as Node's own error of that kind, with the worker's stack. */
+function remoteError({ name, message, stack }) {
+  const Kind = { TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError }[name] ?? Error;
+  const error = new Kind(message);
+  if (Kind === Error && name !== "Error") Object.defineProperty(error, "name", { value: name, writable: true, configurable: true, enumerable: false });
+  if (typeof stack === "string" && stack !== "") error.stack = stack;
+  return error;
+}
+
+/**
+ * A stub used from Node: property reads build a path, a call sends it with
+ * `call(path, "call", args)`, and `await stub.prop` reads it with `call(path, "get", [])`. The
+ * members of `local` (say, `fetch` and `id`) are answered by `local` itself.
+ */
+function nodeStub(call, local = {}, path = []) {
+  return new Proxy(function rpcStub() {}, {
+    get(_, name) {
+      if (path.length === 0 && Object.hasOwn(local, name)) return local[name];
+      if (name === "then") return path.length === 0 ? undefined : (ok, fail) => call(path, "get", []).then(ok, fail);
+      if (typeof name === "symbol") return undefined;
+      return nodeStub(call, local, [...path, name]);
+    },
+    apply(_, __, args) {
+      return call(path, "call", args);
+    },
+  });
+}
+
 /** An answer that makes the caller's promise reject with this error's name, message and stack. */
 const errorAnswer = ({ name, message, stack }) => ({ json: JSON.stringify({ error: { name, message, stack } }) });
 
 const failure = (error) => (error instanceof Error ? errorAnswer(error) : errorAnswer({ name: "Error", message: String(error) }));
 
-module.exports = { setWorkerAccess, callService, callStub, callWorker, hostIds, fetchInto, workerDisposed, isWorker };
+module.exports = { setWorkerAccess, callService, callStub, callWorker, hostIds, fetchInto, workerDisposed, isWorker, serialize, deserialize, remoteError, nodeStub };

@@ -61,10 +61,14 @@ const BINDING_FACTORIES = {
   "durable_objects.bindings": {
     factory: "durableObject",
     list: (b) => b.durableObjects,
-    create: (durableObject, entry, state) => {
+    create: (durableObject, entry, state, config) => {
       if (entry.scriptName) throw new Error(`class ${entry.className} lives in worker ${JSON.stringify(entry.scriptName)} (script_name); loadProject runs only this worker's own classes`);
+      // A class created by a new_classes migration (and never by new_sqlite_classes) has
+      // workerd's KV-only storage: no ctx.storage.sql.
+      const sqlite = config.migrations.some((m) => m.newSqliteClasses.includes(entry.className));
+      const kvOnly = !sqlite && config.migrations.some((m) => m.newClasses.includes(entry.className));
       // One SQLite file per object: <state>/do/<ClassName>/<id>.sqlite3.
-      return durableObject(entry.className, state ? { dir: path.join(state, "do") } : {});
+      return durableObject(entry.className, { ...(state ? { dir: path.join(state, "do") } : {}), ...(kvOnly ? { sql: false } : {}) });
     },
   },
 };

@@ -293,6 +293,25 @@ function queueProducer(queueBinding) {
 }
 
 /**
+ * A Durable Object namespace for Node over a namespace binding's host API: ids with toString(),
+ * equals() and name, and stubs with fetch() and RPC methods (structured clones both ways).
+ */
+function durableNamespace(namespace) {
+  const HEX = /^[0-9a-f]{64}$/;
+  const idOf = (hex, name) => ({ name, toString: () => hex, equals: (other) => String(other) === hex });
+  return {
+    idFromName: (name) => idOf(namespace.idFromName(name), String(name)),
+    newUniqueId: () => idOf(require("node:crypto").randomBytes(32).toString("hex"), undefined),
+    idFromString(hex) {
+      if (!HEX.test(String(hex))) throw new TypeError("Invalid Durable Object ID: must be 64 hex digits");
+      return idOf(String(hex), undefined);
+    },
+    get: (id) => namespace.get(String(id), id?.name ?? null),
+    getByName: (name) => namespace.get(namespace.idFromName(name), String(name)),
+  };
+}
+
+/**
  * Options (wrangler's names): `configPath` (a config file or project folder; default "."),
  * `environment`, `persist` (true: `<root>/.workerbox/state`, false: memory, `{ path }`);
  * workerbox's own: `project` (a project from loadProject() or a dev server's `.project`, to share
@@ -311,6 +330,7 @@ async function getPlatformProxy(options = {}) {
   const storeBindings = {};
   const kinds = {};
   const unsupported = [...project.unsupported];
+  const durables = {};
   for (const [name, value] of Object.entries(project.bindings)) {
     const kind = value !== null && typeof value === "object" ? value[kBinding] : undefined;
     if (kind === undefined) env[name] = value;
@@ -325,6 +345,7 @@ async function getPlatformProxy(options = {}) {
     } else if (kind === "service") env[name] = serviceStub(value.handler, dispatch);
     else if (kind === "d1" && typeof value.database === "function") env[name] = value.database();
     else if (kind === "queue" && typeof value._hostCall === "function") env[name] = queueProducer(value);
+    else if (kind.startsWith("durable_object:") && project.options) durables[name] = value;
     else unsupported.push({ key: kind, binding: name, reason: `the platform proxy has no Node-side ${kind} binding yet` });
   }
   let worker = null;
@@ -332,6 +353,16 @@ async function getPlatformProxy(options = {}) {
     worker = await createWorker({ script: PROXY_SCRIPT, filename: "workerbox-platform-proxy.js", bindings: storeBindings, onLog: () => {}, pool: false, limits: { wallMs: 0, cpuMs: 0 } });
     const call = caller(() => worker, dispatch);
     for (const [name, kind] of Object.entries(kinds)) env[name] = kind === "kv" ? kvNamespace(call, name) : r2Bucket(call, name);
+  }
+  // Durable Objects live in a worker of the project's own script, started for the proxy; each
+  // namespace is reached through the host API on a binding of its own (lib/durable.js).
+  let home = null;
+  if (Object.keys(durables).length > 0) {
+    const { durableObject } = require("../../index.js");
+    home = await createWorker({ ...project.options, pool: false });
+    for (const [name, value] of Object.entries(durables)) {
+      env[name] = durableNamespace(durableObject(value.className, { worker: home, dir: value.dir, sql: value.sql, evictAfterMs: value.evictAfterMs }));
+    }
   }
   let disposed = false;
   return {
@@ -345,6 +376,7 @@ async function getPlatformProxy(options = {}) {
       if (disposed) return;
       disposed = true;
       if (worker) await worker.dispose();
+      if (home) await home.dispose();
     },
   };
 }

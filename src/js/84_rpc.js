@@ -42,6 +42,38 @@ class RpcTarget {}
 
 internals.isEntrypointClass = (value) => typeof value === "function" && value.prototype instanceof WorkerEntrypoint;
 
+let ownExports;
+
+/**
+ * `ctx.exports`: a binding for each of the worker's own entrypoints (a WorkerEntrypoint class,
+ * or the default handler object) and a namespace for each Durable Object class it exports,
+ * as workerd gives them. Made on first use, once the worker's module has run.
+ */
+internals.ctxExports = function ctxExports() {
+  if (ownExports !== undefined) return ownExports;
+  const out = {};
+  for (const [name, value] of Object.entries(internals.namespace ?? {})) {
+    const handlerObject = name === "default" && value !== null && typeof value === "object" && typeof value.fetch === "function";
+    if (internals.isEntrypointClass(value) || handlerObject) out[name] = internals.makeBinding(`#self:${name}`, "service");
+    else if (typeof value === "function" && value.prototype instanceof DurableObject) out[name] = internals.makeBinding(`#self-do:${name}`, `durable_object:${name}`);
+  }
+  return (ownExports = Object.freeze(out));
+};
+
+/** The `exports` of `cloudflare:workers`: ctx.exports, read when used (imports run first). */
+const lazyExports = new Proxy(
+  {},
+  {
+    get: (_, key) => internals.ctxExports()[key],
+    has: (_, key) => key in internals.ctxExports(),
+    ownKeys: () => Reflect.ownKeys(internals.ctxExports()),
+    getOwnPropertyDescriptor: (_, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(internals.ctxExports(), key);
+      return descriptor === undefined ? undefined : { ...descriptor, configurable: true };
+    },
+  },
+);
+
 /** The env object `import { env } from "cloudflare:workers"` sees; filled in by internals.start. */
 internals.envObject = {};
 
@@ -52,6 +84,7 @@ const cloudflareModules = {
     WorkflowEntrypoint,
     RpcTarget,
     env: internals.envObject,
+    exports: lazyExports,
     waitUntil: (promise) => internals.trackBackground(promise),
   }),
 };
@@ -336,6 +369,8 @@ async function serveFetch(receiver, [method, url, headers, body]) {
   return { status: response.status, statusText: response.statusText, headers: flat, body: bytes };
 }
 
+const DURABLE_HOST_CALLS = new Set(["alarm", "run", "evict", "ids", "alarms"]);
+
 /** Called by the native side for every RPC call into this worker. Never throws. */
 internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
   const { ctx, work } = internals.eventContext(id);
@@ -347,6 +382,8 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       return undefined;
     }
     const args = unmarshal(argsBytes, call.stubs ?? []);
+    // The host's own calls on Durable Objects (alarms, runInDurableObject, eviction, listing).
+    if (call.durableObject !== undefined && DURABLE_HOST_CALLS.has(call.kind)) return internals.durableHostCall(call, args);
     let root;
     if (call.durableObject !== undefined) {
       const entered = await internals.durableObjectFor(call.durableObject);

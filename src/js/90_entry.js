@@ -117,6 +117,10 @@ class ExecutionContext {
   passThroughOnException() {
     // There is no origin to fall back to locally; errors are reported to the host instead.
   }
+  /** The worker's own entrypoints and Durable Object classes, as bindings. */
+  get exports() {
+    return internals.ctxExports();
+  }
   get [Symbol.toStringTag]() {
     return "ExecutionContext";
   }

@@ -1,10 +1,12 @@
 //! Durable Object storage ops (`src/js/85_durable.js`): synchronous calls on the isolate thread
-//! into an object's SQLite database (`store::DurableStorage`). Being synchronous is the point:
-//! a storage call never yields to other events, as workerd's input gate guarantees. Open
-//! databases are kept per isolate thread, by (folder, class, id), until the thread ends.
+//! into an object's SQLite database (`store::DurableStorage`) — the KV-style API, the SQL API,
+//! transactions and the alarm's time. Being synchronous is the point: a storage call never
+//! yields to other events, as workerd's input gate guarantees. Open databases are kept per
+//! isolate thread, by (folder, class, id), until the thread ends.
 
-use super::{arg_string, read_string_array, throw_type_error, uint8_array, view_bytes, OpFn};
+use super::{arg_string, read_string_array, state, string_array, throw_type_error, uint8_array, view_bytes, OpFn};
 use crate::runtime::store::{DurableStorage, ListOptions};
+use rusqlite::types::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -17,6 +19,13 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("durableWrite", op_write.map_fn_to());
   install("durableDeleteAll", op_delete_all.map_fn_to());
   install("durableList", op_list.map_fn_to());
+  install("durableSql", op_sql.map_fn_to());
+  install("durableSize", op_size.map_fn_to());
+  install("durableTransaction", op_transaction.map_fn_to());
+  install("durableAlarm", op_alarm.map_fn_to());
+  install("durableSetAlarm", op_set_alarm.map_fn_to());
+  install("durableIds", op_ids.map_fn_to());
+  install("durableCompile", op_compile.map_fn_to());
 }
 
 #[derive(Default)]
@@ -143,5 +152,126 @@ fn op_list<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArgum
       rv.set(v8::Array::new_with_elements(scope, &[keys.into(), values.into()]).into());
     }
     Err(error) => throw_error(scope, &format!("Durable Object storage: {error}")),
+  }
+}
+
+/// `ops.durableSql(handle, sql, bindings)` → `[columnNames, rows, rowsRead, rowsWritten]`, rows
+/// as arrays of values. Bindings are null, numbers (bound as SQLite REALs, as workerd binds
+/// them), strings or Uint8Arrays (the JS side makes them so). Integers come back as numbers
+/// and blobs as ArrayBuffers, as in workerd.
+fn op_sql<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let Some(storage) = storage(scope, &args) else { return };
+  let sql = arg_string(scope, &args, 1);
+  let Ok(list) = v8::Local::<v8::Array>::try_from(args.get(2)) else { return throw_type_error(scope, "durableSql: bindings must be an array") };
+  let mut params = Vec::with_capacity(list.length() as usize);
+  for i in 0..list.length() {
+    let Some(value) = list.get_index(scope, i) else { return };
+    params.push(if value.is_null_or_undefined() {
+      Value::Null
+    } else if value.is_number() {
+      Value::Real(value.number_value(scope).unwrap_or(f64::NAN))
+    } else if value.is_string() {
+      Value::Text(value.to_rust_string_lossy(scope))
+    } else if let Some(bytes) = view_bytes(value) {
+      Value::Blob(bytes)
+    } else {
+      return throw_type_error(scope, &format!("Unsupported type for SQL binding {}: use a string, number, null, ArrayBuffer or ArrayBufferView", i + 1));
+    });
+  }
+  // A long query stops when a limit or dispose stops the worker's JS.
+  let monitor = state(scope).borrow().monitor.clone();
+  match storage.exec(&sql, &params, Some(Box::new(move || monitor.stop_pending()))) {
+    Ok(result) => {
+      let columns = string_array(scope, &result.columns);
+      let mut rows: Vec<v8::Local<v8::Value>> = Vec::with_capacity(result.rows.len());
+      for row in result.rows {
+        let values: Vec<v8::Local<v8::Value>> = row.into_iter().map(|value| sql_value(scope, value)).collect();
+        rows.push(v8::Array::new_with_elements(scope, &values).into());
+      }
+      let rows = v8::Array::new_with_elements(scope, &rows);
+      let read = v8::Number::new(scope, result.rows_read as f64);
+      let written = v8::Number::new(scope, result.rows_written as f64);
+      rv.set(v8::Array::new_with_elements(scope, &[columns.into(), rows.into(), read.into(), written.into()]).into());
+    }
+    Err(message) => throw_error(scope, &message),
+  }
+}
+
+fn sql_value<'s>(scope: &mut v8::PinScope<'s, '_>, value: Value) -> v8::Local<'s, v8::Value> {
+  match value {
+    Value::Null => v8::null(scope).into(),
+    Value::Integer(i) => v8::Number::new(scope, i as f64).into(),
+    Value::Real(f) => v8::Number::new(scope, f).into(),
+    Value::Text(text) => super::new_string(scope, &text).into(),
+    Value::Blob(bytes) => {
+      let store = v8::ArrayBuffer::new_backing_store_from_vec(bytes).make_shared();
+      v8::ArrayBuffer::with_backing_store(scope, &store).into()
+    }
+  }
+}
+
+/// `ops.durableSize(handle)` → the database's size in bytes.
+fn op_size<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let Some(storage) = storage(scope, &args) else { return };
+  match storage.size() {
+    Ok(bytes) => rv.set_double(bytes as f64),
+    Err(error) => throw_error(scope, &format!("Durable Object storage: {error}")),
+  }
+}
+
+/// `ops.durableTransaction(handle, "begin" | "commit" | "rollback")`.
+fn op_transaction<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let Some(storage) = storage(scope, &args) else { return };
+  let result = match arg_string(scope, &args, 1).as_str() {
+    "begin" => storage.begin(),
+    "commit" => storage.commit(),
+    "rollback" => storage.rollback(),
+    other => return throw_type_error(scope, &format!("durableTransaction: unknown step {other:?}")),
+  };
+  if let Err(error) = result {
+    throw_error(scope, &format!("Durable Object storage: {error}"));
+  }
+}
+
+/// `ops.durableAlarm(handle)` → the alarm's time in ms since the epoch, or null.
+fn op_alarm<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let Some(storage) = storage(scope, &args) else { return };
+  match storage.alarm() {
+    Ok(Some(at)) => rv.set_double(at as f64),
+    Ok(None) => rv.set_null(),
+    Err(error) => throw_error(scope, &format!("Durable Object storage: {error}")),
+  }
+}
+
+/// `ops.durableSetAlarm(handle, ms | null)`.
+fn op_set_alarm<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let Some(storage) = storage(scope, &args) else { return };
+  let at = (!args.get(1).is_null_or_undefined()).then(|| args.get(1).number_value(scope).unwrap_or(0.0) as i64);
+  if let Err(error) = storage.set_alarm(at) {
+    throw_error(scope, &format!("Durable Object storage: {error}"));
+  }
+}
+
+/// `ops.durableIds(dir | "", className)` → the ids of the class's objects that have storage:
+/// their files under `dir`, and the databases open on this thread.
+fn op_ids<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let dir = arg_string(scope, &args, 0);
+  let class = arg_string(scope, &args, 1);
+  let mut ids = if dir.is_empty() { Vec::new() } else { DurableStorage::stored_ids(std::path::Path::new(&dir), &class) };
+  let prefix = format!("{dir}\u{0}{class}\u{0}");
+  OPEN.with(|open| ids.extend(open.borrow().by_key.keys().filter_map(|key| key.strip_prefix(&prefix).map(str::to_owned))));
+  ids.sort();
+  ids.dedup();
+  let list = string_array(scope, &ids);
+  rv.set(list.into());
+}
+
+/// `ops.durableCompile(source)` → a function that returns the function whose source the host
+/// gave for `runInDurableObject()` (the host's code, not the worker's, so the worker's own ban
+/// on eval does not apply to it).
+fn op_compile<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let source = arg_string(scope, &args, 0);
+  if let Some(factory) = super::node::compile_factory(scope, "runInDurableObject", "", &format!("return ({source});")) {
+    rv.set(factory);
   }
 }

@@ -65,7 +65,7 @@ pub(crate) fn node_module_names() -> impl Iterator<Item = &'static str> {
 /// Compiles `source` inside a function with `params` and returns the function; on a syntax
 /// error throws a TypeError naming `resource` and returns None. The body starts on the
 /// wrapper's first line, so stack line numbers match the file.
-fn compile_factory<'s>(scope: &mut v8::PinScope<'s, '_>, resource: &str, params: &str, source: &str) -> Option<v8::Local<'s, v8::Value>> {
+pub(super) fn compile_factory<'s>(scope: &mut v8::PinScope<'s, '_>, resource: &str, params: &str, source: &str) -> Option<v8::Local<'s, v8::Value>> {
   let wrapped = format!("(function ({params}) {{ {source}\n}})");
   let code = new_string(scope, &wrapped);
   let resource_name = new_string(scope, resource);

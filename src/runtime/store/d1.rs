@@ -17,12 +17,12 @@
 //! workerd formats it (`no such table: t: SQLITE_ERROR`).
 
 use super::calls::{json, quote, type_error, Args, Failure};
+use super::user_sql::{self, SqlFailure as QueryError};
 use super::{Database, StoreError, StoreKind};
-use rusqlite::fallible_iterator::FallibleIterator;
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
 use rusqlite::types::{Value, ValueRef};
-use rusqlite::{ffi, Batch, Connection, StatementStatus};
+use rusqlite::{Connection, StatementStatus};
 use std::cell::{Cell, RefCell};
 use std::fmt::Write;
 use std::path::Path;
@@ -156,7 +156,7 @@ impl D1Store {
         if index > 0 {
           out.push(',');
         }
-        run_query(c, query, &mut out).map_err(|e| D1Failure::Query { index, message: e.message(timeout) })?;
+        run_query(c, query, &mut out).map_err(|e| D1Failure::Query { index, message: failure_message(e, timeout) })?;
         if out.len() > MAX_RESULT_BYTES {
           return Err(D1Failure::Query { index, message: format!("the results are larger than {} MiB; select fewer rows or columns: SQLITE_TOOBIG", MAX_RESULT_BYTES >> 20) });
         }
@@ -224,31 +224,16 @@ pub fn param(value: serde_json::Value) -> Result<Value, String> {
   })
 }
 
-/// Why one query failed.
-enum QueryError {
-  Sqlite(rusqlite::Error),
-  Message(String),
-}
-
-impl From<rusqlite::Error> for QueryError {
-  fn from(error: rusqlite::Error) -> Self {
-    QueryError::Sqlite(error)
-  }
-}
-
-impl QueryError {
-  /// The message, as workerd words SQLite's errors: `<message>[ at offset N]: <CODE>`, with the
-  /// extended code when it says more.
-  fn message(self, timeout: Duration) -> String {
-    let error = match self {
+/// A query's failure, as workerd words SQLite's errors (`<message>[ at offset N]: <CODE>`), with
+/// D1's own reasons for refusing a statement or interrupting a query.
+fn failure_message(failure: QueryError, timeout: Duration) -> String {
+    let error = match failure {
       QueryError::Message(message) => return message,
       QueryError::Sqlite(error) => error,
     };
-    let (code, text) = match &error {
-      rusqlite::Error::SqliteFailure(code, message) => (*code, message.clone().unwrap_or_else(|| code.to_string())),
-      rusqlite::Error::SqlInputError { error, msg, offset, .. } => (*error, format!("{msg} at offset {offset}")),
-      rusqlite::Error::ToSqlConversionFailure(e) => return format!("a parameter could not be bound: {e}"),
-      other => return other.to_string(),
+    let (code, text) = match user_sql::parts(&error) {
+      Ok(parts) => parts,
+      Err(message) => return message,
     };
     if code.code == rusqlite::ErrorCode::AuthorizationForStatementDenied {
       if let Some(reason) = DENIED.with(|d| d.borrow_mut().take()) {
@@ -258,79 +243,7 @@ impl QueryError {
     if code.code == rusqlite::ErrorCode::OperationInterrupted {
       return format!("the query ran longer than its limit of {} ms and was interrupted: SQLITE_INTERRUPT", timeout.as_millis());
     }
-    let primary = code.extended_code & 0xff;
-    let mut out = format!("{text}: {}", primary_name(primary));
-    if code.extended_code != primary {
-      if let Some(name) = extended_name(code.extended_code) {
-        let _ = write!(out, " (extended: {name})");
-      }
-    }
-    out
-  }
-}
-
-fn primary_name(code: i32) -> String {
-  let name = match code {
-    ffi::SQLITE_ERROR => "SQLITE_ERROR",
-    ffi::SQLITE_INTERNAL => "SQLITE_INTERNAL",
-    ffi::SQLITE_PERM => "SQLITE_PERM",
-    ffi::SQLITE_ABORT => "SQLITE_ABORT",
-    ffi::SQLITE_BUSY => "SQLITE_BUSY",
-    ffi::SQLITE_LOCKED => "SQLITE_LOCKED",
-    ffi::SQLITE_NOMEM => "SQLITE_NOMEM",
-    ffi::SQLITE_READONLY => "SQLITE_READONLY",
-    ffi::SQLITE_INTERRUPT => "SQLITE_INTERRUPT",
-    ffi::SQLITE_IOERR => "SQLITE_IOERR",
-    ffi::SQLITE_CORRUPT => "SQLITE_CORRUPT",
-    ffi::SQLITE_NOTFOUND => "SQLITE_NOTFOUND",
-    ffi::SQLITE_FULL => "SQLITE_FULL",
-    ffi::SQLITE_CANTOPEN => "SQLITE_CANTOPEN",
-    ffi::SQLITE_PROTOCOL => "SQLITE_PROTOCOL",
-    ffi::SQLITE_EMPTY => "SQLITE_EMPTY",
-    ffi::SQLITE_SCHEMA => "SQLITE_SCHEMA",
-    ffi::SQLITE_TOOBIG => "SQLITE_TOOBIG",
-    ffi::SQLITE_CONSTRAINT => "SQLITE_CONSTRAINT",
-    ffi::SQLITE_MISMATCH => "SQLITE_MISMATCH",
-    ffi::SQLITE_MISUSE => "SQLITE_MISUSE",
-    ffi::SQLITE_NOLFS => "SQLITE_NOLFS",
-    ffi::SQLITE_AUTH => "SQLITE_AUTH",
-    ffi::SQLITE_FORMAT => "SQLITE_FORMAT",
-    ffi::SQLITE_RANGE => "SQLITE_RANGE",
-    ffi::SQLITE_NOTADB => "SQLITE_NOTADB",
-    other => return format!("SQLITE_UNKNOWN_ERROR_CODE({other})"),
-  };
-  name.to_owned()
-}
-
-/// The extended codes a user's SQL commonly meets (constraints, mostly).
-fn extended_name(code: i32) -> Option<&'static str> {
-  Some(match code {
-    ffi::SQLITE_CONSTRAINT_CHECK => "SQLITE_CONSTRAINT_CHECK",
-    ffi::SQLITE_CONSTRAINT_COMMITHOOK => "SQLITE_CONSTRAINT_COMMITHOOK",
-    ffi::SQLITE_CONSTRAINT_DATATYPE => "SQLITE_CONSTRAINT_DATATYPE",
-    ffi::SQLITE_CONSTRAINT_FOREIGNKEY => "SQLITE_CONSTRAINT_FOREIGNKEY",
-    ffi::SQLITE_CONSTRAINT_FUNCTION => "SQLITE_CONSTRAINT_FUNCTION",
-    ffi::SQLITE_CONSTRAINT_NOTNULL => "SQLITE_CONSTRAINT_NOTNULL",
-    ffi::SQLITE_CONSTRAINT_PINNED => "SQLITE_CONSTRAINT_PINNED",
-    ffi::SQLITE_CONSTRAINT_PRIMARYKEY => "SQLITE_CONSTRAINT_PRIMARYKEY",
-    ffi::SQLITE_CONSTRAINT_ROWID => "SQLITE_CONSTRAINT_ROWID",
-    ffi::SQLITE_CONSTRAINT_TRIGGER => "SQLITE_CONSTRAINT_TRIGGER",
-    ffi::SQLITE_CONSTRAINT_UNIQUE => "SQLITE_CONSTRAINT_UNIQUE",
-    ffi::SQLITE_CONSTRAINT_VTAB => "SQLITE_CONSTRAINT_VTAB",
-    ffi::SQLITE_ERROR_MISSING_COLLSEQ => "SQLITE_ERROR_MISSING_COLLSEQ",
-    ffi::SQLITE_ERROR_RETRY => "SQLITE_ERROR_RETRY",
-    ffi::SQLITE_BUSY_TIMEOUT => "SQLITE_BUSY_TIMEOUT",
-    ffi::SQLITE_BUSY_SNAPSHOT => "SQLITE_BUSY_SNAPSHOT",
-    ffi::SQLITE_ABORT_ROLLBACK => "SQLITE_ABORT_ROLLBACK",
-    _ => return None,
-  })
-}
-
-/// Whether `sql` is surely one statement (no `;` but a final one, no comments), which may then
-/// be prepared once and cached; anything else is split statement by statement.
-fn single_statement(sql: &str) -> bool {
-  let body = sql.trim_end().trim_end_matches(';');
-  !body.contains(';') && !body.contains("--") && !body.contains("/*") && !body.trim().is_empty()
+    format!("{text}: {}", user_sql::code_names(&code))
 }
 
 /// The size of the database in bytes.
@@ -348,13 +261,7 @@ struct Ran {
 
 /// Runs one statement (binding `params` if given, which must match its parameters).
 fn run_statement(statement: &mut rusqlite::Statement<'_>, params: Option<&[Value]>) -> Result<Ran, QueryError> {
-  let params = params.unwrap_or(&[]);
-  if statement.parameter_count() != params.len() {
-    return Err(QueryError::Message("Wrong number of parameter bindings for SQL query.".into()));
-  }
-  for (i, value) in params.iter().enumerate() {
-    statement.raw_bind_parameter(i + 1, value)?;
-  }
+  user_sql::bind(statement, params)?;
   statement.reset_status(StatementStatus::FullscanStep);
   let columns: Vec<String> = statement.column_names().into_iter().map(str::to_owned).collect();
   let mut rows = String::from("[");
@@ -412,30 +319,7 @@ fn write_value(out: &mut String, value: ValueRef<'_>) {
 fn run_query(c: &Connection, query: &Query, out: &mut String) -> Result<(), QueryError> {
   let started = Instant::now();
   let (changes_before, rowid_before, size_before) = (c.total_changes(), c.last_insert_rowid(), size(c)?);
-  let ran = if single_statement(&query.sql) {
-    let mut statement = c.prepare_cached(&query.sql)?;
-    run_statement(&mut statement, Some(&query.params))?
-  } else {
-    let mut batch = Batch::new(c, &query.sql);
-    let mut last = None;
-    let mut bound = false;
-    while let Some(mut statement) = batch.next()? {
-      if bound {
-        return Err(QueryError::Message("When executing multiple SQL statements in a single call, only the last statement can have parameters.".into()));
-      }
-      let params = if statement.parameter_count() > 0 {
-        bound = true;
-        Some(&query.params[..])
-      } else {
-        None
-      };
-      last = Some(run_statement(&mut statement, params)?);
-    }
-    if !bound && !query.params.is_empty() {
-      return Err(QueryError::Message("Wrong number of parameter bindings for SQL query.".into()));
-    }
-    last.ok_or_else(|| QueryError::Message("SQL code did not contain a statement.".into()))?
-  };
+  let ran = user_sql::run_statements(c, &query.sql, &query.params, run_statement)?;
   let duration = started.elapsed().as_secs_f64() * 1000.0;
   let changes = c.total_changes() - changes_before;
   let last_row_id = c.last_insert_rowid();

@@ -1,21 +1,32 @@
 //! Durable Object storage: one SQLite database per object (in memory, or the file
-//! `<dir>/<class>/<id>.sqlite3`), holding the KV-style API's key/value pairs. Keys are strings
-//! stored as their UTF-8 bytes, so `list()` orders them by UTF-8 bytes as workerd does; values
-//! are the V8-serialized bytes the worker wrote. Every write call is one transaction, committed
-//! before it returns: the worker's JS sees storage calls complete without yielding to other
-//! events, which is what gives a Durable Object workerd's input-gate ordering.
+//! `<dir>/<class>/<id>.sqlite3`). It holds the KV-style API's key/value pairs (table `_cf_KV`,
+//! as in workerd), the object's alarm (`_cf_METADATA`), and the user's own tables made through
+//! the SQL API (`durable_sql.rs`). Keys are strings stored as their UTF-8 bytes, so `list()`
+//! orders them by UTF-8 bytes as workerd does; values are the V8-serialized bytes the worker
+//! wrote. Every write call is one transaction, committed before it returns (or a savepoint
+//! inside the object's open `transaction()`): the worker's JS sees storage calls complete
+//! without yielding to other events, which is what gives a Durable Object workerd's input-gate
+//! ordering.
 
+use super::durable_sql;
 use super::{prefix_end, Database, StoreError};
-use rusqlite::params;
-use std::path::Path;
+use rusqlite::{params, OptionalExtension};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 const SCHEMA: &str = "
-  CREATE TABLE IF NOT EXISTS durable_kv (
+  CREATE TABLE IF NOT EXISTS _cf_KV (
     key BLOB PRIMARY KEY NOT NULL,  -- the key's UTF-8 bytes
     value BLOB NOT NULL             -- V8-serialized
   ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS _cf_METADATA (
+    key INTEGER PRIMARY KEY,        -- 1: the alarm
+    value INTEGER NOT NULL          -- milliseconds since the epoch
+  );
 ";
+
+/// The `_cf_METADATA` row that holds the alarm's time.
+const ALARM: i64 = 1;
 
 /// The bounds and order of a `list()`.
 #[derive(Debug, Default)]
@@ -36,16 +47,63 @@ impl DurableStorage {
   /// The storage of object `id` of class `class`: in memory without `dir`.
   pub fn open(dir: Option<&Path>, class: &str, id: &str) -> Result<DurableStorage, StoreError> {
     let db = match dir {
-      None => Database::memory(SCHEMA),
-      Some(dir) => Database::file(&dir.join(class), &format!("{id}.sqlite3"), SCHEMA, None)?,
+      None => Database::memory_with(SCHEMA, durable_sql::setup),
+      Some(dir) => Database::file(&dir.join(class), &format!("{id}.sqlite3"), SCHEMA, Some(durable_sql::setup))?,
     };
     Ok(DurableStorage { db })
+  }
+
+  /// The ids of the objects of `class` that have a database file under `dir`.
+  pub fn stored_ids(dir: &Path, class: &str) -> Vec<String> {
+    let folder: PathBuf = dir.join(class);
+    let Ok(entries) = std::fs::read_dir(folder) else { return Vec::new() };
+    let mut ids: Vec<String> = entries
+      .filter_map(|entry| entry.ok()?.file_name().to_str()?.strip_suffix(".sqlite3").map(str::to_owned))
+      .collect();
+    ids.sort();
+    ids
+  }
+
+  pub(super) fn database(&self) -> &Database {
+    &self.db
+  }
+
+  /// When the alarm is set for (milliseconds since the epoch), if it is.
+  pub fn alarm(&self) -> Result<Option<i64>, StoreError> {
+    self.db.read(|c| c.query_row("SELECT value FROM _cf_METADATA WHERE key = ?1", params![ALARM], |row| row.get(0)).optional())
+  }
+
+  /// Sets the alarm for `at`, or removes it (`None`).
+  pub fn set_alarm(&self, at: Option<i64>) -> Result<(), StoreError> {
+    self.db.write(|c| {
+      match at {
+        Some(at) => c.execute("INSERT INTO _cf_METADATA (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", params![ALARM, at])?,
+        None => c.execute("DELETE FROM _cf_METADATA WHERE key = ?1", params![ALARM])?,
+      };
+      Ok(())
+    })
+  }
+
+  /// Opens a transaction (a savepoint, so transactions nest): every storage call until its
+  /// [`DurableStorage::commit`] or [`DurableStorage::rollback`] belongs to it.
+  pub fn begin(&self) -> Result<(), StoreError> {
+    self.db.outside_transaction(|c| c.execute_batch("SAVEPOINT workerbox_txn"))
+  }
+
+  /// Keeps what the innermost open transaction wrote.
+  pub fn commit(&self) -> Result<(), StoreError> {
+    self.db.outside_transaction(|c| c.execute_batch("RELEASE workerbox_txn"))
+  }
+
+  /// Undoes what the innermost open transaction wrote, and closes it.
+  pub fn rollback(&self) -> Result<(), StoreError> {
+    self.db.outside_transaction(|c| c.execute_batch("ROLLBACK TO workerbox_txn; RELEASE workerbox_txn"))
   }
 
   /// The values of `keys`, in order (`None`: not stored).
   pub fn get(&self, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StoreError> {
     self.db.read(|c| {
-      let mut statement = c.prepare_cached("SELECT value FROM durable_kv WHERE key = ?1")?;
+      let mut statement = c.prepare_cached("SELECT value FROM _cf_KV WHERE key = ?1")?;
       keys
         .iter()
         .map(|key| {
@@ -62,22 +120,17 @@ impl DurableStorage {
     self.db.write(|c| {
       let mut removed = 0;
       {
-        let mut delete = c.prepare_cached("DELETE FROM durable_kv WHERE key = ?1")?;
+        let mut delete = c.prepare_cached("DELETE FROM _cf_KV WHERE key = ?1")?;
         for key in deletes {
           removed += delete.execute(params![key.as_bytes()])?;
         }
       }
-      let mut put = c.prepare_cached("INSERT INTO durable_kv (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value")?;
+      let mut put = c.prepare_cached("INSERT INTO _cf_KV (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value")?;
       for (key, value) in puts {
         put.execute(params![key.as_bytes(), value])?;
       }
       Ok(removed)
     })
-  }
-
-  /// Removes every key.
-  pub fn delete_all(&self) -> Result<(), StoreError> {
-    self.db.write(|c| c.execute("DELETE FROM durable_kv", []).map(|_| ()))
   }
 
   /// The pairs within `options`, in key order (or reversed).
@@ -107,7 +160,7 @@ impl DurableStorage {
     let filter = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
     let order = if options.reverse { "DESC" } else { "ASC" };
     let limit = options.limit.map_or(-1, |n| n.min(i64::MAX as u64) as i64);
-    let sql = format!("SELECT key, value FROM durable_kv {filter} ORDER BY key {order} LIMIT {limit}");
+    let sql = format!("SELECT key, value FROM _cf_KV {filter} ORDER BY key {order} LIMIT {limit}");
     self.db.read(|c| {
       let mut statement = c.prepare(&sql)?;
       let rows = statement.query_map(rusqlite::params_from_iter(values.iter()), |row| {

@@ -21,14 +21,17 @@ mod cache;
 mod calls;
 mod d1;
 mod durable;
+mod durable_sql;
 mod kv;
 mod objects;
 mod queue;
+mod user_sql;
 #[cfg(test)]
 mod tests;
 
 pub use calls::{Clock, Store, StoreKind, Stores};
 pub use durable::{DurableStorage, ListOptions};
+pub use durable_sql::SqlRows;
 pub use queue::{QueueChanges, QueueStore, StoredMessage};
 
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
@@ -102,6 +105,11 @@ impl Database {
   /// A new private in-memory database whose tables `schema` makes (on first use).
   pub fn memory(schema: &'static str) -> Arc<Database> {
     Arc::new(Database { location: Location::Memory, schema, setup: None, connection: Mutex::new(None) })
+  }
+
+  /// As [`Database::memory`], with `setup` run on the connection when it is made.
+  pub fn memory_with(schema: &'static str, setup: Setup) -> Arc<Database> {
+    Arc::new(Database { location: Location::Memory, schema, setup: Some(setup), connection: Mutex::new(None) })
   }
 
   /// A store family's database: in memory without `dir`, else its file (`kind`'s name) there.
@@ -184,6 +192,24 @@ impl Database {
   fn transaction_with<T, E: From<StoreError>>(&self, behavior: TransactionBehavior, failed: &'static str, work: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
     // A panic while holding the connection leaves no transaction open (rusqlite rolls back on
     // drop), so the connection is still usable.
+    let mut slot = self.connection()?;
+    let connection = slot.as_mut().expect("made by connection()");
+    // Inside a transaction the store's user opened (a Durable Object's transaction()), the
+    // work is a savepoint in it, kept or undone with it.
+    if !connection.is_autocommit() {
+      let savepoint = connection.savepoint().map_err(|e| self.error(failed, e))?;
+      let value = work(&savepoint)?;
+      savepoint.commit().map_err(|e| self.error(failed, e))?;
+      return Ok(value);
+    }
+    let transaction = connection.transaction_with_behavior(behavior).map_err(|e| self.error(failed, e))?;
+    let value = work(&transaction)?;
+    transaction.commit().map_err(|e| self.error(failed, e))?;
+    Ok(value)
+  }
+
+  /// The connection, made first if this is an in-memory database's first use.
+  fn connection(&self) -> Result<MutexGuard<'_, Option<Connection>>, StoreError> {
     let mut slot = self.connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if slot.is_none() {
       let connection = Connection::open_in_memory().map_err(|e| self.error("opened", e))?;
@@ -193,11 +219,14 @@ impl Database {
       connection.execute_batch(self.schema).map_err(|e| self.error("given its tables", e))?;
       *slot = Some(connection);
     }
-    let connection = slot.as_mut().expect("made above");
-    let transaction = connection.transaction_with_behavior(behavior).map_err(|e| self.error(failed, e))?;
-    let value = work(&transaction)?;
-    transaction.commit().map_err(|e| self.error(failed, e))?;
-    Ok(value)
+    Ok(slot)
+  }
+
+  /// Runs `work` on the connection as it is, in no transaction of ours: for statements that
+  /// open or close the user's own transactions (savepoints).
+  pub fn outside_transaction<T>(&self, work: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+    let slot = self.connection()?;
+    work(slot.as_ref().expect("made by connection()")).map_err(|e| self.error("written", e))
   }
 
   /// Runs `work` in a write transaction and commits it, as [`Database::write`] does, for work
