@@ -358,6 +358,7 @@ async function createWorker(options) {
   const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, compatJson: JSON.stringify(compat), allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse, pool, privateCache }, log, dispatcher, channel, stores);
   if (!(outcome instanceof native.NativeWorker)) throw toError(outcome);
   worker = createHandle(outcome, filename, bodies);
+  rpc.setDispatcher(worker, dispatcher);
   workerLogs.set(worker, log);
   for (const [name, definition] of Object.entries(definitions)) {
     if (definition instanceof queues.Queue) definition._bound(worker, name);

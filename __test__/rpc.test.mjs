@@ -5,7 +5,7 @@
 // plain Node object.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { dispatch, service } from "../index.js";
+import { dispatch, service, durableObject } from "../index.js";
 import { useWorker } from "./helpers.mjs";
 
 /** The callee: a default entrypoint with methods, a named one, and an RpcTarget it hands out. */
@@ -32,6 +32,11 @@ export default class Main extends WorkerEntrypoint {
   }
   counter(start) { return new Counter(start); }
   async callBack(fn, value) { return "callback said " + (await fn(value)); }
+  keep(fn, dup) { globalThis.kept = dup ? fn.dup() : fn; return "kept"; }
+  async callKept(value) { try { return await globalThis.kept(value); } catch (e) { return "error: " + e.message; } }
+  async useStubs(object, admin) {
+    return [await object.increment(2), await (await object.fetch("http://do/x")).text(), await admin.whoami(), await (await admin.fetch("http://s/y")).text()];
+  }
   nested() { return { list: [1, { deep: new Map([["k", new Set([2])]]) }], when: new Date(5), bytes: new Uint8Array([7, 8]) }; }
 }
 
@@ -135,6 +140,37 @@ test("functions pass by reference: the callee's calls run back in the caller", a
     const said = await env.SVC.callBack(async (v) => { calls++; return "hi " + v; }, "there");
     return { said, calls };`, { SVC: service(target) });
   assert.deepEqual(result, { said: "callback said hi there", calls: 1 });
+});
+
+test("stubs received as arguments are released when the call ends, unless dup()ed", async (t) => {
+  const target = await callee(t);
+  const result = await run(t, `
+    let calls = 0;
+    const fn = (v) => { calls++; return "called with " + v; };
+    const plain = [await env.SVC.keep(fn, false), await env.SVC.callKept("a")];
+    const duped = [await env.SVC.keep(fn, true), await env.SVC.callKept("b"), await env.SVC.callKept("c")];
+    return { plain, duped, calls };`, { SVC: service(target) });
+  assert.deepEqual(result, {
+    plain: ["kept", "error: The RPC stub was disposed, or the worker holding its object is gone."],
+    duped: ["kept", "called with b", "called with c"],
+    calls: 2,
+  });
+});
+
+test("service binding and Durable Object stubs pass over RPC: calls and fetch() go through the sender's binding", async (t) => {
+  const target = await callee(t);
+  const sender = await useWorker(t, {
+    script: `import { DurableObject } from "cloudflare:workers";
+      export class Tally extends DurableObject {
+        async increment(by) { const n = ((await this.ctx.storage.get("n")) ?? 0) + by; await this.ctx.storage.put("n", n); return n; }
+        async fetch(request) { return new Response("tally " + new URL(request.url).pathname + " " + (await this.ctx.storage.get("n"))); }
+      }
+      export default { async fetch(request, env) {
+        return Response.json(await env.SVC.useStubs(env.TALLY.getByName("t"), env.ADMIN));
+      } }`,
+    bindings: { SVC: service(target), ADMIN: service(target, { entrypoint: "Admin" }), TALLY: durableObject("Tally") },
+  });
+  assert.deepEqual(await (await dispatch(sender, "http://localhost/")).json(), [2, "tally /x 2", "admin entrypoint", "admin fetch GET"]);
 });
 
 test("named entrypoints: service(worker, { entrypoint }) for RPC and fetch", async (t) => {

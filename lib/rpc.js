@@ -24,7 +24,11 @@ function deserialize(bytes) {
   return deserializer.readValue();
 }
 
-/** Host stub id → { worker, local }: the worker holding the object and its id there. */
+/**
+ * Host stub id → `{ worker, local }` (the worker holding the object and its id there), or
+ * `{ worker, binding, object, name }` (a stub for `worker`'s binding `binding`: a service, or a
+ * Durable Object of a namespace, passed over RPC).
+ */
 const stubs = new Map();
 let nextStub = 1;
 /** The stub ids each worker holds, so that they go when it is disposed. */
@@ -37,9 +41,16 @@ function setWorkerAccess(nativeOf, toError) {
   access = { nativeOf, toError };
 }
 
-function register(worker, local) {
+/** Each worker's binding dispatcher (lib/bindings.js), for calls through its bindings' stubs. */
+const dispatchers = new WeakMap();
+
+function setDispatcher(worker, dispatcher) {
+  dispatchers.set(worker, dispatcher);
+}
+
+function register(worker, target) {
   const id = nextStub++;
-  stubs.set(id, { worker, local });
+  stubs.set(id, { worker, ...target });
   let held = byWorker.get(worker);
   if (held === undefined) byWorker.set(worker, (held = new Set()));
   held.add(id);
@@ -52,7 +63,10 @@ function workerDisposed(worker) {
   byWorker.delete(worker);
 }
 
-/** The caller's stub list (`{ local }` it exports, `{ remote }` it passes on) as host ids. */
+/**
+ * The caller's stub list (`{ local }` it exports, `{ remote }` it passes on, `{ binding }` a
+ * stub of one of its bindings) as host ids.
+ */
 function hostIds(caller, list) {
   return (list ?? []).map((entry) => {
     if (entry.remote !== undefined) {
@@ -60,7 +74,8 @@ function hostIds(caller, list) {
       return entry.remote;
     }
     if (caller === undefined) throw new Error("RPC stubs can only be passed by a worker.");
-    return register(caller, entry.local);
+    if (entry.binding !== undefined) return register(caller, { binding: entry.binding, object: entry.object, name: entry.name });
+    return register(caller, { local: entry.local });
   });
 }
 
@@ -125,7 +140,7 @@ async function fetchInto(worker, base, args, bytes) {
   };
 }
 
-/** A call or dispose on a stub (`#rpc`), from worker `caller`. */
+/** A call, fetch() or dispose on a stub (`#rpc`), from worker `caller`. */
 async function callStub(method, args, bytes, caller) {
   const entry = stubs.get(args.stub);
   if (method === "dispose") {
@@ -133,12 +148,42 @@ async function callStub(method, args, bytes, caller) {
     stubs.delete(args.stub);
     byWorker.get(entry.worker)?.delete(args.stub);
     const handle = access.nativeOf(entry.worker);
-    if (handle !== undefined && !handle.disposed) await handle.rpc(JSON.stringify({ kind: "dispose", stub: entry.local }), Buffer.alloc(0)).catch(() => {});
+    if (entry.local !== undefined && handle !== undefined && !handle.disposed) {
+      await handle.rpc(JSON.stringify({ kind: "dispose", stub: entry.local }), Buffer.alloc(0)).catch(() => {});
+    }
     return { json: "null" };
   }
-  if (method !== "call") throw new TypeError(`unknown RPC operation "${method}"`);
-  if (entry === undefined) return failure(new Error("The RPC stub was disposed, or the worker holding its object is gone."));
+  if (method !== "call" && method !== "fetch") throw new TypeError(`unknown RPC operation "${method}"`);
+  if (entry === undefined) {
+    if (method === "fetch") throw new Error("The RPC stub was disposed, or the worker holding its object is gone.");
+    return failure(new Error("The RPC stub was disposed, or the worker holding its object is gone."));
+  }
+  const { stub, ...rest } = args;
+  if (entry.binding !== undefined) return callThroughBinding(entry, method, rest, bytes, caller);
+  if (method === "fetch") return fetchInto(entry.worker, { stub: entry.local }, rest, bytes);
   return callWorker(entry.worker, { stub: entry.local, path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs) }, bytes);
+}
+
+/**
+ * A call on a stub of a binding passed over RPC: made as its owner would make it through the
+ * binding (the stubs in it already turned into host ids, so they mean the same to the owner).
+ */
+async function callThroughBinding(entry, method, args, bytes, caller) {
+  const dispatcher = dispatchers.get(entry.worker);
+  const handle = access.nativeOf(entry.worker);
+  if (dispatcher === undefined || handle === undefined || handle.disposed) {
+    const gone = new Error("The worker whose binding this RPC stub stands for has been disposed.");
+    if (method === "fetch") throw gone;
+    return failure(gone);
+  }
+  const forwarded = { ...args, object: entry.object, name: entry.name };
+  if (method === "call") forwarded.stubs = hostIds(caller, args.stubs).map((id) => ({ remote: id }));
+  const out = await dispatcher(entry.binding, method === "call" ? "rpc" : "fetch", JSON.stringify(forwarded), bytes);
+  if (out.errorName !== undefined) {
+    if (method === "fetch") throw Object.assign(new Error(out.errorMessage), { name: out.errorName });
+    return errorAnswer({ name: out.errorName, message: out.errorMessage });
+  }
+  return { json: out.json, bytes: out.bytes };
 }
 
 /** An error thrown in a worker, as Node's own error of that kind, with the worker's stack. */
@@ -174,4 +219,4 @@ const errorAnswer = ({ name, message, stack }) => ({ json: JSON.stringify({ erro
 
 const failure = (error) => (error instanceof Error ? errorAnswer(error) : errorAnswer({ name: "Error", message: String(error) }));
 
-module.exports = { setWorkerAccess, callService, callStub, callWorker, hostIds, fetchInto, workerDisposed, isWorker, serialize, deserialize, remoteError, nodeStub };
+module.exports = { setWorkerAccess, setDispatcher, callService, callStub, callWorker, hostIds, fetchInto, workerDisposed, isWorker, serialize, deserialize, remoteError, nodeStub };

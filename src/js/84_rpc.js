@@ -131,8 +131,12 @@ function marshal(value) {
   const walk = (v) => {
     if (typeof v === "function") {
       const target = v[kTarget];
-      if (target?.stub !== undefined) return place({ remote: target.stub });
-      if (target !== undefined) throw new DOMException("A service binding stub cannot be sent over RPC by workerbox yet.", "DataCloneError");
+      if (target?.stub !== undefined) {
+        if (target.released) throw new DOMException("An RPC stub that was disposed cannot be sent.", "DataCloneError");
+        return place({ remote: target.stub });
+      }
+      // A service binding or Durable Object stub: the host makes a stub that calls through it.
+      if (target !== undefined) return place({ binding: target.binding, object: target.object, name: target.name });
       return place({ local: exportObject(v) });
     }
     if (v === null || typeof v !== "object") return v;
@@ -167,15 +171,41 @@ function marshal(value) {
   return { bytes: ops.serialize(replaced), stubs };
 }
 
-/** The value `marshal` wrote, with each stub place turned into a stub for host id `ids[i]`. */
-function unmarshal(bytes, ids) {
+/** Host stub id → how many stubs in this worker stand for it (each dup() adds one). */
+const holds = new Map();
+
+/** A new stub for host stub `id`, pushed onto `created` when given. */
+function stubFor(id, created = undefined) {
+  holds.set(id, (holds.get(id) ?? 0) + 1);
+  const stub = remoteStub({ stub: id, released: false }, []);
+  created?.push(stub);
+  return stub;
+}
+
+/** Lets go of one stub for a host stub; the host forgets it when no stub here stands for it. */
+function release(target) {
+  if (target.released) return;
+  target.released = true;
+  const left = (holds.get(target.stub) ?? 1) - 1;
+  if (left > 0) return void holds.set(target.stub, left);
+  holds.delete(target.stub);
+  internals.hostCall("#rpc", "dispose", { stub: target.stub }).catch(() => {});
+}
+
+const DISPOSED = "The RPC stub was disposed, or the worker holding its object is gone.";
+
+/**
+ * The value `marshal` wrote, with each stub place turned into a stub for host id `ids[i]`
+ * (each also pushed onto `created` when given).
+ */
+function unmarshal(bytes, ids, created = undefined) {
   const value = ops.deserialize(bytes);
   if (ids.length === 0) return value;
   const seen = new Set();
   const walk = (v) => {
     if (v === null || typeof v !== "object" || seen.has(v)) return v;
     const proto = Object.getPrototypeOf(v);
-    if (proto === Object.prototype && Object.hasOwn(v, STUB_KEY)) return remoteStub({ stub: ids[v[STUB_KEY]] }, []);
+    if (proto === Object.prototype && Object.hasOwn(v, STUB_KEY)) return stubFor(ids[v[STUB_KEY]], created);
     seen.add(v);
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) v[i] = walk(v[i]);
@@ -210,6 +240,7 @@ function remoteError({ name, message, stack }) {
 
 /** Sends one call to `target` through the host; resolves to the (unmarshalled) result. */
 async function send(target, path, kind, args) {
+  if (target.released) throw new Error(DISPOSED);
   const { bytes, stubs } = marshal(args);
   const call = { path, kind, stubs };
   // A stub's call goes to the host's stub table; a binding's (service or Durable Object, whose
@@ -277,8 +308,16 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
     get(_, name) {
       if (name === kTarget) return path.length === 0 ? target : undefined;
       if (path.length === 0) {
-        if (name === Symbol.dispose) return () => dispose(target);
-        if (name === "dup") return () => remoteStub(target, path, fetcher, local);
+        if (name === Symbol.dispose) return () => target.stub !== undefined && release(target);
+        if (name === "dup") return () => (target.stub !== undefined ? stubFor(target.stub) : remoteStub(target, path, fetcher, local));
+        // fetch() on a stub received over RPC: into the object's fetch(), or through the
+        // binding it stands for.
+        if (name === "fetch" && target.stub !== undefined) {
+          return async (input, init = undefined) => {
+            if (target.released) throw new Error(DISPOSED);
+            return internals.fetchThroughHost("#rpc", new Request(input, init), { stub: target.stub });
+          };
+        }
         if (fetcher !== null && (local.includes(name) || name === Symbol.toStringTag)) {
           const member = fetcher[name];
           return typeof member === "function" ? member.bind(fetcher) : member;
@@ -292,11 +331,6 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
       return started(send(target, path, "call", args));
     },
   });
-}
-
-function dispose(target) {
-  if (target.stub === undefined) return;
-  internals.hostCall("#rpc", "dispose", { stub: target.stub }).catch(() => {});
 }
 
 /** `env.NAME` of a service binding: fetch() as before, any other name an RPC method. */
@@ -374,20 +408,22 @@ const DURABLE_HOST_CALLS = new Set(["alarm", "run", "evict", "ids", "alarms"]);
 /** Called by the native side for every RPC call into this worker. Never throws. */
 internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
   const { ctx, work } = internals.eventContext(id);
-  let release = null;
+  let leave = null;
+  /** Stubs that came in as arguments: released when the call is over, unless dup()ed. */
+  const received = [];
   const run = async () => {
     const call = JSON.parse(callJson);
     if (call.kind === "dispose") {
       exported.delete(call.stub);
       return undefined;
     }
-    const args = unmarshal(argsBytes, call.stubs ?? []);
+    const args = unmarshal(argsBytes, call.stubs ?? [], received);
     // The host's own calls on Durable Objects (alarms, runInDurableObject, eviction, listing).
     if (call.durableObject !== undefined && DURABLE_HOST_CALLS.has(call.kind)) return internals.durableHostCall(call, args);
     let root;
     if (call.durableObject !== undefined) {
       const entered = await internals.durableObjectFor(call.durableObject);
-      release = entered.release;
+      leave = entered.release;
       root = entered.instance;
       if (call.kind !== "fetch" && !(root instanceof DurableObject)) {
         throw new TypeError(`The Durable Object class "${call.durableObject.className}" does not extend DurableObject from "cloudflare:workers", so it has no RPC methods; only fetch().`);
@@ -401,9 +437,12 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
     if (call.kind === "fetch") return serveFetch(root, args);
     return invoke(root, call.path, call.kind, args);
   };
+  let passedOn = new Set();
   run()
     .then((result) => {
       const { bytes, stubs } = marshal(result);
+      // A received stub handed back in the result now belongs to the caller.
+      passedOn = new Set(stubs.map((s) => s.remote));
       ops.respondRpc(id, bytes, JSON.stringify({ stubs }));
     })
     .catch((error) => {
@@ -411,7 +450,8 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       ops.respondRpc(id, undefined, undefined, name, message, stack);
     })
     .finally(() => {
-      release?.();
+      leave?.();
+      for (const stub of received) if (!passedOn.has(stub[kTarget].stub)) stub[Symbol.dispose]();
       work.responded(false);
     });
 };
