@@ -304,12 +304,14 @@ export interface DurableObjectOptions {
 
 /**
  * A stub for one object, used from Node: `fetch()` and the object's RPC methods, whose
- * arguments and results are structured clones.
+ * arguments and results are structured clones. Give the class as `T` for typed methods.
  */
-export type DurableObjectNodeStub = {
+export type DurableObjectNodeStub<T = unknown> = {
   readonly id: string;
   fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
-} & { [method: string]: (...args: any[]) => Promise<any> };
+} & (unknown extends T
+  ? { [method: string]: any }
+  : { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : Promise<Awaited<T[K]>> });
 
 /** What `durableObject()` returns: a binding for createWorker, and an API for Node on its objects. */
 export interface DurableObjectNamespaceBinding extends Binding {
@@ -319,7 +321,7 @@ export interface DurableObjectNamespaceBinding extends Binding {
   /** The ids of the objects that have storage. */
   ids(): Promise<string[]>;
   /** A stub for object `id`, from Node. */
-  get(id: string): DurableObjectNodeStub;
+  get<T = unknown>(id: string): DurableObjectNodeStub<T>;
   /**
    * Runs `callback(instance, state, arg)` inside object `id` and resolves to its result. The
    * callback is sent as source and runs in the worker: it sees only its arguments.

@@ -251,8 +251,8 @@ async function startDevServer(dir, options = {}) {
     watcher = watchTree(project.root, (file) => {
       pending.add(file);
       clearTimeout(timer);
-      // Editors save in bursts (write, rename, chmod) within a few ms; 25 ms gathers one save.
-      timer = setTimeout(flush, 25);
+      // Editors save in bursts (write, rename, chmod) within a few ms; 8 ms gathers one save.
+      timer = setTimeout(flush, 8);
     }, (message) => log(paint(color, "yellow", `▲ ${message}`)));
   }
   function flush() {
