@@ -355,7 +355,12 @@ async function createWorker(options) {
   const bodies = new HostBodies();
   let worker;
   const dispatcher = createDispatcher(definitions, dispatch, bodies, () => worker);
-  const outcome = await native.createWorker({ script, filename, format, envJson, bindingsJson, compatJson: JSON.stringify(compat), allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse, pool, privateCache }, log, dispatcher, channel, stores);
+  const creating = native.createWorker({ script, filename, format, envJson, bindingsJson, compatJson: JSON.stringify(compat), allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse, pool, privateCache }, log, dispatcher, channel, stores);
+  // Node loads its fetch classes (Response, Headers) on first use, about 25 ms; every dispatch
+  // needs them. The first worker of a process has them loaded while its isolate starts on its
+  // own threads, instead of delaying its first response.
+  void globalThis.Response;
+  const outcome = await creating;
   if (!(outcome instanceof native.NativeWorker)) throw toError(outcome);
   worker = createHandle(outcome, filename, bodies);
   rpc.setDispatcher(worker, dispatcher);

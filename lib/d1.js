@@ -10,14 +10,15 @@ const path = require("node:path");
 const { NativeStore } = require("../native.js");
 const { Binding } = require("./bindings.js");
 
-/** The D1 API from src/js/87_d1.js: makeD1Database(send) and applyD1Migrations(). */
-const api = (() => {
+/** The D1 API from src/js/87_d1.js: makeD1Database(send) and applyD1Migrations(); compiled on first use. */
+let compiledApi = null;
+const api = () => (compiledApi ??= (() => {
   const file = path.join(__dirname, "../src/js/87_d1.js");
   const internals = {};
   // The file is the body of `function (ops, internals)`, as the worker's bootstrap runs it.
   new Function("ops", "internals", `"use strict";\n${fs.readFileSync(file, "utf8")}\n//# sourceURL=${file}`)(null, internals);
   return internals;
-})();
+})());
 
 const OPTION_NAMES = new Set(["dir", "timeoutMs", "query"]);
 
@@ -70,7 +71,7 @@ class D1Binding extends Binding {
 
   /** A D1Database on this binding's database, for Node: the one the workers given it see. */
   database() {
-    this.#database ??= api.makeD1Database(async (queries) => {
+    this.#database ??= api().makeD1Database(async (queries) => {
       if (this.store === null) return JSON.parse(JSON.stringify(await answerWithHandler(this.handler, queries)));
       const answer = await this.store.call("query", JSON.stringify({ queries }), null, Date.now());
       if (answer.errorMessage !== undefined && answer.errorMessage !== null) throw new Error(answer.errorMessage);
@@ -181,7 +182,7 @@ async function readD1Migrations(dir) {
 /** Applies the pending migrations to `db` in order and records them in `table` (default `d1_migrations`). */
 function applyD1Migrations(db, migrations, table = "d1_migrations") {
   if (db instanceof D1Binding) db = db.database();
-  return api.applyD1Migrations(db, migrations, table);
+  return api().applyD1Migrations(db, migrations, table);
 }
 
 module.exports = { d1, D1Binding, readD1Migrations, applyD1Migrations, splitSql };

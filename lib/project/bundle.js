@@ -8,7 +8,8 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const { SourceMap } = require("node:module");
-const picomatch = require("picomatch");
+// Loaded on first use (a project with module rules or an unbundled worker).
+const picomatch = (...args) => require("picomatch")(...args);
 
 /** wrangler's default module rules; a project's own rules come first. */
 const DEFAULT_RULES = [

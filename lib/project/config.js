@@ -9,7 +9,8 @@ const fs = require("node:fs");
 const path = require("node:path");
 const util = require("node:util");
 const jsonc = require("jsonc-parser");
-const toml = require("smol-toml");
+// The TOML parser loads only for wrangler.toml.
+const toml = { parse: (text) => require("smol-toml").parse(text) };
 const { resolveCompat } = require("../compat.js");
 
 const CONFIG_FILES = ["wrangler.jsonc", "wrangler.json", "wrangler.toml"];

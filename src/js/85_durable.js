@@ -255,7 +255,6 @@ internals.durableHostCall = async function durableHostCall(call, args) {
         const [className, dir, id] = key.split("\u0000");
         if (className !== spec.className || dir !== (spec.dir ?? "") || (spec.id !== undefined && id !== spec.id)) continue;
         live.delete(key);
-        entry.evicted = true;
         evicted++;
       }
       return evicted;

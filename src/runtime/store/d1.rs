@@ -20,7 +20,6 @@ use super::calls::{json, quote, type_error, Args, Failure};
 use super::user_sql::{self, SqlFailure as QueryError};
 use super::{Database, StoreError, StoreKind};
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
-use rusqlite::limits::Limit;
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, StatementStatus};
 use std::cell::{Cell, RefCell};
@@ -61,21 +60,7 @@ thread_local! {
 
 /// Gives a D1 connection workerd's settings for user SQL.
 fn setup(c: &Connection) -> rusqlite::Result<()> {
-  // D1's documented limits: 2 MB rows, strings and blobs; 100 KB statements; 100 columns and
-  // 100 bound parameters; and no attached databases (workerd uses the same).
-  for (limit, value) in [
-    (Limit::SQLITE_LIMIT_LENGTH, 2_000_000),
-    (Limit::SQLITE_LIMIT_SQL_LENGTH, 100_000),
-    (Limit::SQLITE_LIMIT_COLUMN, 100),
-    (Limit::SQLITE_LIMIT_VARIABLE_NUMBER, 100),
-    (Limit::SQLITE_LIMIT_EXPR_DEPTH, 100),
-    (Limit::SQLITE_LIMIT_ATTACHED, 0),
-    (Limit::SQLITE_LIMIT_TRIGGER_DEPTH, 10),
-  ] {
-    c.set_limit(limit, value)?;
-  }
-  c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;
-  c.pragma_update(None, "foreign_keys", true)?;
+  user_sql::untrusted_settings(c)?;
   c.authorizer(Some(authorize));
   c.progress_handler(10_000, Some(|| DEADLINE.with(|d| d.get().is_some_and(|at| Instant::now() >= at))));
   Ok(())

@@ -9,7 +9,6 @@ use super::durable::DurableStorage;
 use super::user_sql::{self, SqlFailure};
 use super::StoreError;
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
-use rusqlite::limits::Limit;
 use rusqlite::types::Value;
 use rusqlite::{Connection, ErrorCode, StatementStatus};
 use std::cell::{Cell, RefCell};
@@ -61,19 +60,7 @@ pub(super) fn setup(c: &Connection) -> rusqlite::Result<()> {
   if legacy > 0 {
     c.execute_batch("ALTER TABLE durable_kv RENAME TO _cf_KV")?;
   }
-  for (limit, value) in [
-    (Limit::SQLITE_LIMIT_LENGTH, 2_000_000),
-    (Limit::SQLITE_LIMIT_SQL_LENGTH, 100_000),
-    (Limit::SQLITE_LIMIT_COLUMN, 100),
-    (Limit::SQLITE_LIMIT_VARIABLE_NUMBER, 100),
-    (Limit::SQLITE_LIMIT_EXPR_DEPTH, 100),
-    (Limit::SQLITE_LIMIT_ATTACHED, 0),
-    (Limit::SQLITE_LIMIT_TRIGGER_DEPTH, 10),
-  ] {
-    c.set_limit(limit, value)?;
-  }
-  c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;
-  c.pragma_update(None, "foreign_keys", true)?;
+  user_sql::untrusted_settings(c)?;
   c.authorizer(Some(authorize));
   c.progress_handler(1_000, Some(|| CANCEL.with(|cancel| cancel.borrow().as_ref().is_some_and(|stop| stop()))));
   Ok(())

@@ -4,6 +4,7 @@
 //! `<SQLite's message>[ at offset N]: <CODE>[ (extended: <EXTENDED CODE>)]`.
 
 use rusqlite::fallible_iterator::FallibleIterator;
+use rusqlite::limits::Limit;
 use rusqlite::types::Value;
 use rusqlite::{ffi, Batch, Connection, Statement};
 use std::fmt::Write;
@@ -18,6 +19,26 @@ impl From<rusqlite::Error> for SqlFailure {
   fn from(error: rusqlite::Error) -> Self {
     SqlFailure::Sqlite(error)
   }
+}
+
+/// The settings of a connection that runs a user's SQL: D1's documented limits (2 MB rows,
+/// strings and blobs; 100 KB statements; 100 columns and 100 bound parameters; no attached
+/// databases), which workerd also gives Durable Objects' SQL, defensive mode (no writes to the
+/// schema table or other ways to corrupt the file), and foreign keys enforced.
+pub(crate) fn untrusted_settings(c: &Connection) -> rusqlite::Result<()> {
+  for (limit, value) in [
+    (Limit::SQLITE_LIMIT_LENGTH, 2_000_000),
+    (Limit::SQLITE_LIMIT_SQL_LENGTH, 100_000),
+    (Limit::SQLITE_LIMIT_COLUMN, 100),
+    (Limit::SQLITE_LIMIT_VARIABLE_NUMBER, 100),
+    (Limit::SQLITE_LIMIT_EXPR_DEPTH, 100),
+    (Limit::SQLITE_LIMIT_ATTACHED, 0),
+    (Limit::SQLITE_LIMIT_TRIGGER_DEPTH, 10),
+  ] {
+    c.set_limit(limit, value)?;
+  }
+  c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;
+  c.pragma_update(None, "foreign_keys", true)
 }
 
 /// Whether `sql` is surely one statement (no `;` but a final one, no comments), which may then
