@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { getPlatformProxy, startDevServer, loadProject } from "workerbox/project";
 import { createWorker, dispatch } from "workerbox";
+import { runChild } from "./helpers.mjs";
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "proxy-app");
 
@@ -150,4 +151,34 @@ test("persisted state under .workerbox/state is shared with a worker loaded sepa
   const worker = await createWorker({ ...project.options, onLog() {} });
   t.after(() => worker.dispose());
   assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), { cache: "persisted", file: "persisted file" });
+});
+
+test("queue messages sent through a proxy in another process reach this process's consumer", async (t) => {
+  const dir = copy(t);
+  const project = await loadProject(dir);
+  const received = [];
+  const consumer = await createWorker({
+    script: `export default { async queue(batch) { for (const m of batch.messages) { console.log(JSON.stringify(m.body)); m.ack(); } } }`,
+    bindings: { JOBS: project.bindings.JOBS },
+    onLog: (level, line) => received.push(JSON.parse(line)),
+  });
+  t.after(() => consumer.dispose());
+  const child = await runChild(
+    `const { getPlatformProxy } = require(${JSON.stringify(fileURLToPath(new URL("../lib/project/index.js", import.meta.url)))});
+     (async () => {
+       const proxy = await getPlatformProxy({ configPath: ${JSON.stringify(dir)} });
+       await proxy.env.JOBS.send({ from: "the other process", n: 1 });
+       await proxy.env.JOBS.sendBatch([{ body: { n: 2 } }, { body: { n: 3 } }]);
+       await proxy.dispose();
+       process.stdout.write(JSON.stringify({ sent: 3 }));
+     })();`,
+    {},
+    30_000,
+  );
+  assert.equal(child.status, 0, child.stderr);
+  const deadline = Date.now() + 15_000;
+  while (received.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  assert.deepEqual(received.map((m) => m.n).sort(), [1, 2, 3]);
+  await project.bindings.JOBS.idle();
+  assert.equal(project.bindings.JOBS.backlog, 0);
 });

@@ -138,6 +138,12 @@ class Queue extends Binding {
   #writes = null;
   #writeChain = Promise.resolve();
   #loaded = false;
+  /** Ids on their way to disk or off it from this process, which another process's write must not bring back. */
+  #arriving = new Set();
+  #leaving = new Set();
+  /** Watches the backlog file for messages other processes add (a platform proxy, a test). */
+  #follower = null;
+  #followTimer = null;
   #stats = { sent: 0, delivered: 0, acked: 0, retried: 0, deadLettered: 0, dropped: 0, batches: 0, failedBatches: 0 };
 
   constructor(options) {
@@ -248,7 +254,14 @@ class Queue extends Binding {
 
   /** Adds messages (made durable first when on disk); used by producers and dead-lettering. */
   async _enqueue(messages) {
-    if (this.#store !== null) await this.#persist({ add: messages });
+    if (this.#store !== null) {
+      for (const m of messages) this.#arriving.add(m.id);
+      try {
+        await this.#persist({ add: messages });
+      } finally {
+        for (const m of messages) this.#arriving.delete(m.id);
+      }
+    }
     for (const m of messages) {
       this.#counted(m);
       this.#place(m);
@@ -267,10 +280,48 @@ class Queue extends Binding {
   #load() {
     if (this.#loaded || this.#store === null) return;
     this.#loaded = true;
+    this.#pickUp();
+    this.#follow();
+  }
+
+  /** Places the stored messages this queue does not hold yet (all of them, the first time). */
+  #pickUp() {
+    const held = new Set([...this.#arriving, ...this.#leaving]);
+    for (let i = this.#head; i < this.#ready.length; i++) held.add(this.#ready[i].id);
+    for (const m of this.#delayed) held.add(m.id);
+    for (const m of this.#inFlight) held.add(m.id);
+    let added = 0;
     for (const row of this.#store.load(this.#name)) {
+      if (held.has(row.id)) continue;
       const m = { id: row.id, timestamp: row.timestamp, contentType: row.contentType, body: row.body, attempts: row.attempts, due: row.due };
       this.#counted(m);
       this.#place(m);
+      added++;
+    }
+    return added;
+  }
+
+  /**
+   * Follows the backlog file: messages another process sends to this queue (say, a framework's
+   * dev server through getPlatformProxy()) are picked up and delivered here. The watch does not
+   * hold Node's event loop open.
+   */
+  #follow() {
+    const dir = path.resolve(this.#options.dir);
+    try {
+      this.#follower = require("node:fs").watch(dir, { persistent: false }, (event, file) => {
+        if ((file && !String(file).startsWith("queues.sqlite3")) || this.#followTimer !== null) return;
+        this.#followTimer = setTimeout(() => {
+          this.#followTimer = null;
+          try {
+            if (this.#pickUp() > 0) this.#pump();
+          } catch {}
+        }, 20);
+        this.#followTimer.unref();
+      });
+      this.#follower.on("error", () => {});
+    } catch {
+      // A folder that cannot be watched: messages from other processes wait for a restart.
     }
   }
 
@@ -479,11 +530,14 @@ class Queue extends Binding {
         logTo(this.#liveConsumer(), "warn", `queue "${this.#name}" dropped ${dead.length} message(s) after ${attempts} failed attempt${attempts === 1 ? "" : "s"} (no deadLetterQueue): ${dead.map((m) => m.id).join(", ")}`);
       }
     }
+    const leaving = [...done, ...dead].map((m) => m.id);
     try {
       if (this.#store !== null && (done.length > 0 || again.length > 0 || dead.length > 0)) {
+        for (const id of leaving) this.#leaving.add(id);
         await this.#persist({ retry: again, remove: [...done, ...dead] });
       }
     } finally {
+      for (const id of leaving) this.#leaving.delete(id);
       // Even if the disk write failed, the retried messages are still pending here.
       for (const m of again) this.#place(m);
     }
