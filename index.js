@@ -12,6 +12,7 @@ const { d1, readD1Migrations, applyD1Migrations } = require("./lib/d1.js");
 const queues = require("./lib/queues.js");
 const rpc = require("./lib/rpc.js");
 const durable = require("./lib/durable.js");
+const websocket = require("./lib/websocket.js");
 
 const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags"]);
 const MODULE_TYPES = new Set(["esm", "commonjs", "wasm", "text", "data", "json"]);
@@ -324,6 +325,7 @@ class Worker {
     this.#bodies.close("the worker was disposed");
     queues.workerDisposed(this);
     durable.workerDisposed(this);
+    websocket.workerDisposed(this);
     rpc.workerDisposed(this);
   }
 
@@ -387,6 +389,7 @@ async function runQueueBatch(worker, name, metas, bodies) {
   return result;
 }
 rpc.setWorkerAccess(nativeOf, toError);
+websocket.setWorkerAccess(nativeOf);
 durable.setLogger((worker, level, message) => workerLogs.get(worker)?.(level, message));
 queues.setBatchRunner(runQueueBatch, (worker, level, message) => workerLogs.get(worker)?.(level, message));
 
@@ -448,12 +451,28 @@ async function dispatch(worker, input) {
     releaseRequest();
     throw toError(outcome);
   }
+  if (outcome.status === 101) {
+    releaseRequest();
+    return webSocketResponse(worker, outcome);
+  }
   if (outcome.bodyStream == null) {
     releaseRequest();
     return toNodeResponse(outcome, request.method);
   }
   // The request body stays readable while the worker streams its response (it may be echoing it).
   return toNodeResponse(outcome, request.method, bodies.responseStream(outcome.bodyStream, releaseRequest));
+}
+
+/** A 101 answer: the worker's WebSocket end, for Node (see lib/websocket.js). */
+function webSocketResponse(worker, outcome) {
+  const headers = new Headers();
+  let id = null;
+  for (let i = 0; i + 1 < outcome.headers.length; i += 2) {
+    if (outcome.headers[i].toLowerCase() === websocket.HEADER) id = outcome.headers[i + 1];
+    else headers.append(outcome.headers[i], outcome.headers[i + 1]);
+  }
+  if (id === null) throw new TypeError("dispatch: the worker answered with status 101 but no WebSocket");
+  return new websocket.WebSocketResponse(outcome.statusText, headers, websocket.forNode(worker, id));
 }
 
 /** How V8's code cache has fared in this process: `{ hits, misses, rejected, stored }`. */

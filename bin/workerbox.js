@@ -95,7 +95,7 @@ function onSignals(stop) {
 
 async function serve(options) {
   const { createWorker, dispatch } = require("../index.js");
-  const { nodeHandler } = require("../lib/project/dev.js");
+  const { nodeHandler, upgradeHandler } = require("../lib/project/dev.js");
   const file = path.resolve(options.file);
   let script;
   try {
@@ -122,6 +122,7 @@ async function serve(options) {
     },
   });
   const server = http.createServer(handler);
+  server.on("upgrade", upgradeHandler({ getWorker: () => worker, dispatch, origin: () => `http://${address}`, onError: (error, req) => (console.error(`[worker] ${req.method} ${req.url} failed:\n${error.stack}`), error) }));
   server.on("error", async (error) => {
     console.error(error.code === "EADDRINUSE" ? `workerbox: port ${options.port ?? 8787} on ${host} is already in use; pass --port (0 picks a free port)` : `workerbox: ${error.message}`);
     await worker.dispose();

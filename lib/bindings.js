@@ -253,7 +253,7 @@ async function callService(definition, method, args, bytes, dispatch, caller) {
   const handler = definition.handler;
   if (method === "rpc") return rpc.callService(handler, definition.entrypoint, caller, args, bytes);
   if (method !== "fetch") throw new TypeError(`unknown service binding operation "${method}"`);
-  if (definition.entrypoint !== undefined) return rpc.fetchInto(handler, { entrypoint: definition.entrypoint }, args, bytes);
+  if (definition.entrypoint !== undefined) return rpc.fetchInto(handler, { entrypoint: definition.entrypoint }, args, bytes, caller);
   if (typeof handler !== "function" && typeof handler.dispatch !== "function" && typeof handler.fetch !== "function") {
     throw new TypeError("This service binding's handler has no fetch(request) method.");
   }
@@ -264,6 +264,13 @@ async function callService(definition, method, args, bytes, dispatch, caller) {
   if (typeof handler === "function") response = await handler(request);
   else if (typeof handler.dispatch === "function") response = await dispatch(handler, request);
   else response = await handler.fetch(request);
+  if (response?.webSocket != null && response.status === 101) {
+    // A WebSocket answer: the caller's end is joined to the one the answering worker holds.
+    const flat = [];
+    for (const [name, value] of response.headers) flat.push(name, value);
+    const webSocket = require("./websocket.js").relayHostSocket(caller, response.webSocket);
+    return { json: JSON.stringify({ status: 101, statusText: response.statusText, headers: flat, webSocket }), bytes: null };
+  }
   if (!(response instanceof Response)) throw new TypeError(`the service handler must return a Response, got ${response === null ? "null" : typeof response}`);
   const flat = [];
   for (const [name, value] of response.headers) {
@@ -316,6 +323,7 @@ function createDispatcher(definitions, dispatch, bodies, self = () => undefined)
         return { json: answer.json, bytes: answer.bytes ?? undefined };
       }
       if (name === "#durable") return await require("./durable.js").callFromWorker(method, JSON.parse(argsJson), self());
+      if (name === "#ws") return require("./websocket.js").fromWorker(self(), method, JSON.parse(argsJson), bytes);
       // ctx.exports: the worker's own entrypoints and Durable Object classes.
       if (name.startsWith("#self:") || name.startsWith("#self-do:")) {
         const answer = await callSelf(name, definitions, method, JSON.parse(argsJson), bytes, dispatch, self());

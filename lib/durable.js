@@ -68,7 +68,7 @@ async function answer(namespace, method, args, bytes, caller) {
   const home = namespace.worker ?? caller;
   if (home === undefined) throw new Error(`The Durable Object namespace for ${namespace.className} has no worker to run in.`);
   const spec = specOf(namespace, args.object, args.name ?? null);
-  if (method === "fetch") return inObject(home, namespace, spec, () => rpc.fetchInto(home, { durableObject: spec }, args, bytes));
+  if (method === "fetch") return inObject(home, namespace, spec, () => rpc.fetchInto(home, { durableObject: spec }, args, bytes, caller));
   if (method !== "rpc") throw new TypeError(`unknown Durable Object operation "${method}"`);
   const call = { durableObject: spec, path: args.path, kind: args.kind, stubs: rpc.hostIds(caller, args.stubs) };
   return inObject(home, namespace, spec, () => rpc.callWorker(home, call, bytes));
@@ -274,6 +274,10 @@ class DurableObjectNamespaceBinding extends Binding {
       const { status, statusText, headers: flat } = JSON.parse(head.json);
       const list = [];
       for (let i = 0; i + 1 < flat.length; i += 2) list.push([flat[i], flat[i + 1]]);
+      if (head.webSocket !== undefined) {
+        const { WebSocketResponse } = require("./websocket.js");
+        return new WebSocketResponse(statusText, new Headers(list), head.webSocket);
+      }
       const nullBody = status === 101 || status === 204 || status === 205 || status === 304;
       return new Response(nullBody ? null : head.bytes, { status, statusText, headers: list });
     };

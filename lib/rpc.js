@@ -128,16 +128,20 @@ async function callService(handler, entrypoint, caller, args, bytes) {
  * `entrypoint`, or a `durableObject`), with a binding call's request `args` and body `bytes`.
  * Answers as a service binding's fetch does: the response head as JSON and its body.
  */
-async function fetchInto(worker, base, args, bytes) {
+async function fetchInto(worker, base, args, bytes, caller = undefined) {
   const parts = [args.method, args.url, args.headers, bytes ? new Uint8Array(bytes) : null];
   const answer = await callWorker(worker, { ...base, path: [], kind: "fetch", stubs: [] }, serialize(parts));
   const parsed = JSON.parse(answer.json);
   if (parsed.error) throw remoteError(parsed.error);
   const response = deserialize(answer.bytes);
-  return {
-    json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: response.headers }),
-    bytes: response.body ? Buffer.from(response.body) : null,
-  };
+  const head = { status: response.status, statusText: response.statusText, headers: response.headers };
+  if (response.webSocket !== undefined) {
+    // A WebSocket answer: a worker caller gets a socket joined to it, Node a HostWebSocket.
+    const websocket = require("./websocket.js");
+    if (caller === undefined) return { json: JSON.stringify(head), bytes: null, webSocket: websocket.forNode(worker, response.webSocket) };
+    head.webSocket = websocket.relay(caller, worker, response.webSocket);
+  }
+  return { json: JSON.stringify(head), bytes: response.body ? Buffer.from(response.body) : null };
 }
 
 /** A call, fetch() or dispose on a stub (`#rpc`), from worker `caller`. */
@@ -160,7 +164,7 @@ async function callStub(method, args, bytes, caller) {
   }
   const { stub, ...rest } = args;
   if (entry.binding !== undefined) return callThroughBinding(entry, method, rest, bytes, caller);
-  if (method === "fetch") return fetchInto(entry.worker, { stub: entry.local }, rest, bytes);
+  if (method === "fetch") return fetchInto(entry.worker, { stub: entry.local }, rest, bytes, caller);
   return callWorker(entry.worker, { stub: entry.local, path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs) }, bytes);
 }
 

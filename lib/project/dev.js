@@ -158,6 +158,60 @@ function nodeHandler({ getWorker, dispatch, origin, onDone = () => {}, onError =
   };
 }
 
+/** A close code `ws` may send: 1005 and 1006 only describe a close, so they become none. */
+const sendableCode = (code) => (code === 1000 || (code >= 1001 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999) ? code : undefined);
+
+/** Joins a real client's WebSocket (`ws`) to the worker's end (lib/websocket.js), both ways. */
+function bridge(client, workerSocket) {
+  workerSocket.addEventListener("message", (event) => client.send(typeof event.data === "string" ? event.data : Buffer.from(event.data)));
+  workerSocket.addEventListener("close", (event) => {
+    const code = sendableCode(event.code);
+    if (event.code === 1006) client.terminate();
+    else client.close(code, code === undefined ? undefined : event.reason);
+  });
+  workerSocket.accept();
+  client.on("message", (data, isBinary) => {
+    try {
+      workerSocket.send(isBinary ? new Uint8Array(Buffer.concat([].concat(data))) : data.toString("utf8"));
+    } catch {}
+  });
+  client.on("close", (code, reason) => workerSocket.close(code, reason.toString("utf8")));
+  client.on("error", () => workerSocket.close(1011, "client error"));
+}
+
+/**
+ * Handles HTTP upgrade requests (for `server.on("upgrade")`): the request goes to the worker;
+ * a 101 answer with a WebSocket completes the handshake (with `ws`) and joins the client to the
+ * worker's end; any other answer is written back as a plain HTTP response.
+ */
+function upgradeHandler({ getWorker, dispatch, origin, onDone = () => {}, onError = (e) => e }) {
+  let server = null;
+  return async (req, socket, head) => {
+    socket.on("error", () => {});
+    const started = process.hrtime.bigint();
+    let status = 500;
+    try {
+      const response = await dispatch(getWorker(), { ...toDispatchInput(req, origin()), body: null });
+      status = response.status;
+      if (response.status === 101 && response.webSocket) {
+        const { WebSocketServer } = require("ws");
+        server ??= new WebSocketServer({ noServer: true, maxPayload: 32 << 20 });
+        server.handleUpgrade(req, socket, head, (client) => bridge(client, response.webSocket));
+      } else {
+        const body = Buffer.from(await response.arrayBuffer());
+        let text = `HTTP/1.1 ${response.status} ${response.statusText || http.STATUS_CODES[response.status] || ""}\r\n`;
+        for (const [name, value] of response.headers) if (name !== "content-length" && name !== "transfer-encoding" && name !== "connection") text += `${name}: ${value}\r\n`;
+        socket.end(`${text}content-length: ${body.length}\r\nconnection: close\r\n\r\n${body.toString("latin1")}`, "latin1");
+      }
+    } catch (caught) {
+      const page = errorResponse(onError(caught, req), { method: req.method, url: req.url, headers: req.headers });
+      status = 500;
+      socket.end(`HTTP/1.1 500 Internal Server Error\r\ncontent-type: ${page.headers["content-type"]}\r\ncontent-length: ${Buffer.byteLength(page.body)}\r\nconnection: close\r\n\r\n${page.body}`);
+    }
+    onDone(req, status, Number(process.hrtime.bigint() - started) / 1e6);
+  };
+}
+
 /**
  * Starts the dev server for the project in `dir` (a folder or config file). Options: `port`
  * (default the config's dev.port or 8787; 0 picks a free one), `host` (default 127.0.0.1), `env`,
@@ -344,35 +398,17 @@ async function startDevServer(dir, options = {}) {
   // in a new one meanwhile.
   const toWorkerFor = (generation) => nodeHandler({ getWorker: () => generation.worker, dispatch, origin, onDone: requestLog, onError: (error) => project.mapError(error) });
 
-  // WebSockets: workerbox's runtime has no WebSocketPair yet, so an upgrade cannot complete. The
-  // request still reaches the worker; a 101 answer is refused with 501, any other is passed on.
-  server.on("upgrade", async (req, socket) => {
-    socket.on("error", () => {});
-    const started = process.hrtime.bigint();
-    let status = 501;
-    let head = "";
-    let body = Buffer.alloc(0);
-    try {
-      if (!current) throw new Error("no worker");
-      const response = await dispatch(current.worker, { ...toDispatchInput(req, origin()), body: null });
-      if (response.status === 101) {
-        body = Buffer.from("workerbox dev: WebSocket upgrades are not supported by the workerbox runtime yet\n");
-        head = "HTTP/1.1 501 Not Implemented\r\ncontent-type: text/plain; charset=utf-8\r\n";
-      } else {
-        status = response.status;
-        body = Buffer.from(await response.arrayBuffer());
-        head = `HTTP/1.1 ${response.status} ${response.statusText || http.STATUS_CODES[response.status] || ""}\r\n`;
-        for (const [name, value] of response.headers) if (name !== "content-length" && name !== "transfer-encoding" && name !== "connection") head += `${name}: ${value}\r\n`;
-      }
-    } catch (caught) {
-      const page = errorResponse(project.mapError(caught), { method: req.method, url: req.url, headers: req.headers });
-      status = 500;
-      body = Buffer.from(page.body);
-      head = `HTTP/1.1 500 Internal Server Error\r\ncontent-type: ${page.headers["content-type"]}\r\n`;
-    }
-    socket.end(`${head}content-length: ${body.length}\r\nconnection: close\r\n\r\n${body.toString("latin1")}`, "latin1");
-    requestLog(req, status, Number(process.hrtime.bigint() - started) / 1e6);
-  });
+  // WebSocket upgrades reach the worker; a 101 answer with a WebSocket is joined to the client.
+  server.on("upgrade", upgradeHandler({
+    getWorker: () => {
+      if (!current) throw failure ?? new Error("the project has no worker");
+      return current.worker;
+    },
+    dispatch,
+    origin,
+    onDone: requestLog,
+    onError: (error) => project.mapError(error),
+  }));
 
   const port = options.port ?? project.config.dev?.port ?? 8787;
   const host = options.host ?? project.config.dev?.ip ?? "127.0.0.1";
@@ -427,4 +463,4 @@ async function startDevServer(dir, options = {}) {
   });
 }
 
-module.exports = { startDevServer, nodeHandler, writeResponse, toDispatchInput, errorResponse };
+module.exports = { upgradeHandler, startDevServer, nodeHandler, writeResponse, toDispatchInput, errorResponse };

@@ -304,12 +304,18 @@ class Response {
   #type = "default";
   #url = "";
   #redirected = false;
+  #webSocket = null;
 
   constructor(body = null, init = {}) {
     init ??= {};
     if (typeof init !== "object") throw new TypeError("Failed to construct 'Response': init must be an object.");
     const status = init.status === undefined ? 200 : Number(init.status);
     checkStatus(status);
+    const webSocket = init.webSocket ?? null;
+    if (webSocket !== null && !internals.isWebSocket(webSocket)) throw new TypeError("Failed to construct 'Response': init.webSocket must be a WebSocket.");
+    if (status === 101 && webSocket === null) throw new RangeError("Failed to construct 'Response': a Response with status 101 needs a webSocket (one end of a WebSocketPair).");
+    if (webSocket !== null && status !== 101) throw new RangeError("Failed to construct 'Response': a webSocket can only be returned with status 101.");
+    this.#webSocket = webSocket;
     const statusText = init.statusText === undefined ? "" : String(init.statusText);
     if (!REASON_PHRASE.test(statusText)) throw new TypeError(`Failed to construct 'Response': Invalid statusText "${statusText}".`);
     this.#status = status;
@@ -355,7 +361,7 @@ class Response {
     internals.responseParts = (response) => {
       const flat = [];
       for (const [k, v] of internals.headersList(response.#headers)) flat.push(k, v);
-      return { status: response.#status, statusText: response.#statusText, headers: flat, body: response.#body.take() };
+      return { status: response.#status, statusText: response.#statusText, headers: flat, body: response.#body.take(), webSocket: response.#webSocket };
     };
   }
 
@@ -408,6 +414,10 @@ class Response {
   }
   get redirected() {
     return this.#redirected;
+  }
+  /** The WebSocket end of a 101 response, else null. */
+  get webSocket() {
+    return this.#webSocket;
   }
   clone() {
     const copy = new Response(null, { status: this.#status === 0 ? 200 : this.#status, statusText: this.#statusText, headers: this.#headers });

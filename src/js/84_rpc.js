@@ -399,6 +399,9 @@ async function serveFetch(receiver, [method, url, headers, body]) {
   if (!(response instanceof Response)) throw new TypeError("The entrypoint's fetch() handler must return a Response.");
   const flat = [];
   for (const [k, v] of internals.headersList(response.headers)) flat.push(k, v);
+  if (response.webSocket !== null) {
+    return { status: 101, statusText: response.statusText, headers: flat, body: null, webSocket: internals.webSocketForHost(response.webSocket) };
+  }
   const bytes = response.body === null ? null : new Uint8Array(await response.arrayBuffer());
   return { status: response.status, statusText: response.statusText, headers: flat, body: bytes };
 }
@@ -417,6 +420,8 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       exported.delete(call.stub);
       return undefined;
     }
+    // A WebSocket message or close from the host.
+    if (call.kind === "ws") return internals.webSocketEvent(call, argsBytes);
     const args = unmarshal(argsBytes, call.stubs ?? [], received);
     // The host's own calls on Durable Objects (alarms, runInDurableObject, eviction, listing).
     if (call.durableObject !== undefined && DURABLE_HOST_CALLS.has(call.kind)) return internals.durableHostCall(call, args);

@@ -263,6 +263,8 @@ async function fetchThroughHost(name, request, extra = undefined) {
   const [head, bytes] = await hostCall(name, "fetch", { method: request.method, url: request.url, headers, ...extra }, body);
   const list = [];
   for (let i = 0; i < head.headers.length; i += 2) list.push([head.headers[i], head.headers[i + 1]]);
+  // A WebSocket answer: its end here talks to the one the host holds.
+  if (head.webSocket !== undefined) return new Response(null, { status: 101, statusText: head.statusText, headers: list, webSocket: internals.webSocketFromHost(head.webSocket) });
   const nullBody = [101, 204, 205, 304].includes(head.status) || request.method === "HEAD";
   return new Response(nullBody ? null : bytes ?? new Uint8Array(0), { status: head.status, statusText: head.statusText, headers: list });
 }

@@ -93,6 +93,23 @@ function durableStub(binding, id) {
   return internals.remoteStub(target, [], fetcher, ["fetch", "id", "name"]);
 }
 
+/** A message and the answer an object's WebSockets give it without waking the object. */
+class WebSocketRequestResponsePair {
+  #request;
+  #response;
+  constructor(request, response) {
+    this.#request = String(request);
+    this.#response = String(response);
+  }
+  get request() {
+    return this.#request;
+  }
+  get response() {
+    return this.#response;
+  }
+}
+internals.defineGlobal("WebSocketRequestResponsePair", WebSocketRequestResponsePair);
+
 internals.makeDurableObjectBinding = (name, className) => new DurableObjectNamespace(kDurable, name, className);
 
 // ---- The objects this worker exports ----------------------------------------------------------
@@ -160,6 +177,87 @@ class DurableObjectState {
   waitUntil(promise) {
     internals.trackBackground(promise);
   }
+
+  // ---- WebSockets (the hibernation API; the object is kept live while it has any) ----------
+
+  /** The object's accepted WebSockets and their tags. */
+  #sockets = new Map();
+  #autoResponse = null;
+  #autoResponded = new WeakMap();
+  #eventTimeout = null;
+  /** The instance, for the WebSocket handlers (set once it is constructed). */
+  _instance = undefined;
+
+  /** Accepts `ws` for this object: its events go to the class's webSocketMessage/Close/Error. */
+  acceptWebSocket(ws, tags = []) {
+    if (!internals.isWebSocket(ws)) throw new TypeError("acceptWebSocket: the first argument must be a WebSocket.");
+    if (!Array.isArray(tags) || tags.length > 10 || tags.some((t) => typeof t !== "string" || t.length > 256)) {
+      throw new TypeError("acceptWebSocket: tags must be an array of at most 10 strings of at most 256 characters.");
+    }
+    ws.accept();
+    this.#sockets.set(ws, { tags: [...tags] });
+    ws.addEventListener("message", (event) => {
+      const auto = this.#autoResponse;
+      if (auto !== null && event.data === auto.request) {
+        ws.send(auto.response);
+        this.#autoResponded.set(ws, new Date());
+        return;
+      }
+      this.#toInstance("webSocketMessage", ws, event.data);
+    });
+    ws.addEventListener("close", (event) => {
+      this.#sockets.delete(ws);
+      this.#toInstance("webSocketClose", ws, event.code, event.reason, event.wasClean);
+    });
+    ws.addEventListener("error", (event) => {
+      this.#sockets.delete(ws);
+      this.#toInstance("webSocketError", ws, event.error);
+    });
+  }
+  /** Runs a WebSocket handler of the instance as a call (one at a time with the others). */
+  #toInstance(name, ...args) {
+    const run = (async () => {
+      const release = await this._enter();
+      try {
+        const handler = this._instance?.[name];
+        if (typeof handler === "function") await handler.apply(this._instance, args);
+      } finally {
+        release();
+      }
+    })();
+    internals.trackBackground(run);
+  }
+  getWebSockets(tag = undefined) {
+    const out = [];
+    for (const [ws, { tags }] of this.#sockets) if (tag === undefined || tags.includes(String(tag))) out.push(ws);
+    return out;
+  }
+  getTags(ws) {
+    const entry = this.#sockets.get(ws);
+    if (entry === undefined) throw new TypeError("getTags: this WebSocket was not accepted with acceptWebSocket() by this object.");
+    return [...entry.tags];
+  }
+  /** Answers a message equal to `pair.request` with `pair.response` without calling the object. */
+  setWebSocketAutoResponse(pair = undefined) {
+    if (pair !== undefined && !(pair instanceof WebSocketRequestResponsePair)) throw new TypeError("setWebSocketAutoResponse: expected a WebSocketRequestResponsePair.");
+    this.#autoResponse = pair === undefined ? null : { request: pair.request, response: pair.response };
+  }
+  getWebSocketAutoResponse() {
+    return this.#autoResponse === null ? null : new WebSocketRequestResponsePair(this.#autoResponse.request, this.#autoResponse.response);
+  }
+  getWebSocketAutoResponseTimestamp(ws) {
+    return this.#autoResponded.get(ws) ?? null;
+  }
+  setHibernatableWebSocketEventTimeout(ms = undefined) {
+    this.#eventTimeout = ms ?? null;
+  }
+  getHibernatableWebSocketEventTimeout() {
+    return this.#eventTimeout;
+  }
+  /** Whether WebSockets keep the object from being evicted. */
+  _hasSockets() {
+    return this.#sockets.size > 0;
+  }
   get [Symbol.toStringTag]() {
     return "DurableObjectState";
   }
@@ -188,6 +286,7 @@ function liveObject(spec) {
   live.set(key, entry);
   try {
     entry.instance = new Class(state, internals.workerEnv);
+    state._instance = entry.instance;
   } catch (error) {
     live.delete(key);
     throw error;
@@ -254,6 +353,8 @@ internals.durableHostCall = async function durableHostCall(call, args) {
       for (const [key, entry] of live) {
         const [className, dir, id] = key.split("\u0000");
         if (className !== spec.className || dir !== (spec.dir ?? "") || (spec.id !== undefined && id !== spec.id)) continue;
+        // An object with open WebSockets stays live (workerbox does not hibernate them).
+        if (entry.state._hasSockets()) continue;
         live.delete(key);
         evicted++;
       }

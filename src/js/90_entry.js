@@ -331,6 +331,8 @@ function fail(id, error, work) {
   work?.responded(false);
 }
 
+const WEBSOCKET_HEADER = "x-workerbox-websocket";
+
 async function respond(id, response, work) {
   if (!(response instanceof Response)) {
     fail(id, new TypeError(`The fetch handler must return a Response (or a Promise of one), but it returned ${describeValue(response)}.`), work);
@@ -341,6 +343,9 @@ async function respond(id, response, work) {
     return;
   }
   const parts = internals.responseParts(response);
+  // A WebSocket leaving to the host goes by its socket id, in a header only the host reads.
+  for (let i = parts.headers.length - 2; i >= 0; i -= 2) if (parts.headers[i].toLowerCase() === WEBSOCKET_HEADER) parts.headers.splice(i, 2);
+  if (parts.webSocket !== null) parts.headers.push(WEBSOCKET_HEADER, internals.webSocketForHost(parts.webSocket));
   if (parts.body instanceof ReadableStream) {
     // Headers go now; the body follows chunk by chunk, as fast as the host reads it.
     const stream = ops.bodyStreamId();
