@@ -10,7 +10,8 @@ import os from "node:os";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import WebSocketClient from "ws";
+import http from "node:http";
+import WebSocketClient, { WebSocketServer } from "ws";
 import { dispatch, durableObject } from "../index.js";
 import { startDevServer } from "../lib/project/index.js";
 import { useWorker, evalInWorker } from "./helpers.mjs";
@@ -85,7 +86,7 @@ test("WebSocketPair in one worker; Response and send() enforce workerd's rules",
       () => new Response(null, { status: 200, webSocket: Object.values(new WebSocketPair())[0] }),
       () => Object.values(new WebSocketPair())[0].send("x"),
       () => a.close(1006),
-      () => new WebSocket("wss://example.com/"),
+      () => new WebSocket("ftp://example.com/"),
     ]) { try { attempt(); errors.push(null); } catch (e) { errors.push(e.name + ": " + e.message); } }
     return { got, closed: await closed, readyState: a.readyState, errors };`);
   assert.deepEqual(result.got, ["1", "2"]);
@@ -95,7 +96,7 @@ test("WebSocketPair in one worker; Response and send() enforce workerd's rules",
   assert.match(result.errors[1], /^RangeError: .*only be returned with status 101/);
   assert.match(result.errors[2], /^TypeError: You must call accept\(\)/);
   assert.match(result.errors[3], /^InvalidAccessError: .*1000 or between 3000 and 4999/);
-  assert.match(result.errors[4], /^TypeError: new WebSocket\(url\): outbound WebSocket connections are not supported/);
+  assert.match(result.errors[4], /^SyntaxError: Failed to construct 'WebSocket': the URL ftp:\/\/example\.com\/ is invalid/);
 });
 
 test("workerbox dev joins a real client to the worker's WebSocket", async (t) => {
@@ -239,4 +240,70 @@ test("a worker can talk to a WebSocket another worker's Durable Object answered 
     bindings: { ECHO: durableObject("Echo") },
   });
   assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), { status: 101, got: ["ready", "echo hello"] });
+});
+
+/** A loopback WebSocket server: greets with the protocol asked for, echoes; plain GETs get 400. */
+async function echoServer(t) {
+  const server = http.createServer((req, res) => res.writeHead(400).end("not a websocket"));
+  const wss = new WebSocketServer({ server });
+  wss.on("connection", (ws, req) => {
+    ws.send("hello " + (req.headers["sec-websocket-protocol"] ?? "") + " " + (req.headers["x-token"] ?? ""));
+    ws.on("message", (data, binary) => (String(data) === "close please" ? ws.close(4001, "server closes") : ws.send(binary ? data : "echo " + data)));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => {
+    for (const client of wss.clients) client.terminate();
+    server.close();
+  });
+  return `127.0.0.1:${server.address().port}`;
+}
+
+test("outbound WebSockets: new WebSocket(url) and fetch() with Upgrade: websocket", async (t) => {
+  const address = await echoServer(t);
+  const result = await evalInWorker(t, `
+    const out = {};
+    const ws = new WebSocket("ws://${address}/", ["chat"]);
+    out.connecting = ws.readyState;
+    const got = [];
+    await new Promise((resolve) => {
+      ws.addEventListener("open", () => { out.protocol = ws.protocol; ws.send("hi"); ws.send(new Uint8Array([5, 6])); });
+      ws.addEventListener("message", (e) => { got.push(typeof e.data === "string" ? e.data : [...new Uint8Array(e.data)]); if (got.length === 3) ws.close(1000, "done"); });
+      ws.addEventListener("close", (e) => { out.close = [e.code, e.reason, e.wasClean]; resolve(); });
+    });
+    out.got = got;
+    const response = await fetch("http://${address}/", { headers: { Upgrade: "websocket", "x-token": "t1" } });
+    out.fetchStatus = response.status;
+    const socket = response.webSocket;
+    socket.accept();
+    out.viaFetch = await new Promise((resolve) => {
+      const seen = [];
+      socket.addEventListener("message", (e) => { seen.push(e.data); if (seen.length === 1) socket.send("close please"); });
+      socket.addEventListener("close", (e) => resolve([...seen, e.code, e.reason]));
+    });
+    const plain = await fetch("http://${address}/", { headers: { Upgrade: "websocket" }, signal: AbortSignal.timeout(5000) }).then((r) => r.status);
+    out.plain = plain;
+    return out;`);
+  assert.deepEqual(result, {
+    connecting: 0,
+    protocol: "chat",
+    close: [1000, "done", true],
+    got: ["hello chat ", "echo hi", [5, 6]],
+    fetchStatus: 101,
+    viaFetch: ["hello  t1", 4001, "server closes"],
+    plain: 101,
+  });
+});
+
+test("outbound WebSockets follow the network policy and report refusals", async (t) => {
+  const address = await echoServer(t);
+  const refused = await evalInWorker(t, `
+    const ws = new WebSocket("ws://${address}/");
+    return await new Promise((resolve) => {
+      const seen = [];
+      ws.addEventListener("error", (e) => seen.push("error: " + e.error.message));
+      ws.addEventListener("close", (e) => resolve([...seen, e.code, e.wasClean]));
+    });`, { network: "public" });
+  assert.equal(refused.length, 3);
+  assert.match(refused[0], /non-public addresses and the worker's network policy is "public"/);
+  assert.deepEqual(refused.slice(1), [1006, false]);
 });

@@ -35,7 +35,7 @@ for (const arg of process.argv.slice(2)) {
 }
 
 // Every bench takes --quick; none needs more flags here (streaming's --quick is 20 MB, not 100).
-const BENCHES = ["dispatch", "kv", "d1", "durable", "workers", "streaming", "eventloop", "queues"];
+const BENCHES = ["dispatch", "kv", "d1", "durable", "websocket", "workers", "streaming", "eventloop", "queues"];
 const selected = process.argv.find((a) => a.startsWith("--bench="))?.slice("--bench=".length).split(",") ?? BENCHES;
 for (const name of selected) if (!BENCHES.includes(name)) throw new Error(`bench/all.mjs: no bench named ${name} (have ${BENCHES.join(", ")})`);
 const TIMEOUT_MS = (quick ? 10 : 60) * 60_000; // per bench
@@ -113,6 +113,11 @@ const ROWS = [
   { bench: "durable", label: "RPC call between two workers, cost over a plain dispatch, p50 (µs)", wb: (e) => e.rpcCost.p50 * 1000, mf: (e) => e.rpcCost.p50 * 1000, better: "lower" },
   { bench: "durable", label: "Durable Object increment (RPC, storage get + put) per request, p50 (µs)", wb: (e) => e.durableObjectRpc.p50 * 1000, mf: (e) => e.durableObjectRpc.p50 * 1000, better: "lower" },
   { bench: "durable", label: "Durable Object increment through fetch() per request, p50 (µs)", wb: (e) => e.durableObjectFetch.p50 * 1000, mf: (e) => e.durableObjectFetch.p50 * 1000, better: "lower" },
+  { bench: "websocket", label: "WebSocket connect, upgrade dispatch to 101 answer, p50 (µs)", wb: (e) => e.connect.p50 * 1000, mf: (e) => e.connect.p50 * 1000, better: "lower" },
+  { bench: "websocket", label: "WebSocket echo round trip, short text, p50 (µs)", wb: (e) => e.echoText.p50 * 1000, mf: (e) => e.echoText.p50 * 1000, better: "lower" },
+  { bench: "websocket", label: "WebSocket echo round trip, 64 KiB binary, p50 (µs)", wb: (e) => e.echoBinary.p50 * 1000, mf: (e) => e.echoBinary.p50 * 1000, better: "lower" },
+  { bench: "websocket", label: "WebSocket messages per second, worker to host", wb: (e) => e.workerToHost.perSecond, mf: (e) => e.workerToHost.perSecond, better: "higher" },
+  { bench: "websocket", label: "WebSocket messages per second, host to worker", wb: (e) => e.hostToWorker.perSecond, mf: (e) => e.hostToWorker.perSecond, better: "higher" },
   { bench: "queues", label: "queue throughput, sendBatch of 100, send to ack (messages/s)", wb: (e) => e.batch.perSecond, mf: (e) => e.batch.perSecond, better: "higher" },
   { bench: "queues", label: "queue throughput, one send() per request, send to ack (messages/s)", wb: (e) => e.single.perSecond, mf: (e) => e.single.perSecond, better: "higher" },
   { bench: "workers", label: (r) => `RSS per idle worker, over ${r.workerbox?.idle?.workers ?? "?"} workers (MB)`, wb: (e) => e.idle.perWorkerMb, mf: (e) => e.idle.perWorkerMb, better: "lower", target: "idleMemory" },

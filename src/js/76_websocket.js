@@ -1,5 +1,7 @@
 // WebSockets inside the worker: `WebSocketPair`, `WebSocket` (accept, send, close, message /
-// close / error events, attachments) and the link to the host. The two ends of a pair talk to
+// close / error events, attachments), outbound connections (`new WebSocket(url)`, and
+// `fetch()` with `Upgrade: websocket`, made on the scheduler thread by
+// src/runtime/websocket_client.rs through the fetch ops) and the link to the host. The two ends of a pair talk to
 // each other in the isolate; once one end leaves in a 101 Response (or arrives from another
 // worker through a fetch() answer), its partner talks to the host instead, by a socket id:
 // messages out go as `#ws` host calls, messages in arrive as RPC events (`kind: "ws"`, see
@@ -85,14 +87,85 @@ class WebSocket extends EventTarget {
   #attachment = undefined;
   #closeSent = false;
 
+  /** An outbound connection: its fetch id once connected, and the chain its frames go out on. */
+  #remote = null;
+  #writes = Promise.resolve();
+  #protocol = "";
+  #url = null;
+
+  /** `new WebSocket(url, protocols)`: connects out; "open" fires once the server accepted. */
   constructor(url, protocols = undefined) {
-    if (url !== kSocket) {
-      throw new TypeError("new WebSocket(url): outbound WebSocket connections are not supported by workerbox yet; use a WebSocketPair to accept connections.");
-    }
     super();
+    if (url === kSocket) return;
+    if (arguments.length === 0) throw new TypeError("Failed to construct 'WebSocket': 1 argument required, but only 0 present.");
+    const parsed = URL.parse(String(url));
+    if (parsed === null || !["ws:", "wss:", "http:", "https:"].includes(parsed.protocol)) {
+      throw new DOMException(`Failed to construct 'WebSocket': the URL ${String(url)} is invalid (use ws: or wss:).`, "SyntaxError");
+    }
+    if (parsed.hash !== "") throw new DOMException("Failed to construct 'WebSocket': the URL contains a fragment.", "SyntaxError");
+    const list = protocols === undefined ? [] : Array.isArray(protocols) ? protocols.map(String) : [String(protocols)];
+    this.#url = parsed.href;
+    this.#state = CONNECTING;
+    this.#accepted = true;
+    const headers = ["upgrade", "websocket"];
+    if (list.length > 0) headers.push("sec-websocket-protocol", list.join(", "));
+    const [id, pending] = ops.fetch("GET", parsed.href, headers, true, "manual", true);
+    pending.then(
+      ([json]) => {
+        const head = JSON.parse(json);
+        if (head.status !== 101) throw new Error(`the server answered ${head.status} instead of switching protocols`);
+        this.#openRemote(id, head);
+        this.dispatchEvent(new Event("open"));
+      },
+    ).catch((error) => {
+      this.#receiveError(error);
+      this.#receiveClose(1006, String(error?.message ?? error), false);
+    });
+  }
+
+  /** Connected: reads messages until the close, and takes its protocol from the answer. */
+  #openRemote(id, head) {
+    this.#remote = id;
+    this.#state = OPEN;
+    for (let i = 0; i + 1 < head.headers.length; i += 2) if (head.headers[i].toLowerCase() === "sec-websocket-protocol") this.#protocol = head.headers[i + 1];
+    (async () => {
+      for (;;) {
+        const [json, bytes] = await ops.fetchRead(id);
+        const message = JSON.parse(json);
+        if (message.type === "close") {
+          this.#remote = null;
+          this.#receiveClose(message.code, message.reason, message.code !== 1006);
+          return;
+        }
+        this.#receive(message.type === "text" ? wsDecoder.decode(bytes) : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      }
+    })().catch((error) => {
+      this.#remote = null;
+      this.#receiveClose(1006, String(error?.message ?? error), false);
+    });
+  }
+
+  /** Sends one tagged frame on an outbound connection, after the ones before it. */
+  #sendRemote(tag, bytes) {
+    const id = this.#remote;
+    const frame = new Uint8Array(bytes.byteLength + 1);
+    frame[0] = tag;
+    frame.set(bytes, 1);
+    this.#writes = this.#writes.then(() => ops.fetchWrite(id, frame)).catch(() => {});
   }
 
   static {
+    /** `fetch()` with `Upgrade: websocket`: a 101 Response whose webSocket must be accept()ed. */
+    internals.fetchWebSocket = async (url, flatHeaders) => {
+      const [id, pending] = ops.fetch("GET", url, flatHeaders, true, "manual", true);
+      const [json, bytes] = await pending;
+      const head = JSON.parse(json);
+      if (head.status !== 101) return internals.newFetchResponse(head.status, head.statusText, head.headers, bytes, head.url ?? url, false);
+      const socket = new WebSocket(kSocket);
+      socket.#url = url;
+      socket.#openRemote(id, head);
+      return new Response(null, { status: 101, statusText: head.statusText, headers: head.headers.reduce((list, v, i, all) => (i % 2 === 0 ? [...list, [v, all[i + 1]]] : list), []), webSocket: socket });
+    };
     internals.newWebSocketPair = () => {
       const a = new WebSocket(kSocket);
       const b = new WebSocket(kSocket);
@@ -143,6 +216,7 @@ class WebSocket extends EventTarget {
       } else if (call.type === "error") {
         hostLinked.delete(call.socket);
         socket.#receiveError(new Error(call.message ?? "WebSocket error"));
+        socket.#receiveClose(1006, call.message ?? "", false);
       }
     };
   }
@@ -164,7 +238,10 @@ class WebSocket extends EventTarget {
     if (this.#state === CLOSED || this.#closeSent) throw new TypeError("Can't call WebSocket send() after close().");
     const { text, bytes } = messageOf(message);
     if (bytes.byteLength > MAX_MESSAGE_BYTES) throw new RangeError(`WebSocket message too large: ${bytes.byteLength} bytes (at most ${MAX_MESSAGE_BYTES}).`);
-    if (this.#hostId !== null) {
+    if (this.#state === CONNECTING) throw new DOMException("WebSocket.send: the connection is not open yet.", "InvalidStateError");
+    if (this.#remote !== null) {
+      this.#sendRemote(text ? 0 : 1, bytes);
+    } else if (this.#hostId !== null) {
       internals.hostCall("#ws", "send", { socket: this.#hostId, text }, bytes).catch(() => {});
     } else if (this.#peer !== null) {
       const peer = this.#peer;
@@ -179,7 +256,13 @@ class WebSocket extends EventTarget {
     this.#state = CLOSING;
     const sentCode = code ?? 1005;
     const sentReason = reason === undefined ? "" : String(reason);
-    if (this.#hostId !== null) {
+    if (this.#remote !== null) {
+      const reasonBytes = wsEncoder.encode(sentReason);
+      const payload = new Uint8Array(2 + reasonBytes.byteLength);
+      new DataView(payload.buffer).setUint16(0, code ?? 1000);
+      payload.set(reasonBytes, 2);
+      this.#sendRemote(2, payload);
+    } else if (this.#hostId !== null) {
       internals.hostCall("#ws", "close", { socket: this.#hostId, code: code ?? 1000, reason: sentReason }).catch(() => {});
     } else if (this.#peer !== null) {
       this.#peer.#receiveClose(sentCode, sentReason, true);
@@ -204,7 +287,7 @@ class WebSocket extends EventTarget {
       this.#closeSent = true;
       this.dispatchEvent(new CloseEvent("close", { code: item.code, reason: item.reason, wasClean: item.wasClean }));
     } else {
-      this.#state = CLOSED;
+      // An error is followed by a close event (code 1006), which ends the socket.
       const event = new Event("error");
       Object.defineProperty(event, "error", { value: item.error });
       this.dispatchEvent(event);
@@ -242,10 +325,10 @@ class WebSocket extends EventTarget {
     return this.#state;
   }
   get url() {
-    return null;
+    return this.#url;
   }
   get protocol() {
-    return null;
+    return this.#protocol;
   }
   get extensions() {
     return null;

@@ -84,6 +84,11 @@ async function fetch(input, init = undefined) {
   }
   const headers = [];
   for (const [name, value] of internals.headersList(request.headers)) headers.push(name, value);
+  // A WebSocket handshake: the answer is a 101 Response with a webSocket to accept().
+  if ((request.headers.get("upgrade") ?? "").toLowerCase() === "websocket") {
+    if (request.method !== "GET") throw new TypeError("fetch: a WebSocket upgrade must be a GET request.");
+    return Promise.race([internals.fetchWebSocket(request.url, headers), abortedPromise(signal)]);
+  }
   const source = request.method === "GET" || request.method === "HEAD" ? null : internals.takeRequestBody(request);
   const streamed = source instanceof ReadableStream;
   const [id, pending] = ops.fetch(request.method, request.url, headers, streamed ? true : source, request.redirect);

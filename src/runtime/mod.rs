@@ -24,6 +24,7 @@ pub mod store;
 mod types;
 mod wasm_memory;
 mod webcrypto;
+mod websocket_client;
 mod worker;
 
 pub use code_cache::{stats as code_cache_stats, CodeCacheStats};

@@ -239,7 +239,10 @@ impl Io {
       (None, None)
     };
     let (reads, read_requests) = unbounded_channel();
-    let task = tokio::spawn(super::fetch::run(id, request, chunks, read_requests, self.replies.clone()));
+    let task = match (request.websocket, chunks) {
+      (true, Some(frames)) => tokio::spawn(super::websocket_client::run(id, request, frames, read_requests, self.replies.clone())),
+      (_, chunks) => tokio::spawn(super::fetch::run(id, request, chunks, read_requests, self.replies.clone())),
+    };
     self.fetches.insert(id, InFlight { task: task.abort_handle(), head_pending: true, reads, upload, waiting: HashSet::new() });
   }
 

@@ -125,6 +125,8 @@ pub struct FetchRequest {
   pub redirect: String,
   /// Refuse loopback, private, link-local and other non-public addresses (after DNS).
   pub public_only: bool,
+  /// A WebSocket handshake (src/runtime/websocket_client.rs); `body_stream` then carries frames.
+  pub websocket: bool,
 }
 
 /// A binding operation the worker asks the host to perform, e.g. `env.CACHE.get("k")`.

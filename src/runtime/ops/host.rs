@@ -48,8 +48,9 @@ fn op_host_call<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallback
   }
 }
 
-/// `ops.fetch(method, url, flatHeaders, body, redirect) -> [id, Promise<[headJson, body]>]`;
-/// `body` is a Uint8Array, null, or `true` when it will stream in through `ops.fetchWrite`.
+/// `ops.fetch(method, url, flatHeaders, body, redirect, websocket) -> [id, Promise<[headJson, body]>]`;
+/// `body` is a Uint8Array, null, or `true` when it will stream in through `ops.fetchWrite`
+/// (for a WebSocket, `true`: its frames go that way).
 fn op_fetch<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let flat = super::read_string_array(scope, args.get(2)).unwrap_or_default();
   let request = FetchRequest {
@@ -61,6 +62,7 @@ fn op_fetch<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArgu
     redirect: arg_string(scope, &args, 4),
     // The scheduler applies the worker's network policy.
     public_only: false,
+    websocket: args.get(5).is_true(),
   };
   let Some((id, promise)) = pending_io(scope, |id| SchedulerMessage::Fetch { id, request }) else { return };
   let id = v8::Integer::new_from_unsigned(scope, id).into();
