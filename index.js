@@ -245,23 +245,35 @@ const channel = new native.NativeChannel((id, outcome) => {
   const resolve = inFlight.get(id);
   if (resolve === undefined) return;
   inFlight.delete(id);
-  if (inFlight.size === 0) channel.keepAlive(false);
+  if (inFlight.size === 0 && openSockets === 0) channel.keepAlive(false);
   resolve(outcome);
 });
+
+/**
+ * Host WebSocket ends that are open (lib/websocket.js): like a real socket, each holds Node's
+ * event loop open until it is closed (or its worker disposed).
+ */
+let openSockets = 0;
+function holdForSocket(delta) {
+  const before = inFlight.size > 0 || openSockets > 0;
+  openSockets += delta;
+  const after = inFlight.size > 0 || openSockets > 0;
+  if (before !== after) channel.keepAlive(after);
+}
 
 function sendRequest(handle, request, requestStream) {
   let id = (lastRequestId = (lastRequestId + 1) >>> 0);
   while (id === 0 || inFlight.has(id)) id = lastRequestId = (lastRequestId + 1) >>> 0;
   let resolve;
   const promise = new Promise((settle) => (resolve = settle));
-  if (inFlight.size === 0) channel.keepAlive(true);
+  if (inFlight.size === 0 && openSockets === 0) channel.keepAlive(true);
   inFlight.set(id, resolve);
   try {
     // The worker's embedded stores go by this process's clock (KV and cache expirations).
     handle.dispatch(id, request.method, request.url, request.headers, request.body, requestStream, Date.now());
   } catch (error) {
     inFlight.delete(id);
-    if (inFlight.size === 0) channel.keepAlive(false);
+    if (inFlight.size === 0 && openSockets === 0) channel.keepAlive(false);
     throw error;
   }
   return promise;
@@ -389,7 +401,7 @@ async function runQueueBatch(worker, name, metas, bodies) {
   return result;
 }
 rpc.setWorkerAccess(nativeOf, toError);
-websocket.setWorkerAccess(nativeOf);
+websocket.setWorkerAccess(nativeOf, holdForSocket);
 durable.setLogger((worker, level, message) => workerLogs.get(worker)?.(level, message));
 queues.setBatchRunner(runQueueBatch, (worker, level, message) => workerLogs.get(worker)?.(level, message));
 

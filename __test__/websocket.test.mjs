@@ -14,7 +14,7 @@ import http from "node:http";
 import WebSocketClient, { WebSocketServer } from "ws";
 import { dispatch, durableObject } from "../index.js";
 import { startDevServer } from "../lib/project/index.js";
-import { useWorker, evalInWorker } from "./helpers.mjs";
+import { useWorker, evalInWorker, runChild } from "./helpers.mjs";
 
 const ECHO = `export default { async fetch(request) {
   if (request.headers.get("upgrade") !== "websocket") return new Response("plain " + new URL(request.url).pathname);
@@ -306,4 +306,36 @@ test("outbound WebSockets follow the network policy and report refusals", async 
   assert.equal(refused.length, 3);
   assert.match(refused[0], /non-public addresses and the worker's network policy is "public"/);
   assert.deepEqual(refused.slice(1), [1006, false]);
+});
+
+test("an open socket keeps Node's event loop alive, and timers set in its handlers fire (they belong to the request that made it)", async () => {
+  const index = fileURLToPath(new URL("../index.js", import.meta.url));
+  const result = await runChild(
+    `const { createWorker, dispatch } = require(${JSON.stringify(index)});
+     (async () => {
+       const worker = await createWorker({ onLog() {}, script: \`export default { async fetch() {
+         const [client, server] = Object.values(new WebSocketPair());
+         server.accept();
+         server.addEventListener("message", (e) => setTimeout(() => server.send("late " + e.data), 20));
+         return new Response(null, { status: 101, webSocket: client });
+       } }\` });
+       const ws = (await dispatch(worker, { url: "http://localhost/", headers: { upgrade: "websocket" } })).webSocket;
+       const replies = [];
+       let next;
+       ws.addEventListener("message", (e) => next(e.data));
+       ws.accept();
+       for (let i = 0; i < 5; i++) {
+         const reply = new Promise((resolve) => (next = resolve));
+         ws.send(String(i));
+         replies.push(await reply);
+       }
+       ws.close();
+       await worker.dispose();
+       process.stdout.write(JSON.stringify({ replies }));
+     })();`,
+    {},
+    20_000,
+  );
+  assert.equal(result.status, 0, result.stderr);
+  assert.deepEqual(result.replies, ["late 0", "late 1", "late 2", "late 3", "late 4"]);
 });

@@ -10,10 +10,15 @@ const MAX_MESSAGE_BYTES = 32 << 20;
 const EMPTY = Buffer.alloc(0);
 
 let nativeOf = null;
+let hold = () => {};
 
-/** index.js hands over how to reach a worker's native handle. */
-function setWorkerAccess(access) {
+/**
+ * index.js hands over how to reach a worker's native handle, and how an open host socket holds
+ * Node's event loop open (`hold(+1)` / `hold(-1)`), as a real socket does.
+ */
+function setWorkerAccess(access, holdLoop) {
   nativeOf = access;
+  hold = holdLoop;
 }
 
 /** worker → (socket id → endpoint). */
@@ -203,9 +208,19 @@ class HostWebSocket extends EventTarget {
   #state = 1;
   #closeSent = false;
 
+  #held = true;
+
   constructor(e) {
     super();
     this.#endpoint = e;
+    hold(+1);
+  }
+
+  /** Closed (or handed on): it no longer holds Node's event loop open. */
+  #release() {
+    if (!this.#held) return;
+    this.#held = false;
+    hold(-1);
   }
 
   /** Starts delivering events (those that came before are delivered now). */
@@ -262,17 +277,22 @@ class HostWebSocket extends EventTarget {
 
   _receiveClose(code, reason, wasClean) {
     if (this.#state === 3) return;
-    this.#deliver(() => {
+    const fire = () => {
       if (this.#state === 3) return;
       this.#state = 3;
       this.dispatchEvent(new CloseEventLike(code, reason, wasClean));
-    });
+    };
+    // The connection is over: it no longer holds the event loop, even before accept().
+    this.#release();
+    if (this.#accepted) fire();
+    else this.#pending.push(fire);
   }
 
   /** Hands this socket's worker end to someone else (a worker, through a relay); this object stops. */
   _takeEndpoint() {
     if (this.#accepted) throw new TypeError("An accept()ed WebSocket cannot be handed on.");
     this.#state = 3;
+    this.#release();
     return this.#endpoint;
   }
 

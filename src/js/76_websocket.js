@@ -87,6 +87,14 @@ class WebSocket extends EventTarget {
   #attachment = undefined;
   #closeSent = false;
 
+  /**
+   * The event this socket belongs to while it talks to the outside (host-linked or outbound):
+   * its id, and the release of the hold that keeps that event (and its timers) open until the
+   * socket closes, as a WebSocket keeps its request's context alive in workerd.
+   */
+  #origin = undefined;
+  #release = null;
+
   /** An outbound connection: its fetch id once connected, and the chain its frames go out on. */
   #remote = null;
   #writes = Promise.resolve();
@@ -127,6 +135,7 @@ class WebSocket extends EventTarget {
   #openRemote(id, head) {
     this.#remote = id;
     this.#state = OPEN;
+    this.#holdEvent();
     for (let i = 0; i + 1 < head.headers.length; i += 2) if (head.headers[i].toLowerCase() === "sec-websocket-protocol") this.#protocol = head.headers[i + 1];
     (async () => {
       for (;;) {
@@ -184,6 +193,7 @@ class WebSocket extends EventTarget {
       client.#detached = true;
       if (client.#hostId !== null) {
         hostLinked.delete(client.#hostId);
+        client.#unhold();
         return client.#hostId;
       }
       const partner = client.#peer;
@@ -193,6 +203,7 @@ class WebSocket extends EventTarget {
         partner.#peer = null;
         partner.#hostId = id;
         hostLinked.set(id, partner);
+        partner.#holdEvent();
       }
       client.#forwardPending(id);
       return id;
@@ -202,6 +213,7 @@ class WebSocket extends EventTarget {
       const socket = new WebSocket(kSocket);
       socket.#hostId = id;
       hostLinked.set(id, socket);
+      socket.#holdEvent();
       return socket;
     };
     /** A message or close from the host for socket `call.socket` (an RPC event). */
@@ -230,7 +242,7 @@ class WebSocket extends EventTarget {
     if (this.#hostId !== null) internals.hostCall("#ws", "accept", { socket: this.#hostId }).catch(() => {});
     const pending = this.#pending;
     this.#pending = [];
-    for (const item of pending) queueMicrotask(() => this.#fire(item));
+    for (const item of pending) queueMicrotask(() => this.#fireInOrigin(item));
   }
 
   send(message) {
@@ -269,11 +281,31 @@ class WebSocket extends EventTarget {
     }
   }
 
+  /** Keeps the running event open while this socket talks to the outside. */
+  #holdEvent() {
+    if (this.#release !== null) return;
+    const { id, release } = internals.holdCurrentEvent();
+    this.#origin = id;
+    this.#release = release;
+  }
+
+  #unhold() {
+    const release = this.#release;
+    this.#release = () => {};
+    release?.();
+  }
+
   /** Delivers an event now (in a microtask) if accepted, else keeps it for accept(). */
   #deliver(item) {
     if (this.#detached) return;
-    if (this.#accepted) queueMicrotask(() => this.#fire(item));
+    if (this.#accepted) queueMicrotask(() => this.#fireInOrigin(item));
     else this.#pending.push(item);
+  }
+
+  /** Fires as part of the event the socket belongs to: timers its listeners set are that event's. */
+  #fireInOrigin(item) {
+    if (this.#origin === undefined) this.#fire(item);
+    else ops.runAsEvent(this.#origin, () => this.#fire(item));
   }
 
   #fire(item) {
@@ -282,6 +314,7 @@ class WebSocket extends EventTarget {
     } else if (item.type === "close") {
       if (this.#state === CLOSED) return;
       this.#state = CLOSED;
+      this.#unhold();
       // The closing handshake completes by itself: the partner sees this end close too.
       if (!this.#closeSent && this.#peer !== null) this.#peer.#receiveClose(item.code, item.reason, item.wasClean);
       this.#closeSent = true;

@@ -29,15 +29,33 @@ let waitUntilMs = 30000;
  * is left the event is over: `ops.eventDone` drops the timers it left behind (a forgotten
  * `setInterval` does not run on forever, charged to nothing).
  */
+/** Events still running, by id, so a WebSocket can keep the one that made it open. */
+const runningWork = new Map();
+
 class EventWork {
   #id;
   #waits = new Set();
+  /** WebSockets made in this event and still open: the event lasts until they close. */
+  #holds = 0;
   #responded = false;
   #bodyPending = false;
   #over = false;
   #deadline = null;
   constructor(id) {
     this.#id = id;
+    runningWork.set(id, this);
+  }
+  /** Keeps the event open (its timers alive) until the returned function is called. */
+  hold() {
+    if (this.#over) return () => {};
+    this.#holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#holds--;
+      this.#check();
+    };
   }
   /** Registers a waitUntil promise; `release` marks it finished (once). */
   track(release) {
@@ -76,8 +94,9 @@ class EventWork {
     }, waitUntilMs, false, true);
   }
   #check() {
-    if (this.#over || !this.#responded || this.#bodyPending || this.#waits.size > 0) return;
+    if (this.#over || !this.#responded || this.#bodyPending || this.#waits.size > 0 || this.#holds > 0) return;
     this.#over = true;
+    runningWork.delete(this.#id);
     if (this.#deadline !== null) ops.timerCancel(this.#deadline);
     ops.eventDone(this.#id);
   }
@@ -249,6 +268,13 @@ function classHandler(Entrypoint) {
 internals.eventContext = (id) => {
   const work = new EventWork(id);
   return { work, ctx: new ExecutionContext(null, work) };
+};
+
+/** Holds the running event open until the returned function is called (a WebSocket's life). */
+internals.holdCurrentEvent = () => {
+  const id = ops.currentEvent();
+  const work = id === undefined ? undefined : runningWork.get(id);
+  return { id, release: work === undefined ? () => {} : work.hold() };
 };
 
 /** Background work outside any event (`waitUntil` from `cloudflare:workers`). */

@@ -74,7 +74,7 @@ impl Scheduler {
           .expect("tokio runtime for the scheduler thread");
         let store_calls = StoreCalls { worker, stores, clock, queue: None, thread: None };
         let io = Io { host, store_calls, fetches: HashMap::new(), replies, binding_ms: limits.binding_ms, public_network_only };
-        runtime.block_on(run(rx, to_isolate, Watchdog { monitor, limits }, io));
+        runtime.block_on(run(rx, to_isolate, Watchdog { monitor, limits, stopping: std::cell::Cell::new(None) }, io));
       })?;
     Ok(Self { tx, thread: Some(thread) })
   }
@@ -299,12 +299,18 @@ impl Io {
 
 /// How long a turn may keep running after a request's wall-clock limit passed during it.
 const WALL_GRACE: Duration = Duration::from_millis(10);
-/// How long terminated JS may take to actually stop before the worker is declared failed.
+/// How much CPU time terminated JS may use before it actually stops, before the worker is
+/// declared failed. CPU time, not wall time: on a loaded machine a thread that gets no CPU
+/// cannot stop either, and is not stuck.
 const STOP_GRACE: Duration = Duration::from_secs(2);
+/// However little CPU it gets, terminated JS that has not stopped after this long has failed.
+const STOP_GRACE_WALL: Duration = Duration::from_secs(20);
 
 struct Watchdog {
   monitor: Arc<Monitor>,
   limits: Limits,
+  /// The turn told to stop: its number, its CPU time then, and when.
+  stopping: std::cell::Cell<Option<(u64, Duration, Instant)>>,
 }
 
 impl Watchdog {
@@ -316,6 +322,7 @@ impl Watchdog {
         match self.monitor.current_turn() {
           Some((turn, used, budget)) if used >= budget => {
             self.monitor.terminate(StopReason::Cpu);
+            self.stopping.set(Some((turn, used, now)));
             timers.insert(Due::Grace(turn), now + STOP_GRACE);
             self.monitor.watchdog_armed.store(false, Ordering::SeqCst);
           }
@@ -331,14 +338,20 @@ impl Watchdog {
         }
       }
       Due::WallCheck(turn) => {
-        if self.monitor.current_turn().is_some_and(|(t, _, _)| t == turn) {
+        if let Some((_, used, _)) = self.monitor.current_turn().filter(|(t, _, _)| *t == turn) {
           self.monitor.terminate(StopReason::Wall);
+          self.stopping.set(Some((turn, used, now)));
           timers.insert(Due::Grace(turn), now + STOP_GRACE);
         }
       }
       Due::Grace(turn) => {
-        if self.monitor.current_turn().is_some_and(|(t, _, _)| t == turn) {
+        let Some((_, used, _)) = self.monitor.current_turn().filter(|(t, _, _)| *t == turn) else { return };
+        let (at_stop, since) = self.stopping.get().filter(|(t, _, _)| *t == turn).map_or((used, now), |(_, cpu, at)| (cpu, at));
+        let spent = used.saturating_sub(at_stop);
+        if spent >= STOP_GRACE || now.duration_since(since) >= STOP_GRACE_WALL {
           self.monitor.mark_failed();
+        } else {
+          timers.insert(Due::Grace(turn), now + (STOP_GRACE - spent));
         }
       }
       Due::Timer(_) | Due::Request(_) | Due::HostCall(_) => {}

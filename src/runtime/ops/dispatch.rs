@@ -16,6 +16,8 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("backgroundStart", op_background_start.map_fn_to());
   install("backgroundDone", op_background_done.map_fn_to());
   install("eventDone", op_event_done.map_fn_to());
+  install("currentEvent", op_current_event.map_fn_to());
+  install("runAsEvent", op_run_as_event.map_fn_to());
   install("contextPump", op_context_pump.map_fn_to());
   install("bodyStreamId", op_body_stream_id.map_fn_to());
 }
@@ -126,4 +128,28 @@ fn op_background_done(scope: &mut v8::PinScope, _args: v8::FunctionCallbackArgum
 fn op_event_done<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let Some(id) = args.get(0).uint32_value(scope) else { return };
   state(scope).borrow_mut().drop_timers_of(id);
+}
+
+/// `ops.currentEvent()`: the id of the event whose JS is running (timers and I/O made now
+/// belong to it), or undefined.
+fn op_current_event<'s>(scope: &mut v8::PinScope<'s, '_>, _args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  if let Some(id) = state(scope).borrow().current_owner {
+    rv.set_uint32(id);
+  }
+}
+
+/// `ops.runAsEvent(id, fn)`: calls `fn` with event `id` as the owner of what it starts (a
+/// WebSocket's events belong to the request that made the socket, as in workerd), then puts
+/// the running event back, also when `fn` throws.
+fn op_run_as_event<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let Ok(function) = v8::Local::<v8::Function>::try_from(args.get(1)) else { return super::throw_type_error(scope, "runAsEvent: a function is required") };
+  let owner = args.get(0).uint32_value(scope);
+  let state = state(scope);
+  let previous = std::mem::replace(&mut state.borrow_mut().current_owner, owner);
+  let receiver = v8::undefined(scope).into();
+  let result = function.call(scope, receiver, &[]);
+  state.borrow_mut().current_owner = previous;
+  if let Some(result) = result {
+    rv.set(result);
+  }
 }
