@@ -4,6 +4,8 @@
 //   workerbox serve <file> [--port N] [--host H] [--var NAME=VALUE]…  serves one worker script;
 //   workerbox dev [dir] [--port N] [--host H] [--env NAME] [--var NAME=VALUE]… [--no-watch]
 //     serves a wrangler-style project (lib/project/dev.js) with rebuilds on change.
+//   workerbox d1 migrations list|apply <database> [--config path] [--env NAME] [--local]
+//     lists or applies a project's local D1 migrations (lib/project/migrations.js).
 // Request and response bodies stream through dispatch() in both.
 
 const fs = require("node:fs");
@@ -14,11 +16,16 @@ const USAGE = `Usage:
   workerbox serve <worker.js> [--port 8787] [--host 127.0.0.1] [--var NAME=VALUE]...
   workerbox dev [project-dir | wrangler.toml] [--port 8787] [--host 127.0.0.1] [--env NAME]
                 [--var NAME=VALUE]... [--persist-to DIR | --no-persist] [--no-watch] [--no-migrate]
+  workerbox d1 migrations list|apply <database> [--config path] [--env NAME] [--persist-to DIR] [--local]
 
 serve  serves one worker script over HTTP. --var adds a plain-text env binding (repeatable).
 dev    serves a project described by wrangler.jsonc / wrangler.json / wrangler.toml like
        \`wrangler dev\`: bundles it with esbuild, rebuilds on change, serves its assets, logs each
        request; GET /__scheduled?cron=... runs its scheduled() handler.
+d1     \`d1 migrations list <database>\` shows which files of the database's migrations_dir are
+       applied to the local database (under .workerbox/state) and which are pending; \`apply\`
+       applies the pending ones, recorded in its d1_migrations table as wrangler does. <database>
+       is a binding name or a database_name; --config names the project folder or config file.
 
 Exit codes: 0 after SIGINT/SIGTERM, 1 on a start-up error (bad config, build failure, port in use), 2 on bad usage.`;
 
@@ -33,7 +40,7 @@ function parseArgs(argv) {
     console.log(USAGE);
     process.exit(command === undefined ? 2 : 0);
   }
-  if (command !== "serve" && command !== "dev") fail(`unknown command "${command}"`);
+  if (command !== "serve" && command !== "dev") fail(`unknown command "${command}" (commands: serve, dev, d1)`);
   const options = { command, file: undefined, port: undefined, host: undefined, vars: {}, env: undefined, persistTo: undefined, watch: true, migrate: true };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
@@ -161,5 +168,47 @@ async function dev(options) {
   onSignals(() => server.close());
 }
 
-const options = parseArgs(process.argv.slice(2));
-(options.command === "serve" ? serve : dev)(options);
+/** `workerbox d1 migrations list|apply <database> …` */
+async function d1(argv) {
+  const [group, action, ...rest] = argv;
+  if (group !== "migrations" || (action !== "list" && action !== "apply")) fail(`d1: expected "migrations list <database>" or "migrations apply <database>"`);
+  const options = { database: undefined, config: ".", env: undefined, persistTo: undefined };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    const value = () => (i + 1 < rest.length ? rest[++i] : fail(`${arg} needs a value`));
+    if (arg === "--config" || arg === "-c") options.config = value();
+    else if (arg === "--env" || arg === "-e") options.env = value();
+    else if (arg === "--persist-to") options.persistTo = value();
+    else if (arg === "--local" || arg === "--preview") continue;
+    else if (arg === "--remote") fail("d1: --remote is not available: workerbox has only the local database");
+    else if (arg.startsWith("-")) fail(`d1: unknown option "${arg}"`);
+    else if (options.database === undefined) options.database = arg;
+    else fail(`d1: unexpected argument "${arg}"`);
+  }
+  if (options.database === undefined) fail(`d1 migrations ${action} needs a database (its binding name or database_name)`);
+  const { listMigrations, applyMigrations } = require("../lib/project/migrations.js");
+  try {
+    const run = action === "list" ? listMigrations : applyMigrations;
+    const result = await run(options.config, options.database, { env: options.env, persistTo: options.persistTo });
+    const where = path.relative(process.cwd(), result.dir) || result.dir;
+    if (action === "apply") {
+      if (result.appliedNow.length === 0) console.log(`No migrations to apply for ${result.database} (${where}).`);
+      else for (const name of result.appliedNow) console.log(`applied ${name}`);
+      console.log(`${result.database}: ${result.applied.length} applied, ${result.pending.length} pending (table ${result.table}).`);
+    } else {
+      for (const name of result.applied) console.log(`applied  ${name}`);
+      for (const name of result.pending) console.log(`pending  ${name}`);
+      console.log(result.pending.length === 0 ? `No migrations to apply for ${result.database} (${where}).` : `${result.pending.length} migration(s) to apply for ${result.database} (${where}).`);
+    }
+    process.exit(0);
+  } catch (error) {
+    console.error(`workerbox d1: ${error.message}`);
+    process.exit(1);
+  }
+}
+
+if (process.argv[2] === "d1") d1(process.argv.slice(3));
+else {
+  const options = parseArgs(process.argv.slice(2));
+  (options.command === "serve" ? serve : dev)(options);
+}

@@ -214,8 +214,8 @@ const NOT_INHERITED = ["vars", "define", "kv_namespaces", "r2_buckets", "d1_data
 /** Keys that matter only when deploying; read, not used locally. */
 const DEPLOY_ONLY = ["$schema", "account_id", "workers_dev", "preview_urls", "routes", "route", "send_metrics", "keep_vars", "upload_source_maps", "observability", "logpush", "placement", "first_party_worker", "compliance_region"];
 /** Bindings or features workerbox does not provide (yet); configuring one warns. */
-const UNSUPPORTED = ["analytics_engine_datasets", "hyperdrive", "vectorize", "ai", "browser", "images", "send_email", "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "version_metadata", "workflows", "pipelines", "secrets_store_secrets", "ratelimits", "wasm_modules", "text_blobs", "data_blobs", "build", "base_dir", "find_additional_modules", "preserve_file_names", "jsx_factory", "jsx_fragment", "node_compat", "usage_model", "legacy_env", "containers", "unsafe_hello_world"];
-const SUPPORTED = ["name", "main", "compatibility_date", "compatibility_flags", "vars", "kv_namespaces", "r2_buckets", "d1_databases", "durable_objects", "migrations", "queues", "services", "assets", "triggers", "rules", "define", "alias", "env", "minify", "tsconfig", "no_bundle", "limits", "dev"];
+const UNSUPPORTED = ["analytics_engine_datasets", "hyperdrive", "vectorize", "ai", "browser", "images", "send_email", "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "version_metadata", "workflows", "pipelines", "secrets_store_secrets", "ratelimits", "wasm_modules", "text_blobs", "data_blobs", "base_dir", "find_additional_modules", "preserve_file_names", "jsx_factory", "jsx_fragment", "node_compat", "usage_model", "legacy_env", "containers", "unsafe_hello_world"];
+const SUPPORTED = ["name", "main", "compatibility_date", "compatibility_flags", "vars", "kv_namespaces", "r2_buckets", "d1_databases", "durable_objects", "migrations", "queues", "services", "assets", "triggers", "rules", "define", "alias", "env", "minify", "tsconfig", "no_bundle", "limits", "dev", "build"];
 
 const RULE_TYPES = ["ESModule", "CommonJS", "Text", "Data", "CompiledWasm"];
 const HTML_HANDLING = ["auto-trailing-slash", "force-trailing-slash", "drop-trailing-slash", "none"];
@@ -430,6 +430,21 @@ function normalise(c, raw, base, envName) {
       else out.alias[key] = value.startsWith(".") ? path.resolve(base.root, value) : value;
     }
   }
+  // A custom build (wrangler's `build`): run by `workerbox dev` before serving and again when a
+  // file under `watch_dir` changes.
+  if (raw.build !== undefined && c.type(raw.build, at("build"), "table")) {
+    c.known(raw.build, at("build"), ["command", "cwd", "watch_dir"]);
+    const command = c.string(raw.build, "command", at("build"), { required: true });
+    const cwd = c.string(raw.build, "cwd", at("build"));
+    let watch = raw.build.watch_dir ?? "./src";
+    if (typeof watch === "string") watch = [watch];
+    if (!Array.isArray(watch) || watch.some((w) => typeof w !== "string")) {
+      c.error([...at("build"), "watch_dir"], "must be a folder path or a list of them");
+      watch = [];
+    }
+    if (command !== undefined) out.build = { command, cwd: path.resolve(base.root, cwd ?? "."), watchDirs: watch.map((w) => path.resolve(base.root, w)) };
+  }
+
   if (raw.dev !== undefined && c.type(raw.dev, at("dev"), "table")) {
     c.known(raw.dev, at("dev"), ["port", "ip", "local_protocol", "host", "upstream_protocol", "inspector_port", "container_engine", "enable_containers", "generate_types"]);
     out.dev = {};
@@ -491,14 +506,54 @@ function readSecrets(root, envName) {
   return { secrets, files };
 }
 
+/** Where a build tool (Cloudflare's Vite plugin) says its output configuration is. */
+const DEPLOY_POINTER = path.join(".wrangler", "deploy", "config.json");
+
+/**
+ * The configuration a build wrote, when `.wrangler/deploy/config.json` beside the user's config
+ * points to one (as wrangler follows it): `{ file, pointer }`, or `{ missing, pointer }` when
+ * the pointer names a file that is not there (the build has not run), or null.
+ */
+function redirectedConfig(userFile) {
+  const pointer = path.join(path.dirname(userFile), DEPLOY_POINTER);
+  if (!fs.existsSync(pointer)) return null;
+  let parsed;
+  try {
+    parsed = JSON.parse(fs.readFileSync(pointer, "utf8"));
+  } catch (error) {
+    throw new ConfigError([{ file: pointer, message: `is not valid JSON: ${error.message}` }]);
+  }
+  if (parsed === null || typeof parsed !== "object" || typeof parsed.configPath !== "string") {
+    throw new ConfigError([{ file: pointer, key: "configPath", message: "must be the path of the configuration the build wrote" }]);
+  }
+  const file = path.resolve(path.dirname(pointer), parsed.configPath);
+  return fs.existsSync(file) ? { file, pointer } : { missing: file, pointer };
+}
+
 /**
  * Reads and checks a project's configuration. `target`: a folder (with wrangler.jsonc, .json or
- * .toml) or a config file. Options: `env` (an `env.<name>` section). Throws a ConfigError naming
- * file, key and line of every problem; returns the normalised config with `warnings`.
+ * .toml) or a config file. Options: `env` (an `env.<name>` section), `redirect` (default true:
+ * follow `.wrangler/deploy/config.json` to the configuration a build wrote, as wrangler does).
+ * Throws a ConfigError naming file, key and line of every problem; returns the normalised config
+ * with `warnings`, `projectRoot` (the user's config's folder, where state is kept) and, when
+ * redirected, `redirectedFrom` (the user's config file).
  */
-function readConfig(target, { env } = {}) {
+function readConfig(target, { env, redirect = true, requireMain = true } = {}) {
   if (env !== undefined && (typeof env !== "string" || env === "")) throw new TypeError("readConfig: options.env must be an environment name");
-  const { file, others } = findConfig(target);
+  const found = findConfig(target);
+  const userFile = found.file;
+  const redirected = redirect ? redirectedConfig(userFile) : null;
+  const early = [];
+  let file = found.file;
+  let others = found.others;
+  if (redirected?.file && redirected.file !== userFile) {
+    file = redirected.file;
+    others = [];
+    if (env !== undefined) early.push({ file, message: `the build's configuration (from ${DEPLOY_POINTER}) is used; the environment "${env}" was chosen when it was built, --env is ignored` });
+    env = undefined;
+  } else if (redirected?.missing) {
+    early.push({ file: redirected.pointer, message: `points to ${redirected.missing}, which does not exist: run the project's build (e.g. \`npm run build\`) first; using ${path.basename(userFile)} meanwhile` });
+  }
   const root = path.dirname(file);
   let text;
   try {
@@ -508,6 +563,7 @@ function readConfig(target, { env } = {}) {
   }
   const { raw, lineOf } = parseFile(file, text);
   const c = new Checker(file, lineOf);
+  for (const problem of early) c.warnings.push({ ...problem, text: formatProblem(problem) });
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError([{ file, line: 1, message: "the configuration must be an object/table" }]);
   for (const other of others) c.warn([], `${path.basename(other)} is also present and is ignored (${path.basename(file)} takes precedence)`);
   const { merged, own } = applyEnv(c, raw, env);
@@ -516,7 +572,11 @@ function readConfig(target, { env } = {}) {
   let mainFile;
   if (config.main !== undefined) {
     mainFile = path.resolve(root, config.main);
-    if (!fs.existsSync(mainFile)) c.error(at(own, env, "main"), `${mainFile} does not exist`);
+    if (!fs.existsSync(mainFile) && requireMain) {
+      // A main that only a build tool resolves (a virtual module, a generated file).
+      const hint = fs.existsSync(path.join(root, "package.json")) ? `; if a build tool (such as @cloudflare/vite-plugin) makes it, run the build (e.g. \`npm run build\`) first: workerbox then uses the configuration it writes (${DEPLOY_POINTER})` : "";
+      c.error(at(own, env, "main"), `${mainFile} does not exist${hint}`);
+    }
   }
   if (config.assets?.binding !== undefined && config.main === undefined) c.warn(["assets", "binding"], "has no effect without a worker (main)");
   if (c.problems.length > 0) throw new ConfigError(c.problems);
@@ -524,7 +584,10 @@ function readConfig(target, { env } = {}) {
   for (const name of Object.keys(secrets)) {
     if (!BINDING_NAME.test(name)) c.warn([], `${path.basename(secretFiles.at(-1))}: ${JSON.stringify(name)} is not a valid binding name; ignored`);
   }
-  return { ...config, file, root, env, mainFile, secrets, secretFiles, warnings: c.warnings };
+  // A build's configuration has no .dev.vars of its own: the project's are used.
+  const projectRoot = path.dirname(userFile);
+  if (secretFiles.length === 0 && projectRoot !== root) Object.assign(secrets, readSecrets(projectRoot, env).secrets);
+  return { ...config, file, root, projectRoot, redirectedFrom: file !== userFile ? userFile : undefined, env, mainFile, secrets, secretFiles, warnings: c.warnings };
 }
 
 function at(own, env, key) {

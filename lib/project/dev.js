@@ -13,6 +13,8 @@ const util = require("node:util");
 const { Readable } = require("node:stream");
 const { EventEmitter } = require("node:events");
 const { loadProject, startWorker } = require("./load.js");
+const { readConfig } = require("./config.js");
+const { runBuild, watchedByBuild } = require("./build.js");
 
 const IGNORED_DIRS = new Set(["node_modules", ".git", ".workerbox", ".wrangler"]);
 
@@ -238,9 +240,25 @@ async function startDevServer(dir, options = {}) {
   const load = (build = true) => loadProject(dir, { env: options.env, persistTo: options.persistTo, services: options.services, vars: options.vars, onLog, build, storeCache, migrate: options.migrate });
   const describe = (error) => (error.name === "BuildError" || error.name === "ConfigError" ? error.message : error.stack ?? String(error));
 
+  /** Runs the project's custom build (`build.command`), its output in the log. */
+  const customBuild = async (build) => {
+    log(paint(color, "cyan", `⎔ running the custom build: ${build.command}`));
+    const outcome = await runBuild(build, (line, stream) => log(`${paint(color, stream === "stderr" ? "yellow" : "gray", "[build]")} ${line}`));
+    if (outcome.ok) log(paint(color, "cyan", `⎔ custom build done in ${Math.round(outcome.ms)} ms`));
+    else log(paint(color, "red", `✘ the custom build failed (${outcome.signal ?? `exit code ${outcome.code}`}): ${build.command}`));
+    return outcome.ok;
+  };
+
+  // The custom build runs first: it may make the files the configuration names (main).
+  const first = readConfig(dir, { env: options.env, requireMain: false });
+  if (first.build) await customBuild(first.build);
+
   // A configuration error stops here; a build or start-up error is shown (log and error page)
   // until an edit fixes it.
   project = await load(false);
+  if (project.redirectedFrom) {
+    log(paint(color, "cyan", `⎔ using the configuration the build wrote: ${path.relative(process.cwd(), project.configFile) || project.configFile} (pointed to by .wrangler/deploy/config.json)`));
+  }
   for (const warning of project.warnings) log(paint(color, "yellow", `▲ ${warning}`));
   for (const { binding, dir: folder, applied } of project.migrations ?? []) {
     if (applied.length) log(`D1 ${binding}: applied ${applied.length} migration(s) from ${path.relative(process.cwd(), folder) || folder}: ${applied.join(", ")}`);
@@ -302,7 +320,7 @@ async function startDevServer(dir, options = {}) {
   let pending = new Set();
   let timer = null;
   if (options.watch !== false) {
-    watcher = watchTree(project.root, (file) => {
+    watcher = watchTree(project.projectRoot, (file) => {
       pending.add(file);
       clearTimeout(timer);
       // Editors save in bursts (write, rename, chmod) within a few ms; 8 ms gathers one save.
@@ -313,7 +331,17 @@ async function startDevServer(dir, options = {}) {
     const files = [...pending];
     pending = new Set();
     if (closed || files.length === 0) return;
-    const configChanged = files.some((f) => f === project.configFile || /(^|[/\\])\.(dev\.vars|env)/.test(path.basename(f)));
+    const configChanged = files.some((f) => f === project.configFile || f === project.redirectedFrom || /(^|[/\\])\.(dev\.vars|env)/.test(path.basename(f)));
+    // Sources of the custom build: it runs again, then the worker reloads from its output.
+    const build = project.config.build;
+    if (build && files.some((f) => watchedByBuild(build, f))) {
+      reloading = reloading.then(async () => {
+        if (closed) return;
+        if (await customBuild(build)) reload(files.filter((f) => watchedByBuild(build, f)), { config: true });
+        else emitter.emit("reload", { ok: false, error: new Error(`the custom build failed: ${build.command}`), changed: files });
+      });
+      return;
+    }
     if (files.some(isAssetFile)) {
       project.assets.refresh();
       emitter.emit("assets", { files: files.filter(isAssetFile) });

@@ -151,7 +151,8 @@ async function loadProject(target, options = {}) {
   if (options === null || typeof options !== "object") throw new TypeError("loadProject: options must be an object");
   const api = require("../../index.js");
   const config = readConfig(target, { env: options.env });
-  const state = options.persistTo === false ? null : path.resolve(options.persistTo ?? path.join(config.root, ".workerbox", "state"));
+  // State lives beside the user's config, also when a build's configuration is used.
+  const state = options.persistTo === false ? null : path.resolve(options.persistTo ?? path.join(config.projectRoot ?? config.root, ".workerbox", "state"));
   if (state) fs.mkdirSync(state, { recursive: true });
   const { bindings, unsupported, warnings } = buildBindings(config, { state, services: options.services, api, storeCache: options.storeCache });
   const vars = { ...config.bindings.vars, ...config.secrets, ...(options.vars ?? {}) };
@@ -180,7 +181,9 @@ async function loadProject(target, options = {}) {
   const project = {
     name: config.name,
     root: config.root,
+    projectRoot: config.projectRoot ?? config.root,
     configFile: config.file,
+    redirectedFrom: config.redirectedFrom,
     env: config.env,
     config,
     stateDir: state,
