@@ -80,3 +80,60 @@ test("a host cache handler receives the entries; bad handlers are a TypeError", 
   assert.ok(entry.expires > Date.now() + 50_000);
   await assert.rejects(createWorker({ script: "export default { fetch() {} }", cache: { match() {} }, onLog() {} }), /options\.cache must be an object with match/);
 });
+
+test("match() follows HTTP: If-None-Match and If-Modified-Since give 304, Range gives 206 or 416, Vary must match", async (t) => {
+  const result = await evalInWorker(t, `
+    const cache = caches.default;
+    const url = "https://example.test/doc";
+    await cache.put(url, new Response("0123456789", { headers: { "cache-control": "max-age=60", etag: '"v1"', "last-modified": "Wed, 21 Oct 2026 07:28:00 GMT", "content-type": "text/plain" } }));
+    const shape = async (request) => {
+      const r = await cache.match(request);
+      return r === undefined ? null : { status: r.status, range: r.headers.get("content-range"), etag: r.headers.get("etag"), type: r.headers.get("content-type"), body: await r.text() };
+    };
+    const withHeaders = (headers) => new Request(url, { headers });
+    await cache.put(new Request("https://example.test/lang", { headers: { "accept-language": "fr" } }),
+      new Response("bonjour", { headers: { "cache-control": "max-age=60", vary: "Accept-Language" } }));
+    return {
+      etagMatch: await shape(withHeaders({ "if-none-match": 'W/"v1", "other"' })),
+      etagStar: (await shape(withHeaders({ "if-none-match": "*" }))).status,
+      etagMiss: (await shape(withHeaders({ "if-none-match": '"v2"' }))).status,
+      notModifiedSince: (await shape(withHeaders({ "if-modified-since": "Thu, 22 Oct 2026 00:00:00 GMT" }))).status,
+      modifiedSince: (await shape(withHeaders({ "if-modified-since": "Tue, 20 Oct 2026 00:00:00 GMT" }))).status,
+      range: await shape(withHeaders({ range: "bytes=2-4" })),
+      openRange: await shape(withHeaders({ range: "bytes=7-" })),
+      suffix: await shape(withHeaders({ range: "bytes=-3" })),
+      unsatisfiable: await shape(withHeaders({ range: "bytes=50-60" })),
+      several: (await shape(withHeaders({ range: "bytes=0-1,3-4" }))).status,
+      varyHit: await shape(new Request("https://example.test/lang", { headers: { "accept-language": "fr" } })),
+      varyMiss: await shape(new Request("https://example.test/lang", { headers: { "accept-language": "de" } })),
+      varyAbsent: await shape("https://example.test/lang"),
+    };`);
+  assert.deepEqual(result.etagMatch, { status: 304, range: null, etag: '"v1"', type: null, body: "" });
+  assert.equal(result.etagStar, 304);
+  assert.equal(result.etagMiss, 200);
+  assert.equal(result.notModifiedSince, 304);
+  assert.equal(result.modifiedSince, 200);
+  assert.deepEqual(result.range, { status: 206, range: "bytes 2-4/10", etag: '"v1"', type: "text/plain", body: "234" });
+  assert.deepEqual(result.openRange, { status: 206, range: "bytes 7-9/10", etag: '"v1"', type: "text/plain", body: "789" });
+  assert.deepEqual(result.suffix, { status: 206, range: "bytes 7-9/10", etag: '"v1"', type: "text/plain", body: "789" });
+  assert.deepEqual(result.unsatisfiable, { status: 416, range: "bytes */10", etag: '"v1"', type: "text/plain", body: "" });
+  assert.equal(result.several, 200);
+  assert.equal(result.varyHit.body, "bonjour");
+  assert.equal(result.varyMiss, null);
+  assert.equal(result.varyAbsent, null);
+});
+
+test("exported JWKs list their members in workerd's order", async (t) => {
+  const result = await evalInWorker(t, `
+    const hmac = await crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256", length: 256 }, true, ["sign", "verify"]);
+    const ec = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
+    const rsa = await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign", "verify"]);
+    return {
+      hmac: Object.keys(await crypto.subtle.exportKey("jwk", hmac)),
+      ecPrivate: Object.keys(await crypto.subtle.exportKey("jwk", ec.privateKey)),
+      rsaPublic: Object.keys(await crypto.subtle.exportKey("jwk", rsa.publicKey)),
+    };`);
+  assert.deepEqual(result.hmac, ["kty", "key_ops", "alg", "ext", "k"]);
+  assert.deepEqual(result.ecPrivate, ["kty", "key_ops", "ext", "crv", "x", "y", "d"]);
+  assert.deepEqual(result.rsaPublic, ["kty", "key_ops", "alg", "ext", "n", "e"]);
+});

@@ -402,6 +402,16 @@ function importSecretKey(format, keyData, algorithm, extractable, usages) {
   return newKey("secret", extractable, keyAlgorithm, usages, material);
 }
 
+/** JWK members in the order workerd writes them, so a JSON.stringify of an export matches. */
+const JWK_ORDER = ["kty", "use", "key_ops", "alg", "ext", "crv", "x", "y", "d", "n", "e", "p", "q", "dp", "dq", "qi", "oth", "k"];
+
+function orderedJwk(jwk) {
+  const out = {};
+  for (const name of JWK_ORDER) if (jwk[name] !== undefined) out[name] = jwk[name];
+  for (const name of Object.keys(jwk)) if (!(name in out) && jwk[name] !== undefined) out[name] = jwk[name];
+  return out;
+}
+
 /** Exports `key` (checked extractable) as an ArrayBuffer, or a JWK object. */
 function exportKey(format, key) {
   const slot = slotOf(key);
@@ -413,15 +423,16 @@ function exportKey(format, key) {
     if (format === "raw") return arrayBuffer(new Uint8Array(slot.material));
     if (format !== "jwk") throw fail("NotSupportedError", `Secret keys cannot be exported in '${format}' format`);
     const jwk = { kty: "oct", k: base64url.encode(slot.material), alg: jwkAlg(algorithm, slot.material.length * 8) };
-    return Object.assign(jwk, { key_ops: [...slot.usages], ext: slot.extractable });
+    return orderedJwk(Object.assign(jwk, { key_ops: [...slot.usages], ext: slot.extractable }));
   }
   if (format === "raw" && kind === "RSA") throw fail("NotSupportedError", "RSA keys cannot be exported in 'raw' format");
   const out = native("exportKey", { kind, namedCurve: kind === "EC" ? algorithm.namedCurve : null, format, type: slot.type, key: slot.material });
   if (format !== "jwk") return arrayBuffer(out);
   const jwk = JSON.parse(out);
   const alg = jwkAlg(algorithm);
-  if (alg !== undefined) jwk.alg = alg;
-  return Object.assign(jwk, { key_ops: [...slot.usages], ext: slot.extractable });
+  // workerd writes no `alg` for EC keys (ECDSA, ECDH): the curve says enough.
+  if (alg !== undefined && kind !== "EC") jwk.alg = alg;
+  return orderedJwk(Object.assign(jwk, { key_ops: [...slot.usages], ext: slot.extractable }));
 }
 
 // ---------------------------------------------------------------------------------------------
