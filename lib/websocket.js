@@ -202,6 +202,10 @@ class HostWebSocket extends EventTarget {
   static OPEN = 1;
   static CLOSING = 2;
   static CLOSED = 3;
+  static READY_STATE_CONNECTING = 0;
+  static READY_STATE_OPEN = 1;
+  static READY_STATE_CLOSING = 2;
+  static READY_STATE_CLOSED = 3;
   #endpoint;
   #accepted = false;
   #pending = [];

@@ -75,6 +75,12 @@ class WebSocket extends EventTarget {
   static OPEN = OPEN;
   static CLOSING = CLOSING;
   static CLOSED = CLOSED;
+  // workerd's names for the same values (libraries such as partyserver use them).
+  static READY_STATE_CONNECTING = CONNECTING;
+  static READY_STATE_OPEN = OPEN;
+  static READY_STATE_CLOSING = CLOSING;
+  static READY_STATE_CLOSED = CLOSED;
+  #binaryType = "arraybuffer";
   #state = OPEN;
   #accepted = false;
   /** Events that came before accept(). */
@@ -310,7 +316,8 @@ class WebSocket extends EventTarget {
 
   #fire(item) {
     if (item.type === "message") {
-      if (this.#state !== CLOSED) this.dispatchEvent(new MessageEventImpl("message", { data: item.data }));
+      const data = this.#binaryType === "blob" && item.data instanceof ArrayBuffer ? new Blob([item.data]) : item.data;
+      if (this.#state !== CLOSED) this.dispatchEvent(new MessageEventImpl("message", { data }));
     } else if (item.type === "close") {
       if (this.#state === CLOSED) return;
       this.#state = CLOSED;
@@ -366,8 +373,12 @@ class WebSocket extends EventTarget {
   get extensions() {
     return null;
   }
+  /** How binary messages arrive: "arraybuffer" (the default) or "blob". */
   get binaryType() {
-    return "arraybuffer";
+    return this.#binaryType;
+  }
+  set binaryType(value) {
+    if (value === "arraybuffer" || value === "blob") this.#binaryType = value;
   }
   /** Keeps a structured clone of `value` with the socket (the hibernation API's attachment). */
   serializeAttachment(value) {
