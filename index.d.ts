@@ -394,7 +394,21 @@ export declare function createWorker(options: WorkerOptions): Promise<Worker>;
  * settle), `ERR_CPU_LIMIT`, `ERR_WALL_LIMIT`, `ERR_MEMORY_LIMIT`, `ERR_WORKER_RECYCLED` (another
  * request on the same isolate hit a limit), `ERR_OVERLOADED`, `ERR_WORKER_FAILED` or `ERR_WORKER_DISPOSED`.
  */
-export declare function dispatch(worker: Worker, input: DispatchInput): Promise<Response>;
+export declare function dispatch(worker: Worker, input: DispatchInput): Promise<Response & { webSocket?: HostWebSocket }>;
+
+/**
+ * The host's end of a worker's WebSocket: what `dispatch()` of an upgrade request gives in
+ * `webSocket` when the worker answers `new Response(null, { status: 101, webSocket })` (the
+ * response then has `status` 101). Call `accept()`, then `send()` and `close()`; events
+ * "message" (`data`: a string or an ArrayBuffer) and "close" (`code`, `reason`, `wasClean`).
+ */
+export interface HostWebSocket extends EventTarget {
+  accept(): void;
+  send(message: string | ArrayBuffer | ArrayBufferView): void;
+  close(code?: number, reason?: string): void;
+  readonly readyState: 0 | 1 | 2 | 3;
+}
+
 /** Runs the worker's `scheduled(controller, env, ctx)` handler (and its `waitUntil` work). */
 export declare function dispatch(worker: Worker, input: ScheduledInput): Promise<ScheduledResult>;
 

@@ -43,6 +43,12 @@ export interface AssetsConfig {
 export interface ProjectConfig {
   file: string;
   root: string;
+  /** The folder of the user's own configuration (differs from `root` when redirected). */
+  projectRoot: string;
+  /** The user's configuration file, when `.wrangler/deploy/config.json` redirected to `file`. */
+  redirectedFrom?: string;
+  /** A custom build: `build.command`, run in `cwd`, again on changes under `watchDirs`. */
+  build?: { command: string; cwd: string; watchDirs: string[] };
   env?: string;
   name?: string;
   main?: string;
@@ -76,7 +82,12 @@ export interface ProjectConfig {
 }
 
 /** Reads and checks a project's configuration (a folder or a config file); throws ConfigError. */
-export declare function readConfig(target?: string, options?: { env?: string }): ProjectConfig;
+/**
+ * Reads a project's configuration. `redirect` (default true) follows `.wrangler/deploy/config.json`
+ * to the configuration a build wrote, as wrangler does; `requireMain: false` accepts a `main`
+ * that does not exist yet (a custom build makes it).
+ */
+export declare function readConfig(target?: string, options?: { env?: string; redirect?: boolean; requireMain?: boolean }): ProjectConfig;
 
 /** A binding the configuration asks for that workerbox cannot provide (yet). */
 export interface UnsupportedBinding {
@@ -126,8 +137,13 @@ export interface AssetHandler {
 
 export interface Project {
   name?: string;
+  /** The folder of the configuration in use (a build's output folder when redirected). */
   root: string;
+  /** The folder of the user's own configuration: state lives under it. */
+  projectRoot: string;
   configFile: string;
+  /** The user's configuration file, when `.wrangler/deploy/config.json` redirected to `configFile`. */
+  redirectedFrom?: string;
   env?: string;
   config: ProjectConfig;
   /** Where KV/R2 state persists, or null (memory). */
