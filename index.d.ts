@@ -131,7 +131,16 @@ export interface RequestInit {
   body?: string | ArrayBuffer | ArrayBufferView | Blob | FormData | URLSearchParams | ReadableStream | null;
 }
 
-export type DispatchInput = Request | string | URL | (RequestInit & { type?: "fetch" });
+export type DispatchInput =
+  | Request
+  | string
+  | URL
+  | (RequestInit & {
+      url: string | URL;
+      type?: "fetch";
+      /** What the worker sees as `request.cf`, laid over its default (Miniflare's) key by key. */
+      cf?: Record<string, unknown>;
+    });
 
 /** A cached response as the Cache API's store keeps it. */
 export interface CacheEntry {

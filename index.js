@@ -270,7 +270,7 @@ function sendRequest(handle, request, requestStream) {
   inFlight.set(id, resolve);
   try {
     // The worker's embedded stores go by this process's clock (KV and cache expirations).
-    handle.dispatch(id, request.method, request.url, request.headers, request.body, requestStream, Date.now());
+    handle.dispatch(id, request.method, request.url, request.headers, request.body, requestStream, Date.now(), request.cf);
   } catch (error) {
     inFlight.delete(id);
     if (inFlight.size === 0 && openSockets === 0) channel.keepAlive(false);

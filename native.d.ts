@@ -60,9 +60,10 @@ export declare class NativeWorker {
    * Sends one request; its outcome (a `NativeResponse` or a `NativeError`) comes back as
    * `onSettled(id, outcome)`. The body is whole bytes, or `body_stream`: the id of a stream the
    * worker pulls through `#body` calls. `host_now` is the host's `Date.now()`, which the
-   * worker's embedded stores go by.
+   * worker's embedded stores go by. `cf_json` is `request.cf` as JSON (an object); without it
+   * the worker gives the request its default `cf` (src/js/65_http.js).
    */
-  dispatch(id: number, method: string, url: string, headers: Array<string>, body?: Buffer | undefined | null, bodyStream?: number | undefined | null, hostNow?: number | undefined | null): void
+  dispatch(id: number, method: string, url: string, headers: Array<string>, body?: Buffer | undefined | null, bodyStream?: number | undefined | null, hostNow?: number | undefined | null, cfJson?: string | undefined | null): void
   /** Runs the `scheduled()` handler. Resolves to a `NativeScheduledOutcome` or a `NativeError`. */
   scheduled(cron: string, scheduledTime: number, hostNow?: number | undefined | null): Promise<NativeScheduledOutcome | NativeError>
   /**

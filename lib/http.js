@@ -122,7 +122,17 @@ function toNativeRequest(input) {
   if ((bytes !== null || stream !== null) && (normalized === "GET" || normalized === "HEAD")) {
     throw new TypeError(`dispatch: a ${normalized} request cannot have a body (request.body)`);
   }
-  return { method: normalized, url, headers, body: bytes, stream };
+  // `cf`: what the worker sees as request.cf, laid over its default (Miniflare's) key by key.
+  let cf;
+  if (input.cf !== undefined) {
+    if (input.cf === null || typeof input.cf !== "object" || Array.isArray(input.cf)) throw new TypeError("dispatch: request.cf must be an object (what the worker sees as request.cf)");
+    try {
+      cf = JSON.stringify(input.cf);
+    } catch (error) {
+      throw new TypeError(`dispatch: request.cf must be JSON-serializable: ${error.message}`);
+    }
+  }
+  return { method: normalized, url, headers, body: bytes, stream, cf };
 }
 
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);

@@ -620,10 +620,11 @@ impl NativeWorker {
   /// Sends one request; its outcome (a `NativeResponse` or a `NativeError`) comes back as
   /// `onSettled(id, outcome)`. The body is whole bytes, or `body_stream`: the id of a stream the
   /// worker pulls through `#body` calls. `host_now` is the host's `Date.now()`, which the
-  /// worker's embedded stores go by.
+  /// worker's embedded stores go by. `cf_json` is `request.cf` as JSON (an object); without it
+  /// the worker gives the request its default `cf` (src/js/65_http.js).
   #[napi]
   #[allow(clippy::too_many_arguments)]
-  pub fn dispatch(&self, id: u32, method: String, url: String, headers: Vec<String>, body: Option<Buffer>, body_stream: Option<u32>, host_now: Option<f64>) {
+  pub fn dispatch(&self, id: u32, method: String, url: String, headers: Vec<String>, body: Option<Buffer>, body_stream: Option<u32>, host_now: Option<f64>, cf_json: Option<String>) {
     if let Some(now) = host_now {
       self.inner.follow_host_clock(now);
     }
@@ -636,6 +637,7 @@ impl NativeWorker {
         (Some(buffer), None) => Body::Bytes(bytes::Bytes::copy_from_slice(&buffer)),
         (None, None) => Body::Empty,
       },
+      cf: cf_json,
     };
     let (settled, logs) = (self.settled.clone(), self.logs.clone());
     self.inner.dispatch(

@@ -8,8 +8,11 @@ internals.defineGlobal = function defineGlobal(name, value) {
   Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
 };
 
-/** Reports an error nobody caught (a throwing timer callback, a failed waitUntil, …). */
-internals.reportError = function reportError(error) {
+/**
+ * Logs an error nobody caught as "Uncaught …" (and, as any uncaught error does, marks the isolate
+ * for renewal in per-request mode).
+ */
+internals.logUncaught = function logUncaught(error) {
   let text;
   try {
     text = error instanceof Error || (error && typeof error.stack === "string")
@@ -18,7 +21,16 @@ internals.reportError = function reportError(error) {
   } catch {
     text = "<unprintable value>";
   }
-  ops.log("error", `Uncaught ${text}`);
+  ops.logUncaught(text);
+};
+
+/**
+ * Reports an error nobody caught (a throwing timer callback or event listener, a failed
+ * waitUntil, `reportError()`): an "error" ErrorEvent at the global scope first (75_global_errors.js
+ * replaces this), logged unless a handler called preventDefault().
+ */
+internals.reportError = function reportError(error) {
+  internals.logUncaught(error);
 };
 
 // `self` is the global scope, as in a service worker.

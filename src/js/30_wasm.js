@@ -1,5 +1,5 @@
-// WebAssembly's promise APIs, compiled on the isolate thread, and Wasm memories capped at the
-// worker's memoryMb.
+// WebAssembly's promise APIs (and compileStreaming/instantiateStreaming from a Response),
+// compiled on the isolate thread, and Wasm memories capped at the worker's memoryMb.
 //
 // V8 compiles `WebAssembly.compile()`/`instantiate()` on background threads and finishes the
 // job with a task posted to the isolate's foreground runner. A worker's isolate thread sleeps
@@ -62,6 +62,35 @@ function installWasm(wasm, maxPages) {
     });
   for (const [name, fn] of [["compile", compile], ["instantiate", instantiate]]) {
     internals.disguise(fn, wasm[name]);
+    Object.defineProperty(wasm, name, { value: fn, writable: true, enumerable: false, configurable: true });
+  }
+
+  // compileStreaming/instantiateStreaming (the WebAssembly Web API): V8 has them only when the
+  // embedder hooks up streaming compilation, which workerd does not (with its dynamic Wasm
+  // compilation off, production has neither). Here, as in browsers, the source is a Response or
+  // a promise of one, whose Content-Type must be exactly `application/wasm` and whose status
+  // must be ok; its body is read whole, then compiled as `compile()` does.
+  const ResponseClass = globalThis.Response;
+  const responseBytes = async (source, method) => {
+    const response = await source;
+    const fail = (message) => new TypeError(`WebAssembly.${method}(): ${message}`);
+    if (!(response instanceof ResponseClass)) throw fail("Argument 0 must be provided and must be a Response");
+    const type = response.headers.get("content-type");
+    if (type === null || type.replace(/^[\t ]+|[\t ]+$/g, "").toLowerCase() !== "application/wasm") {
+      throw fail(`Incorrect response MIME type ${JSON.stringify(type ?? "")}. Expected 'application/wasm'.`);
+    }
+    if (!response.ok) throw fail(`HTTP status code is not ok (${response.status})`);
+    if (response.bodyUsed) throw fail("The response body has already been used");
+    return response.arrayBuffer();
+  };
+  const compileStreaming = async function compileStreaming(source) {
+    return compile(await responseBytes(source, "compileStreaming"));
+  };
+  const instantiateStreaming = async function instantiateStreaming(source, imports = undefined) {
+    return instantiate(await responseBytes(source, "instantiateStreaming"), imports);
+  };
+  for (const [name, fn] of [["compileStreaming", compileStreaming], ["instantiateStreaming", instantiateStreaming]]) {
+    Object.defineProperty(fn, "length", { value: 1, configurable: true });
     Object.defineProperty(wasm, name, { value: fn, writable: true, enumerable: false, configurable: true });
   }
   // Memory with its maximum capped; the same prototype, so `instanceof` and methods are V8's.

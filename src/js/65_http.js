@@ -149,6 +149,67 @@ function illegal(what) {
 
 // ---- Request ---------------------------------------------------------------------------------
 
+/**
+ * `request.cf` of an incoming request the host gave no `cf` for: Miniflare's fallback (what
+ * `wrangler dev` shows when it cannot fetch a real one), a request from Austin, Texas, through
+ * DFW. A host-supplied `cf` (dispatch's `cf`) is laid over it, key by key, as Miniflare does.
+ */
+const DEFAULT_CF = JSON.stringify({
+  asOrganization: "",
+  asn: 395747,
+  colo: "DFW",
+  city: "Austin",
+  region: "Texas",
+  regionCode: "TX",
+  metroCode: "635",
+  postalCode: "78701",
+  country: "US",
+  continent: "NA",
+  timezone: "America/Chicago",
+  latitude: "30.27130",
+  longitude: "-97.74260",
+  clientTcpRtt: 0,
+  httpProtocol: "HTTP/1.1",
+  requestPriority: "weight=192;exclusive=0",
+  tlsCipher: "AEAD-AES128-GCM-SHA256",
+  tlsVersion: "TLSv1.3",
+  tlsClientAuth: {
+    certPresented: "0", certVerified: "NONE", certRevoked: "0", certIssuerDN: "", certSubjectDN: "",
+    certIssuerDNRFC2253: "", certSubjectDNRFC2253: "", certIssuerDNLegacy: "", certSubjectDNLegacy: "",
+    certSerial: "", certIssuerSerial: "", certSKI: "", certIssuerSKI: "", certFingerprintSHA1: "",
+    certFingerprintSHA256: "", certNotBefore: "", certNotAfter: "",
+  },
+  edgeRequestKeepAliveStatus: 0,
+  clientTrustScore: 99,
+  botManagement: {
+    corporateProxy: false, verifiedBot: false, ja3Hash: "25b4882c2bcb50cd6b469ff28c596742",
+    staticResource: false, detectionIds: [], score: 99,
+  },
+});
+
+function deepFreeze(value) {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze(value[key]);
+  }
+  return value;
+}
+
+/** An incoming request's `cf`: the host's (JSON) over the default, deeply frozen, as in workerd. */
+function incomingCf(cfJson) {
+  const cf = JSON.parse(DEFAULT_CF);
+  if (typeof cfJson === "string") {
+    const given = JSON.parse(cfJson);
+    if (given !== null && typeof given === "object" && !Array.isArray(given)) Object.assign(cf, given);
+  }
+  return deepFreeze(cf);
+}
+
+/** A Request's own copy of a `cf` object (JSON round trip, so never frozen), as in workerd. */
+function copyCf(cf) {
+  return cf !== null && typeof cf === "object" ? JSON.parse(JSON.stringify(cf)) : cf;
+}
+
 function normalizeMethod(method) {
   method = String(method);
   if (!TOKEN.test(method)) throw new TypeError(`Invalid HTTP method: "${method}"`);
@@ -176,7 +237,7 @@ class Request {
       this.#method = input.#method;
       this.#headers = new Headers(input.#headers);
       this.#redirect = input.#redirect;
-      this.#cf = input.#cf;
+      this.#cf = copyCf(input.#cf);
       this.#signal = input.#signal;
       if (init.body === undefined || init.body === null) {
         if (input.#body.used) throw new TypeError("Failed to construct 'Request': the input Request's body has already been used.");
@@ -201,7 +262,7 @@ class Request {
       if (!REDIRECT_MODES.has(mode)) throw new TypeError(`Invalid redirect mode "${mode}"; expected "follow", "manual" or "error".`);
       this.#redirect = mode;
     }
-    if (init.cf !== undefined) this.#cf = init.cf;
+    if (init.cf !== undefined) this.#cf = copyCf(init.cf);
     if (init.signal !== undefined && init.signal !== null) {
       if (!(init.signal instanceof globalThis.AbortSignal)) throw new TypeError("Failed to construct 'Request': init.signal must be an AbortSignal.");
       this.#signal = init.signal;
@@ -231,12 +292,12 @@ class Request {
       },
       (request) => request.#headers,
     );
-    internals.newIncomingRequest = (method, url, flatHeaders, body) => Request.#incoming(method, url, flatHeaders, body);
+    internals.newIncomingRequest = (method, url, flatHeaders, body, cfJson) => Request.#incoming(method, url, flatHeaders, body, cfJson);
     /** A request's body for sending on: null, bytes, or a stream; marks it used. */
     internals.takeRequestBody = (request) => request.#body.take();
   }
 
-  static #incoming(method, url, flatHeaders, body) {
+  static #incoming(method, url, flatHeaders, body, cfJson) {
     // A trusted request from the host: fields are already valid. Build it through the
     // constructor (so private fields exist) with the cheapest inputs, then fill in the rest.
     const request = new Request(url);
@@ -246,6 +307,7 @@ class Request {
     request.#headers = internals.headersSetImmutable(internals.headersFromList(list));
     // A number is the id of a body the host streams in as the worker reads it.
     request.#body = typeof body === "number" ? new BodyState(null, internals.hostBodyStream(body)) : new BodyState(body);
+    request.#cf = incomingCf(cfJson);
     return request;
   }
 

@@ -1,5 +1,7 @@
 // Event, EventTarget and CustomEvent (DOM Standard, without the tree: every target is its own
-// path), and the global scope's addEventListener/removeEventListener/dispatchEvent.
+// path), and the global scope's addEventListener/removeEventListener/dispatchEvent. A target can
+// reflect `on<type>` properties of an object (workerd does this for every target; here the global
+// scope and MessagePort use it): `globalThis.onerror = fn` runs before the listeners.
 
 const NONE = 0, CAPTURING_PHASE = 1, AT_TARGET = 2, BUBBLING_PHASE = 3;
 
@@ -121,6 +123,16 @@ function flattenOptions(options) {
 
 class EventTarget {
   #listeners = new Map(); // type -> [{ callback, capture, once, passive, removed }]
+  #reflect = null; // the object whose `on<type>` property is a handler too (see internals.eventTargetReflect)
+
+  static {
+    /** How many listeners `target` has for `type` (MessagePort starts and stops by this). */
+    internals.eventListenerCount = (target, type) => target.#listeners.get(String(type))?.length ?? 0;
+    /** Makes `target` call `object["on" + type]` first when it dispatches an event. */
+    internals.eventTargetReflect = (target, object) => {
+      target.#reflect = object;
+    };
+  }
 
   addEventListener(type, callback, options = undefined) {
     if (arguments.length < 2) throw new TypeError("Failed to execute 'addEventListener' on 'EventTarget': 2 arguments required.");
@@ -156,7 +168,20 @@ class EventTarget {
     if (!(event instanceof Event)) throw new TypeError("Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'.");
     internals.eventSetDispatch(event, this, this, AT_TARGET);
     const list = [...(this.#listeners.get(event.type) ?? [])];
-    for (const listener of list) {
+    let skip = false;
+    if (this.#reflect !== null) {
+      try {
+        const handler = this.#reflect[`on${event.type}`];
+        if (typeof handler === "function") {
+          // As in workerd, a handler returning true is the same as calling preventDefault().
+          if (handler.call(this.#reflect, event) === true) event.preventDefault();
+          skip = internals.eventImmediateStopped(event);
+        }
+      } catch (error) {
+        internals.reportError(error);
+      }
+    }
+    for (const listener of skip ? [] : list) {
       if (listener.removed) continue;
       if (listener.once) this.removeEventListener(event.type, listener.callback, { capture: listener.capture });
       try {
@@ -178,6 +203,7 @@ class EventTarget {
 
 // The global scope is an event target (addEventListener("fetch", …) in service workers).
 const globalTarget = new EventTarget();
+internals.eventTargetReflect(globalTarget, globalThis);
 internals.globalEventTarget = globalTarget;
 internals.defineGlobal("addEventListener", function addEventListener(type, listener, options) {
   return globalTarget.addEventListener(type, listener, options);

@@ -21,16 +21,8 @@ const CLOSED = 3;
 const hostLinked = new Map();
 let nextSocketId = 1;
 
-class MessageEventImpl extends Event {
-  #data;
-  constructor(type, init = {}) {
-    super(type, init);
-    this.#data = init.data;
-  }
-  get data() {
-    return this.#data;
-  }
-}
+/** The global MessageEvent (src/js/75_messaging.js). */
+const MessageEventImpl = internals.MessageEvent;
 
 class CloseEvent extends Event {
   #code;
@@ -406,4 +398,3 @@ class WebSocketPair {
 internals.defineGlobal("WebSocket", WebSocket);
 internals.defineGlobal("WebSocketPair", WebSocketPair);
 internals.defineGlobal("CloseEvent", CloseEvent);
-if (typeof globalThis.MessageEvent !== "function") internals.defineGlobal("MessageEvent", MessageEventImpl);

@@ -58,14 +58,49 @@ internals.defineGlobal("scheduler", {
   },
 });
 
-// structuredClone, through V8's serializer (see ops/clone.rs).
+// structuredClone, through V8's serializer (see ops/clone.rs). As in workerd, the transfer list
+// may hold ArrayBuffers and views (a view moves its buffer); they are detached and their memory
+// moved to the copy. Anything else there is a TypeError, a SharedArrayBuffer, a buffer
+// WebAssembly uses or a detached one a DataCloneError; the same buffer twice moves once.
+const arrayBufferBrand = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
+const viewBuffer = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), "buffer").get;
+const dataViewBuffer = Object.getOwnPropertyDescriptor(DataView.prototype, "buffer").get;
+
+/** The ArrayBuffer behind a transfer-list item, or undefined for a SharedArrayBuffer. */
+function transferable(item) {
+  let buffer = item;
+  if (ArrayBuffer.isView(item)) buffer = Reflect.apply(item instanceof DataView ? dataViewBuffer : viewBuffer, item, []);
+  else if (item === null || typeof item !== "object") throw new TypeError("Object is not transferable");
+  try {
+    Reflect.apply(arrayBufferBrand, buffer, []);
+    return buffer;
+  } catch {
+    if (typeof SharedArrayBuffer === "function" && buffer instanceof SharedArrayBuffer) return undefined;
+    throw new TypeError("Object is not transferable");
+  }
+}
+
 internals.defineGlobal("structuredClone", function structuredClone(value, options = undefined) {
   if (arguments.length === 0) throw new TypeError("Failed to execute 'structuredClone': 1 argument required, but only 0 present.");
-  if (options && options.transfer !== undefined && [...options.transfer].length > 0) {
-    throw new internals.DOMException("structuredClone: transferring objects is not supported", "DataCloneError");
+  const transfer = [];
+  if (options !== undefined && options !== null) {
+    if (typeof options !== "object" && typeof options !== "function") {
+      throw new TypeError("Failed to execute 'structuredClone': the options must be an object.");
+    }
+    const list = options.transfer;
+    if (list !== undefined) {
+      if (list === null || typeof list !== "object" || typeof list[Symbol.iterator] !== "function") {
+        throw new TypeError("Failed to execute 'structuredClone': options.transfer must be a sequence.");
+      }
+      for (const item of list) {
+        const buffer = transferable(item);
+        if (buffer === undefined) throw new internals.DOMException("Object is not transferable.", "DataCloneError");
+        if (!transfer.includes(buffer)) transfer.push(buffer);
+      }
+    }
   }
   try {
-    return ops.structuredClone(value);
+    return transfer.length === 0 ? ops.structuredClone(value) : ops.structuredClone(value, transfer);
   } catch (error) {
     if (error && error.name === "DataCloneError") throw new internals.DOMException(error.message, "DataCloneError");
     throw error;

@@ -564,6 +564,18 @@ function readLength(length) {
   return Math.trunc(n);
 }
 
+/** A digest's algorithm; an unknown one is workerd's NotSupportedError, word for word. */
+function digestAlgorithm(algorithm) {
+  try {
+    return normalize(algorithm, "digest");
+  } catch (error) {
+    if (error instanceof DOMException && error.name === "NotSupportedError") {
+      throw fail("NotSupportedError", "Unrecognized or unimplemented digest algorithm requested.");
+    }
+    throw error;
+  }
+}
+
 const SUBTLE_TOKEN = Symbol("SubtleCrypto");
 
 class SubtleCrypto {
@@ -573,7 +585,7 @@ class SubtleCrypto {
 
   async digest(algorithm, data) {
     requireArgs(arguments.length, 2, "digest");
-    const normalized = normalize(algorithm, "digest");
+    const normalized = digestAlgorithm(algorithm);
     return arrayBuffer(native("digest", { hash: normalized.name, data: bufferSource(data, "data") }));
   }
 
@@ -706,7 +718,7 @@ class DigestStream extends globalThis.WritableStream {
   #digest;
   #bytesWritten = 0;
   constructor(algorithm) {
-    const { name } = normalize(algorithm, "digest");
+    const { name } = digestAlgorithm(algorithm);
     let id;
     try {
       id = ops.digestCreate(name);

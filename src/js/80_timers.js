@@ -11,11 +11,16 @@ function checkCallback(callback, name) {
 function arm(callback, delay, args, repeat) {
   // The callback runs in the AsyncLocalStorage frame current when the timer was set.
   // Every macrotask starts with no frame, so only a timer set inside one restores it.
+  // An error the callback throws is reported (an "error" event, then the log; 75_global_errors.js).
   const frame = ops.continuationGet();
   const call = args.length === 0 ? () => callback() : () => callback(...args);
-  const run = frame === undefined ? call : () => {
-    ops.continuationSet(frame);
-    return call();
+  const run = () => {
+    if (frame !== undefined) ops.continuationSet(frame);
+    try {
+      call();
+    } catch (error) {
+      internals.reportError(error);
+    }
   };
   return ops.timerStart(run, Number(delay) || 0, repeat);
 }

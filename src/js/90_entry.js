@@ -400,12 +400,15 @@ function runServiceWorker(request, work) {
   return response;
 }
 
-/** Called by the native side for every request. Never throws: outcomes go through ops. */
-internals.dispatchFetch = function dispatchFetch(id, method, url, flatHeaders, body) {
+/**
+ * Called by the native side for every request (`cfJson`: the host's `request.cf` as JSON, or
+ * undefined for the default). Never throws: outcomes go through ops.
+ */
+internals.dispatchFetch = function dispatchFetch(id, method, url, flatHeaders, body, cfJson) {
   const work = new EventWork(id);
   let result;
   try {
-    const request = internals.newIncomingRequest(method, url, flatHeaders, body);
+    const request = internals.newIncomingRequest(method, url, flatHeaders, body, cfJson);
     if (format === "module") {
       if (typeof handler.fetch !== "function") {
         throw new TypeError("The worker module has no fetch() handler (its default export only has scheduled()).");

@@ -361,3 +361,16 @@ fn per_request_isolation_gives_each_request_a_fresh_scope_and_survives_errors() 
   }
   worker.dispose();
 }
+
+#[test]
+fn a_host_supplied_cf_reaches_request_cf_over_the_default() {
+  let worker = start(
+    "export default { fetch(req) { const cf = req.cf; return new Response([cf.country, cf.colo, cf.asn, cf.custom?.deep, Object.isFrozen(cf.custom ?? cf)].join(' ')) } }",
+  );
+  let mut request = RequestData::get("http://localhost/");
+  request.cf = Some(r#"{"country":"DE","asn":3320,"custom":{"deep":"yes"}}"#.into());
+  assert_eq!(body_text(&worker.dispatch_blocking(request).unwrap()), "DE DFW 3320 yes true");
+  // Without one, the default (Miniflare's fallback: Austin through DFW).
+  let response = worker.dispatch_blocking(RequestData::get("http://localhost/")).unwrap();
+  assert!(body_text(&response).starts_with("US DFW 395747"), "{}", body_text(&response));
+}

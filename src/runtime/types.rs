@@ -285,11 +285,13 @@ pub struct RequestData {
   /// Header pairs in order, duplicates kept.
   pub headers: Vec<(String, String)>,
   pub body: Body,
+  /// `request.cf` as JSON, when the host supplies it (otherwise the worker's default).
+  pub cf: Option<String>,
 }
 
 impl RequestData {
   pub fn get(url: impl Into<String>) -> Self {
-    Self { method: "GET".into(), url: url.into(), headers: Vec::new(), body: Body::Empty }
+    Self { method: "GET".into(), url: url.into(), headers: Vec::new(), body: Body::Empty, cf: None }
   }
 }
 

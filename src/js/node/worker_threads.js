@@ -1,14 +1,14 @@
 // node:worker_threads (enable_nodejs_worker_threads_module; implied by nodejs_compat from
-// 2026-03-17): a Worker is its own main thread. MessageChannel and MessagePort are the globals
-// (where the runtime has them); environment data is a per-isolate map; Worker,
+// 2026-03-17): a Worker is its own main thread. MessageChannel and MessagePort are the runtime's
+// (src/js/75_messaging.js), global or not; environment data is a per-isolate map; Worker,
 // BroadcastChannel and postMessageToThread throw ERR_METHOD_NOT_IMPLEMENTED, as in workerd.
 const EventEmitter = require("node:events");
 const { notImplemented, notImplementedClass } = require("node:internal/errors");
 
 const environmentData = new Map();
 module.exports = {
-  MessageChannel: globalThis.MessageChannel ?? notImplementedClass("MessageChannel"),
-  MessagePort: globalThis.MessagePort ?? notImplementedClass("MessagePort"),
+  MessageChannel: internals.MessageChannel,
+  MessagePort: internals.MessagePort,
   BroadcastChannel: notImplementedClass("BroadcastChannel"),
   Worker: notImplementedClass("Worker", EventEmitter),
   getEnvironmentData: (key) => environmentData.get(key),

@@ -47,7 +47,13 @@ pub(super) extern "C" fn on_promise_reject(message: v8::PromiseRejectMessage) {
     }
     v8::PromiseRejectEvent::PromiseHandlerAddedAfterReject => {
       let promise = v8::Global::new(scope, promise);
-      state.borrow_mut().unhandled.retain(|(p, _)| *p != promise);
+      let mut s = state.borrow_mut();
+      let before = s.unhandled.len();
+      s.unhandled.retain(|(p, _)| *p != promise);
+      // Not waiting to be reported: it may have been reported already (rejectionhandled).
+      if s.unhandled.len() == before {
+        s.handled_late.push(promise);
+      }
     }
     _ => {}
   }
@@ -93,6 +99,9 @@ pub(super) fn load_context(
   let memory_mb = v8::Number::new(scope, options.limits.memory_mb as f64).into();
   let compat = ops::new_string(scope, &options.compat_json).into();
   call_internal(scope, internals, "prepareContext", &[memory_mb, compat]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
+  // Unhandled rejections in this context are reported through its global scope's events.
+  let hook = internal_function(scope, internals, "promiseRejection")?;
+  *holds.rejection_hook.borrow_mut() = Some(v8::Global::new(scope, hook));
 
   // Modules the script may import (compiled anew for each context).
   let mut registry = modules::Registry::new(&options.modules);

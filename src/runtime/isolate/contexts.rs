@@ -11,6 +11,9 @@ use super::*;
 pub(crate) struct ContextHolds {
   pub waits: Cell<u32>,
   pub pumps: Cell<u32>,
+  /// `internals.promiseRejection(type, promise, reason)`: dispatches the context's
+  /// `unhandledrejection` / `rejectionhandled` event; returns whether to log the rejection.
+  pub rejection_hook: RefCell<Option<v8::Global<v8::Function>>>,
 }
 
 impl ContextHolds {

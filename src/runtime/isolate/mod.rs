@@ -114,6 +114,9 @@ pub(crate) struct IsolateState {
   pub started: std::time::Instant,
   /// Promises rejected with no handler since the last checkpoint.
   pub unhandled: Vec<(v8::Global<v8::Promise>, v8::Global<v8::Value>)>,
+  /// Promises that got a handler after their rejection was already reported (a
+  /// `rejectionhandled` event is due if an `unhandledrejection` event was dispatched for them).
+  pub handled_late: Vec<v8::Global<v8::Promise>>,
   /// A request failed or an error went uncaught in this isolate: in per-request mode, the
   /// isolate is replaced once its running requests are done.
   pub tainted: bool,
@@ -232,6 +235,7 @@ pub(crate) fn run(startup: Startup) {
       rewriters: HashMap::new(),
       started: std::time::Instant::now(),
       unhandled: Vec::new(),
+      handled_late: Vec::new(),
       tainted: false,
       source_digest,
       nodejs_compat: nodejs_compat.clone(),
@@ -283,6 +287,7 @@ pub(crate) fn run(startup: Startup) {
       s.host_calls.clear();
       s.rewriters.clear();
       s.unhandled.clear();
+      s.handled_late.clear();
       (s.pending.drain().collect::<Vec<_>>(), std::mem::take(&mut s.settled_waiters), s.last_id)
     };
     last_id = timer_id;

@@ -388,14 +388,62 @@ pub(super) fn run_macrotask(
     None => Err(thrown(tc)),
   };
   tc.perform_microtask_checkpoint();
+  report_rejections(tc, state);
   end_turn(state);
-  let unhandled: Vec<_> = std::mem::take(&mut state.borrow_mut().unhandled);
-  for (_, reason) in unhandled {
-    let reason = v8::Local::new(tc, reason);
-    let error = describe_exception(tc, reason, None);
-    log_uncaught(state, &format!("(in promise) {}", error.stack));
-  }
   outcome
+}
+
+/// Reports the promises rejected with no handler during the turn: an `unhandledrejection`
+/// event at the global scope of the promise's context, then "Uncaught (in promise) …" unless a
+/// handler called preventDefault(); and a `rejectionhandled` event for a reported promise that
+/// got a handler since. The handlers' own microtasks run in between, and may reject more
+/// promises: those are reported in the next round (a bounded number of rounds; after that,
+/// rejections are only logged).
+fn report_rejections(scope: &mut v8::PinScope, state: &StateRef) {
+  const ROUNDS: usize = 8;
+  for round in 0.. {
+    let (unhandled, late) = {
+      let mut s = state.borrow_mut();
+      (std::mem::take(&mut s.unhandled), std::mem::take(&mut s.handled_late))
+    };
+    if unhandled.is_empty() && late.is_empty() {
+      return;
+    }
+    let events = round < ROUNDS && !scope.is_execution_terminating() && !state.borrow().monitor.stop_pending();
+    for (promise, reason) in unhandled {
+      let promise = v8::Local::new(scope, promise);
+      let reason = v8::Local::new(scope, reason);
+      if !events || rejection_event(scope, "unhandledrejection", promise, reason) {
+        let error = describe_exception(scope, reason, None);
+        log_uncaught(state, &format!("(in promise) {}", error.stack));
+      }
+    }
+    if events {
+      for promise in late {
+        let promise = v8::Local::new(scope, promise);
+        let reason = v8::undefined(scope).into();
+        rejection_event(scope, "rejectionhandled", promise, reason);
+      }
+      scope.perform_microtask_checkpoint();
+    }
+  }
+}
+
+/// Calls the rejection hook of `promise`'s context. Returns whether the rejection is to be
+/// logged: true unless the hook ran and a handler called preventDefault().
+fn rejection_event(scope: &mut v8::PinScope, kind: &str, promise: v8::Local<v8::Promise>, reason: v8::Local<v8::Value>) -> bool {
+  let Some(context) = promise.get_creation_context(scope) else { return true };
+  let Some(holds) = context.get_slot::<ContextHolds>() else { return true };
+  let Some(hook) = holds.rejection_hook.borrow().clone() else { return true };
+  let scope = &mut v8::ContextScope::new(scope, context);
+  v8::tc_scope!(let tc, scope);
+  let hook = v8::Local::new(tc, hook);
+  let recv = v8::undefined(tc).into();
+  let kind = ops::new_string(tc, kind).into();
+  match hook.call(tc, recv, &[kind, promise.into(), reason]) {
+    Some(log) => log.boolean_value(tc),
+    None => true,
+  }
 }
 
 pub(super) fn log_uncaught(state: &StateRef, text: &str) {
@@ -416,9 +464,10 @@ pub(super) fn scheduled_args<'s>(scope: &mut v8::PinScope<'s, '_>, id: u32, even
   ]
 }
 
-/// `internals.dispatchFetch(id, method, url, flatHeaders, body)` arguments; `body` is null,
-/// a Uint8Array, or the id of a host body stream.
-pub(super) fn request_args<'s>(scope: &mut v8::PinScope<'s, '_>, id: u32, request: RequestData) -> [v8::Local<'s, v8::Value>; 5] {
+/// `internals.dispatchFetch(id, method, url, flatHeaders, body, cfJson)` arguments; `body` is
+/// null, a Uint8Array, or the id of a host body stream; `cfJson` is the host's `request.cf` as
+/// JSON, or undefined.
+pub(super) fn request_args<'s>(scope: &mut v8::PinScope<'s, '_>, id: u32, request: RequestData) -> [v8::Local<'s, v8::Value>; 6] {
   let flat: Vec<&str> = request.headers.iter().flat_map(|(k, v)| [k.as_str(), v.as_str()]).collect();
   let headers = ops::string_array(scope, &flat);
   let body: v8::Local<v8::Value> = match request.body {
@@ -427,11 +476,16 @@ pub(super) fn request_args<'s>(scope: &mut v8::PinScope<'s, '_>, id: u32, reques
     // A streamed body arrives as its id; the JS side pulls it from the host.
     Body::Stream(stream) => v8::Integer::new_from_unsigned(scope, stream).into(),
   };
+  let cf: v8::Local<v8::Value> = match &request.cf {
+    Some(json) => ops::new_string(scope, json).into(),
+    None => v8::undefined(scope).into(),
+  };
   [
     v8::Integer::new_from_unsigned(scope, id).into(),
     ops::new_string(scope, &request.method).into(),
     ops::new_string(scope, &request.url).into(),
     headers.into(),
     body,
+    cf,
   ]
 }

@@ -1,4 +1,4 @@
-//! `ops.structuredClone(value)`: a deep copy through V8's own ValueSerializer and
+//! `ops.structuredClone(value, transfer?)`: a deep copy through V8's own ValueSerializer and
 //! ValueDeserializer, the same machinery postMessage uses (Maps, Sets, Dates, RegExps, typed
 //! arrays, errors, cycles). Uncloneable values throw an Error named "DataCloneError", which the
 //! JS wrapper turns into a DOMException. Also `ops.serialize(value)` / `ops.deserialize(bytes)`:
@@ -30,18 +30,61 @@ impl v8::ValueSerializerImpl for Cloner {
 
 impl v8::ValueDeserializerImpl for Cloner {}
 
+/// `ops.structuredClone(value, transfer?)`: `transfer` is an array of distinct, detachable
+/// ArrayBuffers (the JS wrapper checks the list). They are moved, as HTML's
+/// StructuredSerializeWithTransfer says: the value is serialized first, then each buffer is
+/// detached and its memory handed, uncopied, to a new ArrayBuffer in the copy.
 fn op_structured_clone<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let value = args.get(0);
+  let mut transfer: Vec<v8::Local<v8::ArrayBuffer>> = Vec::new();
+  if let Ok(list) = v8::Local::<v8::Array>::try_from(args.get(1)) {
+    for i in 0..list.length() {
+      let Some(item) = list.get_index(scope, i) else { return };
+      let Ok(buffer) = v8::Local::<v8::ArrayBuffer>::try_from(item) else {
+        return super::throw_type_error(scope, "structuredClone: the transfer list must hold ArrayBuffers");
+      };
+      // Memory WebAssembly uses cannot be detached; a detached buffer has nothing to move.
+      let problem = if !buffer.is_detachable() {
+        Some("Object is not transferable.")
+      } else if buffer.was_detached() {
+        Some("An ArrayBuffer is detached and could not be transferred.")
+      } else {
+        None
+      };
+      if let Some(problem) = problem {
+        let message = new_string(scope, problem);
+        return v8::ValueSerializerImpl::throw_data_clone_error(&Cloner, scope, message);
+      }
+      transfer.push(buffer);
+    }
+  }
   let context = scope.get_current_context();
   let data = {
     let serializer = v8::ValueSerializer::new(scope, Box::new(Cloner));
     serializer.write_header();
+    for (id, buffer) in transfer.iter().enumerate() {
+      serializer.transfer_array_buffer(id as u32, *buffer);
+    }
     if serializer.write_value(context, value) != Some(true) {
       return; // the DataCloneError is already thrown
     }
     serializer.release()
   };
+  // Serializing may have run getters that detached a buffer of the list: it moves empty.
+  let moved: Vec<v8::Local<v8::ArrayBuffer>> = transfer
+    .iter()
+    .map(|buffer| {
+      let store = buffer.get_backing_store();
+      if buffer.is_detachable() && !buffer.was_detached() {
+        buffer.detach(None);
+      }
+      v8::ArrayBuffer::with_backing_store(scope, &store)
+    })
+    .collect();
   let deserializer = v8::ValueDeserializer::new(scope, Box::new(Cloner), &data);
+  for (id, buffer) in moved.iter().enumerate() {
+    deserializer.transfer_array_buffer(id as u32, *buffer);
+  }
   if deserializer.read_header(context) != Some(true) {
     return;
   }

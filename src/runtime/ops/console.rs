@@ -1,4 +1,8 @@
 //! `ops.log(level, text)`: the end of `console.*`, handing a formatted line to the host's sink.
+//! `ops.logUncaught(text)`: logs "Uncaught <text>" as an error nobody caught (which marks the
+//! isolate for renewal in per-request mode, as the native side's own uncaught errors do).
+//! `ops.errorMessage(value)`: what V8's message for `value` as an uncaught exception says:
+//! `[message, resourceName, line, column]` (an ErrorEvent's fields, as workerd fills them).
 
 use super::{arg_string, state, OpFn};
 use v8::MapFnTo;
@@ -6,6 +10,32 @@ use crate::runtime::types::LogLevel;
 
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("log", op_log.map_fn_to());
+  install("logUncaught", op_log_uncaught.map_fn_to());
+  install("errorMessage", op_error_message.map_fn_to());
+}
+
+fn op_log_uncaught<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let text = arg_string(scope, &args, 0);
+  let sink = {
+    let state = state(scope);
+    let mut s = state.borrow_mut();
+    s.tainted = true;
+    s.log.clone()
+  };
+  sink(LogLevel::Error, format!("Uncaught {text}"));
+}
+
+fn op_error_message<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let message = v8::Exception::create_message(scope, args.get(0));
+  let text: v8::Local<v8::Value> = message.get(scope).into();
+  let resource = message.get_script_resource_name(scope).filter(|name| name.is_string());
+  let resource = resource.unwrap_or_else(|| super::new_string(scope, "").into());
+  let line = message.get_line_number(scope).unwrap_or(0);
+  let column = message.get_start_column();
+  let line = v8::Number::new(scope, line as f64).into();
+  let column = v8::Number::new(scope, column as f64).into();
+  let result = v8::Array::new_with_elements(scope, &[text, resource, line, column]);
+  rv.set(result.into());
 }
 
 fn op_log<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
