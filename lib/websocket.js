@@ -150,18 +150,16 @@ function forNode(worker, id) {
  * for `caller`, its end joined to `from`'s.
  */
 function relay(caller, from, id) {
-  const source = endpoint(from, id);
-  const hostId = `h${nextHostId++}`;
-  const mine = endpoint(caller, hostId);
-  mine.inbox = [];
-  join(mine, source);
-  join(source, mine);
-  return hostId;
+  return joinToCaller(caller, endpoint(from, id));
 }
 
 /** A HostWebSocket from a dispatch() answer, handed on to worker `caller` (a service binding's fetch()). */
 function relayHostSocket(caller, socket) {
-  const source = socket._takeEndpoint();
+  return joinToCaller(caller, socket._takeEndpoint());
+}
+
+/** A new socket id for `caller`, its end joined to `source`; it waits for the caller's accept(). */
+function joinToCaller(caller, source) {
   const hostId = `h${nextHostId++}`;
   const mine = endpoint(caller, hostId);
   mine.inbox = [];
