@@ -184,7 +184,7 @@ const escapeName = (name) => name.replace(/\r/g, "%0D").replace(/\n/g, "%0A").re
 /** Encodes a FormData as multipart/form-data; returns the bytes and the content-type. */
 internals.encodeMultipart = (form) => {
   const random = new Uint8Array(12);
-  crypto.getRandomValues(random);
+  ops.fillRandom(random, true);
   const boundary = `----workerbox${Array.from(random, (b) => b.toString(16).padStart(2, "0")).join("")}`;
   const chunks = [];
   for (const [name, value] of internals.formDataEntries(form)) {

@@ -1,5 +1,6 @@
 //! `ops.fillRandom(view)`: fills a typed array with bytes from the operating system's CSPRNG
-//! (through `getrandom`), for `crypto.getRandomValues` and `crypto.randomUUID`.
+//! (through `getrandom`), for `crypto.getRandomValues` and `crypto.randomUUID` — not while the
+//! script's top level runs, where workerd refuses random values too.
 
 use super::{throw_type_error, OpFn};
 use v8::MapFnTo;
@@ -9,6 +10,11 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
 }
 
 fn op_fill_random<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  // workerd refuses random values while the script's top level runs, as it refuses I/O there;
+  // `ops.fillRandom(view, true)` is the runtime's own use (a multipart boundary), always allowed.
+  if !args.get(1).is_true() && super::refuse_at_global_scope(scope) {
+    return;
+  }
   let Ok(view) = v8::Local::<v8::ArrayBufferView>::try_from(args.get(0)) else {
     return throw_type_error(scope, "fillRandom: argument must be an ArrayBufferView");
   };
