@@ -148,6 +148,8 @@ async function serve(options) {
 }
 
 async function dev(options) {
+  // esbuild's service process boots while the addon and the project tooling load.
+  require("../lib/project/bundle.js").warmEsbuild();
   const { startDevServer } = require("../lib/project/dev.js");
   let server;
   try {

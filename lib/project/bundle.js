@@ -29,6 +29,14 @@ function loadEsbuild() {
 }
 
 /**
+ * Starts esbuild's service process now (it starts on the first call otherwise), so that it
+ * boots while the rest of the dev server loads. Does nothing without esbuild.
+ */
+function warmEsbuild() {
+  loadEsbuild()?.transform("", {}).catch(() => {});
+}
+
+/**
  * The project's rules followed by the defaults, as wrangler combines them: a project rule of some
  * type replaces the default rule of that type unless it says `fallthrough: true`.
  */
@@ -221,4 +229,4 @@ function mapError(error, mapper) {
   return error;
 }
 
-module.exports = { bundle, loadEsbuild, mapError, effectiveRules, BuildError, DEFAULT_RULES };
+module.exports = { warmEsbuild, bundle, loadEsbuild, mapError, effectiveRules, BuildError, DEFAULT_RULES };
