@@ -362,14 +362,9 @@ internals.durableHostCall = async function durableHostCall(call, args) {
     }
     case "ids":
       return ops.durableIds(spec.dir ?? "", spec.className);
-    case "alarms": {
-      const out = [];
-      for (const id of ops.durableIds(spec.dir ?? "", spec.className)) {
-        const at = ops.durableAlarm(ops.durableOpen(spec.dir ?? "", spec.className, id));
-        if (at !== null) out.push({ id, at });
-      }
-      return out;
-    }
+    case "alarms":
+      if (spec.dir === undefined) return [];
+      return ops.durableStoredAlarms(spec.dir, spec.className).map(([id, at]) => ({ id, at }));
   }
   throw new TypeError(`unknown Durable Object host call "${call.kind}"`);
 };

@@ -26,6 +26,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("durableSetAlarm", op_set_alarm.map_fn_to());
   install("durableIds", op_ids.map_fn_to());
   install("durableCompile", op_compile.map_fn_to());
+  install("durableStoredAlarms", op_stored_alarms.map_fn_to());
 }
 
 #[derive(Default)]
@@ -274,4 +275,18 @@ fn op_compile<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackAr
   if let Some(factory) = super::node::compile_factory(scope, "runInDurableObject", "", &format!("return ({source});")) {
     rv.set(factory);
   }
+}
+
+/// `ops.durableStoredAlarms(dir, className)` → `[[id, time], …]`: the alarms kept in the class's
+/// files under `dir`, read without keeping the databases open.
+fn op_stored_alarms<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let dir = arg_string(scope, &args, 0);
+  let class = arg_string(scope, &args, 1);
+  let mut items: Vec<v8::Local<v8::Value>> = Vec::new();
+  for (id, at) in DurableStorage::stored_alarms(std::path::Path::new(&dir), &class) {
+    let id = super::new_string(scope, &id).into();
+    let at = v8::Number::new(scope, at as f64).into();
+    items.push(v8::Array::new_with_elements(scope, &[id, at]).into());
+  }
+  rv.set(v8::Array::new_with_elements(scope, &items).into());
 }

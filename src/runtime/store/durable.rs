@@ -64,6 +64,19 @@ impl DurableStorage {
     ids
   }
 
+  /// The alarms stored under `dir` for the objects of `class`: `(id, time)` pairs. Each file is
+  /// opened only while it is read (a worker start may scan thousands of objects).
+  pub fn stored_alarms(dir: &Path, class: &str) -> Vec<(String, i64)> {
+    let mut alarms = Vec::new();
+    for id in DurableStorage::stored_ids(dir, class) {
+      let Ok(storage) = DurableStorage::open(Some(dir), class, &id) else { continue };
+      if let Ok(Some(at)) = storage.alarm() {
+        alarms.push((id, at));
+      }
+    }
+    alarms
+  }
+
   pub(super) fn database(&self) -> &Database {
     &self.db
   }
@@ -203,6 +216,10 @@ mod tests {
     }
     let again = DurableStorage::open(Some(&dir), "Room", "0123").unwrap();
     assert_eq!(again.get(&["k".into()]).unwrap(), vec![Some(vec![1, 2])]);
+    again.set_alarm(Some(42)).unwrap();
+    DurableStorage::open(Some(&dir), "Room", "0456").unwrap();
+    assert_eq!(DurableStorage::stored_ids(&dir, "Room"), ["0123", "0456"]);
+    assert_eq!(DurableStorage::stored_alarms(&dir, "Room"), vec![("0123".to_owned(), 42)]);
     assert!(dir.join("Room").join("0123.sqlite3").exists());
     let _ = std::fs::remove_dir_all(&dir);
   }
