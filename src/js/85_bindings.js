@@ -18,7 +18,11 @@ const MIN_TTL = 60;
 
 /** Calls the host; resolves to [parsed JSON, Uint8Array | null]. */
 async function hostCall(binding, method, args, bytes = null) {
-  const [json, payload] = await ops.hostCall(binding, method, JSON.stringify(args), bytes);
+  const argsJson = JSON.stringify(args);
+  // An in-memory embedded store answers at once, on this thread; other bindings go through
+  // the scheduler (and the host).
+  const inline = ops.storeCallSync(binding, method, argsJson, bytes);
+  const [json, payload] = inline ?? (await ops.hostCall(binding, method, argsJson, bytes));
   return [JSON.parse(json), payload];
 }
 internals.hostCall = hostCall;

@@ -98,6 +98,10 @@ pub(crate) struct IsolateState {
   pub current_owner: Option<u32>,
   /// CPU time each running request has used so far.
   pub cpu_used: HashMap<u32, Duration>,
+  /// The worker's embedded stores and their clock: in-memory KV, R2-style and cache stores are
+  /// answered right here on the isolate thread (`ops.storeCallSync`), without a thread hop.
+  pub stores: crate::runtime::store::Stores,
+  pub store_clock: Arc<crate::runtime::store::Clock>,
   /// The request that used up its CPU time between stretches of JS.
   pub cpu_culprit: Option<u32>,
   /// Open CompressionStream/DecompressionStream codecs, by id.
@@ -199,6 +203,7 @@ pub(crate) struct Startup {
 pub(crate) fn run(startup: Startup) {
   let Startup { worker, options, inbox, inbox_sender, monitor, clock, on_ready } = startup;
   monitor.attach_isolate_thread();
+  let store_clock = clock.clone();
   let answerers = Answerers { host: options.host.clone(), stores: options.stores.clone(), clock };
   let mut scheduler = match Scheduler::spawn(worker, inbox_sender, monitor.clone(), options.limits.clone(), answerers, options.public_network_only) {
     Ok(s) => s,
@@ -227,6 +232,8 @@ pub(crate) fn run(startup: Startup) {
       host_calls: HashMap::new(),
       current_owner: None,
       cpu_used: HashMap::new(),
+      stores: options.stores.clone(),
+      store_clock: store_clock.clone(),
       cpu_culprit: None,
       codecs: HashMap::new(),
       url_patterns: HashMap::new(),

@@ -10,6 +10,7 @@ use v8::MapFnTo;
 
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("hostCall", op_host_call.map_fn_to());
+  install("storeCallSync", op_store_call_sync.map_fn_to());
   install("fetch", op_fetch.map_fn_to());
   install("fetchCancel", op_fetch_cancel.map_fn_to());
   install("fetchRead", op_fetch_read.map_fn_to());
@@ -45,6 +46,46 @@ fn op_host_call<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallback
   };
   if let Some((_, promise)) = pending_io(scope, |id| SchedulerMessage::HostCall { id, call }) {
     rv.set(promise.into());
+  }
+}
+
+/// `ops.storeCallSync(binding, method, argsJson, bytes) -> [json, bytes] | undefined`: a binding
+/// call answered at once, here, by an in-memory embedded store (no thread hop); undefined when
+/// the binding's calls go through the scheduler (the host, a file, D1). A failure throws the
+/// error the asynchronous call would have rejected with.
+fn op_store_call_sync<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let binding = arg_string(scope, &args, 0);
+  let (store, clock) = {
+    let state = state(scope);
+    let s = state.borrow();
+    (s.stores.get(&binding).filter(|store| store.answers_inline()), s.store_clock.clone())
+  };
+  let Some(store) = store else { return };
+  if super::refuse_at_global_scope(scope) {
+    return;
+  }
+  let call = HostCall { binding, method: arg_string(scope, &args, 1), args: arg_string(scope, &args, 2), bytes: view_bytes(args.get(3)).map(Into::into) };
+  match store.call(call, clock.now_ms()) {
+    Ok(result) => {
+      let json = super::new_string(scope, &result.json).into();
+      let bytes: v8::Local<v8::Value> = match result.bytes {
+        Some(bytes) => super::uint8_array(scope, bytes.to_vec()).into(),
+        None => v8::null(scope).into(),
+      };
+      rv.set(v8::Array::new_with_elements(scope, &[json, bytes]).into());
+    }
+    Err(error) => {
+      let message = super::new_string(scope, &error.message);
+      let exception = if error.name == "TypeError" { v8::Exception::type_error(scope, message) } else { v8::Exception::error(scope, message) };
+      if error.name != "TypeError" && error.name != "Error" {
+        if let Ok(object) = v8::Local::<v8::Object>::try_from(exception) {
+          let key = super::new_string(scope, "name").into();
+          let name = super::new_string(scope, &error.name).into();
+          object.set(scope, key, name);
+        }
+      }
+      scope.throw_exception(exception);
+    }
   }
 }
 

@@ -30,6 +30,11 @@ pub struct CacheStore {
 }
 
 impl CacheStore {
+  /// Where the store's database is (in memory, or its file).
+  pub(crate) fn location(&self) -> &super::Location {
+    self.db.location()
+  }
+
   /// In memory, or in `cache.sqlite3` under `dir`.
   pub fn open(dir: Option<&Path>) -> Result<CacheStore, StoreError> {
     Ok(CacheStore { db: Database::open(dir, super::StoreKind::Cache, SCHEMA)? })

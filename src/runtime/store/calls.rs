@@ -104,6 +104,19 @@ impl Store {
     }
   }
 
+  /// Whether this store may answer on the worker's own thread: a KV, R2-style or cache store
+  /// kept in memory, whose calls take microseconds (files are written with an fsync per
+  /// commit, and D1 runs the user's SQL: those go to the store thread).
+  pub fn answers_inline(&self) -> bool {
+    let location = match self {
+      Store::Kv(store) => store.location(),
+      Store::Objects(store) => store.location(),
+      Store::Cache(store) => store.location(),
+      Store::D1(_) => return false,
+    };
+    *location == super::Location::Memory
+  }
+
   /// Answers one binding call, blocking until the store has done it. `now_ms` is the time the
   /// call happens at (milliseconds since the epoch): expirations and upload times use it.
   pub fn call(&self, call: HostCall, now_ms: f64) -> Result<HostResult, JsErrorInfo> {

@@ -72,6 +72,11 @@ fn seconds_value(seconds: f64) -> Value {
 }
 
 impl KvStore {
+  /// Where the store's database is (in memory, or its file).
+  pub(crate) fn location(&self) -> &super::Location {
+    self.db.location()
+  }
+
   /// In memory, or in `kv.sqlite3` under `dir`.
   pub fn open(dir: Option<&Path>) -> Result<KvStore, StoreError> {
     Ok(KvStore { db: Database::open(dir, super::StoreKind::Kv, SCHEMA)? })

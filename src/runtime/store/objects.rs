@@ -183,6 +183,11 @@ fn new_version() -> String {
 }
 
 impl ObjectStore {
+  /// Where the store's database is (in memory, or its file).
+  pub(crate) fn location(&self) -> &super::Location {
+    self.db.location()
+  }
+
   /// In memory, or in `storage.sqlite3` under `dir`.
   pub fn open(dir: Option<&Path>) -> Result<ObjectStore, StoreError> {
     Ok(ObjectStore { db: Database::open(dir, super::StoreKind::Objects, SCHEMA)? })
