@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import path from "node:path";
-import { dispatch } from "../index.js";
+import { createWorker, dispatch } from "../index.js";
 import { useWorker, waitFor } from "./helpers.mjs";
 
 /** Runs `body` (an async function body with `m` = the module namespaces below) in a worker. */
@@ -97,7 +97,7 @@ test("stubbed and partial node: modules import, with workerd's shapes, values an
       net: [net.isIP("10.0.0.1"), net.isIP("::1"), net.isIP("nope"), notImpl(() => net.connect(80, "example.com"))],
       tls: [tls.DEFAULT_MIN_VERSION, typeof tls.TLSSocket, notImpl(() => tls.connect(443))],
       dns: [await rejects(dnsp.lookup("example.com")), dns.promises === dnsp, await new Promise((r) => dns.lookup("example.com", (e) => r(e.code)))],
-      http: [http.STATUS_CODES[418], http.METHODS.includes("PATCH"), typeof https.request, typeof http.Agent, notImpl(() => http.createServer())],
+      http: [http.STATUS_CODES[418], http.METHODS.includes("PATCH"), typeof https.request, typeof http.Agent, typeof http.createServer().listen],
       http2: [http2.constants.HTTP2_HEADER_STATUS, http2.constants.HTTP_STATUS_NOT_FOUND, notImpl(() => http2.connect("https://x"))],
       module: [typeof Module, require("node:path") === path, require("path").join("a", "b"), isBuiltin("node:fs"), isBuiltin("nope"), builtinModules.includes("os"), notImpl(() => Module.register())],
       perf: [perf.performance === globalThis.performance, typeof perf.performance.now(), perf.constants.NODE_PERFORMANCE_GC_MAJOR, notImpl(() => perf.monitorEventLoopDelay())],
@@ -129,7 +129,7 @@ test("stubbed and partial node: modules import, with workerd's shapes, values an
     net: [4, 6, 0, ni("net.connect")],
     tls: ["TLSv1.2", "function", ni("tls.connect")],
     dns: [ni("dns.promises.lookup"), true, "ERR_METHOD_NOT_IMPLEMENTED"],
-    http: ["I'm a Teapot", true, "function", "function", ni("http.createServer")],
+    http: ["I'm a Teapot", true, "function", "function", "function"],
     http2: [":status", 404, ni("http2.connect")],
     module: ["function", true, "a/b", true, false, true, ni("module.register")],
     perf: [true, "number", 4, ni("monitorEventLoopDelay")],
@@ -253,4 +253,47 @@ test("node:test's mock tracker (what workerd has of node:test) records calls as 
   const inNode = new Function("mock", `return (async () => { ${body} })();`)(mock);
   const { result } = await run(t, `import { mock } from "node:test";`, body);
   assert.deepEqual(result, await inNode);
+});
+
+test("node:http servers answer fetch events through cloudflare:node's httpServerHandler (enable_nodejs_http_server_modules)", async (t) => {
+  const script = `
+    import http from "node:http";
+    import { httpServerHandler, handleAsNodeRequest } from "cloudflare:node";
+    const server = http.createServer(async (req, res) => {
+      let body = "";
+      for await (const chunk of req) body += chunk;
+      if (req.url === "/stream") {
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.write("one ");
+        setTimeout(() => res.end("two"), 5);
+        return;
+      }
+      res.setHeader("x-seen", req.method + " " + req.url + " " + req.headers["x-name"]);
+      res.appendHeader("set-cookie", "a=1");
+      res.appendHeader("set-cookie", "b=2");
+      res.statusCode = 201;
+      res.end("body=" + body);
+    });
+    server.listen(8080);
+    const other = http.createServer((req, res) => res.end("other server"));
+    other.listen(0);
+    export default {
+      async fetch(request, env, ctx) {
+        if (new URL(request.url).pathname === "/other") return handleAsNodeRequest(other.address().port, request);
+        return httpServerHandler({ port: 8080 }).fetch(request, env, ctx);
+      },
+    };`;
+  const worker = await useWorker(t, { script, compatibilityFlags: ["nodejs_compat"] });
+  const posted = await dispatch(worker, { url: "http://localhost/path?q=1", method: "POST", body: "abc", headers: { "x-name": "ada" } });
+  assert.equal(posted.status, 201);
+  assert.equal(posted.headers.get("x-seen"), "POST /path?q=1 ada");
+  assert.deepEqual(posted.headers.getSetCookie(), ["a=1", "b=2"]);
+  assert.equal(await posted.text(), "body=abc");
+  assert.equal(await (await dispatch(worker, "http://localhost/stream")).text(), "one two");
+  assert.equal(await (await dispatch(worker, "http://localhost/other")).text(), "other server");
+  // Before the server half's date, createServer is workerd's stub and cloudflare:node is missing.
+  await assert.rejects(
+    createWorker({ script, compatibilityDate: "2025-08-20", compatibilityFlags: ["nodejs_compat"], pool: false, onLog() {} }),
+    /cloudflare:node.*enable_nodejs_http_server_modules/,
+  );
 });

@@ -78,6 +78,14 @@ const lazyExports = new Proxy(
 internals.envObject = {};
 
 const cloudflareModules = {
+  // workerd's adapter from node:http servers to fetch handlers (with the http server modules).
+  node: () => {
+    if (!internals.compat?.enabled.includes("enable_nodejs_http_server_modules")) {
+      throw new TypeError('No such module "cloudflare:node": it needs nodejs_compat with the enable_nodejs_http_server_modules compatibility flag (implied by nodejs_compat from 2025-09-01).');
+    }
+    const { httpServerHandler, handleAsNodeRequest } = internals.loadNodeModule("internal/http_server");
+    return { httpServerHandler, handleAsNodeRequest };
+  },
   workers: () => ({
     WorkerEntrypoint,
     DurableObject,

@@ -1,8 +1,10 @@
 // node:http (enable_nodejs_http_modules; implied by nodejs_compat from 2025-08-15): the client
 // (request, get, ClientRequest, IncomingMessage, Agent) runs over fetch(), as in workerd (see
 // internal/http_client.js); METHODS, STATUS_CODES, maxHeaderSize and the header validators are
-// Node's. A Worker cannot listen: createServer and Server throw ERR_METHOD_NOT_IMPLEMENTED
-// (workerd's server adapter is not built; see README).
+// Node's. The server half (createServer, Server, ServerResponse) is workerd's adapter, with
+// enable_nodejs_http_server_modules (internal/http_server.js: servers answer fetch events through
+// httpServerHandler from cloudflare:node); without that flag they throw
+// ERR_METHOD_NOT_IMPLEMENTED.
 const { Writable } = require("node:stream");
 const { Agent, ClientRequest, IncomingMessage, request, get } = require("node:internal/http_client");
 const { notImplementedError, notImplementedClass } = require("node:internal/errors");
@@ -49,6 +51,19 @@ function validateHeaderValue(name, value) {
 }
 
 class OutgoingMessage extends Writable {}
+
+/** Server, ServerResponse and createServer: the adapter when its flag is on, stubs otherwise. */
+function serverHalf() {
+  if (internals.compat?.enabled.includes("enable_nodejs_http_server_modules")) {
+    const { Server, ServerResponse, createServer } = require("node:internal/http_server");
+    return { Server, ServerResponse, createServer };
+  }
+  return {
+    Server: notImplementedClass("Server"),
+    ServerResponse: notImplementedClass("ServerResponse", OutgoingMessage),
+    createServer() { throw notImplementedError("http.createServer"); },
+  };
+}
 const globalAgent = new Agent();
 
 module.exports = {
@@ -65,9 +80,7 @@ module.exports = {
   request: (input, options, callback) => request(input, options, callback, "http:"),
   get: (input, options, callback) => get(input, options, callback, "http:"),
   setMaxIdleHTTPParsers() {},
-  Server: notImplementedClass("Server"),
-  ServerResponse: notImplementedClass("ServerResponse", OutgoingMessage),
-  createServer() { throw notImplementedError("http.createServer"); },
+  ...serverHalf(),
   _connectionListener() { throw notImplementedError("http._connectionListener"); },
   WebSocket: globalThis.WebSocket,
   CloseEvent: globalThis.CloseEvent,
