@@ -345,10 +345,22 @@ pub(crate) fn run(startup: Startup) {
 /// A disposed isolate frees tens of megabytes into this thread's malloc arena, where glibc keeps
 /// them; hand the free pages back to the OS so a process that makes and drops many workers (a
 /// test runner, a dev server reloading) does not grow by the arenas' high-water marks.
+///
+/// `malloc_trim` walks every arena of the process and each page it gives back costs a TLB flush
+/// on every CPU, so when many workers end at once (a test run's teardown) only one thread trims
+/// at a time: the others skip, as that trim gives back their arenas' free pages too.
 fn release_freed_memory() {
   #[cfg(all(target_os = "linux", target_env = "gnu"))]
-  // SAFETY: malloc_trim only returns free memory to the OS; it is thread-safe.
-  unsafe {
-    libc::malloc_trim(0);
+  {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static TRIMMING: AtomicBool = AtomicBool::new(false);
+    if TRIMMING.swap(true, Ordering::AcqRel) {
+      return;
+    }
+    // SAFETY: malloc_trim only returns free memory to the OS; it is thread-safe.
+    unsafe {
+      libc::malloc_trim(0);
+    }
+    TRIMMING.store(false, Ordering::Release);
   }
 }
