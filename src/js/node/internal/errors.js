@@ -51,4 +51,11 @@ function invalidArgType(name, expected, actual) {
   return error;
 }
 
-module.exports = { notImplementedError, notImplemented, notImplementedClass, notImplementedMethods, invalidArgType };
+/** Node's error for a header set after the head went out (client requests and server responses). */
+function headersSentError() {
+  const error = new Error("Cannot set headers after they are sent to the client");
+  error.code = "ERR_HTTP_HEADERS_SENT";
+  return error;
+}
+
+module.exports = { notImplementedError, notImplemented, notImplementedClass, notImplementedMethods, invalidArgType, headersSentError };

@@ -6,7 +6,7 @@
 const { Writable, Readable } = require("node:stream");
 const EventEmitter = require("node:events");
 const { Buffer } = require("node:buffer");
-const { invalidArgType } = require("node:internal/errors");
+const { invalidArgType, headersSentError } = require("node:internal/errors");
 
 class Agent extends EventEmitter {
   static defaultMaxSockets = Infinity;
@@ -128,11 +128,7 @@ class ClientRequest extends Writable {
     this.#options.signal?.addEventListener("abort", () => this.destroy(this.#options.signal.reason));
   }
   setHeader(name, value) {
-    if (this.headersSent) {
-      const error = new Error("Cannot set headers after they are sent to the client");
-      error.code = "ERR_HTTP_HEADERS_SENT";
-      throw error;
-    }
+    if (this.headersSent) throw headersSentError();
     this.#headers.set(String(name).toLowerCase(), [String(name), value]);
     return this;
   }

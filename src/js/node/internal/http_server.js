@@ -8,6 +8,7 @@ const EventEmitter = require("node:events");
 const { Writable } = require("node:stream");
 const { Buffer } = require("node:buffer");
 const { IncomingMessage } = require("node:internal/http_client");
+const { headersSentError } = require("node:internal/errors");
 
 /** Servers by the port they "listen" on. */
 const listening = new Map();
@@ -101,11 +102,7 @@ class ServerResponse extends Writable {
     return this.#head !== null;
   }
   setHeader(name, value) {
-    if (this.headersSent) {
-      const error = new Error("Cannot set headers after they are sent to the client");
-      error.code = "ERR_HTTP_HEADERS_SENT";
-      throw error;
-    }
+    if (this.headersSent) throw headersSentError();
     this.#headers.set(String(name).toLowerCase(), [String(name), value]);
     return this;
   }
