@@ -258,6 +258,7 @@ test("node:test's mock tracker (what workerd has of node:test) records calls as 
 test("node:http servers answer fetch events through cloudflare:node's httpServerHandler (enable_nodejs_http_server_modules)", async (t) => {
   const script = `
     import http from "node:http";
+    import https from "node:https";
     import { httpServerHandler, handleAsNodeRequest } from "cloudflare:node";
     const server = http.createServer(async (req, res) => {
       let body = "";
@@ -277,9 +278,12 @@ test("node:http servers answer fetch events through cloudflare:node's httpServer
     server.listen(8080);
     const other = http.createServer((req, res) => res.end("other server"));
     other.listen(0);
+    const secure = https.createServer({}, (req, res) => res.end("https server " + req.method));
+    secure.listen(8443);
     export default {
       async fetch(request, env, ctx) {
         if (new URL(request.url).pathname === "/other") return handleAsNodeRequest(other.address().port, request);
+        if (new URL(request.url).pathname === "/secure") return handleAsNodeRequest(8443, request);
         return httpServerHandler({ port: 8080 }).fetch(request, env, ctx);
       },
     };`;
@@ -291,6 +295,7 @@ test("node:http servers answer fetch events through cloudflare:node's httpServer
   assert.equal(await posted.text(), "body=abc");
   assert.equal(await (await dispatch(worker, "http://localhost/stream")).text(), "one two");
   assert.equal(await (await dispatch(worker, "http://localhost/other")).text(), "other server");
+  assert.equal(await (await dispatch(worker, "http://localhost/secure")).text(), "https server GET");
   // Before the server half's date, createServer is workerd's stub and cloudflare:node is missing.
   await assert.rejects(
     createWorker({ script, compatibilityDate: "2025-08-20", compatibilityFlags: ["nodejs_compat"], pool: false, onLog() {} }),
