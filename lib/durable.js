@@ -23,7 +23,6 @@ const ALARM_RETRIES = 6;
 const ALARM_FIRST_RETRY_MS = 2_000;
 /** The longest delay Node's timers take; a later alarm is re-armed when that much has passed. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-const EMPTY = Buffer.alloc(0);
 
 let log = () => {};
 
@@ -105,11 +104,12 @@ async function inObject(home, namespace, spec, work) {
   }
 }
 
-/** A call of the host's own into the objects of `home` (see internals.durableHostCall). */
-async function hostCall(home, spec, kind, extra = {}, args = []) {
+/** A call from Node into the objects of `home` (internals.durableHostCall, or a method of a Node stub); its value. */
+async function hostCall(home, spec, kind, extra = {}, args = [], refuseStubs = false) {
   const answer = await rpc.callWorker(home, { durableObject: spec, kind, path: [], stubs: [], ...extra }, rpc.serialize(args));
   const parsed = JSON.parse(answer.json);
   if (parsed.error) throw rpc.remoteError(parsed.error);
+  if (refuseStubs && (parsed.stubs ?? []).length > 0) throw new TypeError("The Durable Object returned a function or RpcTarget, which a stub in Node cannot receive.");
   return answer.bytes === undefined || answer.bytes === null ? undefined : rpc.deserialize(answer.bytes);
 }
 
@@ -257,11 +257,7 @@ class DurableObjectNamespaceBinding extends Binding {
     const home = () => this.#home();
     const call = async (pathTo, kind, args) => {
       const where = home();
-      const answer = await inObject(where, this, spec, () => rpc.callWorker(where, { durableObject: spec, path: pathTo, kind, stubs: [] }, rpc.serialize(args)));
-      const parsed = JSON.parse(answer.json);
-      if (parsed.error) throw rpc.remoteError(parsed.error);
-      if ((parsed.stubs ?? []).length > 0) throw new TypeError("The Durable Object returned a function or RpcTarget, which a stub in Node cannot receive.");
-      return answer.bytes === undefined || answer.bytes === null ? undefined : rpc.deserialize(answer.bytes);
+      return inObject(where, this, spec, () => hostCall(where, spec, kind, { path: pathTo }, args, true));
     };
     const fetchOne = async (input, init) => {
       const request = new Request(input, init);

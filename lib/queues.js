@@ -138,9 +138,8 @@ class Queue extends Binding {
   #writes = null;
   #writeChain = Promise.resolve();
   #loaded = false;
-  /** Ids on their way to disk or off it from this process, which another process's write must not bring back. */
+  /** Ids on their way to disk from this process, which following the file must not place twice. */
   #arriving = new Set();
-  #leaving = new Set();
   /** Watches the backlog file for messages other processes add (a platform proxy, a test). */
   #follower = null;
   #followTimer = null;
@@ -286,7 +285,8 @@ class Queue extends Binding {
 
   /** Places the stored messages this queue does not hold yet (all of them, the first time). */
   #pickUp() {
-    const held = new Set([...this.#arriving, ...this.#leaving]);
+    // Messages leaving (acked, dead-lettered) are still in #inFlight until their removal is on disk.
+    const held = new Set(this.#arriving);
     for (let i = this.#head; i < this.#ready.length; i++) held.add(this.#ready[i].id);
     for (const m of this.#delayed) held.add(m.id);
     for (const m of this.#inFlight) held.add(m.id);
@@ -530,14 +530,11 @@ class Queue extends Binding {
         logTo(this.#liveConsumer(), "warn", `queue "${this.#name}" dropped ${dead.length} message(s) after ${attempts} failed attempt${attempts === 1 ? "" : "s"} (no deadLetterQueue): ${dead.map((m) => m.id).join(", ")}`);
       }
     }
-    const leaving = [...done, ...dead].map((m) => m.id);
     try {
       if (this.#store !== null && (done.length > 0 || again.length > 0 || dead.length > 0)) {
-        for (const id of leaving) this.#leaving.add(id);
         await this.#persist({ retry: again, remove: [...done, ...dead] });
       }
     } finally {
-      for (const id of leaving) this.#leaving.delete(id);
       // Even if the disk write failed, the retried messages are still pending here.
       for (const m of again) this.#place(m);
     }

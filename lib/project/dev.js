@@ -12,7 +12,7 @@ const path = require("node:path");
 const util = require("node:util");
 const { Readable } = require("node:stream");
 const { EventEmitter } = require("node:events");
-const { loadProject, startWorker } = require("./load.js");
+const { loadProject, projectFromConfig, startWorker } = require("./load.js");
 const { readConfig } = require("./config.js");
 const { runBuild, watchedByBuild } = require("./build.js");
 
@@ -237,7 +237,8 @@ async function startDevServer(dir, options = {}) {
     log(`${label} ${message}`);
   };
   const storeCache = new Map(); // KV/R2 stores outlive config reloads (in memory too)
-  const load = (build = true) => loadProject(dir, { env: options.env, persistTo: options.persistTo, services: options.services, vars: options.vars, onLog, build, storeCache, migrate: options.migrate });
+  const loadOptions = (build) => ({ env: options.env, persistTo: options.persistTo, services: options.services, vars: options.vars, onLog, build, storeCache, migrate: options.migrate });
+  const load = (build = true) => loadProject(dir, loadOptions(build));
   const describe = (error) => (error.name === "BuildError" || error.name === "ConfigError" ? error.message : error.stack ?? String(error));
 
   /** Runs the project's custom build (`build.command`), its output in the log. */
@@ -254,8 +255,10 @@ async function startDevServer(dir, options = {}) {
   if (first.build) await customBuild(first.build);
 
   // A configuration error stops here; a build or start-up error is shown (log and error page)
-  // until an edit fixes it.
-  project = await load(false);
+  // until an edit fixes it. Without a build, and with its main in place, the configuration
+  // just read is the one to use; otherwise it is read again (and a missing main reported).
+  const reuse = !first.build && (first.mainFile === undefined || fs.existsSync(first.mainFile));
+  project = reuse ? await projectFromConfig(first, loadOptions(false)) : await load(false);
   if (project.redirectedFrom) {
     log(paint(color, "cyan", `⎔ using the configuration the build wrote: ${path.relative(process.cwd(), project.configFile) || project.configFile} (pointed to by .wrangler/deploy/config.json)`));
   }

@@ -149,8 +149,12 @@ function buildBindings(config, { state, services = {}, api, storeCache }) {
  */
 async function loadProject(target, options = {}) {
   if (options === null || typeof options !== "object") throw new TypeError("loadProject: options must be an object");
+  return projectFromConfig(readConfig(target, { env: options.env }), options);
+}
+
+/** loadProject() for a configuration already read (the dev server reads it first for `build`). */
+async function projectFromConfig(config, options) {
   const api = require("../../index.js");
-  const config = readConfig(target, { env: options.env });
   // State lives beside the user's config, also when a build's configuration is used.
   const state = options.persistTo === false ? null : path.resolve(options.persistTo ?? path.join(config.projectRoot ?? config.root, ".workerbox", "state"));
   if (state) fs.mkdirSync(state, { recursive: true });
@@ -238,4 +242,4 @@ async function startWorker(project, extra = {}) {
   }
 }
 
-module.exports = { loadProject, startWorker, BINDING_FACTORIES };
+module.exports = { loadProject, projectFromConfig, startWorker, BINDING_FACTORIES };

@@ -215,6 +215,18 @@ internals.defineGlobal("dispatchEvent", function dispatchEvent(event) {
   return globalTarget.dispatchEvent(event);
 });
 
+/**
+ * The init dictionary of an event subclass's constructor (`given`: how many arguments it got),
+ * with Web IDL's errors for a missing type or an init that is not an object.
+ */
+internals.eventInit = function eventInit(className, given, init) {
+  if (given === 0) throw new TypeError(`Failed to construct '${className}': 1 argument required, but only 0 present.`);
+  if (init !== undefined && init !== null && typeof init !== "object") {
+    throw new TypeError(`Failed to construct '${className}': the event init must be an object.`);
+  }
+  return init ?? {};
+};
+
 internals.defineGlobal("Event", Event);
 internals.defineGlobal("CustomEvent", CustomEvent);
 internals.defineGlobal("EventTarget", EventTarget);

@@ -19,11 +19,7 @@ class ErrorEvent extends Event {
   #colno;
   #error;
   constructor(type, init = undefined) {
-    if (arguments.length === 0) throw new TypeError("Failed to construct 'ErrorEvent': 1 argument required, but only 0 present.");
-    if (init !== undefined && init !== null && typeof init !== "object") {
-      throw new TypeError("Failed to construct 'ErrorEvent': the event init must be an object.");
-    }
-    init ??= {};
+    init = internals.eventInit("ErrorEvent", arguments.length, init);
     super(type, init);
     this.#message = init.message === undefined ? "" : String(init.message);
     this.#filename = init.filename === undefined ? "" : String(init.filename);

@@ -16,11 +16,7 @@ class MessageEvent extends Event {
   #lastEventId;
   #source;
   constructor(type, init = undefined) {
-    if (arguments.length === 0) throw new TypeError("Failed to construct 'MessageEvent': 1 argument required, but only 0 present.");
-    if (init !== undefined && init !== null && typeof init !== "object") {
-      throw new TypeError("Failed to construct 'MessageEvent': the event init must be an object.");
-    }
-    init ??= {};
+    init = internals.eventInit("MessageEvent", arguments.length, init);
     super(type, init);
     this.#data = init.data;
     this.#lastEventId = init.lastEventId === undefined ? "" : String(init.lastEventId);

@@ -94,8 +94,8 @@ class Cache {
   async match(request, options = {}) {
     request = cacheKey(request, "match");
     if (request.method !== "GET" && !options?.ignoreMethod) return undefined;
-    const [json, bytes] = await ops.hostCall(CACHE_BINDING, "match", JSON.stringify({ cache: this.#name, url: request.url }), null);
-    const found = JSON.parse(json);
+    // internals.hostCall: an in-memory store answers on this thread (src/js/85_bindings.js).
+    const [found, bytes] = await internals.hostCall(CACHE_BINDING, "match", { cache: this.#name, url: request.url });
     if (found === null) return undefined;
     // Vary: the request must carry what the stored one carried in the headers it names.
     for (const [name, value] of found.vary ?? []) {
@@ -131,15 +131,15 @@ class Cache {
     const varyOn = (response.headers.get("vary") ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean);
     const vary = varyOn.map((name) => [name, request.headers.get(name)]);
     const args = { cache: this.#name, url: request.url, status: parts.status, statusText: parts.statusText, headers: parts.headers, expires, vary };
-    await ops.hostCall(CACHE_BINDING, "put", JSON.stringify(args), parts.body);
+    await internals.hostCall(CACHE_BINDING, "put", args, parts.body);
     return undefined;
   }
 
   async delete(request, options = {}) {
     request = cacheKey(request, "delete");
     if (request.method !== "GET" && !options?.ignoreMethod) return false;
-    const [json] = await ops.hostCall(CACHE_BINDING, "delete", JSON.stringify({ cache: this.#name, url: request.url }), null);
-    return JSON.parse(json) === true;
+    const [deleted] = await internals.hostCall(CACHE_BINDING, "delete", { cache: this.#name, url: request.url });
+    return deleted === true;
   }
 
   get [Symbol.toStringTag]() {
