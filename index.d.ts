@@ -60,6 +60,12 @@ export interface WorkerOptions {
    * text; other bytes: ArrayBuffer. Or give the type explicitly.
    */
   modules?: Record<string, string | ArrayBuffer | ArrayBufferView | { type: "esm" | "commonjs" | "wasm" | "text" | "data" | "json"; content: string | ArrayBuffer | ArrayBufferView }>;
+  /**
+   * Loads, on demand, what an `import`, `import()` or `require()` names that `modules` does not
+   * have (and `node:` modules workerbox lacks): `undefined` when there is no such module. The
+   * worker's thread waits for the answer (at most `limits.bindingMs`). See the README.
+   */
+  loadModule?: (specifier: string, referrer: string, details: { kind: "import" | "require" }) => MaybePromise<LoadedModule | string | undefined | null>;
   /** The store behind the worker's `caches` (default: a fresh in-memory store per worker). */
   cache?: {
     match(cache: string, url: string): MaybePromise<CacheEntry | null>;
@@ -107,6 +113,15 @@ export interface WorkerOptions {
 }
 
 /** A cron trigger for the worker's `scheduled()` handler. */
+/** A module `loadModule` found: its canonical name (a path or URL), type and source. */
+export interface LoadedModule {
+  /** What relative imports inside it resolve against; default: the specifier. */
+  name?: string;
+  /** Default: from `name`'s extension (a string without one is an ES module). */
+  type?: "esm" | "commonjs" | "wasm" | "text" | "data" | "json";
+  content: string | ArrayBuffer | ArrayBufferView;
+}
+
 export interface ScheduledInput {
   type: "scheduled";
   /** The cron pattern the handler sees as `controller.cron`. Default `""`. */

@@ -8,38 +8,14 @@ const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
 const { resolveCompat } = require("./lib/compat.js");
 const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 const { HostBodies } = require("./lib/bodies.js");
+const { validateModules, validateLoader } = require("./lib/modules.js");
 const { d1, readD1Migrations, applyD1Migrations } = require("./lib/d1.js");
 const queues = require("./lib/queues.js");
 const rpc = require("./lib/rpc.js");
 const durable = require("./lib/durable.js");
 const websocket = require("./lib/websocket.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags"]);
-const MODULE_TYPES = new Set(["esm", "commonjs", "wasm", "text", "data", "json"]);
-const EXTENSION_TYPES = { ".js": "esm", ".mjs": "esm", ".cjs": "commonjs", ".wasm": "wasm", ".json": "json", ".bin": "data" };
-
-/** Normalises `options.modules` into [{ name, kind, content: Buffer }], naming any bad entry. */
-function validateModules(modules) {
-  if (modules === undefined) return undefined;
-  if (!isPlainObject(modules)) throw new TypeError("createWorker: options.modules must be an object of { name: source }");
-  return Object.entries(modules).map(([name, spec]) => {
-    const where = `options.modules[${JSON.stringify(name)}]`;
-    let kind;
-    let content = spec;
-    if (isPlainObject(spec)) {
-      ({ type: kind, content } = spec);
-      if (!MODULE_TYPES.has(kind)) throw new TypeError(`createWorker: ${where}.type must be one of ${[...MODULE_TYPES].join(", ")}`);
-    }
-    const isBytes = content instanceof ArrayBuffer || ArrayBuffer.isView(content);
-    if (typeof content !== "string" && !isBytes) {
-      throw new TypeError(`createWorker: ${where} must be a string, bytes, or { type, content }`);
-    }
-    const extension = /\.[^./]+$/.exec(name)?.[0] ?? "";
-    kind ??= EXTENSION_TYPES[extension] ?? (isBytes ? "data" : "text");
-    const buffer = typeof content === "string" ? Buffer.from(content, "utf8") : ArrayBuffer.isView(content) ? Buffer.from(content.buffer, content.byteOffset, content.byteLength) : Buffer.from(content);
-    return { name, kind, content: buffer };
-  });
-}
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule"]);
 const LIMITS = {
   maxInFlight: { min: 1, integer: true, text: "an integer of at least 1" },
   maxQueued: { min: 0, integer: true, text: "an integer of at least 0" },
@@ -224,14 +200,19 @@ function validateOptions(options) {
     }
     if (isolation !== "per-request") throw new TypeError('createWorker: options.maxReuse applies only with isolation: "per-request"');
   }
-  const { pool = true } = options;
-  if (typeof pool !== "boolean") throw new TypeError(`createWorker: options.pool must be a boolean, got ${shown(pool)}`);
+  const { pool: poolOption = true } = options;
+  if (typeof poolOption !== "boolean") throw new TypeError(`createWorker: options.pool must be a boolean, got ${shown(poolOption)}`);
+  // Imports the worker's modules cannot answer go to the host's loader. A warm spare from the
+  // pool would have loaded its modules through another worker's loader, so none is used.
+  const loadModule = validateLoader(options.loadModule);
+  if (loadModule !== undefined) split.definitions["#module"] = { store: null, loadModule };
+  const pool = poolOption && loadModule === undefined;
   // Bindings backed by an embedded store are answered by the native side, from the store.
   const stores = {};
   for (const [name, definition] of Object.entries(split.definitions)) {
     if (definition.store !== null) stores[name] = definition.store;
   }
-  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, stores, compat: resolveCompat(options.compatibilityDate, options.compatibilityFlags), ...split };
+  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, moduleLoader: loadModule !== undefined, stores, compat: resolveCompat(options.compatibilityDate, options.compatibilityFlags), ...split };
 }
 
 /**
@@ -358,7 +339,7 @@ delete Worker._create;
 
 /** Starts a worker from a script and resolves once the script has loaded. */
 async function createWorker(options) {
-  const { script, filename, format, onLog, allowEval, network, codeCache, cacheDir, isolation, maxReuse, pool, privateCache, modules, limits, envJson, bindingsJson, definitions, stores, compat } = validateOptions(options);
+  const { script, filename, format, onLog, allowEval, network, codeCache, cacheDir, isolation, maxReuse, pool, privateCache, moduleLoader, modules, limits, envJson, bindingsJson, definitions, stores, compat } = validateOptions(options);
   const log = (level, message) => {
     try {
       onLog(level, message);
@@ -369,7 +350,7 @@ async function createWorker(options) {
   const bodies = new HostBodies();
   let worker;
   const dispatcher = createDispatcher(definitions, dispatch, bodies, () => worker);
-  const creating = native.createWorker({ script, filename, format, envJson, bindingsJson, compatJson: JSON.stringify(compat), allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse, pool, privateCache }, log, dispatcher, channel, stores);
+  const creating = native.createWorker({ script, filename, format, envJson, bindingsJson, compatJson: JSON.stringify(compat), allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse, pool, privateCache, moduleLoader }, log, dispatcher, channel, stores);
   // Node loads its fetch classes (Response, Headers) on first use, about 25 ms; every dispatch
   // needs them. The first worker of a process has them loaded while its isolate starts on its
   // own threads, instead of delaying its first response.

@@ -257,6 +257,8 @@ export interface NativeWorkerOptions {
    * no `cache` handler); otherwise its `#cache` calls go to the host.
    */
   privateCache?: boolean
+  /** Imports the worker's modules cannot answer go to the host's `#module` binding. */
+  moduleLoader?: boolean
 }
 
 export declare function poolStats(): NativePoolStats

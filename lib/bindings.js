@@ -324,6 +324,7 @@ function createDispatcher(definitions, dispatch, bodies, self = () => undefined)
       }
       if (name === "#durable") return await require("./durable.js").callFromWorker(method, JSON.parse(argsJson), self());
       if (name === "#ws") return require("./websocket.js").fromWorker(self(), method, JSON.parse(argsJson), bytes);
+      if (name === "#module") return await require("./modules.js").answerModuleLoad(definitions["#module"].loadModule, JSON.parse(argsJson));
       // ctx.exports: the worker's own entrypoints and Durable Object classes.
       if (name.startsWith("#self:") || name.startsWith("#self-do:")) {
         const answer = await callSelf(name, definitions, method, JSON.parse(argsJson), bytes, dispatch, self());

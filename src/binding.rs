@@ -52,6 +52,8 @@ pub struct NativeWorkerOptions {
   /// Give the worker its own in-memory Cache API store, answered natively (true when there is
   /// no `cache` handler); otherwise its `#cache` calls go to the host.
   pub private_cache: Option<bool>,
+  /// Imports the worker's modules cannot answer go to the host's `#module` binding.
+  pub module_loader: Option<bool>,
 }
 
 /// Process-wide code cache counters.
@@ -522,6 +524,7 @@ pub fn create_worker<'env>(
     compat_json: options.compat_json.unwrap_or_else(|| DEFAULT_COMPAT_JSON.into()),
     bindings_json: options.bindings_json,
     allow_eval: options.allow_eval,
+    module_loader: options.module_loader.unwrap_or(false),
     limits: options.limits.map(NativeLimits::into_limits).unwrap_or_default(),
     log: sink,
     host: Some(Arc::new(NodeHost { dispatcher })),

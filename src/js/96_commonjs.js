@@ -2,7 +2,8 @@
 // Workers' CommonJS module rule runs them: `require`, `module`, `exports`, `__filename`,
 // `__dirname`. The native module loader calls `internals.loadCommonJs(name, nodeEnabled)` when
 // an ES module imports one; `require()` inside reaches the other modules by path relative to the
-// requiring one, and `node:` modules when nodejs_compat is on. Each runs once per context.
+// requiring one, and `node:` modules when nodejs_compat is on; what those do not answer goes to
+// the host's `loadModule` when the worker has one (ops.hostModule). Each runs once per context.
 
 const commonJsCache = new Map();
 
@@ -22,8 +23,8 @@ function requireFrom(referrer, nodeEnabled) {
     // Bare names ("buffer") reach node: modules only with nodejs_compat_v2, as in workerd.
     const bareAllowed = internals.compat?.enabled.includes("nodejs_compat_v2") && ops.nodeModuleAllowed(bare);
     if (nodeEnabled && (specifier.startsWith("node:") || bareAllowed) && !bare.startsWith("internal/")) {
-      if (!ops.nodeModuleAllowed(bare)) throw moduleNotFound(specifier, referrer);
-      return internals.loadNodeModule(bare);
+      if (ops.nodeModuleAllowed(bare)) return internals.loadNodeModule(bare);
+      return fromHost(specifier, referrer, nodeEnabled);
     }
     const relative = specifier.startsWith("./") || specifier.startsWith("../");
     const base = referrer.includes("/") ? referrer.slice(0, referrer.lastIndexOf("/")) : "";
@@ -32,8 +33,15 @@ function requireFrom(referrer, nodeEnabled) {
       const found = ops.userModule(candidate);
       if (found !== undefined) return load(candidate, found, nodeEnabled);
     }
-    throw moduleNotFound(specifier, referrer);
+    return fromHost(specifier, referrer, nodeEnabled);
   };
+}
+
+/** A module the host's loadModule finds for `require(specifier)` in `referrer`, else the error. */
+function fromHost(specifier, referrer, nodeEnabled) {
+  const name = ops.hostModule(specifier, referrer);
+  if (name === undefined) throw moduleNotFound(specifier, referrer);
+  return load(name, ops.userModule(name), nodeEnabled);
 }
 
 function moduleNotFound(specifier, referrer) {
@@ -42,10 +50,10 @@ function moduleNotFound(specifier, referrer) {
   return error;
 }
 
-function load(name, [kind, content], nodeEnabled) {
+function load(name, [kind, content, filename], nodeEnabled) {
   switch (kind) {
     case "commonjs":
-      return runCommonJs(name, content, nodeEnabled);
+      return runCommonJs(name, content, nodeEnabled, filename);
     case "text":
       return content;
     case "json":
@@ -62,14 +70,15 @@ function load(name, [kind, content], nodeEnabled) {
   }
 }
 
-function runCommonJs(name, factory, nodeEnabled) {
+/** Runs a CommonJS module once; `filename` is the host's name for a module it loaded. */
+function runCommonJs(name, factory, nodeEnabled, filename = `/${name}`) {
   let module = commonJsCache.get(name);
   if (module !== undefined) return module.exports;
-  module = { exports: {}, id: name, filename: `/${name}`, loaded: false };
+  module = { exports: {}, id: name, filename, loaded: false };
   commonJsCache.set(name, module);
-  const dir = name.includes("/") ? `/${name.slice(0, name.lastIndexOf("/"))}` : "/";
+  const dir = filename.includes("/") ? filename.slice(0, filename.lastIndexOf("/")) || "/" : "/";
   try {
-    Reflect.apply(factory, module.exports, [module.exports, requireFrom(name, nodeEnabled), module, `/${name}`, dir]);
+    Reflect.apply(factory, module.exports, [module.exports, requireFrom(name, nodeEnabled), module, filename, dir]);
   } catch (error) {
     commonJsCache.delete(name);
     throw error;
@@ -87,5 +96,5 @@ internals.createRequire = function createRequire(path) {
 internals.loadCommonJs = function loadCommonJs(name, nodeEnabled) {
   const found = ops.userModule(name);
   if (found === undefined || found[0] !== "commonjs") throw new TypeError(`${name} is not a CommonJS module of this worker`);
-  return runCommonJs(name, found[1], nodeEnabled);
+  return runCommonJs(name, found[1], nodeEnabled, found[2]);
 };

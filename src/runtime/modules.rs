@@ -1,14 +1,19 @@
 //! Extra modules a worker can import (`modules` option): more ES modules, CommonJS modules (run
 //! by `internals.loadCommonJs` in src/js/96_commonjs.js), WebAssembly (default export: a
-//! `WebAssembly.Module`), text, binary data and JSON, as Workers' module rules have them. Specifiers resolve like paths relative to the importing module's name; the registry
-//! lives in an isolate slot so V8's resolve callback can reach it.
+//! `WebAssembly.Module`), text, binary data and JSON, as Workers' module rules have them.
+//! Specifiers resolve like paths relative to the importing module's name; what the modules do
+//! not answer goes to the host's `loadModule` when there is one (`module_loader.rs`). Static
+//! imports, dynamic `import()` and `import.meta` (`url`, `main`) are answered here; the registry
+//! lives in a context slot so V8's callbacks can reach it.
 
 use super::errors::describe_compile_error;
 use super::ops;
-use super::types::{ExtraModule, ModuleKind};
+use super::module_loader;
+use super::types::{ExtraModule, Host, ModuleKind};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Modules by name, compiled ones by name, and names by V8 module identity hash; with
 /// nodejs_compat, the loader of `node:` modules and their exports by module identity hash.
@@ -26,6 +31,15 @@ pub(crate) struct Registry {
   cloudflare_loader: Option<v8::Global<v8::Function>>,
   /// The exports objects behind synthetic modules (node: and CommonJS), by identity hash.
   node_exports: HashMap<i32, v8::Global<v8::Value>>,
+  /// The host's module loader (`createWorker({ loadModule })`).
+  loader: Option<Arc<dyn Host>>,
+  /// The names the host gave the modules it loaded (paths or URLs), by registry name: what
+  /// their stack traces, `import.meta.url` and later loads from them show.
+  origins: HashMap<String, String>,
+  /// What the host resolved before: (importing module, specifier) → registry name.
+  aliases: HashMap<(String, String), String>,
+  /// The main module's registry name.
+  main: Option<String>,
 }
 
 pub(crate) type RegistryRef = Rc<RefCell<Registry>>;
@@ -98,7 +112,45 @@ impl Registry {
   /// Remembers the main module's name so that its relative imports resolve.
   pub fn name_main(&mut self, module: v8::Local<v8::Module>, name: &str) {
     self.names.insert(module.get_identity_hash().get(), normalize(name));
+    self.main = Some(normalize(name));
   }
+
+  /// Sends imports that the worker's modules cannot answer to the host's loader.
+  pub fn enable_loader(&mut self, host: Arc<dyn Host>) {
+    self.loader = Some(host);
+  }
+
+  /// The name to show for module `key`: the host's name for modules it loaded.
+  pub fn origin<'a>(&'a self, key: &'a str) -> &'a str {
+    self.origins.get(key).map_or(key, String::as_str)
+  }
+}
+
+/// Asks the host's loader, if there is one, for `specifier` imported or required by the module
+/// named `referrer` (a registry name); the module joins the registry and its name comes back.
+/// `Err` carries the exception to throw (already a message for the user).
+pub(crate) fn load_from_host(scope: &mut v8::PinScope, registry: &RegistryRef, specifier: &str, referrer: &str, kind: &str) -> Result<Option<String>, String> {
+  let key = (referrer.to_owned(), specifier.to_owned());
+  if let Some(name) = registry.borrow().aliases.get(&key) {
+    return Ok(Some(name.clone()));
+  }
+  let Some(host) = registry.borrow().loader.clone() else { return Ok(None) };
+  let referrer_origin = registry.borrow().origin(referrer).to_owned();
+  let (monitor, timeout) = {
+    let state = ops::state(scope);
+    let s = state.borrow();
+    (s.monitor.clone(), s.limits.binding_ms)
+  };
+  let found = module_loader::load(&host, &monitor, timeout, specifier, &referrer_origin, kind).map_err(|e| format!("{}: {}", e.name, e.message))?;
+  let Some(found) = found else { return Ok(None) };
+  let name = normalize(&found.name);
+  let mut registry = registry.borrow_mut();
+  if !registry.sources.contains_key(&name) {
+    registry.sources.insert(name.clone(), ExtraModule { name: name.clone(), kind: found.kind, content: found.content });
+    registry.origins.insert(name.clone(), found.name);
+  }
+  registry.aliases.insert(key, name.clone());
+  Ok(Some(name))
 }
 
 /// `./a/../b.js` → `b.js`; leading `/` and `./` dropped.
@@ -144,28 +196,59 @@ pub(crate) fn resolve<'a>(
   let registry = scope.get_slot::<RegistryRef>()?.clone();
   let specifier = specifier.to_rust_string_lossy(scope);
   let referrer_name = registry.borrow().names.get(&referrer.get_identity_hash().get()).cloned().unwrap_or_default();
+  resolve_from(scope, &registry, &specifier, &referrer_name)
+}
+
+/// The module `specifier` names when imported by the module named `referrer_name`: a
+/// `cloudflare:` or `node:` module, one of the worker's modules, or one the host loads.
+/// `None` with an exception thrown when there is none.
+fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, specifier: &str, referrer_name: &str) -> Option<v8::Local<'a, v8::Module>> {
   if let Some(name) = specifier.strip_prefix("cloudflare:") {
-    return resolve_cloudflare(scope, &registry, &specifier, name);
+    return resolve_cloudflare(scope, registry, specifier, name);
   }
-  if let Some(node_name) = node_specifier(&specifier, &registry) {
-    return resolve_node(scope, &registry, &specifier, node_name);
+  if let Some(node_name) = node_specifier(specifier, registry) {
+    // A node: module workerbox does not have may come from the host's loader (a shim).
+    let hosted = registry.borrow().loader.is_some() && !ops::has_node_module(node_name);
+    if !hosted {
+      return resolve_node(scope, registry, specifier, node_name);
+    }
   }
-  let name = resolve_name(&specifier, &referrer_name);
+  let mut name = resolve_name(specifier, referrer_name);
   if let Some(module) = registry.borrow().compiled.get(&name) {
     return Some(v8::Local::new(scope, module));
   }
+  if !registry.borrow().sources.contains_key(&name) {
+    match load_from_host(scope, registry, specifier, referrer_name, "import") {
+      Ok(Some(found)) => name = found,
+      Ok(None) => {}
+      Err(message) => {
+        throw(scope, &format!("Cannot load module \"{specifier}\" imported by \"{}\": {message}", registry.borrow().origin(referrer_name)));
+        return None;
+      }
+    }
+    if let Some(module) = registry.borrow().compiled.get(&name) {
+      return Some(v8::Local::new(scope, module));
+    }
+  }
   let Some(source) = registry.borrow().sources.get(&name).cloned() else {
-    let known: Vec<String> = registry.borrow().sources.keys().cloned().collect();
+    let registry = registry.borrow();
+    let referrer = registry.origin(referrer_name);
+    if registry.loader.is_some() {
+      throw(scope, &format!("Cannot resolve module \"{specifier}\" imported by \"{referrer}\": it is not one of the worker's modules, and the host's loadModule did not find it"));
+      return None;
+    }
+    let known: Vec<String> = registry.sources.keys().cloned().collect();
     let listed = if known.is_empty() { "none were given".to_owned() } else { known.join(", ") };
-    throw(scope, &format!("Cannot resolve module \"{specifier}\" imported by \"{referrer_name}\": no module named \"{name}\" in the worker's modules ({listed}); bundle the worker or pass it in `modules`"));
+    throw(scope, &format!("Cannot resolve module \"{specifier}\" imported by \"{referrer}\": no module named \"{name}\" in the worker's modules ({listed}); bundle the worker or pass it in `modules`"));
     return None;
   };
+  let resource_name = registry.borrow().origin(&name).to_owned();
   let module = match source.kind {
-    ModuleKind::CommonJs => return resolve_commonjs(scope, &registry, &name),
+    ModuleKind::CommonJs => return resolve_commonjs(scope, registry, &name),
     ModuleKind::EsModule => {
       let text = String::from_utf8_lossy(&source.content).into_owned();
       let code = ops::new_string(scope, &text);
-      let resource = ops::new_string(scope, &name);
+      let resource = ops::new_string(scope, &resource_name);
       let origin = v8::ScriptOrigin::new(scope, resource.into(), 0, 0, false, 0, None, false, false, true, None);
       let mut compiled = v8::script_compiler::Source::new(code, Some(&origin));
       let outcome = {
@@ -185,7 +268,7 @@ pub(crate) fn resolve<'a>(
     }
     _ => {
       let export = ops::new_string(scope, "default");
-      let resource = ops::new_string(scope, &name);
+      let resource = ops::new_string(scope, &resource_name);
       v8::Module::create_synthetic_module(scope, resource, &[export], evaluate_synthetic)
     }
   };
@@ -194,6 +277,90 @@ pub(crate) fn resolve<'a>(
   registry.compiled.insert(name, v8::Global::new(scope, module));
   Some(module)
 }
+
+/// V8's callback for `import()`: resolves like a static import from the calling script or
+/// module, then instantiates and evaluates the module; the promise settles with its namespace
+/// once its top-level await has.
+pub(crate) fn import_dynamically<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  _host_defined_options: v8::Local<'s, v8::Data>,
+  resource_name: v8::Local<'s, v8::Value>,
+  specifier: v8::Local<'s, v8::String>,
+  _attributes: v8::Local<'s, v8::FixedArray>,
+) -> Option<v8::Local<'s, v8::Promise>> {
+  let specifier = specifier.to_rust_string_lossy(scope);
+  let referrer = resource_name.to_rust_string_lossy(scope);
+  v8::tc_scope!(let tc, scope);
+  let outcome = match tc.get_slot::<RegistryRef>().cloned() {
+    None => None,
+    Some(registry) => {
+      // The calling module's registry name: the host's modules go by the name it gave them.
+      let referrer_name = {
+        let r = registry.borrow();
+        r.origins.iter().find(|(_, origin)| **origin == referrer).map(|(key, _)| key.clone()).unwrap_or_else(|| normalize(&referrer))
+      };
+      resolve_from(tc, &registry, &specifier, &referrer_name).and_then(|module| {
+        if module.get_status() == v8::ModuleStatus::Uninstantiated && module.instantiate_module(tc, resolve).is_none() {
+          return None;
+        }
+        let evaluated = module.evaluate(tc)?;
+        Some((module, evaluated))
+      })
+    }
+  };
+  match outcome {
+    Some((module, evaluated)) => {
+      let namespace = module.get_module_namespace();
+      // Synthetic modules (JSON, node:, …) evaluate to a value rather than a promise.
+      let evaluated = match v8::Local::<v8::Promise>::try_from(evaluated) {
+        Ok(promise) => promise,
+        Err(_) => {
+          let resolver = v8::PromiseResolver::new(tc)?;
+          resolver.resolve(tc, evaluated);
+          resolver.get_promise(tc)
+        }
+      };
+      let give_namespace = v8::Function::builder(|_: &mut v8::PinScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue| rv.set(args.data()))
+        .data(namespace)
+        .build(tc)?;
+      evaluated.then(tc, give_namespace)
+    }
+    None => {
+      if tc.has_terminated() || !tc.has_caught() {
+        return None;
+      }
+      let exception = tc.exception()?;
+      let resolver = v8::PromiseResolver::new(tc)?;
+      resolver.reject(tc, exception);
+      Some(resolver.get_promise(tc))
+    }
+  }
+}
+
+/// V8's callback the first time a module reads `import.meta`: `url` (`file:///bundle/<name>`
+/// for the worker's modules, as workerd has it; the host's name, as a URL, for modules the host
+/// loaded) and `main`.
+pub(crate) extern "C" fn init_import_meta(context: v8::Local<v8::Context>, module: v8::Local<v8::Module>, meta: v8::Local<v8::Object>) {
+  // SAFETY: V8 calls this synchronously with `context` entered.
+  v8::callback_scope!(unsafe let scope, context);
+  let Some(registry) = scope.get_slot::<RegistryRef>().cloned() else { return };
+  let (url, main) = {
+    let r = registry.borrow();
+    let Some(key) = r.names.get(&module.get_identity_hash().get()) else { return };
+    let url = match r.origins.get(key) {
+      Some(origin) => url::Url::from_file_path(origin).map_or_else(|_| origin.clone(), String::from),
+      None => url::Url::parse("file:///bundle/").and_then(|base| base.join(key)).map_or_else(|_| format!("file:///bundle/{key}"), String::from),
+    };
+    (url, r.main.as_deref() == Some(key.as_str()))
+  };
+  let url_key = ops::new_string(scope, "url");
+  let url = ops::new_string(scope, &url);
+  meta.create_data_property(scope, url_key.into(), url.into());
+  let main_key = ops::new_string(scope, "main");
+  let main = v8::Boolean::new(scope, main);
+  meta.create_data_property(scope, main_key.into(), main.into());
+}
+
 
 /// With nodejs_compat, the `node:` module `specifier` names: `node:<name>`, or with
 /// nodejs_compat_v2 a bare `<name>` of a module the worker may import (as workerd accepts; never

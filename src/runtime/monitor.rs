@@ -52,6 +52,9 @@ pub(crate) struct Monitor {
   pub failed: AtomicBool,
   /// Replies of accepted events, answerable even if the isolate thread never returns.
   pub inflight: Arc<Inflight>,
+  /// Wakes the isolate thread while it blocks outside JS (waiting for a module the host loads,
+  /// see `module_loader.rs`), so that a stop is not left waiting behind it.
+  waker: Mutex<Option<Box<dyn FnOnce() + Send>>>,
 }
 
 /// Reads a CPU-time clock, in nanoseconds.
@@ -144,6 +147,15 @@ impl Monitor {
     if let Some(handle) = self.handle.lock().unwrap().as_ref() {
       handle.terminate_execution();
     }
+    if let Some(wake) = self.waker.lock().unwrap().take() {
+      wake();
+    }
+  }
+
+  /// Sets (or with `None` clears) what [`Monitor::terminate`] calls to wake the isolate thread
+  /// from a blocking wait.
+  pub fn set_waker(&self, waker: Option<Box<dyn FnOnce() + Send>>) {
+    *self.waker.lock().unwrap() = waker;
   }
 
   /// Terminated JS did not stop within the grace period: the isolate thread may never come

@@ -193,6 +193,9 @@ pub struct WorkerOptions {
   pub code_cache_dir: Option<std::path::PathBuf>,
   /// Whether requests share one global scope or each gets a fresh one.
   pub isolation: Isolation,
+  /// Imports that `modules` cannot answer are asked of the host (binding `#module`, see
+  /// `module_loader.rs`), which resolves and loads them on demand.
+  pub module_loader: bool,
 }
 
 /// How requests relate to the script's global scope.
@@ -234,6 +237,7 @@ impl WorkerOptions {
       code_cache: true,
       code_cache_dir: None,
       isolation: Isolation::Shared,
+      module_loader: false,
       log: Arc::new(|level, msg| eprintln!("[worker] {}: {}", level.as_str(), msg)),
     }
   }

@@ -31,6 +31,8 @@ pub(super) fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> (v
   isolate.set_allow_atomics_wait(false);
   isolate.set_promise_reject_callback(on_promise_reject);
   isolate.set_capture_stack_trace_for_uncaught_exceptions(true, 16);
+  isolate.set_host_import_module_dynamically_callback(modules::import_dynamically);
+  isolate.set_host_initialize_import_meta_object_callback(modules::init_import_meta);
   (isolate, budget)
 }
 
@@ -124,6 +126,9 @@ pub(super) fn load_context(
   }
   if node.enabled.iter().any(|f| f == "enable_nodejs_global_timers") {
     call_internal(scope, internals, "installNodeTimers", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
+  }
+  if let (true, Some(host)) = (options.module_loader, options.host.clone()) {
+    registry.enable_loader(host);
   }
   scope.set_slot(Rc::new(RefCell::new(registry)));
   begin_turn(state, owner);

@@ -16,6 +16,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("vendorResolve", op_vendor_resolve.map_fn_to());
   install("valueIs", op_value_is.map_fn_to());
   install("userModule", op_user_module.map_fn_to());
+  install("hostModule", op_host_module.map_fn_to());
   install("continuationGet", op_continuation_get.map_fn_to());
   install("continuationSet", op_continuation_set.map_fn_to());
 }
@@ -146,15 +147,36 @@ fn op_vendor_resolve<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCal
   }
 }
 
-/// `ops.userModule(name) -> [kind, content] | undefined`: a module given in `modules`, for
-/// CommonJS `require()` (src/js/96_commonjs.js). `kind` is esm, commonjs, text, json, data or
-/// wasm; `content` a string (a compiled factory for commonjs), or an ArrayBuffer for data and wasm.
+/// `ops.hostModule(specifier, referrer) -> name | undefined`: asks the host's `loadModule` for a
+/// module `require()`d by the module named `referrer` (src/js/96_commonjs.js); the module joins
+/// the worker's modules under the returned name. Throws when the host's loader failed.
+fn op_host_module<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  use crate::runtime::modules::{load_from_host, RegistryRef};
+  let specifier = arg_string(scope, &args, 0);
+  let referrer = arg_string(scope, &args, 1);
+  let Some(registry) = scope.get_slot::<RegistryRef>().cloned() else { return };
+  match load_from_host(scope, &registry, &specifier, &referrer, "require") {
+    Ok(Some(name)) => rv.set(new_string(scope, &name).into()),
+    Ok(None) => {}
+    Err(message) => {
+      let message = new_string(scope, &format!("Cannot load module \"{specifier}\" required by \"{}\": {message}", registry.borrow().origin(&referrer)));
+      let error = v8::Exception::error(scope, message);
+      scope.throw_exception(error);
+    }
+  }
+}
+
+/// `ops.userModule(name) -> [kind, content, filename] | undefined`: a module given in `modules`
+/// (or loaded by the host), for CommonJS `require()` (src/js/96_commonjs.js). `kind` is esm,
+/// commonjs, text, json, data or wasm; `content` a string (a compiled factory for commonjs), or
+/// an ArrayBuffer for data and wasm; `filename` the host's name for a module it loaded.
 fn op_user_module<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   use crate::runtime::modules::RegistryRef;
   use crate::runtime::types::ModuleKind;
   let name = arg_string(scope, &args, 0);
   let Some(registry) = scope.get_slot::<RegistryRef>().cloned() else { return };
   let Some(module) = registry.borrow().source(&name).cloned() else { return };
+  let origin = registry.borrow().origin(&module.name).to_owned();
   let kind = match module.kind {
     ModuleKind::EsModule => "esm",
     ModuleKind::CommonJs => "commonjs",
@@ -170,13 +192,14 @@ fn op_user_module<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallba
     }
     ModuleKind::CommonJs => {
       let text = String::from_utf8_lossy(&module.content).into_owned();
-      let Some(factory) = compile_factory(scope, &name, "exports, require, module, __filename, __dirname", &text) else { return };
+      let Some(factory) = compile_factory(scope, &origin, "exports, require, module, __filename, __dirname", &text) else { return };
       factory
     }
     _ => new_string(scope, &String::from_utf8_lossy(&module.content)).into(),
   };
   let kind = new_string(scope, kind).into();
-  rv.set(v8::Array::new_with_elements(scope, &[kind, content]).into());
+  let filename = if origin != module.name { new_string(scope, &origin).into() } else { v8::undefined(scope).into() };
+  rv.set(v8::Array::new_with_elements(scope, &[kind, content, filename]).into());
 }
 
 /// `ops.valueIs(kind, value) -> boolean`: V8's own type checks behind `util.types` (the ones

@@ -1,0 +1,69 @@
+// The worker's extra modules on the host side: `createWorker({ modules })` entries normalised
+// for the native side, and `createWorker({ loadModule })`, the host's loader that the engine
+// asks (binding `#module`, src/runtime/module_loader.rs) for every import and require() the
+// worker's own modules cannot answer.
+"use strict";
+
+const MODULE_TYPES = new Set(["esm", "commonjs", "wasm", "text", "data", "json"]);
+const EXTENSION_TYPES = { ".js": "esm", ".mjs": "esm", ".cjs": "commonjs", ".wasm": "wasm", ".json": "json", ".bin": "data" };
+
+function isPlainObject(value) {
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * One module: a source string, bytes, or `{ type, content }`, as `{ kind, content: Buffer }`;
+ * the type defaults from the name's extension. `where` names the entry in errors.
+ */
+function moduleEntry(name, spec, where, typeRequired = true) {
+  let kind;
+  let content = spec;
+  if (isPlainObject(spec)) {
+    ({ type: kind, content } = spec);
+    if ((typeRequired || kind !== undefined) && !MODULE_TYPES.has(kind)) throw new TypeError(`${where}.type must be one of ${[...MODULE_TYPES].join(", ")}`);
+  }
+  const isBytes = content instanceof ArrayBuffer || ArrayBuffer.isView(content);
+  if (typeof content !== "string" && !isBytes) {
+    throw new TypeError(`${where} must be a string, bytes, or { type, content }`);
+  }
+  const extension = /\.[^./]+$/.exec(name)?.[0] ?? "";
+  kind ??= EXTENSION_TYPES[extension] ?? (isBytes ? "data" : "text");
+  const buffer = typeof content === "string" ? Buffer.from(content, "utf8") : ArrayBuffer.isView(content) ? Buffer.from(content.buffer, content.byteOffset, content.byteLength) : Buffer.from(content);
+  return { kind, content: buffer };
+}
+
+/** Normalises `options.modules` into [{ name, kind, content: Buffer }], naming any bad entry. */
+function validateModules(modules) {
+  if (modules === undefined) return undefined;
+  if (!isPlainObject(modules)) throw new TypeError("createWorker: options.modules must be an object of { name: source }");
+  return Object.entries(modules).map(([name, spec]) => ({ name, ...moduleEntry(name, spec, `createWorker: options.modules[${JSON.stringify(name)}]`) }));
+}
+
+/** Checks `options.loadModule`. */
+function validateLoader(loadModule) {
+  if (loadModule !== undefined && typeof loadModule !== "function") {
+    throw new TypeError("createWorker: options.loadModule must be a function (specifier, referrer) => { name, type, content } | undefined (or a promise of one)");
+  }
+  return loadModule;
+}
+
+/**
+ * Answers the engine's `#module` call: runs the host's loader on `{ specifier, referrer, kind }`
+ * (kind: "import" or "require") and returns `{ json: { found: false } }` or
+ * `{ json: { name, type }, bytes }`. A loader that throws, or answers with something that is not
+ * a module, fails the import with a message naming the specifier.
+ */
+async function answerModuleLoad(loadModule, { specifier, referrer, kind }) {
+  const found = await loadModule(specifier, referrer, { kind });
+  if (found === undefined || found === null) return { json: JSON.stringify({ found: false }) };
+  const where = `loadModule(${JSON.stringify(specifier)}) returned a module that`;
+  const spec = isPlainObject(found) ? found : { content: found };
+  const name = spec.name ?? specifier;
+  if (typeof name !== "string" || name.length === 0) throw new TypeError(`${where} has no usable name (a non-empty string)`);
+  const { kind: type, content } = moduleEntry(name, { type: spec.type ?? (typeof spec.content === "string" && !/\.[^./]+$/.test(name) ? "esm" : undefined), content: spec.content }, where, false);
+  return { json: JSON.stringify({ name, type }), bytes: content };
+}
+
+module.exports = { validateModules, validateLoader, answerModuleLoad, isPlainObject };
