@@ -302,3 +302,19 @@ test("node:http servers answer fetch events through cloudflare:node's httpServer
     /cloudflare:node.*enable_nodejs_http_server_modules/,
   );
 });
+
+test("node:vm runs code in the worker's own context when the worker allows eval, with the script's name and offsets in stacks", async (t) => {
+  const script = `import vm from "node:vm";
+    export default { fetch() {
+      globalThis.seen = 41;
+      const value = vm.runInThisContext("seen + 1", { filename: "/src/answer.js" });
+      const fn = new vm.Script("(function thrower() { throw new Error('boom') })", { filename: "/src/thrower.js", lineOffset: 10 }).runInThisContext();
+      let stack;
+      try { fn(); } catch (error) { stack = error.stack; }
+      return Response.json({ value, stack });
+    } };`;
+  const worker = await useWorker(t, { script, allowEval: true, compatibilityFlags: ["nodejs_compat"] });
+  const { value, stack } = await (await dispatch(worker, "http://w/")).json();
+  assert.equal(value, 42);
+  assert.match(stack, /at thrower \(\/src\/thrower\.js:11:\d+\)/);
+});

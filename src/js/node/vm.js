@@ -1,6 +1,8 @@
 // node:vm (enable_nodejs_vm_module; implied by nodejs_compat from 2025-10-01): Workers cannot
 // compile code at run time, so, as in workerd, scripts and contexts can be made and checked but
 // running one (runIn*Context, compileFunction, measureMemory) throws ERR_METHOD_NOT_IMPLEMENTED.
+// A worker created with `allowEval` (as test runners need) may run code in its own context:
+// `runInThisContext` compiles with the given filename and line/column offsets.
 const { notImplemented, notImplementedClass, invalidArgType } = require("node:internal/errors");
 
 const constants = Object.freeze({
@@ -27,15 +29,24 @@ class Script {
   cachedDataProduced = undefined;
   cachedData = undefined;
   sourceMapURL = undefined;
+  #code;
+  #filename;
+  #lineOffset;
+  #columnOffset;
   constructor(code, options = {}) {
-    String(code);
+    this.#code = String(code);
     if (typeof options !== "string" && (typeof options !== "object" || options === null)) throw invalidArgType("options", "object", options);
+    const { filename = "evalmachine.<anonymous>", lineOffset = 0, columnOffset = 0 } = typeof options === "string" ? { filename: options } : options;
+    this.#filename = String(filename);
+    this.#lineOffset = lineOffset | 0;
+    this.#columnOffset = columnOffset | 0;
   }
   createCachedData() {
     return require("node:buffer").Buffer.alloc(0);
   }
   runInThisContext() {
-    throw require("node:internal/errors").notImplementedError("runInThisContext");
+    if (!ops.evalAllowed()) throw require("node:internal/errors").notImplementedError("runInThisContext");
+    return ops.runScript(this.#code, this.#filename, this.#lineOffset, this.#columnOffset);
   }
   runInContext(context) {
     if (!isContext(context)) throw invalidArgType("contextifiedObject", "vm.Context", context);

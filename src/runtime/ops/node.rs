@@ -17,6 +17,8 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("valueIs", op_value_is.map_fn_to());
   install("userModule", op_user_module.map_fn_to());
   install("hostModule", op_host_module.map_fn_to());
+  install("runScript", op_run_script.map_fn_to());
+  install("evalAllowed", op_eval_allowed.map_fn_to());
   install("continuationGet", op_continuation_get.map_fn_to());
   install("continuationSet", op_continuation_set.map_fn_to());
 }
@@ -80,6 +82,39 @@ pub(super) fn compile_factory<'s>(scope: &mut v8::PinScope<'s, '_>, resource: &s
       None
     }
   }
+}
+
+/// `ops.runScript(code, filename, lineOffset, columnOffset) -> value`: node:vm's
+/// `runInThisContext`, for workers that allow code generation (`allowEval`); the script's
+/// positions in stack traces are its own (its name and offsets). Otherwise it throws the
+/// EvalError that `eval` would.
+fn op_run_script<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let context = scope.get_current_context();
+  if !context.is_code_generation_from_strings_allowed() {
+    let message = new_string(scope, "Code generation from strings disallowed for this context");
+    let error = v8::Exception::error(scope, message);
+    let name_key = new_string(scope, "name");
+    let name = new_string(scope, "EvalError");
+    if let Ok(object) = v8::Local::<v8::Object>::try_from(error) {
+      object.set(scope, name_key.into(), name.into());
+    }
+    scope.throw_exception(error);
+    return;
+  }
+  let Ok(code) = v8::Local::<v8::String>::try_from(args.get(0)) else { return throw_type_error(scope, "The \"code\" argument must be of type string") };
+  let filename = arg_string(scope, &args, 1);
+  let line = args.get(2).int32_value(scope).unwrap_or(0);
+  let column = args.get(3).int32_value(scope).unwrap_or(0);
+  let resource = new_string(scope, &filename);
+  let origin = v8::ScriptOrigin::new(scope, resource.into(), line, column, false, 0, None, false, false, false, None);
+  if let Some(value) = v8::Script::compile(scope, code, Some(&origin)).and_then(|script| script.run(scope)) {
+    rv.set(value);
+  }
+}
+
+/// `ops.evalAllowed() -> boolean`: whether the current context may compile code from strings.
+fn op_eval_allowed<'s>(scope: &mut v8::PinScope<'s, '_>, _args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  rv.set_bool(scope.get_current_context().is_code_generation_from_strings_allowed());
 }
 
 /// `ops.nodeModuleFactory(name) -> function (exports, require, module, ops, internals)`
