@@ -318,3 +318,20 @@ test("node:vm runs code in the worker's own context when the worker allows eval,
   assert.equal(value, 42);
   assert.match(stack, /at thrower \(\/src\/thrower\.js:11:\d+\)/);
 });
+
+test("node:async_hooks has workerd's inert hooks and ids; node:console's Console is workerd's stub", async (t) => {
+  const script = `import { createHook, executionAsyncId, triggerAsyncId, executionAsyncResource, asyncWrapProviders } from "node:async_hooks";
+    import nodeConsole, { Console, log } from "node:console";
+    export default { fetch() {
+      const hook = createHook({ init() {} });
+      let consoleError;
+      try { new Console(process.stdout); } catch (error) { consoleError = error.code; }
+      return Response.json({ chained: hook.enable() === hook && hook.disable() === hook, ids: [executionAsyncId(), triggerAsyncId()],
+        resource: Object.keys(executionAsyncResource()).length, providers: [asyncWrapProviders.TCPWRAP, Object.keys(asyncWrapProviders).length > 50],
+        consoleError, same: nodeConsole === console && typeof log === "function" && console.Console === Console });
+    } };`;
+  const worker = await useWorker(t, { script, compatibilityFlags: ["nodejs_compat"] });
+  assert.deepEqual(await (await dispatch(worker, "http://w/")).json(), {
+    chained: true, ids: [0, 0], resource: 0, providers: [0, true], consoleError: "ERR_METHOD_NOT_IMPLEMENTED", same: true,
+  });
+});

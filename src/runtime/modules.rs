@@ -111,8 +111,13 @@ impl Registry {
 
   /// Remembers the main module's name so that its relative imports resolve.
   pub fn name_main(&mut self, module: v8::Local<v8::Module>, name: &str) {
-    self.names.insert(module.get_identity_hash().get(), normalize(name));
-    self.main = Some(normalize(name));
+    let key = normalize(name);
+    if key != name {
+      // An absolute path (or URL): what the host's loader is told its imports come from.
+      self.origins.insert(key.clone(), name.to_owned());
+    }
+    self.names.insert(module.get_identity_hash().get(), key.clone());
+    self.main = Some(key);
   }
 
   /// Sends imports that the worker's modules cannot answer to the host's loader.
