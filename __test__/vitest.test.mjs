@@ -1,0 +1,77 @@
+// workerbox/vitest: Vitest (the pinned devDependency) runs the example project in examples/vitest
+// with its tests inside workerbox isolates, and a project with a failing test reports the
+// failure (message, diff, source location) and console output as Vitest does.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const VITEST = path.join(root, "node_modules", "vitest", "vitest.mjs");
+
+/** Runs `vitest run` in `cwd` with the JSON reporter: { code, report, output }. */
+function runVitest(cwd, extra = []) {
+  const outputFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-vitest-report-")), "report.json");
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [VITEST, "run", "--reporter=json", "--reporter=default", `--outputFile.json=${outputFile}`, ...extra], {
+      cwd,
+      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", VITE_CONFIG_NATIVE_IGNORE_WARNING: "true" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      const report = fs.existsSync(outputFile) ? JSON.parse(fs.readFileSync(outputFile, "utf8")) : null;
+      fs.rmSync(path.dirname(outputFile), { recursive: true, force: true });
+      resolve({ code, report, output });
+    });
+  });
+}
+
+test("the example project's tests pass inside workerbox isolates: SELF, KV, D1 migrations, R2, cron, queue, fake timers, snapshots, per-file storage", async () => {
+  const { code, report, output } = await runVitest(path.join(root, "examples", "vitest"));
+  assert.equal(code, 0, output);
+  assert.equal(report.numFailedTests, 0, output);
+  assert.equal(report.numPassedTests, 13, output);
+  const files = report.testResults.map((r) => path.basename(r.name)).sort();
+  assert.deepEqual(files, ["fetch.test.ts", "handlers.test.ts", "isolation.test.ts", "snapshot.test.ts"]);
+});
+
+test("a failing test is reported with its diff and source line; console output reaches Vitest", async (t) => {
+  const dir = fs.mkdtempSync(path.join(root, "examples", ".tmp-vitest-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(dir, "test"));
+  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name: "failing", main: "worker.js", compatibility_date: "2026-08-01" }));
+  fs.writeFileSync(path.join(dir, "worker.js"), `export default { fetch() { throw new RangeError("worker broke"); } };`);
+  fs.writeFileSync(path.join(dir, "vitest.config.mjs"), `import { cloudflareTest } from "workerbox/vitest";\nexport default { plugins: [cloudflareTest({})] };\n`);
+  fs.writeFileSync(
+    path.join(dir, "test", "fail.test.js"),
+    [
+      `import { SELF } from "cloudflare:test";`,
+      `import { it, expect } from "vitest";`,
+      `it("compares", () => {`,
+      `  console.log("logged from the isolate");`,
+      `  expect({ answer: 41 }).toEqual({ answer: 42 });`,
+      `});`,
+      `it("sees the worker's error", async () => {`,
+      `  await expect(SELF.fetch("https://x/")).rejects.toThrow("worker broke");`,
+      `});`,
+    ].join("\n"),
+  );
+  const { code, report, output } = await runVitest(dir);
+  assert.equal(code, 1, output);
+  assert.equal(report.numPassedTests, 1, output);
+  assert.equal(report.numFailedTests, 1, output);
+  const failed = report.testResults[0].assertionResults.find((r) => r.status === "failed");
+  assert.equal(failed.title, "compares");
+  assert.match(failed.failureMessages.join("\n"), /expected \{ answer: 41 \} to deeply equal \{ answer: 42 \}/);
+  assert.match(output, /fail\.test\.js:5:\d+/, "the failure points at the assertion's line");
+  assert.match(output, /logged from the isolate/);
+});

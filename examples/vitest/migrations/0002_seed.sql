@@ -1,0 +1,1 @@
+INSERT INTO notes (text) VALUES ('first note');

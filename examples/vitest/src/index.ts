@@ -1,0 +1,60 @@
+// The example worker: a KV counter, D1 notes, R2 files, a cron that records its time, and a
+// queue consumer that stores message bodies (and retries the ones it cannot store).
+import { Buffer } from "node:buffer";
+
+export interface Env {
+  GREETING: string;
+  KV: KVNamespace;
+  BUCKET: R2Bucket;
+  DB: D1Database;
+}
+
+export default {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    const url = new URL(request.url);
+    switch (url.pathname) {
+      case "/count": {
+        const count = Number((await env.KV.get("count")) ?? "0") + 1;
+        // Written after the response, as real workers often do.
+        ctx.waitUntil(env.KV.put("count", String(count)));
+        return Response.json({ count });
+      }
+      case "/notes": {
+        if (request.method === "POST") {
+          const { text } = await request.json<{ text: string }>();
+          await env.DB.prepare("INSERT INTO notes (text) VALUES (?)").bind(text).run();
+        }
+        const { results } = await env.DB.prepare("SELECT text FROM notes ORDER BY id").all<{ text: string }>();
+        return Response.json(results.map((row) => row.text));
+      }
+      case "/files": {
+        const key = url.searchParams.get("key") ?? "file";
+        if (request.method === "PUT") {
+          await env.BUCKET.put(key, request.body);
+          return new Response(null, { status: 204 });
+        }
+        const object = await env.BUCKET.get(key);
+        return object ? new Response(object.body) : new Response("not found", { status: 404 });
+      }
+      case "/base64":
+        return new Response(Buffer.from(url.searchParams.get("text") ?? "").toString("base64"));
+      default:
+        return new Response(`${env.GREETING} from ${url.pathname}`);
+    }
+  },
+
+  async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
+    ctx.waitUntil(env.KV.put("last-cron", `${controller.cron} at ${controller.scheduledTime}`));
+  },
+
+  async queue(batch: MessageBatch<{ text?: string }>, env: Env): Promise<void> {
+    for (const message of batch.messages) {
+      if (typeof message.body.text !== "string") {
+        message.retry();
+        continue;
+      }
+      await env.KV.put(`message:${message.id}`, message.body.text);
+      message.ack();
+    }
+  },
+} satisfies ExportedHandler<Env, { text?: string }>;

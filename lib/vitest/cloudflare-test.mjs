@@ -1,0 +1,192 @@
+// The `cloudflare:test` module of workerbox/vitest, evaluated inside the test isolate by Vitest's
+// module runner (so that it shares module instances with the tests): the worker's `env`, `SELF`
+// (the project's main module's handlers, called in this isolate), execution contexts, scheduled
+// controllers, queue batches and their results, and D1 migrations. The runner
+// (lib/vitest/runner.mjs) leaves the main module's path in `globalThis.__workerboxVitest`.
+import { env as workerEnv } from "cloudflare:workers";
+
+export const env = workerEnv;
+
+const kWaitUntil = Symbol("waitUntil");
+const kConstruct = Symbol("construct");
+
+function settings() {
+  const found = globalThis.__workerboxVitest;
+  if (!found) throw new Error("cloudflare:test is only available in tests run by workerbox/vitest");
+  return found;
+}
+
+class ExecutionContext {
+  constructor(flag) {
+    if (flag !== kConstruct) throw new TypeError("Illegal constructor");
+    this[kWaitUntil] = [];
+    this.props = {};
+  }
+  waitUntil(promise) {
+    if (!(this instanceof ExecutionContext)) throw new TypeError("Illegal invocation");
+    this[kWaitUntil].push(promise);
+  }
+  passThroughOnException() {}
+}
+
+export function createExecutionContext() {
+  return new ExecutionContext(kConstruct);
+}
+
+/** Waits for every waitUntil() promise, including ones added while waiting; rejections too. */
+async function waitForAll(list) {
+  const errors = [];
+  while (list.length > 0) {
+    const results = await Promise.allSettled(list.splice(0));
+    for (const result of results) if (result.status === "rejected") errors.push(result.reason);
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new AggregateError(errors, "Multiple waitUntil() promises rejected");
+}
+
+export async function waitOnExecutionContext(ctx) {
+  if (!(ctx instanceof ExecutionContext)) {
+    throw new TypeError("Failed to execute 'waitOnExecutionContext': parameter 1 is not of type 'ExecutionContext'.\nYou must call 'createExecutionContext()' to get an 'ExecutionContext' instance.");
+  }
+  return waitForAll(ctx[kWaitUntil]);
+}
+
+class ScheduledController {
+  #scheduledTime;
+  #cron;
+  constructor(flag, options) {
+    if (flag !== kConstruct) throw new TypeError("Illegal constructor");
+    this.#scheduledTime = Number(options?.scheduledTime ?? Date.now());
+    this.#cron = String(options?.cron ?? "");
+  }
+  get scheduledTime() {
+    return this.#scheduledTime;
+  }
+  get cron() {
+    return this.#cron;
+  }
+  noRetry() {}
+}
+
+export function createScheduledController(options) {
+  if (options !== undefined && (typeof options !== "object" || options === null)) {
+    throw new TypeError("Failed to execute 'createScheduledController': parameter 1 is not of type 'ScheduledOptions'.");
+  }
+  return new ScheduledController(kConstruct, options);
+}
+
+class QueueMessage {
+  #batch;
+  constructor(batch, message) {
+    this.#batch = batch;
+    this.id = String(message.id);
+    this.timestamp = message.timestamp instanceof Date ? new Date(message.timestamp.getTime()) : new Date(Number(message.timestamp ?? Date.now()));
+    this.body = message.body;
+    this.attempts = Number(message.attempts ?? 1);
+    this.retried = false;
+    this.acked = false;
+  }
+  retry() {
+    this.retried = true;
+    this.acked = false;
+  }
+  ack() {
+    this.acked = true;
+    this.retried = false;
+  }
+}
+
+class MessageBatch {
+  constructor(flag, queue, messages) {
+    if (flag !== kConstruct) throw new TypeError("Illegal constructor");
+    this.queue = String(queue);
+    this.messages = messages.map((message) => new QueueMessage(this, message));
+    this.retriedAll = false;
+    this.ackedAll = false;
+  }
+  retryAll() {
+    this.retriedAll = true;
+  }
+  ackAll() {
+    this.ackedAll = true;
+  }
+}
+
+export function createMessageBatch(queueName, messages) {
+  if (arguments.length === 0) throw new TypeError("Failed to execute 'createMessageBatch': parameter 1 is not of type 'string'.");
+  if (!Array.isArray(messages)) throw new TypeError("Failed to execute 'createMessageBatch': parameter 2 is not of type 'Array'.");
+  return new MessageBatch(kConstruct, queueName, messages);
+}
+
+export async function getQueueResult(batch, ctx) {
+  if (!(batch instanceof MessageBatch)) throw new TypeError("Failed to execute 'getQueueResult': parameter 1 is not of type 'MessageBatch'.\nYou must call 'createMessageBatch()' to get a 'MessageBatch' instance.");
+  if (!(ctx instanceof ExecutionContext)) throw new TypeError("Failed to execute 'getQueueResult': parameter 2 is not of type 'ExecutionContext'.\nYou must call 'createExecutionContext()' to get an 'ExecutionContext' instance.");
+  await waitOnExecutionContext(ctx);
+  return {
+    outcome: "ok",
+    retryBatch: { retry: batch.retriedAll },
+    ackAll: batch.ackedAll,
+    retryMessages: batch.messages.filter((m) => m.retried).map((m) => ({ msgId: m.id })),
+    explicitAcks: batch.messages.filter((m) => m.acked).map((m) => m.id),
+  };
+}
+
+/** The project's main module, imported through Vitest's module runner (shared with the tests). */
+async function mainModule() {
+  const { main } = settings();
+  if (!main) throw new Error("SELF needs the worker's main module: set `main` in the wrangler configuration or in cloudflareTest({ main })");
+  return import(/* @vite-ignore */ main);
+}
+
+/** Calls handler `name` of the main module's default export (an object or a WorkerEntrypoint). */
+async function callHandler(name, event) {
+  const entry = (await mainModule()).default;
+  const ctx = createExecutionContext();
+  let result;
+  if (typeof entry === "function") {
+    const instance = new entry(ctx, env);
+    if (typeof instance[name] !== "function") throw new TypeError(`The worker's default export has no ${name}() handler`);
+    result = await instance[name](event);
+  } else {
+    if (typeof entry?.[name] !== "function") throw new TypeError(`The worker's default export has no ${name}() handler`);
+    result = await entry[name](event, env, ctx);
+  }
+  return { result, ctx };
+}
+
+/** `SELF`: the current worker, as a service binding to its default export would reach it. */
+export const SELF = {
+  async fetch(input, init) {
+    const request = new Request(input, init);
+    const { result } = await callHandler("fetch", request);
+    if (!(result instanceof Response)) throw new TypeError("The worker's fetch() handler did not return a Response");
+    return result;
+  },
+  async scheduled(options = {}) {
+    const controller = createScheduledController(options);
+    const { ctx } = await callHandler("scheduled", controller);
+    await waitOnExecutionContext(ctx);
+    return { outcome: "ok", noRetry: false };
+  },
+  async queue(queueName, messages) {
+    const batch = createMessageBatch(queueName, messages);
+    const { ctx } = await callHandler("queue", batch);
+    return getQueueResult(batch, ctx);
+  },
+};
+
+/** Applies D1 migrations not yet recorded in `table`, each with its record in one batch. */
+export async function applyD1Migrations(db, migrations, table = "d1_migrations") {
+  if (typeof db?.prepare !== "function" || typeof db?.batch !== "function") throw new TypeError("Failed to execute 'applyD1Migrations': parameter 1 is not of type 'D1Database'.");
+  if (!Array.isArray(migrations) || !migrations.every((m) => typeof m?.name === "string" && Array.isArray(m.queries))) {
+    throw new TypeError("Failed to execute 'applyD1Migrations': parameter 2 is not of type 'D1Migration[]'.");
+  }
+  const quoted = `"${String(table).replace(/"/g, '""')}"`;
+  await db.prepare(`CREATE TABLE IF NOT EXISTS ${quoted} (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL);`).run();
+  const applied = new Set((await db.prepare(`SELECT name FROM ${quoted};`).all()).results.map((row) => row.name));
+  const record = db.prepare(`INSERT INTO ${quoted} (name) VALUES (?);`);
+  for (const migration of migrations) {
+    if (applied.has(migration.name)) continue;
+    await db.batch([...migration.queries.map((query) => db.prepare(query)), record.bind(migration.name)]);
+  }
+}

@@ -1,0 +1,43 @@
+// Type definitions for workerbox/vitest (lib/vitest/index.js): the drop-in for
+// @cloudflare/vitest-pool-workers. Vitest's and Vite's own types come from the project's copies.
+
+import type { JsonValue } from "../../index.js";
+
+type MaybePromise<T> = T | Promise<T>;
+
+export interface WorkersPoolOptions {
+  /** The worker's main module (default: the wrangler configuration's `main`); `SELF` calls it. */
+  main?: string;
+  /** The wrangler configuration whose bindings, vars and compatibility settings the tests get. */
+  wrangler?: { configPath?: string; environment?: string };
+  /** Accepted for compatibility and ignored with a warning: every binding runs locally. */
+  remoteBindings?: boolean;
+  /** Overrides, as @cloudflare/vitest-pool-workers takes them (the ones workerbox honours). */
+  miniflare?: {
+    /** Plain bindings (JSON values) over the configuration's vars. */
+    bindings?: Record<string, JsonValue>;
+    compatibilityDate?: string;
+    compatibilityFlags?: string[];
+    [option: string]: unknown;
+  };
+}
+
+export interface WorkerPoolOptionsContext {
+  /** A value provided by Vitest's `globalSetup` (`project.provide()`). */
+  inject<T = unknown>(key: string): T;
+}
+
+/** A D1 migration as `applyD1Migrations()` in `cloudflare:test` takes it. */
+export interface D1Migration {
+  name: string;
+  queries: string[];
+}
+
+/** The Vite plugin that runs a project's tests inside workerbox isolates. */
+export declare function cloudflareTest(options?: WorkersPoolOptions | ((ctx: WorkerPoolOptionsContext) => MaybePromise<WorkersPoolOptions>)): { name: string; [hook: string]: unknown };
+
+/** The pool itself, for Vitest's `poolRunner` (cloudflareTest() sets it). */
+export declare function cloudflarePool(options?: WorkersPoolOptions | ((ctx: WorkerPoolOptionsContext) => MaybePromise<WorkersPoolOptions>)): { name: string; createPoolWorker(options: unknown): unknown };
+
+/** Reads the `.sql` files of a migrations folder, in order, split into queries. */
+export declare function readD1Migrations(migrationsPath: string): Promise<D1Migration[]>;

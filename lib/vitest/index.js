@@ -1,0 +1,57 @@
+// workerbox/vitest: a drop-in for @cloudflare/vitest-pool-workers (Vitest 4). `cloudflareTest()`
+// is the Vite plugin that makes a project's tests run inside workerbox isolates (the pool in
+// ./pool.js) and serves the `cloudflare:test` module (./cloudflare-test.mjs); `readD1Migrations()`
+// reads a migrations folder for `applyD1Migrations()` inside the tests.
+"use strict";
+
+const fs = require("node:fs");
+const path = require("node:path");
+const { cloudflarePool } = require("./pool.js");
+const { readD1Migrations } = require("../d1.js");
+
+const TEST_MODULE = "\0workerbox:cloudflare-test";
+const TEST_MODULE_FILE = path.join(__dirname, "cloudflare-test.mjs");
+const SNAPSHOT_ENVIRONMENT = path.join(__dirname, "snapshot.mjs");
+/** Resolution as wrangler bundles for Workers: these conditions and fields, never Node's. */
+const CONDITIONS = ["workerd", "worker", "module", "browser"];
+const MAIN_FIELDS = ["browser", "module", "jsnext:main", "jsnext"];
+
+function include(list, items) {
+  for (const item of items) if (!list.includes(item)) list.push(item);
+}
+
+/** The Vite plugin: `plugins: [cloudflareTest({ wrangler: { configPath } })]`. */
+function cloudflareTest(options = {}) {
+  return {
+    name: "workerbox:vitest",
+    configureVitest(context) {
+      context.project.config.poolRunner = cloudflarePool(options);
+      context.project.config.pool = "workerbox";
+      context.project.config.snapshotEnvironment = SNAPSHOT_ENVIRONMENT;
+    },
+    config(config) {
+      config.resolve ??= {};
+      config.resolve.conditions ??= [];
+      config.resolve.mainFields ??= [];
+      config.ssr ??= {};
+      config.test ??= {};
+      config.test.server ??= {};
+      config.test.server.deps ??= {};
+      // Every dependency goes through Vite, so that it is resolved for Workers and evaluated in
+      // the isolate by Vitest's module runner.
+      config.test.server.deps.inline = true;
+      config.resolve.conditions = config.resolve.conditions.filter((c) => c !== "node");
+      include(config.resolve.conditions, CONDITIONS);
+      include(config.resolve.mainFields, MAIN_FIELDS);
+      config.ssr.target = "webworker";
+    },
+    resolveId(id) {
+      if (id === "cloudflare:test") return TEST_MODULE;
+    },
+    load(id) {
+      if (id === TEST_MODULE) return fs.readFileSync(TEST_MODULE_FILE, "utf8");
+    },
+  };
+}
+
+module.exports = { cloudflareTest, cloudflarePool, readD1Migrations };

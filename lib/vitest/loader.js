@@ -1,0 +1,134 @@
+// The host module loader of the Vitest integration's isolates (createWorker's `loadModule`):
+// Vitest's own runtime (`vitest/worker` and the packages it imports) is loaded from the
+// project's node_modules the way Node's ES module resolver finds files — package `exports` and
+// `imports` maps (through the resolve.exports library), `main`, and the nearest package.json's
+// `type` deciding between ES modules and CommonJS. Test files and the worker's own modules do not
+// come this way: Vite transforms them and Vitest's module runner evaluates them.
+"use strict";
+
+const fs = require("node:fs");
+const path = require("node:path");
+const { isBuiltin } = require("node:module");
+const { fileURLToPath } = require("node:url");
+const resolveExports = require("resolve.exports");
+
+/** Conditions in the order Workers tooling prefers them (as wrangler's bundler, plus Node's). */
+function conditionsFor(kind) {
+  return ["workerd", "worker", "node", kind === "require" ? "require" : "import", "default"];
+}
+
+const packageCache = new Map();
+
+/** The parsed package.json at `dir`, or null. */
+function readPackage(dir) {
+  if (!packageCache.has(dir)) {
+    let manifest = null;
+    try {
+      manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+    } catch {}
+    packageCache.set(dir, manifest);
+  }
+  return packageCache.get(dir);
+}
+
+/** The nearest folder at or above `dir` with a package.json: { dir, manifest } or null. */
+function nearestPackage(dir) {
+  for (let current = dir; ; current = path.dirname(current)) {
+    const manifest = readPackage(current);
+    if (manifest) return { dir: current, manifest };
+    if (path.dirname(current) === current) return null;
+  }
+}
+
+function isFile(file) {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** `file` itself, or with the extensions and index files CommonJS require() tries. */
+function probe(file, kind) {
+  if (isFile(file)) return file;
+  if (kind !== "require") return null;
+  for (const candidate of [`${file}.js`, `${file}.cjs`, `${file}.json`, path.join(file, "index.js"), path.join(file, "index.cjs"), path.join(file, "index.json")]) {
+    if (isFile(candidate)) return candidate;
+  }
+  const manifest = readPackage(file);
+  if (manifest?.main) return probe(path.join(file, manifest.main), "require");
+  return null;
+}
+
+/** The file a package's entry `subpath` ("." or "./x") names, or null. */
+function packageEntry(dir, manifest, subpath, kind) {
+  if (manifest.exports !== undefined) {
+    const found = resolveExports.exports(manifest, subpath, { conditions: conditionsFor(kind), unsafe: true });
+    return found ? path.join(dir, found[0]) : null;
+  }
+  if (subpath === ".") {
+    const main = kind === "require" ? manifest.main : (manifest.module ?? manifest.main);
+    return probe(path.join(dir, main ?? "index.js"), "require");
+  }
+  return probe(path.join(dir, subpath), "require");
+}
+
+/** Resolves a bare specifier (`pkg`, `@scope/pkg/sub`, `#internal`) from `fromDir`. */
+function resolveBare(specifier, fromDir, kind) {
+  if (specifier.startsWith("#")) {
+    const owner = nearestPackage(fromDir);
+    const found = owner && resolveExports.imports(owner.manifest, specifier, { conditions: conditionsFor(kind), unsafe: true });
+    if (!found) return null;
+    const target = found[0];
+    return target.startsWith("./") ? path.join(owner.dir, target) : resolveBare(target, owner.dir, kind);
+  }
+  const parts = specifier.split("/");
+  const name = specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+  const subpath = specifier.length > name.length ? `.${specifier.slice(name.length)}` : ".";
+  for (let dir = fromDir; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, "node_modules", name);
+    const manifest = readPackage(candidate);
+    if (manifest) return packageEntry(candidate, manifest, subpath, kind);
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+/** The module type of `file`: by extension, else by the nearest package.json's `type`. */
+function typeOf(file) {
+  const extension = path.extname(file);
+  if (extension === ".mjs") return "esm";
+  if (extension === ".cjs") return "commonjs";
+  if (extension === ".json") return "json";
+  if (extension === ".wasm") return "wasm";
+  if (extension === ".js" || extension === "") return nearestPackage(path.dirname(file))?.manifest.type === "module" ? "esm" : "commonjs";
+  return "text";
+}
+
+/**
+ * Makes a `loadModule` for createWorker. `aliases` maps exact specifiers to files (the runner's
+ * entry points); everything else resolves like Node from the importing module's folder.
+ */
+function createLoader({ aliases = {} } = {}) {
+  return function loadModule(specifier, referrer, { kind }) {
+    let file = aliases[specifier];
+    if (file === undefined) {
+      if (specifier.startsWith("node:") || isBuiltin(specifier)) {
+        // A Node built-in the engine does not have: re-exported from its node: name when the
+        // engine has that (a bare name in CommonJS), else missing.
+        const name = specifier.replace(/^node:/, "");
+        if (specifier.startsWith("node:")) return undefined;
+        return { name: `node:${name}`, type: "esm", content: `export * from "node:${name}"; export { default } from "node:${name}";` };
+      }
+      const from = referrer.startsWith("file:") ? fileURLToPath(referrer) : referrer;
+      const fromDir = path.isAbsolute(from) ? path.dirname(from) : process.cwd();
+      if (specifier.startsWith("file:")) file = probe(fileURLToPath(specifier), kind);
+      else if (path.isAbsolute(specifier)) file = probe(specifier, kind);
+      else if (specifier.startsWith("./") || specifier.startsWith("../")) file = probe(path.resolve(fromDir, specifier), kind);
+      else file = resolveBare(specifier, fromDir, kind);
+    }
+    if (!file) return undefined;
+    return { name: file, type: typeOf(file), content: fs.readFileSync(file) };
+  };
+}
+
+module.exports = { createLoader, resolveBare };
