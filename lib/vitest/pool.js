@@ -90,6 +90,7 @@ class WorkerboxPoolWorker {
   }
 
   async start() {
+    const started = performance.now();
     const { project } = this.options;
     const root = project.config.root;
     const warn = (text) => project.vitest.logger.warn(`[workerbox] ${text}`);
@@ -120,6 +121,8 @@ class WorkerboxPoolWorker {
     this.socket.addEventListener("close", () => this.#emit("exit"));
     this.socket.addEventListener("error", (event) => this.#emit("error", event.error ?? new Error("the runner's connection failed")));
     this.socket.accept();
+    // bench/vitest.mjs measures each pool worker's start-up (isolate, runner, connection) here.
+    if (process.env.WORKERBOX_VITEST_STATS) fs.appendFileSync(process.env.WORKERBOX_VITEST_STATS, `${JSON.stringify({ startMs: performance.now() - started })}\n`);
   }
 
   #received(text) {

@@ -6,7 +6,8 @@
 //! imports, dynamic `import()` and `import.meta` (`url`, `main`) are answered here; the registry
 //! lives in a context slot so V8's callbacks can reach it.
 
-use super::errors::describe_compile_error;
+use super::code_cache;
+use super::script;
 use super::ops;
 use super::module_loader;
 use super::types::{ExtraModule, Host, ModuleKind};
@@ -40,6 +41,8 @@ pub(crate) struct Registry {
   aliases: HashMap<(String, String), String>,
   /// The main module's registry name.
   main: Option<String>,
+  /// Keep V8's compiled code of the modules (in this process's memory, by name and source).
+  code_cache: bool,
 }
 
 pub(crate) type RegistryRef = Rc<RefCell<Registry>>;
@@ -118,6 +121,11 @@ impl Registry {
     }
     self.names.insert(module.get_identity_hash().get(), key.clone());
     self.main = Some(key);
+  }
+
+  /// Reuses compiled code of modules compiled before (in any worker of this process).
+  pub fn enable_code_cache(&mut self) {
+    self.code_cache = true;
   }
 
   /// Sends imports that the worker's modules cannot answer to the host's loader.
@@ -255,13 +263,16 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
       let code = ops::new_string(scope, &text);
       let resource = ops::new_string(scope, &resource_name);
       let origin = v8::ScriptOrigin::new(scope, resource.into(), 0, 0, false, 0, None, false, false, true, None);
-      let mut compiled = v8::script_compiler::Source::new(code, Some(&origin));
-      let outcome = {
-        v8::tc_scope!(let tc, scope);
-        v8::script_compiler::compile_module(tc, &mut compiled).ok_or_else(|| describe_compile_error(tc))
-      };
+      let entry = registry.borrow().code_cache.then(|| code_cache::Entry::new("module", code_cache::SourceDigest::new(&resource_name, &text), None));
+      let outcome = script::compile_cached(scope, code, &origin, entry, |scope, source, options| {
+        v8::script_compiler::compile_module2(scope, source, options, v8::script_compiler::NoCacheReason::NoReason)
+      });
       match outcome {
-        Ok(module) => module,
+        Ok(compiled) => {
+          // What V8 compiled eagerly (the top level); functions compiled later are not kept.
+          script::remember(&compiled, || compiled.value.get_unbound_module_script(scope).create_code_cache());
+          compiled.value
+        }
         Err(error) => {
           // A SyntaxError whose message names the module, line and column.
           let message = ops::new_string(scope, &error.message);

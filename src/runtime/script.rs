@@ -22,8 +22,8 @@ fn source_string<'s>(scope: &mut v8::PinScope<'s, '_>, source: &str) -> Result<v
 }
 
 /// A compiled script or module and its code-cache entry, when caching is on.
-struct Compiled<'s, T> {
-  value: v8::Local<'s, T>,
+pub(crate) struct Compiled<'s, T> {
+  pub value: v8::Local<'s, T>,
   cache: Option<code_cache::Entry>,
   /// The entry was used (so there is nothing to store afterwards).
   cache_hit: bool,
@@ -39,7 +39,7 @@ pub enum CacheUse<'a> {
 }
 
 /// Compiles with the cached data for `entry` when there is some; says whether it was used.
-fn compile_cached<'s, T>(
+pub(crate) fn compile_cached<'s, T>(
   scope: &mut v8::PinScope<'s, '_>,
   code: v8::Local<'s, v8::String>,
   origin: &v8::ScriptOrigin<'s>,
@@ -100,7 +100,7 @@ fn compile_classic<'s>(
 }
 
 /// Stores a code cache entry for a script that loaded without one.
-fn remember<T>(compiled: &Compiled<T>, make: impl FnOnce() -> Option<v8::UniqueRef<v8::CachedData<'static>>>) {
+pub(crate) fn remember<T>(compiled: &Compiled<T>, make: impl FnOnce() -> Option<v8::UniqueRef<v8::CachedData<'static>>>) {
   if compiled.cache_hit {
     return;
   }

@@ -127,6 +127,9 @@ pub(super) fn load_context(
   if node.enabled.iter().any(|f| f == "enable_nodejs_global_timers") {
     call_internal(scope, internals, "installNodeTimers", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
   }
+  if options.code_cache {
+    registry.enable_code_cache();
+  }
   if let (true, Some(host)) = (options.module_loader, options.host.clone()) {
     registry.enable_loader(host);
   }
