@@ -269,7 +269,10 @@ async function startDevServer(dir, options = {}) {
   let failure = null; // why there is no worker although the project has one
   if (project.config.mainFile) {
     try {
+      const known = project.warnings.length;
       await project.rebuild();
+      // The bundle's own warnings (esbuild's), found only now.
+      for (const warning of project.warnings.slice(known)) log(paint(color, "yellow", `▲ ${warning}`));
       current = { worker: await startWorker(project), inflight: 0 };
     } catch (error) {
       failure = error;
