@@ -325,4 +325,4 @@ function createAssetHandler(assets) {
   };
 }
 
-module.exports = { createAssetHandler, contentTypeOf };
+module.exports = { createAssetHandler };
