@@ -1,6 +1,7 @@
-// Static assets: Cloudflare's html_handling modes (redirects and served files), not_found_handling,
-// content types, ETag/304, HEAD and methods, and the routing in front of a worker
-// (run_worker_first with exclusions, navigation requests, env.ASSETS.fetch).
+// Static assets against Cloudflare's asset and router workers: the html_handling modes (redirects
+// and served files, canonical encodings), not_found_handling, .assetsignore, content types,
+// ETag/304, HEAD and methods, and the routing in front of a worker (run_worker_first as a
+// boolean and as routes with exclusions, navigation requests by date and flag, env.ASSETS.fetch).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -23,6 +24,8 @@ async function outcome(handler, pathname, init) {
   return body ? `${response.status} ${body}` : String(response.status);
 }
 
+// Each expectation is what Cloudflare's asset worker answers for the same files (checked against
+// its code in workers-sdk, packages/workers-shared/asset-worker/src/handler.ts).
 const MODES = {
   "auto-trailing-slash": {
     "/": "200 <h1>index</h1>",
@@ -31,44 +34,77 @@ const MODES = {
     "/about": "200 <h1>about</h1>",
     "/about.html": "307 -> /about",
     "/about/": "307 -> /about",
+    "/about/index.html": "307 -> /about",
     "/about.html?x=1": "307 -> /about?x=1",
     "/blog": "307 -> /blog/",
     "/blog/": "200 <h1>blog index</h1>",
     "/blog/index.html": "307 -> /blog/",
     "/blog/index": "307 -> /blog/",
+    "/blog.html": "307 -> /blog/",
     "/blog/post": "200 <h1>blog post</h1>",
     "/blog/post/": "307 -> /blog/post",
+    "/both": "200 <h1>both file</h1>", // both.html and both/index.html
+    "/both/": "200 <h1>both folder</h1>",
+    "/both.html": "307 -> /both",
+    "/both/index.html": "307 -> /both/",
     "/style.css": "200 body{}",
     "/notes.txt": "200 plain",
-    "/_headers": "404 Not Found",
-    "/missing": "404 Not Found",
-    "/%61bout": "200 <h1>about</h1>",
+    "/missing": "404",
+    // Paths are decoded, and redirected to their canonical encoding.
+    "/%61bout": "307 -> /about",
+    "//about": "307 -> /about",
+    "/[boop]": "307 -> /%5Bboop%5D",
+    "/%5Bboop%5D": "200 <h1>boop</h1>",
+    // Configuration files and what .assetsignore names are not assets.
+    "/_headers": "404",
+    "/.assetsignore": "404",
+    "/key.secret": "404",
+    "/private/x.txt": "404",
   },
   "force-trailing-slash": {
     "/": "200 <h1>index</h1>",
+    "/index.html": "307 -> /",
     "/about": "307 -> /about/",
     "/about/": "200 <h1>about</h1>",
     "/about.html": "307 -> /about/",
     "/blog": "307 -> /blog/",
     "/blog/": "200 <h1>blog index</h1>",
+    "/blog/index.html": "307 -> /blog/",
+    "/blog/post": "307 -> /blog/post/",
     "/blog/post/": "200 <h1>blog post</h1>",
+    "/both": "307 -> /both/",
+    "/both/": "200 <h1>both folder</h1>",
+    "/both.html": "200 <h1>both file</h1>", // both/ is taken: both.html keeps its own name
+    "/both/index.html": "307 -> /both/",
     "/style.css": "200 body{}",
+    "/style.css/": "404",
   },
   "drop-trailing-slash": {
     "/": "200 <h1>index</h1>",
+    "/index.html": "307 -> /",
     "/about": "200 <h1>about</h1>",
     "/about/": "307 -> /about",
+    "/about.html": "307 -> /about",
     "/blog": "200 <h1>blog index</h1>",
     "/blog/": "307 -> /blog",
     "/blog/index.html": "307 -> /blog",
+    "/blog/post": "200 <h1>blog post</h1>",
+    "/blog/post/": "307 -> /blog/post",
+    "/both": "200 <h1>both file</h1>",
+    "/both/": "307 -> /both",
+    "/both.html": "307 -> /both",
+    "/both/index.html": "200 <h1>both folder</h1>", // /both is taken: the folder's index keeps its name
     "/style.css": "200 body{}",
   },
   none: {
-    "/": "404 Not Found",
-    "/about": "404 Not Found",
+    "/": "404",
+    "/index.html": "200 <h1>index</h1>",
+    "/about": "404",
     "/about.html": "200 <h1>about</h1>",
-    "/blog/": "404 Not Found",
+    "/blog/": "404",
     "/blog/index.html": "200 <h1>blog index</h1>",
+    "/both.html": "200 <h1>both file</h1>",
+    "/both/index.html": "200 <h1>both folder</h1>",
   },
 };
 
@@ -81,41 +117,79 @@ for (const [mode, expected] of Object.entries(MODES)) {
   });
 }
 
-test("not_found_handling: 404-page uses the nearest 404.html, single-page-application the root index.html", async () => {
+test("not_found_handling: 404-page uses the nearest 404.html, single-page-application the root index.html, none an empty 404", async () => {
   const page = createAssetHandler({ directory: SITE, notFoundHandling: "404-page" });
   assert.equal(await outcome(page, "/blog/missing"), "404 <h1>blog 404</h1>");
   assert.equal(await outcome(page, "/blog/deep/er/missing"), "404 <h1>blog 404</h1>");
   assert.equal(await outcome(page, "/elsewhere/missing"), "404 <h1>root 404</h1>");
   assert.equal(await outcome(page, "/about"), "200 <h1>about</h1>");
+  assert.equal(await outcome(page, "/about.html"), "307 -> /about", "html_handling still comes first");
   const spa = createAssetHandler({ directory: SITE, notFoundHandling: "single-page-application" });
   assert.equal(await outcome(spa, "/some/client/route"), "200 <h1>index</h1>");
   assert.equal(await outcome(spa, "/about"), "200 <h1>about</h1>");
+  assert.equal(await outcome(spa, "/key.secret"), "200 <h1>index</h1>", "an ignored file is not there");
   const none = createAssetHandler({ directory: SITE, notFoundHandling: "none" });
-  assert.equal(await outcome(none, "/some/client/route"), "404 Not Found");
+  const missing = await none.fetch(new Request("http://localhost/some/client/route"));
+  assert.equal(missing.status, 404);
+  assert.equal(missing.headers.get("content-type"), null);
+  assert.equal(await missing.text(), "");
 });
 
-test("content types, strong ETags with 304 (strong and weak If-None-Match), HEAD and 405", async () => {
+test("content types as wrangler gives them, strong ETags, 304 only for the very ETag, HEAD, 405, cache-control", async () => {
   const handler = createAssetHandler({ directory: SITE });
-  const css = await handler.fetch(new Request("http://localhost/style.css"));
+  const get = (p, init) => handler.fetch(new Request(`http://localhost${p}`, init));
+  const css = await get("/style.css");
   assert.equal(css.headers.get("content-type"), "text/css; charset=utf-8");
+  assert.equal(css.headers.get("cache-control"), "public, max-age=0, must-revalidate");
   const etag = css.headers.get("etag");
   assert.match(etag, /^"[0-9a-f]{32}"$/);
-  assert.equal((await handler.fetch(new Request("http://localhost/img/logo.svg"))).headers.get("content-type"), "image/svg+xml");
-  assert.equal((await handler.fetch(new Request("http://localhost/about"))).headers.get("content-type"), "text/html; charset=utf-8");
-  for (const tag of [etag, `W/${etag}`, `"other", ${etag}`]) {
-    const cached = await handler.fetch(new Request("http://localhost/style.css", { headers: { "if-none-match": tag } }));
+  const types = {};
+  for (const p of ["/about", "/app.js", "/data.json", "/img/logo.svg", "/notes.txt", "/file.greg"]) types[p] = (await get(p)).headers.get("content-type");
+  assert.deepEqual(types, {
+    "/about": "text/html; charset=utf-8",
+    "/app.js": "text/javascript; charset=utf-8",
+    "/data.json": "application/json", // not text/*: no charset
+    "/img/logo.svg": "image/svg+xml",
+    "/notes.txt": "text/plain; charset=utf-8",
+    "/file.greg": null, // an unknown extension gets no type
+  });
+  for (const tag of [etag, `W/${etag}`]) {
+    const cached = await get("/style.css", { headers: { "if-none-match": tag } });
     assert.equal(cached.status, 304, tag);
     assert.equal(cached.headers.get("etag"), etag);
+    assert.equal(cached.headers.get("content-type"), "text/css; charset=utf-8");
   }
-  const stale = await handler.fetch(new Request("http://localhost/style.css", { headers: { "if-none-match": '"nope"' } }));
-  assert.equal(stale.status, 200);
-  const head = await handler.fetch(new Request("http://localhost/style.css", { method: "HEAD" }));
+  // Cloudflare compares the whole header with the ETag: a list, even holding it, is a miss.
+  for (const tag of ['"nope"', `"other", ${etag}`, "*"]) assert.equal((await get("/style.css", { headers: { "if-none-match": tag } })).status, 200, tag);
+  const head = await get("/style.css", { method: "HEAD" });
   assert.equal(head.status, 200);
   assert.equal(head.headers.get("etag"), etag);
   assert.equal(await head.text(), "");
-  const post = await handler.fetch(new Request("http://localhost/style.css", { method: "POST", body: "x" }));
-  assert.equal(post.status, 405);
-  assert.equal(post.headers.get("allow"), "GET, HEAD");
+  for (const [p, method] of [["/style.css", "POST"], ["/about.html", "PUT"], ["/", "DELETE"]]) {
+    const refused = await get(p, { method, ...(method === "DELETE" ? {} : { body: "x" }) });
+    assert.equal(refused.status, 405, `${method} ${p}: before any redirect`);
+    assert.equal(refused.statusText, "Method Not Allowed");
+    assert.equal(await refused.text(), "");
+  }
+  assert.equal((await get("/nothing", { method: "POST", body: "x" })).status, 404);
+  // Private requests are not marked cacheable.
+  assert.equal((await get("/style.css", { headers: { authorization: "Bearer x" } })).headers.get("cache-control"), null);
+  assert.equal((await get("/style.css", { headers: { range: "bytes=0-1" } })).headers.get("cache-control"), null);
+});
+
+test(".assetsignore: gitignore patterns, negation, anchored and folder patterns", async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-assetsignore-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const files = ["a.log", "keep.log", "sub/b.log", "top.txt", "sub/top.txt", "build/x.js", "sub/build/y.js", "ok.html", ".dev.vars", "_redirects", "_worker.js"];
+  for (const file of files) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), file);
+  }
+  fs.writeFileSync(path.join(dir, ".assetsignore"), "# comment\n*.log\n!keep.log\n/top.txt\nbuild/\n.dev.vars\n");
+  const handler = createAssetHandler({ directory: dir, htmlHandling: "none" });
+  const served = [];
+  for (const file of files) if ((await handler.fetch(new Request(`http://localhost/${file}`))).status === 200) served.push(file);
+  assert.deepEqual(served, ["keep.log", "sub/top.txt", "ok.html", "_worker.js"]);
 });
 
 test("the ETag changes with the file and refresh() picks up new and removed files", async (t) => {
@@ -128,36 +202,96 @@ test("the ETag changes with the file and refresh() picks up new and removed file
   const second = (await handler.fetch(new Request("http://localhost/a.txt"))).headers.get("etag");
   assert.notEqual(first, second);
   fs.writeFileSync(path.join(dir, "b.txt"), "bee");
-  assert.equal(await outcome(handler, "/b.txt"), "404 Not Found");
+  assert.equal(await outcome(handler, "/b.txt"), "404");
   assert.equal(handler.refresh(), 2);
   assert.equal(await outcome(handler, "/b.txt"), "200 bee");
 });
 
-test("in front of a worker: run_worker_first (with exclusions), navigation-only not-found handling, ASSETS binding", async (t) => {
+/** A node:http GET (fetch() would set Sec-Fetch-Mode itself): "<status> <body>[ -> <location>]". */
+async function request(server, pathname, headers = {}, method = "GET") {
+  const req = http.request(new URL(pathname, server.url), { headers, method });
+  req.end(method === "GET" || method === "HEAD" ? undefined : "x");
+  const [response] = await once(req, "response", { signal: AbortSignal.timeout(10000) });
+  let body = "";
+  for await (const chunk of response) body += chunk;
+  return `${response.statusCode} ${body.trim()}`.trim() + (response.headers.location ? ` -> ${response.headers.location}` : "");
+}
+const navigate = { "sec-fetch-mode": "navigate" };
+
+test("in front of a worker with run_worker_first routes: listed routes reach the worker, ! routes and the rest the assets", async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-assets-app-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.cpSync(FIXTURES, dir, { recursive: true });
   const server = await startDevServer(path.join(dir, "app"), { port: 0, persistTo: false, watch: false, log() {} });
   t.after(() => server.close());
-  // node:http, not fetch(): fetch sets Sec-Fetch-Mode itself.
-  const get = async (pathname, headers = {}, method = "GET") => {
-    const request = http.request(new URL(pathname, server.url), { headers, method });
-    request.end();
-    const [response] = await once(request, "response", { signal: AbortSignal.timeout(10000) });
-    let body = "";
-    for await (const chunk of response) body += chunk;
-    return `${response.statusCode} ${body.trim()}`.trim() + (response.headers.location ? ` -> ${response.headers.location}` : "");
-  };
-  const navigate = { "sec-fetch-mode": "navigate" };
+  const get = (...args) => request(server, ...args);
   assert.equal(await get("/api/users"), "200 worker: GET /api/users"); // run_worker_first
-  assert.equal(await get("/api/public/asset", navigate), "200 <h1>index</h1>"); // excluded: assets, SPA fallback
-  assert.equal(await get("/api/public/asset"), "200 never: excluded from run_worker_first"); // not a navigation: the worker
+  assert.equal(await get("/api/users", {}, "POST"), "200 worker: POST /api/users");
   assert.equal(await get("/about"), "200 worker wrapped: <h1>about</h1>"); // worker first, then env.ASSETS.fetch
+  // With routes, Cloudflare's router keeps not_found_handling for every request it sends to the
+  // assets, navigation or not: "!" routes go there directly, the rest when an asset is meant.
+  assert.equal(await get("/api/public/asset"), "200 <h1>index</h1>");
+  assert.equal(await get("/api/public/asset", navigate), "200 <h1>index</h1>");
+  assert.equal(await get("/client/route"), "200 <h1>index</h1>");
   assert.equal(await get("/style.css"), "200 body{}");
   assert.equal(await get("/blog"), "307 -> /blog/");
+  assert.equal(await get("/", {}, "POST"), "405", "an asset is meant: the assets refuse the method");
+  assert.equal(await get("/client/route", {}, "POST"), "405", "the single-page fallback is meant too");
+});
+
+/** A worker answering `worker: <method> <path>`, and `/binding/<path>` through env.ASSETS. */
+function navigationApp(t, assets, extra = "") {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-assets-nav-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.cpSync(SITE, path.join(dir, "public"), { recursive: true });
+  fs.mkdirSync(path.join(dir, "src"));
+  fs.writeFileSync(path.join(dir, "src", "index.js"), `export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    if (url.pathname.startsWith("/binding/")) {
+      const asset = await env.ASSETS.fetch(new URL(url.pathname.slice("/binding".length), url));
+      return new Response("binding: " + asset.status + " " + (await asset.text()).trim());
+    }
+    return new Response("worker: " + request.method + " " + url.pathname);
+  },
+};\n`);
+  fs.writeFileSync(path.join(dir, "wrangler.toml"), `name = "nav"\nmain = "src/index.js"\n${extra}\n[assets]\ndirectory = "public"\nbinding = "ASSETS"\n${assets}\n`);
+  return dir;
+}
+
+test("in front of a worker: not_found_handling only for navigation requests (Sec-Fetch-Mode, from 2025-04-01), run_worker_first: true, the ASSETS binding", async (t) => {
+  const serve = async (dir) => {
+    const server = await startDevServer(dir, { port: 0, persistTo: false, watch: false, log() {} });
+    t.after(() => server.close());
+    return (...args) => request(server, ...args);
+  };
+  const spa = 'not_found_handling = "single-page-application"';
+  const get = await serve(navigationApp(t, spa, 'compatibility_date = "2025-06-01"'));
   assert.equal(await get("/client/route", navigate), "200 <h1>index</h1>");
   assert.equal(await get("/client/route"), "200 worker: GET /client/route");
-  assert.equal(await get("/", {}, "POST"), "200 worker: POST /"); // only GET and HEAD go to assets
+  assert.equal(await get("/client/route", { "sec-fetch-mode": "cors" }), "200 worker: GET /client/route");
+  // Cloudflare decides by Sec-Fetch-Mode alone, not by Accept.
+  assert.equal(await get("/client/route", { accept: "text/html,application/xhtml+xml" }), "200 worker: GET /client/route");
+  assert.equal(await get("/client/route", { "sec-fetch-mode": "navigate" }, "POST"), "405", "a form posted by navigation meets the fallback");
+  assert.equal(await get("/about"), "200 <h1>about</h1>");
+  assert.equal(await get("/about/"), "307 -> /about");
+  assert.equal(await get("/about", {}, "POST"), "405");
+  assert.equal(await get("/api/thing", {}, "POST"), "200 worker: POST /api/thing");
+  // The binding applies not_found_handling to whatever it is asked.
+  assert.equal(await get("/binding/no/such/page"), "200 binding: 200 <h1>index</h1>");
+  assert.equal(await get("/binding/about.html"), "200 binding: 307");
+
+  const before = await serve(navigationApp(t, spa, 'compatibility_date = "2025-03-01"'));
+  assert.equal(await before("/client/route", navigate), "200 worker: GET /client/route", "before 2025-04-01");
+  const flagOn = await serve(navigationApp(t, spa, 'compatibility_date = "2025-03-01"\ncompatibility_flags = ["assets_navigation_prefers_asset_serving"]'));
+  assert.equal(await flagOn("/client/route", navigate), "200 <h1>index</h1>");
+  const flagOff = await serve(navigationApp(t, spa, 'compatibility_date = "2025-06-01"\ncompatibility_flags = ["assets_navigation_has_no_effect"]'));
+  assert.equal(await flagOff("/client/route", navigate), "200 worker: GET /client/route");
+
+  const first = await serve(navigationApp(t, `${spa}\nrun_worker_first = true`, 'compatibility_date = "2025-06-01"'));
+  assert.equal(await first("/style.css"), "200 worker: GET /style.css");
+  assert.equal(await first("/client/route", navigate), "200 worker: GET /client/route");
+  assert.equal(await first("/binding/style.css"), "200 binding: 200 body{}");
 });
 
 test("an assets-only project (no main): every request is answered from the assets", async (t) => {

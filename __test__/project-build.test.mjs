@@ -65,6 +65,28 @@ test("a build's configuration, pointed to by .wrangler/deploy/config.json, is th
   assert.equal(await (await fetch(server.url)).text(), "built worker yes from-project-dev-vars");
 });
 
+test("a build's configuration lists every key wrangler knows: the empty and default ones are not warned about", async (t) => {
+  // As Cloudflare's Vite plugin writes it: bookkeeping, empty collections, wrangler's defaults.
+  const written = {
+    configPath: "/elsewhere/wrangler.jsonc", userConfigPath: "/elsewhere/wrangler.jsonc", topLevelName: "vite-like", definedEnvironments: [],
+    ...BUILT["dist/vite_like/wrangler.json"],
+    compatibility_flags: [], jsx_factory: "React.createElement", jsx_fragment: "React.Fragment", rules: [{ type: "ESModule", globs: ["**/*.js", "**/*.mjs"] }],
+    triggers: {}, durable_objects: { bindings: [] }, workflows: [], migrations: [], queues: { producers: [], consumers: [] }, hyperdrive: [], vectorize: [],
+    logfwdr: { bindings: [] }, python_modules: { exclude: ["**/*.pyc"] }, upload_source_maps: true,
+    dev: { ip: "localhost", local_protocol: "http", upstream_protocol: "http", enable_containers: true, generate_types: false },
+    // What the project did set still counts.
+    ai: { binding: "AI" },
+    some_new_key: 1,
+  };
+  const dir = project(t, { ...VITE_LIKE, ...BUILT, "dist/vite_like/wrangler.json": written });
+  const config = readConfig(dir);
+  assert.deepEqual(config.warnings.map((w) => w.text.replace(/^.*wrangler\.json:\d+: /, "")), ["ai: not supported by workerbox; ignored", "some_new_key: unknown configuration key; ignored"]);
+  assert.equal(config.dev.ip, "localhost");
+  // The user's own configuration is checked in full.
+  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name: "x", main: "dist/vite_like/index.js", compatibility_date: "2025-06-01", hyperdrive: [] }));
+  assert.match(readConfig(dir, { redirect: false }).warnings.map((w) => w.text).join("\n"), /hyperdrive: not supported/);
+});
+
 test("without the build's output: a clear error naming the missing file and `npm run build`", async (t) => {
   const dir = project(t, { ...VITE_LIKE, ".wrangler/deploy/config.json": { configPath: "../../dist/vite_like/wrangler.json" } });
   let error;

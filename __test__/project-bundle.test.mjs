@@ -1,6 +1,7 @@
 // Bundling: stacks mapped to the original TypeScript, build errors naming file and line,
-// no_bundle projects, module rules replacing defaults, and what happens without esbuild (an
-// optional peer dependency): JavaScript loads unbundled with a warning, TypeScript is an error.
+// no_bundle projects (and code-split ones using dynamic import(), joined), module rules replacing
+// defaults, and what happens without esbuild (an optional peer dependency): JavaScript loads
+// unbundled with a warning, TypeScript is an error.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -101,4 +102,36 @@ test("no_bundle: .cjs files and files matched by a CommonJS rule load as CommonJ
   const worker = await startWorker(project, { onLog() {} });
   t.after(() => worker.dispose());
   assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "hi cjs! object !");
+});
+
+test("no_bundle with dynamic import() (a code-split build): joined by esbuild, each chunk still evaluated only when imported", async (t) => {
+  const dir = copy(t, "bundle", "plain-js");
+  fs.mkdirSync(path.join(dir, "src", "chunks"));
+  // As Vite writes a split server build: an entry importing chunks on demand, with a source map.
+  fs.writeFileSync(path.join(dir, "src", "chunks", "late.js"), `globalThis.order.push("late evaluated");\nexport const late = (n) => "late " + n;\nexport function fail() { throw new Error("from the late chunk"); }\n`);
+  fs.writeFileSync(path.join(dir, "src", "index.js"), `import template from "./page.tmpl";
+globalThis.order = ["entry evaluated"];
+export default {
+  async fetch(request) {
+    const url = new URL(request.url);
+    globalThis.order.push("request");
+    const chunk = await import("./chunks/late.js");
+    if (url.pathname === "/fail") chunk.fail();
+    return new Response(chunk.late(2) + " | " + globalThis.order.join(", ") + " | " + template.trim().length);
+  },
+};\n`);
+  const project = await loadProject(dir, { persistTo: false });
+  assert.ok(project.warnings.some((w) => /use dynamic import\(\), which workerbox does not have yet: they are joined into one module with esbuild/.test(w)), project.warnings.join("\n"));
+  const worker = await startWorker(project, { onLog() {} });
+  t.after(() => worker.dispose());
+  const length = fs.readFileSync(path.join(dir, "src", "page.tmpl"), "utf8").trim().length;
+  assert.equal(await (await dispatch(worker, "http://localhost/")).text(), `late 2 | entry evaluated, request, late evaluated | ${length}`);
+  assert.equal(await (await dispatch(worker, "http://localhost/")).text(), `late 2 | entry evaluated, request, late evaluated, request | ${length}`, "evaluated once");
+  // The text module beside it is still a module of the worker, and stacks name the chunk's file.
+  assert.ok(Object.keys(project.options.modules).includes(path.join(dir, "src", "page.tmpl")), Object.keys(project.options.modules).join(", "));
+  await assert.rejects(dispatch(worker, "http://localhost/fail"), (error) => {
+    project.mapError(error);
+    assert.match(error.stack, new RegExp(`${path.join(dir, "src", "chunks", "late.js").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3:`));
+    return true;
+  });
 });

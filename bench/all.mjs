@@ -35,7 +35,7 @@ for (const arg of process.argv.slice(2)) {
 }
 
 // Every bench takes --quick; none needs more flags here (streaming's --quick is 20 MB, not 100).
-const BENCHES = ["dispatch", "kv", "d1", "durable", "websocket", "workers", "streaming", "eventloop", "queues"];
+const BENCHES = ["dispatch", "kv", "d1", "durable", "websocket", "workers", "streaming", "eventloop", "queues", "starters"];
 const selected = process.argv.find((a) => a.startsWith("--bench="))?.slice("--bench=".length).split(",") ?? BENCHES;
 for (const name of selected) if (!BENCHES.includes(name)) throw new Error(`bench/all.mjs: no bench named ${name} (have ${BENCHES.join(", ")})`);
 const TIMEOUT_MS = (quick ? 10 : 60) * 60_000; // per bench
@@ -98,7 +98,9 @@ const TARGETS = {
 /**
  * The rows, in order. wb / mf pick a number out of a bench's JSON (engine part), better says
  * which way wins ("lower" or "higher"; omitted: no ratio), target names a TARGETS entry.
- * label may be a function of the bench's JSON, for sizes that --quick changes.
+ * label may be a function of the bench's JSON, for sizes that --quick changes. other names the
+ * part of the JSON the Miniflare column reads (default "miniflare"; "wrangler" for wrangler dev,
+ * which runs Miniflare).
  */
 const ROWS = [
   { bench: "dispatch", label: "create, tiny script (ms, p50)", wb: (e) => e.createWorkerMs.p50, mf: (e) => e.createWorkerMs.p50, better: "lower", target: "create" },
@@ -130,6 +132,10 @@ const ROWS = [
   // No ratio: Miniflare's timers are read with Date.now() at 1 ms resolution, workerbox's with performance.now().
   { bench: "eventloop", label: "1 ms setTimeout lateness p50 (ms; Miniflare in 1 ms steps)", wb: (e) => e.timerLatency1ms.p50, mf: (e) => e.timerLatency1ms.p50 },
   { bench: "eventloop", label: "1 ms setTimeout lateness p99 (ms; Miniflare in 1 ms steps)", wb: (e) => e.timerLatency1ms.p99, mf: (e) => e.timerLatency1ms.p99 },
+  { bench: "starters", label: "dev server, React Router starter (built): command to first page (ms; Miniflare: wrangler dev)", wb: (e) => e["react-router"].firstResponseMs, mf: (e) => e["react-router"].firstResponseMs, better: "lower", other: "wrangler" },
+  { bench: "starters", label: "dev server, React Router starter (built): RSS of the process tree (MB; Miniflare: wrangler dev)", wb: (e) => e["react-router"].rssMb, mf: (e) => e["react-router"].rssMb, better: "lower", other: "wrangler" },
+  { bench: "starters", label: "dev server, D1 starter: command to first rows, migrations included (ms; Miniflare: wrangler d1 migrations apply + wrangler dev)", wb: (e) => e.d1.firstResponseMs, mf: (e) => e.d1.firstResponseWithMigrationsMs, better: "lower", other: "wrangler" },
+  { bench: "starters", label: "dev server, D1 starter: RSS of the process tree (MB; Miniflare: wrangler dev)", wb: (e) => e.d1.rssMb, mf: (e) => e.d1.rssMb, better: "lower", other: "wrangler" },
 ];
 const kb = (r) => Math.round(r.workerbox?.createColdMs?.scriptKb ?? r.miniflare?.createBigMs?.scriptKb ?? NaN);
 
@@ -157,7 +163,7 @@ function buildRows(runs) {
     for (const spec of ROWS.filter((s) => s.bench === name)) {
       if (spec.optional?.(r)) continue;
       const wb = pick(r.workerbox, spec.wb);
-      const mf = pick(r.miniflare, spec.mf);
+      const mf = pick(r[spec.other ?? "miniflare"], spec.mf);
       let ratio = null;
       if (spec.better && wb.value !== undefined && mf.value !== undefined) {
         const [num, den] = spec.better === "lower" ? [mf.value, wb.value] : [wb.value, mf.value];

@@ -8,39 +8,15 @@
 // registry on first use; git-ignored). If it cannot be had, its entry says why.
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { treeRss } from "./lib.mjs";
+import { treeRss, WRANGLER_VERSION, wranglerPath, benchNode, devEnv, freePort, until, stop, median } from "./lib.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const quick = process.argv.includes("--quick");
 const ROUNDS = quick ? 2 : 5;
-const WRANGLER_VERSION = "4.164.0";
-// The Node that runs both commands (wrangler needs 22.12+): --node=path, else this one.
-const NODE = process.argv.find((a) => a.startsWith("--node="))?.slice("--node=".length) ?? process.execPath;
-
-function wranglerPath() {
-  const given = process.argv.find((a) => a.startsWith("--wrangler="))?.slice("--wrangler=".length);
-  if (given) return given;
-  const prefix = path.join(root, "bench", ".tools", "wrangler");
-  const bin = path.join(prefix, "node_modules", "wrangler", "bin", "wrangler.js");
-  if (!fs.existsSync(bin)) {
-    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--no-save", "--prefix", prefix, `wrangler@${WRANGLER_VERSION}`], { stdio: "ignore", timeout: 300_000 });
-  }
-  return bin;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
+const NODE = benchNode();
 
 function project() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-dev-bench-"));
@@ -51,25 +27,11 @@ function project() {
   return dir;
 }
 
-/** Polls `url` every 5 ms until `check(body)` holds; resolves to the ms it took from `since`. */
-async function until(url, check, since, child, limitMs = 60_000) {
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the command exited (${child.exitCode ?? child.signalCode}) before answering`);
-    try {
-      const response = await fetch(url);
-      const body = await response.text();
-      if (response.ok && check(body)) return performance.now() - since;
-    } catch {}
-    if (performance.now() - since > limitMs) throw new Error(`no answer from ${url} within ${limitMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 async function once(command, args) {
   const dir = project();
   const port = await freePort();
   const start = performance.now();
-  const child = spawn(NODE, [...args(dir, port)], { cwd: dir, stdio: process.env.DEV_BENCH_VERBOSE ? "inherit" : "ignore", env: { ...process.env, NO_COLOR: "1", WRANGLER_SEND_METRICS: "false", CI: "1" } });
+  const child = spawn(NODE, [...args(dir, port)], { cwd: dir, stdio: process.env.DEV_BENCH_VERBOSE ? "inherit" : "ignore", env: devEnv() });
   const exited = new Promise((resolve) => child.on("exit", resolve));
   try {
     const url = `http://127.0.0.1:${port}/x`;
@@ -82,18 +44,10 @@ async function once(command, args) {
     const reloadMs = await until(url, (body) => body === "v2 /x", saved, child);
     return { firstMs, reloadMs, rssMb };
   } finally {
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-    await exited;
-    clearTimeout(timer);
+    await stop(child, exited);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return +sorted[Math.floor(sorted.length / 2)].toFixed(1);
-};
 
 async function measure(name, args) {
   const runs = [];

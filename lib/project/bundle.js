@@ -3,7 +3,8 @@
 // npm packages resolved with the `workerd`/`worker`/`browser` conditions, module rules (Text,
 // Data and CompiledWasm files become separate modules of the worker, as in wrangler),
 // `define`/`alias`, and an external source map. Also owns mapping a worker's error stacks and log
-// lines from the bundle back to the original files and lines, and the no-bundle fallback.
+// lines from the bundle back to the original files and lines, and the no-bundle fallback (with
+// modules using dynamic import(), which the engine lacks, joined into one by esbuild).
 
 const fs = require("node:fs");
 const path = require("node:path");
@@ -92,12 +93,28 @@ class BuildError extends Error {
  */
 async function bundle(config, { outdir = path.join(config.root, ".workerbox", "bundle") } = {}) {
   const rules = effectiveRules(config.rules);
-  if (config.noBundle) return unbundled(config, rules);
+  if (config.noBundle) return unbundled(config, rules, { outdir });
   const esbuild = loadEsbuild();
   if (esbuild === null) {
-    if (/\.(m?js)$/.test(config.mainFile)) return unbundled(config, rules, "esbuild is not installed");
+    if (/\.(m?js)$/.test(config.mainFile)) return unbundled(config, rules, { outdir, reason: "esbuild is not installed" });
     throw new Error(`${config.mainFile} needs bundling, but esbuild is not installed: run \`npm install --save-dev esbuild\` (it is an optional peer dependency of workerbox)`);
   }
+  return runEsbuild(esbuild, config, rules, outdir, {
+    target: "es2022",
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["browser", "module", "main"],
+    minify: config.minify === true,
+    keepNames: true,
+    define: config.define,
+    alias: config.alias,
+    tsconfig: config.tsconfig ? path.resolve(config.root, config.tsconfig) : undefined,
+    loader: { ".js": "jsx", ".mjs": "js", ".cjs": "js" },
+    jsx: "transform",
+  });
+}
+
+/** One esbuild run from `config.mainFile` into `<outdir>/index.js`, with `settings` over the common ones. */
+async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = []) {
   const modules = new Map();
   const outfile = path.join(outdir, "index.js");
   let result;
@@ -109,23 +126,14 @@ async function bundle(config, { outdir = path.join(config.root, ".workerbox", "b
       bundle: true,
       write: false,
       format: "esm",
-      target: "es2022",
       platform: "neutral",
-      conditions: ["workerd", "worker", "browser"],
-      mainFields: ["browser", "module", "main"],
       sourcemap: "external",
       sourcesContent: false,
       metafile: true,
       logLevel: "silent",
-      minify: config.minify === true,
-      keepNames: true,
-      define: config.define,
-      alias: config.alias,
-      tsconfig: config.tsconfig ? path.resolve(config.root, config.tsconfig) : undefined,
       external: ["cloudflare:*", "node:*"],
-      loader: { ".js": "jsx", ".mjs": "js", ".cjs": "js" },
-      jsx: "transform",
-      plugins: [modulesPlugin(rules, config.root, outdir, modules)],
+      ...settings,
+      plugins: [...plugins, modulesPlugin(rules, config.root, outdir, modules)],
     });
   } catch (error) {
     if (Array.isArray(error.errors)) throw new BuildError(error.errors, config.root);
@@ -152,12 +160,23 @@ async function bundle(config, { outdir = path.join(config.root, ".workerbox", "b
   };
 }
 
+/** Bare specifiers stay imports of the worker (as they would unbundled): only files are joined. */
+const keepBareImports = {
+  name: "workerbox-keep-bare-imports",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => (args.kind === "entry-point" ? undefined : { path: args.path, external: true }));
+  },
+};
+
+/** Dynamic `import(` in module source (a string or comment may match too; joining is then merely unneeded). */
+const DYNAMIC_IMPORT = /(^|[^\w$.])import\s*\(/;
+
 /**
  * No bundling: main and every module file next to it (by the rules) become modules. Besides the
  * project's rules, `.js`/`.mjs` files are ES modules and `.cjs` files CommonJS ones (a project
  * rule of type `CommonJS`, e.g. for `**\/*.js`, comes first and wins).
  */
-function unbundled(config, rules, reason) {
+async function unbundled(config, rules, { outdir, reason } = {}) {
   const base = path.dirname(config.mainFile);
   const moduleMap = {};
   const inputs = [];
@@ -177,8 +196,19 @@ function unbundled(config, rules, reason) {
     }
   };
   walk(base);
+  const script = fs.readFileSync(config.mainFile, "utf8");
+  // workerbox has no dynamic import() yet: a worker that uses it (as code-split builds such as
+  // Vite's do) is joined into one module by esbuild, whose lazily run wrappers keep import()'s
+  // order of evaluation. Only joined: no other transform, bare imports left as they are.
+  const esm = [script, ...Object.values(moduleMap).filter((m) => m.type === "esm").map((m) => m.content.toString("utf8"))];
+  const esbuild = reason === undefined && esm.some((source) => DYNAMIC_IMPORT.test(source)) ? loadEsbuild() : null;
+  if (esbuild) {
+    const joined = await runEsbuild(esbuild, config, rules, outdir, { target: "esnext", loader: { ".js": "js", ".mjs": "js", ".cjs": "js" } }, [keepBareImports]);
+    joined.warnings.unshift(`${path.relative(config.root, config.mainFile)} and its modules use dynamic import(), which workerbox does not have yet: they are joined into one module with esbuild (no_bundle notwithstanding)`);
+    return joined;
+  }
   return {
-    script: fs.readFileSync(config.mainFile, "utf8"),
+    script,
     filename: config.mainFile,
     modules: moduleMap,
     inputs: [config.mainFile, ...inputs],

@@ -530,6 +530,40 @@ function redirectedConfig(userFile) {
   return fs.existsSync(file) ? { file, pointer } : { missing: file, pointer };
 }
 
+/** Keys a build tool (Cloudflare's Vite plugin) writes about where the configuration came from. */
+const BUILD_BOOKKEEPING = ["configPath", "userConfigPath", "topLevelName", "definedEnvironments", "legacy_env"];
+/** Values a build tool writes out for keys the user never set: wrangler's defaults. */
+const BUILD_DEFAULTS = {
+  jsx_factory: "React.createElement",
+  jsx_fragment: "React.Fragment",
+  python_modules: { exclude: ["**/*.pyc"] },
+};
+const BUILD_DEV_DEFAULTS = { local_protocol: "http", upstream_protocol: "http", enable_containers: true, generate_types: false };
+
+/** An empty list, an empty table, or a table of only such (`{ bindings: [] }`). */
+const isEmpty = (value) => value !== null && typeof value === "object" && Object.values(value).every(isEmpty);
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * A build's configuration lists every key wrangler knows, most empty or at their defaults; those
+ * are dropped (wrangler reads them as unset), and so are deploy-only keys (the plugin sets some
+ * itself), so only what the project set is checked and warned about.
+ */
+function pruneBuildOutput(raw) {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const out = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (BUILD_BOOKKEEPING.includes(key) || DEPLOY_ONLY.includes(key) || isEmpty(value) || (key in BUILD_DEFAULTS && same(value, BUILD_DEFAULTS[key]))) continue;
+    if (key === "dev" && value !== null && typeof value === "object") {
+      const dev = Object.fromEntries(Object.entries(value).filter(([k, v]) => !(k in BUILD_DEV_DEFAULTS && same(v, BUILD_DEV_DEFAULTS[k]))));
+      if (Object.keys(dev).length > 0) out.dev = dev;
+      continue;
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
 /**
  * Reads and checks a project's configuration. `target`: a folder (with wrangler.jsonc, .json or
  * .toml) or a config file. Options: `env` (an `env.<name>` section), `redirect` (default true:
@@ -561,7 +595,9 @@ function readConfig(target, { env, redirect = true, requireMain = true } = {}) {
   } catch (error) {
     throw new ConfigError([{ file, message: `cannot read: ${error.message}` }]);
   }
-  const { raw, lineOf } = parseFile(file, text);
+  const parsed = parseFile(file, text);
+  const lineOf = parsed.lineOf;
+  const raw = file !== userFile ? pruneBuildOutput(parsed.raw) : parsed.raw;
   const c = new Checker(file, lineOf);
   for (const problem of early) c.warnings.push({ ...problem, text: formatProblem(problem) });
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError([{ file, line: 1, message: "the configuration must be an object/table" }]);

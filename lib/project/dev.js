@@ -269,7 +269,10 @@ async function startDevServer(dir, options = {}) {
   let failure = null; // why there is no worker although the project has one
   if (project.config.mainFile) {
     try {
+      const known = project.warnings.length;
       await project.rebuild();
+      // The bundle's own warnings (esbuild's), found only now.
+      for (const warning of project.warnings.slice(known)) log(paint(color, "yellow", `▲ ${warning}`));
       current = { worker: await startWorker(project), inflight: 0 };
     } catch (error) {
       failure = error;
@@ -396,12 +399,20 @@ async function startDevServer(dir, options = {}) {
     if (url.pathname === "/__scheduled") return scheduled(req, res, url);
     const generation = current;
     const hasWorker = generation !== null || failure !== null;
-    // With a worker, only GET and HEAD requests may be answered by an asset.
-    if (project.assets && (!hasWorker || req.method === "GET" || req.method === "HEAD")) {
+    // The assets answer first when an asset is meant (other methods than GET and HEAD get a 405
+    // there, as on Cloudflare); the body is never read, so the request is made without it.
+    let request = null;
+    if (project.assets) {
+      try {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(req.headers)) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+        request = new Request(url, { method: req.method, headers });
+      } catch {
+        // A method fetch refuses (CONNECT, TRACE): the worker's to answer.
+      }
+    }
+    if (request) {
       const started = process.hrtime.bigint();
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-      const request = new Request(url, { method: req.method, headers });
       const answer = project.assets.route(request, hasWorker);
       if (answer) {
         await writeResponse(res, answer);

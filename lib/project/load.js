@@ -179,7 +179,8 @@ async function projectFromConfig(config, options) {
       }
     }
   }
-  const assets = config.assets ? createAssetHandler(config.assets) : null;
+  // The worker's date and flags decide how navigation requests meet not_found_handling.
+  const assets = config.assets ? createAssetHandler({ ...config.assets, compatibilityDate: config.compatibilityDate, compatibilityFlags: config.compatibilityFlags }) : null;
   if (assets && config.assets.binding) bindings[config.assets.binding] = api.service((request) => assets.fetch(request));
 
   const project = {

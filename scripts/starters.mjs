@@ -1,0 +1,209 @@
+#!/usr/bin/env node
+// The framework starters that __test__/project-frameworks.test.mjs and bench/starters.mjs serve:
+// a React Router 7 app (framework mode, server-rendered) and a Vite + React single-page app, both
+// built with Cloudflare's Vite plugin. `npm create cloudflare` would fetch these from GitHub,
+// which CI cannot reach, so their sources are our own, in __test__/fixtures/starters/<name>/,
+// shaped like the official templates. This script installs the pinned packages they need from
+// the npm registry once (one shared install), runs `vite build` in each, and keeps both in the
+// git-ignored .cache/starters/, keyed by a hash of the versions and sources: a later run, or
+// the next Node version in the same CI run, finds them ready.
+//
+//   node scripts/starters.mjs [--warm] [name…]   prepare (all by default); prints the folders
+//     --warm   never fail: report a problem and exit 0 (npm's pretest:node step; the tests then
+//              report it themselves)
+//
+// import { prepareStarter, copyStarter } from "./scripts/starters.mjs" for the same from code.
+import { spawn } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+export const CACHE = path.join(root, ".cache", "starters");
+const SOURCES = path.join(root, "__test__", "fixtures", "starters");
+
+/** The packages of both starters, pinned; installed once into one folder both resolve from. */
+export const PACKAGES = {
+  dependencies: { react: "19.3.1", "react-dom": "19.3.1", "react-router": "7.18.4", isbot: "5.2.3" },
+  devDependencies: { "@react-router/dev": "7.18.4", "@cloudflare/vite-plugin": "1.64.0", vite: "8.3.8", "@vitejs/plugin-react": "6.3.0" },
+};
+/** Starters built with Vite (their sources under __test__/fixtures/starters/). */
+export const BUILT = ["react-router", "vite-react"];
+
+const INSTALL_TIMEOUT_MS = 180_000;
+const BUILD_TIMEOUT_MS = 120_000;
+
+const hash = (...parts) => {
+  const h = crypto.createHash("sha256");
+  for (const part of parts) h.update(part).update("\0");
+  return h.digest("hex").slice(0, 12);
+};
+
+/** Every file under `dir` (relative path and content), sorted: what a starter's key covers. */
+function filesOf(dir) {
+  const out = [];
+  const walk = (sub) => {
+    for (const entry of fs.readdirSync(path.join(dir, sub), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const rel = path.join(sub, entry.name);
+      if (entry.isDirectory()) walk(rel);
+      else out.push(rel, fs.readFileSync(path.join(dir, rel)));
+    }
+  };
+  walk("");
+  return out;
+}
+
+/**
+ * Runs `command args` in `cwd` (its own process group, so a timeout ends npm's children too);
+ * resolves with its output, rejects with the last lines of it on failure or timeout.
+ */
+function run(command, args, { cwd, timeoutMs, what }) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", npm_config_update_notifier: "false" } });
+    let output = "";
+    const collect = (chunk) => (output = (output + chunk).slice(-20_000));
+    child.stdout.setEncoding("utf8").on("data", collect);
+    child.stderr.setEncoding("utf8").on("data", collect);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {}
+    }, timeoutMs);
+    const tail = () => output.trim().split("\n").slice(-15).join("\n");
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(new Error(`${what}: cannot run ${command}: ${error.message}`));
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      if (timedOut) reject(new Error(`${what}: no result within ${timeoutMs / 1000} s (is the npm registry reachable?)\n${tail()}`));
+      else if (code !== 0) reject(new Error(`${what}: ${command} ${args.join(" ")} failed (${signal ?? `exit code ${code}`})\n${tail()}`));
+      else resolve(output);
+    });
+  });
+}
+
+/** Moves a finished `tmp` folder to `dir`; if another process got there first, keeps theirs. */
+function publish(tmp, dir) {
+  try {
+    fs.renameSync(tmp, dir);
+  } catch (error) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    if (!fs.existsSync(path.join(dir, ".ready"))) throw error;
+  }
+}
+
+/** Removes finished cache folders `<prefix>-<hash>` other than `keep` (older versions). */
+function prune(prefix, keep) {
+  for (const entry of fs.readdirSync(CACHE)) {
+    if (entry !== keep && new RegExp(`^${prefix}-[0-9a-f]{12}$`).test(entry)) fs.rmSync(path.join(CACHE, entry), { recursive: true, force: true });
+  }
+}
+
+/**
+ * The shared install (`<cache>/toolchain-<hash>/node_modules`), made on first use; npm is ended
+ * after `installTimeoutMs`.
+ */
+let failedInstall = null; // one try per process: the next caller gets the same error at once
+
+export async function prepareToolchain({ log = () => {}, installTimeoutMs = INSTALL_TIMEOUT_MS } = {}) {
+  const manifest = { name: "workerbox-starters-toolchain", private: true, type: "module", ...PACKAGES };
+  const name = `toolchain-${hash(JSON.stringify(manifest), process.platform, process.arch)}`;
+  const dir = path.join(CACHE, name);
+  if (fs.existsSync(path.join(dir, ".ready"))) return dir;
+  if (failedInstall) throw failedInstall;
+  fs.mkdirSync(CACHE, { recursive: true });
+  const tmp = `${dir}.tmp-${process.pid}`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp);
+  fs.writeFileSync(path.join(tmp, "package.json"), JSON.stringify(manifest, null, 2));
+  log(`installing ${Object.keys({ ...PACKAGES.dependencies, ...PACKAGES.devDependencies }).join(", ")} from the npm registry`);
+  const started = performance.now();
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  try {
+    // Few, quick retries: an unreachable registry fails in seconds, not minutes.
+    const flags = ["--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", "--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=3000", "--fetch-timeout=30000"];
+    await run(npm, ["install", ...flags], {
+      cwd: tmp,
+      timeoutMs: installTimeoutMs,
+      what: "installing the starters' packages from the npm registry",
+    });
+  } catch (error) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    failedInstall = error;
+    throw error;
+  }
+  log(`installed in ${Math.round((performance.now() - started) / 1000)} s`);
+  fs.writeFileSync(path.join(tmp, ".ready"), "");
+  publish(tmp, dir);
+  prune("toolchain", name);
+  return dir;
+}
+
+/**
+ * Starter `name` installed and built (`vite build`): its folder in the cache, with build output
+ * (`.wrangler/deploy/config.json` pointing to the configuration the Vite plugin wrote) and a
+ * `node_modules` link to the shared install. Treat it as read-only: serve a copyStarter().
+ */
+export async function prepareStarter(name, { log = () => {}, installTimeoutMs } = {}) {
+  if (!BUILT.includes(name)) throw new Error(`no starter named ${name} (have ${BUILT.join(", ")})`);
+  const toolchain = await prepareToolchain({ log, installTimeoutMs });
+  const source = path.join(SOURCES, name);
+  const key = `${name}-${hash(path.basename(toolchain), ...filesOf(source))}`;
+  const dir = path.join(CACHE, key);
+  if (fs.existsSync(path.join(dir, ".ready"))) return dir;
+  const tmp = `${dir}.tmp-${process.pid}`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.cpSync(source, tmp, { recursive: true });
+  fs.symlinkSync(path.join(toolchain, "node_modules"), path.join(tmp, "node_modules"), "dir");
+  log(`building the ${name} starter (vite build)`);
+  const started = performance.now();
+  try {
+    await run(process.execPath, [path.join(toolchain, "node_modules", "vite", "bin", "vite.js"), "build"], { cwd: tmp, timeoutMs: BUILD_TIMEOUT_MS, what: `building the ${name} starter` });
+  } catch (error) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw error;
+  }
+  log(`built in ${Math.round((performance.now() - started) / 1000)} s`);
+  if (!fs.existsSync(path.join(tmp, ".wrangler", "deploy", "config.json"))) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw new Error(`building the ${name} starter: vite build wrote no .wrangler/deploy/config.json`);
+  }
+  fs.writeFileSync(path.join(tmp, ".ready"), "");
+  publish(tmp, dir);
+  prune(name, key);
+  return dir;
+}
+
+/**
+ * A fresh copy of prepared starter `name` in a new temporary folder (its own state, nothing
+ * shared but node_modules, linked): `{ dir, remove() }`.
+ */
+export async function copyStarter(name, options) {
+  const prepared = await prepareStarter(name, options);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `workerbox-starter-${name}-`));
+  fs.cpSync(prepared, dir, { recursive: true, verbatimSymlinks: true, filter: (file) => !/[/\\](\.ready|\.workerbox)$/.test(file) });
+  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const warm = args.includes("--warm");
+  const names = args.filter((a) => !a.startsWith("--"));
+  const log = (line) => console.error(`[starters] ${line}`);
+  let failed = false;
+  for (const name of names.length ? names : BUILT) {
+    try {
+      console.log(await prepareStarter(name, { log }));
+    } catch (error) {
+      failed = true;
+      log(`${name}: ${error.message}`);
+    }
+  }
+  if (failed && warm) log("not ready; the tests that serve the starters will say why again");
+  process.exitCode = failed && !warm ? 1 : 0;
+}
