@@ -3,8 +3,7 @@
 // npm packages resolved with the `workerd`/`worker`/`browser` conditions, module rules (Text,
 // Data and CompiledWasm files become separate modules of the worker, as in wrangler),
 // `define`/`alias`, and an external source map. Also owns mapping a worker's error stacks and log
-// lines from the bundle back to the original files and lines, and the no-bundle fallback (with
-// modules using dynamic import(), which the engine lacks, joined into one by esbuild).
+// lines from the bundle back to the original files and lines, and the no-bundle fallback.
 
 const fs = require("node:fs");
 const path = require("node:path");
@@ -93,10 +92,10 @@ class BuildError extends Error {
  */
 async function bundle(config, { outdir = path.join(config.root, ".workerbox", "bundle") } = {}) {
   const rules = effectiveRules(config.rules);
-  if (config.noBundle) return unbundled(config, rules, { outdir });
+  if (config.noBundle) return unbundled(config, rules);
   const esbuild = loadEsbuild();
   if (esbuild === null) {
-    if (/\.(m?js)$/.test(config.mainFile)) return unbundled(config, rules, { outdir, reason: "esbuild is not installed" });
+    if (/\.(m?js)$/.test(config.mainFile)) return unbundled(config, rules, { reason: "esbuild is not installed" });
     throw new Error(`${config.mainFile} needs bundling, but esbuild is not installed: run \`npm install --save-dev esbuild\` (it is an optional peer dependency of workerbox)`);
   }
   return runEsbuild(esbuild, config, rules, outdir, {
@@ -160,23 +159,12 @@ async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = []
   };
 }
 
-/** Bare specifiers stay imports of the worker (as they would unbundled): only files are joined. */
-const keepBareImports = {
-  name: "workerbox-keep-bare-imports",
-  setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, (args) => (args.kind === "entry-point" ? undefined : { path: args.path, external: true }));
-  },
-};
-
-/** Dynamic `import(` in module source (a string or comment may match too; joining is then merely unneeded). */
-const DYNAMIC_IMPORT = /(^|[^\w$.])import\s*\(/;
-
 /**
  * No bundling: main and every module file next to it (by the rules) become modules. Besides the
  * project's rules, `.js`/`.mjs` files are ES modules and `.cjs` files CommonJS ones (a project
  * rule of type `CommonJS`, e.g. for `**\/*.js`, comes first and wins).
  */
-async function unbundled(config, rules, { outdir, reason } = {}) {
+function unbundled(config, rules, { reason } = {}) {
   const base = path.dirname(config.mainFile);
   const moduleMap = {};
   const inputs = [];
@@ -197,16 +185,6 @@ async function unbundled(config, rules, { outdir, reason } = {}) {
   };
   walk(base);
   const script = fs.readFileSync(config.mainFile, "utf8");
-  // workerbox has no dynamic import() yet: a worker that uses it (as code-split builds such as
-  // Vite's do) is joined into one module by esbuild, whose lazily run wrappers keep import()'s
-  // order of evaluation. Only joined: no other transform, bare imports left as they are.
-  const esm = [script, ...Object.values(moduleMap).filter((m) => m.type === "esm").map((m) => m.content.toString("utf8"))];
-  const esbuild = reason === undefined && esm.some((source) => DYNAMIC_IMPORT.test(source)) ? loadEsbuild() : null;
-  if (esbuild) {
-    const joined = await runEsbuild(esbuild, config, rules, outdir, { target: "esnext", loader: { ".js": "js", ".mjs": "js", ".cjs": "js" } }, [keepBareImports]);
-    joined.warnings.unshift(`${path.relative(config.root, config.mainFile)} and its modules use dynamic import(), which workerbox does not have yet: they are joined into one module with esbuild (no_bundle notwithstanding)`);
-    return joined;
-  }
   return {
     script,
     filename: config.mainFile,

@@ -78,7 +78,9 @@ impl NodeGate {
 impl Registry {
   pub fn new(modules: &[ExtraModule]) -> Self {
     let sources = modules.iter().map(|m| (normalize(&m.name), m.clone())).collect();
-    Self { sources, ..Default::default() }
+    // Modules named by absolute path keep it for their stack traces and import.meta.url.
+    let origins = modules.iter().filter(|m| m.name.starts_with('/')).map(|m| (normalize(&m.name), m.name.clone())).collect();
+    Self { sources, origins, ..Default::default() }
   }
 
   /// Turns on `node:` imports (nodejs_compat): `loader` is `internals.loadNodeModule`.
