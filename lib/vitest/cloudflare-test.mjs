@@ -1,8 +1,10 @@
 // The `cloudflare:test` module of workerbox/vitest, evaluated inside the test isolate by Vitest's
 // module runner (so that it shares module instances with the tests): the worker's `env`, `SELF`
 // (the project's main module's handlers, called in this isolate), execution contexts, scheduled
-// controllers, queue batches and their results, and D1 migrations. The runner
-// (lib/vitest/runner.mjs) leaves the main module's path in `globalThis.__workerboxVitest`.
+// controllers, queue batches and their results, D1 migrations, and the Durable Object helpers.
+// The runner (lib/vitest/runner.mjs) leaves the main module's path in `globalThis.__workerboxVitest`;
+// Durable Object helpers send the object a request the runner's wrapper of its class answers, or
+// ask the pool in Node (through the `__WORKERBOX_VITEST_HOST` binding).
 import { env as workerEnv } from "cloudflare:workers";
 
 export const env = workerEnv;
@@ -189,4 +191,59 @@ export async function applyD1Migrations(db, migrations, table = "d1_migrations")
     if (applied.has(migration.name)) continue;
     await db.batch([...migration.queries.map((query) => db.prepare(query)), record.bind(migration.name)]);
   }
+}
+
+// ---- Durable Objects ---------------------------------------------------------------------------
+
+let nextCallback = 1;
+
+/** Sends object `stub` one of cloudflare:test's requests (answered by the runner's class wrapper). */
+function askObject(stub, what) {
+  if (typeof stub?.fetch !== "function" || stub.id === undefined) throw new TypeError("Expected a Durable Object stub (from namespace.get())");
+  return stub.fetch("http://workerbox-vitest/", { headers: { [settings().testHeader]: what } });
+}
+
+/** Runs `callback(instance, state)` inside the object, with its input gate held, and returns its result. */
+export async function runInDurableObject(stub, callback) {
+  if (typeof callback !== "function") throw new TypeError("Failed to execute 'runInDurableObject': parameter 2 is not of type 'function'.");
+  const { durableCallbacks } = settings();
+  const token = `run-${nextCallback++}`;
+  const entry = { callback, result: undefined, error: undefined };
+  durableCallbacks.set(token, entry);
+  try {
+    const response = await askObject(stub, token);
+    if (response.status !== 204) throw new Error(`runInDurableObject: ${await response.text()}`);
+  } finally {
+    durableCallbacks.delete(token);
+  }
+  if (entry.error !== undefined) throw entry.error;
+  return entry.result;
+}
+
+/** Runs the object's alarm now if one is set (and removes it); resolves to whether it ran. */
+export async function runDurableObjectAlarm(stub) {
+  const response = await askObject(stub, "alarm");
+  return response.json();
+}
+
+async function hostCall(path, params) {
+  const url = new URL(`http://vitest-host${path}`);
+  for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
+  const response = await env.__WORKERBOX_VITEST_HOST.fetch(url, { method: "POST" });
+  if (!response.ok) throw new Error(await response.text());
+  return response.json();
+}
+
+/** The ids of the namespace's objects that have stored something. */
+export async function listDurableObjectIds(namespace) {
+  const binding = Object.keys(env).find((name) => env[name] === namespace);
+  if (binding === undefined) throw new TypeError("listDurableObjectIds: the namespace must be one of env's Durable Object bindings");
+  const ids = await hostCall("/durable/ids", { binding });
+  return ids.map((id) => namespace.idFromString(id));
+}
+
+/** Drops the object's live instance (its storage stays); the next request constructs it again. */
+export async function evictDurableObject(stub) {
+  const className = await (await askObject(stub, "class")).text();
+  await hostCall("/durable/evict", { className, id: stub.id.toString() });
 }

@@ -18,10 +18,11 @@ const BUILTIN = /^(?:cloudflare|workerd|node):/;
  * The runner's way back to Node (a service binding): snapshot files, and test files that inline
  * snapshots rewrite, are read and written here — only under the project's root.
  */
-function hostService(root) {
+function hostService(root, bindings) {
   const fsp = fs.promises;
   return async (request) => {
     const url = new URL(request.url);
+    if (url.pathname.startsWith("/durable/")) return durableCall(url, bindings);
     const file = path.resolve(url.searchParams.get("path") ?? "");
     if (url.pathname !== "/snapshot" || (file !== root && !file.startsWith(root + path.sep))) {
       return new Response(`not a path under the project root: ${file}`, { status: 403 });
@@ -42,6 +43,18 @@ function hostService(root) {
         return new Response(null, { status: 405 });
     }
   };
+}
+
+/** cloudflare:test's Durable Object helpers that need the namespace in Node (lib/durable.js). */
+async function durableCall(url, bindings) {
+  const params = url.searchParams;
+  const namespaces = Object.entries(bindings).filter(([, b]) => typeof b?.ids === "function" && typeof b?.evict === "function" && typeof b?.className === "string");
+  const found = url.pathname === "/durable/ids" ? namespaces.find(([name]) => name === params.get("binding")) : namespaces.find(([, b]) => b.className === params.get("className"));
+  if (!found) return new Response(`no Durable Object binding for ${params}`, { status: 404 });
+  const namespace = found[1];
+  if (url.pathname === "/durable/ids") return Response.json(await namespace.ids());
+  if (url.pathname === "/durable/evict") return Response.json(await namespace.evict(params.get("id")));
+  return new Response(`unknown call ${url.pathname}`, { status: 404 });
 }
 
 /** The pool options, resolved (they may be a function of Vitest's provided context). */
@@ -106,7 +119,7 @@ class WorkerboxPoolWorker {
       filename: RUNNER,
       format: "module",
       allowEval: true,
-      bindings: { ...settings.bindings, [HOST_BINDING]: service(hostService(path.resolve(root))) },
+      bindings: { ...settings.bindings, [HOST_BINDING]: service(hostService(path.resolve(root), settings.bindings)) },
       compatibilityDate: settings.compatibilityDate,
       compatibilityFlags: settings.compatibilityFlags,
       loadModule: createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker } }),

@@ -268,12 +268,26 @@ const live = new Map();
 
 const liveKey = (spec) => `${spec.className}\u0000${spec.dir ?? ""}\u0000${spec.id}`;
 
+/**
+ * Classes a main module supplies on demand through its `__workerboxDurableClass(name)` export
+ * (workerbox/vitest's runner, whose objects' classes live in modules the tests load later).
+ */
+const suppliedClasses = new Map();
+
+async function supplyClass(className) {
+  const supply = internals.namespace?.__workerboxDurableClass;
+  if (typeof internals.namespace?.[className] === "function" || typeof supply !== "function" || suppliedClasses.has(className)) return;
+  const Class = await supply(className);
+  if (typeof Class === "function") suppliedClasses.set(className, Class);
+}
+
 /** The object for `spec` (`{ className, id, name, dir, sql }`), constructed on first use. */
 function liveObject(spec) {
   const key = liveKey(spec);
   let entry = live.get(key);
   if (entry !== undefined) return entry;
-  const Class = internals.namespace?.[spec.className];
+  const exported = internals.namespace?.[spec.className];
+  const Class = typeof exported === "function" ? exported : suppliedClasses.get(spec.className);
   if (typeof Class !== "function") {
     throw new TypeError(`The worker exports no Durable Object class named "${spec.className}".`);
   }
@@ -299,6 +313,7 @@ function liveObject(spec) {
  * the call, to `{ instance, state, handle, release }`: call `release()` when the call is over.
  */
 internals.durableObjectFor = async function durableObjectFor(spec) {
+  if (!live.has(liveKey(spec))) await supplyClass(spec.className);
   const entry = liveObject(spec);
   const release = await entry.state._enter();
   return { instance: entry.instance, state: entry.state, handle: entry.handle, release };

@@ -1,12 +1,47 @@
 // The example worker: a KV counter, D1 notes, R2 files, a cron that records its time, and a
-// queue consumer that stores message bodies (and retries the ones it cannot store).
+// queue consumer that stores message bodies (and retries the ones it cannot store), and a
+// Durable Object counter (SQLite storage, RPC, an alarm that resets it).
 import { Buffer } from "node:buffer";
+import { DurableObject } from "cloudflare:workers";
+
+export class Counter extends DurableObject<Env> {
+  /** Counts the times this instance was constructed (evictions make new ones). */
+  static constructed = 0;
+  private calls = 0;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    Counter.constructed++;
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS hits (at INTEGER)");
+  }
+
+  async increment(by = 1): Promise<number> {
+    this.calls++;
+    this.ctx.storage.sql.exec("INSERT INTO hits (at) VALUES (?)", Date.now());
+    const count = ((await this.ctx.storage.get<number>("count")) ?? 0) + by;
+    await this.ctx.storage.put("count", count);
+    return count;
+  }
+
+  async scheduleReset(ms: number): Promise<void> {
+    await this.ctx.storage.setAlarm(Date.now() + ms);
+  }
+
+  async alarm(): Promise<void> {
+    await this.ctx.storage.put("count", 0);
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    return Response.json({ count: (await this.ctx.storage.get<number>("count")) ?? 0, calls: this.calls, path: new URL(request.url).pathname });
+  }
+}
 
 export interface Env {
   GREETING: string;
   KV: KVNamespace;
   BUCKET: R2Bucket;
   DB: D1Database;
+  COUNTER: DurableObjectNamespace<Counter>;
 }
 
 export default {
@@ -36,6 +71,8 @@ export default {
         const object = await env.BUCKET.get(key);
         return object ? new Response(object.body) : new Response("not found", { status: 404 });
       }
+      case "/counter":
+        return env.COUNTER.getByName(url.searchParams.get("name") ?? "main").fetch(request);
       case "/base64":
         return new Response(Buffer.from(url.searchParams.get("text") ?? "").toString("base64"));
       default:
