@@ -247,3 +247,56 @@ export async function evictDurableObject(stub) {
   const className = await (await askObject(stub, "class")).text();
   await hostCall("/durable/evict", { className, id: stub.id.toString() });
 }
+
+/** env's Durable Object namespaces, by binding name. */
+function durableNamespaces() {
+  return Object.entries(env).filter(([, value]) => Object.prototype.toString.call(value) === "[object DurableObjectNamespace]");
+}
+
+/** Drops every live Durable Object instance (storage stays). */
+export async function evictAllDurableObjects() {
+  for (const [binding] of durableNamespaces()) await hostCall("/durable/evict-all", { binding });
+}
+
+/** As evictAllDurableObjects(): workerbox drops the instances (nothing is aborted mid-call). */
+export const abortAllDurableObjects = evictAllDurableObjects;
+
+async function clearKV(kv) {
+  let cursor;
+  do {
+    const page = await kv.list({ cursor });
+    await Promise.all(page.keys.map((key) => kv.delete(key.name)));
+    cursor = page.list_complete ? undefined : page.cursor;
+  } while (cursor);
+}
+
+async function clearR2(bucket) {
+  let cursor;
+  do {
+    const page = await bucket.list({ cursor });
+    if (page.objects.length > 0) await bucket.delete(page.objects.map((object) => object.key));
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+}
+
+async function clearD1(db) {
+  const { results } = await db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").all();
+  if (results.length === 0) return;
+  await db.batch([db.prepare("PRAGMA foreign_keys = OFF"), ...results.map(({ name }) => db.prepare(`DROP TABLE "${String(name).replace(/"/g, '""')}"`))]);
+}
+
+/** Deletes the data of every binding: KV, R2, D1 (its tables) and Durable Objects (their storage). */
+export async function reset() {
+  for (const [name, value] of Object.entries(env)) {
+    const tag = Object.prototype.toString.call(value);
+    if (tag === "[object KvNamespace]" || tag === "[object KVNamespace]") await clearKV(value);
+    else if (tag === "[object R2Bucket]") await clearR2(value);
+    else if (tag === "[object D1Database]") await clearD1(value);
+    else if (tag === "[object DurableObjectNamespace]") {
+      for (const id of await listDurableObjectIds(value)) {
+        await runInDurableObject(value.get(id), (_instance, state) => state.storage.deleteAll());
+      }
+      await hostCall("/durable/evict-all", { binding: name });
+    }
+  }
+}

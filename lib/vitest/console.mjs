@@ -1,29 +1,31 @@
 // A node:console `Console` for the Vitest runner: Vitest captures each test's console output by
-// making a Console over its own writable streams. Formatting is node:util's; what has no stream
-// of its own (timers, counters, groups, tables) goes to the worker's console.
+// making a Console over its own writable streams, which workerd's node:console cannot make.
+// Formatting is node:util's; groups indent, counters and timers keep their state per Console.
 import { formatWithOptions } from "node:util";
 
-const base = globalThis.console;
+const METHODS = ["log", "info", "debug", "dirxml", "warn", "error", "trace", "dir", "assert", "clear", "count", "countReset", "group", "groupCollapsed", "groupEnd", "table", "time", "timeEnd", "timeLog"];
 
 export class Console {
   #stdout;
   #stderr;
   #inspectOptions;
+  #indent = "";
+  #counts = new Map();
+  #timers = new Map();
 
   constructor(options, stderr, ignoreErrors) {
     if (options && typeof options.write === "function") options = { stdout: options, stderr, ignoreErrors };
-    this.#stdout = options?.stdout;
-    this.#stderr = options?.stderr ?? this.#stdout;
-    const colors = typeof options?.colorMode === "boolean" ? options.colorMode : false;
-    this.#inspectOptions = options?.inspectOptions ?? { colors };
-    for (const name of ["log", "info", "debug", "warn", "error", "trace", "dir", "assert", "clear", "count", "countReset", "group", "groupCollapsed", "groupEnd", "table", "time", "timeEnd", "timeLog", "dirxml"]) {
-      this[name] = this[name].bind(this);
-    }
+    if (!options?.stdout || typeof options.stdout.write !== "function") throw new TypeError('The "stdout" argument must be a writable stream');
+    this.#stdout = options.stdout;
+    this.#stderr = options.stderr ?? this.#stdout;
+    const colors = typeof options.colorMode === "boolean" ? options.colorMode : false;
+    this.#inspectOptions = options.inspectOptions ?? { colors };
+    for (const name of METHODS) this[name] = this[name].bind(this);
   }
 
   #write(stream, args) {
-    if (stream === undefined) return base.log(...args);
-    stream.write(`${formatWithOptions(this.#inspectOptions, ...args)}\n`);
+    const text = formatWithOptions(this.#inspectOptions, ...args);
+    stream.write(`${this.#indent ? text.replace(/^/gm, this.#indent) : text}\n`);
   }
 
   log(...args) {
@@ -52,34 +54,40 @@ export class Console {
     this.#write(this.#stdout, [formatWithOptions({ ...this.#inspectOptions, ...options }, item)]);
   }
   assert(condition, ...args) {
-    if (!condition) this.#write(this.#stderr, ["Assertion failed", ...args]);
+    if (!condition) this.#write(this.#stderr, args.length ? ["Assertion failed:", ...args] : ["Assertion failed"]);
   }
   clear() {}
-  count(label) {
-    base.count(label);
+  count(label = "default") {
+    const count = (this.#counts.get(String(label)) ?? 0) + 1;
+    this.#counts.set(String(label), count);
+    this.#write(this.#stdout, [`${label}: ${count}`]);
   }
-  countReset(label) {
-    base.countReset(label);
+  countReset(label = "default") {
+    this.#counts.delete(String(label));
   }
   group(...args) {
-    base.group(...args);
+    if (args.length) this.#write(this.#stdout, args);
+    this.#indent += "  ";
   }
   groupCollapsed(...args) {
-    base.groupCollapsed(...args);
+    this.group(...args);
   }
   groupEnd() {
-    base.groupEnd();
+    this.#indent = this.#indent.slice(0, -2);
   }
-  table(...args) {
-    base.table(...args);
+  table(data, ...rest) {
+    this.#write(this.#stdout, [data, ...rest]);
   }
-  time(label) {
-    base.time(label);
+  time(label = "default") {
+    this.#timers.set(String(label), performance.now());
   }
-  timeEnd(label) {
-    base.timeEnd(label);
+  timeLog(label = "default", ...args) {
+    const started = this.#timers.get(String(label));
+    if (started === undefined) return this.#write(this.#stderr, [`Warning: No such label '${label}' for console.timeLog()`]);
+    this.#write(this.#stdout, [`${label}: ${(performance.now() - started).toFixed(3)}ms`, ...args]);
   }
-  timeLog(...args) {
-    base.timeLog(...args);
+  timeEnd(label = "default") {
+    this.timeLog(label);
+    this.#timers.delete(String(label));
   }
 }

@@ -44,6 +44,11 @@ function cloudflareTest(options = {}) {
       include(config.resolve.conditions, CONDITIONS);
       include(config.resolve.mainFields, MAIN_FIELDS);
       config.ssr.target = "webworker";
+      // Tests are transformed by Vite's server-side environment, whose own conditions would pick
+      // packages' Node builds.
+      config.ssr.resolve ??= {};
+      config.ssr.resolve.conditions = [...new Set([...(config.ssr.resolve.conditions ?? []).filter((c) => c !== "node"), ...CONDITIONS, "development|production"])];
+      config.ssr.resolve.externalConditions = [...new Set([...(config.ssr.resolve.externalConditions ?? []).filter((c) => c !== "node"), ...CONDITIONS])];
     },
     resolveId(id) {
       if (id === "cloudflare:test") return TEST_MODULE;

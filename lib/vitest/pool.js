@@ -49,11 +49,12 @@ function hostService(root, bindings) {
 async function durableCall(url, bindings) {
   const params = url.searchParams;
   const namespaces = Object.entries(bindings).filter(([, b]) => typeof b?.ids === "function" && typeof b?.evict === "function" && typeof b?.className === "string");
-  const found = url.pathname === "/durable/ids" ? namespaces.find(([name]) => name === params.get("binding")) : namespaces.find(([, b]) => b.className === params.get("className"));
+  const found = params.has("binding") ? namespaces.find(([name]) => name === params.get("binding")) : namespaces.find(([, b]) => b.className === params.get("className"));
   if (!found) return new Response(`no Durable Object binding for ${params}`, { status: 404 });
   const namespace = found[1];
   if (url.pathname === "/durable/ids") return Response.json(await namespace.ids());
   if (url.pathname === "/durable/evict") return Response.json(await namespace.evict(params.get("id")));
+  if (url.pathname === "/durable/evict-all") return Response.json(await namespace.evict());
   return new Response(`unknown call ${url.pathname}`, { status: 404 });
 }
 

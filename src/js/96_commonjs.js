@@ -16,7 +16,8 @@ function normalizeModulePath(path) {
   return parts.join("/");
 }
 
-function requireFrom(referrer, nodeEnabled) {
+/** `require` for the module named `referrer`; `origin` is its real path, when known (createRequire). */
+function requireFrom(referrer, nodeEnabled, origin = undefined) {
   return function require(specifier) {
     specifier = String(specifier);
     const bare = specifier.startsWith("node:") ? specifier.slice(5) : specifier;
@@ -24,7 +25,7 @@ function requireFrom(referrer, nodeEnabled) {
     const bareAllowed = internals.compat?.enabled.includes("nodejs_compat_v2") && ops.nodeModuleAllowed(bare);
     if (nodeEnabled && (specifier.startsWith("node:") || bareAllowed) && !bare.startsWith("internal/")) {
       if (ops.nodeModuleAllowed(bare)) return internals.loadNodeModule(bare);
-      return fromHost(specifier, referrer, nodeEnabled);
+      return fromHost(specifier, referrer, nodeEnabled, origin);
     }
     const relative = specifier.startsWith("./") || specifier.startsWith("../");
     const base = referrer.includes("/") ? referrer.slice(0, referrer.lastIndexOf("/")) : "";
@@ -33,13 +34,13 @@ function requireFrom(referrer, nodeEnabled) {
       const found = ops.userModule(candidate);
       if (found !== undefined) return load(candidate, found, nodeEnabled);
     }
-    return fromHost(specifier, referrer, nodeEnabled);
+    return fromHost(specifier, referrer, nodeEnabled, origin);
   };
 }
 
 /** A module the host's loadModule finds for `require(specifier)` in `referrer`, else the error. */
-function fromHost(specifier, referrer, nodeEnabled) {
-  const name = ops.hostModule(specifier, referrer);
+function fromHost(specifier, referrer, nodeEnabled, origin) {
+  const name = ops.hostModule(specifier, referrer, origin);
   if (name === undefined) throw moduleNotFound(specifier, referrer);
   return load(name, ops.userModule(name), nodeEnabled);
 }
@@ -89,8 +90,9 @@ function runCommonJs(name, factory, nodeEnabled, filename = `/${name}`) {
 
 /** node:module's createRequire: a `require` as if in the module at `path` (`/name` or a file: URL). */
 internals.createRequire = function createRequire(path) {
-  const name = normalizeModulePath(String(path).replace(/^file:\/\//, ""));
-  return requireFrom(name, true);
+  const text = String(path);
+  const name = normalizeModulePath(text.replace(/^file:\/\//, ""));
+  return requireFrom(name, true, text);
 };
 
 internals.loadCommonJs = function loadCommonJs(name, nodeEnabled) {

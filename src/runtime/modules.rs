@@ -135,6 +135,15 @@ impl Registry {
     self.loader = Some(host);
   }
 
+  /// Records the real path (or URL) of module `key` unless it has one, e.g. the path given to
+  /// node:module's createRequire, so the host's loader resolves against it.
+  pub fn remember_origin(&mut self, key: &str, origin: String) {
+    let origin = origin.strip_prefix("file://").map(str::to_owned).unwrap_or(origin);
+    if normalize(&origin) == key && origin != key {
+      self.origins.entry(key.to_owned()).or_insert(origin);
+    }
+  }
+
   /// The name to show for module `key`: the host's name for modules it loaded.
   pub fn origin<'a>(&'a self, key: &'a str) -> &'a str {
     self.origins.get(key).map_or(key, String::as_str)

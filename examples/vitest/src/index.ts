@@ -73,6 +73,13 @@ export default {
       }
       case "/counter":
         return env.COUNTER.getByName(url.searchParams.get("name") ?? "main").fetch(request);
+      case "/weather": {
+        // An outbound request the tests mock (test/mocks.test.ts).
+        const upstream = await fetch(`https://api.weather.example/today?city=${url.searchParams.get("city") ?? "paris"}`);
+        if (!upstream.ok) return new Response(`upstream failed: ${upstream.status}`, { status: 502 });
+        const { temperature } = await upstream.json<{ temperature: number }>();
+        return new Response(`${temperature}°C`);
+      }
       case "/base64":
         return new Response(Buffer.from(url.searchParams.get("text") ?? "").toString("base64"));
       default:

@@ -182,14 +182,20 @@ fn op_vendor_resolve<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCal
   }
 }
 
-/// `ops.hostModule(specifier, referrer) -> name | undefined`: asks the host's `loadModule` for a
-/// module `require()`d by the module named `referrer` (src/js/96_commonjs.js); the module joins
-/// the worker's modules under the returned name. Throws when the host's loader failed.
+/// `ops.hostModule(specifier, referrer, referrerPath?) -> name | undefined`: asks the host's
+/// `loadModule` for a module `require()`d by the module named `referrer` (src/js/96_commonjs.js;
+/// `referrerPath` is its real path or URL, from createRequire); the module joins the worker's
+/// modules under the returned name. Throws when the host's loader failed.
 fn op_host_module<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   use crate::runtime::modules::{load_from_host, RegistryRef};
   let specifier = arg_string(scope, &args, 0);
   let referrer = arg_string(scope, &args, 1);
   let Some(registry) = scope.get_slot::<RegistryRef>().cloned() else { return };
+  if args.get(2).is_string() {
+    // createRequire(path): the module's real path, for the host to resolve against.
+    let origin = arg_string(scope, &args, 2);
+    registry.borrow_mut().remember_origin(&referrer, origin);
+  }
   match load_from_host(scope, &registry, &specifier, &referrer, "require") {
     Ok(Some(name)) => rv.set(new_string(scope, &name).into()),
     Ok(None) => {}
