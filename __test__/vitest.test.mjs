@@ -39,17 +39,17 @@ test("the example project's tests pass inside workerbox isolates: SELF, KV, D1 m
   const { code, report, output } = await runVitest(path.join(root, "examples", "vitest"));
   assert.equal(code, 0, output);
   assert.equal(report.numFailedTests, 0, output);
-  assert.equal(report.numPassedTests, 21, output);
+  assert.equal(report.numPassedTests, 22, output);
   const files = report.testResults.map((r) => path.basename(r.name)).sort();
   assert.deepEqual(files, ["durable.test.ts", "fetch.test.ts", "handlers.test.ts", "isolation.test.ts", "mocks.test.ts", "reset.test.ts", "snapshot.test.ts"]);
 });
 
-test("a failing test is reported with its diff and source line; console output reaches Vitest", async (t) => {
+test("a failing test is reported with its diff and source line; console output reaches Vitest; SELF reaches a WorkerEntrypoint's RPC methods", async (t) => {
   const dir = fs.mkdtempSync(path.join(root, "examples", ".tmp-vitest-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.mkdirSync(path.join(dir, "test"));
   fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name: "failing", main: "worker.js", compatibility_date: "2026-08-01" }));
-  fs.writeFileSync(path.join(dir, "worker.js"), `export default { fetch() { throw new RangeError("worker broke"); } };`);
+  fs.writeFileSync(path.join(dir, "worker.js"), `import { WorkerEntrypoint } from "cloudflare:workers";\nexport default class extends WorkerEntrypoint { fetch() { throw new RangeError("worker broke"); } add(a, b) { return a + b; } };`);
   fs.writeFileSync(path.join(dir, "vitest.config.mjs"), `import { cloudflareTest } from "workerbox/vitest";\nexport default { plugins: [cloudflareTest({})] };\n`);
   fs.writeFileSync(
     path.join(dir, "test", "fail.test.js"),
@@ -60,8 +60,9 @@ test("a failing test is reported with its diff and source line; console output r
       `  console.log("logged from the isolate");`,
       `  expect({ answer: 41 }).toEqual({ answer: 42 });`,
       `});`,
-      `it("sees the worker's error", async () => {`,
+      `it("sees the worker's error, and calls its RPC methods", async () => {`,
       `  await expect(SELF.fetch("https://x/")).rejects.toThrow("worker broke");`,
+      `  expect(await SELF.add(2, 3)).toBe(5);`,
       `});`,
     ].join("\n"),
   );

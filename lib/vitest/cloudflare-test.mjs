@@ -5,7 +5,7 @@
 // The runner (lib/vitest/runner.mjs) leaves the main module's path in `globalThis.__workerboxVitest`;
 // Durable Object helpers send the object a request the runner's wrapper of its class answers, or
 // ask the pool in Node (through the `__WORKERBOX_VITEST_HOST` binding).
-import { env as workerEnv } from "cloudflare:workers";
+import { env as workerEnv, exports as workerExports } from "cloudflare:workers";
 
 export const env = workerEnv;
 
@@ -156,14 +156,12 @@ async function callHandler(name, event) {
   return { result, ctx };
 }
 
-/** `SELF`: the current worker, as a service binding to its default export would reach it. */
-export const SELF = {
-  async fetch(input, init) {
-    const request = new Request(input, init);
-    const { result } = await callHandler("fetch", request);
-    if (!(result instanceof Response)) throw new TypeError("The worker's fetch() handler did not return a Response");
-    return result;
-  },
+/**
+ * `SELF`: the worker's default entrypoint (`exports.default`, a service binding to it, so its
+ * requests and RPC calls go through the runtime as a real caller's would), with `scheduled()` and
+ * `queue()`, which call the handlers in this isolate.
+ */
+const selfExtras = {
   async scheduled(options = {}) {
     const controller = createScheduledController(options);
     const { ctx } = await callHandler("scheduled", controller);
@@ -176,6 +174,18 @@ export const SELF = {
     return getQueueResult(batch, ctx);
   },
 };
+
+export const SELF = new Proxy(
+  {},
+  {
+    get(_, key) {
+      if (key in selfExtras) return selfExtras[key];
+      const target = workerExports.default;
+      const value = target[key];
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  },
+);
 
 /** Applies D1 migrations not yet recorded in `table`, each with its record in one batch. */
 export async function applyD1Migrations(db, migrations, table = "d1_migrations") {

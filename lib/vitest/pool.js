@@ -114,20 +114,22 @@ class WorkerboxPoolWorker {
     const codec = await import("./serialize.mjs");
     this.codec = codec;
     const vitestWorker = resolveBare("vitest/worker", root, "import");
+    // Only the pool's own upgrade request starts Vitest in the runner.
+    const token = require("node:crypto").randomUUID();
     if (!vitestWorker) throw new Error(`workerbox/vitest: Vitest is not installed in ${root} (it is a peer dependency: npm install --save-dev vitest)`);
     this.worker = await createWorker({
       script: fs.readFileSync(RUNNER, "utf8"),
       filename: RUNNER,
       format: "module",
       allowEval: true,
-      bindings: { ...settings.bindings, [HOST_BINDING]: service(hostService(path.resolve(root), settings.bindings)) },
+      bindings: { ...settings.bindings, [HOST_BINDING]: service(hostService(path.resolve(root), settings.bindings)), __WORKERBOX_VITEST_TOKEN: token },
       compatibilityDate: settings.compatibilityDate,
       compatibilityFlags: settings.compatibilityFlags,
       loadModule: createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker } }),
       limits: { cpuMs: 0, wallMs: 0, waitUntilMs: 0, memoryMb: 1024 },
       onLog: (level, message) => (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${message}\n`),
     });
-    const header = JSON.stringify({ cwd: root, main: settings.main });
+    const header = JSON.stringify({ cwd: root, main: settings.main, token });
     const response = await dispatch(this.worker, { url: "http://workerbox-vitest/", headers: { upgrade: "websocket", "x-workerbox-vitest": header } });
     if (response.status !== 101 || !response.webSocket) throw new Error(`workerbox/vitest: the runner did not accept the connection (${response.status}: ${await response.text()})`);
     this.socket = response.webSocket;

@@ -5,7 +5,9 @@
 // (lib/vitest/cloudflare-test.mjs) finds the worker's env and main module through
 // `globalThis.__workerboxVitest`. The Durable Object classes of the project's own bindings are
 // supplied on demand (`__workerboxDurableClass`) from the main module as the tests load it, each
-// wrapped to answer cloudflare:test's requests (runInDurableObject, runDurableObjectAlarm).
+// wrapped to answer cloudflare:test's requests (runInDurableObject, runDurableObjectAlarm). Every
+// other event (`exports.default.fetch()`, SELF) goes to the main module's default export.
+import { WorkerEntrypoint } from "cloudflare:workers";
 import { serialize, deserialize } from "./serialize.mjs";
 import { Console } from "./console.mjs";
 
@@ -14,8 +16,8 @@ import { Console } from "./console.mjs";
 // in the first request: their top level sets timers, which global scope may not).
 console.Console = Console;
 
-/** What the host passed in the upgrade request's header: { cwd, main }. */
-let settings = { cwd: "/", main: undefined };
+/** What the host passed in the upgrade request's header: { cwd, main, token }. */
+let settings = { cwd: "/", main: undefined, token: undefined };
 process.cwd = () => settings.cwd;
 
 // Vitest broadcasts between its own workers; a test isolate has none to reach.
@@ -58,9 +60,8 @@ async function answerTestRequest(what, instance, state, className) {
  * tests see the same class), wrapped so that it also answers cloudflare:test's requests.
  */
 export async function __workerboxDurableClass(name) {
-  const mocker = globalThis.__vitest_mocker__;
-  if (!settings.main || !mocker) return undefined;
-  const UserClass = (await mocker.moduleRunner.import(settings.main))[name];
+  if (!settings.main || !globalThis.__vitest_mocker__) return undefined;
+  const UserClass = (await importMain())[name];
   if (typeof UserClass !== "function") return undefined;
   const Wrapped = class extends UserClass {
     constructor(state, env) {
@@ -78,22 +79,94 @@ export async function __workerboxDurableClass(name) {
   return Wrapped;
 }
 
-export default {
-  async fetch(request, env) {
-    if (request.headers.get("upgrade") !== "websocket") return new Response("the Vitest runner expects a WebSocket", { status: 426 });
-    settings = JSON.parse(request.headers.get("x-workerbox-vitest") ?? "{}");
-    globalThis.__workerboxVitest = { env, main: settings.main, cwd: settings.cwd, durableCallbacks, testHeader: TEST_HEADER };
-    const { init, runBaseTests, setupEnvironment } = await import("workerbox-vitest:worker");
-    const pair = new WebSocketPair();
-    const [client, server] = [pair[0], pair[1]];
-    server.accept();
-    init({
-      post: (response) => server.send(serialize(response)),
-      on: (callback) => server.addEventListener("message", (event) => callback(deserialize(event.data))),
-      runTests: (state, traces) => runBaseTests("run", state, traces),
-      collectTests: (state, traces) => runBaseTests("collect", state, traces),
-      setup: setupEnvironment,
-    });
-    return new Response(null, { status: 101, webSocket: client });
-  },
-};
+/** The project's main module, through Vitest's module runner (the instance the tests import). */
+async function importMain() {
+  if (!settings.main) throw new Error("workerbox/vitest: the worker has no main module: set `main` in the wrangler configuration or in cloudflareTest({ main })");
+  const mocker = globalThis.__vitest_mocker__;
+  if (!mocker) throw new Error("workerbox/vitest: the worker's main module is loaded by Vitest's module runner, which is not running");
+  return mocker.moduleRunner.import(settings.main);
+}
+
+/** Runs handler `name` of the main module's default export (an object or a WorkerEntrypoint). */
+async function callMain(name, event, env, ctx) {
+  const entry = (await importMain()).default;
+  if (typeof entry === "function") {
+    const instance = new entry(ctx, env);
+    if (typeof instance[name] !== "function") throw new TypeError(`The worker's default export has no ${name}() handler.`);
+    return instance[name](event);
+  }
+  if (typeof entry?.[name] !== "function") throw new TypeError(`The worker's default export has no ${name}() handler.`);
+  return entry[name](event, env, ctx);
+}
+
+/** Starts Vitest's worker runtime on a WebSocket to the pool. */
+async function startVitest(request, env) {
+  settings = JSON.parse(request.headers.get("x-workerbox-vitest"));
+  globalThis.__workerboxVitest = { env, main: settings.main, cwd: settings.cwd, durableCallbacks, testHeader: TEST_HEADER };
+  const { init, runBaseTests, setupEnvironment } = await import("workerbox-vitest:worker");
+  const pair = new WebSocketPair();
+  const [client, server] = [pair[0], pair[1]];
+  server.accept();
+  init({
+    post: (response) => server.send(serialize(response)),
+    on: (callback) => server.addEventListener("message", (event) => callback(deserialize(event.data))),
+    runTests: (state, traces) => runBaseTests("run", state, traces),
+    collectTests: (state, traces) => runBaseTests("collect", state, traces),
+    setup: setupEnvironment,
+  });
+  return new Response(null, { status: 101, webSocket: client });
+}
+
+/** Names never forwarded as RPC methods of the main module's entrypoint (thenables, etc.). */
+const NOT_RPC = new Set(["then", "catch", "finally", "constructor", "toJSON", "fetch", "scheduled", "queue", "ctx", "env"]);
+
+/**
+ * The worker's default entrypoint: the pool's upgrade request (carrying the pool's token) starts
+ * Vitest; everything else — requests, cron and queue events, RPC calls — goes to the main
+ * module's default export, so `exports.default` reaches the worker under test.
+ */
+class Runner extends WorkerEntrypoint {
+  fetch(request) {
+    const header = request.headers.get("x-workerbox-vitest");
+    if (header !== null && request.headers.get("upgrade") === "websocket" && JSON.parse(header).token === this.env.__WORKERBOX_VITEST_TOKEN) return startVitest(request, this.env);
+    return callMain("fetch", request, this.env, this.ctx);
+  }
+  scheduled(controller) {
+    return callMain("scheduled", controller, this.env, this.ctx);
+  }
+  queue(batch) {
+    return callMain("queue", batch, this.env, this.ctx);
+  }
+}
+/** A method of the Runner that forwards RPC call `key` to the main module's entrypoint. */
+function forwarder(key) {
+  return async function (...args) {
+    const entry = (await importMain()).default;
+    if (typeof entry !== "function") throw new TypeError(`The RPC receiver does not implement the method "${key}".`);
+    const instance = new entry(this.ctx, this.env);
+    if (typeof instance[key] !== "function") throw new TypeError(`The RPC receiver does not implement the method "${key}".`);
+    return instance[key](...args);
+  };
+}
+const forwarders = new Map();
+const forwarded = (key) => typeof key === "string" && !NOT_RPC.has(key);
+
+// Unknown members of the Runner's prototype are forwarders: the runtime reads RPC methods from
+// the prototype chain (own properties of each prototype), so the proxy answers both reads.
+Object.setPrototypeOf(
+  Runner.prototype,
+  new Proxy(Object.create(WorkerEntrypoint.prototype), {
+    get(target, key, receiver) {
+      if (!forwarded(key) || key in target) return Reflect.get(target, key, receiver);
+      if (!forwarders.has(key)) forwarders.set(key, forwarder(key));
+      return forwarders.get(key);
+    },
+    getOwnPropertyDescriptor(target, key) {
+      if (!forwarded(key) || key in target) return Reflect.getOwnPropertyDescriptor(target, key);
+      if (!forwarders.has(key)) forwarders.set(key, forwarder(key));
+      return { value: forwarders.get(key), writable: false, enumerable: false, configurable: true };
+    },
+  }),
+);
+
+export default Runner;

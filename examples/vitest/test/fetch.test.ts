@@ -1,4 +1,5 @@
 import { SELF, env, createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../src/index";
 
@@ -28,6 +29,11 @@ describe("fetch", () => {
     expect(put.status).toBe(204);
     expect(await (await SELF.fetch("https://example.com/files?key=a.txt")).text()).toBe("file body");
     expect((await SELF.fetch("https://example.com/files?key=missing")).status).toBe(404);
+  });
+
+  it("answers through exports.default, as Cloudflare's newer examples call it", async () => {
+    const response = await exports.default.fetch("https://example.com/exports");
+    expect(await response.text()).toBe("hello from /exports");
   });
 
   it("uses node:buffer (nodejs_compat)", async () => {
