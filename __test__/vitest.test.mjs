@@ -35,13 +35,13 @@ function runVitest(cwd, extra = []) {
   });
 }
 
-test("the example project's tests pass inside workerbox isolates: SELF, KV, D1 migrations, R2, Durable Objects, cron, queue, fake timers, snapshots, reset(), vi.mock, MSW, per-file storage", async () => {
+test("the example project's tests pass inside workerbox isolates: SELF, KV, D1 migrations, R2, Durable Objects, cron, queue, fake timers, snapshots, reset(), vi.mock, MSW, an auxiliary worker, per-file storage", async () => {
   const { code, report, output } = await runVitest(path.join(root, "examples", "vitest"));
   assert.equal(code, 0, output);
   assert.equal(report.numFailedTests, 0, output);
-  assert.equal(report.numPassedTests, 22, output);
+  assert.equal(report.numPassedTests, 24, output);
   const files = report.testResults.map((r) => path.basename(r.name)).sort();
-  assert.deepEqual(files, ["durable.test.ts", "fetch.test.ts", "handlers.test.ts", "isolation.test.ts", "mocks.test.ts", "reset.test.ts", "snapshot.test.ts"]);
+  assert.deepEqual(files, ["durable.test.ts", "fetch.test.ts", "handlers.test.ts", "isolation.test.ts", "mocks.test.ts", "reset.test.ts", "services.test.ts", "snapshot.test.ts"]);
 });
 
 test("a failing test is reported with its diff and source line; console output reaches Vitest; SELF reaches a WorkerEntrypoint's RPC methods", async (t) => {

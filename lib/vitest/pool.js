@@ -7,6 +7,7 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const { createLoader, resolveBare } = require("./loader.js");
+const { startAuxiliaryWorkers } = require("./auxiliary.js");
 
 const RUNNER = path.join(__dirname, "runner.mjs");
 const HOST_BINDING = "__WORKERBOX_VITEST_HOST";
@@ -69,15 +70,21 @@ async function resolveOptions(poolOptions, project) {
  * from the wrangler configuration (`wrangler.configPath`, else one in the root, if any), with
  * `miniflare.bindings` over its vars and `main` over its main.
  */
-async function projectSettings(options, root, warn) {
+async function projectSettings(options, root, warn, log) {
   const { loadProject } = require("../project/index.js");
+  const extra = options.miniflare ?? {};
+  // Auxiliary workers first: the main worker's service bindings name them.
+  const auxiliary = await startAuxiliaryWorkers(extra.workers, root, log);
   const configPath = options.wrangler?.configPath ? path.resolve(root, options.wrangler.configPath) : ["wrangler.jsonc", "wrangler.json", "wrangler.toml"].map((f) => path.join(root, f)).find((f) => fs.existsSync(f));
   let bindings = {};
   let compatibilityDate;
   let compatibilityFlags = [];
   let main = options.main ? path.resolve(root, options.main) : undefined;
   if (configPath) {
-    const project = await loadProject(configPath, { env: options.wrangler?.environment, persistTo: false, build: false, migrate: false });
+    const project = await loadProject(configPath, { env: options.wrangler?.environment, persistTo: false, build: false, migrate: false, services: auxiliary.services }).catch(async (error) => {
+      await auxiliary.dispose();
+      throw error;
+    });
     for (const item of project.unsupported) warn(`${item.key}: ${item.binding} is not available in workerbox tests (${item.reason})`);
     bindings = project.bindings;
     compatibilityDate = project.config.compatibilityDate;
@@ -85,11 +92,19 @@ async function projectSettings(options, root, warn) {
     main ??= project.config.mainFile;
   }
   if (options.remoteBindings) warn("remoteBindings is ignored: workerbox runs every binding locally");
-  const extra = options.miniflare ?? {};
   Object.assign(bindings, extra.bindings ?? {});
+  const api = require("../../index.js");
+  for (const [name, target] of Object.entries(extra.serviceBindings ?? {})) {
+    bindings[name] = api.service(typeof target === "string" ? (auxiliary.services[target] ?? missingService(target)) : target);
+  }
   compatibilityDate = extra.compatibilityDate ?? compatibilityDate;
   compatibilityFlags = [...new Set([...(extra.compatibilityFlags ?? compatibilityFlags), "nodejs_compat"])];
-  return { bindings, compatibilityDate, compatibilityFlags, main };
+  const outbound = typeof extra.outboundService === "function" ? extra.outboundService : undefined;
+  return { bindings, compatibilityDate, compatibilityFlags, main, outbound, auxiliary };
+}
+
+function missingService(name) {
+  throw new Error(`cloudflareTest: miniflare.serviceBindings names "${name}", which is not one of miniflare.workers`);
 }
 
 class WorkerboxPoolWorker {
@@ -108,15 +123,27 @@ class WorkerboxPoolWorker {
     const { project } = this.options;
     const root = project.config.root;
     const warn = (text) => project.vitest.logger.warn(`[workerbox] ${text}`);
-    const options = await resolveOptions(this.poolOptions, project);
-    const settings = await projectSettings(options, root, warn);
-    const { createWorker, dispatch, service } = require("../../index.js");
-    const codec = await import("./serialize.mjs");
-    this.codec = codec;
+    const log = (level, message) => (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${message}\n`);
     const vitestWorker = resolveBare("vitest/worker", root, "import");
+    if (!vitestWorker) throw new Error(`workerbox/vitest: Vitest is not installed in ${root} (it is a peer dependency: npm install --save-dev vitest)`);
+    const options = await resolveOptions(this.poolOptions, project);
+    this.codec = await import("./serialize.mjs");
+    const settings = await projectSettings(options, root, warn, log);
+    this.auxiliary = settings.auxiliary;
+    try {
+      await this.#startRunner(root, settings, vitestWorker, log);
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+    // bench/vitest.mjs measures each pool worker's start-up (isolate, runner, connection) here.
+    if (process.env.WORKERBOX_VITEST_STATS) fs.appendFileSync(process.env.WORKERBOX_VITEST_STATS, `${JSON.stringify({ startMs: performance.now() - started })}\n`);
+  }
+
+  async #startRunner(root, settings, vitestWorker, log) {
+    const { createWorker, dispatch, service } = require("../../index.js");
     // Only the pool's own upgrade request starts Vitest in the runner.
     const token = require("node:crypto").randomUUID();
-    if (!vitestWorker) throw new Error(`workerbox/vitest: Vitest is not installed in ${root} (it is a peer dependency: npm install --save-dev vitest)`);
     this.worker = await createWorker({
       script: fs.readFileSync(RUNNER, "utf8"),
       filename: RUNNER,
@@ -125,9 +152,10 @@ class WorkerboxPoolWorker {
       bindings: { ...settings.bindings, [HOST_BINDING]: service(hostService(path.resolve(root), settings.bindings)), __WORKERBOX_VITEST_TOKEN: token },
       compatibilityDate: settings.compatibilityDate,
       compatibilityFlags: settings.compatibilityFlags,
+      ...(settings.outbound ? { outbound: settings.outbound } : {}),
       loadModule: createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker } }),
       limits: { cpuMs: 0, wallMs: 0, waitUntilMs: 0, memoryMb: 1024 },
-      onLog: (level, message) => (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${message}\n`),
+      onLog: log,
     });
     const header = JSON.stringify({ cwd: root, main: settings.main, token });
     const response = await dispatch(this.worker, { url: "http://workerbox-vitest/", headers: { upgrade: "websocket", "x-workerbox-vitest": header } });
@@ -137,8 +165,6 @@ class WorkerboxPoolWorker {
     this.socket.addEventListener("close", () => this.#emit("exit"));
     this.socket.addEventListener("error", (event) => this.#emit("error", event.error ?? new Error("the runner's connection failed")));
     this.socket.accept();
-    // bench/vitest.mjs measures each pool worker's start-up (isolate, runner, connection) here.
-    if (process.env.WORKERBOX_VITEST_STATS) fs.appendFileSync(process.env.WORKERBOX_VITEST_STATS, `${JSON.stringify({ startMs: performance.now() - started })}\n`);
   }
 
   #received(text) {
@@ -190,6 +216,8 @@ class WorkerboxPoolWorker {
     this.socket = null;
     await this.worker?.dispose();
     this.worker = null;
+    await this.auxiliary?.dispose();
+    this.auxiliary = null;
   }
 }
 

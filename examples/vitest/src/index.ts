@@ -42,6 +42,7 @@ export interface Env {
   BUCKET: R2Bucket;
   DB: D1Database;
   COUNTER: DurableObjectNamespace<Counter>;
+  GREETER: Fetcher & { shout(text: string): Promise<string> };
 }
 
 export default {
@@ -80,6 +81,10 @@ export default {
         const { temperature } = await upstream.json<{ temperature: number }>();
         return new Response(`${temperature}°C`);
       }
+      case "/greet":
+        return env.GREETER.fetch(request);
+      case "/shout":
+        return new Response(await env.GREETER.shout(url.searchParams.get("text") ?? ""));
       case "/base64":
         return new Response(Buffer.from(url.searchParams.get("text") ?? "").toString("base64"));
       default:

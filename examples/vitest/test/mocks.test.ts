@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 
 const network = defineNetwork({
   sources: [new InterceptorSource({ interceptors: [new FetchInterceptor()] })],
+  context: { quiet: true },
   handlers: [http.get("https://api.weather.example/today", ({ request }) => HttpResponse.json({ temperature: new URL(request.url).searchParams.get("city") === "oslo" ? -3 : 21 }))],
 });
 
