@@ -359,7 +359,8 @@ async function getPlatformProxy(options = {}) {
   let home = null;
   if (Object.keys(durables).length > 0) {
     const { durableObject } = require("../../index.js");
-    home = await createWorker({ ...project.options, pool: false });
+    // A worker of the caller's (the node:test helper's) runs them when given.
+    home = options.worker ?? (await createWorker({ ...project.options, pool: false }));
     for (const [name, value] of Object.entries(durables)) {
       env[name] = durableNamespace(durableObject(value.className, { worker: home, dir: value.dir, sql: value.sql, evictAfterMs: value.evictAfterMs }));
     }
@@ -376,7 +377,7 @@ async function getPlatformProxy(options = {}) {
       if (disposed) return;
       disposed = true;
       if (worker) await worker.dispose();
-      if (home) await home.dispose();
+      if (home && home !== options.worker) await home.dispose();
     },
   };
 }
