@@ -1,0 +1,38 @@
+// Types of the `cloudflare:test` module that workerbox/vitest gives tests (reference them with
+// `"types": ["workerbox/vitest/types"]` in tsconfig.json, beside @cloudflare/workers-types).
+// `Cloudflare.Env` is the project's env type (declare it, or generate it with `wrangler types`).
+
+declare namespace Cloudflare {
+  interface Env {}
+}
+
+declare module "cloudflare:test" {
+  /** The test isolate's bindings (the wrangler configuration's, with `miniflare.bindings`). */
+  export const env: Cloudflare.Env;
+  /** The worker's default entrypoint, plus `scheduled()` and `queue()`. */
+  export const SELF: Fetcher & Record<string, any>;
+
+  export function createExecutionContext(): ExecutionContext;
+  export function waitOnExecutionContext(ctx: ExecutionContext): Promise<void>;
+  export function createScheduledController(options?: { scheduledTime?: Date | number; cron?: string }): ScheduledController;
+  export function createMessageBatch<Body = unknown>(queueName: string, messages: { id: string; timestamp: Date | number; attempts?: number; body: Body }[]): MessageBatch<Body>;
+  export function getQueueResult(
+    batch: MessageBatch,
+    ctx: ExecutionContext,
+  ): Promise<{ outcome: string; retryBatch: { retry: boolean }; ackAll: boolean; retryMessages: { msgId: string }[]; explicitAcks: string[] }>;
+
+  export interface D1Migration {
+    name: string;
+    queries: string[];
+  }
+  export function applyD1Migrations(db: D1Database, migrations: D1Migration[], migrationsTableName?: string): Promise<void>;
+
+  export function runInDurableObject<O extends DurableObject, R>(stub: DurableObjectStub, callback: (instance: O, state: DurableObjectState) => R | Promise<R>): Promise<R>;
+  export function runDurableObjectAlarm(stub: DurableObjectStub): Promise<boolean>;
+  export function listDurableObjectIds(namespace: DurableObjectNamespace): Promise<DurableObjectId[]>;
+  export function evictDurableObject(stub: DurableObjectStub): Promise<void>;
+  export function evictAllDurableObjects(): Promise<void>;
+  export function abortAllDurableObjects(): Promise<void>;
+  /** Deletes the data of every binding (KV, R2, D1 tables, Durable Object storage). */
+  export function reset(): Promise<void>;
+}
