@@ -63,7 +63,20 @@ async function answerModuleLoad(loadModule, { specifier, referrer, kind }) {
   const name = spec.name ?? specifier;
   if (typeof name !== "string" || name.length === 0) throw new TypeError(`${where} has no usable name (a non-empty string)`);
   const { kind: type, content } = moduleEntry(name, { type: spec.type ?? (typeof spec.content === "string" && !/\.[^./]+$/.test(name) ? "esm" : undefined), content: spec.content }, where, false);
-  return { json: JSON.stringify({ name, type }), bytes: content };
+  if (spec.dependencies === undefined) return { json: JSON.stringify({ name, type }), bytes: content };
+  // Imports resolved ahead: { referrer, specifier, name, type?, content? } (content omitted when
+  // the worker has that module already), sent in one payload after the module's own content.
+  if (!Array.isArray(spec.dependencies)) throw new TypeError(`${where} has dependencies that are not an array`);
+  const parts = [content];
+  const dependencies = spec.dependencies.map((dep, i) => {
+    const at = `${where} has dependencies[${i}] that`;
+    for (const key of ["referrer", "specifier", "name"]) if (typeof dep?.[key] !== "string" || dep[key] === "") throw new TypeError(`${at} has no ${key}`);
+    if (dep.content === undefined || dep.content === null) return { referrer: dep.referrer, specifier: dep.specifier, name: dep.name };
+    const entry = moduleEntry(dep.name, { type: dep.type, content: dep.content }, at, false);
+    parts.push(entry.content);
+    return { referrer: dep.referrer, specifier: dep.specifier, name: dep.name, type: entry.kind, size: entry.content.length };
+  });
+  return { json: JSON.stringify({ name, type, size: content.length, dependencies }), bytes: Buffer.concat(parts) };
 }
 
 module.exports = { validateModules, validateLoader, answerModuleLoad, isPlainObject };

@@ -104,12 +104,37 @@ function typeOf(file) {
   return "text";
 }
 
+/** The file `specifier` names, imported (or required) from `referrer`; null when none. */
+function resolveFile(specifier, referrer, kind) {
+  const from = referrer.startsWith("file:") ? fileURLToPath(referrer) : referrer;
+  const fromDir = path.isAbsolute(from) ? path.dirname(from) : process.cwd();
+  if (specifier.startsWith("file:")) return probe(fileURLToPath(specifier), kind);
+  if (path.isAbsolute(specifier)) return probe(specifier, kind);
+  if (specifier.startsWith("./") || specifier.startsWith("../")) return probe(path.resolve(fromDir, specifier), kind);
+  return resolveBare(specifier, fromDir, kind);
+}
+
+/** Static imports and re-exports of an ES module's source (es-module-lexer; none if it fails). */
+function staticImports(lexer, source) {
+  try {
+    const [imports] = lexer.parse(source);
+    return imports.filter((i) => (i.type === "static" || i.type === "reexport-star") && typeof i.specifier === "string").map((i) => i.specifier);
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Makes a `loadModule` for createWorker. `aliases` maps exact specifiers to files (the runner's
- * entry points); everything else resolves like Node from the importing module's folder.
+ * entry points); everything else resolves like Node from the importing module's folder. An ES
+ * module comes with its static import graph resolved ahead (each file's content once per
+ * answer; the engine keeps the modules it has), so that the isolate links it without asking
+ * again for every file.
  */
 function createLoader({ aliases = {} } = {}) {
-  return function loadModule(specifier, referrer, { kind }) {
+  const lexer = require("es-module-lexer");
+  const ready = Promise.resolve(lexer.init());
+  return async function loadModule(specifier, referrer, { kind }) {
     let file = aliases[specifier];
     if (file === undefined) {
       if (specifier.startsWith("node:") || isBuiltin(specifier)) {
@@ -119,15 +144,33 @@ function createLoader({ aliases = {} } = {}) {
         if (specifier.startsWith("node:")) return undefined;
         return { name: `node:${name}`, type: "esm", content: `export * from "node:${name}"; export { default } from "node:${name}";` };
       }
-      const from = referrer.startsWith("file:") ? fileURLToPath(referrer) : referrer;
-      const fromDir = path.isAbsolute(from) ? path.dirname(from) : process.cwd();
-      if (specifier.startsWith("file:")) file = probe(fileURLToPath(specifier), kind);
-      else if (path.isAbsolute(specifier)) file = probe(specifier, kind);
-      else if (specifier.startsWith("./") || specifier.startsWith("../")) file = probe(path.resolve(fromDir, specifier), kind);
-      else file = resolveBare(specifier, fromDir, kind);
+      file = resolveFile(specifier, referrer, kind);
     }
     if (!file) return undefined;
-    return { name: file, type: typeOf(file), content: fs.readFileSync(file) };
+    await ready;
+    const type = typeOf(file);
+    const content = fs.readFileSync(file);
+    const sent = new Set([file]);
+    const dependencies = [];
+    const queue = type === "esm" ? [[file, content]] : [];
+    while (queue.length > 0) {
+      const [from, source] = queue.shift();
+      for (const spec of staticImports(lexer, source.toString("utf8"))) {
+        if (spec.startsWith("node:") || spec.startsWith("cloudflare:") || isBuiltin(spec) || aliases[spec] !== undefined) continue;
+        const target = resolveFile(spec, from, "import");
+        if (!target) continue;
+        if (sent.has(target)) {
+          dependencies.push({ referrer: from, specifier: spec, name: target });
+          continue;
+        }
+        sent.add(target);
+        const targetType = typeOf(target);
+        const targetContent = fs.readFileSync(target);
+        dependencies.push({ referrer: from, specifier: spec, name: target, type: targetType, content: targetContent });
+        if (targetType === "esm") queue.push([target, targetContent]);
+      }
+    }
+    return { name: file, type, content, dependencies };
   };
 }
 

@@ -16,11 +16,22 @@ use std::time::Duration;
 pub(crate) const MODULE_BINDING: &str = "#module";
 
 /// A module the host found: its canonical name (a path or URL, which relative imports inside
-/// it resolve against), its kind and its content.
+/// it resolve against), its kind and its content; and what the host resolved ahead for it.
 pub(crate) struct HostModule {
   pub name: String,
   pub kind: ModuleKind,
   pub content: Bytes,
+  /// Imports the host resolved ahead (the module's static import graph), so that linking it
+  /// needs no further round trip: each says which module imports what under which name, with
+  /// the content unless the host sent that module before.
+  pub dependencies: Vec<Dependency>,
+}
+
+pub(crate) struct Dependency {
+  pub referrer: String,
+  pub specifier: String,
+  pub name: String,
+  pub module: Option<(ModuleKind, Bytes)>,
 }
 
 /// `esm`, `commonjs`, … (the `type` of `createWorker`'s `modules` entries) as a [`ModuleKind`].
@@ -73,7 +84,33 @@ pub(crate) fn load(
     return Ok(None);
   }
   let name = head.get("name").and_then(|n| n.as_str()).unwrap_or(specifier).to_owned();
-  let type_name = head.get("type").and_then(|t| t.as_str()).unwrap_or("esm");
-  let kind = kind_of(type_name).ok_or_else(|| JsErrorInfo::new("TypeError", format!("module \"{name}\" from loadModule has an unknown type \"{type_name}\"")))?;
-  Ok(Some(HostModule { name, kind, content: answer.bytes.unwrap_or_default() }))
+  let bytes = answer.bytes.unwrap_or_default();
+  let type_of = |entry: &serde_json::Value, name: &str| -> Result<ModuleKind, JsErrorInfo> {
+    let type_name = entry.get("type").and_then(|t| t.as_str()).unwrap_or("esm");
+    kind_of(type_name).ok_or_else(|| JsErrorInfo::new("TypeError", format!("module \"{name}\" from loadModule has an unknown type \"{type_name}\"")))
+  };
+  let kind = type_of(&head, &name)?;
+  // The payload holds the module's content, then each dependency's that has a size.
+  let bad = || JsErrorInfo::new("Error", format!("the host's answer for module \"{specifier}\" does not match its payload"));
+  let mut offset = head.get("size").and_then(|s| s.as_u64()).map_or(bytes.len(), |s| s as usize);
+  if offset > bytes.len() {
+    return Err(bad());
+  }
+  let content = bytes.slice(..offset);
+  let mut dependencies = Vec::new();
+  for entry in head.get("dependencies").and_then(|d| d.as_array()).into_iter().flatten() {
+    let text = |key: &str| entry.get(key).and_then(|v| v.as_str()).map(str::to_owned).ok_or_else(bad);
+    let (referrer, specifier, name) = (text("referrer")?, text("specifier")?, text("name")?);
+    let module = match entry.get("size").and_then(|s| s.as_u64()) {
+      Some(size) => {
+        let end = offset.checked_add(size as usize).filter(|end| *end <= bytes.len()).ok_or_else(bad)?;
+        let module = (type_of(entry, &name)?, bytes.slice(offset..end));
+        offset = end;
+        Some(module)
+      }
+      None => None,
+    };
+    dependencies.push(Dependency { referrer, specifier, name, module });
+  }
+  Ok(Some(HostModule { name, kind, content, dependencies }))
 }

@@ -43,6 +43,21 @@ pub(crate) struct Registry {
   main: Option<String>,
   /// Keep V8's compiled code of the modules (in this process's memory, by name and source).
   code_cache: bool,
+  /// Modules compiled without a cache entry, whose entries are made again when the worker is
+  /// disposed, with every function that ran by then.
+  uncached: Vec<(v8::Global<v8::Module>, code_cache::Entry)>,
+}
+
+/// Replaces the code cache entries of the modules compiled here without one by what V8 has
+/// compiled of them by now (called when the worker is disposed, off the request path).
+pub(crate) fn refresh_code_caches(scope: &mut v8::PinScope, registry: &RegistryRef) {
+  let modules = std::mem::take(&mut registry.borrow_mut().uncached);
+  for (module, entry) in modules {
+    let module = v8::Local::new(scope, module);
+    if let Some(data) = module.get_unbound_module_script(scope).create_code_cache() {
+      entry.store(data.to_vec());
+    }
+  }
 }
 
 pub(crate) type RegistryRef = Rc<RefCell<Registry>>;
@@ -135,6 +150,17 @@ impl Registry {
     self.loader = Some(host);
   }
 
+  /// Adds a module the host loaded (unless it is known) under the registry name of its host
+  /// name, which it returns; `module` is None when the host sent it before.
+  fn add_hosted(&mut self, host_name: String, module: Option<(ModuleKind, bytes::Bytes)>) -> String {
+    let name = normalize(&host_name);
+    if let (false, Some((kind, content))) = (self.sources.contains_key(&name), module) {
+      self.sources.insert(name.clone(), ExtraModule { name: name.clone(), kind, content });
+      self.origins.insert(name.clone(), host_name);
+    }
+    name
+  }
+
   /// Records the real path (or URL) of module `key` unless it has one, e.g. the path given to
   /// node:module's createRequire, so the host's loader resolves against it.
   pub fn remember_origin(&mut self, key: &str, origin: String) {
@@ -167,13 +193,14 @@ pub(crate) fn load_from_host(scope: &mut v8::PinScope, registry: &RegistryRef, s
   };
   let found = module_loader::load(&host, &monitor, timeout, specifier, &referrer_origin, kind).map_err(|e| format!("{}: {}", e.name, e.message))?;
   let Some(found) = found else { return Ok(None) };
-  let name = normalize(&found.name);
   let mut registry = registry.borrow_mut();
-  if !registry.sources.contains_key(&name) {
-    registry.sources.insert(name.clone(), ExtraModule { name: name.clone(), kind: found.kind, content: found.content });
-    registry.origins.insert(name.clone(), found.name);
-  }
+  let name = registry.add_hosted(found.name, Some((found.kind, found.content)));
   registry.aliases.insert(key, name.clone());
+  // What the host resolved ahead: the module's imports, linked without asking again.
+  for dependency in found.dependencies {
+    let target = registry.add_hosted(dependency.name, dependency.module);
+    registry.aliases.insert((normalize(&dependency.referrer), dependency.specifier), target);
+  }
   Ok(Some(name))
 }
 
@@ -279,9 +306,15 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
         v8::script_compiler::compile_module2(scope, source, options, v8::script_compiler::NoCacheReason::NoReason)
       });
       match outcome {
-        Ok(compiled) => {
-          // What V8 compiled eagerly (the top level); functions compiled later are not kept.
-          script::remember(&compiled, || compiled.value.get_unbound_module_script(scope).create_code_cache());
+        Ok(mut compiled) => {
+          if let (false, Some(entry)) = (compiled.cache_hit, compiled.cache.take()) {
+            // What V8 compiled eagerly (the top level) now; what ran by the time the worker
+            // is disposed replaces it then (refresh_code_caches).
+            if let Some(data) = compiled.value.get_unbound_module_script(scope).create_code_cache() {
+              entry.store(data.to_vec());
+            }
+            registry.borrow_mut().uncached.push((v8::Global::new(scope, compiled.value), entry));
+          }
           compiled.value
         }
         Err(error) => {

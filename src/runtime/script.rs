@@ -24,9 +24,9 @@ fn source_string<'s>(scope: &mut v8::PinScope<'s, '_>, source: &str) -> Result<v
 /// A compiled script or module and its code-cache entry, when caching is on.
 pub(crate) struct Compiled<'s, T> {
   pub value: v8::Local<'s, T>,
-  cache: Option<code_cache::Entry>,
+  pub cache: Option<code_cache::Entry>,
   /// The entry was used (so there is nothing to store afterwards).
-  cache_hit: bool,
+  pub cache_hit: bool,
 }
 
 /// Where a script's code cache is kept, if anywhere.
