@@ -120,6 +120,12 @@ export interface LoadedModule {
   /** Default: from `name`'s extension (a string without one is an ES module). */
   type?: "esm" | "commonjs" | "wasm" | "text" | "data" | "json";
   content: string | ArrayBuffer | ArrayBufferView;
+  /**
+   * Imports resolved ahead (e.g. the module's static import graph): `referrer` (a module's
+   * name) imports `specifier` as module `name`; `content` omitted for a module sent in the
+   * same answer. Linking then needs no further call to `loadModule`.
+   */
+  dependencies?: { referrer: string; specifier: string; name: string; type?: LoadedModule["type"]; content?: string | ArrayBuffer | ArrayBufferView }[];
 }
 
 export interface ScheduledInput {

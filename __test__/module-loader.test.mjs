@@ -155,3 +155,29 @@ test("disposing a worker whose loadModule never answers ends at once, and nothin
   assert.equal((await outcome).code, "ERR_WORKER_DISPOSED");
   assert.ok(Date.now() - started < 5000, `dispose took ${Date.now() - started} ms`);
 });
+
+test("a loadModule answer may carry the module's imports resolved ahead: one call links the graph", async (t) => {
+  const calls = [];
+  const worker = await useWorker(t, {
+    script: `import { total } from "graph"; export default { fetch() { return new Response(String(total)); } };`,
+    loadModule(specifier, referrer) {
+      calls.push(specifier);
+      if (specifier !== "graph") return undefined;
+      return {
+        name: "/g/index.js",
+        content: `import { a } from "./a.js"; import { b } from "dep-b"; export const total = a + b;`,
+        dependencies: [
+          { referrer: "/g/index.js", specifier: "./a.js", name: "/g/a.js", content: `import { b } from "dep-b"; export const a = b * 10;` },
+          { referrer: "/g/index.js", specifier: "dep-b", name: "/g/node_modules/b.js", type: "esm", content: "export const b = 4;" },
+          { referrer: "/g/a.js", specifier: "dep-b", name: "/g/node_modules/b.js" },
+        ],
+      };
+    },
+  });
+  assert.equal(await (await dispatch(worker, new Request("http://w/"))).text(), "44");
+  assert.deepEqual(calls, ["graph"]);
+  await assert.rejects(
+    createWorker({ script: `import "bad"; export default {};`, loadModule: () => ({ name: "/x.js", content: "", dependencies: [{ referrer: "/x.js" }] }), onLog() {} }),
+    /dependencies\[0\] that has no specifier/,
+  );
+});
