@@ -35,7 +35,7 @@ for (const arg of process.argv.slice(2)) {
 }
 
 // Every bench takes --quick; none needs more flags here (streaming's --quick is 20 MB, not 100).
-const BENCHES = ["dispatch", "kv", "d1", "durable", "websocket", "workers", "streaming", "eventloop", "queues", "starters"];
+const BENCHES = ["dispatch", "kv", "d1", "durable", "websocket", "workers", "streaming", "eventloop", "queues", "starters", "vitest"];
 const selected = process.argv.find((a) => a.startsWith("--bench="))?.slice("--bench=".length).split(",") ?? BENCHES;
 for (const name of selected) if (!BENCHES.includes(name)) throw new Error(`bench/all.mjs: no bench named ${name} (have ${BENCHES.join(", ")})`);
 const TIMEOUT_MS = (quick ? 10 : 60) * 60_000; // per bench
@@ -93,6 +93,9 @@ const TARGETS = {
   throughput: { text: "≥ 20×", check: (v, r) => r >= 20 },
   idleMemory: { text: "≤ 3 MB", check: (v) => v <= 3 },
   live: { text: "1,000 live in one process", check: (v, r, workers) => (workers >= 1000 ? true : null) },
+  suiteWall: { text: "≤ 1/3 of Cloudflare's (≥ 3×)", check: (v, r) => r >= 3 },
+  suiteRss: { text: "≤ 1/2 of Cloudflare's (≥ 2×)", check: (v, r) => r >= 2 },
+  fileStart: { text: "< 50 ms", check: (v) => v < 50 },
 };
 
 /**
@@ -136,6 +139,9 @@ const ROWS = [
   { bench: "starters", label: "dev server, React Router starter (built): RSS of the process tree (MB; Miniflare: wrangler dev)", wb: (e) => e["react-router"].rssMb, mf: (e) => e["react-router"].rssMb, better: "lower", other: "wrangler" },
   { bench: "starters", label: "dev server, D1 starter: command to first rows, migrations included (ms; Miniflare: wrangler d1 migrations apply + wrangler dev)", wb: (e) => e.d1.firstResponseMs, mf: (e) => e.d1.firstResponseWithMigrationsMs, better: "lower", other: "wrangler" },
   { bench: "starters", label: "dev server, D1 starter: RSS of the process tree (MB; Miniflare: wrangler dev)", wb: (e) => e.d1.rssMb, mf: (e) => e.d1.rssMb, better: "lower", other: "wrangler" },
+  { bench: "vitest", label: "Vitest, examples/vitest (8 files): whole run (ms, median; Miniflare: @cloudflare/vitest-pool-workers)", wb: (e) => e.vitest.wallMs, mf: (e) => e.vitest.wallMs, better: "lower", other: "cloudflare", target: "suiteWall" },
+  { bench: "vitest", label: "Vitest, examples/vitest: peak RSS of the process tree (MB; Miniflare: @cloudflare/vitest-pool-workers)", wb: (e) => e.vitest.peakRssMb, mf: (e) => e.vitest.peakRssMb, better: "lower", other: "cloudflare", target: "suiteRss" },
+  { bench: "vitest", label: "Vitest, examples/vitest: start-up per test file, p50 (ms)", wb: (e) => e.vitest.perFileStartMs.p50, target: "fileStart" },
 ];
 const kb = (r) => Math.round(r.workerbox?.createColdMs?.scriptKb ?? r.miniflare?.createBigMs?.scriptKb ?? NaN);
 
@@ -163,7 +169,7 @@ function buildRows(runs) {
     for (const spec of ROWS.filter((s) => s.bench === name)) {
       if (spec.optional?.(r)) continue;
       const wb = pick(r.workerbox, spec.wb);
-      const mf = pick(r[spec.other ?? "miniflare"], spec.mf);
+      const mf = spec.mf ? pick(r[spec.other ?? "miniflare"], spec.mf) : {};
       let ratio = null;
       if (spec.better && wb.value !== undefined && mf.value !== undefined) {
         const [num, den] = spec.better === "lower" ? [mf.value, wb.value] : [wb.value, mf.value];

@@ -106,7 +106,8 @@ async function measure(vitest, cwd) {
 }
 
 const localVitest = path.join(root, "node_modules", "vitest", "vitest.mjs");
-const out = { bench: "vitest", node: execFileSync(NODE, ["--version"]).toString().trim(), vitest: VITEST_VERSION, rounds: ROUNDS, projects: {} };
+// Per engine, per project (the shape bench/all.mjs reads: workerbox.<project>, cloudflare.<project>).
+const out = { bench: "vitest", node: execFileSync(NODE, ["--version"]).toString().trim(), vitest: VITEST_VERSION, rounds: ROUNDS, workerbox: {}, cloudflare: { version: CLOUDFLARE_VERSION }, ratios: {} };
 const baseline = baselineProject();
 try {
   out.vitestAlone = await measure(localVitest, baseline);
@@ -114,25 +115,19 @@ try {
   fs.rmSync(baseline, { recursive: true, force: true });
 }
 let cloudflareVitest = null;
-let cloudflareError = null;
 try {
   cloudflareVitest = cloudflareTools();
 } catch (error) {
-  cloudflareError = `could not install @cloudflare/vitest-pool-workers@${CLOUDFLARE_VERSION}: ${error.message}`;
+  out.cloudflare.error = `could not install @cloudflare/vitest-pool-workers@${CLOUDFLARE_VERSION}: ${error.message}`;
 }
 for (const name of PROJECTS) {
-  const entry = { workerbox: await measure(localVitest, path.join(root, "examples", name)) };
-  if (cloudflareVitest) {
-    try {
-      entry.cloudflare = { version: CLOUDFLARE_VERSION, ...(await measure(cloudflareVitest, cloudflareCopy(name))) };
-      entry.wallRatio = round(entry.cloudflare.wallMs / entry.workerbox.wallMs);
-      entry.rssRatio = round(entry.cloudflare.peakRssMb / entry.workerbox.peakRssMb);
-    } catch (error) {
-      entry.cloudflare = { error: error.message };
-    }
-  } else {
-    entry.cloudflare = { error: cloudflareError };
+  out.workerbox[name] = await measure(localVitest, path.join(root, "examples", name));
+  if (!cloudflareVitest) continue;
+  try {
+    out.cloudflare[name] = await measure(cloudflareVitest, cloudflareCopy(name));
+    out.ratios[name] = { wall: round(out.cloudflare[name].wallMs / out.workerbox[name].wallMs), rss: round(out.cloudflare[name].peakRssMb / out.workerbox[name].peakRssMb) };
+  } catch (error) {
+    out.cloudflare[name] = { error: error.message };
   }
-  out.projects[name] = entry;
 }
 console.log(JSON.stringify(out, null, 2));
