@@ -44,6 +44,13 @@ test("the example project's tests pass inside workerbox isolates: SELF, KV, D1 m
   assert.deepEqual(files, ["durable.test.ts", "fetch.test.ts", "handlers.test.ts", "isolation.test.ts", "mocks.test.ts", "reset.test.ts", "services.test.ts", "snapshot.test.ts"]);
 });
 
+test("a Hono API's tests pass: routes, validation, KV per session, import.meta.env, and an upstream answered by outboundService", async () => {
+  const { code, report, output } = await runVitest(path.join(root, "examples", "vitest-hono"));
+  assert.equal(code, 0, output);
+  assert.equal(report.numFailedTests, 0, output);
+  assert.equal(report.numPassedTests, 5, output);
+});
+
 test("a failing test is reported with its diff and source line; console output reaches Vitest; SELF reaches a WorkerEntrypoint's RPC methods", async (t) => {
   const dir = fs.mkdtempSync(path.join(root, "examples", ".tmp-vitest-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));

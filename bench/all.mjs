@@ -142,6 +142,8 @@ const ROWS = [
   { bench: "vitest", label: "Vitest, examples/vitest (8 files): whole run (ms, median; Miniflare: @cloudflare/vitest-pool-workers)", wb: (e) => e.vitest.wallMs, mf: (e) => e.vitest.wallMs, better: "lower", other: "cloudflare", target: "suiteWall" },
   { bench: "vitest", label: "Vitest, examples/vitest: peak RSS of the process tree (MB; Miniflare: @cloudflare/vitest-pool-workers)", wb: (e) => e.vitest.peakRssMb, mf: (e) => e.vitest.peakRssMb, better: "lower", other: "cloudflare", target: "suiteRss" },
   { bench: "vitest", label: "Vitest, examples/vitest: start-up per test file, p50 (ms)", wb: (e) => e.vitest.perFileStartMs.p50, target: "fileStart" },
+  { bench: "vitest", label: "Vitest, examples/vitest-hono (1 file): whole run (ms, median; Miniflare: @cloudflare/vitest-pool-workers)", wb: (e) => e["vitest-hono"].wallMs, mf: (e) => e["vitest-hono"].wallMs, better: "lower", other: "cloudflare", target: "suiteWall" },
+  { bench: "vitest", label: "Vitest, examples/vitest-hono: peak RSS of the process tree (MB; Miniflare: @cloudflare/vitest-pool-workers)", wb: (e) => e["vitest-hono"].peakRssMb, mf: (e) => e["vitest-hono"].peakRssMb, better: "lower", other: "cloudflare", target: "suiteRss" },
 ];
 const kb = (r) => Math.round(r.workerbox?.createColdMs?.scriptKb ?? r.miniflare?.createBigMs?.scriptKb ?? NaN);
 

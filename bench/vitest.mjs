@@ -24,7 +24,7 @@ const CLOUDFLARE_VERSION = "0.23.0";
 const NODE = process.argv.find((a) => a.startsWith("--node="))?.slice("--node=".length) ?? process.execPath;
 const TOOLS = path.join(root, "bench", ".tools", "vitest");
 /** The projects measured: examples of this repository (their configs import workerbox/vitest). */
-const PROJECTS = ["vitest"];
+const PROJECTS = ["vitest", "vitest-hono"];
 
 function cloudflareTools() {
   const pool = path.join(TOOLS, "node_modules", "@cloudflare", "vitest-pool-workers", "package.json");
