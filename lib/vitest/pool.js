@@ -40,7 +40,7 @@ class WorkerboxPoolWorker {
     this.socket.addEventListener("error", (event) => this.#emit("error", event.error ?? new Error("the runner's connection failed")));
     this.socket.accept();
     // bench/vitest.mjs reads each pool worker's start-up here (isolate, runner, connection).
-    if (process.env.WORKERBOX_VITEST_STATS) fs.appendFileSync(process.env.WORKERBOX_VITEST_STATS, `${JSON.stringify({ startMs: performance.now() - started })}\n`);
+    if (process.env.WORKERBOX_VITEST_STATS) fs.appendFileSync(process.env.WORKERBOX_VITEST_STATS, `${JSON.stringify({ startMs: performance.now() - started, ...runner.phases })}\n`);
   }
 
   #received(text) {

@@ -108,6 +108,7 @@ async function startRunner(project, options) {
   const vitestWorker = resolveBare("vitest/worker", root, "import");
   if (!vitestWorker) throw new Error(`workerbox/vitest: Vitest is not installed in ${root} (it is a peer dependency: npm install --save-dev vitest)`);
   const settings = await projectSettings(options, root, warn, log);
+  const phases = { settingsMs: performance.now() - started };
   const { createWorker, dispatch, service } = require("../../index.js");
   // Only the pool's own upgrade request starts Vitest in the runner.
   const token = require("node:crypto").randomUUID();
@@ -124,12 +125,15 @@ async function startRunner(project, options) {
       ...(settings.outbound ? { outbound: settings.outbound } : {}),
       loadModule: createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker } }),
       limits: { cpuMs: 0, wallMs: 0, waitUntilMs: 0, memoryMb: 1024 },
+      // Compiled code of Vitest's runtime (and the startup snapshot) kept for the next run.
+      cacheDir: path.join(root, "node_modules", ".cache", "workerbox"),
       onLog: log,
     });
+    phases.createMs = performance.now() - started - phases.settingsMs;
     const header = JSON.stringify({ cwd: root, main: settings.main, token });
     const response = await dispatch(worker, { url: "http://workerbox-vitest/", headers: { upgrade: "websocket", "x-workerbox-vitest": header } });
     if (response.status !== 101 || !response.webSocket) throw new Error(`workerbox/vitest: the runner did not accept the connection (${response.status}: ${await response.text()})`);
-    return { worker, socket: response.webSocket, auxiliary: settings.auxiliary, startMs: performance.now() - started };
+    return { worker, socket: response.webSocket, auxiliary: settings.auxiliary, startMs: performance.now() - started, phases };
   } catch (error) {
     await worker?.dispose();
     await settings.auxiliary.dispose();

@@ -41,8 +41,10 @@ pub(crate) struct Registry {
   aliases: HashMap<(String, String), String>,
   /// The main module's registry name.
   main: Option<String>,
-  /// Keep V8's compiled code of the modules (in this process's memory, by name and source).
+  /// Keep V8's compiled code of the modules (in this process's memory, by name and source, and
+  /// in the directory when one is given).
   code_cache: bool,
+  code_cache_dir: Option<std::path::PathBuf>,
   /// Modules compiled without a cache entry, whose entries are made again when the worker is
   /// disposed, with every function that ran by then.
   uncached: Vec<(v8::Global<v8::Module>, code_cache::Entry)>,
@@ -140,9 +142,11 @@ impl Registry {
     self.main = Some(key);
   }
 
-  /// Reuses compiled code of modules compiled before (in any worker of this process).
-  pub fn enable_code_cache(&mut self) {
+  /// Reuses compiled code of modules compiled before (in any worker of this process, and in
+  /// earlier processes when there is a cache directory).
+  pub fn enable_code_cache(&mut self, dir: Option<std::path::PathBuf>) {
     self.code_cache = true;
+    self.code_cache_dir = dir;
   }
 
   /// Sends imports that the worker's modules cannot answer to the host's loader.
@@ -301,7 +305,10 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
       let code = ops::new_string(scope, &text);
       let resource = ops::new_string(scope, &resource_name);
       let origin = v8::ScriptOrigin::new(scope, resource.into(), 0, 0, false, 0, None, false, false, true, None);
-      let entry = registry.borrow().code_cache.then(|| code_cache::Entry::new("module", code_cache::SourceDigest::new(&resource_name, &text), None));
+      let entry = {
+        let r = registry.borrow();
+        r.code_cache.then(|| code_cache::Entry::new("module", code_cache::SourceDigest::new(&resource_name, &text), r.code_cache_dir.as_deref()))
+      };
       let outcome = script::compile_cached(scope, code, &origin, entry, |scope, source, options| {
         v8::script_compiler::compile_module2(scope, source, options, v8::script_compiler::NoCacheReason::NoReason)
       });

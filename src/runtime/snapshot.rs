@@ -41,7 +41,7 @@ fn user_cache_dir() -> Option<PathBuf> {
   Some(base.join("workerbox"))
 }
 
-/// The snapshot blob, made (or loaded from `dir`, else the per-user cache) on first use; `None`
+/// The snapshot blob, loaded from `dir` or else the per-user cache, or made, on first use; `None`
 /// when disabled or when making it failed (then isolates boot from source, which is slower but
 /// equivalent).
 pub(crate) fn startup_snapshot(dir: Option<&Path>) -> Option<&'static [u8]> {
@@ -49,10 +49,13 @@ pub(crate) fn startup_snapshot(dir: Option<&Path>) -> Option<&'static [u8]> {
     if std::env::var_os("WORKERBOX_NO_SNAPSHOT").is_some_and(|v| v != "0") {
       return None;
     }
-    let file = dir.map(Path::to_path_buf).or_else(user_cache_dir).map(|dir| snapshot_file(&dir));
-    if let Some(blob) = file.as_deref().and_then(load) {
+    // The given directory first, then the per-user cache (so that a new cache directory does
+    // not cost a snapshot while the user's cache has one); a new snapshot goes to the first.
+    let files: Vec<_> = dir.map(Path::to_path_buf).into_iter().chain(user_cache_dir()).map(|dir| snapshot_file(&dir)).collect();
+    if let Some(blob) = files.iter().find_map(|file| load(file)) {
       return Some(Box::leak(blob));
     }
+    let file = files.into_iter().next();
     match create() {
       Ok(blob) => {
         if let Some(file) = &file {

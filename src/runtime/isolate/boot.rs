@@ -128,7 +128,7 @@ pub(super) fn load_context(
     call_internal(scope, internals, "installNodeTimers", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
   }
   if options.code_cache {
-    registry.enable_code_cache();
+    registry.enable_code_cache(options.code_cache_dir.clone());
   }
   if let (true, Some(host)) = (options.module_loader, options.host.clone()) {
     registry.enable_loader(host);
