@@ -51,18 +51,19 @@ pub(crate) fn startup_snapshot(dir: Option<&Path>) -> Option<&'static [u8]> {
     }
     // The given directory first, then the per-user cache (so that a new cache directory does
     // not cost a snapshot while the user's cache has one); a new snapshot goes to the first.
+    // The given directory then gets a copy, so that it holds what its code cache was made with.
     let files: Vec<_> = dir.map(Path::to_path_buf).into_iter().chain(user_cache_dir()).map(|dir| snapshot_file(&dir)).collect();
-    if let Some(blob) = files.iter().find_map(|file| load(file)) {
+    if let Some((index, blob)) = files.iter().enumerate().find_map(|(i, file)| load(file).map(|blob| (i, blob))) {
+      if index > 0 {
+        save(&files[0], &blob);
+      }
       return Some(Box::leak(blob));
     }
     let file = files.into_iter().next();
     match create() {
       Ok(blob) => {
         if let Some(file) = &file {
-          let mut contents = MAGIC.to_vec();
-          contents.extend_from_slice(&Sha256::digest(&blob));
-          contents.extend_from_slice(&blob);
-          write_atomically(file, &contents);
+          save(file, &blob);
         }
         Some(Box::leak(blob))
       }
@@ -72,6 +73,14 @@ pub(crate) fn startup_snapshot(dir: Option<&Path>) -> Option<&'static [u8]> {
       }
     }
   })
+}
+
+/// Writes a snapshot file: the magic, the blob's digest, the blob.
+fn save(file: &Path, blob: &[u8]) {
+  let mut contents = MAGIC.to_vec();
+  contents.extend_from_slice(&Sha256::digest(blob));
+  contents.extend_from_slice(blob);
+  write_atomically(file, &contents);
 }
 
 /// The snapshot this process uses, once `startup_snapshot` has run.
