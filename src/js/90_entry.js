@@ -99,6 +99,7 @@ class EventWork {
     runningWork.delete(this.#id);
     if (this.#deadline !== null) ops.timerCancel(this.#deadline);
     ops.eventDone(this.#id);
+    internals.releaseEventTmp?.(this.#id);
   }
 }
 

@@ -45,6 +45,8 @@ pub(crate) struct Registry {
   /// in the directory when one is given).
   code_cache: bool,
   code_cache_dir: Option<std::path::PathBuf>,
+  /// The normalized names of the modules given in `modules`.
+  given: Vec<String>,
   /// Modules compiled without a cache entry, whose entries are made again when the worker is
   /// disposed, with every function that ran by then.
   uncached: Vec<(v8::Global<v8::Module>, code_cache::Entry)>,
@@ -97,7 +99,9 @@ impl Registry {
     let sources = modules.iter().map(|m| (normalize(&m.name), m.clone())).collect();
     // Modules named by absolute path keep it for their stack traces and import.meta.url.
     let origins = modules.iter().filter(|m| m.name.starts_with('/')).map(|m| (normalize(&m.name), m.name.clone())).collect();
-    Self { sources, origins, ..Default::default() }
+    let mut given: Vec<String> = modules.iter().map(|m| normalize(&m.name)).collect();
+    given.sort();
+    Self { sources, origins, given, ..Default::default() }
   }
 
   /// Turns on `node:` imports (nodejs_compat): `loader` is `internals.loadNodeModule`.
@@ -124,6 +128,12 @@ impl Registry {
   /// Whether `node:` modules may be required (nodejs_compat, or nodejs_als for async_hooks).
   pub fn node_enabled(&self) -> bool {
     self.node_loader.is_some()
+  }
+
+  /// The names of the modules given in `modules` (node:fs's `/bundle`), normalized; not those
+  /// the host's loader gave.
+  pub fn bundle_names(&self) -> Vec<String> {
+    self.given.clone()
   }
 
   /// A module given in `modules`, by its normalized name.

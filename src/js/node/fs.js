@@ -1,77 +1,477 @@
-// node:fs (enable_nodejs_fs_module; implied by nodejs_compat from 2025-09-15). workerd gives
-// Workers a virtual filesystem (the bundle read-only under /bundle, a per-request /tmp);
-// workerbox has none yet, so importing node:fs works and fs.constants, F_OK…X_OK and
-// existsSync() (always false) are real, but every file operation fails with
-// ERR_METHOD_NOT_IMPLEMENTED: thrown by the *Sync functions, passed to the callback of the
-// callback ones, and a rejection from fs.promises (node:fs/promises). See README.
-const { notImplementedError, notImplementedClass, invalidArgType } = require("node:internal/errors");
+// node:fs (enable_nodejs_fs_module; implied by nodejs_compat from 2025-09-01) over workerd's
+// virtual filesystem (node:internal/vfs): the worker's modules read-only under /bundle, a /tmp
+// of each request's own, and /dev/null, zero, random and full. The synchronous API does the work;
+// the callback API calls back on a later microtask and fs.promises (node:fs/promises) settles
+// with the same results. Streams read and write through the same files. As in workerd, glob,
+// watch, watchFile and unwatchFile are not implemented.
+const { Buffer } = require("node:buffer");
+const { notImplementedError, invalidArgType } = require("node:internal/errors");
+const vfs = require("node:internal/vfs");
+const { fsError, Node, lookup, existing, writable, toPath, readDevice, writeDevice, S_IFREG, S_IFDIR, S_IFLNK } = vfs;
 
-const constants = Object.freeze({"UV_FS_SYMLINK_DIR":1, "UV_FS_SYMLINK_JUNCTION":2, "O_RDONLY":0, "O_WRONLY":1, "O_RDWR":2, "UV_DIRENT_UNKNOWN":0, 
-  "UV_DIRENT_FILE":1, "UV_DIRENT_DIR":2, "UV_DIRENT_LINK":3, "UV_DIRENT_FIFO":4, "UV_DIRENT_SOCKET":5, 
-  "UV_DIRENT_CHAR":6, "UV_DIRENT_BLOCK":7, "EXTENSIONLESS_FORMAT_JAVASCRIPT":0, "EXTENSIONLESS_FORMAT_WASM":1, 
-  "S_IFMT":61440, "S_IFREG":32768, "S_IFDIR":16384, "S_IFCHR":8192, "S_IFBLK":24576, "S_IFIFO":4096, "S_IFLNK":40960, 
-  "S_IFSOCK":49152, "O_CREAT":64, "O_EXCL":128, "UV_FS_O_FILEMAP":0, "O_NOCTTY":256, "O_TRUNC":512, "O_APPEND":1024, 
-  "O_DIRECTORY":65536, "O_NOATIME":262144, "O_NOFOLLOW":131072, "O_SYNC":1052672, "O_DSYNC":4096, "O_DIRECT":16384, 
-  "O_NONBLOCK":2048, "S_IRWXU":448, "S_IRUSR":256, "S_IWUSR":128, "S_IXUSR":64, "S_IRWXG":56, "S_IRGRP":32, "S_IWGRP":16, 
-  "S_IXGRP":8, "S_IRWXO":7, "S_IROTH":4, "S_IWOTH":2, "S_IXOTH":1, "F_OK":0, "R_OK":4, "W_OK":2, "X_OK":1, 
-  "UV_FS_COPYFILE_EXCL":1, "COPYFILE_EXCL":1, "UV_FS_COPYFILE_FICLONE":2, "COPYFILE_FICLONE":2, 
+const constants = Object.freeze({"UV_FS_SYMLINK_DIR":1, "UV_FS_SYMLINK_JUNCTION":2, "O_RDONLY":0, "O_WRONLY":1, "O_RDWR":2, "UV_DIRENT_UNKNOWN":0,
+  "UV_DIRENT_FILE":1, "UV_DIRENT_DIR":2, "UV_DIRENT_LINK":3, "UV_DIRENT_FIFO":4, "UV_DIRENT_SOCKET":5,
+  "UV_DIRENT_CHAR":6, "UV_DIRENT_BLOCK":7, "EXTENSIONLESS_FORMAT_JAVASCRIPT":0, "EXTENSIONLESS_FORMAT_WASM":1,
+  "S_IFMT":61440, "S_IFREG":32768, "S_IFDIR":16384, "S_IFCHR":8192, "S_IFBLK":24576, "S_IFIFO":4096, "S_IFLNK":40960,
+  "S_IFSOCK":49152, "O_CREAT":64, "O_EXCL":128, "UV_FS_O_FILEMAP":0, "O_NOCTTY":256, "O_TRUNC":512, "O_APPEND":1024,
+  "O_DIRECTORY":65536, "O_NOATIME":262144, "O_NOFOLLOW":131072, "O_SYNC":1052672, "O_DSYNC":4096, "O_DIRECT":16384,
+  "O_NONBLOCK":2048, "S_IRWXU":448, "S_IRUSR":256, "S_IWUSR":128, "S_IXUSR":64, "S_IRWXG":56, "S_IRGRP":32, "S_IWGRP":16,
+  "S_IXGRP":8, "S_IRWXO":7, "S_IROTH":4, "S_IWOTH":2, "S_IXOTH":1, "F_OK":0, "R_OK":4, "W_OK":2, "X_OK":1,
+  "UV_FS_COPYFILE_EXCL":1, "COPYFILE_EXCL":1, "UV_FS_COPYFILE_FICLONE":2, "COPYFILE_FICLONE":2,
   "UV_FS_COPYFILE_FICLONE_FORCE":4, "COPYFILE_FICLONE_FORCE":4});
 
-const CALLBACK = ["access", "appendFile", "chmod", "chown", "close", "copyFile", "cp", "fchmod", "fchown", "fdatasync", "fstat",
-  "fsync", "ftruncate", "futimes", "glob", "lchmod", "lchown", "link", "lstat", "lutimes", "mkdir", "mkdtemp", "open",
-  "opendir", "read", "readFile", "readdir", "readlink", "readv", "realpath", "rename", "rm", "rmdir", "stat", "statfs",
-  "symlink", "truncate", "unlink", "utimes", "write", "writeFile", "writev"];
-const SYNC = ["accessSync", "appendFileSync", "chmodSync", "chownSync", "closeSync", "copyFileSync", "cpSync", "fchmodSync",
-  "fchownSync", "fdatasyncSync", "fstatSync", "fsyncSync", "ftruncateSync", "futimesSync", "globSync", "lchmodSync",
-  "lchownSync", "linkSync", "lstatSync", "lutimesSync", "mkdirSync", "mkdtempSync", "openSync", "opendirSync",
-  "readFileSync", "readSync", "readdirSync", "readlinkSync", "readvSync", "realpathSync", "renameSync", "rmSync",
-  "rmdirSync", "statSync", "statfsSync", "symlinkSync", "truncateSync", "unlinkSync", "utimesSync", "writeFileSync",
-  "writeSync", "writevSync"];
-const PROMISES = ["access", "appendFile", "chmod", "chown", "copyFile", "cp", "lchmod", "lchown", "link", "lstat", "lutimes", "mkdir",
-  "mkdtemp", "open", "opendir", "readFile", "readdir", "readlink", "realpath", "rename", "rm", "rmdir", "stat", "statfs",
-  "symlink", "truncate", "unlink", "utimes", "writeFile"];
+// ---- Stats, Dirent, Dir --------------------------------------------------------------------------
 
-function callbackStub(name) {
-  return {
-    [name](...args) {
-      const callback = args.at(-1);
-      if (typeof callback !== "function") throw invalidArgType("cb", "function", callback);
-      const error = notImplementedError(`fs.${name}`);
-      queueMicrotask(() => callback(error));
-    },
-  }[name];
-}
-function syncStub(name) {
-  return { [name]() { throw notImplementedError(`fs.${name}`); } }[name];
-}
-function promiseStub(name) {
-  return { async [name]() { throw notImplementedError(`fs.promises.${name}`); } }[name];
+class Stats {
+  constructor(node) {
+    this.dev = 0;
+    this.mode = node.mode;
+    this.nlink = node.nlink;
+    this.uid = 0;
+    this.gid = 0;
+    this.rdev = 0;
+    this.blksize = 4096;
+    this.ino = node.ino;
+    this.size = node.kind === "file" ? node.data.length : node.kind === "link" ? Buffer.byteLength(node.target) : 0;
+    this.blocks = Math.ceil(this.size / 512);
+    for (const time of ["atime", "mtime", "ctime", "birthtime"]) {
+      this[`${time}Ms`] = node[`${time}Ms`];
+      this[time] = new Date(node[`${time}Ms`]);
+    }
+  }
+  isFile() { return (this.mode & constants.S_IFMT) === S_IFREG; }
+  isDirectory() { return (this.mode & constants.S_IFMT) === S_IFDIR; }
+  isSymbolicLink() { return (this.mode & constants.S_IFMT) === S_IFLNK; }
+  isCharacterDevice() { return (this.mode & constants.S_IFMT) === constants.S_IFCHR; }
+  isBlockDevice() { return false; }
+  isFIFO() { return false; }
+  isSocket() { return false; }
 }
 
-const promises = { constants };
-for (const name of PROMISES) promises[name] = promiseStub(name);
-promises.watch = syncStub("promises.watch");
+class Dirent {
+  constructor(name, node, parentPath) {
+    this.name = name;
+    this.parentPath = parentPath;
+    this.path = parentPath;
+    Object.defineProperty(this, "kind", { value: node.kind, enumerable: false });
+  }
+  isFile() { return this.kind === "file"; }
+  isDirectory() { return this.kind === "dir"; }
+  isSymbolicLink() { return this.kind === "link"; }
+  isCharacterDevice() { return this.kind === "dev"; }
+  isBlockDevice() { return false; }
+  isFIFO() { return false; }
+  isSocket() { return false; }
+}
 
-const fs = {
-  constants,
-  F_OK: constants.F_OK,
-  R_OK: constants.R_OK,
-  W_OK: constants.W_OK,
-  X_OK: constants.X_OK,
-  promises,
-  existsSync: () => false,
-  exists(path, callback) {
-    queueMicrotask(() => callback(false));
-  },
-  Stats: notImplementedClass("Stats"),
-  Dirent: notImplementedClass("Dirent"),
-  Dir: notImplementedClass("Dir"),
-  ReadStream: notImplementedClass("ReadStream"),
-  WriteStream: notImplementedClass("WriteStream"),
+// ---- Options -----------------------------------------------------------------------------------
+
+const FLAGS = { r: 0, "r+": 2, rs: 0, "rs+": 2, w: 577, wx: 705, "w+": 578, "wx+": 706, a: 1089, ax: 1217, "a+": 1090, "ax+": 1218, as: 1089, "as+": 1090 };
+function flagsOf(flags, fallback) {
+  if (flags === undefined || flags === null) return FLAGS[fallback];
+  if (typeof flags === "number") return flags;
+  if (!(flags in FLAGS)) throw Object.assign(new TypeError(`The value "${flags}" is invalid for option "flags"`), { code: "ERR_INVALID_ARG_VALUE" });
+  return FLAGS[flags];
+}
+const optionsOf = (options, defaults = {}) => (typeof options === "string" ? { ...defaults, encoding: options } : { ...defaults, ...(options ?? {}) });
+function encode(buffer, encoding) {
+  return encoding && encoding !== "buffer" ? buffer.toString(encoding) : buffer;
+}
+function bytesOf(data, encoding = "utf8") {
+  if (typeof data === "string") return Buffer.from(data, encoding);
+  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  throw invalidArgType("data", ["string", "Buffer", "TypedArray", "DataView"], data);
+}
+
+// ---- Files and descriptors -----------------------------------------------------------------------
+
+const descriptors = new Map();
+let nextFd = 3;
+
+/** Opens `path`: the node (made with O_CREAT), checked against the flags. */
+function openNode(path, flags, syscall = "open") {
+  const found = lookup(path, syscall, { follow: (flags & constants.O_NOFOLLOW) === 0 });
+  let node = found.node;
+  if (node === undefined) {
+    if ((flags & constants.O_CREAT) === 0) throw fsError("ENOENT", syscall, path);
+    if (found.parent === null || found.parent.kind !== "dir") throw fsError("ENOENT", syscall, path);
+    writable(found.parent, syscall, path);
+    node = new Node("file", S_IFREG | 0o666);
+    found.parent.entries.set(found.name, node);
+    found.parent.touch();
+  } else {
+    if ((flags & constants.O_CREAT) && (flags & constants.O_EXCL)) throw fsError("EEXIST", syscall, path);
+    const writing = (flags & 3) !== 0;
+    if (node.kind === "dir" && writing) throw fsError("EISDIR", syscall, path);
+    if (writing && node.readOnly) throw fsError("EROFS", syscall, path);
+    if (node.kind === "file" && writing && (flags & constants.O_TRUNC)) {
+      node.data = Buffer.alloc(0);
+      node.touch();
+    }
+  }
+  return node;
+}
+
+function entry(fd, syscall) {
+  const found = descriptors.get(fd);
+  if (found === undefined) throw fsError("EBADF", syscall);
+  return found;
+}
+
+function readAt(node, buffer, offset, length, position, syscall, path) {
+  if (node.kind === "dir") throw fsError("EISDIR", syscall, path);
+  if (node.kind === "dev") {
+    const bytes = readDevice(node, length);
+    bytes.copy(buffer, offset);
+    return bytes.length;
+  }
+  if (position >= node.data.length) return 0;
+  const count = node.data.copy(buffer, offset, position, Math.min(node.data.length, position + length));
+  node.atimeMs = Date.now();
+  return count;
+}
+
+function writeAt(node, bytes, position, syscall, path) {
+  if (node.kind === "dev") {
+    writeDevice(node, syscall, path);
+    return bytes.length;
+  }
+  if (node.readOnly) throw fsError("EROFS", syscall, path);
+  const end = position + bytes.length;
+  if (end > node.data.length) {
+    const grown = Buffer.alloc(end);
+    node.data.copy(grown);
+    node.data = grown;
+  }
+  bytes.copy(node.data, position);
+  node.touch();
+  return bytes.length;
+}
+
+function readFileSync(path, options) {
+  const { encoding = null, flag } = optionsOf(options);
+  if (typeof path === "number") {
+    const open = entry(path, "read");
+    const rest = Buffer.alloc(open.node.kind === "file" ? Math.max(0, open.node.data.length - open.position) : 0);
+    open.position += readAt(open.node, rest, 0, rest.length, open.position, "read");
+    return encode(rest, encoding);
+  }
+  const target = toPath(path);
+  const node = openNode(target, flagsOf(flag, "r"));
+  if (node.kind === "dir") throw fsError("EISDIR", "read", target);
+  return encode(node.kind === "dev" ? readDevice(node, node.device === "null" ? 0 : 65536) : Buffer.from(node.data), encoding);
+}
+
+function writeFileSync(path, data, options) {
+  const { encoding = "utf8", flag } = optionsOf(options);
+  const bytes = bytesOf(data, encoding);
+  if (typeof path === "number") {
+    const open = entry(path, "write");
+    open.position += writeAt(open.node, bytes, open.append ? open.node.data.length : open.position, "write");
+    return;
+  }
+  const target = toPath(path);
+  const flags = flagsOf(flag, "w");
+  const node = openNode(target, flags);
+  writeAt(node, bytes, flags & constants.O_APPEND ? (node.data?.length ?? 0) : 0, "write", target);
+}
+
+function appendFileSync(path, data, options) {
+  writeFileSync(path, data, { ...optionsOf(options, { encoding: "utf8" }), flag: optionsOf(options).flag ?? "a" });
+}
+
+function openSync(path, flags, mode) {
+  const target = toPath(path);
+  const numeric = flagsOf(flags, "r");
+  const node = openNode(target, numeric);
+  const fd = nextFd++;
+  descriptors.set(fd, { node, path: target, position: 0, append: (numeric & constants.O_APPEND) !== 0, flags: numeric });
+  return fd;
+}
+
+function closeSync(fd) {
+  entry(fd, "close");
+  descriptors.delete(fd);
+}
+
+function readSync(fd, buffer, offsetOrOptions, length, position) {
+  const open = entry(fd, "read");
+  let offset = offsetOrOptions;
+  if (offsetOrOptions !== null && typeof offsetOrOptions === "object") ({ offset = 0, length = buffer.byteLength - offset, position = null } = offsetOrOptions);
+  offset ??= 0;
+  length ??= buffer.byteLength - offset;
+  const view = Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  const at = typeof position === "number" || typeof position === "bigint" ? Number(position) : open.position;
+  const count = readAt(open.node, view, offset, length, at, "read", open.path);
+  if (!(typeof position === "number" || typeof position === "bigint")) open.position += count;
+  return count;
+}
+
+function writeSync(fd, data, offsetOrPosition, lengthOrEncoding, position) {
+  const open = entry(fd, "write");
+  if ((open.flags & 3) === 0) throw fsError("EBADF", "write");
+  let bytes;
+  let at = null;
+  if (typeof data === "string") {
+    at = typeof offsetOrPosition === "number" ? offsetOrPosition : null;
+    bytes = Buffer.from(data, typeof lengthOrEncoding === "string" ? lengthOrEncoding : "utf8");
+  } else {
+    const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    const offset = offsetOrPosition ?? 0;
+    bytes = view.subarray(offset, offset + (lengthOrEncoding ?? view.length - offset));
+    at = typeof position === "number" ? position : null;
+  }
+  const where = open.append ? (open.node.data?.length ?? 0) : (at ?? open.position);
+  const count = writeAt(open.node, bytes, where, "write", open.path);
+  if (at === null) open.position = where + count;
+  return count;
+}
+
+// ---- Paths and directories -------------------------------------------------------------------------
+
+function statSync(path, options) {
+  try {
+    return new Stats(typeof path === "number" ? entry(path, "fstat").node : existing(toPath(path), "stat").node);
+  } catch (error) {
+    if (options?.throwIfNoEntry === false && error.code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+function lstatSync(path, options) {
+  try {
+    return new Stats(existing(toPath(path), "lstat", { follow: false }).node);
+  } catch (error) {
+    if (options?.throwIfNoEntry === false && error.code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+function existsSync(path) {
+  try {
+    return lookup(toPath(path), "access").node !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+function accessSync(path, mode = constants.F_OK) {
+  const target = toPath(path);
+  const { node } = existing(target, "access");
+  if ((mode & constants.W_OK) && node.readOnly) throw fsError("EROFS", "access", target);
+}
+
+function readdirSync(path, options) {
+  const { encoding = "utf8", withFileTypes = false, recursive = false } = optionsOf(options);
+  const target = toPath(path);
+  const { node } = existing(target, "scandir");
+  if (node.kind !== "dir") throw fsError("ENOTDIR", "scandir", target);
+  const out = [];
+  const walk = (dir, dirPath, prefix) => {
+    for (const name of vfs.names(dir)) {
+      const child = lookup(`${dirPath === "/" ? "" : dirPath}/${name}`, "scandir", { follow: false }).node;
+      out.push(withFileTypes ? new Dirent(name, child, dirPath) : encode(Buffer.from(`${prefix}${name}`), encoding));
+      if (recursive && child.kind === "dir") {
+        const childPath = `${dirPath === "/" ? "" : dirPath}/${name}`;
+        walk(lookup(childPath, "scandir").node, childPath, `${prefix}${name}/`);
+      }
+    }
+  };
+  walk(node, target, "");
+  return out;
+}
+
+function mkdirSync(path, options) {
+  const { recursive = false } = typeof options === "number" ? {} : (options ?? {});
+  const target = toPath(path);
+  const parts = target.split("/").filter(Boolean);
+  let first;
+  for (let i = recursive ? 1 : parts.length; i <= parts.length; i++) {
+    const partial = `/${parts.slice(0, i).join("/")}`;
+    const found = lookup(partial, "mkdir");
+    if (found.node !== undefined) {
+      if (i === parts.length && !recursive) throw fsError("EEXIST", "mkdir", target);
+      if (found.node.kind !== "dir") throw fsError(i === parts.length ? "EEXIST" : "ENOTDIR", "mkdir", target);
+      continue;
+    }
+    if (found.parent === null) throw fsError("ENOENT", "mkdir", target);
+    writable(found.parent, "mkdir", target);
+    found.parent.entries.set(found.name, new Node("dir", S_IFDIR | 0o777));
+    found.parent.touch();
+    first ??= partial;
+  }
+  return recursive ? first : undefined;
+}
+
+let tempCounter = 0;
+function mkdtempSync(prefix, options) {
+  const chars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  for (;;) {
+    let suffix = "";
+    for (const byte of crypto.getRandomValues(new Uint8Array(6))) suffix += chars[byte % chars.length];
+    const path = `${toPath(prefix)}${suffix}`;
+    if (lookup(path, "mkdtemp").node !== undefined && tempCounter++ < 100) continue;
+    mkdirSync(path);
+    return encode(Buffer.from(path), optionsOf(options).encoding ?? "utf8");
+  }
+}
+
+function rmdirSync(path) {
+  const target = toPath(path);
+  const found = existing(target, "rmdir", { follow: false });
+  if (found.node.kind !== "dir") throw fsError("ENOTDIR", "rmdir", target);
+  if (found.node.entries.size > 0) throw fsError("ENOTEMPTY", "rmdir", target);
+  if (found.parent === null) throw fsError("EPERM", "rmdir", target);
+  writable(found.parent, "rmdir", target);
+  found.parent.entries.delete(found.name);
+}
+
+function unlinkSync(path) {
+  const target = toPath(path);
+  const found = existing(target, "unlink", { follow: false });
+  if (found.node.kind === "dir") throw fsError("EISDIR", "unlink", target);
+  writable(found.parent, "unlink", target);
+  found.parent.entries.delete(found.name);
+  found.node.nlink--;
+}
+
+function rmSync(path, options = {}) {
+  const { recursive = false, force = false } = options;
+  const target = toPath(path);
+  const found = lookup(target, "rm", { follow: false });
+  if (found.node === undefined) {
+    if (force) return;
+    throw fsError("ENOENT", "rm", target);
+  }
+  if (found.node.kind === "dir" && !recursive) throw Object.assign(fsError("EISDIR", "rm", target), { code: "ERR_FS_EISDIR", message: `Path is a directory: rm returned EISDIR (is a directory) ${target}` });
+  if (found.parent === null) throw fsError("EPERM", "rm", target);
+  writable(found.parent, "rm", target);
+  found.parent.entries.delete(found.name);
+}
+
+function renameSync(from, to) {
+  const source = toPath(from, "oldPath");
+  const dest = toPath(to, "newPath");
+  const a = existing(source, "rename", { follow: false });
+  const b = lookup(dest, "rename", { follow: false });
+  if (b.parent === null || b.parent.kind !== "dir") throw fsError("ENOENT", "rename", source, dest);
+  writable(a.parent, "rename", source);
+  writable(b.parent, "rename", source);
+  if (b.node?.kind === "dir" && a.node.kind !== "dir") throw fsError("EISDIR", "rename", source, dest);
+  if (b.node?.kind === "dir" && b.node.entries.size > 0) throw fsError("ENOTEMPTY", "rename", source, dest);
+  a.parent.entries.delete(a.name);
+  b.parent.entries.set(b.name, a.node);
+}
+
+function copyFileSync(from, to, mode = 0) {
+  const source = toPath(from, "src");
+  const dest = toPath(to, "dest");
+  const { node } = existing(source, "copyfile");
+  if (node.kind === "dir") throw fsError("EISDIR", "copyfile", source, dest);
+  if ((mode & constants.COPYFILE_EXCL) && existsSync(dest)) throw fsError("EEXIST", "copyfile", source, dest);
+  writeFileSync(dest, node.kind === "file" ? node.data : Buffer.alloc(0));
+}
+
+function cpSync(from, to, options = {}) {
+  const source = toPath(from, "src");
+  const dest = toPath(to, "dest");
+  const { node } = existing(source, "cp");
+  if (node.kind !== "dir") return copyFileSync(source, dest, options.errorOnExist && !options.force ? constants.COPYFILE_EXCL : 0);
+  if (!options.recursive) throw Object.assign(new Error(`Recursive option is required to copy a directory: ${source}`), { code: "ERR_FS_EISDIR" });
+  mkdirSync(dest, { recursive: true });
+  for (const name of node.entries.keys()) cpSync(`${source}/${name}`, `${dest}/${name}`, options);
+}
+
+function symlinkSync(target, path) {
+  const where = toPath(path);
+  const found = lookup(where, "symlink", { follow: false });
+  if (found.node !== undefined) throw fsError("EEXIST", "symlink", String(target), where);
+  writable(found.parent, "symlink", where);
+  const link = new Node("link", S_IFLNK | 0o777);
+  link.target = typeof target === "string" ? target : toPath(target);
+  found.parent.entries.set(found.name, link);
+}
+
+function readlinkSync(path, options) {
+  const target = toPath(path);
+  const { node } = existing(target, "readlink", { follow: false });
+  if (node.kind !== "link") throw fsError("EINVAL", "readlink", target);
+  return encode(Buffer.from(node.target), optionsOf(options).encoding ?? "utf8");
+}
+
+function realpathSync(path, options) {
+  const resolved = existing(toPath(path), "realpath");
+  return encode(Buffer.from(resolved.path), optionsOf(options).encoding ?? "utf8");
+}
+realpathSync.native = realpathSync;
+
+function linkSync(existingPath, newPath) {
+  const source = toPath(existingPath, "existingPath");
+  const dest = toPath(newPath, "newPath");
+  const { node } = existing(source, "link");
+  if (node.kind === "dir") throw fsError("EPERM", "link", source, dest);
+  const found = lookup(dest, "link");
+  if (found.node !== undefined) throw fsError("EEXIST", "link", source, dest);
+  writable(found.parent, "link", source);
+  found.parent.entries.set(found.name, node);
+  node.nlink++;
+}
+
+function truncateSync(path, length = 0) {
+  const node = typeof path === "number" ? entry(path, "ftruncate").node : openNode(toPath(path), constants.O_RDWR, "open");
+  if (node.kind !== "file") throw fsError("EISDIR", "ftruncate");
+  if (node.readOnly) throw fsError("EROFS", "ftruncate");
+  const next = Buffer.alloc(length);
+  node.data.copy(next, 0, 0, Math.min(length, node.data.length));
+  node.data = next;
+  node.touch();
+}
+
+function utimesSync(path, atime, mtime) {
+  const { node } = typeof path === "number" ? entry(path, "futime") : existing(toPath(path), "utime");
+  const ms = (t) => (t instanceof Date ? t.getTime() : typeof t === "string" ? Number(t) * 1000 : t * 1000);
+  node.atimeMs = ms(atime);
+  node.mtimeMs = ms(mtime);
+}
+
+function chmodSync(path, mode) {
+  const { node } = typeof path === "number" ? entry(path, "fchmod") : existing(toPath(path), "chmod");
+  if (node.readOnly) throw fsError("EROFS", "chmod", typeof path === "number" ? undefined : toPath(path));
+  node.mode = (node.mode & constants.S_IFMT) | (typeof mode === "string" ? parseInt(mode, 8) : mode);
+}
+
+function chownSync(path) {
+  existing(toPath(path), "chown");
+}
+
+class Dir {
+  #entries;
+  constructor(path) {
+    this.path = path;
+    this.#entries = readdirSync(path, { withFileTypes: true });
+  }
+  readSync() { return this.#entries.shift() ?? null; }
+  async read() { return this.readSync(); }
+  closeSync() {}
+  async close() {}
+  async *[Symbol.asyncIterator]() {
+    for (let dirent = this.readSync(); dirent !== null; dirent = this.readSync()) yield dirent;
+  }
+}
+const opendirSync = (path) => new Dir(toPath(path));
+
+const notImplemented = (name) => ({ [name]() { throw notImplementedError(`fs.${name}`); } })[name];
+
+const sync = {
+  accessSync, appendFileSync, chmodSync, fchmodSync: chmodSync, lchmodSync: chmodSync, chownSync, fchownSync: () => {}, lchownSync: chownSync,
+  closeSync, copyFileSync, cpSync, existsSync, fdatasyncSync: (fd) => void entry(fd, "fdatasync"), fsyncSync: (fd) => void entry(fd, "fsync"),
+  fstatSync: (fd, options) => statSync(fd, options), ftruncateSync: truncateSync, futimesSync: utimesSync, lstatSync, linkSync, lutimesSync: utimesSync,
+  mkdirSync, mkdtempSync, openSync, opendirSync, readFileSync, readSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, rmdirSync,
+  statSync, symlinkSync, truncateSync, unlinkSync, utimesSync, writeFileSync, writeSync,
+  readvSync: (fd, buffers, position) => buffers.reduce((n, b) => n + readSync(fd, b, 0, b.byteLength, position === undefined || position === null ? null : position + n), 0),
+  writevSync: (fd, buffers, position) => buffers.reduce((n, b) => n + writeSync(fd, b, 0, b.byteLength, position === undefined || position === null ? null : position + n), 0),
+  statfsSync: () => ({ type: 0, bsize: 4096, blocks: 0, bfree: 0, bavail: 0, files: 0, ffree: 0 }),
+  globSync: notImplemented("globSync"),
 };
-fs.FileReadStream = fs.ReadStream;
-fs.FileWriteStream = fs.WriteStream;
-for (const name of CALLBACK) fs[name] = callbackStub(name);
-for (const name of SYNC) fs[name] = syncStub(name);
-for (const name of ["createReadStream", "createWriteStream", "watch", "watchFile", "unwatchFile", "openAsBlob"]) fs[name] = syncStub(name);
-module.exports = fs;
+
+module.exports = require("node:internal/fs_api")({ constants, sync, Stats, Dirent, Dir, descriptors, entry, toPath, existing, readAt, writeAt, openNode });

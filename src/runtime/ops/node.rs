@@ -18,6 +18,8 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("userModule", op_user_module.map_fn_to());
   install("hostModule", op_host_module.map_fn_to());
   install("runScript", op_run_script.map_fn_to());
+  install("userModuleNames", op_user_module_names.map_fn_to());
+  install("userModuleBytes", op_user_module_bytes.map_fn_to());
   install("evalAllowed", op_eval_allowed.map_fn_to());
   install("continuationGet", op_continuation_get.map_fn_to());
   install("continuationSet", op_continuation_set.map_fn_to());
@@ -110,6 +112,25 @@ fn op_run_script<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbac
   if let Some(value) = v8::Script::compile(scope, code, Some(&origin)).and_then(|script| script.run(scope)) {
     rv.set(value);
   }
+}
+
+/// `ops.userModuleNames() -> string[]`: the modules given in `modules` (node:fs's /bundle).
+fn op_user_module_names<'s>(scope: &mut v8::PinScope<'s, '_>, _args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  use crate::runtime::modules::RegistryRef;
+  let Some(registry) = scope.get_slot::<RegistryRef>().cloned() else { return };
+  let names = registry.borrow().bundle_names();
+  let items: Vec<v8::Local<v8::Value>> = names.iter().map(|n| new_string(scope, n).into()).collect();
+  rv.set(v8::Array::new_with_elements(scope, &items).into());
+}
+
+/// `ops.userModuleBytes(name) -> ArrayBuffer | undefined`: a module's source bytes as given.
+fn op_user_module_bytes<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  use crate::runtime::modules::RegistryRef;
+  let name = arg_string(scope, &args, 0);
+  let Some(registry) = scope.get_slot::<RegistryRef>().cloned() else { return };
+  let Some(module) = registry.borrow().source(&name).cloned() else { return };
+  let store = v8::ArrayBuffer::new_backing_store_from_vec(module.content.to_vec()).make_shared();
+  rv.set(v8::ArrayBuffer::with_backing_store(scope, &store).into());
 }
 
 /// `ops.evalAllowed() -> boolean`: whether the current context may compile code from strings.

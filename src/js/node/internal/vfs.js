@@ -1,0 +1,214 @@
+// The virtual filesystem behind node:fs, laid out as workerd's: `/bundle` holds the worker's
+// modules as read-only files, `/tmp` is writable and belongs to the request that uses it (each
+// request, and the global scope, sees its own, gone when the request ends), and `/dev` has
+// `null`, `zero`, `random` and `full`. Nodes are directories, files, symlinks and devices; paths
+// resolve through symlinks; errors carry Node's code, errno, syscall and path.
+const { Buffer } = require("node:buffer");
+
+const ERRNO = { EPERM: -1, ENOENT: -2, EBADF: -9, EACCES: -13, EEXIST: -17, ENOTDIR: -20, EISDIR: -21, EINVAL: -22, ENOSPC: -28, EROFS: -30, ENOTEMPTY: -39, ELOOP: -40 };
+const TEXT = {
+  EPERM: "operation not permitted",
+  ENOENT: "no such file or directory",
+  EBADF: "bad file descriptor",
+  EACCES: "permission denied",
+  EEXIST: "file already exists",
+  ENOTDIR: "not a directory",
+  EISDIR: "illegal operation on a directory",
+  EINVAL: "invalid argument",
+  ENOSPC: "no space left on device",
+  EROFS: "read-only file system",
+  ENOTEMPTY: "directory not empty",
+  ELOOP: "too many symbolic links encountered",
+};
+
+/** A Node-style system error: `ENOENT: no such file or directory, open '/x'`. */
+function fsError(code, syscall, path, dest) {
+  const where = path === undefined ? "" : ` '${path}'${dest === undefined ? "" : ` -> '${dest}'`}`;
+  const error = new Error(`${code}: ${TEXT[code]}, ${syscall}${where}`);
+  error.errno = ERRNO[code];
+  error.code = code;
+  error.syscall = syscall;
+  if (path !== undefined) error.path = path;
+  if (dest !== undefined) error.dest = dest;
+  return error;
+}
+
+let nextIno = 1;
+
+class Node {
+  constructor(kind, mode, readOnly = false) {
+    this.kind = kind; // "dir" | "file" | "link" | "dev"
+    this.mode = mode;
+    this.readOnly = readOnly;
+    this.ino = nextIno++;
+    this.nlink = 1;
+    const now = Date.now();
+    this.atimeMs = now;
+    this.mtimeMs = now;
+    this.ctimeMs = now;
+    this.birthtimeMs = now;
+    if (kind === "dir") this.entries = new Map();
+    if (kind === "file") this.data = Buffer.alloc(0);
+  }
+  touch() {
+    this.mtimeMs = this.ctimeMs = Date.now();
+  }
+}
+
+const S_IFREG = 0o100000;
+const S_IFDIR = 0o040000;
+const S_IFLNK = 0o120000;
+const S_IFCHR = 0o020000;
+
+function makeDevice(name) {
+  const device = new Node("dev", S_IFCHR | 0o666);
+  device.device = name;
+  return device;
+}
+
+const root = new Node("dir", S_IFDIR | 0o555, true);
+const bundle = new Node("dir", S_IFDIR | 0o555, true);
+const dev = new Node("dir", S_IFDIR | 0o555, true);
+root.entries.set("bundle", bundle);
+root.entries.set("dev", dev);
+for (const name of ["null", "zero", "random", "full"]) dev.entries.set(name, makeDevice(name));
+
+/** /bundle's files, made from the worker's modules on first use. */
+let bundleFilled = false;
+function fillBundle() {
+  if (bundleFilled) return;
+  bundleFilled = true;
+  for (const name of ops.userModuleNames()) {
+    const found = ops.userModuleBytes(name);
+    if (found === undefined) continue;
+    const parts = name.split("/").filter(Boolean);
+    let dir = bundle;
+    for (const part of parts.slice(0, -1)) {
+      let next = dir.entries.get(part);
+      if (next === undefined) {
+        next = new Node("dir", S_IFDIR | 0o555, true);
+        dir.entries.set(part, next);
+      }
+      dir = next;
+    }
+    const file = new Node("file", S_IFREG | 0o444, true);
+    file.data = Buffer.from(found);
+    dir.entries.set(parts.at(-1), file);
+  }
+}
+
+/** Each request's /tmp, by event id ("global" outside any). */
+const tmps = new Map();
+function tmp() {
+  const key = ops.currentEvent() ?? "global";
+  let dir = tmps.get(key);
+  if (dir === undefined) {
+    dir = new Node("dir", S_IFDIR | 0o777);
+    tmps.set(key, dir);
+  }
+  return dir;
+}
+/** Called when an event ends: its /tmp goes. */
+internals.releaseEventTmp = (id) => tmps.delete(id);
+
+function childOf(dir, name) {
+  if (dir === root) {
+    if (name === "tmp") return tmp();
+  } else if (dir === bundle) fillBundle();
+  return dir.entries.get(name);
+}
+
+function cwd() {
+  try {
+    return typeof process?.cwd === "function" ? process.cwd() : "/";
+  } catch {
+    return "/";
+  }
+}
+
+/** The names in directory node `dir` (/bundle filled first; / lists bundle, dev and tmp). */
+function names(dir) {
+  if (dir === root) return ["bundle", "dev", "tmp"];
+  if (dir === bundle) fillBundle();
+  return [...dir.entries.keys()].sort();
+}
+
+/** `path` (string, Buffer or file: URL) as an absolute, normalized string. */
+function toPath(path, name = "path") {
+  if (path instanceof URL) {
+    if (path.protocol !== "file:") throw Object.assign(new TypeError("The URL must be of scheme file"), { code: "ERR_INVALID_URL_SCHEME" });
+    path = decodeURIComponent(path.pathname);
+  } else if (Buffer.isBuffer(path) || path instanceof Uint8Array) path = Buffer.from(path).toString("utf8");
+  if (typeof path !== "string") {
+    throw Object.assign(new TypeError(`The "${name}" argument must be of type string or an instance of Buffer or URL. Received ${path === null ? "null" : typeof path}`), { code: "ERR_INVALID_ARG_TYPE" });
+  }
+  if (path.includes("\u0000")) throw Object.assign(new TypeError(`The argument '${name}' must be a string, Uint8Array, or URL without null bytes. Received ${JSON.stringify(path)}`), { code: "ERR_INVALID_ARG_VALUE" });
+  return normalize(path.startsWith("/") ? path : `${cwd()}/${path}`);
+}
+
+function normalize(path) {
+  const parts = [];
+  for (const part of path.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  return `/${parts.join("/")}`;
+}
+
+const split = (path) => path.split("/").filter(Boolean);
+
+/**
+ * The node at `path` and its parent directory: `{ node, parent, name, path }` (node undefined
+ * when the last component does not exist). Symlinks on the way are followed, the last one only
+ * with `follow`.
+ */
+function lookup(path, syscall, { follow = true, depth = 0 } = {}) {
+  if (depth > 40) throw fsError("ELOOP", syscall, path);
+  const parts = split(path);
+  let dir = root;
+  let walked = "";
+  for (let i = 0; i < parts.length; i++) {
+    const name = parts[i];
+    const last = i === parts.length - 1;
+    if (dir.kind !== "dir") throw fsError("ENOTDIR", syscall, path);
+    let node = childOf(dir, name);
+    if (node !== undefined && node.kind === "link" && (!last || follow)) {
+      const target = node.target.startsWith("/") ? node.target : `${walked || "/"}/${node.target}`;
+      const rest = parts.slice(i + 1).join("/");
+      return lookup(normalize(rest ? `${target}/${rest}` : target), syscall, { follow, depth: depth + 1 });
+    }
+    if (last) return { node, parent: dir, name, path };
+    if (node === undefined) throw fsError("ENOENT", syscall, path);
+    dir = node;
+    walked += `/${name}`;
+  }
+  return { node: root, parent: null, name: "", path: "/" };
+}
+
+/** The existing node at `path`, or ENOENT. */
+function existing(path, syscall, options) {
+  const found = lookup(path, syscall, options);
+  if (found.node === undefined) throw fsError("ENOENT", syscall, path);
+  return found;
+}
+
+/** Refuses changes inside the read-only parts (/, /bundle, /dev). */
+function writable(dir, syscall, path) {
+  if (dir.readOnly) throw fsError(dir === root ? "EPERM" : "EROFS", syscall, path);
+}
+
+/** Reads a device: null is empty, zero and full give zeros, random gives random bytes. */
+function readDevice(node, length) {
+  if (node.device === "null") return Buffer.alloc(0);
+  const out = Buffer.alloc(length);
+  if (node.device === "random") crypto.getRandomValues(out.subarray(0, Math.min(length, 65536)));
+  return out;
+}
+
+/** Writes to a device: full refuses (ENOSPC), the others swallow it. */
+function writeDevice(node, syscall, path) {
+  if (node.device === "full") throw fsError("ENOSPC", syscall, path);
+}
+
+module.exports = { fsError, Node, names, lookup, existing, writable, toPath, normalize, readDevice, writeDevice, S_IFREG, S_IFDIR, S_IFLNK, S_IFCHR, root };
