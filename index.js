@@ -9,13 +9,14 @@ const { resolveCompat } = require("./lib/compat.js");
 const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 const { HostBodies } = require("./lib/bodies.js");
 const { validateModules, validateLoader } = require("./lib/modules.js");
+const { inspectorOptions, createInspector } = require("./lib/inspector.js");
 const { d1, readD1Migrations, applyD1Migrations } = require("./lib/d1.js");
 const queues = require("./lib/queues.js");
 const rpc = require("./lib/rpc.js");
 const durable = require("./lib/durable.js");
 const websocket = require("./lib/websocket.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule"]);
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector"]);
 const LIMITS = {
   maxInFlight: { min: 1, integer: true, text: "an integer of at least 1" },
   maxQueued: { min: 0, integer: true, text: "an integer of at least 0" },
@@ -206,13 +207,15 @@ function validateOptions(options) {
   // pool would have loaded its modules through another worker's loader, so none is used.
   const loadModule = validateLoader(options.loadModule);
   if (loadModule !== undefined) split.definitions["#module"] = { store: null, loadModule };
-  const pool = poolOption && loadModule === undefined;
+  const inspector = inspectorOptions(options.inspector, filename);
+  // An inspected worker is its own (a spare would have started without the debugger).
+  const pool = poolOption && loadModule === undefined && inspector === null;
   // Bindings backed by an embedded store are answered by the native side, from the store.
   const stores = {};
   for (const [name, definition] of Object.entries(split.definitions)) {
     if (definition.store !== null) stores[name] = definition.store;
   }
-  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, moduleLoader: loadModule !== undefined, stores, compat: resolveCompat(options.compatibilityDate, options.compatibilityFlags), ...split };
+  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, moduleLoader: loadModule !== undefined, inspector, stores, compat: resolveCompat(options.compatibilityDate, options.compatibilityFlags), ...split };
 }
 
 /**
@@ -320,6 +323,13 @@ class Worker {
     durable.workerDisposed(this);
     websocket.workerDisposed(this);
     rpc.workerDisposed(this);
+    inspectors.get(this)?.close();
+    inspectors.delete(this);
+  }
+
+  /** The DevTools WebSocket URL of this worker, when created with `inspector`. */
+  get inspectorUrl() {
+    return inspectors.get(this)?.url ?? null;
   }
 
   [Symbol.asyncDispose]() {
@@ -339,7 +349,9 @@ delete Worker._create;
 
 /** Starts a worker from a script and resolves once the script has loaded. */
 async function createWorker(options) {
-  const { script, filename, format, onLog, allowEval, network, codeCache, cacheDir, isolation, maxReuse, pool, privateCache, moduleLoader, modules, limits, envJson, bindingsJson, definitions, stores, compat } = validateOptions(options);
+  const { script, filename, format, onLog, allowEval, network, codeCache, cacheDir, isolation, maxReuse, pool, privateCache, moduleLoader, inspector: inspectorSettings, modules, limits, envJson, bindingsJson, definitions, stores, compat } = validateOptions(options);
+  // The DevTools endpoint is listening before the script starts (waitForDebugger waits for it).
+  const inspector = inspectorSettings === null ? null : await createInspector(inspectorSettings, filename, native.NativeInspector);
   const log = (level, message) => {
     try {
       onLog(level, message);
@@ -350,14 +362,18 @@ async function createWorker(options) {
   const bodies = new HostBodies();
   let worker;
   const dispatcher = createDispatcher(definitions, dispatch, bodies, () => worker);
-  const creating = native.createWorker({ script, filename, format, envJson, bindingsJson, compatJson: JSON.stringify(compat), allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse, pool, privateCache, moduleLoader }, log, dispatcher, channel, stores);
+  const creating = native.createWorker({ script, filename, format, envJson, bindingsJson, compatJson: JSON.stringify(compat), allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse, pool, privateCache, moduleLoader }, log, dispatcher, channel, stores, inspector?.native);
   // Node loads its fetch classes (Response, Headers) on first use, about 25 ms; every dispatch
   // needs them. The first worker of a process has them loaded while its isolate starts on its
   // own threads, instead of delaying its first response.
   void globalThis.Response;
   const outcome = await creating;
-  if (!(outcome instanceof native.NativeWorker)) throw toError(outcome);
+  if (!(outcome instanceof native.NativeWorker)) {
+    inspector?.close();
+    throw toError(outcome);
+  }
   worker = createHandle(outcome, filename, bodies);
+  if (inspector) inspectors.set(worker, inspector);
   rpc.setDispatcher(worker, dispatcher);
   workerLogs.set(worker, log);
   for (const [name, definition] of Object.entries(definitions)) {
@@ -367,6 +383,9 @@ async function createWorker(options) {
   await durable.workerCreated(worker, definitions).catch((error) => log("error", `workerbox: the Durable Object alarms stored on disk could not be scheduled again: ${error?.stack ?? error}`));
   return worker;
 }
+
+/** The inspector of each worker created with `inspector`: { url, close }. */
+const inspectors = new WeakMap();
 
 /** Each worker's onLog (wrapped), for lines the host writes on its behalf (queue deliveries). */
 const workerLogs = new WeakMap();

@@ -17,6 +17,17 @@ export declare class NativeChannel {
   keepAlive(on: boolean): void
 }
 
+/**
+ * A worker's inspector as `lib/inspector.js` drives it: sessions connect, send protocol
+ * messages and disconnect; V8's messages come back through `on_message(session, message)`.
+ */
+export declare class NativeInspector {
+  constructor(name: string, waitForDebugger: boolean, onMessage: (arg0: number, arg1: string) => void)
+  connect(session: number): void
+  send(session: number, message: string): void
+  disconnect(session: number): void
+}
+
 export declare class NativeQueueStore {
   /**
    * Opens (or makes) `<dir>/queues.sqlite3`; `dir` is absolute. Throws naming the path and
@@ -99,7 +110,7 @@ export declare function configurePool(spares?: number | undefined | null, idleMs
  * warm spare from the pool is returned as it is, without a promise. `stores` maps binding
  * names to the embedded stores that answer them.
  */
-export declare function createWorker(options: NativeWorkerOptions, onLog: (arg0: string, arg1: string) => void, hostDispatcher: (arg: HostArgs) => Promise<NativeHostAnswer>, channel: NativeChannel, stores: Record<string, NativeStore>): Promise<NativeWorker | NativeError> | NativeWorker
+export declare function createWorker(options: NativeWorkerOptions, onLog: (arg0: string, arg1: string) => void, hostDispatcher: (arg: HostArgs) => Promise<NativeHostAnswer>, channel: NativeChannel, stores: Record<string, NativeStore>, inspector?: NativeInspector | undefined | null): Promise<NativeWorker | NativeError> | NativeWorker
 
 /** Process-wide code cache counters. */
 export interface NativeCodeCacheStats {

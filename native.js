@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeChannel = nativeBinding.NativeChannel
+module.exports.NativeInspector = nativeBinding.NativeInspector
 module.exports.NativeQueueStore = nativeBinding.NativeQueueStore
 module.exports.NativeStore = nativeBinding.NativeStore
 module.exports.NativeWorker = nativeBinding.NativeWorker

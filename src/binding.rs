@@ -368,6 +368,42 @@ type LogFunction = ThreadsafeFunction<FnArgs<(String, String)>, (), FnArgs<(Stri
 type SettledArgs = FnArgs<(u32, Either<NativeResponse, NativeError>)>;
 type SettledFunction = ThreadsafeFunction<SettledArgs, (), SettledArgs, napi::Status, false, true>;
 
+type InspectorFunction = ThreadsafeFunction<FnArgs<(u32, String)>, (), FnArgs<(u32, String)>, napi::Status, false, true>;
+
+/// A worker's inspector as `lib/inspector.js` drives it: sessions connect, send protocol
+/// messages and disconnect; V8's messages come back through `on_message(session, message)`.
+#[napi]
+pub struct NativeInspector {
+  channel: Arc<crate::runtime::inspector::InspectorChannel>,
+}
+
+#[napi]
+impl NativeInspector {
+  #[napi(constructor)]
+  pub fn new(name: String, wait_for_debugger: bool, on_message: Function<FnArgs<(u32, String)>, ()>) -> Result<Self> {
+    let function: InspectorFunction = on_message.build_threadsafe_function().weak::<true>().callee_handled::<false>().build()?;
+    let outbound: crate::runtime::inspector::Outbound = Arc::new(move |session: u32, message: String| {
+      function.call(FnArgs::from((session, message)), ThreadsafeFunctionCallMode::NonBlocking);
+    });
+    Ok(Self { channel: crate::runtime::inspector::InspectorChannel::new(name, wait_for_debugger, outbound) })
+  }
+
+  #[napi]
+  pub fn connect(&self, session: u32) {
+    self.channel.send(crate::runtime::inspector::InspectorCommand::Connect(session));
+  }
+
+  #[napi]
+  pub fn send(&self, session: u32, message: String) {
+    self.channel.send(crate::runtime::inspector::InspectorCommand::Message(session, message));
+  }
+
+  #[napi]
+  pub fn disconnect(&self, session: u32) {
+    self.channel.send(crate::runtime::inspector::InspectorCommand::Disconnect(session));
+  }
+}
+
 /// The way back for dispatch outcomes: `index.js` makes one per Node environment.
 #[napi]
 pub struct NativeChannel {
@@ -486,6 +522,7 @@ pub fn create_worker<'env>(
   host_dispatcher: Function<'env, HostArgs, PromiseRaw<'static, NativeHostAnswer>>,
   channel: &NativeChannel,
   stores: HashMap<String, ClassInstance<'env, NativeStore>>,
+  inspector: Option<ClassInstance<'env, NativeInspector>>,
 ) -> Result<Either<Object<'env>, NativeWorker>> {
   let settled = channel.settled.clone();
   let pooled = options.pool.unwrap_or(true);
@@ -525,6 +562,7 @@ pub fn create_worker<'env>(
     bindings_json: options.bindings_json,
     allow_eval: options.allow_eval,
     module_loader: options.module_loader.unwrap_or(false),
+    inspector: inspector.map(|i| i.channel.clone()),
     limits: options.limits.map(NativeLimits::into_limits).unwrap_or_default(),
     log: sink,
     host: Some(Arc::new(NodeHost { dispatcher })),

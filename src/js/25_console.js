@@ -344,6 +344,21 @@ const console = {
 };
 Object.defineProperty(console, Symbol.toStringTag, { value: "console", configurable: true });
 
+// V8's own console tells an attached debugger (DevTools' console panel); without an inspector
+// its methods do nothing. Each of ours calls it too.
+const v8Console = globalThis.console;
+if (v8Console && v8Console !== console) {
+  for (const name of Object.keys(console)) {
+    const ours = console[name];
+    const theirs = v8Console[name];
+    if (typeof theirs !== "function" || name === "groupCollapsed") continue;
+    console[name] = (...args) => {
+      Reflect.apply(theirs, v8Console, args);
+      return ours(...args);
+    };
+  }
+}
+
 internals.inspect = inspect;
 internals.format = format;
 internals.defineGlobal("console", console);

@@ -52,6 +52,8 @@ pub enum IsolateMessage {
   Callback(CallbackMessage),
   /// Stop: answer everything pending with an error and leave the thread.
   Shutdown,
+  /// The inspector has commands waiting (see `inspector.rs`).
+  Inspector,
 }
 
 /// Requests from JS (on the isolate thread) to the scheduler thread.

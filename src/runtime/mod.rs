@@ -9,6 +9,7 @@ mod isolate;
 pub mod log_queue;
 mod messages;
 mod modules;
+pub mod inspector;
 mod module_loader;
 mod monitor;
 mod ops;

@@ -50,6 +50,9 @@ pub(crate) struct Monitor {
   heap_soft_limit: AtomicU64,
   /// Set when terminated JS did not stop within the grace period.
   pub failed: AtomicBool,
+  /// A debugger has attached (`inspector.rs`): pauses are wall time, so wall-clock limits no
+  /// longer stop the worker's JS (CPU limits still do: a paused thread uses no CPU).
+  pub debugging: AtomicBool,
   /// Replies of accepted events, answerable even if the isolate thread never returns.
   pub inflight: Arc<Inflight>,
   /// Wakes the isolate thread while it blocks outside JS (waiting for a module the host loads,

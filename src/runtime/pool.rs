@@ -89,6 +89,7 @@ pub fn key(options: &WorkerOptions) -> Key {
     code_cache_dir,
     isolation,
     module_loader,
+    inspector,
   } = options;
   let Limits { max_in_flight, max_queued, wall_ms, cpu_ms, memory_mb, binding_ms, wait_until_ms } = limits;
   let mut hash = KeyHash::new();
@@ -105,7 +106,7 @@ pub fn key(options: &WorkerOptions) -> Key {
   field(env_json.as_bytes());
   field(bindings_json.as_bytes());
   field(compat_json.as_bytes());
-  field(&[*allow_eval as u8, *public_network_only as u8, *code_cache as u8, *module_loader as u8]);
+  field(&[*allow_eval as u8, *public_network_only as u8, *code_cache as u8, *module_loader as u8, inspector.is_some() as u8]);
   for number in [*max_in_flight as u64, *max_queued as u64, *wall_ms, *cpu_ms, *memory_mb as u64, *binding_ms, *wait_until_ms] {
     field(&number.to_le_bytes());
   }

@@ -338,6 +338,9 @@ impl Watchdog {
         }
       }
       Due::WallCheck(turn) => {
+        if self.monitor.debugging.load(Ordering::SeqCst) {
+          return;
+        }
         if let Some((_, used, _)) = self.monitor.current_turn().filter(|(t, _, _)| *t == turn) {
           self.monitor.terminate(StopReason::Wall);
           self.stopping.set(Some((turn, used, now)));

@@ -196,6 +196,8 @@ pub struct WorkerOptions {
   /// Imports that `modules` cannot answer are asked of the host (binding `#module`, see
   /// `module_loader.rs`), which resolves and loads them on demand.
   pub module_loader: bool,
+  /// V8's inspector for this worker, reached by the host through this channel.
+  pub inspector: Option<Arc<super::inspector::InspectorChannel>>,
 }
 
 /// How requests relate to the script's global scope.
@@ -238,6 +240,7 @@ impl WorkerOptions {
       code_cache_dir: None,
       isolation: Isolation::Shared,
       module_loader: false,
+      inspector: None,
       log: Arc::new(|level, msg| eprintln!("[worker] {}: {}", level.as_str(), msg)),
     }
   }

@@ -33,6 +33,9 @@ impl Worker {
   pub fn spawn(options: WorkerOptions, on_ready: ReadyCallback) -> Result<Worker, WorkerError> {
     platform::init_v8();
     let (tx, rx) = channel();
+    if let Some(inspector) = &options.inspector {
+      inspector.set_inbox(tx.clone());
+    }
     let monitor = Arc::new(Monitor::default());
     let clock = Arc::new(Clock::default());
     let n = NEXT_WORKER.fetch_add(1, Ordering::Relaxed);

@@ -87,6 +87,11 @@ pub(super) fn load_context(
   context.set_allow_generation_from_strings(options.allow_eval);
   let holds = Rc::new(ContextHolds::default());
   context.set_slot(holds.clone());
+  // The inspector learns of the context first, so that breakpoints bind in the script's top level.
+  let inspector = state.borrow().inspector.clone();
+  if let Some(inspector) = &inspector {
+    inspector.context_created(scope, context);
+  }
 
   // From the startup snapshot, the context already holds the Web APIs; otherwise run the
   // bootstrap now.
@@ -134,6 +139,13 @@ pub(super) fn load_context(
     registry.enable_loader(host);
   }
   scope.set_slot(Rc::new(RefCell::new(registry)));
+  // With waitForDebugger, the script's top level waits for a client (the worker's first context).
+  if let Some(inspector) = &inspector {
+    inspector.wait_for_debugger();
+    if state.borrow().monitor.stop_pending() {
+      return Err(WorkerError::runtime("ERR_STOPPED", "the worker was stopped while it waited for a debugger"));
+    }
+  }
   begin_turn(state, owner);
   let digest = state.borrow().source_digest;
   let cache = digest.map_or(script::CacheUse::Off, |digest| script::CacheUse::On(digest, options.code_cache_dir.as_deref()));

@@ -133,6 +133,8 @@ pub(crate) struct IsolateState {
   /// The user's script is running its top level: timers and I/O are refused, as in workerd
   /// (`ops::refuse_at_global_scope`).
   pub global_scope: bool,
+  /// V8's inspector, when the worker has one (`inspector.rs`).
+  pub inspector: Option<Rc<super::inspector::WorkerInspector>>,
 }
 
 impl IsolateState {
@@ -215,10 +217,16 @@ pub(crate) fn run(startup: Startup) {
   // Hashed once here rather than on every load (per-request mode loads for every request).
   let source_digest = options.code_cache.then(|| code_cache::SourceDigest::new(&options.filename, &options.script));
   let nodejs_compat = boot::nodejs_compat(&options.compat_json);
+  // The host's inspector commands, taken over by each isolate of this worker in turn.
+  let inspector_commands = options.inspector.as_ref().and_then(|channel| channel.take_receiver()).map(Rc::new);
   // Each pass runs one isolate; a limit that stops the script ends the pass and the next one
   // starts a fresh isolate with the same script and bindings.
   loop {
     let (mut isolate, budget) = new_isolate(&options, &monitor);
+    let inspector = match (&options.inspector, &inspector_commands) {
+      (Some(channel), Some(commands)) => Some(super::inspector::WorkerInspector::new(&mut isolate, channel.clone(), commands.clone(), monitor.clone())),
+      _ => None,
+    };
     let state: StateRef = Rc::new(RefCell::new(IsolateState {
       log: options.log.clone(),
       monitor: monitor.clone(),
@@ -248,6 +256,7 @@ pub(crate) fn run(startup: Startup) {
       nodejs_compat: nodejs_compat.clone(),
       budget,
       global_scope: false,
+      inspector,
     }));
     isolate.set_slot(state.clone());
 

@@ -65,6 +65,19 @@ pub(super) fn pump(
     };
     match message {
       IsolateMessage::Shutdown => return PumpExit::Shutdown,
+      IsolateMessage::Inspector => {
+        let inspector = state.borrow().inspector.clone();
+        if let Some(inspector) = inspector {
+          // Protocol messages run in the worker's context, with microtasks after them
+          // (Runtime.evaluate with awaitPromise, for one).
+          v8::scope!(let scope, isolate);
+          let context = v8::Local::new(scope, &runtime.home.context);
+          let scope = &mut v8::ContextScope::new(scope, context);
+          if inspector.drain() {
+            scope.perform_microtask_checkpoint();
+          }
+        }
+      }
       IsolateMessage::Dispatch(event) => events.admit(state, event),
       IsolateMessage::WhenSettled(reply) => {
         let mut s = state.borrow_mut();
@@ -74,7 +87,9 @@ pub(super) fn pump(
         ready.into_iter().for_each(|r| r());
       }
       IsolateMessage::Callback(CallbackMessage::DeadlineReached { id }) => {
-        let pending = state.borrow_mut().pending.remove(&id);
+        // Once a debugger has attached, pauses are wall time: the wall-clock limit no longer applies.
+        let debugged = state.borrow().inspector.as_ref().is_some_and(|i| i.ever_attached.get());
+        let pending = if debugged { None } else { state.borrow_mut().pending.remove(&id) };
         if let Some(pending) = pending {
           let ms = state.borrow().limits.wall_ms;
           pending.fail(WorkerError::runtime(
