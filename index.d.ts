@@ -66,6 +66,14 @@ export interface WorkerOptions {
    * worker's thread waits for the answer (at most `limits.bindingMs`). See the README.
    */
   loadModule?: (specifier: string, referrer: string, details: { kind: "import" | "require" }) => MaybePromise<LoadedModule | string | undefined | null>;
+  /**
+   * Serve this worker to Chrome DevTools / VS Code (Chrome DevTools Protocol): `true` is
+   * `{ port: 9229, host: "127.0.0.1" }`. One port serves many workers (listed by `name`, default
+   * `filename`); `waitForDebugger` holds the script's start until a client runs it. See the README.
+   */
+  inspector?: boolean | { port?: number; host?: string; name?: string; waitForDebugger?: boolean };
+  /** A source map of `script` (object or JSON): errors from the worker name the original files, and DevTools gets it. */
+  sourceMap?: string | { version: number; sources: string[]; mappings: string; [key: string]: unknown };
   /** The store behind the worker's `caches` (default: a fresh in-memory store per worker). */
   cache?: {
     match(cache: string, url: string): MaybePromise<CacheEntry | null>;
@@ -393,6 +401,8 @@ export declare class Worker {
   readonly format: "module" | "service-worker";
   readonly filename: string;
   readonly disposed: boolean;
+  /** The DevTools WebSocket URL of a worker created with `inspector` (else null). */
+  readonly inspectorUrl: string | null;
   /** Same as `dispatch(worker, input)`. */
   dispatch(input: DispatchInput): Promise<Response>;
   dispatch(input: ScheduledInput): Promise<ScheduledResult>;

@@ -10,13 +10,14 @@ const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } 
 const { HostBodies } = require("./lib/bodies.js");
 const { validateModules, validateLoader } = require("./lib/modules.js");
 const { inspectorOptions, createInspector } = require("./lib/inspector.js");
+const { stackMapper, mapError, inlineSourceMap, parseSourceMap } = require("./lib/sourcemap.js");
 const { d1, readD1Migrations, applyD1Migrations } = require("./lib/d1.js");
 const queues = require("./lib/queues.js");
 const rpc = require("./lib/rpc.js");
 const durable = require("./lib/durable.js");
 const websocket = require("./lib/websocket.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector"]);
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector", "sourceMap"]);
 const LIMITS = {
   maxInFlight: { min: 1, integer: true, text: "an integer of at least 1" },
   maxQueued: { min: 0, integer: true, text: "an integer of at least 0" },
@@ -215,7 +216,7 @@ function validateOptions(options) {
   for (const [name, definition] of Object.entries(split.definitions)) {
     if (definition.store !== null) stores[name] = definition.store;
   }
-  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, moduleLoader: loadModule !== undefined, inspector, stores, compat: resolveCompat(options.compatibilityDate, options.compatibilityFlags), ...split };
+  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, moduleLoader: loadModule !== undefined, inspector, sourceMap: parseSourceMap(options.sourceMap), stores, compat: resolveCompat(options.compatibilityDate, options.compatibilityFlags), ...split };
 }
 
 /**
@@ -349,7 +350,10 @@ delete Worker._create;
 
 /** Starts a worker from a script and resolves once the script has loaded. */
 async function createWorker(options) {
-  const { script, filename, format, onLog, allowEval, network, codeCache, cacheDir, isolation, maxReuse, pool, privateCache, moduleLoader, inspector: inspectorSettings, modules, limits, envJson, bindingsJson, definitions, stores, compat } = validateOptions(options);
+  const { script: source, filename, format, onLog, allowEval, network, codeCache, cacheDir, isolation, maxReuse, pool, privateCache, moduleLoader, inspector: inspectorSettings, sourceMap, modules, limits, envJson, bindingsJson, definitions, stores, compat } = validateOptions(options);
+  // Errors from the worker name the original files; DevTools gets the map inline.
+  const mapper = sourceMap ? stackMapper(filename, sourceMap) : null;
+  const script = sourceMap && inspectorSettings ? inlineSourceMap(source, sourceMap) : source;
   // The DevTools endpoint is listening before the script starts (waitForDebugger waits for it).
   const inspector = inspectorSettings === null ? null : await createInspector(inspectorSettings, filename, native.NativeInspector);
   const log = (level, message) => {
@@ -370,9 +374,11 @@ async function createWorker(options) {
   const outcome = await creating;
   if (!(outcome instanceof native.NativeWorker)) {
     inspector?.close();
-    throw toError(outcome);
+    const error = toError(outcome);
+    throw mapper ? mapError(error, mapper) : error;
   }
   worker = createHandle(outcome, filename, bodies);
+  if (mapper) mappers.set(worker, mapper);
   if (inspector) inspectors.set(worker, inspector);
   rpc.setDispatcher(worker, dispatcher);
   workerLogs.set(worker, log);
@@ -383,6 +389,15 @@ async function createWorker(options) {
   await durable.workerCreated(worker, definitions).catch((error) => log("error", `workerbox: the Durable Object alarms stored on disk could not be scheduled again: ${error?.stack ?? error}`));
   return worker;
 }
+
+/** The stack mapper of each worker created with `sourceMap`. */
+const mappers = new WeakMap();
+/** An error from `worker`, with its stack mapped when the worker has a source map. */
+const workerError = (worker, info) => {
+  const error = toError(info);
+  const mapper = worker === undefined ? undefined : mappers.get(worker);
+  return mapper ? mapError(error, mapper) : error;
+};
 
 /** The inspector of each worker created with `inspector`: { url, close }. */
 const inspectors = new WeakMap();
@@ -395,9 +410,9 @@ async function runQueueBatch(worker, name, metas, bodies) {
   const handle = nativeOf(worker);
   if (handle.disposed) throw Object.assign(new Error("the worker has been disposed"), { code: "ERR_WORKER_DISPOSED" });
   const outcome = await handle.queue(name, JSON.stringify(metas), bodies, Date.now());
-  if (outcome.outcome === undefined) throw toError(outcome);
+  if (outcome.outcome === undefined) throw workerError(worker, outcome);
   const result = { outcome: outcome.outcome, decisions: JSON.parse(outcome.resultJson) };
-  if (outcome.error) result.error = toError(outcome.error);
+  if (outcome.error) result.error = workerError(worker, outcome.error);
   return result;
 }
 rpc.setWorkerAccess(nativeOf, toError);
@@ -419,7 +434,7 @@ async function dispatchQueue(worker, input) {
 }
 
 /** Runs a worker's scheduled() handler: `{ type: "scheduled", cron, scheduledTime }`. */
-async function dispatchScheduled(handle, input) {
+async function dispatchScheduled(handle, input, worker) {
   const { cron = "", scheduledTime = Date.now() } = input;
   if (typeof cron !== "string") throw new TypeError("dispatch: event.cron must be a string such as \"*/5 * * * *\"");
   const time = scheduledTime instanceof Date ? scheduledTime.getTime() : scheduledTime;
@@ -427,9 +442,9 @@ async function dispatchScheduled(handle, input) {
     throw new TypeError("dispatch: event.scheduledTime must be a Date or a number of milliseconds since the epoch");
   }
   const outcome = await handle.scheduled(cron, time, Date.now());
-  if (outcome.outcome === undefined) throw toError(outcome);
+  if (outcome.outcome === undefined) throw workerError(worker, outcome);
   const result = { outcome: outcome.outcome, noRetry: outcome.noRetry };
-  if (outcome.error) result.error = toError(outcome.error);
+  if (outcome.error) result.error = workerError(worker, outcome.error);
   return result;
 }
 
@@ -448,7 +463,7 @@ async function dispatch(worker, input) {
     throw new TypeError("dispatch: the worker has been disposed");
   }
   if (input !== null && typeof input === "object" && !(input instanceof Request) && !(input instanceof URL) && input.type !== undefined) {
-    if (input.type === "scheduled") return dispatchScheduled(handle, input);
+    if (input.type === "scheduled") return dispatchScheduled(handle, input, worker);
     if (input.type === "queue") return dispatchQueue(worker, input);
     if (input.type !== "fetch") {
       throw new TypeError(`dispatch: unknown event type ${JSON.stringify(input.type)} (expected "fetch", "scheduled" or "queue")`);
@@ -461,7 +476,7 @@ async function dispatch(worker, input) {
   const outcome = await sendRequest(handle, request, requestStream);
   if (outcome.status === undefined) {
     releaseRequest();
-    throw toError(outcome);
+    throw workerError(worker, outcome);
   }
   if (outcome.status === 101) {
     releaseRequest();

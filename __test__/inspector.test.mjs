@@ -183,3 +183,51 @@ test("nothing listens once the last inspected worker is disposed", async () => {
   await assert.rejects(fetch(url));
   await assert.rejects(createWorker({ script: SCRIPT, inspector: { port: 99999 }, onLog() {} }), /inspector\.port must be a port number/);
 });
+
+test("sourceMap: the worker's errors name the original file and line; DevTools gets the map inline", async (t) => {
+  // A "bundle" whose line 2 comes from line 10 of src/app.ts (a hand-made, one-segment-per-line map).
+  const script = `export default {\n  fetch() { throw new TypeError("from the original"); },\n};\n`;
+  const sourceMap = { version: 3, sources: ["../src/app.ts"], names: [], mappings: "AAAA;AASA;AAAA" };
+  const worker = await createWorker({ script, filename: "/proj/dist/index.js", sourceMap, inspector: { port: 0 }, onLog() {} });
+  t.after(() => worker.dispose());
+  await assert.rejects(dispatch(worker, "http://w/"), (error) => {
+    assert.equal(error.name, "TypeError");
+    assert.match(error.stack, /\/proj\/src\/app\.ts:10:\d+/);
+    assert.doesNotMatch(error.stack, /dist\/index\.js:2:/);
+    return true;
+  });
+  const cdp = await connect(worker.inspectorUrl);
+  t.after(() => cdp.close());
+  await cdp.send("Debugger.enable");
+  const parsed = await cdp.once("Debugger.scriptParsed", (p) => p.url === "/proj/dist/index.js");
+  assert.match(parsed.sourceMapURL, /^data:application\/json;charset=utf-8;base64,/);
+  const decoded = JSON.parse(Buffer.from(parsed.sourceMapURL.split(",")[1], "base64").toString());
+  assert.deepEqual(decoded.sources, ["../src/app.ts"]);
+  await assert.rejects(createWorker({ script, sourceMap: "{nope", onLog() {} }), /options\.sourceMap is not valid JSON/);
+});
+
+test("workerbox dev --inspect: the project's worker is listed by its name, with its bundle's source map", async (t) => {
+  const { startDevServer } = await import("../lib/project/index.js");
+  const fs = await import("node:fs");
+  const os = await import("node:os");
+  const path = await import("node:path");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-inspect-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(dir, "src"));
+  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name: "inspected-app", main: "src/index.ts", compatibility_date: "2026-08-01" }));
+  fs.writeFileSync(path.join(dir, "src", "index.ts"), `const twice = (n: number): number => n * 2;\nexport default { fetch(): Response { return new Response(String(twice(21))); } };\n`);
+  const port = await freePort();
+  const lines = [];
+  const server = await startDevServer(dir, { port: 0, watch: false, inspect: port, persistTo: false, log: (line) => lines.push(line) });
+  t.after(() => server.close());
+  assert.ok(lines.some((l) => l.includes(`ws://127.0.0.1:${port}/`)), lines.join("\n"));
+  const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+  assert.equal(list[0].title, "inspected-app");
+  const cdp = await connect(list[0].webSocketDebuggerUrl);
+  t.after(() => cdp.close());
+  await cdp.send("Debugger.enable");
+  const parsed = await cdp.once("Debugger.scriptParsed", (p) => p.url.endsWith("index.js") && p.sourceMapURL.length > 0);
+  const map = JSON.parse(Buffer.from(parsed.sourceMapURL.split(",")[1], "base64").toString());
+  assert.ok(map.sources.some((s) => s.endsWith("src/index.ts")), map.sources.join(", "));
+  assert.equal(await (await fetch(server.url)).text(), "42");
+});

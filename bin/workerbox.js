@@ -16,6 +16,7 @@ const USAGE = `Usage:
   workerbox serve <worker.js> [--port 8787] [--host 127.0.0.1] [--var NAME=VALUE]...
   workerbox dev [project-dir | wrangler.toml] [--port 8787] [--host 127.0.0.1] [--env NAME]
                 [--var NAME=VALUE]... [--persist-to DIR | --no-persist] [--no-watch] [--no-migrate]
+                [--inspect[=9229]]
   workerbox d1 migrations list|apply <database> [--config path] [--env NAME] [--persist-to DIR] [--local]
 
 serve  serves one worker script over HTTP. --var adds a plain-text env binding (repeatable).
@@ -69,6 +70,10 @@ function parseArgs(argv) {
       options.persistTo = false;
     } else if (command === "dev" && arg === "--no-watch") {
       options.watch = false;
+    } else if (command === "dev" && (arg === "--inspect" || arg.startsWith("--inspect="))) {
+      const port = arg === "--inspect" ? 9229 : Number(arg.slice("--inspect=".length));
+      if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--inspect takes a port from 0 to 65535, got "${arg.slice("--inspect=".length)}"`);
+      options.inspect = port;
     } else if (arg.startsWith("-")) {
       fail(`unknown option "${arg}" for ${command}`);
     } else if (options.file === undefined) {
@@ -153,7 +158,7 @@ async function dev(options) {
   const { startDevServer } = require("../lib/project/dev.js");
   let server;
   try {
-    server = await startDevServer(options.file ?? ".", { port: options.port, host: options.host, env: options.env, vars: options.vars, persistTo: options.persistTo, watch: options.watch, migrate: options.migrate });
+    server = await startDevServer(options.file ?? ".", { port: options.port, host: options.host, env: options.env, vars: options.vars, persistTo: options.persistTo, watch: options.watch, migrate: options.migrate, inspect: options.inspect });
   } catch (error) {
     const text = error.name === "ConfigError" || error.name === "BuildError" || error.code === "EADDRINUSE" ? error.message : error.stack ?? String(error);
     console.error(`workerbox dev: ${text}`);

@@ -7,7 +7,7 @@
 
 const fs = require("node:fs");
 const path = require("node:path");
-const { SourceMap } = require("node:module");
+const { stackMapper, identityMapper, mapError } = require("../sourcemap.js");
 // Loaded on first use (a project with module rules or an unbundled worker).
 const picomatch = (...args) => require("picomatch")(...args);
 
@@ -155,6 +155,7 @@ async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = []
     modules: moduleMap,
     inputs,
     mapper: map ? stackMapper(outfile, JSON.parse(map.text)) : identityMapper,
+    sourceMap: map ? JSON.parse(map.text) : undefined,
     warnings: result.warnings.map((w) => `${w.location ? `${path.resolve(config.root, w.location.file)}:${w.location.line}: ` : ""}${w.text}`),
   };
 }
@@ -193,48 +194,6 @@ function unbundled(config, rules, { reason } = {}) {
     mapper: identityMapper,
     warnings: reason ? [`${reason}: ${path.relative(config.root, config.mainFile)} and the modules beside it are loaded without bundling`] : [],
   };
-}
-
-const identityMapper = { mapStack: (text) => text, mapLocation: () => null };
-
-/**
- * Maps `file:line:column` positions in the bundle (as V8 prints them in stacks) back to the
- * original sources, through Node's own source map reader.
- */
-function stackMapper(bundleFile, payload) {
-  const map = new SourceMap(payload);
-  const dir = path.dirname(bundleFile);
-  const escaped = bundleFile.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const pattern = new RegExp(`${escaped}:(\\d+):(\\d+)`, "g");
-  const mapLocation = (line, column) => {
-    const entry = map.findEntry(line - 1, column - 1);
-    if (!entry || entry.originalSource === undefined) return null;
-    const source = entry.originalSource.startsWith("file://") ? new URL(entry.originalSource).pathname : path.resolve(dir, entry.originalSource);
-    return { file: source, line: entry.originalLine + 1, column: entry.originalColumn + 1 };
-  };
-  const mapStack = (text) =>
-    typeof text !== "string"
-      ? text
-      : text.replace(pattern, (whole, line, column) => {
-          const found = mapLocation(Number(line), Number(column));
-          return found ? `${found.file}:${found.line}:${found.column}` : whole;
-        });
-  return { mapStack, mapLocation };
-}
-
-/** Rewrites an Error from the bundled worker so its stack and location name the original files. */
-function mapError(error, mapper) {
-  if (!error || typeof error !== "object") return error;
-  if (typeof error.stack === "string") error.stack = mapper.mapStack(error.stack);
-  if (error.fileName && error.lineNumber) {
-    const found = mapper.mapLocation(error.lineNumber, error.columnNumber ?? 1);
-    if (found) {
-      error.fileName = found.file;
-      error.lineNumber = found.line;
-      error.columnNumber = found.column;
-    }
-  }
-  return error;
 }
 
 module.exports = { warmEsbuild, bundle, loadEsbuild, mapError, effectiveRules, BuildError, DEFAULT_RULES };

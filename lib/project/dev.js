@@ -237,6 +237,10 @@ async function startDevServer(dir, options = {}) {
     log(`${label} ${message}`);
   };
   const storeCache = new Map(); // KV/R2 stores outlive config reloads (in memory too)
+  // --inspect: the worker (each generation of it) serves DevTools on this port.
+  const inspect = options.inspect === undefined || options.inspect === false ? null : options.inspect === true ? 9229 : options.inspect;
+  if (inspect !== null && (!Number.isInteger(inspect) || inspect < 0 || inspect > 65535)) throw new TypeError(`startDevServer: options.inspect must be true or a port number, got ${JSON.stringify(options.inspect)}`);
+  const workerExtra = () => (inspect === null ? {} : { inspector: { port: inspect, host: "127.0.0.1", name: project.name ?? "worker" } });
   const loadOptions = (build) => ({ env: options.env, persistTo: options.persistTo, services: options.services, vars: options.vars, onLog, build, storeCache, migrate: options.migrate });
   const load = (build = true) => loadProject(dir, loadOptions(build));
   const describe = (error) => (error.name === "BuildError" || error.name === "ConfigError" ? error.message : error.stack ?? String(error));
@@ -273,7 +277,8 @@ async function startDevServer(dir, options = {}) {
       await project.rebuild();
       // The bundle's own warnings (esbuild's), found only now.
       for (const warning of project.warnings.slice(known)) log(paint(color, "yellow", `▲ ${warning}`));
-      current = { worker: await startWorker(project), inflight: 0 };
+      current = { worker: await startWorker(project, workerExtra()), inflight: 0 };
+      if (current.worker.inspectorUrl) log(`Debugger listening on ${current.worker.inspectorUrl} (chrome://inspect, or attach from VS Code to 127.0.0.1:${inspect})`);
     } catch (error) {
       failure = error;
       log(paint(color, "red", `✘ the worker failed to start; fix it and save to retry:\n${describe(error)}`));
@@ -301,7 +306,7 @@ async function startDevServer(dir, options = {}) {
         } else if (project.config.mainFile) {
           await project.rebuild();
         }
-        const worker = project.options ? await startWorker(project) : null;
+        const worker = project.options ? await startWorker(project, workerExtra()) : null;
         const old = current;
         current = worker ? { worker, inflight: 0 } : null;
         if (old) retire(old);

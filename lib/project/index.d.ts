@@ -189,6 +189,8 @@ export interface DevServerOptions extends Omit<LoadProjectOptions, "onLog"> {
   log?: (line: string) => void;
   /** Print a line per request (default true). */
   logRequests?: boolean;
+  /** Serve the worker to DevTools (Chrome DevTools Protocol) on this port (true: 9229), loopback only. */
+  inspect?: boolean | number;
 }
 
 /** The dev server (an EventEmitter; typed without @types/node so these types need none). */

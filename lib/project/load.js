@@ -215,6 +215,7 @@ async function projectFromConfig(config, options) {
         script: built.script,
         filename: built.filename,
         modules: built.modules,
+        ...(built.sourceMap ? { sourceMap: built.sourceMap } : {}),
         bindings,
         compatibilityDate: config.compatibilityDate,
         compatibilityFlags: config.compatibilityFlags,
