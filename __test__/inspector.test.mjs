@@ -126,6 +126,25 @@ test("the CPU profiler records a profile", async (t) => {
   const { profile } = await cdp.send("Profiler.stop");
   assert.ok(Array.isArray(profile.nodes) && profile.nodes.length > 0);
   assert.ok(profile.endTime > profile.startTime);
+  // A heap snapshot arrives in chunks that make one JSON document.
+  await cdp.send("HeapProfiler.enable");
+  await cdp.send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+  const snapshot = JSON.parse(cdp.events.filter((e) => e.method === "HeapProfiler.addHeapSnapshotChunk").map((e) => e.params.chunk).join(""));
+  assert.ok(snapshot.snapshot.node_count > 1000, `${snapshot.snapshot.node_count} nodes`);
+});
+
+test("a pause longer than the CPU limit does not stop the request", async (t) => {
+  const worker = await createWorker({ script: SCRIPT, inspector: { port: 0 }, limits: { cpuMs: 50 }, onLog() {} });
+  t.after(() => worker.dispose());
+  const cdp = await connect(worker.inspectorUrl);
+  t.after(() => cdp.close());
+  await cdp.send("Debugger.enable");
+  const pausedNow = cdp.next("Debugger.paused");
+  const answered = dispatch(worker, "http://w/debugger").then((r) => r.text());
+  await pausedNow;
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await cdp.send("Debugger.resume");
+  assert.equal(await answered, "10");
 });
 
 /** A free loopback port (for an endpoint found by discovery before createWorker resolves). */
