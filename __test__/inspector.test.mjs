@@ -250,3 +250,14 @@ test("workerbox dev --inspect: the project's worker is listed by its name, with 
   assert.ok(map.sources.some((s) => s.endsWith("src/index.ts")), map.sources.join(", "));
   assert.equal(await (await fetch(server.url)).text(), "42");
 });
+
+test("a session carries on with the isolate that replaces one stopped by a limit", async (t) => {
+  const worker = await createWorker({ script: `export default { fetch(request) { if (new URL(request.url).pathname === "/spin") for (;;); return new Response("ok"); } };`, inspector: { port: 0 }, limits: { cpuMs: 50 }, onLog() {} });
+  t.after(() => worker.dispose());
+  const cdp = await connect(worker.inspectorUrl);
+  t.after(() => cdp.close());
+  assert.equal((await cdp.send("Runtime.evaluate", { expression: "6 * 7" })).result.value, 42);
+  await assert.rejects(dispatch(worker, "http://w/spin"), (error) => error.code === "ERR_CPU_LIMIT");
+  assert.equal(await (await dispatch(worker, "http://w/")).text(), "ok");
+  assert.equal((await cdp.send("Runtime.evaluate", { expression: "typeof WebSocketPair" })).result.value, "function");
+});

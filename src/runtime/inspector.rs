@@ -36,6 +36,8 @@ pub struct InspectorChannel {
   inbox: Mutex<Option<Sender<IsolateMessage>>>,
   /// Whether the worker's first isolate has started (`wait_for_debugger` holds only that one).
   started: std::sync::atomic::AtomicBool,
+  /// The sessions the host has open, which an isolate that replaces another connects again.
+  open: Mutex<std::collections::BTreeSet<u32>>,
   pub outbound: Outbound,
   pub name: String,
   pub wait_for_debugger: bool,
@@ -44,11 +46,20 @@ pub struct InspectorChannel {
 impl InspectorChannel {
   pub fn new(name: String, wait_for_debugger: bool, outbound: Outbound) -> Arc<Self> {
     let (commands, receiver) = channel();
-    Arc::new(Self { commands, receiver: Mutex::new(Some(receiver)), inbox: Mutex::new(None), started: Default::default(), outbound, name, wait_for_debugger })
+    Arc::new(Self { commands, receiver: Mutex::new(Some(receiver)), inbox: Mutex::new(None), started: Default::default(), open: Default::default(), outbound, name, wait_for_debugger })
   }
 
   /// Sends a command and wakes the isolate thread's message loop to take it.
   pub fn send(&self, command: InspectorCommand) {
+    match &command {
+      InspectorCommand::Connect(id) => {
+        self.open.lock().unwrap().insert(*id);
+      }
+      InspectorCommand::Disconnect(id) => {
+        self.open.lock().unwrap().remove(id);
+      }
+      _ => {}
+    }
     let _ = self.commands.send(command);
     if let Some(inbox) = self.inbox.lock().unwrap().as_ref() {
       let _ = inbox.send(IsolateMessage::Inspector);
@@ -177,6 +188,13 @@ impl WorkerInspector {
     let client = V8InspectorClient::new(Box::new(Client { shared: shared.clone(), pause_loop: pause_loop.clone() }));
     let inspector = V8Inspector::create(isolate, client);
     let this = Rc::new(Self { sessions: RefCell::new(HashMap::new()), inspector, commands, channel, monitor, shared, ever_attached: Cell::new(false) });
+    if !first {
+      // A new isolate after a restart (a limit): the host's open sessions carry on with it.
+      let open: Vec<u32> = this.channel.open.lock().unwrap().iter().copied().collect();
+      for id in open {
+        this.handle(InspectorCommand::Connect(id));
+      }
+    }
     let weak = Rc::downgrade(&this);
     *pause_loop.borrow_mut() = Some(Box::new(move || {
       if let Some(this) = weak.upgrade() {
