@@ -1,9 +1,10 @@
 // Framework and storage starters served by workerbox dev, as `npm create cloudflare` users get
 // them: a React Router 7 app (framework mode, server-rendered, built by Cloudflare's Vite plugin),
-// a Vite + React single-page app with a Worker API (assets from the same build), and Workers over
-// D1 (schema in migrations/) and KV, whose state outlives a restart of the dev server.
+// a Remix v2 app on Vite (its Worker bundled from server.ts and the server build, as wrangler
+// does), a Vite + React single-page app with a Worker API (assets from the same build), and
+// Workers over D1 (schema in migrations/) and KV, whose state outlives a restart of the dev server.
 //
-// The two Vite starters come from scripts/starters.mjs: our own sources in
+// The three built starters come from scripts/starters.mjs: our own sources in
 // fixtures/starters/<name>/, their pinned packages installed from the npm registry and built
 // once into .cache/starters/ (npm's pretest:node step does it before the suites run; run alone,
 // this file does it, bounded in time, and fails saying why when the registry cannot be reached).
@@ -189,6 +190,87 @@ test("React Router 7 starter: server-rendered pages, .data requests, form action
   assert.equal(missing.status, 404);
   assert.match(missing.text, /<h1>404 Not Found<\/h1>/);
   assert.ok(lines.some((line) => line.includes("using the configuration the build wrote")), lines.join("\n"));
+  assert.ok(lines.some((line) => /POST \/guestbook\.data 202/.test(line)), lines.join("\n"));
+});
+
+test("Remix on Vite starter: server-rendered pages, single-fetch .data requests, form actions, client assets", PREPARE, async (t) => {
+  const dir = await builtStarter(t, "remix");
+  // The greeting comes from the Worker's env at request time, not from the build: change the var.
+  const config = path.join(dir, "wrangler.jsonc");
+  const greeting = "Hello from a var set after the build";
+  fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace(/"GREETING": "[^"]*"/, JSON.stringify({ GREETING: greeting }).slice(1, -1)));
+  const { server, lines, request: get } = await serve(t, dir, { persistTo: false });
+  // No redirected configuration: as with wrangler, the Worker is server.ts, bundled here with the
+  // server build it imports.
+  assert.equal(server.project.configFile, config);
+  assert.equal(server.project.redirectedFrom, undefined);
+
+  const page = await get("/", { headers: navigation });
+  assert.equal(page.status, 200);
+  assert.equal(page.headers["content-type"], "text/html; charset=utf-8");
+  assert.match(page.text, /^<!DOCTYPE html><html lang="en">/);
+  assert.match(page.text, /<title>Remix on Workers<\/title>/);
+  assert.ok(page.text.includes(`<h1>${greeting}</h1>`), page.text.slice(0, 2000));
+  const context = page.text.match(/window\.__remixContext = (\{.*?\});/)?.[1];
+  assert.ok(context, "the context the client hydrates with");
+  assert.equal(JSON.parse(context).future.v3_singleFetch, true);
+  const scripts = [...page.text.matchAll(/<link rel="modulepreload" href="([^"]+)"\/>/g)].map((m) => m[1]);
+  assert.ok(scripts.some((s) => /^\/assets\/entry\.client-[\w-]+\.js$/.test(s)), scripts.join(", "));
+  assert.ok(scripts.some((s) => /^\/assets\/_index-[\w-]+\.js$/.test(s)), scripts.join(", "));
+
+  // The client build's scripts, served as assets of build/client/ (the Worker is not asked).
+  for (const script of scripts) {
+    const asset = await get(script);
+    assert.equal(asset.status, 200, script);
+    assert.equal(asset.headers["content-type"], "text/javascript; charset=utf-8", script);
+    assert.equal(asset.text, fs.readFileSync(path.join(dir, "build", "client", script), "utf8"), script);
+    assert.equal((await get(script, { headers: { "if-none-match": asset.headers.etag } })).status, 304, script);
+  }
+  const manifest = JSON.parse(page.text.match(/"url": ("\/assets\/manifest-[\w-]+\.js")/)?.[1] ?? "null");
+  assert.ok(manifest, "the route manifest is named in the page");
+  assert.match((await get(manifest)).text, /^window\.__remixManifest=/);
+
+  // Lazy route discovery: the client asks the Worker for the routes of a link before following it.
+  const version = JSON.parse(page.text.match(/"version": ("[\w-]+")/)?.[1] ?? "null");
+  const discovered = await get(`/__manifest?p=${encodeURIComponent("/guestbook")}&version=${version}`);
+  assert.equal(discovered.status, 200);
+  assert.match(discovered.headers["content-type"], /^application\/json/);
+  const patches = JSON.parse(discovered.text);
+  assert.equal(patches["routes/guestbook"].path, "guestbook");
+  assert.equal(patches["routes/guestbook"].hasAction, true);
+  assert.ok(scripts.includes(patches["routes/guestbook"].imports[0]), "the route's chunks are assets of the same build");
+
+  // Client-side navigation's data: one single-fetch request, turbo-stream encoded.
+  const data = await get("/_root.data");
+  assert.equal(data.status, 200);
+  assert.equal(data.headers["content-type"], "text/x-script");
+  assert.equal(data.headers["x-remix-response"], "yes");
+  assert.match(data.text, /"routes\/_index"/);
+  assert.ok(data.text.includes(JSON.stringify(greeting)), data.text);
+
+  // A plain form post (no JavaScript): the action stores the entry in KV and redirects.
+  const posted = await get("/guestbook", form({ name: "Ada" }));
+  assert.equal(posted.status, 302);
+  assert.equal(posted.headers.location, "/guestbook");
+  assert.match((await get("/guestbook", { headers: navigation })).text, /<ul><li>Ada<\/li><\/ul>/);
+  // The same action as the client submits it (single fetch): the redirect comes back as data.
+  const fetched = await get("/guestbook.data", form({ name: "Lin" }));
+  assert.equal(fetched.status, 202);
+  assert.equal(fetched.headers["content-type"], "text/x-script");
+  assert.match(fetched.text, /"redirect","\/guestbook","status",302/);
+  const entries = await get("/guestbook.data");
+  assert.equal(entries.status, 200);
+  assert.match(entries.text, /"entries",\[\d+,\d+\],"Ada","Lin"/);
+  // An invalid submission: the action's 400, its message rendered in the page.
+  const invalid = await get("/guestbook", form({ name: " " }));
+  assert.equal(invalid.status, 400);
+  assert.match(invalid.text, /<p role="alert">Please write your name<\/p>/);
+  // A path no route (and no asset) matches: Remix's 404, rendered by the root error boundary.
+  const missing = await get("/no/such/page", { headers: navigation });
+  assert.equal(missing.status, 404);
+  assert.equal(missing.headers["content-type"], "text/html; charset=utf-8");
+  assert.match(missing.text, /<body><h1>404 Not Found<\/h1>/);
+  assert.equal((await get("/no/such/page.data")).status, 404);
   assert.ok(lines.some((line) => /POST \/guestbook\.data 202/.test(line)), lines.join("\n"));
 });
 

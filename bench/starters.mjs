@@ -1,7 +1,8 @@
-// bench/starters.mjs: `workerbox dev` beside `wrangler dev` on two starters, in the same run:
+// bench/starters.mjs: `workerbox dev` beside `wrangler dev` on three starters, in the same run:
 // the React Router 7 starter built by Cloudflare's Vite plugin (scripts/starters.mjs builds it;
-// both tools serve the configuration the build wrote) and the D1 starter (a TypeScript worker
-// over D1 with migrations/). For each: time from the command to the first good answer (the
+// both tools serve the configuration the build wrote), the Remix starter built by
+// `remix vite:build` (both tools bundle its server.ts with the server build) and the D1 starter
+// (a TypeScript worker over D1 with migrations/). For each: time from the command to the first good answer (the
 // server-rendered page; the seeded rows) and the RSS of the whole process tree then. Each round
 // starts from a fresh copy, so no state or cache of a previous round helps. Prints one JSON object.
 //
@@ -29,6 +30,11 @@ const STARTERS = {
     copy: async () => copyStarter("react-router", { log }),
     path: "/",
     ready: (body) => body.includes("<h1>Hello from the Worker</h1>"),
+  },
+  remix: {
+    copy: async () => copyStarter("remix", { log }),
+    path: "/",
+    ready: (body) => body.includes("<h1>Hello from Remix on Workers</h1>"),
   },
   d1: {
     copy: async () => {

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // The framework starters that __test__/project-frameworks.test.mjs and bench/starters.mjs serve:
 // a React Router 7 app (framework mode, server-rendered) and a Vite + React single-page app, both
-// built with Cloudflare's Vite plugin. `npm create cloudflare` would fetch these from GitHub,
-// which CI cannot reach, so their sources are our own, in __test__/fixtures/starters/<name>/,
-// shaped like the official templates. This script installs the pinned packages they need from
-// the npm registry once (one shared install), runs `vite build` in each, and keeps both in the
-// git-ignored .cache/starters/, keyed by a hash of the versions and sources: a later run, or
-// the next Node version in the same CI run, finds them ready.
+// built with Cloudflare's Vite plugin, and a Remix v2 app built by Remix's own Vite plugin
+// (`remix vite:build`), whose Worker (server.ts, importing the server build) wrangler bundles.
+// `npm create cloudflare` would fetch these from GitHub, which CI cannot reach, so their sources
+// are our own, in __test__/fixtures/starters/<name>/, shaped like the official templates. This
+// script installs the pinned packages they need from the npm registry once per toolchain (Remix
+// v2 needs React 18 and Vite 6, so it has its own install), builds each starter, and keeps both
+// in the git-ignored .cache/starters/, keyed by a hash of the versions and sources: a later run,
+// or the next Node version in the same CI run, finds them ready.
 //
 //   node scripts/starters.mjs [--warm] [name…]   prepare (all by default); prints the folders
 //     --warm   never fail: report a problem and exit 0 (npm's pretest:node step; the tests then
@@ -24,13 +26,36 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 export const CACHE = path.join(root, ".cache", "starters");
 const SOURCES = path.join(root, "__test__", "fixtures", "starters");
 
-/** The packages of both starters, pinned; installed once into one folder both resolve from. */
-export const PACKAGES = {
-  dependencies: { react: "19.3.1", "react-dom": "19.3.1", "react-router": "7.18.4", isbot: "5.2.3" },
-  devDependencies: { "@react-router/dev": "7.18.4", "@cloudflare/vite-plugin": "1.64.0", vite: "8.3.8", "@vitejs/plugin-react": "6.3.0" },
+/**
+ * The pinned packages, by toolchain: each is installed once into one folder its starters resolve
+ * from. `prefix` names its cache folder (`<prefix>-<hash>`).
+ */
+export const TOOLCHAINS = {
+  vite: {
+    prefix: "toolchain",
+    dependencies: { react: "19.3.1", "react-dom": "19.3.1", "react-router": "7.18.4", isbot: "5.2.3" },
+    devDependencies: { "@react-router/dev": "7.18.4", "@cloudflare/vite-plugin": "1.64.0", vite: "8.3.8", "@vitejs/plugin-react": "6.3.0" },
+  },
+  // Remix v2's last release, with what its Cloudflare template needs to build (wrangler, which
+  // its dev proxy loads, only runs `remix vite:dev`, so it is left out).
+  remix: {
+    prefix: "toolchain-remix",
+    dependencies: { "@remix-run/cloudflare": "2.17.5", "@remix-run/react": "2.17.5", react: "18.3.1", "react-dom": "18.3.1", isbot: "5.2.3" },
+    devDependencies: { "@remix-run/dev": "2.17.5", vite: "6.4.6" },
+  },
 };
-/** Starters built with Vite (their sources under __test__/fixtures/starters/). */
-export const BUILT = ["react-router", "vite-react"];
+
+/**
+ * The starters built here (sources under __test__/fixtures/starters/<name>/): their toolchain,
+ * the build (`build`: a script of the toolchain's node_modules and its arguments, what the
+ * starter's `npm run build`, `command`, runs) and a file the build must have written.
+ */
+export const STARTERS = {
+  "react-router": { toolchain: "vite", command: "vite build", build: ["vite/bin/vite.js", "build"], writes: ".wrangler/deploy/config.json" },
+  "vite-react": { toolchain: "vite", command: "vite build", build: ["vite/bin/vite.js", "build"], writes: ".wrangler/deploy/config.json" },
+  remix: { toolchain: "remix", command: "remix vite:build", build: ["@remix-run/dev/dist/cli.js", "vite:build"], writes: "build/server/index.js" },
+};
+export const BUILT = Object.keys(STARTERS);
 
 const INSTALL_TIMEOUT_MS = 180_000;
 const BUILD_TIMEOUT_MS = 120_000;
@@ -105,23 +130,24 @@ function prune(prefix, keep) {
 }
 
 /**
- * The shared install (`<cache>/toolchain-<hash>/node_modules`), made on first use; npm is ended
- * after `installTimeoutMs`.
+ * Toolchain `id`'s install (`<cache>/<prefix>-<hash>/node_modules`), made on first use; npm is
+ * ended after `installTimeoutMs`.
  */
-let failedInstall = null; // one try per process: the next caller gets the same error at once
+const failedInstalls = new Map(); // one try per toolchain and process: the next caller gets the same error at once
 
-export async function prepareToolchain({ log = () => {}, installTimeoutMs = INSTALL_TIMEOUT_MS } = {}) {
-  const manifest = { name: "workerbox-starters-toolchain", private: true, type: "module", ...PACKAGES };
-  const name = `toolchain-${hash(JSON.stringify(manifest), process.platform, process.arch)}`;
+export async function prepareToolchain(id = "vite", { log = () => {}, installTimeoutMs = INSTALL_TIMEOUT_MS } = {}) {
+  const { prefix, ...packages } = TOOLCHAINS[id];
+  const manifest = { name: id === "vite" ? "workerbox-starters-toolchain" : `workerbox-starters-toolchain-${id}`, private: true, type: "module", ...packages };
+  const name = `${prefix}-${hash(JSON.stringify(manifest), process.platform, process.arch)}`;
   const dir = path.join(CACHE, name);
   if (fs.existsSync(path.join(dir, ".ready"))) return dir;
-  if (failedInstall) throw failedInstall;
+  if (failedInstalls.has(id)) throw failedInstalls.get(id);
   fs.mkdirSync(CACHE, { recursive: true });
   const tmp = `${dir}.tmp-${process.pid}`;
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.mkdirSync(tmp);
   fs.writeFileSync(path.join(tmp, "package.json"), JSON.stringify(manifest, null, 2));
-  log(`installing ${Object.keys({ ...PACKAGES.dependencies, ...PACKAGES.devDependencies }).join(", ")} from the npm registry`);
+  log(`installing ${Object.entries({ ...packages.dependencies, ...packages.devDependencies }).map(([n, v]) => `${n}@${v}`).join(", ")} from the npm registry`);
   const started = performance.now();
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
   try {
@@ -130,28 +156,30 @@ export async function prepareToolchain({ log = () => {}, installTimeoutMs = INST
     await run(npm, ["install", ...flags], {
       cwd: tmp,
       timeoutMs: installTimeoutMs,
-      what: "installing the starters' packages from the npm registry",
+      what: `installing the starters' packages (${id} toolchain) from the npm registry`,
     });
   } catch (error) {
     fs.rmSync(tmp, { recursive: true, force: true });
-    failedInstall = error;
+    failedInstalls.set(id, error);
     throw error;
   }
   log(`installed in ${Math.round((performance.now() - started) / 1000)} s`);
   fs.writeFileSync(path.join(tmp, ".ready"), "");
   publish(tmp, dir);
-  prune("toolchain", name);
+  prune(prefix, name);
   return dir;
 }
 
 /**
- * Starter `name` installed and built (`vite build`): its folder in the cache, with build output
- * (`.wrangler/deploy/config.json` pointing to the configuration the Vite plugin wrote) and a
- * `node_modules` link to the shared install. Treat it as read-only: serve a copyStarter().
+ * Starter `name` installed and built: its folder in the cache, with build output (for the
+ * Cloudflare Vite plugin's, `.wrangler/deploy/config.json` pointing to the configuration it
+ * wrote; for Remix's, build/server/ and build/client/) and a `node_modules` link to its
+ * toolchain's install. Treat it as read-only: serve a copyStarter().
  */
 export async function prepareStarter(name, { log = () => {}, installTimeoutMs } = {}) {
-  if (!BUILT.includes(name)) throw new Error(`no starter named ${name} (have ${BUILT.join(", ")})`);
-  const toolchain = await prepareToolchain({ log, installTimeoutMs });
+  const starter = Object.hasOwn(STARTERS, name) ? STARTERS[name] : null;
+  if (!starter) throw new Error(`no starter named ${name} (have ${BUILT.join(", ")})`);
+  const toolchain = await prepareToolchain(starter.toolchain, { log, installTimeoutMs });
   const source = path.join(SOURCES, name);
   const key = `${name}-${hash(path.basename(toolchain), ...filesOf(source))}`;
   const dir = path.join(CACHE, key);
@@ -160,18 +188,19 @@ export async function prepareStarter(name, { log = () => {}, installTimeoutMs } 
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.cpSync(source, tmp, { recursive: true });
   fs.symlinkSync(path.join(toolchain, "node_modules"), path.join(tmp, "node_modules"), "dir");
-  log(`building the ${name} starter (vite build)`);
+  const [script, ...args] = starter.build;
+  log(`building the ${name} starter (${starter.command})`);
   const started = performance.now();
   try {
-    await run(process.execPath, [path.join(toolchain, "node_modules", "vite", "bin", "vite.js"), "build"], { cwd: tmp, timeoutMs: BUILD_TIMEOUT_MS, what: `building the ${name} starter` });
+    await run(process.execPath, [path.join(toolchain, "node_modules", script), ...args], { cwd: tmp, timeoutMs: BUILD_TIMEOUT_MS, what: `building the ${name} starter` });
   } catch (error) {
     fs.rmSync(tmp, { recursive: true, force: true });
     throw error;
   }
   log(`built in ${Math.round((performance.now() - started) / 1000)} s`);
-  if (!fs.existsSync(path.join(tmp, ".wrangler", "deploy", "config.json"))) {
+  if (!fs.existsSync(path.join(tmp, starter.writes))) {
     fs.rmSync(tmp, { recursive: true, force: true });
-    throw new Error(`building the ${name} starter: vite build wrote no .wrangler/deploy/config.json`);
+    throw new Error(`building the ${name} starter: the build wrote no ${starter.writes}`);
   }
   fs.writeFileSync(path.join(tmp, ".ready"), "");
   publish(tmp, dir);
