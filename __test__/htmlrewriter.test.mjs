@@ -343,3 +343,25 @@ test("HTMLRewriter: disposing a worker ends a rewriter thread blocked in an asyn
   const after = await threadsDropTo(baseline + 1);
   assert.ok(after <= baseline + 1, `threads: ${baseline} before, ${after} after dispose`);
 });
+
+test("HTMLRewriter: output between many handler calls is passed on in coalesced chunks", async (t) => {
+  const result = await run(t, `
+    const html = "<ul>" + "<li>item</li>".repeat(3000) + "</ul>";
+    let calls = 0;
+    const rewriter = new HTMLRewriter().on("li", { element(e) { calls++; e.setAttribute("n", String(calls)); } });
+    const source = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(html)); c.close(); } });
+    const reader = rewriter.transform(new Response(source)).body.getReader();
+    let chunks = 0, bytes = 0, text = "";
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      chunks++;
+      bytes += value.byteLength;
+      text += decoder.decode(value, { stream: true });
+    }
+    return { calls, chunks, bytes, ends: text.endsWith('<li n="3000">item</li></ul>'), starts: text.startsWith('<ul><li n="1">item</li>') };`);
+  assert.equal(result.calls, 3000);
+  assert.ok(result.chunks <= Math.ceil(result.bytes / 65536) + 2, `${result.chunks} chunks for ${result.bytes} bytes`);
+  assert.deepEqual([result.starts, result.ends], [true, true]);
+});

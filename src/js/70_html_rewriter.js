@@ -343,24 +343,57 @@ function handlerFor(session, kind, index, a, b, c) {
   }
 }
 
+/** Output is passed on in chunks of about this many bytes (see drive()). */
+const COALESCE = 64 * 1024;
+
 /**
  * Handles rewriter events until the rewriter wants more input ("ready") or has ended ("done"):
  * passes output on and runs the handlers it asks for. Returns whether any output was enqueued.
  */
 async function drive(session, event, controller) {
   let produced = false;
+  // Output between handler calls comes in small pieces: it is passed on in one chunk when the
+  // rewriter wants more input or has ended, when it reaches COALESCE bytes, and before waiting
+  // on an asynchronous handler (so that what is ready is not held back by I/O).
+  const pending = [];
+  let size = 0;
+  const flush = () => {
+    if (size === 0 || session.cancelled) {
+      pending.length = 0;
+      size = 0;
+      return;
+    }
+    let chunk = pending[0];
+    if (pending.length > 1) {
+      chunk = new Uint8Array(size);
+      let at = 0;
+      for (const part of pending) {
+        chunk.set(part, at);
+        at += part.byteLength;
+      }
+    }
+    pending.length = 0;
+    size = 0;
+    controller.enqueue(chunk);
+    produced = true;
+  };
   for (;;) {
     const [output, kind, index, a, b, c] = event;
     if (output.byteLength > 0 && !session.cancelled) {
-      controller.enqueue(output);
-      produced = true;
+      pending.push(ArrayBuffer.isView(output) ? output : new Uint8Array(output));
+      size += output.byteLength;
+      if (size >= COALESCE) flush();
     }
-    if (kind === "ready" || kind === "done") return produced;
+    if (kind === "ready" || kind === "done") {
+      flush();
+      return produced;
+    }
     if (kind === "error") throw new TypeError(`HTMLRewriter: ${a}`);
     const [handler, receiver, token] = handlerFor(session, kind, index, a, b, c);
     try {
       const result = Reflect.apply(handler, receiver, [token]);
       if (result !== null && (typeof result === "object" || typeof result === "function") && typeof result.then === "function") {
+        flush();
         await result;
       }
     } finally {
