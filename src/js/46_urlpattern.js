@@ -43,6 +43,11 @@ class URLPattern {
     const json = ops.urlPatternExec(this.#id, inputJson(input), baseURL === undefined ? undefined : String(baseURL));
     if (json === null) return null;
     const result = JSON.parse(json);
+    // A group that did not participate in the match is undefined (JSON can only say null).
+    for (const name of COMPONENTS) {
+      const groups = result[name]?.groups;
+      if (groups) for (const key of Object.keys(groups)) if (groups[key] === null) groups[key] = undefined;
+    }
     result.inputs = baseURL === undefined ? [input] : [input, String(baseURL)];
     return result;
   }
