@@ -2,6 +2,8 @@
 
 function bytesOf(input, what) {
   if (input === undefined) return new Uint8Array(0);
+  // A detached buffer (or a view of one) holds no bytes.
+  if ((input instanceof ArrayBuffer && input.detached) || (ArrayBuffer.isView(input) && input.buffer.detached)) return new Uint8Array(0);
   if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === "function" && input instanceof SharedArrayBuffer)) {
     return new Uint8Array(input);
   }
@@ -28,14 +30,25 @@ class TextEncoder {
   }
 }
 
-/** Length of an incomplete UTF-8 sequence at the end of `bytes` (0 when it ends cleanly). */
+/**
+ * Length of an incomplete UTF-8 sequence at the end of `bytes` (0 when it ends cleanly). Only a
+ * valid prefix is held back: after E0 the next byte must be A0–BF, after ED 80–9F, after F0
+ * 90–BF, after F4 80–8F; anything else is already an error the decoder reports now.
+ */
 function incompleteUtf8Tail(bytes) {
   const n = bytes.length;
   for (let back = 1; back <= Math.min(3, n); back++) {
     const b = bytes[n - back];
     if ((b & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead
-    const need = b >= 0xf0 && b <= 0xf4 ? 4 : b >= 0xe0 ? 3 : b >= 0xc2 ? 2 : 1;
-    return need > back ? back : 0;
+    const need = b >= 0xf0 && b <= 0xf4 ? 4 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xc2 && b <= 0xdf ? 2 : 1;
+    if (need <= back) return 0;
+    if (back >= 2) {
+      const second = bytes[n - back + 1];
+      const lo = b === 0xe0 ? 0xa0 : b === 0xf0 ? 0x90 : 0x80;
+      const hi = b === 0xed ? 0x9f : b === 0xf4 ? 0x8f : 0xbf;
+      if (second < lo || second > hi) return 0;
+    }
+    return back;
   }
   return 0;
 }

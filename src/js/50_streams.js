@@ -75,6 +75,10 @@ class TextDecoderStream extends TransformWrapper {
     const decoder = new TextDecoder(label, options);
     super(new globalThis.TransformStream({
       transform(chunk, controller) {
+        // Chunks must be BufferSources (undefined is not the empty input it is for decode()).
+        if (!(chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk) || (typeof SharedArrayBuffer === "function" && chunk instanceof SharedArrayBuffer))) {
+          throw new TypeError("TextDecoderStream: chunks must be ArrayBuffers or ArrayBufferViews.");
+        }
         const text = decoder.decode(chunk, { stream: true });
         if (text) controller.enqueue(text);
       },
