@@ -1,0 +1,231 @@
+// Focused checks for the Web Platform Tests failure clusters of issue #20 (point 4): each test
+// pins one behaviour the WPT suites expect (scripts/wpt.mjs runs the suites themselves).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { evalInWorker } from "./helpers.mjs";
+
+test("URLPattern exec(): an optional group that did not match is undefined, not null", async (t) => {
+  const r = await evalInWorker(t, `
+    const groups = new URLPattern({ pathname: "/foo/:bar?" }).exec({ pathname: "/foo" }).pathname.groups;
+    const wild = new URLPattern({ pathname: "/foo/*?" }).exec({ pathname: "/foo" }).pathname.groups;
+    return { hasBar: "bar" in groups, bar: groups.bar === undefined ? "undefined" : groups.bar, wild: wild[0] === undefined ? "undefined" : wild[0],
+      matched: new URLPattern({ pathname: "/foo/:bar?" }).exec({ pathname: "/foo/x" }).pathname.groups.bar };
+  `);
+  assert.deepEqual(r, { hasBar: true, bar: "undefined", wild: "undefined", matched: "x" });
+});
+
+test("DOMException: every legacy code constant, codes by name, enumerable prototype getters", async (t) => {
+  const r = await evalInWorker(t, `
+    return {
+      constants: [DOMException.DOMSTRING_SIZE_ERR, DOMException.INUSE_ATTRIBUTE_ERR, DOMException.VALIDATION_ERR, DOMException.URL_MISMATCH_ERR, DOMException.prototype.NO_DATA_ALLOWED_ERR],
+      codes: [new DOMException("m", "InUseAttributeError").code, new DOMException("m", "URLMismatchError").code, new DOMException("m", "ValidationError").code, new DOMException("m", "toString").code],
+      message: new DOMException("hello").message,
+      enumerable: ["name", "message", "code"].map((k) => Object.getOwnPropertyDescriptor(DOMException.prototype, k).enumerable),
+      instanceOfError: new DOMException("x") instanceof Error,
+      stack: new DOMException("boom", "AbortError").stack.split("\\n")[0],
+      paramsFromPrototype: (() => { try { new URLSearchParams(DOMException.prototype); return "no throw"; } catch (e) { return e.name; } })(),
+    };
+  `);
+  assert.deepEqual(r.constants, [2, 10, 16, 21, 6]);
+  assert.deepEqual(r.codes, [10, 21, 0, 0]);
+  assert.equal(r.message, "hello");
+  assert.deepEqual(r.enumerable, [true, true, true]);
+  assert.equal(r.instanceOfError, true);
+  assert.equal(r.stack, "AbortError: boom");
+  assert.equal(r.paramsFromPrototype, "TypeError");
+});
+
+test("Blob and File: option bags must be objects (or undefined/null); endings and [Clamp] slice", async (t) => {
+  const r = await evalInWorker(t, `
+    const throws = (f) => { try { f(); return "no throw"; } catch (e) { return e.name; } };
+    const accessed = [];
+    new Blob([], { get type() { accessed.push("type"); return ""; }, get endings() { accessed.push("endings"); return "transparent"; } });
+    return {
+      blob: [123, true, "abc"].map((bag) => throws(() => new Blob([], bag))),
+      file: [123, true, "abc"].map((bag) => throws(() => new File(["x"], "n", bag))),
+      okBags: [null, undefined, {}, () => {}].map((bag) => new Blob(["ab"], bag).size),
+      badEndings: throws(() => new Blob([], { endings: "crlf" })),
+      native: await new Blob(["a\\r\\nb\\rc"], { endings: "native" }).text(),
+      order: accessed,
+      slices: await Promise.all([[1.5], [2.5], [0, 1.5], [0, 0.5]].map((args) => new Blob(["abcd"]).slice(...args).text())),
+      nullType: new Blob(["x"]).slice(0, 1, null).type,
+      fileType: new File(["x"], "n.txt", { type: "Text/Plain", lastModified: 42 }).type,
+      fileLast: new File(["x"], "n.txt", { lastModified: 42 }).lastModified,
+      fileText: await new File(["a", new Uint8Array([98]), new Blob(["c"])], "n").text(),
+    };
+  `);
+  assert.deepEqual(r.blob, ["TypeError", "TypeError", "TypeError"]);
+  assert.deepEqual(r.file, ["TypeError", "TypeError", "TypeError"]);
+  assert.deepEqual(r.okBags, [2, 2, 2, 2]);
+  assert.equal(r.badEndings, "TypeError");
+  assert.equal(r.native, "a\nb\nc");
+  assert.deepEqual(r.order, ["endings", "type"]);
+  assert.deepEqual(r.slices, ["cd", "cd", "ab", ""]);
+  assert.equal(r.nullType, "null");
+  assert.equal(r.fileType, "text/plain");
+  assert.equal(r.fileLast, 42);
+  assert.equal(r.fileText, "abc");
+});
+
+test("Headers: null init throws; iterators are live Web IDL iterators", async (t) => {
+  const r = await evalInWorker(t, `
+    const throws = (f) => { try { f(); return "no throw"; } catch (e) { return e.name; } };
+    const IteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
+    const h = new Headers([["b", "2"], ["a", "1"], ["c", "3"]]);
+    const it = h.keys();
+    const proto = Object.getPrototypeOf(it);
+    const seen = [];
+    for (const [k] of h) { seen.push(k); if (k === "a") h.delete("b"); }
+    const h2 = new Headers({ x: "1" });
+    const it2 = h2.keys();
+    const first = it2.next().value;
+    h2.append("y", "2");
+    const custom = new Headers({ a: "1" });
+    custom[Symbol.iterator] = function* () { yield ["z", "26"]; };
+    return {
+      nullInit: throws(() => new Headers(null)), undefinedInit: [...new Headers(undefined)].length,
+      tag: Object.prototype.toString.call(it), protoIsIterator: Object.getPrototypeOf(proto) === IteratorPrototype,
+      nextOwn: Object.hasOwn(proto, "next"), seen, liveAppend: [first, it2.next().value, it2.next().done],
+      custom: [...new Headers(custom)], fromHeaders: [...new Headers(new Headers({ q: "1" }))],
+    };
+  `);
+  assert.equal(r.nullInit, "TypeError");
+  assert.equal(r.undefinedInit, 0);
+  assert.equal(r.tag, "[object Headers Iterator]");
+  assert.equal(r.protoIsIterator, true);
+  assert.equal(r.nextOwn, true);
+  assert.deepEqual(r.seen, ["a", "c"]);
+  assert.deepEqual(r.liveAppend, ["x", "y", true]);
+  assert.deepEqual(r.custom, [["z", "26"]]);
+  assert.deepEqual(r.fromHeaders, [["q", "1"]]);
+});
+
+test("URLSearchParams: lone surrogates become U+FFFD; iterators are Web IDL iterators", async (t) => {
+  const r = await evalInWorker(t, `
+    const p = new URLSearchParams({ "\\uD835x": "1", xx: "2", "\\uD83Dx": "3" });
+    const q = new URLSearchParams();
+    q.append("a\\uDC00", "b\\uD800");
+    const it = new URLSearchParams("a=1").entries();
+    return { entries: [...p], appended: [...q], serialized: q.toString(), tag: Object.prototype.toString.call(it) };
+  `);
+  assert.deepEqual(r.entries, [["\uFFFDx", "3"], ["xx", "2"]]);
+  assert.deepEqual(r.appended, [["a\uFFFD", "b\uFFFD"]]);
+  assert.equal(r.serialized, "a%EF%BF%BD=b%EF%BF%BD");
+  assert.equal(r.tag, "[object URLSearchParams Iterator]");
+});
+
+test("structuredClone of URL and URLSearchParams (and values holding them) is a DataCloneError", async (t) => {
+  const r = await evalInWorker(t, `
+    const attempt = (v) => { try { structuredClone(v); return "cloned"; } catch (e) { return e instanceof DOMException ? e.name : "other " + e; } };
+    class MyURL extends URL {}
+    return [attempt(new URL("https://a.example/")), attempt(new URLSearchParams("a=1")), attempt({ nested: [new URL("https://b.example/")] }),
+      attempt(new MyURL("https://c.example/")), attempt({ plain: { deep: [1, new Map([[1, 2]])] } })];
+  `);
+  assert.deepEqual(r, ["DataCloneError", "DataCloneError", "DataCloneError", "DataCloneError", "cloned"]);
+});
+
+test("addEventListener options: signal null throws, passive listeners cannot preventDefault, only add reads passive", async (t) => {
+  const r = await evalInWorker(t, `
+    const throws = (f) => { try { f(); return "no throw"; } catch (e) { return e.name; } };
+    const et = new EventTarget();
+    const read = [];
+    const opts = { get capture() { read.push("capture"); return false; }, get once() { read.push("once"); return false; }, get passive() { read.push("passive"); return false; }, get signal() { read.push("signal"); return undefined; } };
+    et.addEventListener("x", () => {}, opts);
+    const addRead = read.splice(0);
+    et.removeEventListener("x", () => {}, opts);
+    const prevented = (options) => {
+      const target = new EventTarget();
+      target.addEventListener("t", (e) => e.preventDefault(), options);
+      return !target.dispatchEvent(new Event("t", { cancelable: true }));
+    };
+    const viaReturnValue = (() => {
+      const target = new EventTarget();
+      target.addEventListener("t", (e) => { e.returnValue = false; });
+      return !target.dispatchEvent(new Event("t", { cancelable: true }));
+    })();
+    return {
+      nullSignal: throws(() => et.addEventListener("x", () => {}, { signal: null })),
+      nullSignalNullListener: throws(() => et.addEventListener("x", null, { signal: null })),
+      notASignal: throws(() => et.addEventListener("x", () => {}, { signal: {} })),
+      addRead, removeRead: read, passive: prevented({ passive: true }), active: prevented({ passive: false }), viaReturnValue,
+    };
+  `);
+  assert.equal(r.nullSignal, "TypeError");
+  assert.equal(r.nullSignalNullListener, "TypeError");
+  assert.equal(r.notASignal, "TypeError");
+  assert.deepEqual(r.addRead, ["capture", "once", "passive", "signal"]);
+  assert.deepEqual(r.removeRead, ["capture"]);
+  assert.equal(r.passive, false);
+  assert.equal(r.active, true);
+  assert.equal(r.viaReturnValue, true);
+});
+
+test("Events: re-dispatching an event in flight is an InvalidStateError; initEvent; stopPropagation before dispatch", async (t) => {
+  const r = await evalInWorker(t, `
+    const et = new EventTarget();
+    const ev = new Event("x");
+    let inner = null;
+    et.addEventListener("x", () => { try { et.dispatchEvent(ev); inner = "no throw"; } catch (e) { inner = e.name; } });
+    et.dispatchEvent(ev);
+    let calls = 0;
+    et.addEventListener("y", () => calls++);
+    const again = new Event("y");
+    et.dispatchEvent(again);
+    et.dispatchEvent(again);
+    const stopped = new Event("y");
+    stopped.stopPropagation();
+    et.dispatchEvent(stopped);
+    const init = new Event("a");
+    init.initEvent("b", true, true);
+    return { inner, calls, init: [init.type, init.bubbles, init.cancelable] };
+  `);
+  assert.equal(r.inner, "InvalidStateError");
+  assert.equal(r.calls, 2);
+  assert.deepEqual(r.init, ["b", true, true]);
+});
+
+test("AbortSignal: abort events are trusted; dependents are aborted before any abort event fires", async (t) => {
+  const r = await evalInWorker(t, `
+    const c = new AbortController();
+    const dep = AbortSignal.any([c.signal]);
+    const depOfDep = AbortSignal.any([dep]);
+    let trusted = null, depAbortedDuringEvent = null;
+    const order = [];
+    c.signal.addEventListener("abort", (e) => { trusted = e.isTrusted; depAbortedDuringEvent = dep.aborted && depOfDep.aborted; order.push("source"); });
+    dep.addEventListener("abort", () => order.push("dep"));
+    depOfDep.addEventListener("abort", () => order.push("depOfDep"));
+    c.abort("why");
+    return { trusted, depAbortedDuringEvent, order, reasons: [dep.reason, depOfDep.reason], untrusted: new Event("x").isTrusted };
+  `);
+  assert.equal(r.trusted, true);
+  assert.equal(r.depAbortedDuringEvent, true);
+  assert.deepEqual(r.order, ["source", "dep", "depOfDep"]);
+  assert.deepEqual(r.reasons, ["why", "why"]);
+  assert.equal(r.untrusted, false);
+});
+
+test("TextDecoder streaming holds back only a valid UTF-8 prefix; detached buffers decode as empty", async (t) => {
+  const r = await evalInWorker(t, `
+    const d = new TextDecoder();
+    const step = (bytes, stream) => d.decode(bytes === undefined ? undefined : new Uint8Array(bytes), stream ? { stream: true } : undefined);
+    const out = [step([0xf0], true), step([0x8f], true), step([0x92], true), step(), step([0xf0, 0x9f], true), step([0x92, 0xa9], true), step([0xe0, 0x80], true), step()];
+    const buffer = new ArrayBuffer(4);
+    structuredClone(buffer, { transfer: [buffer] });
+    const view = new Uint8Array(new ArrayBuffer(2));
+    structuredClone(view.buffer, { transfer: [view.buffer] });
+    const ts = new TextDecoderStream();
+    const [write] = await Promise.allSettled([ts.writable.getWriter().write(undefined), ts.readable.getReader().read()]);
+    const streamError = write.status === "rejected" ? write.reason.name : "written";
+    return { out, detached: [new TextDecoder().decode(buffer), new TextDecoder().decode(view)], streamError };
+  `);
+  assert.deepEqual(r.out, ["", "\uFFFD\uFFFD", "\uFFFD", "", "", "\u{1F4A9}", "\uFFFD\uFFFD", ""]);
+  assert.deepEqual(r.detached, ["", ""]);
+  assert.equal(r.streamError, "TypeError");
+});
+
+test("reportError() without an argument is a TypeError", async (t) => {
+  const r = await evalInWorker(t, `
+    try { reportError(); return "no throw"; } catch (e) { return e.name; }
+  `);
+  assert.equal(r, "TypeError");
+});
