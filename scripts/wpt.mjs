@@ -96,11 +96,26 @@ var META_TITLE = ${JSON.stringify(title ?? "")};
   location.toString = () => href;
   Object.defineProperty(globalThis, "location", { value: location, writable: true, configurable: true });
   globalThis.GLOBAL = { isWindow: () => false, isWorker: () => true, isShadowRealm: () => false };
+  // Relative URLs resolve against the test's URL, as in a browser's worker (workerd's own WPT
+  // harness does the same for fetch, Request and Response.redirect).
+  const resolve = (input) => (typeof input === "string" || input instanceof URL ? new URL(String(input), href).href : input);
   const realFetch = globalThis.fetch;
   globalThis.fetch = function fetch(input, init) {
-    if (typeof input === "string" || input instanceof URL) input = new URL(String(input), href).href;
-    return realFetch.call(this, input, init);
+    return realFetch.call(this, resolve(input), init);
   };
+  const RealRequest = globalThis.Request;
+  const RequestProxy = new Proxy(RealRequest, {
+    construct(target, args, newTarget) {
+      if (args.length > 0) args[0] = resolve(args[0]);
+      return Reflect.construct(target, args, newTarget === RequestProxy ? target : newTarget);
+    },
+  });
+  globalThis.Request = RequestProxy;
+  const redirect = globalThis.Response.redirect;
+  Object.defineProperty(globalThis.Response, "redirect", {
+    value: function redirect_(url, status) { return redirect.call(this, resolve(url), ...Array.prototype.slice.call(arguments, 1)); },
+    writable: true, configurable: true,
+  });
   // testharness.js picks its environment from these; a shell environment fits a worker whose
   // tests all run from one script (no install or message events, no document).
   globalThis.__wptHidden = {};
