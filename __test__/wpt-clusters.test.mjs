@@ -229,3 +229,28 @@ test("reportError() without an argument is a TypeError", async (t) => {
   `);
   assert.equal(r, "TypeError");
 });
+
+test("URL parser (ada, as workerd): file: drive letters, ///x against a special base, opaque and non-special paths, Punycode hosts", async (t) => {
+  const r = await evalInWorker(t, `
+    const href = (input, base) => { try { return new URL(input, base).href; } catch { return "TypeError"; } };
+    const set = (input, field, value) => { const u = new URL(input); u[field] = value; return u.href; };
+    return {
+      driveLetter: [href("/", "file://h/C:/a/b"), href("C|/", "file://host/"), href("file://1.2.3.4/C:/")],
+      emptySegments: [href("file:////foo"), href("//localhost//pig", "file://lion/")],
+      tripleSlash: [href("///test", "http://example.org/"), href("///example.org/../path", "http://example.org/")],
+      nonSpecial: [set("non-spec:/", "pathname", "//p"), set("foo:///some/path", "pathname", ""), set("non-spec:/.//p", "hostname", "h")],
+      opaqueSpaces: [set("data:space ?query", "search", ""), href("non-special:opaque  ?hi")],
+      punycode: [href("https://xn--/"), href("https://xn--a.example/"), href("http://1.\\u064a/"), href("https://fa\\u00df.example/")],
+      hostSetter: set("https://example.com/", "host", "xn--a"),
+      nonSpecialPunycode: href("foo://xn--a/"),
+    };
+  `);
+  assert.deepEqual(r.driveLetter, ["file://h/C:/", "file://host/C:/", "file://1.2.3.4/C:/"]);
+  assert.deepEqual(r.emptySegments, ["file:////foo", "file:////pig"]);
+  assert.deepEqual(r.tripleSlash, ["http://test/", "http://example.org/path"]);
+  assert.deepEqual(r.nonSpecial, ["non-spec:/.//p", "foo://", "non-spec://h//p"]);
+  assert.deepEqual(r.opaqueSpaces, ["data:space%20", "non-special:opaque %20?hi"]);
+  assert.deepEqual(r.punycode, ["TypeError", "TypeError", "http://1.xn--mhb/", "https://xn--fa-hia.example/"]);
+  assert.equal(r.hostSetter, "https://example.com/");
+  assert.equal(r.nonSpecialPunycode, "foo://xn--a/");
+});

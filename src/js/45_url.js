@@ -1,4 +1,4 @@
-// URL and URLSearchParams. Parsing and every setter go to the `url` crate (ops.urlParse /
+// URL and URLSearchParams. Parsing and every setter go to ada (the `ada-url` crate; ops.urlParse /
 // ops.urlSet), so behaviour follows the WHATWG URL Standard; this file keeps the parsed
 // components and the two-way link between a URL and its searchParams.
 
