@@ -4,7 +4,7 @@
 // point it at a checkout (or a partial copy) of web-platform-tests.
 //
 //   node scripts/wpt.mjs <wpt-root> [dir ...] [--json out.json] [--filter substr]
-//                        [--timeout ms] [--verbose] [--list]
+//                        [--timeout ms] [--verbose] [--list] [--window-pure]
 //
 // Each test file becomes one service-worker script: a prelude (location, GLOBAL, relative fetch),
 // resources/testharness.js, a reporter that collects results through add_result_callback and
@@ -13,6 +13,9 @@
 // in production), and the dispatch answers with the results as JSON. Files the tests fetch (e.g.
 // url/resources/urltestdata.json) are served from <wpt-root> through the worker's `outbound`
 // handler at http://wpt.test/<path>. `// META: variant=` runs the file once per variant.
+// `--window-pure` also runs `.window.js` files that never mention the document, the window,
+// frames or XMLHttpRequest (url/IdnaTestV2.window.js, url/toascii.window.js, …), as workerd's
+// own WPT runs do.
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,7 +29,7 @@ const ALIASES = { "/resources/WebIDLParser.js": "/resources/webidl2/lib/webidl2.
 const TYPES = { ".json": "application/json", ".js": "text/javascript", ".txt": "text/plain", ".html": "text/html", ".idl": "text/plain", ".png": "image/png" };
 
 function parseArgs(argv) {
-  const opts = { root: null, dirs: [], json: null, filter: [], timeout: 10000, verbose: false, list: false };
+  const opts = { root: null, dirs: [], json: null, filter: [], timeout: 10000, verbose: false, list: false, windowPure: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--json") opts.json = argv[++i];
@@ -34,6 +37,7 @@ function parseArgs(argv) {
     else if (a === "--timeout") opts.timeout = Number(argv[++i]);
     else if (a === "--verbose") opts.verbose = true;
     else if (a === "--list") opts.list = true;
+    else if (a === "--window-pure") opts.windowPure = true;
     else if (a.startsWith("--")) throw new Error(`unknown option ${a}`);
     else if (!opts.root) opts.root = path.resolve(a);
     else opts.dirs.push(a.replace(/\/+$/, ""));
@@ -44,11 +48,14 @@ function parseArgs(argv) {
   return opts;
 }
 
-function walk(dir, out = []) {
+const WINDOW_ONLY = /\b(document|window|iframe|XMLHttpRequest|navigator)\b/;
+
+function walk(dir, windowPure, out = []) {
   for (const name of readdirSync(dir).sort()) {
     const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) walk(full, out);
+    if (statSync(full).isDirectory()) walk(full, windowPure, out);
     else if (name.endsWith(".any.js")) out.push(full);
+    else if (windowPure && name.endsWith(".window.js") && !WINDOW_ONLY.test(readFileSync(full, "utf8"))) out.push(full);
   }
   return out;
 }
@@ -142,7 +149,7 @@ function buildScript(root, file, variant, timeoutMs) {
   const rel = path.relative(root, file).split(path.sep).join("/");
   const source = readFileSync(file, "utf8");
   const meta = readMeta(source);
-  const url = `${ORIGIN}/${rel.replace(/\.any\.js$/, ".any.worker.html")}${variant}`;
+  const url = `${ORIGIN}/${rel.replace(/\.any\.js$/, ".any.worker.html").replace(/\.window\.js$/, ".window.html")}${variant}`;
   const parts = [];
   for (const s of meta.scripts) {
     const target = s.startsWith("/") ? path.join(root, ALIASES[s] ?? s) : path.join(path.dirname(file), s);
@@ -232,11 +239,11 @@ async function main() {
     const stats = (summary[dir] = { files: 0, skipped: 0, subtests: 0, passed: 0, failed: 0, timedOut: 0, notRun: 0, errored: 0 });
     const abs = path.join(opts.root, dir);
     if (!existsSync(abs)) continue;
-    for (const file of walk(abs)) {
+    for (const file of walk(abs, opts.windowPure)) {
       const rel = path.relative(opts.root, file).split(path.sep).join("/");
       if (opts.filter.length && !opts.filter.some((f) => rel.includes(f))) continue;
       const meta = readMeta(readFileSync(file, "utf8"));
-      if (!runsInWorkers(meta.global)) {
+      if (file.endsWith(".any.js") && !runsInWorkers(meta.global)) {
         stats.skipped++;
         continue;
       }
