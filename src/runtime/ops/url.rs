@@ -30,27 +30,33 @@ fn components(url: &Url) -> [String; 11] {
   ]
 }
 
-/// ada leaves Punycode labels ("xn--…") of a special URL's domain unchecked, where the URL
-/// Standard's domain-to-ASCII (UTS #46, as the `idna` crate implements it) rejects invalid
-/// ones ("xn--a", "xn--0.com", labels that decode to disallowed or bidi-breaking text). Such a
-/// host is checked again here; every other host is ada's answer as is.
-fn host_is_valid(url: &Url) -> bool {
-  if url.scheme_type() == SchemeType::NotSpecial || url.host_type() != HostType::Domain {
+/// Whether `text` has a Punycode prefix ("xn--", in any case).
+fn has_punycode(text: &str) -> bool {
+  text.as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"xn--"))
+}
+
+/// ada leaves Punycode labels ("xn--…") that the input itself gives unchecked, where the URL
+/// Standard's domain-to-ASCII (UTS #46, as the `idna` crate implements it) rejects invalid ones
+/// ("xn--a", "xn--0.com", labels that decode to disallowed text). So when the input had such a
+/// prefix, a special URL's domain is checked again here; otherwise ada's answer stands (ada's own
+/// output for Unicode labels, e.g. "1.ي" as "1.xn--mhb", is what workerd gives).
+fn host_is_valid(url: &Url, input_has_punycode: bool) -> bool {
+  if !input_has_punycode || url.scheme_type() == SchemeType::NotSpecial || url.host_type() != HostType::Domain {
     return true;
   }
   let host = url.hostname();
-  let punycode = host.split('.').any(|label| label.len() >= 4 && label.as_bytes()[..4].eq_ignore_ascii_case(b"xn--"));
-  !punycode || idna::domain_to_ascii_cow(host.as_bytes(), idna::AsciiDenyList::URL).is_ok()
+  !has_punycode(host) || idna::domain_to_ascii_cow(host.as_bytes(), idna::AsciiDenyList::URL).is_ok()
 }
 
 /// Parses `input` against an optional `base`; `None` when either fails.
 pub(crate) fn parse(input: &str, base: Option<&str>) -> Option<Url> {
   if let Some(base) = base {
-    if !host_is_valid(&Url::parse(base, None).ok()?) {
+    if !host_is_valid(&Url::parse(base, None).ok()?, has_punycode(base)) {
       return None;
     }
   }
-  Url::parse(input, base).ok().filter(host_is_valid)
+  let punycode = has_punycode(input) || base.is_some_and(has_punycode);
+  Url::parse(input, base).ok().filter(|url| host_is_valid(url, punycode))
 }
 
 /// `ops.urlParse(input, base?) -> components | null`
@@ -94,7 +100,7 @@ fn op_url_set<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackAr
   };
   // A host setter whose new host fails the domain check leaves the URL as it was; an href that
   // does so is a failure (a TypeError).
-  let ok = if host_is_valid(&url) {
+  let ok = if host_is_valid(&url, has_punycode(&value.unwrap_or_default())) {
     ok
   } else if field == "href" {
     false
