@@ -254,3 +254,16 @@ test("URL parser (ada, as workerd): file: drive letters, ///x against a special 
   assert.equal(r.hostSetter, "https://example.com/");
   assert.equal(r.nonSpecialPunycode, "foo://xn--a/");
 });
+
+test("console is a Web IDL namespace; count/time labels convert with String()", async (t) => {
+  const r = await evalInWorker(t, `
+    const proto = Object.getPrototypeOf(console);
+    let converted = 0;
+    const label = { toString() { converted++; return "L"; } };
+    console.count(label); console.countReset(label); console.time(label); console.timeLog(label); console.timeEnd(label);
+    let rethrown = null;
+    try { console.time({ toString() { throw new RangeError("nope"); } }); } catch (e) { rethrown = e.name; }
+    return { ownNames: Object.getOwnPropertyNames(proto).length, protoProto: Object.getPrototypeOf(proto) === Object.prototype, converted, rethrown, tag: Object.prototype.toString.call(console) };
+  `);
+  assert.deepEqual(r, { ownNames: 0, protoProto: true, converted: 5, rethrown: "RangeError", tag: "[object console]" });
+});
