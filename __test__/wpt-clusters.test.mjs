@@ -267,3 +267,30 @@ test("console is a Web IDL namespace; count/time labels convert with String()", 
   `);
   assert.deepEqual(r, { ownNames: 0, protoProto: true, converted: 5, rethrown: "RangeError", tag: "[object console]" });
 });
+
+test("Bodies: bodyUsed is the stream's disturbed flag; locked or read streams cannot become bodies; read bodies stay unreadable; chunks must be bytes", async (t) => {
+  const r = await evalInWorker(t, `
+    const name = (p) => p.then(() => "ok", (e) => e.name);
+    const throws = (f) => { try { f(); return "no throw"; } catch (e) { return e.name; } };
+    const stream = () => new ReadableStream({ start(c) { c.enqueue(new Uint8Array([104, 105])); c.close(); } });
+    const locked = stream(); locked.getReader();
+    const read = stream(); const reader = read.getReader(); await reader.read(); reader.releaseLock();
+    const withReader = new Response(stream()); withReader.body.getReader();
+    const cancelled = new Response("text"); await cancelled.body.cancel();
+    const consumed = new Response("text"); await consumed.text();
+    const strings = new Response(new ReadableStream({ start(c) { c.enqueue("not bytes"); c.close(); } }));
+    const buffers = new Response(new ReadableStream({ start(c) { c.enqueue(new Uint8Array([97]).buffer); c.enqueue(new Uint16Array([98])); c.close(); } }));
+    return {
+      lockedBody: throws(() => new Response(locked)), readBody: throws(() => new Response(read)), requestReadBody: throws(() => new Request("http://a/", { method: "POST", body: stream(), duplex: "half" }).body && new Request("http://a/", { method: "POST", body: read, duplex: "half" })),
+      readerOnlyUsed: withReader.bodyUsed, cancelledUsed: cancelled.bodyUsed, cancelledText: await name(cancelled.text()),
+      consumedUsed: consumed.bodyUsed, consumedReader: throws(() => consumed.body.getReader()),
+      strings: await name(strings.text()), buffers: (await buffers.arrayBuffer()).byteLength,
+    };
+  `);
+  assert.deepEqual(r, {
+    lockedBody: "TypeError", readBody: "TypeError", requestReadBody: "TypeError",
+    readerOnlyUsed: false, cancelledUsed: true, cancelledText: "TypeError",
+    consumedUsed: true, consumedReader: "TypeError",
+    strings: "TypeError", buffers: 3,
+  });
+});
