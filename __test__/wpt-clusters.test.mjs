@@ -294,3 +294,38 @@ test("Bodies: bodyUsed is the stream's disturbed flag; locked or read streams ca
     strings: "TypeError", buffers: 3,
   });
 });
+
+test("DecompressionStream takes ArrayBuffer chunks as well as views (Float16Array included)", async (t) => {
+  const r = await evalInWorker(t, `
+    const deflated = [120, 156, 75, 52, 48, 52, 50, 54, 49, 53, 3, 0, 8, 136, 1, 199];
+    const inflate = async (chunk) => {
+      const ds = new DecompressionStream("deflate");
+      const writer = ds.writable.getWriter();
+      writer.write(chunk);
+      writer.close();
+      return new TextDecoder().decode(await new Response(ds.readable).arrayBuffer());
+    };
+    return [await inflate(new Uint8Array(deflated).buffer), await inflate(new Float16Array(new Uint8Array(deflated).buffer)), await inflate(new DataView(new Uint8Array(deflated).buffer))];
+  `);
+  assert.deepEqual(r, ["a0123456", "a0123456", "a0123456"]);
+});
+
+test("DecompressionStream: output is readable before close, the write settles once its input is read out, a bad chunk errors both sides", async (t) => {
+  const r = await evalInWorker(t, `
+    const deflated = new Uint8Array([120, 156, 75, 173, 40, 72, 77, 46, 73, 77, 81, 200, 47, 45, 41, 40, 45, 1, 0, 48, 173, 6, 36]);
+    const ds = new DecompressionStream("deflate");
+    const reader = ds.readable.getReader();
+    const writer = ds.writable.getWriter();
+    const written = writer.write(deflated);
+    const timeout = (p) => Promise.race([p, new Promise((resolve) => setTimeout(() => resolve("pending"), 500))]);
+    const first = await timeout(reader.read());
+    const write = await timeout(written.then(() => "settled"));
+    const bad = new DecompressionStream("gzip");
+    const badReader = bad.readable.getReader();
+    const badWriter = bad.writable.getWriter();
+    badWriter.write(undefined).catch(() => {});
+    const sides = await Promise.allSettled([badWriter.close(), badReader.read()]);
+    return { first: first === "pending" ? first : new TextDecoder().decode(first.value), write, sides: sides.map((s) => s.status + ":" + (s.reason && s.reason.name)) };
+  `);
+  assert.deepEqual(r, { first: "expected output", write: "settled", sides: ["rejected:TypeError", "rejected:TypeError"] });
+});
