@@ -140,6 +140,9 @@ for (const [name, d] of Object.entries(globalThis.__wptHidden)) Object.definePro
 delete globalThis.__wptHidden;
 add_result_callback((t) => __wpt.results.push({ name: String(t.name), status: t.status, message: t.message == null ? null : String(t.message).slice(0, 500) }));
 add_completion_callback((tests, harness) => {
+  // The final list: it also has the tests a harness timeout stopped (TIMEOUT, NOTRUN), which
+  // never reach the result callback.
+  __wpt.results = tests.map((t) => ({ name: String(t.name), status: t.status, message: t.message == null ? null : String(t.message).slice(0, 500) }));
   __wpt.harness = { status: harness.status, message: harness.message == null ? null : String(harness.message).slice(0, 500) };
   __wpt.finish();
 });
