@@ -158,7 +158,15 @@ function buildScript(root, file, variant, timeoutMs) {
     const target = s.startsWith("/") ? path.join(root, ALIASES[s] ?? s) : path.join(path.dirname(file), s);
     parts.push(`// --- ${s}\n${readFileSync(target.split("?")[0], "utf8")}`);
   }
+  // In a browser each included script's top-level functions are globals (idlharness.js calls
+  // globalThis.fetch_spec); here they are hoisted inside one function, so they are copied onto
+  // the global scope first.
+  const functions = new Set();
+  for (const text of [...parts, source]) for (const m of text.matchAll(/^(?:async\s+)?function\*?\s+([A-Za-z_$][\w$]*)\s*\(/gm)) functions.add(m[1]);
+  // (A name the regex found inside a closure is not in scope here: typeof skips it.)
+  const exported = [...functions].map((name) => `if (typeof ${name} === "function") globalThis[${JSON.stringify(name)}] = ${name};`).join("\n");
   const body = [
+    exported,
     `// --- resources/testharness.js\n${readFileSync(path.join(root, "resources", "testharness.js"), "utf8")}`,
     REPORTER,
     ...parts,
