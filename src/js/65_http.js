@@ -14,6 +14,7 @@ const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 const NORMALIZED_METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
 const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
 const REDIRECT_MODES = new Set(["follow", "manual", "error"]);
+const CACHE_MODES = new Set(["no-store", "no-cache", "reload"]);
 
 // ---- Body ------------------------------------------------------------------------------------
 
@@ -256,6 +257,7 @@ class Request {
   #redirect = "follow";
   #cf = undefined;
   #signal = null;
+  #cache = undefined;
 
   constructor(input, init = {}) {
     if (arguments.length === 0) throw new TypeError("Failed to construct 'Request': 1 argument required, but only 0 present.");
@@ -269,6 +271,7 @@ class Request {
       this.#redirect = input.#redirect;
       this.#cf = copyCf(input.#cf);
       this.#signal = input.#signal;
+      this.#cache = input.#cache;
       if (init.body === undefined || init.body === null) {
         if (input.#body.unusable) throw new TypeError("Failed to construct 'Request': the input Request's body has already been used.");
         inputBody = input.#body;
@@ -293,6 +296,14 @@ class Request {
       this.#redirect = mode;
     }
     if (init.cf !== undefined) this.#cf = copyCf(init.cf);
+    if (init.cache !== undefined) {
+      // workerd's cache modes; any other (only-if-cached, default, …) is a TypeError there.
+      const mode = String(init.cache);
+      if (!CACHE_MODES.has(mode)) throw new TypeError(`Unsupported cache mode: ${mode}`);
+      this.#cache = mode;
+    }
+    // signal: null drops the input Request's signal.
+    if (init.signal === null) this.#signal = null;
     if (init.signal !== undefined && init.signal !== null) {
       if (!(init.signal instanceof globalThis.AbortSignal)) throw new TypeError("Failed to construct 'Request': init.signal must be an AbortSignal.");
       this.#signal = init.signal;
@@ -367,11 +378,12 @@ class Request {
     return "";
   }
   get cache() {
-    return undefined;
+    return this.#cache;
   }
   clone() {
     const copy = new Request(this.#url, { method: this.#method, headers: this.#headers, redirect: this.#redirect, cf: this.#cf });
     copy.#signal = this.#signal;
+    copy.#cache = this.#cache;
     copy.#body = this.#body.clone();
     return copy;
   }
