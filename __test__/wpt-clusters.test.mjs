@@ -329,3 +329,37 @@ test("DecompressionStream: output is readable before close, the write settles on
   `);
   assert.deepEqual(r, { first: "expected output", write: "settled", sides: ["rejected:TypeError", "rejected:TypeError"] });
 });
+
+test("TextDecoder streaming keeps the decoder's state between chunks in every encoding (Big5, Shift_JIS, UTF-16)", async (t) => {
+  const r = await evalInWorker(t, `
+    const run = (label, chunks) => { const d = new TextDecoder(label); return chunks.map((c) => d.decode(new Uint8Array(c), { stream: true })).join("") + d.decode(); };
+    return {
+      big5: [run("big5", [[0xa4], [0x40]]), run("big5", [[0x81], [0x40]])],
+      sjis: run("shift_jis", [[0x82], [0xa0, 0x82], [0xa2]]),
+      utf16: run("utf-16le", [[0x3d], [0xd8, 0x00], [0xde]]),
+      bom: run("utf-8", [[0xef, 0xbb], [0xbf, 0x61], [0xef, 0xbb, 0xbf]]),
+      fatal: (() => { const d = new TextDecoder("utf-8", { fatal: true }); d.decode(new Uint8Array([0xe2]), { stream: true }); try { d.decode(); return "no throw"; } catch (e) { return e.name + " then " + JSON.stringify(d.decode(new Uint8Array([0x61]))); } })(),
+    };
+  `);
+  assert.deepEqual(r, { big5: ["\u4e00", "\uFFFD@"], sjis: "\u3042\u3044", utf16: "\u{1F600}", bom: "a\uFEFF", fatal: 'TypeError then "a"' });
+});
+
+test("Request: cache modes as workerd takes them; signal: null drops the input's signal; URLPattern inputs are USVStrings", async (t) => {
+  const r = await evalInWorker(t, `
+    const throws = (f) => { try { f(); return "no throw"; } catch (e) { return e.name; } };
+    const aborted = AbortSignal.abort();
+    const base = new Request("https://a.example/", { signal: aborted });
+    return {
+      modes: ["no-store", "no-cache", "reload"].map((cache) => new Request("https://a.example/", { cache }).cache),
+      rejected: ["only-if-cached", "default", "bogus"].map((cache) => throws(() => new Request("https://a.example/", { cache }))),
+      none: new Request("https://a.example/").cache === undefined,
+      copied: new Request(new Request("https://a.example/", { cache: "no-store" })).cache,
+      signalKept: new Request(base).signal.aborted, signalDropped: new Request(base, { signal: null }).signal.aborted,
+      pattern: new URLPattern({ pathname: "\\ud83d \\udeb2" }).pathname,
+    };
+  `);
+  assert.deepEqual(r, {
+    modes: ["no-store", "no-cache", "reload"], rejected: ["TypeError", "TypeError", "TypeError"], none: true, copied: "no-store",
+    signalKept: true, signalDropped: false, pattern: "%EF%BF%BD%20%EF%BF%BD",
+  });
+});
