@@ -105,7 +105,8 @@ var META_TITLE = ${JSON.stringify(title ?? "")};
   globalThis.GLOBAL = { isWindow: () => false, isWorker: () => true, isShadowRealm: () => false };
   // Relative URLs resolve against the test's URL, as in a browser's worker (workerd's own WPT
   // harness does the same for fetch, Request and Response.redirect).
-  const resolve = (input) => (typeof input === "string" || input instanceof URL ? new URL(String(input), href).href : input);
+  // An input that does not resolve is passed on as it is, for the API under test to reject.
+  const resolve = (input) => (typeof input === "string" || input instanceof URL ? URL.parse(String(input), href)?.href ?? input : input);
   const realFetch = globalThis.fetch;
   globalThis.fetch = function fetch(input, init) {
     return realFetch.call(this, resolve(input), init);
@@ -218,7 +219,7 @@ async function runOne(api, root, file, variant, opts) {
   try {
     worker = await api.createWorker({
       script: buildScript(root, file, variant, timeoutMs),
-      filename: path.relative(root, file),
+      filename: `${ORIGIN}/${path.relative(root, file).split(path.sep).join("/")}`,
       format: "service-worker",
       pool: false,
       codeCache: false,
