@@ -2,6 +2,7 @@
 // pins one behaviour the WPT suites expect (scripts/wpt.mjs runs the suites themselves).
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { createCipheriv } from "node:crypto";
 import { evalInWorker } from "./helpers.mjs";
 
 test("URLPattern exec(): an optional group that did not match is undefined, not null", async (t) => {
@@ -362,4 +363,30 @@ test("Request: cache modes as workerd takes them; signal: null drops the input's
     modes: ["no-store", "no-cache", "reload"], rejected: ["TypeError", "TypeError", "TypeError"], none: true, copied: "no-store",
     signalKept: true, signalDropped: false, pattern: "%EF%BF%BD%20%EF%BF%BD",
   });
+});
+
+test("AES-GCM takes IVs of any length and 32/64-bit tags (checked against Node's OpenSSL)", async (t) => {
+  const key = Buffer.alloc(16, 7);
+  const cases = [[32, 4], [32, 8], [32, 16], [12, 4], [1, 12], [60, 16]].map(([ivLength, tagBytes]) => {
+    const iv = Buffer.alloc(ivLength, 3);
+    const cipher = createCipheriv("aes-128-gcm", key, iv, { authTagLength: tagBytes });
+    cipher.setAAD(Buffer.from("aad"));
+    const expected = Buffer.concat([cipher.update(Buffer.from("hello, gcm")), cipher.final(), cipher.getAuthTag()]).toString("hex");
+    return { ivLength, tagBits: tagBytes * 8, expected };
+  });
+  const r = await evalInWorker(t, `
+    const hex = (b) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, "0")).join("");
+    const key = await crypto.subtle.importKey("raw", new Uint8Array(16).fill(7), "AES-GCM", false, ["encrypt", "decrypt"]);
+    const out = [];
+    for (const { ivLength, tagBits } of ${JSON.stringify(cases)}) {
+      const params = { name: "AES-GCM", iv: new Uint8Array(ivLength).fill(3), additionalData: new TextEncoder().encode("aad"), tagLength: tagBits };
+      const sealed = await crypto.subtle.encrypt(params, key, new TextEncoder().encode("hello, gcm"));
+      const opened = new TextDecoder().decode(await crypto.subtle.decrypt(params, key, sealed));
+      const tampered = new Uint8Array(sealed.slice(0)); tampered[tampered.length - 1] ^= 1;
+      const rejected = await crypto.subtle.decrypt(params, key, tampered).then(() => "accepted", (e) => e.name);
+      out.push({ sealed: hex(sealed), opened, rejected });
+    }
+    return out;
+  `);
+  assert.deepEqual(r, cases.map((c) => ({ sealed: c.expected, opened: "hello, gcm", rejected: "OperationError" })));
 });
