@@ -2,7 +2,7 @@
 // pins one behaviour the WPT suites expect (scripts/wpt.mjs runs the suites themselves).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createCipheriv } from "node:crypto";
+import { createCipheriv, createECDH, createPublicKey, verify as nodeVerify } from "node:crypto";
 import { evalInWorker } from "./helpers.mjs";
 
 test("URLPattern exec(): an optional group that did not match is undefined, not null", async (t) => {
@@ -389,4 +389,30 @@ test("AES-GCM takes IVs of any length and 32/64-bit tags (checked against Node's
     return out;
   `);
   assert.deepEqual(r, cases.map((c) => ({ sealed: c.expected, opened: "hello, gcm", rejected: "OperationError" })));
+});
+
+test("ECDSA and ECDH on P-521 (checked against Node's OpenSSL)", async (t) => {
+  const node = createECDH("secp521r1");
+  node.generateKeys();
+  const nodePublic = createPublicKey({ key: Buffer.concat([Buffer.from("30819b301006072a8648ce3d020106052b8104002303818600", "hex"), node.getPublicKey()]), format: "der", type: "spki" });
+  const nodeJwk = nodePublic.export({ format: "jwk" });
+  const r = await evalInWorker(t, `
+    const b64 = (b) => btoa(String.fromCharCode(...new Uint8Array(b))).replace(/\\+/g, "-").replace(/\\//g, "_").replace(/=+$/, "");
+    const signing = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-521" }, true, ["sign", "verify"]);
+    const data = new TextEncoder().encode("signed on P-521");
+    const signature = await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-512" }, signing.privateKey, data);
+    const selfCheck = await crypto.subtle.verify({ name: "ECDSA", hash: "SHA-512" }, signing.publicKey, signature, data);
+    const publicJwk = await crypto.subtle.exportKey("jwk", signing.publicKey);
+    const mine = await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-521" }, true, ["deriveBits"]);
+    const theirs = await crypto.subtle.importKey("jwk", ${JSON.stringify(nodeJwk)}, { name: "ECDH", namedCurve: "P-521" }, true, []);
+    const bits = await crypto.subtle.deriveBits({ name: "ECDH", public: theirs }, mine.privateKey, 528);
+    const minePublic = await crypto.subtle.exportKey("raw", mine.publicKey);
+    return { signature: b64(signature), selfCheck, publicJwk, bits: b64(bits), minePublic: b64(minePublic) };
+  `);
+  const fromB64 = (s) => Buffer.from(s, "base64url");
+  assert.equal(r.selfCheck, true);
+  assert.equal(r.publicJwk.crv, "P-521");
+  const verified = nodeVerify("sha512", Buffer.from("signed on P-521"), { key: createPublicKey({ key: r.publicJwk, format: "jwk" }), dsaEncoding: "ieee-p1363" }, fromB64(r.signature));
+  assert.equal(verified, true);
+  assert.equal(fromB64(r.bits).toString("hex"), node.computeSecret(fromB64(r.minePublic)).toString("hex"));
 });
