@@ -35,3 +35,32 @@ internals.reportError = function reportError(error) {
 
 // `self` is the global scope, as in a service worker.
 internals.defineGlobal("self", globalThis);
+
+const IteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
+
+/**
+ * Web IDL's iterator objects for a pair-iterable interface (`Headers Iterator`, …): their
+ * prototype inherits from %IteratorPrototype%, has `next()` and the @@toStringTag `tag`.
+ * Returns `make(step)`, where `step()` gives the next `{ value, done }`.
+ */
+internals.iteratorFactory = function iteratorFactory(tag) {
+  const steps = new WeakMap();
+  const prototype = Object.create(IteratorPrototype, {
+    next: {
+      value: function next() {
+        const step = steps.get(this);
+        if (step === undefined) throw new TypeError(`next() called on an object that is not a ${tag}`);
+        return step();
+      },
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    },
+    [Symbol.toStringTag]: { value: tag, configurable: true },
+  });
+  return function make(step) {
+    const iterator = Object.create(prototype);
+    steps.set(iterator, step);
+    return iterator;
+  };
+};

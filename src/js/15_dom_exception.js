@@ -1,17 +1,29 @@
 // DOMException: the Web IDL exception type, with the legacy numeric codes.
 
-const LEGACY_CODES = {
-  IndexSizeError: 1, HierarchyRequestError: 3, WrongDocumentError: 4, InvalidCharacterError: 5,
-  NoModificationAllowedError: 7, NotFoundError: 8, NotSupportedError: 9, InvalidStateError: 11,
-  SyntaxError: 12, InvalidModificationError: 13, NamespaceError: 14, InvalidAccessError: 15,
-  TypeMismatchError: 17, SecurityError: 18, NetworkError: 19, AbortError: 20, URLMismatchError: 21,
-  QuotaExceededError: 22, TimeoutError: 23, InvalidNodeTypeError: 24, DataCloneError: 25,
-};
+// The Web IDL names table: [constant, code, name], as workerd lists them (jsg/dom-exception.h).
+const CODES = [
+  ["INDEX_SIZE_ERR", 1, "IndexSizeError"], ["DOMSTRING_SIZE_ERR", 2, "DOMStringSizeError"],
+  ["HIERARCHY_REQUEST_ERR", 3, "HierarchyRequestError"], ["WRONG_DOCUMENT_ERR", 4, "WrongDocumentError"],
+  ["INVALID_CHARACTER_ERR", 5, "InvalidCharacterError"], ["NO_DATA_ALLOWED_ERR", 6, "NoDataAllowedError"],
+  ["NO_MODIFICATION_ALLOWED_ERR", 7, "NoModificationAllowedError"], ["NOT_FOUND_ERR", 8, "NotFoundError"],
+  ["NOT_SUPPORTED_ERR", 9, "NotSupportedError"], ["INUSE_ATTRIBUTE_ERR", 10, "InUseAttributeError"],
+  ["INVALID_STATE_ERR", 11, "InvalidStateError"], ["SYNTAX_ERR", 12, "SyntaxError"],
+  ["INVALID_MODIFICATION_ERR", 13, "InvalidModificationError"], ["NAMESPACE_ERR", 14, "NamespaceError"],
+  ["INVALID_ACCESS_ERR", 15, "InvalidAccessError"], ["VALIDATION_ERR", 16, "ValidationError"],
+  ["TYPE_MISMATCH_ERR", 17, "TypeMismatchError"], ["SECURITY_ERR", 18, "SecurityError"],
+  ["NETWORK_ERR", 19, "NetworkError"], ["ABORT_ERR", 20, "AbortError"], ["URL_MISMATCH_ERR", 21, "URLMismatchError"],
+  ["QUOTA_EXCEEDED_ERR", 22, "QuotaExceededError"], ["TIMEOUT_ERR", 23, "TimeoutError"],
+  ["INVALID_NODE_TYPE_ERR", 24, "InvalidNodeTypeError"], ["DATA_CLONE_ERR", 25, "DataCloneError"],
+];
+// Three constants have no name in the standard's table: `code` is 0 for those names.
+const NO_NAME = new Set(["DOMStringSizeError", "NoDataAllowedError", "ValidationError"]);
+const LEGACY_CODES = Object.fromEntries(CODES.filter(([, , name]) => !NO_NAME.has(name)).map(([, code, name]) => [name, code]));
 
 class DOMException extends Error {
   #name;
   #message;
   constructor(message = "", options = "Error") {
+    // An own `message` too (as in workerd), which V8's stack header reads.
     super(String(message));
     this.#message = String(message);
     if (options !== null && typeof options === "object") {
@@ -32,18 +44,22 @@ class DOMException extends Error {
     return this.#message;
   }
   get code() {
-    return LEGACY_CODES[this.#name] ?? 0;
+    return Object.hasOwn(LEGACY_CODES, this.#name) ? LEGACY_CODES[this.#name] : 0;
   }
   get [Symbol.toStringTag]() {
     return "DOMException";
   }
 }
 
-Object.entries(LEGACY_CODES).forEach(([name, code]) => {
-  const constant = name.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase().replace(/_ERROR$/, "_ERR");
+// Web IDL attributes are enumerable accessors on the prototype.
+for (const name of ["name", "message", "code"]) {
+  Object.defineProperty(DOMException.prototype, name, { ...Object.getOwnPropertyDescriptor(DOMException.prototype, name), enumerable: true });
+}
+
+for (const [constant, code] of CODES) {
   Object.defineProperty(DOMException, constant, { value: code, enumerable: true });
   Object.defineProperty(DOMException.prototype, constant, { value: code, enumerable: true });
-});
+}
 
 internals.DOMException = DOMException;
 internals.defineGlobal("DOMException", DOMException);

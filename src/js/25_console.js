@@ -302,7 +302,8 @@ function emit(level, args) {
   ops.log(level, text);
 }
 
-const console = {
+// A Web IDL namespace: its [[Prototype]] is an empty object that inherits from Object.prototype.
+const console = Object.assign(Object.create({}), {
   log: (...args) => emit("log", args),
   info: (...args) => emit("info", args),
   warn: (...args) => emit("warn", args),
@@ -319,11 +320,14 @@ const console = {
     if (!condition) emit("error", args.length ? ["Assertion failed:", ...args] : ["Assertion failed"]);
   },
   count: (label = "default") => {
+    label = String(label);
     const n = (counts.get(label) ?? 0) + 1;
     counts.set(label, n);
     emit("info", [`${label}: ${n}`]);
   },
-  countReset: (label = "default") => counts.delete(label),
+  countReset: (label = "default") => {
+    counts.delete(String(label));
+  },
   group: (...args) => {
     if (args.length) emit("log", args);
     groupIndent += "  ";
@@ -332,16 +336,20 @@ const console = {
   groupEnd: () => {
     groupIndent = groupIndent.slice(2);
   },
-  time: (label = "default") => timers.set(label, Date.now()),
+  time: (label = "default") => {
+    timers.set(String(label), Date.now());
+  },
   timeLog: (label = "default", ...args) => {
+    label = String(label);
     if (timers.has(label)) emit("info", [`${label}: ${Date.now() - timers.get(label)}ms`, ...args]);
   },
   timeEnd: (label = "default") => {
+    label = String(label);
     if (!timers.has(label)) return;
     emit("info", [`${label}: ${Date.now() - timers.get(label)}ms`]);
     timers.delete(label);
   },
-};
+});
 Object.defineProperty(console, Symbol.toStringTag, { value: "console", configurable: true });
 
 // V8's own console tells an attached debugger (DevTools' console panel); without an inspector

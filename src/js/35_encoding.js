@@ -2,6 +2,8 @@
 
 function bytesOf(input, what) {
   if (input === undefined) return new Uint8Array(0);
+  // A detached buffer (or a view of one) holds no bytes.
+  if ((input instanceof ArrayBuffer && input.detached) || (ArrayBuffer.isView(input) && input.buffer.detached)) return new Uint8Array(0);
   if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === "function" && input instanceof SharedArrayBuffer)) {
     return new Uint8Array(input);
   }
@@ -28,24 +30,15 @@ class TextEncoder {
   }
 }
 
-/** Length of an incomplete UTF-8 sequence at the end of `bytes` (0 when it ends cleanly). */
-function incompleteUtf8Tail(bytes) {
-  const n = bytes.length;
-  for (let back = 1; back <= Math.min(3, n); back++) {
-    const b = bytes[n - back];
-    if ((b & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead
-    const need = b >= 0xf0 && b <= 0xf4 ? 4 : b >= 0xe0 ? 3 : b >= 0xc2 ? 2 : 1;
-    return need > back ? back : 0;
-  }
-  return 0;
-}
+// A TextDecoder in the middle of a streaming decode owns a native decoder (its state between
+// chunks); one collected before the stream ended frees it.
+const streamingDecoders = new FinalizationRegistry((id) => ops.decoderDrop(id));
 
 class TextDecoder {
   #encoding;
   #fatal;
   #ignoreBOM;
-  #pending = null; // bytes held back by a streaming decode
-  #started = false; // a BOM is only stripped at the start of a stream
+  #stream = 0; // the native decoder of a streaming decode in progress (0: none)
   constructor(label = "utf-8", options = {}) {
     const encoding = ops.encodingName(String(label));
     if (encoding === null) {
@@ -65,34 +58,30 @@ class TextDecoder {
     return this.#ignoreBOM;
   }
   decode(input, options = {}) {
-    let bytes = bytesOf(input, "Failed to execute 'decode' on 'TextDecoder'");
+    const bytes = bytesOf(input, "Failed to execute 'decode' on 'TextDecoder'");
     const stream = Boolean(options && options.stream);
-    if (this.#pending !== null) {
-      const joined = new Uint8Array(this.#pending.length + bytes.length);
-      joined.set(this.#pending);
-      joined.set(bytes, this.#pending.length);
-      bytes = joined;
-      this.#pending = null;
+    if (this.#stream === 0) {
+      // The common case, one whole input: no state to keep.
+      if (!stream) return ops.decode(this.#encoding, bytes, this.#fatal, this.#ignoreBOM);
+      this.#stream = ops.decoderCreate(this.#encoding, this.#ignoreBOM);
+      streamingDecoders.register(this, this.#stream, this);
     }
-    // Streaming: hold back an incomplete trailing character for the next call. Exact for UTF-8
-    // and UTF-16; other multi-byte legacy encodings decode each chunk as it comes.
-    if (stream) {
-      let keep = 0;
-      if (this.#encoding === "utf-8") keep = incompleteUtf8Tail(bytes);
-      else if (this.#encoding === "utf-16le" || this.#encoding === "utf-16be") {
-        keep = bytes.length % 2;
-        const hi = this.#encoding === "utf-16le" ? bytes[bytes.length - 1 - keep] : bytes[bytes.length - 2 - keep];
-        if (bytes.length - keep >= 2 && hi >= 0xd8 && hi <= 0xdb) keep += 2;
-      }
-      if (keep > 0) {
-        this.#pending = bytes.slice(bytes.length - keep);
-        bytes = bytes.subarray(0, bytes.length - keep);
-      }
+    // The native decoder holds an incomplete character (in any encoding) for the next call; the
+    // last call (without stream) flushes it. It is gone after the last call or a fatal error.
+    const id = this.#stream;
+    try {
+      return ops.decoderDecode(id, bytes, !stream, this.#fatal);
+    } catch (error) {
+      this.#endStream();
+      throw error;
+    } finally {
+      if (!stream) this.#endStream();
     }
-    const ignoreBOM = this.#ignoreBOM || this.#started;
-    const text = ops.decode(this.#encoding, bytes, this.#fatal, ignoreBOM);
-    this.#started = stream && (this.#started || bytes.length > 0);
-    return text;
+  }
+  #endStream() {
+    if (this.#stream === 0) return;
+    this.#stream = 0;
+    streamingDecoders.unregister(this);
   }
   get [Symbol.toStringTag]() {
     return "TextDecoder";

@@ -1,4 +1,4 @@
-// URL and URLSearchParams. Parsing and every setter go to the `url` crate (ops.urlParse /
+// URL and URLSearchParams. Parsing and every setter go to ada (the `ada-url` crate; ops.urlParse /
 // ops.urlSet), so behaviour follows the WHATWG URL Standard; this file keeps the parsed
 // components and the two-way link between a URL and its searchParams.
 
@@ -13,6 +13,10 @@ function needArgs(args, count, what) {
 let setParamsFromUrl; // (params, query) -> void, private to this file
 let attachParams; // (params, url) -> void
 
+/** Web IDL's USVString: lone surrogates become U+FFFD. */
+const usv = (value) => String(value).toWellFormed();
+const makeParamsIterator = internals.iteratorFactory("URLSearchParams Iterator");
+
 class URLSearchParams {
   #list = [];
   #url = null;
@@ -20,24 +24,30 @@ class URLSearchParams {
   constructor(init = undefined) {
     if (init === undefined || init === null) return;
     if (typeof init === "object" || typeof init === "function") {
-      if (init instanceof URLSearchParams) {
-        this.#list = init.#list.map(([k, v]) => [k, v]);
-      } else if (typeof init[Symbol.iterator] === "function") {
-        for (const pair of init) {
+      const method = init[Symbol.iterator];
+      if (method !== undefined && method !== null) {
+        if (typeof method !== "function") throw new TypeError("Failed to construct 'URLSearchParams': The object's @@iterator is not callable.");
+        for (const pair of { [Symbol.iterator]: () => method.call(init) }) {
           const items = typeof pair === "string" ? null : [...pair];
           if (items === null || items.length !== 2) {
             throw new TypeError("Failed to construct 'URLSearchParams': Each query pair must be an iterable [name, value] tuple");
           }
-          this.#list.push([String(items[0]), String(items[1])]);
+          this.#list.push([usv(items[0]), usv(items[1])]);
         }
       } else {
+        // A record<USVString, USVString>: keys that become equal once well-formed keep the first
+        // one's place and the last one's value.
+        const record = new Map();
         for (const key of Reflect.ownKeys(init)) {
           const descriptor = Object.getOwnPropertyDescriptor(init, key);
-          if (descriptor && descriptor.enumerable && typeof key === "string") this.#list.push([key, String(init[key])]);
+          if (!descriptor || !descriptor.enumerable) continue;
+          if (typeof key === "symbol") throw new TypeError("Failed to construct 'URLSearchParams': record keys must be strings.");
+          record.set(usv(key), usv(init[key]));
         }
+        this.#list = [...record];
       }
     } else {
-      let text = String(init);
+      let text = usv(init);
       if (text.startsWith("?")) text = text.slice(1);
       this.#parse(text);
     }
@@ -65,36 +75,36 @@ class URLSearchParams {
   }
   append(name, value) {
     needArgs(arguments, 2, "append");
-    this.#list.push([String(name), String(value)]);
+    this.#list.push([usv(name), usv(value)]);
     this.#update();
   }
   delete(name, value = undefined) {
     needArgs(arguments, 1, "delete");
-    name = String(name);
-    const match = value === undefined ? ([k]) => k === name : ([k, v]) => k === name && v === String(value);
+    name = usv(name);
+    const match = value === undefined ? ([k]) => k === name : ([k, v]) => k === name && v === usv(value);
     this.#list = this.#list.filter((pair) => !match(pair));
     this.#update();
   }
   get(name) {
     needArgs(arguments, 1, "get");
-    name = String(name);
+    name = usv(name);
     const found = this.#list.find(([k]) => k === name);
     return found ? found[1] : null;
   }
   getAll(name) {
     needArgs(arguments, 1, "getAll");
-    name = String(name);
+    name = usv(name);
     return this.#list.filter(([k]) => k === name).map(([, v]) => v);
   }
   has(name, value = undefined) {
     needArgs(arguments, 1, "has");
-    name = String(name);
-    return value === undefined ? this.#list.some(([k]) => k === name) : this.#list.some(([k, v]) => k === name && v === String(value));
+    name = usv(name);
+    return value === undefined ? this.#list.some(([k]) => k === name) : this.#list.some(([k, v]) => k === name && v === usv(value));
   }
   set(name, value) {
     needArgs(arguments, 2, "set");
-    name = String(name);
-    value = String(value);
+    name = usv(name);
+    value = usv(value);
     const index = this.#list.findIndex(([k]) => k === name);
     if (index === -1) {
       this.#list.push([name, value]);
@@ -118,14 +128,22 @@ class URLSearchParams {
       callback.call(thisArg, v, k, this);
     }
   }
-  *entries() {
-    for (let i = 0; i < this.#list.length; i++) yield [this.#list[i][0], this.#list[i][1]];
+  // Live iterators over the list, by index (Web IDL's pair iterators).
+  #iterate(pick) {
+    let index = 0;
+    return makeParamsIterator(() => {
+      if (index >= this.#list.length) return { value: undefined, done: true };
+      return { value: pick(this.#list[index++]), done: false };
+    });
   }
-  *keys() {
-    for (const [k] of this.entries()) yield k;
+  entries() {
+    return this.#iterate(([k, v]) => [k, v]);
   }
-  *values() {
-    for (const [, v] of this.entries()) yield v;
+  keys() {
+    return this.#iterate(([k]) => k);
+  }
+  values() {
+    return this.#iterate(([, v]) => v);
   }
   [Symbol.iterator]() {
     return this.entries();
@@ -264,5 +282,8 @@ class URL {
   }
 }
 
+// Platform objects that structuredClone refuses (a DataCloneError), as the URL Standard says.
+ops.markUncloneable(URL.prototype);
+ops.markUncloneable(URLSearchParams.prototype);
 internals.defineGlobal("URL", URL);
 internals.defineGlobal("URLSearchParams", URLSearchParams);

@@ -6,11 +6,12 @@ const freed = new FinalizationRegistry((id) => ops.urlPatternDrop(id));
 
 /** A constructor/exec input as JSON for the native side: a string, or an init dictionary. */
 function inputJson(input) {
-  if (typeof input === "string") return JSON.stringify(input);
+  // URLPatternInit members and string inputs are USVStrings: lone surrogates become U+FFFD.
+  if (typeof input === "string") return JSON.stringify(input.toWellFormed());
   if (input === null || typeof input !== "object") throw new TypeError("URLPattern: the input must be a string or a URLPatternInit object.");
   const init = {};
   for (const key of [...COMPONENTS, "baseURL"]) {
-    if (input[key] !== undefined) init[key] = String(input[key]);
+    if (input[key] !== undefined) init[key] = String(input[key]).toWellFormed();
   }
   return JSON.stringify(init);
 }
@@ -43,6 +44,11 @@ class URLPattern {
     const json = ops.urlPatternExec(this.#id, inputJson(input), baseURL === undefined ? undefined : String(baseURL));
     if (json === null) return null;
     const result = JSON.parse(json);
+    // A group that did not participate in the match is undefined (JSON can only say null).
+    for (const name of COMPONENTS) {
+      const groups = result[name]?.groups;
+      if (groups) for (const key of Object.keys(groups)) if (groups[key] === null) groups[key] = undefined;
+    }
     result.inputs = baseURL === undefined ? [input] : [input, String(baseURL)];
     return result;
   }

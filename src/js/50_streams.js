@@ -75,6 +75,10 @@ class TextDecoderStream extends TransformWrapper {
     const decoder = new TextDecoder(label, options);
     super(new globalThis.TransformStream({
       transform(chunk, controller) {
+        // Chunks must be BufferSources (undefined is not the empty input it is for decode()).
+        if (!(chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk) || (typeof SharedArrayBuffer === "function" && chunk instanceof SharedArrayBuffer))) {
+          throw new TypeError("TextDecoderStream: chunks must be ArrayBuffers or ArrayBufferViews.");
+        }
         const text = decoder.decode(chunk, { stream: true });
         if (text) controller.enqueue(text);
       },
@@ -148,8 +152,15 @@ function codecStream(format, decompress, what) {
         if (id === null) return;
         const out = guarded(() => ops.codecRead(id));
         if (out !== null) {
-          if (out.byteLength > 0) return c.enqueue(out);
-          continue;
+          if (out.byteLength === 0) continue;
+          c.enqueue(out);
+          // That read used up the written input: the write is done, without waiting for a pull
+          // that would only find nothing more.
+          if (!ops.codecPending(id)) {
+            drained?.resolve();
+            drained = null;
+          }
+          return;
         }
         // The queued input is used up: the write that brought it is done.
         drained?.resolve();
@@ -175,10 +186,16 @@ function codecStream(format, decompress, what) {
   const writable = new globalThis.WritableStream({
     write(chunk) {
       if (!(chunk instanceof ArrayBuffer) && !ArrayBuffer.isView(chunk)) {
-        throw new TypeError(`${what}: chunks must be ArrayBuffers or ArrayBufferViews`);
+        // A bad chunk errors both sides: the reader sees the TypeError too.
+        const error = new TypeError(`${what}: chunks must be ArrayBuffers or ArrayBufferViews`);
+        fail(error);
+        try {
+          controller.error(error);
+        } catch {}
+        throw error;
       }
       if (failure !== null) throw failure;
-      ops.codecWrite(id, chunk);
+      ops.codecWrite(id, chunk instanceof ArrayBuffer ? new Uint8Array(chunk) : chunk);
       const done = new Promise((resolve, reject) => (drained = { resolve, reject }));
       wake?.();
       return done;

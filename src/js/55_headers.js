@@ -24,19 +24,21 @@ function needArgs(args, count, what) {
   }
 }
 
+const makeIterator = internals.iteratorFactory("Headers Iterator");
+
 class Headers {
   #list = [];
   #immutable = false;
 
   constructor(init = undefined) {
-    if (init === undefined || init === null) return;
-    if (typeof init !== "object" && typeof init !== "function") {
+    if (init === undefined) return;
+    if (init === null || (typeof init !== "object" && typeof init !== "function")) {
       throw new TypeError("Failed to construct 'Headers': The provided value is not of type '(record<ByteString, ByteString> or sequence<sequence<ByteString>>)'.");
     }
-    if (init instanceof Headers) {
-      this.#list = init.#list.map(([k, v]) => [k, v]);
-    } else if (typeof init[Symbol.iterator] === "function") {
-      for (const pair of init) {
+    const method = init[Symbol.iterator];
+    if (method !== undefined && method !== null) {
+      if (typeof method !== "function") throw new TypeError("Failed to construct 'Headers': The object's @@iterator is not callable.");
+      for (const pair of { [Symbol.iterator]: () => method.call(init) }) {
         const items = typeof pair === "string" ? null : [...pair];
         if (items === null || items.length !== 2) {
           throw new TypeError("Failed to construct 'Headers': Each header pair must be an iterable [name, value] tuple.");
@@ -145,14 +147,24 @@ class Headers {
     for (const [k, v] of this.#sorted()) callback.call(thisArg, v, k, this);
   }
 
-  *entries() {
-    yield* this.#sorted();
+  // Iterators are live, as Web IDL's are: each step takes the next index of the sorted-and-combined
+  // view of the list as it is at that moment (so changes made while iterating are seen).
+  #iterate(pick) {
+    let index = 0;
+    return makeIterator(() => {
+      const view = this.#sorted();
+      if (index >= view.length) return { value: undefined, done: true };
+      return { value: pick(view[index++]), done: false };
+    });
   }
-  *keys() {
-    for (const [k] of this.#sorted()) yield k;
+  entries() {
+    return this.#iterate((pair) => pair);
   }
-  *values() {
-    for (const [, v] of this.#sorted()) yield v;
+  keys() {
+    return this.#iterate(([k]) => k);
+  }
+  values() {
+    return this.#iterate(([, v]) => v);
   }
   [Symbol.iterator]() {
     return this.entries();

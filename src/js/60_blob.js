@@ -10,11 +10,63 @@ function normalizeType(type) {
   return /^[\x20-\x7e]*$/.test(text) ? text.toLowerCase() : "";
 }
 
-function partBytes(part) {
+/** One blob part as Web IDL converts it: bytes are copied now, anything else becomes a string. */
+function convertPart(part) {
   if (part instanceof Blob) return internals.blobBytes(part);
   if (part instanceof ArrayBuffer) return new Uint8Array(part.slice(0));
   if (ArrayBuffer.isView(part)) return new Uint8Array(part.buffer.slice(part.byteOffset, part.byteOffset + part.byteLength));
-  return encoder.encode(String(part));
+  return String(part);
+}
+
+function partBytes(part, endings) {
+  if (typeof part !== "string") return part;
+  return encoder.encode(endings === "native" ? part.replace(/\r\n|\r/g, "\n") : part);
+}
+
+/**
+ * A dictionary argument (BlobPropertyBag, FilePropertyBag, …) as Web IDL converts it: undefined
+ * and null are an empty dictionary, any other non-object is a TypeError.
+ */
+function dictionary(value, what) {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== "object" && typeof value !== "function") {
+    throw new TypeError(`Failed to construct '${what}': The provided value is not of type '${what === "File" ? "FilePropertyBag" : "BlobPropertyBag"}'.`);
+  }
+  return value;
+}
+
+/** The `endings` member: "transparent" (default) or "native". */
+function endingsOf(options, what) {
+  const value = options.endings;
+  if (value === undefined) return "transparent";
+  const text = String(value);
+  if (text !== "transparent" && text !== "native") {
+    throw new TypeError(`Failed to construct '${what}': The provided value '${text}' is not a valid enum value of type EndingType.`);
+  }
+  return text;
+}
+
+/** The blobParts sequence, each part converted as it is reached (Web IDL's iteration order). */
+function convertParts(parts, what) {
+  if (parts === undefined) return [];
+  const method = parts === null || (typeof parts !== "object" && typeof parts !== "function") ? undefined : parts[Symbol.iterator];
+  if (typeof method !== "function") {
+    throw new TypeError(`Failed to construct '${what}': The provided value cannot be converted to a sequence.`);
+  }
+  const out = [];
+  for (const part of { [Symbol.iterator]: () => method.call(parts) }) out.push(convertPart(part));
+  return out;
+}
+
+/** Web IDL's [Clamp] long long: clamped, then rounded half to even (slice(1.5) starts at 2). */
+function clampLongLong(value) {
+  let x = Number(value);
+  if (Number.isNaN(x)) return 0;
+  x = Math.min(Math.max(x, -Number.MAX_SAFE_INTEGER), Number.MAX_SAFE_INTEGER);
+  let r = Math.floor(x);
+  const rest = x - r;
+  if (rest > 0.5 || (rest === 0.5 && r % 2 !== 0)) r += 1;
+  return r === 0 ? 0 : r;
 }
 
 /** Joins byte chunks into one Uint8Array (shared with the other bootstrap files). */
@@ -35,15 +87,21 @@ internals.concatBytes = concat;
 class Blob {
   #bytes;
   #type;
-  constructor(parts = [], options = {}) {
-    if (parts === null || typeof parts !== "object" || typeof parts[Symbol.iterator] !== "function") {
-      throw new TypeError("Failed to construct 'Blob': The provided value cannot be converted to a sequence.");
-    }
-    this.#bytes = concat([...parts].map(partBytes));
-    this.#type = normalizeType(options?.type);
+  constructor(parts = undefined, options = undefined) {
+    const what = new.target === File ? "File" : "Blob";
+    const converted = convertParts(parts, what);
+    options = dictionary(options, what);
+    const endings = endingsOf(options, what);
+    const type = options.type;
+    this.#bytes = converted.length === 0 ? new Uint8Array(0) : concat(converted.map((part) => partBytes(part, endings)));
+    this.#type = type === undefined ? "" : normalizeType(String(type));
   }
   static {
     internals.blobBytes = (blob) => blob.#bytes;
+    internals.blobInit = (blob, bytes, type) => {
+      blob.#bytes = bytes;
+      blob.#type = normalizeType(type);
+    };
     internals.newBlob = (bytes, type) => {
       const blob = new Blob();
       blob.#bytes = bytes;
@@ -57,12 +115,12 @@ class Blob {
   get type() {
     return this.#type;
   }
-  slice(start = 0, end = this.size, contentType = "") {
+  slice(start = undefined, end = undefined, contentType = undefined) {
     const size = this.size;
     const clamp = (n) => (n < 0 ? Math.max(size + n, 0) : Math.min(n, size));
-    const from = clamp(Math.trunc(Number(start)) || 0);
-    const to = clamp(end === undefined ? size : Math.trunc(Number(end)) || 0);
-    return internals.newBlob(this.#bytes.slice(from, Math.max(from, to)), contentType);
+    const from = start === undefined ? 0 : clamp(clampLongLong(start));
+    const to = end === undefined ? size : clamp(clampLongLong(end));
+    return internals.newBlob(this.#bytes.slice(from, Math.max(from, to)), contentType === undefined ? "" : String(contentType));
   }
   async arrayBuffer() {
     return this.#bytes.slice().buffer;
@@ -91,11 +149,20 @@ class Blob {
 class File extends Blob {
   #name;
   #lastModified;
-  constructor(bits, name, options = {}) {
+  constructor(bits, name, options = undefined) {
     if (arguments.length < 2) throw new TypeError("Failed to construct 'File': 2 arguments required.");
-    super(bits, options);
-    this.#name = String(name);
-    this.#lastModified = options?.lastModified === undefined ? Date.now() : Math.trunc(Number(options.lastModified)) || 0;
+    const converted = convertParts(bits, "File");
+    name = String(name);
+    options = dictionary(options, "File");
+    // FilePropertyBag's members in Web IDL's order: endings, lastModified, type.
+    const endings = endingsOf(options, "File");
+    const lastModified = options.lastModified;
+    const type = options.type;
+    super();
+    const bytes = converted.length === 0 ? new Uint8Array(0) : concat(converted.map((part) => partBytes(part, endings)));
+    internals.blobInit(this, bytes, type === undefined ? "" : String(type));
+    this.#name = name;
+    this.#lastModified = lastModified === undefined ? Date.now() : Math.trunc(Number(lastModified)) || 0;
   }
   get name() {
     return this.#name;

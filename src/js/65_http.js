@@ -14,6 +14,7 @@ const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 const NORMALIZED_METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
 const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
 const REDIRECT_MODES = new Set(["follow", "manual", "error"]);
+const CACHE_MODES = new Set(["no-store", "no-cache", "reload"]);
 
 // ---- Body ------------------------------------------------------------------------------------
 
@@ -21,6 +22,18 @@ const REDIRECT_MODES = new Set(["follow", "manual", "error"]);
  * A body: whole bytes, or a ReadableStream (from `new Response(stream)`, or made on demand when
  * `body` is read), and whether it has been read.
  */
+/** Whether a stream was ever read from or cancelled (the Streams Standard's [[disturbed]]). */
+function disturbed(stream) {
+  return stream._disturbed === true;
+}
+
+/** A stream with no more data that is locked and disturbed: what a read body's `body` is. */
+function spentStream() {
+  const stream = new ReadableStream({ start: (controller) => controller.close() });
+  stream.getReader().read();
+  return stream;
+}
+
 class BodyState {
   constructor(bytes, stream = null) {
     this.bytes = bytes; // Uint8Array or null
@@ -30,8 +43,17 @@ class BodyState {
   get empty() {
     return this.bytes === null && this.stream === null;
   }
+  /** Whether the body can no longer be read: read already, or its stream locked or disturbed. */
+  get unusable() {
+    return this.used || (this.stream !== null && (this.stream.locked || disturbed(this.stream)));
+  }
   /** The body as a ReadableStream of Uint8Arrays, or null when there is no body. */
   get readable() {
+    if (this.stream === null && this.used) {
+      // Whole bytes already consumed: the body is a stream that was read to its end.
+      this.stream = spentStream();
+      this.bytes = null;
+    }
     if (this.stream === null && this.bytes !== null) {
       const bytes = this.bytes;
       this.stream = new ReadableStream({
@@ -46,7 +68,7 @@ class BodyState {
     return this.stream;
   }
   clone() {
-    if (this.used || (this.stream !== null && this.stream.locked)) throw new TypeError("Body has already been used; it cannot be cloned.");
+    if (this.unusable) throw new TypeError("Body has already been used; it cannot be cloned.");
     if (this.stream === null) return new BodyState(this.bytes);
     const [mine, theirs] = this.stream.tee();
     this.stream = mine;
@@ -54,7 +76,7 @@ class BodyState {
   }
   /** Hands the body over as it is (null, bytes, or a stream for the caller to read), marking it used. */
   take() {
-    if (this.used || (this.stream !== null && this.stream.locked)) {
+    if (this.unusable) {
       throw new TypeError("Body has already been used. It can only be read once.");
     }
     this.used = !this.empty;
@@ -62,21 +84,27 @@ class BodyState {
   }
   /** Reads the whole body, marking it used. */
   async consume() {
-    if (this.used || (this.stream !== null && this.stream.locked)) {
+    if (this.unusable) {
       throw new TypeError("Body has already been used. It can only be read once.");
     }
     this.used = !this.empty;
     if (this.stream === null) return this.bytes ?? new Uint8Array(0);
-    return readAll(this.stream);
+    return readAll(this.stream, true);
   }
 }
 
-/** Reads a stream of Uint8Array (or string) chunks into one Uint8Array. */
-async function readAll(stream) {
+/**
+ * Reads a stream of byte chunks into one Uint8Array. A body (`strict`) takes only buffers, as
+ * workerd's does: a string chunk is a TypeError there; binding values also take strings.
+ */
+async function readAll(stream, strict = false) {
   const chunks = [];
   for await (const chunk of stream) {
-    const bytes = typeof chunk === "string" ? encoder.encode(chunk) : ArrayBuffer.isView(chunk) ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : null;
-    if (bytes === null) throw new TypeError("A body stream must produce Uint8Array chunks.");
+    const bytes = typeof chunk === "string" && !strict ? encoder.encode(chunk)
+      : ArrayBuffer.isView(chunk) ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+      : chunk instanceof ArrayBuffer ? new Uint8Array(chunk)
+      : null;
+    if (bytes === null) throw new TypeError("This ReadableStream did not return bytes: a body stream must produce ArrayBuffer or ArrayBufferView chunks.");
     chunks.push(bytes);
   }
   return internals.concatBytes(chunks);
@@ -86,7 +114,10 @@ internals.readAllBytes = readAll;
 /** Extracts a body from a BodyInit: bytes or a stream, and the content-type they imply. */
 function extractBody(init) {
   if (init === undefined || init === null) return { bytes: null, stream: null, type: null };
-  if (init instanceof ReadableStream) return { bytes: null, stream: init, type: null };
+  if (init instanceof ReadableStream) {
+    if (init.locked || disturbed(init)) throw new TypeError("The ReadableStream given as a body is locked or has been read from.");
+    return { bytes: null, stream: init, type: null };
+  }
   if (typeof init === "string") return { bytes: encoder.encode(init), stream: null, type: "text/plain;charset=UTF-8" };
   if (init instanceof ArrayBuffer) return { bytes: new Uint8Array(init.slice(0)), stream: null, type: null };
   if (ArrayBuffer.isView(init)) {
@@ -111,7 +142,7 @@ function defineBodyMethods(Class, state, headers) {
     },
     get bodyUsed() {
       const body = state(this);
-      return body.used || (body.stream !== null && body.stream.locked);
+      return body.used || (body.stream !== null && disturbed(body.stream));
     },
     async arrayBuffer() {
       const bytes = await state(this).consume();
@@ -226,6 +257,7 @@ class Request {
   #redirect = "follow";
   #cf = undefined;
   #signal = null;
+  #cache = undefined;
 
   constructor(input, init = {}) {
     if (arguments.length === 0) throw new TypeError("Failed to construct 'Request': 1 argument required, but only 0 present.");
@@ -239,8 +271,9 @@ class Request {
       this.#redirect = input.#redirect;
       this.#cf = copyCf(input.#cf);
       this.#signal = input.#signal;
+      this.#cache = input.#cache;
       if (init.body === undefined || init.body === null) {
-        if (input.#body.used) throw new TypeError("Failed to construct 'Request': the input Request's body has already been used.");
+        if (input.#body.unusable) throw new TypeError("Failed to construct 'Request': the input Request's body has already been used.");
         inputBody = input.#body;
         // Constructing from a Request takes its body.
         if (!inputBody.empty) {
@@ -263,6 +296,14 @@ class Request {
       this.#redirect = mode;
     }
     if (init.cf !== undefined) this.#cf = copyCf(init.cf);
+    if (init.cache !== undefined) {
+      // workerd's cache modes; any other (only-if-cached, default, …) is a TypeError there.
+      const mode = String(init.cache);
+      if (!CACHE_MODES.has(mode)) throw new TypeError(`Unsupported cache mode: ${mode}`);
+      this.#cache = mode;
+    }
+    // signal: null drops the input Request's signal.
+    if (init.signal === null) this.#signal = null;
     if (init.signal !== undefined && init.signal !== null) {
       if (!(init.signal instanceof globalThis.AbortSignal)) throw new TypeError("Failed to construct 'Request': init.signal must be an AbortSignal.");
       this.#signal = init.signal;
@@ -337,11 +378,12 @@ class Request {
     return "";
   }
   get cache() {
-    return undefined;
+    return this.#cache;
   }
   clone() {
     const copy = new Request(this.#url, { method: this.#method, headers: this.#headers, redirect: this.#redirect, cf: this.#cf });
     copy.#signal = this.#signal;
+    copy.#cache = this.#cache;
     copy.#body = this.#body.clone();
     return copy;
   }

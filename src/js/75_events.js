@@ -17,6 +17,9 @@ class Event {
   #currentTarget = null;
   #phase = NONE;
   #timeStamp = Date.now();
+  #trusted = false;
+  #dispatching = false;
+  #inPassiveListener = false;
 
   constructor(type, init = {}) {
     if (arguments.length === 0) throw new TypeError("Failed to construct 'Event': 1 argument required, but only 0 present.");
@@ -32,6 +35,27 @@ class Event {
       event.#target = target;
       event.#currentTarget = current;
       event.#phase = phase;
+    };
+    /** Marks `event` as dispatched by the runtime (its `isTrusted` is true), e.g. "abort". */
+    internals.eventMarkTrusted = (event) => {
+      event.#trusted = true;
+      return event;
+    };
+    /** Sets the dispatch flag; false when it was already set (the event is in flight). */
+    internals.eventBeginDispatch = (event) => {
+      if (event.#dispatching) return false;
+      event.#dispatching = true;
+      return true;
+    };
+    /** Clears the dispatch flag and, as the DOM Standard does after a dispatch, the stop flags. */
+    internals.eventEndDispatch = (event) => {
+      event.#dispatching = false;
+      event.#inPassiveListener = false;
+      event.#stopPropagation = false;
+      event.#stopImmediate = false;
+    };
+    internals.eventSetPassive = (event, passive) => {
+      event.#inPassiveListener = passive;
     };
     internals.eventStopped = (event) => event.#stopPropagation;
     internals.eventImmediateStopped = (event) => event.#stopImmediate;
@@ -55,6 +79,9 @@ class Event {
   get returnValue() {
     return !this.#defaultPrevented;
   }
+  set returnValue(value) {
+    if (!value) this.preventDefault();
+  }
   get target() {
     return this.#target;
   }
@@ -71,7 +98,7 @@ class Event {
     return this.#timeStamp;
   }
   get isTrusted() {
-    return false;
+    return this.#trusted;
   }
   get cancelBubble() {
     return this.#stopPropagation;
@@ -83,7 +110,20 @@ class Event {
     return this.#currentTarget === null ? [] : [this.#currentTarget];
   }
   preventDefault() {
-    if (this.#cancelable) this.#defaultPrevented = true;
+    // A listener added with { passive: true } cannot cancel the event.
+    if (this.#cancelable && !this.#inPassiveListener) this.#defaultPrevented = true;
+  }
+  /** The legacy initializer; does nothing while the event is being dispatched. */
+  initEvent(type, bubbles = false, cancelable = false) {
+    if (arguments.length === 0) throw new TypeError("Failed to execute 'initEvent' on 'Event': 1 argument required, but only 0 present.");
+    if (this.#dispatching) return;
+    this.#type = String(type);
+    this.#bubbles = Boolean(bubbles);
+    this.#cancelable = Boolean(cancelable);
+    this.#defaultPrevented = false;
+    this.#stopPropagation = false;
+    this.#stopImmediate = false;
+    this.#target = null;
   }
   stopPropagation() {
     this.#stopPropagation = true;
@@ -115,10 +155,28 @@ class CustomEvent extends Event {
   }
 }
 
+/** removeEventListener's options: only `capture` is read. */
 function flattenOptions(options) {
-  if (typeof options === "boolean") return { capture: options, once: false, passive: false, signal: undefined };
-  options ??= {};
-  return { capture: Boolean(options.capture), once: Boolean(options.once), passive: Boolean(options.passive), signal: options.signal };
+  if (options === null || (typeof options !== "object" && typeof options !== "function")) return { capture: Boolean(options) };
+  return { capture: Boolean(options.capture) };
+}
+
+/**
+ * addEventListener's options, each member read once in Web IDL's order (capture, once, passive,
+ * signal). A `signal` that is present must be an AbortSignal: null is a TypeError.
+ */
+function addOptions(options) {
+  if (options === null || (typeof options !== "object" && typeof options !== "function")) {
+    return { capture: Boolean(options), once: false, passive: false, signal: undefined };
+  }
+  const capture = Boolean(options.capture);
+  const once = Boolean(options.once);
+  const passive = Boolean(options.passive);
+  const signal = options.signal;
+  if (signal !== undefined && !internals.isAbortSignal?.(signal)) {
+    throw new TypeError("Failed to execute 'addEventListener' on 'EventTarget': member signal is not of type AbortSignal.");
+  }
+  return { capture, once, passive, signal };
 }
 
 class EventTarget {
@@ -136,11 +194,11 @@ class EventTarget {
 
   addEventListener(type, callback, options = undefined) {
     if (arguments.length < 2) throw new TypeError("Failed to execute 'addEventListener' on 'EventTarget': 2 arguments required.");
-    if (callback === null || callback === undefined) return;
-    if (typeof callback !== "function" && (typeof callback !== "object" || callback === null)) {
+    if (callback !== null && callback !== undefined && typeof callback !== "function" && typeof callback !== "object") {
       throw new TypeError("Failed to execute 'addEventListener' on 'EventTarget': the listener must be a function or an object with handleEvent().");
     }
-    const { capture, once, passive, signal } = flattenOptions(options);
+    const { capture, once, passive, signal } = addOptions(options);
+    if (callback === null || callback === undefined) return;
     if (signal && signal.aborted) return;
     type = String(type);
     const list = this.#listeners.get(type) ?? [];
@@ -166,6 +224,17 @@ class EventTarget {
 
   dispatchEvent(event) {
     if (!(event instanceof Event)) throw new TypeError("Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'.");
+    if (!internals.eventBeginDispatch(event)) {
+      throw new internals.DOMException("Failed to execute 'dispatchEvent' on 'EventTarget': The event is already being dispatched.", "InvalidStateError");
+    }
+    try {
+      return this.#dispatch(event);
+    } finally {
+      internals.eventEndDispatch(event);
+    }
+  }
+
+  #dispatch(event) {
     internals.eventSetDispatch(event, this, this, AT_TARGET);
     const list = [...(this.#listeners.get(event.type) ?? [])];
     let skip = false;
@@ -181,15 +250,18 @@ class EventTarget {
         internals.reportError(error);
       }
     }
+    if (internals.eventStopped(event)) skip = true;
     for (const listener of skip ? [] : list) {
       if (listener.removed) continue;
       if (listener.once) this.removeEventListener(event.type, listener.callback, { capture: listener.capture });
+      internals.eventSetPassive(event, listener.passive);
       try {
         if (typeof listener.callback === "function") listener.callback.call(this, event);
         else if (typeof listener.callback.handleEvent === "function") listener.callback.handleEvent(event);
       } catch (error) {
         internals.reportError(error);
       }
+      internals.eventSetPassive(event, false);
       if (internals.eventImmediateStopped(event)) break;
     }
     internals.eventSetDispatch(event, this, null, NONE);

@@ -108,6 +108,7 @@ internals.reportError = function reportError(error) {
 };
 
 internals.defineGlobal("reportError", function reportError(error) {
+  if (arguments.length === 0) throw new TypeError("Failed to execute 'reportError': 1 argument required, but only 0 present.");
   internals.reportError(error);
 });
 

@@ -10,6 +10,7 @@ class AbortSignal extends EventTarget {
   #reason = undefined;
   #onabort = null;
   #dependents = new Set(); // signals from AbortSignal.any() that follow this one
+  #sources = null; // for a signal from AbortSignal.any(): the non-dependent signals it follows
 
   constructor(token) {
     if (token !== kConstruct) throw new TypeError("Illegal constructor");
@@ -21,17 +22,31 @@ class AbortSignal extends EventTarget {
   }
 
   static {
+    internals.isAbortSignal = (value) => value !== null && typeof value === "object" && #aborted in value;
     internals.signalAbort = (signal, reason) => signal.#abort(reason);
     internals.newAbortSignal = () => AbortSignal.#create();
   }
 
+  // The DOM Standard's "signal abort": this signal and every dependent one not yet aborted are
+  // marked aborted (with this reason) before any of their "abort" events fires.
   #abort(reason) {
     if (this.#aborted) return;
     this.#aborted = true;
     this.#reason = reason === undefined ? new internals.DOMException("This operation was aborted", "AbortError") : reason;
-    this.dispatchEvent(new Event("abort"));
-    for (const dependent of this.#dependents) dependent.#abort(this.#reason);
+    const toAbort = [];
+    for (const dependent of this.#dependents) {
+      if (dependent.#aborted) continue;
+      dependent.#aborted = true;
+      dependent.#reason = this.#reason;
+      toAbort.push(dependent);
+    }
     this.#dependents.clear();
+    this.#fireAbort();
+    for (const dependent of toAbort) dependent.#fireAbort();
+  }
+
+  #fireAbort() {
+    this.dispatchEvent(internals.eventMarkTrusted(new Event("abort")));
   }
 
   get aborted() {
@@ -81,7 +96,14 @@ class AbortSignal extends EventTarget {
       signal.#abort(already.#reason);
       return signal;
     }
-    for (const s of list) s.#dependents.add(signal);
+    // A dependent signal follows the sources of the signals it was made from, not those signals.
+    signal.#sources = new Set();
+    for (const s of list) {
+      for (const source of s.#sources ?? [s]) {
+        signal.#sources.add(source);
+        source.#dependents.add(signal);
+      }
+    }
     return signal;
   }
 

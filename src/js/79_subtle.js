@@ -244,7 +244,7 @@ function secretUsages(name) {
 }
 
 const HASH_BLOCK_BITS = { "SHA-1": 512, "SHA-256": 512, "SHA-384": 1024, "SHA-512": 1024 };
-const CURVES = ["P-256", "P-384"];
+const CURVES = ["P-256", "P-384", "P-521"];
 
 function checkCurve(algorithm) {
   if (algorithm.name === "NODE-ED25519") {

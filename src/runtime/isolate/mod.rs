@@ -106,6 +106,8 @@ pub(crate) struct IsolateState {
   pub cpu_culprit: Option<u32>,
   /// Open CompressionStream/DecompressionStream codecs, by id.
   pub codecs: HashMap<u32, ops::Codec>,
+  /// TextDecoders in the middle of a streaming decode, by id.
+  pub text_decoders: HashMap<u32, encoding_rs::Decoder>,
   /// Compiled URLPatterns, by id.
   pub url_patterns: HashMap<u32, ops::UrlPatternState>,
   /// Open DigestStream hashers, by id.
@@ -244,6 +246,7 @@ pub(crate) fn run(startup: Startup) {
       store_clock: store_clock.clone(),
       cpu_culprit: None,
       codecs: HashMap::new(),
+      text_decoders: HashMap::new(),
       url_patterns: HashMap::new(),
       hashers: HashMap::new(),
       node_hashes: HashMap::new(),

@@ -12,6 +12,25 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("structuredClone", op_structured_clone.map_fn_to());
   install("serialize", op_serialize.map_fn_to());
   install("deserialize", op_deserialize.map_fn_to());
+  install("markUncloneable", op_mark_uncloneable.map_fn_to());
+}
+
+/// The private key that marks a prototype whose instances are platform objects V8's serializer
+/// must refuse (URL, URLSearchParams): JS classes would otherwise clone as empty objects.
+fn uncloneable_key<'s>(scope: &mut v8::PinScope<'s, '_>) -> v8::Local<'s, v8::Private> {
+  let name = new_string(scope, "workerbox.uncloneable");
+  v8::Private::for_api(scope, Some(name))
+}
+
+/// `ops.markUncloneable(prototype)`: structured cloning an object with `prototype` in its
+/// chain throws a DataCloneError, as for workerd's non-serializable API objects.
+fn op_mark_uncloneable<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let Ok(object) = v8::Local::<v8::Object>::try_from(args.get(0)) else {
+    return super::throw_type_error(scope, "markUncloneable: expected an object");
+  };
+  let key = uncloneable_key(scope);
+  let yes = v8::Boolean::new(scope, true);
+  object.set_private(scope, key, yes.into());
 }
 
 struct Cloner;
@@ -25,6 +44,39 @@ impl v8::ValueSerializerImpl for Cloner {
       object.set(scope, key.into(), name.into());
     }
     scope.throw_exception(error);
+  }
+
+  fn has_custom_host_object(&self, _isolate: &v8::Isolate) -> bool {
+    true
+  }
+
+  /// Whether a marked prototype (see `op_mark_uncloneable`) is in the object's chain.
+  fn is_host_object<'s>(&self, scope: &mut v8::PinScope<'s, '_>, object: v8::Local<'s, v8::Object>) -> Option<bool> {
+    let key = uncloneable_key(scope);
+    let mut current = object;
+    // Prototype chains are short; the bound only guards against pathological ones.
+    for _ in 0..64 {
+      if current.has_private(scope, key) == Some(true) {
+        return Some(true);
+      }
+      match current.get_prototype(scope).and_then(|p| v8::Local::<v8::Object>::try_from(p).ok()) {
+        Some(next) => current = next,
+        None => return Some(false),
+      }
+    }
+    Some(false)
+  }
+
+  fn write_host_object<'s>(
+    &self,
+    scope: &mut v8::PinScope<'s, '_>,
+    object: v8::Local<'s, v8::Object>,
+    _serializer: &dyn v8::ValueSerializerHelper,
+  ) -> Option<bool> {
+    let name = object.get_constructor_name().to_rust_string_lossy(scope);
+    let message = new_string(scope, &format!("{name} object could not be cloned."));
+    self.throw_data_clone_error(scope, message);
+    None
   }
 }
 

@@ -19,6 +19,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("codecWrite", op_codec_write.map_fn_to());
   install("codecRead", op_codec_read.map_fn_to());
   install("codecFinish", op_codec_finish.map_fn_to());
+  install("codecPending", op_codec_pending.map_fn_to());
   install("codecDrop", op_codec_drop.map_fn_to());
   install("zlibCrc32", op_zlib_crc32.map_fn_to());
   install("codecFlush", op_codec_flush.map_fn_to());
@@ -157,6 +158,12 @@ impl Codec {
     Some(Codec { kind, pending: Vec::new(), fed: 0, lenient: false, ended: false })
   }
 
+  /// Whether input written so far is not all turned into output yet (the next read makes more).
+  fn has_pending(&self) -> bool {
+    let more_output = matches!(&self.kind, Kind::BrotliDecode(d) if d.more_output);
+    (!self.ended && self.fed < self.pending.len()) || more_output
+  }
+
   fn decodes(&self) -> bool {
     matches!(self.kind, Kind::GzipDecode(_) | Kind::DeflateDecode(_) | Kind::RawDecode(_) | Kind::BrotliDecode(_))
   }
@@ -194,7 +201,8 @@ impl Codec {
     if self.fed == self.pending.len() {
       return Ok(None);
     }
-    let step = if self.decodes() { DECODE_STEP } else { ENCODE_STEP };
+    let decodes = self.decodes();
+    let step = if decodes { DECODE_STEP } else { ENCODE_STEP };
     let Codec { kind, pending, fed, lenient, .. } = self;
     let mut stream_end = false;
     let output = each_kind!(kind, c => {
@@ -210,6 +218,12 @@ impl Codec {
           break;
         }
         *fed += used;
+      }
+      // flate2's write-side decoders keep the output of the last write in a buffer of their own
+      // until the next write: flushing hands it over now, so what was written can be read
+      // without more input or the end of the stream.
+      if decodes {
+        c.flush()?;
       }
       std::mem::take(c.get_mut())
     });
@@ -342,6 +356,14 @@ fn op_codec_finish<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallb
     Some(Err(error)) => codec_error(scope, error),
     None => throw_type_error(scope, "The compression stream is closed."),
   }
+}
+
+/// `ops.codecPending(id) -> boolean`: whether the codec still holds input (or brotli output) that
+/// later reads turn into output; false once what was written has all been read out.
+fn op_codec_pending<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let id = args.get(0).uint32_value(scope).unwrap_or(0);
+  let pending = state(scope).borrow().codecs.get(&id).is_some_and(|codec| codec.has_pending());
+  rv.set_bool(pending);
 }
 
 /// `ops.codecDrop(id)`: the stream was cancelled.

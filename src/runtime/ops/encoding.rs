@@ -12,6 +12,9 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("utf8EncodeInto", op_utf8_encode_into.map_fn_to());
   install("encodingName", op_encoding_name.map_fn_to());
   install("decode", op_decode.map_fn_to());
+  install("decoderCreate", op_decoder_create.map_fn_to());
+  install("decoderDecode", op_decoder_decode.map_fn_to());
+  install("decoderDrop", op_decoder_drop.map_fn_to());
   install("atob", op_atob.map_fn_to());
   install("btoa", op_btoa.map_fn_to());
 }
@@ -89,6 +92,54 @@ fn op_decode<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArg
     let _ = decoder.decode_to_string(&bytes, &mut out, true);
   }
   rv.set(new_string(scope, &out).into());
+}
+
+/// `ops.decoderCreate(encoding, ignoreBOM) -> id`: a decoder that keeps its state between
+/// calls, for TextDecoder's `stream: true` (a character split across chunks, in any encoding).
+fn op_decoder_create<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let name = arg_string(scope, &args, 0);
+  let Some(encoding) = lookup(&name) else {
+    return throw_type_error(scope, &format!("unknown encoding {name:?}"));
+  };
+  let decoder = if args.get(1).is_true() { encoding.new_decoder_without_bom_handling() } else { encoding.new_decoder_with_bom_removal() };
+  let state = super::state(scope);
+  let mut state = state.borrow_mut();
+  let id = state.next_id();
+  state.text_decoders.insert(id, decoder);
+  rv.set_uint32(id);
+}
+
+/// `ops.decoderDecode(id, bytes, last, fatal) -> string`: decodes the next chunk; `last` ends the
+/// stream (and drops the decoder, as a fatal error does).
+fn op_decoder_decode<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let id = args.get(0).uint32_value(scope).unwrap_or(0);
+  let bytes = view_bytes(args.get(1)).unwrap_or_default();
+  let last = args.get(2).is_true();
+  let fatal = args.get(3).is_true();
+  let state = super::state(scope);
+  let Some(mut decoder) = state.borrow_mut().text_decoders.remove(&id) else {
+    return throw_type_error(scope, "The TextDecoder stream is closed.");
+  };
+  let capacity = decoder.max_utf8_buffer_length(bytes.len()).unwrap_or(bytes.len() * 3 + 16);
+  let mut out = String::with_capacity(capacity);
+  if fatal {
+    let (result, _) = decoder.decode_to_string_without_replacement(&bytes, &mut out, last);
+    if let DecoderResult::Malformed(_, _) = result {
+      return throw_type_error(scope, "The encoded data was not valid for this encoding");
+    }
+  } else {
+    let _ = decoder.decode_to_string(&bytes, &mut out, last);
+  }
+  if !last {
+    state.borrow_mut().text_decoders.insert(id, decoder);
+  }
+  rv.set(new_string(scope, &out).into());
+}
+
+/// `ops.decoderDrop(id)`: the TextDecoder was collected mid-stream.
+fn op_decoder_drop<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let id = args.get(0).uint32_value(scope).unwrap_or(0);
+  super::state(scope).borrow_mut().text_decoders.remove(&id);
 }
 
 /// WHATWG forgiving-base64: padding optional, stray bits in the last character allowed.

@@ -1,9 +1,10 @@
-//! URL ops backed by the `url` crate (WHATWG URL Standard) and `form_urlencoded`.
-//! The JS `URL` class keeps the components these return and calls back for every setter.
+//! URL ops backed by ada (the `ada-url` crate: the WHATWG URL parser workerd uses) and
+//! `form_urlencoded`. The JS `URL` class keeps the components these return and calls back for
+//! every setter.
 
 use super::{arg_string, read_string_array, new_string, string_array, OpFn};
+use ada_url::{HostType, SchemeType, Url};
 use v8::MapFnTo;
-use url::{quirks, Url};
 
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("urlParse", op_url_parse.map_fn_to());
@@ -15,40 +16,47 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
 /// `[href, origin, protocol, username, password, host, hostname, port, pathname, search, hash]`
 fn components(url: &Url) -> [String; 11] {
   [
-    quirks::href(url).to_owned(),
-    origin(url),
-    quirks::protocol(url).to_owned(),
-    quirks::username(url).to_owned(),
-    quirks::password(url).to_owned(),
-    quirks::host(url).to_owned(),
-    quirks::hostname(url).to_owned(),
-    quirks::port(url).to_owned(),
-    quirks::pathname(url).to_owned(),
-    quirks::search(url).to_owned(),
-    quirks::hash(url).to_owned(),
+    url.href().to_owned(),
+    url.origin(),
+    url.protocol().to_owned(),
+    url.username().to_owned(),
+    url.password().to_owned(),
+    url.host().to_owned(),
+    url.hostname().to_owned(),
+    url.port().to_owned(),
+    url.pathname().to_owned(),
+    url.search().to_owned(),
+    url.hash().to_owned(),
   ]
 }
 
-/// The URL Standard's origin: a `blob:` URL has its inner URL's origin only when that URL is
-/// http(s) or file (the `url` crate also gives ftp/ws/wss/blob inner URLs a tuple origin).
-fn origin(url: &Url) -> String {
-  if url.scheme() == "blob" {
-    if let Ok(inner) = Url::parse(url.path()) {
-      if !matches!(inner.scheme(), "http" | "https" | "file") {
-        return "null".to_owned();
-      }
-    }
+/// Whether `text` has a Punycode prefix ("xn--", in any case).
+fn has_punycode(text: &str) -> bool {
+  text.as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"xn--"))
+}
+
+/// ada leaves Punycode labels ("xn--…") that the input itself gives unchecked, where the URL
+/// Standard's domain-to-ASCII (UTS #46, as the `idna` crate implements it) rejects invalid ones
+/// ("xn--a", "xn--0.com", labels that decode to disallowed text). So when the input had such a
+/// prefix, a special URL's domain is checked again here; otherwise ada's answer stands (ada's own
+/// output for Unicode labels, e.g. "1.ي" as "1.xn--mhb", is what workerd gives).
+fn host_is_valid(url: &Url, input_has_punycode: bool) -> bool {
+  if !input_has_punycode || url.scheme_type() == SchemeType::NotSpecial || url.host_type() != HostType::Domain {
+    return true;
   }
-  quirks::origin(url)
+  let host = url.hostname();
+  !has_punycode(host) || idna::domain_to_ascii_cow(host.as_bytes(), idna::AsciiDenyList::URL).is_ok()
 }
 
 /// Parses `input` against an optional `base`; `None` when either fails.
 pub(crate) fn parse(input: &str, base: Option<&str>) -> Option<Url> {
-  let base = match base {
-    Some(base) => Some(Url::parse(base).ok()?),
-    None => None,
-  };
-  Url::options().base_url(base.as_ref()).parse(input).ok()
+  if let Some(base) = base {
+    if !host_is_valid(&Url::parse(base, None).ok()?, has_punycode(base)) {
+      return None;
+    }
+  }
+  let punycode = has_punycode(input) || base.is_some_and(has_punycode);
+  Url::parse(input, base).ok().filter(|url| host_is_valid(url, punycode))
 }
 
 /// `ops.urlParse(input, base?) -> components | null`
@@ -61,34 +69,47 @@ fn op_url_parse<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallback
   }
 }
 
-/// `ops.urlSet(href, field, value) -> components | null`
+/// `ops.urlSet(href, field, value) -> components | null`: null only when the `href` setter is
+/// given a URL that does not parse (a TypeError); the other setters leave the URL unchanged
+/// when they reject a value, as the standard says.
 fn op_url_set<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let href = arg_string(scope, &args, 0);
   let field = arg_string(scope, &args, 1);
   let value = arg_string(scope, &args, 2);
-  let Ok(mut url) = Url::parse(&href) else { return rv.set_null() };
-  // Setters that reject a value leave the URL unchanged, as the standard says.
+  let Ok(mut url) = Url::parse(&href, None) else { return rv.set_null() };
+  let before = url.href().to_owned();
+  let value = Some(value.as_str());
   let ok = match field.as_str() {
-    "href" => quirks::set_href(&mut url, &value).is_ok(),
-    "protocol" => quirks::set_protocol(&mut url, &value).is_ok() || true,
-    "username" => quirks::set_username(&mut url, &value).is_ok() || true,
-    "password" => quirks::set_password(&mut url, &value).is_ok() || true,
-    "host" => quirks::set_host(&mut url, &value).is_ok() || true,
-    "hostname" => quirks::set_hostname(&mut url, &value).is_ok() || true,
-    "port" => quirks::set_port(&mut url, &value).is_ok() || true,
-    "pathname" => {
-      quirks::set_pathname(&mut url, &value);
-      true
-    }
+    "href" => url.set_href(value.unwrap_or_default()).is_ok(),
+    "protocol" => url.set_protocol(value.unwrap_or_default()).is_ok() || true,
+    "username" => url.set_username(value).is_ok() || true,
+    "password" => url.set_password(value).is_ok() || true,
+    "host" => url.set_host(value).is_ok() || true,
+    "hostname" => url.set_hostname(value).is_ok() || true,
+    "port" => url.set_port(value).is_ok() || true,
+    "pathname" => url.set_pathname(value).is_ok() || true,
     "search" => {
-      quirks::set_search(&mut url, &value);
+      url.set_search(value);
       true
     }
     "hash" => {
-      quirks::set_hash(&mut url, &value);
+      url.set_hash(value);
       true
     }
     _ => true,
+  };
+  // A host setter whose new host fails the domain check leaves the URL as it was; an href that
+  // does so is a failure (a TypeError).
+  let ok = if host_is_valid(&url, has_punycode(&value.unwrap_or_default())) {
+    ok
+  } else if field == "href" {
+    false
+  } else {
+    match Url::parse(&before, None) {
+      Ok(previous) => url = previous,
+      Err(_) => return rv.set_null(),
+    }
+    true
   };
   if ok {
     rv.set(string_array(scope, &components(&url)).into());

@@ -41,7 +41,7 @@ fn encode_error<E: std::fmt::Display>(e: E) -> Error {
   Error::Operation(format!("Key encoding failed: {e}"))
 }
 
-/// Runs `$body` with `$c` naming the crate (p256 or p384) of the NIST curve `$curve`.
+/// Runs `$body` with `$c` naming the crate (p256, p384 or p521) of the NIST curve `$curve`.
 macro_rules! with_curve {
   ($curve:expr, $c:ident => $body:expr) => {
     match $curve {
@@ -51,6 +51,10 @@ macro_rules! with_curve {
       }
       "P-384" => {
         use p384 as $c;
+        $body
+      }
+      "P-521" => {
+        use p521 as $c;
         $body
       }
       other => Err(Error::NotSupported(format!("Unsupported named curve '{other}'"))),
@@ -385,7 +389,11 @@ enum RsaScheme {
 /// the crate's prehash API requires.
 fn ecdsa_prehash(hash: &str, curve: &str, data: &[u8]) -> Result<Vec<u8>> {
   let hashed = digest(hash, data)?;
-  let field = if curve == "P-384" { 48 } else { 32 };
+  let field = match curve {
+    "P-521" => 66,
+    "P-384" => 48,
+    _ => 32,
+  };
   if hashed.len() >= field {
     return Ok(hashed);
   }
@@ -406,7 +414,7 @@ pub fn sign(p: &Params) -> Result<Vec<u8>> {
       with_curve!(curve, c => {
         use c::ecdsa::signature::hazmat::PrehashSigner;
         let secret = c::SecretKey::from_pkcs8_der(key).map_err(|e| data_error("EC")(e.to_string()))?;
-        let signature: c::ecdsa::Signature = c::ecdsa::SigningKey::from(&secret).sign_prehash(&hashed).map_err(|e| op_error(e.to_string()))?;
+        let signature: c::ecdsa::Signature = c::ecdsa::SigningKey::from(ecdsa::SigningKey::from(&secret)).sign_prehash(&hashed).map_err(|e| op_error(e.to_string()))?;
         Ok(signature.to_bytes().to_vec())
       })
     }
@@ -441,7 +449,8 @@ pub fn verify(p: &Params) -> Result<bool> {
         use c::ecdsa::signature::hazmat::PrehashVerifier;
         let public = c::PublicKey::from_public_key_der(key).map_err(|e| data_error("EC")(e.to_string()))?;
         let Ok(signature) = c::ecdsa::Signature::from_slice(signature) else { return Ok(false) };
-        Ok(c::ecdsa::VerifyingKey::from(&public).verify_prehash(&hashed, &signature).is_ok())
+        // (Through the generic ecdsa types: p521 wraps them in types of its own.)
+        Ok(c::ecdsa::VerifyingKey::from(ecdsa::VerifyingKey::from(&public)).verify_prehash(&hashed, &signature).is_ok())
       })
     }
     "RSASSA-PKCS1-v1_5" | "RSA-PSS" => {

@@ -189,7 +189,7 @@ fn gcm(key: &[u8], iv: &[u8], aad: &[u8], tag_bits: f64, data: &[u8], encrypt: b
         112 => gcm_run::<AesGcm<$A, $N, U14>>(key, iv, aad, data, encrypt),
         120 => gcm_run::<AesGcm<$A, $N, U15>>(key, iv, aad, data, encrypt),
         128 => gcm_run::<AesGcm<$A, $N, U16>>(key, iv, aad, data, encrypt),
-        32 | 64 => Err(Error::NotSupported(format!("AES-GCM tagLength {tag_bits} is not supported"))),
+        32 | 64 => gcm_parts::<$A>(key, iv, aad, tag_bits as usize / 8, data, encrypt),
         _ => Err(Error::Operation(format!("AES-GCM tagLength {tag_bits} is invalid"))),
       }
     };
@@ -198,8 +198,76 @@ fn gcm(key: &[u8], iv: &[u8], aad: &[u8], tag_bits: f64, data: &[u8], encrypt: b
     12 => with_tag!(A, U12),
     16 => with_tag!(A, U16),
     0 => Err(Error::Operation("AES-GCM iv must not be empty".into())),
-    n => Err(Error::NotSupported(format!("AES-GCM iv of {n} bytes is not supported (use 12 or 16)"))),
+    _ => match tag_bits as u32 {
+      32 | 64 | 96 | 104 | 112 | 120 | 128 => gcm_parts::<A>(key, iv, aad, tag_bits as usize / 8, data, encrypt),
+      _ => Err(Error::Operation(format!("AES-GCM tagLength {tag_bits} is invalid"))),
+    },
   })
+}
+
+/// GCM built from its parts (NIST SP 800-38D: the block cipher, GCTR and GHASH) for what the
+/// `aes-gcm` crate's types leave out and WebCrypto allows (as workerd's BoringSSL does): IVs of
+/// any length (J0 = GHASH of the padded IV and its bit length) and 32- and 64-bit tags.
+fn gcm_parts<A>(key: &[u8], iv: &[u8], aad: &[u8], tag_len: usize, data: &[u8], encrypt: bool) -> Result<Vec<u8>>
+where
+  A: cipher::BlockCipher + cipher::BlockEncrypt + KeyInit + cipher::BlockSizeUser<BlockSize = U16>,
+{
+  use ghash::universal_hash::UniversalHash;
+  use ghash::GHash;
+  let block_cipher = A::new_from_slice(key).map_err(|_| key_size_error())?;
+  let mut h = cipher::Block::<A>::default();
+  block_cipher.encrypt_block(&mut h);
+  let h: [u8; 16] = h.into();
+  let lengths = |a: usize, b: usize| {
+    let mut block = [0u8; 16];
+    block[..8].copy_from_slice(&((a as u64) * 8).to_be_bytes());
+    block[8..].copy_from_slice(&((b as u64) * 8).to_be_bytes());
+    ghash::Block::from(block)
+  };
+  let j0: [u8; 16] = if iv.len() == 12 {
+    let mut block = [0u8; 16];
+    block[..12].copy_from_slice(iv);
+    block[15] = 1;
+    block
+  } else {
+    let mut hash = GHash::new(&h.into());
+    hash.update_padded(iv);
+    hash.update(&[lengths(0, iv.len())]);
+    hash.finalize().into()
+  };
+  // The keystream starts at inc32(J0): J0 with its last 32 bits incremented (mod 2^32).
+  let mut first = j0;
+  let counter = u32::from_be_bytes(first[12..].try_into().unwrap()).wrapping_add(1);
+  first[12..].copy_from_slice(&counter.to_be_bytes());
+  let (body, given_tag) = if encrypt {
+    (data, &[][..])
+  } else {
+    if data.len() < tag_len {
+      return Err(Error::Operation("The ciphertext is shorter than the tag".into()));
+    }
+    data.split_at(data.len() - tag_len)
+  };
+  let mut out = body.to_vec();
+  ctr::Ctr32BE::<A>::new_from_slices(key, &first).map_err(|_| key_size_error())?.apply_keystream(&mut out);
+  let ciphertext = if encrypt { &out[..] } else { body };
+  let mut hash = GHash::new(&h.into());
+  hash.update_padded(aad);
+  hash.update_padded(ciphertext);
+  hash.update(&[lengths(aad.len(), ciphertext.len())]);
+  let s: [u8; 16] = hash.finalize().into();
+  let mut tag = cipher::Block::<A>::from(j0);
+  block_cipher.encrypt_block(&mut tag);
+  let tag: Vec<u8> = tag.iter().zip(s.iter()).map(|(a, b)| a ^ b).take(tag_len).collect();
+  if encrypt {
+    out.extend_from_slice(&tag);
+    return Ok(out);
+  }
+  // Compared without an early exit, as the tag is secret until it matches.
+  let difference = tag.iter().zip(given_tag.iter()).fold(0u8, |acc, (a, b)| acc | (a ^ b));
+  if difference != 0 {
+    return Err(Error::Operation("Decryption failed".into()));
+  }
+  Ok(out)
 }
 
 fn gcm_run<C: KeyInit + AeadInPlace>(key: &[u8], iv: &[u8], aad: &[u8], data: &[u8], encrypt: bool) -> Result<Vec<u8>> {
