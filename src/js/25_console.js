@@ -360,10 +360,12 @@ if (v8Console && v8Console !== console) {
     const ours = console[name];
     const theirs = v8Console[name];
     if (typeof theirs !== "function" || name === "groupCollapsed") continue;
-    console[name] = (...args) => {
+    const both = (...args) => {
       Reflect.apply(theirs, v8Console, args);
       return ours(...args);
     };
+    Object.defineProperty(both, "name", { value: name });
+    console[name] = both;
   }
 }
 
