@@ -8,7 +8,7 @@ const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
 const { resolveCompat } = require("./lib/compat.js");
 const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 const { HostBodies } = require("./lib/bodies.js");
-const { validateModules, validateLoader } = require("./lib/modules.js");
+const { validateModules, validateLoader, isPlainObject } = require("./lib/modules.js");
 const { inspectorOptions, createInspector } = require("./lib/inspector.js");
 const { stackMapper, mapError, inlineSourceMap, parseSourceMap } = require("./lib/sourcemap.js");
 const { d1, readD1Migrations, applyD1Migrations } = require("./lib/d1.js");
@@ -52,11 +52,6 @@ function defaultLog(level, message) {
   console[method](`[worker] ${message}`);
 }
 
-function isPlainObject(value) {
-  if (value === null || typeof value !== "object") return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 /** Describes the first value inside `value` that JSON would silently drop or change. */
 function findNonJson(value, where, depth = 0) {

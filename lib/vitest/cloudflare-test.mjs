@@ -133,26 +133,10 @@ export async function getQueueResult(batch, ctx) {
   };
 }
 
-/** The project's main module, imported through Vitest's module runner (shared with the tests). */
-async function mainModule() {
-  const { main } = settings();
-  if (!main) throw new Error("SELF needs the worker's main module: set `main` in the wrangler configuration or in cloudflareTest({ main })");
-  return import(/* @vite-ignore */ main);
-}
-
-/** Calls handler `name` of the main module's default export (an object or a WorkerEntrypoint). */
+/** Runs handler `name` of the main module's default export (the runner's callMain) with a new context. */
 async function callHandler(name, event) {
-  const entry = (await mainModule()).default;
   const ctx = createExecutionContext();
-  let result;
-  if (typeof entry === "function") {
-    const instance = new entry(ctx, env);
-    if (typeof instance[name] !== "function") throw new TypeError(`The worker's default export has no ${name}() handler`);
-    result = await instance[name](event);
-  } else {
-    if (typeof entry?.[name] !== "function") throw new TypeError(`The worker's default export has no ${name}() handler`);
-    result = await entry[name](event, env, ctx);
-  }
+  const result = await settings().callMain(name, event, env, ctx);
   return { result, ctx };
 }
 

@@ -4,7 +4,7 @@
 "use strict";
 
 const fs = require("node:fs");
-const { takeRunner, disposeRunner } = require("./runners.js");
+const { startRunner, disposeRunner } = require("./runners.js");
 
 const POOL_NAME = "workerbox";
 /** Specifiers the engine answers itself; Vite must not try to load them. */
@@ -32,7 +32,7 @@ class WorkerboxPoolWorker {
     const { project } = this.options;
     const options = await resolveOptions(this.poolOptions, project);
     this.codec = await import("./serialize.mjs");
-    const { runner } = await takeRunner(project, options);
+    const runner = await startRunner(project, options);
     this.runner = runner;
     this.socket = runner.socket;
     this.socket.addEventListener("message", (event) => this.#received(event.data));

@@ -102,7 +102,7 @@ async function callMain(name, event, env, ctx) {
 /** Starts Vitest's worker runtime on a WebSocket to the pool. */
 async function startVitest(request, env) {
   settings = JSON.parse(request.headers.get("x-workerbox-vitest"));
-  globalThis.__workerboxVitest = { env, main: settings.main, cwd: settings.cwd, durableCallbacks, testHeader: TEST_HEADER };
+  globalThis.__workerboxVitest = { env, main: settings.main, cwd: settings.cwd, durableCallbacks, testHeader: TEST_HEADER, callMain };
   const { init, runBaseTests, setupEnvironment } = await import("workerbox-vitest:worker");
   const pair = new WebSocketPair();
   const [client, server] = [pair[0], pair[1]];

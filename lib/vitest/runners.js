@@ -146,9 +146,4 @@ async function disposeRunner(runner) {
   await runner.auxiliary.dispose();
 }
 
-/** A runner for the next test file. */
-async function takeRunner(project, options) {
-  return { runner: await startRunner(project, options) };
-}
-
-module.exports = { takeRunner, disposeRunner, HOST_BINDING };
+module.exports = { startRunner, disposeRunner, HOST_BINDING };

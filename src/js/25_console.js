@@ -352,10 +352,11 @@ const console = Object.assign(Object.create({}), {
 });
 Object.defineProperty(console, Symbol.toStringTag, { value: "console", configurable: true });
 
-// V8's own console tells an attached debugger (DevTools' console panel); without an inspector
-// its methods do nothing. Each of ours calls it too.
+// V8's own console tells an attached debugger (DevTools' console panel). In the contexts of a
+// worker with an inspector (only there: it is a call more per line), each of ours calls it too.
 const v8Console = globalThis.console;
-if (v8Console && v8Console !== console) {
+internals.attachV8Console = () => {
+  if (!v8Console || v8Console === console) return;
   for (const name of Object.keys(console)) {
     const ours = console[name];
     const theirs = v8Console[name];
@@ -367,7 +368,7 @@ if (v8Console && v8Console !== console) {
     Object.defineProperty(both, "name", { value: name });
     console[name] = both;
   }
-}
+};
 
 internals.inspect = inspect;
 internals.format = format;

@@ -164,9 +164,6 @@ pub struct WorkerInspector {
   channel: Arc<InspectorChannel>,
   monitor: Arc<Monitor>,
   shared: Rc<Shared>,
-  /// Set once a client has attached: wall-clock limits are not enforced from then on, since a
-  /// pause at a breakpoint is wall time.
-  pub ever_attached: Cell<bool>,
 }
 
 const GROUP: i32 = 1;
@@ -187,7 +184,7 @@ impl WorkerInspector {
     let pause_loop: Rc<RefCell<Option<Box<dyn Fn()>>>> = Rc::new(RefCell::new(None));
     let client = V8InspectorClient::new(Box::new(Client { shared: shared.clone(), pause_loop: pause_loop.clone() }));
     let inspector = V8Inspector::create(isolate, client);
-    let this = Rc::new(Self { sessions: RefCell::new(HashMap::new()), inspector, commands, channel, monitor, shared, ever_attached: Cell::new(false) });
+    let this = Rc::new(Self { sessions: RefCell::new(HashMap::new()), inspector, commands, channel, monitor, shared });
     if !first {
       // A new isolate after a restart (a limit): the host's open sessions carry on with it.
       let open: Vec<u32> = this.channel.open.lock().unwrap().iter().copied().collect();
@@ -230,7 +227,7 @@ impl WorkerInspector {
         let channel = Channel::new(Box::new(SessionChannel { id, outbound: self.channel.outbound.clone() }));
         let session = self.inspector.connect(GROUP, channel, StringView::empty(), V8InspectorClientTrustLevel::FullyTrusted);
         self.sessions.borrow_mut().insert(id, Rc::new(session));
-        self.ever_attached.set(true);
+        // From now on a pause at a breakpoint is wall time: wall-clock limits step aside.
         self.monitor.debugging.store(true, std::sync::atomic::Ordering::SeqCst);
       }
       InspectorCommand::Message(id, text) => {

@@ -371,11 +371,8 @@ pub(crate) fn import_dynamically<'s>(
   let outcome = match tc.get_slot::<RegistryRef>().cloned() {
     None => None,
     Some(registry) => {
-      // The calling module's registry name: the host's modules go by the name it gave them.
-      let referrer_name = {
-        let r = registry.borrow();
-        r.origins.iter().find(|(_, origin)| **origin == referrer).map(|(key, _)| key.clone()).unwrap_or_else(|| normalize(&referrer))
-      };
+      // The calling module's registry name (a module's name, normalized, whoever named it).
+      let referrer_name = normalize(&referrer);
       resolve_from(tc, &registry, &specifier, &referrer_name).and_then(|module| {
         if module.get_status() == v8::ModuleStatus::Uninstantiated && module.instantiate_module(tc, resolve).is_none() {
           return None;

@@ -106,6 +106,9 @@ pub(super) fn load_context(
   let memory_mb = v8::Number::new(scope, options.limits.memory_mb as f64).into();
   let compat = ops::new_string(scope, &options.compat_json).into();
   call_internal(scope, internals, "prepareContext", &[memory_mb, compat]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
+  if inspector.is_some() {
+    call_internal(scope, internals, "attachV8Console", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
+  }
   // Unhandled rejections in this context are reported through its global scope's events.
   let hook = internal_function(scope, internals, "promiseRejection")?;
   *holds.rejection_hook.borrow_mut() = Some(v8::Global::new(scope, hook));

@@ -88,7 +88,7 @@ pub(super) fn pump(
       }
       IsolateMessage::Callback(CallbackMessage::DeadlineReached { id }) => {
         // Once a debugger has attached, pauses are wall time: the wall-clock limit no longer applies.
-        let debugged = state.borrow().inspector.as_ref().is_some_and(|i| i.ever_attached.get());
+        let debugged = state.borrow().monitor.debugging.load(std::sync::atomic::Ordering::SeqCst);
         let pending = if debugged { None } else { state.borrow_mut().pending.remove(&id) };
         if let Some(pending) = pending {
           let ms = state.borrow().limits.wall_ms;
