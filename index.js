@@ -244,18 +244,15 @@ function holdForSocket(delta) {
 function sendRequest(handle, request, requestStream) {
   let id = (lastRequestId = (lastRequestId + 1) >>> 0);
   while (id === 0 || inFlight.has(id)) id = lastRequestId = (lastRequestId + 1) >>> 0;
+  // The worker's embedded stores go by this process's clock (KV and cache expirations). A quick
+  // answer may come back at once; otherwise it arrives later through the channel (which cannot
+  // call back before this function returns, so registering the request afterwards is safe).
+  const answer = handle.dispatch(id, request.method, request.url, request.headers, request.body, requestStream, Date.now(), request.cf);
+  if (answer != null) return answer;
   let resolve;
   const promise = new Promise((settle) => (resolve = settle));
   if (inFlight.size === 0 && openSockets === 0) channel.keepAlive(true);
   inFlight.set(id, resolve);
-  try {
-    // The worker's embedded stores go by this process's clock (KV and cache expirations).
-    handle.dispatch(id, request.method, request.url, request.headers, request.body, requestStream, Date.now(), request.cf);
-  } catch (error) {
-    inFlight.delete(id);
-    if (inFlight.size === 0 && openSockets === 0) channel.keepAlive(false);
-    throw error;
-  }
   return promise;
 }
 

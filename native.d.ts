@@ -73,8 +73,12 @@ export declare class NativeWorker {
    * worker pulls through `#body` calls. `host_now` is the host's `Date.now()`, which the
    * worker's embedded stores go by. `cf_json` is `request.cf` as JSON (an object); without it
    * the worker gives the request its default `cf` (src/js/65_http.js).
+   *
+   * When the worker has nothing else in flight and has lately answered quickly, this waits a
+   * bounded time for the answer (src/runtime/handoff.rs) and returns it directly; otherwise, or
+   * when it does not come in time, it returns `null` and the answer goes through `onSettled`.
    */
-  dispatch(id: number, method: string, url: string, headers: Array<string>, body?: Buffer | undefined | null, bodyStream?: number | undefined | null, hostNow?: number | undefined | null, cfJson?: string | undefined | null): void
+  dispatch(id: number, method: string, url: string, headers: Array<string>, body?: Buffer | undefined | null, bodyStream?: number | undefined | null, hostNow?: number | undefined | null, cfJson?: string | undefined | null): NativeResponse | NativeError | null
   /** Runs the `scheduled()` handler. Resolves to a `NativeScheduledOutcome` or a `NativeError`. */
   scheduled(cron: string, scheduledTime: number, hostNow?: number | undefined | null): Promise<NativeScheduledOutcome | NativeError>
   /**

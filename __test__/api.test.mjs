@@ -194,3 +194,31 @@ test("the default onLog prints [worker] lines on the host console", async (t) =>
   }
   assert.ok(printed.includes("[worker] from the worker"), JSON.stringify(printed));
 });
+
+test("quick answers (which dispatch may take straight from the isolate thread) and slow or concurrent ones come back alike", async (t) => {
+  const worker = await useWorker(t, {
+    script: `export default { async fetch(request) {
+      const url = new URL(request.url);
+      const n = url.searchParams.get("n");
+      if (url.searchParams.has("throw")) throw new TypeError("boom " + n);
+      if (url.searchParams.has("slow")) await new Promise((resolve) => setTimeout(resolve, 3));
+      return new Response((url.searchParams.has("slow") ? "slow " : "quick ") + n, { headers: { "x-n": n } });
+    } }`,
+  });
+  for (let n = 0; n < 300; n++) {
+    const kind = n % 10 === 3 ? "throw" : n % 10 === 7 ? "slow" : "quick";
+    const url = `http://localhost/?n=${n}${kind === "quick" ? "" : "&" + kind}`;
+    if (kind === "throw") {
+      await assert.rejects(dispatch(worker, url), (error) => error.name === "TypeError" && error.message === "boom " + n);
+      continue;
+    }
+    const response = await dispatch(worker, url);
+    assert.equal(response.headers.get("x-n"), String(n));
+    assert.equal(await response.text(), `${kind} ${n}`);
+    if (n % 50 === 0) {
+      // A burst in flight at once goes the usual way.
+      const texts = await Promise.all(Array.from({ length: 20 }, (_, i) => dispatch(worker, `http://localhost/?n=${n}.${i}`).then((r) => r.text())));
+      assert.deepEqual(texts, Array.from({ length: 20 }, (_, i) => `quick ${n}.${i}`));
+    }
+  }
+});

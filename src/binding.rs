@@ -4,6 +4,7 @@
 //!
 //! No V8 handle of the worker's isolate ever reaches Node: only strings and bytes cross.
 
+use crate::runtime::handoff::{self, Handoff, WaitPolicy};
 use crate::runtime::log_queue::{dropped_notice, Admit, LogQueue};
 use crate::runtime::pool::{self, Acquired, PoolConfig};
 use crate::runtime::{
@@ -448,6 +449,8 @@ pub struct NativeWorker {
   settled: Arc<SettledFunction>,
   /// The worker's log lines in flight to `onLog`; answers wait behind them.
   logs: Arc<LogQueue>,
+  /// Whether `dispatch` waits for a quick answer.
+  waits: Arc<WaitPolicy>,
 }
 
 fn native_error(error: WorkerError) -> NativeError {
@@ -613,7 +616,7 @@ pub fn create_worker<'env>(
       let inner = worker_for_ready.get().cloned().expect("worker slot filled before the promise settles");
       let hook = hook_for_ready.lock().unwrap().take();
       Ok(match result {
-        Ok(format) => Either::A(NativeWorker { inner, format, cleanup: Mutex::new(hook), settled, logs }),
+        Ok(format) => Either::A(NativeWorker { inner, format, cleanup: Mutex::new(hook), settled, logs, waits: Default::default() }),
         Err(error) => {
           if let Some(TeardownHook(hook)) = hook {
             let _ = env.remove_env_cleanup_hook(hook);
@@ -644,7 +647,7 @@ fn teardown_hook(env: &Env, worker: &Arc<Worker>) -> Result<TeardownHook> {
 fn hand_off(env: &Env, worker: Worker, format: ScriptFormat, settled: Arc<SettledFunction>, logs: Arc<LogQueue>) -> Result<NativeWorker> {
   let inner = Arc::new(worker);
   let hook = teardown_hook(env, &inner)?;
-  Ok(NativeWorker { inner, format, cleanup: Mutex::new(Some(hook)), settled, logs })
+  Ok(NativeWorker { inner, format, cleanup: Mutex::new(Some(hook)), settled, logs, waits: Default::default() })
 }
 
 #[napi]
@@ -663,9 +666,13 @@ impl NativeWorker {
   /// worker pulls through `#body` calls. `host_now` is the host's `Date.now()`, which the
   /// worker's embedded stores go by. `cf_json` is `request.cf` as JSON (an object); without it
   /// the worker gives the request its default `cf` (src/js/65_http.js).
-  #[napi]
+  ///
+  /// When the worker has nothing else in flight and has lately answered quickly, this waits a
+  /// bounded time for the answer (src/runtime/handoff.rs) and returns it directly; otherwise, or
+  /// when it does not come in time, it returns `null` and the answer goes through `onSettled`.
+  #[napi(ts_return_type = "NativeResponse | NativeError | null")]
   #[allow(clippy::too_many_arguments)]
-  pub fn dispatch(&self, id: u32, method: String, url: String, headers: Vec<String>, body: Option<Buffer>, body_stream: Option<u32>, host_now: Option<f64>, cf_json: Option<String>) {
+  pub fn dispatch(&self, id: u32, method: String, url: String, headers: Vec<String>, body: Option<Buffer>, body_stream: Option<u32>, host_now: Option<f64>, cf_json: Option<String>) -> Option<Either<NativeResponse, NativeError>> {
     if let Some(now) = host_now {
       self.inner.follow_host_clock(now);
     }
@@ -680,15 +687,30 @@ impl NativeWorker {
       },
       cf: cf_json,
     };
-    let (settled, logs) = (self.settled.clone(), self.logs.clone());
+    let (settled, logs, policy) = (self.settled.clone(), self.logs.clone(), self.waits.clone());
+    // A streamed request body is pulled from this thread, so its answer is never waited for.
+    let handoff = (policy.begin() && body_stream.is_none()).then(|| Arc::new(Handoff::default()));
+    let offered = handoff.clone();
+    let sent = std::time::Instant::now();
     self.inner.dispatch(
       request,
       Box::new(move |result| {
         logs.after_delivered(move || {
+          policy.end(sent.elapsed());
+          let result = match offered {
+            Some(handoff) => match handoff.offer(result) {
+              Ok(()) => return,
+              Err(result) => result,
+            },
+            None => result,
+          };
           settled.call(FnArgs::from((id, outcome(result, native_response))), ThreadsafeFunctionCallMode::NonBlocking);
         });
       }),
     );
+    let result = handoff?.wait(handoff::WAIT_BUDGET);
+    self.waits.waited(result.is_some());
+    Some(outcome(result?, native_response))
   }
 
   /// Runs the `scheduled()` handler. Resolves to a `NativeScheduledOutcome` or a `NativeError`.

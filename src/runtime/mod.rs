@@ -4,6 +4,7 @@
 mod allocator;
 mod errors;
 mod fetch;
+pub mod handoff;
 mod inflight;
 mod isolate;
 pub mod log_queue;

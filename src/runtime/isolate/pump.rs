@@ -16,6 +16,8 @@ pub(super) fn pump(
 ) -> PumpExit {
   // Timers handed over slightly early, waiting for their exact deadline (in deadline order).
   let mut early: VecDeque<(u32, Instant)> = VecDeque::new();
+  // Between bursts of messages the thread polls its inbox briefly before it sleeps.
+  let mut idle = crate::runtime::handoff::IdleSpin::default();
   loop {
     let message = if let Some(&(id, due)) = early.front() {
       // A timer is about to be due: wait for the next message, but no longer than that.
@@ -47,7 +49,7 @@ pub(super) fn pump(
           }
           // Before sleeping, fail what nothing can ever settle.
           fail_hung_work(state, events);
-          match inbox.recv() {
+          match idle.recv(inbox) {
             Ok(message) => message,
             Err(_) => return PumpExit::Shutdown,
           }
