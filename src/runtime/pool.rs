@@ -273,7 +273,15 @@ struct State {
   /// Boots being spawned and workers being disposed by the manager right now.
   busy: usize,
   stats: PoolStats,
+  /// When the last cold start (a create that found no spare) began: spares boot only once
+  /// creates pause (see [`BOOT_QUIET`]).
+  last_cold: Option<Instant>,
 }
+
+/// Spares boot only after this long without a cold start. A burst of creates of new scripts
+/// (a thousand workers made in a loop, or a test runner starting its files) then does not also
+/// boot a spare for each of them on the same cores; the spares follow once it is over.
+const BOOT_QUIET: Duration = Duration::from_millis(25);
 
 struct Pool {
   state: Mutex<State>,
@@ -475,8 +483,14 @@ fn manage() {
   let mut state = lock();
   loop {
     let next_expiry = state.expire(Instant::now());
+    let quiet_from = state.last_cold.map(|at| at + BOOT_QUIET).filter(|&at| at > Instant::now());
     let job = if !state.doomed.is_empty() {
       Some(Job::Dispose(std::mem::take(&mut state.doomed)))
+    } else if let (Some(at), false) = (quiet_from, state.boots.is_empty()) {
+      // Creates are under way: boot once they pause.
+      let wait = next_expiry.map_or(at, |expiry| expiry.min(at)).saturating_duration_since(Instant::now());
+      state = pool.changed.wait_timeout(state, wait).unwrap_or_else(|p| p.into_inner()).0;
+      continue;
     } else {
       state.next_boot().map(|(id, key, template, handoff)| Job::Boot(id, key, template, handoff))
     };
@@ -596,6 +610,7 @@ pub fn acquire(options: WorkerOptions, pooled: bool) -> Acquired {
   let spare = state.slots.get_mut(&key).and_then(|slot| slot.ready.pop_front());
   let Some(spare) = spare else {
     state.stats.misses += 1;
+    state.last_cold = Some(Instant::now());
     // Keep the key fresh for LRU even before its first spare exists.
     let clock = state.clock + 1;
     if let Some(slot) = state.slots.get_mut(&key) {
