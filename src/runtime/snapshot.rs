@@ -14,20 +14,21 @@
 //! V8's code cache is tied to the snapshot it was made with, so cached code on disk is only
 //! usable by processes that share one snapshot. The file is named by a hash of everything the
 //! snapshot depends on (V8 version and flags, bootstrap sources, the op table) and carries a
-//! SHA-256 of its contents, checked before V8 sees it.
+//! CRC-32 of its contents, checked before V8 sees it (it guards against torn or damaged files,
+//! and takes about a tenth of the time a SHA-256 of the 1.4 MB blob took on the first create).
 
 use super::code_cache::{hex, write_atomically, KeyHash};
 use super::isolate::{call_internal, install_runtime, BOOTSTRAP_FILES, STREAMS_PONYFILL};
 use super::ops;
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Where the `internals` object sits in the snapshot's context data.
 pub(crate) const INTERNALS_INDEX: usize = 0;
 
-/// The first bytes of a saved snapshot file; a 32-byte SHA-256 of the blob follows.
-const MAGIC: &[u8; 8] = b"WBSNAP01";
+/// The first bytes of a saved snapshot file; the blob's CRC-32 (4 bytes, little-endian) follows.
+const MAGIC: &[u8; 8] = b"WBSNAP02";
+const HEADER: usize = MAGIC.len() + 4;
 
 static SNAPSHOT: OnceLock<Option<&'static [u8]>> = OnceLock::new();
 
@@ -55,9 +56,9 @@ pub(crate) fn startup_snapshot(dir: Option<&Path>) -> Option<&'static [u8]> {
     let files: Vec<_> = dir.map(Path::to_path_buf).into_iter().chain(user_cache_dir()).map(|dir| snapshot_file(&dir)).collect();
     if let Some((index, blob)) = files.iter().enumerate().find_map(|(i, file)| load(file).map(|blob| (i, blob))) {
       if index > 0 {
-        save(&files[0], &blob);
+        save(&files[0], blob);
       }
-      return Some(Box::leak(blob));
+      return Some(blob);
     }
     let file = files.into_iter().next();
     match create() {
@@ -77,8 +78,9 @@ pub(crate) fn startup_snapshot(dir: Option<&Path>) -> Option<&'static [u8]> {
 
 /// Writes a snapshot file: the magic, the blob's digest, the blob.
 fn save(file: &Path, blob: &[u8]) {
-  let mut contents = MAGIC.to_vec();
-  contents.extend_from_slice(&Sha256::digest(blob));
+  let mut contents = Vec::with_capacity(HEADER + blob.len());
+  contents.extend_from_slice(MAGIC);
+  contents.extend_from_slice(&crc32fast::hash(blob).to_le_bytes());
   contents.extend_from_slice(blob);
   write_atomically(file, &contents);
 }
@@ -109,14 +111,17 @@ fn snapshot_file(dir: &Path) -> PathBuf {
 
 /// A saved snapshot whose checksum matches, or `None` (missing, truncated or corrupt files
 /// are ignored and replaced).
-fn load(file: &Path) -> Option<Box<[u8]>> {
+/// The blob is kept where it was read (it lives as long as the process), not copied.
+fn load(file: &Path) -> Option<&'static [u8]> {
   let contents = std::fs::read(file).ok()?;
-  let rest = contents.strip_prefix(MAGIC)?;
-  if rest.len() < 32 {
+  if contents.len() < HEADER || !contents.starts_with(MAGIC) {
     return None;
   }
-  let (digest, blob) = rest.split_at(32);
-  (Sha256::digest(blob).as_slice() == digest).then(|| blob.to_vec().into_boxed_slice())
+  let crc = u32::from_le_bytes(contents[MAGIC.len()..HEADER].try_into().unwrap());
+  if crc32fast::hash(&contents[HEADER..]) != crc {
+    return None;
+  }
+  Some(&Box::leak(contents.into_boxed_slice())[HEADER..])
 }
 
 fn create() -> Result<Box<[u8]>, String> {
