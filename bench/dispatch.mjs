@@ -18,11 +18,16 @@
 //      body read and checked; microseconds per request.
 //   3. concurrent64: 64 requests kept in flight for a fixed time (or a fixed count); req/s.
 //
-// Output: one JSON object on stdout ({ machine, workerbox, miniflare, ratio }); progress on stderr.
-// ratio = how many times better workerbox is: miniflare / workerbox for times, workerbox /
-// miniflare for throughput (> 1 means workerbox wins). An engine that fails reports { error }.
+// The third engine, edge-runtime (Vercel's, a devDependency), runs the same handler as a
+// service worker in a node:vm context on Node's own thread: no isolate, no sandbox, no thread
+// hop, so it is the floor an in-process engine is measured against.
 //
-//   node bench/dispatch.mjs [--quick] [--only=workerbox|miniflare] [--concurrent-count=N]
+// Output: one JSON object on stdout ({ machine, workerbox, miniflare, "edge-runtime", ratio,
+// ratioEdge }); progress on stderr. ratio = how many times better workerbox is: miniflare /
+// workerbox for times, workerbox / miniflare for throughput (> 1 means workerbox wins); ratioEdge
+// the same against edge-runtime. An engine that fails reports { error }.
+//
+//   node bench/dispatch.mjs [--quick] [--only=workerbox|miniflare|edge-runtime] [--concurrent-count=N]
 //     --quick               small counts, whole run well under 60 s
 //     --concurrent-count=N  phase 3 stops after N requests instead of after a fixed time
 import os from "node:os";
@@ -32,13 +37,14 @@ const require = createRequire(import.meta.url);
 const flag = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
 const quick = process.argv.includes("--quick");
 const only = flag("only");
-if (only && only !== "workerbox" && only !== "miniflare") throw new Error(`--only must be workerbox or miniflare, got ${only}`);
+const ENGINES = ["workerbox", "miniflare", "edge-runtime"];
+if (only && !ENGINES.includes(only)) throw new Error(`--only must be one of ${ENGINES.join(", ")}, got ${only}`);
 const concurrentCount = flag("concurrent-count") ? Number(flag("concurrent-count")) : Infinity;
 
 // Per-engine counts: Miniflare starts a workerd process per instance, so it gets fewer samples.
 const COUNTS = quick
-  ? { workerbox: { create: 20, warmup: 50, seq: 300 }, miniflare: { create: 3, warmup: 50, seq: 100 }, concurrentMs: 500 }
-  : { workerbox: { create: 200, warmup: 200, seq: 2000 }, miniflare: { create: 20, warmup: 200, seq: 500 }, concurrentMs: 2000 };
+  ? { workerbox: { create: 20, warmup: 50, seq: 300 }, miniflare: { create: 3, warmup: 50, seq: 100 }, "edge-runtime": { create: 20, warmup: 50, seq: 300 }, concurrentMs: 500 }
+  : { workerbox: { create: 200, warmup: 200, seq: 2000 }, miniflare: { create: 20, warmup: 200, seq: 500 }, "edge-runtime": { create: 200, warmup: 200, seq: 2000 }, concurrentMs: 2000 };
 const CONCURRENCY = 64;
 const SCRIPT = `export default { fetch(req) { return new Response("hello " + new URL(req.url).pathname) } }`;
 const BIG_SCRIPT = bigScript();
@@ -175,6 +181,26 @@ const engines = {
   },
 };
 
+/** A module worker's source as a service worker (edge-runtime runs only that format). */
+function asServiceWorker(script) {
+  const at = script.lastIndexOf("export default {");
+  if (at < 0) throw new Error("asServiceWorker: no `export default {` in the script");
+  return `${script.slice(0, at)}const handler = {${script.slice(at + "export default {".length)}
+addEventListener("fetch", (event) => event.respondWith(handler.fetch(event.request)));`;
+}
+engines["edge-runtime"] = async function edgeRuntime() {
+  const { EdgeRuntime } = require("edge-runtime");
+  const create = async (script) => new EdgeRuntime({ initialCode: asServiceWorker(script) });
+  return {
+    create: () => create(SCRIPT),
+    // A node:vm context compiles the script anew each time: one big-script number, like Miniflare's.
+    createSeries: { createBigMs: { script: () => BIG_SCRIPT, options: {}, warmup: 0 } },
+    createWith: create,
+    fetch: async (runtime) => (await runtime.dispatchFetch(URL_)).text(),
+    dispose: async () => {},
+  };
+};
+
 async function measure(name) {
   const engine = await engines[name]();
   const counts = COUNTS[name];
@@ -257,7 +283,7 @@ async function measure(name) {
 }
 
 const result = { machine: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, platform: `${process.platform}-${process.arch}` }, quick };
-for (const name of ["workerbox", "miniflare"]) {
+for (const name of ENGINES) {
   if (only && only !== name) continue;
   progress(`${name}…`);
   try {
@@ -287,6 +313,19 @@ if (wb && mf && !wb.error && !mf.error) {
   };
 } else {
   result.ratio = null; // needs both engines to have run
+}
+const edge = result["edge-runtime"];
+if (wb && edge && !wb.error && !edge.error) {
+  const r = (a, b) => round(a / b, 2);
+  result.ratioEdge = {
+    createWorkerP50: r(edge.createWorkerMs.p50, wb.createWorkerMs.p50),
+    createCachedP50: r(edge.createBigMs.p50, wb.createCachedMs.p50),
+    sequentialP50: r(edge.sequentialUs.p50, wb.sequentialUs.p50),
+    sequentialP99: r(edge.sequentialUs.p99, wb.sequentialUs.p99),
+    concurrent64Rps: r(wb.concurrent64.rps, edge.concurrent64.rps),
+  };
+} else {
+  result.ratioEdge = null;
 }
 
 printJson(result);

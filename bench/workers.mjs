@@ -28,12 +28,20 @@ async function workerbox() {
   await settle();
   const base = treeRss();
   const workers = [];
-  for (let i = 0; i < IDLE; i++) workers.push(await createWorker({ script: script(i), onLog() {} }));
+  // Every create is timed (all LIVE of them, the IDLE first ones included), to see whether
+  // creating gets slower as live workers pile up.
+  const createMs = [];
+  const timedCreate = async (i) => {
+    const start = performance.now();
+    workers.push(await createWorker({ script: script(i), onLog() {} }));
+    createMs.push(performance.now() - start);
+  };
+  for (let i = 0; i < IDLE; i++) await timedCreate(i);
   await settle();
   const idle = { workers: IDLE, rssGrowthMb: mb(treeRss() - base), perWorkerMb: mb((treeRss() - base) / IDLE) };
   progress("workerbox idle done");
   const start = performance.now();
-  for (let i = IDLE; i < LIVE; i++) workers.push(await createWorker({ script: script(i), onLog() {} }));
+  for (let i = IDLE; i < LIVE; i++) await timedCreate(i);
   const created = performance.now() - start;
   const answerStart = performance.now();
   const answers = await Promise.all(workers.map((w) => dispatch(w, "http://localhost/").then((r) => r.text())));
@@ -41,7 +49,14 @@ async function workerbox() {
   answers.forEach((text, i) => {
     if (text !== `worker ${i}`) throw new Error(`workerbox: worker ${i} answered ${JSON.stringify(text)}`);
   });
-  const live = { workers: LIVE, rssGrowthMb: mb(treeRss() - base), perWorkerMb: mb((treeRss() - base) / LIVE), createRestMs: Math.round(created), oneRequestEachMs: Math.round(answered) };
+  // The 10th and the last create, each as the median of the ten creates around it (one create
+  // alone is too noisy on a shared machine).
+  const around = (k) => {
+    const window = createMs.slice(Math.max(0, k - 5), k + 5).sort((a, b) => a - b);
+    return Math.round(window[Math.floor(window.length / 2)] * 100) / 100;
+  };
+  const creates = { allMs: Math.round(createMs.reduce((a, b) => a + b, 0)), tenthMs: around(9), lastMs: around(LIVE - 6) };
+  const live = { workers: LIVE, rssGrowthMb: mb(treeRss() - base), perWorkerMb: mb((treeRss() - base) / LIVE), createRestMs: Math.round(created), creates, oneRequestEachMs: Math.round(answered) };
   await Promise.all([first, ...workers].map((w) => w.dispose()));
   progress("workerbox live done");
   return { idle, live };
