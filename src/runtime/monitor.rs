@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use super::inflight::Inflight;
 use super::types::WorkerError;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Why the isolate's JS was terminated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +41,10 @@ pub(crate) struct Monitor {
   turn_cpu_start_ns: AtomicU64,
   /// CPU the current turn may use (what its request has left), in ns; `u64::MAX`: no limit.
   turn_budget_ns: AtomicU64,
+  /// When the current turn passes the wall-clock limit of an event whose deadline the
+  /// scheduler has not been given (see `IsolateState::arm_deadlines`), as [`since_base`] + 1;
+  /// 0: none.
+  turn_wall_deadline: AtomicU64,
   /// Whether the watchdog has a check scheduled (so the isolate asks for one only when idle).
   pub watchdog_armed: AtomicBool,
   stop: AtomicU8,
@@ -58,6 +62,17 @@ pub(crate) struct Monitor {
   /// Wakes the isolate thread while it blocks outside JS (waiting for a module the host loads,
   /// see `module_loader.rs`), so that a stop is not left waiting behind it.
   waker: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+}
+
+/// The process's reference point for instants kept in atomics.
+fn base() -> Instant {
+  static BASE: OnceLock<Instant> = OnceLock::new();
+  *BASE.get_or_init(Instant::now)
+}
+
+/// `at` in nanoseconds after [`base`] (0 for instants before it).
+fn since_base(at: Instant) -> u64 {
+  at.saturating_duration_since(base()).as_nanos() as u64
 }
 
 /// Reads a CPU-time clock, in nanoseconds.
@@ -109,15 +124,24 @@ impl Monitor {
     self.heap_limit_hits.fetch_add(1, Ordering::SeqCst) + 1
   }
 
-  /// A JS turn that may use `budget` of CPU starts (isolate thread). Returns whether the
-  /// watchdog needs arming.
-  pub fn begin_turn(&self, budget: Option<Duration>) -> bool {
+  /// A JS turn that may use `budget` of CPU, and must end by `wall_deadline`, starts (isolate
+  /// thread). Returns whether the watchdog needs arming.
+  pub fn begin_turn(&self, budget: Option<Duration>, wall_deadline: Option<Instant>) -> bool {
     let now = self.cpu_clock.get().and_then(|&c| read_clock(c)).unwrap_or(0);
     self.turn_cpu_start_ns.store(now, Ordering::Relaxed);
     self.turn_budget_ns.store(budget.map_or(u64::MAX, |b| b.as_nanos() as u64), Ordering::Relaxed);
+    self.turn_wall_deadline.store(wall_deadline.map_or(0, |at| since_base(at) + 1), Ordering::Relaxed);
     self.turn.fetch_add(1, Ordering::SeqCst);
     self.running.store(true, Ordering::SeqCst);
-    !self.watchdog_armed.swap(true, Ordering::SeqCst)
+    (budget.is_some() || wall_deadline.is_some()) && !self.watchdog_armed.swap(true, Ordering::SeqCst)
+  }
+
+  /// The wall-clock deadline of the turn running now, if it has one.
+  pub fn turn_wall_deadline(&self) -> Option<Instant> {
+    match self.turn_wall_deadline.load(Ordering::Relaxed) {
+      0 => None,
+      n => Some(base() + Duration::from_nanos(n - 1)),
+    }
   }
 
   /// The turn ended (isolate thread); returns the CPU time it used.

@@ -22,8 +22,12 @@
 //! It is also the worker's watchdog. While JS runs, one check is scheduled for when the running
 //! stretch could at the earliest have used up its CPU budget (CPU time never runs ahead of wall
 //! time); the check reads the isolate thread's CPU clock and either stops the JS or re-arms for
-//! the remainder. A stretch's budget is what its request has left of `limits.cpuMs`. When a request's wall-clock limit passes while JS is running (so
-//! the isolate cannot take the message), the same stretch is stopped shortly after.
+//! the remainder. A stretch's budget is what its request has left of `limits.cpuMs`. When a
+//! request's wall-clock limit passes while JS is running (so the isolate cannot take the
+//! message), the same stretch is stopped shortly after. A request that has not yet given this
+//! thread its deadline (most finish within the stretch that starts them, and never do; see
+//! `IsolateState::arm_deadlines`) is covered by the same check: the stretch carries the
+//! earliest such deadline.
 
 use super::messages::{CallbackMessage, IsolateMessage, SchedulerMessage};
 use super::monitor::{Monitor, StopReason};
@@ -74,7 +78,7 @@ impl Scheduler {
           .expect("tokio runtime for the scheduler thread");
         let store_calls = StoreCalls { worker, stores, clock, queue: None, thread: None };
         let io = Io { host, store_calls, fetches: HashMap::new(), replies, binding_ms: limits.binding_ms, public_network_only };
-        runtime.block_on(run(rx, to_isolate, Watchdog { monitor, limits, stopping: std::cell::Cell::new(None) }, io));
+        runtime.block_on(run(rx, to_isolate, Watchdog { monitor, stopping: std::cell::Cell::new(None) }, io));
       })?;
     Ok(Self { tx, thread: Some(thread) })
   }
@@ -308,31 +312,48 @@ const STOP_GRACE_WALL: Duration = Duration::from_secs(20);
 
 struct Watchdog {
   monitor: Arc<Monitor>,
-  limits: Limits,
   /// The turn told to stop: its number, its CPU time then, and when.
   stopping: std::cell::Cell<Option<(u64, Duration, Instant)>>,
 }
 
 impl Watchdog {
+  /// When to look at the running turn next: when its CPU budget runs out, or shortly after its
+  /// wall-clock deadline, whichever comes first; `None` if it has neither.
+  fn next_check(&self, now: Instant) -> Option<Instant> {
+    let cpu = self.monitor.current_turn().and_then(|(_, used, budget)| (budget != Duration::from_nanos(u64::MAX)).then(|| now + budget.saturating_sub(used)));
+    let wall = self.monitor.turn_wall_deadline().map(|at| Instant::from_std(at + WALL_GRACE));
+    match (cpu, wall) {
+      (Some(a), Some(b)) => Some(a.min(b)),
+      (a, b) => a.or(b),
+    }
+  }
+
   /// Handles a watchdog deadline; may schedule the next one.
   fn check(&self, what: Due, timers: &mut TimerQueue<Due>) {
     let now = Instant::now();
     match what {
       Due::CpuCheck => {
+        let past_wall = self.monitor.turn_wall_deadline().is_some_and(|at| Instant::from_std(at + WALL_GRACE) <= now) && !self.monitor.debugging.load(Ordering::SeqCst);
         match self.monitor.current_turn() {
-          Some((turn, used, budget)) if used >= budget => {
-            self.monitor.terminate(StopReason::Cpu);
+          Some((turn, used, budget)) if used >= budget || past_wall => {
+            self.monitor.terminate(if used >= budget { StopReason::Cpu } else { StopReason::Wall });
             self.stopping.set(Some((turn, used, now)));
             timers.insert(Due::Grace(turn), now + STOP_GRACE);
             self.monitor.watchdog_armed.store(false, Ordering::SeqCst);
           }
-          Some((_, used, budget)) => timers.insert(Due::CpuCheck, now + (budget - used)),
+          Some(_) => match self.next_check(now) {
+            Some(at) => timers.insert(Due::CpuCheck, at),
+            None => self.monitor.watchdog_armed.store(false, Ordering::SeqCst),
+          },
           None => {
             // Idle: sleep until the next turn asks again. Re-check after disarming, so a turn
             // that started meanwhile is not left unwatched.
             self.monitor.watchdog_armed.store(false, Ordering::SeqCst);
             if self.monitor.current_turn().is_some() && !self.monitor.watchdog_armed.swap(true, Ordering::SeqCst) {
-              timers.insert(Due::CpuCheck, now + Duration::from_millis(self.limits.cpu_ms));
+              match self.next_check(now) {
+                Some(at) => timers.insert(Due::CpuCheck, at),
+                None => self.monitor.watchdog_armed.store(false, Ordering::SeqCst),
+              }
             }
           }
         }
@@ -458,7 +479,8 @@ async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<Iso
       Some(SchedulerMessage::StartDeadline { id, after }) => timers.insert(Due::Request(id), Instant::now() + after),
       Some(SchedulerMessage::CancelDeadline { id }) => timers.remove(Due::Request(id)),
       Some(SchedulerMessage::ArmWatchdog) => {
-        timers.insert(Due::CpuCheck, Instant::now() + Duration::from_millis(watchdog.limits.cpu_ms));
+        let now = Instant::now();
+        timers.insert(Due::CpuCheck, watchdog.next_check(now).unwrap_or(now));
       }
       Some(SchedulerMessage::HostCall { id, call }) => {
         if let Some(message) = io.start(id, call, &mut timers) {

@@ -108,7 +108,10 @@ pub(super) fn begin_turn(state: &StateRef, owner: Option<u32>) {
     let used = owner.and_then(|id| s.cpu_used.get(&id).copied()).unwrap_or_default();
     limit.saturating_sub(used)
   });
-  if s.monitor.begin_turn(budget) && budget.is_some() {
+  // Events whose wall-clock deadline the scheduler does not have yet: the watchdog stops
+  // this turn if it runs past the earliest of them.
+  let wall = (s.limits.wall_ms > 0).then(|| s.unarmed_deadlines.first().map(|&(_, started)| started + Duration::from_millis(s.limits.wall_ms))).flatten();
+  if s.monitor.begin_turn(budget, wall) {
     let _ = s.scheduler.send(SchedulerMessage::ArmWatchdog);
   }
 }

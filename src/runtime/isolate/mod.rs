@@ -76,6 +76,10 @@ impl Pending {
   }
 }
 
+/// How long a running event may go without its wall-clock deadline being armed while the
+/// isolate thread stays busy (see [`IsolateState::arm_deadlines`]).
+pub(crate) const ARM_DEADLINES_AFTER: Duration = Duration::from_millis(1);
+
 /// Per-isolate state that ops reach through the isolate's slot.
 pub(crate) struct IsolateState {
   pub log: LogSink,
@@ -84,6 +88,11 @@ pub(crate) struct IsolateState {
   pub limits: Limits,
   /// Events running in the isolate, waiting for their outcome, by request id.
   pub pending: HashMap<u32, Pending>,
+  /// Running events whose wall-clock deadline the scheduler has not been given yet, with when
+  /// they started. Most events finish within the turn that starts them; only those still
+  /// running when the thread goes idle (or after [`ARM_DEADLINES_AFTER`]) cost a message to
+  /// the scheduler, and a second one to cancel it.
+  pub unarmed_deadlines: Vec<(u32, Instant)>,
   /// `waitUntil` promises not yet settled, and who waits for them all to settle.
   pub background: u32,
   pub settled_waiters: Vec<SettledReply>,
@@ -151,9 +160,32 @@ impl IsolateState {
     let pending = self.pending.remove(&id)?;
     self.cpu_used.remove(&id);
     if self.limits.wall_ms > 0 {
-      let _ = self.scheduler.send(SchedulerMessage::CancelDeadline { id });
+      match self.unarmed_deadlines.iter().position(|&(event, _)| event == id) {
+        Some(at) => {
+          self.unarmed_deadlines.remove(at);
+        }
+        None => {
+          let _ = self.scheduler.send(SchedulerMessage::CancelDeadline { id });
+        }
+      }
     }
     Some(pending)
+  }
+
+  /// Gives the scheduler the wall-clock deadlines of running events that do not have one yet:
+  /// all of them when `idle` (the thread is about to wait), else those started more than
+  /// [`ARM_DEADLINES_AFTER`] ago (a busy thread may not go idle for a while).
+  pub fn arm_deadlines(&mut self, idle: bool) {
+    let Some(&(_, oldest)) = self.unarmed_deadlines.first() else { return };
+    if !idle && oldest.elapsed() < ARM_DEADLINES_AFTER {
+      return;
+    }
+    let wall = Duration::from_millis(self.limits.wall_ms);
+    for (id, started) in std::mem::take(&mut self.unarmed_deadlines) {
+      if self.pending.contains_key(&id) {
+        let _ = self.scheduler.send(SchedulerMessage::StartDeadline { id, after: wall.saturating_sub(started.elapsed()) });
+      }
+    }
   }
 
   /// Whether a timer of the script's is pending (one that could still settle its promises).
@@ -235,6 +267,7 @@ pub(crate) fn run(startup: Startup) {
       scheduler: scheduler.sender(),
       limits: options.limits.clone(),
       pending: HashMap::new(),
+      unarmed_deadlines: Vec::new(),
       background: 0,
       settled_waiters: Vec::new(),
       timers: HashMap::new(),

@@ -19,8 +19,10 @@ pub(super) fn pump(
   // Between bursts of messages the thread polls its inbox briefly before it sleeps.
   let mut idle = crate::runtime::handoff::IdleSpin::default();
   loop {
+    state.borrow_mut().arm_deadlines(false);
     let message = if let Some(&(id, due)) = early.front() {
       // A timer is about to be due: wait for the next message, but no longer than that.
+      state.borrow_mut().arm_deadlines(true);
       match inbox.recv_timeout(due.saturating_duration_since(Instant::now())) {
         Ok(message) => message,
         Err(RecvTimeoutError::Timeout) => {
@@ -49,6 +51,7 @@ pub(super) fn pump(
           }
           // Before sleeping, fail what nothing can ever settle.
           fail_hung_work(state, events);
+          state.borrow_mut().arm_deadlines(true);
           match idle.recv(inbox) {
             Ok(message) => message,
             Err(_) => return PumpExit::Shutdown,
@@ -249,9 +252,10 @@ pub(super) fn start_event(
   events.next_id = events.next_id.wrapping_add(1).max(1);
   let id = events.next_id;
   {
-    let s = state.borrow();
+    let mut s = state.borrow_mut();
     if s.limits.wall_ms > 0 {
-      let _ = s.scheduler.send(SchedulerMessage::StartDeadline { id, after: Duration::from_millis(s.limits.wall_ms) });
+      // Armed only if the event outlasts this turn (IsolateState::arm_deadlines).
+      s.unarmed_deadlines.push((id, Instant::now()));
     }
   }
   let (pending, call) = match event {
