@@ -226,6 +226,9 @@ function deepFreeze(value) {
   return value;
 }
 
+/** Marks a request whose `cf` is not waiting to be made from the host's JSON. */
+const NO_CF_JSON = Symbol("no cf JSON");
+
 /** An incoming request's `cf`: the host's (JSON) over the default, deeply frozen, as in workerd. */
 function incomingCf(cfJson) {
   const cf = JSON.parse(DEFAULT_CF);
@@ -256,6 +259,8 @@ class Request {
   #body;
   #redirect = "follow";
   #cf = undefined;
+  /** An incoming request's `cf` as the host sent it, until first read (see #cfValue). */
+  #cfJson = NO_CF_JSON;
   #signal = null;
   #cache = undefined;
 
@@ -269,7 +274,7 @@ class Request {
       this.#method = input.#method;
       this.#headers = new Headers(input.#headers);
       this.#redirect = input.#redirect;
-      this.#cf = copyCf(input.#cf);
+      this.#cf = copyCf(input.#cfValue());
       this.#signal = input.#signal;
       this.#cache = input.#cache;
       if (init.body === undefined || init.body === null) {
@@ -348,8 +353,18 @@ class Request {
     request.#headers = internals.headersSetImmutable(internals.headersFromList(list));
     // A number is the id of a body the host streams in as the worker reads it.
     request.#body = typeof body === "number" ? new BodyState(null, internals.hostBodyStream(body)) : new BodyState(body);
-    request.#cf = incomingCf(cfJson);
+    // Built on first read: most handlers never look at it.
+    request.#cfJson = cfJson;
     return request;
+  }
+
+  /** The request's `cf`; an incoming request's is made from the host's JSON when first read. */
+  #cfValue() {
+    if (this.#cfJson !== NO_CF_JSON) {
+      this.#cf = incomingCf(this.#cfJson);
+      this.#cfJson = NO_CF_JSON;
+    }
+    return this.#cf;
   }
 
   get method() {
@@ -365,7 +380,7 @@ class Request {
     return this.#redirect;
   }
   get cf() {
-    return this.#cf;
+    return this.#cfValue();
   }
   get signal() {
     this.#signal ??= internals.newAbortSignal();
@@ -381,7 +396,7 @@ class Request {
     return this.#cache;
   }
   clone() {
-    const copy = new Request(this.#url, { method: this.#method, headers: this.#headers, redirect: this.#redirect, cf: this.#cf });
+    const copy = new Request(this.#url, { method: this.#method, headers: this.#headers, redirect: this.#redirect, cf: this.#cfValue() });
     copy.#signal = this.#signal;
     copy.#cache = this.#cache;
     copy.#body = this.#body.clone();
