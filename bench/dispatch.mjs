@@ -150,7 +150,8 @@ const engines = {
         ...(hasPool && { createPooledMs: { script: () => BIG_SCRIPT, options: { pool: true }, warmup: 1 } }),
       },
       createWith: create,
-      fetch: async (worker) => (await dispatch(worker, new Request(URL_))).text(),
+      // A URL string, as the other engines are given (no Node Request to build first).
+      fetch: async (worker) => (await dispatch(worker, URL_)).text(),
       dispose: (worker) => worker.dispose(),
     };
   },

@@ -23,9 +23,9 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// How long a caller waits for an answer at most.
-pub const WAIT_BUDGET: Duration = Duration::from_micros(250);
+pub const WAIT_BUDGET: Duration = Duration::from_micros(400);
 /// A worker whose recent answers took longer than this (a moving average) is not waited for.
-const WAIT_WORTH: Duration = Duration::from_micros(120);
+const WAIT_WORTH: Duration = Duration::from_micros(250);
 /// How long an idle isolate thread polls its inbox before it sleeps.
 const IDLE_SPIN: Duration = Duration::from_micros(100);
 
