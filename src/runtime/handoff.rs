@@ -16,6 +16,9 @@
 //!
 //! Both are bounded (a few hundred microseconds of one core at most per event) and turn
 //! themselves off for workers whose answers or messages do not come that quickly.
+//!
+//! [`recv_polling`] does the same for the two threads of an HTMLRewriter transform, which hand
+//! each handler call back and forth.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::mpsc::{Receiver, RecvError, TryRecvError};
@@ -151,19 +154,9 @@ pub struct IdleSpin {
 
 impl IdleSpin {
   pub fn recv<T>(&mut self, inbox: &Receiver<T>) -> Result<T, RecvError> {
-    if !self.off && multicore() {
-      let start = Instant::now();
-      loop {
-        match inbox.try_recv() {
-          Ok(message) => return Ok(message),
-          Err(TryRecvError::Disconnected) => return Err(RecvError),
-          Err(TryRecvError::Empty) => {}
-        }
-        if start.elapsed() >= IDLE_SPIN {
-          break;
-        }
-        // Give the core away if another thread is waiting for it (the sender, on a busy machine).
-        std::thread::yield_now();
+    if !self.off {
+      if let Some(message) = poll(inbox, IDLE_SPIN)? {
+        return Ok(message);
       }
     }
     let asleep = Instant::now();
@@ -171,6 +164,38 @@ impl IdleSpin {
     // Poll next time only if this message would have been caught by polling.
     self.off = asleep.elapsed() > IDLE_SPIN;
     Ok(message)
+  }
+}
+
+/// Polls `rx` for up to `time` (on a machine with more than one core); `None` if nothing came.
+fn poll<T>(rx: &Receiver<T>, time: Duration) -> Result<Option<T>, RecvError> {
+  if !multicore() {
+    return Ok(None);
+  }
+  let start = Instant::now();
+  loop {
+    match rx.try_recv() {
+      Ok(message) => return Ok(Some(message)),
+      Err(TryRecvError::Disconnected) => return Err(RecvError),
+      Err(TryRecvError::Empty) => {}
+    }
+    if start.elapsed() >= time {
+      return Ok(None);
+    }
+    // Give the core away if another thread is waiting for it (the sender, on a busy machine).
+    std::thread::yield_now();
+  }
+}
+
+/// How long a thread in a strict request/reply exchange polls for the other side's answer.
+pub const EXCHANGE_POLL: Duration = Duration::from_micros(50);
+
+/// Receives from the other side of a strict request/reply exchange (the HTMLRewriter's threads):
+/// polls for `time`, as the answer usually comes within microseconds, then sleeps.
+pub fn recv_polling<T>(rx: &Receiver<T>, time: Duration) -> Result<T, RecvError> {
+  match poll(rx, time)? {
+    Some(message) => Ok(message),
+    None => rx.recv(),
   }
 }
 

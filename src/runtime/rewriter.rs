@@ -19,6 +19,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::mpsc::{channel, Receiver, Sender};
+use super::handoff::{recv_polling, EXCHANGE_POLL};
 
 /// Handler flags of an `on(selector, …)` entry.
 pub(crate) const ON_ELEMENT: u32 = 1;
@@ -121,7 +122,7 @@ impl Link {
   /// One round trip: sends `command`, waits for the answer.
   pub fn exchange(&self, command: Command) -> Result<Event, String> {
     self.commands.send(command).map_err(|_| "The HTMLRewriter has stopped.".to_string())?;
-    self.events.recv().map_err(|_| "The HTMLRewriter stopped unexpectedly.".to_string())
+    recv_polling(&self.events, EXCHANGE_POLL).map_err(|_| "The HTMLRewriter stopped unexpectedly.".to_string())
   }
 }
 
@@ -154,7 +155,7 @@ impl Port {
     let output = self.take_output();
     self.events.send(Event::Handler { output, call }).map_err(|_| Stop("the transform was dropped"))?;
     loop {
-      match self.commands.recv() {
+      match recv_polling(&self.commands, EXCHANGE_POLL) {
         Ok(Command::Call { queued, call }) => {
           for queued in &queued {
             target.apply(self, queued);
@@ -351,7 +352,7 @@ fn run(plan: Plan, commands: Receiver<Command>, events: Sender<Event>) {
   let sink = port.clone();
   let mut rewriter = HtmlRewriter::new(settings, move |chunk: &[u8]| sink.output.borrow_mut().extend_from_slice(chunk));
   loop {
-    let Ok(command) = port.commands.recv() else { return };
+    let Ok(command) = recv_polling(&port.commands, EXCHANGE_POLL) else { return };
     let outcome = match command {
       Command::Write(bytes) => rewriter.write(&bytes),
       Command::End => {
