@@ -2,9 +2,9 @@
 // (workerd's own HTMLRewriter), same script, same run.
 //
 // The worker builds a page at its top level (6,000 links and 6,000 spans among short
-// paragraphs; about 750 KB once rewritten) and streams it through an HTMLRewriter with two synchronous element handlers, one
-// rewriting each link's href and one adding an attribute to each span: 12,000 handler calls per
-// request. Each request's body is read whole and checked (length and the number of rewritten
+// paragraphs; about 750 KB once rewritten) and streams it through an HTMLRewriter with two
+// synchronous element handlers, one rewriting each link's href and one adding an attribute to
+// each span: 12,000 handler calls per request. Each request's body is read whole and checked (length and the number of rewritten
 // elements). Reported: time per request (p50, mean) and, for workerbox, how many chunks the
 // body reached Node in.
 //
