@@ -125,6 +125,44 @@ function staticImports(lexer, source) {
 }
 
 /**
+ * Files read before, by path: { mtimeMs, size, type, content, imports } (imports: an ES module's
+ * static import specifiers). Every runner of a Vitest process loads the same runtime, so each
+ * file is read and scanned once; a file whose size or modification time changed is read again.
+ */
+const fileCache = new Map();
+/** Resolutions made before: "kind\0from\0specifier" → file (found ones only; package.json
+ * files are read once per process anyway, see readPackage). */
+const resolveCache = new Map();
+
+/** `file`'s type, content and (for an ES module) static imports, from the cache when current. */
+function readModule(lexer, file) {
+  let stat;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    fileCache.delete(file);
+    return null;
+  }
+  const known = fileCache.get(file);
+  if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) return known;
+  const type = typeOf(file);
+  const content = fs.readFileSync(file);
+  const entry = { mtimeMs: stat.mtimeMs, size: stat.size, type, content, imports: type === "esm" ? staticImports(lexer, content.toString("utf8")) : [] };
+  fileCache.set(file, entry);
+  return entry;
+}
+
+/** resolveFile through the cache of resolutions (checked again when the file has gone). */
+function resolveCached(specifier, referrer, kind) {
+  const key = `${kind}\0${referrer}\0${specifier}`;
+  const known = resolveCache.get(key);
+  if (known !== undefined) return known;
+  const found = resolveFile(specifier, referrer, kind);
+  if (found) resolveCache.set(key, found);
+  return found;
+}
+
+/**
  * Makes a `loadModule` for createWorker. `aliases` maps exact specifiers to files (the runner's
  * entry points); everything else resolves like Node from the importing module's folder. An ES
  * module comes with its static import graph resolved ahead (each file's content once per
@@ -144,33 +182,43 @@ function createLoader({ aliases = {} } = {}) {
         if (specifier.startsWith("node:")) return undefined;
         return { name: `node:${name}`, type: "esm", content: `export * from "node:${name}"; export { default } from "node:${name}";` };
       }
-      file = resolveFile(specifier, referrer, kind);
+      file = resolveCached(specifier, referrer, kind);
     }
     if (!file) return undefined;
     await ready;
-    const type = typeOf(file);
-    const content = fs.readFileSync(file);
+    let module = readModule(lexer, file);
+    if (!module && aliases[specifier] === undefined) {
+      // Resolved before, gone now: resolve again.
+      resolveCache.delete(`${kind}\0${referrer}\0${specifier}`);
+      file = resolveFile(specifier, referrer, kind);
+      module = file && readModule(lexer, file);
+    }
+    if (!module) return undefined;
     const sent = new Set([file]);
     const dependencies = [];
-    const queue = type === "esm" ? [[file, content]] : [];
+    const queue = module.type === "esm" ? [[file, module]] : [];
     while (queue.length > 0) {
       const [from, source] = queue.shift();
-      for (const spec of staticImports(lexer, source.toString("utf8"))) {
+      for (const spec of source.imports) {
         if (spec.startsWith("node:") || spec.startsWith("cloudflare:") || isBuiltin(spec) || aliases[spec] !== undefined) continue;
-        const target = resolveFile(spec, from, "import");
-        if (!target) continue;
+        let target = resolveCached(spec, from, "import");
+        let found = target && readModule(lexer, target);
+        if (target && !found) {
+          resolveCache.delete(`import\0${from}\0${spec}`);
+          target = resolveFile(spec, from, "import");
+          found = target && readModule(lexer, target);
+        }
+        if (!found) continue;
         if (sent.has(target)) {
           dependencies.push({ referrer: from, specifier: spec, name: target });
           continue;
         }
         sent.add(target);
-        const targetType = typeOf(target);
-        const targetContent = fs.readFileSync(target);
-        dependencies.push({ referrer: from, specifier: spec, name: target, type: targetType, content: targetContent });
-        if (targetType === "esm") queue.push([target, targetContent]);
+        dependencies.push({ referrer: from, specifier: spec, name: target, type: found.type, content: found.content });
+        if (found.type === "esm") queue.push([target, found]);
       }
     }
-    return { name: file, type, content, dependencies };
+    return { name: file, type: module.type, content: module.content, dependencies };
   };
 }
 
