@@ -131,11 +131,13 @@ async function startRunner(project, options) {
       onLog: log,
     });
     phases.createMs = performance.now() - started - phases.settingsMs;
-    const header = JSON.stringify({ cwd: root, main: settings.main, token });
+    const header = JSON.stringify({ cwd: root, main: settings.main, token, stats: stats !== null });
     const response = await dispatch(worker, { url: "http://workerbox-vitest/", headers: { upgrade: "websocket", "x-workerbox-vitest": header } });
     if (response.status !== 101 || !response.webSocket) throw new Error(`workerbox/vitest: the runner did not accept the connection (${response.status}: ${await response.text()})`);
     if (stats) {
       phases.upgradeMs = performance.now() - started - phases.settingsMs - phases.createMs;
+      // Of which the import of Vitest's runtime inside the isolate (module loads included).
+      phases.importMs = Number(response.headers.get("x-workerbox-vitest-import-ms"));
       // Process-wide counts over this start-up (another runner starting meanwhile adds to them).
       const now = require("../../index.js").codeCacheStats();
       phases.codeCache = { hits: now.hits - stats.codeCache.hits, misses: now.misses - stats.codeCache.misses };
