@@ -17,7 +17,7 @@
 //! SHA-256 of its contents, checked before V8 sees it.
 
 use super::code_cache::{hex, write_atomically, KeyHash};
-use super::isolate::{call_internal, install_runtime, BOOTSTRAP_FILES, STREAMS_PONYFILL};
+use super::isolate::{call_internal, install_runtime, BOOTSTRAP_FILES, EAGER_FILES, STREAMS_PONYFILL};
 use super::ops;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -102,6 +102,10 @@ fn snapshot_file(dir: &Path) -> PathBuf {
   hash.part(STREAMS_PONYFILL.as_bytes());
   for (name, source) in BOOTSTRAP_FILES {
     hash.part(name.as_bytes()).part(source.as_bytes());
+  }
+  // Which of them are compiled whole (what the snapshot keeps compiled).
+  for name in EAGER_FILES {
+    hash.part(b"eager").part(name.as_bytes());
   }
   let key = hex(&hash.finish()[..16]);
   dir.join(format!("snapshot-{key}.bin"))
