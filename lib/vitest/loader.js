@@ -3,7 +3,9 @@
 // project's node_modules the way Node's ES module resolver finds files — package `exports` and
 // `imports` maps (through the resolve.exports library), `main`, and the nearest package.json's
 // `type` deciding between ES modules and CommonJS. Test files and the worker's own modules do not
-// come this way: Vite transforms them and Vitest's module runner evaluates them.
+// come this way: Vite transforms them and Vitest's module runner evaluates them. Files, their
+// static imports and resolutions are kept for the process (every runner loads the same
+// runtime), and the imports also in the cache folder for later processes.
 "use strict";
 
 const fs = require("node:fs");
@@ -115,9 +117,10 @@ function resolveFile(specifier, referrer, kind) {
 }
 
 /** Static imports and re-exports of an ES module's source (es-module-lexer; none if it fails). */
-function staticImports(lexer, source) {
+function staticImports(source) {
   try {
-    const [imports] = lexer.parse(source);
+    // Loaded (and its WebAssembly compiled) only when a file has to be scanned.
+    const [imports] = require("es-module-lexer").parse(source);
     return imports.filter((i) => (i.type === "static" || i.type === "reexport-star") && typeof i.specifier === "string").map((i) => i.specifier);
   } catch {
     return [];
@@ -134,8 +137,61 @@ const fileCache = new Map();
  * files are read once per process anyway, see readPackage). */
 const resolveCache = new Map();
 
+const SCANS_VERSION = 1;
+/**
+ * The static imports of ES modules scanned by earlier processes, kept in the cache folder
+ * (`<cacheDir>/vitest-imports.json`: path → [mtimeMs, size, imports]), by file of that kind:
+ * { file, entries: Map, dirty }. They are only hints: an import they miss is asked for when the
+ * isolate links the module, and one the file no longer has is never used.
+ */
+const scanStores = new Map();
+
+function scanStore(dir) {
+  if (!dir) return null;
+  const file = path.join(dir, "vitest-imports.json");
+  let store = scanStores.get(file);
+  if (store === undefined) {
+    let entries = new Map();
+    try {
+      const saved = JSON.parse(fs.readFileSync(file, "utf8"));
+      if (saved?.version === SCANS_VERSION && saved.files && typeof saved.files === "object") entries = new Map(Object.entries(saved.files));
+    } catch {}
+    store = { file, entries, dirty: false };
+    scanStores.set(file, store);
+  }
+  return store;
+}
+
+/** Writes `store` when it learnt something (through a temporary file and a rename). */
+function saveScans(store) {
+  if (!store?.dirty) return;
+  store.dirty = false;
+  const temporary = `${store.file}.${process.pid}.tmp`;
+  try {
+    fs.mkdirSync(path.dirname(store.file), { recursive: true });
+    fs.writeFileSync(temporary, JSON.stringify({ version: SCANS_VERSION, files: Object.fromEntries(store.entries) }));
+    fs.renameSync(temporary, store.file);
+  } catch {
+    try {
+      fs.rmSync(temporary, { force: true });
+    } catch {}
+  }
+}
+
+/** An ES module's static imports: from `store` when it scanned this version of it, else scanned. */
+function importsOf(file, stat, content, store) {
+  const saved = store?.entries.get(file);
+  if (Array.isArray(saved) && saved[0] === stat.mtimeMs && saved[1] === stat.size && Array.isArray(saved[2])) return saved[2];
+  const imports = staticImports(content.toString("utf8"));
+  if (store) {
+    store.entries.set(file, [stat.mtimeMs, stat.size, imports]);
+    store.dirty = true;
+  }
+  return imports;
+}
+
 /** `file`'s type, content and (for an ES module) static imports, from the cache when current. */
-function readModule(lexer, file) {
+function readModule(file, store) {
   let stat;
   try {
     stat = fs.statSync(file);
@@ -147,7 +203,7 @@ function readModule(lexer, file) {
   if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) return known;
   const type = typeOf(file);
   const content = fs.readFileSync(file);
-  const entry = { mtimeMs: stat.mtimeMs, size: stat.size, type, content, imports: type === "esm" ? staticImports(lexer, content.toString("utf8")) : [] };
+  const entry = { mtimeMs: stat.mtimeMs, size: stat.size, type, content, imports: type === "esm" ? importsOf(file, stat, content, store) : [] };
   fileCache.set(file, entry);
   return entry;
 }
@@ -167,11 +223,10 @@ function resolveCached(specifier, referrer, kind) {
  * entry points); everything else resolves like Node from the importing module's folder. An ES
  * module comes with its static import graph resolved ahead (each file's content once per
  * answer; the engine keeps the modules it has), so that the isolate links it without asking
- * again for every file.
+ * again for every file. With `cacheDir`, what the files import is kept there for later processes.
  */
-function createLoader({ aliases = {} } = {}) {
-  const lexer = require("es-module-lexer");
-  const ready = Promise.resolve(lexer.init());
+function createLoader({ aliases = {}, cacheDir } = {}) {
+  const store = scanStore(cacheDir);
   return async function loadModule(specifier, referrer, { kind }) {
     let file = aliases[specifier];
     if (file === undefined) {
@@ -185,13 +240,12 @@ function createLoader({ aliases = {} } = {}) {
       file = resolveCached(specifier, referrer, kind);
     }
     if (!file) return undefined;
-    await ready;
-    let module = readModule(lexer, file);
+    let module = readModule(file, store);
     if (!module && aliases[specifier] === undefined) {
       // Resolved before, gone now: resolve again.
       resolveCache.delete(`${kind}\0${referrer}\0${specifier}`);
       file = resolveFile(specifier, referrer, kind);
-      module = file && readModule(lexer, file);
+      module = file && readModule(file, store);
     }
     if (!module) return undefined;
     const sent = new Set([file]);
@@ -202,11 +256,11 @@ function createLoader({ aliases = {} } = {}) {
       for (const spec of source.imports) {
         if (spec.startsWith("node:") || spec.startsWith("cloudflare:") || isBuiltin(spec) || aliases[spec] !== undefined) continue;
         let target = resolveCached(spec, from, "import");
-        let found = target && readModule(lexer, target);
+        let found = target && readModule(target, store);
         if (target && !found) {
           resolveCache.delete(`import\0${from}\0${spec}`);
           target = resolveFile(spec, from, "import");
-          found = target && readModule(lexer, target);
+          found = target && readModule(target, store);
         }
         if (!found) continue;
         if (sent.has(target)) {
@@ -218,6 +272,7 @@ function createLoader({ aliases = {} } = {}) {
         if (found.type === "esm") queue.push([target, found]);
       }
     }
+    saveScans(store);
     return { name: file, type: module.type, content: module.content, dependencies };
   };
 }

@@ -112,6 +112,9 @@ async function startRunner(project, options) {
   const { createWorker, dispatch, service } = require("../../index.js");
   // Only the pool's own upgrade request starts Vitest in the runner.
   const token = require("node:crypto").randomUUID();
+  // Compiled code of Vitest's runtime, the startup snapshot and what the runtime's files import
+  // (lib/vitest/loader.js), kept for later runs.
+  const cacheDir = path.join(root, "node_modules", ".cache", "workerbox");
   const stats = process.env.WORKERBOX_VITEST_STATS ? { codeCache: require("../../index.js").codeCacheStats() } : null;
   let worker = null;
   try {
@@ -124,10 +127,9 @@ async function startRunner(project, options) {
       compatibilityDate: settings.compatibilityDate,
       compatibilityFlags: settings.compatibilityFlags,
       ...(settings.outbound ? { outbound: settings.outbound } : {}),
-      loadModule: timed(createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker } }), stats && phases),
+      loadModule: timed(createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker }, cacheDir }), stats && phases),
       limits: { cpuMs: 0, wallMs: 0, waitUntilMs: 0, memoryMb: 1024 },
-      // Compiled code of Vitest's runtime (and the startup snapshot) kept for the next run.
-      cacheDir: path.join(root, "node_modules", ".cache", "workerbox"),
+      cacheDir,
       onLog: log,
     });
     phases.createMs = performance.now() - started - phases.settingsMs;
