@@ -21,13 +21,17 @@ function conditionsFor(kind) {
 
 const packageCache = new Map();
 
-/** The parsed package.json at `dir`, or null. */
+/** The parsed package.json at `dir`, or null. (Most folders asked have none: they are looked
+ * for without an exception, which costs more than the lookup.) */
 function readPackage(dir) {
   if (!packageCache.has(dir)) {
     let manifest = null;
-    try {
-      manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
-    } catch {}
+    const file = path.join(dir, "package.json");
+    if (isFile(file)) {
+      try {
+        manifest = JSON.parse(fs.readFileSync(file, "utf8"));
+      } catch {}
+    }
     packageCache.set(dir, manifest);
   }
   return packageCache.get(dir);
@@ -44,7 +48,7 @@ function nearestPackage(dir) {
 
 function isFile(file) {
   try {
-    return fs.statSync(file).isFile();
+    return fs.statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }
