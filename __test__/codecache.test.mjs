@@ -1,5 +1,6 @@
-// V8's code cache: a script loaded before is compiled from the cache, in memory and through
-// options.cacheDir across processes; a corrupt entry is refused by V8 and replaced.
+// V8's code cache: a script loaded before (and CommonJS and node: modules) is compiled from the
+// cache, in memory and through options.cacheDir across processes; a corrupt entry is refused by
+// V8 and replaced.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -27,6 +28,32 @@ test("a script loaded again in the process is compiled from the code cache", asy
   const off = codeCacheStats();
   await useWorker(t, { script, codeCache: false, pool: false });
   assert.deepEqual(delta(off, codeCacheStats()), { hits: 0, misses: 0, rejected: 0, stored: 0 });
+});
+
+test("CommonJS modules and node: modules are compiled from the code cache the second time", async (t) => {
+  const tag = `commonjs ${process.hrtime.bigint()}`;
+  const options = {
+    script: `import lib from "./lib.cjs";\nexport default { fetch() { return new Response(lib.tag); } }`,
+    modules: { "lib.cjs": `module.exports = { tag: ${JSON.stringify(tag)} };` },
+    pool: false,
+  };
+  const start = codeCacheStats();
+  const first = await useWorker(t, options);
+  assert.deepEqual(delta(start, codeCacheStats()), { hits: 0, misses: 2, rejected: 0, stored: 2 });
+  const middle = codeCacheStats();
+  const second = await useWorker(t, options);
+  assert.deepEqual(delta(middle, codeCacheStats()), { hits: 2, misses: 0, rejected: 0, stored: 0 });
+  assert.equal(await (await dispatch(second, "http://x/")).text(), tag);
+  assert.equal(await (await dispatch(first, "http://x/")).text(), tag);
+  // A node: module (compiled in the first worker of the process that imports it) is found again.
+  const node = { script: `import path from "node:path";\nexport default { fetch() { return new Response(path.join("a", ${JSON.stringify(tag)})); } }`, compatibilityFlags: ["nodejs_compat"], pool: false };
+  await useWorker(t, node);
+  const again = codeCacheStats();
+  const third = await useWorker(t, node);
+  const counts = delta(again, codeCacheStats());
+  assert.equal(counts.misses, 0);
+  assert.ok(counts.hits >= 2, `hits: ${counts.hits}`);
+  assert.equal(await (await dispatch(third, "http://x/")).text(), `a/${tag}`);
 });
 
 test("cacheDir keeps the cache for later processes; a corrupt entry is refused and replaced", async (t) => {

@@ -1,6 +1,7 @@
 // workerbox/vitest: Vitest (the pinned devDependency) runs the example project in examples/vitest
 // with its tests inside workerbox isolates, and a project with a failing test reports the
-// failure (message, diff, source location) and console output as Vitest does.
+// failure (message, diff, source location) and console output as Vitest does; the runner's
+// host module loader (lib/vitest/loader.js) caches files and keeps import hints in cacheDir.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -82,4 +83,48 @@ test("a failing test is reported with its diff and source line; console output r
   assert.match(failed.failureMessages.join("\n"), /expected \{ answer: 41 \} to deeply equal \{ answer: 42 \}/);
   assert.match(output, /fail\.test\.js:5:\d+/, "the failure points at the assertion's line");
   assert.match(output, /logged from the isolate/);
+});
+
+test("the runner's module loader reads each file once per process, sees changed files, and keeps what files import in cacheDir as hints only", async (t) => {
+  const { createRequire } = await import("node:module");
+  const { createLoader } = createRequire(import.meta.url)("../lib/vitest/loader.js");
+  const { createWorker, dispatch } = await import("../index.js");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-vitest-loader-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const pkg = path.join(dir, "node_modules", "pkg");
+  fs.mkdirSync(pkg, { recursive: true });
+  fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "pkg", type: "module", exports: { ".": "./a.js", "./c": "./c.js" } }));
+  fs.writeFileSync(path.join(pkg, "a.js"), `import { b } from "./b.js";\nexport const a = "a" + b;\n`);
+  fs.writeFileSync(path.join(pkg, "b.js"), `export const b = "b";\n`);
+  const main = path.join(dir, "main.js");
+  const cacheDir = path.join(dir, "cache");
+  const load = createLoader({ cacheDir });
+  const first = await load("pkg", main, { kind: "import" });
+  assert.equal(first.name, path.join(pkg, "a.js"));
+  assert.deepEqual(first.dependencies.map((d) => [d.specifier, d.name, String(d.content)]), [["./b.js", path.join(pkg, "b.js"), `export const b = "b";\n`]]);
+  const saved = JSON.parse(fs.readFileSync(path.join(cacheDir, "vitest-imports.json"), "utf8"));
+  assert.deepEqual(saved.files[path.join(pkg, "a.js")][2], ["./b.js"]);
+  // A file whose size changed is read again.
+  fs.writeFileSync(path.join(pkg, "b.js"), `export const b = "B!";\n`);
+  const second = await load("pkg", main, { kind: "import" });
+  assert.equal(String(second.dependencies[0].content), `export const b = "B!";\n`);
+  // Saved imports that are wrong (c.js imports b.js; they say nothing) only cost a round trip:
+  // the isolate asks for what it lacks when it links the module.
+  fs.writeFileSync(path.join(pkg, "c.js"), `import { b } from "./b.js";\nexport const c = "c" + b;\n`);
+  const stat = fs.statSync(path.join(pkg, "c.js"));
+  const lying = path.join(dir, "lying");
+  fs.mkdirSync(lying);
+  fs.writeFileSync(path.join(lying, "vitest-imports.json"), JSON.stringify({ version: 1, files: { [path.join(pkg, "c.js")]: [stat.mtimeMs, stat.size, []] } }));
+  const calls = [];
+  const lyingLoad = createLoader({ cacheDir: lying });
+  const worker = await createWorker({
+    script: `import { c } from "pkg/c";\nexport default { fetch() { return new Response(c); } };`,
+    filename: main,
+    format: "module",
+    loadModule: (specifier, referrer, options) => (calls.push(specifier), lyingLoad(specifier, referrer, options)),
+    onLog() {},
+  });
+  t.after(() => worker.dispose());
+  assert.equal(await (await dispatch(worker, "http://x/")).text(), "cB!");
+  assert.deepEqual(calls, ["pkg/c", "./b.js"]);
 });

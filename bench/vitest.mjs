@@ -4,7 +4,9 @@
 // pool worker's isolate, runner and connection). Vitest's own cost is measured too, on one
 // trivial test file in Node (the default pool). Prints one JSON object.
 //
-//   node bench/vitest.mjs [--quick] [--node=path/to/node]
+//   node bench/vitest.mjs [--quick] [--workerbox-only] [--node=path/to/node]
+//
+// --workerbox-only skips Cloudflare's integration (and Vitest alone): for iterating on workerbox.
 //
 // Cloudflare's integration (and the Vitest it runs with) is installed into bench/.tools/vitest
 // from the npm registry on first use (git-ignored); it needs Node 22+. If it cannot be had, its
@@ -18,6 +20,7 @@ import { treeRss } from "./lib.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const quick = process.argv.includes("--quick");
+const workerboxOnly = process.argv.includes("--workerbox-only");
 const ROUNDS = quick ? 2 : 5;
 const VITEST_VERSION = JSON.parse(fs.readFileSync(path.join(root, "node_modules", "vitest", "package.json"), "utf8")).version;
 const CLOUDFLARE_VERSION = "0.23.0";
@@ -108,17 +111,21 @@ async function measure(vitest, cwd) {
 const localVitest = path.join(root, "node_modules", "vitest", "vitest.mjs");
 // Per engine, per project (the shape bench/all.mjs reads: workerbox.<project>, cloudflare.<project>).
 const out = { bench: "vitest", node: execFileSync(NODE, ["--version"]).toString().trim(), vitest: VITEST_VERSION, rounds: ROUNDS, workerbox: {}, cloudflare: { version: CLOUDFLARE_VERSION }, ratios: {} };
-const baseline = baselineProject();
-try {
-  out.vitestAlone = await measure(localVitest, baseline);
-} finally {
-  fs.rmSync(baseline, { recursive: true, force: true });
-}
 let cloudflareVitest = null;
-try {
-  cloudflareVitest = cloudflareTools();
-} catch (error) {
-  out.cloudflare.error = `could not install @cloudflare/vitest-pool-workers@${CLOUDFLARE_VERSION}: ${error.message}`;
+if (workerboxOnly) {
+  out.cloudflare.error = "skipped (--workerbox-only)";
+} else {
+  const baseline = baselineProject();
+  try {
+    out.vitestAlone = await measure(localVitest, baseline);
+  } finally {
+    fs.rmSync(baseline, { recursive: true, force: true });
+  }
+  try {
+    cloudflareVitest = cloudflareTools();
+  } catch (error) {
+    out.cloudflare.error = `could not install @cloudflare/vitest-pool-workers@${CLOUDFLARE_VERSION}: ${error.message}`;
+  }
 }
 for (const name of PROJECTS) {
   out.workerbox[name] = await measure(localVitest, path.join(root, "examples", name));

@@ -3,7 +3,9 @@
 // project's node_modules the way Node's ES module resolver finds files — package `exports` and
 // `imports` maps (through the resolve.exports library), `main`, and the nearest package.json's
 // `type` deciding between ES modules and CommonJS. Test files and the worker's own modules do not
-// come this way: Vite transforms them and Vitest's module runner evaluates them.
+// come this way: Vite transforms them and Vitest's module runner evaluates them. Files, their
+// static imports and resolutions are kept for the process (every runner loads the same
+// runtime), and the imports also in the cache folder for later processes.
 "use strict";
 
 const fs = require("node:fs");
@@ -19,13 +21,17 @@ function conditionsFor(kind) {
 
 const packageCache = new Map();
 
-/** The parsed package.json at `dir`, or null. */
+/** The parsed package.json at `dir`, or null. (Most folders asked have none: they are looked
+ * for without an exception, which costs more than the lookup.) */
 function readPackage(dir) {
   if (!packageCache.has(dir)) {
     let manifest = null;
-    try {
-      manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
-    } catch {}
+    const file = path.join(dir, "package.json");
+    if (isFile(file)) {
+      try {
+        manifest = JSON.parse(fs.readFileSync(file, "utf8"));
+      } catch {}
+    }
     packageCache.set(dir, manifest);
   }
   return packageCache.get(dir);
@@ -42,7 +48,7 @@ function nearestPackage(dir) {
 
 function isFile(file) {
   try {
-    return fs.statSync(file).isFile();
+    return fs.statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }
@@ -115,9 +121,10 @@ function resolveFile(specifier, referrer, kind) {
 }
 
 /** Static imports and re-exports of an ES module's source (es-module-lexer; none if it fails). */
-function staticImports(lexer, source) {
+function staticImports(source) {
   try {
-    const [imports] = lexer.parse(source);
+    // Loaded (and its WebAssembly compiled) only when a file has to be scanned.
+    const [imports] = require("es-module-lexer").parse(source);
     return imports.filter((i) => (i.type === "static" || i.type === "reexport-star") && typeof i.specifier === "string").map((i) => i.specifier);
   } catch {
     return [];
@@ -125,15 +132,105 @@ function staticImports(lexer, source) {
 }
 
 /**
+ * Files read before, by path: { mtimeMs, size, type, content, imports } (imports: an ES module's
+ * static import specifiers). Every runner of a Vitest process loads the same runtime, so each
+ * file is read and scanned once; a file whose size or modification time changed is read again.
+ */
+const fileCache = new Map();
+/** Resolutions made before: "kind\0from\0specifier" → file (found ones only; package.json
+ * files are read once per process anyway, see readPackage). */
+const resolveCache = new Map();
+
+const SCANS_VERSION = 1;
+/**
+ * The static imports of ES modules scanned by earlier processes, kept in the cache folder
+ * (`<cacheDir>/vitest-imports.json`: path → [mtimeMs, size, imports]), by file of that kind:
+ * { file, entries: Map, dirty }. They are only hints: an import they miss is asked for when the
+ * isolate links the module, and one the file no longer has is never used.
+ */
+const scanStores = new Map();
+
+function scanStore(dir) {
+  if (!dir) return null;
+  const file = path.join(dir, "vitest-imports.json");
+  let store = scanStores.get(file);
+  if (store === undefined) {
+    let entries = new Map();
+    try {
+      const saved = JSON.parse(fs.readFileSync(file, "utf8"));
+      if (saved?.version === SCANS_VERSION && saved.files && typeof saved.files === "object") entries = new Map(Object.entries(saved.files));
+    } catch {}
+    store = { file, entries, dirty: false };
+    scanStores.set(file, store);
+  }
+  return store;
+}
+
+/** Writes `store` when it learnt something (through a temporary file and a rename). */
+function saveScans(store) {
+  if (!store?.dirty) return;
+  store.dirty = false;
+  const temporary = `${store.file}.${process.pid}.tmp`;
+  try {
+    fs.mkdirSync(path.dirname(store.file), { recursive: true });
+    fs.writeFileSync(temporary, JSON.stringify({ version: SCANS_VERSION, files: Object.fromEntries(store.entries) }));
+    fs.renameSync(temporary, store.file);
+  } catch {
+    try {
+      fs.rmSync(temporary, { force: true });
+    } catch {}
+  }
+}
+
+/** An ES module's static imports: from `store` when it scanned this version of it, else scanned. */
+function importsOf(file, stat, content, store) {
+  const saved = store?.entries.get(file);
+  if (Array.isArray(saved) && saved[0] === stat.mtimeMs && saved[1] === stat.size && Array.isArray(saved[2])) return saved[2];
+  const imports = staticImports(content.toString("utf8"));
+  if (store) {
+    store.entries.set(file, [stat.mtimeMs, stat.size, imports]);
+    store.dirty = true;
+  }
+  return imports;
+}
+
+/** `file`'s type, content and (for an ES module) static imports, from the cache when current. */
+function readModule(file, store) {
+  let stat;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    fileCache.delete(file);
+    return null;
+  }
+  const known = fileCache.get(file);
+  if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) return known;
+  const type = typeOf(file);
+  const content = fs.readFileSync(file);
+  const entry = { mtimeMs: stat.mtimeMs, size: stat.size, type, content, imports: type === "esm" ? importsOf(file, stat, content, store) : [] };
+  fileCache.set(file, entry);
+  return entry;
+}
+
+/** resolveFile through the cache of resolutions (checked again when the file has gone). */
+function resolveCached(specifier, referrer, kind) {
+  const key = `${kind}\0${referrer}\0${specifier}`;
+  const known = resolveCache.get(key);
+  if (known !== undefined) return known;
+  const found = resolveFile(specifier, referrer, kind);
+  if (found) resolveCache.set(key, found);
+  return found;
+}
+
+/**
  * Makes a `loadModule` for createWorker. `aliases` maps exact specifiers to files (the runner's
  * entry points); everything else resolves like Node from the importing module's folder. An ES
  * module comes with its static import graph resolved ahead (each file's content once per
  * answer; the engine keeps the modules it has), so that the isolate links it without asking
- * again for every file.
+ * again for every file. With `cacheDir`, what the files import is kept there for later processes.
  */
-function createLoader({ aliases = {} } = {}) {
-  const lexer = require("es-module-lexer");
-  const ready = Promise.resolve(lexer.init());
+function createLoader({ aliases = {}, cacheDir } = {}) {
+  const store = scanStore(cacheDir);
   return async function loadModule(specifier, referrer, { kind }) {
     let file = aliases[specifier];
     if (file === undefined) {
@@ -144,33 +241,43 @@ function createLoader({ aliases = {} } = {}) {
         if (specifier.startsWith("node:")) return undefined;
         return { name: `node:${name}`, type: "esm", content: `export * from "node:${name}"; export { default } from "node:${name}";` };
       }
-      file = resolveFile(specifier, referrer, kind);
+      file = resolveCached(specifier, referrer, kind);
     }
     if (!file) return undefined;
-    await ready;
-    const type = typeOf(file);
-    const content = fs.readFileSync(file);
+    let module = readModule(file, store);
+    if (!module && aliases[specifier] === undefined) {
+      // Resolved before, gone now: resolve again.
+      resolveCache.delete(`${kind}\0${referrer}\0${specifier}`);
+      file = resolveFile(specifier, referrer, kind);
+      module = file && readModule(file, store);
+    }
+    if (!module) return undefined;
     const sent = new Set([file]);
     const dependencies = [];
-    const queue = type === "esm" ? [[file, content]] : [];
+    const queue = module.type === "esm" ? [[file, module]] : [];
     while (queue.length > 0) {
       const [from, source] = queue.shift();
-      for (const spec of staticImports(lexer, source.toString("utf8"))) {
+      for (const spec of source.imports) {
         if (spec.startsWith("node:") || spec.startsWith("cloudflare:") || isBuiltin(spec) || aliases[spec] !== undefined) continue;
-        const target = resolveFile(spec, from, "import");
-        if (!target) continue;
+        let target = resolveCached(spec, from, "import");
+        let found = target && readModule(target, store);
+        if (target && !found) {
+          resolveCache.delete(`import\0${from}\0${spec}`);
+          target = resolveFile(spec, from, "import");
+          found = target && readModule(target, store);
+        }
+        if (!found) continue;
         if (sent.has(target)) {
           dependencies.push({ referrer: from, specifier: spec, name: target });
           continue;
         }
         sent.add(target);
-        const targetType = typeOf(target);
-        const targetContent = fs.readFileSync(target);
-        dependencies.push({ referrer: from, specifier: spec, name: target, type: targetType, content: targetContent });
-        if (targetType === "esm") queue.push([target, targetContent]);
+        dependencies.push({ referrer: from, specifier: spec, name: target, type: found.type, content: found.content });
+        if (found.type === "esm") queue.push([target, found]);
       }
     }
-    return { name: file, type, content, dependencies };
+    saveScans(store);
+    return { name: file, type: module.type, content: module.content, dependencies };
   };
 }
 

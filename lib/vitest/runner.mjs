@@ -16,7 +16,7 @@ import { Console } from "./console.mjs";
 // in the first request: their top level sets timers, which global scope may not).
 console.Console = Console;
 
-/** What the host passed in the upgrade request's header: { cwd, main, token }. */
+/** What the host passed in the upgrade request's header: { cwd, main, token, stats }. */
 let settings = { cwd: "/", main: undefined, token: undefined };
 process.cwd = () => settings.cwd;
 
@@ -103,7 +103,10 @@ async function callMain(name, event, env, ctx) {
 async function startVitest(request, env) {
   settings = JSON.parse(request.headers.get("x-workerbox-vitest"));
   globalThis.__workerboxVitest = { env, main: settings.main, cwd: settings.cwd, durableCallbacks, testHeader: TEST_HEADER, callMain };
+  const importing = performance.now();
   const { init, runBaseTests, setupEnvironment } = await import("workerbox-vitest:worker");
+  // With WORKERBOX_VITEST_STATS, the host records how long Vitest's runtime took to import here.
+  const importMs = performance.now() - importing;
   const pair = new WebSocketPair();
   const [client, server] = [pair[0], pair[1]];
   server.accept();
@@ -114,7 +117,7 @@ async function startVitest(request, env) {
     collectTests: (state, traces) => runBaseTests("collect", state, traces),
     setup: setupEnvironment,
   });
-  return new Response(null, { status: 101, webSocket: client });
+  return new Response(null, { status: 101, webSocket: client, headers: settings.stats ? { "x-workerbox-vitest-import-ms": String(importMs) } : {} });
 }
 
 /** Names never forwarded as RPC methods of the main module's entrypoint (thenables, etc.). */

@@ -112,6 +112,10 @@ async function startRunner(project, options) {
   const { createWorker, dispatch, service } = require("../../index.js");
   // Only the pool's own upgrade request starts Vitest in the runner.
   const token = require("node:crypto").randomUUID();
+  // Compiled code of Vitest's runtime, the startup snapshot and what the runtime's files import
+  // (lib/vitest/loader.js), kept for later runs.
+  const cacheDir = path.join(root, "node_modules", ".cache", "workerbox");
+  const stats = process.env.WORKERBOX_VITEST_STATS ? { codeCache: require("../../index.js").codeCacheStats() } : null;
   let worker = null;
   try {
     worker = await createWorker({
@@ -123,22 +127,45 @@ async function startRunner(project, options) {
       compatibilityDate: settings.compatibilityDate,
       compatibilityFlags: settings.compatibilityFlags,
       ...(settings.outbound ? { outbound: settings.outbound } : {}),
-      loadModule: createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker } }),
+      loadModule: timed(createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker }, cacheDir }), stats && phases),
       limits: { cpuMs: 0, wallMs: 0, waitUntilMs: 0, memoryMb: 1024 },
-      // Compiled code of Vitest's runtime (and the startup snapshot) kept for the next run.
-      cacheDir: path.join(root, "node_modules", ".cache", "workerbox"),
+      cacheDir,
       onLog: log,
     });
     phases.createMs = performance.now() - started - phases.settingsMs;
-    const header = JSON.stringify({ cwd: root, main: settings.main, token });
+    const header = JSON.stringify({ cwd: root, main: settings.main, token, stats: stats !== null });
     const response = await dispatch(worker, { url: "http://workerbox-vitest/", headers: { upgrade: "websocket", "x-workerbox-vitest": header } });
     if (response.status !== 101 || !response.webSocket) throw new Error(`workerbox/vitest: the runner did not accept the connection (${response.status}: ${await response.text()})`);
+    if (stats) {
+      phases.upgradeMs = performance.now() - started - phases.settingsMs - phases.createMs;
+      // Of which the import of Vitest's runtime inside the isolate (module loads included).
+      phases.importMs = Number(response.headers.get("x-workerbox-vitest-import-ms"));
+      // Process-wide counts over this start-up (another runner starting meanwhile adds to them).
+      const now = require("../../index.js").codeCacheStats();
+      phases.codeCache = { hits: now.hits - stats.codeCache.hits, misses: now.misses - stats.codeCache.misses };
+    }
     return { worker, socket: response.webSocket, auxiliary: settings.auxiliary, startMs: performance.now() - started, phases };
   } catch (error) {
     await worker?.dispose();
     await settings.auxiliary.dispose();
     throw error;
   }
+}
+
+/** `load`, counting its calls and the time until each answer in `phases` (when measuring). */
+function timed(load, phases) {
+  if (!phases) return load;
+  phases.loads = 0;
+  phases.loadMs = 0;
+  return async (...args) => {
+    const t = performance.now();
+    try {
+      return await load(...args);
+    } finally {
+      phases.loads++;
+      phases.loadMs += performance.now() - t;
+    }
+  };
 }
 
 async function disposeRunner(runner) {

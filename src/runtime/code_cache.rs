@@ -1,6 +1,7 @@
-//! V8 code cache for user scripts, shared by every worker in the process and optionally kept on
-//! disk (`WorkerOptions::code_cache_dir`), so loading a script that was loaded before skips
-//! parsing and compiling what was compiled then.
+//! V8 code cache for user scripts and modules (and the function wrappers of CommonJS modules,
+//! `node:` modules and embedded npm files), shared by every worker in the process and optionally
+//! kept on disk (`WorkerOptions::code_cache_dir`), so loading a script that was loaded before
+//! skips parsing and compiling what was compiled then.
 //!
 //! An entry is keyed by a SHA-256 over V8's cached-data version tag (which changes with the V8
 //! version and the flags that affect code), the V8 version string, the script's kind (module or

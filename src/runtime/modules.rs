@@ -47,21 +47,61 @@ pub(crate) struct Registry {
   code_cache_dir: Option<std::path::PathBuf>,
   /// The normalized names of the modules given in `modules`.
   given: Vec<String>,
-  /// Modules compiled without a cache entry, whose entries are made again when the worker is
-  /// disposed, with every function that ran by then.
-  uncached: Vec<(v8::Global<v8::Module>, code_cache::Entry)>,
+  /// Modules and scripts compiled without a cache entry, whose entries are made again when the
+  /// worker is disposed, with every function that ran by then.
+  uncached: Vec<(Uncached, code_cache::Entry)>,
+}
+
+/// Code compiled without a cache entry: an ES module, or a classic script (the function
+/// wrappers of `node:` modules, embedded npm files and host CommonJS, `ops/node.rs`).
+enum Uncached {
+  Module(v8::Global<v8::Module>),
+  Script(v8::Global<v8::UnboundScript>),
 }
 
 /// Replaces the code cache entries of the modules compiled here without one by what V8 has
 /// compiled of them by now (called when the worker is disposed, off the request path).
 pub(crate) fn refresh_code_caches(scope: &mut v8::PinScope, registry: &RegistryRef) {
-  let modules = std::mem::take(&mut registry.borrow_mut().uncached);
-  for (module, entry) in modules {
-    let module = v8::Local::new(scope, module);
-    if let Some(data) = module.get_unbound_module_script(scope).create_code_cache() {
+  let compiled = std::mem::take(&mut registry.borrow_mut().uncached);
+  for (code, entry) in compiled {
+    let data = match code {
+      Uncached::Module(module) => v8::Local::new(scope, module).get_unbound_module_script(scope).create_code_cache(),
+      Uncached::Script(script) => v8::Local::new(scope, script).create_code_cache(),
+    };
+    if let Some(data) = data {
       entry.store(data.to_vec());
     }
   }
+}
+
+/// Compiles classic script `source` (named `resource`) through the code cache when the worker
+/// has it on; `None` when caching is off, or when the script does not compile (the caller then
+/// compiles it as before, to report the error). A script compiled without an entry gets one now
+/// (its top level) and again when the worker is disposed (every function that ran by then).
+pub(crate) fn compile_script_cached<'s>(scope: &mut v8::PinScope<'s, '_>, resource: &str, source: &str) -> Option<v8::Local<'s, v8::Script>> {
+  let registry = scope.get_slot::<RegistryRef>()?.clone();
+  let entry = {
+    let r = registry.borrow();
+    if !r.code_cache {
+      return None;
+    }
+    code_cache::Entry::new("classic", code_cache::SourceDigest::new(resource, source), r.code_cache_dir.as_deref())
+  };
+  let code = v8::String::new(scope, source)?;
+  let name = ops::new_string(scope, resource);
+  let origin = v8::ScriptOrigin::new(scope, name.into(), 0, 0, false, 0, None, false, false, false, None);
+  let mut compiled = script::compile_cached(scope, code, &origin, Some(entry), |scope, source, options| {
+    v8::script_compiler::compile(scope, source, options, v8::script_compiler::NoCacheReason::NoReason)
+  })
+  .ok()?;
+  if let (false, Some(entry)) = (compiled.cache_hit, compiled.cache.take()) {
+    let unbound = compiled.value.get_unbound_script(scope);
+    if let Some(data) = unbound.create_code_cache() {
+      entry.store(data.to_vec());
+    }
+    registry.borrow_mut().uncached.push((Uncached::Script(v8::Global::new(scope, unbound)), entry));
+  }
+  Some(compiled.value)
 }
 
 pub(crate) type RegistryRef = Rc<RefCell<Registry>>;
@@ -330,7 +370,7 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
             if let Some(data) = compiled.value.get_unbound_module_script(scope).create_code_cache() {
               entry.store(data.to_vec());
             }
-            registry.borrow_mut().uncached.push((v8::Global::new(scope, compiled.value), entry));
+            registry.borrow_mut().uncached.push((Uncached::Module(v8::Global::new(scope, compiled.value)), entry));
           }
           compiled.value
         }

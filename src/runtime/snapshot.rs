@@ -18,7 +18,7 @@
 //! and takes about a tenth of the time a SHA-256 of the 1.4 MB blob took on the first create).
 
 use super::code_cache::{hex, write_atomically, KeyHash};
-use super::isolate::{call_internal, install_runtime, BOOTSTRAP_FILES, STREAMS_PONYFILL};
+use super::isolate::{call_internal, install_runtime, BOOTSTRAP_FILES, EAGER_FILES, STREAMS_PONYFILL};
 use super::ops;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -104,6 +104,10 @@ fn snapshot_file(dir: &Path) -> PathBuf {
   hash.part(STREAMS_PONYFILL.as_bytes());
   for (name, source) in BOOTSTRAP_FILES {
     hash.part(name.as_bytes()).part(source.as_bytes());
+  }
+  // Which of them are compiled whole (what the snapshot keeps compiled).
+  for name in EAGER_FILES {
+    hash.part(b"eager").part(name.as_bytes());
   }
   let key = hex(&hash.finish()[..16]);
   dir.join(format!("snapshot-{key}.bin"))

@@ -230,6 +230,11 @@ pub(super) fn run_bootstrap_file(
   run_wrapped(scope, name, "ops, internals", &strict, &[ops.into(), internals.into()])
 }
 
+/// Bootstrap files compiled whole, so that the startup snapshot (which keeps compiled code)
+/// holds all of their functions: the paths of every request, module load and WebSocket, which
+/// each worker would otherwise compile again on first use.
+pub(crate) const EAGER_FILES: &[&str] = &["75_events.js", "76_websocket.js", "80_timers.js", "84_rpc.js", "85_bindings.js", "90_entry.js", "95_node.js", "96_commonjs.js"];
+
 /// Runs an internal script as the body of `function (<params>) { … }` called with `args`.
 /// The body starts on the wrapper's first line, so line numbers in stacks match the file.
 pub(super) fn run_wrapped(
@@ -245,7 +250,9 @@ pub(super) fn run_wrapped(
   let resource = ops::new_string(scope, &format!("workerbox:internal/{name}"));
   let origin = v8::ScriptOrigin::new(scope, resource.into(), 0, 0, false, 0, None, false, false, false, None);
   v8::tc_scope!(let tc, scope);
-  let function = v8::Script::compile(tc, code, Some(&origin)).and_then(|s| s.run(tc));
+  let options = if EAGER_FILES.contains(&name) { v8::script_compiler::CompileOptions::EagerCompile } else { v8::script_compiler::CompileOptions::NoCompileOptions };
+  let mut source = v8::script_compiler::Source::new(code, Some(&origin));
+  let function = v8::script_compiler::compile(tc, &mut source, options, v8::script_compiler::NoCacheReason::NoReason).and_then(|s| s.run(tc));
   let Some(function) = function.and_then(|f| v8::Local::<v8::Function>::try_from(f).ok()) else {
     return Err(fail(thrown(tc)));
   };

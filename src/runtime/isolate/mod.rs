@@ -35,7 +35,7 @@ mod limits;
 mod pump;
 
 use boot::*;
-pub(crate) use boot::{call_internal, install_runtime};
+pub(crate) use boot::{call_internal, install_runtime, EAGER_FILES};
 use contexts::*;
 pub(crate) use contexts::ContextHolds;
 use limits::*;

@@ -272,7 +272,7 @@ fn op_ids<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArgume
 /// on eval does not apply to it).
 fn op_compile<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let source = arg_string(scope, &args, 0);
-  if let Some(factory) = super::node::compile_factory(scope, "runInDurableObject", "", &format!("return ({source});")) {
+  if let Some(factory) = super::node::compile_factory_with(scope, "runInDurableObject", "", &format!("return ({source});"), false) {
     rv.set(factory);
   }
 }

@@ -71,12 +71,27 @@ pub(crate) fn node_module_names() -> impl Iterator<Item = &'static str> {
 /// error throws a TypeError naming `resource` and returns None. The body starts on the
 /// wrapper's first line, so stack line numbers match the file.
 pub(super) fn compile_factory<'s>(scope: &mut v8::PinScope<'s, '_>, resource: &str, params: &str, source: &str) -> Option<v8::Local<'s, v8::Value>> {
+  compile_factory_with(scope, resource, params, source, true)
+}
+
+/// `compile_factory`, through the worker's code cache when `cached` (the same source compiled
+/// in an earlier worker of this process, or of an earlier one with a cache directory, is not
+/// parsed again).
+pub(super) fn compile_factory_with<'s>(scope: &mut v8::PinScope<'s, '_>, resource: &str, params: &str, source: &str, cached: bool) -> Option<v8::Local<'s, v8::Value>> {
   let wrapped = format!("(function ({params}) {{ {source}\n}})");
-  let code = new_string(scope, &wrapped);
-  let resource_name = new_string(scope, resource);
-  let origin = v8::ScriptOrigin::new(scope, resource_name.into(), 0, 0, false, 0, None, false, false, false, None);
   v8::tc_scope!(let tc, scope);
-  match v8::Script::compile(tc, code, Some(&origin)).and_then(|s| s.run(tc)) {
+  let script = match cached.then(|| crate::runtime::modules::compile_script_cached(tc, resource, &wrapped)).flatten() {
+    Some(script) => Some(script),
+    None => {
+      // Without the cache, or to report the compile error as ever.
+      tc.reset();
+      let code = new_string(tc, &wrapped);
+      let resource_name = new_string(tc, resource);
+      let origin = v8::ScriptOrigin::new(tc, resource_name.into(), 0, 0, false, 0, None, false, false, false, None);
+      v8::Script::compile(tc, code, Some(&origin))
+    }
+  };
+  match script.and_then(|s| s.run(tc)) {
     Some(factory) => Some(factory),
     None => {
       let error = thrown(tc);
