@@ -141,3 +141,35 @@ test("options.codeCache and options.cacheDir are validated", async () => {
   await assert.rejects(createWorker({ script: uniqueScript("x"), codeCache: "yes" }), /options\.codeCache must be a boolean/);
   await assert.rejects(createWorker({ script: uniqueScript("x"), cacheDir: 5 }), /options\.cacheDir must be a directory path/);
 });
+
+test("a new snapshot file leaves only the three newest snapshots of other builds beside it, and a flipped byte makes a file unusable", async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-snapshot-prune-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // Five snapshots of "other builds", a day apart (their contents are never read), and a file
+  // that is not a snapshot.
+  const others = [1, 2, 3, 4, 5].map((age) => {
+    const name = `snapshot-${"0".repeat(31)}${age}.bin`;
+    fs.writeFileSync(path.join(dir, name), "old");
+    const when = new Date(Date.now() - age * 86_400_000);
+    fs.utimesSync(path.join(dir, name), when, when);
+    return name;
+  });
+  fs.writeFileSync(path.join(dir, "notes.txt"), "keep");
+  const child = `require(${JSON.stringify(root)}).createWorker({ script: "export default { fetch() { return new Response('ok') } }", pool: false, onLog() {} }).then((w) => w.dispose());`;
+  const run = () => execFileSync(process.execPath, ["-e", child], { encoding: "utf8", timeout: 30_000, env: { ...process.env, WORKERBOX_CACHE_DIR: dir } });
+  run();
+  const left = fs.readdirSync(dir).sort();
+  const own = left.filter((f) => f.startsWith("snapshot-") && !others.includes(f));
+  assert.equal(own.length, 1, `files: ${left}`);
+  assert.deepEqual(left.filter((f) => others.includes(f)), others.slice(0, 3).sort(), "the three newest others stay");
+  assert.ok(left.includes("notes.txt"));
+  // One flipped byte in the middle fails the checksum: the next process makes its own again.
+  const file = path.join(dir, own[0]);
+  const bytes = fs.readFileSync(file);
+  bytes[bytes.length >> 1] ^= 0xff;
+  fs.writeFileSync(file, bytes);
+  const before = fs.statSync(file).mtimeMs;
+  run();
+  assert.ok(fs.statSync(file).mtimeMs > before, "the damaged snapshot was written again");
+  assert.notDeepEqual(fs.readFileSync(file), bytes);
+});

@@ -16,6 +16,7 @@
 //! snapshot depends on (V8 version and flags, bootstrap sources, the op table) and carries a
 //! CRC-32 of its contents, checked before V8 sees it (it guards against torn or damaged files,
 //! and takes about a tenth of the time a SHA-256 of the 1.4 MB blob took on the first create).
+//! Writing one removes all but the three newest files of other builds from its folder.
 
 use super::code_cache::{hex, write_atomically, KeyHash};
 use super::isolate::{call_internal, install_runtime, BOOTSTRAP_FILES, EAGER_FILES, STREAMS_PONYFILL};
@@ -83,6 +84,27 @@ fn save(file: &Path, blob: &[u8]) {
   contents.extend_from_slice(&crc32fast::hash(blob).to_le_bytes());
   contents.extend_from_slice(blob);
   write_atomically(file, &contents);
+  prune(file);
+}
+
+/// Snapshots of other builds kept beside a new one (most recently written first).
+const KEEP_OTHERS: usize = 3;
+
+/// Removes the oldest snapshot files of other builds from `file`'s folder, keeping
+/// [`KEEP_OTHERS`]: every upgrade of workerbox (or of the V8 flags) writes a new file, and
+/// nothing else would ever remove the old ones.
+fn prune(file: &Path) {
+  let (Some(dir), Some(own)) = (file.parent(), file.file_name()) else { return };
+  let Ok(entries) = std::fs::read_dir(dir) else { return };
+  let mut others: Vec<(std::time::SystemTime, PathBuf)> = entries
+    .filter_map(Result::ok)
+    .filter(|e| e.file_name() != own && e.file_name().to_str().is_some_and(|n| n.starts_with("snapshot-") && n.ends_with(".bin")))
+    .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+    .collect();
+  others.sort_by(|a, b| b.0.cmp(&a.0));
+  for (_, old) in others.into_iter().skip(KEEP_OTHERS) {
+    let _ = std::fs::remove_file(old);
+  }
 }
 
 /// The snapshot this process uses, once `startup_snapshot` has run.
