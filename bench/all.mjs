@@ -1,5 +1,6 @@
-// bench/all.mjs: runs every benchmark in bench/, workerbox beside Miniflare on this machine, and
-// sums them up against the project's targets.
+// bench/all.mjs: runs every benchmark in bench/, workerbox beside its peers on this machine
+// (Miniflare, and where a target names them edge-runtime, wrangler dev or Cloudflare's Vitest
+// integration), and sums them up against the project's targets.
 //
 // Each bench runs as its own child process (`node bench/<name>.mjs [--quick]`), one after
 // another, and prints one JSON object on stdout; its progress goes straight to our stderr.
@@ -11,12 +12,12 @@
 //
 // Output:
 //   stdout                     the combined JSON, a blank line, then the Markdown table
-//                              (metric | workerbox | Miniflare | ratio | target | met?)
+//                              (metric | workerbox | peer | ratio | target | met?)
 //   bench/results/latest.json  the combined JSON: every bench's own JSON plus the table rows
 //   bench/results/latest.md    the Markdown table
 //
-// ratio = how many times better workerbox is (Miniflare / workerbox for times and memory,
-// workerbox / Miniflare for throughput; > 1 means workerbox wins). "met?" is computed from the
+// ratio = how many times better workerbox is (peer / workerbox for times and memory,
+// workerbox / peer for throughput; > 1 means workerbox wins). "met?" is computed from the
 // measured numbers against the targets in TARGETS. A bench that exits non-zero or prints no
 // JSON becomes an error row, an engine that reports { error } shows the error in its cell; the
 // other benches still run, and all.mjs then exits 1.
@@ -35,7 +36,7 @@ for (const arg of process.argv.slice(2)) {
 }
 
 // Every bench takes --quick; none needs more flags here (streaming's --quick is 20 MB, not 100).
-const BENCHES = ["dispatch", "kv", "d1", "durable", "websocket", "workers", "streaming", "eventloop", "queues", "starters", "vitest"];
+const BENCHES = ["dispatch", "first-create", "kv", "d1", "durable", "websocket", "workers", "htmlrewriter", "streaming", "eventloop", "queues", "starters", "vitest"];
 const selected = process.argv.find((a) => a.startsWith("--bench="))?.slice("--bench=".length).split(",") ?? BENCHES;
 for (const name of selected) if (!BENCHES.includes(name)) throw new Error(`bench/all.mjs: no bench named ${name} (have ${BENCHES.join(", ")})`);
 const TIMEOUT_MS = (quick ? 10 : 60) * 60_000; // per bench
@@ -96,14 +97,24 @@ const TARGETS = {
   suiteWall: { text: "≤ 1/3 of Cloudflare's (≥ 3×)", check: (v, r) => r >= 3 },
   suiteRss: { text: "≤ 1/2 of Cloudflare's (≥ 2×)", check: (v, r) => r >= 2 },
   fileStart: { text: "< 50 ms", check: (v) => v < 50 },
+  // Performance II: beside edge-runtime (node:vm on Node's own thread) and workerd.
+  firstCreate: { text: "≤ 10 ms", check: (v) => v <= 10 },
+  edgeP50: { text: "≤ edge-runtime's (≥ 1×)", check: (v, r) => r >= 1 },
+  edgeThroughput: { text: "≥ 1.5× edge-runtime's", check: (v, r) => r >= 1.5 },
+  liveCreates: { text: "1,000 in < 3 s", check: (v, r, workers) => (workers >= 1000 ? v < 3000 : null) },
+  // The 10th and the last create are each the median of ten creates; ±10% is this VM's noise.
+  flatCreate: { text: "1,000th ≤ 10th (quotient ≤ 1.1)", check: (v, r, workers) => (workers >= 1000 ? v <= 1.1 : null) },
+  rewriter: { text: "≥ workerd's speed (≥ 1×)", check: (v, r) => r >= 1 },
+  kv: { text: "≥ 20×", check: (v, r) => r >= 20 },
 };
 
 /**
  * The rows, in order. wb / mf pick a number out of a bench's JSON (engine part), better says
  * which way wins ("lower" or "higher"; omitted: no ratio), target names a TARGETS entry.
  * label may be a function of the bench's JSON, for sizes that --quick changes. other names the
- * part of the JSON the Miniflare column reads (default "miniflare"; "wrangler" for wrangler dev,
- * which runs Miniflare).
+ * part of the JSON the peer column reads (default "miniflare"; "wrangler" for wrangler dev,
+ * which runs Miniflare; "edge-runtime"; "cloudflare" for Cloudflare's Vitest integration).
+ * engine picks the workerbox part of a bench whose JSON has none (default: r.workerbox).
  */
 const ROWS = [
   { bench: "dispatch", label: "create, tiny script (ms, p50)", wb: (e) => e.createWorkerMs.p50, mf: (e) => e.createWorkerMs.p50, better: "lower", target: "create" },
@@ -113,7 +124,12 @@ const ROWS = [
   { bench: "dispatch", label: "sequential dispatch p50 (µs)", wb: (e) => e.sequentialUs.p50, mf: (e) => e.sequentialUs.p50, better: "lower", target: "p50" },
   { bench: "dispatch", label: "sequential dispatch p99 (µs)", wb: (e) => e.sequentialUs.p99, mf: (e) => e.sequentialUs.p99, better: "lower" },
   { bench: "dispatch", label: "64-way concurrent throughput (req/s)", wb: (e) => e.concurrent64.rps, mf: (e) => e.concurrent64.rps, better: "higher", target: "throughput" },
-  { bench: "kv", label: "KV put + get per request, p50 (µs)", wb: (e) => e.p50 * 1000, mf: (e) => e.p50 * 1000, better: "lower" },
+  { bench: "dispatch", label: "sequential dispatch p50 (µs; peer: edge-runtime)", wb: (e) => e.sequentialUs.p50, mf: (e) => e.sequentialUs.p50, better: "lower", other: "edge-runtime", target: "edgeP50" },
+  { bench: "dispatch", label: "64-way concurrent throughput (req/s; peer: edge-runtime)", wb: (e) => e.concurrent64.rps, mf: (e) => e.concurrent64.rps, better: "higher", other: "edge-runtime", target: "edgeThroughput" },
+  { bench: "first-create", label: "first createWorker in a fresh process, snapshot in the user cache (ms; with Node's fetch classes loading meanwhile)", wb: (e) => e.warmUserCache.createMs, target: "firstCreate", engine: (r) => r },
+  { bench: "first-create", label: "first createWorker in a fresh process, Node's fetch classes loaded before (ms)", wb: (e) => e.warmUserCacheFetchLoaded.createMs, target: "firstCreate", engine: (r) => r },
+  { bench: "first-create", label: "first createWorker + first request in a fresh process (ms)", wb: (e) => e.warmUserCache.createMs + e.warmUserCache.firstRequestMs, engine: (r) => r },
+  { bench: "kv", label: "KV put + get per request, p50 (µs)", wb: (e) => e.p50 * 1000, mf: (e) => e.p50 * 1000, better: "lower", target: "kv" },
   { bench: "d1", label: "D1 insert + select per request, p50 (µs)", wb: (e) => e.p50 * 1000, mf: (e) => e.p50 * 1000, better: "lower" },
   { bench: "durable", label: "RPC call between two workers, cost over a plain dispatch, p50 (µs)", wb: (e) => e.rpcCost.p50 * 1000, mf: (e) => e.rpcCost.p50 * 1000, better: "lower" },
   { bench: "durable", label: "Durable Object increment (RPC, storage get + put) per request, p50 (µs)", wb: (e) => e.durableObjectRpc.p50 * 1000, mf: (e) => e.durableObjectRpc.p50 * 1000, better: "lower" },
@@ -128,6 +144,9 @@ const ROWS = [
   { bench: "workers", label: (r) => `RSS per idle worker, over ${r.workerbox?.idle?.workers ?? "?"} workers (MB)`, wb: (e) => e.idle.perWorkerMb, mf: (e) => e.idle.perWorkerMb, better: "lower", target: "idleMemory" },
   { bench: "workers", label: (r) => `${r.workerbox?.live?.workers ?? "?"} live workers, one request each: RSS per worker (MB)`, wb: (e) => e.live.perWorkerMb, mf: (e) => e.live.perWorkerMb, better: "lower", target: "live", workers: (r) => r.workerbox?.live?.workers },
   { bench: "workers", label: (r) => `${r.workerbox?.live?.workers ?? "?"} live workers: one request each, all (ms)`, wb: (e) => e.live.oneRequestEachMs, mf: (e) => e.live.oneRequestEachMs, better: "lower" },
+  { bench: "workers", label: (r) => `${r.workerbox?.live?.workers ?? "?"} live workers: all creates, one after another (ms)`, wb: (e) => e.live.creates.allMs, target: "liveCreates", workers: (r) => r.workerbox?.live?.workers },
+  { bench: "workers", label: (r) => `${r.workerbox?.live?.workers ?? "?"} live workers: last create / 10th create (medians of ten)`, wb: (e) => Math.round((e.live.creates.lastMs / e.live.creates.tenthMs) * 100) / 100, target: "flatCreate", workers: (r) => r.workerbox?.live?.workers },
+  { bench: "htmlrewriter", label: "HTMLRewriter, 12,000 synchronous handler calls per request, p50 (ms; peer: Miniflare's workerd)", wb: (e) => e.p50, mf: (e) => e.p50, better: "lower", target: "rewriter" },
   { bench: "streaming", label: (r) => `streaming ${r.workerbox?.megabytes ?? "?"} MB echo: time (ms)`, wb: (e) => e.ms, mf: (e) => e.ms, better: "lower" },
   { bench: "streaming", label: (r) => `streaming ${r.workerbox?.megabytes ?? "?"} MB echo: throughput (MB/s)`, wb: (e) => e.mbPerSecond, mf: (e) => e.mbPerSecond, better: "higher" },
   { bench: "streaming", label: (r) => `streaming ${r.workerbox?.megabytes ?? "?"} MB echo: peak RSS growth (MB)`, wb: (e) => e.peakRssGrowthMb, mf: (e) => e.peakRssGrowthMb, better: "lower" },
@@ -170,7 +189,7 @@ function buildRows(runs) {
     const r = run.result;
     for (const spec of ROWS.filter((s) => s.bench === name)) {
       if (spec.optional?.(r)) continue;
-      const wb = pick(r.workerbox, spec.wb);
+      const wb = pick(spec.engine ? spec.engine(r) : r.workerbox, spec.wb);
       const mf = spec.mf ? pick(r[spec.other ?? "miniflare"], spec.mf) : {};
       let ratio = null;
       if (spec.better && wb.value !== undefined && mf.value !== undefined) {
@@ -204,7 +223,7 @@ function num(n) {
 function markdown(rows, header) {
   const cell = (text) => String(text).replace(/\|/g, "\\|").replace(/\s+/g, " ");
   const short = (text) => (text.length > 120 ? text.slice(0, 117) + "…" : text);
-  const lines = [header, "", "| metric | workerbox | Miniflare | ratio | target | met? |", "| --- | ---: | ---: | ---: | --- | :---: |"];
+  const lines = [header, "", "| metric | workerbox | peer | ratio | target | met? |", "| --- | ---: | ---: | ---: | --- | :---: |"];
   for (const row of rows) {
     if (row.error !== undefined && row.workerbox === undefined) {
       lines.push(`| ${cell(row.metric)} | **error**: ${cell(short(row.error))} | — | — | — | error |`);
@@ -214,7 +233,7 @@ function markdown(rows, header) {
     const met = row.met === true ? "yes" : row.met === false ? "**no**" : row.target ? "n/a" : "—";
     lines.push(`| ${cell(row.metric)} | ${value(row.workerbox, "workerbox")} | ${value(row.miniflare, "miniflare")} | ${row.ratio !== null ? `${num(row.ratio)}×` : "—"} | ${row.target ?? "—"} | ${met} |`);
   }
-  lines.push("", "ratio: how many times better workerbox is (> 1: workerbox wins). n/a: the target needs a number this run lacks (a --quick run has 200 live workers, not 1,000).");
+  lines.push("", "peer: Miniflare, unless the metric names another (edge-runtime, wrangler dev, Cloudflare's Vitest integration). ratio: how many times better workerbox is (> 1: workerbox wins). n/a: the target needs a number this run lacks (a --quick run has 200 live workers, not 1,000).");
   return lines.join("\n") + "\n";
 }
 
@@ -230,7 +249,7 @@ const rows = buildRows(runs);
 const cpus = os.cpus();
 const machine = { node: process.version, cpus: cpus.length, cpuModel: cpus[0]?.model, platform: `${process.platform}-${process.arch}`, totalMemGb: Math.round(os.totalmem() / 2 ** 30) };
 const combined = { startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), quick, machine, benches: runs, table: rows };
-const header = `workerbox beside Miniflare ${quick ? "(quick run) " : ""}— ${startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC, Node ${machine.node}, ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.platform}`;
+const header = `workerbox beside its peers ${quick ? "(quick run) " : ""}— ${startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC, Node ${machine.node}, ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.platform}`;
 const table = markdown(rows, header);
 
 const resultsDir = path.join(here, "results");
