@@ -25,6 +25,7 @@ const LIMITS = {
   cpuMs: { min: 0, integer: false, text: "a number of milliseconds, 0 or more (0: no limit)" },
   bindingMs: { min: 0, integer: false, text: "a number of milliseconds, 0 or more (0: no limit)" },
   waitUntilMs: { min: 0, integer: false, text: "a number of milliseconds, 0 or more (0: no limit)" },
+  bodyIdleMs: { min: 0, integer: false, text: "a number of milliseconds, 0 or more (0: no limit)" },
   memoryMb: { min: 16, max: 16384, integer: true, text: "an integer number of megabytes from 16 to 16384" },
 };
 const FORMATS = new Set(["module", "service-worker"]);
@@ -355,10 +356,16 @@ async function createWorker(options) {
       console.error("workerbox: options.onLog threw while handling a worker log line:", error);
     }
   };
-  const bodies = new HostBodies();
+  // The response-body stall bound is kept on this side (lib/bodies.js), not in the engine.
+  const { bodyIdleMs, ...engineLimits } = limits ?? {};
+  const bodies = new HostBodies(bodyIdleMs, (stream, reason) => {
+    const handle = worker === undefined ? undefined : nativeOf(worker);
+    if (handle === undefined || handle.disposed) return;
+    handle.rpc(JSON.stringify({ kind: "body", stream, reason }), Buffer.alloc(0)).catch(() => {});
+  });
   let worker;
   const dispatcher = createDispatcher(definitions, dispatch, bodies, () => worker);
-  const creating = native.createWorker({ script, filename, format, envJson, bindingsJson, compatJson: JSON.stringify(compat), allowEval, publicNetworkOnly: network === "public", modules, limits, codeCache, cacheDir, isolation, maxReuse, pool, privateCache, moduleLoader }, log, dispatcher, channel, stores, inspector?.native);
+  const creating = native.createWorker({ script, filename, format, envJson, bindingsJson, compatJson: JSON.stringify(compat), allowEval, publicNetworkOnly: network === "public", modules, limits: limits && engineLimits, codeCache, cacheDir, isolation, maxReuse, pool, privateCache, moduleLoader }, log, dispatcher, channel, stores, inspector?.native);
   // Node loads its fetch classes (Response, Headers) on first use, about 25 ms; every dispatch
   // needs them. The first worker of a process has them loaded while its isolate starts on its
   // own threads, instead of delaying its first response.

@@ -98,6 +98,52 @@ test("cancelling the body in Node cancels the worker's stream, with the reason",
   assert.equal(state, "enough");
 });
 
+test("a body that stops producing while a timer keeps the worker busy errors the read after limits.bodyIdleMs, and is cancelled in the worker", async (t) => {
+  const worker = await useWorker(t, {
+    limits: { bodyIdleMs: 300 },
+    script: `let cancelled = null;
+    export default { async fetch(request) {
+      const path = new URL(request.url).pathname;
+      if (path === "/state") return Response.json(cancelled);
+      if (path === "/steady") {
+        // A chunk every 100 ms: never idle for 300 ms.
+        let n = 0;
+        return new Response(new ReadableStream({ async pull(controller) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          if (++n > 5) controller.close(); else controller.enqueue(new TextEncoder().encode("chunk " + n + ";"));
+        } }));
+      }
+      let first = true;
+      return new Response(new ReadableStream({
+        pull(controller) {
+          if (first) { first = false; controller.enqueue(new TextEncoder().encode("head;")); return; }
+          // Never another chunk, while an interval keeps the worker alive.
+          setInterval(() => {}, 20);
+          return new Promise(() => {});
+        },
+        cancel(reason) { cancelled = String(reason); },
+      }));
+    } }`,
+  });
+  const started = Date.now();
+  const response = await dispatch(worker, "http://localhost/stall");
+  const reader = response.body.getReader();
+  assert.equal(new TextDecoder().decode((await reader.read()).value), "head;");
+  await assert.rejects(reader.read(), (error) => error.code === "ERR_BODY_STALLED" && /300 ms/.test(error.message) && /limits\.bodyIdleMs/.test(error.message));
+  const took = Date.now() - started;
+  assert.ok(took >= 250 && took < 5000, `stalled after ${took} ms`);
+  let state = null;
+  for (const deadline = Date.now() + 5000; state === null && Date.now() < deadline; ) {
+    state = await (await dispatch(worker, "http://localhost/state")).json();
+    if (state === null) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.match(String(state), /bodyIdleMs/);
+  // A body that keeps producing, and a reader that pauses longer than the bound, are fine.
+  const steady = await dispatch(worker, "http://localhost/steady");
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  assert.equal(await steady.text(), "chunk 1;chunk 2;chunk 3;chunk 4;chunk 5;");
+});
+
 test("an error in the worker's stream errors the body in Node with the worker's message", async (t) => {
   const worker = await useWorker(t, {
     script: `export default { async fetch() {

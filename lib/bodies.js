@@ -5,7 +5,8 @@
 //   id; the worker's `request.body` pulls it with `read` calls, one chunk per call, so the
 //   worker reads only as fast as it consumes, and `cancel` cancels the Node stream.
 // - Response bodies (worker → Node): the worker names a stream id in its response and pushes
-//   chunks with `write`. Each write is answered only when the Node ReadableStream handed to
+//   chunks with `write`. One that produces nothing for `limits.bodyIdleMs` while its reader
+//   waits errors with ERR_BODY_STALLED. Each write is answered only when the Node ReadableStream handed to
 //   the caller wants more (backpressure), or with `{ cancelled }` once the caller cancelled it,
 //   which cancels the worker's stream. `close` and `error` end it; `reset` (the worker was
 //   disposed or restarted) errors every open one.
@@ -19,6 +20,15 @@ function workerError(args) {
   return error;
 }
 
+/** How long a response body may produce nothing while its reader waits, by default (ms). */
+const DEFAULT_BODY_IDLE_MS = 100_000;
+
+function bodyStalled(ms) {
+  const error = new Error(`The worker's response body produced nothing for ${ms} ms while it was being read, and was given up on (limits.bodyIdleMs).`);
+  error.code = "ERR_BODY_STALLED";
+  return error;
+}
+
 function bodyAborted(reason) {
   const error = new Error(`The worker stopped before the response body was complete: ${reason}`);
   error.code = "ERR_BODY_ABORTED";
@@ -28,6 +38,8 @@ function bodyAborted(reason) {
 /** One response body on its way from the worker to a Node ReadableStream. */
 class OutgoingBody {
   controller = null;
+  /** Set by responseStream(): called on every write (restarts the stall timer). */
+  onProgress = null;
   /** Chunks written before the Node stream existed. */
   early = [];
   /** Resolves the worker's pending write once the reader wants more. */
@@ -62,6 +74,8 @@ class OutgoingBody {
 }
 
 class HostBodies {
+  /** `limits.bodyIdleMs`: how long a response body may stall while read (0: no bound). */
+  #idleMs;
   #requests = new Map(); // id -> ReadableStreamDefaultReader
   #responses = new Map(); // id -> OutgoingBody
   // Response bodies Node cancelled while no write was waiting: id -> reason. The worker's next
@@ -75,6 +89,14 @@ class HostBodies {
    * Keeps Node's event loop alive while a body is open: the worker's calls arrive through a
    * thread-safe function that does not hold the loop open by itself.
    */
+  /** Tells the worker to cancel response body `id`'s stream: (id, reason) => void. */
+  #cancelInWorker;
+
+  constructor(idleMs = DEFAULT_BODY_IDLE_MS, cancelInWorker = () => {}) {
+    this.#idleMs = idleMs;
+    this.#cancelInWorker = cancelInWorker;
+  }
+
   #holdLoop() {
     const open = this.#requests.size + this.#responses.size > 0;
     if (open && this.#keepAlive === null) this.#keepAlive = setInterval(() => {}, 2 ** 30);
@@ -116,13 +138,42 @@ class HostBodies {
     const bodies = this;
     const body = this.#outgoing(id);
     let ended = false;
+    let stallTimer = null;
     const end = () => {
       if (ended) return;
       ended = true;
+      clearTimeout(stallTimer);
       this.#responses.delete(id);
       this.#holdLoop();
       onEnd();
     };
+    // A body that produces nothing for idleMs while its reader wants more is given up on: the
+    // reader gets ERR_BODY_STALLED and the worker's next write is answered as cancelled. Time
+    // the reader spends not reading is not counted against the worker.
+    const idleMs = this.#idleMs;
+    const watch = () => {
+      if (idleMs === 0 || ended) return;
+      clearTimeout(stallTimer);
+      stallTimer = setTimeout(() => {
+        if (ended) return;
+        if (body.controller === null || body.controller.desiredSize <= 0) return watch();
+        const error = bodyStalled(idleMs);
+        body.cancelled = true;
+        body.reason = error.message;
+        if (body.release === null && body.ending === null) {
+          // No write is waiting for an answer: the worker's pump waits on its stream, so it is
+          // told now (and its next call, if any, is answered as cancelled).
+          bodies.#cancelled.set(id, body.reason);
+          bodies.#cancelInWorker(id, body.reason);
+        }
+        body.wake();
+        try {
+          body.controller.error(error);
+        } catch {}
+        end();
+      }, idleMs);
+    };
+    body.onProgress = watch;
     body.onEnd = end;
     if (this.#closed !== null && body.ending === null) body.ending = { error: this.#closed };
     return new ReadableStream(
@@ -130,6 +181,7 @@ class HostBodies {
         start(controller) {
           body.attach(controller);
           if (body.ending) end();
+          else watch();
         },
         pull() {
           body.wake();
@@ -189,6 +241,7 @@ class HostBodies {
           if (body.controller !== null) body.controller.enqueue(chunk);
           else body.early.push(chunk);
         }
+        body.onProgress?.();
         await body.wanted();
         return { json: body.cancelled ? JSON.stringify({ cancelled: true, reason: body.reason ?? null }) : "{}" };
       }

@@ -430,6 +430,8 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
     }
     // A WebSocket message or close from the host.
     if (call.kind === "ws") return internals.webSocketEvent(call, argsBytes);
+    // The host gave up on a response body (lib/bodies.js).
+    if (call.kind === "body") return internals.cancelResponseBody(call.stream, call.reason);
     const args = unmarshal(argsBytes, call.stubs ?? [], received);
     // The host's own calls on Durable Objects (alarms, runInDurableObject, eviction, listing).
     if (call.durableObject !== undefined && DURABLE_HOST_CALLS.has(call.kind)) return internals.durableHostCall(call, args);

@@ -68,6 +68,15 @@ internals.hostBodyStream = (stream) =>
 
 /** Pumps waiting on their worker stream for the next chunk, and how to stop each. */
 const readingPumps = new Set();
+/** The same pumps by stream id, for the host's cancellations (internals.cancelResponseBody). */
+const pumpsByStream = new Map();
+
+/** Stops a pump because the host gave up on its body: it cancels its stream with `reason`. */
+class HostCancelled {
+  constructor(reason) {
+    this.reason = reason;
+  }
+}
 
 /**
  * Sends a response body to the host chunk by chunk. The host answers each write when its
@@ -82,11 +91,13 @@ internals.pumpToHost = async function pumpToHost(stream, body) {
       let stop;
       const stopped = new Promise((_, reject) => (stop = reject));
       readingPumps.add(stop);
+      pumpsByStream.set(stream, stop);
       let next;
       try {
         next = await Promise.race([reader.read(), stopped]);
       } finally {
         readingPumps.delete(stop);
+        pumpsByStream.delete(stream);
       }
       const { done, value } = next;
       if (done) break;
@@ -100,10 +111,26 @@ internals.pumpToHost = async function pumpToHost(stream, body) {
     }
     await hostCall(BODY, "close", { stream });
   } catch (error) {
+    if (error instanceof HostCancelled) {
+      // The host's reader is already gone: only the worker's stream is left to cancel.
+      await reader?.cancel(error.reason).catch(() => {});
+      return;
+    }
     const [name, message, stack] = internals.errorParts(error);
     hostCall(BODY, "error", { stream, name, message, stack }).catch(() => {});
     reader?.cancel(error).catch(() => {});
   }
+};
+
+/**
+ * The host gave up on response body `stream` while its pump waits for the worker's stream
+ * (limits.bodyIdleMs, lib/bodies.js): the worker's stream is cancelled with `reason`. A pump
+ * not waiting on its stream learns it from the answer to its next write.
+ */
+internals.cancelResponseBody = function cancelResponseBody(stream, reason) {
+  const stop = pumpsByStream.get(stream);
+  if (stop !== undefined) stop(new HostCancelled(reason));
+  return stop !== undefined;
 };
 
 /**
