@@ -304,9 +304,11 @@ test("a response body that can never produce another chunk errors the host's rea
 });
 
 test("a script that ignores termination: its dispatches reject, dispose() settles the rest and the process exits", { timeout: 90_000 }, async () => {
-  // A global replaceAll over a 64M-character string runs for seconds in a builtin that never
-  // checks for termination (V8 15.2), far past the 2 s grace after the CPU limit.
-  const result = await stopInChild("'a'.repeat(2 ** 26).replaceAll('a', 'b')", { cpuMs: 100, memoryMb: 128 });
+  // A RegExp split of a 64M-character string runs for seconds in a builtin that never checks
+  // for termination (V8 15.2), far past the 2 s grace after the CPU limit. (replaceAll and
+  // global RegExp replaces did too; on long strings they now run where a limit stops them, see
+  // the next test.)
+  const result = await stopInChild("'a'.repeat(2 ** 26).split(/a/)", { cpuMs: 100, memoryMb: 128 });
   assert.equal(result.signal, null, result.stderr);
   assert.equal(result.status, 0, result.stderr);
   assert.equal(result.first?.value, "ERR_WORKER_FAILED", JSON.stringify(result));
@@ -315,6 +317,41 @@ test("a script that ignores termination: its dispatches reject, dispose() settle
   assert.ok(result.disposed - result.first.ms < 1000, "dispose() does not wait for the stuck thread");
   assert.equal(result.after.value, "TypeError", "a disposed worker refuses new dispatches");
   assert.ok(result.lived < 20_000, `the child lived ${result.lived} ms`);
+});
+
+test("replaceAll and global RegExp replaces on a 64M-character string stop at the CPU or memory limit, and the worker serves the next request", { timeout: 120_000 }, async () => {
+  for (const attack of ["'a'.repeat(2 ** 26).replaceAll('a', 'bb')", "'a'.repeat(2 ** 26).replace(/a/g, 'b')", "'a'.repeat(2 ** 26).replace(/a/g, () => 'b')"]) {
+    const served = await stopInChild(attack, { cpuMs: 200, memoryMb: 128 }, { waitForOk: true });
+    assert.equal(served.status, 0, served.stderr);
+    assert.ok(["ERR_CPU_LIMIT", "ERR_MEMORY_LIMIT"].includes(served.first?.value), `${attack}: ${JSON.stringify(served)}`);
+    assert.equal(served.second?.value, "fine", `${attack}: ${JSON.stringify(served)}`);
+  }
+});
+
+test("on long strings, replaceAll and RegExp replaces (run in JavaScript there) give what V8's built-ins give", async (t) => {
+  const cases = `[
+    [/b(c)?/g, "[$1|$&|$$|$0|$01|$10|$<x>]"],
+    [/(?<x>a)(b)?/g, "<$<x>|$2|$<y>|$<x|$\`>"],
+    [/(?<x>a)(b)?/, "$'"],
+    [/x*/g, "-"],
+    [/\\u{1F600}|/gu, "!"],
+    [/a/, "Q$&Q"],
+    [/a(b)c/gy, "Y"],
+    [/(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)(k)/g, "$11$10$1$12"],
+  ]`;
+  // Over a million characters: the length from which the worker's own steps take over.
+  const body = `const cases = ${cases};
+    let s = ""; const parts = ["abc", "bcb", "aab", "\u{1F600}", "abcdefghijk", "x", "a"];
+    for (let i = 0; s.length < 1100000; i++) s += parts[i % parts.length] + (i % 13);
+    const digest = (x) => typeof x !== "string" ? x : x.length + ":" + x.slice(0, 40) + ":" + x.slice(-40) + ":" + [...x].reduce((h, c) => (h * 31 + c.codePointAt(0)) >>> 0, 7);
+    const out = cases.map(([re, template]) => s.replace(re, template));
+    out.push(s.replace(/(a)(b)?/g, (m, a, b, at, str, groups) => m + (b ?? "U") + (at % 7) + (str === s) + (groups === undefined)));
+    out.push(s.replace(/(?<first>b)/g, (...args) => JSON.stringify(args.at(-1))));
+    out.push(s.replaceAll("ab", "$&$&$$"), s.replaceAll("", "_").length, s.replaceAll("bc", (m, at, str) => (at % 5) + m + (str.length === s.length)));
+    return out.map(digest);`;
+  const inNode = new Function(body)();
+  const inWorker = await evalInWorker(t, body);
+  assert.deepEqual(inWorker, inNode);
 });
 
 test("JSON.parse of '['.repeat(1e7) ends as ERR_CPU_LIMIT and the worker serves the next request", { timeout: 90_000 }, async () => {

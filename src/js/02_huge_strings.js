@@ -103,11 +103,142 @@ for (const [symbol, what] of [[Symbol.split, "a RegExp split()"], [Symbol.match,
         if (this === null || (typeof this !== "object" && typeof this !== "function")) return Reflect.apply(original, this, arguments);
         const text = `${string}`;
         if (text.length + 1 >= MAX_ELEMENTS) throw tooLong(what, text.length, wrapper);
+        // See regexpReplaceLong below.
+        if (symbol === Symbol.replace && text.length >= LONG_REPLACE) return regexpReplaceLong(this, text, rest[0]);
         return Reflect.apply(original, this, [text, ...rest]);
       },
     }.method;
     return wrapper;
   });
+}
+
+// RegExp.prototype[@@replace] on a long string: V8's built-in replaces every match of a global
+// RegExp in one call that, like replaceAll above, never looks for a termination request. From
+// LONG_REPLACE characters on, the specification's steps run here instead (RegExpExec, lastIndex
+// and AdvanceStringIndex for empty matches, then each replacement: the replacer's arguments or
+// GetSubstitution with $1-$99 and $<name>), where limits.cpuMs and dispose() can stop them.
+const regexpExec = RegExp.prototype.exec;
+const LONG_REPLACE = 2 ** 20;
+const JOIN_PIECES = 2 ** 16;
+
+function toLength(value) {
+  const n = Math.trunc(Number(value));
+  return Number.isNaN(n) || n <= 0 ? 0 : Math.min(n, Number.MAX_SAFE_INTEGER);
+}
+
+function toIntegerOrInfinity(value) {
+  const n = Math.trunc(Number(value));
+  return Number.isNaN(n) ? 0 : n;
+}
+
+function execFor(rx, text) {
+  const exec = rx.exec;
+  if (typeof exec === "function") {
+    const result = Reflect.apply(exec, rx, [text]);
+    if (result !== null && typeof result !== "object" && typeof result !== "function") throw new TypeError("RegExp exec method returned something other than an Object or null");
+    return result;
+  }
+  return Reflect.apply(regexpExec, rx, [text]);
+}
+
+/** GetSubstitution: `template` with its $ patterns filled in. */
+function substitution(matched, text, position, captures, named, template) {
+  let out = "";
+  let i = 0;
+  while (i < template.length) {
+    const dollar = template.indexOf("$", i);
+    if (dollar === -1 || dollar === template.length - 1) {
+      out += template.slice(i);
+      break;
+    }
+    out += template.slice(i, dollar);
+    const next = template[dollar + 1];
+    i = dollar + 2;
+    if (next === "$") out += "$";
+    else if (next === "&") out += matched;
+    else if (next === "`") out += text.slice(0, position);
+    else if (next === "'") out += text.slice(Math.min(position + matched.length, text.length));
+    else if (next >= "0" && next <= "9") {
+      const two = template[dollar + 2];
+      let index = Number(next);
+      let width = 1;
+      if (two >= "0" && two <= "9" && index * 10 + Number(two) >= 1 && index * 10 + Number(two) <= captures.length) {
+        index = index * 10 + Number(two);
+        width = 2;
+      }
+      if (index >= 1 && index <= captures.length) {
+        out += captures[index - 1] ?? "";
+        i = dollar + 1 + width;
+      } else {
+        out += "$" + next;
+      }
+    } else if (next === "<" && named !== undefined) {
+      const close = template.indexOf(">", dollar + 2);
+      if (close === -1) {
+        out += "$<";
+      } else {
+        const value = named[template.slice(dollar + 2, close)];
+        if (value !== undefined) out += `${value}`;
+        i = close + 1;
+      }
+    } else {
+      out += "$" + next;
+    }
+  }
+  return out;
+}
+
+function regexpReplaceLong(rx, text, replaceValue) {
+  const functional = typeof replaceValue === "function";
+  const template = functional ? undefined : `${replaceValue}`;
+  const flags = `${rx.flags}`;
+  const global = flags.includes("g");
+  const fullUnicode = global && (flags.includes("u") || flags.includes("v"));
+  if (global) rx.lastIndex = 0;
+  const results = [];
+  for (;;) {
+    const result = execFor(rx, text);
+    if (result === null) break;
+    results.push(result);
+    if (!global) break;
+    if (`${result[0]}` === "") {
+      const at = toLength(rx.lastIndex);
+      const wide = fullUnicode && at + 1 < text.length && text.codePointAt(at) > 0xffff;
+      rx.lastIndex = at + (wide ? 2 : 1);
+    }
+  }
+  let out = "";
+  let pieces = [];
+  let next = 0;
+  for (const result of results) {
+    const count = Math.max(toLength(result.length) - 1, 0);
+    const matched = `${result[0]}`;
+    const position = Math.max(Math.min(toIntegerOrInfinity(result.index), text.length), 0);
+    const captures = [];
+    for (let n = 1; n <= count; n++) {
+      const capture = result[n];
+      captures.push(capture === undefined ? undefined : `${capture}`);
+    }
+    const groups = result.groups;
+    let replacement;
+    if (functional) {
+      const args = [matched, ...captures, position, text];
+      if (groups !== undefined) args.push(groups);
+      replacement = `${Reflect.apply(replaceValue, undefined, args)}`;
+    } else {
+      replacement = substitution(matched, text, position, captures, groups === undefined ? undefined : Object(groups), template);
+    }
+    if (position >= next) {
+      pieces.push(text.slice(next, position), replacement);
+      next = position + matched.length;
+      if (pieces.length >= JOIN_PIECES) {
+        out += pieces.join("");
+        pieces = [];
+      }
+    }
+  }
+  if (next < text.length) pieces.push(text.slice(next));
+  return out + pieces.join("");
 }
 
 // JSON.parse: an array needs two characters an element ("0,"), so only a text of twice the
@@ -119,6 +250,53 @@ guard(JSON, "parse", (parse) => ({
     return Reflect.apply(parse, JSON, arguments.length > 1 ? [source, reviver] : [source]);
   },
 }).parse);
+
+// String.prototype.replaceAll with a search string (not a RegExp): V8 finds and copies every
+// match in one built-in call that never looks for a termination request, so on a string of tens
+// of millions of characters neither limits.cpuMs nor dispose() could stop it (the worker was
+// declared failed, and a core stayed busy for half a minute). On long strings the same steps
+// run here in JavaScript, which a limit can stop: the matches are found with indexOf, each
+// replacement is made as the specification's GetSubstitution makes it for a string pattern
+// ($$, $&, $` and $'; anything else after a $ stays as it is), and the pieces are joined a
+// bounded number at a time. Shorter strings, RegExp patterns and objects with @@replace go to the
+// built-in as before.
+guard(String.prototype, "replaceAll", (replaceAll) => ({
+  replaceAll(searchValue, replaceValue) {
+    if (this === undefined || this === null || searchValue === undefined || searchValue === null || typeof searchValue === "object" || typeof searchValue === "function" || typeof searchValue === "symbol") {
+      return Reflect.apply(replaceAll, this, arguments);
+    }
+    const text = `${this}`;
+    if (text.length < LONG_REPLACE) return Reflect.apply(replaceAll, text, [searchValue, replaceValue]);
+    const search = `${searchValue}`;
+    const functional = typeof replaceValue === "function";
+    const replacement = functional ? undefined : `${replaceValue}`;
+    const step = Math.max(1, search.length);
+    const substitute = (at) => {
+      if (functional) return `${replaceValue(search, at, text)}`;
+      if (!replacement.includes("$")) return replacement;
+      return replacement.replace(/\$([$&`'])/g, (_, kind) => (kind === "$" ? "$" : kind === "&" ? search : kind === "`" ? text.slice(0, at) : text.slice(at + search.length)));
+    };
+    let result = "";
+    let pieces = [];
+    let end = 0;
+    // One pass: the replacer cannot change the string, so finding all matches first (as the
+    // specification words it) and replacing as they are found give the same calls and result.
+    for (let at = text.indexOf(search, 0); at !== -1; ) {
+      pieces.push(text.slice(end, at), substitute(at));
+      end = at + search.length;
+      if (pieces.length >= JOIN_PIECES) {
+        result += pieces.join("");
+        pieces = [];
+      }
+      const from = at + step;
+      // An empty search string also matches at the very end, once.
+      if (from > text.length) break;
+      at = text.indexOf(search, from);
+    }
+    pieces.push(text.slice(end));
+    return result + pieces.join("");
+  },
+}).replaceAll);
 
 // The installed wrappers, for Error.captureStackTrace (which hides their own frame).
 const wrapperOf = { split: String.prototype.split, parse: JSON.parse };
