@@ -2,9 +2,10 @@
 // clearly. (The memory bombs, each in a child process, are in memory-bombs.test.mjs.)
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createWorker, dispatch } from "../index.js";
+import { createWorker, dispatch, kv } from "../index.js";
 import { evalInWorker, runChild, useWorker, waitFor } from "./helpers.mjs";
 
 const indexJs = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), "index.js");
@@ -161,6 +162,43 @@ test("pending timers count against limits.memoryMb: a million setTimeouts end as
     } }`,
   });
   await assert.rejects(dispatch(worker, "http://localhost/"), { code: "ERR_MEMORY_LIMIT" });
+  assert.equal(await (await dispatch(worker, "http://localhost/ok")).text(), "fine");
+});
+
+test("pending binding calls and fetches count against limits.memoryMb: a flood of un-awaited ones ends as ERR_MEMORY_LIMIT", { timeout: 60_000 }, async (t) => {
+  let calls = 0;
+  const never = kv({
+    get: () => null,
+    put: () => {
+      calls++;
+      return new Promise(() => {});
+    },
+    delete() {},
+    list: () => ({ keys: [], list_complete: true }),
+  });
+  const worker = await useWorker(t, {
+    limits: { memoryMb: 32 },
+    bindings: { SLOW: never },
+    script: `export default { async fetch(request, env) {
+      const path = new URL(request.url).pathname;
+      if (path === "/ok") return new Response("fine");
+      const value = "v".repeat(1000);
+      if (path === "/kv") for (let i = 0; i < 1e6; i++) env.SLOW.put("k" + i, value);
+      // A loopback port nothing listens on: each fetch fails, but only after the loop is over
+      // can the worker take the answers, so until then they are all pending.
+      if (path === "/fetch") for (let i = 0; i < 1e6; i++) fetch("http://127.0.0.1:" + request.headers.get("x-port") + "/", { method: "POST", body: value }).catch(() => {});
+      return new Response("all sent");
+    } }`,
+  });
+  await assert.rejects(dispatch(worker, "http://localhost/kv"), { code: "ERR_MEMORY_LIMIT" });
+  // About 32 MB / 1.5 KB of calls, far fewer than the million asked for.
+  assert.ok(calls < 100_000, `${calls} calls reached the host`);
+  assert.equal(await (await dispatch(worker, "http://localhost/ok")).text(), "fine");
+  const closed = net.createServer();
+  await new Promise((resolve) => closed.listen(0, "127.0.0.1", resolve));
+  const port = closed.address().port;
+  await new Promise((resolve) => closed.close(resolve));
+  await assert.rejects(dispatch(worker, { url: "http://localhost/fetch", headers: { "x-port": String(port) } }), { code: "ERR_MEMORY_LIMIT" });
   assert.equal(await (await dispatch(worker, "http://localhost/ok")).text(), "fine");
 });
 

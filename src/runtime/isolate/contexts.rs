@@ -140,7 +140,7 @@ pub(super) fn retire_contexts(runtime: &mut Runtime, state: &StateRef, force: bo
       .live
       .iter()
       .filter(|(id, ctx)| {
-        !s.pending.contains_key(id) && (force || (ctx.holds.idle() && !s.host_calls.values().any(|(_, owner)| *owner == Some(**id))))
+        !s.pending.contains_key(id) && (force || (ctx.holds.idle() && !s.host_calls.values().any(|(_, owner, _)| *owner == Some(**id))))
       })
       .map(|(id, _)| *id)
       .collect();
@@ -148,7 +148,7 @@ pub(super) fn retire_contexts(runtime: &mut Runtime, state: &StateRef, force: bo
     for id in over {
       let Some(ctx) = per_request.live.remove(&id) else { continue };
       s.drop_timers_of(id);
-      s.host_calls.retain(|_, (_, owner)| *owner != Some(id));
+      s.host_calls.retain(|_, (_, owner, _)| *owner != Some(id));
       // `waitUntil` promises of a dropped context will never report back.
       let waits = ctx.holds.waits.get();
       s.background = s.background.saturating_sub(waits);

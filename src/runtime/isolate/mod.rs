@@ -101,7 +101,8 @@ pub(crate) struct IsolateState {
   /// across isolates, so a stale message about an old isolate's id matches nothing.
   pub last_id: u32,
   /// Binding calls waiting for the host, by id, with the request that made them.
-  pub host_calls: HashMap<u32, (v8::Global<v8::PromiseResolver>, Option<u32>)>,
+  /// Each holds its charge on the worker's memory budget until answered.
+  pub host_calls: HashMap<u32, (v8::Global<v8::PromiseResolver>, Option<u32>, crate::runtime::allocator::Charge)>,
   /// The request the running JS works for: the one dispatched, or the one that set the timer
   /// or made the binding call whose result is being delivered. CPU time is charged to it.
   pub current_owner: Option<u32>,

@@ -105,7 +105,7 @@ pub(super) fn pump(
       }
       IsolateMessage::Callback(CallbackMessage::HostCallDone { id, result }) => {
         let call = state.borrow_mut().host_calls.remove(&id);
-        if let Some((resolver, owner)) = call {
+        if let Some((resolver, owner, _charge)) = call {
           let outcome = run_macrotask(isolate, runtime.context_for(owner), state, owner, |scope| {
             let resolver = v8::Local::new(scope, resolver);
             // The answer's arrays and errors belong to the context that made the call.

@@ -4,6 +4,8 @@
 //! `v8::Global` keyed by id until the answer comes back as a `CallbackMessage`.
 
 use super::{arg_string, state, view_bytes, OpFn};
+use crate::runtime::allocator::Charge;
+use crate::runtime::monitor::StopReason;
 use crate::runtime::messages::SchedulerMessage;
 use crate::runtime::types::{FetchRequest, HostCall};
 use v8::MapFnTo;
@@ -17,22 +19,38 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("fetchWrite", op_fetch_write.map_fn_to());
 }
 
+/// What one pending binding call, fetch or body chunk costs the host beyond its payload bytes
+/// (the message, the resolver, the host's queue entry, a connection's state for a fetch).
+const CALL_COST: usize = 512;
+const FETCH_COST: usize = 4096;
+
 /// Registers a promise for a new I/O id (charged to the running request) and sends the
-/// scheduler the message `make(id)` builds.
+/// scheduler the message `make(id)` builds. The host holds `bytes` for the call until it is
+/// answered: they are taken from the worker's memory budget (`memoryMb`, shared with its
+/// ArrayBuffers and timers), and a worker that has used it up is stopped like any memory bomb
+/// (a million un-awaited binding calls used to grow the host by about 1 GB).
 fn pending_io<'s>(
   scope: &mut v8::PinScope<'s, '_>,
+  bytes: usize,
   make: impl FnOnce(u32) -> SchedulerMessage,
 ) -> Option<(u32, v8::Local<'s, v8::Promise>)> {
   if super::refuse_at_global_scope(scope) {
     return None;
   }
+  let state = state(scope);
+  let Some(charge) = Charge::take(&state.borrow().budget, bytes) else {
+    state.borrow().monitor.terminate(StopReason::Memory);
+    let message = v8::String::new(scope, "The worker has used up its memory limit (limits.memoryMb) with pending binding calls and fetches").unwrap();
+    let error = v8::Exception::range_error(scope, message);
+    scope.throw_exception(error);
+    return None;
+  };
   let resolver = v8::PromiseResolver::new(scope)?;
   let promise = resolver.get_promise(scope);
-  let state = state(scope);
   let mut s = state.borrow_mut();
   let id = s.next_id();
   let owner = s.current_owner;
-  s.host_calls.insert(id, (v8::Global::new(scope, resolver), owner));
+  s.host_calls.insert(id, (v8::Global::new(scope, resolver), owner, charge));
   let _ = s.scheduler.send(make(id));
   Some((id, promise))
 }
@@ -44,7 +62,8 @@ fn op_host_call<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallback
     args: arg_string(scope, &args, 2),
     bytes: view_bytes(args.get(3)).map(Into::into),
   };
-  if let Some((_, promise)) = pending_io(scope, |id| SchedulerMessage::HostCall { id, call }) {
+  let cost = CALL_COST + call.binding.len() + call.method.len() + call.args.len() + call.bytes.as_ref().map_or(0, |b| b.len());
+  if let Some((_, promise)) = pending_io(scope, cost, |id| SchedulerMessage::HostCall { id, call }) {
     rv.set(promise.into());
   }
 }
@@ -105,7 +124,8 @@ fn op_fetch<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArgu
     public_only: false,
     websocket: args.get(5).is_true(),
   };
-  let Some((id, promise)) = pending_io(scope, |id| SchedulerMessage::Fetch { id, request }) else { return };
+  let cost = FETCH_COST + request.url.len() + request.headers.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>() + request.body.as_ref().map_or(0, |b| b.len());
+  let Some((id, promise)) = pending_io(scope, cost, |id| SchedulerMessage::Fetch { id, request }) else { return };
   let id = v8::Integer::new_from_unsigned(scope, id).into();
   rv.set(v8::Array::new_with_elements(scope, &[id, promise.into()]).into());
 }
@@ -120,7 +140,7 @@ fn op_fetch_cancel<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallb
 /// `json` is `{"done":true}` (and `chunk` null) at the end.
 fn op_fetch_read<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let Some(id) = args.get(0).uint32_value(scope) else { return };
-  if let Some((_, promise)) = pending_io(scope, |read| SchedulerMessage::FetchRead { id, read }) {
+  if let Some((_, promise)) = pending_io(scope, CALL_COST, |read| SchedulerMessage::FetchRead { id, read }) {
     rv.set(promise.into());
   }
 }
@@ -135,7 +155,8 @@ fn op_fetch_write<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallba
     None if args.get(2).is_string() => Some(Err(arg_string(scope, &args, 2))),
     None => None,
   };
-  if let Some((_, promise)) = pending_io(scope, |write| SchedulerMessage::FetchWrite { id, write, chunk }) {
+  let cost = CALL_COST + chunk.as_ref().and_then(|c| c.as_ref().ok()).map_or(0, |b: &bytes::Bytes| b.len());
+  if let Some((_, promise)) = pending_io(scope, cost, |write| SchedulerMessage::FetchWrite { id, write, chunk }) {
     rv.set(promise.into());
   }
 }
