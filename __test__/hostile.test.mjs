@@ -4,6 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
 import path from "node:path";
+import zlib from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { createWorker, dispatch, kv } from "../index.js";
 import { evalInWorker, runChild, useWorker, waitFor } from "./helpers.mjs";
@@ -202,6 +203,24 @@ test("pending binding calls and fetches count against limits.memoryMb: a flood o
   assert.equal(await (await dispatch(worker, "http://localhost/ok")).text(), "fine");
 });
 
+test("bytes the engine hands a worker count against limits.memoryMb: node:zlib's gunzipSync of a 600 KB bomb ends as ERR_MEMORY_LIMIT", { timeout: 60_000 }, async (t) => {
+  const bomb = zlib.gzipSync(Buffer.alloc(600 * 1024 * 1024));
+  const worker = await useWorker(t, {
+    limits: { memoryMb: 64, cpuMs: 20_000 },
+    compatibilityFlags: ["nodejs_compat"],
+    modules: { "bomb.bin": new Uint8Array(bomb) },
+    script: `import zlib from "node:zlib";
+      import bomb from "./bomb.bin";
+      export default { fetch(request) {
+        if (request.url.endsWith("/ok")) return new Response("fine");
+        // Node's own default maxOutputLength would refuse 600 MB; a large one lets it through.
+        return new Response(String(zlib.gunzipSync(new Uint8Array(bomb), { maxOutputLength: 2 ** 31 }).length));
+      } }`,
+  });
+  await assert.rejects(dispatch(worker, "http://localhost/"), { code: "ERR_MEMORY_LIMIT" });
+  assert.equal(await (await dispatch(worker, "http://localhost/ok")).text(), "fine");
+});
+
 test("waitUntil work gets limits.waitUntilMs after the response, then is cancelled with a warning", { timeout: 20_000 }, async (t) => {
   const lines = [];
   const worker = await useWorker(t, {
@@ -381,14 +400,19 @@ test("on long strings, replaceAll and RegExp replaces (run in JavaScript there) 
   const body = `const cases = ${cases};
     let s = ""; const parts = ["abc", "bcb", "aab", "\u{1F600}", "abcdefghijk", "x", "a"];
     for (let i = 0; s.length < 1100000; i++) s += parts[i % parts.length] + (i % 13);
-    const digest = (x) => typeof x !== "string" ? x : x.length + ":" + x.slice(0, 40) + ":" + x.slice(-40) + ":" + [...x].reduce((h, c) => (h * 31 + c.codePointAt(0)) >>> 0, 7);
+    const digest = (x) => {
+      if (typeof x !== "string") return x;
+      let h = 7;
+      for (let i = 0; i < x.length; i++) h = (h * 31 + x.charCodeAt(i)) >>> 0;
+      return x.length + ":" + x.slice(0, 40) + ":" + x.slice(-40) + ":" + h;
+    };
     const out = cases.map(([re, template]) => s.replace(re, template));
     out.push(s.replace(/(a)(b)?/g, (m, a, b, at, str, groups) => m + (b ?? "U") + (at % 7) + (str === s) + (groups === undefined)));
     out.push(s.replace(/(?<first>b)/g, (...args) => JSON.stringify(args.at(-1))));
     out.push(s.replaceAll("ab", "$&$&$$"), s.replaceAll("", "_").length, s.replaceAll("bc", (m, at, str) => (at % 5) + m + (str.length === s.length)));
     return out.map(digest);`;
   const inNode = new Function(body)();
-  const inWorker = await evalInWorker(t, body);
+  const inWorker = await evalInWorker(t, body, { limits: { memoryMb: 512 } });
   assert.deepEqual(inWorker, inNode);
 });
 

@@ -3,8 +3,9 @@
 //! allocation over the cap fails, which V8 reports to JS as a RangeError.
 //!
 //! The same [`BufferBudget`] counts what else the host holds outside the heap on the worker's
-//! behalf (pending timers, see [`Charge`]): everything a worker makes the host keep is bounded
-//! by `limits.memoryMb`.
+//! behalf (pending timers, binding calls and fetches, see [`Charge`]; bytes handed to the worker
+//! as ArrayBuffers, see [`HeldBytes`]): everything a worker makes the host keep is bounded by
+//! `limits.memoryMb`.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -97,6 +98,33 @@ impl Charge {
 impl Drop for Charge {
   fn drop(&mut self) {
     self.budget.release(self.bytes);
+  }
+}
+
+/// An isolate slot: what bytes the engine hands a worker (fetch and KV bodies, codec output,
+/// binding answers, as ArrayBuffers over host memory) are charged to, and who stops a worker
+/// that has used up its budget.
+pub(crate) struct HeldBytes {
+  pub budget: Arc<BufferBudget>,
+  pub monitor: Arc<super::monitor::Monitor>,
+}
+
+impl HeldBytes {
+  /// Charges `len` bytes. Over the cap it first has V8 collect garbage (dropped buffers give
+  /// their bytes back), as V8 does before an ArrayBuffer allocation fails; if that is not
+  /// enough, the bytes are charged anyway (they exist already) and the worker is stopped with
+  /// ERR_MEMORY_LIMIT, so the host holds at most `memoryMb` plus this one buffer.
+  pub(crate) fn charge(&self, isolate: &mut v8::Isolate, len: usize) -> Charge {
+    if let Some(charge) = Charge::take(&self.budget, len) {
+      return charge;
+    }
+    isolate.low_memory_notification();
+    if let Some(charge) = Charge::take(&self.budget, len) {
+      return charge;
+    }
+    self.monitor.terminate(super::monitor::StopReason::Memory);
+    self.budget.used.fetch_add(len, Ordering::AcqRel);
+    Charge { budget: self.budget.clone(), bytes: len }
   }
 }
 

@@ -291,11 +291,13 @@ pub(crate) fn run(startup: Startup) {
       tainted: false,
       source_digest,
       nodejs_compat: nodejs_compat.clone(),
-      budget,
+      budget: budget.clone(),
       global_scope: false,
       inspector,
     }));
     isolate.set_slot(state.clone());
+    // Bytes the engine hands the worker as ArrayBuffers are charged like its own (ops::uint8_array).
+    isolate.set_slot(allocator::HeldBytes { budget, monitor: monitor.clone() });
 
     let exit = match boot(&mut isolate, &options, &state) {
       Ok((home, format)) => {

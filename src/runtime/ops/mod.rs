@@ -150,10 +150,34 @@ pub(crate) fn uint8_array_from<'s>(scope: &mut v8::PinScope<'s, '_>, bytes: byte
   uint8_array(scope, Vec::from(bytes))
 }
 
-/// A new Uint8Array that takes ownership of `bytes` without copying.
+/// Bytes lent to V8 as a backing store, with their charge on the worker's budget; both go when
+/// V8 frees the store.
+struct Held {
+  bytes: Vec<u8>,
+  _charge: Option<crate::runtime::allocator::Charge>,
+}
+
+unsafe extern "C" fn drop_held(_data: *mut std::ffi::c_void, _len: usize, held: *mut std::ffi::c_void) {
+  // SAFETY: `held` is the Box made in `uint8_array`, handed to V8 once and freed once here.
+  drop(unsafe { Box::from_raw(held as *mut Held) });
+}
+
+/// A new Uint8Array that takes ownership of `bytes` without copying. The bytes are charged to
+/// the worker's memory budget (`HeldBytes`) for as long as the buffer lives.
 pub(crate) fn uint8_array<'s>(scope: &mut v8::PinScope<'s, '_>, bytes: Vec<u8>) -> v8::Local<'s, v8::Uint8Array> {
   let len = bytes.len();
-  let store = v8::ArrayBuffer::new_backing_store_from_vec(bytes).make_shared();
+  let store = if len == 0 {
+    v8::ArrayBuffer::new_backing_store_from_vec(bytes)
+  } else {
+    let holder = scope.get_slot::<crate::runtime::allocator::HeldBytes>().map(|h| (h.budget.clone(), h.monitor.clone()));
+    let charge = holder.map(|(budget, monitor)| crate::runtime::allocator::HeldBytes { budget, monitor }.charge(scope, len));
+    let mut held = Box::new(Held { bytes, _charge: charge });
+    let data = held.bytes.as_mut_ptr() as *mut std::ffi::c_void;
+    // SAFETY: `data` points to `len` bytes owned by `held`, which stays alive (and unmoved: the
+    // Vec's buffer is on the heap) until V8 calls `drop_held` with it.
+    unsafe { v8::ArrayBuffer::new_backing_store_from_ptr(data, len, drop_held, Box::into_raw(held) as *mut std::ffi::c_void) }
+  }
+  .make_shared();
   let buffer = v8::ArrayBuffer::with_backing_store(scope, &store);
   v8::Uint8Array::new(scope, buffer, 0, len).expect("Uint8Array")
 }
