@@ -39,13 +39,23 @@ class TransformWrapper {
   }
 }
 
+/**
+ * The TransformStream under TextEncoderStream and TextDecoderStream. Its readable side's high
+ * water mark is the standard's 0 from encoder_stream_spec_compliant_backpressure (2026-03-24),
+ * and 1 before, as in workerd then.
+ */
+function encodingTransform(transformer) {
+  const readable = internals.feature("encoder_stream_spec_compliant_backpressure") ? undefined : { highWaterMark: 1 };
+  return new internals.streams.TransformStream(transformer, undefined, readable);
+}
+
 // TextEncoderStream and TextDecoderStream: TransformStreams around TextEncoder and a streaming
 // TextDecoder (so a character split across chunks decodes correctly).
 class TextEncoderStream extends TransformWrapper {
   constructor() {
     const encoder = new TextEncoder();
     let pendingHigh = ""; // a high surrogate that ended the previous chunk
-    super(new globalThis.TransformStream({
+    super(encodingTransform({
       transform(chunk, controller) {
         let text = pendingHigh + String(chunk);
         pendingHigh = "";
@@ -73,7 +83,7 @@ class TextDecoderStream extends TransformWrapper {
   #decoder;
   constructor(label = "utf-8", options = {}) {
     const decoder = new TextDecoder(label, options);
-    super(new globalThis.TransformStream({
+    super(encodingTransform({
       transform(chunk, controller) {
         // Chunks must be BufferSources (undefined is not the empty input it is for decode()).
         if (!(chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk) || (typeof SharedArrayBuffer === "function" && chunk instanceof SharedArrayBuffer))) {
@@ -142,7 +152,7 @@ function codecStream(format, decompress, what) {
       throw error;
     }
   };
-  const readable = new globalThis.ReadableStream({
+  const readable = new internals.streams.ReadableStream({
     start(c) {
       controller = c;
     },
@@ -183,7 +193,7 @@ function codecStream(format, decompress, what) {
       fail(reason ?? new TypeError(`${what}: the readable side was cancelled`));
     },
   }, { highWaterMark: 0 });
-  const writable = new globalThis.WritableStream({
+  const writable = new internals.streams.WritableStream({
     write(chunk) {
       if (!(chunk instanceof ArrayBuffer) && !ArrayBuffer.isView(chunk)) {
         // A bad chunk errors both sides: the reader sees the TypeError too.

@@ -3,9 +3,15 @@
 // the host, a fetch() response streamed from the network); bytes become a stream only when
 // `body` is asked for, so the common whole-body cases never pay for a stream.
 
-const { Headers, URL, URLSearchParams } = globalThis;
+const { Headers, URL, URLSearchParams, ReadableStream } = globalThis;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+const keepingBom = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/** A body's text: a leading UTF-8 BOM is dropped from strip_bom_in_read_all_text (2026-01-13). */
+function bodyText(bytes) {
+  return (internals.feature("strip_bom_in_read_all_text") ? decoder : keepingBom).decode(bytes);
+}
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
@@ -13,6 +19,8 @@ const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 const NORMALIZED_METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
 const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+// The other methods workerd's HTTP layer knows (see normalizeMethod).
+const KNOWN_METHODS = new Set(["PATCH", "PURGE", "COPY", "LOCK", "MKCOL", "MOVE", "PROPFIND", "PROPPATCH", "SEARCH", "UNLOCK", "ACL", "REPORT", "MKACTIVITY", "CHECKOUT", "MERGE", "M-SEARCH", "NOTIFY", "SUBSCRIBE", "UNSUBSCRIBE", "QUERY", "BAN"]);
 const REDIRECT_MODES = new Set(["follow", "manual", "error"]);
 const CACHE_MODES = new Set(["no-store", "no-cache", "reload"]);
 
@@ -153,14 +161,17 @@ function defineBodyMethods(Class, state, headers) {
       return new Uint8Array(bytes);
     },
     async text() {
-      return decoder.decode(await state(this).consume());
+      return bodyText(await state(this).consume());
     },
     async json() {
-      return JSON.parse(decoder.decode(await state(this).consume()));
+      return JSON.parse(bodyText(await state(this).consume()));
     },
     async blob() {
       const bytes = await state(this).consume();
-      return internals.newBlob(bytes.slice(), headers(this).get("content-type") ?? "");
+      const type = headers(this).get("content-type") ?? "";
+      // blob_standard_mime_type (2024-06-03): the MIME type serialized; before, the header as is.
+      if (!internals.feature("blob_standard_mime_type")) return internals.newBlob(bytes.slice(), type, true);
+      return internals.newBlob(bytes.slice(), serializeMimeType(type), true);
     },
     async formData() {
       const bytes = await state(this).consume();
@@ -172,6 +183,58 @@ function defineBodyMethods(Class, state, headers) {
     descriptor.enumerable = false;
     Object.defineProperty(Class.prototype, name, descriptor);
   }
+}
+
+const MIME_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const HTTP_WS = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
+/**
+ * A content-type parsed and serialized as the MIME Sniffing standard says ("Text/HTML; Charset=x"
+ * becomes "text/html;charset=x"), or "" when it is not a valid MIME type.
+ */
+function serializeMimeType(text) {
+  text = String(text).replace(HTTP_WS, "");
+  const slash = text.indexOf("/");
+  if (slash === -1) return "";
+  const type = text.slice(0, slash);
+  let end = text.indexOf(";", slash);
+  if (end === -1) end = text.length;
+  const subtype = text.slice(slash + 1, end).replace(HTTP_WS, "");
+  if (!MIME_TOKEN.test(type) || !MIME_TOKEN.test(subtype)) return "";
+  const params = new Map();
+  let at = end;
+  while (at < text.length) {
+    at++; // the ";"
+    while (/[\t\n\r ]/.test(text[at] ?? "")) at++;
+    let nameEnd = at;
+    while (nameEnd < text.length && text[nameEnd] !== ";" && text[nameEnd] !== "=") nameEnd++;
+    const name = text.slice(at, nameEnd).toLowerCase();
+    at = nameEnd;
+    if (text[at] === ";" || at >= text.length) continue;
+    at++; // the "="
+    let value = "";
+    if (text[at] === '"') {
+      at++;
+      while (at < text.length && text[at] !== '"') {
+        if (text[at] === "\\" && at + 1 < text.length) at++;
+        value += text[at++];
+      }
+      while (at < text.length && text[at] !== ";") at++;
+    } else {
+      let valueEnd = text.indexOf(";", at);
+      if (valueEnd === -1) valueEnd = text.length;
+      value = text.slice(at, valueEnd).replace(HTTP_WS, "");
+      at = valueEnd;
+      if (value === "") continue;
+    }
+    if (name !== "" && MIME_TOKEN.test(name) && /^[\t\x20-\x7e\x80-\xff]*$/.test(value) && !params.has(name)) params.set(name, value);
+  }
+  let out = `${type.toLowerCase()}/${subtype.toLowerCase()}`;
+  for (const [name, value] of params) {
+    const quoted = value === "" || !MIME_TOKEN.test(value);
+    out += `;${name}=${quoted ? `"${value.replace(/["\\]/g, "\\$&")}"` : value}`;
+  }
+  return out;
 }
 
 function illegal(what) {
@@ -241,12 +304,22 @@ function copyCf(cf) {
   return cf !== null && typeof cf === "object" ? JSON.parse(JSON.stringify(cf)) : cf;
 }
 
+/**
+ * A method as workerd takes it: the six the Fetch standard normalizes are upper-cased; with
+ * upper_case_all_http_methods (2024-10-14) so is any other method workerd knows ("patch" is
+ * "PATCH"), and before it such a method in lower case is a TypeError, as in workerd then.
+ */
 function normalizeMethod(method) {
   method = String(method);
   if (!TOKEN.test(method)) throw new TypeError(`Invalid HTTP method: "${method}"`);
   const upper = method.toUpperCase();
   if (FORBIDDEN_METHODS.has(upper)) throw new TypeError(`HTTP method "${method}" is forbidden.`);
-  return NORMALIZED_METHODS.has(upper) ? upper : method;
+  if (NORMALIZED_METHODS.has(upper)) return upper;
+  if (upper === method || !KNOWN_METHODS.has(upper)) return method;
+  if (!internals.feature("upper_case_all_http_methods")) {
+    throw new TypeError(`Invalid HTTP method string: ${method} (write "${upper}", or use the upper_case_all_http_methods compatibility flag)`);
+  }
+  return upper;
 }
 
 class Request {
@@ -298,8 +371,12 @@ class Request {
     if (init.cf !== undefined) this.#cf = copyCf(init.cf);
     if (init.cache !== undefined) {
       // workerd's cache modes; any other (only-if-cached, default, …) is a TypeError there.
+      // The option came with cache_option_enabled (2024-11-11), "no-cache" with cache_no_cache_enabled.
+      if (!internals.feature("cache_option_enabled")) {
+        throw new Error("The 'cache' field on 'RequestInitializerDict' is not implemented (it needs the cache_option_enabled compatibility flag or a compatibility date from 2024-11-11).");
+      }
       const mode = String(init.cache);
-      if (!CACHE_MODES.has(mode)) throw new TypeError(`Unsupported cache mode: ${mode}`);
+      if (!CACHE_MODES.has(mode) || (mode === "no-cache" && !internals.feature("cache_no_cache_enabled"))) throw new TypeError(`Unsupported cache mode: ${mode}`);
       this.#cache = mode;
     }
     // signal: null drops the input Request's signal.

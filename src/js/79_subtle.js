@@ -189,7 +189,9 @@ function publicAlgorithm(algorithm) {
   for (const member of ["modulusLength", "publicExponent", "hash", "namedCurve", "length"]) {
     if (algorithm[member] === undefined) continue;
     const value = algorithm[member];
-    copy[member] = member === "publicExponent" ? new Uint8Array(value) : member === "hash" ? { name: value.name } : value;
+    // publicExponent is a Uint8Array from crypto_preserve_public_exponent (2023-12-01), an ArrayBuffer before.
+    const exponent = () => (internals.feature("crypto_preserve_public_exponent") ? new Uint8Array(value) : new Uint8Array(value).buffer);
+    copy[member] = member === "publicExponent" ? exponent() : member === "hash" ? { name: value.name } : value;
   }
   return copy;
 }

@@ -72,12 +72,17 @@ async function upload(id, stream) {
 
 async function fetch(input, init = undefined) {
   if (arguments.length === 0) throw new TypeError("Failed to execute 'fetch': 1 argument required, but only 0 present.");
-  const request = new Request(input, init);
+  let request = new Request(input, init);
   const signal = request.signal;
   signal.throwIfAborted();
   const protocol = new URL(request.url).protocol;
   if (protocol !== "http:" && protocol !== "https:") {
-    throw new TypeError(`fetch: unsupported protocol "${protocol}" in ${request.url} (only http: and https: are supported)`);
+    // Before fetch_refuses_unknown_protocols (2021-11-10) workerd sent any other scheme as http:.
+    const asHttp = internals.feature("fetch_refuses_unknown_protocols") || /^[0-9]/.test(protocol) ? null : URL.parse(`http:${request.url.slice(protocol.length)}`);
+    if (asHttp === null || asHttp.host === "") {
+      throw new TypeError(`fetch: unsupported protocol "${protocol}" in ${request.url} (only http: and https: are supported)`);
+    }
+    request = new Request(asHttp.href, request);
   }
   if (intercepted) {
     return Promise.race([internals.fetchThroughHost(OUTBOUND, request), abortedPromise(signal)]);

@@ -288,6 +288,10 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
   internals.compat = JSON.parse(compatJson);
   // Features the compatibility date and flags turn off (see lib/compat.js and the README).
   if (!internals.compat.enabled.includes("global_navigator")) delete globalThis.navigator;
+  if (!internals.feature("enable_ctx_exports")) {
+    delete ExecutionContext.prototype.exports;
+    delete internals.durableStatePrototype.exports;
+  }
   // The same object `import { env } from "cloudflare:workers"` gives (src/js/84_rpc.js).
   const bindings = Object.assign(internals.envObject, JSON.parse(envJson));
   // node:process fills process.env from the plain values (nodejs_compat_populate_process_env).

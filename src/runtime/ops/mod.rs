@@ -4,6 +4,7 @@
 //! One file per API family, each exporting its ops through a `register` function.
 
 mod clone;
+mod compat;
 mod compression;
 mod console;
 mod crypto;
@@ -41,6 +42,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     let mut ops = Vec::new();
     let mut install = |name: &str, f: OpFn| ops.push((name.to_owned(), f));
     clone::register(&mut install);
+    compat::register(&mut install);
     compression::register(&mut install);
     console::register(&mut install);
     crypto::register(&mut install);

@@ -152,7 +152,7 @@ class ServerResponse extends Writable {
     const nullBody = [204, 205, 304].includes(this.statusCode) || this.req.method === "HEAD";
     const body = nullBody
       ? null
-      : new ReadableStream({
+      : new internals.streams.ReadableStream({
           start: (controller) => {
             this.#controller = controller;
           },

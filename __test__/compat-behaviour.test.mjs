@@ -1,0 +1,237 @@
+// Compatibility flags that select older behaviour: for each flag workerbox honours, the behaviour
+// on both sides of its date (an old date against the default) and with its explicit enable and
+// disable flags. Every worker runs on loopback only and is disposed when its test ends.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { dispatch } from "../index.js";
+import { evalInWorker, useWorker } from "./helpers.mjs";
+
+const OLD = "2021-01-01";
+
+/** `body`'s result in a worker with `compatibilityDate`/`compatibilityFlags` as given. */
+function run(t, body, compatibilityDate = undefined, compatibilityFlags = undefined, extra = {}) {
+  return evalInWorker(t, body, { compatibilityDate, compatibilityFlags, ...extra });
+}
+
+test("formdata_parser_supports_files: parsed files are Files, before 2021-11-03 their text", async (t) => {
+  const body = `
+    const form = new FormData();
+    form.append("f", new File(["file text"], "a.txt", { type: "text/plain" }));
+    form.append("s", "plain");
+    const parsed = await new Response(form).formData();
+    const f = parsed.get("f");
+    return [typeof f === "string" ? f : f.constructor.name + ":" + f.name, parsed.get("s")];`;
+  assert.deepEqual(await run(t, body), ["File:a.txt", "plain"]);
+  assert.deepEqual(await run(t, body, "2021-11-02"), ["file text", "plain"]);
+  assert.deepEqual(await run(t, body, "2021-11-03"), ["File:a.txt", "plain"]);
+  assert.deepEqual(await run(t, body, undefined, ["formdata_parser_converts_files_to_strings"]), ["file text", "plain"]);
+  assert.deepEqual(await run(t, body, OLD, ["formdata_parser_supports_files"]), ["File:a.txt", "plain"]);
+});
+
+test("http_headers_getsetcookie: getSetCookie() and separate set-cookie entries, before 2023-03-01 neither", async (t) => {
+  const body = `
+    const h = new Headers([["set-cookie", "a=1"], ["set-cookie", "b=2"], ["x", "y"]]);
+    return { has: typeof h.getSetCookie, entries: [...h] };`;
+  const now = { has: "function", entries: [["set-cookie", "a=1"], ["set-cookie", "b=2"], ["x", "y"]] };
+  const then = { has: "undefined", entries: [["set-cookie", "a=1, b=2"], ["x", "y"]] };
+  assert.deepEqual(await run(t, body), now);
+  assert.deepEqual(await run(t, body, "2023-02-28"), then);
+  assert.deepEqual(await run(t, body, undefined, ["no_http_headers_getsetcookie"]), then);
+  assert.deepEqual(await run(t, body, "2023-02-28", ["http_headers_getsetcookie"]), now);
+});
+
+test("urlsearchparams_delete_has_value_arg: delete()/has() take a value from 2023-07-01", async (t) => {
+  const body = `
+    const p = new URLSearchParams("a=1&a=2&b=3");
+    const has = [p.has("a", "2"), p.has("a", "9")];
+    p.delete("a", "1");
+    return [has, p.toString()];`;
+  assert.deepEqual(await run(t, body), [[true, false], "a=2&b=3"]);
+  assert.deepEqual(await run(t, body, "2023-06-30"), [[true, true], "b=3"]);
+  assert.deepEqual(await run(t, body, undefined, ["no_urlsearchparams_delete_has_value_arg"]), [[true, true], "b=3"]);
+  assert.deepEqual(await run(t, body, OLD, ["urlsearchparams_delete_has_value_arg"]), [[true, false], "a=2&b=3"]);
+});
+
+test("blob_standard_mime_type: a body's blob() type is the serialized MIME type, before 2024-06-03 the header as is", async (t) => {
+  const body = `
+    const r = new Response("x", { headers: { "content-type": "Text/HTML; Charset=UTF-8" } });
+    return (await r.blob()).type;`;
+  assert.equal(await run(t, body), "text/html;charset=UTF-8");
+  assert.equal(await run(t, body, "2024-06-02"), "Text/HTML; Charset=UTF-8");
+  assert.equal(await run(t, body, undefined, ["blob_legacy_mime_type"]), "Text/HTML; Charset=UTF-8");
+  assert.equal(await run(t, body, OLD, ["blob_standard_mime_type"]), "text/html;charset=UTF-8");
+});
+
+test("upper_case_all_http_methods: 'patch' is PATCH from 2024-10-14, a TypeError before", async (t) => {
+  const body = `
+    const method = (m) => { try { return new Request("https://x.example/", { method: m }).method; } catch (e) { return e.name; } };
+    return [method("patch"), method("get"), method("PATCH"), method("custom")];`;
+  assert.deepEqual(await run(t, body), ["PATCH", "GET", "PATCH", "custom"]);
+  assert.deepEqual(await run(t, body, "2024-10-13"), ["TypeError", "GET", "PATCH", "custom"]);
+  assert.deepEqual(await run(t, body, undefined, ["no_upper_case_all_http_methods"]), ["TypeError", "GET", "PATCH", "custom"]);
+  assert.deepEqual(await run(t, body, OLD, ["upper_case_all_http_methods"]), ["PATCH", "GET", "PATCH", "custom"]);
+});
+
+test("cache_option_enabled / cache_no_cache_enabled: Request's cache option from 2024-11-11, no-cache from 2025-08-07", async (t) => {
+  const body = `
+    const mode = (cache) => { try { return new Request("https://x.example/", { cache }).cache; } catch (e) { return e.name + ": " + (e.message.includes("is not implemented") ? "no option" : e.message); } };
+    return [mode("no-store"), mode("no-cache")];`;
+  assert.deepEqual(await run(t, body), ["no-store", "no-cache"]);
+  const none = "Error: no option";
+  assert.deepEqual(await run(t, body, "2024-11-10"), [none, none]);
+  assert.deepEqual(await run(t, body, "2025-08-06"), ["no-store", "TypeError: Unsupported cache mode: no-cache"]);
+  assert.deepEqual(await run(t, body, undefined, ["cache_option_disabled"]), [none, none]);
+  assert.deepEqual(await run(t, body, undefined, ["cache_no_cache_disabled"]), ["no-store", "TypeError: Unsupported cache mode: no-cache"]);
+  assert.deepEqual(await run(t, body, OLD, ["cache_option_enabled", "cache_no_cache_enabled"]), ["no-store", "no-cache"]);
+});
+
+test("strip_bom_in_read_all_text: text() drops a UTF-8 BOM from 2026-01-13, keeps it before", async (t) => {
+  const body = `return [...await new Response(new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0x69])).text()].map((c) => c.codePointAt(0));`;
+  assert.deepEqual(await run(t, body), [0x68, 0x69]);
+  assert.deepEqual(await run(t, body, "2026-01-12"), [0xfeff, 0x68, 0x69]);
+  assert.deepEqual(await run(t, body, undefined, ["do_not_strip_bom_in_read_all_text"]), [0xfeff, 0x68, 0x69]);
+  assert.deepEqual(await run(t, body, OLD, ["strip_bom_in_read_all_text"]), [0x68, 0x69]);
+});
+
+test("text_decoder_replace_surrogates: UTF-16LE lone surrogates become U+FFFD from 2026-02-24, pass through before", async (t) => {
+  const body = `return [...new TextDecoder("utf-16le").decode(new Uint8Array([0x61, 0, 0x00, 0xd8, 0x62, 0]))].map((c) => c.charCodeAt(0));`;
+  assert.deepEqual(await run(t, body), [0x61, 0xfffd, 0x62]);
+  assert.deepEqual(await run(t, body, "2026-02-23"), [0x61, 0xd800, 0x62]);
+  assert.deepEqual(await run(t, body, undefined, ["disable_text_decoder_replace_surrogates"]), [0x61, 0xd800, 0x62]);
+  assert.deepEqual(await run(t, body, OLD, ["text_decoder_replace_surrogates"]), [0x61, 0xfffd, 0x62]);
+});
+
+test("crypto_preserve_public_exponent: an RSA key's publicExponent is a Uint8Array from 2023-12-01, an ArrayBuffer before", async (t) => {
+  const body = `
+    const key = await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign", "verify"]);
+    const e = key.publicKey.algorithm.publicExponent;
+    return [e.constructor.name, [...new Uint8Array(e)]];`;
+  assert.deepEqual(await run(t, body), ["Uint8Array", [1, 0, 1]]);
+  assert.deepEqual(await run(t, body, "2023-11-30"), ["ArrayBuffer", [1, 0, 1]]);
+  assert.deepEqual(await run(t, body, undefined, ["no_crypto_preserve_public_exponent"]), ["ArrayBuffer", [1, 0, 1]]);
+  assert.deepEqual(await run(t, body, OLD, ["crypto_preserve_public_exponent"]), ["Uint8Array", [1, 0, 1]]);
+});
+
+test("enable_weak_ref: WeakRef and FinalizationRegistry exist from 2025-05-05 only", async (t) => {
+  const body = `return [typeof WeakRef, typeof FinalizationRegistry, new TextDecoder().decode(new TextEncoder().encode("ok"))];`;
+  assert.deepEqual(await run(t, body), ["function", "function", "ok"]);
+  assert.deepEqual(await run(t, body, "2025-05-04"), ["undefined", "undefined", "ok"]);
+  assert.deepEqual(await run(t, body, undefined, ["disable_weak_ref"]), ["undefined", "undefined", "ok"]);
+  assert.deepEqual(await run(t, body, OLD, ["enable_weak_ref"]), ["function", "function", "ok"]);
+});
+
+test("no_global_importscripts: importScripts() exists (and throws) before 2024-03-04", async (t) => {
+  const body = `
+    if (typeof importScripts !== "function") return "absent";
+    try { importScripts("x.js"); return "ran"; } catch (e) { return e.message.includes("not implemented") ? "throws" : e.message; }`;
+  assert.equal(await run(t, body), "absent");
+  assert.equal(await run(t, body, "2024-03-03"), "throws");
+  assert.equal(await run(t, body, undefined, ["global_importscripts"]), "throws");
+  assert.equal(await run(t, body, OLD, ["no_global_importscripts"]), "absent");
+});
+
+test("enable_navigator_language: navigator.language is 'en' from 2025-05-19, absent before", async (t) => {
+  const body = `return [navigator.language ?? null, navigator.languages ?? null, "language" in navigator];`;
+  assert.deepEqual(await run(t, body), ["en", ["en"], true]);
+  assert.deepEqual(await run(t, body, "2025-05-18"), [null, null, false]);
+  assert.deepEqual(await run(t, body, undefined, ["disable_navigator_language"]), [null, null, false]);
+  assert.deepEqual(await run(t, body, "2024-01-01", ["enable_navigator_language"]), ["en", ["en"], true]);
+});
+
+test("streams_enable_constructors / transformstream_enable_standard_constructor: before 2022-11-30 only byte identity transforms", async (t) => {
+  const body = `
+    const attempt = (f) => { try { f(); return "ok"; } catch (e) { return e.message.includes("streams_enable_constructors") ? "refused" : e.message; } };
+    const ts = new TransformStream({ transform(chunk, c) { c.enqueue(new TextDecoder().decode(chunk).toUpperCase()); } });
+    const writer = ts.writable.getWriter();
+    writer.write(new TextEncoder().encode("ab")).catch(() => {});
+    const { value } = await ts.readable.getReader().read();
+    const bodyStream = new Response("x").body;
+    return {
+      readable: attempt(() => new ReadableStream({})),
+      writable: attempt(() => new WritableStream({})),
+      controller: typeof ReadableStreamDefaultController,
+      transformed: typeof value === "string" ? value : new TextDecoder().decode(value),
+      isStream: bodyStream instanceof ReadableStream,
+    };`;
+  const now = { readable: "ok", writable: "ok", controller: "function", transformed: "AB", isStream: true };
+  const then = { readable: "refused", writable: "refused", controller: "undefined", transformed: "ab", isStream: true };
+  assert.deepEqual(await run(t, body), now);
+  assert.deepEqual(await run(t, body, "2022-11-29"), then);
+  assert.deepEqual(await run(t, body, undefined, ["streams_disable_constructors", "transformstream_disable_standard_constructor"]), then);
+  assert.deepEqual(await run(t, body, OLD, ["streams_enable_constructors", "transformstream_enable_standard_constructor"]), now);
+});
+
+test("encoder_stream_spec_compliant_backpressure: TextEncoderStream's readable side has a high water mark of 0 from 2026-03-24, 1 before", async (t) => {
+  // With a high water mark of 0 a write waits for a read; with 1 the first write goes through.
+  const body = `
+    const writer = new TextEncoderStream().writable.getWriter();
+    let written = false;
+    writer.write("a").then(() => { written = true; });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return written;`;
+  assert.equal(await run(t, body), false);
+  assert.equal(await run(t, body, "2026-03-23"), true);
+  assert.equal(await run(t, body, undefined, ["no_encoder_stream_spec_compliant_backpressure"]), true);
+  assert.equal(await run(t, body, "2025-01-01", ["encoder_stream_spec_compliant_backpressure"]), false);
+});
+
+test("capture_async_api_throws: async APIs reject from 2022-10-31, threw synchronously before", async (t) => {
+  const body = `
+    const how = (f) => { try { const p = f(); return p.then(() => "resolved", () => "rejected"); } catch { return "threw"; } };
+    return [await how(() => fetch("not a url")), await how(() => crypto.subtle.digest("NO-SUCH", new Uint8Array(1)))];`;
+  assert.deepEqual(await run(t, body), ["rejected", "rejected"]);
+  assert.deepEqual(await run(t, body, "2022-10-30"), ["threw", "threw"]);
+  assert.deepEqual(await run(t, body, undefined, ["do_not_capture_async_api_throws"]), ["threw", "threw"]);
+  assert.deepEqual(await run(t, body, OLD, ["capture_async_api_throws"]), ["rejected", "rejected"]);
+});
+
+test("set_tostring_tag: API classes have Symbol.toStringTag from 2024-09-26, not before", async (t) => {
+  const body = `return [String(new Headers()), String(new Request("https://x.example/")), String(crypto.subtle), String(new Map())];`;
+  assert.deepEqual(await run(t, body), ["[object Headers]", "[object Request]", "[object SubtleCrypto]", "[object Map]"]);
+  const then = ["[object Object]", "[object Object]", "[object Object]", "[object Map]"];
+  assert.deepEqual(await run(t, body, "2024-09-25"), then);
+  assert.deepEqual(await run(t, body, undefined, ["do_not_set_tostring_tag"]), then);
+});
+
+test("websocket_standard_binary_type / websocket_close_reason_byte_limit / web_socket_auto_reply_to_close", async (t) => {
+  const body = `
+    const [a, b] = Object.values(new WebSocketPair());
+    a.accept();
+    b.accept();
+    const got = new Promise((resolve) => a.addEventListener("message", (e) => resolve(e.data.constructor.name)));
+    b.send(new Uint8Array([1, 2]));
+    const binary = await got;
+    let longReason;
+    try { a.close(1000, "x".repeat(200)); longReason = "allowed"; } catch (e) { longReason = e.name; }
+    const [c, d] = Object.values(new WebSocketPair());
+    c.accept();
+    d.accept();
+    const stateAtClose = new Promise((resolve) => d.addEventListener("close", () => resolve(d.readyState)));
+    c.close(1000, "bye");
+    return { binaryType: "binaryType" in a ? a.binaryType : null, binary, longReason, stateAtClose: await stateAtClose };`;
+  assert.deepEqual(await run(t, body), { binaryType: "blob", binary: "Blob", longReason: "SyntaxError", stateAtClose: 3 });
+  assert.deepEqual(await run(t, body, "2026-03-02"), { binaryType: null, binary: "ArrayBuffer", longReason: "allowed", stateAtClose: 2 });
+  assert.deepEqual(await run(t, body, undefined, ["no_websocket_standard_binary_type", "no_websocket_close_reason_byte_limit", "web_socket_manual_reply_to_close"]),
+    { binaryType: null, binary: "ArrayBuffer", longReason: "allowed", stateAtClose: 2 });
+  assert.deepEqual(await run(t, body, "2025-01-01", ["websocket_standard_binary_type", "websocket_close_reason_byte_limit", "web_socket_auto_reply_to_close"]),
+    { binaryType: "blob", binary: "Blob", longReason: "SyntaxError", stateAtClose: 3 });
+});
+
+test("no_resizable_array_buffer_in_blob: a resizable buffer in a Blob is a TypeError only with the flag", async (t) => {
+  const body = `try { return new Blob([new ArrayBuffer(2, { maxByteLength: 8 })]).size; } catch (e) { return e.name; }`;
+  assert.equal(await run(t, body), 2);
+  assert.equal(await run(t, body, undefined, ["no_resizable_array_buffer_in_blob"]), "TypeError");
+});
+
+test("fetch_refuses_unknown_protocols: before 2021-11-10 fetch() sent other schemes as http:", async (t) => {
+  const { createServer } = await import("node:http");
+  const server = createServer((req, res) => res.end(`seen ${req.url}`));
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.close());
+  const { port } = server.address();
+  const body = `try { return await (await fetch("foo://127.0.0.1:${port}/path")).text(); } catch (e) { return e.name; }`;
+  assert.equal(await run(t, body), "TypeError");
+  assert.equal(await run(t, body, "2021-11-09"), "seen /path");
+  assert.equal(await run(t, body, undefined, ["fetch_treats_unknown_protocols_as_http"]), "seen /path");
+  assert.equal(await run(t, body, "2021-11-09", ["fetch_refuses_unknown_protocols"]), "TypeError");
+});
