@@ -49,7 +49,9 @@ test("urlsearchparams_delete_has_value_arg: delete()/has() take a value from 202
   assert.deepEqual(await run(t, body), [[true, false], "a=2&b=3"]);
   assert.deepEqual(await run(t, body, "2023-06-30"), [[true, true], "b=3"]);
   assert.deepEqual(await run(t, body, undefined, ["no_urlsearchparams_delete_has_value_arg"]), [[true, true], "b=3"]);
-  assert.deepEqual(await run(t, body, OLD, ["urlsearchparams_delete_has_value_arg"]), [[true, false], "a=2&b=3"]);
+  assert.deepEqual(await run(t, body, "2023-01-01", ["urlsearchparams_delete_has_value_arg"]), [[true, false], "a=2&b=3"]);
+  // The legacy URLSearchParams (url_original) never had the value argument, as in workerd.
+  assert.deepEqual(await run(t, body, OLD, ["urlsearchparams_delete_has_value_arg"]), [[true, true], "b=3"]);
 });
 
 test("blob_standard_mime_type: a body's blob() type is the serialized MIME type, before 2024-06-03 the header as is", async (t) => {
@@ -234,4 +236,162 @@ test("fetch_refuses_unknown_protocols: before 2021-11-10 fetch() sent other sche
   assert.equal(await run(t, body, "2021-11-09"), "seen /path");
   assert.equal(await run(t, body, undefined, ["fetch_treats_unknown_protocols_as_http"]), "seen /path");
   assert.equal(await run(t, body, "2021-11-09", ["fetch_refuses_unknown_protocols"]), "TypeError");
+});
+
+test("durable_object_fetch_requires_full_url / fetcher_no_get_put_delete / rpc on Durable Object stubs and service bindings", async (t) => {
+  const { durableObject, service } = await import("../index.js");
+  const script = `
+    import { DurableObject } from "cloudflare:workers";
+    export class Echo extends DurableObject {
+      fetch(request) { return new Response(request.method + " " + request.url); }
+      hello() { return "rpc"; }
+    }
+    export default { async fetch(request, env) {
+      const stub = env.ECHO.get(env.ECHO.idFromName("a"));
+      const attempt = async (f) => { try { return await f(); } catch (e) { return e.name; } };
+      return Response.json({
+        relative: await attempt(async () => (await stub.fetch("/path")).text()),
+        get: await attempt(async () => typeof stub.get === "function" ? (await stub.get("https://x.example/g")).text() : typeof stub.get),
+        serviceGet: await attempt(async () => typeof env.SVC.get === "function" ? (await env.SVC.get("https://x.example/s")).text() : typeof env.SVC.get),
+        rpc: await attempt(async () => typeof stub.hello === "function" ? await stub.hello() : typeof stub.hello),
+      });
+    } }`;
+  const result = async (compatibilityDate, compatibilityFlags) => {
+    const bindings = { ECHO: durableObject("Echo"), SVC: service((request) => new Response("svc " + request.method)) };
+    const worker = await useWorker(t, { script, bindings, compatibilityDate, compatibilityFlags });
+    return (await dispatch(worker, "http://localhost/")).json();
+  };
+  const now = await result();
+  assert.equal(now.relative, "TypeError");
+  assert.equal(now.rpc, "rpc");
+  // With rpc on, get is an RPC method (the object has none): calling it fails.
+  assert.notEqual(now.get, "GET https://x.example/g");
+  const old = await result("2021-11-09");
+  assert.deepEqual(old, { relative: "GET https://fake-host/path", get: "GET https://x.example/g", serviceGet: "svc GET", rpc: "undefined" });
+  const shortcuts = await result("2024-03-25", ["rpc"]);
+  assert.deepEqual([shortcuts.get, shortcuts.rpc], ["GET https://x.example/g", "rpc"]);
+  const flags = await result(undefined, ["durable_object_fetch_allows_relative_url", "fetcher_has_get_put_delete", "no_rpc"]);
+  assert.deepEqual(flags, old);
+});
+
+test("delete_all_deletes_alarm: deleteAll() removes the alarm from 2026-02-24, keeps it before", async (t) => {
+  const { durableObject } = await import("../index.js");
+  const script = `
+    import { DurableObject } from "cloudflare:workers";
+    export class Box extends DurableObject {
+      async fetch() {
+        await this.ctx.storage.put("k", 1);
+        await this.ctx.storage.setAlarm(Date.now() + 3600000);
+        await this.ctx.storage.deleteAll();
+        return Response.json([await this.ctx.storage.get("k") ?? null, (await this.ctx.storage.getAlarm()) === null]);
+      }
+      alarm() {}
+    }
+    export default { fetch(request, env) { return env.BOX.get(env.BOX.idFromName("a")).fetch(request); } }`;
+  const result = async (compatibilityDate, compatibilityFlags) => {
+    const worker = await useWorker(t, { script, bindings: { BOX: durableObject("Box") }, compatibilityDate, compatibilityFlags });
+    return (await dispatch(worker, "http://localhost/")).json();
+  };
+  assert.deepEqual(await result(), [null, true]);
+  assert.deepEqual(await result("2026-02-23"), [null, false]);
+  assert.deepEqual(await result(undefined, ["delete_all_preserves_alarm"]), [null, false]);
+  assert.deepEqual(await result("2025-01-01", ["delete_all_deletes_alarm"]), [null, true]);
+});
+
+test("enable_ctx_exports / disallow_importable_env: ctx.exports from 2025-11-17; the importable env only without disallow_importable_env", async (t) => {
+  const script = `
+    import { env as imported } from "cloudflare:workers";
+    export default { fetch(request, env, ctx) {
+      return Response.json({ exports: "exports" in ctx, importedVar: imported.VAR ?? null });
+    } }`;
+  const result = async (compatibilityDate, compatibilityFlags) => {
+    const worker = await useWorker(t, { script, bindings: { VAR: "value" }, compatibilityDate, compatibilityFlags });
+    return (await dispatch(worker, "http://localhost/")).json();
+  };
+  assert.deepEqual(await result(), { exports: true, importedVar: "value" });
+  assert.deepEqual(await result("2025-11-16"), { exports: false, importedVar: "value" });
+  assert.deepEqual(await result(undefined, ["disable_ctx_exports"]), { exports: false, importedVar: "value" });
+  assert.deepEqual(await result("2025-01-01", ["enable_ctx_exports"]), { exports: true, importedVar: "value" });
+  assert.deepEqual(await result(undefined, ["disallow_importable_env"]), { exports: true, importedVar: null });
+});
+
+test("export_commonjs_default: require() of a worker module gives its value from 2022-10-31, a { default } namespace before", async (t) => {
+  const script = `
+    import main from "./main.cjs";
+    export default { fetch() { return Response.json(main); } }`;
+  const modules = { "main.cjs": `const other = require("./other.cjs"); const text = require("./note.txt"); module.exports = { other, text };`, "other.cjs": `module.exports = { n: 1 };`, "note.txt": "hello" };
+  const result = async (compatibilityDate, compatibilityFlags) => {
+    const worker = await useWorker(t, { script, filename: "index.js", modules, compatibilityDate, compatibilityFlags });
+    return (await dispatch(worker, "http://localhost/")).json();
+  };
+  assert.deepEqual(await result(), { other: { n: 1 }, text: "hello" });
+  assert.deepEqual(await result("2022-10-30"), { other: { default: { n: 1 } }, text: { default: "hello" } });
+  assert.deepEqual(await result(undefined, ["export_commonjs_namespace"]), { other: { default: { n: 1 } }, text: { default: "hello" } });
+  assert.deepEqual(await result("2022-10-30", ["export_commonjs_default"]), { other: { n: 1 }, text: "hello" });
+});
+
+test("diagnostics_channel_has_subscribers_getter: hasSubscribers is a getter from 2026-05-19, a method before", async (t) => {
+  const body = `
+    const dc = await import("node:diagnostics_channel");
+    const ch = dc.channel("x");
+    ch.subscribe(() => {});
+    const tc = dc.tracingChannel("y");
+    return [typeof ch.hasSubscribers === "function" ? ["method", ch.hasSubscribers()] : ["getter", ch.hasSubscribers], typeof tc.hasSubscribers, dc.hasSubscribers("x")];`;
+  const flags = (...more) => ["nodejs_compat", ...more];
+  assert.deepEqual(await run(t, body, undefined, flags()), [["getter", true], "boolean", true]);
+  assert.deepEqual(await run(t, body, "2026-05-18", flags()), [["method", true], "function", true]);
+  assert.deepEqual(await run(t, body, undefined, flags("no_diagnostics_channel_has_subscribers_getter")), [["method", true], "function", true]);
+  assert.deepEqual(await run(t, body, "2025-01-01", flags("diagnostics_channel_has_subscribers_getter")), [["getter", true], "boolean", true]);
+});
+
+test("url_standard / url_original: before 2022-10-31 URL and URLSearchParams are workerd's legacy ones", async (t) => {
+  const body = `
+    const t = (f) => { try { return f(); } catch (e) { return e.name + ": " + e.message; } };
+    const u = t(() => new URL("HTTPS://Us%20er@Example.COM:443/a/./b/../c%20d?x=1+2&y#f"));
+    return {
+      href: t(() => u.href),
+      parts: t(() => [u.origin, u.host, u.pathname, u.search, u.hash, u.username]),
+      bare: t(() => new URL("https://example.com?q").href),
+      opaque: t(() => new URL("mailto:a@b.example").href),
+      unicodeHost: t(() => new URL("https://exämple.com/").href),
+      relative: t(() => new URL("../x?y=1", "http://h.example/a/b/c").href),
+      params: t(() => { const v = new URL("http://h.example/?a=1&b=2"); v.searchParams.append("c", "3 4"); v.searchParams.delete("a"); return [v.href, v.searchParams.size]; }),
+      setters: t(() => { const v = new URL("http://h.example/x"); v.pathname = "a/b/"; v.search = "?k=v"; v.port = "80"; v.protocol = "https"; return v.href; }),
+      canParse: typeof URL.canParse,
+      paramsText: new URLSearchParams("?a=1&b=%zz&c").toString(),
+    };`;
+  const legacy = {
+    href: "https://Us%20er@example.com/a/c%20d?x=1+2&y#f",
+    parts: ["https://example.com", "example.com", "/a/c%20d", "?x=1+2&y", "#f", "Us%20er"],
+    bare: "https://example.com?q",
+    opaque: "TypeError: Invalid URL string.",
+    unicodeHost: "TypeError: Invalid URL string.",
+    relative: "http://h.example/a/x?y=1",
+    params: ["http://h.example/?b=2&c=3+4", 2],
+    setters: "https://h.example/a/b/?k=v",
+    canParse: "undefined",
+    paramsText: "a=1&b=zz&c=",
+  };
+  const standard = await run(t, body);
+  assert.equal(standard.href, "https://Us%20er@example.com/a/c%20d?x=1+2&y#f");
+  assert.equal(standard.bare, "https://example.com/?q");
+  assert.equal(standard.opaque, "mailto:a@b.example");
+  assert.equal(standard.unicodeHost, "https://xn--exmple-cua.com/");
+  assert.equal(standard.canParse, "function");
+  assert.deepEqual(await run(t, body, "2022-10-30"), legacy);
+  assert.deepEqual(await run(t, body, undefined, ["url_original"]), legacy);
+  assert.deepEqual((await run(t, body, OLD, ["url_standard"])).bare, "https://example.com/?q");
+});
+
+test("fetch_standard_url / response_redirect_url_standard: Request keeps its URL as given and Response.redirect() uses KJ's parser before their dates", async (t) => {
+  const body = `
+    let invalid;
+    try { invalid = new Request("not a url").url; } catch (e) { invalid = e.name; }
+    return { url: new Request("http://h.example").url, invalid, location: Response.redirect("http://h.example/a/../b").headers.get("location") };`;
+  assert.deepEqual(await run(t, body), { url: "http://h.example/", invalid: "TypeError", location: "http://h.example/b" });
+  assert.deepEqual(await run(t, body, "2024-06-02"), { url: "http://h.example", invalid: "not a url", location: "http://h.example/b" });
+  assert.deepEqual(await run(t, body, undefined, ["fetch_legacy_url", "response_redirect_url_original"]), { url: "http://h.example", invalid: "not a url", location: "http://h.example/b" });
+  assert.deepEqual((await run(t, `return Response.redirect("http://h.example/%zz").headers.get("location");`, "2023-03-13")), "http://h.example/%zz");
+  assert.deepEqual((await run(t, `try { return Response.redirect("mailto:x@y.example").headers.get("location"); } catch (e) { return e.name; }`, "2023-03-13")), "TypeError");
+  assert.deepEqual((await run(t, `return Response.redirect("mailto:x@y.example").headers.get("location");`)), "mailto:x@y.example");
 });

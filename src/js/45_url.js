@@ -288,5 +288,8 @@ class URL {
 // Platform objects that structuredClone refuses (a DataCloneError), as the URL Standard says.
 ops.markUncloneable(URL.prototype);
 ops.markUncloneable(URLSearchParams.prototype);
+// The runtime's own code uses these, whatever url_standard makes the globals (src/js/47_url_legacy.js).
+internals.URL = URL;
+internals.URLSearchParams = URLSearchParams;
 internals.defineGlobal("URL", URL);
 internals.defineGlobal("URLSearchParams", URLSearchParams);

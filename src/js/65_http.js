@@ -131,7 +131,7 @@ function extractBody(init) {
   if (ArrayBuffer.isView(init)) {
     return { bytes: new Uint8Array(init.buffer.slice(init.byteOffset, init.byteOffset + init.byteLength)), stream: null, type: null };
   }
-  if (init instanceof URLSearchParams) {
+  if (init instanceof URLSearchParams || internals.isLegacySearchParams(init)) {
     return { bytes: encoder.encode(init.toString()), stream: null, type: "application/x-www-form-urlencoded;charset=UTF-8" };
   }
   if (init instanceof globalThis.Blob) return { bytes: internals.blobBytes(init).slice(), stream: null, type: init.type || null };
@@ -355,6 +355,10 @@ class Request {
           input.#body = taken;
         }
       }
+    } else if (!internals.feature("fetch_standard_url")) {
+      // Before fetch_standard_url (2024-06-03) workerd kept the URL as given here; fetch() parsed it.
+      this.#url = String(input);
+      this.#headers = new Headers();
     } else {
       const parsed = URL.parse(String(input));
       if (parsed === null) throw new TypeError(`Invalid URL: "${String(input)}"`);
@@ -557,8 +561,10 @@ class Response {
   }
 
   static redirect(url, status = 302) {
-    const parsed = URL.parse(String(url));
-    if (parsed === null) throw new TypeError(`Response.redirect: invalid URL "${String(url)}"`);
+    // Before response_redirect_url_standard (2023-03-14) the URL went through KJ's parser.
+    const standard = internals.feature("response_redirect_url_standard");
+    const parsed = standard ? URL.parse(String(url)) : { href: internals.legacyHref(url) };
+    if (parsed === null || parsed.href === null) throw new TypeError(`Response.redirect: invalid URL "${String(url)}"`);
     status = Number(status);
     if (!REDIRECT_STATUS.has(status)) throw new RangeError(`Response.redirect: invalid status ${status}; expected 301, 302, 303, 307 or 308.`);
     const response = new Response(null, { status });

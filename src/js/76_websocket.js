@@ -7,6 +7,8 @@
 // messages out go as `#ws` host calls, messages in arrive as RPC events (`kind: "ws"`, see
 // internals.webSocketEvent). The host end is lib/websocket.js.
 
+const { URL } = internals; // the WHATWG URL, whatever url_standard makes the global one
+
 const kSocket = Symbol("websocket");
 const wsEncoder = new TextEncoder();
 const wsDecoder = new TextDecoder();

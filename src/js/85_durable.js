@@ -6,6 +6,8 @@
 // runs; alarms and the host's own calls (runInDurableObject, eviction, listing ids). The
 // storage API is in 85_durable_storage.js.
 
+const { URL } = internals; // the WHATWG URL, whatever url_standard makes the global one
+
 const kDurable = Symbol("construct");
 const HEX_ID = /^[0-9a-f]{64}$/;
 const encoder = new TextEncoder();

@@ -75,6 +75,12 @@ async function fetch(input, init = undefined) {
   let request = new Request(input, init);
   const signal = request.signal;
   signal.throwIfAborted();
+  if (!internals.feature("fetch_standard_url")) {
+    // Before fetch_standard_url (2024-06-03) fetch() parsed the URL with KJ's parser.
+    const href = internals.legacyHref(request.url);
+    if (href === null || URL.parse(href) === null) throw new TypeError(`Fetch API cannot load: ${request.url}`);
+    if (href !== request.url) request = new Request(href, request);
+  }
   const protocol = new URL(request.url).protocol;
   if (protocol !== "http:" && protocol !== "https:") {
     // Before fetch_refuses_unknown_protocols (2021-11-10) workerd sent any other scheme as http:.

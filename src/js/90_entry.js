@@ -4,7 +4,7 @@
 // events the same way. Also defines `FetchEvent`, `ScheduledEvent`, `ScheduledController` and the `ctx`
 // (ExecutionContext) object handlers receive, and tracks `waitUntil` work for the host.
 
-const { Event, Response, ReadableStream } = globalThis;
+const { Event, Response, ReadableStream, URL } = globalThis;
 
 let format = "module";
 let env = Object.freeze({});

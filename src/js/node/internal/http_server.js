@@ -4,6 +4,8 @@
 // worker's fetch events into Node `request` events: an IncomingMessage (the request body as a
 // Readable) and a ServerResponse (a Writable whose head and chunks become the Response, its
 // body streamed as it is written).
+
+const { URL } = internals; // the WHATWG URL, whatever url_standard makes the global one
 const EventEmitter = require("node:events");
 const { Writable } = require("node:stream");
 const { Buffer } = require("node:buffer");
