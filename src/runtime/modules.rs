@@ -47,6 +47,9 @@ pub(crate) struct Registry {
   code_cache_dir: Option<std::path::PathBuf>,
   /// The normalized names of the modules given in `modules`.
   given: Vec<String>,
+  /// The main module's normalized name and source, for node:fs's /bundle (as in workerd, where
+  /// every module, the main one included, is a file there).
+  main_source: Option<(String, bytes::Bytes)>,
   /// Modules compiled without a cache entry, whose entries are made again when the worker is
   /// disposed, with every function that ran by then.
   uncached: Vec<(v8::Global<v8::Module>, code_cache::Entry)>,
@@ -133,7 +136,28 @@ impl Registry {
   /// The names of the modules given in `modules` (node:fs's `/bundle`), normalized; not those
   /// the host's loader gave.
   pub fn bundle_names(&self) -> Vec<String> {
-    self.given.clone()
+    let mut names = self.given.clone();
+    if let Some((main, _)) = &self.main_source {
+      if !names.contains(main) {
+        names.push(main.clone());
+        names.sort();
+      }
+    }
+    names
+  }
+
+  /// Records the main module's source (a module-format worker) for /bundle.
+  pub fn set_main_source(&mut self, name: &str, source: &str) {
+    self.main_source = Some((normalize(name), bytes::Bytes::copy_from_slice(source.as_bytes())));
+  }
+
+  /// The bytes of the file /bundle shows for `name`: a module given in `modules`, or the main one.
+  pub fn bundle_bytes(&self, name: &str) -> Option<bytes::Bytes> {
+    let key = normalize(name);
+    if let Some(module) = self.sources.get(&key) {
+      return Some(module.content.clone());
+    }
+    self.main_source.as_ref().filter(|(main, _)| *main == key).map(|(_, bytes)| bytes.clone())
   }
 
   /// A module given in `modules`, by its normalized name.
