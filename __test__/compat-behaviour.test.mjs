@@ -395,3 +395,108 @@ test("fetch_standard_url / response_redirect_url_standard: Request keeps its URL
   assert.deepEqual((await run(t, `try { return Response.redirect("mailto:x@y.example").headers.get("location"); } catch (e) { return e.name; }`, "2023-03-13")), "TypeError");
   assert.deepEqual((await run(t, `return Response.redirect("mailto:x@y.example").headers.get("location");`)), "mailto:x@y.example");
 });
+
+test("set_event_target_this: listeners get the target as `this` from 2025-08-01, undefined before", async (t) => {
+  const body = `
+    const target = new EventTarget();
+    const seen = [];
+    target.addEventListener("x", function () { seen.push(this === target ? "target" : String(this)); });
+    const listener = { handleEvent() { seen.push(this === listener ? "object" : String(this)); } };
+    target.addEventListener("x", listener);
+    target.dispatchEvent(new Event("x"));
+    return seen;`;
+  assert.deepEqual(await run(t, body), ["target", "object"]);
+  assert.deepEqual(await run(t, body, "2025-07-31"), ["undefined", "undefined"]);
+  assert.deepEqual(await run(t, body, undefined, ["no_set_event_target_this"]), ["undefined", "undefined"]);
+  assert.deepEqual(await run(t, body, "2025-01-01", ["set_event_target_this"]), ["target", "object"]);
+});
+
+test("strict_compression_checks: from 2023-08-01 trailing or missing compressed data is an error; before, ignored", async (t) => {
+  const body = `
+    const packed = new Uint8Array(await new Response(new Response("hello hello").body.pipeThrough(new CompressionStream("deflate"))).arrayBuffer());
+    const unpack = async (bytes) => { try { return await new Response(new Response(bytes).body.pipeThrough(new DecompressionStream("deflate"))).text(); } catch (e) { return e.name; } };
+    const trailing = new Uint8Array([...packed, 1, 2, 3]);
+    return [await unpack(packed), await unpack(trailing), await unpack(packed.slice(0, packed.length - 4))];`;
+  assert.deepEqual(await run(t, body), ["hello hello", "TypeError", "TypeError"]);
+  assert.deepEqual(await run(t, body, "2023-07-31"), ["hello hello", "hello hello", "hello hello"]);
+  assert.deepEqual(await run(t, body, undefined, ["no_strict_compression_checks"]), ["hello hello", "hello hello", "hello hello"]);
+  assert.deepEqual(await run(t, body, "2023-01-01", ["strict_compression_checks"]), ["hello hello", "TypeError", "TypeError"]);
+});
+
+test("strict_crypto_checks: RSA sizes and exponents and ECDH public key usages are checked from 2023-08-01", async (t) => {
+  const body = `
+    const attempt = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
+    const ec = await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, ["deriveBits"]);
+    const spki = await crypto.subtle.exportKey("spki", ec.publicKey);
+    return [
+      await attempt(() => crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 1032, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign"])),
+      await attempt(() => crypto.subtle.importKey("spki", spki, { name: "ECDH", namedCurve: "P-256" }, true, ["deriveBits"])),
+    ];`;
+  assert.deepEqual(await run(t, body), ["OperationError", "SyntaxError"]);
+  assert.deepEqual(await run(t, body, "2023-07-31"), ["ok", "ok"]);
+  assert.deepEqual(await run(t, body, undefined, ["no_strict_crypto_checks"]), ["ok", "ok"]);
+  assert.deepEqual(await run(t, body, "2023-01-01", ["strict_crypto_checks"]), ["OperationError", "SyntaxError"]);
+});
+
+test("allow_eval_during_startup: eval works at the top level from 2025-06-01, never during requests without allowEval", async (t) => {
+  const script = `
+    let atStartup;
+    try { atStartup = eval("1 + 1"); } catch (e) { atStartup = e.name; }
+    export default { fetch() {
+      let later;
+      try { later = new Function("return 3")(); } catch (e) { later = e.name; }
+      return Response.json([atStartup, later]);
+    } };`;
+  const result = async (compatibilityDate, compatibilityFlags) => {
+    const worker = await useWorker(t, { script, compatibilityDate, compatibilityFlags });
+    return (await dispatch(worker, "http://localhost/")).json();
+  };
+  assert.deepEqual(await result(), [2, "EvalError"]);
+  assert.deepEqual(await result("2025-05-31"), ["EvalError", "EvalError"]);
+  assert.deepEqual(await result(undefined, ["disallow_eval_during_startup"]), ["EvalError", "EvalError"]);
+  assert.deepEqual(await result("2025-01-01", ["allow_eval_during_startup"]), [2, "EvalError"]);
+});
+
+test("fetch_iterable_type_support: iterables of bytes are bodies from 2026-02-19, text before", async (t) => {
+  const body = `
+    const parts = [new Uint8Array([104, 105]), new Uint8Array([33])];
+    async function* gen() { yield new Uint8Array([111, 107]); }
+    const custom = { *[Symbol.iterator]() { yield new Uint8Array([120]); }, toString() { return "custom"; } };
+    return [await new Response(parts).text(), await new Response(gen()).text(), await new Response(custom).text()];`;
+  assert.deepEqual(await run(t, body), ["hi!", "ok", "custom"]);
+  assert.deepEqual(await run(t, body, "2026-02-18"), ["104,105,33", "[object AsyncGenerator]", "custom"]);
+  assert.deepEqual(await run(t, body, undefined, ["no_fetch_iterable_type_support"]), ["104,105,33", "[object AsyncGenerator]", "custom"]);
+  assert.deepEqual(await run(t, body, undefined, ["no_fetch_iterable_type_support_override_adjustment"]), ["hi!", "ok", "x"]);
+});
+
+test("streams_byob_reader_detaches_buffer: before 2021-11-10 a BYOB read leaves the caller's buffer usable", async (t) => {
+  const body = `
+    const stream = new Response(new Uint8Array([1, 2, 3])).body;
+    const reader = stream.getReader({ mode: "byob" });
+    const view = new Uint8Array(8);
+    const { value } = await reader.read(view);
+    return [view.buffer.detached, [...value], value.buffer === view.buffer];`;
+  assert.deepEqual(await run(t, body), [true, [1, 2, 3], false]);
+  assert.deepEqual(await run(t, body, "2021-11-09", ["streams_enable_constructors"]), [false, [1, 2, 3], true]);
+  assert.deepEqual(await run(t, body, undefined, ["streams_byob_reader_does_not_detach_buffer"]), [false, [1, 2, 3], true]);
+});
+
+test("html_rewriter_treats_esi_include_as_void_tag: <esi:include> has no end tag only with the flag", async (t) => {
+  const body = `
+    const html = '<esi:include src="a"/><p>x</p>';
+    const out = await new HTMLRewriter().on("esi\\\\:include", { element(e) { e.replace("[esi]"); } }).transform(new Response(html)).text();
+    return out;`;
+  assert.equal(await run(t, body), "[esi]");
+  assert.equal(await run(t, body, undefined, ["html_rewriter_treats_esi_include_as_void_tag"]), "[esi]<p>x</p>");
+});
+
+test("brotli_content_encoding: fetch() offers br from 2024-04-29, only gzip and deflate before", async (t) => {
+  const { createServer } = await import("node:http");
+  const server = createServer((req, res) => res.end(req.headers["accept-encoding"] ?? "none"));
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.close());
+  const body = `return (await fetch("http://127.0.0.1:${server.address().port}/")).text();`;
+  assert.match(await run(t, body), /\bbr\b/);
+  assert.equal(await run(t, body, "2024-04-28"), "gzip, deflate");
+  assert.equal(await run(t, body, undefined, ["no_brotli_content_encoding"]), "gzip, deflate");
+});

@@ -125,7 +125,11 @@ internals.defineGlobal("TextDecoderStream", TextDecoderStream);
 function codecStream(format, decompress, what) {
   format = String(format);
   // The codecs also do brotli (for node:zlib); the web streams take only the three formats.
-  let id = ["gzip", "deflate", "deflate-raw"].includes(format) ? ops.codecCreate(format, decompress) : null;
+  // strict_compression_checks (2023-08-01): data after the end of the compressed stream, or a
+  // stream closed before its end, is an error; before, the first was ignored and the second
+  // ended the output where the data stopped.
+  const strict = !decompress || internals.feature("strict_compression_checks");
+  let id = ["gzip", "deflate", "deflate-raw"].includes(format) ? ops.codecCreate(format, decompress, undefined, !strict) : null;
   if (id === null) throw new TypeError(`Failed to construct '${what}': Unsupported compression format: '${format}'`);
   let controller;
   let drained = null; // { resolve, reject } of the write whose output is being read
@@ -178,7 +182,7 @@ function codecStream(format, decompress, what) {
         if (closing) {
           let rest;
           try {
-            rest = guarded(() => ops.codecFinish(id));
+            rest = guarded(() => ops.codecFinish(id, decompress && strict));
           } finally {
             id = null;
           }

@@ -139,7 +139,28 @@ function extractBody(init) {
     const { bytes, type } = internals.encodeMultipart(init);
     return { bytes, stream: null, type };
   }
+  const iterable = iterableBody(init);
+  if (iterable !== null) return { bytes: null, stream: iterable, type: null };
   return { bytes: encoder.encode(String(init)), stream: null, type: "text/plain;charset=UTF-8" };
+}
+
+/**
+ * From fetch_iterable_type_support (2026-02-19) a body may be a sync or async iterable of bytes
+ * (an Array, a generator, …): a stream of its values. With its override adjustment (from
+ * 2026-01-15 with that flag) a sync iterable that is not an Array but has its own toString or
+ * @@toPrimitive is text, as before. Null: the body is text.
+ */
+function iterableBody(init) {
+  if (!internals.feature("fetch_iterable_type_support") || init === null || typeof init !== "object" || init instanceof String) return null;
+  const asyncIterator = init[Symbol.asyncIterator];
+  if (asyncIterator === undefined || asyncIterator === null) {
+    if (internals.feature("fetch_iterable_type_support_override_adjustment") && !Array.isArray(init)) {
+      if (init.toString !== Object.prototype.toString || init[Symbol.toPrimitive] !== Object.prototype[Symbol.toPrimitive]) return null;
+    }
+    const iterator = init[Symbol.iterator];
+    if (iterator === undefined || iterator === null) return null;
+  }
+  return internals.streams.ReadableStream.from(init);
 }
 
 /** The body-reading methods Request and Response share; `state` finds an instance's BodyState. */

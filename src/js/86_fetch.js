@@ -95,6 +95,8 @@ async function fetch(input, init = undefined) {
   }
   const headers = [];
   for (const [name, value] of internals.headersList(request.headers)) headers.push(name, value);
+  // Before brotli_content_encoding (2024-04-29) fetch() did not offer brotli ("br").
+  if (!internals.feature("brotli_content_encoding") && !request.headers.has("accept-encoding")) headers.push("accept-encoding", "gzip, deflate");
   // A WebSocket handshake: the answer is a 101 Response with a webSocket to accept().
   if ((request.headers.get("upgrade") ?? "").toLowerCase() === "websocket") {
     if (request.method !== "GET") throw new TypeError("fetch: a WebSocket upgrade must be a GET request.");

@@ -102,6 +102,29 @@ function asyncApisThrow() {
   wrapMethods(CacheStorage.prototype, ["open"]);
 }
 
+/**
+ * Before streams_byob_reader_detaches_buffer (2021-11-10) a BYOB read left the caller's buffer
+ * usable: the read goes into a scratch view and its bytes are copied into the caller's.
+ */
+function byobReadsKeepBuffers() {
+  const { ReadableStreamBYOBReader } = internals.streams;
+  const read = ReadableStreamBYOBReader.prototype.read;
+  const keeping = {
+    read(view, options = undefined) {
+      if (!ArrayBuffer.isView(view) || view.buffer.detached) return Reflect.apply(read, this, [view, options]);
+      const Ctor = view.constructor;
+      const size = Ctor.BYTES_PER_ELEMENT ?? 1;
+      const scratch = Ctor === DataView ? new DataView(new ArrayBuffer(view.byteLength)) : new Ctor(view.length);
+      return Reflect.apply(read, this, [scratch, options]).then(({ value, done }) => {
+        if (value === undefined) return { value, done };
+        new Uint8Array(view.buffer, view.byteOffset, value.byteLength).set(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+        return { value: new Ctor(view.buffer, view.byteOffset, value.byteLength / size), done };
+      });
+    },
+  }.read;
+  Object.defineProperty(ReadableStreamBYOBReader.prototype, "read", { value: internals.disguise(keeping, read), writable: true, enumerable: true, configurable: true });
+}
+
 /** Removes @@toStringTag from the runtime's API classes (and its singletons' classes). */
 function removeToStringTags() {
   for (const name of Object.getOwnPropertyNames(globalThis)) {
@@ -145,6 +168,7 @@ internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
     for (const name of STREAM_CONTROLLERS) delete globalThis[name];
   }
   if (!on("transformstream_enable_standard_constructor")) internals.defineGlobal("TransformStream", legacyTransformStream());
+  if (!on("streams_byob_reader_detaches_buffer")) byobReadsKeepBuffers();
   if (!on("capture_async_api_throws")) asyncApisThrow();
   if (!on("set_tostring_tag")) removeToStringTags();
 };

@@ -153,7 +153,14 @@ pub(super) fn load_context(
   let digest = state.borrow().source_digest;
   let cache = digest.map_or(script::CacheUse::Off, |digest| script::CacheUse::On(digest, options.code_cache_dir.as_deref()));
   state.borrow_mut().global_scope = true;
+  // allow_eval_during_startup (2025-06-01): eval and new Function work while the script's top
+  // level runs, as in workerd; afterwards only with allowEval.
+  let startup_eval = state.borrow().nodejs_compat.enabled.iter().any(|f| f == "allow_eval_during_startup");
+  if startup_eval && !options.allow_eval {
+    context.set_allow_generation_from_strings(true);
+  }
   let loaded = script::load(scope, &options.script, &options.filename, format, cache);
+  context.set_allow_generation_from_strings(options.allow_eval);
   state.borrow_mut().global_scope = false;
   end_turn(state);
   if state.borrow().monitor.stop_pending() {
