@@ -500,3 +500,38 @@ test("brotli_content_encoding: fetch() offers br from 2024-04-29, only gzip and 
   assert.equal(await run(t, body, "2024-04-28"), "gzip, deflate");
   assert.equal(await run(t, body, undefined, ["no_brotli_content_encoding"]), "gzip, deflate");
 });
+
+test("r2_list_honor_include: list() gives metadata only as `include` asks from 2022-08-04, always before", async (t) => {
+  const { storage } = await import("../index.js");
+  const script = `export default { async fetch(request, env) {
+    await env.FILES.put("k", "v", { httpMetadata: { contentType: "text/plain" }, customMetadata: { a: "1" } });
+    const [object] = (await env.FILES.list()).objects;
+    return Response.json([object.httpMetadata.contentType ?? null, object.customMetadata.a ?? null]);
+  } }`;
+  const result = async (compatibilityDate, compatibilityFlags) => {
+    const worker = await useWorker(t, { script, bindings: { FILES: storage() }, compatibilityDate, compatibilityFlags });
+    return (await dispatch(worker, "http://localhost/")).json();
+  };
+  assert.deepEqual(await result(), [null, null]);
+  assert.deepEqual(await result("2022-08-03"), ["text/plain", "1"]);
+  assert.deepEqual(await result("2022-08-03", ["r2_list_honor_include"]), [null, null]);
+});
+
+test("throw_on_unrecognized_import_assertion: import attributes fail from 2025-06-16, are ignored before", async (t) => {
+  const { createWorker } = await import("../index.js");
+  const options = (compatibilityDate, compatibilityFlags) => ({
+    script: `import data from "./d.json" with { type: "json" };
+      export default { async fetch() { const again = await import("./d.json", { with: { type: "json" } }); return Response.json([data.n, again.default.n]); } };`,
+    filename: "main.js",
+    modules: { "d.json": '{"n":1}' },
+    compatibilityDate,
+    compatibilityFlags,
+    onLog() {},
+  });
+  await assert.rejects(createWorker(options()), /Unrecognized import attributes specified/);
+  for (const settings of [["2025-06-15"], [undefined, ["ignore_unrecognized_import_assertion"]]]) {
+    const worker = await useWorker(t, options(...settings));
+    assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), [1, 1]);
+  }
+  await assert.rejects(createWorker(options("2025-06-15", ["throw_on_unrecognized_import_assertion"])), /Unrecognized import attributes specified/);
+});

@@ -524,10 +524,12 @@ class R2Bucket {
       limit,
     };
     const [result] = await hostCall(this.#name, "list", args);
+    // Before r2_list_honor_include (2022-08-04) list() gave both kinds of metadata whatever `include` said.
+    const honour = internals.feature("r2_list_honor_include");
     const objects = result.objects.map((meta) => {
       const shown = { ...meta };
-      if (!include.includes("httpMetadata")) shown.httpMetadata = {};
-      if (!include.includes("customMetadata")) shown.customMetadata = {};
+      if (honour && !include.includes("httpMetadata")) shown.httpMetadata = {};
+      if (honour && !include.includes("customMetadata")) shown.customMetadata = {};
       return new R2Object(kConstruct, shown);
     });
     const out = { objects, truncated: result.truncated, delimitedPrefixes: result.delimitedPrefixes };

@@ -50,6 +50,9 @@ pub(crate) struct Registry {
   /// The main module's normalized name and source, for node:fs's /bundle (as in workerd, where
   /// every module, the main one included, is a file there).
   main_source: Option<(String, bytes::Bytes)>,
+  /// throw_on_unrecognized_import_assertion: an import with attributes (`with { … }`) fails,
+  /// as in workerd's module registry; without it the attributes are ignored.
+  refuse_attributes: bool,
   /// Modules compiled without a cache entry, whose entries are made again when the worker is
   /// disposed, with every function that ran by then.
   uncached: Vec<(v8::Global<v8::Module>, code_cache::Entry)>,
@@ -144,6 +147,11 @@ impl Registry {
       }
     }
     names
+  }
+
+  /// Makes imports with attributes fail (throw_on_unrecognized_import_assertion).
+  pub fn refuse_import_attributes(&mut self) {
+    self.refuse_attributes = true;
   }
 
   /// Records the main module's source (a module-format worker) for /bundle.
@@ -267,6 +275,14 @@ fn resolve_name(specifier: &str, referrer: &str) -> String {
   }
 }
 
+/// Throws workerd's error for an import with attributes (throw_on_unrecognized_import_assertion).
+fn refuse_attributes<T>(scope: &mut v8::PinScope) -> Option<T> {
+  let message = ops::new_string(scope, "Unrecognized import attributes specified (workerd's module registry takes no import attributes; the ignore_unrecognized_import_assertion compatibility flag ignores them)");
+  let error = v8::Exception::error(scope, message);
+  scope.throw_exception(error);
+  None
+}
+
 fn throw(scope: &mut v8::PinScope, message: &str) {
   let message = ops::new_string(scope, message);
   let error = v8::Exception::type_error(scope, message);
@@ -277,12 +293,15 @@ fn throw(scope: &mut v8::PinScope, message: &str) {
 pub(crate) fn resolve<'a>(
   context: v8::Local<'a, v8::Context>,
   specifier: v8::Local<'a, v8::String>,
-  _attributes: v8::Local<'a, v8::FixedArray>,
+  attributes: v8::Local<'a, v8::FixedArray>,
   referrer: v8::Local<'a, v8::Module>,
 ) -> Option<v8::Local<'a, v8::Module>> {
   // SAFETY: V8 calls this synchronously inside `instantiate_module`, with `context` entered.
   v8::callback_scope!(unsafe let scope, context);
   let registry = scope.get_slot::<RegistryRef>()?.clone();
+  if attributes.length() > 0 && registry.borrow().refuse_attributes {
+    return refuse_attributes(scope);
+  }
   let specifier = specifier.to_rust_string_lossy(scope);
   let referrer_name = registry.borrow().names.get(&referrer.get_identity_hash().get()).cloned().unwrap_or_default();
   resolve_from(scope, &registry, &specifier, &referrer_name)
@@ -387,13 +406,14 @@ pub(crate) fn import_dynamically<'s>(
   _host_defined_options: v8::Local<'s, v8::Data>,
   resource_name: v8::Local<'s, v8::Value>,
   specifier: v8::Local<'s, v8::String>,
-  _attributes: v8::Local<'s, v8::FixedArray>,
+  attributes: v8::Local<'s, v8::FixedArray>,
 ) -> Option<v8::Local<'s, v8::Promise>> {
   let specifier = specifier.to_rust_string_lossy(scope);
   let referrer = resource_name.to_rust_string_lossy(scope);
   v8::tc_scope!(let tc, scope);
   let outcome = match tc.get_slot::<RegistryRef>().cloned() {
     None => None,
+    Some(registry) if attributes.length() > 0 && registry.borrow().refuse_attributes => refuse_attributes(tc),
     Some(registry) => {
       // The calling module's registry name (a module's name, normalized, whoever named it).
       let referrer_name = normalize(&referrer);

@@ -115,6 +115,9 @@ pub(super) fn load_context(
 
   // Modules the script may import (compiled anew for each context).
   let mut registry = modules::Registry::new(&options.modules);
+  if state.borrow().nodejs_compat.enabled.iter().any(|f| f == "throw_on_unrecognized_import_assertion") {
+    registry.refuse_import_attributes();
+  }
   let commonjs = internal_function(scope, internals, "loadCommonJs")?;
   registry.enable_commonjs(v8::Global::new(scope, commonjs));
   let cloudflare = internal_function(scope, internals, "loadCloudflareModule")?;
