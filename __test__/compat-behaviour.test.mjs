@@ -535,3 +535,44 @@ test("throw_on_unrecognized_import_assertion: import attributes fail from 2025-0
   }
   await assert.rejects(createWorker(options("2025-06-15", ["throw_on_unrecognized_import_assertion"])), /Unrecognized import attributes specified/);
 });
+
+test("strip_authorization_on_cross_origin_redirect: from 2025-09-01 a redirect to another origin drops Authorization; before, it is kept", async (t) => {
+  const { createServer } = await import("node:http");
+  const listen = async (handler) => {
+    const server = createServer(handler);
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    t.after(() => server.close());
+    return server.address().port;
+  };
+  const target = await listen((req, res) => res.end(`auth=${req.headers.authorization ?? "none"} method=${req.method}`));
+  const origin = await listen((req, res) => res.writeHead(307, { location: `http://127.0.0.1:${target}/next` }).end());
+  const body = `
+    const r = await fetch("http://127.0.0.1:${origin}/start", { method: "POST", body: "x", headers: { authorization: "Bearer t" } });
+    return [await r.text(), r.redirected, new URL(r.url).port];`;
+  assert.deepEqual(await run(t, body), ["auth=none method=POST", true, String(target)]);
+  assert.deepEqual(await run(t, body, "2025-08-31"), ["auth=Bearer t method=POST", true, String(target)]);
+  assert.deepEqual(await run(t, body, undefined, ["retain_authorization_on_cross_origin_redirect"]), ["auth=Bearer t method=POST", true, String(target)]);
+});
+
+test("bind_asynclocalstorage_snapshot_to_request: from 2025-06-16 a snapshot made in one request throws in another", async (t) => {
+  const script = `
+    import { AsyncLocalStorage } from "node:async_hooks";
+    const als = new AsyncLocalStorage();
+    let saved;
+    export default { fetch(request) {
+      if (saved === undefined) {
+        saved = als.run("first", () => AsyncLocalStorage.snapshot());
+        return new Response(saved(() => als.getStore()));
+      }
+      try { return new Response(saved(() => als.getStore())); } catch (e) { return new Response(e.message); }
+    } };`;
+  const result = async (compatibilityDate, compatibilityFlags) => {
+    const worker = await useWorker(t, { script, compatibilityDate, compatibilityFlags: ["nodejs_compat", ...(compatibilityFlags ?? [])] });
+    return [await (await dispatch(worker, "http://localhost/")).text(), await (await dispatch(worker, "http://localhost/")).text()];
+  };
+  const refused = ["first", "Cannot call this AsyncLocalStorage bound function outside of the request in which it was created."];
+  assert.deepEqual(await result(), refused);
+  assert.deepEqual(await result("2025-06-15"), ["first", "first"]);
+  assert.deepEqual(await result(undefined, ["do_not_bind_asynclocalstorage_snapshot_to-request"]), ["first", "first"]);
+  assert.deepEqual(await result("2025-01-01", ["bind_asynclocalstorage_snapshot_to_request"]), refused);
+});

@@ -93,6 +93,9 @@ async function fetch(input, init = undefined) {
   if (intercepted) {
     return Promise.race([internals.fetchThroughHost(OUTBOUND, request), abortedPromise(signal)]);
   }
+  if (request.redirect === "follow" && request.headers.has("authorization") && !internals.feature("strip_authorization_on_cross_origin_redirect")) {
+    return followKeepingAuthorization(request);
+  }
   const headers = [];
   for (const [name, value] of internals.headersList(request.headers)) headers.push(name, value);
   // Before brotli_content_encoding (2024-04-29) fetch() did not offer brotli ("br").
@@ -128,6 +131,39 @@ async function fetch(input, init = undefined) {
     return internals.newFetchResponse(head.status, head.statusText, head.headers, body, head.url, head.redirected);
   } finally {
     if (!(body instanceof ReadableStream)) stopListening();
+  }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Before strip_authorization_on_cross_origin_redirect (2025-09-01) workerd kept a request's
+ * Authorization header when a redirect led to another origin. The network layer drops it, so
+ * such a request follows its redirects here, one `redirect: "manual"` fetch per hop, with the
+ * Fetch standard's method and body rules (the body is kept in memory for 307 and 308).
+ */
+async function followKeepingAuthorization(request) {
+  let method = request.method;
+  let body = method === "GET" || method === "HEAD" ? null : await request.arrayBuffer();
+  let url = request.url;
+  for (let hop = 0; ; hop++) {
+    const response = await fetch(url, { method, headers: request.headers, body, redirect: "manual", signal: request.signal });
+    const location = response.headers.get("location");
+    if (!REDIRECTS.has(response.status) || location === null) {
+      if (hop === 0) return response;
+      const flat = [];
+      for (const [name, value] of internals.headersList(response.headers)) flat.push(name, value);
+      return internals.newFetchResponse(response.status, response.statusText, flat, response.body, url, true);
+    }
+    await response.body?.cancel();
+    if (hop === 20) throw new TypeError("fetch: too many redirects (20)");
+    const next = URL.parse(location, url);
+    if (next === null) throw new TypeError(`fetch: the redirect to "${location}" is not a valid URL`);
+    if ((response.status === 303 && method !== "HEAD") || ((response.status === 301 || response.status === 302) && method === "POST")) {
+      method = "GET";
+      body = null;
+    }
+    url = next.href;
   }
 }
 
