@@ -576,3 +576,16 @@ test("bind_asynclocalstorage_snapshot_to_request: from 2025-06-16 a snapshot mad
   assert.deepEqual(await result(undefined, ["do_not_bind_asynclocalstorage_snapshot_to-request"]), ["first", "first"]);
   assert.deepEqual(await result("2025-01-01", ["bind_asynclocalstorage_snapshot_to_request"]), refused);
 });
+
+test("internal_stream_byob_return_view: a body's BYOB read at the end gives an empty view from 2024-05-13, undefined before", async (t) => {
+  const body = `
+    const reader = new Response(new Uint8Array([7])).body.getReader({ mode: "byob" });
+    const first = await reader.read(new Uint8Array(4));
+    const last = await reader.read(new Uint8Array(4));
+    const own = new ReadableStream({ type: "bytes", start(c) { c.close(); } }).getReader({ mode: "byob" });
+    const ownLast = await own.read(new Uint8Array(4));
+    return [[...first.value], last.done, last.value === undefined ? "undefined" : last.value.constructor.name + last.value.length, ownLast.value === undefined ? "undefined" : "view"];`;
+  assert.deepEqual(await run(t, body), [[7], true, "Uint8Array0", "view"]);
+  assert.deepEqual(await run(t, body, "2024-05-12"), [[7], true, "undefined", "view"]);
+  assert.deepEqual(await run(t, body, undefined, ["internal_stream_byob_return_undefined"]), [[7], true, "undefined", "view"]);
+});

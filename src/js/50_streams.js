@@ -25,6 +25,18 @@ for (const name of STREAM_GLOBALS) {
   internals.defineGlobal(name, value);
 }
 
+/**
+ * A stream the runtime makes for a body (Request, Response, Blob, fetch, bindings): what workerd
+ * calls an "internal" stream. They are kept in `internals.internalStreams` for the flags that
+ * concern only those (internal_stream_byob_return_view, see src/js/97_compat.js).
+ */
+internals.internalStreams = new WeakSet();
+internals.internalStream = (source, strategy = undefined) => {
+  const stream = new internals.streams.ReadableStream(source, strategy);
+  internals.internalStreams.add(stream);
+  return stream;
+};
+
 /** The shape shared by the standard's transform-stream wrappers: `readable` and `writable`. */
 class TransformWrapper {
   #transform;

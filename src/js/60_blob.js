@@ -139,7 +139,7 @@ class Blob {
   }
   stream() {
     const bytes = this.#bytes;
-    return new ReadableStream({
+    return internals.internalStream({
       type: "bytes",
       start(controller) {
         if (bytes.byteLength > 0) controller.enqueue(bytes.slice());

@@ -37,7 +37,7 @@ function disturbed(stream) {
 
 /** A stream with no more data that is locked and disturbed: what a read body's `body` is. */
 function spentStream() {
-  const stream = new ReadableStream({ start: (controller) => controller.close() });
+  const stream = internals.internalStream({ start: (controller) => controller.close() });
   stream.getReader().read();
   return stream;
 }
@@ -64,7 +64,7 @@ class BodyState {
     }
     if (this.stream === null && this.bytes !== null) {
       const bytes = this.bytes;
-      this.stream = new ReadableStream({
+      this.stream = internals.internalStream({
         type: "bytes",
         start(controller) {
           if (bytes.byteLength > 0) controller.enqueue(bytes.slice());

@@ -47,7 +47,7 @@ function reasonText(reason) {
 
 /** A request body the host streams in: each read asks the host for its next chunk. */
 internals.hostBodyStream = (stream) =>
-  new ReadableStream({
+  internals.internalStream({
     type: "bytes",
     async pull(controller) {
       const [answer, bytes] = await hostCall(BODY, "read", { stream });
@@ -153,7 +153,7 @@ function decodeValue(bytes, type) {
     case "arrayBuffer":
       return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
     case "stream":
-      return new ReadableStream({
+      return internals.internalStream({
         type: "bytes",
         start(controller) {
           if (bytes.byteLength > 0) controller.enqueue(bytes);
@@ -441,7 +441,7 @@ class R2ObjectBody extends R2Object {
   // One stream, made on first access; only reading it uses the body (as in workerd, looking at
   // `.body` does not stop a later text()).
   get body() {
-    this.#stream ??= new ReadableStream({
+    this.#stream ??= internals.internalStream({
       type: "bytes",
       pull: (controller) => {
         if (this.#used) return controller.error(new TypeError("Body has already been used. It can only be read once."));

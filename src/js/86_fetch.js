@@ -25,7 +25,7 @@ const unread = new FinalizationRegistry((id) => ops.fetchCancel(id));
 
 /** A response body read from the network as the worker reads it; `onStart` gets its controller. */
 function networkBody(id, onStart, onEnd) {
-  const stream = new ReadableStream({
+  const stream = internals.internalStream({
     type: "bytes",
     start: onStart,
     async pull(controller) {

@@ -125,6 +125,33 @@ function byobReadsKeepBuffers() {
   Object.defineProperty(ReadableStreamBYOBReader.prototype, "read", { value: internals.disguise(keeping, read), writable: true, enumerable: true, configurable: true });
 }
 
+/**
+ * Before internal_stream_byob_return_view (2024-05-13) a BYOB read of a body stream that ends
+ * gave `value: undefined`, not the standard's empty view.
+ */
+function byobEndsWithoutView() {
+  const { ReadableStreamBYOBReader } = internals.streams;
+  const fromBodies = new WeakSet();
+  const getReader = ReadableStream.prototype.getReader;
+  const gettingReader = {
+    getReader(options = undefined) {
+      const reader = Reflect.apply(getReader, this, [options]);
+      if (reader instanceof ReadableStreamBYOBReader && internals.internalStreams.has(this)) fromBodies.add(reader);
+      return reader;
+    },
+  }.getReader;
+  Object.defineProperty(ReadableStream.prototype, "getReader", { value: internals.disguise(gettingReader, getReader), writable: true, enumerable: true, configurable: true });
+  const read = ReadableStreamBYOBReader.prototype.read;
+  const reading = {
+    read(...args) {
+      const result = Reflect.apply(read, this, args);
+      if (!fromBodies.has(this)) return result;
+      return result.then((step) => (step.done ? { value: undefined, done: true } : step));
+    },
+  }.read;
+  Object.defineProperty(ReadableStreamBYOBReader.prototype, "read", { value: internals.disguise(reading, read), writable: true, enumerable: true, configurable: true });
+}
+
 /** Removes @@toStringTag from the runtime's API classes (and its singletons' classes). */
 function removeToStringTags() {
   for (const name of Object.getOwnPropertyNames(globalThis)) {
@@ -169,6 +196,7 @@ internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
   }
   if (!on("transformstream_enable_standard_constructor")) internals.defineGlobal("TransformStream", legacyTransformStream());
   if (!on("streams_byob_reader_detaches_buffer")) byobReadsKeepBuffers();
+  if (!on("internal_stream_byob_return_view")) byobEndsWithoutView();
   if (!on("capture_async_api_throws")) asyncApisThrow();
   if (!on("set_tostring_tag")) removeToStringTags();
 };
