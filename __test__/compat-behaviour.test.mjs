@@ -589,3 +589,21 @@ test("internal_stream_byob_return_view: a body's BYOB read at the end gives an e
   assert.deepEqual(await run(t, body, "2024-05-12"), [[7], true, "undefined", "view"]);
   assert.deepEqual(await run(t, body, undefined, ["internal_stream_byob_return_undefined"]), [[7], true, "undefined", "view"]);
 });
+
+test("unwrap_custom_thenables: waitUntil() and respondWith() take thenables from 2024-04-01", async (t) => {
+  const body = `
+    let called = false;
+    ctx.waitUntil({ then(resolve) { called = true; resolve(); } });
+    for (let i = 0; i < 5; i++) await null;
+    return called;`;
+  assert.equal(await run(t, body), true);
+  assert.equal(await run(t, body, "2024-03-31"), false);
+  assert.equal(await run(t, body, undefined, ["no_unwrap_custom_thenables"]), false);
+  const script = `addEventListener("fetch", (event) => {
+    try { event.respondWith({ then(resolve) { resolve(new Response("from a thenable")); } }); }
+    catch (e) { event.respondWith(new Response(e.name)); }
+  });`;
+  const answer = async (compatibilityDate) => (await dispatch(await useWorker(t, { script, compatibilityDate }), "http://localhost/")).text();
+  assert.equal(await answer(), "from a thenable");
+  assert.equal(await answer("2024-03-31"), "TypeError");
+});

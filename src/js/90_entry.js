@@ -108,6 +108,11 @@ class EventWork {
  * failure is reported as an uncaught error, `list` (an event's own) collects it too, and
  * `work` (the event's EventWork) bounds it in time.
  */
+/** A value with a then() method that is not a promise. */
+function isCustomThenable(value) {
+  return value !== null && (typeof value === "object" || typeof value === "function") && !(value instanceof Promise) && typeof value.then === "function";
+}
+
 function trackBackground(promise, list, work) {
   ops.backgroundStart();
   let finished = false;
@@ -117,6 +122,8 @@ function trackBackground(promise, list, work) {
     ops.backgroundDone();
   };
   const done = work ? work.track(release) : release;
+  // Before unwrap_custom_thenables (2024-04-01) a thenable that is not a promise counted as done.
+  if (isCustomThenable(promise) && !internals.feature("unwrap_custom_thenables")) promise = undefined;
   const settled = Promise.resolve(promise)
     .catch((error) => internals.reportError(error))
     .finally(done);
@@ -167,6 +174,9 @@ class FetchEvent extends Event {
     }
     if (this.#response !== null) {
       throw new internals.DOMException("respondWith() has already been called for this event", "InvalidStateError");
+    }
+    if (isCustomThenable(response) && !internals.feature("unwrap_custom_thenables")) {
+      throw new TypeError("Failed to execute 'respondWith' on 'FetchEvent': parameter 1 is not of type 'Response' or 'Promise' (a thenable is taken only from the unwrap_custom_thenables compatibility date, 2024-04-01).");
     }
     this.#response = Promise.resolve(response);
     this.stopImmediatePropagation();
