@@ -450,7 +450,7 @@ class URLSearchParams {
   }
   constructor(init = undefined) {
     this.#record = { query: [] };
-    if (init === undefined || init === null && false) return;
+    if (init === undefined) return;
     if (init !== null && typeof init === "object" && #record in init) {
       this.#record.query = init.#record.query.map((q) => ({ ...q }));
     } else if (init !== null && (typeof init === "object" || typeof init === "function") && typeof init[Symbol.iterator] === "function") {
@@ -552,6 +552,9 @@ class URLSearchParams {
 }
 
 Object.defineProperty(URL.prototype, Symbol.toStringTag, { value: "URL", configurable: true });
+// Like the standard ones, they are platform objects structuredClone refuses.
+ops.markUncloneable(URL.prototype);
+ops.markUncloneable(URLSearchParams.prototype);
 
 const previous = internals.prepareContext;
 internals.prepareContext = function prepareUrlContext(memoryMb, compatJson) {

@@ -183,15 +183,16 @@ class CryptoKey {
   }
 }
 
+/** A copy of an RSA key's publicExponent: an ArrayBuffer before crypto_preserve_public_exponent. */
+const publicExponent = (bytes) => (internals.feature("crypto_preserve_public_exponent") ? new Uint8Array(bytes) : new Uint8Array(bytes).buffer);
+
 /** The `algorithm` object user code sees: a copy, with byte members copied again. */
 function publicAlgorithm(algorithm) {
   const copy = { name: algorithm.name };
   for (const member of ["modulusLength", "publicExponent", "hash", "namedCurve", "length"]) {
     if (algorithm[member] === undefined) continue;
     const value = algorithm[member];
-    // publicExponent is a Uint8Array from crypto_preserve_public_exponent (2023-12-01), an ArrayBuffer before.
-    const exponent = () => (internals.feature("crypto_preserve_public_exponent") ? new Uint8Array(value) : new Uint8Array(value).buffer);
-    copy[member] = member === "publicExponent" ? exponent() : member === "hash" ? { name: value.name } : value;
+    copy[member] = member === "publicExponent" ? publicExponent(value) : member === "hash" ? { name: value.name } : value;
   }
   return copy;
 }
@@ -232,9 +233,8 @@ function asymmetricKind(name) {
 }
 
 /**
- * [private key usages, public key usages] of an asymmetric algorithm. Before
- * strict_crypto_checks (2023-08-01) workerd let an imported ECDH public key have the private
- * key's usages.
+ * [private key usages, public key usages] of an asymmetric algorithm. Before strict_crypto_checks
+ * (2023-08-01) an imported ECDH public key could have the private key's usages.
  */
 function pairUsages(name, importing = false) {
   if (name === "RSA-OAEP") return [["decrypt", "unwrapKey"], ["encrypt", "wrapKey"]];
@@ -383,11 +383,11 @@ function importKey(format, keyData, algorithm, extractable, usages) {
 }
 
 /** strict_crypto_checks' limits on an imported RSA key (workerd's): size and public exponent. */
-function checkImportedRsa(modulusLength, publicExponent) {
+function checkImportedRsa(modulusLength, exponentBytes) {
   if (modulusLength % 8 !== 0 || modulusLength < 256 || modulusLength > 16384) {
     throw fail("OperationError", `The modulus length must be a multiple of 8 and between 256 and 16k, but ${modulusLength} was requested.`);
   }
-  const exponent = [...new Uint8Array(publicExponent)].reduce((n, b) => n * 256 + b, 0);
+  const exponent = [...new Uint8Array(exponentBytes)].reduce((n, b) => n * 256 + b, 0);
   if (![3, 17, 37, 65537].includes(exponent)) throw fail("OperationError", `Imported RSA key has invalid publicExponent ${exponent}.`);
 }
 
