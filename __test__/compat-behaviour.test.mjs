@@ -187,6 +187,13 @@ test("capture_async_api_throws: async APIs reject from 2022-10-31, threw synchro
   assert.deepEqual(await run(t, body, OLD, ["capture_async_api_throws"]), ["rejected", "rejected"]);
 });
 
+test("capture_async_api_throws also covers bindings: a KV put with an empty key threw synchronously before 2022-10-31", async (t) => {
+  const { kv } = await import("../index.js");
+  const body = `try { const p = env.KV.put("", "v"); return await p.then(() => "resolved", () => "rejected"); } catch { return "threw"; }`;
+  assert.equal(await run(t, body, undefined, undefined, { bindings: { KV: kv() } }), "rejected");
+  assert.equal(await run(t, body, "2022-10-30", undefined, { bindings: { KV: kv() } }), "threw");
+});
+
 test("set_tostring_tag: API classes have Symbol.toStringTag from 2024-09-26, not before", async (t) => {
   const body = `return [String(new Headers()), String(new Request("https://x.example/")), String(crypto.subtle), String(new Map())];`;
   assert.deepEqual(await run(t, body), ["[object Headers]", "[object Request]", "[object SubtleCrypto]", "[object Map]"]);

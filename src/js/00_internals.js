@@ -71,6 +71,8 @@ internals.iteratorFactory = function iteratorFactory(tag) {
  * from what lib/compat.js worked out, before the user's script runs.
  */
 internals.features = new Set();
+/** Prototypes whose methods return promises (bindings, storage), for capture_async_api_throws. */
+internals.asyncApiPrototypes = [];
 internals.feature = (flag) => internals.features.has(flag);
 
 // The runtime's own uses of these stay possible when enable_weak_ref is off (src/js/97_compat.js

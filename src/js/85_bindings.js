@@ -561,3 +561,6 @@ internals.makeBinding = function makeBinding(name, kind) {
   }
   throw new TypeError(`unknown binding kind "${kind}" for env.${name}`);
 };
+
+// Their promise-returning methods throw synchronously before capture_async_api_throws (97_compat.js).
+internals.asyncApiPrototypes.push(KVNamespace.prototype, Fetcher.prototype, R2ObjectBody.prototype, R2Bucket.prototype);

@@ -350,3 +350,6 @@ class SqlStorageCursor {
 
 /** The storage of an object: its database `handle` and `object` as DurableObjectStorage takes it. */
 internals.makeDurableStorage = (handle, object) => new DurableObjectStorage(kStorage, handle, object);
+
+// Their promise-returning methods throw synchronously before capture_async_api_throws (97_compat.js).
+internals.asyncApiPrototypes.push(DurableObjectStorage.prototype, DurableObjectTransaction.prototype);

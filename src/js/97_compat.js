@@ -67,7 +67,8 @@ function legacyTransformStream() {
 /**
  * Before capture_async_api_throws (2022-10-31) workerd's promise-returning APIs threw their
  * synchronous errors (a bad argument, an unparsable URL) instead of returning a rejected
- * promise. `fn` behaves so: when the promise it returns is already rejected, that is thrown.
+ * promise. `fn` behaves so: when the promise it returns is already rejected, that is thrown
+ * (any other result, a promise or not, is returned as it is).
  */
 function throwingSynchronously(fn) {
   const wrapped = {
@@ -100,6 +101,10 @@ function asyncApisThrow() {
   wrapMethods(SubtleCrypto.prototype, Object.getOwnPropertyNames(SubtleCrypto.prototype).filter((name) => name !== "constructor"));
   wrapMethods(Cache.prototype, ["match", "put", "delete"]);
   wrapMethods(CacheStorage.prototype, ["open"]);
+  // Bindings and storage: a method that does not return a promise is left as it is.
+  for (const prototype of internals.asyncApiPrototypes) {
+    wrapMethods(prototype, Object.getOwnPropertyNames(prototype).filter((name) => name !== "constructor"));
+  }
 }
 
 /**
