@@ -614,3 +614,15 @@ test("unwrap_custom_thenables: waitUntil() and respondWith() take thenables from
   assert.equal(await answer(), "from a thenable");
   assert.equal(await answer("2024-03-31"), "TypeError");
 });
+
+test("enhanced_error_serialization: structuredClone keeps an error's custom name and own properties from 2026-04-21", async (t) => {
+  const body = `
+    const e = new TypeError("boom");
+    e.code = "E_X";
+    e.name = "CustomError";
+    const c = structuredClone({ e, r: new RangeError("r", { cause: 5 }) });
+    return [c.e.name, c.e.code ?? null, c.e.message, c.r instanceof RangeError, c.r.cause];`;
+  assert.deepEqual(await run(t, body), ["CustomError", "E_X", "boom", true, 5]);
+  assert.deepEqual(await run(t, body, "2026-04-20"), ["Error", null, "boom", true, 5]);
+  assert.deepEqual(await run(t, body, undefined, ["legacy_error_serialization"]), ["Error", null, "boom", true, 5]);
+});
