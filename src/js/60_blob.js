@@ -1,8 +1,8 @@
 // Blob, File and FormData (File API and XHR standards), plus the multipart/form-data encoding
 // and parsing that Request/Response bodies use for FormData.
 
-// The real classes, whatever streams_enable_constructors and url_standard make the globals.
-const { ReadableStream, URLSearchParams } = globalThis;
+// The WHATWG class, whatever url_standard makes the global one.
+const { URLSearchParams } = globalThis;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 

@@ -12,13 +12,13 @@ const STREAM_CONTROLLERS = [
   "WritableStreamDefaultController",
   "TransformStreamDefaultController",
 ];
-const STREAMS_OFF = "streams_enable_constructors";
 
 // ECMAScript's and V8's own globals: set_tostring_tag concerns the runtime's API classes only.
 const LANGUAGE_GLOBALS = new Set([
   "Symbol", "Promise", "Map", "Set", "WeakMap", "WeakSet", "WeakRef", "FinalizationRegistry",
   "ArrayBuffer", "SharedArrayBuffer", "DataView", "BigInt", "Iterator", "AsyncDisposableStack",
-  "DisposableStack", "JSON", "Math", "Reflect", "Atomics", "Intl", "WebAssembly", "globalThis",
+  "DisposableStack", "JSON", "Math", "Reflect", "Atomics", "Intl", "WebAssembly", "Temporal",
+  "console", "globalThis",
 ]);
 
 /** A stand-in constructor that refuses to construct, with `Real`'s prototype and statics. */
@@ -193,7 +193,7 @@ internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
   }
   if (!on("websocket_standard_binary_type")) delete WebSocket.prototype.binaryType;
   if (!on("http_headers_getsetcookie")) delete Headers.prototype.getSetCookie;
-  if (!on(STREAMS_OFF)) {
+  if (!on("streams_enable_constructors")) {
     const advice = (name) => `To use the new ${name}() constructor, enable the streams_enable_constructors compatibility flag (or use a compatibility date from 2022-11-30).`;
     internals.defineGlobal("ReadableStream", refusingConstructor(ReadableStream, advice("ReadableStream")));
     internals.defineGlobal("WritableStream", refusingConstructor(WritableStream, advice("WritableStream")));
