@@ -626,3 +626,22 @@ test("enhanced_error_serialization: structuredClone keeps an error's custom name
   assert.deepEqual(await run(t, body, "2026-04-20"), ["Error", null, "boom", true, 5]);
   assert.deepEqual(await run(t, body, undefined, ["legacy_error_serialization"]), ["Error", null, "boom", true, 5]);
 });
+
+test("unhandled_rejection_after_microtask_checkpoint: from 2026-03-03 a rejection handled a few ticks later fires no unhandledrejection", async (t) => {
+  const body = `
+    const seen = [];
+    const onUnhandled = (e) => { seen.push(e.type); e.preventDefault(); };
+    const onHandled = (e) => seen.push(e.type);
+    addEventListener("unhandledrejection", onUnhandled);
+    addEventListener("rejectionhandled", onHandled);
+    const p = Promise.reject(new Error("late"));
+    for (let i = 0; i < 3; i++) await null;
+    p.catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    removeEventListener("unhandledrejection", onUnhandled);
+    removeEventListener("rejectionhandled", onHandled);
+    return seen;`;
+  assert.deepEqual(await run(t, body), []);
+  assert.deepEqual(await run(t, body, "2026-03-02"), ["unhandledrejection", "rejectionhandled"]);
+  assert.deepEqual(await run(t, body, undefined, ["no_unhandled_rejection_after_microtask_checkpoint"]), ["unhandledrejection", "rejectionhandled"]);
+});

@@ -46,6 +46,14 @@ pub(super) extern "C" fn on_promise_reject(message: v8::PromiseRejectMessage) {
       let reason = message.get_value().unwrap_or_else(|| v8::undefined(scope).into());
       let entry = (v8::Global::new(scope, promise), v8::Global::new(scope, reason));
       state.borrow_mut().unhandled.push(entry);
+      // Before unhandled_rejection_after_microtask_checkpoint: report from a microtask.
+      let queue = state.borrow().early_rejections == Some(false);
+      if queue {
+        if let Some(report) = v8::Function::new(scope, report_from_microtask) {
+          state.borrow_mut().early_rejections = Some(true);
+          scope.enqueue_microtask(report);
+        }
+      }
     }
     v8::PromiseRejectEvent::PromiseHandlerAddedAfterReject => {
       let promise = v8::Global::new(scope, promise);
@@ -59,6 +67,13 @@ pub(super) extern "C" fn on_promise_reject(message: v8::PromiseRejectMessage) {
     }
     _ => {}
   }
+}
+
+/// The microtask that reports rejections early (see `IsolateState::early_rejections`).
+fn report_from_microtask<'s>(scope: &mut v8::PinScope<'s, '_>, _args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let state = ops::state(scope);
+  state.borrow_mut().early_rejections = Some(false);
+  super::pump::report_rejections(scope, &state);
 }
 
 /// Loads the user's script in the isolate's first context (its home) and finds the entry points.
