@@ -645,3 +645,19 @@ test("unhandled_rejection_after_microtask_checkpoint: from 2026-03-03 a rejectio
   assert.deepEqual(await run(t, body, "2026-03-02"), ["unhandledrejection", "rejectionhandled"]);
   assert.deepEqual(await run(t, body, undefined, ["no_unhandled_rejection_after_microtask_checkpoint"]), ["unhandledrejection", "rejectionhandled"]);
 });
+
+test("fixup-transform-stream-backpressure: from 2024-12-16 a full readable side holds back a TransformStream's writes", async (t) => {
+  const body = `
+    let transformed = 0;
+    const ts = new TransformStream({ transform(chunk, controller) { transformed++; controller.enqueue(chunk); } });
+    const writer = ts.writable.getWriter();
+    const reader = ts.readable.getReader();
+    const first = reader.read();
+    for (let i = 0; i < 4; i++) writer.write(i).catch(() => {});
+    await first;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return transformed;`;
+  assert.equal(await run(t, body), 1);
+  assert.equal(await run(t, body, "2024-12-15"), 4);
+  assert.equal(await run(t, body, undefined, ["original-transform-stream-backpressure"]), 4);
+});

@@ -157,6 +157,30 @@ function byobEndsWithoutView() {
   Object.defineProperty(ReadableStreamBYOBReader.prototype, "read", { value: internals.disguise(reading, read), writable: true, enumerable: true, configurable: true });
 }
 
+/**
+ * Before fixup-transform-stream-backpressure (2024-12-16) a TransformStream's enqueue() did not
+ * turn backpressure on when the readable side filled up, so writes kept going through. The
+ * standard implementation's enqueue is followed by undoing that step (its own fields, as
+ * web-streams-polyfill names them).
+ */
+function transformsIgnoreBackpressure() {
+  const { TransformStreamDefaultController } = internals.streams;
+  const enqueue = TransformStreamDefaultController.prototype.enqueue;
+  const enqueuing = {
+    enqueue(...args) {
+      const stream = this?._controlledTransformStream;
+      const before = stream?._backpressure;
+      Reflect.apply(enqueue, this, args);
+      if (before === false && stream._backpressure === true) {
+        stream._backpressureChangePromise_resolve?.();
+        stream._backpressureChangePromise = new Promise((resolve) => (stream._backpressureChangePromise_resolve = resolve));
+        stream._backpressure = false;
+      }
+    },
+  }.enqueue;
+  Object.defineProperty(TransformStreamDefaultController.prototype, "enqueue", { value: internals.disguise(enqueuing, enqueue), writable: true, enumerable: true, configurable: true });
+}
+
 /** Removes @@toStringTag from the runtime's API classes (and its singletons' classes). */
 function removeToStringTags() {
   for (const name of Object.getOwnPropertyNames(globalThis)) {
@@ -202,6 +226,7 @@ internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
   if (!on("transformstream_enable_standard_constructor")) internals.defineGlobal("TransformStream", legacyTransformStream());
   if (!on("streams_byob_reader_detaches_buffer")) byobReadsKeepBuffers();
   if (!on("internal_stream_byob_return_view")) byobEndsWithoutView();
+  if (!on("fixup-transform-stream-backpressure")) transformsIgnoreBackpressure();
   if (!on("capture_async_api_throws")) asyncApisThrow();
   if (!on("set_tostring_tag")) removeToStringTags();
 };
