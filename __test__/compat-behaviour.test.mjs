@@ -661,3 +661,8 @@ test("fixup-transform-stream-backpressure: from 2024-12-16 a full readable side 
   assert.equal(await run(t, body, "2024-12-15"), 4);
   assert.equal(await run(t, body, undefined, ["original-transform-stream-backpressure"]), 4);
 });
+
+test("enhanced_error_serialization keeps EvalError and URIError as such", async (t) => {
+  const body = `const [a, b] = structuredClone([new EvalError("e"), new URIError("u")]); return [a instanceof EvalError, a.name, b instanceof URIError, b.name, b.message];`;
+  assert.deepEqual(await run(t, body), [true, "EvalError", true, "URIError", "u"]);
+});

@@ -121,6 +121,7 @@ pub(super) fn load_context(
   let memory_mb = v8::Number::new(scope, options.limits.memory_mb as f64).into();
   let compat = ops::new_string(scope, &options.compat_json).into();
   call_internal(scope, internals, "prepareContext", &[memory_mb, compat]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
+  ops::remember_error_prototypes(scope, context);
   if inspector.is_some() {
     call_internal(scope, internals, "attachV8Console", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
   }

@@ -41,6 +41,29 @@ struct Cloner {
   errors: bool,
 }
 
+/// A context's `EvalError.prototype` and `URIError.prototype`, taken before the user's script
+/// runs: V8 has no API to make those errors, and no JS may run while it deserializes.
+struct ErrorPrototypes {
+  eval: v8::Global<v8::Object>,
+  uri: v8::Global<v8::Object>,
+}
+
+fn prototype_of<'s>(scope: &mut v8::PinScope<'s, '_>, global: v8::Local<'s, v8::Object>, name: &str) -> Option<v8::Global<v8::Object>> {
+  let key = new_string(scope, name);
+  let constructor = v8::Local::<v8::Object>::try_from(global.get(scope, key.into())?).ok()?;
+  let key = new_string(scope, "prototype");
+  let prototype = v8::Local::<v8::Object>::try_from(constructor.get(scope, key.into())?).ok()?;
+  Some(v8::Global::new(scope, prototype))
+}
+
+/// Keeps `context`'s EvalError and URIError prototypes for the errors structuredClone makes.
+pub(crate) fn remember_error_prototypes(scope: &mut v8::PinScope, context: v8::Local<v8::Context>) {
+  let global = context.global(scope);
+  if let (Some(eval), Some(uri)) = (prototype_of(scope, global, "EvalError"), prototype_of(scope, global, "URIError")) {
+    context.set_slot(std::rc::Rc::new(ErrorPrototypes { eval, uri }));
+  }
+}
+
 /// The tag before an error written by [`Cloner`] (workerd's number for it).
 const NATIVE_ERROR_TAG: u32 = 10;
 /// The error types written as a number; any other name is written out (index 0).
@@ -145,8 +168,8 @@ impl v8::ValueDeserializerImpl for Cloner {
     }
     let name = if index == 0 { Some(input.read_value(context)?) } else { None };
     let message = input.read_value(context)?;
-    // No JS may run while V8 deserializes: the error comes from V8's own constructors. EvalError
-    // and URIError have none there, so they come back as an Error with their name.
+    // No JS may run while V8 deserializes: the error comes from V8's own constructors (an
+    // EvalError or URIError is an Error given that prototype).
     let Ok(text) = v8::Local::<v8::String>::try_from(message) else {
       let message = new_string(scope, "Deserialization failed: error message is not a string");
       v8::ValueSerializerImpl::throw_data_clone_error(self, scope, message);
@@ -160,10 +183,19 @@ impl v8::ValueDeserializerImpl for Cloner {
       _ => v8::Exception::error(scope, text),
     };
     let error = v8::Local::<v8::Object>::try_from(error).ok()?;
-    let name = match index {
-      6 | 7 => Some(new_string(scope, ERROR_TYPES[index as usize]).into()),
-      _ => name,
-    };
+    if index == 6 || index == 7 {
+      match context.get_slot::<ErrorPrototypes>() {
+        Some(prototypes) => {
+          let prototype = v8::Local::new(scope, if index == 6 { &prototypes.eval } else { &prototypes.uri });
+          error.set_prototype(scope, prototype.into())?;
+        }
+        None => {
+          let key = new_string(scope, "name");
+          let name = new_string(scope, ERROR_TYPES[index as usize]);
+          error.create_data_property(scope, key.into(), name.into())?;
+        }
+      }
+    }
     if let Some(name) = name {
       let key = new_string(scope, "name");
       error.create_data_property(scope, key.into(), name)?;

@@ -26,6 +26,7 @@ pub(crate) mod wasm;
 use super::isolate::StateRef;
 use std::sync::OnceLock;
 
+pub(crate) use clone::remember_error_prototypes;
 pub(crate) use compression::Codec;
 pub(crate) use html_rewriter::Rewriter;
 pub(crate) use node_crypto::NodeHash;
