@@ -34,13 +34,25 @@ test("/bundle holds the worker's modules, read-only; / lists bundle, dev and tmp
   assert.deepEqual(await get(), {
     config: { on: true },
     bytes: [1, 2, 3],
-    list: ["blob.bin", "data", "data/config.json"],
+    list: ["blob.bin", "data", "data/config.json", "worker.js"],
     dirents: [["bundle", true], ["dev", true], ["tmp", true]],
     write: "EROFS",
     remove: "EROFS",
     rootWrite: "EPERM",
     access: "EROFS",
     stat: [3, true],
+  });
+});
+
+test("/bundle holds the main module too, under its own name, readable from its top level", async (t) => {
+  const script = `import fs from "node:fs";
+    const atStart = fs.readFileSync("/bundle/src/index.js", "utf8");
+    export default { fetch() {
+      return Response.json({ text: fs.readFileSync("/bundle/src/index.js", "utf8"), same: atStart === fs.readFileSync("/bundle/src/index.js", "utf8"), list: fs.readdirSync("/bundle", { recursive: true }), readOnly: (() => { try { fs.writeFileSync("/bundle/src/index.js", "x"); return "written"; } catch (e) { return e.code; } })() });
+    } };`;
+  const worker = await useWorker(t, { ...FLAGS, script, filename: "src/index.js", modules: { "src/util.js": "export const x = 1;" } });
+  assert.deepEqual(await (await dispatch(worker, "http://w/")).json(), {
+    text: script, same: true, list: ["src", "src/index.js", "src/util.js"], readOnly: "EROFS",
   });
 });
 

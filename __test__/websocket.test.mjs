@@ -20,6 +20,7 @@ const ECHO = `export default { async fetch(request) {
   if (request.headers.get("upgrade") !== "websocket") return new Response("plain " + new URL(request.url).pathname);
   const [client, server] = Object.values(new WebSocketPair());
   server.accept();
+  server.binaryType = "arraybuffer"; // binary messages are Blobs by default (websocket_standard_binary_type)
   server.send("welcome");
   server.addEventListener("message", (event) => {
     if (event.data === "bye") return server.close(4000, "asked to");
@@ -263,6 +264,7 @@ test("outbound WebSockets: new WebSocket(url) and fetch() with Upgrade: websocke
   const result = await evalInWorker(t, `
     const out = {};
     const ws = new WebSocket("ws://${address}/", ["chat"]);
+    ws.binaryType = "arraybuffer";
     out.connecting = ws.readyState;
     const got = [];
     await new Promise((resolve) => {

@@ -64,3 +64,18 @@ internals.iteratorFactory = function iteratorFactory(tag) {
     return iterator;
   };
 };
+
+/**
+ * Whether the compatibility feature named by its enable flag (`"url_standard"`, …) is on for this
+ * worker. `internals.features` is filled per context by `prepareContext()` (src/js/30_wasm.js)
+ * from what lib/compat.js worked out, before the user's script runs.
+ */
+internals.features = new Set();
+/** Prototypes whose methods return promises (bindings, storage), for capture_async_api_throws. */
+internals.asyncApiPrototypes = [];
+internals.feature = (flag) => internals.features.has(flag);
+
+// The runtime's own uses of these stay possible when enable_weak_ref is off (src/js/97_compat.js
+// removes the globals then, as workerd does).
+internals.WeakRef = WeakRef;
+internals.FinalizationRegistry = FinalizationRegistry;

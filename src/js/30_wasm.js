@@ -114,5 +114,6 @@ internals.prepareContext = function prepareContext(memoryMb, compatJson) {
   // The compatibility features that are on (lib/compat.js), known before the script's imports
   // load node: modules that look at them (node:process); internals.start sets it again.
   internals.compat = JSON.parse(compatJson);
+  internals.features = new Set(internals.compat.enabled);
   if (typeof WebAssembly === "object") installWasm(WebAssembly, memoryMb * 16);
 };

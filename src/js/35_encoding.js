@@ -34,6 +34,22 @@ class TextEncoder {
 // chunks); one collected before the stream ended frees it.
 const streamingDecoders = new FinalizationRegistry((id) => ops.decoderDrop(id));
 
+/**
+ * UTF-16LE as workerd decoded it before text_decoder_replace_surrogates (2026-02-24): lone
+ * surrogates pass through unchanged (an odd last byte is still U+FFFD).
+ */
+function utf16leKeepingSurrogates(bytes, ignoreBOM) {
+  let at = !ignoreBOM && bytes[0] === 0xff && bytes[1] === 0xfe ? 2 : 0;
+  const units = [];
+  let text = "";
+  for (; at + 1 < bytes.length; at += 2) {
+    units.push(bytes[at] | (bytes[at + 1] << 8));
+    if (units.length === 8192) text += String.fromCharCode(...units.splice(0));
+  }
+  text += String.fromCharCode(...units);
+  return at < bytes.length ? text + "\ufffd" : text;
+}
+
 class TextDecoder {
   #encoding;
   #fatal;
@@ -62,6 +78,9 @@ class TextDecoder {
     const stream = Boolean(options && options.stream);
     if (this.#stream === 0) {
       // The common case, one whole input: no state to keep.
+      if (!stream && this.#encoding === "utf-16le" && !this.#fatal && !internals.feature("text_decoder_replace_surrogates")) {
+        return utf16leKeepingSurrogates(bytes, this.#ignoreBOM);
+      }
       if (!stream) return ops.decode(this.#encoding, bytes, this.#fatal, this.#ignoreBOM);
       this.#stream = ops.decoderCreate(this.#encoding, this.#ignoreBOM);
       streamingDecoders.register(this, this.#stream, this);

@@ -81,6 +81,8 @@ class URLSearchParams {
   delete(name, value = undefined) {
     needArgs(arguments, 1, "delete");
     name = usv(name);
+    // The value argument came with urlsearchparams_delete_has_value_arg (2023-07-01).
+    if (!internals.feature("urlsearchparams_delete_has_value_arg")) value = undefined;
     const match = value === undefined ? ([k]) => k === name : ([k, v]) => k === name && v === usv(value);
     this.#list = this.#list.filter((pair) => !match(pair));
     this.#update();
@@ -99,6 +101,7 @@ class URLSearchParams {
   has(name, value = undefined) {
     needArgs(arguments, 1, "has");
     name = usv(name);
+    if (!internals.feature("urlsearchparams_delete_has_value_arg")) value = undefined;
     return value === undefined ? this.#list.some(([k]) => k === name) : this.#list.some(([k, v]) => k === name && v === usv(value));
   }
   set(name, value) {
@@ -285,5 +288,8 @@ class URL {
 // Platform objects that structuredClone refuses (a DataCloneError), as the URL Standard says.
 ops.markUncloneable(URL.prototype);
 ops.markUncloneable(URLSearchParams.prototype);
+// The runtime's own code uses these, whatever url_standard makes the globals (src/js/47_url_legacy.js).
+internals.URL = URL;
+internals.URLSearchParams = URLSearchParams;
 internals.defineGlobal("URL", URL);
 internals.defineGlobal("URLSearchParams", URLSearchParams);

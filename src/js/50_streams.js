@@ -25,6 +25,18 @@ for (const name of STREAM_GLOBALS) {
   internals.defineGlobal(name, value);
 }
 
+/**
+ * A stream the runtime makes for a body (Request, Response, Blob, fetch, bindings): what workerd
+ * calls an "internal" stream. They are kept in `internals.internalStreams` for the flags that
+ * concern only those (internal_stream_byob_return_view, see src/js/97_compat.js).
+ */
+internals.internalStreams = new WeakSet();
+internals.internalStream = (source, strategy = undefined) => {
+  const stream = new internals.streams.ReadableStream(source, strategy);
+  internals.internalStreams.add(stream);
+  return stream;
+};
+
 /** The shape shared by the standard's transform-stream wrappers: `readable` and `writable`. */
 class TransformWrapper {
   #transform;
@@ -39,13 +51,23 @@ class TransformWrapper {
   }
 }
 
+/**
+ * The TransformStream under TextEncoderStream and TextDecoderStream. Its readable side's high
+ * water mark is the standard's 0 from encoder_stream_spec_compliant_backpressure (2026-03-24),
+ * and 1 before, as in workerd then.
+ */
+function encodingTransform(transformer) {
+  const readable = internals.feature("encoder_stream_spec_compliant_backpressure") ? undefined : { highWaterMark: 1 };
+  return new internals.streams.TransformStream(transformer, undefined, readable);
+}
+
 // TextEncoderStream and TextDecoderStream: TransformStreams around TextEncoder and a streaming
 // TextDecoder (so a character split across chunks decodes correctly).
 class TextEncoderStream extends TransformWrapper {
   constructor() {
     const encoder = new TextEncoder();
     let pendingHigh = ""; // a high surrogate that ended the previous chunk
-    super(new globalThis.TransformStream({
+    super(encodingTransform({
       transform(chunk, controller) {
         let text = pendingHigh + String(chunk);
         pendingHigh = "";
@@ -73,7 +95,7 @@ class TextDecoderStream extends TransformWrapper {
   #decoder;
   constructor(label = "utf-8", options = {}) {
     const decoder = new TextDecoder(label, options);
-    super(new globalThis.TransformStream({
+    super(encodingTransform({
       transform(chunk, controller) {
         // Chunks must be BufferSources (undefined is not the empty input it is for decode()).
         if (!(chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk) || (typeof SharedArrayBuffer === "function" && chunk instanceof SharedArrayBuffer))) {
@@ -115,7 +137,11 @@ internals.defineGlobal("TextDecoderStream", TextDecoderStream);
 function codecStream(format, decompress, what) {
   format = String(format);
   // The codecs also do brotli (for node:zlib); the web streams take only the three formats.
-  let id = ["gzip", "deflate", "deflate-raw"].includes(format) ? ops.codecCreate(format, decompress) : null;
+  // strict_compression_checks (2023-08-01): data after the end of the compressed stream, or a
+  // stream closed before its end, is an error; before, the first was ignored and the second
+  // ended the output where the data stopped.
+  const strict = !decompress || internals.feature("strict_compression_checks");
+  let id = ["gzip", "deflate", "deflate-raw"].includes(format) ? ops.codecCreate(format, decompress, undefined, !strict) : null;
   if (id === null) throw new TypeError(`Failed to construct '${what}': Unsupported compression format: '${format}'`);
   let controller;
   let drained = null; // { resolve, reject } of the write whose output is being read
@@ -142,7 +168,7 @@ function codecStream(format, decompress, what) {
       throw error;
     }
   };
-  const readable = new globalThis.ReadableStream({
+  const readable = new internals.streams.ReadableStream({
     start(c) {
       controller = c;
     },
@@ -168,7 +194,7 @@ function codecStream(format, decompress, what) {
         if (closing) {
           let rest;
           try {
-            rest = guarded(() => ops.codecFinish(id));
+            rest = guarded(() => ops.codecFinish(id, decompress && strict));
           } finally {
             id = null;
           }
@@ -183,7 +209,7 @@ function codecStream(format, decompress, what) {
       fail(reason ?? new TypeError(`${what}: the readable side was cancelled`));
     },
   }, { highWaterMark: 0 });
-  const writable = new globalThis.WritableStream({
+  const writable = new internals.streams.WritableStream({
     write(chunk) {
       if (!(chunk instanceof ArrayBuffer) && !ArrayBuffer.isView(chunk)) {
         // A bad chunk errors both sides: the reader sees the TypeError too.

@@ -128,12 +128,16 @@ class Headers {
     }
   }
 
-  /** The sorted-and-combined view that iteration exposes. */
+  /**
+   * The sorted-and-combined view that iteration exposes. Without http_headers_getsetcookie
+   * (before 2023-03-01) set-cookie is combined like any other header, as workerd did then.
+   */
   #sorted() {
     const names = [...new Set(this.#list.map(([k]) => k))].sort();
     const out = [];
+    const separateCookies = internals.feature("http_headers_getsetcookie");
     for (const name of names) {
-      if (name === "set-cookie") {
+      if (name === "set-cookie" && separateCookies) {
         for (const [k, v] of this.#list) if (k === name) out.push([k, v]);
       } else {
         out.push([name, this.get(name)]);

@@ -1,6 +1,8 @@
 // Blob, File and FormData (File API and XHR standards), plus the multipart/form-data encoding
 // and parsing that Request/Response bodies use for FormData.
 
+// The WHATWG class, whatever url_standard makes the global one.
+const { URLSearchParams } = globalThis;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -13,6 +15,9 @@ function normalizeType(type) {
 /** One blob part as Web IDL converts it: bytes are copied now, anything else becomes a string. */
 function convertPart(part) {
   if (part instanceof Blob) return internals.blobBytes(part);
+  if (internals.feature("no_resizable_array_buffer_in_blob") && (part instanceof ArrayBuffer ? part.resizable : ArrayBuffer.isView(part) && part.buffer.resizable)) {
+    throw new TypeError("Cannot create a Blob with a resizable ArrayBuffer (the no_resizable_array_buffer_in_blob compatibility flag is on).");
+  }
   if (part instanceof ArrayBuffer) return new Uint8Array(part.slice(0));
   if (ArrayBuffer.isView(part)) return new Uint8Array(part.buffer.slice(part.byteOffset, part.byteOffset + part.byteLength));
   return String(part);
@@ -102,10 +107,11 @@ class Blob {
       blob.#bytes = bytes;
       blob.#type = normalizeType(type);
     };
-    internals.newBlob = (bytes, type) => {
+    // `raw`: keep `type` exactly as given (a body's content-type under blob_legacy_mime_type).
+    internals.newBlob = (bytes, type, raw = false) => {
       const blob = new Blob();
       blob.#bytes = bytes;
-      blob.#type = normalizeType(type);
+      blob.#type = raw ? String(type) : normalizeType(type);
       return blob;
     };
   }
@@ -133,7 +139,7 @@ class Blob {
   }
   stream() {
     const bytes = this.#bytes;
-    return new ReadableStream({
+    return internals.internalStream({
       type: "bytes",
       start(controller) {
         if (bytes.byteLength > 0) controller.enqueue(bytes.slice());
@@ -311,7 +317,9 @@ internals.parseFormData = (bytes, contentType) => {
     if (name === null) throw new TypeError("Body cannot be parsed as FormData: a part has no name.");
     const filename = parameter(disposition, "filename");
     const content = bytes.slice(headerEnd + 4, next);
-    form.append(name, filename === null ? decoder.decode(content) : new File([content], filename, { type: partType }));
+    // Before formdata_parser_supports_files (2021-11-03) workerd gave files as their text.
+    const asText = filename === null || !internals.feature("formdata_parser_supports_files");
+    form.append(name, asText ? decoder.decode(content) : new File([content], filename, { type: partType }));
     at = next + 2;
   }
   return form;

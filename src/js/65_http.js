@@ -3,9 +3,15 @@
 // the host, a fetch() response streamed from the network); bytes become a stream only when
 // `body` is asked for, so the common whole-body cases never pay for a stream.
 
-const { Headers, URL, URLSearchParams } = globalThis;
+const { Headers, URL, URLSearchParams, ReadableStream } = globalThis;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+const keepingBom = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/** A body's text: a leading UTF-8 BOM is dropped from strip_bom_in_read_all_text (2026-01-13). */
+function bodyText(bytes) {
+  return (internals.feature("strip_bom_in_read_all_text") ? decoder : keepingBom).decode(bytes);
+}
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
@@ -13,6 +19,8 @@ const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 const NORMALIZED_METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
 const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+// The other methods workerd's HTTP layer knows (see normalizeMethod).
+const KNOWN_METHODS = new Set(["PATCH", "PURGE", "COPY", "LOCK", "MKCOL", "MOVE", "PROPFIND", "PROPPATCH", "SEARCH", "UNLOCK", "ACL", "REPORT", "MKACTIVITY", "CHECKOUT", "MERGE", "M-SEARCH", "NOTIFY", "SUBSCRIBE", "UNSUBSCRIBE", "QUERY", "BAN"]);
 const REDIRECT_MODES = new Set(["follow", "manual", "error"]);
 const CACHE_MODES = new Set(["no-store", "no-cache", "reload"]);
 
@@ -29,7 +37,7 @@ function disturbed(stream) {
 
 /** A stream with no more data that is locked and disturbed: what a read body's `body` is. */
 function spentStream() {
-  const stream = new ReadableStream({ start: (controller) => controller.close() });
+  const stream = internals.internalStream({ start: (controller) => controller.close() });
   stream.getReader().read();
   return stream;
 }
@@ -56,7 +64,7 @@ class BodyState {
     }
     if (this.stream === null && this.bytes !== null) {
       const bytes = this.bytes;
-      this.stream = new ReadableStream({
+      this.stream = internals.internalStream({
         type: "bytes",
         start(controller) {
           if (bytes.byteLength > 0) controller.enqueue(bytes.slice());
@@ -123,7 +131,7 @@ function extractBody(init) {
   if (ArrayBuffer.isView(init)) {
     return { bytes: new Uint8Array(init.buffer.slice(init.byteOffset, init.byteOffset + init.byteLength)), stream: null, type: null };
   }
-  if (init instanceof URLSearchParams) {
+  if (init instanceof URLSearchParams || internals.isLegacySearchParams(init)) {
     return { bytes: encoder.encode(init.toString()), stream: null, type: "application/x-www-form-urlencoded;charset=UTF-8" };
   }
   if (init instanceof globalThis.Blob) return { bytes: internals.blobBytes(init).slice(), stream: null, type: init.type || null };
@@ -131,7 +139,28 @@ function extractBody(init) {
     const { bytes, type } = internals.encodeMultipart(init);
     return { bytes, stream: null, type };
   }
+  const iterable = iterableBody(init);
+  if (iterable !== null) return { bytes: null, stream: iterable, type: null };
   return { bytes: encoder.encode(String(init)), stream: null, type: "text/plain;charset=UTF-8" };
+}
+
+/**
+ * From fetch_iterable_type_support (2026-02-19) a body may be a sync or async iterable of bytes
+ * (an Array, a generator, …): a stream of its values. With its override adjustment (from
+ * 2026-01-15 with that flag) a sync iterable that is not an Array but has its own toString or
+ * @@toPrimitive is text, as before. Null: the body is text.
+ */
+function iterableBody(init) {
+  if (!internals.feature("fetch_iterable_type_support") || init === null || typeof init !== "object" || init instanceof String) return null;
+  const asyncIterator = init[Symbol.asyncIterator];
+  if (asyncIterator === undefined || asyncIterator === null) {
+    if (internals.feature("fetch_iterable_type_support_override_adjustment") && !Array.isArray(init)) {
+      if (init.toString !== Object.prototype.toString || init[Symbol.toPrimitive] !== Object.prototype[Symbol.toPrimitive]) return null;
+    }
+    const iterator = init[Symbol.iterator];
+    if (iterator === undefined || iterator === null) return null;
+  }
+  return internals.streams.ReadableStream.from(init);
 }
 
 /** The body-reading methods Request and Response share; `state` finds an instance's BodyState. */
@@ -153,14 +182,17 @@ function defineBodyMethods(Class, state, headers) {
       return new Uint8Array(bytes);
     },
     async text() {
-      return decoder.decode(await state(this).consume());
+      return bodyText(await state(this).consume());
     },
     async json() {
-      return JSON.parse(decoder.decode(await state(this).consume()));
+      return JSON.parse(bodyText(await state(this).consume()));
     },
     async blob() {
       const bytes = await state(this).consume();
-      return internals.newBlob(bytes.slice(), headers(this).get("content-type") ?? "");
+      const type = headers(this).get("content-type") ?? "";
+      // blob_standard_mime_type (2024-06-03): the MIME type serialized; before, the header as is.
+      if (!internals.feature("blob_standard_mime_type")) return internals.newBlob(bytes.slice(), type, true);
+      return internals.newBlob(bytes.slice(), serializeMimeType(type), true);
     },
     async formData() {
       const bytes = await state(this).consume();
@@ -172,6 +204,58 @@ function defineBodyMethods(Class, state, headers) {
     descriptor.enumerable = false;
     Object.defineProperty(Class.prototype, name, descriptor);
   }
+}
+
+const MIME_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const HTTP_WS = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
+/**
+ * A content-type parsed and serialized as the MIME Sniffing standard says ("Text/HTML; Charset=x"
+ * becomes "text/html;charset=x"), or "" when it is not a valid MIME type.
+ */
+function serializeMimeType(text) {
+  text = String(text).replace(HTTP_WS, "");
+  const slash = text.indexOf("/");
+  if (slash === -1) return "";
+  const type = text.slice(0, slash);
+  let end = text.indexOf(";", slash);
+  if (end === -1) end = text.length;
+  const subtype = text.slice(slash + 1, end).replace(HTTP_WS, "");
+  if (!MIME_TOKEN.test(type) || !MIME_TOKEN.test(subtype)) return "";
+  const params = new Map();
+  let at = end;
+  while (at < text.length) {
+    at++; // the ";"
+    while (/[\t\n\r ]/.test(text[at] ?? "")) at++;
+    let nameEnd = at;
+    while (nameEnd < text.length && text[nameEnd] !== ";" && text[nameEnd] !== "=") nameEnd++;
+    const name = text.slice(at, nameEnd).toLowerCase();
+    at = nameEnd;
+    if (text[at] === ";" || at >= text.length) continue;
+    at++; // the "="
+    let value = "";
+    if (text[at] === '"') {
+      at++;
+      while (at < text.length && text[at] !== '"') {
+        if (text[at] === "\\" && at + 1 < text.length) at++;
+        value += text[at++];
+      }
+      while (at < text.length && text[at] !== ";") at++;
+    } else {
+      let valueEnd = text.indexOf(";", at);
+      if (valueEnd === -1) valueEnd = text.length;
+      value = text.slice(at, valueEnd).replace(HTTP_WS, "");
+      at = valueEnd;
+      if (value === "") continue;
+    }
+    if (name !== "" && MIME_TOKEN.test(name) && /^[\t\x20-\x7e\x80-\xff]*$/.test(value) && !params.has(name)) params.set(name, value);
+  }
+  let out = `${type.toLowerCase()}/${subtype.toLowerCase()}`;
+  for (const [name, value] of params) {
+    const quoted = value === "" || !MIME_TOKEN.test(value);
+    out += `;${name}=${quoted ? `"${value.replace(/["\\]/g, "\\$&")}"` : value}`;
+  }
+  return out;
 }
 
 function illegal(what) {
@@ -244,12 +328,22 @@ function copyCf(cf) {
   return cf !== null && typeof cf === "object" ? JSON.parse(JSON.stringify(cf)) : cf;
 }
 
+/**
+ * A method as workerd takes it: the six the Fetch standard normalizes are upper-cased; with
+ * upper_case_all_http_methods (2024-10-14) so is any other method workerd knows ("patch" is
+ * "PATCH"), and before it such a method in lower case is a TypeError, as in workerd then.
+ */
 function normalizeMethod(method) {
   method = String(method);
   if (!TOKEN.test(method)) throw new TypeError(`Invalid HTTP method: "${method}"`);
   const upper = method.toUpperCase();
   if (FORBIDDEN_METHODS.has(upper)) throw new TypeError(`HTTP method "${method}" is forbidden.`);
-  return NORMALIZED_METHODS.has(upper) ? upper : method;
+  if (NORMALIZED_METHODS.has(upper)) return upper;
+  if (upper === method || !KNOWN_METHODS.has(upper)) return method;
+  if (!internals.feature("upper_case_all_http_methods")) {
+    throw new TypeError(`Invalid HTTP method string: ${method} (write "${upper}", or use the upper_case_all_http_methods compatibility flag)`);
+  }
+  return upper;
 }
 
 class Request {
@@ -287,6 +381,10 @@ class Request {
           input.#body = taken;
         }
       }
+    } else if (!internals.feature("fetch_standard_url")) {
+      // Before fetch_standard_url (2024-06-03) workerd kept the URL as given here; fetch() parsed it.
+      this.#url = String(input);
+      this.#headers = new Headers();
     } else {
       const parsed = URL.parse(String(input));
       if (parsed === null) throw new TypeError(`Invalid URL: "${String(input)}"`);
@@ -303,8 +401,12 @@ class Request {
     if (init.cf !== undefined) this.#cf = copyCf(init.cf);
     if (init.cache !== undefined) {
       // workerd's cache modes; any other (only-if-cached, default, …) is a TypeError there.
+      // The option came with cache_option_enabled (2024-11-11), "no-cache" with cache_no_cache_enabled.
+      if (!internals.feature("cache_option_enabled")) {
+        throw new Error("The 'cache' field on 'RequestInitializerDict' is not implemented (it needs the cache_option_enabled compatibility flag or a compatibility date from 2024-11-11).");
+      }
       const mode = String(init.cache);
-      if (!CACHE_MODES.has(mode)) throw new TypeError(`Unsupported cache mode: ${mode}`);
+      if (!CACHE_MODES.has(mode) || (mode === "no-cache" && !internals.feature("cache_no_cache_enabled"))) throw new TypeError(`Unsupported cache mode: ${mode}`);
       this.#cache = mode;
     }
     // signal: null drops the input Request's signal.
@@ -495,8 +597,10 @@ class Response {
   }
 
   static redirect(url, status = 302) {
-    const parsed = URL.parse(String(url));
-    if (parsed === null) throw new TypeError(`Response.redirect: invalid URL "${String(url)}"`);
+    // Before response_redirect_url_standard (2023-03-14) the URL went through KJ's parser.
+    const standard = internals.feature("response_redirect_url_standard");
+    const parsed = standard ? URL.parse(String(url)) : { href: internals.legacyHref(url) };
+    if (parsed === null || parsed.href === null) throw new TypeError(`Response.redirect: invalid URL "${String(url)}"`);
     status = Number(status);
     if (!REDIRECT_STATUS.has(status)) throw new RangeError(`Response.redirect: invalid status ${status}; expected 301, 302, 303, 307 or 308.`);
     const response = new Response(null, { status });

@@ -427,7 +427,7 @@ function rewrittenBody(source, elements, document) {
   const stream = new ReadableStreamClass(
     {
       start() {
-        session.id = ops.rewriterCreate(flat, documentFlags);
+        session.id = ops.rewriterCreate(flat, documentFlags, internals.feature("html_rewriter_treats_esi_include_as_void_tag"));
       },
       async pull(controller) {
         try {

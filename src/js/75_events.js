@@ -256,8 +256,11 @@ class EventTarget {
       if (listener.once) this.removeEventListener(event.type, listener.callback, { capture: listener.capture });
       internals.eventSetPassive(event, listener.passive);
       try {
-        if (typeof listener.callback === "function") listener.callback.call(this, event);
-        else if (typeof listener.callback.handleEvent === "function") listener.callback.handleEvent(event);
+        // Listeners see the target (or their object) as `this` from set_event_target_this
+        // (2025-08-01); before, workerd called them with `this` undefined.
+        const setThis = internals.feature("set_event_target_this");
+        if (typeof listener.callback === "function") listener.callback.call(setThis ? this : undefined, event);
+        else if (typeof listener.callback.handleEvent === "function") Reflect.apply(listener.callback.handleEvent, setThis ? listener.callback : undefined, [event]);
       } catch (error) {
         internals.reportError(error);
       }

@@ -7,6 +7,8 @@
 // messages out go as `#ws` host calls, messages in arrive as RPC events (`kind: "ws"`, see
 // internals.webSocketEvent). The host end is lib/websocket.js.
 
+const { URL } = internals; // the WHATWG URL, whatever url_standard makes the global one
+
 const kSocket = Symbol("websocket");
 const wsEncoder = new TextEncoder();
 const wsDecoder = new TextDecoder();
@@ -57,7 +59,8 @@ function checkClose(code, reason) {
   if (code !== undefined && code !== 1000 && !(Number.isInteger(code) && code >= 3000 && code <= 4999)) {
     throw new DOMException(`WebSocket.close: the code must be 1000 or between 3000 and 4999, got ${code}.`, "InvalidAccessError");
   }
-  if (reason !== undefined && wsEncoder.encode(String(reason)).length > 123) {
+  // The 123-byte limit came with websocket_close_reason_byte_limit (2026-03-03).
+  if (reason !== undefined && internals.feature("websocket_close_reason_byte_limit") && wsEncoder.encode(String(reason)).length > 123) {
     throw new DOMException("WebSocket.close: the reason must be at most 123 bytes of UTF-8.", "SyntaxError");
   }
 }
@@ -72,8 +75,12 @@ class WebSocket extends EventTarget {
   static READY_STATE_OPEN = OPEN;
   static READY_STATE_CLOSING = CLOSING;
   static READY_STATE_CLOSED = CLOSED;
-  #binaryType = "arraybuffer";
+  // "blob" from websocket_standard_binary_type (2026-03-17); before, binary messages were always
+  // ArrayBuffers and there was no binaryType (src/js/97_compat.js removes it then).
+  #binaryType = internals.feature("websocket_standard_binary_type") ? "blob" : "arraybuffer";
   #state = OPEN;
+  /** A close came from the partner before this end sent one (only without auto-reply). */
+  #closeReceived = false;
   #accepted = false;
   /** Events that came before accept(). */
   #pending = [];
@@ -277,6 +284,7 @@ class WebSocket extends EventTarget {
     } else if (this.#peer !== null) {
       this.#peer.#receiveClose(sentCode, sentReason, true);
     }
+    if (this.#closeReceived) this.#state = CLOSED;
   }
 
   /** Keeps the running event open while this socket talks to the outside. */
@@ -312,8 +320,16 @@ class WebSocket extends EventTarget {
       if (this.#state !== CLOSED) this.dispatchEvent(new MessageEventImpl("message", { data }));
     } else if (item.type === "close") {
       if (this.#state === CLOSED) return;
-      this.#state = CLOSED;
       this.#unhold();
+      if (!this.#closeSent && !internals.feature("web_socket_auto_reply_to_close")) {
+        // Before web_socket_auto_reply_to_close (2026-04-07): no close goes back by itself (the
+        // script calls close()), and readyState is CLOSING during the close event.
+        this.#state = CLOSING;
+        this.#closeReceived = true;
+        this.dispatchEvent(new CloseEvent("close", { code: item.code, reason: item.reason, wasClean: item.wasClean }));
+        return;
+      }
+      this.#state = CLOSED;
       // The closing handshake completes by itself: the partner sees this end close too.
       if (!this.#closeSent && this.#peer !== null) this.#peer.#receiveClose(item.code, item.reason, item.wasClean);
       this.#closeSent = true;

@@ -183,13 +183,16 @@ class CryptoKey {
   }
 }
 
+/** A copy of an RSA key's publicExponent: an ArrayBuffer before crypto_preserve_public_exponent. */
+const publicExponent = (bytes) => (internals.feature("crypto_preserve_public_exponent") ? new Uint8Array(bytes) : new Uint8Array(bytes).buffer);
+
 /** The `algorithm` object user code sees: a copy, with byte members copied again. */
 function publicAlgorithm(algorithm) {
   const copy = { name: algorithm.name };
   for (const member of ["modulusLength", "publicExponent", "hash", "namedCurve", "length"]) {
     if (algorithm[member] === undefined) continue;
     const value = algorithm[member];
-    copy[member] = member === "publicExponent" ? new Uint8Array(value) : member === "hash" ? { name: value.name } : value;
+    copy[member] = member === "publicExponent" ? publicExponent(value) : member === "hash" ? { name: value.name } : value;
   }
   return copy;
 }
@@ -229,9 +232,13 @@ function asymmetricKind(name) {
   return undefined;
 }
 
-/** [private key usages, public key usages] of an asymmetric algorithm. */
-function pairUsages(name) {
+/**
+ * [private key usages, public key usages] of an asymmetric algorithm. Before strict_crypto_checks
+ * (2023-08-01) an imported ECDH public key could have the private key's usages.
+ */
+function pairUsages(name, importing = false) {
   if (name === "RSA-OAEP") return [["decrypt", "unwrapKey"], ["encrypt", "wrapKey"]];
+  if (name === "ECDH" && importing && !internals.feature("strict_crypto_checks")) return [["deriveKey", "deriveBits"], ["deriveKey", "deriveBits"]];
   if (name === "ECDH" || name === "X25519") return [["deriveKey", "deriveBits"], []];
   return [["sign"], ["verify"]];
 }
@@ -322,6 +329,9 @@ function generateKey(algorithm, extractable, usages) {
   checkUsages(usages, [...privateUsages, ...publicUsages], name);
   const keyAlgorithm = { name };
   const params = { kind };
+  if (kind === "RSA" && internals.feature("strict_crypto_checks") && algorithm.modulusLength % 128 !== 0) {
+    throw fail("OperationError", "Can't generate key: RSA key size is required to be a multiple of 128");
+  }
   if (kind === "RSA") {
     Object.assign(keyAlgorithm, { modulusLength: algorithm.modulusLength, publicExponent: algorithm.publicExponent, hash: algorithm.hash });
     Object.assign(params, { modulusLength: algorithm.modulusLength, publicExponent: algorithm.publicExponent });
@@ -353,7 +363,7 @@ function importKey(format, keyData, algorithm, extractable, usages) {
   if (format === "raw" && kind === "RSA") throw fail("NotSupportedError", `${name} keys cannot be imported in 'raw' format`);
   if (format === "jwk") {
     const isPrivate = keyData.d !== undefined;
-    const [privateUsages, publicUsages] = pairUsages(name);
+    const [privateUsages, publicUsages] = pairUsages(name, true);
     checkUsages(usages, isPrivate ? privateUsages : publicUsages, `a ${isPrivate ? "private" : "public"} ${name} key`);
     const use = name === "RSA-OAEP" || name === "ECDH" || name === "X25519" ? "enc" : "sig";
     checkJwk(keyData, keyAlgorithm, usages, extractable, jwkAlg({ ...keyAlgorithm, hash: algorithm.hash }), use);
@@ -362,11 +372,23 @@ function importKey(format, keyData, algorithm, extractable, usages) {
     params.data = keyData;
   }
   const [type, der, modulusLength, publicExponent] = native("importKey", params);
-  const [privateUsages, publicUsages] = pairUsages(name);
+  const [privateUsages, publicUsages] = pairUsages(name, true);
   checkUsages(usages, type === "private" ? privateUsages : publicUsages, `a ${type} ${name} key`);
   if (type === "private" && usages.length === 0) throw fail("SyntaxError", "Usages cannot be empty when importing a private key.");
-  if (kind === "RSA") Object.assign(keyAlgorithm, { modulusLength, publicExponent });
+  if (kind === "RSA") {
+    if (internals.feature("strict_crypto_checks")) checkImportedRsa(modulusLength, publicExponent);
+    Object.assign(keyAlgorithm, { modulusLength, publicExponent });
+  }
   return newKey(type, extractable, keyAlgorithm, usages, der);
+}
+
+/** strict_crypto_checks' limits on an imported RSA key (workerd's): size and public exponent. */
+function checkImportedRsa(modulusLength, exponentBytes) {
+  if (modulusLength % 8 !== 0 || modulusLength < 256 || modulusLength > 16384) {
+    throw fail("OperationError", `The modulus length must be a multiple of 8 and between 256 and 16k, but ${modulusLength} was requested.`);
+  }
+  const exponent = [...new Uint8Array(exponentBytes)].reduce((n, b) => n * 256 + b, 0);
+  if (![3, 17, 37, 65537].includes(exponent)) throw fail("OperationError", `Imported RSA key has invalid publicExponent ${exponent}.`);
 }
 
 function importSecretKey(format, keyData, algorithm, extractable, usages) {

@@ -74,6 +74,12 @@ const lazyExports = new Proxy(
   },
 );
 
+/** An object that reads as empty and ignores writes. */
+function emptyView() {
+  const ignore = () => true;
+  return new Proxy({}, { set: ignore, defineProperty: ignore, deleteProperty: ignore });
+}
+
 /** The env object `import { env } from "cloudflare:workers"` sees; filled in by internals.start. */
 internals.envObject = {};
 
@@ -91,8 +97,9 @@ const cloudflareModules = {
     DurableObject,
     WorkflowEntrypoint,
     RpcTarget,
-    env: internals.envObject,
-    exports: lazyExports,
+    // With disallow_importable_env both are empty views, as in workerd.
+    env: internals.feature("disallow_importable_env") ? emptyView() : internals.envObject,
+    exports: internals.feature("disallow_importable_env") ? emptyView() : lazyExports,
     waitUntil: (promise) => internals.trackBackground(promise),
   }),
 };
@@ -305,6 +312,16 @@ function callMember(v, key, args) {
   return Reflect.apply(f, v, args);
 }
 
+// Before fetcher_no_get_put_delete (2024-03-26) a binding's get(url), put(url, body) and
+// delete(url) were fetch() with that method, as in workerd then.
+const FETCH_SHORTCUTS = new Map([["get", "GET"], ["put", "PUT"], ["delete", "DELETE"]]);
+
+function fetchShortcut(fetcher, method) {
+  return method === "PUT"
+    ? (url, body = undefined) => fetcher.fetch(url, { method, body })
+    : (url) => fetcher.fetch(url, { method });
+}
+
 /**
  * A stub for something in another worker: property reads build a path, a call sends it.
  * `await stub.prop` reads a property over RPC; `stub[Symbol.dispose]()` releases it. The
@@ -330,6 +347,12 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
           const member = fetcher[name];
           return typeof member === "function" ? member.bind(fetcher) : member;
         }
+        if (fetcher !== null && FETCH_SHORTCUTS.has(name) && !internals.feature("fetcher_no_get_put_delete")) {
+          return fetchShortcut(fetcher, FETCH_SHORTCUTS.get(name));
+        }
+        // Bindings (service bindings, Durable Object stubs) have RPC methods from the rpc
+        // flag (2024-04-03); before it, only their own members.
+        if (fetcher !== null && !internals.feature("rpc")) return undefined;
       }
       if (name === "then") return path.length === 0 ? undefined : (ok, fail) => send(target, path, "get", []).then(ok, fail);
       if (typeof name === "symbol") return undefined;

@@ -47,7 +47,7 @@ function reasonText(reason) {
 
 /** A request body the host streams in: each read asks the host for its next chunk. */
 internals.hostBodyStream = (stream) =>
-  new ReadableStream({
+  internals.internalStream({
     type: "bytes",
     async pull(controller) {
       const [answer, bytes] = await hostCall(BODY, "read", { stream });
@@ -180,7 +180,7 @@ function decodeValue(bytes, type) {
     case "arrayBuffer":
       return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
     case "stream":
-      return new ReadableStream({
+      return internals.internalStream({
         type: "bytes",
         start(controller) {
           if (bytes.byteLength > 0) controller.enqueue(bytes);
@@ -468,7 +468,7 @@ class R2ObjectBody extends R2Object {
   // One stream, made on first access; only reading it uses the body (as in workerd, looking at
   // `.body` does not stop a later text()).
   get body() {
-    this.#stream ??= new ReadableStream({
+    this.#stream ??= internals.internalStream({
       type: "bytes",
       pull: (controller) => {
         if (this.#used) return controller.error(new TypeError("Body has already been used. It can only be read once."));
@@ -551,10 +551,12 @@ class R2Bucket {
       limit,
     };
     const [result] = await hostCall(this.#name, "list", args);
+    // Before r2_list_honor_include (2022-08-04) list() gave both kinds of metadata whatever `include` said.
+    const honour = internals.feature("r2_list_honor_include");
     const objects = result.objects.map((meta) => {
       const shown = { ...meta };
-      if (!include.includes("httpMetadata")) shown.httpMetadata = {};
-      if (!include.includes("customMetadata")) shown.customMetadata = {};
+      if (honour && !include.includes("httpMetadata")) shown.httpMetadata = {};
+      if (honour && !include.includes("customMetadata")) shown.customMetadata = {};
       return new R2Object(kConstruct, shown);
     });
     const out = { objects, truncated: result.truncated, delimitedPrefixes: result.delimitedPrefixes };
@@ -586,3 +588,6 @@ internals.makeBinding = function makeBinding(name, kind) {
   }
   throw new TypeError(`unknown binding kind "${kind}" for env.${name}`);
 };
+
+// Their promise-returning methods throw synchronously before capture_async_api_throws (97_compat.js).
+internals.asyncApiPrototypes.push(KVNamespace.prototype, Fetcher.prototype, R2ObjectBody.prototype, R2Bucket.prototype);

@@ -6,6 +6,8 @@
 // runs; alarms and the host's own calls (runInDurableObject, eviction, listing ids). The
 // storage API is in 85_durable_storage.js.
 
+const { URL } = internals; // the WHATWG URL, whatever url_standard makes the global one
+
 const kDurable = Symbol("construct");
 const HEX_ID = /^[0-9a-f]{64}$/;
 const encoder = new TextEncoder();
@@ -86,6 +88,11 @@ function durableStub(binding, id) {
     id,
     name: id.name,
     fetch(input, init = undefined) {
+      // Before durable_object_fetch_requires_full_url (2021-11-10) a URL without a scheme or
+      // host was taken relative to https://fake-host/, as in workerd then.
+      if (!(input instanceof Request) && !internals.feature("durable_object_fetch_requires_full_url")) {
+        input = new URL(String(input), "https://fake-host/").href;
+      }
       return internals.fetchThroughHost(binding, new Request(input, init), { object: target.object, name: target.name });
     },
     [Symbol.toStringTag]: "DurableObject",
@@ -383,3 +390,6 @@ internals.durableHostCall = async function durableHostCall(call, args) {
   }
   throw new TypeError(`unknown Durable Object host call "${call.kind}"`);
 };
+
+// ctx.exports came with enable_ctx_exports (2025-11-17); src/js/90_entry.js removes it before.
+internals.durableStatePrototype = DurableObjectState.prototype;

@@ -99,7 +99,12 @@ class DurableObjectStorage {
   }
   /** Removes every key and every table of the SQL API; the alarm stays, as in workerd. */
   deleteAll(options = undefined) {
-    return promised(() => ops.durableDeleteAll(this.#handle));
+    // From delete_all_deletes_alarm (2026-02-24) the alarm goes too; before, it stayed.
+    return promised(() => {
+      const alarmToo = internals.feature("delete_all_deletes_alarm") && ops.durableAlarm(this.#handle) !== null;
+      ops.durableDeleteAll(this.#handle);
+      return alarmToo ? this.deleteAlarm(options) : undefined;
+    });
   }
   list(options = {}) {
     return promised(() => {
@@ -345,3 +350,6 @@ class SqlStorageCursor {
 
 /** The storage of an object: its database `handle` and `object` as DurableObjectStorage takes it. */
 internals.makeDurableStorage = (handle, object) => new DurableObjectStorage(kStorage, handle, object);
+
+// Their promise-returning methods throw synchronously before capture_async_api_throws (97_compat.js).
+internals.asyncApiPrototypes.push(DurableObjectStorage.prototype, DurableObjectTransaction.prototype);

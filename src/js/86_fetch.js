@@ -25,7 +25,7 @@ const unread = new FinalizationRegistry((id) => ops.fetchCancel(id));
 
 /** A response body read from the network as the worker reads it; `onStart` gets its controller. */
 function networkBody(id, onStart, onEnd) {
-  const stream = new ReadableStream({
+  const stream = internals.internalStream({
     type: "bytes",
     start: onStart,
     async pull(controller) {
@@ -72,18 +72,34 @@ async function upload(id, stream) {
 
 async function fetch(input, init = undefined) {
   if (arguments.length === 0) throw new TypeError("Failed to execute 'fetch': 1 argument required, but only 0 present.");
-  const request = new Request(input, init);
+  let request = new Request(input, init);
   const signal = request.signal;
   signal.throwIfAborted();
+  if (!internals.feature("fetch_standard_url")) {
+    // Before fetch_standard_url (2024-06-03) fetch() parsed the URL with KJ's parser.
+    const href = internals.legacyHref(request.url);
+    if (href === null || URL.parse(href) === null) throw new TypeError(`Fetch API cannot load: ${request.url}`);
+    if (href !== request.url) request = new Request(href, request);
+  }
   const protocol = new URL(request.url).protocol;
   if (protocol !== "http:" && protocol !== "https:") {
-    throw new TypeError(`fetch: unsupported protocol "${protocol}" in ${request.url} (only http: and https: are supported)`);
+    // Before fetch_refuses_unknown_protocols (2021-11-10) workerd sent any other scheme as http:.
+    const asHttp = internals.feature("fetch_refuses_unknown_protocols") || /^[0-9]/.test(protocol) ? null : URL.parse(`http:${request.url.slice(protocol.length)}`);
+    if (asHttp === null || asHttp.host === "") {
+      throw new TypeError(`fetch: unsupported protocol "${protocol}" in ${request.url} (only http: and https: are supported)`);
+    }
+    request = new Request(asHttp.href, request);
   }
   if (intercepted) {
     return Promise.race([internals.fetchThroughHost(OUTBOUND, request), abortedPromise(signal)]);
   }
+  if (request.redirect === "follow" && request.headers.has("authorization") && !internals.feature("strip_authorization_on_cross_origin_redirect")) {
+    return followKeepingAuthorization(request);
+  }
   const headers = [];
   for (const [name, value] of internals.headersList(request.headers)) headers.push(name, value);
+  // Before brotli_content_encoding (2024-04-29) fetch() did not offer brotli ("br").
+  if (!internals.feature("brotli_content_encoding") && !request.headers.has("accept-encoding")) headers.push("accept-encoding", "gzip, deflate");
   // A WebSocket handshake: the answer is a 101 Response with a webSocket to accept().
   if ((request.headers.get("upgrade") ?? "").toLowerCase() === "websocket") {
     if (request.method !== "GET") throw new TypeError("fetch: a WebSocket upgrade must be a GET request.");
@@ -115,6 +131,39 @@ async function fetch(input, init = undefined) {
     return internals.newFetchResponse(head.status, head.statusText, head.headers, body, head.url, head.redirected);
   } finally {
     if (!(body instanceof ReadableStream)) stopListening();
+  }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Before strip_authorization_on_cross_origin_redirect (2025-09-01) workerd kept a request's
+ * Authorization header when a redirect led to another origin. The network layer drops it, so
+ * such a request follows its redirects here, one `redirect: "manual"` fetch per hop, with the
+ * Fetch standard's method and body rules (the body is kept in memory for 307 and 308).
+ */
+async function followKeepingAuthorization(request) {
+  let method = request.method;
+  let body = method === "GET" || method === "HEAD" ? null : await request.arrayBuffer();
+  let url = request.url;
+  for (let hop = 0; ; hop++) {
+    const response = await fetch(url, { method, headers: request.headers, body, redirect: "manual", signal: request.signal });
+    const location = response.headers.get("location");
+    if (!REDIRECTS.has(response.status) || location === null) {
+      if (hop === 0) return response;
+      const flat = [];
+      for (const [name, value] of internals.headersList(response.headers)) flat.push(name, value);
+      return internals.newFetchResponse(response.status, response.statusText, flat, response.body, url, true);
+    }
+    await response.body?.cancel();
+    if (hop === 20) throw new TypeError("fetch: too many redirects (20)");
+    const next = URL.parse(location, url);
+    if (next === null) throw new TypeError(`fetch: the redirect to "${location}" is not a valid URL`);
+    if ((response.status === 303 && method !== "HEAD") || ((response.status === 301 || response.status === 302) && method === "POST")) {
+      method = "GET";
+      body = null;
+    }
+    url = next.href;
   }
 }
 

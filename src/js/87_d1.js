@@ -255,3 +255,6 @@ internals.makeD1Binding = (name) =>
     const [json] = await ops.hostCall(name, "query", JSON.stringify({ queries }), null);
     return JSON.parse(json);
   });
+
+// Their promise-returning methods throw synchronously before capture_async_api_throws (97_compat.js).
+internals.asyncApiPrototypes?.push(D1PreparedStatement.prototype, D1DatabaseSession.prototype, D1Database.prototype);

@@ -342,3 +342,6 @@ internals.queueBatch = function queueBatch(queueName, batchJson, bodies) {
   const batch = new MessageBatch(kConstruct, queueName, Object.freeze(messages), result, { metrics });
   return { batch, result, event: (waitUntil) => new QueueEvent(kConstruct, batch, result, waitUntil) };
 };
+
+// Its promise-returning methods throw synchronously before capture_async_api_throws (97_compat.js).
+internals.asyncApiPrototypes.push(WorkerQueue.prototype);

@@ -4,7 +4,7 @@
 // events the same way. Also defines `FetchEvent`, `ScheduledEvent`, `ScheduledController` and the `ctx`
 // (ExecutionContext) object handlers receive, and tracks `waitUntil` work for the host.
 
-const { Event, Response, ReadableStream } = globalThis;
+const { Event, Response, ReadableStream, URL } = globalThis;
 
 let format = "module";
 let env = Object.freeze({});
@@ -108,6 +108,11 @@ class EventWork {
  * failure is reported as an uncaught error, `list` (an event's own) collects it too, and
  * `work` (the event's EventWork) bounds it in time.
  */
+/** A value with a then() method that is not a promise. */
+function isCustomThenable(value) {
+  return value !== null && (typeof value === "object" || typeof value === "function") && !(value instanceof Promise) && typeof value.then === "function";
+}
+
 function trackBackground(promise, list, work) {
   ops.backgroundStart();
   let finished = false;
@@ -117,6 +122,8 @@ function trackBackground(promise, list, work) {
     ops.backgroundDone();
   };
   const done = work ? work.track(release) : release;
+  // Before unwrap_custom_thenables (2024-04-01) a thenable that is not a promise counted as done.
+  if (isCustomThenable(promise) && !internals.feature("unwrap_custom_thenables")) promise = undefined;
   const settled = Promise.resolve(promise)
     .catch((error) => internals.reportError(error))
     .finally(done);
@@ -167,6 +174,9 @@ class FetchEvent extends Event {
     }
     if (this.#response !== null) {
       throw new internals.DOMException("respondWith() has already been called for this event", "InvalidStateError");
+    }
+    if (isCustomThenable(response) && !internals.feature("unwrap_custom_thenables")) {
+      throw new TypeError("Failed to execute 'respondWith' on 'FetchEvent': parameter 1 is not of type 'Response' or 'Promise' (a thenable is taken only from the unwrap_custom_thenables compatibility date, 2024-04-01).");
     }
     this.#response = Promise.resolve(response);
     this.stopImmediatePropagation();
@@ -288,6 +298,10 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
   internals.compat = JSON.parse(compatJson);
   // Features the compatibility date and flags turn off (see lib/compat.js and the README).
   if (!internals.compat.enabled.includes("global_navigator")) delete globalThis.navigator;
+  if (!internals.feature("enable_ctx_exports")) {
+    delete ExecutionContext.prototype.exports;
+    delete internals.durableStatePrototype.exports;
+  }
   // The same object `import { env } from "cloudflare:workers"` gives (src/js/84_rpc.js).
   const bindings = Object.assign(internals.envObject, JSON.parse(envJson));
   // node:process fills process.env from the plain values (nodejs_compat_populate_process_env).

@@ -32,10 +32,24 @@ function requireFrom(referrer, nodeEnabled, origin = undefined) {
     const name = normalizeModulePath(relative ? `${base}/${specifier}` : specifier);
     for (const candidate of [name, `${name}.js`, `${name}.cjs`, `${name}.json`, `${name}/index.js`]) {
       const found = ops.userModule(candidate);
-      if (found !== undefined) return load(candidate, found, nodeEnabled);
+      if (found !== undefined) return asRequired(load(candidate, found, nodeEnabled));
     }
-    return fromHost(specifier, referrer, nodeEnabled, origin);
+    return asRequired(fromHost(specifier, referrer, nodeEnabled, origin));
   };
+}
+
+/**
+ * What require() gives for one of the worker's modules: its value, or before
+ * export_commonjs_default (2022-10-31) an object like the module's namespace, `{ default: value }`,
+ * as workerd gave then.
+ */
+function asRequired(value) {
+  if (internals.feature("export_commonjs_default")) return value;
+  const namespace = Object.create(null, {
+    default: { value, writable: true, enumerable: true, configurable: false },
+    [Symbol.toStringTag]: { value: "Module" },
+  });
+  return Object.preventExtensions(namespace);
 }
 
 /** A module the host's loadModule finds for `require(specifier)` in `referrer`, else the error. */

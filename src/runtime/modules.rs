@@ -47,6 +47,12 @@ pub(crate) struct Registry {
   code_cache_dir: Option<std::path::PathBuf>,
   /// The normalized names of the modules given in `modules`.
   given: Vec<String>,
+  /// The main module's normalized name and source, for node:fs's /bundle (as in workerd, where
+  /// every module, the main one included, is a file there).
+  main_source: Option<(String, bytes::Bytes)>,
+  /// throw_on_unrecognized_import_assertion: an import with attributes (`with { … }`) fails,
+  /// as in workerd's module registry; without it the attributes are ignored.
+  refuse_attributes: bool,
   /// Modules and scripts compiled without a cache entry, whose entries are made again when the
   /// worker is disposed, with every function that ran by then.
   uncached: Vec<(Uncached, code_cache::Entry)>,
@@ -173,7 +179,33 @@ impl Registry {
   /// The names of the modules given in `modules` (node:fs's `/bundle`), normalized; not those
   /// the host's loader gave.
   pub fn bundle_names(&self) -> Vec<String> {
-    self.given.clone()
+    let mut names = self.given.clone();
+    if let Some((main, _)) = &self.main_source {
+      if !names.contains(main) {
+        names.push(main.clone());
+        names.sort();
+      }
+    }
+    names
+  }
+
+  /// Makes imports with attributes fail (throw_on_unrecognized_import_assertion).
+  pub fn refuse_import_attributes(&mut self) {
+    self.refuse_attributes = true;
+  }
+
+  /// Records the main module's source (a module-format worker) for /bundle.
+  pub fn set_main_source(&mut self, name: &str, source: &str) {
+    self.main_source = Some((normalize(name), bytes::Bytes::copy_from_slice(source.as_bytes())));
+  }
+
+  /// The bytes of the file /bundle shows for `name`: a module given in `modules`, or the main one.
+  pub fn bundle_bytes(&self, name: &str) -> Option<bytes::Bytes> {
+    let key = normalize(name);
+    if let Some(module) = self.sources.get(&key) {
+      return Some(module.content.clone());
+    }
+    self.main_source.as_ref().filter(|(main, _)| *main == key).map(|(_, bytes)| bytes.clone())
   }
 
   /// A module given in `modules`, by its normalized name.
@@ -283,6 +315,14 @@ fn resolve_name(specifier: &str, referrer: &str) -> String {
   }
 }
 
+/// Throws workerd's error for an import with attributes (throw_on_unrecognized_import_assertion).
+fn refuse_attributes<T>(scope: &mut v8::PinScope) -> Option<T> {
+  let message = ops::new_string(scope, "Unrecognized import attributes specified (workerd's module registry takes no import attributes; the ignore_unrecognized_import_assertion compatibility flag ignores them)");
+  let error = v8::Exception::error(scope, message);
+  scope.throw_exception(error);
+  None
+}
+
 fn throw(scope: &mut v8::PinScope, message: &str) {
   let message = ops::new_string(scope, message);
   let error = v8::Exception::type_error(scope, message);
@@ -293,12 +333,15 @@ fn throw(scope: &mut v8::PinScope, message: &str) {
 pub(crate) fn resolve<'a>(
   context: v8::Local<'a, v8::Context>,
   specifier: v8::Local<'a, v8::String>,
-  _attributes: v8::Local<'a, v8::FixedArray>,
+  attributes: v8::Local<'a, v8::FixedArray>,
   referrer: v8::Local<'a, v8::Module>,
 ) -> Option<v8::Local<'a, v8::Module>> {
   // SAFETY: V8 calls this synchronously inside `instantiate_module`, with `context` entered.
   v8::callback_scope!(unsafe let scope, context);
   let registry = scope.get_slot::<RegistryRef>()?.clone();
+  if attributes.length() > 0 && registry.borrow().refuse_attributes {
+    return refuse_attributes(scope);
+  }
   let specifier = specifier.to_rust_string_lossy(scope);
   let referrer_name = registry.borrow().names.get(&referrer.get_identity_hash().get()).cloned().unwrap_or_default();
   resolve_from(scope, &registry, &specifier, &referrer_name)
@@ -403,13 +446,14 @@ pub(crate) fn import_dynamically<'s>(
   _host_defined_options: v8::Local<'s, v8::Data>,
   resource_name: v8::Local<'s, v8::Value>,
   specifier: v8::Local<'s, v8::String>,
-  _attributes: v8::Local<'s, v8::FixedArray>,
+  attributes: v8::Local<'s, v8::FixedArray>,
 ) -> Option<v8::Local<'s, v8::Promise>> {
   let specifier = specifier.to_rust_string_lossy(scope);
   let referrer = resource_name.to_rust_string_lossy(scope);
   v8::tc_scope!(let tc, scope);
   let outcome = match tc.get_slot::<RegistryRef>().cloned() {
     None => None,
+    Some(registry) if attributes.length() > 0 && registry.borrow().refuse_attributes => refuse_attributes(tc),
     Some(registry) => {
       // The calling module's registry name (a module's name, normalized, whoever named it).
       let referrer_name = normalize(&referrer);

@@ -33,6 +33,8 @@ pub(crate) const ON_END: u32 = 16;
 pub(crate) struct Plan {
   pub elements: Vec<(String, u32)>,
   pub document: Vec<u32>,
+  /// `<esi:include>` is a void tag (html_rewriter_treats_esi_include_as_void_tag).
+  pub esi: bool,
 }
 
 /// Checks a selector the way the rewriter will parse it.
@@ -301,7 +303,7 @@ fn on_text(port: &Rc<Port>, index: usize, document: bool) -> impl FnMut(&mut Tex
 /// Body of a rewriter thread.
 fn run(plan: Plan, commands: Receiver<Command>, events: Sender<Event>) {
   let port = Rc::new(Port { commands, events, output: RefCell::new(Vec::new()) });
-  let mut settings = Settings::new();
+  let mut settings = Settings::new().with_enable_esi_tags(plan.esi);
   for (index, (selector, flags)) in plan.elements.iter().enumerate() {
     let selector: Selector = match selector.parse() {
       Ok(s) => s,
@@ -405,7 +407,7 @@ mod tests {
 
   #[test]
   fn a_handler_call_is_served_until_resumed() {
-    let plan = Plan { elements: vec![("a[href]".into(), ON_ELEMENT)], document: vec![ON_END] };
+    let plan = Plan { elements: vec![("a[href]".into(), ON_ELEMENT)], document: vec![ON_END], esi: false };
     let link = Link::spawn(plan).unwrap();
     let mut out = Vec::new();
     let event = link.exchange(Command::Write(b"<p><a href=x id=1>t</a>".to_vec())).unwrap();
@@ -438,7 +440,7 @@ mod tests {
 
   #[test]
   fn dropping_the_link_ends_a_thread_blocked_in_a_handler() {
-    let plan = Plan { elements: vec![("p".into(), ON_ELEMENT)], document: vec![] };
+    let plan = Plan { elements: vec![("p".into(), ON_ELEMENT)], document: vec![], esi: false };
     let Link { commands, events, thread } = Link::spawn(plan).unwrap();
     commands.send(Command::Write(b"<p>x</p>".to_vec())).unwrap();
     assert!(matches!(events.recv().unwrap(), Event::Handler { .. }));
@@ -449,7 +451,7 @@ mod tests {
 
   #[test]
   fn a_call_outside_a_handler_fails_without_stopping_the_rewriter() {
-    let link = Link::spawn(Plan { elements: vec![], document: vec![] }).unwrap();
+    let link = Link::spawn(Plan { elements: vec![], document: vec![], esi: false }).unwrap();
     let reply = link.exchange(Command::Call { queued: vec![], call: call("tagName", "", "") }).unwrap();
     assert!(matches!(reply, Event::Reply(Value::Error(_))));
     assert_eq!(output_of(&link, Command::Write(b"<b>ok</b>".to_vec())), b"<b>ok</b>");

@@ -150,7 +150,9 @@ pub fn load<'s>(
     let module = compiled.value;
     v8::tc_scope!(let tc, scope);
     if let Some(registry) = tc.get_slot::<RegistryRef>().cloned() {
-      registry.borrow_mut().name_main(module, filename);
+      let mut registry = registry.borrow_mut();
+      registry.name_main(module, filename);
+      registry.set_main_source(filename, source);
     }
     if module.instantiate_module(tc, modules::resolve).is_none() {
       return Err(thrown(tc));

@@ -64,18 +64,37 @@ class AsyncLocalStorage {
   static bind(fn) {
     checkFunction(fn, "fn");
     const frame = currentFrame();
+    const check = frame === null ? () => {} : requestGuard();
     return function bound(...args) {
+      check();
       return runInFrame(frame, fn, this, args);
     };
   }
   /** A function that runs any function in the frame current now. */
   static snapshot() {
     const frame = currentFrame();
-    return (fn, ...args) => runInFrame(frame, fn, undefined, args);
+    const check = requestGuard();
+    return (fn, ...args) => {
+      check();
+      return runInFrame(frame, fn, undefined, args);
+    };
   }
   get [Symbol.toStringTag]() {
     return "AsyncLocalStorage";
   }
+}
+
+/**
+ * From bind_asynclocalstorage_snapshot_to_request (2025-06-16), a bound function or snapshot made
+ * during a request throws when called outside that request, as in workerd. Returns the check.
+ */
+function requestGuard() {
+  const origin = internals.feature("bind_asynclocalstorage_snapshot_to_request") ? ops.currentEvent() : undefined;
+  return () => {
+    if (origin !== undefined && ops.currentEvent() !== origin) {
+      throw new Error("Cannot call this AsyncLocalStorage bound function outside of the request in which it was created.");
+    }
+  };
 }
 
 class AsyncResource {
@@ -96,7 +115,9 @@ class AsyncResource {
   bind(fn, thisArg) {
     checkFunction(fn, "fn");
     const resource = this;
+    const check = requestGuard();
     const bound = function (...args) {
+      check();
       return resource.runInAsyncScope(fn, thisArg === undefined ? this : thisArg, ...args);
     };
     Object.defineProperty(bound, "length", { value: fn.length });

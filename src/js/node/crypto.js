@@ -12,7 +12,7 @@ const stream = require("node:stream");
 const LazyTransform = util.lazyStream(stream.Transform);
 
 // A Hash or Hmac collected before digest() frees its native state.
-const unfinished = new FinalizationRegistry((id) => ops.nodeHashDrop(id));
+const unfinished = new internals.FinalizationRegistry((id) => ops.nodeHashDrop(id));
 
 function invalidDigest(algorithm, hmac) {
   if (typeof algorithm !== "string") return invalidArgType(hmac ? "hmac" : "algorithm", "of type string", algorithm);

@@ -10,14 +10,19 @@ function invalidArg(name, expected, value) {
   return error;
 }
 
+let channelActive; // (channel) -> whether anything listens, private to this file
+
 class Channel {
   #subscribers = [];
   #stores = new Map();
   constructor(name) {
     this.name = name;
   }
+  static {
+    channelActive = (ch) => ch.#subscribers.length > 0 || ch.#stores.size > 0;
+  }
   get hasSubscribers() {
-    return this.#subscribers.length > 0 || this.#stores.size > 0;
+    return channelActive(this);
   }
   subscribe(onMessage) {
     if (typeof onMessage !== "function") throw invalidArg("subscription", "of type function", onMessage);
@@ -67,11 +72,12 @@ function channel(name) {
   return found;
 }
 
-const hasSubscribers = (name) => channels.get(name)?.hasSubscribers ?? false;
+const hasSubscribers = (name) => (channels.has(name) ? channelActive(channels.get(name)) : false);
 const subscribe = (name, onMessage) => channel(name).subscribe(onMessage);
 const unsubscribe = (name, onMessage) => channels.get(name)?.unsubscribe(onMessage) ?? false;
 
 const TRACE_EVENTS = ["start", "end", "asyncStart", "asyncEnd", "error"];
+const tracingActive = (tracing) => TRACE_EVENTS.some((event) => channelActive(tracing[event]));
 
 class TracingChannel {
   constructor(nameOrChannels) {
@@ -80,7 +86,7 @@ class TracingChannel {
     }
   }
   get hasSubscribers() {
-    return TRACE_EVENTS.some((event) => this[event].hasSubscribers);
+    return tracingActive(this);
   }
   subscribe(handlers) {
     for (const event of TRACE_EVENTS) if (handlers[event]) this[event].subscribe(handlers[event]);
@@ -91,7 +97,7 @@ class TracingChannel {
     return all;
   }
   traceSync(fn, context = {}, thisArg, ...args) {
-    if (!this.hasSubscribers) return Reflect.apply(fn, thisArg, args);
+    if (!tracingActive(this)) return Reflect.apply(fn, thisArg, args);
     return this.start.runStores(context, () => {
       try {
         context.result = Reflect.apply(fn, thisArg, args);
@@ -106,7 +112,7 @@ class TracingChannel {
     });
   }
   tracePromise(fn, context = {}, thisArg, ...args) {
-    if (!this.hasSubscribers) return Reflect.apply(fn, thisArg, args);
+    if (!tracingActive(this)) return Reflect.apply(fn, thisArg, args);
     return this.start.runStores(context, () => {
       try {
         const promise = Reflect.apply(fn, thisArg, args);
@@ -135,7 +141,7 @@ class TracingChannel {
     });
   }
   traceCallback(fn, position = -1, context = {}, thisArg, ...args) {
-    if (!this.hasSubscribers) return Reflect.apply(fn, thisArg, args);
+    if (!tracingActive(this)) return Reflect.apply(fn, thisArg, args);
     const index = position < 0 ? args.length + position : position;
     const callback = args[index];
     if (typeof callback !== "function") throw invalidArg("callback", "of type function", callback);
@@ -165,6 +171,21 @@ class TracingChannel {
       } finally {
         this.end.publish(context);
       }
+    });
+  }
+}
+
+// hasSubscribers is a getter from diagnostics_channel_has_subscribers_getter (2026-05-19); before,
+// workerd had it as a method.
+if (!internals.feature("diagnostics_channel_has_subscribers_getter")) {
+  for (const [Class, active] of [[Channel, channelActive], [TracingChannel, tracingActive]]) {
+    Object.defineProperty(Class.prototype, "hasSubscribers", {
+      value: function hasSubscribers() {
+        return active(this);
+      },
+      writable: true,
+      enumerable: false,
+      configurable: true,
     });
   }
 }

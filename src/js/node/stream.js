@@ -34,7 +34,7 @@ module.exports = stream;
   /** A WHATWG ReadableStream over a Node Readable. */
   stream.Readable.toWeb = function toWeb(readable) {
     const iterator = readable[Symbol.asyncIterator]();
-    return new ReadableStream({
+    return new internals.streams.ReadableStream({
       async pull(controller) {
         const { value, done } = await iterator.next();
         if (done) controller.close();
@@ -63,7 +63,7 @@ module.exports = stream;
   };
   /** A WHATWG WritableStream over a Node Writable. */
   stream.Writable.toWeb = function toWeb(writable) {
-    return new WritableStream({
+    return new internals.streams.WritableStream({
       write(chunk) {
         return new Promise((resolve, reject) => writable.write(chunk, (error) => (error ? reject(error) : resolve())));
       },

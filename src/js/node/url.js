@@ -3,6 +3,8 @@
 // parse()/resolve() API returning Url objects, worked out with the WHATWG parser (for an
 // absolute URL the fields are its parts; for a relative one, only path, search and hash).
 
+const { URL } = internals; // the WHATWG URL, whatever url_standard makes the global one
+
 const querystring = require("node:querystring");
 
 function invalidArg(name, expected, value) {

@@ -46,6 +46,14 @@ pub(super) extern "C" fn on_promise_reject(message: v8::PromiseRejectMessage) {
       let reason = message.get_value().unwrap_or_else(|| v8::undefined(scope).into());
       let entry = (v8::Global::new(scope, promise), v8::Global::new(scope, reason));
       state.borrow_mut().unhandled.push(entry);
+      // Before unhandled_rejection_after_microtask_checkpoint: report from a microtask.
+      let queue = state.borrow().early_rejections == Some(false);
+      if queue {
+        if let Some(report) = v8::Function::new(scope, report_from_microtask) {
+          state.borrow_mut().early_rejections = Some(true);
+          scope.enqueue_microtask(report);
+        }
+      }
     }
     v8::PromiseRejectEvent::PromiseHandlerAddedAfterReject => {
       let promise = v8::Global::new(scope, promise);
@@ -59,6 +67,13 @@ pub(super) extern "C" fn on_promise_reject(message: v8::PromiseRejectMessage) {
     }
     _ => {}
   }
+}
+
+/// The microtask that reports rejections early (see `IsolateState::early_rejections`).
+fn report_from_microtask<'s>(scope: &mut v8::PinScope<'s, '_>, _args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let state = ops::state(scope);
+  state.borrow_mut().early_rejections = Some(false);
+  super::pump::report_rejections(scope, &state);
 }
 
 /// Loads the user's script in the isolate's first context (its home) and finds the entry points.
@@ -106,6 +121,7 @@ pub(super) fn load_context(
   let memory_mb = v8::Number::new(scope, options.limits.memory_mb as f64).into();
   let compat = ops::new_string(scope, &options.compat_json).into();
   call_internal(scope, internals, "prepareContext", &[memory_mb, compat]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
+  ops::remember_error_prototypes(scope, context);
   if inspector.is_some() {
     call_internal(scope, internals, "attachV8Console", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
   }
@@ -115,6 +131,9 @@ pub(super) fn load_context(
 
   // Modules the script may import (compiled anew for each context).
   let mut registry = modules::Registry::new(&options.modules);
+  if state.borrow().nodejs_compat.enabled.iter().any(|f| f == "throw_on_unrecognized_import_assertion") {
+    registry.refuse_import_attributes();
+  }
   let commonjs = internal_function(scope, internals, "loadCommonJs")?;
   registry.enable_commonjs(v8::Global::new(scope, commonjs));
   let cloudflare = internal_function(scope, internals, "loadCloudflareModule")?;
@@ -153,7 +172,14 @@ pub(super) fn load_context(
   let digest = state.borrow().source_digest;
   let cache = digest.map_or(script::CacheUse::Off, |digest| script::CacheUse::On(digest, options.code_cache_dir.as_deref()));
   state.borrow_mut().global_scope = true;
+  // allow_eval_during_startup (2025-06-01): eval and new Function work while the script's top
+  // level runs, as in workerd; afterwards only with allowEval.
+  let startup_eval = state.borrow().nodejs_compat.enabled.iter().any(|f| f == "allow_eval_during_startup");
+  if startup_eval && !options.allow_eval {
+    context.set_allow_generation_from_strings(true);
+  }
   let loaded = script::load(scope, &options.script, &options.filename, format, cache);
+  context.set_allow_generation_from_strings(options.allow_eval);
   state.borrow_mut().global_scope = false;
   end_turn(state);
   if state.borrow().monitor.stop_pending() {

@@ -133,6 +133,10 @@ pub(crate) struct IsolateState {
   /// Promises that got a handler after their rejection was already reported (a
   /// `rejectionhandled` event is due if an `unhandledrejection` event was dispatched for them).
   pub handled_late: Vec<v8::Global<v8::Promise>>,
+  /// Without unhandled_rejection_after_microtask_checkpoint (before 2026-03-03): rejections are
+  /// reported from a microtask queued at the first one, as workerd did, rather than after the
+  /// checkpoint. `Some(queued)` in that mode.
+  pub early_rejections: Option<bool>,
   /// A request failed or an error went uncaught in this isolate: in per-request mode, the
   /// isolate is replaced once its running requests are done.
   pub tainted: bool,
@@ -288,6 +292,7 @@ pub(crate) fn run(startup: Startup) {
       started: std::time::Instant::now(),
       unhandled: Vec::new(),
       handled_late: Vec::new(),
+      early_rejections: (!nodejs_compat.enabled.iter().any(|f| f == "unhandled_rejection_after_microtask_checkpoint")).then_some(false),
       tainted: false,
       source_digest,
       nodejs_compat: nodejs_compat.clone(),

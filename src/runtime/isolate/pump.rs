@@ -420,7 +420,7 @@ pub(super) fn run_macrotask(
 /// got a handler since. The handlers' own microtasks run in between, and may reject more
 /// promises: those are reported in the next round (a bounded number of rounds; after that,
 /// rejections are only logged).
-fn report_rejections(scope: &mut v8::PinScope, state: &StateRef) {
+pub(super) fn report_rejections(scope: &mut v8::PinScope, state: &StateRef) {
   const ROUNDS: usize = 8;
   for round in 0.. {
     let (unhandled, late) = {

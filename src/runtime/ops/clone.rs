@@ -33,7 +33,76 @@ fn op_mark_uncloneable<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionC
   object.set_private(scope, key, yes.into());
 }
 
-struct Cloner;
+/// The serializer's delegate. `errors`: enhanced_error_serialization (on from 2026-04-21, for
+/// structuredClone and postMessage): an error is written as workerd writes it — its type, its
+/// message and a plain object of its other own properties (stack, cause, `code`, …) — so a custom
+/// name and own properties survive; otherwise V8 writes it itself (type, message, stack, cause).
+struct Cloner {
+  errors: bool,
+}
+
+/// A context's `EvalError.prototype` and `URIError.prototype`, taken before the user's script
+/// runs: V8 has no API to make those errors, and no JS may run while it deserializes.
+struct ErrorPrototypes {
+  eval: v8::Global<v8::Object>,
+  uri: v8::Global<v8::Object>,
+}
+
+fn prototype_of<'s>(scope: &mut v8::PinScope<'s, '_>, global: v8::Local<'s, v8::Object>, name: &str) -> Option<v8::Global<v8::Object>> {
+  let key = new_string(scope, name);
+  let constructor = v8::Local::<v8::Object>::try_from(global.get(scope, key.into())?).ok()?;
+  let key = new_string(scope, "prototype");
+  let prototype = v8::Local::<v8::Object>::try_from(constructor.get(scope, key.into())?).ok()?;
+  Some(v8::Global::new(scope, prototype))
+}
+
+/// Keeps `context`'s EvalError and URIError prototypes for the errors structuredClone makes.
+pub(crate) fn remember_error_prototypes(scope: &mut v8::PinScope, context: v8::Local<v8::Context>) {
+  let global = context.global(scope);
+  if let (Some(eval), Some(uri)) = (prototype_of(scope, global, "EvalError"), prototype_of(scope, global, "URIError")) {
+    context.set_slot(std::rc::Rc::new(ErrorPrototypes { eval, uri }));
+  }
+}
+
+/// The tag before an error written by [`Cloner`] (workerd's number for it).
+const NATIVE_ERROR_TAG: u32 = 10;
+/// The error types written as a number; any other name is written out (index 0).
+const ERROR_TYPES: [&str; 8] = ["", "Error", "TypeError", "RangeError", "ReferenceError", "SyntaxError", "EvalError", "URIError"];
+
+impl Cloner {
+  fn write_error<'s>(&self, scope: &mut v8::PinScope<'s, '_>, error: v8::Local<'s, v8::Object>, out: &dyn v8::ValueSerializerHelper) -> Option<bool> {
+    let context = scope.get_current_context();
+    let name_key = new_string(scope, "name");
+    let message_key = new_string(scope, "message");
+    let name = error.get(scope, name_key.into())?;
+    let name_text = name.to_rust_string_lossy(scope);
+    let index = ERROR_TYPES.iter().skip(1).position(|t| *t == name_text).map_or(0, |i| i + 1);
+    out.write_uint32(NATIVE_ERROR_TAG);
+    out.write_uint32(index as u32);
+    if index == 0 {
+      out.write_value(context, name)?;
+    }
+    let message = error.get(scope, message_key.into())?;
+    out.write_value(context, message)?;
+    let args = v8::GetPropertyNamesArgs {
+      mode: v8::KeyCollectionMode::OwnOnly,
+      property_filter: v8::PropertyFilter::ALL_PROPERTIES,
+      index_filter: v8::IndexFilter::SkipIndices,
+      key_conversion: v8::KeyConversionMode::KeepNumbers,
+    };
+    let names = error.get_own_property_names(scope, args)?;
+    let rest = v8::Object::new(scope);
+    for i in 0..names.length() {
+      let key = names.get_index(scope, i)?;
+      if key.strict_equals(name_key.into()) || key.strict_equals(message_key.into()) {
+        continue;
+      }
+      let value = error.get(scope, key)?;
+      rest.create_data_property(scope, v8::Local::<v8::Name>::try_from(key).ok()?, value)?;
+    }
+    out.write_value(context, rest.into())
+  }
+}
 
 impl v8::ValueSerializerImpl for Cloner {
   fn throw_data_clone_error<'s>(&self, scope: &mut v8::PinScope<'s, '_>, message: v8::Local<'s, v8::String>) {
@@ -52,6 +121,9 @@ impl v8::ValueSerializerImpl for Cloner {
 
   /// Whether a marked prototype (see `op_mark_uncloneable`) is in the object's chain.
   fn is_host_object<'s>(&self, scope: &mut v8::PinScope<'s, '_>, object: v8::Local<'s, v8::Object>) -> Option<bool> {
+    if self.errors && object.is_native_error() {
+      return Some(true);
+    }
     let key = uncloneable_key(scope);
     let mut current = object;
     // Prototype chains are short; the bound only guards against pathological ones.
@@ -71,8 +143,11 @@ impl v8::ValueSerializerImpl for Cloner {
     &self,
     scope: &mut v8::PinScope<'s, '_>,
     object: v8::Local<'s, v8::Object>,
-    _serializer: &dyn v8::ValueSerializerHelper,
+    serializer: &dyn v8::ValueSerializerHelper,
   ) -> Option<bool> {
+    if self.errors && object.is_native_error() {
+      return self.write_error(scope, object, serializer);
+    }
     let name = object.get_constructor_name().to_rust_string_lossy(scope);
     let message = new_string(scope, &format!("{name} object could not be cloned."));
     self.throw_data_clone_error(scope, message);
@@ -80,7 +155,62 @@ impl v8::ValueSerializerImpl for Cloner {
   }
 }
 
-impl v8::ValueDeserializerImpl for Cloner {}
+impl v8::ValueDeserializerImpl for Cloner {
+  /// Reads an error [`Cloner::write_error`] wrote: an error of its type (or an Error with its
+  /// name) with its message and its other own properties.
+  fn read_host_object<'s>(&self, scope: &mut v8::PinScope<'s, '_>, input: &dyn v8::ValueDeserializerHelper) -> Option<v8::Local<'s, v8::Object>> {
+    let context = scope.get_current_context();
+    let (mut tag, mut index) = (0u32, 0u32);
+    if !input.read_uint32(&mut tag) || tag != NATIVE_ERROR_TAG || !input.read_uint32(&mut index) || index as usize >= ERROR_TYPES.len() {
+      let message = new_string(scope, "Unable to deserialize cloned data.");
+      v8::ValueSerializerImpl::throw_data_clone_error(self, scope, message);
+      return None;
+    }
+    let name = if index == 0 { Some(input.read_value(context)?) } else { None };
+    let message = input.read_value(context)?;
+    // No JS may run while V8 deserializes: the error comes from V8's own constructors (an
+    // EvalError or URIError is an Error given that prototype).
+    let Ok(text) = v8::Local::<v8::String>::try_from(message) else {
+      let message = new_string(scope, "Deserialization failed: error message is not a string");
+      v8::ValueSerializerImpl::throw_data_clone_error(self, scope, message);
+      return None;
+    };
+    let error = match index {
+      2 => v8::Exception::type_error(scope, text),
+      3 => v8::Exception::range_error(scope, text),
+      4 => v8::Exception::reference_error(scope, text),
+      5 => v8::Exception::syntax_error(scope, text),
+      _ => v8::Exception::error(scope, text),
+    };
+    let error = v8::Local::<v8::Object>::try_from(error).ok()?;
+    if index == 6 || index == 7 {
+      match context.get_slot::<ErrorPrototypes>() {
+        Some(prototypes) => {
+          let prototype = v8::Local::new(scope, if index == 6 { &prototypes.eval } else { &prototypes.uri });
+          error.set_prototype(scope, prototype.into())?;
+        }
+        None => {
+          let key = new_string(scope, "name");
+          let name = new_string(scope, ERROR_TYPES[index as usize]);
+          error.create_data_property(scope, key.into(), name.into())?;
+        }
+      }
+    }
+    if let Some(name) = name {
+      let key = new_string(scope, "name");
+      error.create_data_property(scope, key.into(), name)?;
+    }
+    if let Ok(rest) = v8::Local::<v8::Object>::try_from(input.read_value(context)?) {
+      let names = rest.get_own_property_names(scope, v8::GetPropertyNamesArgs::default())?;
+      for i in 0..names.length() {
+        let key = names.get_index(scope, i)?;
+        let value = rest.get(scope, key)?;
+        error.create_data_property(scope, v8::Local::<v8::Name>::try_from(key).ok()?, value)?;
+      }
+    }
+    Some(error)
+  }
+}
 
 /// `ops.structuredClone(value, transfer?)`: `transfer` is an array of distinct, detachable
 /// ArrayBuffers (the JS wrapper checks the list). They are moved, as HTML's
@@ -105,14 +235,15 @@ fn op_structured_clone<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionC
       };
       if let Some(problem) = problem {
         let message = new_string(scope, problem);
-        return v8::ValueSerializerImpl::throw_data_clone_error(&Cloner, scope, message);
+        return v8::ValueSerializerImpl::throw_data_clone_error(&Cloner { errors: false }, scope, message);
       }
       transfer.push(buffer);
     }
   }
+  let errors = super::state(scope).borrow().nodejs_compat.enabled.iter().any(|f| f == "enhanced_error_serialization");
   let context = scope.get_current_context();
   let data = {
-    let serializer = v8::ValueSerializer::new(scope, Box::new(Cloner));
+    let serializer = v8::ValueSerializer::new(scope, Box::new(Cloner { errors }));
     serializer.write_header();
     for (id, buffer) in transfer.iter().enumerate() {
       serializer.transfer_array_buffer(id as u32, *buffer);
@@ -133,7 +264,7 @@ fn op_structured_clone<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionC
       v8::ArrayBuffer::with_backing_store(scope, &store)
     })
     .collect();
-  let deserializer = v8::ValueDeserializer::new(scope, Box::new(Cloner), &data);
+  let deserializer = v8::ValueDeserializer::new(scope, Box::new(Cloner { errors }), &data);
   for (id, buffer) in moved.iter().enumerate() {
     deserializer.transfer_array_buffer(id as u32, *buffer);
   }
@@ -150,7 +281,8 @@ fn op_serialize<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallback
   let value = args.get(0);
   let context = scope.get_current_context();
   let data = {
-    let serializer = v8::ValueSerializer::new(scope, Box::new(Cloner));
+    // Leaving the isolate (queue messages Node may read): V8's own format only.
+    let serializer = v8::ValueSerializer::new(scope, Box::new(Cloner { errors: false }));
     serializer.write_header();
     if serializer.write_value(context, value) != Some(true) {
       return; // the DataCloneError is already thrown
@@ -173,7 +305,7 @@ fn op_deserialize<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallba
     return super::throw_type_error(scope, "deserialize: expected a Uint8Array");
   };
   let context = scope.get_current_context();
-  let deserializer = v8::ValueDeserializer::new(scope, Box::new(Cloner), &data);
+  let deserializer = v8::ValueDeserializer::new(scope, Box::new(Cloner { errors: false }), &data);
   if deserializer.read_header(context) != Some(true) {
     return;
   }

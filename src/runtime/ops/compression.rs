@@ -271,6 +271,14 @@ impl Codec {
       }
       Kind::BrotliEncode(c) => Ok(c.into_inner()),
       mut kind => {
+        // A lenient decoder told the input is not complete keeps what it decoded of a stream cut
+        // short (DecompressionStream before strict_compression_checks).
+        if !complete && self.lenient && Self::is_decoder(&kind) {
+          return Ok(each_flate!(&mut kind, c => {
+            let _ = c.try_finish();
+            std::mem::take(c.get_mut())
+          }));
+        }
         if complete && !self.ended && Self::is_decoder(&kind) {
           // A stream that has ended takes no more input; one that has not takes this byte.
           let probe = each_flate!(&mut kind, c => c.write(&[0]));

@@ -31,17 +31,19 @@ fn op_check_selector<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCal
   }
 }
 
-/// `ops.rewriterCreate([selector, flags, …], [flags, …]) -> id`
+/// `ops.rewriterCreate([selector, flags, …], [flags, …], esi) -> id`; `esi`: `<esi:include>` is a
+/// void tag (html_rewriter_treats_esi_include_as_void_tag).
 fn op_create<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let (Some(flat), Some(document)) = (read_string_array(scope, args.get(0)), read_string_array(scope, args.get(1))) else {
     return throw_type_error(scope, "rewriterCreate: bad arguments");
   };
   let elements = flat.chunks(2).map(|pair| (pair[0].clone(), pair.get(1).and_then(|f| f.parse().ok()).unwrap_or(0))).collect();
   let document = document.iter().map(|f| f.parse().unwrap_or(0)).collect();
+  let esi = args.get(2).is_true();
   let state = state(scope);
   let mut s = state.borrow_mut();
   let id = s.next_id();
-  s.rewriters.insert(id, Rewriter::Planned(Plan { elements, document }));
+  s.rewriters.insert(id, Rewriter::Planned(Plan { elements, document, esi }));
   rv.set_uint32(id);
 }
 
@@ -52,7 +54,7 @@ fn exchange(scope: &mut v8::PinScope, id: u32, command: Command) -> Result<Event
   let mut s = state.borrow_mut();
   let entry = s.rewriters.get_mut(&id).ok_or_else(|| "The HTMLRewriter transform is closed.".to_string())?;
   if let Rewriter::Planned(plan) = entry {
-    let plan = std::mem::replace(plan, Plan { elements: Vec::new(), document: Vec::new() });
+    let plan = std::mem::replace(plan, Plan { elements: Vec::new(), document: Vec::new(), esi: false });
     match Link::spawn(plan) {
       Ok(link) => *entry = Rewriter::Running(link),
       Err(e) => {

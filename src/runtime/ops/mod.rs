@@ -4,6 +4,7 @@
 //! One file per API family, each exporting its ops through a `register` function.
 
 mod clone;
+mod compat;
 mod compression;
 mod console;
 mod crypto;
@@ -25,6 +26,7 @@ pub(crate) mod wasm;
 use super::isolate::StateRef;
 use std::sync::OnceLock;
 
+pub(crate) use clone::remember_error_prototypes;
 pub(crate) use compression::Codec;
 pub(crate) use html_rewriter::Rewriter;
 pub(crate) use node_crypto::NodeHash;
@@ -41,6 +43,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     let mut ops = Vec::new();
     let mut install = |name: &str, f: OpFn| ops.push((name.to_owned(), f));
     clone::register(&mut install);
+    compat::register(&mut install);
     compression::register(&mut install);
     console::register(&mut install);
     crypto::register(&mut install);

@@ -129,7 +129,8 @@ fn op_run_script<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbac
   }
 }
 
-/// `ops.userModuleNames() -> string[]`: the modules given in `modules` (node:fs's /bundle).
+/// `ops.userModuleNames() -> string[]`: the modules given in `modules` and the main module of a
+/// module-format worker (node:fs's /bundle).
 fn op_user_module_names<'s>(scope: &mut v8::PinScope<'s, '_>, _args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   use crate::runtime::modules::RegistryRef;
   let Some(registry) = scope.get_slot::<RegistryRef>().cloned() else { return };
@@ -138,13 +139,13 @@ fn op_user_module_names<'s>(scope: &mut v8::PinScope<'s, '_>, _args: v8::Functio
   rv.set(v8::Array::new_with_elements(scope, &items).into());
 }
 
-/// `ops.userModuleBytes(name) -> ArrayBuffer | undefined`: a module's source bytes as given.
+/// `ops.userModuleBytes(name) -> ArrayBuffer | undefined`: a /bundle module's source bytes as given.
 fn op_user_module_bytes<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   use crate::runtime::modules::RegistryRef;
   let name = arg_string(scope, &args, 0);
   let Some(registry) = scope.get_slot::<RegistryRef>().cloned() else { return };
-  let Some(module) = registry.borrow().source(&name).cloned() else { return };
-  let store = v8::ArrayBuffer::new_backing_store_from_vec(module.content.to_vec()).make_shared();
+  let Some(content) = registry.borrow().bundle_bytes(&name) else { return };
+  let store = v8::ArrayBuffer::new_backing_store_from_vec(content.to_vec()).make_shared();
   rv.set(v8::ArrayBuffer::with_backing_store(scope, &store).into());
 }
 

@@ -3,6 +3,8 @@
 // IncomingMessage (a Readable of the response body) with statusCode, statusMessage, headers
 // (lower-case names) and rawHeaders. Agent only carries Node's settings (fetch() pools
 // connections itself). Upgrades, CONNECT, trailers and informational responses are not supported.
+
+const { URL } = internals; // the WHATWG URL, whatever url_standard makes the global one
 const { Writable, Readable } = require("node:stream");
 const EventEmitter = require("node:events");
 const { Buffer } = require("node:buffer");

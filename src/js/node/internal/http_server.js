@@ -4,6 +4,8 @@
 // worker's fetch events into Node `request` events: an IncomingMessage (the request body as a
 // Readable) and a ServerResponse (a Writable whose head and chunks become the Response, its
 // body streamed as it is written).
+
+const { URL } = internals; // the WHATWG URL, whatever url_standard makes the global one
 const EventEmitter = require("node:events");
 const { Writable } = require("node:stream");
 const { Buffer } = require("node:buffer");
@@ -152,7 +154,7 @@ class ServerResponse extends Writable {
     const nullBody = [204, 205, 304].includes(this.statusCode) || this.req.method === "HEAD";
     const body = nullBody
       ? null
-      : new ReadableStream({
+      : new internals.streams.ReadableStream({
           start: (controller) => {
             this.#controller = controller;
           },

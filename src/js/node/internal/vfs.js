@@ -3,6 +3,8 @@
 // request, and the global scope, sees its own, gone when the request ends), and `/dev` has
 // `null`, `zero`, `random` and `full`. Nodes are directories, files, symlinks and devices; paths
 // resolve through symlinks; errors carry Node's code, errno, syscall and path.
+
+const { URL } = internals; // the WHATWG URL, whatever url_standard makes the global one
 const { Buffer } = require("node:buffer");
 
 const ERRNO = { EPERM: -1, ENOENT: -2, EBADF: -9, EACCES: -13, EEXIST: -17, ENOTDIR: -20, EISDIR: -21, EINVAL: -22, ENOSPC: -28, EROFS: -30, ENOTEMPTY: -39, ELOOP: -40 };

@@ -1,0 +1,232 @@
+// Compatibility flags that change the global scope or wrap whole APIs: applied per context by
+// `prepareContext()`, after the Web APIs are installed and before the user's script runs, from
+// the features lib/compat.js turned on. Each block gives a worker with an older compatibility
+// date (or the disable flag) what workerd gave it then. Flags that change one API's insides are
+// read where that API lives (`internals.feature(…)`); the README lists them all.
+
+const { ReadableStream, WritableStream, TransformStream } = internals.streams;
+const STREAM_CONTROLLERS = [
+  "ReadableStreamBYOBRequest",
+  "ReadableStreamDefaultController",
+  "ReadableByteStreamController",
+  "WritableStreamDefaultController",
+  "TransformStreamDefaultController",
+];
+
+// ECMAScript's and V8's own globals: set_tostring_tag concerns the runtime's API classes only.
+const LANGUAGE_GLOBALS = new Set([
+  "Symbol", "Promise", "Map", "Set", "WeakMap", "WeakSet", "WeakRef", "FinalizationRegistry",
+  "ArrayBuffer", "SharedArrayBuffer", "DataView", "BigInt", "Iterator", "AsyncDisposableStack",
+  "DisposableStack", "JSON", "Math", "Reflect", "Atomics", "Intl", "WebAssembly", "Temporal",
+  "console", "globalThis",
+]);
+
+/** A stand-in constructor that refuses to construct, with `Real`'s prototype and statics. */
+function refusingConstructor(Real, message) {
+  const Refusing = {
+    [Real.name]: function () {
+      throw new Error(message);
+    },
+  }[Real.name];
+  for (const key of Reflect.ownKeys(Real)) {
+    if (key !== "name" && key !== "length") Object.defineProperty(Refusing, key, Object.getOwnPropertyDescriptor(Real, key));
+  }
+  Object.setPrototypeOf(Refusing, Object.getPrototypeOf(Real));
+  return internals.disguise(Refusing, Real);
+}
+
+/**
+ * TransformStream before transformstream_enable_standard_constructor (2022-11-30): workerd's
+ * identity transform for bytes. A transformer or strategies given to it are ignored (workerd
+ * logged a warning once); a chunk that is not bytes errors the stream.
+ */
+function legacyTransformStream() {
+  let warned = false;
+  const LegacyTransformStream = function (...args) {
+    if (new.target === undefined) throw new TypeError("Class constructor TransformStream cannot be invoked without 'new'");
+    if (args.some((arg) => arg !== undefined) && !warned) {
+      warned = true;
+      console.warn("To use the new TransformStream() constructor with a custom transformer, enable the transformstream_enable_standard_constructor compatibility flag.");
+    }
+    return new TransformStream({
+      transform(chunk, controller) {
+        if (!ArrayBuffer.isView(chunk) && !(chunk instanceof ArrayBuffer)) {
+          throw new TypeError("This TransformStream is being used as a byte stream, but received an object of non-ArrayBuffer/ArrayBufferView type on its writable side.");
+        }
+        const view = ArrayBuffer.isView(chunk) ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : new Uint8Array(chunk);
+        controller.enqueue(view.slice());
+      },
+    });
+  };
+  for (const key of Reflect.ownKeys(TransformStream)) {
+    if (key !== "name" && key !== "length") Object.defineProperty(LegacyTransformStream, key, Object.getOwnPropertyDescriptor(TransformStream, key));
+  }
+  return internals.disguise(LegacyTransformStream, TransformStream);
+}
+
+/**
+ * Before capture_async_api_throws (2022-10-31) workerd's promise-returning APIs threw their
+ * synchronous errors (a bad argument, an unparsable URL) instead of returning a rejected
+ * promise. `fn` behaves so: when the promise it returns is already rejected, that is thrown
+ * (any other result, a promise or not, is returned as it is).
+ */
+function throwingSynchronously(fn) {
+  const wrapped = {
+    [fn.name](...args) {
+      const result = Reflect.apply(fn, this, args);
+      const rejected = ops.rejectedWith(result);
+      if (rejected === undefined) return result;
+      result.catch(() => {});
+      throw rejected[0];
+    },
+  }[fn.name];
+  return internals.disguise(wrapped, fn);
+}
+
+function wrapMethods(prototype, names) {
+  for (const name of names) {
+    const descriptor = Object.getOwnPropertyDescriptor(prototype, name);
+    if (descriptor === undefined || typeof descriptor.value !== "function") continue;
+    descriptor.value = throwingSynchronously(descriptor.value);
+    Object.defineProperty(prototype, name, descriptor);
+  }
+}
+
+function asyncApisThrow() {
+  internals.defineGlobal("fetch", throwingSynchronously(globalThis.fetch));
+  const body = ["arrayBuffer", "bytes", "text", "json", "blob", "formData"];
+  wrapMethods(Request.prototype, body);
+  wrapMethods(Response.prototype, body);
+  wrapMethods(Blob.prototype, ["arrayBuffer", "bytes", "text"]);
+  wrapMethods(SubtleCrypto.prototype, Object.getOwnPropertyNames(SubtleCrypto.prototype).filter((name) => name !== "constructor"));
+  wrapMethods(Cache.prototype, ["match", "put", "delete"]);
+  wrapMethods(CacheStorage.prototype, ["open"]);
+  // Bindings and storage: a method that does not return a promise is left as it is.
+  for (const prototype of internals.asyncApiPrototypes) {
+    wrapMethods(prototype, Object.getOwnPropertyNames(prototype).filter((name) => name !== "constructor"));
+  }
+}
+
+/**
+ * Before streams_byob_reader_detaches_buffer (2021-11-10) a BYOB read left the caller's buffer
+ * usable: the read goes into a scratch view and its bytes are copied into the caller's.
+ */
+function byobReadsKeepBuffers() {
+  const { ReadableStreamBYOBReader } = internals.streams;
+  const read = ReadableStreamBYOBReader.prototype.read;
+  const keeping = {
+    read(view, options = undefined) {
+      if (!ArrayBuffer.isView(view) || view.buffer.detached) return Reflect.apply(read, this, [view, options]);
+      const Ctor = view.constructor;
+      const size = Ctor.BYTES_PER_ELEMENT ?? 1;
+      const scratch = Ctor === DataView ? new DataView(new ArrayBuffer(view.byteLength)) : new Ctor(view.length);
+      return Reflect.apply(read, this, [scratch, options]).then(({ value, done }) => {
+        if (value === undefined) return { value, done };
+        new Uint8Array(view.buffer, view.byteOffset, value.byteLength).set(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+        return { value: new Ctor(view.buffer, view.byteOffset, value.byteLength / size), done };
+      });
+    },
+  }.read;
+  Object.defineProperty(ReadableStreamBYOBReader.prototype, "read", { value: internals.disguise(keeping, read), writable: true, enumerable: true, configurable: true });
+}
+
+/**
+ * Before internal_stream_byob_return_view (2024-05-13) a BYOB read of a body stream that ends
+ * gave `value: undefined`, not the standard's empty view.
+ */
+function byobEndsWithoutView() {
+  const { ReadableStreamBYOBReader } = internals.streams;
+  const fromBodies = new WeakSet();
+  const getReader = ReadableStream.prototype.getReader;
+  const gettingReader = {
+    getReader(options = undefined) {
+      const reader = Reflect.apply(getReader, this, [options]);
+      if (reader instanceof ReadableStreamBYOBReader && internals.internalStreams.has(this)) fromBodies.add(reader);
+      return reader;
+    },
+  }.getReader;
+  Object.defineProperty(ReadableStream.prototype, "getReader", { value: internals.disguise(gettingReader, getReader), writable: true, enumerable: true, configurable: true });
+  const read = ReadableStreamBYOBReader.prototype.read;
+  const reading = {
+    read(...args) {
+      const result = Reflect.apply(read, this, args);
+      if (!fromBodies.has(this)) return result;
+      return result.then((step) => (step.done ? { value: undefined, done: true } : step));
+    },
+  }.read;
+  Object.defineProperty(ReadableStreamBYOBReader.prototype, "read", { value: internals.disguise(reading, read), writable: true, enumerable: true, configurable: true });
+}
+
+/**
+ * Before fixup-transform-stream-backpressure (2024-12-16) a TransformStream's enqueue() did not
+ * turn backpressure on when the readable side filled up, so writes kept going through. The
+ * standard implementation's enqueue is followed by undoing that step (its own fields, as
+ * web-streams-polyfill names them).
+ */
+function transformsIgnoreBackpressure() {
+  const { TransformStreamDefaultController } = internals.streams;
+  const enqueue = TransformStreamDefaultController.prototype.enqueue;
+  const enqueuing = {
+    enqueue(...args) {
+      const stream = this?._controlledTransformStream;
+      const before = stream?._backpressure;
+      Reflect.apply(enqueue, this, args);
+      if (before === false && stream._backpressure === true) {
+        stream._backpressureChangePromise_resolve?.();
+        stream._backpressureChangePromise = new Promise((resolve) => (stream._backpressureChangePromise_resolve = resolve));
+        stream._backpressure = false;
+      }
+    },
+  }.enqueue;
+  Object.defineProperty(TransformStreamDefaultController.prototype, "enqueue", { value: internals.disguise(enqueuing, enqueue), writable: true, enumerable: true, configurable: true });
+}
+
+/** Removes @@toStringTag from the runtime's API classes (and its singletons' classes). */
+function removeToStringTags() {
+  for (const name of Object.getOwnPropertyNames(globalThis)) {
+    if (LANGUAGE_GLOBALS.has(name)) continue;
+    const value = Object.getOwnPropertyDescriptor(globalThis, name).value;
+    let target;
+    if (typeof value === "function" && value.prototype !== null && typeof value.prototype === "object") {
+      target = value.prototype;
+    } else if (value !== null && typeof value === "object" && value !== globalThis) {
+      const proto = Object.getPrototypeOf(value);
+      target = proto === null || proto === Object.prototype ? value : proto;
+    }
+    if (target !== undefined && Object.hasOwn(target, Symbol.toStringTag)) delete target[Symbol.toStringTag];
+  }
+}
+
+const previous = internals.prepareContext;
+internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
+  previous(memoryMb, compatJson);
+  const on = internals.feature;
+  if (!on("enable_weak_ref")) {
+    delete globalThis.WeakRef;
+    delete globalThis.FinalizationRegistry;
+  }
+  if (!on("no_global_importscripts")) {
+    internals.defineGlobal("importScripts", function importScripts(url) {
+      throw new Error("Failed to execute 'importScripts' on 'ServiceWorkerGlobalScope': importScripts() is not implemented (nor is it in Cloudflare Workers).");
+    });
+  }
+  if (on("enable_navigator_language")) {
+    const prototype = Object.getPrototypeOf(globalThis.navigator);
+    Object.defineProperty(prototype, "language", { get: () => "en", enumerable: true, configurable: true });
+    Object.defineProperty(prototype, "languages", { get: () => ["en"], enumerable: true, configurable: true });
+  }
+  if (!on("websocket_standard_binary_type")) delete WebSocket.prototype.binaryType;
+  if (!on("http_headers_getsetcookie")) delete Headers.prototype.getSetCookie;
+  if (!on("streams_enable_constructors")) {
+    const advice = (name) => `To use the new ${name}() constructor, enable the streams_enable_constructors compatibility flag (or use a compatibility date from 2022-11-30).`;
+    internals.defineGlobal("ReadableStream", refusingConstructor(ReadableStream, advice("ReadableStream")));
+    internals.defineGlobal("WritableStream", refusingConstructor(WritableStream, advice("WritableStream")));
+    for (const name of STREAM_CONTROLLERS) delete globalThis[name];
+  }
+  if (!on("transformstream_enable_standard_constructor")) internals.defineGlobal("TransformStream", legacyTransformStream());
+  if (!on("streams_byob_reader_detaches_buffer")) byobReadsKeepBuffers();
+  if (!on("internal_stream_byob_return_view")) byobEndsWithoutView();
+  if (!on("fixup-transform-stream-backpressure")) transformsIgnoreBackpressure();
+  if (!on("capture_async_api_throws")) asyncApisThrow();
+  if (!on("set_tostring_tag")) removeToStringTags();
+};
