@@ -9,7 +9,7 @@ use crate::runtime::log_queue::{dropped_notice, Admit, LogQueue};
 use crate::runtime::pool::{self, Acquired, PoolConfig};
 use crate::runtime::{
   Body, CACHE_BINDING, ExtraModule, QueueEvent, QueueOutcome, RpcEvent, RpcOutcome, Host, Isolation, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Store, StoreKind, Stores,
-  Worker, WorkerError, WorkerOptions, DEFAULT_COMPAT_JSON,
+  Worker, WorkerError, WorkerOptions, default_compat_json,
 };
 use napi::bindgen_prelude::{AsyncTask, Buffer, ClassInstance, Either, FnArgs, Function, Object, PromiseRaw};
 use std::collections::HashMap;
@@ -561,7 +561,7 @@ pub fn create_worker<'env>(
     filename: options.filename,
     format,
     env_json: options.env_json,
-    compat_json: options.compat_json.unwrap_or_else(|| DEFAULT_COMPAT_JSON.into()),
+    compat_json: options.compat_json.unwrap_or_else(|| default_compat_json().into()),
     bindings_json: options.bindings_json,
     allow_eval: options.allow_eval,
     module_loader: options.module_loader.unwrap_or(false),

@@ -37,7 +37,7 @@ pub use queue::{QueueEvent, QueueOutcome, QueueReply};
 pub use rpc::{RpcEvent, RpcOutcome, RpcReply};
 pub use types::{
   Body, BODY_BINDING, CACHE_BINDING, ExtraModule, Host, HostCall, Isolation, ModuleKind, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, WorkerError,
-  WorkerOptions, DEFAULT_COMPAT_JSON,
+  WorkerOptions, default_compat_json,
 };
 pub use store::{Clock, Store, StoreKind, Stores};
 pub use worker::Worker;

@@ -374,3 +374,16 @@ fn a_host_supplied_cf_reaches_request_cf_over_the_default() {
   let response = worker.dispatch_blocking(RequestData::get("http://localhost/")).unwrap();
   assert!(body_text(&response).starts_with("US DFW 395747"), "{}", body_text(&response));
 }
+
+#[test]
+fn the_default_compatibility_settings_are_the_newest_dates_with_implied_features() {
+  let settings: serde_json::Value = serde_json::from_str(crate::runtime::default_compat_json()).unwrap();
+  let enabled: Vec<&str> = settings["enabled"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+  // On by date, including nodejs_compat (2026-08-04); nodejs_compat_v2 and nodejs_zlib by
+  // nodejs_compat's implied-by rules; no experimental feature.
+  for feature in ["global_navigator", "streams_enable_constructors", "url_standard", "nodejs_compat", "nodejs_compat_v2", "nodejs_zlib"] {
+    assert!(enabled.contains(&feature), "{feature} is on by default: {enabled:?}");
+  }
+  assert_eq!(settings["date"], "2026-08-22");
+  assert!(!enabled.contains(&"python_workers"));
+}

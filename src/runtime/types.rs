@@ -216,9 +216,31 @@ impl Isolation {
   pub const DEFAULT_MAX_REUSE: u32 = 1000;
 }
 
-/// The compatibility settings of a worker created without any (from `cargo test`): the features
-/// this core behaves as without flags. `index.js` always passes its own, from `lib/compat.js`.
-pub const DEFAULT_COMPAT_JSON: &str = r#"{"date":"2026-08-22","flags":[],"enabled":["global_navigator"]}"#;
+/// The compatibility settings of a worker created without any (from `cargo test`): what
+/// `lib/compat.js`'s `resolveCompat` gives with no date and no flags, worked out the same way
+/// from the same table (`lib/compat-flags.json`): every feature on by the table's newest date,
+/// then the implied-by rules once, in table order. `index.js` always passes its own.
+pub fn default_compat_json() -> &'static str {
+  static JSON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+  JSON.get_or_init(|| {
+    let table: serde_json::Value = serde_json::from_str(include_str!("../../lib/compat-flags.json")).expect("lib/compat-flags.json is JSON");
+    let date = table["latestDate"].as_str().expect("latestDate").to_owned();
+    let features: Vec<&serde_json::Value> = table["flags"].as_array().expect("flags").iter().filter(|f| f["enable"].is_string() && !f["experimental"].as_bool().unwrap_or(false)).collect();
+    let mut on: Vec<(&str, bool)> = features.iter().map(|f| (f["enable"].as_str().unwrap(), f["date"].as_str().is_some_and(|d| date.as_str() >= d))).collect();
+    for (i, feature) in features.iter().enumerate() {
+      let rule = &feature["impliedBy"];
+      if rule.is_null() || rule["date"].as_str().is_some_and(|d| date.as_str() < d) {
+        continue;
+      }
+      let implied = rule["flags"].as_array().into_iter().flatten().filter_map(|f| f.as_str()).any(|flag| on.iter().any(|&(name, value)| value && name == flag));
+      if implied {
+        on[i].1 = true;
+      }
+    }
+    let enabled: Vec<&str> = on.into_iter().filter(|&(_, value)| value).map(|(name, _)| name).collect();
+    serde_json::json!({ "date": date, "flags": [], "enabled": enabled }).to_string()
+  })
+}
 
 impl WorkerOptions {
   /// Options with defaults for everything but the script; logs go to stderr.
@@ -228,7 +250,7 @@ impl WorkerOptions {
       filename: "worker.js".into(),
       format: None,
       env_json: "{}".into(),
-      compat_json: DEFAULT_COMPAT_JSON.into(),
+      compat_json: default_compat_json().into(),
       bindings_json: "{}".into(),
       allow_eval: false,
       limits: Limits::default(),
