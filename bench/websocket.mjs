@@ -39,6 +39,9 @@ const SCRIPT = `export default { async fetch(request) {
   if (request.headers.get("upgrade") !== "websocket") return new Response("expected a WebSocket upgrade", { status: 426 });
   const [client, server] = Object.values(new WebSocketPair());
   server.accept();
+  // Binary messages as ArrayBuffers, which send() takes back (the default is Blob from
+  // websocket_standard_binary_type's date on, in workerd too).
+  server.binaryType = "arraybuffer";
   let received = 0;
   let outOfOrder = 0;
   server.addEventListener("message", (event) => {

@@ -273,14 +273,14 @@ struct State {
   /// Boots being spawned and workers being disposed by the manager right now.
   busy: usize,
   stats: PoolStats,
-  /// When the last cold start (a create that found no spare) began: spares boot only once
-  /// creates pause (see [`BOOT_QUIET`]).
+  /// When the last cold start of a script the pool had not seen began: spares boot only once
+  /// such creates pause (see [`BOOT_QUIET`]).
   last_cold: Option<Instant>,
 }
 
-/// Spares boot only after this long without a cold start. A burst of creates of new scripts
-/// (a thousand workers made in a loop, or a test runner starting its files) then does not also
-/// boot a spare for each of them on the same cores; the spares follow once it is over.
+/// Spares boot only after this long without a cold start of a new script. A burst of creates of
+/// new scripts (a thousand workers made in a loop) then does not also boot a spare for each of
+/// them on the same cores; the spares follow once it is over.
 const BOOT_QUIET: Duration = Duration::from_millis(25);
 
 struct Pool {
@@ -610,7 +610,11 @@ pub fn acquire(options: WorkerOptions, pooled: bool) -> Acquired {
   let spare = state.slots.get_mut(&key).and_then(|slot| slot.ready.pop_front());
   let Some(spare) = spare else {
     state.stats.misses += 1;
-    state.last_cold = Some(Instant::now());
+    // Only scripts not seen before make a burst that holds spares back (BOOT_QUIET): a script
+    // created again gets its spare as soon as it is booted.
+    if !state.slots.contains_key(&key) {
+      state.last_cold = Some(Instant::now());
+    }
     // Keep the key fresh for LRU even before its first spare exists.
     let clock = state.clock + 1;
     if let Some(slot) = state.slots.get_mut(&key) {
