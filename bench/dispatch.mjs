@@ -295,38 +295,29 @@ for (const name of ENGINES) {
   }
 }
 
-const wb = result.workerbox;
-const mf = result.miniflare;
-if (wb && mf && !wb.error && !mf.error) {
+/**
+ * How many times better workerbox is than `peer`: peer / workerbox for times, workerbox / peer
+ * for throughput; null unless both ran. Every peer has one big-script number (createBigMs),
+ * set against each workerbox variant.
+ */
+function ratiosAgainst(peer) {
+  const wb = result.workerbox;
+  if (!wb || !peer || wb.error || peer.error) return null;
   const r = (a, b) => round(a / b, 2);
-  result.ratio = {
-    createWorkerMean: r(mf.createWorkerMs.mean, wb.createWorkerMs.mean),
-    createWorkerP50: r(mf.createWorkerMs.p50, wb.createWorkerMs.p50),
-    createWorkerP99: r(mf.createWorkerMs.p99, wb.createWorkerMs.p99),
-    // Big script: Miniflare's one number against each workerbox variant.
-    createColdP50: r(mf.createBigMs.p50, wb.createColdMs.p50),
-    createCachedP50: r(mf.createBigMs.p50, wb.createCachedMs.p50),
-    ...(wb.createPooledMs && { createPooledP50: r(mf.createBigMs.p50, wb.createPooledMs.p50) }),
-    sequentialP50: r(mf.sequentialUs.p50, wb.sequentialUs.p50),
-    sequentialP99: r(mf.sequentialUs.p99, wb.sequentialUs.p99),
-    sequentialMean: r(mf.sequentialUs.mean, wb.sequentialUs.mean),
-    concurrent64Rps: r(wb.concurrent64.rps, mf.concurrent64.rps),
+  return {
+    createWorkerMean: r(peer.createWorkerMs.mean, wb.createWorkerMs.mean),
+    createWorkerP50: r(peer.createWorkerMs.p50, wb.createWorkerMs.p50),
+    createWorkerP99: r(peer.createWorkerMs.p99, wb.createWorkerMs.p99),
+    createColdP50: r(peer.createBigMs.p50, wb.createColdMs.p50),
+    createCachedP50: r(peer.createBigMs.p50, wb.createCachedMs.p50),
+    ...(wb.createPooledMs && { createPooledP50: r(peer.createBigMs.p50, wb.createPooledMs.p50) }),
+    sequentialP50: r(peer.sequentialUs.p50, wb.sequentialUs.p50),
+    sequentialP99: r(peer.sequentialUs.p99, wb.sequentialUs.p99),
+    sequentialMean: r(peer.sequentialUs.mean, wb.sequentialUs.mean),
+    concurrent64Rps: r(wb.concurrent64.rps, peer.concurrent64.rps),
   };
-} else {
-  result.ratio = null; // needs both engines to have run
 }
-const edge = result["edge-runtime"];
-if (wb && edge && !wb.error && !edge.error) {
-  const r = (a, b) => round(a / b, 2);
-  result.ratioEdge = {
-    createWorkerP50: r(edge.createWorkerMs.p50, wb.createWorkerMs.p50),
-    createCachedP50: r(edge.createBigMs.p50, wb.createCachedMs.p50),
-    sequentialP50: r(edge.sequentialUs.p50, wb.sequentialUs.p50),
-    sequentialP99: r(edge.sequentialUs.p99, wb.sequentialUs.p99),
-    concurrent64Rps: r(wb.concurrent64.rps, edge.concurrent64.rps),
-  };
-} else {
-  result.ratioEdge = null;
-}
+result.ratio = ratiosAgainst(result.miniflare);
+result.ratioEdge = ratiosAgainst(result["edge-runtime"]);
 
 printJson(result);

@@ -4,8 +4,6 @@
 //! `v8::Global` keyed by id until the answer comes back as a `CallbackMessage`.
 
 use super::{arg_string, state, view_bytes, OpFn};
-use crate::runtime::allocator::Charge;
-use crate::runtime::monitor::StopReason;
 use crate::runtime::messages::SchedulerMessage;
 use crate::runtime::types::{FetchRequest, HostCall};
 use v8::MapFnTo;
@@ -37,14 +35,8 @@ fn pending_io<'s>(
   if super::refuse_at_global_scope(scope) {
     return None;
   }
+  let charge = super::charge_or_stop(scope, bytes, "The worker has used up its memory limit (limits.memoryMb) with pending binding calls and fetches")?;
   let state = state(scope);
-  let Some(charge) = Charge::take(&state.borrow().budget, bytes) else {
-    state.borrow().monitor.terminate(StopReason::Memory);
-    let message = v8::String::new(scope, "The worker has used up its memory limit (limits.memoryMb) with pending binding calls and fetches").unwrap();
-    let error = v8::Exception::range_error(scope, message);
-    scope.throw_exception(error);
-    return None;
-  };
   let resolver = v8::PromiseResolver::new(scope)?;
   let promise = resolver.get_promise(scope);
   let mut s = state.borrow_mut();

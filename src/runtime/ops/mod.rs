@@ -116,6 +116,21 @@ pub(crate) fn refuse_at_global_scope(scope: &mut v8::PinScope) -> bool {
   true
 }
 
+/// Takes `bytes` from the worker's memory budget for something the host keeps for it; when the
+/// budget is used up, stops the worker like any memory bomb (ERR_MEMORY_LIMIT), throws a
+/// RangeError with `message` into the running JS, and returns `None`.
+pub(crate) fn charge_or_stop(scope: &mut v8::PinScope, bytes: usize, message: &str) -> Option<crate::runtime::allocator::Charge> {
+  let state = state(scope);
+  let charge = crate::runtime::allocator::Charge::take(&state.borrow().budget, bytes);
+  if charge.is_none() {
+    state.borrow().monitor.terminate(crate::runtime::monitor::StopReason::Memory);
+    let message = v8::String::new(scope, message).unwrap();
+    let error = v8::Exception::range_error(scope, message);
+    scope.throw_exception(error);
+  }
+  charge
+}
+
 pub(crate) fn throw_type_error(scope: &mut v8::PinScope, message: &str) {
   let message = v8::String::new(scope, message).unwrap();
   let error = v8::Exception::type_error(scope, message);

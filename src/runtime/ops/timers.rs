@@ -5,8 +5,6 @@ use super::{state, OpFn};
 use v8::MapFnTo;
 use crate::runtime::isolate::Timer;
 use crate::runtime::messages::SchedulerMessage;
-use crate::runtime::allocator::Charge;
-use crate::runtime::monitor::StopReason;
 use std::time::Duration;
 
 /// What the host holds for one pending timer (its entry here, the V8 global handle, the
@@ -42,15 +40,9 @@ fn op_timer_start<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallba
   if !internal && super::refuse_at_global_scope(scope) {
     return;
   }
+  // Out of memory: the worker is stopped like any other memory bomb.
+  let Some(charge) = super::charge_or_stop(scope, TIMER_COST, "setTimeout: the worker has used up its memory limit (limits.memoryMb) with pending timers") else { return };
   let state = state(scope);
-  let Some(charge) = Charge::take(&state.borrow().budget, TIMER_COST) else {
-    // Out of memory: the worker is stopped like any other memory bomb.
-    state.borrow().monitor.terminate(StopReason::Memory);
-    let message = v8::String::new(scope, "setTimeout: the worker has used up its memory limit (limits.memoryMb) with pending timers").unwrap();
-    let error = v8::Exception::range_error(scope, message);
-    scope.throw_exception(error);
-    return;
-  };
   let callback = v8::Global::new(scope, callback);
   let mut state = state.borrow_mut();
   let id = state.next_id();
