@@ -147,6 +147,19 @@ class HostBodies {
       this.#holdLoop();
       onEnd();
     };
+    // The reader gave up (cancelled, or the body stalled): a write waiting now is answered
+    // `cancelled` by wake(); otherwise the worker's next call is. When the body stalled, the
+    // worker's pump waits on its own stream and may never call again, so it is told now.
+    const giveUp = (reason, tellWorker) => {
+      body.cancelled = true;
+      body.reason = reason;
+      if (body.release === null && body.ending === null) {
+        bodies.#cancelled.set(id, reason ?? null);
+        if (tellWorker) bodies.#cancelInWorker(id, reason);
+      }
+      body.wake();
+      end();
+    };
     // A body that produces nothing for idleMs while its reader wants more is given up on: the
     // reader gets ERR_BODY_STALLED and the worker's next write is answered as cancelled. Time
     // the reader spends not reading is not counted against the worker.
@@ -158,19 +171,10 @@ class HostBodies {
         if (ended) return;
         if (body.controller === null || body.controller.desiredSize <= 0) return watch();
         const error = bodyStalled(idleMs);
-        body.cancelled = true;
-        body.reason = error.message;
-        if (body.release === null && body.ending === null) {
-          // No write is waiting for an answer: the worker's pump waits on its stream, so it is
-          // told now (and its next call, if any, is answered as cancelled).
-          bodies.#cancelled.set(id, body.reason);
-          bodies.#cancelInWorker(id, body.reason);
-        }
-        body.wake();
         try {
           body.controller.error(error);
         } catch {}
-        end();
+        giveUp(error.message, true);
       }, idleMs);
     };
     body.onProgress = watch;
@@ -187,12 +191,7 @@ class HostBodies {
           body.wake();
         },
         cancel(reason) {
-          body.cancelled = true;
-          body.reason = reason === undefined ? undefined : String(reason instanceof Error ? reason.message : reason);
-          // A write waiting now is answered `cancelled` by wake(); otherwise the next one is.
-          if (body.release === null && body.ending === null) bodies.#cancelled.set(id, body.reason ?? null);
-          body.wake();
-          end();
+          giveUp(reason === undefined ? undefined : String(reason instanceof Error ? reason.message : reason), false);
         },
       },
       { highWaterMark: HIGH_WATER_BYTES, size: (chunk) => chunk.byteLength },

@@ -121,6 +121,22 @@ const regexpExec = RegExp.prototype.exec;
 const LONG_REPLACE = 2 ** 20;
 const JOIN_PIECES = 2 ** 16;
 
+/** A long result built from pieces, joined a bounded number at a time. */
+function joiner() {
+  let done = "";
+  let batch = [];
+  return {
+    add(...parts) {
+      batch.push(...parts);
+      if (batch.length >= JOIN_PIECES) {
+        done += batch.join("");
+        batch = [];
+      }
+    },
+    result: () => done + batch.join(""),
+  };
+}
+
 function toLength(value) {
   const n = Math.trunc(Number(value));
   return Number.isNaN(n) || n <= 0 ? 0 : Math.min(n, Number.MAX_SAFE_INTEGER);
@@ -207,8 +223,7 @@ function regexpReplaceLong(rx, text, replaceValue) {
       rx.lastIndex = at + (wide ? 2 : 1);
     }
   }
-  let out = "";
-  let pieces = [];
+  const out = joiner();
   let next = 0;
   for (const result of results) {
     const count = Math.max(toLength(result.length) - 1, 0);
@@ -229,16 +244,12 @@ function regexpReplaceLong(rx, text, replaceValue) {
       replacement = substitution(matched, text, position, captures, groups === undefined ? undefined : Object(groups), template);
     }
     if (position >= next) {
-      pieces.push(text.slice(next, position), replacement);
+      out.add(text.slice(next, position), replacement);
       next = position + matched.length;
-      if (pieces.length >= JOIN_PIECES) {
-        out += pieces.join("");
-        pieces = [];
-      }
     }
   }
-  if (next < text.length) pieces.push(text.slice(next));
-  return out + pieces.join("");
+  if (next < text.length) out.add(text.slice(next));
+  return out.result();
 }
 
 // JSON.parse: an array needs two characters an element ("0,"), so only a text of twice the
@@ -255,10 +266,9 @@ guard(JSON, "parse", (parse) => ({
 // match in one built-in call that never looks for a termination request, so on a string of tens
 // of millions of characters neither limits.cpuMs nor dispose() could stop it (the worker was
 // declared failed, and a core stayed busy for half a minute). On long strings the same steps
-// run here in JavaScript, which a limit can stop: the matches are found with indexOf, each
-// replacement is made as the specification's GetSubstitution makes it for a string pattern
-// ($$, $&, $` and $'; anything else after a $ stays as it is), and the pieces are joined a
-// bounded number at a time. Shorter strings, RegExp patterns and objects with @@replace go to the
+// run here in JavaScript, which a limit can stop: the matches are found with indexOf, and each
+// replacement is made by the same GetSubstitution as the RegExp path above (a string pattern
+// has no captures). Shorter strings, RegExp patterns and objects with @@replace go to the
 // built-in as before.
 guard(String.prototype, "replaceAll", (replaceAll) => ({
   replaceAll(searchValue, replaceValue) {
@@ -271,30 +281,22 @@ guard(String.prototype, "replaceAll", (replaceAll) => ({
     const functional = typeof replaceValue === "function";
     const replacement = functional ? undefined : `${replaceValue}`;
     const step = Math.max(1, search.length);
-    const substitute = (at) => {
-      if (functional) return `${replaceValue(search, at, text)}`;
-      if (!replacement.includes("$")) return replacement;
-      return replacement.replace(/\$([$&`'])/g, (_, kind) => (kind === "$" ? "$" : kind === "&" ? search : kind === "`" ? text.slice(0, at) : text.slice(at + search.length)));
-    };
-    let result = "";
-    let pieces = [];
+    // A string pattern has no captures: GetSubstitution leaves $1 and $<name> as they are.
+    const substitute = (at) => (functional ? `${replaceValue(search, at, text)}` : substitution(search, text, at, [], undefined, replacement));
+    const out = joiner();
     let end = 0;
     // One pass: the replacer cannot change the string, so finding all matches first (as the
     // specification words it) and replacing as they are found give the same calls and result.
     for (let at = text.indexOf(search, 0); at !== -1; ) {
-      pieces.push(text.slice(end, at), substitute(at));
+      out.add(text.slice(end, at), substitute(at));
       end = at + search.length;
-      if (pieces.length >= JOIN_PIECES) {
-        result += pieces.join("");
-        pieces = [];
-      }
       const from = at + step;
       // An empty search string also matches at the very end, once.
       if (from > text.length) break;
       at = text.indexOf(search, from);
     }
-    pieces.push(text.slice(end));
-    return result + pieces.join("");
+    out.add(text.slice(end));
+    return out.result();
   },
 }).replaceAll);
 

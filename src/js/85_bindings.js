@@ -66,9 +66,7 @@ internals.hostBodyStream = (stream) =>
     },
   });
 
-/** Pumps waiting on their worker stream for the next chunk, and how to stop each. */
-const readingPumps = new Set();
-/** The same pumps by stream id, for the host's cancellations (internals.cancelResponseBody). */
+/** Pumps waiting on their worker stream for the next chunk: how to stop each, by stream id. */
 const pumpsByStream = new Map();
 
 /** Stops a pump because the host gave up on its body: it cancels its stream with `reason`. */
@@ -90,13 +88,11 @@ internals.pumpToHost = async function pumpToHost(stream, body) {
     for (;;) {
       let stop;
       const stopped = new Promise((_, reject) => (stop = reject));
-      readingPumps.add(stop);
       pumpsByStream.set(stream, stop);
       let next;
       try {
         next = await Promise.race([reader.read(), stopped]);
       } finally {
-        readingPumps.delete(stop);
         pumpsByStream.delete(stream);
       }
       const { done, value } = next;
@@ -142,7 +138,7 @@ internals.abortStalledBodies = function abortStalledBodies() {
   const error = new TypeError(
     "The worker's response body stalled: its stream is waiting for a chunk, but no timer, I/O or binding call is left that could produce one.",
   );
-  const stalled = [...readingPumps];
+  const stalled = [...pumpsByStream.values()];
   for (const stop of stalled) stop(error);
   return stalled.length;
 };

@@ -114,17 +114,22 @@ impl HeldBytes {
   /// their bytes back), as V8 does before an ArrayBuffer allocation fails; if that is not
   /// enough, the bytes are charged anyway (they exist already) and the worker is stopped with
   /// ERR_MEMORY_LIMIT, so the host holds at most `memoryMb` plus this one buffer.
-  pub(crate) fn charge(&self, isolate: &mut v8::Isolate, len: usize) -> Charge {
-    if let Some(charge) = Charge::take(&self.budget, len) {
-      return charge;
+  /// `None` when the isolate has no such slot (nothing to charge to).
+  pub(crate) fn charge(isolate: &mut v8::Isolate, len: usize) -> Option<Charge> {
+    let (budget, monitor) = {
+      let held = isolate.get_slot::<HeldBytes>()?;
+      (held.budget.clone(), held.monitor.clone())
+    };
+    if let Some(charge) = Charge::take(&budget, len) {
+      return Some(charge);
     }
     isolate.low_memory_notification();
-    if let Some(charge) = Charge::take(&self.budget, len) {
-      return charge;
+    if let Some(charge) = Charge::take(&budget, len) {
+      return Some(charge);
     }
-    self.monitor.terminate(super::monitor::StopReason::Memory);
-    self.budget.used.fetch_add(len, Ordering::AcqRel);
-    Charge { budget: self.budget.clone(), bytes: len }
+    monitor.terminate(super::monitor::StopReason::Memory);
+    budget.used.fetch_add(len, Ordering::AcqRel);
+    Some(Charge { budget, bytes: len })
   }
 }
 

@@ -146,10 +146,17 @@ impl WaitPolicy {
 }
 
 /// The isolate thread's wait for its next message: a short poll, while it pays off, then sleep.
-#[derive(Default)]
 pub struct IdleSpin {
-  /// Messages have lately come soon after the thread went idle.
+  /// Messages have not lately come soon after the thread went idle.
   off: bool,
+}
+
+impl Default for IdleSpin {
+  /// Off until a message comes that soon: a worker just booted (a thousand made in a loop) does
+  /// not poll before its first request.
+  fn default() -> Self {
+    Self { off: true }
+  }
 }
 
 impl IdleSpin {

@@ -187,8 +187,7 @@ pub(crate) fn uint8_array<'s>(scope: &mut v8::PinScope<'s, '_>, bytes: Vec<u8>) 
   let store = if len == 0 {
     v8::ArrayBuffer::new_backing_store_from_vec(bytes)
   } else {
-    let holder = scope.get_slot::<crate::runtime::allocator::HeldBytes>().map(|h| (h.budget.clone(), h.monitor.clone()));
-    let charge = holder.map(|(budget, monitor)| crate::runtime::allocator::HeldBytes { budget, monitor }.charge(scope, len));
+    let charge = crate::runtime::allocator::HeldBytes::charge(scope, len);
     let mut held = Box::new(Held { bytes, _charge: charge });
     let data = held.bytes.as_mut_ptr() as *mut std::ffi::c_void;
     // SAFETY: `data` points to `len` bytes owned by `held`, which stays alive (and unmoved: the
