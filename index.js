@@ -4,6 +4,8 @@
 // worker errors as real Error objects. The work itself happens in the native addon (native.js).
 
 const native = require("./native.js");
+// V8 starts and the saved snapshot is read on a thread of their own while the rest loads.
+native.prewarm();
 const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
 const { resolveCompat } = require("./lib/compat.js");
 const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
@@ -366,10 +368,9 @@ async function createWorker(options) {
   let worker;
   const dispatcher = createDispatcher(definitions, dispatch, bodies, () => worker);
   const creating = native.createWorker({ script, filename, format, envJson, bindingsJson, compatJson: JSON.stringify(compat), allowEval, publicNetworkOnly: network === "public", modules, limits: limits && engineLimits, codeCache, cacheDir, isolation, maxReuse, pool, privateCache, moduleLoader }, log, dispatcher, channel, stores, inspector?.native);
-  // Node loads its fetch classes (Response, Headers) on first use, about 25 ms; every dispatch
-  // needs them. The first worker of a process has them loaded while its isolate starts on its
-  // own threads, instead of delaying its first response.
-  void globalThis.Response;
+  // Node's own fetch classes (Response, Headers) are not touched here: Node loads them on first
+  // use (about 12-25 ms, once per process), which the first dispatch pays. Work that never
+  // dispatches from Node (a Vitest run, RPC, queues, scheduled events) never loads them.
   const outcome = await creating;
   if (!(outcome instanceof native.NativeWorker)) {
     inspector?.close();

@@ -845,3 +845,4 @@ module.exports.codeCacheStats = nativeBinding.codeCacheStats
 module.exports.configurePool = nativeBinding.configurePool
 module.exports.createWorker = nativeBinding.createWorker
 module.exports.poolStats = nativeBinding.poolStats
+module.exports.prewarm = nativeBinding.prewarm

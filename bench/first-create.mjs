@@ -3,10 +3,10 @@
 // (WORKERBOX_CACHE_DIR=""), with an empty per-user cache (the process makes and saves the
 // snapshot), and with a warm one (the next process loads it). Prints one JSON object (medians).
 //
-// createWorker also has Node load its own fetch classes (Response, Headers: about 25 ms on Node
-// 24, Node's cost, which the first dispatch would otherwise pay) while the isolate starts on its
-// own threads. `warmUserCacheFetchLoaded` is the warm case in a process that loaded them before
-// the clock starts: what the engine itself takes.
+// Node loads its own fetch classes (Response, Headers) on first use, 12-25 ms on Node 24: the
+// first dispatch pays that (createWorker does not touch them), as any first use of Node's fetch
+// does. `warmUserCacheFetchLoaded` is the warm case in a process that loaded them before the
+// clock starts, so its firstRequestMs is the engine's alone.
 //
 //   node bench/first-create.mjs [--quick]
 import { execFileSync } from "node:child_process";

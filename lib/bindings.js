@@ -7,7 +7,6 @@
 // thread answers itself.
 
 const path = require("node:path");
-const crypto = require("node:crypto");
 const { NativeStore } = require("../native.js");
 const rpc = require("./rpc.js");
 
@@ -160,7 +159,7 @@ function objectMeta(key, object) {
     key,
     version: object.version ?? "",
     size: object.size ?? value.byteLength,
-    etag: object.etag ?? crypto.createHash("md5").update(value).digest("hex"),
+    etag: object.etag ?? require("node:crypto").createHash("md5").update(value).digest("hex"),
     uploaded: new Date(object.uploaded ?? 0).getTime(),
     httpMetadata: object.httpMetadata ?? {},
     customMetadata: object.customMetadata ?? {},

@@ -8,7 +8,6 @@
 // objects, and the host API on the binding (ids, get, runInDurableObject, runAlarm, evict).
 
 const path = require("node:path");
-const crypto = require("node:crypto");
 const { Binding } = require("./bindings.js");
 const rpc = require("./rpc.js");
 
@@ -240,7 +239,7 @@ class DurableObjectNamespaceBinding extends Binding {
 
   /** The id `env.NS.idFromName(name)` gives in the worker, as a hex string. */
   idFromName(name) {
-    return crypto.createHmac("sha256", this.className).update(String(name)).digest("hex");
+    return require("node:crypto").createHmac("sha256", this.className).update(String(name)).digest("hex");
   }
 
   /** The ids of the objects that have storage (files under `dir`, or databases in memory). */

@@ -5,8 +5,6 @@
 // some worker is inspected, on loopback unless a host is given.
 "use strict";
 
-const http = require("node:http");
-const crypto = require("node:crypto");
 
 const DEFAULT_PORT = 9229;
 const DEFAULT_HOST = "127.0.0.1";
@@ -59,7 +57,7 @@ async function serverFor(host, port) {
   let entry = servers.get(key);
   if (entry === undefined || port === 0) {
     const { WebSocketServer } = require("ws");
-    const server = http.createServer();
+    const server = require("node:http").createServer();
     const wss = new WebSocketServer({ noServer: true });
     entry = { server, targets: new Map(), address: null };
     const current = entry;
@@ -104,7 +102,7 @@ async function createInspector(options, filename, NativeInspector) {
     if (ws && ws.readyState === 1) ws.send(message);
   });
   const target = {
-    id: crypto.randomUUID(),
+    id: require("node:crypto").randomUUID(),
     name: options.name,
     filename,
     attach(ws) {

@@ -12,10 +12,11 @@
 // (its messages would be lost at exit); a `dir` queue's timers never do, since its messages are
 // on disk and the next process delivers them.
 
-const crypto = require("node:crypto");
 const path = require("node:path");
-const v8 = require("node:v8");
 const { Binding } = require("./bindings.js");
+// node:v8 is loaded on first use (loading it with the package would slow every require).
+let v8;
+const nodeV8 = () => (v8 ??= require("node:v8"));
 
 const CONTENT_TYPES = new Set(["text", "bytes", "json", "v8"]);
 const DELAY_LIMIT = 86400;
@@ -66,7 +67,7 @@ function decodeBody(contentType, bytes) {
     case "json":
       return JSON.parse(bytes.toString("utf8"));
     default: {
-      const reader = new v8.Deserializer(bytes);
+      const reader = new (nodeV8().Deserializer)(bytes);
       reader.readHeader();
       return reader.readValue();
     }
@@ -89,7 +90,7 @@ function encodeBody(contentType, body, where) {
     }
     default: {
       // V8's own format without Node's host-object extensions, which the worker could not read.
-      const writer = new v8.Serializer();
+      const writer = new (nodeV8().Serializer)();
       writer.writeHeader();
       try {
         writer.writeValue(body);
@@ -240,7 +241,7 @@ class Queue extends Binding {
       const body = Buffer.from(bytes ? bytes.subarray(offset, offset + m.size) : Buffer.alloc(0));
       offset += m.size;
       const delay = m.delaySeconds ?? args.delaySeconds ?? this.#options.deliveryDelay;
-      return { id: crypto.randomBytes(16).toString("hex"), timestamp: now, contentType: m.contentType, body, attempts: 0, due: now + delay * 1000 };
+      return { id: require("node:crypto").randomBytes(16).toString("hex"), timestamp: now, contentType: m.contentType, body, attempts: 0, due: now + delay * 1000 };
     });
     if (this.#handler !== null) {
       await this.#handler(messages.map((m) => ({ id: m.id, timestamp: new Date(m.timestamp), contentType: m.contentType, body: decodeBody(m.contentType, m.body), delaySeconds: (m.due - now) / 1000 })));
@@ -652,7 +653,7 @@ function batchFromInput(input) {
     if (m === null || typeof m !== "object") throw new TypeError(`${where} must be an object such as { body }`);
     const contentType = m.contentType ?? "v8";
     if (!CONTENT_TYPES.has(contentType)) throw new TypeError(`${where}.contentType must be "text", "bytes", "json" or "v8", got ${shown(contentType)}`);
-    const id = m.id ?? crypto.randomBytes(16).toString("hex");
+    const id = m.id ?? require("node:crypto").randomBytes(16).toString("hex");
     if (typeof id !== "string" || id === "") throw new TypeError(`${where}.id must be a non-empty string`);
     const timestamp = m.timestamp === undefined ? Date.now() : m.timestamp instanceof Date ? m.timestamp.getTime() : m.timestamp;
     if (typeof timestamp !== "number" || !Number.isFinite(timestamp)) throw new TypeError(`${where}.timestamp must be a Date or milliseconds since the epoch`);

@@ -7,19 +7,20 @@
 // A service bound to a plain Node object (not a worker) is called here directly, with Node's
 // own V8 (de)serializer.
 
-const v8 = require("node:v8");
-
+// node:v8 is loaded on first use (loading it with the package would slow every require).
+let v8;
+const nodeV8 = () => (v8 ??= require("node:v8"));
 // Node's v8.serialize() writes typed arrays and Buffers as Node-only host objects; the plain
 // Serializer writes them as V8 itself does, which is what a worker reads.
 function serialize(value) {
-  const serializer = new v8.Serializer();
+  const serializer = new (nodeV8().Serializer)();
   serializer.writeHeader();
   serializer.writeValue(value);
   return serializer.releaseBuffer();
 }
 
 function deserialize(bytes) {
-  const deserializer = new v8.Deserializer(bytes);
+  const deserializer = new (nodeV8().Deserializer)(bytes);
   deserializer.readHeader();
   return deserializer.readValue();
 }

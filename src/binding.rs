@@ -513,6 +513,13 @@ fn native_response(response: ResponseData) -> NativeResponse {
   }
 }
 
+/// Starts V8 and reads the saved startup snapshot off Node's thread (index.js calls it when it
+/// loads), so that the first worker of the process starts sooner.
+#[napi]
+pub fn prewarm() {
+  crate::runtime::prewarm();
+}
+
 /// Starts a worker. Resolves to a `NativeWorker`, or to a `NativeError` if the script failed
 /// to load (resolving rather than rejecting lets `index.js` build the right error class). A
 /// warm spare from the pool is returned as it is, without a promise. `stores` maps binding

@@ -32,6 +32,7 @@ mod worker;
 
 pub use code_cache::{stats as code_cache_stats, CodeCacheStats};
 pub use isolate::ReadyCallback;
+pub use platform::prewarm;
 pub use messages::{DispatchReply, ScheduledReply, SettledReply};
 pub use queue::{QueueEvent, QueueOutcome, QueueReply};
 pub use rpc::{RpcEvent, RpcOutcome, RpcReply};
@@ -44,3 +45,4 @@ pub use worker::Worker;
 
 #[cfg(test)]
 mod tests;
+

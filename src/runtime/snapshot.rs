@@ -16,7 +16,9 @@
 //! snapshot depends on (V8 version and flags, bootstrap sources, the op table) and carries a
 //! CRC-32 of its contents, checked before V8 sees it (it guards against torn or damaged files,
 //! and takes about a tenth of the time a SHA-256 of the 1.4 MB blob took on the first create).
-//! Writing one removes all but the three newest files of other builds from its folder.
+//! Writing one removes all but the three newest files of other builds from its folder. When the
+//! addon loads, a thread of its own reads and checks the per-user file ([`preload`]), so the
+//! first worker does not wait for the disk.
 
 use super::code_cache::{hex, write_atomically, KeyHash};
 use super::isolate::{call_internal, install_runtime, BOOTSTRAP_FILES, EAGER_FILES, STREAMS_PONYFILL};
@@ -32,6 +34,27 @@ const MAGIC: &[u8; 8] = b"WBSNAP02";
 const HEADER: usize = MAGIC.len() + 4;
 
 static SNAPSHOT: OnceLock<Option<&'static [u8]>> = OnceLock::new();
+
+/// The per-user cache's snapshot file as [`preload`] read it ahead of the first worker: its
+/// path and blob (`None` when it was missing or damaged).
+static PRELOADED: OnceLock<(PathBuf, Option<&'static [u8]>)> = OnceLock::new();
+
+/// Reads and checks the per-user cache's snapshot file ahead of need (called off Node's thread
+/// when the addon loads, see `platform::prewarm`), so that the first `createWorker` finds it in
+/// memory. Which snapshot a process uses is still decided by its first worker (its `cacheDir`
+/// comes first); this only saves the read when that is the per-user one.
+pub(crate) fn preload() {
+  if std::env::var_os("WORKERBOX_NO_SNAPSHOT").is_some_and(|v| v != "0") || SNAPSHOT.get().is_some() {
+    return;
+  }
+  if let Some(dir) = user_cache_dir() {
+    let file = snapshot_file(&dir);
+    PRELOADED.get_or_init(|| {
+      let blob = read(&file);
+      (file, blob)
+    });
+  }
+}
 
 /// The per-user folder the snapshot is kept in when the first worker has no `cacheDir`, or
 /// `None` when `WORKERBOX_CACHE_DIR` is set to an empty string or no home folder is known.
@@ -139,6 +162,14 @@ fn snapshot_file(dir: &Path) -> PathBuf {
 /// are ignored and replaced).
 /// The blob is kept where it was read (it lives as long as the process), not copied.
 fn load(file: &Path) -> Option<&'static [u8]> {
+  match PRELOADED.get() {
+    Some((preloaded, blob)) if preloaded == file => *blob,
+    _ => read(file),
+  }
+}
+
+/// Reads a snapshot file and checks its magic and checksum.
+fn read(file: &Path) -> Option<&'static [u8]> {
   let contents = std::fs::read(file).ok()?;
   if contents.len() < HEADER || !contents.starts_with(MAGIC) {
     return None;
