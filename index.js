@@ -362,8 +362,12 @@ async function createWorker(options) {
   const { bodyIdleMs, ...engineLimits } = limits ?? {};
   const bodies = new HostBodies(bodyIdleMs, (stream, reason) => {
     const handle = worker === undefined ? undefined : nativeOf(worker);
-    if (handle === undefined || handle.disposed) return;
-    handle.rpc(JSON.stringify({ kind: "body", stream, reason }), Buffer.alloc(0)).catch(() => {});
+    if (handle === undefined || handle.disposed) return Promise.resolve(false);
+    // Resolves to whether a pump waiting on its stream was stopped (then it will not call again).
+    return handle.rpc(JSON.stringify({ kind: "body", stream, reason }), Buffer.alloc(0)).then(
+      (outcome) => outcome.result !== undefined && outcome.result !== null && rpc.deserialize(outcome.result) === true,
+      () => false,
+    );
   });
   let worker;
   const dispatcher = createDispatcher(definitions, dispatch, bodies, () => worker);

@@ -144,6 +144,37 @@ test("a body that stops producing while a timer keeps the worker busy errors the
   assert.equal(await steady.text(), "chunk 1;chunk 2;chunk 3;chunk 4;chunk 5;");
 });
 
+test("cancelling in Node a body whose worker stream is stuck cancels the worker's stream at once", async (t) => {
+  const worker = await useWorker(t, {
+    script: `let cancelled = null;
+    export default { async fetch(request) {
+      if (new URL(request.url).pathname === "/state") return Response.json(cancelled);
+      let first = true;
+      return new Response(new ReadableStream({
+        pull(controller) {
+          if (first) { first = false; controller.enqueue(new TextEncoder().encode("head;")); return; }
+          // No other chunk ever comes; the interval keeps the event alive.
+          setInterval(() => {}, 20);
+          return new Promise(() => {});
+        },
+        cancel(reason) { cancelled = String(reason); },
+      }));
+    } }`,
+  });
+  const response = await dispatch(worker, "http://localhost/stuck");
+  const reader = response.body.getReader();
+  assert.equal(new TextDecoder().decode((await reader.read()).value), "head;");
+  // Let the worker's pump go back to waiting on its stream before the cancel.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await reader.cancel("the client went away");
+  let state = null;
+  for (const deadline = Date.now() + 5000; state === null && Date.now() < deadline; ) {
+    state = await (await dispatch(worker, "http://localhost/state")).json();
+    if (state === null) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.equal(state, "the client went away");
+});
+
 test("an error in the worker's stream errors the body in Node with the worker's message", async (t) => {
   const worker = await useWorker(t, {
     script: `export default { async fetch() {

@@ -86,17 +86,20 @@ class HostBodies {
   #keepAlive = null;
 
   /**
-   * Keeps Node's event loop alive while a body is open: the worker's calls arrive through a
-   * thread-safe function that does not hold the loop open by itself.
+   * Tells the worker to cancel response body `id`'s stream: (id, reason) => Promise<boolean>,
+   * true when that stopped a pump waiting on its stream (which will then not call again).
    */
-  /** Tells the worker to cancel response body `id`'s stream: (id, reason) => void. */
   #cancelInWorker;
 
-  constructor(idleMs = DEFAULT_BODY_IDLE_MS, cancelInWorker = () => {}) {
+  constructor(idleMs = DEFAULT_BODY_IDLE_MS, cancelInWorker = async () => false) {
     this.#idleMs = idleMs;
     this.#cancelInWorker = cancelInWorker;
   }
 
+  /**
+   * Keeps Node's event loop alive while a body is open: the worker's calls arrive through a
+   * thread-safe function that does not hold the loop open by itself.
+   */
   #holdLoop() {
     const open = this.#requests.size + this.#responses.size > 0;
     if (open && this.#keepAlive === null) this.#keepAlive = setInterval(() => {}, 2 ** 30);
@@ -148,14 +151,22 @@ class HostBodies {
       onEnd();
     };
     // The reader gave up (cancelled, or the body stalled): a write waiting now is answered
-    // `cancelled` by wake(); otherwise the worker's next call is. When the body stalled, the
-    // worker's pump waits on its own stream and may never call again, so it is told now.
-    const giveUp = (reason, tellWorker) => {
+    // `cancelled` by wake(). Otherwise the worker's pump is either waiting on its own stream,
+    // which may never give another chunk (a stuck stream, a far timer), so the worker is told
+    // now and cancels it; or between a read and its next write, which is answered from
+    // #cancelled.
+    const giveUp = (reason) => {
       body.cancelled = true;
       body.reason = reason;
       if (body.release === null && body.ending === null) {
-        bodies.#cancelled.set(id, reason ?? null);
-        if (tellWorker) bodies.#cancelInWorker(id, reason);
+        const cancelled = bodies.#cancelled;
+        cancelled.set(id, reason ?? null);
+        bodies.#cancelInWorker(id, reason).then(
+          (stopped) => {
+            if (stopped) cancelled.delete(id);
+          },
+          () => {},
+        );
       }
       body.wake();
       end();
@@ -174,7 +185,7 @@ class HostBodies {
         try {
           body.controller.error(error);
         } catch {}
-        giveUp(error.message, true);
+        giveUp(error.message);
       }, idleMs);
     };
     body.onProgress = watch;
@@ -191,7 +202,7 @@ class HostBodies {
           body.wake();
         },
         cancel(reason) {
-          giveUp(reason === undefined ? undefined : String(reason instanceof Error ? reason.message : reason), false);
+          giveUp(reason === undefined ? undefined : String(reason instanceof Error ? reason.message : reason));
         },
       },
       { highWaterMark: HIGH_WATER_BYTES, size: (chunk) => chunk.byteLength },
