@@ -40,6 +40,19 @@ test("an infinite loop is stopped by limits.cpuMs, and the worker restarts", asy
   assert.ok(lines.some(([level, m]) => level === "warn" && /restarted with a fresh isolate/.test(m)));
 });
 
+test("a tight loop V8's optimizing compiler would unroll is stopped too (it lost its interrupt check in V8 15.2)", async (t) => {
+  const worker = await useWorker(t, {
+    script: `export default { fetch(request) {
+      if (request.url.endsWith("/ok")) return new Response("fine");
+      let a;
+      for (;;) { a = new Array(1000); a.fill(0); }
+    } }`,
+    limits: { cpuMs: 100 },
+  });
+  await assert.rejects(dispatch(worker, "http://localhost/"), (e) => e.code === "ERR_CPU_LIMIT" && /limits\.cpuMs/.test(e.message));
+  assert.equal(await (await dispatch(worker, "http://localhost/ok")).text(), "fine");
+});
+
 test("an infinite microtask loop is stopped too", async (t) => {
   const worker = await useWorker(t, { script: ROUTES, limits: { cpuMs: 50 } });
   await expectLimit(worker, "/microtasks", "ERR_CPU_LIMIT", /limits\.cpuMs/);

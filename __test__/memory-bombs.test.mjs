@@ -52,6 +52,10 @@ const memoryBombs = [
   ["arrays of a million doubles kept alive", "const k = []; for (;;) k.push(new Array(1e6).fill(1.5))"],
   ["typed arrays past the ArrayBuffer cap", "const k = []; for (;;) k.push(new Uint8Array(1 << 20))"],
   ["Array.from with a billion elements", "Array.from({ length: 1e9 })"],
+  // In loops Turboshaft unrolled, V8 15.2 lost the interrupt check: the first grew the heap past
+  // 15 GB and V8 aborted the process (src/runtime/platform.rs, V8_FLAGS).
+  ["small arrays kept alive in a tight loop", "const k = []; for (;;) k.push(new Array(1000))"],
+  ["small filled arrays kept alive in a tight loop", "const k = []; for (;;) k.push(new Array(1000).fill(1))"],
 ];
 
 // Built-ins that V8 aborts in ("Fatal JavaScript invalid size error": an array longer than

@@ -17,8 +17,13 @@ use std::sync::OnceLock;
 static PLATFORM: OnceLock<v8::SharedRef<v8::Platform>> = OnceLock::new();
 
 /// The V8 flags workerbox sets (a saved startup snapshot is only valid under the same ones).
-/// None today: V8 15 removed `--no-wasm-async-compilation`, which 12.9 needed.
-pub(crate) const V8_FLAGS: &str = "";
+///
+/// `--no-turboshaft-loop-unrolling`: in V8 15.2, a loop that Turboshaft unrolls can lose its
+/// interrupt check, so `TerminateExecution` never takes effect in it. `for (;;) { const a = new
+/// Array(1000); a.fill(0) }` (once optimized) ignored every limit, and `for (;;) k.push(new
+/// Array(1000))` grew the heap past 15 GB until V8 aborted the process. Without unrolling, both
+/// stop at once (Node's V8 13/14 stop them too); loop-heavy code measured no slower.
+pub(crate) const V8_FLAGS: &str = "--no-turboshaft-loop-unrolling";
 
 /// Initialises V8 for this process if that has not happened yet and returns its platform.
 /// Cheap after the first call.

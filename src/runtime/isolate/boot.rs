@@ -80,11 +80,11 @@ fn report_from_microtask<'s>(scope: &mut v8::PinScope<'s, '_>, _args: v8::Functi
 pub(super) fn boot(isolate: &mut v8::OwnedIsolate, options: &WorkerOptions, state: &StateRef) -> Result<(Ctx, ScriptFormat), WorkerError> {
   v8::scope!(let scope, isolate);
   let loaded = load_context(scope, options, state, options.format, None);
-  let stop = state.borrow().monitor.take_stop();
-  if let Some(reason) = stop.filter(|r| *r != StopReason::Dispose) {
-    return Err(limit_error(reason, &options.limits, true));
+  match state.borrow().monitor.take_stop() {
+    Some(StopReason::Dispose) => Err(WorkerError::Disposed("the worker was disposed while its script loaded".into())),
+    Some(reason) => Err(limit_error(reason, &options.limits, true)),
+    None => loaded,
   }
-  loaded
 }
 
 /// Creates a context (from the startup snapshot, or by running the bootstrap), runs the user's

@@ -341,9 +341,12 @@ pub(crate) fn run(startup: Startup) {
         }
         None => {
           // The script started before, so this is not the script's fault (e.g. the memory
-          // limit hit again during start-up). Stop for good rather than loop.
-          let sink = options.log.clone();
-          sink(LogLevel::Error, format!("workerbox: the worker could not restart and is stopping: {error}"));
+          // limit hit again during start-up). Stop for good rather than loop. A dispose that
+          // came while the fresh isolate started is no failure.
+          if !matches!(error, WorkerError::Disposed(_)) {
+            let sink = options.log.clone();
+            sink(LogLevel::Error, format!("workerbox: the worker could not restart and is stopping: {error}"));
+          }
           PumpExit::Shutdown
         }
       },
