@@ -52,6 +52,8 @@ pub(crate) struct Monitor {
   heap_limit_hits: AtomicU32,
   /// The worker's heap limit (`memoryMb`), checked after each full GC.
   heap_soft_limit: AtomicU64,
+  /// A full GC was asked for because a young-generation GC found the heap over the limit.
+  full_gc_asked: AtomicBool,
   /// Set when terminated JS did not stop within the grace period.
   pub failed: AtomicBool,
   /// A debugger has attached (`inspector.rs`): pauses are wall time, so wall-clock limits no
@@ -103,6 +105,7 @@ impl Monitor {
   /// A dispose stays pending.
   pub fn begin_isolate(&self) {
     self.heap_limit_hits.store(0, Ordering::SeqCst);
+    self.full_gc_asked.store(false, Ordering::Release);
     for stale in [StopReason::Cpu, StopReason::Wall, StopReason::Memory] {
       let _ = self.stop.compare_exchange(stale as u8, 0, Ordering::AcqRel, Ordering::Acquire);
     }
@@ -117,6 +120,16 @@ impl Monitor {
       0 => usize::MAX,
       n => n as usize,
     }
+  }
+
+  /// Records that a full GC is being asked for; false if one already is (until it has run).
+  pub fn ask_full_gc(&self) -> bool {
+    !self.full_gc_asked.swap(true, Ordering::AcqRel)
+  }
+
+  /// A full GC ran: a later young-generation GC may ask for another.
+  pub fn full_gc_done(&self) {
+    self.full_gc_asked.store(false, Ordering::Release);
   }
 
   /// Counts a heap-limit hit of the current isolate; returns how many there have been.

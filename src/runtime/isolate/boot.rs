@@ -25,6 +25,7 @@ pub(super) fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> (v
   isolate.add_near_heap_limit_callback(near_heap_limit, Arc::as_ptr(monitor) as *mut c_void);
   monitor.set_heap_soft_limit(bytes);
   isolate.add_gc_epilogue_callback(after_full_gc, Arc::as_ptr(monitor) as *mut c_void, v8::GCType::kGCTypeMarkSweepCompact);
+  isolate.add_gc_epilogue_callback(after_young_gc, Arc::as_ptr(monitor) as *mut c_void, v8::GCType::kGCTypeScavenge | v8::GCType::kGCTypeMinorMarkSweep);
   isolate.set_microtasks_policy(v8::MicrotasksPolicy::Explicit);
   // The isolate thread serves every request of the worker: blocking it is refused, as in
   // production (`Atomics.wait` throws a TypeError; `Atomics.waitAsync` still works).
