@@ -28,13 +28,16 @@ function attackInChild(attack, { memoryMb = 64, timeoutMs = 120_000 } = {}) {
         pool: false,
         onLog() {},
       });
+      const peakBeforeMb = Number(/VmHWM:\\s+(\\d+)/.exec(require("node:fs").readFileSync("/proc/self/status", "utf8"))[1]) / 1024;
       const first = await dispatch(worker, "http://localhost/").then(
         async (r) => ({ status: r.status, body: await r.text() }),
         (e) => ({ code: e.code, name: e.name, message: e.message }),
       );
       const then = await dispatch(worker, "http://localhost/ok").then((r) => r.text(), (e) => "error " + e.code);
       await worker.dispose();
-      process.stdout.write(JSON.stringify({ first, then }));
+      // The process's peak RSS, to compare with the one before the attack.
+      const peakMb = () => Number(/VmHWM:\\s+(\\d+)/.exec(require("node:fs").readFileSync("/proc/self/status", "utf8"))[1]) / 1024;
+      process.stdout.write(JSON.stringify({ first, then, peakBeforeMb, peakMb: peakMb() }));
     })();`;
   return runChild(child, { ATTACK: attack }, timeoutMs);
 }
@@ -84,6 +87,19 @@ for (const [name, attack] of memoryBombs) {
     assert.equal(result.then, "fine", "the restarted worker serves the next request");
   });
 }
+});
+
+// Objects piling up a few at a time: the host's memory stays within about 2 × memoryMb + 64 MB
+// (a young-generation GC over the limit makes V8 check the live size at once; before that the
+// peak grew 180-250 MB under memoryMb 64). Builtins that allocate a large block in one step
+// (the 800 MB array above) can go further; README, "Limits and faults".
+test("small objects piling up stop with the host's peak RSS within about 2 × memoryMb + 64 MB", { timeout: 150_000 }, async (t) => {
+  const result = await attackInChild("const k = []; for (let i = 0; ; i++) k.push({ i, s: 'x' + i, list: [i] })");
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(result.first?.code, "ERR_MEMORY_LIMIT", JSON.stringify(result.first));
+  const growthMb = result.peakMb - result.peakBeforeMb;
+  t.diagnostic(`peak RSS growth ${growthMb.toFixed(0)} MB`);
+  assert.ok(growthMb < 2 * 64 + 64 + 32, `the host's peak RSS grew by ${growthMb.toFixed(0)} MB under memoryMb 64`);
 });
 
 describe("invalid-size bombs", { concurrency: 2 }, () => {
