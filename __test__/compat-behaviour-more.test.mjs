@@ -1,0 +1,69 @@
+// Compatibility flags that select older behaviour, continued from compat-behaviour.test.mjs (same
+// pattern): for each flag, the behaviour on both sides of its date and with its explicit enable
+// and disable flags. These are the flags about Web IDL conversions, writers, structs, prototypes
+// and WebSocket compression. Every worker runs on loopback only and is disposed when its test ends.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { evalInWorker } from "./helpers.mjs";
+
+const OLD = "2021-01-01";
+
+/** `body`'s result in a worker with `compatibilityDate`/`compatibilityFlags` as given. */
+function run(t, body, compatibilityDate = undefined, compatibilityFlags = undefined, extra = {}) {
+  return evalInWorker(t, body, { compatibilityDate, compatibilityFlags, ...extra });
+}
+
+test("dont_substitute_null_on_type_error: a Request signal or Response webSocket of the wrong type is a TypeError from 2022-06-01, null before", async (t) => {
+  const body = `
+    const attempt = (f) => { try { return f(); } catch (e) { return e.name + ": " + e.message; } };
+    const controller = new AbortController();
+    const input = new Request("https://x.example/", { signal: controller.signal });
+    return [
+      attempt(() => { controller.abort(); return new Request(input, { signal: 5 }).signal.aborted; }),
+      attempt(() => new Response(null, { webSocket: {} }).status),
+    ];`;
+  const now = [
+    "TypeError: Incorrect type for the 'signal' field on 'RequestInitializerDict': the provided value is not of type 'AbortSignal'.",
+    "TypeError: Incorrect type for the 'webSocket' field on 'InitializerDict': the provided value is not of type 'WebSocket'.",
+  ];
+  // Before: taken as null, so the input's (aborted) signal is dropped and there is no webSocket.
+  const then = [false, 200];
+  assert.deepEqual(await run(t, body), now);
+  assert.deepEqual(await run(t, body, "2022-05-31"), then);
+  assert.deepEqual(await run(t, body, "2022-06-01"), now);
+  assert.deepEqual(await run(t, body, undefined, ["substitute_null_on_type_error"]), then);
+  assert.deepEqual(await run(t, body, OLD, ["dont_substitute_null_on_type_error"]), now);
+});
+
+test("writable_stream_spec_compliant_writer: from 2026-03-24 a writer's ready follows backpressure and releaseLock() rejects it; before, ready waits for start and survives a release", async (t) => {
+  const body = `
+    const state = (p) => Promise.race([p.then(() => "resolved", () => "rejected"), new Promise((r) => setTimeout(() => r("pending"), 20))]);
+    const out = [];
+    // Ready while start() has not finished.
+    const slow = new WritableStream({ start() { return new Promise(() => {}); } }).getWriter();
+    out.push(await state(slow.ready));
+    // Ready on a started stream with backpressure (high water mark 0).
+    const full = new WritableStream({}, { highWaterMark: 0 });
+    await new Promise((r) => setTimeout(r, 5));
+    out.push(await state(full.getWriter().ready));
+    // A resolved ready after releaseLock().
+    const released = new WritableStream({}).getWriter();
+    await released.ready;
+    released.releaseLock();
+    out.push(await state(released.ready), await state(released.closed));
+    // A write whose size() releases the lock.
+    let writer;
+    const written = [];
+    const sized = new WritableStream({ write(chunk) { written.push(chunk); } }, { size() { writer.releaseLock(); return 1; } });
+    writer = sized.getWriter();
+    await writer.ready;
+    out.push(await state(writer.write("x")), written.length, sized.locked);
+    return out;`;
+  const now = ["resolved", "pending", "rejected", "rejected", "rejected", 0, false];
+  const then = ["pending", "resolved", "resolved", "rejected", "resolved", 1, false];
+  assert.deepEqual(await run(t, body), now);
+  assert.deepEqual(await run(t, body, "2026-03-23"), then);
+  assert.deepEqual(await run(t, body, "2026-03-24"), now);
+  assert.deepEqual(await run(t, body, undefined, ["no_writable_stream_spec_compliant_writer"]), then);
+  assert.deepEqual(await run(t, body, OLD, ["streams_enable_constructors", "writable_stream_spec_compliant_writer"]), now);
+});
