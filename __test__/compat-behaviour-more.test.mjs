@@ -4,6 +4,7 @@
 // and WebSocket compression. Every worker runs on loopback only and is disposed when its test ends.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { storage } from "../index.js";
 import { evalInWorker } from "./helpers.mjs";
 
 const OLD = "2021-01-01";
@@ -66,4 +67,27 @@ test("writable_stream_spec_compliant_writer: from 2026-03-24 a writer's ready fo
   assert.deepEqual(await run(t, body, "2026-03-24"), now);
   assert.deepEqual(await run(t, body, undefined, ["no_writable_stream_spec_compliant_writer"]), then);
   assert.deepEqual(await run(t, body, OLD, ["streams_enable_constructors", "writable_stream_spec_compliant_writer"]), now);
+});
+
+test("enable_fast_jsg_struct: from 2025-12-03 dictionaries the runtime returns have their undefined members; before, those are left out", async (t) => {
+  const body = `
+    const key = await crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256" }, true, ["sign"]);
+    const jwk = await crypto.subtle.exportKey("jwk", key);
+    const reader = new ReadableStream({ start(c) { c.close(); } }).getReader();
+    await env.BUCKET.put("k", "v", { httpMetadata: { contentType: "text/plain" } });
+    const object = await env.BUCKET.head("k");
+    const list = await env.BUCKET.list();
+    return [Object.keys(jwk), Object.keys(await reader.read()), Object.keys(object.httpMetadata), Object.keys(list)];`;
+  const now = [
+    ["kty", "use", "key_ops", "alg", "ext", "crv", "x", "y", "d", "n", "e", "p", "q", "dp", "dq", "qi", "oth", "k"],
+    ["value", "done"],
+    ["contentType", "contentLanguage", "contentDisposition", "contentEncoding", "cacheControl", "cacheExpiry"],
+    ["objects", "truncated", "cursor", "delimitedPrefixes"],
+  ];
+  const then = [["kty", "key_ops", "alg", "ext", "k"], ["done"], ["contentType"], ["objects", "truncated", "delimitedPrefixes"]];
+  assert.deepEqual(await run(t, body, undefined, undefined, { bindings: { BUCKET: storage() } }), now);
+  assert.deepEqual(await run(t, body, "2025-12-02", undefined, { bindings: { BUCKET: storage() } }), then);
+  assert.deepEqual(await run(t, body, "2025-12-03", undefined, { bindings: { BUCKET: storage() } }), now);
+  assert.deepEqual(await run(t, body, undefined, ["disable_fast_jsg_struct"], { bindings: { BUCKET: storage() } }), then);
+  assert.deepEqual(await run(t, body, "2024-01-01", ["enable_fast_jsg_struct"], { bindings: { BUCKET: storage() } }), now);
 });

@@ -181,6 +181,24 @@ function transformsIgnoreBackpressure() {
   Object.defineProperty(TransformStreamDefaultController.prototype, "enqueue", { value: internals.disguise(enqueuing, enqueue), writable: true, enumerable: true, configurable: true });
 }
 
+/**
+ * Before enable_fast_jsg_struct (2025-12-03) a reader's read() that ends gave `{ done: true }`,
+ * without a `value` member (workerd left out a struct's undefined members then).
+ */
+function readsEndWithoutValue() {
+  const { ReadableStreamDefaultReader, ReadableStreamBYOBReader } = internals.streams;
+  const strip = (step) => (step.done && step.value === undefined ? { done: true } : step);
+  for (const Reader of [ReadableStreamDefaultReader, ReadableStreamBYOBReader]) {
+    const read = Reader.prototype.read;
+    const reading = {
+      read(...args) {
+        return Reflect.apply(read, this, args).then(strip);
+      },
+    }.read;
+    Object.defineProperty(Reader.prototype, "read", { value: internals.disguise(reading, read), writable: true, enumerable: true, configurable: true });
+  }
+}
+
 /** Makes `writer`'s ready promise a pending one, as web-streams-polyfill keeps it. */
 function pendingReady(writer) {
   writer._readyPromise = new Promise((resolve, reject) => {
@@ -314,6 +332,7 @@ internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
   if (!on("internal_stream_byob_return_view")) byobEndsWithoutView();
   if (!on("fixup-transform-stream-backpressure")) transformsIgnoreBackpressure();
   if (!on("writable_stream_spec_compliant_writer")) legacyWriters();
+  if (!on("enable_fast_jsg_struct")) readsEndWithoutValue();
   if (!on("capture_async_api_throws")) asyncApisThrow();
   if (!on("set_tostring_tag")) removeToStringTags();
 };
