@@ -91,3 +91,27 @@ test("enable_fast_jsg_struct: from 2025-12-03 dictionaries the runtime returns h
   assert.deepEqual(await run(t, body, undefined, ["disable_fast_jsg_struct"], { bindings: { BUCKET: storage() } }), then);
   assert.deepEqual(await run(t, body, "2024-01-01", ["enable_fast_jsg_struct"], { bindings: { BUCKET: storage() } }), now);
 });
+
+test("rpc_params_dup_stubs: from 2026-01-20 a stub passed as an RPC argument stays usable by the caller; before, it is handed over and gone after the call", async (t) => {
+  const { createWorker } = await import("../index.js");
+  const service = await createWorker({
+    onLog: () => {},
+    script: `import { WorkerEntrypoint, RpcTarget } from "cloudflare:workers";
+      class Counter extends RpcTarget { n = 0; inc() { return ++this.n; } }
+      export default class extends WorkerEntrypoint { getCounter() { return new Counter(); } async use(counter) { return await counter.inc(); } }`,
+  });
+  t.after(() => service.dispose());
+  const body = `
+    const counter = await env.SERVICE.getCounter();
+    const out = [await counter.inc(), await env.SERVICE.use(counter)];
+    try { out.push(await counter.inc()); } catch (e) { out.push(e.message); }
+    return out;`;
+  const bindings = { SERVICE: service };
+  const now = [1, 2, 3];
+  const then = [1, 2, "The RPC stub was disposed, or the worker holding its object is gone."];
+  assert.deepEqual(await run(t, body, undefined, undefined, { bindings }), now);
+  assert.deepEqual(await run(t, body, "2026-01-19", undefined, { bindings }), then);
+  assert.deepEqual(await run(t, body, "2026-01-20", undefined, { bindings }), now);
+  assert.deepEqual(await run(t, body, undefined, ["rpc_params_transfer_stubs"], { bindings }), then);
+  assert.deepEqual(await run(t, body, "2024-06-01", ["rpc_params_dup_stubs"], { bindings }), now);
+});
