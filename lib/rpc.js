@@ -34,6 +34,8 @@ const stubs = new Map();
 let nextStub = 1;
 /** The stub ids each worker holds, so that they go when it is disposed. */
 const byWorker = new WeakMap();
+/** worker → (its id for an object → how many host ids stand for it): it is let go at zero. */
+const localHolds = new WeakMap();
 
 let access = null;
 
@@ -55,24 +57,48 @@ function register(worker, target) {
   let held = byWorker.get(worker);
   if (held === undefined) byWorker.set(worker, (held = new Set()));
   held.add(id);
+  if (target.local !== undefined) {
+    let counts = localHolds.get(worker);
+    if (counts === undefined) localHolds.set(worker, (counts = new Map()));
+    counts.set(target.local, (counts.get(target.local) ?? 0) + 1);
+  }
   return id;
+}
+
+/** Forgets host id `id`; true when it was the last for its worker's object. */
+function unregister(id, entry) {
+  stubs.delete(id);
+  byWorker.get(entry.worker)?.delete(id);
+  if (entry.local === undefined) return false;
+  const counts = localHolds.get(entry.worker);
+  const left = (counts?.get(entry.local) ?? 1) - 1;
+  if (left > 0) return void counts.set(entry.local, left), false;
+  counts?.delete(entry.local);
+  return true;
 }
 
 /** Forgets the stubs a disposed worker held: calls on them fail with a clear error. */
 function workerDisposed(worker) {
   for (const id of byWorker.get(worker) ?? []) stubs.delete(id);
   byWorker.delete(worker);
+  localHolds.delete(worker);
 }
 
 /**
  * The caller's stub list (`{ local }` it exports, `{ remote }` it passes on, `{ binding }` a
- * stub of one of its bindings) as host ids.
+ * stub of one of its bindings) as host ids. With `dup` (a call's params under
+ * rpc_params_dup_stubs, from 2026-01-20) a stub passed on gets a host id of its own, so the
+ * receiver disposing it leaves the caller's usable; otherwise it is handed over (the receiver
+ * disposing it when the call ends disposes the caller's too, as workerd's transfer did).
  */
-function hostIds(caller, list) {
+function hostIds(caller, list, dup = false) {
   return (list ?? []).map((entry) => {
     if (entry.remote !== undefined) {
-      if (!stubs.has(entry.remote)) throw new Error("An RPC stub passed in this call was already disposed.");
-      return entry.remote;
+      const target = stubs.get(entry.remote);
+      if (target === undefined) throw new Error("An RPC stub passed in this call was already disposed.");
+      if (!dup) return entry.remote;
+      const { worker, ...rest } = target;
+      return register(worker, rest);
     }
     if (caller === undefined) throw new Error("RPC stubs can only be passed by a worker.");
     if (entry.binding !== undefined) return register(caller, { binding: entry.binding, object: entry.object, name: entry.name });
@@ -102,7 +128,7 @@ const isWorker = (handler) => handler !== null && typeof handler === "object" &&
  */
 async function callService(handler, entrypoint, caller, args, bytes) {
   if (isWorker(handler)) {
-    const call = { entrypoint: entrypoint ?? "default", path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs) };
+    const call = { entrypoint: entrypoint ?? "default", path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs, args.dupStubs) };
     return callWorker(handler, call, bytes);
   }
   if (typeof handler === "function" || handler === null || typeof handler !== "object") {
@@ -150,10 +176,9 @@ async function callStub(method, args, bytes, caller) {
   const entry = stubs.get(args.stub);
   if (method === "dispose") {
     if (entry === undefined) return { json: "null" };
-    stubs.delete(args.stub);
-    byWorker.get(entry.worker)?.delete(args.stub);
+    const last = unregister(args.stub, entry);
     const handle = access.nativeOf(entry.worker);
-    if (entry.local !== undefined && handle !== undefined && !handle.disposed) {
+    if (last && handle !== undefined && !handle.disposed) {
       await handle.rpc(JSON.stringify({ kind: "dispose", stub: entry.local }), Buffer.alloc(0)).catch(() => {});
     }
     return { json: "null" };
@@ -166,7 +191,7 @@ async function callStub(method, args, bytes, caller) {
   const { stub, ...rest } = args;
   if (entry.binding !== undefined) return callThroughBinding(entry, method, rest, bytes, caller);
   if (method === "fetch") return fetchInto(entry.worker, { stub: entry.local }, rest, bytes, caller);
-  return callWorker(entry.worker, { stub: entry.local, path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs) }, bytes);
+  return callWorker(entry.worker, { stub: entry.local, path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs, args.dupStubs) }, bytes);
 }
 
 /**

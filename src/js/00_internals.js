@@ -75,6 +75,18 @@ internals.features = new Set();
 internals.asyncApiPrototypes = [];
 internals.feature = (flag) => internals.features.has(flag);
 
+/**
+ * A dictionary the runtime returns (a JSG_STRUCT in workerd) with `fields` in that order, their
+ * values taken from `source`. A field that is undefined is there, set to undefined, with
+ * enable_fast_jsg_struct (2025-12-03); before, it is left out.
+ */
+internals.struct = function struct(fields, source) {
+  const all = internals.feature("enable_fast_jsg_struct");
+  const out = {};
+  for (const field of fields) if (all || source[field] !== undefined) out[field] = source[field];
+  return out;
+};
+
 // The runtime's own uses of these stay possible when enable_weak_ref is off (src/js/97_compat.js
 // removes the globals then, as workerd does).
 internals.WeakRef = WeakRef;

@@ -346,6 +346,17 @@ function normalizeMethod(method) {
   return upper;
 }
 
+/**
+ * A nullable dictionary member `field` of `dict` that must pass `isType`: a value of another
+ * type is a TypeError, or, before dont_substitute_null_on_type_error (2022-06-01), taken as null
+ * (workerd's optional-value conversion let a failed conversion through as null then).
+ */
+function nullOnTypeError(value, isType, field, dict, type) {
+  if (value === undefined || value === null || isType(value)) return value;
+  if (!internals.feature("dont_substitute_null_on_type_error")) return null;
+  throw new TypeError(`Incorrect type for the '${field}' field on '${dict}': the provided value is not of type '${type}'.`);
+}
+
 class Request {
   #method = "GET";
   #url;
@@ -409,12 +420,11 @@ class Request {
       if (!CACHE_MODES.has(mode) || (mode === "no-cache" && !internals.feature("cache_no_cache_enabled"))) throw new TypeError(`Unsupported cache mode: ${mode}`);
       this.#cache = mode;
     }
-    // signal: null drops the input Request's signal.
-    if (init.signal === null) this.#signal = null;
-    if (init.signal !== undefined && init.signal !== null) {
-      if (!(init.signal instanceof globalThis.AbortSignal)) throw new TypeError("Failed to construct 'Request': init.signal must be an AbortSignal.");
-      this.#signal = init.signal;
-    }
+    // signal: null drops the input Request's signal (as does one of the wrong type before
+    // dont_substitute_null_on_type_error, 2022-06-01).
+    const signal = nullOnTypeError(init.signal, (value) => value instanceof globalThis.AbortSignal, "signal", "RequestInitializerDict", "AbortSignal");
+    if (signal === null) this.#signal = null;
+    if (signal !== undefined && signal !== null) this.#signal = signal;
 
     if (init.body !== undefined && init.body !== null) {
       if (this.#method === "GET" || this.#method === "HEAD") {
@@ -532,8 +542,7 @@ class Response {
     if (typeof init !== "object") throw new TypeError("Failed to construct 'Response': init must be an object.");
     const status = init.status === undefined ? 200 : Number(init.status);
     checkStatus(status);
-    const webSocket = init.webSocket ?? null;
-    if (webSocket !== null && !internals.isWebSocket(webSocket)) throw new TypeError("Failed to construct 'Response': init.webSocket must be a WebSocket.");
+    const webSocket = nullOnTypeError(init.webSocket, internals.isWebSocket, "webSocket", "InitializerDict", "WebSocket") ?? null;
     if (status === 101 && webSocket === null) throw new RangeError("Failed to construct 'Response': a Response with status 101 needs a webSocket (one end of a WebSocketPair).");
     if (webSocket !== null && status !== 101) throw new RangeError("Failed to construct 'Response': a webSocket can only be returned with status 101.");
     this.#webSocket = webSocket;

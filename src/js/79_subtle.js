@@ -428,10 +428,7 @@ function importSecretKey(format, keyData, algorithm, extractable, usages) {
 const JWK_ORDER = ["kty", "use", "key_ops", "alg", "ext", "crv", "x", "y", "d", "n", "e", "p", "q", "dp", "dq", "qi", "oth", "k"];
 
 function orderedJwk(jwk) {
-  const out = {};
-  for (const name of JWK_ORDER) if (jwk[name] !== undefined) out[name] = jwk[name];
-  for (const name of Object.keys(jwk)) if (!(name in out) && jwk[name] !== undefined) out[name] = jwk[name];
-  return out;
+  return internals.struct(JWK_ORDER, jwk);
 }
 
 /** Exports `key` (checked extractable) as an ArrayBuffer, or a JWK object. */

@@ -257,7 +257,8 @@ function remoteError({ name, message, stack }) {
 async function send(target, path, kind, args) {
   if (target.released) throw new Error(DISPOSED);
   const { bytes, stubs } = marshal(args);
-  const call = { path, kind, stubs };
+  // Whether the host gives the receiver stubs of its own for those passed on (rpc_params_dup_stubs).
+  const call = { path, kind, stubs, dupStubs: internals.feature("rpc_params_dup_stubs") };
   // A stub's call goes to the host's stub table; a binding's (service or Durable Object, whose
   // object id and name ride along) to that binding.
   const [answer, payload] =

@@ -324,6 +324,7 @@ const HTTP_METADATA_HEADERS = {
   cacheControl: "cache-control",
   cacheExpiry: "expires",
 };
+const HTTP_METADATA_FIELDS = Object.keys(HTTP_METADATA_HEADERS);
 
 function checkObjectKey(op, key) {
   if (key === undefined) throw new TypeError(`R2 ${op}: a key is required.`);
@@ -421,7 +422,7 @@ class R2Object {
     return new Date(this.#meta.uploaded);
   }
   get httpMetadata() {
-    const out = { ...(this.#meta.httpMetadata ?? {}) };
+    const out = internals.struct(HTTP_METADATA_FIELDS, this.#meta.httpMetadata ?? {});
     if (out.cacheExpiry !== undefined) out.cacheExpiry = new Date(out.cacheExpiry);
     return out;
   }
@@ -429,7 +430,8 @@ class R2Object {
     return { ...(this.#meta.customMetadata ?? {}) };
   }
   get range() {
-    return this.#meta.range;
+    const range = this.#meta.range;
+    return range === undefined ? undefined : internals.struct(["offset", "length", "suffix"], range);
   }
   get checksums() {
     return { md5: this.#meta.etag };
@@ -555,9 +557,8 @@ class R2Bucket {
       if (honour && !include.includes("customMetadata")) shown.customMetadata = {};
       return new R2Object(kConstruct, shown);
     });
-    const out = { objects, truncated: result.truncated, delimitedPrefixes: result.delimitedPrefixes };
-    if (result.truncated) out.cursor = result.cursor;
-    return out;
+    const cursor = result.truncated ? result.cursor : undefined;
+    return internals.struct(["objects", "truncated", "cursor", "delimitedPrefixes"], { objects, truncated: result.truncated, cursor, delimitedPrefixes: result.delimitedPrefixes });
   }
 
   get [Symbol.toStringTag]() {

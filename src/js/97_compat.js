@@ -181,6 +181,110 @@ function transformsIgnoreBackpressure() {
   Object.defineProperty(TransformStreamDefaultController.prototype, "enqueue", { value: internals.disguise(enqueuing, enqueue), writable: true, enumerable: true, configurable: true });
 }
 
+/**
+ * Before enable_fast_jsg_struct (2025-12-03) a reader's read() that ends gave `{ done: true }`,
+ * without a `value` member (workerd left out a struct's undefined members then).
+ */
+function readsEndWithoutValue() {
+  const { ReadableStreamDefaultReader, ReadableStreamBYOBReader } = internals.streams;
+  const strip = (step) => (step.done && step.value === undefined ? { done: true } : step);
+  for (const Reader of [ReadableStreamDefaultReader, ReadableStreamBYOBReader]) {
+    const read = Reader.prototype.read;
+    const reading = {
+      read(...args) {
+        return Reflect.apply(read, this, args).then(strip);
+      },
+    }.read;
+    Object.defineProperty(Reader.prototype, "read", { value: internals.disguise(reading, read), writable: true, enumerable: true, configurable: true });
+  }
+}
+
+/** Makes `writer`'s ready promise a pending one, as web-streams-polyfill keeps it. */
+function pendingReady(writer) {
+  writer._readyPromise = new Promise((resolve, reject) => {
+    writer._readyPromise_resolve = resolve;
+    writer._readyPromise_reject = reject;
+  });
+  writer._readyPromise.catch(() => {});
+  writer._readyPromiseState = "pending";
+}
+
+/** Resolves `writer`'s ready promise if it is pending. */
+function resolveReady(writer) {
+  if (writer._readyPromiseState !== "pending") return;
+  writer._readyPromise_resolve(undefined);
+  writer._readyPromise_resolve = writer._readyPromise_reject = undefined;
+  writer._readyPromiseState = "fulfilled";
+}
+
+/**
+ * Before writable_stream_spec_compliant_writer (2026-03-24) workerd's writers differed from the
+ * standard in three ways: a writer's ready promise is resolved when the stream has started, with or
+ * without backpressure, and not before (the standard: when there is no backpressure); releaseLock() left a resolved ready promise as it
+ * was (only a pending one was rejected); and a write whose strategy size() released the lock still
+ * went through. web-streams-polyfill's own fields are adjusted for the first two; for the third,
+ * a releaseLock() during a write's size() takes effect once the write is queued.
+ */
+function legacyWriters() {
+  const { WritableStream, WritableStreamDefaultWriter } = internals.streams;
+  const getWriter = WritableStream.prototype.getWriter;
+  const gettingWriter = {
+    getWriter() {
+      const writer = Reflect.apply(getWriter, this, []);
+      if (this._state !== "writable") return writer;
+      const controller = this._writableStreamController;
+      // Ready once started, backpressure or not.
+      if (controller._started) {
+        resolveReady(writer);
+        return writer;
+      }
+      if (writer._readyPromiseState !== "pending") pendingReady(writer);
+      let started = false;
+      Object.defineProperty(controller, "_started", {
+        get: () => started,
+        set: (value) => {
+          started = value;
+          const stream = controller._controlledWritableStream;
+          if (value && stream._writer === writer && stream._state === "writable") resolveReady(writer);
+        },
+        configurable: true,
+      });
+      return writer;
+    },
+  }.getWriter;
+  const writing = new WeakMap(); // writer -> whether releaseLock() was asked for during write()
+  const { releaseLock, write } = WritableStreamDefaultWriter.prototype;
+  const releasing = {
+    releaseLock() {
+      if (writing.has(this)) return void writing.set(this, true);
+      const ready = this._readyPromise;
+      const wasReady = this._readyPromiseState === "fulfilled";
+      Reflect.apply(releaseLock, this, []);
+      if (wasReady && this._readyPromiseState === "rejected") {
+        this._readyPromise = ready;
+        this._readyPromiseState = "fulfilled";
+      }
+    },
+  }.releaseLock;
+  const writingChunk = {
+    write(...args) {
+      if (writing.has(this)) return Reflect.apply(write, this, args);
+      writing.set(this, false);
+      try {
+        return Reflect.apply(write, this, args);
+      } finally {
+        const release = writing.get(this);
+        writing.delete(this);
+        if (release) releasing.call(this);
+      }
+    },
+  }.write;
+  const define = (target, name, value, original) => Object.defineProperty(target, name, { value: internals.disguise(value, original), writable: true, enumerable: true, configurable: true });
+  define(WritableStream.prototype, "getWriter", gettingWriter, getWriter);
+  define(WritableStreamDefaultWriter.prototype, "releaseLock", releasing, releaseLock);
+  define(WritableStreamDefaultWriter.prototype, "write", writingChunk, write);
+}
+
 /** Removes @@toStringTag from the runtime's API classes (and its singletons' classes). */
 function removeToStringTags() {
   for (const name of Object.getOwnPropertyNames(globalThis)) {
@@ -227,6 +331,8 @@ internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
   if (!on("streams_byob_reader_detaches_buffer")) byobReadsKeepBuffers();
   if (!on("internal_stream_byob_return_view")) byobEndsWithoutView();
   if (!on("fixup-transform-stream-backpressure")) transformsIgnoreBackpressure();
+  if (!on("writable_stream_spec_compliant_writer")) legacyWriters();
+  if (!on("enable_fast_jsg_struct")) readsEndWithoutValue();
   if (!on("capture_async_api_throws")) asyncApisThrow();
   if (!on("set_tostring_tag")) removeToStringTags();
 };
