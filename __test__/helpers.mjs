@@ -1,5 +1,5 @@
-// Shared test helpers: start workers that are always disposed, run code inside a worker, and copy
-// project fixtures to temporary folders.
+// Shared test helpers: start workers that are always disposed, run code inside a worker, copy
+// project fixtures to temporary folders, and run attacks in child processes.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { createWorker, dispatch } from "../index.js";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures");
+const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
 /**
  * Copies fixture `parts` (under __test__/fixtures) into a temporary folder removed when the test
@@ -77,4 +78,37 @@ export function runChild(source, env, timeoutMs) {
       resolve({ status, signal, stderr, lived: Date.now() - started, ...result });
     });
   });
+}
+
+/**
+ * Runs `attack` (statements inside a fetch handler) in a worker in a child process, then a
+ * benign request to the same worker. Resolves to { status, signal, first, then, stderr,
+ * peakBeforeMb, peakMb } (the child's peak RSS before the attack and at the end).
+ */
+export function attackInChild(attack, { memoryMb = 64, timeoutMs = 120_000 } = {}) {
+  const child = `
+    const { createWorker, dispatch } = require(${JSON.stringify(path.join(ROOT, "index.js"))});
+    (async () => {
+      const worker = await createWorker({
+        script: \`export default { async fetch(request) {
+          if (request.url.endsWith("/ok")) return new Response("fine");
+          \${process.env.ATTACK};
+          return new Response("attack finished");
+        } }\`,
+        limits: { memoryMb: ${memoryMb} },
+        pool: false,
+        onLog() {},
+      });
+      // The process's peak RSS, before the attack and after it.
+      const peakMb = () => Number(/VmHWM:\\s+(\\d+)/.exec(require("node:fs").readFileSync("/proc/self/status", "utf8"))[1]) / 1024;
+      const peakBeforeMb = peakMb();
+      const first = await dispatch(worker, "http://localhost/").then(
+        async (r) => ({ status: r.status, body: await r.text() }),
+        (e) => ({ code: e.code, name: e.name, message: e.message }),
+      );
+      const then = await dispatch(worker, "http://localhost/ok").then((r) => r.text(), (e) => "error " + e.code);
+      await worker.dispose();
+      process.stdout.write(JSON.stringify({ first, then, peakBeforeMb, peakMb: peakMb() }));
+    })();`;
+  return runChild(child, { ATTACK: attack }, timeoutMs);
 }

@@ -1,0 +1,78 @@
+// Single huge allocations. Built-ins that allocate hundreds of MB in one step never check for
+// termination while they run: they must still end as ERR_MEMORY_LIMIT with the worker restarted,
+// not abort the process. Built-ins that would make V8 abort with "Fatal JavaScript invalid size
+// error" must throw a RangeError instead (or end as ERR_MEMORY_LIMIT), and the guarded built-ins
+// must still look and work like V8's own. Each attack runs in a child process (see
+// memory-bombs.test.mjs).
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { attackInChild } from "./helpers.mjs";
+
+// Each of these aborted Node with V8's fatal "out of memory" before the heap-limit headroom grew
+// for builtins that never check for termination (src/runtime/isolate/limits.rs).
+const oneStepBombs = [
+  ["a 100M-element array filled at once", "new Array(1e8).fill(0)"],
+  ["a 50M-element double array", "const a = []; a.length = 5e7; a.fill(2.5)"],
+  ["a 1e9-element dictionary array filled", "new Array(1e9).fill(0)"],
+  ["Array.from with a billion elements", "Array.from({ length: 1e9 })"],
+];
+
+// Two at a time: each child is one busy thread. The suite has its own bound (Node 26 applies
+// --test-timeout to a describe block as a whole).
+describe("one-step memory bombs", { concurrency: 2, timeout: 600_000 }, () => {
+  for (const [name, attack] of oneStepBombs) {
+    test(`memory bomb: ${name} ends as ERR_MEMORY_LIMIT and the worker recovers`, { timeout: 150_000 }, async () => {
+      const result = await attackInChild(attack);
+      assert.equal(result.signal, null, `the child was killed by ${result.signal}: ${result.stderr}`);
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(result.first?.code, "ERR_MEMORY_LIMIT", JSON.stringify(result.first));
+      assert.equal(result.then, "fine", "the restarted worker serves the next request");
+    });
+  }
+});
+
+// Built-ins that V8 aborts in ("Fatal JavaScript invalid size error": an array longer than
+// FixedArray's maximum) rather than running out of heap. Each must end as a RangeError the
+// script can catch (src/js/02_huge_strings.js refuses it) or as ERR_MEMORY_LIMIT.
+const invalidSizeBombs = [
+  ["split('') of a 2^28-character string", "'a'.repeat(2 ** 28).split('')"],
+  ["a global match of a 2^28-character string", "'a'.repeat(2 ** 28).match(/a/g)"],
+  ["split(',') into 2^27 + 1 pieces", "'a,'.repeat(2 ** 27).split(',')"],
+  ["a RegExp split of a 2^28-character string", "'a'.repeat(2 ** 28).split(/(?:)/)"],
+  ["a global replace with a function", "'a'.repeat(2 ** 28).replace(/a/g, () => 'b')"],
+  ["RegExp.prototype[Symbol.match] called directly on an object that converts to a huge string", "/a/g[Symbol.match]({ toString: () => 'a'.repeat(2 ** 28) })"],
+  ["JSON.parse of a 2^27 + 1 element array", "JSON.parse('[' + '0,'.repeat(2 ** 27) + '0]')"],
+];
+
+describe("invalid-size bombs", { concurrency: 2 }, () => {
+  for (const [name, attack] of invalidSizeBombs) {
+    test(`invalid-size bomb: ${name} ends as a RangeError, not a process abort`, { timeout: 150_000 }, async () => {
+      const result = await attackInChild(`try { ${attack}; } catch (e) { return new Response(e.name + ": " + e.message) }`);
+      assert.equal(result.signal, null, `the child was killed by ${result.signal}: ${result.stderr}`);
+      assert.equal(result.status, 0, result.stderr);
+      const clean = result.first?.code === "ERR_MEMORY_LIMIT" || /^RangeError: Invalid array length/.test(result.first?.body ?? "");
+      assert.ok(clean, JSON.stringify(result.first));
+      assert.equal(result.then, "fine");
+    });
+  }
+
+  test("the guarded built-ins still look and work like V8's own", async () => {
+    const result = await attackInChild(`return new Response(JSON.stringify([
+      String.prototype.split.name, String.prototype.split.length, String(String.prototype.split),
+      RegExp.prototype[Symbol.replace].name, String(RegExp.prototype[Symbol.match]), JSON.parse.length,
+      Function.prototype.toString.call(Function.prototype.toString),
+      "a,b,,c".split(","), "abc".split("", 2), "a1b2".split(/\\d/), "x".split(), "aXbxc".split({ [Symbol.split]: (s) => [s.length] }),
+      "a-b".replace(/-/g, "+"), "aaa".match(/a/g), JSON.parse('{"x":[1,2]}', (k, v) => (k === "x" ? v.length : v)),
+      "abc".split({ toString: () => "b" }),
+    ]))`);
+    assert.equal(result.status, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.first.body), [
+      "split", 2, "function split() { [native code] }",
+      "[Symbol.replace]", "function [Symbol.match]() { [native code] }", 2,
+      "function toString() { [native code] }",
+      ["a", "b", "", "c"], ["a", "b"], ["a", "b", ""], ["x"], [5],
+      "a+b", ["a", "a", "a"], { x: 2 },
+      ["a", "c"],
+    ]);
+  });
+});
