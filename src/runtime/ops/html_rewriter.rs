@@ -1,7 +1,7 @@
 //! HTMLRewriter ops: each transform's rewriter, kept in the isolate state by id, and the
-//! round trips to its thread (see `runtime::rewriter`). The thread starts at the first chunk, so
-//! a transformed body that is never read costs no thread; dropping the entry (end, error,
-//! cancel, collection of the stream, or the isolate going away) lets the thread finish.
+//! round trips to its coroutine (see `runtime::rewriter`). The coroutine's stack is set up at the
+//! first chunk, so a transformed body that is never read costs none; dropping the entry (end,
+//! error, cancel, collection of the stream, or the isolate going away) ends the coroutine.
 
 use super::{arg_string, new_string, read_string_array, state, string_array, throw_type_error, uint8_array, view_bytes, OpFn};
 use crate::runtime::rewriter::{check_selector, Call, Command, Event, HandlerCall, Link, Plan, Value};
@@ -17,7 +17,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("rewriterDrop", op_drop.map_fn_to());
 }
 
-/// A transform's rewriter: its plan until the first chunk, then the link to its thread.
+/// A transform's rewriter: its plan until the first chunk, then the link to its coroutine.
 pub(crate) enum Rewriter {
   Planned(Plan),
   Running(Link),
@@ -47,7 +47,7 @@ fn op_create<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArg
   rv.set_uint32(id);
 }
 
-/// Sends `command` to rewriter `id` (starting its thread if needed) and waits for the answer.
+/// Resumes rewriter `id` with `command` (setting it up if needed) until it answers.
 /// Drops the rewriter when it has finished or failed.
 fn exchange(scope: &mut v8::PinScope, id: u32, command: Command) -> Result<Event, String> {
   let state = state(scope);
@@ -59,7 +59,7 @@ fn exchange(scope: &mut v8::PinScope, id: u32, command: Command) -> Result<Event
       Ok(link) => *entry = Rewriter::Running(link),
       Err(e) => {
         s.rewriters.remove(&id);
-        return Err(format!("The HTMLRewriter could not start its thread: {e}"));
+        return Err(format!("The HTMLRewriter could not allocate its stack: {e}"));
       }
     }
   }
@@ -202,7 +202,7 @@ fn op_call<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArgum
   }
 }
 
-/// `ops.rewriterDrop(id)`: cancelled, failed in JS, or collected; its thread unwinds and ends.
+/// `ops.rewriterDrop(id)`: cancelled, failed in JS, or collected; its coroutine is cancelled and ends.
 fn op_drop<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let id = arg_id(scope, &args);
   state(scope).borrow_mut().rewriters.remove(&id);
