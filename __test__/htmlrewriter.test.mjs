@@ -393,6 +393,26 @@ test("HTMLRewriter: disposing a worker ends rewriter coroutines suspended in asy
   assert.ok(stackCount() <= baseline, `${stackCount()} stacks after dispose, ${baseline} before: the coroutines ended, their stacks unmapped`);
 });
 
+test("HTMLRewriter: transforms in progress count against limits.memoryMb", async (t) => {
+  // 16 MB holds about a thousand; each of these stays suspended in its handler.
+  const worker = await useWorker(t, {
+    limits: { memoryMb: 16 },
+    onLog() {},
+    script: `export default { async fetch(request, env, ctx) {
+      const n = Number(new URL(request.url).searchParams.get("n"));
+      for (let i = 0; i < n; i++) {
+        const res = new HTMLRewriter().on("p", { async element() { await new Promise(() => {}); } }).transform(new Response("<p>x</p>"));
+        ctx.waitUntil(res.body.getReader().read());
+      }
+      return new Response("kept " + n);
+    } }`,
+  });
+  assert.equal(await (await dispatch(worker, "http://localhost/?n=100")).text(), "kept 100");
+  await assert.rejects(dispatch(worker, "http://localhost/?n=5000"), (e) => e.code === "ERR_MEMORY_LIMIT");
+  // The worker restarted with a fresh isolate (the old one's transforms ended with it).
+  assert.equal(await (await dispatch(worker, "http://localhost/?n=1")).text(), "kept 1");
+});
+
 test("HTMLRewriter: output between many handler calls is passed on in coalesced chunks", async (t) => {
   const result = await run(t, `
     const html = "<ul>" + "<li>item</li>".repeat(3000) + "</ul>";
