@@ -1,6 +1,7 @@
 // HTMLRewriter: element, text, comment and document handlers backed by lol_html, async
-// handlers (timers, fetch), errors, streaming output, large bodies, and rewriter threads that
-// end with their transform (finished, cancelled, or its worker disposed).
+// handlers (timers, fetch), errors, streaming output, large and deeply nested bodies, and
+// rewriter coroutines (and their stacks) that end with their transform (finished, cancelled, or
+// its worker disposed).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -20,21 +21,32 @@ const PRELUDE = `
 
 const run = (t, body, options) => evalInWorker(t, PRELUDE + body, options);
 
-/** Live rewriter threads ("workerbox-rewriter", cut to 15 characters by the kernel). */
-function threadCount() {
-  return fs.readdirSync("/proc/self/task").filter((tid) => {
-    try {
-      return fs.readFileSync(`/proc/self/task/${tid}/comm`, "utf8").startsWith("workerbox-rewri");
-    } catch {
-      return false;
-    }
-  }).length;
-}
+const PAGE = 4096;
+/** Each rewriter coroutine's stack (src/runtime/rewriter.rs STACK_SIZE), after its guard page. */
+const STACK = 1 << 20;
 
-async function threadsDropTo(limit, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (threadCount() > limit && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  return threadCount();
+/**
+ * Live rewriter coroutine stacks, as /proc/self/maps shows them: a 4 KiB inaccessible guard
+ * page directly below a 1 MiB read-write region (only these stacks are mapped that way here).
+ * A stack whose region the kernel merged with a read-write mapping just above it is missed, so
+ * this can count a few less than there are.
+ */
+function stackCount() {
+  const regions = fs
+    .readFileSync("/proc/self/maps", "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => {
+      const [range, perms] = line.split(" ");
+      const [start, end] = range.split("-").map((n) => BigInt("0x" + n));
+      return { start, end, perms };
+    });
+  let count = 0;
+  for (let i = 0; i + 1 < regions.length; i++) {
+    const [guard, stack] = [regions[i], regions[i + 1]];
+    if (guard.perms === "---p" && guard.end - guard.start === BigInt(PAGE) && stack.start === guard.end && stack.perms === "rw-p" && stack.end - stack.start === BigInt(STACK)) count++;
+  }
+  return count;
 }
 
 test("HTMLRewriter: attributes, tag names and the element's properties", async (t) => {
@@ -285,7 +297,50 @@ test("HTMLRewriter: a 1 MB body passes through, and a transformed response can b
   assert.equal(response.headers.get("content-type"), "text/html");
 });
 
-test("HTMLRewriter: rewriter threads end after finished, cancelled and failed transforms", async (t) => {
+test("HTMLRewriter: 100,000 nested elements rewrite, with a handler and an end tag handler on each", async (t) => {
+  // lol_html keeps its open elements on the heap: nesting does not deepen the rewriter's stack.
+  const result = await run(
+    t,
+    `const depth = 100000;
+     let opened = 0, closed = 0, sync = 0;
+     const rewriter = new HTMLRewriter().on("div", {
+       async element(e) {
+         opened++;
+         // Every 10,000th handler waits on a timer, with the rewriter suspended that deep inside.
+         if (opened % 10000 === 0) await new Promise((r) => setTimeout(r, 1)); else sync++;
+         e.setAttribute("d", String(opened % 10));
+         e.onEndTag((end) => { closed++; });
+       },
+     });
+     const out = await rewrite(rewriter, ["<div>".repeat(depth / 2), "<div>".repeat(depth / 2) + "x", "</div>".repeat(depth)]);
+     let expected = "";
+     for (let i = 1; i <= depth; i++) expected += '<div d="' + (i % 10) + '">';
+     expected += "x" + "</div>".repeat(depth);
+     return { opened, closed, sync, same: out === expected, length: out.length };`,
+  );
+  assert.deepEqual(result, { opened: 100000, closed: 100000, sync: 99990, same: true, length: 100000 * 11 + 1 + 100000 * 6 });
+});
+
+test("HTMLRewriter: rewriting runs on the isolate thread, so it counts against limits.cpuMs", async (t) => {
+  // 220 MB through a rewriter whose selector never matches: about a second of lol_html, while
+  // the JS around it (200 chunks in, a few thousand 64 KiB chunks out) takes a few milliseconds.
+  const worker = await useWorker(t, {
+    limits: { cpuMs: 100 },
+    onLog() {},
+    script: `export default { async fetch() {
+      const chunk = new TextEncoder().encode('<div class="a"><span b="c">text</span><!-- c --></div>\\n'.repeat(20000));
+      let left = 200;
+      const source = new ReadableStream({ pull(c) { if (left-- > 0) c.enqueue(chunk); else c.close(); } });
+      const reader = new HTMLRewriter().on("section.x > p[y=z]", { element() {} }).transform(new Response(source)).body.getReader();
+      let bytes = 0;
+      for (;;) { const { value, done } = await reader.read(); if (done) break; bytes += value.byteLength; }
+      return Response.json({ bytes });
+    } }`,
+  });
+  await assert.rejects(dispatch(worker, "http://localhost/"), (e) => e.code === "ERR_CPU_LIMIT");
+});
+
+test("HTMLRewriter: rewriter coroutines end after finished, cancelled and failed transforms", async (t) => {
   const worker = await useWorker(t, {
     script: `export default { async fetch() {
       const enc = new TextEncoder();
@@ -309,39 +364,53 @@ test("HTMLRewriter: rewriter threads end after finished, cancelled and failed tr
       return Response.json({ done, cancelled, failed });
     } }`,
   });
-  const baseline = threadCount();
+  const baseline = stackCount();
   const result = await (await dispatch(worker, "http://localhost/")).json();
   assert.deepEqual(result, { done: 100, cancelled: 50, failed: 50 });
-  const after = await threadsDropTo(baseline + 1);
-  assert.ok(after <= baseline + 1, `threads: ${baseline} before, ${after} after`);
+  // Each ends as its transform does, before the response: no stack is left.
+  assert.ok(stackCount() <= baseline, `${stackCount()} stacks, ${baseline} before`);
 });
 
-test("HTMLRewriter: disposing a worker ends a rewriter thread blocked in an async handler", async (t) => {
-  // Only rewriter threads are counted (spares of the warm pool come and go meanwhile); a first
-  // worker still warms up the process-wide state.
-  const warmUp = await useWorker(t, { script: "export default { fetch() { return new Response('ok'); } }" });
-  await dispatch(warmUp, "http://localhost/");
-  await warmUp.dispose();
-  const baseline = threadCount();
+test("HTMLRewriter: disposing a worker ends rewriter coroutines suspended in async handlers", async (t) => {
+  const baseline = stackCount();
   const worker = await useWorker(t, {
     script: `export default { async fetch(request, env, ctx) {
-      const res = new HTMLRewriter().on("p", { async element() { await new Promise((r) => setTimeout(r, 60000)); } })
-        .transform(new Response("<p>x</p>"));
-      const reader = res.body.getReader();
-      ctx.waitUntil(reader.read());
+      for (let i = 0; i < 20; i++) {
+        const res = new HTMLRewriter().on("p", { async element() { await new Promise((r) => setTimeout(r, 60000)); } })
+          .transform(new Response("<p>x</p>"));
+        ctx.waitUntil(res.body.getReader().read());
+      }
       return new Response("started");
     } }`,
   });
-  const withWorker = threadCount();
   assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "started");
-  // The rewriter thread is now blocked inside the handler.
-  // (The rewriter thread starts when the body is first read, just after the response; wait for it.)
-  const deadline = Date.now() + 5000;
-  while (threadCount() < withWorker + 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(threadCount() >= withWorker + 1, `threads: ${withWorker} with the worker, ${threadCount()} now`);
+  // Each rewriter's stack is set up when its body is first read, just after the response.
+  const deadline = Date.now() + 1000;
+  while (stackCount() < baseline + 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  const suspended = stackCount();
+  assert.ok(suspended >= baseline + 15 && suspended <= baseline + 20, `${suspended} stacks for 20 suspended rewriters, ${baseline} before`);
   await worker.dispose();
-  const after = await threadsDropTo(baseline + 1);
-  assert.ok(after <= baseline + 1, `threads: ${baseline} before, ${after} after dispose`);
+  assert.ok(stackCount() <= baseline, `${stackCount()} stacks after dispose, ${baseline} before: the coroutines ended, their stacks unmapped`);
+});
+
+test("HTMLRewriter: transforms in progress count against limits.memoryMb", async (t) => {
+  // 16 MB holds about a thousand; each of these stays suspended in its handler.
+  const worker = await useWorker(t, {
+    limits: { memoryMb: 16 },
+    onLog() {},
+    script: `export default { async fetch(request, env, ctx) {
+      const n = Number(new URL(request.url).searchParams.get("n"));
+      for (let i = 0; i < n; i++) {
+        const res = new HTMLRewriter().on("p", { async element() { await new Promise(() => {}); } }).transform(new Response("<p>x</p>"));
+        ctx.waitUntil(res.body.getReader().read());
+      }
+      return new Response("kept " + n);
+    } }`,
+  });
+  assert.equal(await (await dispatch(worker, "http://localhost/?n=100")).text(), "kept 100");
+  await assert.rejects(dispatch(worker, "http://localhost/?n=5000"), (e) => e.code === "ERR_MEMORY_LIMIT");
+  // The worker restarted with a fresh isolate (the old one's transforms ended with it).
+  assert.equal(await (await dispatch(worker, "http://localhost/?n=1")).text(), "kept 1");
 });
 
 test("HTMLRewriter: output between many handler calls is passed on in coalesced chunks", async (t) => {

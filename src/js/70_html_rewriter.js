@@ -1,9 +1,10 @@
 // HTMLRewriter (Cloudflare Workers API): a streaming HTML rewriter backed by the lol_html crate.
-// Each transform's rewriter runs on its own native thread (see src/runtime/rewriter.rs): when
-// lol_html reaches content a handler asked for, an op returns a "handler call" event, this file
-// runs the JS handler (awaiting it if it returns a promise) and then resumes the rewriter. The
-// tokens handed to handlers (Element, Text, …) forward their methods to the blocked rewriter
-// thread, and stop working once their handler has returned.
+// Each transform's rewriter runs as a native coroutine on this thread (see
+// src/runtime/rewriter.rs): when lol_html reaches content a handler asked for, an op returns a
+// "handler call" event with the rewriter suspended, this file runs the JS handler (awaiting it if
+// it returns a promise) and then resumes the rewriter. The tokens handed to handlers (Element,
+// Text, …) forward their methods to the suspended rewriter, and stop working once their handler
+// has returned.
 
 const ResponseClass = globalThis.Response;
 const HeadersClass = globalThis.Headers;
@@ -19,7 +20,7 @@ const ON_END = 16;
 const TOKEN_KEY = Symbol("content token");
 const STALE = "This content token is no longer valid. Content tokens are only valid during the execution of the relevant content handler.";
 
-// A rewriter the stream was collected with, without ending or cancelling it: free its thread.
+// A rewriter the stream was collected with, without ending or cancelling it: free its coroutine.
 const freed = new FinalizationRegistry((id) => ops.rewriterDrop(id));
 
 /** `{ html: true }` → true; anything else inserts the content as text (escaped). */
@@ -59,7 +60,7 @@ class ContentToken {
 }
 
 /**
- * Runs a token method on the rewriter thread now (one round trip), after the queued ones: for
+ * Runs a token method in the suspended rewriter now (one round trip), after the queued ones: for
  * getters and for methods that can fail.
  */
 function callToken(token, method, a = "", b = "", html = false) {

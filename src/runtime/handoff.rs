@@ -16,9 +16,6 @@
 //!
 //! Both are bounded (a few hundred microseconds of one core at most per event) and turn
 //! themselves off for workers whose answers or messages do not come that quickly.
-//!
-//! [`recv_polling`] does the same for the two threads of an HTMLRewriter transform, which hand
-//! each handler call back and forth.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::mpsc::{Receiver, RecvError, TryRecvError};
@@ -191,18 +188,6 @@ fn poll<T>(rx: &Receiver<T>, time: Duration) -> Result<Option<T>, RecvError> {
     }
     // Give the core away if another thread is waiting for it (the sender, on a busy machine).
     std::thread::yield_now();
-  }
-}
-
-/// How long a thread in a strict request/reply exchange polls for the other side's answer.
-pub const EXCHANGE_POLL: Duration = Duration::from_micros(50);
-
-/// Receives from the other side of a strict request/reply exchange (the HTMLRewriter's threads):
-/// polls for `time`, as the answer usually comes within microseconds, then sleeps.
-pub fn recv_polling<T>(rx: &Receiver<T>, time: Duration) -> Result<T, RecvError> {
-  match poll(rx, time)? {
-    Some(message) => Ok(message),
-    None => rx.recv(),
   }
 }
 

@@ -1,25 +1,40 @@
-//! The HTMLRewriter engine: one `lol_html` rewriter per transform, each on its own thread.
+//! The HTMLRewriter engine: one `lol_html` rewriter per transform, each on its own coroutine.
 //!
-//! lol_html calls content handlers synchronously, but a worker's handlers may be async. So the
-//! rewriter runs on a dedicated thread and talks to the isolate thread in strict request/reply
-//! turns: the isolate sends a [`Command`] and waits for exactly one [`Event`] back. When lol_html
-//! calls a handler, the rewriter thread answers with [`Event::Handler`] and then blocks inside
-//! that handler, applying [`Command::Call`]s (the JS token's methods) to the element, text chunk,
-//! … it holds, until [`Command::Resume`] says the JS handler has finished. The isolate thread is
-//! therefore only ever blocked for one short synchronous round trip; while an async JS handler is
-//! pending, it is the rewriter thread that waits.
+//! lol_html calls content handlers synchronously, but a worker's handlers may be async. So each
+//! rewriter runs as a stackful coroutine (`corosensei`, on a stack of its own) on the isolate
+//! thread, and talks to the isolate side in strict request/reply turns: [`Link::exchange`]
+//! resumes the coroutine with a [`Command`] and gets exactly one [`Event`] back when it suspends
+//! (or returns). When lol_html calls a handler, the coroutine suspends with [`Event::Handler`]
+//! inside that handler, and is resumed with [`Command::Call`]s (the JS token's methods) to apply to
+//! the element, text chunk, … it holds, until [`Command::Resume`] says the JS handler has
+//! finished. While an async JS handler is pending, the coroutine simply stays suspended.
 //!
-//! The thread ends when the document is done, on an error, or as soon as the isolate side drops
-//! its ends of the channels (a cancelled transform, a disposed worker): every blocking receive on
-//! the rewriter thread fails then, and the rewriting unwinds.
+//! No JavaScript ever runs on a coroutine's stack: the JS handlers run on the isolate thread's own
+//! stack, between resumes, so V8's stack limit (set for that stack) stays valid and untouched.
+//! Only lol_html and the token methods below run on the coroutine stack ([`STACK_SIZE`], with a
+//! guard page). lol_html parses iteratively (its open element stack is a `Vec`), so deeply nested
+//! input does not deepen the coroutine's stack.
+//!
+//! The coroutine ends when the document is done or on an error. A [`Link`] dropped while its
+//! coroutine is suspended (a cancelled transform, a disposed worker, a JS handler that threw)
+//! resumes it once with [`Command::Cancel`]: the handler it is suspended in returns an error to
+//! lol_html, which stops rewriting, and the coroutine returns, dropping everything it held. A
+//! panic on the coroutine comes back out of the resume and is caught there: the transform fails
+//! with an error, and the panic never reaches V8's frames.
 
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
 use lol_html::html_content::{Comment, ContentType, Doctype, DocumentEnd, Element, EndTag, TextChunk};
 use lol_html::{DocumentContentHandlers, ElementContentHandlers, HandlerResult, HtmlRewriter, Selector, Settings};
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
-use std::sync::mpsc::{channel, Receiver, Sender};
-use super::handoff::{recv_polling, EXCHANGE_POLL};
+
+/// A rewriter coroutine's stack. lol_html needs far less (a suspended rewriter has touched 12 KiB
+/// of it, however deeply the document nests); the margin covers a panic's unwinding and
+/// backtrace. Only pages touched take memory.
+pub(crate) const STACK_SIZE: usize = 1 << 20;
 
 /// Handler flags of an `on(selector, …)` entry.
 pub(crate) const ON_ELEMENT: u32 = 1;
@@ -42,7 +57,7 @@ pub(crate) fn check_selector(selector: &str) -> Result<(), String> {
   selector.parse::<Selector>().map(|_| ()).map_err(|e| e.to_string())
 }
 
-/// What the isolate thread asks of the rewriter thread.
+/// What the isolate side asks of a rewriter.
 pub(crate) enum Command {
   /// Rewrite a chunk of the body.
   Write(Vec<u8>),
@@ -53,6 +68,8 @@ pub(crate) enum Command {
   Call { queued: Vec<Call>, call: Call },
   /// The JS handler finished, with its last queued methods; lol_html may go on.
   Resume(Vec<Call>),
+  /// The transform is being dropped: stop rewriting and return (sent by [`Link`]'s `Drop`).
+  Cancel,
 }
 
 /// A token method: `method(a, b)`, content inserted as HTML when `html`.
@@ -77,15 +94,15 @@ pub(crate) enum HandlerCall {
   EndTag(u32),
 }
 
-/// What the rewriter thread answers; output is whatever lol_html produced since the last event.
+/// What the rewriter answers; output is whatever lol_html produced since the last event.
 pub(crate) enum Event {
   Handler { output: Vec<u8>, call: HandlerCall },
   Reply(Value),
   /// The chunk was consumed.
   Ready { output: Vec<u8> },
-  /// The document ended; the thread is finishing.
+  /// The document ended; the rewriter has finished.
   Finished { output: Vec<u8> },
-  /// Rewriting failed; the thread is finishing.
+  /// Rewriting failed; the rewriter has finished.
   Failed { output: Vec<u8>, message: String },
 }
 
@@ -100,39 +117,70 @@ pub(crate) enum Value {
   Error(String),
 }
 
-/// The isolate thread's end of a rewriter thread.
+/// The isolate side of a rewriter: its coroutine, until that has returned.
 pub(crate) struct Link {
-  commands: Sender<Command>,
-  events: Receiver<Event>,
-  /// Never joined by the isolate (the thread ends by itself once the channels close).
-  #[cfg_attr(not(test), allow(dead_code))]
-  thread: std::thread::JoinHandle<()>,
+  coroutine: Option<Coroutine<Command, Event, Event>>,
 }
 
 impl Link {
-  /// Starts the rewriter thread for `plan`.
+  /// Sets up the rewriter for `plan`; it starts with the first [`Link::exchange`].
   pub fn spawn(plan: Plan) -> std::io::Result<Link> {
-    let (commands, command_rx) = channel();
-    let (event_tx, events) = channel();
-    let thread = std::thread::Builder::new()
-      .name("workerbox-rewriter".into())
-      .stack_size(1 << 20)
-      .spawn(move || run(plan, command_rx, event_tx))?;
-    Ok(Link { commands, events, thread })
+    let stack = DefaultStack::new(STACK_SIZE)?;
+    let coroutine = Coroutine::with_stack(stack, move |yielder: &Yielder<Command, Event>, first| run(plan, yielder, first));
+    Ok(Link { coroutine: Some(coroutine) })
   }
 
-  /// One round trip: sends `command`, waits for the answer.
-  pub fn exchange(&self, command: Command) -> Result<Event, String> {
-    self.commands.send(command).map_err(|_| "The HTMLRewriter has stopped.".to_string())?;
-    recv_polling(&self.events, EXCHANGE_POLL).map_err(|_| "The HTMLRewriter stopped unexpectedly.".to_string())
+  /// One round trip: resumes the rewriter with `command` until it answers.
+  pub fn exchange(&mut self, command: Command) -> Result<Event, String> {
+    let coroutine = self.coroutine.as_mut().ok_or_else(|| "The HTMLRewriter has stopped.".to_string())?;
+    // A panic in lol_html comes back here; it must not cross into V8's frames above.
+    match catch_unwind(AssertUnwindSafe(|| coroutine.resume(command))) {
+      Ok(CoroutineResult::Yield(event)) => Ok(event),
+      Ok(CoroutineResult::Return(event)) => {
+        self.coroutine = None;
+        Ok(event)
+      }
+      Err(_) => {
+        self.coroutine = None;
+        Err("The HTMLRewriter stopped unexpectedly.".to_string())
+      }
+    }
+  }
+
+  /// Whether the coroutine has returned (or was never started), holding nothing any more.
+  #[cfg(test)]
+  fn finished(&self) -> bool {
+    self.coroutine.as_ref().is_none_or(|c| c.done() || !c.started())
+  }
+
+  /// Ends a suspended coroutine the ordinary way: resumed with [`Command::Cancel`], the handler
+  /// it is in fails, lol_html stops, and the body returns.
+  fn cancel(&mut self) {
+    if self.coroutine.as_ref().is_some_and(|c| c.started() && !c.done()) {
+      let _ = self.exchange(Command::Cancel);
+    }
   }
 }
 
-/// The rewriter thread's end: channels and the output lol_html has produced so far.
+impl Drop for Link {
+  /// Cancels a suspended rewriter. Should it still be suspended after that (it never is: a
+  /// cancelled [`Port`] does not suspend again), corosensei's own `Drop` unwinds its stack
+  /// (this crate builds with `panic = "unwind"`).
+  fn drop(&mut self) {
+    self.cancel();
+  }
+}
+
+/// The coroutine's side: the way to suspend, and the output lol_html has produced so far.
 struct Port {
-  commands: Receiver<Command>,
-  events: Sender<Event>,
+  /// The yielder `run` was given. Every `Rc<Port>` is held by `run`'s frame or by the handlers
+  /// and sink of the lol_html rewriter it owns, all dropped before `run` returns, and only ever
+  /// used on the coroutine's stack while it runs, so the pointer is always valid when used. (A
+  /// pointer rather than a reference: end tag handlers must be `'static`.)
+  yielder: *const Yielder<Command, Event>,
   output: RefCell<Vec<u8>>,
+  /// A [`Command::Cancel`] came: every handler fails from here on, without suspending.
+  cancelled: Cell<bool>,
 }
 
 /// Why a handler returned an error to lol_html.
@@ -147,33 +195,56 @@ impl std::fmt::Display for Stop {
 
 impl std::error::Error for Stop {}
 
+#[cfg(test)]
+thread_local! {
+  /// Ports not yet dropped on this thread: a rewriter that ended holds none.
+  static LIVE_PORTS: Cell<usize> = const { Cell::new(0) };
+}
+
+#[cfg(test)]
+impl Drop for Port {
+  fn drop(&mut self) {
+    LIVE_PORTS.with(|n| n.set(n.get() - 1));
+  }
+}
+
 impl Port {
   fn take_output(&self) -> Vec<u8> {
     std::mem::take(&mut *self.output.borrow_mut())
   }
 
+  /// Hands `event` to the isolate side; returns the next command.
+  fn suspend(&self, event: Event) -> Command {
+    // SAFETY: see `yielder`; this runs on the coroutine, inside `run`.
+    unsafe { &*self.yielder }.suspend(event)
+  }
+
   /// Runs one JS handler: reports the call, then serves the token's methods until it is done.
   fn handle(self: &Rc<Self>, call: HandlerCall, mut target: Target) -> HandlerResult {
-    let output = self.take_output();
-    self.events.send(Event::Handler { output, call }).map_err(|_| Stop("the transform was dropped"))?;
+    if self.cancelled.get() {
+      return Err(Box::new(Stop("the transform was dropped")));
+    }
+    let mut event = Event::Handler { output: self.take_output(), call };
     loop {
-      match recv_polling(&self.commands, EXCHANGE_POLL) {
-        Ok(Command::Call { queued, call }) => {
+      match self.suspend(event) {
+        Command::Call { queued, call } => {
           for queued in &queued {
             target.apply(self, queued);
           }
-          let value = target.apply(self, &call);
-          self.events.send(Event::Reply(value)).map_err(|_| Stop("the transform was dropped"))?;
+          event = Event::Reply(target.apply(self, &call));
         }
-        Ok(Command::Resume(queued)) => {
+        Command::Resume(queued) => {
           for queued in &queued {
             target.apply(self, queued);
           }
           return Ok(());
         }
-        // Out of turn: abort (the main loop answers the command with `Failed`).
-        Ok(Command::Write(_) | Command::End) => return Err(Box::new(Stop("a chunk was written while a handler was running"))),
-        Err(_) => return Err(Box::new(Stop("the transform was dropped"))),
+        // Out of turn: abort (`run` answers the command with `Failed`).
+        Command::Write(_) | Command::End => return Err(Box::new(Stop("a chunk was written while a handler was running"))),
+        Command::Cancel => {
+          self.cancelled.set(true);
+          return Err(Box::new(Stop("the transform was dropped")));
+        }
       }
     }
   }
@@ -300,17 +371,17 @@ fn on_text(port: &Rc<Port>, index: usize, document: bool) -> impl FnMut(&mut Tex
   }
 }
 
-/// Body of a rewriter thread.
-fn run(plan: Plan, commands: Receiver<Command>, events: Sender<Event>) {
-  let port = Rc::new(Port { commands, events, output: RefCell::new(Vec::new()) });
+/// Body of a rewriter coroutine: serves `first` and the commands after it; returns the last
+/// event ([`Event::Finished`] or [`Event::Failed`]).
+fn run(plan: Plan, yielder: &Yielder<Command, Event>, first: Command) -> Event {
+  let port = Rc::new(Port { yielder, output: RefCell::new(Vec::new()), cancelled: Cell::new(false) });
+  #[cfg(test)]
+  LIVE_PORTS.with(|n| n.set(n.get() + 1));
   let mut settings = Settings::new().with_enable_esi_tags(plan.esi);
   for (index, (selector, flags)) in plan.elements.iter().enumerate() {
     let selector: Selector = match selector.parse() {
       Ok(s) => s,
-      Err(e) => {
-        let _ = port.events.send(Event::Failed { output: Vec::new(), message: format!("Invalid selector '{selector}': {e}") });
-        return;
-      }
+      Err(e) => return Event::Failed { output: Vec::new(), message: format!("Invalid selector '{selector}': {e}") },
     };
     let mut handlers = ElementContentHandlers::default();
     if flags & ON_ELEMENT != 0 {
@@ -353,39 +424,30 @@ fn run(plan: Plan, commands: Receiver<Command>, events: Sender<Event>) {
 
   let sink = port.clone();
   let mut rewriter = HtmlRewriter::new(settings, move |chunk: &[u8]| sink.output.borrow_mut().extend_from_slice(chunk));
+  let mut command = first;
   loop {
-    let Ok(command) = recv_polling(&port.commands, EXCHANGE_POLL) else { return };
     let outcome = match command {
       Command::Write(bytes) => rewriter.write(&bytes),
       Command::End => {
         let result = rewriter.end();
         let output = port.take_output();
-        let _ = port.events.send(match result {
+        return match result {
           Ok(()) => Event::Finished { output },
           Err(e) => Event::Failed { output, message: e.to_string() },
-        });
-        return;
+        };
       }
       Command::Call { call, .. } => {
         let reply = Value::Error(format!("{} was called outside of its handler.", call.method));
-        if port.events.send(Event::Reply(reply)).is_err() {
-          return;
-        }
+        command = port.suspend(Event::Reply(reply));
         continue;
       }
       Command::Resume(_) => Err(lol_html::errors::RewritingError::ContentHandlerError(Box::new(Stop("no handler is running")))),
+      Command::Cancel => return Event::Failed { output: Vec::new(), message: "the transform was dropped".into() },
     };
     let output = port.take_output();
     match outcome {
-      Ok(()) => {
-        if port.events.send(Event::Ready { output }).is_err() {
-          return;
-        }
-      }
-      Err(e) => {
-        let _ = port.events.send(Event::Failed { output, message: e.to_string() });
-        return;
-      }
+      Ok(()) => command = port.suspend(Event::Ready { output }),
+      Err(e) => return Event::Failed { output, message: e.to_string() },
     }
   }
 }
@@ -398,6 +460,10 @@ mod tests {
     Call { method: method.into(), a: a.into(), b: b.into(), html: false }
   }
 
+  fn live_ports() -> usize {
+    LIVE_PORTS.with(Cell::get)
+  }
+
   fn output_bytes(event: Event) -> Vec<u8> {
     match event {
       Event::Handler { output, .. } | Event::Ready { output } | Event::Finished { output } | Event::Failed { output, .. } => output,
@@ -408,7 +474,7 @@ mod tests {
   #[test]
   fn a_handler_call_is_served_until_resumed() {
     let plan = Plan { elements: vec![("a[href]".into(), ON_ELEMENT)], document: vec![ON_END], esi: false };
-    let link = Link::spawn(plan).unwrap();
+    let mut link = Link::spawn(plan).unwrap();
     let mut out = Vec::new();
     let event = link.exchange(Command::Write(b"<p><a href=x id=1>t</a>".to_vec())).unwrap();
     let Event::Handler { output, call: HandlerCall::Element { index: 0, tag, attributes, .. } } = event else { panic!("no element call") };
@@ -419,7 +485,7 @@ mod tests {
     assert!(matches!(reply, Event::Reply(Value::Str(ref v)) if v == "y"));
     let reply = link.exchange(Command::Call { queued: vec![], call: call("setAttribute", "", "v") }).unwrap();
     assert!(matches!(reply, Event::Reply(Value::Error(_))));
-    out.extend(output_of(&link, Command::Resume(vec![call("removeAttribute", "id", "")])));
+    out.extend(output_of(&mut link, Command::Resume(vec![call("removeAttribute", "id", "")])));
     let event = link.exchange(Command::End).unwrap();
     let Event::Handler { output, call: HandlerCall::End(0) } = event else { panic!("no end call") };
     out.extend(output);
@@ -429,32 +495,88 @@ mod tests {
     assert!(matches!(event, Event::Finished { .. }));
     out.extend(output_bytes(event));
     assert_eq!(String::from_utf8(out).unwrap(), "<p><a href=\"y\">t</a><!--end-->");
-    link.thread.join().unwrap();
+    assert!(link.finished());
   }
 
-  fn output_of(link: &Link, command: Command) -> Vec<u8> {
+  fn output_of(link: &mut Link, command: Command) -> Vec<u8> {
     let event = link.exchange(command).unwrap();
     assert!(matches!(event, Event::Ready { .. }));
     output_bytes(event)
   }
 
+  /// A rewriter suspended in a handler, as a transform is while its JS handler runs.
+  fn suspended_in_a_handler() -> Link {
+    let plan = Plan { elements: vec![("p".into(), ON_ELEMENT)], document: vec![ON_END], esi: false };
+    let mut link = Link::spawn(plan).unwrap();
+    assert!(matches!(link.exchange(Command::Write(b"<p>x</p>".to_vec())).unwrap(), Event::Handler { .. }));
+    link
+  }
+
   #[test]
-  fn dropping_the_link_ends_a_thread_blocked_in_a_handler() {
-    let plan = Plan { elements: vec![("p".into(), ON_ELEMENT)], document: vec![], esi: false };
-    let Link { commands, events, thread } = Link::spawn(plan).unwrap();
-    commands.send(Command::Write(b"<p>x</p>".to_vec())).unwrap();
-    assert!(matches!(events.recv().unwrap(), Event::Handler { .. }));
-    drop(commands);
-    drop(events);
-    thread.join().unwrap();
+  fn dropping_the_link_ends_a_coroutine_suspended_in_a_handler() {
+    let link = suspended_in_a_handler();
+    assert_eq!(live_ports(), 1);
+    drop(link);
+    assert_eq!(live_ports(), 0, "the coroutine returned and dropped what it held");
+
+    let mut link = suspended_in_a_handler();
+    link.cancel();
+    assert!(link.finished());
+    assert_eq!(live_ports(), 0);
+    assert!(link.exchange(Command::End).is_err(), "a cancelled rewriter takes no more commands");
+  }
+
+  #[test]
+  fn dropping_the_link_ends_a_coroutine_between_chunks_or_never_started() {
+    let mut link = Link::spawn(Plan { elements: vec![("p".into(), ON_ELEMENT)], document: vec![], esi: false }).unwrap();
+    assert_eq!(output_of(&mut link, Command::Write(b"<div>".to_vec())), b"<div>");
+    assert_eq!(live_ports(), 1);
+    drop(link);
+    assert_eq!(live_ports(), 0);
+    drop(Link::spawn(Plan { elements: vec![], document: vec![], esi: false }).unwrap());
+    assert_eq!(live_ports(), 0);
+  }
+
+  #[test]
+  fn a_cancel_in_the_end_handler_ends_the_document() {
+    // Cancelled while the end handler runs: lol_html stops, and the coroutine returns.
+    let mut link = suspended_in_a_handler();
+    assert!(matches!(link.exchange(Command::Resume(vec![])).unwrap(), Event::Ready { .. }));
+    assert!(matches!(link.exchange(Command::End).unwrap(), Event::Handler { call: HandlerCall::End(0), .. }));
+    let last = link.exchange(Command::Cancel).unwrap();
+    assert!(matches!(last, Event::Failed { ref message, .. } if message.contains("dropped")));
+    assert!(link.finished());
+  }
+
+  #[test]
+  fn a_very_deeply_nested_document_rewrites_on_the_coroutine_stack() {
+    const DEPTH: usize = 100_000;
+    let plan = Plan { elements: vec![("div".into(), ON_ELEMENT)], document: vec![], esi: false };
+    let mut link = Link::spawn(plan).unwrap();
+    let html = format!("{}x{}", "<div>".repeat(DEPTH), "</div>".repeat(DEPTH));
+    let mut out = Vec::new();
+    let mut handled = 0;
+    for chunk in html.as_bytes().chunks(4096) {
+      let mut event = link.exchange(Command::Write(chunk.to_vec())).unwrap();
+      while let Event::Handler { output, .. } = event {
+        out.extend(output);
+        handled += 1;
+        event = link.exchange(Command::Resume(vec![call("setAttribute", "d", "")])).unwrap();
+      }
+      out.extend(output_bytes(event));
+    }
+    out.extend(output_bytes(link.exchange(Command::End).unwrap()));
+    assert_eq!(handled, DEPTH);
+    let expected = format!("{}x{}", "<div d=\"\">".repeat(DEPTH), "</div>".repeat(DEPTH));
+    assert!(out == expected.as_bytes(), "the nested document was rewritten");
   }
 
   #[test]
   fn a_call_outside_a_handler_fails_without_stopping_the_rewriter() {
-    let link = Link::spawn(Plan { elements: vec![], document: vec![], esi: false }).unwrap();
+    let mut link = Link::spawn(Plan { elements: vec![], document: vec![], esi: false }).unwrap();
     let reply = link.exchange(Command::Call { queued: vec![], call: call("tagName", "", "") }).unwrap();
     assert!(matches!(reply, Event::Reply(Value::Error(_))));
-    assert_eq!(output_of(&link, Command::Write(b"<b>ok</b>".to_vec())), b"<b>ok</b>");
+    assert_eq!(output_of(&mut link, Command::Write(b"<b>ok</b>".to_vec())), b"<b>ok</b>");
     assert!(matches!(link.exchange(Command::End).unwrap(), Event::Finished { .. }));
   }
 

@@ -124,7 +124,7 @@ pub(crate) struct IsolateState {
   pub hashers: HashMap<u32, Box<dyn digest::DynDigest>>,
   /// node:crypto Hash and Hmac objects in progress, by id.
   pub node_hashes: HashMap<u32, ops::NodeHash>,
-  /// HTMLRewriter transforms in progress, by id; dropping one ends its thread.
+  /// HTMLRewriter transforms in progress, by id; dropping one ends its coroutine.
   pub rewriters: HashMap<u32, ops::Rewriter>,
   /// When the isolate started: `performance.now()`'s zero.
   pub started: std::time::Instant,

@@ -1,9 +1,11 @@
 //! HTMLRewriter ops: each transform's rewriter, kept in the isolate state by id, and the
-//! round trips to its thread (see `runtime::rewriter`). The thread starts at the first chunk, so
-//! a transformed body that is never read costs no thread; dropping the entry (end, error,
-//! cancel, collection of the stream, or the isolate going away) lets the thread finish.
+//! round trips to its coroutine (see `runtime::rewriter`). The coroutine's stack is set up at the
+//! first chunk, so a transformed body that is never read costs none; dropping the entry (end,
+//! error, cancel, collection of the stream, or the isolate going away) ends the coroutine. Each
+//! transform is charged to the worker's memory budget while it lasts.
 
-use super::{arg_string, new_string, read_string_array, state, string_array, throw_type_error, uint8_array, view_bytes, OpFn};
+use super::{arg_string, charge_or_stop, new_string, read_string_array, state, string_array, throw_type_error, uint8_array, view_bytes, OpFn};
+use crate::runtime::allocator::Charge;
 use crate::runtime::rewriter::{check_selector, Call, Command, Event, HandlerCall, Link, Plan, Value};
 use v8::MapFnTo;
 
@@ -17,8 +19,19 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("rewriterDrop", op_drop.map_fn_to());
 }
 
-/// A transform's rewriter: its plan until the first chunk, then the link to its thread.
-pub(crate) enum Rewriter {
+/// What the host holds for one transform, charged to the worker's memory budget: the stack pages
+/// its coroutine touches (12 KiB, however deeply the document nests) and lol_html's state.
+/// Without it, a worker could keep tens of thousands of suspended transforms outside any limit.
+const REWRITER_COST: usize = 16 << 10;
+
+/// A transform's rewriter, with its charge on the worker's memory budget.
+pub(crate) struct Rewriter {
+  stage: Stage,
+  _charge: Charge,
+}
+
+/// Its plan until the first chunk, then the link to its coroutine.
+enum Stage {
   Planned(Plan),
   Running(Link),
 }
@@ -40,30 +53,32 @@ fn op_create<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArg
   let elements = flat.chunks(2).map(|pair| (pair[0].clone(), pair.get(1).and_then(|f| f.parse().ok()).unwrap_or(0))).collect();
   let document = document.iter().map(|f| f.parse().unwrap_or(0)).collect();
   let esi = args.get(2).is_true();
+  let message = "HTMLRewriter: the worker has used up its memory limit (limits.memoryMb) with transforms in progress";
+  let Some(charge) = charge_or_stop(scope, REWRITER_COST, message) else { return };
   let state = state(scope);
   let mut s = state.borrow_mut();
   let id = s.next_id();
-  s.rewriters.insert(id, Rewriter::Planned(Plan { elements, document, esi }));
+  s.rewriters.insert(id, Rewriter { stage: Stage::Planned(Plan { elements, document, esi }), _charge: charge });
   rv.set_uint32(id);
 }
 
-/// Sends `command` to rewriter `id` (starting its thread if needed) and waits for the answer.
+/// Resumes rewriter `id` with `command` (setting it up if needed) until it answers.
 /// Drops the rewriter when it has finished or failed.
 fn exchange(scope: &mut v8::PinScope, id: u32, command: Command) -> Result<Event, String> {
   let state = state(scope);
   let mut s = state.borrow_mut();
   let entry = s.rewriters.get_mut(&id).ok_or_else(|| "The HTMLRewriter transform is closed.".to_string())?;
-  if let Rewriter::Planned(plan) = entry {
+  if let Stage::Planned(plan) = &mut entry.stage {
     let plan = std::mem::replace(plan, Plan { elements: Vec::new(), document: Vec::new(), esi: false });
     match Link::spawn(plan) {
-      Ok(link) => *entry = Rewriter::Running(link),
+      Ok(link) => entry.stage = Stage::Running(link),
       Err(e) => {
         s.rewriters.remove(&id);
-        return Err(format!("The HTMLRewriter could not start its thread: {e}"));
+        return Err(format!("The HTMLRewriter could not allocate its stack: {e}"));
       }
     }
   }
-  let Rewriter::Running(link) = entry else { unreachable!() };
+  let Stage::Running(link) = &mut entry.stage else { unreachable!() };
   let result = link.exchange(command);
   if matches!(result, Err(_) | Ok(Event::Finished { .. } | Event::Failed { .. })) {
     s.rewriters.remove(&id);
@@ -202,7 +217,7 @@ fn op_call<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArgum
   }
 }
 
-/// `ops.rewriterDrop(id)`: cancelled, failed in JS, or collected; its thread unwinds and ends.
+/// `ops.rewriterDrop(id)`: cancelled, failed in JS, or collected; its coroutine is cancelled and ends.
 fn op_drop<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let id = arg_id(scope, &args);
   state(scope).borrow_mut().rewriters.remove(&id);
