@@ -30,6 +30,7 @@ use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A rewriter coroutine's stack. lol_html needs far less (a suspended rewriter has touched 12 KiB
 /// of it, however deeply the document nests); the margin covers a panic's unwinding and
@@ -122,10 +123,29 @@ pub(crate) struct Link {
   coroutine: Option<Coroutine<Command, Event, Event>>,
 }
 
+/// Rewriter stacks alive in the process, across all workers.
+static LIVE_STACKS: AtomicUsize = AtomicUsize::new(0);
+
+/// At most this many rewriter stacks at once in the process. Each is two memory mappings, and
+/// Linux allows about 65,000 per process (`vm.max_map_count`), which V8 also needs (running out
+/// makes V8 abort the process). A worker's own memory charge (16 KiB a transform) bounds one
+/// worker; this bounds many of them together.
+pub(crate) const MAX_LIVE_STACKS: usize = 8192;
+
 impl Link {
   /// Sets up the rewriter for `plan`; it starts with the first [`Link::exchange`].
   pub fn spawn(plan: Plan) -> std::io::Result<Link> {
-    let stack = DefaultStack::new(STACK_SIZE)?;
+    if LIVE_STACKS.fetch_add(1, Ordering::AcqRel) >= MAX_LIVE_STACKS {
+      LIVE_STACKS.fetch_sub(1, Ordering::AcqRel);
+      return Err(std::io::Error::other(format!("{MAX_LIVE_STACKS} HTMLRewriter transforms are already in progress in this process")));
+    }
+    let stack = match DefaultStack::new(STACK_SIZE) {
+      Ok(stack) => stack,
+      Err(e) => {
+        LIVE_STACKS.fetch_sub(1, Ordering::AcqRel);
+        return Err(e);
+      }
+    };
     let coroutine = Coroutine::with_stack(stack, move |yielder: &Yielder<Command, Event>, first| run(plan, yielder, first));
     Ok(Link { coroutine: Some(coroutine) })
   }
@@ -168,6 +188,7 @@ impl Drop for Link {
   /// (this crate builds with `panic = "unwind"`).
   fn drop(&mut self) {
     self.cancel();
+    LIVE_STACKS.fetch_sub(1, Ordering::AcqRel);
   }
 }
 
@@ -578,6 +599,24 @@ mod tests {
     assert!(matches!(reply, Event::Reply(Value::Error(_))));
     assert_eq!(output_of(&mut link, Command::Write(b"<b>ok</b>".to_vec())), b"<b>ok</b>");
     assert!(matches!(link.exchange(Command::End).unwrap(), Event::Finished { .. }));
+  }
+
+  #[test]
+  fn the_process_holds_a_bounded_number_of_rewriter_stacks() {
+    let empty = || Plan { elements: vec![], document: vec![], esi: false };
+    // Other tests may hold a few links meanwhile, so the refusal can come a little early.
+    let mut links = Vec::new();
+    let refused = loop {
+      match Link::spawn(empty()) {
+        Ok(link) => links.push(link),
+        Err(e) => break e,
+      }
+      assert!(links.len() <= MAX_LIVE_STACKS, "more than {MAX_LIVE_STACKS} rewriter stacks at once");
+    };
+    assert!(links.len() + 16 >= MAX_LIVE_STACKS, "refused after only {} stacks", links.len());
+    assert!(refused.to_string().contains("already in progress"), "{refused}");
+    links.clear();
+    drop(Link::spawn(empty()).expect("a stack is available again once the others are dropped"));
   }
 
   #[test]

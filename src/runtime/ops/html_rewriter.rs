@@ -74,7 +74,7 @@ fn exchange(scope: &mut v8::PinScope, id: u32, command: Command) -> Result<Event
       Ok(link) => entry.stage = Stage::Running(link),
       Err(e) => {
         s.rewriters.remove(&id);
-        return Err(format!("The HTMLRewriter could not allocate its stack: {e}"));
+        return Err(format!("The HTMLRewriter could not start: {e}"));
       }
     }
   }
