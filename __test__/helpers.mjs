@@ -1,5 +1,6 @@
 // Shared test helpers: start workers that are always disposed, run code inside a worker, copy
 // project fixtures to temporary folders, and run attacks in child processes.
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -80,6 +81,22 @@ export function runChild(source, env, timeoutMs) {
   });
 }
 
+/** A child program's first line: createWorker and dispatch from this checkout. */
+export const ATTACK_PRELUDE = `const { createWorker, dispatch } = require(${JSON.stringify(path.join(ROOT, "index.js"))});`;
+
+/**
+ * The child program's expression that starts the attacked worker under `limits`: its fetch
+ * handler runs the statements in process.env.ATTACK, and answers "fine" on /ok.
+ */
+export const attackWorker = (limits) => `createWorker({
+        script: \`export default { async fetch(request) {
+          if (request.url.endsWith("/ok")) return new Response("fine");
+          \${process.env.ATTACK};
+          return new Response("attack finished");
+        } }\`,
+        limits: ${JSON.stringify(limits)}, pool: false, onLog() {},
+      })`;
+
 /**
  * Runs `attack` (statements inside a fetch handler) in a worker in a child process, then a
  * benign request to the same worker. Resolves to { status, signal, first, then, stderr,
@@ -87,18 +104,9 @@ export function runChild(source, env, timeoutMs) {
  */
 export function attackInChild(attack, { memoryMb = 64, timeoutMs = 120_000 } = {}) {
   const child = `
-    const { createWorker, dispatch } = require(${JSON.stringify(path.join(ROOT, "index.js"))});
+    ${ATTACK_PRELUDE}
     (async () => {
-      const worker = await createWorker({
-        script: \`export default { async fetch(request) {
-          if (request.url.endsWith("/ok")) return new Response("fine");
-          \${process.env.ATTACK};
-          return new Response("attack finished");
-        } }\`,
-        limits: { memoryMb: ${memoryMb} },
-        pool: false,
-        onLog() {},
-      });
+      const worker = await ${attackWorker({ memoryMb })};
       // The process's peak RSS, before the attack and after it.
       const peakMb = () => Number(/VmHWM:\\s+(\\d+)/.exec(require("node:fs").readFileSync("/proc/self/status", "utf8"))[1]) / 1024;
       const peakBeforeMb = peakMb();
@@ -111,4 +119,17 @@ export function attackInChild(attack, { memoryMb = 64, timeoutMs = 120_000 } = {
       process.stdout.write(JSON.stringify({ first, then, peakBeforeMb, peakMb: peakMb() }));
     })();`;
   return runChild(child, { ATTACK: attack }, timeoutMs);
+}
+
+/**
+ * Runs `attack` in a child process (attackInChild) and checks that it ended as ERR_MEMORY_LIMIT:
+ * the child alive, and the restarted worker serving the next request. Resolves to the result.
+ */
+export async function expectMemoryLimitInChild(attack, options) {
+  const result = await attackInChild(attack, options);
+  assert.equal(result.signal, null, `the child was killed by ${result.signal}: ${result.stderr}`);
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(result.first?.code, "ERR_MEMORY_LIMIT", JSON.stringify(result.first));
+  assert.equal(result.then, "fine", "the restarted worker serves the next request");
+  return result;
 }

@@ -1,15 +1,12 @@
 // Hostile scripts and bad input: none of these can take the host down, they must only fail
-// clearly. (The memory bombs, each in a child process, are in memory-bombs.test.mjs.)
+// clearly. (The memory bombs, each in a child process, are in memory-bombs.test.mjs and
+// huge-allocations.test.mjs.)
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
-import path from "node:path";
 import zlib from "node:zlib";
-import { fileURLToPath } from "node:url";
 import { createWorker, dispatch, kv } from "../index.js";
-import { evalInWorker, runChild, useWorker, waitFor } from "./helpers.mjs";
-
-const indexJs = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), "index.js");
+import { ATTACK_PRELUDE, attackWorker, evalInWorker, runChild, useWorker, waitFor } from "./helpers.mjs";
 
 /**
  * Runs a worker whose handler runs `attack` (request "/") in a child process: "/" is dispatched,
@@ -19,18 +16,11 @@ const indexJs = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.ur
  */
 function stopInChild(attack, limits, { waitForOk = false } = {}) {
   const child = `
-    const { createWorker, dispatch } = require(${JSON.stringify(indexJs)});
+    ${ATTACK_PRELUDE}
     const started = Date.now();
     const outcome = (p) => p.then((r) => r.text(), (e) => e.code ?? e.name).then((value) => ({ value, ms: Date.now() - started }));
     (async () => {
-      const worker = await createWorker({
-        script: \`export default { async fetch(request) {
-          if (request.url.endsWith("/ok")) return new Response("fine");
-          \${process.env.ATTACK};
-          return new Response("attack finished");
-        } }\`,
-        limits: ${JSON.stringify(limits)}, pool: false, onLog() {},
-      });
+      const worker = await ${attackWorker(limits)};
       const first = outcome(dispatch(worker, "http://localhost/"));
       await new Promise((resolve) => setTimeout(resolve, 50));
       const second = outcome(dispatch(worker, "http://localhost/ok"));

@@ -89,14 +89,30 @@ test("cancelling the body in Node cancels the worker's stream, with the reason",
   const reader = response.body.getReader();
   await reader.read();
   await reader.cancel("enough");
+  assert.equal(await cancelledReason(worker), "enough");
+});
+
+// A worker response body that gives one chunk and then never another, while an interval keeps
+// the event alive; its stream's cancel() records the reason in the script's `cancelled`.
+const STUCK_BODY = `let first = true;
+      return new Response(new ReadableStream({
+        pull(controller) {
+          if (first) { first = false; controller.enqueue(new TextEncoder().encode("head;")); return; }
+          setInterval(() => {}, 20);
+          return new Promise(() => {});
+        },
+        cancel(reason) { cancelled = String(reason); },
+      }));`;
+
+/** Polls the worker's /state (its `cancelled`) until the stream's cancel() has run, for up to 5 s. */
+async function cancelledReason(worker) {
   let state = null;
-  const deadline = Date.now() + 5000;
-  while (state === null && Date.now() < deadline) {
+  for (const deadline = Date.now() + 5000; state === null && Date.now() < deadline; ) {
     state = await (await dispatch(worker, "http://localhost/state")).json();
     if (state === null) await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  assert.equal(state, "enough");
-});
+  return state;
+}
 
 test("a body that stops producing while a timer keeps the worker busy errors the read after limits.bodyIdleMs, and is cancelled in the worker", async (t) => {
   const worker = await useWorker(t, {
@@ -113,16 +129,7 @@ test("a body that stops producing while a timer keeps the worker busy errors the
           if (++n > 5) controller.close(); else controller.enqueue(new TextEncoder().encode("chunk " + n + ";"));
         } }));
       }
-      let first = true;
-      return new Response(new ReadableStream({
-        pull(controller) {
-          if (first) { first = false; controller.enqueue(new TextEncoder().encode("head;")); return; }
-          // Never another chunk, while an interval keeps the worker alive.
-          setInterval(() => {}, 20);
-          return new Promise(() => {});
-        },
-        cancel(reason) { cancelled = String(reason); },
-      }));
+      ${STUCK_BODY}
     } }`,
   });
   const started = Date.now();
@@ -132,11 +139,7 @@ test("a body that stops producing while a timer keeps the worker busy errors the
   await assert.rejects(reader.read(), (error) => error.code === "ERR_BODY_STALLED" && /300 ms/.test(error.message) && /limits\.bodyIdleMs/.test(error.message));
   const took = Date.now() - started;
   assert.ok(took >= 250 && took < 5000, `stalled after ${took} ms`);
-  let state = null;
-  for (const deadline = Date.now() + 5000; state === null && Date.now() < deadline; ) {
-    state = await (await dispatch(worker, "http://localhost/state")).json();
-    if (state === null) await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  const state = await cancelledReason(worker);
   assert.match(String(state), /bodyIdleMs/);
   // A body that keeps producing, and a reader that pauses longer than the bound, are fine.
   const steady = await dispatch(worker, "http://localhost/steady");
@@ -149,16 +152,7 @@ test("cancelling in Node a body whose worker stream is stuck cancels the worker'
     script: `let cancelled = null;
     export default { async fetch(request) {
       if (new URL(request.url).pathname === "/state") return Response.json(cancelled);
-      let first = true;
-      return new Response(new ReadableStream({
-        pull(controller) {
-          if (first) { first = false; controller.enqueue(new TextEncoder().encode("head;")); return; }
-          // No other chunk ever comes; the interval keeps the event alive.
-          setInterval(() => {}, 20);
-          return new Promise(() => {});
-        },
-        cancel(reason) { cancelled = String(reason); },
-      }));
+      ${STUCK_BODY}
     } }`,
   });
   const response = await dispatch(worker, "http://localhost/stuck");
@@ -167,11 +161,7 @@ test("cancelling in Node a body whose worker stream is stuck cancels the worker'
   // Let the worker's pump go back to waiting on its stream before the cancel.
   await new Promise((resolve) => setTimeout(resolve, 50));
   await reader.cancel("the client went away");
-  let state = null;
-  for (const deadline = Date.now() + 5000; state === null && Date.now() < deadline; ) {
-    state = await (await dispatch(worker, "http://localhost/state")).json();
-    if (state === null) await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  const state = await cancelledReason(worker);
   assert.equal(state, "the client went away");
 });
 
