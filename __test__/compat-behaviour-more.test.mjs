@@ -1,6 +1,6 @@
 // Compatibility flags that select older behaviour, continued from compat-behaviour.test.mjs (same
 // pattern): for each flag, the behaviour on both sides of its date and with its explicit enable
-// and disable flags. These are the flags about Web IDL conversions, writers, structs, prototypes
+// and disable flags. These are the flags about Web IDL conversions, writers, internal writables, structs, prototypes
 // and WebSocket compression. Every worker runs on loopback only and is disposed when its test ends.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -114,4 +114,34 @@ test("rpc_params_dup_stubs: from 2026-01-20 a stub passed as an RPC argument sta
   assert.deepEqual(await run(t, body, "2026-01-20", undefined, { bindings }), now);
   assert.deepEqual(await run(t, body, undefined, ["rpc_params_transfer_stubs"], { bindings }), then);
   assert.deepEqual(await run(t, body, "2024-06-01", ["rpc_params_dup_stubs"], { bindings }), now);
+});
+
+test("internal_writable_stream_abort_clears_queue: from 2024-09-02 abort() on an internal writable rejects its pending writes at once; before, it waits for the write in progress", async (t) => {
+  // The legacy TransformStream (transformstream_disable_standard_constructor) is an internal
+  // stream in workerd. Results checked against workerd.
+  const body = `
+    const state = (p) => Promise.race([p.then(() => "resolved", (e) => "rejected: " + e.message), new Promise((r) => setTimeout(() => r("pending"), 30))]);
+    const { writable, readable } = new TransformStream();
+    const writer = writable.getWriter();
+    const first = writer.write(new Uint8Array([1]));
+    const second = writer.write(new Uint8Array([2]));
+    const aborted = writer.abort(new Error("boom"));
+    const again = writer.abort(new Error("again"));
+    const out = [await state(first), await state(aborted), await state(writer.closed)];
+    const reader = readable.getReader();
+    out.push(await state(reader.read()), await state(first), await state(second), await state(aborted), await state(again), await state(writer.closed), await state(reader.read()));
+    return out;`;
+  const boom = "rejected: boom";
+  const now = [boom, "resolved", boom, boom, boom, boom, "resolved", "resolved", boom, boom];
+  // Before: nothing happens until the reader takes the first chunk; then the rest is rejected.
+  const then = ["pending", "pending", "pending", "resolved", "resolved", boom, "resolved", "resolved", boom, boom];
+  const legacy = ["transformstream_disable_standard_constructor"];
+  assert.deepEqual(await run(t, body, undefined, legacy), now);
+  assert.deepEqual(await run(t, body, "2024-09-01", legacy), then);
+  assert.deepEqual(await run(t, body, "2024-09-02", legacy), now);
+  assert.deepEqual(await run(t, body, OLD), then);
+  assert.deepEqual(await run(t, body, undefined, [...legacy, "internal_writable_stream_abort_does_not_clear_queue"]), then);
+  assert.deepEqual(await run(t, body, OLD, ["internal_writable_stream_abort_clears_queue"]), now);
+  // The standard TransformStream is not an internal stream: its abort is the standard's.
+  assert.deepEqual(await run(t, body, "2024-09-01"), now);
 });

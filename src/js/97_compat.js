@@ -5,6 +5,9 @@
 // read where that API lives (`internals.feature(…)`); the README lists them all.
 
 const { ReadableStream, WritableStream, TransformStream } = internals.streams;
+// workerd's "internal" (native) writables made here: internal_writable_stream_abort_clears_queue
+// is about them only.
+const internalWritables = new WeakSet();
 const STREAM_CONTROLLERS = [
   "ReadableStreamBYOBRequest",
   "ReadableStreamDefaultController",
@@ -48,7 +51,7 @@ function legacyTransformStream() {
       warned = true;
       console.warn("To use the new TransformStream() constructor with a custom transformer, enable the transformstream_enable_standard_constructor compatibility flag.");
     }
-    return new TransformStream({
+    const stream = new TransformStream({
       transform(chunk, controller) {
         if (!ArrayBuffer.isView(chunk) && !(chunk instanceof ArrayBuffer)) {
           throw new TypeError("This TransformStream is being used as a byte stream, but received an object of non-ArrayBuffer/ArrayBufferView type on its writable side.");
@@ -57,6 +60,8 @@ function legacyTransformStream() {
         controller.enqueue(view.slice());
       },
     });
+    internalWritables.add(stream.writable);
+    return stream;
   };
   for (const key of Reflect.ownKeys(TransformStream)) {
     if (key !== "name" && key !== "length") Object.defineProperty(LegacyTransformStream, key, Object.getOwnPropertyDescriptor(TransformStream, key));
@@ -285,6 +290,71 @@ function legacyWriters() {
   define(WritableStreamDefaultWriter.prototype, "write", writingChunk, write);
 }
 
+/**
+ * Before internal_writable_stream_abort_clears_queue (2024-09-02) abort() on one of workerd's
+ * "internal" writables (here: the legacy TransformStream's) with writes pending was done lazily:
+ * it waited for the write in progress (the oldest pending one) to finish, and only then rejected
+ * the other queued writes and errored the stream (so with no reader, the abort, the writes and
+ * `closed` stay pending). A second abort() meanwhile shares the first one's promise.
+ * CompressionStream is left alone: its writes wait for the reader here, not in workerd.
+ */
+function lazyInternalAborts() {
+  const { WritableStreamDefaultWriter } = internals.streams;
+  const { abort, write } = WritableStreamDefaultWriter.prototype;
+  const pendingWrites = new WeakMap(); // internal writable -> its unsettled write promises, oldest first
+  const pendingAborts = new WeakMap(); // internal writable -> the promise of its deferred abort
+  const writingChunk = {
+    write(...args) {
+      const result = Reflect.apply(write, this, args);
+      const stream = this._ownerWritableStream;
+      if (!internalWritables.has(stream)) return result;
+      if (!pendingWrites.has(stream)) pendingWrites.set(stream, []);
+      const writes = pendingWrites.get(stream);
+      writes.push(result);
+      const settled = () => writes.splice(writes.indexOf(result), 1);
+      result.then(settled, settled);
+      return result;
+    },
+  }.write;
+  const aborting = {
+    abort(reason) {
+      const stream = this._ownerWritableStream;
+      if (pendingAborts.has(stream)) return pendingAborts.get(stream);
+      const writes = pendingWrites.get(stream);
+      if (!internalWritables.has(stream) || stream._state !== "writable" || !writes?.length) return Reflect.apply(abort, this, [reason]);
+      // The abort happens when the stream next turns to its queue: as its next write starts
+      // (that write fails with the reason), or once the write in progress is done.
+      const writer = this;
+      const controller = stream._writableStreamController;
+      const writeAlgorithm = controller._writeAlgorithm;
+      let done = false;
+      // In workerd the oldest pending write is in progress even before the stream has started.
+      let passing = stream._inFlightWriteRequest === undefined ? 1 : 0;
+      let settle;
+      const later = new Promise((resolve) => (settle = resolve));
+      const abortNow = () => {
+        if (done) return;
+        done = true;
+        pendingAborts.delete(stream);
+        if (controller._writeAlgorithm === startingWrite) controller._writeAlgorithm = writeAlgorithm;
+        settle(writer._ownerWritableStream === stream ? Reflect.apply(abort, writer, [reason]) : stream.abort(reason));
+      };
+      const startingWrite = (chunk) => {
+        if (done || passing-- > 0) return writeAlgorithm(chunk);
+        abortNow();
+        return Promise.reject(reason);
+      };
+      controller._writeAlgorithm = startingWrite;
+      writes[0].then(abortNow, abortNow);
+      pendingAborts.set(stream, later);
+      return later;
+    },
+  }.abort;
+  const define = (name, value, original) => Object.defineProperty(WritableStreamDefaultWriter.prototype, name, { value: internals.disguise(value, original), writable: true, enumerable: true, configurable: true });
+  define("write", writingChunk, write);
+  define("abort", aborting, abort);
+}
+
 /** Removes @@toStringTag from the runtime's API classes (and its singletons' classes). */
 function removeToStringTags() {
   for (const name of Object.getOwnPropertyNames(globalThis)) {
@@ -333,6 +403,7 @@ internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
   if (!on("fixup-transform-stream-backpressure")) transformsIgnoreBackpressure();
   if (!on("writable_stream_spec_compliant_writer")) legacyWriters();
   if (!on("enable_fast_jsg_struct")) readsEndWithoutValue();
+  if (!on("internal_writable_stream_abort_clears_queue")) lazyInternalAborts();
   if (!on("capture_async_api_throws")) asyncApisThrow();
   if (!on("set_tostring_tag")) removeToStringTags();
 };
