@@ -138,6 +138,8 @@ function exportObject(value) {
  */
 function marshal(value) {
   const stubs = [];
+  // The stubs for host stubs passed on (`remote` entries), as `send` may hand them over.
+  const passed = [];
   const seen = new Map();
   const place = (entry) => {
     stubs.push(entry);
@@ -148,6 +150,7 @@ function marshal(value) {
       const target = v[kTarget];
       if (target?.stub !== undefined) {
         if (target.released) throw new DOMException("An RPC stub that was disposed cannot be sent.", "DataCloneError");
+        passed.push(target);
         return place({ remote: target.stub });
       }
       // A service binding or Durable Object stub: the host makes a stub that calls through it.
@@ -183,7 +186,7 @@ function marshal(value) {
     return out;
   };
   const replaced = walk(value);
-  return { bytes: ops.serialize(replaced), stubs };
+  return { bytes: ops.serialize(replaced), stubs, passed };
 }
 
 /** Host stub id → how many stubs in this worker stand for it (each dup() adds one). */
@@ -197,14 +200,18 @@ function stubFor(id, created = undefined) {
   return stub;
 }
 
-/** Lets go of one stub for a host stub; the host forgets it when no stub here stands for it. */
-function release(target) {
-  if (target.released) return;
+/** Marks a stub released and drops its hold; true when no other stub here stands for its host stub. */
+function unhold(target) {
   target.released = true;
   const left = (holds.get(target.stub) ?? 1) - 1;
-  if (left > 0) return void holds.set(target.stub, left);
+  if (left > 0) return void holds.set(target.stub, left), false;
   holds.delete(target.stub);
-  internals.hostCall("#rpc", "dispose", { stub: target.stub }).catch(() => {});
+  return true;
+}
+
+/** Lets go of one stub for a host stub; the host forgets it when no stub here stands for it. */
+function release(target) {
+  if (!target.released && unhold(target)) internals.hostCall("#rpc", "dispose", { stub: target.stub }).catch(() => {});
 }
 
 const DISPOSED = "The RPC stub was disposed, or the worker holding its object is gone.";
@@ -256,9 +263,13 @@ function remoteError({ name, message, stack }) {
 /** Sends one call to `target` through the host; resolves to the (unmarshalled) result. */
 async function send(target, path, kind, args) {
   if (target.released) throw new Error(DISPOSED);
-  const { bytes, stubs } = marshal(args);
+  const { bytes, stubs, passed } = marshal(args);
   // Whether the host gives the receiver stubs of its own for those passed on (rpc_params_dup_stubs).
-  const call = { path, kind, stubs, dupStubs: internals.feature("rpc_params_dup_stubs") };
+  const dupStubs = internals.feature("rpc_params_dup_stubs");
+  // Otherwise they are handed over: the caller's are gone from here on (the receiver lets the
+  // host stub go when its call ends), as workerd transferred them.
+  if (!dupStubs) for (const moved of passed) if (!moved.released) unhold(moved);
+  const call = { path, kind, stubs, dupStubs };
   // A stub's call goes to the host's stub table; a binding's (service or Durable Object, whose
   // object id and name ride along) to that binding.
   const [answer, payload] =
