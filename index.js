@@ -365,7 +365,7 @@ async function createWorker(options) {
     if (handle === undefined || handle.disposed) return Promise.resolve(false);
     // Resolves to whether a pump waiting on its stream was stopped (then it will not call again).
     return handle.rpc(JSON.stringify({ kind: "body", stream, reason }), Buffer.alloc(0)).then(
-      (outcome) => outcome.result !== undefined && outcome.result !== null && rpc.deserialize(outcome.result) === true,
+      (outcome) => outcome.result != null && rpc.deserialize(outcome.result) === true,
       () => false,
     );
   });

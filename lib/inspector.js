@@ -5,7 +5,6 @@
 // some worker is inspected, on loopback unless a host is given.
 "use strict";
 
-
 const DEFAULT_PORT = 9229;
 const DEFAULT_HOST = "127.0.0.1";
 

@@ -14,9 +14,7 @@
 
 const path = require("node:path");
 const { Binding } = require("./bindings.js");
-// node:v8 is loaded on first use (loading it with the package would slow every require).
-let v8;
-const nodeV8 = () => (v8 ??= require("node:v8"));
+const rpc = require("./rpc.js");
 
 const CONTENT_TYPES = new Set(["text", "bytes", "json", "v8"]);
 const DELAY_LIMIT = 86400;
@@ -66,11 +64,8 @@ function decodeBody(contentType, bytes) {
       return new Uint8Array(bytes);
     case "json":
       return JSON.parse(bytes.toString("utf8"));
-    default: {
-      const reader = new (nodeV8().Deserializer)(bytes);
-      reader.readHeader();
-      return reader.readValue();
-    }
+    default:
+      return rpc.deserialize(bytes);
   }
 }
 
@@ -88,17 +83,13 @@ function encodeBody(contentType, body, where) {
       if (text === undefined) throw new TypeError(`${where}: a "json" body must be a value JSON can represent, got ${typeof body}`);
       return Buffer.from(text, "utf8");
     }
-    default: {
+    default:
       // V8's own format without Node's host-object extensions, which the worker could not read.
-      const writer = new (nodeV8().Serializer)();
-      writer.writeHeader();
       try {
-        writer.writeValue(body);
+        return rpc.serialize(body);
       } catch (error) {
         throw new TypeError(`${where}: the body cannot be structured-cloned: ${error.message}`, { cause: error });
       }
-      return writer.releaseBuffer();
-    }
   }
 }
 

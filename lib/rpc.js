@@ -72,7 +72,10 @@ function unregister(id, entry) {
   if (entry.local === undefined) return false;
   const counts = localHolds.get(entry.worker);
   const left = (counts?.get(entry.local) ?? 1) - 1;
-  if (left > 0) return void counts.set(entry.local, left), false;
+  if (left > 0) {
+    counts.set(entry.local, left);
+    return false;
+  }
   counts?.delete(entry.local);
   return true;
 }

@@ -204,7 +204,10 @@ function stubFor(id, created = undefined) {
 function unhold(target) {
   target.released = true;
   const left = (holds.get(target.stub) ?? 1) - 1;
-  if (left > 0) return void holds.set(target.stub, left), false;
+  if (left > 0) {
+    holds.set(target.stub, left);
+    return false;
+  }
   holds.delete(target.stub);
   return true;
 }

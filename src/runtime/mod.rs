@@ -45,4 +45,3 @@ pub use worker::Worker;
 
 #[cfg(test)]
 mod tests;
-

@@ -118,9 +118,11 @@ pub(crate) enum Value {
   Error(String),
 }
 
-/// The isolate side of a rewriter: its coroutine, until that has returned.
+/// The isolate side of a rewriter: its coroutine, until that has returned, and its place among
+/// the process's rewriter stacks.
 pub(crate) struct Link {
   coroutine: Option<Coroutine<Command, Event, Event>>,
+  _slot: StackSlot,
 }
 
 /// Rewriter stacks alive in the process, across all workers.
@@ -132,22 +134,32 @@ static LIVE_STACKS: AtomicUsize = AtomicUsize::new(0);
 /// worker; this bounds many of them together.
 pub(crate) const MAX_LIVE_STACKS: usize = 8192;
 
-impl Link {
-  /// Sets up the rewriter for `plan`; it starts with the first [`Link::exchange`].
-  pub fn spawn(plan: Plan) -> std::io::Result<Link> {
+/// One of the [`MAX_LIVE_STACKS`] places, given back when dropped.
+struct StackSlot;
+
+impl StackSlot {
+  fn take() -> std::io::Result<StackSlot> {
     if LIVE_STACKS.fetch_add(1, Ordering::AcqRel) >= MAX_LIVE_STACKS {
       LIVE_STACKS.fetch_sub(1, Ordering::AcqRel);
       return Err(std::io::Error::other(format!("{MAX_LIVE_STACKS} HTMLRewriter transforms are already in progress in this process")));
     }
-    let stack = match DefaultStack::new(STACK_SIZE) {
-      Ok(stack) => stack,
-      Err(e) => {
-        LIVE_STACKS.fetch_sub(1, Ordering::AcqRel);
-        return Err(e);
-      }
-    };
+    Ok(StackSlot)
+  }
+}
+
+impl Drop for StackSlot {
+  fn drop(&mut self) {
+    LIVE_STACKS.fetch_sub(1, Ordering::AcqRel);
+  }
+}
+
+impl Link {
+  /// Sets up the rewriter for `plan`; it starts with the first [`Link::exchange`].
+  pub fn spawn(plan: Plan) -> std::io::Result<Link> {
+    let slot = StackSlot::take()?;
+    let stack = DefaultStack::new(STACK_SIZE)?;
     let coroutine = Coroutine::with_stack(stack, move |yielder: &Yielder<Command, Event>, first| run(plan, yielder, first));
-    Ok(Link { coroutine: Some(coroutine) })
+    Ok(Link { coroutine: Some(coroutine), _slot: slot })
   }
 
   /// One round trip: resumes the rewriter with `command` until it answers.
@@ -188,7 +200,6 @@ impl Drop for Link {
   /// (this crate builds with `panic = "unwind"`).
   fn drop(&mut self) {
     self.cancel();
-    LIVE_STACKS.fetch_sub(1, Ordering::AcqRel);
   }
 }
 

@@ -44,7 +44,7 @@ static PRELOADED: OnceLock<(PathBuf, Option<&'static [u8]>)> = OnceLock::new();
 /// memory. Which snapshot a process uses is still decided by its first worker (its `cacheDir`
 /// comes first); this only saves the read when that is the per-user one.
 pub(crate) fn preload() {
-  if std::env::var_os("WORKERBOX_NO_SNAPSHOT").is_some_and(|v| v != "0") || SNAPSHOT.get().is_some() {
+  if disabled() || SNAPSHOT.get().is_some() {
     return;
   }
   if let Some(dir) = user_cache_dir() {
@@ -54,6 +54,11 @@ pub(crate) fn preload() {
       (file, blob)
     });
   }
+}
+
+/// Whether `WORKERBOX_NO_SNAPSHOT` asks for every isolate to boot from source.
+fn disabled() -> bool {
+  std::env::var_os("WORKERBOX_NO_SNAPSHOT").is_some_and(|v| v != "0")
 }
 
 /// The per-user folder the snapshot is kept in when the first worker has no `cacheDir`, or
@@ -71,7 +76,7 @@ fn user_cache_dir() -> Option<PathBuf> {
 /// equivalent).
 pub(crate) fn startup_snapshot(dir: Option<&Path>) -> Option<&'static [u8]> {
   *SNAPSHOT.get_or_init(|| {
-    if std::env::var_os("WORKERBOX_NO_SNAPSHOT").is_some_and(|v| v != "0") {
+    if disabled() {
       return None;
     }
     // The given directory first, then the per-user cache (so that a new cache directory does
@@ -137,25 +142,33 @@ pub(crate) fn current() -> Option<&'static [u8]> {
 
 /// `<dir>/snapshot-<hash of what the snapshot depends on>.bin`
 fn snapshot_file(dir: &Path) -> PathBuf {
-  let mut hash = KeyHash::new();
-  hash
-    .part(v8::V8::get_version().as_bytes())
-    .part(&v8::script_compiler::cached_data_version_tag().to_le_bytes())
-    .part(super::platform::V8_FLAGS.as_bytes())
-    .part(env!("CARGO_PKG_VERSION").as_bytes());
-  for name in ops::names() {
-    hash.part(name.as_bytes());
-  }
-  hash.part(STREAMS_PONYFILL.as_bytes());
-  for (name, source) in BOOTSTRAP_FILES {
-    hash.part(name.as_bytes()).part(source.as_bytes());
-  }
-  // Which of them are compiled whole (what the snapshot keeps compiled).
-  for name in EAGER_FILES {
-    hash.part(b"eager").part(name.as_bytes());
-  }
-  let key = hex(&hash.finish()[..16]);
-  dir.join(format!("snapshot-{key}.bin"))
+  dir.join(format!("snapshot-{}.bin", snapshot_key()))
+}
+
+/// The hash of what the snapshot depends on, computed once per process (it reads every
+/// bootstrap source, and both the preload and the first worker name the file).
+fn snapshot_key() -> &'static str {
+  static KEY: OnceLock<String> = OnceLock::new();
+  KEY.get_or_init(|| {
+    let mut hash = KeyHash::new();
+    hash
+      .part(v8::V8::get_version().as_bytes())
+      .part(&v8::script_compiler::cached_data_version_tag().to_le_bytes())
+      .part(super::platform::V8_FLAGS.as_bytes())
+      .part(env!("CARGO_PKG_VERSION").as_bytes());
+    for name in ops::names() {
+      hash.part(name.as_bytes());
+    }
+    hash.part(STREAMS_PONYFILL.as_bytes());
+    for (name, source) in BOOTSTRAP_FILES {
+      hash.part(name.as_bytes()).part(source.as_bytes());
+    }
+    // Which of them are compiled whole (what the snapshot keeps compiled).
+    for name in EAGER_FILES {
+      hash.part(b"eager").part(name.as_bytes());
+    }
+    hex(&hash.finish()[..16])
+  })
 }
 
 /// A saved snapshot whose checksum matches, or `None` (missing, truncated or corrupt files
