@@ -211,7 +211,7 @@ class URL {
     this.#set("href", value);
   }
   get origin() {
-    return this.#parts[ORIGIN];
+    return (this.#parts[ORIGIN] ??= ops.urlOrigin(this.#parts[HREF]));
   }
   get protocol() {
     return this.#parts[PROTOCOL];

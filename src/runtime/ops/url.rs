@@ -9,25 +9,42 @@ use v8::MapFnTo;
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("urlParse", op_url_parse.map_fn_to());
   install("urlSet", op_url_set.map_fn_to());
+  install("urlOrigin", op_url_origin.map_fn_to());
   install("formParse", op_form_parse.map_fn_to());
   install("formSerialize", op_form_serialize.map_fn_to());
 }
 
 /// `[href, origin, protocol, username, password, host, hostname, port, pathname, search, hash]`
-fn components(url: &Url) -> [String; 11] {
-  [
-    url.href().to_owned(),
-    url.origin(),
-    url.protocol().to_owned(),
-    url.username().to_owned(),
-    url.password().to_owned(),
-    url.host().to_owned(),
-    url.hostname().to_owned(),
-    url.port().to_owned(),
-    url.pathname().to_owned(),
-    url.search().to_owned(),
-    url.hash().to_owned(),
-  ]
+/// as a JS array, origin left `undefined` (the `origin` getter asks `ops.urlOrigin(href)`: most
+/// URLs never have it read, and ada builds it anew). Empty parts share one empty string, and a
+/// host without a port is the hostname's string.
+fn components<'s>(scope: &mut v8::PinScope<'s, '_>, url: &Url) -> v8::Local<'s, v8::Array> {
+  let empty: v8::Local<v8::Value> = v8::String::empty(scope).into();
+  let undefined: v8::Local<v8::Value> = v8::undefined(scope).into();
+  let mut part = |text: &str| if text.is_empty() { empty } else { new_string(scope, text).into() };
+  let hostname = part(url.hostname());
+  let host = if url.port().is_empty() { hostname } else { part(url.host()) };
+  let elements = [
+    part(url.href()),
+    undefined,
+    part(url.protocol()),
+    part(url.username()),
+    part(url.password()),
+    host,
+    hostname,
+    part(url.port()),
+    part(url.pathname()),
+    part(url.search()),
+    part(url.hash()),
+  ];
+  v8::Array::new_with_elements(scope, &elements)
+}
+
+/// `ops.urlOrigin(href) -> origin` for an href this module produced.
+fn op_url_origin<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let href = arg_string(scope, &args, 0);
+  let origin = Url::parse(&href, None).map(|url| url.origin()).unwrap_or_else(|_| "null".to_owned());
+  rv.set(new_string(scope, &origin).into());
 }
 
 /// Whether `text` has a Punycode prefix ("xn--", in any case).
@@ -64,7 +81,7 @@ fn op_url_parse<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallback
   let input = arg_string(scope, &args, 0);
   let base = if args.length() > 1 && !args.get(1).is_undefined() { Some(arg_string(scope, &args, 1)) } else { None };
   match parse(&input, base.as_deref()) {
-    Some(url) => rv.set(string_array(scope, &components(&url)).into()),
+    Some(url) => rv.set(components(scope, &url).into()),
     None => rv.set_null(),
   }
 }
@@ -112,7 +129,7 @@ fn op_url_set<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackAr
     true
   };
   if ok {
-    rv.set(string_array(scope, &components(&url)).into());
+    rv.set(components(scope, &url).into());
   } else {
     rv.set_null();
   }
