@@ -224,12 +224,15 @@ function validateOptions(options) {
  */
 const inFlight = new Map();
 let lastRequestId = 0;
-const channel = new native.NativeChannel((id, outcome) => {
-  const resolve = inFlight.get(id);
-  if (resolve === undefined) return;
-  inFlight.delete(id);
+// Outcomes come in batches: [id, outcome, id, outcome, …].
+const channel = new native.NativeChannel((batch) => {
+  for (let i = 0; i + 1 < batch.length; i += 2) {
+    const resolve = inFlight.get(batch[i]);
+    if (resolve === undefined) continue;
+    inFlight.delete(batch[i]);
+    resolve(batch[i + 1]);
+  }
   if (inFlight.size === 0 && openSockets === 0) channel.keepAlive(false);
-  resolve(outcome);
 });
 
 /**
@@ -244,13 +247,21 @@ function holdForSocket(delta) {
   if (before !== after) channel.keepAlive(after);
 }
 
+/**
+ * Fetch dispatches between their start and their outcome, across every worker. The native side
+ * may wait a few hundred microseconds for a quick answer (src/runtime/handoff.rs), which only
+ * pays when nothing else could use Node's thread meanwhile: a caller with other dispatches on
+ * the way (requests served concurrently) is better off going on with them.
+ */
+let dispatching = 0;
+
 function sendRequest(handle, request, requestStream) {
   let id = (lastRequestId = (lastRequestId + 1) >>> 0);
   while (id === 0 || inFlight.has(id)) id = lastRequestId = (lastRequestId + 1) >>> 0;
   // The worker's embedded stores go by this process's clock (KV and cache expirations). A quick
   // answer may come back at once; otherwise it arrives later through the channel (which cannot
   // call back before this function returns, so registering the request afterwards is safe).
-  const answer = handle.dispatch(id, request.method, request.url, request.headers, request.body, requestStream, Date.now(), request.cf);
+  const answer = handle.dispatch(id, request.method, request.url, request.headers, request.body, requestStream, Date.now(), request.cf, dispatching === 1);
   if (answer != null) return answer;
   let resolve;
   const promise = new Promise((settle) => (resolve = settle));
@@ -258,6 +269,13 @@ function sendRequest(handle, request, requestStream) {
   inFlight.set(id, resolve);
   return promise;
 }
+
+/**
+ * Native workers whose dispose() has been called: dispatch() checks here rather than asking the
+ * native side, whose getters cost more than a request's own conversions (napi-rs tracks every
+ * borrow of a class instance).
+ */
+const disposedHandles = new WeakSet();
 
 /** A running worker. Create one with createWorker(); dispose() it when done. */
 class Worker {
@@ -313,6 +331,7 @@ class Worker {
    * threads are joined. Safe to call twice.
    */
   async dispose() {
+    disposedHandles.add(this.#native);
     await this.#native.dispose();
     this.#bodies.close("the worker was disposed");
     queues.workerDisposed(this);
@@ -463,7 +482,7 @@ async function dispatch(worker, input) {
   if (handle === undefined) {
     throw new TypeError("dispatch: the first argument must be a worker returned by createWorker()");
   }
-  if (handle.disposed) {
+  if (disposedHandles.has(handle)) {
     throw new TypeError("dispatch: the worker has been disposed");
   }
   if (input !== null && typeof input === "object" && !(input instanceof Request) && !(input instanceof URL) && input.type !== undefined) {
@@ -477,7 +496,13 @@ async function dispatch(worker, input) {
   const bodies = bodiesOf(worker);
   const requestStream = request.stream === null ? null : bodies.addRequestBody(request.stream);
   const releaseRequest = () => requestStream !== null && bodies.releaseRequestBody(requestStream);
-  const outcome = await sendRequest(handle, request, requestStream);
+  dispatching++;
+  let outcome;
+  try {
+    outcome = await sendRequest(handle, request, requestStream);
+  } finally {
+    dispatching--;
+  }
   if (outcome.status === undefined) {
     releaseRequest();
     throw workerError(worker, outcome);

@@ -11,8 +11,8 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 
 /** The way back for dispatch outcomes: `index.js` makes one per Node environment. */
 export declare class NativeChannel {
-  /** `on_settled(id, outcome)` receives every dispatch's outcome. */
-  constructor(onSettled: (arg: SettledArgs) => void)
+  /** `on_settled([id, outcome, id, outcome, …])` receives every dispatch's outcome. */
+  constructor(onSettled: (batch: Array<number | NativeResponse | NativeError>) => void)
   /** Holds Node's event loop open (or lets it go) while `index.js` has requests pending. */
   keepAlive(on: boolean): void
 }
@@ -78,7 +78,7 @@ export declare class NativeWorker {
    * bounded time for the answer (src/runtime/handoff.rs) and returns it directly; otherwise, or
    * when it does not come in time, it returns `null` and the answer goes through `onSettled`.
    */
-  dispatch(id: number, method: string, url: string, headers: Array<string>, body?: Buffer | undefined | null, bodyStream?: number | undefined | null, hostNow?: number | undefined | null, cfJson?: string | undefined | null): NativeResponse | NativeError | null
+  dispatch(id: number, method: string, url: string, headers: Array<string>, body?: Buffer | undefined | null, bodyStream?: number | undefined | null, hostNow?: number | undefined | null, cfJson?: string | undefined | null, mayWait?: boolean | undefined | null): NativeResponse | NativeError | null
   /** Runs the `scheduled()` handler. Resolves to a `NativeScheduledOutcome` or a `NativeError`. */
   scheduled(cron: string, scheduledTime: number, hostNow?: number | undefined | null): Promise<NativeScheduledOutcome | NativeError>
   /**
@@ -211,7 +211,7 @@ export interface NativeResponse {
   statusText: string
   /** `[name, value, name, value, …]` in the worker's order, duplicates kept. */
   headers: Array<string>
-  body?: Buffer
+  body?: BodyBytes
   /** Set when the body streams: its chunks arrive through the dispatcher's `#body` calls. */
   bodyStream?: number
 }

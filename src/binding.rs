@@ -11,7 +11,7 @@ use crate::runtime::{
   Body, CACHE_BINDING, ExtraModule, QueueEvent, QueueOutcome, RpcEvent, RpcOutcome, Host, Isolation, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Store, StoreKind, Stores,
   Worker, WorkerError, WorkerOptions, default_compat_json,
 };
-use napi::bindgen_prelude::{AsyncTask, Buffer, ClassInstance, Either, FnArgs, Function, Object, PromiseRaw};
+use napi::bindgen_prelude::{AsyncTask, Buffer, ClassInstance, Either, Either3, FnArgs, Function, Object, PromiseRaw};
 use std::collections::HashMap;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{CleanupEnvHook, Env, Result, Task};
@@ -350,7 +350,7 @@ pub struct NativeResponse {
   pub status_text: String,
   /// `[name, value, name, value, …]` in the worker's order, duplicates kept.
   pub headers: Vec<String>,
-  pub body: Option<Buffer>,
+  pub body: Option<crate::binding_bytes::BodyBytes>,
   /// Set when the body streams: its chunks arrive through the dispatcher's `#body` calls.
   pub body_stream: Option<u32>,
 }
@@ -363,11 +363,34 @@ unsafe impl Send for TeardownHook {}
 
 type LogFunction = ThreadsafeFunction<FnArgs<(String, String)>, (), FnArgs<(String, String)>, napi::Status, false, true>;
 
-/// `(id, outcome)`: how a dispatch's outcome reaches `index.js`. One function serves every
-/// request of every worker, instead of a napi deferred per request (each of which would set up
-/// and tear down a thread-safe function of its own, a large share of a request's cost).
-type SettledArgs = FnArgs<(u32, Either<NativeResponse, NativeError>)>;
-type SettledFunction = ThreadsafeFunction<SettledArgs, (), SettledArgs, napi::Status, false, true>;
+/// How dispatch outcomes reach `index.js`: one function serves every request of every worker,
+/// instead of a napi deferred per request (each of which would set up and tear down a
+/// thread-safe function of its own, a large share of a request's cost). Outcomes wait in
+/// [`Settled`]; the first one into an empty queue asks Node's thread for one call, which takes
+/// every outcome queued by then as `[id, outcome, id, outcome, …]`. Under concurrent load one
+/// call then settles many requests, with one microtask checkpoint after them all.
+type SettledBatch = Vec<Either3<u32, NativeResponse, NativeError>>;
+type SettledFunction = ThreadsafeFunction<(), (), SettledBatch, napi::Status, false, true>;
+
+/// The outcomes on their way to Node's thread, and the function that takes them there.
+struct Settled {
+  queue: Arc<Mutex<Vec<(u32, Either<NativeResponse, NativeError>)>>>,
+  function: SettledFunction,
+}
+
+impl Settled {
+  /// Queues one outcome (from any thread).
+  fn send(&self, id: u32, outcome: Either<NativeResponse, NativeError>) {
+    let first = {
+      let mut queue = self.queue.lock().unwrap();
+      queue.push((id, outcome));
+      queue.len() == 1
+    };
+    if first {
+      self.function.call((), ThreadsafeFunctionCallMode::NonBlocking);
+    }
+  }
+}
 
 type InspectorFunction = ThreadsafeFunction<FnArgs<(u32, String)>, (), FnArgs<(u32, String)>, napi::Status, false, true>;
 
@@ -408,17 +431,30 @@ impl NativeInspector {
 /// The way back for dispatch outcomes: `index.js` makes one per Node environment.
 #[napi]
 pub struct NativeChannel {
-  settled: Arc<SettledFunction>,
+  settled: Arc<Settled>,
 }
 
 #[napi]
 impl NativeChannel {
-  /// `on_settled(id, outcome)` receives every dispatch's outcome.
-  #[napi(constructor)]
-  pub fn new(on_settled: Function<SettledArgs, ()>) -> Result<Self> {
+  /// `on_settled([id, outcome, id, outcome, …])` receives every dispatch's outcome.
+  #[napi(constructor, ts_args_type = "onSettled: (batch: Array<number | NativeResponse | NativeError>) => void")]
+  pub fn new(on_settled: Function<SettledBatch, ()>) -> Result<Self> {
+    let queue: Arc<Mutex<Vec<(u32, Either<NativeResponse, NativeError>)>>> = Arc::default();
+    let taken = queue.clone();
     // Weak: `index.js` holds Node's event loop open (`keepAlive`) only while requests are pending.
-    let settled = on_settled.build_threadsafe_function().weak::<true>().callee_handled::<false>().build()?;
-    Ok(Self { settled: Arc::new(settled) })
+    let function = on_settled.build_threadsafe_function::<()>().weak::<true>().callee_handled::<false>().build_callback(move |_| {
+      let batch = std::mem::take(&mut *taken.lock().unwrap());
+      let mut flat = Vec::with_capacity(batch.len() * 2);
+      for (id, outcome) in batch {
+        flat.push(Either3::A(id));
+        flat.push(match outcome {
+          Either::A(response) => Either3::B(response),
+          Either::B(error) => Either3::C(error),
+        });
+      }
+      Ok(flat)
+    })?;
+    Ok(Self { settled: Arc::new(Settled { queue, function }) })
   }
 
   /// Holds Node's event loop open (or lets it go) while `index.js` has requests pending.
@@ -427,9 +463,9 @@ impl NativeChannel {
     // SAFETY: called on Node's thread with its env; the function lives as long as `self`.
     let status = unsafe {
       if on {
-        napi::sys::napi_ref_threadsafe_function(env.raw(), self.settled.raw())
+        napi::sys::napi_ref_threadsafe_function(env.raw(), self.settled.function.raw())
       } else {
-        napi::sys::napi_unref_threadsafe_function(env.raw(), self.settled.raw())
+        napi::sys::napi_unref_threadsafe_function(env.raw(), self.settled.function.raw())
       }
     };
     if status == napi::sys::Status::napi_ok {
@@ -446,7 +482,7 @@ pub struct NativeWorker {
   inner: Arc<Worker>,
   format: ScriptFormat,
   cleanup: Mutex<Option<TeardownHook>>,
-  settled: Arc<SettledFunction>,
+  settled: Arc<Settled>,
   /// The worker's log lines in flight to `onLog`; answers wait behind them.
   logs: Arc<LogQueue>,
   /// Whether `dispatch` waits for a quick answer.
@@ -509,7 +545,7 @@ fn native_response(response: ResponseData) -> NativeResponse {
     status_text: response.status_text,
     headers: response.headers.into_iter().flat_map(|(k, v)| [k, v]).collect(),
     body_stream: response.body.stream_id(),
-    body: response.body.into_bytes().map(|b| Buffer::from(Vec::from(b))),
+    body: response.body.into_bytes().map(crate::binding_bytes::BodyBytes),
   }
 }
 
@@ -651,7 +687,7 @@ fn teardown_hook(env: &Env, worker: &Arc<Worker>) -> Result<TeardownHook> {
 }
 
 /// A pool hit: the spare is booted and bound already, so it is the answer at once.
-fn hand_off(env: &Env, worker: Worker, format: ScriptFormat, settled: Arc<SettledFunction>, logs: Arc<LogQueue>) -> Result<NativeWorker> {
+fn hand_off(env: &Env, worker: Worker, format: ScriptFormat, settled: Arc<Settled>, logs: Arc<LogQueue>) -> Result<NativeWorker> {
   let inner = Arc::new(worker);
   let hook = teardown_hook(env, &inner)?;
   Ok(NativeWorker { inner, format, cleanup: Mutex::new(Some(hook)), settled, logs, waits: Default::default() })
@@ -679,7 +715,7 @@ impl NativeWorker {
   /// when it does not come in time, it returns `null` and the answer goes through `onSettled`.
   #[napi(ts_return_type = "NativeResponse | NativeError | null")]
   #[allow(clippy::too_many_arguments)]
-  pub fn dispatch(&self, id: u32, method: String, url: String, headers: Vec<String>, body: Option<Buffer>, body_stream: Option<u32>, host_now: Option<f64>, cf_json: Option<String>) -> Option<Either<NativeResponse, NativeError>> {
+  pub fn dispatch(&self, id: u32, method: String, url: String, headers: Vec<String>, body: Option<Buffer>, body_stream: Option<u32>, host_now: Option<f64>, cf_json: Option<String>, may_wait: Option<bool>) -> Option<Either<NativeResponse, NativeError>> {
     if let Some(now) = host_now {
       self.inner.follow_host_clock(now);
     }
@@ -696,7 +732,9 @@ impl NativeWorker {
     };
     let (settled, logs, policy) = (self.settled.clone(), self.logs.clone(), self.waits.clone());
     // A streamed request body is pulled from this thread, so its answer is never waited for.
-    let handoff = (policy.begin() && body_stream.is_none()).then(|| Arc::new(Handoff::default()));
+    let begin = policy.begin(may_wait.unwrap_or(true));
+    self.inner.note_callers(begin.concurrent);
+    let handoff = (begin.wait && body_stream.is_none()).then(|| Arc::new(Handoff::default()));
     let offered = handoff.clone();
     let sent = std::time::Instant::now();
     self.inner.dispatch(
@@ -711,7 +749,7 @@ impl NativeWorker {
             },
             None => result,
           };
-          settled.call(FnArgs::from((id, outcome(result, native_response))), ThreadsafeFunctionCallMode::NonBlocking);
+          settled.send(id, outcome(result, native_response));
         });
       }),
     );

@@ -8,4 +8,6 @@ pub mod runtime;
 #[cfg(feature = "node")]
 mod binding;
 #[cfg(feature = "node")]
+mod binding_bytes;
+#[cfg(feature = "node")]
 mod binding_queue;

@@ -61,6 +61,9 @@ pub(crate) struct Monitor {
   pub debugging: AtomicBool,
   /// Replies of accepted events, answerable even if the isolate thread never returns.
   pub inflight: Arc<Inflight>,
+  /// The host's latest fetch was sent while others were on their way (`handoff.rs`): the
+  /// isolate thread then sleeps as soon as it is idle rather than polling its inbox.
+  pub concurrent_callers: AtomicBool,
   /// Wakes the isolate thread while it blocks outside JS (waiting for a module the host loads,
   /// see `module_loader.rs`), so that a stop is not left waiting behind it.
   waker: Mutex<Option<Box<dyn FnOnce() + Send>>>,

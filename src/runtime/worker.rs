@@ -87,6 +87,11 @@ impl Worker {
     self.send_event(Event::Fetch { request, reply });
   }
 
+  /// Tells the isolate thread whether the host is sending requests concurrently.
+  pub fn note_callers(&self, concurrent: bool) {
+    self.monitor.concurrent_callers.store(concurrent, Ordering::Relaxed);
+  }
+
   /// Runs the worker's `scheduled()` handler; `reply` gets the outcome exactly once.
   pub fn scheduled(&self, event: ScheduledEvent, reply: ScheduledReply) {
     let reply = self.monitor.inflight.guard(reply);

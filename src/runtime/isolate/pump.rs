@@ -52,7 +52,7 @@ pub(super) fn pump(
           // Before sleeping, fail what nothing can ever settle.
           fail_hung_work(state, events);
           state.borrow_mut().arm_deadlines(true);
-          match idle.recv(inbox) {
+          match idle.recv(inbox, !monitor.concurrent_callers.load(std::sync::atomic::Ordering::Relaxed)) {
             Ok(message) => message,
             Err(_) => return PumpExit::Shutdown,
           }
