@@ -21,6 +21,7 @@ mod random;
 mod timers;
 mod url;
 mod urlpattern;
+mod urlpattern_legacy;
 pub(crate) mod wasm;
 
 use super::isolate::StateRef;
