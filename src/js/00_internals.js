@@ -33,6 +33,12 @@ internals.reportError = function reportError(error) {
   internals.logUncaught(error);
 };
 
+/**
+ * Set by 97_compat.js (before workers_api_getters_setters_on_prototype) to a function that gives a
+ * new API object its attributes as own properties; every API class's constructor calls it.
+ */
+internals.ownAccessors = null;
+
 // `self` is the global scope, as in a service worker.
 internals.defineGlobal("self", globalThis);
 

@@ -12,6 +12,9 @@ function bytesOf(input, what) {
 }
 
 class TextEncoder {
+  constructor() {
+    if (internals.ownAccessors !== null) internals.ownAccessors(this);
+  }
   get encoding() {
     return "utf-8";
   }
@@ -56,6 +59,7 @@ class TextDecoder {
   #ignoreBOM;
   #stream = 0; // the native decoder of a streaming decode in progress (0: none)
   constructor(label = "utf-8", options = {}) {
+    if (internals.ownAccessors !== null) internals.ownAccessors(this);
     const encoding = ops.encodingName(String(label));
     if (encoding === null) {
       throw new RangeError(`Failed to construct 'TextDecoder': The encoding label provided ('${label}') is invalid.`);

@@ -272,6 +272,7 @@ class URL {
     };
   }
   constructor(url, base = undefined) {
+    if (internals.ownAccessors !== null) internals.ownAccessors(this);
     if (arguments.length === 0) throw new TypeError("Failed to construct 'URL': 1 argument required, but only 0 present.");
     if (base !== undefined) {
       const parsedBase = parseAbsolute(String(base));

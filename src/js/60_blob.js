@@ -93,6 +93,7 @@ class Blob {
   #bytes;
   #type;
   constructor(parts = undefined, options = undefined) {
+    if (internals.ownAccessors !== null) internals.ownAccessors(this);
     const what = new.target === File ? "File" : "Blob";
     const converted = convertParts(parts, what);
     options = dictionary(options, what);

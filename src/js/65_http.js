@@ -370,6 +370,7 @@ class Request {
   #cache = undefined;
 
   constructor(input, init = {}) {
+    if (internals.ownAccessors !== null) internals.ownAccessors(this);
     if (arguments.length === 0) throw new TypeError("Failed to construct 'Request': 1 argument required, but only 0 present.");
     if (init === null || (typeof init !== "object" && init !== undefined)) init = {};
     init ??= {};
@@ -538,6 +539,7 @@ class Response {
   #webSocket = null;
 
   constructor(body = null, init = {}) {
+    if (internals.ownAccessors !== null) internals.ownAccessors(this);
     init ??= {};
     if (typeof init !== "object") throw new TypeError("Failed to construct 'Response': init must be an object.");
     const status = init.status === undefined ? 200 : Number(init.status);

@@ -23,6 +23,7 @@ class Event {
 
   constructor(type, init = {}) {
     if (arguments.length === 0) throw new TypeError("Failed to construct 'Event': 1 argument required, but only 0 present.");
+    if (internals.ownAccessors !== null) internals.ownAccessors(this);
     init ??= {};
     this.#type = String(type);
     this.#bubbles = Boolean(init.bubbles);

@@ -109,6 +109,7 @@ class WebSocket extends EventTarget {
   /** `new WebSocket(url, protocols)`: connects out; "open" fires once the server accepted. */
   constructor(url, protocols = undefined) {
     super();
+    if (internals.ownAccessors !== null) internals.ownAccessors(this);
     if (url === kSocket) return;
     if (arguments.length === 0) throw new TypeError("Failed to construct 'WebSocket': 1 argument required, but only 0 present.");
     const parsed = URL.parse(String(url));

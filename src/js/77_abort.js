@@ -15,6 +15,7 @@ class AbortSignal extends EventTarget {
   constructor(token) {
     if (token !== kConstruct) throw new TypeError("Illegal constructor");
     super();
+    if (internals.ownAccessors !== null) internals.ownAccessors(this);
   }
 
   static #create() {
@@ -114,6 +115,10 @@ class AbortSignal extends EventTarget {
 
 class AbortController {
   #signal = internals.newAbortSignal();
+
+  constructor() {
+    if (internals.ownAccessors !== null) internals.ownAccessors(this);
+  }
 
   get signal() {
     return this.#signal;

@@ -371,6 +371,58 @@ function removeToStringTags() {
   }
 }
 
+/**
+ * Before workers_api_getters_setters_on_prototype (2022-01-31) workerd put an API object's
+ * attributes on the object itself, not on its prototype: live, enumerable, configurable
+ * properties that read as data properties (writable only with a setter), so `Object.keys`,
+ * `JSON.stringify`, `{...x}` and `for…in` list them; the prototypes have none of them. Per class,
+ * the attributes in the order workerd lists them (checked against workerd: each class's own
+ * ones before its base class's). Each listed class's constructor calls `internals.ownAccessors`.
+ */
+const OWN_ATTRIBUTES = [
+  ["Request", ["keepalive", "integrity", "cf", "signal", "fetcher", "redirect", "headers", "url", "method", "bodyUsed", "body"]],
+  ["Response", ["type", "cf", "webSocket", "url", "redirected", "ok", "headers", "statusText", "status", "bodyUsed", "body"]],
+  ["Event", ["cancelBubble", "isTrusted", "timeStamp", "srcElement", "target", "currentTarget", "returnValue", "defaultPrevented", "cancelable", "bubbles", "composed", "eventPhase", "type"]],
+  ["AbortSignal", ["reason", "aborted"]],
+  ["AbortController", ["signal"]],
+  ["File", ["lastModified", "name"]],
+  ["Blob", ["type", "size"]],
+  ["TextDecoder", ["ignoreBOM", "fatal", "encoding"]],
+  ["TextEncoder", ["encoding"]],
+  ["Crypto", ["subtle"]],
+  ["WebSocket", ["binaryType", "extensions", "protocol", "url", "readyState"]],
+];
+const LEGACY_URL_ATTRIBUTES = ["hash", "searchParams", "search", "pathname", "port", "hostname", "host", "password", "username", "protocol", "origin", "href"];
+
+function attributesOnInstances(legacyUrl) {
+  const entries = OWN_ATTRIBUTES.map(([name, keys]) => [globalThis[name], keys]);
+  if (legacyUrl) entries.push([globalThis.URL, LEGACY_URL_ATTRIBUTES]);
+  // prototype -> [names, [getter, setter] pairs], taken off the prototype.
+  const levels = new Map();
+  for (const [Class, keys] of entries) {
+    if (typeof Class !== "function") continue;
+    const prototype = Class.prototype;
+    const names = [];
+    const pairs = [];
+    for (const key of keys) {
+      const descriptor = Object.getOwnPropertyDescriptor(prototype, key);
+      if (descriptor === undefined || descriptor.get === undefined) continue;
+      names.push(key);
+      pairs.push([descriptor.get, descriptor.set]);
+      delete prototype[key];
+    }
+    levels.set(prototype, [names, pairs]);
+  }
+  internals.ownAccessors = function ownAccessors(object) {
+    for (let prototype = Object.getPrototypeOf(object); prototype !== null; prototype = Object.getPrototypeOf(prototype)) {
+      const level = levels.get(prototype);
+      if (level !== undefined) ops.ownAccessors(object, level[0], level[1]);
+    }
+  };
+  // Made before the script runs.
+  internals.ownAccessors(globalThis.crypto);
+}
+
 const previous = internals.prepareContext;
 internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
   previous(memoryMb, compatJson);
@@ -405,5 +457,6 @@ internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
   if (!on("enable_fast_jsg_struct")) readsEndWithoutValue();
   if (!on("internal_writable_stream_abort_clears_queue")) lazyInternalAborts();
   if (!on("capture_async_api_throws")) asyncApisThrow();
+  if (!on("workers_api_getters_setters_on_prototype")) attributesOnInstances(!on("url_standard"));
   if (!on("set_tostring_tag")) removeToStringTags();
 };

@@ -6,6 +6,7 @@ use v8::MapFnTo;
 
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("rejectedWith", op_rejected_with.map_fn_to());
+  install("ownAccessors", op_own_accessors.map_fn_to());
 }
 
 /// `[reason]` when the argument is a promise that is already rejected, otherwise undefined.
@@ -19,4 +20,51 @@ fn op_rejected_with<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCall
   let reason = promise.result(scope);
   let array = v8::Array::new_with_elements(scope, &[reason]);
   rv.set(array.into());
+}
+
+/// `ops.ownAccessors(object, names, data)`: before workers_api_getters_setters_on_prototype
+/// (2022-01-31) workerd gave each API object its attributes as own properties that read like
+/// data properties (V8's native data properties: enumerable, configurable, writable only when
+/// the attribute has a setter) yet stay live. For each `names[i]`, `data[i]` is
+/// `[getter, setter | undefined]` (the prototype's accessor functions), called with the object.
+fn op_own_accessors<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let (Ok(object), Ok(names), Ok(data)) = (
+    v8::Local::<v8::Object>::try_from(args.get(0)),
+    v8::Local::<v8::Array>::try_from(args.get(1)),
+    v8::Local::<v8::Array>::try_from(args.get(2)),
+  ) else {
+    return;
+  };
+  for i in 0..names.length() {
+    let (Some(name), Some(pair)) = (names.get_index(scope, i), data.get_index(scope, i)) else {
+      return;
+    };
+    let (Ok(name), Ok(pair)) = (v8::Local::<v8::Name>::try_from(name), v8::Local::<v8::Array>::try_from(pair)) else {
+      return;
+    };
+    let has_setter = pair.get_index(scope, 1).is_some_and(|setter| setter.is_function());
+    let mut config = v8::AccessorConfiguration::new(own_getter).data(pair.into());
+    if has_setter {
+      config = config.setter(own_setter);
+    } else {
+      config = config.property_attribute(v8::PropertyAttribute::READ_ONLY);
+    }
+    if object.set_accessor_with_configuration(scope, name, config).is_none() {
+      return;
+    }
+  }
+}
+
+fn own_getter<'s>(scope: &mut v8::PinScope<'s, '_>, _name: v8::Local<'s, v8::Name>, args: v8::PropertyCallbackArguments<'s>, mut rv: v8::ReturnValue<v8::Value>) {
+  let Ok(pair) = v8::Local::<v8::Array>::try_from(args.data()) else { return };
+  let Some(getter) = pair.get_index(scope, 0).and_then(|f| v8::Local::<v8::Function>::try_from(f).ok()) else { return };
+  if let Some(value) = getter.call(scope, args.holder().into(), &[]) {
+    rv.set(value);
+  }
+}
+
+fn own_setter<'s>(scope: &mut v8::PinScope<'s, '_>, _name: v8::Local<'s, v8::Name>, value: v8::Local<'s, v8::Value>, args: v8::PropertyCallbackArguments<'s>, _rv: v8::ReturnValue<()>) {
+  let Ok(pair) = v8::Local::<v8::Array>::try_from(args.data()) else { return };
+  let Some(setter) = pair.get_index(scope, 1).and_then(|f| v8::Local::<v8::Function>::try_from(f).ok()) else { return };
+  setter.call(scope, args.holder().into(), &[value]);
 }
