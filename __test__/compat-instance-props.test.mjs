@@ -34,6 +34,7 @@ const body = `
     url: Object.keys(new URL("https://u.example/p?q=1#h")),
     urlShape: shape(new URL("https://u.example/")).filter((s) => s.startsWith("href:") || s.startsWith("origin:")),
     webSocket: Object.keys(new WebSocketPair()[0]),
+    transformWrappers: [new TextEncoderStream(), new CompressionStream("gzip")].map((o) => Object.keys(o)),
     onPrototype: ["method" in Request.prototype && Object.hasOwn(Request.prototype, "method"), Object.hasOwn(Event.prototype, "type"), Object.hasOwn(Blob.prototype, "size")],
     forIn: (() => { const keys = []; for (const k in new TextDecoder()) keys.push(k); return keys.slice(0, 3); })(),
     sloppySet: Reflect.set(made, "method", "GET"),
@@ -74,6 +75,7 @@ const before = {
   url: ["hash", "searchParams", "search", "pathname", "port", "hostname", "host", "password", "username", "protocol", "origin", "href"],
   urlShape: ["origin:data,e,c", "href:data,w,e,c"],
   webSocket: ["extensions", "protocol", "url", "readyState"],
+  transformWrappers: [["writable", "readable"], ["writable", "readable"]],
   onPrototype: [false, false, false],
   forIn: ["ignoreBOM", "fatal", "encoding"],
   sloppySet: false,
@@ -89,7 +91,7 @@ const before = {
 const after = {
   incoming: [], request: [], requestJson: {}, response: [], event: [], eventShape: [], customEvent: 0,
   controller: [], signal: [], file: [], spreadBlob: {}, decoder: [], encoder: [], crypto: [], url: [], urlShape: [],
-  webSocket: [], onPrototype: [true, true, true],
+  webSocket: [], transformWrappers: [[], []], onPrototype: [true, true, true],
   // workerd's for…in goes on to the prototype's accessors and methods, which are enumerable
   // there; workerbox's class accessors are not (whatever the date).
   forIn: [],

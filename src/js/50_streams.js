@@ -41,6 +41,7 @@ internals.internalStream = (source, strategy = undefined) => {
 class TransformWrapper {
   #transform;
   constructor(transform) {
+    if (internals.ownAccessors !== null) internals.ownAccessors(this);
     this.#transform = transform;
   }
   get readable() {
@@ -125,6 +126,8 @@ class TextDecoderStream extends TransformWrapper {
   }
 }
 
+// 97_compat.js gives them their attributes of their own before workers_api_getters_setters_on_prototype.
+internals.TransformWrapper = TransformWrapper;
 internals.defineGlobal("TextEncoderStream", TextEncoderStream);
 internals.defineGlobal("TextDecoderStream", TextDecoderStream);
 

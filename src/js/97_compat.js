@@ -397,6 +397,8 @@ const LEGACY_URL_ATTRIBUTES = ["hash", "searchParams", "search", "pathname", "po
 function attributesOnInstances(legacyUrl) {
   const entries = OWN_ATTRIBUTES.map(([name, keys]) => [globalThis[name], keys]);
   if (legacyUrl) entries.push([globalThis.URL, LEGACY_URL_ATTRIBUTES]);
+  // TextEncoderStream, TextDecoderStream, CompressionStream, DecompressionStream.
+  entries.push([internals.TransformWrapper, ["writable", "readable"]]);
   // prototype -> [names, [getter, setter] pairs], taken off the prototype.
   const levels = new Map();
   for (const [Class, keys] of entries) {
