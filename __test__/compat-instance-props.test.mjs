@@ -99,8 +99,8 @@ const after = {
   deleted: [true, "y"], made: [0, 0, 0, 0, 0, 0, 0, 0], bodyUsedBefore: false, bodyUsedAfter: true,
 };
 
-function run(t, compatibilityDate, compatibilityFlags) {
-  return evalInWorker(t, body, { compatibilityDate, compatibilityFlags });
+function run(t, compatibilityDate, compatibilityFlags, source = body) {
+  return evalInWorker(t, source, { compatibilityDate, compatibilityFlags });
 }
 
 test("workers_api_getters_setters_on_prototype: before 2022-01-31 API objects carry their attributes as own properties; from then on, their prototypes do", async (t) => {
@@ -112,4 +112,16 @@ test("workers_api_getters_setters_on_prototype: before 2022-01-31 API objects ca
   assert.deepEqual(await run(t, "2022-01-31", undefined), after);
   assert.deepEqual(await run(t, "2022-02-01", ["workers_api_getters_setters_on_instance"]), before);
   assert.deepEqual(await run(t, "2021-11-01", ["workers_api_getters_setters_on_prototype"]), after);
+});
+
+test("workers_api_getters_setters_on_prototype: a Response from fetch() has its attributes of its own before 2022-01-31", async (t) => {
+  const http = await import("node:http");
+  const server = http.createServer((req, res) => res.end("hi"));
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.close());
+  const fetched = `const res = await fetch("http://127.0.0.1:${server.address().port}/"); return [Object.keys(res), await res.text(), res.bodyUsed];`;
+  // workerd also lists "cf" (second), which workerbox's Response does not have.
+  const keys = ["type", "webSocket", "url", "redirected", "ok", "headers", "statusText", "status", "bodyUsed", "body"];
+  assert.deepEqual(await run(t, "2021-11-01", undefined, fetched), [keys, "hi", true]);
+  assert.deepEqual(await run(t, "2022-01-31", undefined, fetched), [[], "hi", true]);
 });
