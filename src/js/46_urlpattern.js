@@ -125,10 +125,5 @@ function defineURLPattern(legacy) {
 }
 
 internals.defineGlobal("URLPattern", defineURLPattern(false));
-const LegacyURLPattern = defineURLPattern(true);
-
-const previousPrepare = internals.prepareContext;
-internals.prepareContext = function prepareUrlPatternContext(memoryMb, compatJson) {
-  previousPrepare(memoryMb, compatJson);
-  if (!internals.feature("urlpattern_standard")) internals.defineGlobal("URLPattern", LegacyURLPattern);
-};
+// 97_compat.js makes it the global without urlpattern_standard.
+internals.LegacyURLPattern = defineURLPattern(true);
