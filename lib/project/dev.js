@@ -102,12 +102,20 @@ function errorResponse(error, request) {
   return { status: 500, headers: { "content-type": "text/plain; charset=utf-8" }, body: `Uncaught ${stack}\n` };
 }
 
+/**
+ * The URL of a Node request: an origin-form target ("/a", "//a") is a path on `origin`, even
+ * when it starts with "//" (which `new URL(target, origin)` would read as another host).
+ */
+function requestUrl(req, origin) {
+  return req.url.startsWith("/") ? new URL(origin + req.url) : new URL(req.url, origin);
+}
+
 /** Node request -> dispatch() input; the body streams (never buffered whole). */
 function toDispatchInput(req, origin) {
   const headers = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
   const hasBody = req.method !== "GET" && req.method !== "HEAD" && (req.headers["content-length"] !== undefined ? req.headers["content-length"] !== "0" : req.headers["transfer-encoding"] !== undefined);
-  return { url: new URL(req.url, origin).href, method: req.method, headers, body: hasBody ? Readable.toWeb(req) : null };
+  return { url: requestUrl(req, origin).href, method: req.method, headers, body: hasBody ? Readable.toWeb(req) : null };
 }
 
 /** Writes a fetch Response to Node's response, streaming its body; resolves when done. */
@@ -182,12 +190,32 @@ function bridge(client, workerSocket) {
 }
 
 /**
+ * `ws`'s permessage-deflate setting for the extension a worker's 101 answer names (the worker
+ * decides it as workerd does, see internals.webSocketAnswerExtensions): false for none, else
+ * the parameters it gives; `ws` then agrees on what the client offered.
+ */
+function deflateOptions(extensions) {
+  const deflate = (extensions ?? "").split(",").map((e) => e.split(";").map((p) => p.trim())).find((e) => e[0].toLowerCase() === "permessage-deflate");
+  if (deflate === undefined) return false;
+  const options = { threshold: 0 };
+  for (const param of deflate.slice(1)) {
+    const [key, value] = param.split("=").map((p) => p.trim().replace(/^"|"$/g, ""));
+    const bits = Number(value);
+    if (key === "server_no_context_takeover") options.serverNoContextTakeover = true;
+    else if (key === "client_no_context_takeover") options.clientNoContextTakeover = true;
+    else if (key === "server_max_window_bits" && bits >= 8 && bits <= 15) options.serverMaxWindowBits = bits;
+    else if (key === "client_max_window_bits" && bits >= 8 && bits <= 15) options.clientMaxWindowBits = bits;
+  }
+  return options;
+}
+
+/**
  * Handles HTTP upgrade requests (for `server.on("upgrade")`): the request goes to the worker;
  * a 101 answer with a WebSocket completes the handshake (with `ws`) and joins the client to the
  * worker's end; any other answer is written back as a plain HTTP response.
  */
 function upgradeHandler({ getWorker, dispatch, origin, onDone = () => {}, onError = (e) => e }) {
-  let server = null;
+  const servers = new Map(); // a ws server per permessage-deflate setting
   return async (req, socket, head) => {
     socket.on("error", () => {});
     const started = process.hrtime.bigint();
@@ -196,9 +224,13 @@ function upgradeHandler({ getWorker, dispatch, origin, onDone = () => {}, onErro
       const response = await dispatch(getWorker(), { ...toDispatchInput(req, origin()), body: null });
       status = response.status;
       if (response.status === 101 && response.webSocket) {
-        const { WebSocketServer } = require("ws");
-        server ??= new WebSocketServer({ noServer: true, maxPayload: 32 << 20 });
-        server.handleUpgrade(req, socket, head, (client) => bridge(client, response.webSocket));
+        const deflate = deflateOptions(response.headers.get("sec-websocket-extensions"));
+        const key = JSON.stringify(deflate);
+        if (!servers.has(key)) {
+          const { WebSocketServer } = require("ws");
+          servers.set(key, new WebSocketServer({ noServer: true, maxPayload: 32 << 20, perMessageDeflate: deflate }));
+        }
+        servers.get(key).handleUpgrade(req, socket, head, (client) => bridge(client, response.webSocket));
       } else {
         const body = Buffer.from(await response.arrayBuffer());
         let text = `HTTP/1.1 ${response.status} ${response.statusText || http.STATUS_CODES[response.status] || ""}\r\n`;
@@ -400,7 +432,7 @@ async function startDevServer(dir, options = {}) {
     });
   });
   async function handle(req, res) {
-    const url = new URL(req.url, origin());
+    const url = requestUrl(req, origin());
     if (url.pathname === "/__scheduled") return scheduled(req, res, url);
     const generation = current;
     const hasWorker = generation !== null || failure !== null;

@@ -26,6 +26,34 @@ let nextSocketId = 1;
 /** The global MessageEvent (src/js/75_messaging.js). */
 const MessageEventImpl = internals.MessageEvent;
 
+/** A flat `[name, value, …]` header list without `name` (lower case). */
+function withoutHeader(flat, name) {
+  const kept = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) if (String(flat[i]).toLowerCase() !== name) kept.push(flat[i], flat[i + 1]);
+  return kept;
+}
+
+/**
+ * The extension a 101 Response leaving for the host asks the client's connection to use, as
+ * workerd decides it: from web_socket_compression (2023-08-15), the worker's own
+ * `Sec-WebSocket-Extensions` ("" for none), else whatever the client offered; before, none.
+ * Changes the flat response header list in place; the host (e.g. `workerbox dev`) negotiates
+ * from it.
+ */
+internals.webSocketAnswerExtensions = (responseHeaders, requestHeaders) => {
+  const name = "sec-websocket-extensions";
+  const has = (flat) => {
+    for (let i = 0; i + 1 < flat.length; i += 2) if (flat[i].toLowerCase() === name) return i;
+    return -1;
+  };
+  if (!internals.feature("web_socket_compression")) {
+    for (let i = has(responseHeaders); i !== -1; i = has(responseHeaders)) responseHeaders.splice(i, 2);
+  } else if (has(responseHeaders) === -1) {
+    const offered = has(requestHeaders);
+    if (offered !== -1) responseHeaders.push(name, requestHeaders[offered + 1]);
+  }
+};
+
 class CloseEvent extends Event {
   #code;
   #reason;
@@ -104,6 +132,8 @@ class WebSocket extends EventTarget {
   #remote = null;
   #writes = Promise.resolve();
   #protocol = "";
+  /** `Sec-WebSocket-Extensions` as the server answered it (null once open without one). */
+  #extensions = null;
   #url = null;
 
   /** `new WebSocket(url, protocols)`: connects out; "open" fires once the server accepted. */
@@ -121,8 +151,11 @@ class WebSocket extends EventTarget {
     this.#url = parsed.href;
     this.#state = CONNECTING;
     this.#accepted = true;
+    this.#extensions = "";
     const headers = ["upgrade", "websocket"];
     if (list.length > 0) headers.push("sec-websocket-protocol", list.join(", "));
+    // Offered as browsers do, from web_socket_compression (2023-08-15).
+    if (internals.feature("web_socket_compression")) headers.push("sec-websocket-extensions", "permessage-deflate");
     const [id, pending] = ops.fetch("GET", parsed.href, headers, true, "manual", true);
     pending.then(
       ([json]) => {
@@ -142,7 +175,12 @@ class WebSocket extends EventTarget {
     this.#remote = id;
     this.#state = OPEN;
     this.#holdEvent();
-    for (let i = 0; i + 1 < head.headers.length; i += 2) if (head.headers[i].toLowerCase() === "sec-websocket-protocol") this.#protocol = head.headers[i + 1];
+    const answered = (name) => {
+      for (let i = 0; i + 1 < head.headers.length; i += 2) if (head.headers[i].toLowerCase() === name) return head.headers[i + 1];
+      return null;
+    };
+    this.#protocol = answered("sec-websocket-protocol");
+    if (this.#extensions !== null) this.#extensions = answered("sec-websocket-extensions");
     (async () => {
       for (;;) {
         const [json, bytes] = await ops.fetchRead(id);
@@ -172,6 +210,8 @@ class WebSocket extends EventTarget {
   static {
     /** `fetch()` with `Upgrade: websocket`: a 101 Response whose webSocket must be accept()ed. */
     internals.fetchWebSocket = async (url, flatHeaders) => {
+      // Before web_socket_compression (2023-08-15) workerd drops the offer, so no extension is agreed.
+      if (!internals.feature("web_socket_compression")) flatHeaders = withoutHeader(flatHeaders, "sec-websocket-extensions");
       const [id, pending] = ops.fetch("GET", url, flatHeaders, true, "manual", true);
       const [json, bytes] = await pending;
       const head = JSON.parse(json);
@@ -380,7 +420,7 @@ class WebSocket extends EventTarget {
     return this.#protocol;
   }
   get extensions() {
-    return null;
+    return this.#extensions;
   }
   /** How binary messages arrive: "arraybuffer" (the default) or "blob". */
   get binaryType() {

@@ -374,7 +374,7 @@ function fail(id, error, work) {
 
 const WEBSOCKET_HEADER = "x-workerbox-websocket";
 
-async function respond(id, response, work) {
+async function respond(id, response, work, requestHeaders) {
   if (!(response instanceof Response)) {
     fail(id, new TypeError(`The fetch handler must return a Response (or a Promise of one), but it returned ${describeValue(response)}.`), work);
     return;
@@ -386,7 +386,10 @@ async function respond(id, response, work) {
   const parts = internals.responseParts(response);
   // A WebSocket leaving to the host goes by its socket id, in a header only the host reads.
   for (let i = parts.headers.length - 2; i >= 0; i -= 2) if (parts.headers[i].toLowerCase() === WEBSOCKET_HEADER) parts.headers.splice(i, 2);
-  if (parts.webSocket !== null) parts.headers.push(WEBSOCKET_HEADER, internals.webSocketForHost(parts.webSocket));
+  if (parts.webSocket !== null) {
+    internals.webSocketAnswerExtensions(parts.headers, requestHeaders);
+    parts.headers.push(WEBSOCKET_HEADER, internals.webSocketForHost(parts.webSocket));
+  }
   if (parts.body instanceof ReadableStream) {
     // Headers go now; the body follows chunk by chunk, as fast as the host reads it.
     const stream = ops.bodyStreamId();
@@ -438,7 +441,7 @@ internals.dispatchFetch = function dispatchFetch(id, method, url, flatHeaders, b
     return;
   }
   Promise.resolve(result).then(
-    (response) => respond(id, response, work).catch((error) => fail(id, error, work)),
+    (response) => respond(id, response, work, flatHeaders).catch((error) => fail(id, error, work)),
     (error) => fail(id, error, work),
   );
 };

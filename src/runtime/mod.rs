@@ -28,6 +28,7 @@ mod types;
 mod wasm_memory;
 mod webcrypto;
 mod websocket_client;
+mod websocket_handshake;
 mod worker;
 
 pub use code_cache::{stats as code_cache_stats, CodeCacheStats};
