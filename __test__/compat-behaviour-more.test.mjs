@@ -145,3 +145,34 @@ test("internal_writable_stream_abort_clears_queue: from 2024-09-02 abort() on an
   // The standard TransformStream is not an internal stream: its abort is the standard's.
   assert.deepEqual(await run(t, body, "2024-09-01"), now);
 });
+test("immutable_api_prototypes: with the flag an API class's prototype property is read-only; without it (the default, the flag has no date) it is writable", async (t) => {
+  const body = `
+    const attrs = (C) => { const { writable, enumerable, configurable } = Object.getOwnPropertyDescriptor(C, "prototype"); return [writable, enumerable, configurable]; };
+    const out = [attrs(Request), attrs(Event), attrs(ReadableStream), attrs(Array)];
+    try {
+      const old = Headers.prototype;
+      const replacement = { x: 1 };
+      Headers.prototype = replacement;
+      const made = new Headers();
+      out.push(Object.getPrototypeOf(made) === replacement, made instanceof Headers);
+      Headers.prototype = old;
+    } catch (e) {
+      out.push(e.name);
+    }
+    class Mine extends Response { extra() { return "mine"; } }
+    const mine = new Mine("hi", { status: 201 });
+    const request = new Request("https://x.example/");
+    out.push(mine.status, mine.extra(), await mine.text(), request.constructor === Request, request instanceof Request,
+      Object.getPrototypeOf(request) === Request.prototype, typeof Response.json, (await Response.json({ a: 1 }).json()).a, Request.name);
+    try { Request("https://x.example/"); } catch (e) { out.push(e.constructor === TypeError); }
+    return out;`;
+  const tail = [201, "mine", "hi", true, true, true, "function", 1, "Request", true];
+  // Checked against workerd (the descriptors and the reassigned prototype).
+  const mutable = [[true, false, false], [true, false, false], [true, false, false], [false, false, false], true, true, ...tail];
+  const immutable = [[false, false, false], [false, false, false], [false, false, false], [false, false, false], "TypeError", ...tail];
+  assert.deepEqual(await run(t, body), mutable);
+  assert.deepEqual(await run(t, body, OLD), mutable);
+  assert.deepEqual(await run(t, body, undefined, ["mutable_api_prototypes"]), mutable);
+  assert.deepEqual(await run(t, body, undefined, ["immutable_api_prototypes"]), immutable);
+  assert.deepEqual(await run(t, body, OLD, ["immutable_api_prototypes"]), immutable);
+});

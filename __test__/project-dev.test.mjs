@@ -264,3 +264,15 @@ test("CLI: workerbox serve still works, streams a POST body and exits 0 on SIGTE
   const [code] = await once(child, "exit", { signal: AbortSignal.timeout(20000) });
   assert.equal(code, 0, output());
 });
+
+test("a request path that starts with // stays a path on the dev server's origin", async (t) => {
+  const { server } = await startApp(t);
+  const response = await new Promise((resolve, reject) => {
+    // server.url ends with "/": the request target is "//nowhere//here".
+    http.get(`${server.url}/nowhere//here`, (res) => {
+      let body = "";
+      res.setEncoding("utf8").on("data", (chunk) => (body += chunk)).on("end", () => resolve([res.statusCode, body]));
+    }).on("error", reject);
+  });
+  assert.deepEqual(response, [404, "worker fallback: //nowhere//here"]);
+});

@@ -94,7 +94,7 @@ class Blob {
   #type;
   constructor(parts = undefined, options = undefined) {
     if (internals.ownAccessors !== null) internals.ownAccessors(this);
-    const what = new.target === File ? "File" : "Blob";
+    const what = this instanceof File ? "File" : "Blob"; // new.target may be File's stand-in (97_compat.js)
     const converted = convertParts(parts, what);
     options = dictionary(options, what);
     const endings = endingsOf(options, what);

@@ -425,6 +425,79 @@ function attributesOnInstances(legacyUrl) {
   internals.ownAccessors(globalThis.crypto);
 }
 
+/**
+ * Without immutable_api_prototypes (a flag with no date: off unless given) workerd's API
+ * constructors have a writable `prototype`, as V8 API functions do; the flag makes it read-only,
+ * as a JavaScript class's always is. So each of the runtime's global classes gets a stand-in: a
+ * function of the same name that constructs the class (with `new.target`, so subclasses and a
+ * reassigned `prototype` behave as in workerd), shares its prototype object (whose
+ * `constructor` then names the stand-in) and has its statics. Instances, methods and
+ * `instanceof` are as before. Made once, into the startup snapshot; a worker given the flag gets
+ * the classes back (`classesWithReadOnlyPrototypes`).
+ */
+const { apply, construct } = Reflect;
+let bootstrapping = true;
+function standIn(Real, parent) {
+  // A function of its own, named in its source, so that V8 names its instances after it
+  // ("#<Request>" in messages). Code can be made from strings while the bootstrap runs (into
+  // the snapshot); later (a class another flag swapped in) the name is only a property.
+  const named = /^[A-Za-z_$][\w$]*$/.test(Real.name) && bootstrapping;
+  const Mutable = named
+    ? new Function("Real", "apply", "construct", `return function ${Real.name}(...args) { return new.target === undefined ? apply(Real, this, args) : construct(Real, args, new.target); };`)(Real, apply, construct)
+    : { [Real.name]: function (...args) { return new.target === undefined ? apply(Real, this, args) : construct(Real, args, new.target); } }[Real.name];
+  for (const key of Reflect.ownKeys(Real)) {
+    if (key !== "name" && key !== "length" && key !== "prototype") Object.defineProperty(Mutable, key, Object.getOwnPropertyDescriptor(Real, key));
+  }
+  Mutable.prototype = Real.prototype;
+  Object.defineProperty(Real.prototype, "constructor", { value: Mutable, writable: true, enumerable: false, configurable: true });
+  Object.setPrototypeOf(Mutable, parent);
+  return internals.disguise(Mutable, Real);
+}
+
+/** The runtime's classes among the globals (ECMAScript's constructors are native code). */
+function isRuntimeClass(value) {
+  if (typeof value !== "function") return false;
+  const prototype = Object.getOwnPropertyDescriptor(value, "prototype");
+  return prototype !== undefined && !prototype.writable && /^class\b/.test(Function.prototype.toString.call(value));
+}
+
+/** name -> [class, stand-in] for every global class, parents before their subclasses. */
+const apiStandIns = new Map();
+{
+  const standIns = new Map(); // class -> stand-in
+  const globals = new Set(Object.getOwnPropertyNames(globalThis).map((name) => Object.getOwnPropertyDescriptor(globalThis, name).value));
+  const wrap = (Real) => {
+    if (standIns.has(Real)) return standIns.get(Real);
+    const parent = Object.getPrototypeOf(Real);
+    const made = standIn(Real, globals.has(parent) && isRuntimeClass(parent) ? wrap(parent) : parent);
+    standIns.set(Real, made);
+    return made;
+  };
+  for (const name of Object.getOwnPropertyNames(globalThis)) {
+    const Real = Object.getOwnPropertyDescriptor(globalThis, name).value;
+    if (!isRuntimeClass(Real)) continue;
+    apiStandIns.set(name, [Real, wrap(Real)]);
+    internals.defineGlobal(name, apiStandIns.get(name)[1]);
+  }
+  bootstrapping = false;
+}
+
+/** With immutable_api_prototypes: the classes themselves are the globals again. */
+function classesWithReadOnlyPrototypes() {
+  for (const [name, [Real, Mutable]] of apiStandIns) {
+    Object.defineProperty(Real.prototype, "constructor", { value: Real, writable: true, enumerable: false, configurable: true });
+    if (globalThis[name] === Mutable) internals.defineGlobal(name, Real);
+  }
+}
+
+/** Without it: a class another flag put in a stand-in's place (a legacy URLPattern, …) gets one too. */
+function standInsForReplacedClasses() {
+  for (const [name, [, Mutable]] of apiStandIns) {
+    const value = Object.getOwnPropertyDescriptor(globalThis, name)?.value;
+    if (value !== Mutable && isRuntimeClass(value)) internals.defineGlobal(name, standIn(value, Object.getPrototypeOf(value)));
+  }
+}
+
 const previous = internals.prepareContext;
 internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
   previous(memoryMb, compatJson);
@@ -462,4 +535,6 @@ internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
   if (!on("capture_async_api_throws")) asyncApisThrow();
   if (!on("workers_api_getters_setters_on_prototype")) attributesOnInstances(!on("url_standard"));
   if (!on("set_tostring_tag")) removeToStringTags();
+  if (on("immutable_api_prototypes")) classesWithReadOnlyPrototypes();
+  else standInsForReplacedClasses();
 };

@@ -115,7 +115,14 @@ pub(super) fn load_context(
     Some(_) => scope
       .get_context_data_from_snapshot_once::<v8::Object>(snapshot::INTERNALS_INDEX)
       .map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", format!("the startup snapshot has no internals object: {e:?}")))?,
-    None => install_runtime(scope)?,
+    None => {
+      // The bootstrap makes a few functions from strings (src/js/97_compat.js), as it does
+      // when the snapshot is made.
+      context.set_allow_generation_from_strings(true);
+      let installed = install_runtime(scope);
+      context.set_allow_generation_from_strings(options.allow_eval);
+      installed?
+    }
   };
 
   // Per-context set-up that a snapshot cannot hold (see `src/js/30_wasm.js`).
