@@ -443,7 +443,7 @@ function standIn(Real, parent) {
   // the snapshot); later (a class another flag swapped in) the name is only a property.
   const named = /^[A-Za-z_$][\w$]*$/.test(Real.name) && bootstrapping;
   const Mutable = named
-    ? new Function("Real", "apply", "construct", `return function ${Real.name}(...args) { return new.target === undefined ? apply(Real, this, args) : construct(Real, args, new.target); };`)(Real, apply, construct)
+    ? new Function("Real", "apply", "construct", `return function ${Real.name}(...args) { return new.target === undefined ? apply(Real, this, args) : construct(Real, args, new.target); };\n//# sourceURL=workerbox:internal/97_compat.js`)(Real, apply, construct)
     : { [Real.name]: function (...args) { return new.target === undefined ? apply(Real, this, args) : construct(Real, args, new.target); } }[Real.name];
   for (const key of Reflect.ownKeys(Real)) {
     if (key !== "name" && key !== "length" && key !== "prototype") Object.defineProperty(Mutable, key, Object.getOwnPropertyDescriptor(Real, key));
