@@ -193,14 +193,31 @@ fn op_node_module_names<'s>(scope: &mut v8::PinScope<'s, '_>, _args: v8::Functio
   rv.set(v8::Array::new_with_elements(scope, &values).into());
 }
 
-/// `ops.vendorFactory(path) -> function (exports, require, module, __filename, __dirname)` for
-/// the embedded npm file `path` (`<package>/<file>`).
+/// `ops.vendorFactory(path, patches?) -> function (exports, require, module, __filename,
+/// __dirname)` for the embedded npm file `path` (`<package>/<file>`). `patches`, when given, is
+/// `[[text, replacement], …]`: each text must occur exactly once in the file and is replaced
+/// before the file is compiled (src/js/95_node.js: what a compatibility flag changes inside a
+/// vendored package).
 fn op_vendor_factory<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let path = arg_string(scope, &args, 0);
   let Some((_, source)) = VENDOR_FILES.iter().find(|(p, _)| *p == path) else {
     return throw_type_error(scope, &format!("no embedded file {path:?}"));
   };
-  if let Some(factory) = compile_factory(scope, &format!("workerbox:vendor/{path}"), "exports, require, module, __filename, __dirname", source) {
+  let mut patched = std::borrow::Cow::Borrowed(*source);
+  if let Ok(patches) = v8::Local::<v8::Array>::try_from(args.get(1)) {
+    for i in 0..patches.length() {
+      let pair = patches.get_index(scope, i).and_then(|p| v8::Local::<v8::Array>::try_from(p).ok());
+      let (Some(text), Some(replacement)) = (pair.and_then(|p| p.get_index(scope, 0)), pair.and_then(|p| p.get_index(scope, 1))) else {
+        return throw_type_error(scope, &format!("patch {i} of {path} is not a [text, replacement] pair"));
+      };
+      let (text, replacement) = (text.to_rust_string_lossy(scope), replacement.to_rust_string_lossy(scope));
+      if patched.matches(text.as_str()).count() != 1 {
+        return throw_type_error(scope, &format!("patch {i} of {path} does not apply: its text does not occur exactly once"));
+      }
+      patched = std::borrow::Cow::Owned(patched.replacen(text.as_str(), &replacement, 1));
+    }
+  }
+  if let Some(factory) = compile_factory(scope, &format!("workerbox:vendor/{path}"), "exports, require, module, __filename, __dirname", &patched) {
     rv.set(factory);
   }
 }
