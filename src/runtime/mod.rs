@@ -12,6 +12,7 @@ mod messages;
 mod modules;
 pub mod inspector;
 mod module_loader;
+mod module_urls;
 mod monitor;
 mod ops;
 mod platform;

@@ -10,6 +10,7 @@ use super::code_cache;
 use super::script;
 use super::ops;
 use super::module_loader;
+use super::module_urls;
 use super::types::{ExtraModule, Host, ModuleKind};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -53,6 +54,8 @@ pub(crate) struct Registry {
   /// throw_on_unrecognized_import_assertion: an import with attributes (`with { … }`) fails,
   /// as in workerd's module registry; without it the attributes are ignored.
   refuse_attributes: bool,
+  /// new_module_registry: specifiers are URLs (src/runtime/module_urls.rs).
+  new_registry: bool,
   /// Modules and scripts compiled without a cache entry, whose entries are made again when the
   /// worker is disposed, with every function that ran by then.
   uncached: Vec<(Uncached, code_cache::Entry)>,
@@ -192,6 +195,11 @@ impl Registry {
   /// Makes imports with attributes fail (throw_on_unrecognized_import_assertion).
   pub fn refuse_import_attributes(&mut self) {
     self.refuse_attributes = true;
+  }
+
+  /// Resolves as workerd's new module registry does (new_module_registry).
+  pub fn use_new_registry(&mut self) {
+    self.new_registry = true;
   }
 
   /// Records the main module's source (a module-format worker) for /bundle.
@@ -339,11 +347,15 @@ pub(crate) fn resolve<'a>(
   // SAFETY: V8 calls this synchronously inside `instantiate_module`, with `context` entered.
   v8::callback_scope!(unsafe let scope, context);
   let registry = scope.get_slot::<RegistryRef>()?.clone();
+  let specifier = specifier.to_rust_string_lossy(scope);
+  let referrer_name = registry.borrow().names.get(&referrer.get_identity_hash().get()).cloned().unwrap_or_default();
+  if registry.borrow().new_registry {
+    let attributes = attribute_pairs(scope, attributes, 3);
+    return resolve_new(scope, &registry, &specifier, &referrer_name, &attributes);
+  }
   if attributes.length() > 0 && registry.borrow().refuse_attributes {
     return refuse_attributes(scope);
   }
-  let specifier = specifier.to_rust_string_lossy(scope);
-  let referrer_name = registry.borrow().names.get(&referrer.get_identity_hash().get()).cloned().unwrap_or_default();
   resolve_from(scope, &registry, &specifier, &referrer_name)
 }
 
@@ -390,9 +402,16 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
     throw(scope, &format!("Cannot resolve module \"{specifier}\" imported by \"{referrer}\": no module named \"{name}\" in the worker's modules ({listed}); bundle the worker or pass it in `modules`"));
     return None;
   };
-  let resource_name = registry.borrow().origin(&name).to_owned();
+  compile_source(scope, registry, source, name.clone(), &name)
+}
+
+/// Compiles (or, for text, data, JSON and Wasm, wraps) the module `name`'s `source` as the
+/// module instance with registry key `key` (the name, or with new_module_registry the name with
+/// a query or fragment).
+fn compile_source<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, source: ExtraModule, key: String, name: &str) -> Option<v8::Local<'a, v8::Module>> {
+  let resource_name = registry.borrow().origin(&key).to_owned();
   let module = match source.kind {
-    ModuleKind::CommonJs => return resolve_commonjs(scope, registry, &name),
+    ModuleKind::CommonJs => return resolve_commonjs(scope, registry, name),
     ModuleKind::EsModule => {
       let text = String::from_utf8_lossy(&source.content).into_owned();
       let code = ops::new_string(scope, &text);
@@ -433,9 +452,67 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
     }
   };
   let mut registry = registry.borrow_mut();
-  registry.names.insert(module.get_identity_hash().get(), name.clone());
-  registry.compiled.insert(name, v8::Global::new(scope, module));
+  registry.names.insert(module.get_identity_hash().get(), key.clone());
+  registry.compiled.insert(key, v8::Global::new(scope, module));
   Some(module)
+}
+
+/// The `[key, value]` pairs of an import's attributes; V8 gives `stride` entries per attribute
+/// (3 for a static import, with its source position; 2 for `import()`).
+fn attribute_pairs(scope: &mut v8::PinScope, attributes: v8::Local<v8::FixedArray>, stride: usize) -> Vec<(String, String)> {
+  let mut pairs = Vec::new();
+  let mut i = 0;
+  while i + 1 < attributes.length() {
+    let text = |scope: &mut v8::PinScope, at: usize| attributes.get(scope, at).and_then(|d| v8::Local::<v8::Value>::try_from(d).ok()).map_or_else(String::new, |v| v.to_rust_string_lossy(scope));
+    pairs.push((text(scope, i), text(scope, i + 1)));
+    i += stride;
+  }
+  pairs
+}
+
+/// Resolution under new_module_registry (src/runtime/module_urls.rs): specifiers as URLs,
+/// workerd's "Module not found" and attribute checks. Modules the host's loader named keep the
+/// path rules, and what the bundle does not have still goes to the loader when there is one.
+fn resolve_new<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, specifier: &str, referrer: &str, attributes: &[(String, String)]) -> Option<v8::Local<'a, v8::Module>> {
+  let fail = |scope: &mut v8::PinScope<'a, '_>, message: String| {
+    throw(scope, &message);
+    None
+  };
+  let (hosted_referrer, has_loader) = {
+    let r = registry.borrow();
+    (r.origins.contains_key(referrer), r.loader.is_some())
+  };
+  if hosted_referrer {
+    return resolve_from(scope, registry, specifier, referrer);
+  }
+  if specifier.starts_with("cloudflare:") || specifier.starts_with("node:") || node_specifier(specifier, registry).is_some() {
+    if let Err(message) = module_urls::check_attributes(specifier, attributes, None) {
+      return fail(scope, message);
+    }
+    if let Some(name) = specifier.strip_prefix("node:") {
+      if !registry.borrow().node_allows(name) && !(has_loader && !ops::has_node_module(name)) {
+        return fail(scope, module_urls::not_found(specifier));
+      }
+    }
+    return resolve_from(scope, registry, specifier, referrer);
+  }
+  let Some(url) = module_urls::resolve(specifier, referrer) else {
+    return fail(scope, module_urls::not_found(specifier));
+  };
+  let found = module_urls::bundle_key(&url).and_then(|(key, name)| registry.borrow().sources.get(&name).cloned().map(|source| (key, name, source)));
+  let Some((key, name, source)) = found else {
+    if has_loader {
+      return resolve_from(scope, registry, specifier, referrer);
+    }
+    return fail(scope, module_urls::not_found(url.as_str()));
+  };
+  if let Err(message) = module_urls::check_attributes(specifier, attributes, Some(&source.kind)) {
+    return fail(scope, message);
+  }
+  if let Some(module) = registry.borrow().compiled.get(&key) {
+    return Some(v8::Local::new(scope, module));
+  }
+  compile_source(scope, registry, source, key, &name)
 }
 
 /// V8's callback for `import()`: resolves like a static import from the calling script or
@@ -453,11 +530,17 @@ pub(crate) fn import_dynamically<'s>(
   v8::tc_scope!(let tc, scope);
   let outcome = match tc.get_slot::<RegistryRef>().cloned() {
     None => None,
-    Some(registry) if attributes.length() > 0 && registry.borrow().refuse_attributes => refuse_attributes(tc),
+    Some(registry) if attributes.length() > 0 && registry.borrow().refuse_attributes && !registry.borrow().new_registry => refuse_attributes(tc),
     Some(registry) => {
       // The calling module's registry name (a module's name, normalized, whoever named it).
       let referrer_name = normalize(&referrer);
-      resolve_from(tc, &registry, &specifier, &referrer_name).and_then(|module| {
+      let resolved = if registry.borrow().new_registry {
+        let attributes = attribute_pairs(tc, attributes, 2);
+        resolve_new(tc, &registry, &specifier, &referrer_name, &attributes)
+      } else {
+        resolve_from(tc, &registry, &specifier, &referrer_name)
+      };
+      resolved.and_then(|module| {
         if module.get_status() == v8::ModuleStatus::Uninstantiated && module.instantiate_module(tc, resolve).is_none() {
           return None;
         }
@@ -502,6 +585,9 @@ pub(crate) extern "C" fn init_import_meta(context: v8::Local<v8::Context>, modul
   // SAFETY: V8 calls this synchronously with `context` entered.
   v8::callback_scope!(unsafe let scope, context);
   let Some(registry) = scope.get_slot::<RegistryRef>().cloned() else { return };
+  if registry.borrow().new_registry {
+    return init_import_meta_new(scope, &registry, module, meta);
+  }
   let (url, main) = {
     let r = registry.borrow();
     let Some(key) = r.names.get(&module.get_identity_hash().get()) else { return };
@@ -519,6 +605,44 @@ pub(crate) extern "C" fn init_import_meta(context: v8::Local<v8::Context>, modul
   meta.create_data_property(scope, main_key.into(), main.into());
 }
 
+
+/// `import.meta` under new_module_registry: `main`, `url` and `resolve(specifier)`, which gives
+/// `specifier` resolved against the module's URL (nothing is loaded). A module the host's loader
+/// gave has its `file:` URL.
+fn init_import_meta_new(scope: &mut v8::PinScope, registry: &RegistryRef, module: v8::Local<v8::Module>, meta: v8::Local<v8::Object>) {
+  let (url, main) = {
+    let r = registry.borrow();
+    let Some(key) = r.names.get(&module.get_identity_hash().get()) else { return };
+    let url = match r.origins.get(key) {
+      Some(origin) => url::Url::from_file_path(origin).map_or_else(|_| origin.clone(), String::from),
+      None => module_urls::module_url(key).map_or_else(|| format!("{}{key}", module_urls::BUNDLE), String::from),
+    };
+    (url, r.main.as_deref() == Some(key.as_str()))
+  };
+  let main_key = ops::new_string(scope, "main");
+  let main = v8::Boolean::new(scope, main);
+  meta.create_data_property(scope, main_key.into(), main.into());
+  let url_key = ops::new_string(scope, "url");
+  let url_value = ops::new_string(scope, &url);
+  meta.create_data_property(scope, url_key.into(), url_value.into());
+  let resolve = v8::Function::builder(|scope: &mut v8::PinScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue| {
+    let base = args.data().to_rust_string_lossy(scope);
+    let specifier = args.get(0).to_rust_string_lossy(scope);
+    match url::Url::parse(&base).and_then(|b| b.join(&specifier)) {
+      Ok(url) => rv.set(ops::new_string(scope, url.as_str()).into()),
+      Err(e) => throw(scope, &format!("Failed to resolve \"{specifier}\" against {base}: {e}")),
+    }
+  })
+  .data(url_value.into())
+  .length(1)
+  .build(scope);
+  if let Some(resolve) = resolve {
+    let name = ops::new_string(scope, "resolve");
+    resolve.set_name(name);
+    let key = ops::new_string(scope, "resolve");
+    meta.create_data_property(scope, key.into(), resolve.into());
+  }
+}
 
 /// With nodejs_compat, the `node:` module `specifier` names: `node:<name>`, or with
 /// nodejs_compat_v2 a bare `<name>` of a module the worker may import (as workerd accepts; never

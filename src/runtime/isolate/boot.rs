@@ -142,6 +142,9 @@ pub(super) fn load_context(
   if state.borrow().nodejs_compat.enabled.iter().any(|f| f == "throw_on_unrecognized_import_assertion") {
     registry.refuse_import_attributes();
   }
+  if state.borrow().nodejs_compat.enabled.iter().any(|f| f == "new_module_registry") {
+    registry.use_new_registry();
+  }
   let commonjs = internal_function(scope, internals, "loadCommonJs")?;
   registry.enable_commonjs(v8::Global::new(scope, commonjs));
   let cloudflare = internal_function(scope, internals, "loadCloudflareModule")?;
