@@ -6,6 +6,7 @@
 //! `url` and `resolve()`, and import attributes are checked (`type: "json"` only, and only for a
 //! JSON module). src/runtime/modules.rs asks here when the flag is on.
 
+use super::ops::new_string;
 use super::types::ModuleKind;
 
 /// Where the worker's modules live.
@@ -66,6 +67,50 @@ pub(crate) fn check_attributes(specifier: &str, attributes: &[(String, String)],
     }
   }
   Ok(())
+}
+
+/// The `[key, value]` pairs of an import's attributes; V8 gives `stride` entries per attribute
+/// (3 for a static import, with its source position; 2 for `import()`).
+pub(crate) fn attribute_pairs(scope: &mut v8::PinScope, attributes: v8::Local<v8::FixedArray>, stride: usize) -> Vec<(String, String)> {
+  let mut pairs = Vec::new();
+  let mut i = 0;
+  while i + 1 < attributes.length() {
+    let text = |scope: &mut v8::PinScope, at: usize| attributes.get(scope, at).and_then(|d| v8::Local::<v8::Value>::try_from(d).ok()).map_or_else(String::new, |v| v.to_rust_string_lossy(scope));
+    pairs.push((text(scope, i), text(scope, i + 1)));
+    i += stride;
+  }
+  pairs
+}
+
+/// Fills a module's `import.meta`: `main`, `url` and `resolve(specifier)`, which gives
+/// `specifier` resolved against `url` (nothing is loaded).
+pub(crate) fn fill_import_meta(scope: &mut v8::PinScope, meta: v8::Local<v8::Object>, url: &str, main: bool) {
+  let main_key = new_string(scope, "main");
+  let main = v8::Boolean::new(scope, main);
+  meta.create_data_property(scope, main_key.into(), main.into());
+  let url_key = new_string(scope, "url");
+  let url_value = new_string(scope, url);
+  meta.create_data_property(scope, url_key.into(), url_value.into());
+  let resolve = v8::Function::builder(|scope: &mut v8::PinScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue| {
+    let base = args.data().to_rust_string_lossy(scope);
+    let specifier = args.get(0).to_rust_string_lossy(scope);
+    match url::Url::parse(&base).and_then(|b| b.join(&specifier)) {
+      Ok(url) => rv.set(new_string(scope, url.as_str()).into()),
+      Err(e) => {
+        let message = new_string(scope, &format!("Failed to resolve \"{specifier}\" against {base}: {e}"));
+        let error = v8::Exception::type_error(scope, message);
+        scope.throw_exception(error);
+      }
+    }
+  })
+  .data(url_value.into())
+  .length(1)
+  .build(scope);
+  if let Some(resolve) = resolve {
+    let name = new_string(scope, "resolve");
+    resolve.set_name(name);
+    meta.create_data_property(scope, name.into(), resolve.into());
+  }
 }
 
 #[cfg(test)]

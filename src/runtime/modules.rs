@@ -4,7 +4,8 @@
 //! Specifiers resolve like paths relative to the importing module's name; what the modules do
 //! not answer goes to the host's `loadModule` when there is one (`module_loader.rs`). Static
 //! imports, dynamic `import()` and `import.meta` (`url`, `main`) are answered here; the registry
-//! lives in a context slot so V8's callbacks can reach it.
+//! lives in a context slot so V8's callbacks can reach it. With new_module_registry, specifiers
+//! are URLs instead (`module_urls.rs`).
 
 use super::code_cache;
 use super::script;
@@ -350,7 +351,7 @@ pub(crate) fn resolve<'a>(
   let specifier = specifier.to_rust_string_lossy(scope);
   let referrer_name = registry.borrow().names.get(&referrer.get_identity_hash().get()).cloned().unwrap_or_default();
   if registry.borrow().new_registry {
-    let attributes = attribute_pairs(scope, attributes, 3);
+    let attributes = module_urls::attribute_pairs(scope, attributes, 3);
     return resolve_new(scope, &registry, &specifier, &referrer_name, &attributes);
   }
   if attributes.length() > 0 && registry.borrow().refuse_attributes {
@@ -457,19 +458,6 @@ fn compile_source<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, 
   Some(module)
 }
 
-/// The `[key, value]` pairs of an import's attributes; V8 gives `stride` entries per attribute
-/// (3 for a static import, with its source position; 2 for `import()`).
-fn attribute_pairs(scope: &mut v8::PinScope, attributes: v8::Local<v8::FixedArray>, stride: usize) -> Vec<(String, String)> {
-  let mut pairs = Vec::new();
-  let mut i = 0;
-  while i + 1 < attributes.length() {
-    let text = |scope: &mut v8::PinScope, at: usize| attributes.get(scope, at).and_then(|d| v8::Local::<v8::Value>::try_from(d).ok()).map_or_else(String::new, |v| v.to_rust_string_lossy(scope));
-    pairs.push((text(scope, i), text(scope, i + 1)));
-    i += stride;
-  }
-  pairs
-}
-
 /// Resolution under new_module_registry (src/runtime/module_urls.rs): specifiers as URLs,
 /// workerd's "Module not found" and attribute checks. Modules the host's loader named keep the
 /// path rules, and what the bundle does not have still goes to the loader when there is one.
@@ -535,7 +523,7 @@ pub(crate) fn import_dynamically<'s>(
       // The calling module's registry name (a module's name, normalized, whoever named it).
       let referrer_name = normalize(&referrer);
       let resolved = if registry.borrow().new_registry {
-        let attributes = attribute_pairs(tc, attributes, 2);
+        let attributes = module_urls::attribute_pairs(tc, attributes, 2);
         resolve_new(tc, &registry, &specifier, &referrer_name, &attributes)
       } else {
         resolve_from(tc, &registry, &specifier, &referrer_name)
@@ -585,18 +573,18 @@ pub(crate) extern "C" fn init_import_meta(context: v8::Local<v8::Context>, modul
   // SAFETY: V8 calls this synchronously with `context` entered.
   v8::callback_scope!(unsafe let scope, context);
   let Some(registry) = scope.get_slot::<RegistryRef>().cloned() else { return };
-  if registry.borrow().new_registry {
-    return init_import_meta_new(scope, &registry, module, meta);
-  }
-  let (url, main) = {
+  let (url, main, new_registry) = {
     let r = registry.borrow();
     let Some(key) = r.names.get(&module.get_identity_hash().get()) else { return };
     let url = match r.origins.get(key) {
       Some(origin) => url::Url::from_file_path(origin).map_or_else(|_| origin.clone(), String::from),
-      None => url::Url::parse("file:///bundle/").and_then(|base| base.join(key)).map_or_else(|_| format!("file:///bundle/{key}"), String::from),
+      None => module_urls::module_url(key).map_or_else(|| format!("{}{key}", module_urls::BUNDLE), String::from),
     };
-    (url, r.main.as_deref() == Some(key.as_str()))
+    (url, r.main.as_deref() == Some(key.as_str()), r.new_registry)
   };
+  if new_registry {
+    return module_urls::fill_import_meta(scope, meta, &url, main);
+  }
   let url_key = ops::new_string(scope, "url");
   let url = ops::new_string(scope, &url);
   meta.create_data_property(scope, url_key.into(), url.into());
@@ -605,44 +593,6 @@ pub(crate) extern "C" fn init_import_meta(context: v8::Local<v8::Context>, modul
   meta.create_data_property(scope, main_key.into(), main.into());
 }
 
-
-/// `import.meta` under new_module_registry: `main`, `url` and `resolve(specifier)`, which gives
-/// `specifier` resolved against the module's URL (nothing is loaded). A module the host's loader
-/// gave has its `file:` URL.
-fn init_import_meta_new(scope: &mut v8::PinScope, registry: &RegistryRef, module: v8::Local<v8::Module>, meta: v8::Local<v8::Object>) {
-  let (url, main) = {
-    let r = registry.borrow();
-    let Some(key) = r.names.get(&module.get_identity_hash().get()) else { return };
-    let url = match r.origins.get(key) {
-      Some(origin) => url::Url::from_file_path(origin).map_or_else(|_| origin.clone(), String::from),
-      None => module_urls::module_url(key).map_or_else(|| format!("{}{key}", module_urls::BUNDLE), String::from),
-    };
-    (url, r.main.as_deref() == Some(key.as_str()))
-  };
-  let main_key = ops::new_string(scope, "main");
-  let main = v8::Boolean::new(scope, main);
-  meta.create_data_property(scope, main_key.into(), main.into());
-  let url_key = ops::new_string(scope, "url");
-  let url_value = ops::new_string(scope, &url);
-  meta.create_data_property(scope, url_key.into(), url_value.into());
-  let resolve = v8::Function::builder(|scope: &mut v8::PinScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue| {
-    let base = args.data().to_rust_string_lossy(scope);
-    let specifier = args.get(0).to_rust_string_lossy(scope);
-    match url::Url::parse(&base).and_then(|b| b.join(&specifier)) {
-      Ok(url) => rv.set(ops::new_string(scope, url.as_str()).into()),
-      Err(e) => throw(scope, &format!("Failed to resolve \"{specifier}\" against {base}: {e}")),
-    }
-  })
-  .data(url_value.into())
-  .length(1)
-  .build(scope);
-  if let Some(resolve) = resolve {
-    let name = ops::new_string(scope, "resolve");
-    resolve.set_name(name);
-    let key = ops::new_string(scope, "resolve");
-    meta.create_data_property(scope, key.into(), resolve.into());
-  }
-}
 
 /// With nodejs_compat, the `node:` module `specifier` names: `node:<name>`, or with
 /// nodejs_compat_v2 a bare `<name>` of a module the worker may import (as workerd accepts; never
