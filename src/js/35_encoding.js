@@ -36,6 +36,8 @@ class TextEncoder {
 // A TextDecoder in the middle of a streaming decode owns a native decoder (its state between
 // chunks); one collected before the stream ended frees it.
 const streamingDecoders = new FinalizationRegistry((id) => ops.decoderDrop(id));
+/** The encodings ICU decoded before text_decoder_cjk_decoder. */
+const CJK_ENCODINGS = new Set(["big5", "euc-jp", "euc-kr", "gbk", "gb18030", "iso-2022-jp", "shift_jis"]);
 
 /**
  * UTF-16LE as workerd decoded it before text_decoder_replace_surrogates (2026-02-24): lone
@@ -58,6 +60,7 @@ class TextDecoder {
   #fatal;
   #ignoreBOM;
   #stream = 0; // the native decoder of a streaming decode in progress (0: none)
+  #icu = false;
   constructor(label = "utf-8", options = {}) {
     if (internals.ownAccessors !== null) internals.ownAccessors(this);
     const encoding = ops.encodingName(String(label));
@@ -67,6 +70,9 @@ class TextDecoder {
     this.#encoding = encoding;
     this.#fatal = Boolean(options && options.fatal);
     this.#ignoreBOM = Boolean(options && options.ignoreBOM);
+    // Before text_decoder_cjk_decoder (2026-03-03) workerd decoded the CJK encodings with ICU's
+    // converters (src/runtime/ops/icu_decoder.rs).
+    this.#icu = CJK_ENCODINGS.has(encoding) && !internals.feature("text_decoder_cjk_decoder");
   }
   get encoding() {
     return this.#encoding;
@@ -85,15 +91,15 @@ class TextDecoder {
       if (!stream && this.#encoding === "utf-16le" && !this.#fatal && !internals.feature("text_decoder_replace_surrogates")) {
         return utf16leKeepingSurrogates(bytes, this.#ignoreBOM);
       }
-      if (!stream) return ops.decode(this.#encoding, bytes, this.#fatal, this.#ignoreBOM);
-      this.#stream = ops.decoderCreate(this.#encoding, this.#ignoreBOM);
+      if (!stream) return this.#icu ? ops.icuDecode(this.#encoding, bytes, this.#fatal) : ops.decode(this.#encoding, bytes, this.#fatal, this.#ignoreBOM);
+      this.#stream = this.#icu ? ops.icuDecoderCreate(this.#encoding, this.#fatal) : ops.decoderCreate(this.#encoding, this.#ignoreBOM);
       streamingDecoders.register(this, this.#stream, this);
     }
     // The native decoder holds an incomplete character (in any encoding) for the next call; the
     // last call (without stream) flushes it. It is gone after the last call or a fatal error.
     const id = this.#stream;
     try {
-      return ops.decoderDecode(id, bytes, !stream, this.#fatal);
+      return this.#icu ? ops.icuDecoderDecode(id, bytes, !stream) : ops.decoderDecode(id, bytes, !stream, this.#fatal);
     } catch (error) {
       this.#endStream();
       throw error;

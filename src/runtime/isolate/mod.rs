@@ -118,6 +118,8 @@ pub(crate) struct IsolateState {
   pub codecs: HashMap<u32, ops::Codec>,
   /// TextDecoders in the middle of a streaming decode, by id.
   pub text_decoders: HashMap<u32, encoding_rs::Decoder>,
+  /// The same for CJK encodings decoded with ICU (before text_decoder_cjk_decoder), with the encoding.
+  pub icu_decoders: HashMap<u32, (String, ops::IcuDecoder)>,
   /// Compiled URLPatterns, by id.
   pub url_patterns: HashMap<u32, ops::UrlPatternState>,
   /// Open DigestStream hashers, by id.
@@ -285,6 +287,7 @@ pub(crate) fn run(startup: Startup) {
       cpu_culprit: None,
       codecs: HashMap::new(),
       text_decoders: HashMap::new(),
+      icu_decoders: HashMap::new(),
       url_patterns: HashMap::new(),
       hashers: HashMap::new(),
       node_hashes: HashMap::new(),

@@ -139,7 +139,10 @@ fn op_decoder_decode<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCal
 /// `ops.decoderDrop(id)`: the TextDecoder was collected mid-stream.
 fn op_decoder_drop<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
-  super::state(scope).borrow_mut().text_decoders.remove(&id);
+  let state = super::state(scope);
+  let mut state = state.borrow_mut();
+  state.text_decoders.remove(&id);
+  state.icu_decoders.remove(&id);
 }
 
 /// WHATWG forgiving-base64: padding optional, stray bits in the last character allowed.

@@ -10,6 +10,7 @@ mod console;
 mod crypto;
 mod dispatch;
 mod encoding;
+mod icu_decoder;
 mod host;
 mod html_rewriter;
 mod node;
@@ -29,6 +30,7 @@ use std::sync::OnceLock;
 
 pub(crate) use clone::remember_error_prototypes;
 pub(crate) use compression::Codec;
+pub(crate) use icu_decoder::IcuDecoder;
 pub(crate) use html_rewriter::Rewriter;
 pub(crate) use node_crypto::NodeHash;
 pub(crate) use node::{has_node_module, node_module_flag, node_module_names};
@@ -50,6 +52,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     crypto::register(&mut install);
     dispatch::register(&mut install);
     encoding::register(&mut install);
+    icu_decoder::register(&mut install);
     host::register(&mut install);
     html_rewriter::register(&mut install);
     node::register(&mut install);
