@@ -94,7 +94,12 @@ class TextEncoderStream extends TransformWrapper {
 
 class TextDecoderStream extends TransformWrapper {
   #decoder;
-  constructor(label = "utf-8", options = {}) {
+  constructor(label = "utf-8", options = undefined) {
+    // Without pedantic_wpt workerd's TextDecoderStream is fatal unless the options given say
+    // otherwise (no options at all: not fatal); with it, the standard's not fatal.
+    if (options !== undefined && options !== null && options.fatal === undefined && !internals.feature("pedantic_wpt")) {
+      options = { fatal: true, ignoreBOM: options.ignoreBOM };
+    }
     const decoder = new TextDecoder(label, options);
     super(encodingTransform({
       transform(chunk, controller) {

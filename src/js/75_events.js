@@ -29,6 +29,9 @@ class Event {
     this.#bubbles = Boolean(init.bubbles);
     this.#cancelable = Boolean(init.cancelable);
     this.#composed = Boolean(init.composed);
+    // With pedantic_wpt, isTrusted is the instance's own read-only data property, as in workerd
+    // then (src/js/98_pedantic.js takes the prototype's getter away).
+    if (internals.feature("pedantic_wpt")) Object.defineProperty(this, "isTrusted", { value: false, enumerable: true, configurable: true });
   }
 
   static {
@@ -40,6 +43,7 @@ class Event {
     /** Marks `event` as dispatched by the runtime (its `isTrusted` is true), e.g. "abort". */
     internals.eventMarkTrusted = (event) => {
       event.#trusted = true;
+      if (Object.hasOwn(event, "isTrusted")) Object.defineProperty(event, "isTrusted", { value: true });
       return event;
     };
     /** Sets the dispatch flag; false when it was already set (the event is in flight). */
@@ -90,6 +94,9 @@ class Event {
     return this.#target;
   }
   get currentTarget() {
+    // Without pedantic_wpt workerd's currentTarget is the target: undefined before the first
+    // dispatch, and still the target after it (the standard's: null outside a dispatch).
+    if (!internals.feature("pedantic_wpt")) return this.#target ?? undefined;
     return this.#currentTarget;
   }
   get eventPhase() {

@@ -25,15 +25,17 @@ class AbortSignal extends EventTarget {
   static {
     internals.isAbortSignal = (value) => value !== null && typeof value === "object" && #aborted in value;
     internals.signalAbort = (signal, reason) => signal.#abort(reason);
+    /** Aborts with `reason` as given, even undefined (workerd's WritableStream abort(), src/js/98_pedantic.js). */
+    internals.signalAbortAsIs = (signal, reason) => signal.#abort(reason, true);
     internals.newAbortSignal = () => AbortSignal.#create();
   }
 
   // The DOM Standard's "signal abort": this signal and every dependent one not yet aborted are
   // marked aborted (with this reason) before any of their "abort" events fires.
-  #abort(reason) {
+  #abort(reason, keepUndefined = false) {
     if (this.#aborted) return;
     this.#aborted = true;
-    this.#reason = reason === undefined ? new internals.DOMException("This operation was aborted", "AbortError") : reason;
+    this.#reason = reason === undefined && !keepUndefined ? new internals.DOMException("This operation was aborted", "AbortError") : reason;
     const toAbort = [];
     for (const dependent of this.#dependents) {
       if (dependent.#aborted) continue;
