@@ -50,9 +50,17 @@ fn main() {
       streams.display()
     );
   }
+  // One check is made to ask first: WritableStream's RangeError for an underlying sink's `type`
+  // is pedantic_wpt's (workerd took any type without it); src/js/98_pedantic.js answers.
+  let source = fs::read_to_string(&streams).unwrap();
+  let check = r#"if(void 0!==o.type)throw new RangeError("Invalid type is specified")"#;
+  assert_eq!(source.matches(check).count(), 1, "web-streams-polyfill: WritableStream's sink type check not found");
+  let source = source.replacen(check, r#"if(void 0!==o.type&&exports.sinkTypeChecked())throw new RangeError("Invalid type is specified")"#, 1);
+  let patched = PathBuf::from(env::var("OUT_DIR").unwrap()).join("web-streams-polyfill.js");
+  fs::write(&patched, source).unwrap();
   out.push_str(&format!(
-    "/// web-streams-polyfill's UMD build (`exports.ReadableStream`, …).\npub const STREAMS_PONYFILL: &str = include_str!({:?});\n",
-    streams.display().to_string()
+    "/// web-streams-polyfill's UMD build (`exports.ReadableStream`, …), with `exports.sinkTypeChecked()` asked before its sink type check.\npub const STREAMS_PONYFILL: &str = include_str!({:?});\n",
+    patched.display().to_string()
   ));
   fs::write(PathBuf::from(env::var("OUT_DIR").unwrap()).join("bootstrap_files.rs"), out).unwrap();
 }

@@ -104,6 +104,10 @@ function byobCloseEndsUnaskedReads() {
   }).close);
 }
 
+// WritableStream's RangeError for an underlying sink with a `type` is pedantic_wpt's: workerd took
+// any type without it (build.rs has web-streams-polyfill ask this first).
+internals.streams.sinkTypeChecked = () => internals.feature("pedantic_wpt");
+
 const previousPrepare = internals.prepareContext;
 internals.prepareContext = function preparePedanticContext(memoryMb, compatJson) {
   previousPrepare(memoryMb, compatJson);
