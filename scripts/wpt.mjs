@@ -221,6 +221,9 @@ async function runOne(api, root, file, variant, opts) {
       script: buildScript(root, file, variant, timeoutMs),
       filename: `${ORIGIN}/${path.relative(root, file).split(path.sep).join("/")}`,
       format: "service-worker",
+      // As workerd's own WPT runs (its build/wpt_test.bzl): pedantic_wpt has no date, and without
+      // it a few events and streams behaviours are workerd's older, non-standard ones.
+      compatibilityFlags: ["pedantic_wpt"],
       pool: false,
       codeCache: false,
       limits: { wallMs: timeoutMs + 20000, cpuMs: timeoutMs + 20000, memoryMb: 256 },
