@@ -137,3 +137,37 @@ test("pedantic_wpt: a byte stream's close() with a BYOB read whose request was n
   assert.deepEqual(off, { request: "null", afterClose: "done=true length=0", settled: "done=true length=0" });
   assert.deepEqual(on, { request: "request", afterClose: "pending", settled: "done=true length=0" });
 });
+
+test("pedantic_wpt: respondWithNewView() on a closed byte stream takes any empty view without the flag", async (t) => {
+  const { off, on } = await both(t, `
+    const out = {};
+    const views = {
+      otherLength: () => new Uint8Array(new ArrayBuffer(16), 0, 0),
+      zeroLength: () => new Uint8Array(new ArrayBuffer(0), 0, 0),
+      own: (request) => new Uint8Array(request.view.buffer, 0, 0),
+      ownOffset1: (request) => new Uint8Array(request.view.buffer, 1, 0),
+      ownNotEmpty: (request) => new Uint8Array(request.view.buffer, 0, 1),
+    };
+    for (const [name, makeView] of Object.entries(views)) {
+      let controller; const stream = new ReadableStream({ type: "bytes", start(c) { controller = c; } });
+      const reader = stream.getReader({ mode: "byob" });
+      let settled = "pending";
+      reader.read(new Uint8Array(8)).then((r) => { settled = "done=" + r.done + " buffer=" + r.value.buffer.byteLength; });
+      await new Promise((r) => setTimeout(r, 1));
+      const request = controller.byobRequest; controller.close();
+      let result; try { request.respondWithNewView(makeView(request)); result = "ok"; } catch (e) { result = e.name; }
+      await new Promise((r) => setTimeout(r, 1));
+      // (workerd ends the read at close() either way; here it waits for a response.)
+      out[name] = [result, controller.byobRequest === null ? "null" : "request", result === "ok" ? settled : "-"];
+    }
+    return out;`);
+  const done = "done=true buffer=8";
+  assert.deepEqual(off, {
+    otherLength: ["ok", "null", done], zeroLength: ["ok", "null", done], own: ["ok", "null", done], ownOffset1: ["ok", "null", done],
+    ownNotEmpty: ["TypeError", "request", "-"],
+  });
+  assert.deepEqual(on, {
+    otherLength: ["RangeError", "request", "-"], zeroLength: ["RangeError", "request", "-"], own: ["ok", "null", done], ownOffset1: ["RangeError", "request", "-"],
+    ownNotEmpty: ["TypeError", "request", "-"],
+  });
+});

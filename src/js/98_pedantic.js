@@ -89,7 +89,8 @@ function legacyWritables() {
 /**
  * Without pedantic_wpt, a byte stream's close() while a BYOB read waits, and its byobRequest has
  * not been asked for, ends that read (done, with an empty view) and leaves byobRequest null
- * (workerd dropped the pending request); the standard keeps the request for respond(0).
+ * (workerd dropped the pending request); the standard keeps the request for respond(0). And
+ * respondWithNewView() on the closed stream is easier to please (below).
  */
 function byobCloseEndsUnaskedReads() {
   const { ReadableByteStreamController } = internals.streams;
@@ -102,6 +103,19 @@ function byobCloseEndsUnaskedReads() {
       if (unasked && this._controlledReadableByteStream._state === "closed") this.byobRequest?.respond(0);
     },
   }).close);
+
+  // And once it is closed, respondWithNewView() takes any empty view as respond(0); the standard
+  // (and workerd with the flag) wants one on the request's own buffer, at its offset.
+  const { ReadableStreamBYOBRequest } = internals.streams;
+  replaceMethod(ReadableStreamBYOBRequest.prototype, "respondWithNewView", (respondWithNewView) => ({
+    respondWithNewView(view) {
+      const controller = this !== null && typeof this === "object" ? this._associatedReadableByteStreamController : undefined;
+      if (controller !== undefined && controller._controlledReadableByteStream?._state === "closed" && ArrayBuffer.isView(view) && view.byteLength === 0 && !view.buffer.detached) {
+        return Reflect.apply(ReadableStreamBYOBRequest.prototype.respond, this, [0]);
+      }
+      return Reflect.apply(respondWithNewView, this, [view]);
+    },
+  }).respondWithNewView);
 }
 
 // WritableStream's RangeError for an underlying sink with a `type` is pedantic_wpt's: workerd took
