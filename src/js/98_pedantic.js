@@ -6,8 +6,12 @@
 // and isTrusted (src/js/75_events.js), WebSocket.close()'s codes (src/js/76_websocket.js) and
 // TextDecoderStream's `fatal` default (src/js/50_streams.js). The README lists what it changes.
 
+/** What was replaced, to put back for a worker given the flag: [object, key, descriptor]. */
+const replaced = [];
+
 /** Replaces `prototype[name]` (a method) with `wrapper`, disguised as the original. */
 function replaceMethod(prototype, name, makeWrapper) {
+  replaced.push([prototype, name, Object.getOwnPropertyDescriptor(prototype, name)]);
   const original = prototype[name];
   const wrapper = makeWrapper(original);
   Object.defineProperty(prototype, name, { value: internals.disguise(wrapper, original), writable: true, enumerable: true, configurable: true });
@@ -83,6 +87,7 @@ function legacyWritables() {
     },
   };
   const get = Object.getOwnPropertyDescriptor(getting, "desiredSize").get;
+  replaced.push([WritableStreamDefaultWriter.prototype, "desiredSize", desiredSize]);
   Object.defineProperty(WritableStreamDefaultWriter.prototype, "desiredSize", { ...desiredSize, get: internals.disguise(get, desiredSize.get) });
 }
 
@@ -122,14 +127,17 @@ function byobCloseEndsUnaskedReads() {
 // any type without it (build.rs has web-streams-polyfill ask this first).
 internals.streams.sinkTypeChecked = () => internals.feature("pedantic_wpt");
 
+// The default (without the flag) is made once, into the startup snapshot; a worker given the
+// flag gets the standard's methods back.
+legacyWritables();
+byobCloseEndsUnaskedReads();
+
 const previousPrepare = internals.prepareContext;
 internals.prepareContext = function preparePedanticContext(memoryMb, compatJson) {
   previousPrepare(memoryMb, compatJson);
   if (internals.feature("pedantic_wpt")) {
+    for (const [object, key, descriptor] of replaced) Object.defineProperty(object, key, descriptor);
     // Event's isTrusted is each instance's own property then (src/js/75_events.js).
     delete Event.prototype.isTrusted;
-    return;
   }
-  legacyWritables();
-  byobCloseEndsUnaskedReads();
 };
