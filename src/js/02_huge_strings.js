@@ -15,7 +15,8 @@
 // (__test__/memory-bombs.test.mjs keeps them).
 //
 // The wrappers keep the built-ins' names and lengths, and `Function.prototype.toString` shows
-// them as native code (`internals.disguise`, which other files use for their replacements too).
+// them as native code (`internals.disguise`, which other files use for their replacements too),
+// as it does every function of the runtime's own (`ops.runtimeFunction`).
 
 /** Results with this many elements or more could pass V8's FixedArray maximum (2^27 - 2). */
 const MAX_ELEMENTS = 2 ** 27 - 16;
@@ -31,9 +32,33 @@ internals.disguise = function disguise(wrapper, original, name = original.name) 
   return wrapper;
 };
 
+const { apply } = Reflect;
+const { getOwnPropertyDescriptor } = Object;
+const runtimeFunction = ops.runtimeFunction;
+
+/**
+ * The runtime's own functions (API classes, their methods, `fetch`, …) read as native code, as
+ * workerd's are: `function name() { [native code] }`, with no name for an accessor. Libraries
+ * that test for native functions (`isNativeFunction(fetch)`) then take the path they take on
+ * Workers. The worker's own functions keep their source.
+ */
+function nativeForm(target, shown) {
+  const name = getOwnPropertyDescriptor(shown, "name")?.value ?? getOwnPropertyDescriptor(target, "name")?.value;
+  const plain = typeof name === "string" && !/^(get|set) /.test(name) ? name : "";
+  return `function ${plain}() { [native code] }`;
+}
+
+/**
+ * A function's source text as V8 has it (of the original, for a disguised wrapper), for the
+ * runtime's own checks (97_compat.js tells its classes apart).
+ */
+internals.functionSource = (fn) => apply(nativeToString, disguised.get(fn) ?? fn, []);
+
 const toString = {
   toString() {
-    return Reflect.apply(nativeToString, disguised.get(this) ?? this, []);
+    const target = disguised.get(this) ?? this;
+    if (typeof target === "function" && runtimeFunction(target)) return nativeForm(target, this);
+    return apply(nativeToString, target, []);
   },
 }.toString;
 internals.disguise(toString, nativeToString);

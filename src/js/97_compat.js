@@ -458,7 +458,7 @@ function standIn(Real, parent) {
 function isRuntimeClass(value) {
   if (typeof value !== "function") return false;
   const prototype = Object.getOwnPropertyDescriptor(value, "prototype");
-  return prototype !== undefined && !prototype.writable && /^class\b/.test(Function.prototype.toString.call(value));
+  return prototype !== undefined && !prototype.writable && /^class\b/.test(internals.functionSource(value));
 }
 
 /** name -> [class, stand-in] for every global class, parents before their subclasses. */

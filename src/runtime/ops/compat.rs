@@ -1,5 +1,7 @@
-//! Ops for compatibility flags that need a look inside V8: `ops.rejectedWith(promise)` tells
-//! whether a promise is already rejected (for do_not_capture_async_api_throws, src/js/97_compat.js).
+//! Ops for compatibility flags and fidelity details that need a look inside V8:
+//! `ops.rejectedWith(promise)` tells whether a promise is already rejected (for
+//! do_not_capture_async_api_throws, src/js/97_compat.js), `ops.ownAccessors` makes workerd's
+//! old own attributes, and `ops.runtimeFunction(fn)` tells the runtime's own functions apart.
 
 use super::OpFn;
 use v8::MapFnTo;
@@ -7,6 +9,19 @@ use v8::MapFnTo;
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("rejectedWith", op_rejected_with.map_fn_to());
   install("ownAccessors", op_own_accessors.map_fn_to());
+  install("runtimeFunction", op_runtime_function.map_fn_to());
+}
+
+/// `ops.runtimeFunction(fn)`: whether `fn` is the runtime's own JavaScript (the bootstrap and
+/// the streams implementation, `workerbox:internal/…`), which `Function.prototype.toString`
+/// shows as native code, as workerd's API functions are (src/js/02_huge_strings.js).
+fn op_runtime_function<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let Ok(function) = v8::Local::<v8::Function>::try_from(args.get(0)) else {
+    return rv.set_bool(false);
+  };
+  let origin = function.get_script_origin(scope);
+  let internal = origin.resource_name().is_some_and(|name| name.to_rust_string_lossy(scope).starts_with("workerbox:internal/"));
+  rv.set_bool(internal);
 }
 
 /// `[reason]` when the argument is a promise that is already rejected, otherwise undefined.
