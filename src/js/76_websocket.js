@@ -26,6 +26,12 @@ let nextSocketId = 1;
 /** The global MessageEvent (src/js/75_messaging.js). */
 const MessageEventImpl = internals.MessageEvent;
 
+/** Where header `name` (lower case) is in a flat `[name, value, …]` list, or -1. */
+function headerIndex(flat, name) {
+  for (let i = 0; i + 1 < flat.length; i += 2) if (String(flat[i]).toLowerCase() === name) return i;
+  return -1;
+}
+
 /** A flat `[name, value, …]` header list without `name` (lower case). */
 function withoutHeader(flat, name) {
   const kept = [];
@@ -42,14 +48,10 @@ function withoutHeader(flat, name) {
  */
 internals.webSocketAnswerExtensions = (responseHeaders, requestHeaders) => {
   const name = "sec-websocket-extensions";
-  const has = (flat) => {
-    for (let i = 0; i + 1 < flat.length; i += 2) if (flat[i].toLowerCase() === name) return i;
-    return -1;
-  };
   if (!internals.feature("web_socket_compression")) {
-    for (let i = has(responseHeaders); i !== -1; i = has(responseHeaders)) responseHeaders.splice(i, 2);
-  } else if (has(responseHeaders) === -1) {
-    const offered = has(requestHeaders);
+    for (let i = headerIndex(responseHeaders, name); i !== -1; i = headerIndex(responseHeaders, name)) responseHeaders.splice(i, 2);
+  } else if (headerIndex(responseHeaders, name) === -1) {
+    const offered = headerIndex(requestHeaders, name);
     if (offered !== -1) responseHeaders.push(name, requestHeaders[offered + 1]);
   }
 };
@@ -181,8 +183,8 @@ class WebSocket extends EventTarget {
     this.#state = OPEN;
     this.#holdEvent();
     const answered = (name) => {
-      for (let i = 0; i + 1 < head.headers.length; i += 2) if (head.headers[i].toLowerCase() === name) return head.headers[i + 1];
-      return null;
+      const at = headerIndex(head.headers, name);
+      return at === -1 ? null : head.headers[at + 1];
     };
     this.#protocol = answered("sec-websocket-protocol");
     if (this.#extensions !== null) this.#extensions = answered("sec-websocket-extensions");

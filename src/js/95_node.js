@@ -79,6 +79,9 @@ const UNKNOWN_ENCODING = `((encoding) => {
   if (encoding != null && !require("buffer").Buffer.isEncoding(encoding)) throw new (require("../../ours/errors").codes.ERR_UNKNOWN_ENCODING)(encoding);
   return encoding || "utf8";
 })(options && options.defaultEncoding)`;
+// Texts both patch sets change: a write's callback and the end callbacks.
+const WRITE_CALLBACK = "    state.pendingcb--\n    cb()\n";
+const FINISH_CALLBACKS = "    onfinishCallbacks[i]()\n";
 const STREAMS_V24 = {
   "readable-stream/lib/internal/streams/readable.js": [
     ["this.defaultEncoding = (options && options.defaultEncoding) || 'utf8'", `this.defaultEncoding = ${UNKNOWN_ENCODING}`],
@@ -88,9 +91,9 @@ const STREAMS_V24 = {
     ["this.defaultEncoding = (options && options.defaultEncoding) || 'utf8'", `this.defaultEncoding = ${UNKNOWN_ENCODING}`],
     ["  const ret = state.length < state.highWaterMark\n  // We must ensure that previous needDrain will not be reset to false.\n  if (!ret) state.needDrain = true\n", "  let ret\n"],
     ["  return ret && !state.errored && !state.destroyed\n}\nfunction doWrite", "  ret = state.length < state.highWaterMark || state.length === 0\n  if (!ret) state.needDrain = true\n  return ret && !state.errored && !state.destroyed\n}\nfunction doWrite"],
-    ["    state.pendingcb--\n    cb()\n", "    state.pendingcb--\n    cb(null)\n"],
+    [WRITE_CALLBACK, WRITE_CALLBACK.replace("cb()", "cb(null)")],
     ["    if (err || state.finished) {\n      process.nextTick(cb, err)\n    } else {", "    if (err) {\n      process.nextTick(cb, err)\n    } else if (state.errored) {\n      process.nextTick(cb, state.errored)\n    } else if (state.finished) {\n      process.nextTick(cb, null)\n    } else {"],
-    ["    onfinishCallbacks[i]()\n", "    onfinishCallbacks[i](null)\n"],
+    [FINISH_CALLBACKS, FINISH_CALLBACKS.replace("()", "(null)")],
   ],
   "readable-stream/lib/internal/streams/transform.js": [
     ["    if (\n      wState.ended ||", "    if (rState.ended) {\n      require('process').nextTick(callback)\n      return\n    }\n    if (\n      wState.ended ||"],
@@ -100,8 +103,8 @@ const STREAMS_V24 = {
 /** Without the flag, as workerd (Node 22's streams there): a write callback gets `undefined`, an end callback `null`. */
 const STREAMS_V22 = {
   "readable-stream/lib/internal/streams/writable.js": [
-    ["    state.pendingcb--\n    cb()\n", "    state.pendingcb--\n    cb(undefined)\n"],
-    ["    onfinishCallbacks[i]()\n", "    onfinishCallbacks[i](null)\n"],
+    [WRITE_CALLBACK, WRITE_CALLBACK.replace("cb()", "cb(undefined)")],
+    [FINISH_CALLBACKS, FINISH_CALLBACKS.replace("()", "(null)")],
   ],
 };
 

@@ -436,12 +436,11 @@ function attributesOnInstances(legacyUrl) {
  * the classes back (`classesWithReadOnlyPrototypes`).
  */
 const { apply, construct } = Reflect;
-let bootstrapping = true;
-function standIn(Real, parent) {
-  // A function of its own, named in its source, so that V8 names its instances after it
-  // ("#<Request>" in messages). Code can be made from strings while the bootstrap runs (into
-  // the snapshot); later (a class another flag swapped in) the name is only a property.
-  const named = /^[A-Za-z_$][\w$]*$/.test(Real.name) && bootstrapping;
+function standIn(Real, parent, fromSource) {
+  // With `fromSource` (while the bootstrap runs into the snapshot, when code can be made from
+  // strings) a function of its own, named in its source, so that V8 names its instances after it
+  // ("#<Request>" in messages); later (a class another flag swapped in) the name is a property.
+  const named = fromSource && /^[A-Za-z_$][\w$]*$/.test(Real.name);
   const Mutable = named
     ? new Function("Real", "apply", "construct", `return function ${Real.name}(...args) { return new.target === undefined ? apply(Real, this, args) : construct(Real, args, new.target); };\n//# sourceURL=workerbox:internal/97_compat.js`)(Real, apply, construct)
     : { [Real.name]: function (...args) { return new.target === undefined ? apply(Real, this, args) : construct(Real, args, new.target); } }[Real.name];
@@ -469,7 +468,7 @@ const apiStandIns = new Map();
   const wrap = (Real) => {
     if (standIns.has(Real)) return standIns.get(Real);
     const parent = Object.getPrototypeOf(Real);
-    const made = standIn(Real, globals.has(parent) && isRuntimeClass(parent) ? wrap(parent) : parent);
+    const made = standIn(Real, globals.has(parent) && isRuntimeClass(parent) ? wrap(parent) : parent, true);
     standIns.set(Real, made);
     return made;
   };
@@ -479,7 +478,6 @@ const apiStandIns = new Map();
     apiStandIns.set(name, [Real, wrap(Real)]);
     internals.defineGlobal(name, apiStandIns.get(name)[1]);
   }
-  bootstrapping = false;
 }
 
 /** With immutable_api_prototypes: the classes themselves are the globals again. */
@@ -494,7 +492,7 @@ function classesWithReadOnlyPrototypes() {
 function standInsForReplacedClasses() {
   for (const [name, [, Mutable]] of apiStandIns) {
     const value = Object.getOwnPropertyDescriptor(globalThis, name)?.value;
-    if (value !== Mutable && isRuntimeClass(value)) internals.defineGlobal(name, standIn(value, Object.getPrototypeOf(value)));
+    if (value !== Mutable && isRuntimeClass(value)) internals.defineGlobal(name, standIn(value, Object.getPrototypeOf(value), false));
   }
 }
 
