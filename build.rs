@@ -56,13 +56,81 @@ fn main() {
   let check = r#"if(void 0!==o.type)throw new RangeError("Invalid type is specified")"#;
   assert_eq!(source.matches(check).count(), 1, "web-streams-polyfill: WritableStream's sink type check not found");
   let source = source.replacen(check, r#"if(void 0!==o.type&&exports.sinkTypeChecked())throw new RangeError("Invalid type is specified")"#, 1);
+  let source = hide_stream_slots(&source);
   let patched = PathBuf::from(env::var("OUT_DIR").unwrap()).join("web-streams-polyfill.js");
   fs::write(&patched, source).unwrap();
   out.push_str(&format!(
-    "/// web-streams-polyfill's UMD build (`exports.ReadableStream`, …), with `exports.sinkTypeChecked()` asked before its sink type check.\npub const STREAMS_PONYFILL: &str = include_str!({:?});\n",
+    "/// web-streams-polyfill's UMD build (`exports.ReadableStream`, …), with `exports.sinkTypeChecked()` asked before its sink type check and its fields symbol-keyed (`exports.slots`).\npub const STREAMS_PONYFILL: &str = include_str!({:?});\n",
     patched.display().to_string()
   ));
   fs::write(PathBuf::from(env::var("OUT_DIR").unwrap()).join("bootstrap_files.rs"), out).unwrap();
+}
+
+/// Makes web-streams-polyfill's internal fields (`stream._state`, `writer._readyPromise`, …)
+/// symbol-keyed, as workerd's streams keep their state out of sight: as string-keyed fields
+/// they were enumerable own properties of every stream, reader, writer and controller, so
+/// `Object.keys` listed them, `console.log` printed them and `JSON.stringify` of a stream threw
+/// on their cycles. Each name read as a property (`._name`) becomes one symbol, and every place
+/// the minified bundle uses it as a key is rewritten: `x._name` → `x[$wb_name]`, `"_name"` (its
+/// `hasOwnProperty` brand checks) → `$wb_name`, an object-literal key `{_name:` / `,_name:` and a
+/// class method `}_name(` → `[$wb_name]`. Any other use of such a name fails the build, so a
+/// new polyfill release that writes one differently is caught here. The symbols are declared at
+/// the top of the bundle's factory and handed out as `exports.slots` (by their `_name`), for
+/// the bootstrap files that reach into the polyfill.
+fn hide_stream_slots(source: &str) -> String {
+  use std::collections::BTreeSet;
+  let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+  let bytes = source.as_bytes();
+  // Every `_name` token: (start, end) with no identifier character either side.
+  let mut tokens = Vec::new();
+  let mut i = 0;
+  while i < bytes.len() {
+    if bytes[i] == b'_' && (i == 0 || !ident(bytes[i - 1])) {
+      let mut end = i + 1;
+      while end < bytes.len() && ident(bytes[end]) {
+        end += 1;
+      }
+      if end > i + 1 {
+        tokens.push((i, end));
+      }
+      i = end;
+    } else {
+      i += 1;
+    }
+  }
+  let names: BTreeSet<&str> = tokens.iter().filter(|&&(s, _)| s > 0 && bytes[s - 1] == b'.').map(|&(s, e)| &source[s..e]).collect();
+  assert!(names.contains("_state") && names.contains("_readableStreamController"), "web-streams-polyfill: its internal fields were not found");
+  let mut out = String::with_capacity(source.len() + names.len() * 64);
+  let mut copied = 0;
+  let mut unknown = Vec::new();
+  for &(start, end) in &tokens {
+    let name = &source[start..end];
+    if !names.contains(name) {
+      continue;
+    }
+    let before = bytes[start - 1];
+    let after = bytes.get(end).copied().unwrap_or(b' ');
+    let (from, to, text) = match (before, after) {
+      (b'.', _) => (start - 1, end, format!("[$wb{name}]")),
+      (b'"', b'"') => (start - 1, end + 1, format!("$wb{name}")),
+      (b'{' | b',', b':') | (b'}', b'(') => (start, end, format!("[$wb{name}]")),
+      _ => {
+        unknown.push(source[start.saturating_sub(20)..(end + 20).min(source.len())].to_string());
+        continue;
+      }
+    };
+    out.push_str(&source[copied..from]);
+    out.push_str(&text);
+    copied = to;
+  }
+  out.push_str(&source[copied..]);
+  assert!(unknown.is_empty(), "web-streams-polyfill: a field is used in a way hide_stream_slots does not rewrite: {unknown:?}");
+  let strict = "(this,function(e){\"use strict\";";
+  assert_eq!(out.matches(strict).count(), 1, "web-streams-polyfill: the UMD factory's start was not found");
+  let declarations: Vec<String> = names.iter().map(|n| format!("$wb{n}=Symbol({:?})", &n[1..])).collect();
+  let slots: Vec<String> = names.iter().map(|n| format!("{n}:$wb{n}")).collect();
+  let head = format!("{strict}const {};e.slots=Object.freeze({{__proto__:null,{}}});", declarations.join(","), slots.join(","));
+  out.replacen(strict, &head, 1)
 }
 
 /// The `.js` files under `dir` as (path relative to `root` with `/`, path), sorted.

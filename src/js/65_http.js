@@ -4,6 +4,8 @@
 // `body` is asked for, so the common whole-body cases never pay for a stream.
 
 const { Headers, URL, URLSearchParams, ReadableStream } = globalThis;
+/** web-streams-polyfill's field keys (symbols, see build.rs). */
+const slot = internals.streams.slots;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const keepingBom = new TextDecoder("utf-8", { ignoreBOM: true });
@@ -32,7 +34,7 @@ const CACHE_MODES = new Set(["no-store", "no-cache", "reload"]);
  */
 /** Whether a stream was ever read from or cancelled (the Streams Standard's [[disturbed]]). */
 function disturbed(stream) {
-  return stream._disturbed === true;
+  return stream[slot._disturbed] === true;
 }
 
 /** A stream with no more data that is locked and disturbed: what a read body's `body` is. */

@@ -5,6 +5,8 @@
 // read where that API lives (`internals.feature(…)`); the README lists them all.
 
 const { ReadableStream, WritableStream, TransformStream } = internals.streams;
+/** web-streams-polyfill's field keys (`slot._state`, …: symbols, see build.rs). */
+const slot = internals.streams.slots;
 // workerd's "internal" (native) writables made here: internal_writable_stream_abort_clears_queue
 // is about them only.
 const internalWritables = new WeakSet();
@@ -173,13 +175,13 @@ function transformsIgnoreBackpressure() {
   const enqueue = TransformStreamDefaultController.prototype.enqueue;
   const enqueuing = {
     enqueue(...args) {
-      const stream = this?._controlledTransformStream;
-      const before = stream?._backpressure;
+      const stream = this?.[slot._controlledTransformStream];
+      const before = stream?.[slot._backpressure];
       Reflect.apply(enqueue, this, args);
-      if (before === false && stream._backpressure === true) {
-        stream._backpressureChangePromise_resolve?.();
-        stream._backpressureChangePromise = new Promise((resolve) => (stream._backpressureChangePromise_resolve = resolve));
-        stream._backpressure = false;
+      if (before === false && stream[slot._backpressure] === true) {
+        stream[slot._backpressureChangePromise_resolve]?.();
+        stream[slot._backpressureChangePromise] = new Promise((resolve) => (stream[slot._backpressureChangePromise_resolve] = resolve));
+        stream[slot._backpressure] = false;
       }
     },
   }.enqueue;
@@ -206,20 +208,20 @@ function readsEndWithoutValue() {
 
 /** Makes `writer`'s ready promise a pending one, as web-streams-polyfill keeps it. */
 function pendingReady(writer) {
-  writer._readyPromise = new Promise((resolve, reject) => {
-    writer._readyPromise_resolve = resolve;
-    writer._readyPromise_reject = reject;
+  writer[slot._readyPromise] = new Promise((resolve, reject) => {
+    writer[slot._readyPromise_resolve] = resolve;
+    writer[slot._readyPromise_reject] = reject;
   });
-  writer._readyPromise.catch(() => {});
-  writer._readyPromiseState = "pending";
+  writer[slot._readyPromise].catch(() => {});
+  writer[slot._readyPromiseState] = "pending";
 }
 
 /** Resolves `writer`'s ready promise if it is pending. */
 function resolveReady(writer) {
-  if (writer._readyPromiseState !== "pending") return;
-  writer._readyPromise_resolve(undefined);
-  writer._readyPromise_resolve = writer._readyPromise_reject = undefined;
-  writer._readyPromiseState = "fulfilled";
+  if (writer[slot._readyPromiseState] !== "pending") return;
+  writer[slot._readyPromise_resolve](undefined);
+  writer[slot._readyPromise_resolve] = writer[slot._readyPromise_reject] = undefined;
+  writer[slot._readyPromiseState] = "fulfilled";
 }
 
 /**
@@ -236,21 +238,21 @@ function legacyWriters() {
   const gettingWriter = {
     getWriter() {
       const writer = Reflect.apply(getWriter, this, []);
-      if (this._state !== "writable") return writer;
-      const controller = this._writableStreamController;
+      if (this[slot._state] !== "writable") return writer;
+      const controller = this[slot._writableStreamController];
       // Ready once started, backpressure or not.
-      if (controller._started) {
+      if (controller[slot._started]) {
         resolveReady(writer);
         return writer;
       }
-      if (writer._readyPromiseState !== "pending") pendingReady(writer);
+      if (writer[slot._readyPromiseState] !== "pending") pendingReady(writer);
       let started = false;
-      Object.defineProperty(controller, "_started", {
+      Object.defineProperty(controller, slot._started, {
         get: () => started,
         set: (value) => {
           started = value;
-          const stream = controller._controlledWritableStream;
-          if (value && stream._writer === writer && stream._state === "writable") resolveReady(writer);
+          const stream = controller[slot._controlledWritableStream];
+          if (value && stream[slot._writer] === writer && stream[slot._state] === "writable") resolveReady(writer);
         },
         configurable: true,
       });
@@ -262,12 +264,12 @@ function legacyWriters() {
   const releasing = {
     releaseLock() {
       if (writing.has(this)) return void writing.set(this, true);
-      const ready = this._readyPromise;
-      const wasReady = this._readyPromiseState === "fulfilled";
+      const ready = this[slot._readyPromise];
+      const wasReady = this[slot._readyPromiseState] === "fulfilled";
       Reflect.apply(releaseLock, this, []);
-      if (wasReady && this._readyPromiseState === "rejected") {
-        this._readyPromise = ready;
-        this._readyPromiseState = "fulfilled";
+      if (wasReady && this[slot._readyPromiseState] === "rejected") {
+        this[slot._readyPromise] = ready;
+        this[slot._readyPromiseState] = "fulfilled";
       }
     },
   }.releaseLock;
@@ -306,7 +308,7 @@ function lazyInternalAborts() {
   const writingChunk = {
     write(...args) {
       const result = Reflect.apply(write, this, args);
-      const stream = this._ownerWritableStream;
+      const stream = this[slot._ownerWritableStream];
       if (!internalWritables.has(stream)) return result;
       if (!pendingWrites.has(stream)) pendingWrites.set(stream, []);
       const writes = pendingWrites.get(stream);
@@ -318,33 +320,33 @@ function lazyInternalAborts() {
   }.write;
   const aborting = {
     abort(reason) {
-      const stream = this._ownerWritableStream;
+      const stream = this[slot._ownerWritableStream];
       if (pendingAborts.has(stream)) return pendingAborts.get(stream);
       const writes = pendingWrites.get(stream);
-      if (!internalWritables.has(stream) || stream._state !== "writable" || !writes?.length) return Reflect.apply(abort, this, [reason]);
+      if (!internalWritables.has(stream) || stream[slot._state] !== "writable" || !writes?.length) return Reflect.apply(abort, this, [reason]);
       // The abort happens when the stream next turns to its queue: as its next write starts
       // (that write fails with the reason), or once the write in progress is done.
       const writer = this;
-      const controller = stream._writableStreamController;
-      const writeAlgorithm = controller._writeAlgorithm;
+      const controller = stream[slot._writableStreamController];
+      const writeAlgorithm = controller[slot._writeAlgorithm];
       let done = false;
       // In workerd the oldest pending write is in progress even before the stream has started.
-      let passing = stream._inFlightWriteRequest === undefined ? 1 : 0;
+      let passing = stream[slot._inFlightWriteRequest] === undefined ? 1 : 0;
       let settle;
       const later = new Promise((resolve) => (settle = resolve));
       const abortNow = () => {
         if (done) return;
         done = true;
         pendingAborts.delete(stream);
-        if (controller._writeAlgorithm === startingWrite) controller._writeAlgorithm = writeAlgorithm;
-        settle(writer._ownerWritableStream === stream ? Reflect.apply(abort, writer, [reason]) : stream.abort(reason));
+        if (controller[slot._writeAlgorithm] === startingWrite) controller[slot._writeAlgorithm] = writeAlgorithm;
+        settle(writer[slot._ownerWritableStream] === stream ? Reflect.apply(abort, writer, [reason]) : stream.abort(reason));
       };
       const startingWrite = (chunk) => {
         if (done || passing-- > 0) return writeAlgorithm(chunk);
         abortNow();
         return Promise.reject(reason);
       };
-      controller._writeAlgorithm = startingWrite;
+      controller[slot._writeAlgorithm] = startingWrite;
       writes[0].then(abortNow, abortNow);
       pendingAborts.set(stream, later);
       return later;

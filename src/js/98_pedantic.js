@@ -6,6 +6,9 @@
 // and isTrusted (src/js/75_events.js), WebSocket.close()'s codes (src/js/76_websocket.js) and
 // TextDecoderStream's `fatal` default (src/js/50_streams.js). The README lists what it changes.
 
+/** web-streams-polyfill's field keys (`slot._state`, …: symbols, see build.rs). */
+const slot = internals.streams.slots;
+
 /** What was replaced, to put back for a worker given the flag: [object, key, descriptor]. */
 const replaced = [];
 
@@ -19,12 +22,12 @@ function replaceMethod(prototype, name, makeWrapper) {
 
 /** The stream a WritableStreamDefaultWriter is locked to, or undefined (released, or not a writer). */
 function writerStream(writer) {
-  return writer !== null && typeof writer === "object" && Object.hasOwn(writer, "_ownerWritableStream") ? writer._ownerWritableStream : undefined;
+  return writer !== null && typeof writer === "object" && Object.hasOwn(writer, slot._ownerWritableStream) ? writer[slot._ownerWritableStream] : undefined;
 }
 
 /** Whether `stream` is one of web-streams-polyfill's WritableStreams. */
 function isWritable(stream) {
-  return stream !== null && typeof stream === "object" && Object.hasOwn(stream, "_writableStreamController");
+  return stream !== null && typeof stream === "object" && Object.hasOwn(stream, slot._writableStreamController);
 }
 
 /**
@@ -33,8 +36,8 @@ function isWritable(stream) {
  * reason as given, so the standard's own step finds it aborted already.
  */
 function abortWithoutReason(stream) {
-  if (!isWritable(stream) || stream._state === "closed" || stream._state === "errored") return;
-  const signal = stream._writableStreamController._abortController?.signal;
+  if (!isWritable(stream) || stream[slot._state] === "closed" || stream[slot._state] === "errored") return;
+  const signal = stream[slot._writableStreamController][slot._abortController]?.signal;
   if (signal !== undefined) internals.signalAbortAsIs(signal, undefined);
 }
 
@@ -44,14 +47,14 @@ function abortWithoutReason(stream) {
  * side was cancelled.
  */
 function closeErroredWithItsError(stream) {
-  return isWritable(stream) && stream._state === "errored" ? Promise.reject(stream._storedError) : undefined;
+  return isWritable(stream) && stream[slot._state] === "errored" ? Promise.reject(stream[slot._storedError]) : undefined;
 }
 
 function legacyWritables() {
   const { WritableStream, WritableStreamDefaultWriter } = internals.streams;
   replaceMethod(WritableStream.prototype, "abort", (abort) => ({
     abort(reason = undefined) {
-      if (reason === undefined && isWritable(this) && this._writer === undefined) abortWithoutReason(this);
+      if (reason === undefined && isWritable(this) && this[slot._writer] === undefined) abortWithoutReason(this);
       return Reflect.apply(abort, this, [reason]);
     },
   }).abort);
@@ -63,7 +66,7 @@ function legacyWritables() {
   }).abort);
   replaceMethod(WritableStream.prototype, "close", (close) => ({
     close() {
-      if (isWritable(this) && this._writer === undefined) return closeErroredWithItsError(this) ?? Reflect.apply(close, this, []);
+      if (isWritable(this) && this[slot._writer] === undefined) return closeErroredWithItsError(this) ?? Reflect.apply(close, this, []);
       return Reflect.apply(close, this, []);
     },
   }).close);
@@ -79,9 +82,9 @@ function legacyWritables() {
   const getting = {
     get desiredSize() {
       const stream = writerStream(this);
-      if (stream !== undefined && stream._state === "erroring") {
-        const controller = stream._writableStreamController;
-        return controller._strategyHWM - controller._queueTotalSize;
+      if (stream !== undefined && stream[slot._state] === "erroring") {
+        const controller = stream[slot._writableStreamController];
+        return controller[slot._strategyHWM] - controller[slot._queueTotalSize];
       }
       return Reflect.apply(desiredSize.get, this, []);
     },
@@ -101,11 +104,11 @@ function byobCloseEndsUnaskedReads() {
   const { ReadableByteStreamController } = internals.streams;
   replaceMethod(ReadableByteStreamController.prototype, "close", (close) => ({
     close() {
-      const pending = this !== null && typeof this === "object" && this._byobRequest === null ? this._pendingPullIntos : undefined;
+      const pending = this !== null && typeof this === "object" && this[slot._byobRequest] === null ? this[slot._pendingPullIntos] : undefined;
       const first = pending !== undefined && pending.length > 0 ? pending.peek() : undefined;
       const unasked = first !== undefined && first.readerType === "byob" && first.bytesFilled === 0;
       Reflect.apply(close, this, []);
-      if (unasked && this._controlledReadableByteStream._state === "closed") this.byobRequest?.respond(0);
+      if (unasked && this[slot._controlledReadableByteStream][slot._state] === "closed") this.byobRequest?.respond(0);
     },
   }).close);
 
@@ -114,8 +117,8 @@ function byobCloseEndsUnaskedReads() {
   const { ReadableStreamBYOBRequest } = internals.streams;
   replaceMethod(ReadableStreamBYOBRequest.prototype, "respondWithNewView", (respondWithNewView) => ({
     respondWithNewView(view) {
-      const controller = this !== null && typeof this === "object" ? this._associatedReadableByteStreamController : undefined;
-      if (controller !== undefined && controller._controlledReadableByteStream?._state === "closed" && ArrayBuffer.isView(view) && view.byteLength === 0 && !view.buffer.detached) {
+      const controller = this !== null && typeof this === "object" ? this[slot._associatedReadableByteStreamController] : undefined;
+      if (controller !== undefined && controller[slot._controlledReadableByteStream]?.[slot._state] === "closed" && ArrayBuffer.isView(view) && view.byteLength === 0 && !view.buffer.detached) {
         return Reflect.apply(ReadableStreamBYOBRequest.prototype.respond, this, [0]);
       }
       return Reflect.apply(respondWithNewView, this, [view]);
