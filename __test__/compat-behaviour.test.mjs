@@ -219,9 +219,9 @@ test("websocket_standard_binary_type / websocket_close_reason_byte_limit / web_s
     c.close(1000, "bye");
     return { binaryType: "binaryType" in a ? a.binaryType : null, binary, longReason, stateAtClose: await stateAtClose };`;
   assert.deepEqual(await run(t, body), { binaryType: "blob", binary: "Blob", longReason: "SyntaxError", stateAtClose: 3 });
-  assert.deepEqual(await run(t, body, "2026-03-02"), { binaryType: null, binary: "ArrayBuffer", longReason: "allowed", stateAtClose: 2 });
+  assert.deepEqual(await run(t, body, "2026-03-02"), { binaryType: "arraybuffer", binary: "ArrayBuffer", longReason: "allowed", stateAtClose: 2 });
   assert.deepEqual(await run(t, body, undefined, ["no_websocket_standard_binary_type", "no_websocket_close_reason_byte_limit", "web_socket_manual_reply_to_close"]),
-    { binaryType: null, binary: "ArrayBuffer", longReason: "allowed", stateAtClose: 2 });
+    { binaryType: "arraybuffer", binary: "ArrayBuffer", longReason: "allowed", stateAtClose: 2 });
   assert.deepEqual(await run(t, body, "2025-01-01", ["websocket_standard_binary_type", "websocket_close_reason_byte_limit", "web_socket_auto_reply_to_close"]),
     { binaryType: "blob", binary: "Blob", longReason: "SyntaxError", stateAtClose: 3 });
 });

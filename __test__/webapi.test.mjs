@@ -316,9 +316,9 @@ test("Blob, File and FormData, and bodies made from and read as them", async (t)
   assert.deepEqual(result, {
     blob: [12, "text/plain", "héllo world", "é", "rld"],
     file: ["a.txt", 42, "text/plain", true],
-    entries: ["name", "upload", "raw"], raw: ["blob", true],
+    entries: ["name", "upload", "raw"], raw: ["raw", true],
     multipartType: true,
-    roundTrip: ["replaced", "a.txt", "text/plain", "data", "blob"],
+    roundTrip: ["replaced", "a.txt", "text/plain", "data", "raw"],
     urlencoded: "1 2",
     blobBody: ["text/plain", "héllo world"],
     notForm: "TypeError",

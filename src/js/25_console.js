@@ -11,6 +11,9 @@ let quoteTopLevel = false;
 let circular = new Map();
 // Whether every entry goes on its own line (util.inspect's compact: false, for assert's diffs).
 let expanded = false;
+// Whether non-enumerable own properties are shown too, as `[key]` (Node's showHidden): workerd
+// inspects the values of its API objects' attributes that way (`usages: [ 'sign', [length]: 1 ]`).
+let showHidden = false;
 const MAX_ITEMS = 100;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const TypedArray = Object.getPrototypeOf(Uint8Array);
@@ -137,11 +140,79 @@ function ownEntries(value, seen, depth, skipIndices) {
   for (const key of Reflect.ownKeys(value)) {
     if (skipIndices && typeof key === "string" && /^(0|[1-9]\d*)$/.test(key)) continue;
     const descriptor = Object.getOwnPropertyDescriptor(value, key);
-    if (!descriptor || !descriptor.enumerable) continue;
+    if (!descriptor || (!descriptor.enumerable && !showHidden)) continue;
     const shown = "value" in descriptor ? inspectValue(descriptor.value, seen, depth + 1) : descriptor.get && descriptor.set ? "[Getter/Setter]" : descriptor.get ? "[Getter]" : "[Setter]";
-    items.push(`${formatKey(key)}: ${shown}`);
+    items.push(`${descriptor.enumerable ? formatKey(key) : `[${typeof key === "symbol" ? key.toString() : key}]`}: ${shown}`);
   }
   return items;
+}
+
+// ---- The runtime's API objects -----------------------------------------------------------------
+// workerd shows its API objects by their attributes, in its own order, rather than by own
+// properties (they have none): `Request { method: 'POST', … }`, internal state in brackets
+// (`ReadableStream { locked: false, [state]: 'readable', … }`) and map-likes with their entries
+// (`Headers(1) { 'a' => '1', [immutable]: false }`). src/js/93_inspect.js gives each class's shape.
+
+/** API prototypes → { keys, internal?(object) → [[label, value]], entries?(object) → [[key, value]] }. */
+const apiShapes = new Map();
+/** Registers how instances of `Class` (and of subclasses without their own shape) are shown. */
+internals.inspectAs = (Class, shape) => apiShapes.set(Class.prototype, shape);
+
+function apiShape(value) {
+  for (let proto = Object.getPrototypeOf(value); proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    const shape = apiShapes.get(proto);
+    if (shape !== undefined) return shape;
+  }
+  return undefined;
+}
+
+/**
+ * An API object as workerd's console shows it: its attributes (those that throw left out) and
+ * internal state (non-enumerable, so in brackets) are copied onto a plain object, which is
+ * inspected on its own with showHidden (so the name is not counted in the line's width, and
+ * the levels below start afresh), and the name is put in front.
+ */
+function formatApiObject(value, shape, seen, depth) {
+  const name = constructorName(value) || "Object";
+  if (depth > maxDepth) return `[${name}]`;
+  const record = {};
+  for (const key of shape.keys) {
+    try {
+      if (key in value) record[key] = value[key];
+    } catch {}
+  }
+  for (const [label, item] of shape.internal?.(value) ?? []) Object.defineProperty(record, label, { value: item, enumerable: false });
+  const entries = shape.entries?.(value);
+  const outer = [maxDepth, currentDepth, showHidden];
+  maxDepth -= depth;
+  currentDepth = 0;
+  showHidden = true;
+  seen.push(value);
+  try {
+    if (entries === undefined) return `${name} ${inspectValue(record, seen, 0)}`;
+    // A map-like: `Headers(1) { 'a' => '1', [immutable]: false }`, laid out as workerd lays out
+    // `Object(1) { … }` before it puts the class's name in.
+    const items = entries.map(([key, item]) => `${inspectValue(key, seen, 1)} => ${inspectValue(item, seen, 1)}`);
+    items.push(...ownEntries(record, seen, 0, false));
+    return wrap(`Object(${entries.length}) `, items, "{", "}", 0).replace("Object", name);
+  } finally {
+    seen.pop();
+    [maxDepth, currentDepth, showHidden] = outer;
+  }
+}
+
+/** `Promise { 1 }`, `Promise { <pending> }`, `Promise { <rejected> Error: … }`, as in Node. */
+function formatPromise(value, seen, depth) {
+  const [state, result] = ops.promiseState(value);
+  if (state === "pending") return "Promise { <pending> }";
+  if (depth > maxDepth) return "[Promise]";
+  seen.push(value);
+  try {
+    const shown = inspectValue(result, seen, depth + 1);
+    return wrap("Promise ", [state === "rejected" ? `<rejected> ${shown}` : shown], "{", "}", depth);
+  } finally {
+    seen.pop();
+  }
 }
 
 function inspectValue(value, seen, depth) {
@@ -163,13 +234,24 @@ function inspectValue(value, seen, depth) {
     const shown = custom.call(value, maxDepth - depth, options, inspect);
     if (shown !== value) return typeof shown === "string" ? shown : inspectValue(shown, seen, depth);
   }
+  const shape = apiShape(value);
+  if (shape !== undefined) return formatApiObject(value, shape, seen, depth);
   if (value instanceof Error) {
     const stack = typeof value.stack === "string" ? value.stack : `${value.name}: ${value.message}`;
+    if (showHidden) {
+      seen.push(value);
+      try {
+        const hidden = ownEntries(value, seen, depth, false);
+        if (hidden.length) return wrap(`${stack} `, hidden, "{", "}", depth);
+      } finally {
+        seen.pop();
+      }
+    }
     return depth > 0 ? `[${stack}]`.replace(/^\[([^\n]*)\n[\s\S]*\]$/, "[$1]") : stack;
   }
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString();
   if (value instanceof RegExp) return RegExp.prototype.toString.call(value);
-  if (value instanceof Promise) return "Promise { <unknown> }";
+  if (value instanceof Promise) return formatPromise(value, seen, depth);
   if (value instanceof WeakMap || value instanceof WeakSet) return `${constructorName(value)} { <items unknown> }`;
   if (value instanceof Boolean || value instanceof Number || value instanceof String) {
     return `[${constructorName(value)}: ${inspectValue(value.valueOf(), seen, 1)}]`;
@@ -177,7 +259,8 @@ function inspectValue(value, seen, depth) {
 
   const name = constructorName(value);
   const isArray = Array.isArray(value);
-  const hasEntries = isArray || value instanceof TypedArray ? value.length > 0 : value instanceof Map || value instanceof Set ? value.size > 0 : Reflect.ownKeys(value).some((key) => Object.prototype.propertyIsEnumerable.call(value, key));
+  // (With showHidden an array always has one: its length.)
+  const hasEntries = isArray || value instanceof TypedArray ? value.length > 0 || showHidden : value instanceof Map || value instanceof Set ? value.size > 0 : Reflect.ownKeys(value).some((key) => showHidden || Object.prototype.propertyIsEnumerable.call(value, key));
   // Past the depth limit an object is only named; an empty one is still shown whole, as in Node.
   if (depth > maxDepth && hasEntries) return isArray ? "[Array]" : `[${name || "Object"}]`;
   seen.push(value);
@@ -204,6 +287,11 @@ function formatEntries(value, seen, depth, name, isArray) {
     const items = Array.from(value.subarray(0, MAX_ITEMS), (n) => formatPrimitive(n, true));
     const more = value.length > MAX_ITEMS ? 1 : 0;
     if (more) items.push(`... ${value.length - MAX_ITEMS} more item${value.length - MAX_ITEMS > 1 ? "s" : ""}`);
+    if (showHidden) {
+      // Node's showHidden extras for a typed array (its buffer only named, as Node shows it there).
+      items.push(`[BYTES_PER_ELEMENT]: ${value.BYTES_PER_ELEMENT}`, `[length]: ${value.length}`, `[byteLength]: ${value.byteLength}`, `[byteOffset]: ${value.byteOffset}`, `[buffer]: ArrayBuffer { byteLength: ${value.buffer.byteLength} }`);
+      return wrap(`${name}(${value.length}) `, items, "[", "]", depth);
+    }
     return wrap(`${name}(${value.length}) `, items, "[", "]", depth, value, more);
   }
   if (value instanceof ArrayBuffer) {
@@ -233,8 +321,9 @@ function inspect(value, options) {
   const previous = maxDepth;
   const depth = options?.depth;
   maxDepth = depth === null || depth === Infinity ? Infinity : typeof depth === "number" ? depth : MAX_DEPTH;
-  const outer = [currentDepth, quoteTopLevel, circular, expanded];
+  const outer = [currentDepth, quoteTopLevel, circular, expanded, showHidden];
   currentDepth = 0;
+  showHidden = false;
   quoteTopLevel = options?.quoteStrings === true;
   expanded = options?.compact === false;
   circular = new Map();
@@ -244,7 +333,7 @@ function inspect(value, options) {
     return `<uninspectable: ${error && error.message}>`;
   } finally {
     maxDepth = previous;
-    [currentDepth, quoteTopLevel, circular, expanded] = outer;
+    [currentDepth, quoteTopLevel, circular, expanded, showHidden] = outer;
   }
 }
 

@@ -31,6 +31,11 @@ for (const name of STREAM_GLOBALS) {
  * concern only those (internal_stream_byob_return_view, see src/js/97_compat.js).
  */
 internals.internalStreams = new WeakSet();
+/** Byte streams made from whole bytes (bodies, Blob.stream()): console.log shows what is left of them. */
+internals.sizedStreams = new WeakSet();
+/** Writable sides that take only bytes (CompressionStream's, DecompressionStream's). */
+internals.byteWritables = new WeakSet();
+
 internals.internalStream = (source, strategy = undefined) => {
   const stream = new internals.streams.ReadableStream(source, strategy);
   internals.internalStreams.add(stream);
@@ -176,7 +181,9 @@ function codecStream(format, decompress, what) {
       throw error;
     }
   };
+  // A byte stream, as workerd's (a BYOB reader can read it).
   const readable = new internals.streams.ReadableStream({
+    type: "bytes",
     start(c) {
       controller = c;
     },
@@ -246,6 +253,7 @@ function codecStream(format, decompress, what) {
       } catch {}
     },
   });
+  internals.byteWritables.add(writable);
   return { readable, writable };
 }
 

@@ -65,6 +65,7 @@ class Headers {
       return headers;
     };
     internals.headersList = (headers) => headers.#list;
+    internals.headersImmutable = (headers) => headers.#immutable;
     internals.headersFromList = (list) => {
       const headers = new Headers();
       headers.#list = list;

@@ -140,13 +140,15 @@ class Blob {
   }
   stream() {
     const bytes = this.#bytes;
-    return internals.internalStream({
+    const stream = internals.internalStream({
       type: "bytes",
       start(controller) {
         if (bytes.byteLength > 0) controller.enqueue(bytes.slice());
         controller.close();
       },
     });
+    internals.sizedStreams.add(stream);
+    return stream;
   }
   get [Symbol.toStringTag]() {
     return "Blob";
@@ -185,11 +187,14 @@ class File extends Blob {
   }
 }
 
-/** A FormData entry value: strings stay strings, Blobs become Files (named "blob" by default). */
-function entryValue(value, filename) {
+/**
+ * A FormData entry value: strings stay strings, Blobs become Files. A Blob given without a file
+ * name is named after the entry, as workerd names it (the standard says "blob").
+ */
+function entryValue(name, value, filename) {
   if (value instanceof Blob) {
     if (value instanceof File && filename === undefined) return value;
-    return new File([value], filename === undefined ? (value instanceof File ? value.name : "blob") : String(filename), { type: value.type });
+    return new File([value], filename === undefined ? name : String(filename), { type: value.type });
   }
   return String(value);
 }
@@ -208,12 +213,13 @@ class FormData {
   }
   append(name, value, filename = undefined) {
     needArgs(arguments, 2, "append");
-    this.#entries.push([String(name), entryValue(value, filename)]);
+    name = String(name);
+    this.#entries.push([name, entryValue(name, value, filename)]);
   }
   set(name, value, filename = undefined) {
     needArgs(arguments, 2, "set");
     name = String(name);
-    const entry = [name, entryValue(value, filename)];
+    const entry = [name, entryValue(name, value, filename)];
     const index = this.#entries.findIndex(([k]) => k === name);
     if (index === -1) this.#entries.push(entry);
     else this.#entries = [...this.#entries.slice(0, index), entry, ...this.#entries.slice(index + 1).filter(([k]) => k !== name)];

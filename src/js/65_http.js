@@ -73,6 +73,7 @@ class BodyState {
           controller.close();
         },
       });
+      internals.sizedStreams.add(this.stream);
       this.bytes = null;
     }
     return this.stream;
@@ -463,6 +464,8 @@ class Request {
     // constructor (so private fields exist) with the cheapest inputs, then fill in the rest.
     const request = new Request(url);
     request.#method = method;
+    // workerd's incoming requests do not follow redirects: fetch(request) passes a 3xx on.
+    request.#redirect = "manual";
     const list = [];
     for (let i = 0; i < flatHeaders.length; i += 2) list.push([flatHeaders[i].toLowerCase(), flatHeaders[i + 1]]);
     request.#headers = internals.headersSetImmutable(internals.headersFromList(list));
@@ -493,6 +496,10 @@ class Request {
   }
   get redirect() {
     return this.#redirect;
+  }
+  /** workerd's: the Fetcher a request is bound to, which a script's own Requests never are. */
+  get fetcher() {
+    return null;
   }
   get cf() {
     return this.#cfValue();
@@ -530,15 +537,33 @@ function checkStatus(status) {
   }
 }
 
+// The status text a Response has when none was given, as workerd fills it in (RFC 7231's
+// reason phrases, else the status code's class).
+const STATUS_TEXT = {
+  100: "Continue", 101: "Switching Protocols", 102: "Processing", 103: "Early Hints",
+  200: "OK", 201: "Created", 202: "Accepted", 203: "Non-Authoritative Information", 204: "No Content", 205: "Reset Content", 206: "Partial Content", 207: "Multi-Status", 208: "Already Reported", 226: "IM Used",
+  300: "Multiple Choices", 301: "Moved Permanently", 302: "Found", 303: "See Other", 304: "Not Modified", 305: "Use Proxy", 307: "Temporary Redirect", 308: "Permanent Redirect",
+  400: "Bad Request", 401: "Unauthorized", 402: "Payment Required", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 406: "Not Acceptable", 407: "Proxy Authentication Required",
+  408: "Request Timeout", 409: "Conflict", 410: "Gone", 411: "Length Required", 412: "Precondition Failed", 413: "Payload Too Large", 414: "URI Too Long", 415: "Unsupported Media Type",
+  416: "Range Not Satisfiable", 417: "Expectation Failed", 418: "I'm a teapot", 421: "Misdirected Request", 422: "Unprocessable Entity", 423: "Locked", 424: "Failed Dependency",
+  426: "Upgrade Required", 428: "Precondition Required", 429: "Too Many Requests", 431: "Request Header Fields Too Large", 451: "Unavailable For Legal Reasons",
+  500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout", 505: "HTTP Version Not Supported",
+  506: "Variant Also Negotiates", 507: "Insufficient Storage", 508: "Loop Detected", 510: "Not Extended", 511: "Network Authentication Required",
+};
+const STATUS_CLASS = { 2: "Successful", 3: "Redirection", 4: "Client Error", 5: "Server Error" };
+const defaultStatusText = (status) => STATUS_TEXT[status] ?? STATUS_CLASS[Math.floor(status / 100)] ?? "";
+
 class Response {
   #status = 200;
-  #statusText = "";
+  // null: none was given, so the status's default (see `defaultStatusText`).
+  #statusText = null;
   #headers;
   #body;
   #type = "default";
   #url = "";
   #redirected = false;
   #webSocket = null;
+  #cf = undefined;
 
   constructor(body = null, init = {}) {
     if (internals.ownAccessors !== null) internals.ownAccessors(this);
@@ -550,10 +575,12 @@ class Response {
     if (status === 101 && webSocket === null) throw new RangeError("Failed to construct 'Response': a Response with status 101 needs a webSocket (one end of a WebSocketPair).");
     if (webSocket !== null && status !== 101) throw new RangeError("Failed to construct 'Response': a webSocket can only be returned with status 101.");
     this.#webSocket = webSocket;
-    const statusText = init.statusText === undefined ? "" : String(init.statusText);
-    if (!REASON_PHRASE.test(statusText)) throw new TypeError(`Failed to construct 'Response': Invalid statusText "${statusText}".`);
+    const statusText = init.statusText === undefined ? null : String(init.statusText);
+    if (statusText !== null && !REASON_PHRASE.test(statusText)) throw new TypeError(`Failed to construct 'Response': Invalid statusText "${statusText}".`);
     this.#status = status;
     this.#statusText = statusText;
+    // workerd's ResponseInit takes a `cf` object too, kept as a copy and given back as `cf`.
+    if (init.cf !== undefined && init.cf !== null) this.#cf = copyCf(init.cf);
     this.#headers = new Headers(init.headers);
     if (body !== null && body !== undefined) {
       if (NULL_BODY_STATUS.has(status)) {
@@ -595,7 +622,7 @@ class Response {
     internals.responseParts = (response) => {
       const flat = [];
       for (const [k, v] of internals.headersList(response.#headers)) flat.push(k, v);
-      return { status: response.#status, statusText: response.#statusText, headers: flat, body: response.#body.take(), webSocket: response.#webSocket };
+      return { status: response.#status, statusText: response.statusText, headers: flat, body: response.#body.take(), webSocket: response.#webSocket };
     };
   }
 
@@ -634,7 +661,7 @@ class Response {
     return this.#status;
   }
   get statusText() {
-    return this.#statusText;
+    return this.#statusText ?? defaultStatusText(this.#status);
   }
   get ok() {
     return this.#status >= 200 && this.#status <= 299;
@@ -655,8 +682,11 @@ class Response {
   get webSocket() {
     return this.#webSocket;
   }
+  get cf() {
+    return this.#cf;
+  }
   clone() {
-    const copy = new Response(null, { status: this.#status === 0 ? 200 : this.#status, statusText: this.#statusText, headers: this.#headers });
+    const copy = new Response(null, { status: this.#status === 0 ? 200 : this.#status, statusText: this.#statusText ?? undefined, headers: this.#headers, cf: this.#cf });
     copy.#status = this.#status;
     copy.#type = this.#type;
     copy.#url = this.#url;

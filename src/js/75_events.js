@@ -16,7 +16,6 @@ class Event {
   #target = null;
   #currentTarget = null;
   #phase = NONE;
-  #timeStamp = Date.now();
   #trusted = false;
   #dispatching = false;
   #inPassiveListener = false;
@@ -87,11 +86,12 @@ class Event {
   set returnValue(value) {
     if (!value) this.preventDefault();
   }
+  // workerd's target is undefined until the event is dispatched, and its timeStamp always 0.
   get target() {
-    return this.#target;
+    return this.#target ?? undefined;
   }
   get srcElement() {
-    return this.#target;
+    return this.#target ?? undefined;
   }
   get currentTarget() {
     // Without pedantic_wpt workerd's currentTarget is the target: undefined before the first
@@ -103,7 +103,7 @@ class Event {
     return this.#phase;
   }
   get timeStamp() {
-    return this.#timeStamp;
+    return 0;
   }
   get isTrusted() {
     return this.#trusted;
@@ -153,6 +153,8 @@ class CustomEvent extends Event {
   #detail;
   constructor(type, init = {}) {
     super(type, init);
+    // workerd makes its Event subclasses trusted when a script constructs them (only Event is not).
+    internals.eventMarkTrusted(this);
     this.#detail = init && init.detail !== undefined ? init.detail : null;
   }
   get detail() {

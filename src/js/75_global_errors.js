@@ -21,6 +21,8 @@ class ErrorEvent extends Event {
   constructor(type, init = undefined) {
     init = internals.eventInit("ErrorEvent", arguments.length, init);
     super(type, init);
+    // workerd makes its Event subclasses trusted when a script constructs them (only Event is not).
+    internals.eventMarkTrusted(this);
     this.#message = init.message === undefined ? "" : String(init.message);
     this.#filename = init.filename === undefined ? "" : String(init.filename);
     this.#lineno = init.lineno === undefined ? 0 : Number(init.lineno) | 0;

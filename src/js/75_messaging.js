@@ -18,6 +18,8 @@ class MessageEvent extends Event {
   constructor(type, init = undefined) {
     init = internals.eventInit("MessageEvent", arguments.length, init);
     super(type, init);
+    // workerd makes its Event subclasses trusted when a script constructs them (only Event is not).
+    internals.eventMarkTrusted(this);
     this.#data = init.data;
     this.#lastEventId = init.lastEventId === undefined ? "" : String(init.lastEventId);
     this.#source = init.source instanceof MessagePort ? init.source : null;

@@ -62,6 +62,8 @@ class CloseEvent extends Event {
   #wasClean;
   constructor(type, init = {}) {
     super(type, init);
+    // workerd makes its Event subclasses trusted when a script constructs them (only Event is not).
+    internals.eventMarkTrusted(this);
     this.#code = init.code ?? 0;
     this.#reason = init.reason ?? "";
     this.#wasClean = init.wasClean ?? false;
@@ -111,7 +113,7 @@ class WebSocket extends EventTarget {
   static READY_STATE_CLOSING = CLOSING;
   static READY_STATE_CLOSED = CLOSED;
   // "blob" from websocket_standard_binary_type (2026-03-17); before, binary messages were always
-  // ArrayBuffers and there was no binaryType (src/js/97_compat.js removes it then).
+  // ArrayBuffers unless binaryType is set to "blob".
   #binaryType = internals.feature("websocket_standard_binary_type") ? "blob" : "arraybuffer";
   #state = OPEN;
   /** A close came from the partner before this end sent one (only without auto-reply). */
@@ -233,6 +235,8 @@ class WebSocket extends EventTarget {
       const b = new WebSocket(kSocket);
       a.#peer = b;
       b.#peer = a;
+      // A WebSocketPair's ends negotiate nothing: workerd's extensions is "" for them.
+      a.#extensions = b.#extensions = "";
       return [a, b];
     };
     internals.isWebSocket = (value) => value !== null && typeof value === "object" && #state in value;

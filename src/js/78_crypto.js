@@ -47,7 +47,8 @@ class Navigator {
   }
 }
 internals.defineGlobal("navigator", new Navigator());
-internals.defineGlobal("scheduler", {
+// `scheduler` is an instance of workerd's Scheduler class (which is not a global).
+class Scheduler {
   wait(ms, options = undefined) {
     const signal = options && options.signal;
     return new Promise((resolve, reject) => {
@@ -55,8 +56,12 @@ internals.defineGlobal("scheduler", {
       const id = setTimeout(resolve, Number(ms) || 0);
       if (signal) signal.addEventListener("abort", () => { clearTimeout(id); reject(signal.reason); }, { once: true });
     });
-  },
-});
+  }
+  get [Symbol.toStringTag]() {
+    return "Scheduler";
+  }
+}
+internals.defineGlobal("scheduler", new Scheduler());
 
 // structuredClone, through V8's serializer (see ops/clone.rs). As in workerd, the transfer list
 // may hold ArrayBuffers and views (a view moves its buffer); they are detached and their memory

@@ -517,7 +517,6 @@ internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
     Object.defineProperty(prototype, "language", { get: () => "en", enumerable: true, configurable: true });
     Object.defineProperty(prototype, "languages", { get: () => ["en"], enumerable: true, configurable: true });
   }
-  if (!on("websocket_standard_binary_type")) delete WebSocket.prototype.binaryType;
   if (!on("http_headers_getsetcookie")) delete Headers.prototype.getSetCookie;
   if (!on("streams_enable_constructors")) {
     const advice = (name) => `To use the new ${name}() constructor, enable the streams_enable_constructors compatibility flag (or use a compatibility date from 2022-11-30).`;

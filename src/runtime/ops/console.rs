@@ -3,6 +3,7 @@
 //! isolate for renewal in per-request mode, as the native side's own uncaught errors do).
 //! `ops.errorMessage(value)`: what V8's message for `value` as an uncaught exception says:
 //! `[message, resourceName, line, column]` (an ErrorEvent's fields, as workerd fills them).
+//! `ops.promiseState(promise)`: `[state]` or `[state, value]`, for console.log's `Promise { … }`.
 
 use super::{arg_string, state, OpFn};
 use v8::MapFnTo;
@@ -12,6 +13,28 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("log", op_log.map_fn_to());
   install("logUncaught", op_log_uncaught.map_fn_to());
   install("errorMessage", op_error_message.map_fn_to());
+  install("promiseState", op_promise_state.map_fn_to());
+}
+
+/// `["pending"]`, `["fulfilled", value]` or `["rejected", reason]` for a promise (without
+/// marking a rejection handled); undefined for anything else.
+fn op_promise_state<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let Ok(promise) = v8::Local::<v8::Promise>::try_from(args.get(0)) else {
+    return;
+  };
+  let state = match promise.state() {
+    v8::PromiseState::Pending => "pending",
+    v8::PromiseState::Fulfilled => "fulfilled",
+    v8::PromiseState::Rejected => "rejected",
+  };
+  let name = super::new_string(scope, state).into();
+  let result = if promise.state() == v8::PromiseState::Pending {
+    v8::Array::new_with_elements(scope, &[name])
+  } else {
+    let value = promise.result(scope);
+    v8::Array::new_with_elements(scope, &[name, value])
+  };
+  rv.set(result.into());
 }
 
 fn op_log_uncaught<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
