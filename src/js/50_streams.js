@@ -19,6 +19,8 @@ const STREAM_GLOBALS = [
   "CountQueuingStrategy",
 ];
 
+const streams = internals.streams;
+
 for (const name of STREAM_GLOBALS) {
   const value = internals.streams[name];
   if (typeof value !== "function") throw new Error(`the streams implementation has no ${name}`);
@@ -276,4 +278,169 @@ class DecompressionStream extends TransformWrapper {
 }
 
 internals.defineGlobal("CompressionStream", CompressionStream);
+
+// ---- IdentityTransformStream and FixedLengthStream --------------------------------------------
+// workerd's byte pipes (TransformStream subclasses from before the standard constructor): what
+// is written comes out unchanged on a byte readable side (so a BYOB reader can read it), a
+// write waits until its bytes are taken, and anything but an ArrayBuffer or a view is a
+// TypeError. A FixedLengthStream also insists on exactly its length: a body made from it is sent
+// with that Content-Length (`internals.fixedLengths`).
+
+/** Readable sides of FixedLengthStreams → their expected length in bytes. */
+internals.fixedLengths = new WeakMap();
+/** Readable sides of FixedLengthStreams → how many bytes are still to come (for console.log). */
+internals.lengthsLeft = new WeakMap();
+
+/**
+ * The two sides of an identity pipe, checking `expected` bytes when it is a number. A write and
+ * a read meet: the write's bytes are handed over when a read asks (or at once if one waits), and
+ * only then is the write done.
+ */
+function identityPipe(expected, highWaterMark) {
+  let readController;
+  let writeController;
+  let remaining = expected;
+  let pendingWrite = null; // { bytes, resolve, reject }: a write waiting for a read
+  let pendingPull = null; // a read waiting for a write: resolves the pull
+  const endPull = () => {
+    pendingPull?.();
+    pendingPull = null;
+  };
+  const endWrite = (error) => {
+    if (pendingWrite === null) return;
+    if (error === undefined) pendingWrite.resolve();
+    else pendingWrite.reject(error);
+    pendingWrite = null;
+  };
+  /** Errors both sides with `error`. */
+  const fail = (error) => {
+    try {
+      readController.error(error);
+    } catch {}
+    try {
+      writeController.error(error);
+    } catch {}
+    endWrite(error);
+    endPull();
+  };
+  const readable = new streams.ReadableStream({
+    type: "bytes",
+    start(c) {
+      readController = c;
+    },
+    pull(c) {
+      if (pendingWrite !== null) {
+        c.enqueue(pendingWrite.bytes);
+        return endWrite();
+      }
+      return new Promise((resolve) => (pendingPull = resolve));
+    },
+    cancel(reason) {
+      try {
+        writeController.error(reason);
+      } catch {}
+      endWrite(reason);
+    },
+  }, { highWaterMark: 0 });
+  const writable = new streams.WritableStream({
+    start(c) {
+      writeController = c;
+    },
+    write(chunk) {
+      if (typeof chunk === "string") {
+        const error = new TypeError("This TransformStream is being used as a byte stream, but received a string on its writable side. If you wish to write a string, you'll probably want to explicitly UTF-8-encode it with TextEncoder.");
+        fail(error);
+        throw error;
+      }
+      if (!(chunk instanceof ArrayBuffer) && !ArrayBuffer.isView(chunk)) {
+        const error = new TypeError("This TransformStream is being used as a byte stream, but received an object of non-ArrayBuffer/ArrayBufferView type on its writable side.");
+        fail(error);
+        throw error;
+      }
+      const bytes = chunk instanceof ArrayBuffer ? new Uint8Array(chunk.slice(0)) : new Uint8Array(chunk.buffer.slice(chunk.byteOffset, chunk.byteOffset + chunk.byteLength));
+      if (remaining !== undefined) {
+        // As in workerd, the write itself succeeds and the reader gets the error.
+        if (bytes.byteLength > remaining) return fail(new TypeError("Attempt to write too many bytes through a FixedLengthStream."));
+        remaining -= bytes.byteLength;
+      }
+      if (bytes.byteLength === 0) return undefined;
+      if (pendingPull !== null) {
+        readController.enqueue(bytes);
+        return endPull();
+      }
+      return new Promise((resolve, reject) => (pendingWrite = { bytes, resolve, reject }));
+    },
+    close() {
+      // As in workerd, close() itself succeeds and the reader gets the error.
+      if (remaining !== undefined && remaining !== 0) {
+        try {
+          readController.error(new TypeError("FixedLengthStream did not see all expected bytes before close()."));
+        } catch {}
+      } else {
+        readController.close();
+      }
+      endPull();
+    },
+    abort(reason) {
+      try {
+        readController.error(reason);
+      } catch {}
+      endPull();
+    },
+  }, { highWaterMark: highWaterMark ?? 0, size: (chunk) => chunk?.byteLength ?? 0 });
+  internals.byteWritables.add(writable);
+  if (expected !== undefined) internals.lengthsLeft.set(readable, () => remaining);
+  return { readable, writable };
+}
+
+/** The optional `{ highWaterMark }` (in bytes) both constructors take. */
+function identityStrategy(strategy, what) {
+  if (strategy === undefined || strategy === null) return undefined;
+  if (typeof strategy !== "object") throw new TypeError(`Failed to construct '${what}': the queuing strategy must be an object.`);
+  if (strategy.highWaterMark === undefined) return undefined;
+  const mark = Number(strategy.highWaterMark);
+  if (!Number.isFinite(mark) || mark < 0) throw new TypeError(`Failed to construct '${what}': highWaterMark must be a non-negative number.`);
+  return Math.floor(mark);
+}
+
+class IdentityTransformStream extends streams.TransformStream {
+  constructor(strategy = undefined) {
+    super();
+    internals.replaceTransformSides(this, identityPipe(undefined, identityStrategy(strategy, "IdentityTransformStream")));
+  }
+  get [Symbol.toStringTag]() {
+    return "IdentityTransformStream";
+  }
+}
+
+class FixedLengthStream extends IdentityTransformStream {
+  constructor(expectedLength, strategy = undefined) {
+    // workerd's conversion to an unsigned 64-bit integer: truncated, negative refused.
+    const number = expectedLength === undefined ? NaN : Number(expectedLength);
+    if (Number.isNaN(number)) throw new TypeError("Failed to construct 'FixedLengthStream': constructor parameter 1 is not of type 'bigint'.");
+    if (number < 0) throw new TypeError("The value cannot be converted because it is negative and this API expects a positive bigint.");
+    const length = Math.trunc(number);
+    if (length > Number.MAX_SAFE_INTEGER) throw new TypeError("FixedLengthStream requires an integer expected length less than 2^53.");
+    super();
+    // No high water mark above the length, as in workerd.
+    const mark = identityStrategy(strategy, "FixedLengthStream");
+    const pipe = identityPipe(length, mark === undefined ? undefined : Math.min(mark, length));
+    internals.replaceTransformSides(this, pipe);
+    internals.fixedLengths.set(pipe.readable, length);
+  }
+  get [Symbol.toStringTag]() {
+    return "FixedLengthStream";
+  }
+}
+
+/** Puts `pipe`'s two sides in place of a TransformStream's own (whose controller is then unused). */
+internals.replaceTransformSides = (transform, pipe) => {
+  const slot = streams.slots;
+  transform[slot._readable] = pipe.readable;
+  transform[slot._writable] = pipe.writable;
+};
+
+internals.defineGlobal("IdentityTransformStream", IdentityTransformStream);
+internals.defineGlobal("FixedLengthStream", FixedLengthStream);
+
 internals.defineGlobal("DecompressionStream", DecompressionStream);

@@ -622,7 +622,10 @@ class Response {
     internals.responseParts = (response) => {
       const flat = [];
       for (const [k, v] of internals.headersList(response.#headers)) flat.push(k, v);
-      return { status: response.#status, statusText: response.statusText, headers: flat, body: response.#body.take(), webSocket: response.#webSocket };
+      const body = response.#body.take();
+      // A FixedLengthStream's body is sent with its length, as workerd sends it.
+      if (internals.fixedLengths.has(body) && !response.#headers.has("content-length")) flat.push("content-length", String(internals.fixedLengths.get(body)));
+      return { status: response.#status, statusText: response.statusText, headers: flat, body, webSocket: response.#webSocket };
     };
   }
 

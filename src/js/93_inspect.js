@@ -46,6 +46,14 @@ shape(navigator.constructor, ["languages", "language", "platform", "hardwareConc
 
 // ---- Streams ------------------------------------------------------------------------------------
 
+/** What is left of a stream whose length is known, as a BigInt; undefined for any other. */
+function lengthLeft(stream) {
+  const left = internals.lengthsLeft.get(stream);
+  if (left !== undefined) return BigInt(left());
+  if (!internals.sizedStreams.has(stream) || stream[slot._state] !== "readable") return undefined;
+  return BigInt(stream[slot._readableStreamController][slot._queueTotalSize]);
+}
+
 /** Whether a readable stream is a byte stream (a BYOB reader can be had). */
 const isByteStream = (stream) => stream[slot._readableStreamController] instanceof streams.ReadableByteStreamController;
 
@@ -53,8 +61,8 @@ shape(streams.ReadableStream, ["locked"], {
   internal: (stream) => [
     ["state", stream[slot._state]],
     ["supportsBYOB", isByteStream(stream)],
-    // A body made from whole bytes knows what is left of it; any other stream does not.
-    ["length", internals.sizedStreams.has(stream) && stream[slot._state] === "readable" ? BigInt(stream[slot._readableStreamController][slot._queueTotalSize]) : undefined],
+    // A body made from whole bytes, or a FixedLengthStream's, knows what is left of it.
+    ["length", lengthLeft(stream)],
   ],
 });
 shape(streams.WritableStream, ["locked"], {
