@@ -31,10 +31,26 @@ pub(super) fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> (v
   // production (`Atomics.wait` throws a TypeError; `Atomics.waitAsync` still works).
   isolate.set_allow_atomics_wait(false);
   isolate.set_promise_reject_callback(on_promise_reject);
+  isolate.set_prepare_stack_trace_callback(prepare_stack_trace);
   isolate.set_capture_stack_trace_for_uncaught_exceptions(true, 16);
   isolate.set_host_import_module_dynamically_callback(modules::import_dynamically);
   isolate.set_host_initialize_import_meta_object_callback(modules::init_import_meta);
   (isolate, budget)
+}
+
+/// Formats an error's stack through its context's `internals.formatStack` (src/js/04_stack_traces.js),
+/// which leaves the runtime's own frames out. An exception it throws (a script's own
+/// `Error.prepareStackTrace` may) stays pending, and V8 then ignores the value returned here.
+fn prepare_stack_trace<'s>(scope: &mut v8::PinScope<'s, '_>, error: v8::Local<'s, v8::Value>, sites: v8::Local<'s, v8::Array>) -> v8::Local<'s, v8::Value> {
+  let context = scope.get_current_context();
+  let formatter = context.get_slot::<ContextHolds>().and_then(|holds| holds.stack_formatter.borrow().clone());
+  let Some(formatter) = formatter else {
+    // A context without the bootstrap's formatter (none is made so today): the header alone.
+    return error.to_string(scope).map_or_else(|| v8::undefined(scope).into(), Into::into);
+  };
+  let formatter = v8::Local::new(scope, formatter);
+  let recv = v8::undefined(scope).into();
+  formatter.call(scope, recv, &[error, sites.into()]).unwrap_or_else(|| v8::undefined(scope).into())
 }
 
 pub(super) extern "C" fn on_promise_reject(message: v8::PromiseRejectMessage) {
@@ -136,6 +152,8 @@ pub(super) fn load_context(
   // Unhandled rejections in this context are reported through its global scope's events.
   let hook = internal_function(scope, internals, "promiseRejection")?;
   *holds.rejection_hook.borrow_mut() = Some(v8::Global::new(scope, hook));
+  let formatter = internal_function(scope, internals, "formatStack")?;
+  *holds.stack_formatter.borrow_mut() = Some(v8::Global::new(scope, formatter));
 
   // Modules the script may import (compiled anew for each context).
   let mut registry = modules::Registry::new(&options.modules);

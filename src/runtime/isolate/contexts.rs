@@ -14,6 +14,8 @@ pub(crate) struct ContextHolds {
   /// `internals.promiseRejection(type, promise, reason)`: dispatches the context's
   /// `unhandledrejection` / `rejectionhandled` event; returns whether to log the rejection.
   pub rejection_hook: RefCell<Option<v8::Global<v8::Function>>>,
+  /// `internals.formatStack(error, callSites)`: the context's error stacks (see `boot.rs`).
+  pub stack_formatter: RefCell<Option<v8::Global<v8::Function>>>,
 }
 
 impl ContextHolds {
