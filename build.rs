@@ -57,6 +57,7 @@ fn main() {
   assert_eq!(source.matches(check).count(), 1, "web-streams-polyfill: WritableStream's sink type check not found");
   let source = source.replacen(check, r#"if(void 0!==o.type&&exports.sinkTypeChecked())throw new RangeError("Invalid type is specified")"#, 1);
   let source = hide_stream_slots(&source);
+  let source = hook_stream_creation(&source);
   let patched = PathBuf::from(env::var("OUT_DIR").unwrap()).join("web-streams-polyfill.js");
   fs::write(&patched, source).unwrap();
   out.push_str(&format!(
@@ -131,6 +132,32 @@ fn hide_stream_slots(source: &str) -> String {
   let slots: Vec<String> = names.iter().map(|n| format!("{n}:$wb{n}")).collect();
   let head = format!("{strict}const {};e.slots=Object.freeze({{__proto__:null,{}}});", declarations.join(","), slots.join(","));
   out.replacen(strict, &head, 1)
+}
+
+/// Lets the bootstrap see each stream, reader and writer web-streams-polyfill makes, however it
+/// makes it (constructor, `tee()`, a TransformStream's sides): `exports.onCreate(object)` is
+/// called, when set, before the object's fields are (src/js/97_compat.js sets it before
+/// workers_api_getters_setters_on_prototype's date, to give them workerd's own attributes). The
+/// places are the polyfill's initialisers, found by their first field assignments (after
+/// `hide_stream_slots`); each must occur exactly once or the build fails.
+fn hook_stream_creation(source: &str) -> String {
+  let hooks = [
+    // InitializeReadableStream, InitializeWritableStream
+    (r#"{e[$wb_state]="readable",e[$wb_reader]=void 0"#, r#"{$wb_onCreate(e),e[$wb_state]="readable",e[$wb_reader]=void 0"#),
+    (r#"{e[$wb_state]="writable",e[$wb_storedError]=void 0"#, r#"{$wb_onCreate(e),e[$wb_state]="writable",e[$wb_storedError]=void 0"#),
+    // InitializeTransformStream (its first statement after a nested function)
+    (r#"}e[$wb_writable]=function("#, r#"}$wb_onCreate(e);e[$wb_writable]=function("#),
+    // ReadableStreamReaderGenericInitialize (both readers), the writer's constructor
+    (r#"{e[$wb_ownerReadableStream]=t,t[$wb_reader]=e,"#, r#"{$wb_onCreate(e),e[$wb_ownerReadableStream]=t,t[$wb_reader]=e,"#),
+    (r#"this[$wb_ownerWritableStream]=e,e[$wb_writer]=this;"#, r#"$wb_onCreate(this),this[$wb_ownerWritableStream]=e,e[$wb_writer]=this;"#),
+  ];
+  let mut out = source.to_string();
+  for (text, replacement) in hooks {
+    assert_eq!(out.matches(text).count(), 1, "web-streams-polyfill: the place to hook {text:?} was not found exactly once");
+    out = out.replacen(text, replacement, 1);
+  }
+  let strict = "(this,function(e){\"use strict\";";
+  out.replacen(strict, &format!("{strict}const $wb_onCreate=o=>{{const f=e.onCreate;if(f!==void 0)f(o)}};"), 1)
 }
 
 /// The `.js` files under `dir` as (path relative to `root` with `/`, path), sorted.

@@ -122,3 +122,40 @@ test("workers_api_getters_setters_on_prototype: a Response from fetch() has its 
   assert.deepEqual(await run(t, "2021-11-01", undefined, fetched), [keys, "hi", true]);
   assert.deepEqual(await run(t, "2022-01-31", undefined, fetched), [[], "hi", true]);
 });
+
+test("workers_api_getters_setters_on_prototype: streams, readers and writers have their attributes of their own before 2022-01-31", async (t) => {
+  const streams = `
+  const keys = (o) => Object.keys(o);
+  const own = (o) => Object.getOwnPropertyNames(o);
+  const out = {};
+  const rs = new ReadableStream();
+  out.readable = [keys(rs), own(rs), Object.getOwnPropertyNames(ReadableStream.prototype).filter((k) => k === "locked")];
+  const reader = rs.getReader();
+  out.reader = [keys(reader), Object.getOwnPropertyNames(ReadableStreamDefaultReader.prototype).filter((k) => k === "closed")];
+  out.lockedLive = rs.locked;
+  const bytes = new ReadableStream({ type: "bytes" });
+  const byob = bytes.getReader({ mode: "byob" });
+  out.byob = keys(byob);
+  const ws = new WritableStream();
+  out.writable = keys(ws);
+  const writer = ws.getWriter();
+  out.writer = keys(writer);
+  out.writerDesc = Object.getOwnPropertyDescriptor(writer, "desiredSize") ? Object.entries(Object.getOwnPropertyDescriptor(writer, "desiredSize")).map(([k, v]) => k + ":" + typeof v) : null;
+  const ts = new TransformStream();
+  out.transform = keys(ts);
+  out.fromResponse = keys(new Response("x").body);
+  out.tee = new ReadableStream().tee().map(keys);
+  out.json = JSON.stringify(writer);
+  return out;`;
+  const flags = ["streams_enable_constructors", "transformstream_enable_standard_constructor"];
+  // What workerd gave for the same code at each date.
+  assert.deepEqual(await run(t, "2022-01-30", flags, streams), {
+    readable: [["locked"], ["locked"], []], reader: [["closed"], []], lockedLive: true, byob: ["closed"], writable: ["locked"],
+    writer: ["desiredSize", "ready", "closed"], writerDesc: ["value:number", "writable:boolean", "enumerable:boolean", "configurable:boolean"],
+    transform: ["writable", "readable"], fromResponse: ["locked"], tee: [["locked"], ["locked"]], json: '{"desiredSize":1,"ready":{},"closed":{}}',
+  });
+  assert.deepEqual(await run(t, "2022-01-31", flags, streams), {
+    readable: [[], [], ["locked"]], reader: [[], ["closed"]], lockedLive: true, byob: [], writable: [], writer: [], writerDesc: null,
+    transform: [], fromResponse: [], tee: [[], []], json: "{}",
+  });
+});

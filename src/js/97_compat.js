@@ -379,7 +379,8 @@ function removeToStringTags() {
  * properties that read as data properties (writable only with a setter), so `Object.keys`,
  * `JSON.stringify`, `{...x}` and `for…in` list them; the prototypes have none of them. Per class,
  * the attributes in the order workerd lists them (checked against workerd: each class's own
- * ones before its base class's). Each listed class's constructor calls `internals.ownAccessors`.
+ * ones before its base class's). Each listed class's constructor calls `internals.ownAccessors` (the
+ * streams' initialisers do, through `internals.streams.onCreate`).
  */
 const OWN_ATTRIBUTES = [
   ["Request", ["keepalive", "integrity", "cf", "signal", "fetcher", "redirect", "headers", "url", "method", "bodyUsed", "body"]],
@@ -393,6 +394,13 @@ const OWN_ATTRIBUTES = [
   ["TextEncoder", ["encoding"]],
   ["Crypto", ["subtle"]],
   ["WebSocket", ["binaryType", "extensions", "protocol", "url", "readyState"]],
+  // The streams, made by web-streams-polyfill (it calls `internals.streams.onCreate`, see build.rs).
+  ["ReadableStream", ["locked"]],
+  ["ReadableStreamDefaultReader", ["closed"]],
+  ["ReadableStreamBYOBReader", ["closed"]],
+  ["WritableStream", ["locked"]],
+  ["WritableStreamDefaultWriter", ["desiredSize", "ready", "closed"]],
+  ["TransformStream", ["writable", "readable"]],
 ];
 const LEGACY_URL_ATTRIBUTES = ["hash", "searchParams", "search", "pathname", "port", "hostname", "host", "password", "username", "protocol", "origin", "href"];
 
@@ -423,6 +431,7 @@ function attributesOnInstances(legacyUrl) {
       if (level !== undefined) ops.ownAccessors(object, level[0], level[1]);
     }
   };
+  internals.streams.onCreate = internals.ownAccessors;
   // Made before the script runs.
   internals.ownAccessors(globalThis.crypto);
 }
