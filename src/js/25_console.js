@@ -439,6 +439,10 @@ const console = Object.assign(Object.create({}), {
     timers.delete(label);
   },
 });
+// What workerd's console also has and a worker's log has no use for: they do nothing here.
+for (const name of ["clear", "profile", "profileEnd", "timeStamp"]) console[name] = { [name]: () => {} }[name];
+// console.context(name): a console-like object with the same methods (lines go to the same log).
+console.context = () => ({ ...console });
 Object.defineProperty(console, Symbol.toStringTag, { value: "console", configurable: true });
 
 // V8's own console tells an attached debugger (DevTools' console panel). In the contexts of a

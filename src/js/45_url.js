@@ -188,6 +188,14 @@ class URL {
     }
   }
 
+  // Declared in workerd, which has no blob: URLs: both throw.
+  static createObjectURL() {
+    throw new Error("URL.createObjectURL() is not implemented");
+  }
+  static revokeObjectURL() {
+    throw new Error("URL.revokeObjectURL() is not implemented");
+  }
+
   #set(field, value) {
     const parts = ops.urlSet(this.#parts[HREF], field, String(value));
     if (parts === null) throw new TypeError(`Invalid URL: ${JSON.stringify(String(value))}`);

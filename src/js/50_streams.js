@@ -27,6 +27,35 @@ for (const name of STREAM_GLOBALS) {
   internals.defineGlobal(name, value);
 }
 
+// workerd's own BYOB read: readAtLeast(minBytes, view) reads until at least `minBytes` are in
+// the view; if the stream ends first, what came is the value (done only when nothing did).
+Object.defineProperty(streams.ReadableStreamBYOBReader.prototype, "readAtLeast", {
+  value: async function readAtLeast(minBytes, view) {
+    const min = Math.trunc(Number(minBytes));
+    if (!(min > 0)) throw new TypeError(`Requested invalid minimum number of bytes to read (${minBytes}).`);
+    if (!ArrayBuffer.isView(view)) throw new TypeError("readAtLeast: the view must be an ArrayBufferView.");
+    if (min > view.byteLength) throw new TypeError(`Minimum bytes to read (${min}) exceeds size of buffer (${view.byteLength}).`);
+    const View = view.constructor;
+    const size = view.BYTES_PER_ELEMENT ?? 1;
+    const offset = view.byteOffset;
+    const total = view.byteLength;
+    let buffer = view.buffer;
+    let filled = 0;
+    for (;;) {
+      const { value, done } = await this.read(new Uint8Array(buffer, offset + filled, total - filled));
+      if (value !== undefined) {
+        buffer = value.buffer;
+        filled += value.byteLength;
+      }
+      if (done && filled === 0) return { value: new View(buffer, offset, 0), done: true };
+      if (done || filled >= min) return { value: new View(buffer, offset, Math.floor(filled / size)), done: false };
+    }
+  },
+  writable: true,
+  enumerable: true,
+  configurable: true,
+});
+
 /**
  * A stream the runtime makes for a body (Request, Response, Blob, fetch, bindings): what workerd
  * calls an "internal" stream. They are kept in `internals.internalStreams` for the flags that

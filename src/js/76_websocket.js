@@ -463,6 +463,10 @@ class WebSocketPair {
   }
 }
 
+// The ready-state constants are on the prototype too (instances read `ws.OPEN`), as in workerd.
+for (const [name, value] of [["CONNECTING", CONNECTING], ["OPEN", OPEN], ["CLOSING", CLOSING], ["CLOSED", CLOSED]]) {
+  for (const key of [name, `READY_STATE_${name}`]) Object.defineProperty(WebSocket.prototype, key, { value, writable: false, enumerable: true, configurable: true });
+}
 internals.defineGlobal("WebSocket", WebSocket);
 internals.defineGlobal("WebSocketPair", WebSocketPair);
 internals.defineGlobal("CloseEvent", CloseEvent);

@@ -35,18 +35,28 @@ internals.defineGlobal("Crypto", Crypto);
 internals.defineGlobal("crypto", new Crypto());
 
 // navigator and scheduler.wait, as production Workers has them.
+const NAVIGATOR_TOKEN = Symbol("navigator");
 class Navigator {
+  constructor(token) {
+    if (token !== NAVIGATOR_TOKEN) throw new TypeError("Illegal constructor");
+  }
   get userAgent() {
     return "Cloudflare-Workers";
   }
   get hardwareConcurrency() {
     return 1;
   }
+  get platform() {
+    return "";
+  }
   get [Symbol.toStringTag]() {
     return "Navigator";
   }
 }
-internals.defineGlobal("navigator", new Navigator());
+internals.defineGlobal("navigator", new Navigator(NAVIGATOR_TOKEN));
+internals.defineGlobal("Navigator", Navigator);
+// A worker's global scope has no origin of its own: workerd's `origin` is "null".
+internals.defineGlobal("origin", "null");
 // `scheduler` is an instance of workerd's Scheduler class (which is not a global).
 class Scheduler {
   wait(ms, options = undefined) {

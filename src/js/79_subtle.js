@@ -602,6 +602,21 @@ class SubtleCrypto {
     if (token !== SUBTLE_TOKEN) throw new TypeError("Illegal constructor");
   }
 
+  /** workerd's own: whether two BufferSources of one length hold the same bytes, in time that does not depend on where they differ. */
+  timingSafeEqual(a, b) {
+    const bytes = (value, n) => {
+      if (value instanceof ArrayBuffer) return new Uint8Array(value);
+      if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+      throw new TypeError(`Failed to execute 'timingSafeEqual' on 'SubtleCrypto': parameter ${n} is not of type 'JsBufferSource'.`);
+    };
+    const left = bytes(a, 1);
+    const right = bytes(b, 2);
+    if (left.byteLength !== right.byteLength) throw new TypeError("Input buffers must have the same byte length.");
+    let difference = 0;
+    for (let i = 0; i < left.byteLength; i++) difference |= left[i] ^ right[i];
+    return difference === 0;
+  }
+
   async digest(algorithm, data) {
     requireArgs(arguments.length, 2, "digest");
     const normalized = digestAlgorithm(algorithm);

@@ -163,6 +163,16 @@ class CacheStorage {
   }
 }
 
+// The rest of the Cache API is declared in workerd but not implemented there: each throws.
+const notImplemented = (Class, names) => {
+  for (const name of names) {
+    const method = { [name]() { throw new Error(`Failed to execute '${name}' on '${Class.name}': the method is not implemented.`); } }[name];
+    Object.defineProperty(Class.prototype, name, { value: method, writable: true, enumerable: true, configurable: true });
+  }
+};
+notImplemented(Cache, ["add", "addAll", "keys", "matchAll"]);
+notImplemented(CacheStorage, ["delete", "has", "keys", "match"]);
+
 internals.defineGlobal("Cache", Cache);
 internals.defineGlobal("CacheStorage", CacheStorage);
 internals.defineGlobal("caches", new CacheStorage(kConstruct));

@@ -297,7 +297,10 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
   waitUntilMs = waitUntilLimitMs;
   internals.compat = JSON.parse(compatJson);
   // Features the compatibility date and flags turn off (see lib/compat.js and the README).
-  if (!internals.compat.enabled.includes("global_navigator")) delete globalThis.navigator;
+  if (!internals.compat.enabled.includes("global_navigator")) {
+    delete globalThis.navigator;
+    delete globalThis.Navigator;
+  }
   if (!internals.feature("enable_ctx_exports")) {
     delete ExecutionContext.prototype.exports;
     delete internals.durableStatePrototype.exports;
