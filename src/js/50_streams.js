@@ -432,10 +432,17 @@ function identityStrategy(strategy, what) {
   return Math.floor(mark);
 }
 
+/** Puts `pipe`'s two sides in place of a TransformStream's own (whose controller is then unused). */
+function replaceTransformSides(transform, pipe) {
+  transform[streams.slots._readable] = pipe.readable;
+  transform[streams.slots._writable] = pipe.writable;
+}
+
 class IdentityTransformStream extends streams.TransformStream {
   constructor(strategy = undefined) {
     super();
-    internals.replaceTransformSides(this, identityPipe(undefined, identityStrategy(strategy, "IdentityTransformStream")));
+    // A FixedLengthStream makes its own pipe, with its length.
+    if (!(this instanceof FixedLengthStream)) replaceTransformSides(this, identityPipe(undefined, identityStrategy(strategy, "IdentityTransformStream")));
   }
   get [Symbol.toStringTag]() {
     return "IdentityTransformStream";
@@ -454,20 +461,13 @@ class FixedLengthStream extends IdentityTransformStream {
     // No high water mark above the length, as in workerd.
     const mark = identityStrategy(strategy, "FixedLengthStream");
     const pipe = identityPipe(length, mark === undefined ? undefined : Math.min(mark, length));
-    internals.replaceTransformSides(this, pipe);
+    replaceTransformSides(this, pipe);
     internals.fixedLengths.set(pipe.readable, length);
   }
   get [Symbol.toStringTag]() {
     return "FixedLengthStream";
   }
 }
-
-/** Puts `pipe`'s two sides in place of a TransformStream's own (whose controller is then unused). */
-internals.replaceTransformSides = (transform, pipe) => {
-  const slot = streams.slots;
-  transform[slot._readable] = pipe.readable;
-  transform[slot._writable] = pipe.writable;
-};
 
 internals.defineGlobal("IdentityTransformStream", IdentityTransformStream);
 internals.defineGlobal("FixedLengthStream", FixedLengthStream);

@@ -42,7 +42,7 @@ shape(CountQueuingStrategy, ["highWaterMark"]);
 shape(WebSocket, ["readyState", "url", "protocol", "extensions", "binaryType"]);
 shape(CacheStorage, ["default"]);
 shape(Performance, ["timeOrigin"]);
-shape(navigator.constructor, ["languages", "language", "platform", "hardwareConcurrency", "userAgent"]);
+shape(Navigator, ["languages", "language", "platform", "hardwareConcurrency", "userAgent"]);
 
 // ---- Streams ------------------------------------------------------------------------------------
 
