@@ -67,6 +67,10 @@ fn main() {
   fs::write(PathBuf::from(env::var("OUT_DIR").unwrap()).join("bootstrap_files.rs"), out).unwrap();
 }
 
+/// Where the polyfill's UMD factory body starts (its parameter `e` is `exports`): the patches
+/// below declare what they add right after it.
+const UMD_FACTORY_START: &str = "(this,function(e){\"use strict\";";
+
 /// Makes web-streams-polyfill's internal fields (`stream._state`, `writer._readyPromise`, …)
 /// symbol-keyed, as workerd's streams keep their state out of sight: as string-keyed fields
 /// they were enumerable own properties of every stream, reader, writer and controller, so
@@ -126,7 +130,7 @@ fn hide_stream_slots(source: &str) -> String {
   }
   out.push_str(&source[copied..]);
   assert!(unknown.is_empty(), "web-streams-polyfill: a field is used in a way hide_stream_slots does not rewrite: {unknown:?}");
-  let strict = "(this,function(e){\"use strict\";";
+  let strict = UMD_FACTORY_START;
   assert_eq!(out.matches(strict).count(), 1, "web-streams-polyfill: the UMD factory's start was not found");
   let declarations: Vec<String> = names.iter().map(|n| format!("$wb{n}=Symbol({:?})", &n[1..])).collect();
   let slots: Vec<String> = names.iter().map(|n| format!("{n}:$wb{n}")).collect();
@@ -156,7 +160,7 @@ fn hook_stream_creation(source: &str) -> String {
     assert_eq!(out.matches(text).count(), 1, "web-streams-polyfill: the place to hook {text:?} was not found exactly once");
     out = out.replacen(text, replacement, 1);
   }
-  let strict = "(this,function(e){\"use strict\";";
+  let strict = UMD_FACTORY_START;
   out.replacen(strict, &format!("{strict}const $wb_onCreate=o=>{{const f=e.onCreate;if(f!==void 0)f(o)}};"), 1)
 }
 

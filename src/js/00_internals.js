@@ -4,6 +4,9 @@
 // pieces. Neither object is ever reachable from user code.
 
 /** Defines a global the way Web IDL does: writable, configurable, not enumerable. */
+/** Whether a script name is the runtime's own (the bootstrap, the streams implementation). */
+internals.isInternalScript = (name) => typeof name === "string" && name.startsWith("workerbox:internal/");
+
 internals.defineGlobal = function defineGlobal(name, value) {
   Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
 };

@@ -5,13 +5,6 @@
 // then also honours a script's own `Error.prepareStackTrace(error, callSites)`, as V8 would.
 
 const errorToString = Error.prototype.toString;
-const INTERNAL = "workerbox:internal/";
-
-/** Whether a call site is in the runtime's own code. */
-function internalSite(site) {
-  const name = site.getFileName();
-  return typeof name === "string" && name.startsWith(INTERNAL);
-}
 
 /** V8's header line: `Name: message`, as Error.prototype.toString gives it for any object. */
 function header(error) {
@@ -24,7 +17,9 @@ function header(error) {
 
 internals.formatStack = (error, sites) => {
   // A built-in the runtime called (`JSON.parse` under `body.json()`) goes with its caller.
-  const shown = sites.filter((site, i) => !internalSite(site) && !(site.getFileName() == null && i + 1 < sites.length && internalSite(sites[i + 1])));
+  const names = sites.map((site) => site.getFileName());
+  const internal = names.map(internals.isInternalScript);
+  const shown = sites.filter((_, i) => !internal[i] && !(names[i] == null && internal[i + 1] === true));
   const prepare = globalThis.Error?.prepareStackTrace;
   if (typeof prepare === "function") return Reflect.apply(prepare, globalThis.Error, [error, shown]);
   let stack = header(error);

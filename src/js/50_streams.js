@@ -21,6 +21,13 @@ const STREAM_GLOBALS = [
 
 const streams = internals.streams;
 
+/** Errors a stream through its controller; one that already ended or errored is left as it is. */
+function errorQuietly(controller, error) {
+  try {
+    controller.error(error);
+  } catch {}
+}
+
 for (const name of STREAM_GLOBALS) {
   const value = internals.streams[name];
   if (typeof value !== "function") throw new Error(`the streams implementation has no ${name}`);
@@ -64,6 +71,19 @@ Object.defineProperty(streams.ReadableStreamBYOBReader.prototype, "readAtLeast",
 internals.internalStreams = new WeakSet();
 /** Byte streams made from whole bytes (bodies, Blob.stream()): console.log shows what is left of them. */
 internals.sizedStreams = new WeakSet();
+
+/** A byte stream of a copy of `bytes` (a body, `Blob.stream()`), which knows its length. */
+internals.bytesStream = (bytes) => {
+  const stream = internals.internalStream({
+    type: "bytes",
+    start(controller) {
+      if (bytes.byteLength > 0) controller.enqueue(bytes.slice());
+      controller.close();
+    },
+  });
+  internals.sizedStreams.add(stream);
+  return stream;
+};
 /** Writable sides that take only bytes (CompressionStream's, DecompressionStream's). */
 internals.byteWritables = new WeakSet();
 
@@ -261,9 +281,7 @@ function codecStream(format, decompress, what) {
         // A bad chunk errors both sides: the reader sees the TypeError too.
         const error = new TypeError(`${what}: chunks must be ArrayBuffers or ArrayBufferViews`);
         fail(error);
-        try {
-          controller.error(error);
-        } catch {}
+        errorQuietly(controller, error);
         throw error;
       }
       if (failure !== null) throw failure;
@@ -279,9 +297,7 @@ function codecStream(format, decompress, what) {
     },
     abort(reason) {
       fail(reason);
-      try {
-        controller.error(reason);
-      } catch {}
+      errorQuietly(controller, reason);
     },
   });
   internals.byteWritables.add(writable);
@@ -315,10 +331,14 @@ internals.defineGlobal("CompressionStream", CompressionStream);
 // TypeError. A FixedLengthStream also insists on exactly its length: a body made from it is sent
 // with that Content-Length (`internals.fixedLengths`).
 
-/** Readable sides of FixedLengthStreams → their expected length in bytes. */
+/** Readable sides of FixedLengthStreams → { expected: bytes in all, left(): bytes still to come }. */
 internals.fixedLengths = new WeakMap();
-/** Readable sides of FixedLengthStreams → how many bytes are still to come (for console.log). */
-internals.lengthsLeft = new WeakMap();
+
+/** Adds a FixedLengthStream body's `content-length` to a flat header list that has none. */
+internals.addFixedLength = (flat, body, headers) => {
+  const length = internals.fixedLengths.get(body)?.expected;
+  if (length !== undefined && !headers.has("content-length")) flat.push("content-length", String(length));
+};
 
 /**
  * The two sides of an identity pipe, checking `expected` bytes when it is a number. A write and
@@ -343,12 +363,8 @@ function identityPipe(expected, highWaterMark) {
   };
   /** Errors both sides with `error`. */
   const fail = (error) => {
-    try {
-      readController.error(error);
-    } catch {}
-    try {
-      writeController.error(error);
-    } catch {}
+    errorQuietly(readController, error);
+    errorQuietly(writeController, error);
     endWrite(error);
     endPull();
   };
@@ -365,9 +381,7 @@ function identityPipe(expected, highWaterMark) {
       return new Promise((resolve) => (pendingPull = resolve));
     },
     cancel(reason) {
-      try {
-        writeController.error(reason);
-      } catch {}
+      errorQuietly(writeController, reason);
       endWrite(reason);
     },
   }, { highWaterMark: 0 });
@@ -386,7 +400,7 @@ function identityPipe(expected, highWaterMark) {
         fail(error);
         throw error;
       }
-      const bytes = chunk instanceof ArrayBuffer ? new Uint8Array(chunk.slice(0)) : new Uint8Array(chunk.buffer.slice(chunk.byteOffset, chunk.byteOffset + chunk.byteLength));
+      const bytes = internals.bytesOf(chunk).slice();
       if (remaining !== undefined) {
         // As in workerd, the write itself succeeds and the reader gets the error.
         if (bytes.byteLength > remaining) return fail(new TypeError("Attempt to write too many bytes through a FixedLengthStream."));
@@ -402,23 +416,19 @@ function identityPipe(expected, highWaterMark) {
     close() {
       // As in workerd, close() itself succeeds and the reader gets the error.
       if (remaining !== undefined && remaining !== 0) {
-        try {
-          readController.error(new TypeError("FixedLengthStream did not see all expected bytes before close()."));
-        } catch {}
+        errorQuietly(readController, new TypeError("FixedLengthStream did not see all expected bytes before close()."));
       } else {
         readController.close();
       }
       endPull();
     },
     abort(reason) {
-      try {
-        readController.error(reason);
-      } catch {}
+      errorQuietly(readController, reason);
       endPull();
     },
   }, { highWaterMark: highWaterMark ?? 0, size: (chunk) => chunk?.byteLength ?? 0 });
   internals.byteWritables.add(writable);
-  if (expected !== undefined) internals.lengthsLeft.set(readable, () => remaining);
+  if (expected !== undefined) internals.fixedLengths.set(readable, { expected, left: () => remaining });
   return { readable, writable };
 }
 
@@ -462,7 +472,6 @@ class FixedLengthStream extends IdentityTransformStream {
     const mark = identityStrategy(strategy, "FixedLengthStream");
     const pipe = identityPipe(length, mark === undefined ? undefined : Math.min(mark, length));
     replaceTransformSides(this, pipe);
-    internals.fixedLengths.set(pipe.readable, length);
   }
   get [Symbol.toStringTag]() {
     return "FixedLengthStream";

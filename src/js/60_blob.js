@@ -139,16 +139,7 @@ class Blob {
     return decoder.decode(this.#bytes);
   }
   stream() {
-    const bytes = this.#bytes;
-    const stream = internals.internalStream({
-      type: "bytes",
-      start(controller) {
-        if (bytes.byteLength > 0) controller.enqueue(bytes.slice());
-        controller.close();
-      },
-    });
-    internals.sizedStreams.add(stream);
-    return stream;
+    return internals.bytesStream(this.#bytes);
   }
   get [Symbol.toStringTag]() {
     return "Blob";

@@ -65,15 +65,7 @@ class BodyState {
       this.bytes = null;
     }
     if (this.stream === null && this.bytes !== null) {
-      const bytes = this.bytes;
-      this.stream = internals.internalStream({
-        type: "bytes",
-        start(controller) {
-          if (bytes.byteLength > 0) controller.enqueue(bytes.slice());
-          controller.close();
-        },
-      });
-      internals.sizedStreams.add(this.stream);
+      this.stream = internals.bytesStream(this.bytes);
       this.bytes = null;
     }
     return this.stream;
@@ -624,7 +616,7 @@ class Response {
       for (const [k, v] of internals.headersList(response.#headers)) flat.push(k, v);
       const body = response.#body.take();
       // A FixedLengthStream's body is sent with its length, as workerd sends it.
-      if (internals.fixedLengths.has(body) && !response.#headers.has("content-length")) flat.push("content-length", String(internals.fixedLengths.get(body)));
+      internals.addFixedLength(flat, body, response.#headers);
       return { status: response.#status, statusText: response.statusText, headers: flat, body, webSocket: response.#webSocket };
     };
   }

@@ -81,7 +81,7 @@ function errorEventFor(error) {
     // A hostile value (a throwing toString through a Proxy, …): the fields stay empty.
   }
   // For a value that is not an Error, V8's location is the innermost frame, which is ours.
-  if (filename.startsWith("workerbox:internal/")) [filename, lineno, colno] = ["", 0, 0];
+  if (internals.isInternalScript(filename)) [filename, lineno, colno] = ["", 0, 0];
   return new ErrorEvent("error", { message, filename, lineno, colno, error, cancelable: true });
 }
 

@@ -605,9 +605,8 @@ class SubtleCrypto {
   /** workerd's own: whether two BufferSources of one length hold the same bytes, in time that does not depend on where they differ. */
   timingSafeEqual(a, b) {
     const bytes = (value, n) => {
-      if (value instanceof ArrayBuffer) return new Uint8Array(value);
-      if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-      throw new TypeError(`Failed to execute 'timingSafeEqual' on 'SubtleCrypto': parameter ${n} is not of type 'JsBufferSource'.`);
+      if (!(value instanceof ArrayBuffer) && !ArrayBuffer.isView(value)) throw new TypeError(`Failed to execute 'timingSafeEqual' on 'SubtleCrypto': parameter ${n} is not of type 'JsBufferSource'.`);
+      return internals.bytesOf(value);
     };
     const left = bytes(a, 1);
     const right = bytes(b, 2);

@@ -108,7 +108,7 @@ async function fetch(input, init = undefined) {
   const source = request.method === "GET" || request.method === "HEAD" ? null : internals.takeRequestBody(request);
   const streamed = source instanceof ReadableStream;
   // A FixedLengthStream's body goes out with its length rather than chunked, as in workerd.
-  if (streamed && internals.fixedLengths.has(source) && !request.headers.has("content-length")) headers.push("content-length", String(internals.fixedLengths.get(source)));
+  if (streamed) internals.addFixedLength(headers, source, request.headers);
   const [id, pending] = ops.fetch(request.method, request.url, headers, streamed ? true : source, request.redirect);
   if (streamed) upload(id, source);
   // The native promise settles even after an abort (with an AbortError); nothing waits on it then.

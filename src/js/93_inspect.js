@@ -48,8 +48,8 @@ shape(Navigator, ["languages", "language", "platform", "hardwareConcurrency", "u
 
 /** What is left of a stream whose length is known, as a BigInt; undefined for any other. */
 function lengthLeft(stream) {
-  const left = internals.lengthsLeft.get(stream);
-  if (left !== undefined) return BigInt(left());
+  const fixed = internals.fixedLengths.get(stream);
+  if (fixed !== undefined) return BigInt(fixed.left());
   if (!internals.sizedStreams.has(stream) || stream[slot._state] !== "readable") return undefined;
   return BigInt(stream[slot._readableStreamController][slot._queueTotalSize]);
 }

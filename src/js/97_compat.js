@@ -81,10 +81,10 @@ function throwingSynchronously(fn) {
   const wrapped = {
     [fn.name](...args) {
       const result = Reflect.apply(fn, this, args);
-      const rejected = ops.rejectedWith(result);
-      if (rejected === undefined) return result;
+      const [state, reason] = ops.promiseState(result) ?? [];
+      if (state !== "rejected") return result;
       result.catch(() => {});
-      throw rejected[0];
+      throw reason;
     },
   }[fn.name];
   return internals.disguise(wrapped, fn);

@@ -290,6 +290,10 @@ pub(super) fn run_bootstrap_file(
 /// each worker would otherwise compile again on first use.
 pub(crate) const EAGER_FILES: &[&str] = &["75_events.js", "76_websocket.js", "80_timers.js", "84_rpc.js", "85_bindings.js", "90_entry.js", "95_node.js", "96_commonjs.js"];
 
+/// The prefix of every internal script's resource name (the bootstrap files, the streams
+/// implementation); `ops.runtimeFunction` goes by it, as `internals.isInternalScript` does in JS.
+pub(crate) const INTERNAL_SCRIPT_PREFIX: &str = "workerbox:internal/";
+
 /// Runs an internal script as the body of `function (<params>) { … }` called with `args`.
 /// The body starts on the wrapper's first line, so line numbers in stacks match the file.
 pub(super) fn run_wrapped(
@@ -302,7 +306,7 @@ pub(super) fn run_wrapped(
   let fail = |e: JsErrorInfo| WorkerError::runtime("ERR_BOOTSTRAP", format!("{name}: {}", e.stack));
   let wrapped = format!("(function ({params}) {{ {body}\n}})");
   let code = ops::new_string(scope, &wrapped);
-  let resource = ops::new_string(scope, &format!("workerbox:internal/{name}"));
+  let resource = ops::new_string(scope, &format!("{INTERNAL_SCRIPT_PREFIX}{name}"));
   let origin = v8::ScriptOrigin::new(scope, resource.into(), 0, 0, false, 0, None, false, false, false, None);
   v8::tc_scope!(let tc, scope);
   let options = if EAGER_FILES.contains(&name) { v8::script_compiler::CompileOptions::EagerCompile } else { v8::script_compiler::CompileOptions::NoCompileOptions };

@@ -1,13 +1,12 @@
 //! Ops for compatibility flags and fidelity details that need a look inside V8:
-//! `ops.rejectedWith(promise)` tells whether a promise is already rejected (for
-//! do_not_capture_async_api_throws, src/js/97_compat.js), `ops.ownAccessors` makes workerd's
-//! old own attributes, and `ops.runtimeFunction(fn)` tells the runtime's own functions apart.
+//! `ops.ownAccessors` makes workerd's old own attributes, and `ops.runtimeFunction(fn)` tells
+//! the runtime's own functions apart. (Whether a promise is already rejected, for
+//! do_not_capture_async_api_throws, is `ops.promiseState`, in console.rs.)
 
 use super::OpFn;
 use v8::MapFnTo;
 
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
-  install("rejectedWith", op_rejected_with.map_fn_to());
   install("ownAccessors", op_own_accessors.map_fn_to());
   install("runtimeFunction", op_runtime_function.map_fn_to());
 }
@@ -20,21 +19,8 @@ fn op_runtime_function<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionC
     return rv.set_bool(false);
   };
   let origin = function.get_script_origin(scope);
-  let internal = origin.resource_name().is_some_and(|name| name.to_rust_string_lossy(scope).starts_with("workerbox:internal/"));
+  let internal = origin.resource_name().is_some_and(|name| name.to_rust_string_lossy(scope).starts_with(crate::runtime::isolate::INTERNAL_SCRIPT_PREFIX));
   rv.set_bool(internal);
-}
-
-/// `[reason]` when the argument is a promise that is already rejected, otherwise undefined.
-fn op_rejected_with<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
-  let Ok(promise) = v8::Local::<v8::Promise>::try_from(args.get(0)) else {
-    return;
-  };
-  if promise.state() != v8::PromiseState::Rejected {
-    return;
-  }
-  let reason = promise.result(scope);
-  let array = v8::Array::new_with_elements(scope, &[reason]);
-  rv.set(array.into());
 }
 
 /// `ops.ownAccessors(object, names, data)`: before workers_api_getters_setters_on_prototype

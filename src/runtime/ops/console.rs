@@ -3,7 +3,8 @@
 //! isolate for renewal in per-request mode, as the native side's own uncaught errors do).
 //! `ops.errorMessage(value)`: what V8's message for `value` as an uncaught exception says:
 //! `[message, resourceName, line, column]` (an ErrorEvent's fields, as workerd fills them).
-//! `ops.promiseState(promise)`: `[state]` or `[state, value]`, for console.log's `Promise { … }`.
+//! `ops.promiseState(promise)`: `[state]` or `[state, value]`, for console.log's `Promise { … }`
+//! (and do_not_capture_async_api_throws' check for an already rejected promise).
 
 use super::{arg_string, state, OpFn};
 use v8::MapFnTo;
