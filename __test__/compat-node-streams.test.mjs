@@ -53,6 +53,18 @@ const BODY = `
   let thrown = null;
   try { src.push("z"); await tick(); } catch (e) { thrown = e.message; }
   out.pipeThrow = { destError, destroyed: dest.destroyed, thrown };
+  // 7: the states' layout (own keys, accessors on the prototype) and the default high water marks
+  const ws = new Writable()._writableState, rs = new Readable()._readableState;
+  const accessors = (state) => Object.entries(Object.getOwnPropertyDescriptors(Object.getPrototypeOf(state))).filter(([, d]) => d.get);
+  out.layout = {
+    writableKeys: Object.keys(ws),
+    writableJson: JSON.stringify(ws),
+    enumerableFlags: accessors(ws).filter(([, d]) => d.enumerable).map(([k]) => k),
+    // workerd's readable state also has its own bufferIndex (Node 24 buffers in an array; workerbox keeps readable-stream's BufferList).
+    readableKeys: Object.keys(rs).filter((k) => k !== "bufferIndex"),
+    readableAccessors: ["flowing", "errored", "defaultEncoding", "decoder", "encoding", "paused"].map((k) => [k, accessors(rs).some(([name]) => name === k), rs[k]]),
+    highWaterMarks: [ws.highWaterMark, rs.highWaterMark, new Writable({ objectMode: true })._writableState.highWaterMark],
+  };
   return out;`;
 
 async function run(t, flags) {
@@ -62,6 +74,16 @@ async function run(t, flags) {
   return { result: await (await dispatch(worker, "http://localhost/")).json(), logs };
 }
 
+const FLAGS = ["objectMode", "finalCalled", "needDrain", "ending", "ended", "finished", "destroyed", "decodeStrings", "writing", "sync", "bufferProcessing", "constructed", "prefinished", "errorEmitted", "emitClose", "autoDestroy", "closed", "closeEmitted", "allBuffers", "allNoop"];
+// The WritableState's flags are enumerable accessors without the flag, non-enumerable with it.
+const layout = (enumerableFlags) => ({
+  writableKeys: ["highWaterMark", "length", "corked", "onwrite", "writelen", "bufferedIndex", "pendingcb"],
+  writableJson: '{"highWaterMark":65536,"length":0,"corked":0,"writelen":0,"bufferedIndex":0,"pendingcb":0}',
+  enumerableFlags,
+  readableKeys: ["highWaterMark", "buffer", "length", "pipes", "awaitDrainWriters"],
+  readableAccessors: [["flowing", true, null], ["errored", true, null], ["defaultEncoding", true, "utf8"], ["decoder", true, null], ["encoding", true, null], ["paused", true, false]],
+  highWaterMarks: [65536, 65536, 16],
+});
 const common = { pushNullOrder: ["data q", "after write", "end", "write cb"] };
 const callbacks = (write) => [["write", 1, write], ["end", 1, "null"], ["end after finish", 1, "ERR_STREAM_ALREADY_FINISHED"], ["end errored", 1, "Cannot call end after a stream was destroyed"]];
 
@@ -74,6 +96,7 @@ test("without enable_streams_nodejs_v24_compat node:stream behaves as workerd's"
     syncWriteReturns: [false, false],
     ...common,
     pipeThrow: { destError: null, destroyed: false, thrown: null },
+    layout: layout(FLAGS),
   });
   // The destination's throwing write() is not caught: it is the worker's uncaught error.
   assert.ok(logs.some((line) => /Uncaught Error: write threw/.test(line)), logs.join("\n"));
@@ -88,6 +111,7 @@ test("with enable_streams_nodejs_v24_compat node:stream behaves as Node 24's", a
     syncWriteReturns: [true, true],
     ...common,
     pipeThrow: { destError: "write threw", destroyed: true, thrown: null },
+    layout: layout([]),
   });
   assert.ok(!logs.some((line) => /write threw/.test(line)), logs.join("\n"));
 });

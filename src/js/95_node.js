@@ -67,47 +67,6 @@ function resolve(specifier, from) {
   throw notFound(specifier, from);
 }
 
-/**
- * enable_streams_nodejs_v24_compat (a flag with no date): node:stream as Node 24 has it, where
- * workerd's flag changes it, as patches to readable-stream 4.8.0 (Node 18's streams) made when
- * the file is loaded. An unknown `defaultEncoding` is an ERR_UNKNOWN_ENCODING; a pipe whose
- * destination's write() throws destroys the destination with that error; write() tells of
- * backpressure after `_write()` ran; write and end callbacks get `null` for no error, and end(cb)
- * on an errored stream gets its error; a Transform that pushed null calls back on the next tick.
- */
-const UNKNOWN_ENCODING = `((encoding) => {
-  if (encoding != null && !require("buffer").Buffer.isEncoding(encoding)) throw new (require("../../ours/errors").codes.ERR_UNKNOWN_ENCODING)(encoding);
-  return encoding || "utf8";
-})(options && options.defaultEncoding)`;
-// Texts both patch sets change: a write's callback and the end callbacks.
-const WRITE_CALLBACK = "    state.pendingcb--\n    cb()\n";
-const FINISH_CALLBACKS = "    onfinishCallbacks[i]()\n";
-const STREAMS_V24 = {
-  "readable-stream/lib/internal/streams/readable.js": [
-    ["this.defaultEncoding = (options && options.defaultEncoding) || 'utf8'", `this.defaultEncoding = ${UNKNOWN_ENCODING}`],
-    ["    const ret = dest.write(chunk)\n", "    let ret\n    try {\n      ret = dest.write(chunk)\n    } catch (error) {\n      dest.destroy(error)\n      return\n    }\n"],
-  ],
-  "readable-stream/lib/internal/streams/writable.js": [
-    ["this.defaultEncoding = (options && options.defaultEncoding) || 'utf8'", `this.defaultEncoding = ${UNKNOWN_ENCODING}`],
-    ["  const ret = state.length < state.highWaterMark\n  // We must ensure that previous needDrain will not be reset to false.\n  if (!ret) state.needDrain = true\n", "  let ret\n"],
-    ["  return ret && !state.errored && !state.destroyed\n}\nfunction doWrite", "  ret = state.length < state.highWaterMark || state.length === 0\n  if (!ret) state.needDrain = true\n  return ret && !state.errored && !state.destroyed\n}\nfunction doWrite"],
-    [WRITE_CALLBACK, WRITE_CALLBACK.replace("cb()", "cb(null)")],
-    ["    if (err || state.finished) {\n      process.nextTick(cb, err)\n    } else {", "    if (err) {\n      process.nextTick(cb, err)\n    } else if (state.errored) {\n      process.nextTick(cb, state.errored)\n    } else if (state.finished) {\n      process.nextTick(cb, null)\n    } else {"],
-    [FINISH_CALLBACKS, FINISH_CALLBACKS.replace("()", "(null)")],
-  ],
-  "readable-stream/lib/internal/streams/transform.js": [
-    ["    if (\n      wState.ended ||", "    if (rState.ended) {\n      require('process').nextTick(callback)\n      return\n    }\n    if (\n      wState.ended ||"],
-  ],
-};
-
-/** Without the flag, as workerd (Node 22's streams there): a write callback gets `undefined`, an end callback `null`. */
-const STREAMS_V22 = {
-  "readable-stream/lib/internal/streams/writable.js": [
-    [WRITE_CALLBACK, WRITE_CALLBACK.replace("cb()", "cb(undefined)")],
-    [FINISH_CALLBACKS, FINISH_CALLBACKS.replace("()", "(null)")],
-  ],
-};
-
 function load(key) {
   let module = loaded.get(key);
   if (module !== undefined) return module.exports;
@@ -119,7 +78,7 @@ function load(key) {
       ops.nodeModuleFactory(key.slice(5))(module.exports, require, module, ops, internals);
     } else {
       const path = key.slice(7);
-      const patches = (internals.feature("enable_streams_nodejs_v24_compat") ? STREAMS_V24 : STREAMS_V22)[path];
+      const patches = internals.nodeStreamPatches(internals.feature("enable_streams_nodejs_v24_compat"))[path];
       ops.vendorFactory(path, patches)(module.exports, require, module, `/vendor/${path}`, `/vendor/${dirname(path)}`);
     }
   } catch (error) {

@@ -195,9 +195,10 @@ fn op_node_module_names<'s>(scope: &mut v8::PinScope<'s, '_>, _args: v8::Functio
 
 /// `ops.vendorFactory(path, patches?) -> function (exports, require, module, __filename,
 /// __dirname)` for the embedded npm file `path` (`<package>/<file>`). `patches`, when given, is
-/// `[[text, replacement], …]`: each text must occur exactly once in the file and is replaced
-/// before the file is compiled (src/js/95_node.js: what a compatibility flag changes inside a
-/// vendored package).
+/// `[[text, replacement, every?], …]`: each text must occur exactly once in the file (with
+/// `every` true: at least once, and every occurrence is replaced) and is replaced before the file
+/// is compiled (src/js/94_node_streams.js: how workerd's node:stream differs from the vendored
+/// package).
 fn op_vendor_factory<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let path = arg_string(scope, &args, 0);
   let Some((_, source)) = VENDOR_FILES.iter().find(|(p, _)| *p == path) else {
@@ -210,11 +211,14 @@ fn op_vendor_factory<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCal
       let (Some(text), Some(replacement)) = (pair.and_then(|p| p.get_index(scope, 0)), pair.and_then(|p| p.get_index(scope, 1))) else {
         return throw_type_error(scope, &format!("patch {i} of {path} is not a [text, replacement] pair"));
       };
+      let every = pair.and_then(|p| p.get_index(scope, 2)).is_some_and(|v| v.is_true());
       let (text, replacement) = (text.to_rust_string_lossy(scope), replacement.to_rust_string_lossy(scope));
-      if patched.matches(text.as_str()).count() != 1 {
-        return throw_type_error(scope, &format!("patch {i} of {path} does not apply: its text does not occur exactly once"));
+      let count = patched.matches(text.as_str()).count();
+      if count == 0 || (count > 1 && !every) {
+        let expected = if every { "at least once" } else { "exactly once" };
+        return throw_type_error(scope, &format!("patch {i} of {path} does not apply: its text does not occur {expected}"));
       }
-      patched = std::borrow::Cow::Owned(patched.replacen(text.as_str(), &replacement, 1));
+      patched = std::borrow::Cow::Owned(patched.replace(text.as_str(), &replacement));
     }
   }
   if let Some(factory) = compile_factory(scope, &format!("workerbox:vendor/{path}"), "exports, require, module, __filename, __dirname", &patched) {
