@@ -39,6 +39,19 @@ fn main() {
     out.push_str(&format!("  ({:?}, include_str!({:?})),\n", name.trim_end_matches(".js"), path.display().to_string()));
   }
   out.push_str("];\n");
+  // Bootstrap code that only some workers need (an old compatibility date's implementations):
+  // src/js/lazy/<name>.js, compiled in a worker's context when it asks (`ops.lazyScript`), so
+  // the startup snapshot, and every other worker, does not carry it.
+  let lazy_dir = js_dir.join("lazy");
+  println!("cargo:rerun-if-changed={}", lazy_dir.display());
+  let mut lazy_files = Vec::new();
+  collect_js(&lazy_dir, &lazy_dir, &mut lazy_files);
+  out.push_str("/// Lazily compiled bootstrap files as (name, source).\npub const LAZY_FILES: &[(&str, &str)] = &[\n");
+  for (name, path) in lazy_files {
+    println!("cargo:rerun-if-changed={}", path.display());
+    out.push_str(&format!("  ({:?}, include_str!({:?})),\n", name.trim_end_matches(".js"), path.display().to_string()));
+  }
+  out.push_str("];\n");
   vendored(&mut out);
 
   let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());

@@ -108,6 +108,60 @@ test("urlpattern_standard: workerd's legacy URLPattern before 2025-05-01 and wit
   assert.deepEqual(await run(t, BODY, "2025-05-01", ["urlpattern_original"]), LEGACY);
 });
 
+// What the legacy one does beyond the standard's rules (src/js/lazy/urlpattern_legacy*.js): a
+// hostname pattern keeps its case, an exec() init dict is checked, each component's regexp is a
+// JavaScript RegExp with the u flag, error positions count UTF-8 bytes, and the class is
+// workerd's (function constructor, prototype order, its own errors). Printed by workerd at
+// compatibility date 2025-04-30.
+const LEGACY_MORE_BODY = `
+  const C = ["protocol", "username", "password", "hostname", "port", "pathname", "search", "hash"];
+  const parts = (p) => C.map((k) => p[k]).join(" | ");
+  const attempt = (f) => { try { return f(); } catch (e) { return e.name + ": " + e.message.replace(/reference = \\w+/, "reference = <id>"); } };
+  const P = (...a) => new URLPattern(...a);
+  return {
+    hostCase: parts(P("https://A.Example/x")),
+    hostCaseTest: P("https://A.Example/x").test("https://A.Example/x"),
+    execHostCase: P({ hostname: "a.example" }).exec({ hostname: "A.Example" }),
+    execHostCaseHttps: P({ hostname: "a.example" }).exec({ protocol: "https", hostname: "A.Example" }).hostname.input,
+    execBadProtocol: attempt(() => P({}).exec({ protocol: "ht tp" })),
+    vFlagOnly: attempt(() => P({ pathname: "/([\\\\q{abc}])" })),
+    nestedGroup: attempt(() => P({ pathname: "((a))" })),
+    bytePosition: attempt(() => P({ pathname: "\u00e9\u00e9(" })),
+    relative: attempt(() => P("((a))")),
+    groupPattern: [P({ pathname: "{:a}b" }).pathname, P({ pathname: "/{:a}b" }).pathname],
+    nullBase: parts(P("https://a.example/x", null)),
+    badOptions: attempt(() => P({ pathname: "/x" }, undefined, "x")),
+    withoutNew: attempt(() => URLPattern()),
+    keys: Object.keys(URLPattern.prototype),
+    illegal: attempt(() => URLPattern.prototype.pathname),
+    surrogate: P({}).exec({ pathname: "/\\udc00" }).pathname.input,
+    libcxxRejects: attempt(() => P({ protocol: "(x})", pathname: "a b" }).pathname),
+  };`;
+
+const LEGACY_MORE = {
+  hostCase: "https |  |  | A.Example |  | /x |  | ",
+  hostCaseTest: false,
+  execHostCase: null,
+  execHostCaseHttps: "a.example",
+  execBadProtocol: "TypeError: Invalid URL protocol component",
+  vFlagOnly: "TypeError: Invalid regular expression syntax.",
+  nestedGroup: "TypeError: Syntax error in URL Pattern: invalid group in regex at 2",
+  bytePosition: "TypeError: Syntax error in URL Pattern: invalid regex start at 4",
+  relative: "TypeError: Syntax error in URL Pattern: a relative pattern must have a base URL.",
+  groupPattern: [":ab", "/{:a}b"],
+  nullBase: "https |  |  | a.example |  | /x |  | ",
+  badOptions: "TypeError: Failed to construct 'URLPattern': constructor parameter 3 is not of type 'URLPatternOptions'.",
+  withoutNew: "TypeError: Failed to construct 'URLPattern': Please use the 'new' operator, this object constructor cannot be called as a function.",
+  keys: ["protocol", "username", "password", "hostname", "port", "pathname", "search", "hash", "test", "exec"],
+  illegal: "TypeError: Illegal invocation: function called with incorrect `this` reference. See https://developers.cloudflare.com/workers/observability/errors/#illegal-invocation-errors for details.",
+  surrogate: "/%ED%B0%80",
+  libcxxRejects: "Error: internal error; reference = <id>",
+};
+
+test("urlpattern_standard: the legacy URLPattern's own rules, as workerd's", async (t) => {
+  assert.deepEqual(await run(t, LEGACY_MORE_BODY, "2025-04-30"), LEGACY_MORE);
+});
+
 test("urlpattern_standard: the standard URLPattern from 2025-05-01, with urlpattern_standard, and by default", async (t) => {
   assertStandard(await run(t, BODY, "2025-05-01"));
   assertStandard(await run(t, BODY, "2025-04-30", ["urlpattern_standard"]));

@@ -511,7 +511,7 @@ const previous = internals.prepareContext;
 internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
   previous(memoryMb, compatJson);
   const on = internals.feature;
-  if (!on("urlpattern_standard")) internals.defineGlobal("URLPattern", internals.LegacyURLPattern);
+  if (!on("urlpattern_standard")) internals.defineGlobal("URLPattern", internals.legacyURLPattern());
   if (!on("enable_weak_ref")) {
     delete globalThis.WeakRef;
     delete globalThis.FinalizationRegistry;

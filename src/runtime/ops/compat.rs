@@ -1,6 +1,7 @@
 //! Ops for compatibility flags and fidelity details that need a look inside V8:
 //! `ops.ownAccessors` makes workerd's old own attributes, and `ops.runtimeFunction(fn)` tells
-//! the runtime's own functions apart. (Whether a promise is already rejected, for
+//! the runtime's own functions apart; `ops.lazyScript(name)` compiles one of the bootstrap files
+//! only some workers need (src/js/lazy/). (Whether a promise is already rejected, for
 //! do_not_capture_async_api_throws, is `ops.promiseState`, in console.rs.)
 
 use super::OpFn;
@@ -9,6 +10,20 @@ use v8::MapFnTo;
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("ownAccessors", op_own_accessors.map_fn_to());
   install("runtimeFunction", op_runtime_function.map_fn_to());
+  install("lazyScript", op_lazy_script.map_fn_to());
+}
+
+/// `ops.lazyScript(name) -> function (internals, ops)`: src/js/lazy/<name>.js, compiled as a
+/// bootstrap file (its frames and functions are the runtime's own) for the calling context.
+fn op_lazy_script<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let name = args.get(0).to_rust_string_lossy(scope);
+  let Some((_, source)) = crate::runtime::isolate::LAZY_FILES.iter().find(|(n, _)| *n == name) else {
+    return super::throw_type_error(scope, &format!("no lazy bootstrap file {name:?}"));
+  };
+  let resource = format!("{}lazy/{name}.js", crate::runtime::isolate::INTERNAL_SCRIPT_PREFIX);
+  if let Some(factory) = super::node::compile_factory(scope, &resource, "internals, ops", source) {
+    rv.set(factory);
+  }
 }
 
 /// `ops.runtimeFunction(fn)`: whether `fn` is the runtime's own JavaScript (the bootstrap and

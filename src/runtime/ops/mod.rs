@@ -22,7 +22,6 @@ mod random;
 mod timers;
 mod url;
 mod urlpattern;
-mod urlpattern_legacy;
 pub(crate) mod wasm;
 
 use super::isolate::StateRef;

@@ -1,8 +1,8 @@
 //! URLPattern ops backed by the `urlpattern` crate (the WICG URLPattern standard). Compiled
 //! patterns stay in the isolate state by id; the JS class frees them through a
-//! FinalizationRegistry.
+//! FinalizationRegistry. (workerd's legacy URLPattern, for old compatibility dates, is
+//! JavaScript: src/js/lazy/urlpattern_legacy*.js.)
 
-use super::urlpattern_legacy;
 use super::{arg_string, new_string, state, string_array, throw_type_error, OpFn};
 use urlpattern::quirks::{self, StringOrInit};
 use urlpattern::{UrlPattern, UrlPatternOptions};
@@ -21,25 +21,17 @@ fn optional_string(scope: &mut v8::PinScope, args: &v8::FunctionCallbackArgument
   (!value.is_undefined() && !value.is_null()).then(|| value.to_rust_string_lossy(scope))
 }
 
-/// `ops.urlPatternCreate(inputJson, baseURL?, ignoreCase, legacy) -> [id, componentPatterns, hasRegExpGroups]`
-/// (`legacy`: workerd's URLPattern before `urlpattern_standard`, see urlpattern_legacy.rs).
+/// `ops.urlPatternCreate(inputJson, baseURL?, ignoreCase) -> [id, componentPatterns, hasRegExpGroups]`
 fn op_create<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let json = arg_string(scope, &args, 0);
   let base = optional_string(scope, &args, 1);
   let ignore_case = args.get(2).is_true();
   let options = UrlPatternOptions { ignore_case, ..Default::default() };
-  let parsed = if args.get(3).is_true() {
-    serde_json::from_str::<StringOrInit>(&json)
-      .map_err(|e| e.to_string())
-      .and_then(|input| urlpattern_legacy::construct_init(input, base.as_deref()))
-      .and_then(|init| Pattern::parse(init, options).map_err(urlpattern_legacy::compile_error))
-  } else {
-    serde_json::from_str::<StringOrInit>(&json)
-      .map_err(|e| e.to_string())
-      .and_then(|input| quirks::process_construct_pattern_input(input, base.as_deref()).map_err(|e| e.to_string()))
-      .and_then(|init| Pattern::parse(init, options).map_err(|e| e.to_string()))
-      .map_err(|message| format!("Failed to construct 'URLPattern': {message}"))
-  };
+  let parsed = serde_json::from_str::<StringOrInit>(&json)
+    .map_err(|e| e.to_string())
+    .and_then(|input| quirks::process_construct_pattern_input(input, base.as_deref()).map_err(|e| e.to_string()))
+    .and_then(|init| Pattern::parse(init, options).map_err(|e| e.to_string()))
+    .map_err(|message| format!("Failed to construct 'URLPattern': {message}"));
   let pattern = match parsed {
     Ok(pattern) => pattern,
     Err(message) => return throw_type_error(scope, &message),
