@@ -69,6 +69,7 @@ fn main() {
   let check = r#"if(void 0!==o.type)throw new RangeError("Invalid type is specified")"#;
   assert_eq!(source.matches(check).count(), 1, "web-streams-polyfill: WritableStream's sink type check not found");
   let source = source.replacen(check, r#"if(void 0!==o.type&&exports.sinkTypeChecked())throw new RangeError("Invalid type is specified")"#, 1);
+  let source = reword_stream_errors(&source);
   let source = hide_stream_slots(&source);
   let source = hook_stream_creation(&source);
   let patched = PathBuf::from(env::var("OUT_DIR").unwrap()).join("web-streams-polyfill.js");
@@ -78,6 +79,42 @@ fn main() {
     patched.display().to_string()
   ));
   fs::write(PathBuf::from(env::var("OUT_DIR").unwrap()).join("bootstrap_files.rs"), out).unwrap();
+}
+
+/// workerd's wording for the stream errors user code meets most (compared with workerd on the
+/// same code): a released reader or writer, a locked stream, a closed one, an enqueue that cannot
+/// be taken. Each polyfill text (a JS expression inside `new TypeError(…)`) must occur at least
+/// once, and every occurrence is replaced, or the build fails.
+fn reword_stream_errors(source: &str) -> String {
+  const READER_RELEASED: &str = r#""This ReadableStream reader has been released.""#;
+  const WRITER_RELEASED: &str = r#""This WritableStream writer has been released.""#;
+  const READER_LOCKED: &str = r#""This ReadableStream is currently locked to a reader.""#;
+  const WRITER_LOCKED: &str = r#""This WritableStream is currently locked to a writer.""#;
+  let words: &[(&str, &str)] = &[
+    (r#""Reader was released and can no longer be used to monitor the stream's closedness""#, READER_RELEASED),
+    (r#""Cannot "+e+" a stream using a released reader""#, READER_RELEASED),
+    (r#""Writer was released and can no longer be used to monitor the stream's closedness""#, WRITER_RELEASED),
+    (r#""Cannot "+e+" a stream using a released writer""#, WRITER_RELEASED),
+    (r#""This stream has already been locked for exclusive reading by another reader""#, READER_LOCKED),
+    (r#""Cannot cancel a stream that already has a reader""#, READER_LOCKED),
+    (r#""This stream has already been locked for exclusive writing by another writer""#, WRITER_LOCKED),
+    (r#""Cannot abort a stream that already has a writer""#, WRITER_LOCKED),
+    (r#""Cannot close a stream that already has a writer""#, WRITER_LOCKED),
+    // workerd names the wrong stream for a write while closing; the polyfill says one thing for both.
+    (r#""The stream is closing or closed and cannot be written to""#, r#""closed"===i?"This WritableStream has been closed.":"This ReadableStream is closed.""#),
+    (r#""The stream is not in a state that permits enqueue""#, r#""Unable to enqueue""#),
+    (r#""The stream is not in a state that permits close""#, r#""This ReadableStream is closed.""#),
+    (r#""Readable side is not in a state that permits enqueue""#, r#""The readable side of this TransformStream is no longer readable.""#),
+    (r#""ReadableStream.prototype.pipeTo's first argument must be a WritableStream""#, r#""Failed to execute 'pipeTo' on 'ReadableStream': parameter 1 is not of type 'WritableStream'.""#),
+    (r#""view must have non-zero byteLength""#, r#""You must call read() on a \"byob\" reader with a positive-sized TypedArray object.""#),
+  ];
+  let mut out = source.to_string();
+  for (text, replacement) in words {
+    let wrapped = format!("new TypeError({text})");
+    assert!(out.contains(&wrapped), "web-streams-polyfill: the error {text} was not found");
+    out = out.replace(&wrapped, &format!("new TypeError({replacement})"));
+  }
+  out
 }
 
 /// Where the polyfill's UMD factory body starts (its parameter `e` is `exports`): the patches
