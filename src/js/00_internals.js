@@ -7,6 +7,12 @@
 /** Whether a script name is the runtime's own (the bootstrap, the streams implementation). */
 internals.isInternalScript = (name) => typeof name === "string" && name.startsWith("workerbox:internal/");
 
+/**
+ * Web IDL's DOMString conversion (ToString): a Symbol is a TypeError, as in workerd, where
+ * `String(symbol)` would give "Symbol(…)". For the strings the Web APIs take as input.
+ */
+internals.domString = (value) => `${value}`;
+
 internals.defineGlobal = function defineGlobal(name, value) {
   Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
 };

@@ -19,13 +19,13 @@ class TextEncoder {
     return "utf-8";
   }
   encode(input = "") {
-    return ops.utf8Encode(String(input));
+    return ops.utf8Encode(internals.domString(input));
   }
   encodeInto(source, destination) {
     if (!(destination instanceof Uint8Array)) {
       throw new TypeError("Failed to execute 'encodeInto' on 'TextEncoder': parameter 2 is not of type 'Uint8Array'.");
     }
-    const [read, written] = ops.utf8EncodeInto(String(source), destination);
+    const [read, written] = ops.utf8EncodeInto(internals.domString(source), destination);
     return { read, written };
   }
   get [Symbol.toStringTag]() {
@@ -63,7 +63,7 @@ class TextDecoder {
   #icu = false;
   constructor(label = "utf-8", options = {}) {
     if (internals.ownAccessors !== null) internals.ownAccessors(this);
-    const encoding = ops.encodingName(String(label));
+    const encoding = ops.encodingName(internals.domString(label));
     if (encoding === null) {
       throw new RangeError(`Failed to construct 'TextDecoder': The encoding label provided ('${label}') is invalid.`);
     }
@@ -119,7 +119,7 @@ class TextDecoder {
 
 function atob(data) {
   if (arguments.length === 0) throw new TypeError("Failed to execute 'atob': 1 argument required, but only 0 present.");
-  const decoded = ops.atob(String(data));
+  const decoded = ops.atob(internals.domString(data));
   if (decoded === null) {
     throw new internals.DOMException("The string to be decoded is not correctly encoded.", "InvalidCharacterError");
   }
@@ -128,7 +128,7 @@ function atob(data) {
 
 function btoa(data) {
   if (arguments.length === 0) throw new TypeError("Failed to execute 'btoa': 1 argument required, but only 0 present.");
-  const encoded = ops.btoa(String(data));
+  const encoded = ops.btoa(internals.domString(data));
   if (encoded === null) {
     throw new internals.DOMException("The string to be encoded contains characters outside of the Latin1 range.", "InvalidCharacterError");
   }

@@ -14,7 +14,7 @@ let setParamsFromUrl; // (params, query) -> void, private to this file
 let attachParams; // (params, url) -> void
 
 /** Web IDL's USVString: lone surrogates become U+FFFD. */
-const usv = (value) => String(value).toWellFormed();
+const usv = (value) => internals.domString(value).toWellFormed();
 const makeParamsIterator = internals.iteratorFactory("URLSearchParams Iterator");
 
 class URLSearchParams {
@@ -160,7 +160,9 @@ class URLSearchParams {
 }
 
 function parseOrThrow(url, base) {
-  const parts = base === undefined ? ops.urlParse(String(url)) : ops.urlParse(String(url), String(base));
+  url = internals.domString(url);
+  if (base !== undefined) base = internals.domString(base);
+  const parts = base === undefined ? ops.urlParse(url) : ops.urlParse(url, base);
   if (parts === null) {
     throw new TypeError(`Invalid URL: ${JSON.stringify(String(url))}${base === undefined ? "" : ` (base ${JSON.stringify(String(base))})`}`);
   }
@@ -177,7 +179,7 @@ class URL {
   }
 
   static canParse(url, base = undefined) {
-    return (base === undefined ? ops.urlParse(String(url)) : ops.urlParse(String(url), String(base))) !== null;
+    return (base === undefined ? ops.urlParse(internals.domString(url)) : ops.urlParse(internals.domString(url), internals.domString(base))) !== null;
   }
 
   static parse(url, base = undefined) {
@@ -197,7 +199,8 @@ class URL {
   }
 
   #set(field, value) {
-    const parts = ops.urlSet(this.#parts[HREF], field, String(value));
+    value = internals.domString(value);
+    const parts = ops.urlSet(this.#parts[HREF], field, value);
     if (parts === null) throw new TypeError(`Invalid URL: ${JSON.stringify(String(value))}`);
     this.#parts = parts;
     if (this.#params !== null && (field === "href" || field === "search")) {

@@ -7,13 +7,13 @@ const LEADING_TRAILING_WS = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 const FORBIDDEN_VALUE = /[\0\r\n]/;
 
 function checkName(name) {
-  name = String(name);
+  name = internals.domString(name);
   if (!TOKEN.test(name)) throw new TypeError(`Invalid header name: "${name}"`);
   return name.toLowerCase();
 }
 
 function normalizeValue(name, value) {
-  value = String(value).replace(LEADING_TRAILING_WS, "");
+  value = internals.domString(value).replace(LEADING_TRAILING_WS, "");
   if (FORBIDDEN_VALUE.test(value)) throw new TypeError(`Invalid header value for "${name}": it contains NUL, CR or LF`);
   return value;
 }

@@ -8,7 +8,7 @@ const decoder = new TextDecoder();
 
 /** A Blob's type: lowercased, or "" if it has characters outside printable ASCII. */
 function normalizeType(type) {
-  const text = String(type ?? "");
+  const text = internals.domString(type ?? "");
   return /^[\x20-\x7e]*$/.test(text) ? text.toLowerCase() : "";
 }
 
@@ -20,7 +20,7 @@ function convertPart(part) {
   }
   if (part instanceof ArrayBuffer) return new Uint8Array(part.slice(0));
   if (ArrayBuffer.isView(part)) return new Uint8Array(part.buffer.slice(part.byteOffset, part.byteOffset + part.byteLength));
-  return String(part);
+  return internals.domString(part);
 }
 
 function partBytes(part, endings) {
@@ -100,7 +100,7 @@ class Blob {
     const endings = endingsOf(options, what);
     const type = options.type;
     this.#bytes = converted.length === 0 ? new Uint8Array(0) : concat(converted.map((part) => partBytes(part, endings)));
-    this.#type = type === undefined ? "" : normalizeType(String(type));
+    this.#type = type === undefined ? "" : normalizeType(internals.domString(type));
   }
   static {
     internals.blobBytes = (blob) => blob.#bytes;
@@ -112,7 +112,7 @@ class Blob {
     internals.newBlob = (bytes, type, raw = false) => {
       const blob = new Blob();
       blob.#bytes = bytes;
-      blob.#type = raw ? String(type) : normalizeType(type);
+      blob.#type = raw ? internals.domString(type) : normalizeType(type);
       return blob;
     };
   }
@@ -127,7 +127,7 @@ class Blob {
     const clamp = (n) => (n < 0 ? Math.max(size + n, 0) : Math.min(n, size));
     const from = start === undefined ? 0 : clamp(clampLongLong(start));
     const to = end === undefined ? size : clamp(clampLongLong(end));
-    return internals.newBlob(this.#bytes.slice(from, Math.max(from, to)), contentType === undefined ? "" : String(contentType));
+    return internals.newBlob(this.#bytes.slice(from, Math.max(from, to)), contentType === undefined ? "" : internals.domString(contentType));
   }
   async arrayBuffer() {
     return this.#bytes.slice().buffer;
@@ -152,7 +152,7 @@ class File extends Blob {
   constructor(bits, name, options = undefined) {
     if (arguments.length < 2) throw new TypeError("Failed to construct 'File': 2 arguments required.");
     const converted = convertParts(bits, "File");
-    name = String(name);
+    name = internals.domString(name);
     options = dictionary(options, "File");
     // FilePropertyBag's members in Web IDL's order: endings, lastModified, type.
     const endings = endingsOf(options, "File");
@@ -160,7 +160,7 @@ class File extends Blob {
     const type = options.type;
     super();
     const bytes = converted.length === 0 ? new Uint8Array(0) : concat(converted.map((part) => partBytes(part, endings)));
-    internals.blobInit(this, bytes, type === undefined ? "" : String(type));
+    internals.blobInit(this, bytes, type === undefined ? "" : internals.domString(type));
     this.#name = name;
     this.#lastModified = lastModified === undefined ? Date.now() : Math.trunc(Number(lastModified)) || 0;
   }
@@ -185,9 +185,9 @@ class File extends Blob {
 function entryValue(name, value, filename) {
   if (value instanceof Blob) {
     if (value instanceof File && filename === undefined) return value;
-    return new File([value], filename === undefined ? name : String(filename), { type: value.type });
+    return new File([value], filename === undefined ? name : internals.domString(filename), { type: value.type });
   }
-  return String(value);
+  return internals.domString(value);
 }
 
 function needArgs(args, count, what) {
@@ -204,29 +204,29 @@ class FormData {
   }
   append(name, value, filename = undefined) {
     needArgs(arguments, 2, "append");
-    name = String(name);
+    name = internals.domString(name);
     this.#entries.push([name, entryValue(name, value, filename)]);
   }
   set(name, value, filename = undefined) {
     needArgs(arguments, 2, "set");
-    name = String(name);
+    name = internals.domString(name);
     const entry = [name, entryValue(name, value, filename)];
     const index = this.#entries.findIndex(([k]) => k === name);
     if (index === -1) this.#entries.push(entry);
     else this.#entries = [...this.#entries.slice(0, index), entry, ...this.#entries.slice(index + 1).filter(([k]) => k !== name)];
   }
   get(name) {
-    const found = this.#entries.find(([k]) => k === String(name));
+    const found = this.#entries.find(([k]) => k === internals.domString(name));
     return found ? found[1] : null;
   }
   getAll(name) {
-    return this.#entries.filter(([k]) => k === String(name)).map(([, v]) => v);
+    return this.#entries.filter(([k]) => k === internals.domString(name)).map(([, v]) => v);
   }
   has(name) {
-    return this.#entries.some(([k]) => k === String(name));
+    return this.#entries.some(([k]) => k === internals.domString(name));
   }
   delete(name) {
-    this.#entries = this.#entries.filter(([k]) => k !== String(name));
+    this.#entries = this.#entries.filter(([k]) => k !== internals.domString(name));
   }
   forEach(callback, thisArg = undefined) {
     for (const [k, v] of this.entries()) callback.call(thisArg, v, k, this);

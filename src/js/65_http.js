@@ -136,7 +136,7 @@ function extractBody(init) {
   }
   const iterable = iterableBody(init);
   if (iterable !== null) return { bytes: null, stream: iterable, type: null };
-  return { bytes: encoder.encode(String(init)), stream: null, type: "text/plain;charset=UTF-8" };
+  return { bytes: encoder.encode(internals.domString(init)), stream: null, type: "text/plain;charset=UTF-8" };
 }
 
 /**
@@ -329,7 +329,7 @@ function copyCf(cf) {
  * "PATCH"), and before it such a method in lower case is a TypeError, as in workerd then.
  */
 function normalizeMethod(method) {
-  method = String(method);
+  method = internals.domString(method);
   if (!TOKEN.test(method)) throw new TypeError(`Invalid HTTP method: "${method}"`);
   const upper = method.toUpperCase();
   if (FORBIDDEN_METHODS.has(upper)) throw new TypeError(`HTTP method "${method}" is forbidden.`);
@@ -390,10 +390,10 @@ class Request {
       }
     } else if (!internals.feature("fetch_standard_url")) {
       // Before fetch_standard_url (2024-06-03) workerd kept the URL as given here; fetch() parsed it.
-      this.#url = String(input);
+      this.#url = internals.domString(input);
       this.#headers = new Headers();
     } else {
-      const parsed = URL.parse(String(input));
+      const parsed = URL.parse(internals.domString(input));
       if (parsed === null) throw new TypeError(`Invalid URL: "${String(input)}"`);
       this.#url = parsed.href;
       this.#headers = new Headers();
@@ -401,7 +401,7 @@ class Request {
     if (init.method !== undefined) this.#method = normalizeMethod(init.method);
     if (init.headers !== undefined) this.#headers = new Headers(init.headers);
     if (init.redirect !== undefined) {
-      const mode = String(init.redirect);
+      const mode = internals.domString(init.redirect);
       if (!REDIRECT_MODES.has(mode)) throw new TypeError(`Invalid redirect mode "${mode}"; expected "follow", "manual" or "error".`);
       this.#redirect = mode;
     }
@@ -412,7 +412,7 @@ class Request {
       if (!internals.feature("cache_option_enabled")) {
         throw new Error("The 'cache' field on 'RequestInitializerDict' is not implemented (it needs the cache_option_enabled compatibility flag or a compatibility date from 2024-11-11).");
       }
-      const mode = String(init.cache);
+      const mode = internals.domString(init.cache);
       if (!CACHE_MODES.has(mode) || (mode === "no-cache" && !internals.feature("cache_no_cache_enabled"))) throw new TypeError(`Unsupported cache mode: ${mode}`);
       this.#cache = mode;
     }
@@ -567,7 +567,7 @@ class Response {
     if (status === 101 && webSocket === null) throw new RangeError("Failed to construct 'Response': a Response with status 101 needs a webSocket (one end of a WebSocketPair).");
     if (webSocket !== null && status !== 101) throw new RangeError("Failed to construct 'Response': a webSocket can only be returned with status 101.");
     this.#webSocket = webSocket;
-    const statusText = init.statusText === undefined ? null : String(init.statusText);
+    const statusText = init.statusText === undefined ? null : internals.domString(init.statusText);
     if (statusText !== null && !REASON_PHRASE.test(statusText)) throw new TypeError(`Failed to construct 'Response': Invalid statusText "${statusText}".`);
     this.#status = status;
     this.#statusText = statusText;
@@ -634,7 +634,7 @@ class Response {
   static redirect(url, status = 302) {
     // Before response_redirect_url_standard (2023-03-14) the URL went through KJ's parser.
     const standard = internals.feature("response_redirect_url_standard");
-    const parsed = standard ? URL.parse(String(url)) : { href: internals.legacyHref(url) };
+    const parsed = standard ? URL.parse(internals.domString(url)) : { href: internals.legacyHref(url) };
     if (parsed === null || parsed.href === null) throw new TypeError(`Response.redirect: invalid URL "${String(url)}"`);
     status = Number(status);
     if (!REDIRECT_STATUS.has(status)) throw new RangeError(`Response.redirect: invalid status ${status}; expected 301, 302, 303, 307 or 308.`);

@@ -24,7 +24,7 @@ class Event {
     if (arguments.length === 0) throw new TypeError("Failed to construct 'Event': 1 argument required, but only 0 present.");
     if (internals.ownAccessors !== null) internals.ownAccessors(this);
     init ??= {};
-    this.#type = String(type);
+    this.#type = internals.domString(type);
     this.#bubbles = Boolean(init.bubbles);
     this.#cancelable = Boolean(init.cancelable);
     this.#composed = Boolean(init.composed);
@@ -125,7 +125,7 @@ class Event {
   initEvent(type, bubbles = false, cancelable = false) {
     if (arguments.length === 0) throw new TypeError("Failed to execute 'initEvent' on 'Event': 1 argument required, but only 0 present.");
     if (this.#dispatching) return;
-    this.#type = String(type);
+    this.#type = internals.domString(type);
     this.#bubbles = Boolean(bubbles);
     this.#cancelable = Boolean(cancelable);
     this.#defaultPrevented = false;
@@ -210,7 +210,7 @@ class EventTarget {
     const { capture, once, passive, signal } = addOptions(options);
     if (callback === null || callback === undefined) return;
     if (signal && signal.aborted) return;
-    type = String(type);
+    type = internals.domString(type);
     const list = this.#listeners.get(type) ?? [];
     if (list.some((l) => l.callback === callback && l.capture === capture)) return;
     const listener = { callback, capture, once, passive, removed: false };
@@ -222,7 +222,7 @@ class EventTarget {
   }
 
   removeEventListener(type, callback, options = undefined) {
-    type = String(type);
+    type = internals.domString(type);
     const { capture } = flattenOptions(options);
     const list = this.#listeners.get(type);
     if (!list) return;

@@ -81,10 +81,11 @@ class AbortSignal extends EventTarget {
   }
 
   static timeout(ms) {
-    const delay = Number(ms);
-    if (!Number.isFinite(delay) || delay < 0) throw new TypeError(`AbortSignal.timeout: ${ms} is not a valid number of milliseconds`);
+    // As workerd: any number is taken; NaN and negative delays fire at once, Infinity never.
+    let delay = Number(ms);
+    if (!(delay > 0)) delay = 0;
     const signal = AbortSignal.#create();
-    setTimeout(() => signal.#abort(new internals.DOMException("The operation was aborted due to timeout", "TimeoutError")), delay);
+    if (delay !== Infinity) setTimeout(() => signal.#abort(new internals.DOMException("The operation was aborted due to timeout", "TimeoutError")), delay);
     return signal;
   }
 
