@@ -414,21 +414,55 @@ pub(crate) fn run(startup: Startup) {
 /// them; hand the free pages back to the OS so a process that makes and drops many workers (a
 /// test runner, a dev server reloading) does not grow by the arenas' high-water marks.
 ///
-/// `malloc_trim` walks every arena of the process and each page it gives back costs a TLB flush
-/// on every CPU, so when many workers end at once (a test run's teardown) only one thread trims
-/// at a time: the others skip, as that trim gives back their arenas' free pages too.
+/// `malloc_trim` walks every arena of the process, each page it gives back costs a TLB flush on
+/// every CPU, and the next worker then faults fresh pages in again: trimming after every ended
+/// worker made a create that follows a dispose about 7% slower. So one thread trims, once no
+/// worker has ended for `TRIM_AFTER_QUIET`: a burst of disposes (a test run's teardown, a
+/// create-and-dispose loop) costs one trim at its end. That thread ("workerbox-trim") is the
+/// process's, started by the first worker to end and kept for the life of the process (it
+/// sleeps until a worker ends; not a `wb-` thread, which are each worker's own).
 fn release_freed_memory() {
   #[cfg(all(target_os = "linux", target_env = "gnu"))]
   {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    static TRIMMING: AtomicBool = AtomicBool::new(false);
-    if TRIMMING.swap(true, Ordering::AcqRel) {
+    use std::sync::{Condvar, Mutex, OnceLock};
+    use std::time::Instant;
+    const TRIM_AFTER_QUIET: std::time::Duration = std::time::Duration::from_millis(250);
+    /// When the trimmer should trim next (`None`: nothing to do), and its wake-up.
+    static DUE: OnceLock<(Mutex<Option<Instant>>, Condvar)> = OnceLock::new();
+    let mut started = false;
+    let (due, wake) = DUE.get_or_init(|| {
+      started = true;
+      (Mutex::new(None), Condvar::new())
+    });
+    *due.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now() + TRIM_AFTER_QUIET);
+    wake.notify_one();
+    if !started {
       return;
     }
-    // SAFETY: malloc_trim only returns free memory to the OS; it is thread-safe.
-    unsafe {
-      libc::malloc_trim(0);
+    let spawned = std::thread::Builder::new().name("workerbox-trim".into()).spawn(move || {
+      let mut next = due.lock().unwrap_or_else(|e| e.into_inner());
+      loop {
+        match *next {
+          None => next = wake.wait(next).unwrap_or_else(|e| e.into_inner()),
+          Some(at) if Instant::now() < at => next = wake.wait_timeout(next, at - Instant::now()).unwrap_or_else(|e| e.into_inner()).0,
+          Some(_) => {
+            *next = None;
+            drop(next);
+            // SAFETY: malloc_trim only returns free memory to the OS; it is thread-safe.
+            unsafe {
+              libc::malloc_trim(0);
+            }
+            next = due.lock().unwrap_or_else(|e| e.into_inner());
+          }
+        }
+      }
+    });
+    if spawned.is_err() {
+      // No thread to trim later: trim now, as before.
+      // SAFETY: as above.
+      unsafe {
+        libc::malloc_trim(0);
+      }
     }
-    TRIMMING.store(false, Ordering::Release);
   }
 }
