@@ -29,29 +29,11 @@ fn main() {
 
   // `node:` modules for `nodejs_compat` (src/js/node/<name>.js, subfolders for `stream/promises`
   // and the like), compiled only when imported.
-  let node_dir = js_dir.join("node");
-  println!("cargo:rerun-if-changed={}", node_dir.display());
-  let mut node_files = Vec::new();
-  collect_js(&node_dir, &node_dir, &mut node_files);
-  out.push_str("/// `node:` modules as (name without `node:`, source), for `nodejs_compat`.\npub const NODE_MODULES: &[(&str, &str)] = &[\n");
-  for (name, path) in node_files {
-    println!("cargo:rerun-if-changed={}", path.display());
-    out.push_str(&format!("  ({:?}, include_str!({:?})),\n", name.trim_end_matches(".js"), path.display().to_string()));
-  }
-  out.push_str("];\n");
+  embed_folder(&mut out, &js_dir.join("node"), "/// `node:` modules as (name without `node:`, source), for `nodejs_compat`.\npub const NODE_MODULES");
   // Bootstrap code that only some workers need (an old compatibility date's implementations):
   // src/js/lazy/<name>.js, compiled in a worker's context when it asks (`ops.lazyScript`), so
   // the startup snapshot, and every other worker, does not carry it.
-  let lazy_dir = js_dir.join("lazy");
-  println!("cargo:rerun-if-changed={}", lazy_dir.display());
-  let mut lazy_files = Vec::new();
-  collect_js(&lazy_dir, &lazy_dir, &mut lazy_files);
-  out.push_str("/// Lazily compiled bootstrap files as (name, source).\npub const LAZY_FILES: &[(&str, &str)] = &[\n");
-  for (name, path) in lazy_files {
-    println!("cargo:rerun-if-changed={}", path.display());
-    out.push_str(&format!("  ({:?}, include_str!({:?})),\n", name.trim_end_matches(".js"), path.display().to_string()));
-  }
-  out.push_str("];\n");
+  embed_folder(&mut out, &js_dir.join("lazy"), "/// Lazily compiled bootstrap files as (name, source).\npub const LAZY_FILES");
   vendored(&mut out);
 
   let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -212,6 +194,20 @@ fn hook_stream_creation(source: &str) -> String {
   }
   let strict = UMD_FACTORY_START;
   out.replacen(strict, &format!("{strict}const $wb_onCreate=o=>{{const f=e.onCreate;if(f!==void 0)f(o)}};"), 1)
+}
+
+/// Embeds every `.js` file under `dir` as `<declaration>: &[(&str, &str)]` of (path relative to
+/// `dir` without `.js`, source).
+fn embed_folder(out: &mut String, dir: &Path, declaration: &str) {
+  println!("cargo:rerun-if-changed={}", dir.display());
+  let mut files = Vec::new();
+  collect_js(dir, dir, &mut files);
+  out.push_str(&format!("{declaration}: &[(&str, &str)] = &[\n"));
+  for (name, path) in files {
+    println!("cargo:rerun-if-changed={}", path.display());
+    out.push_str(&format!("  ({:?}, include_str!({:?})),\n", name.trim_end_matches(".js"), path.display().to_string()));
+  }
+  out.push_str("];\n");
 }
 
 /// The `.js` files under `dir` as (path relative to `root` with `/`, path), sorted.
