@@ -1,7 +1,9 @@
 // Web IDL conversions as workerd makes them, for the strings and numbers the Web APIs take: a
 // Symbol given where a string is expected is V8's TypeError ("Cannot convert a Symbol value to a
 // string"; `String(symbol)` would have made "Symbol(s)"), and AbortSignal.timeout() takes any
-// number (NaN, negative or not a number: at once; Infinity: never). Every expected value was
+// number (NaN, negative or not a number: at once; Infinity: never); a Request's method must be one
+// workerd's HTTP layer knows, a Response's status is a 32-bit integer (a fraction is dropped), and
+// Response.json() of what JSON cannot represent is the text "undefined". Every expected value was
 // printed by workerd (Miniflare 4.20260426.0) from the same code. Workers run on loopback only
 // and are disposed when their test ends.
 import { test } from "node:test";
@@ -94,6 +96,56 @@ test("AbortSignal.timeout() takes any number as workerd does", async (t) => {
       false,
       true,
       "TimeoutError"
+    ]
+  });
+});
+
+const HTTP = `
+  const out = {};
+  for (const m of ["GET", "get", "PATCH", "patch", "PURGE", "TRACE", "PROPFIND", "MSEARCH", "M-SEARCH", "CONNECT", "LINK", "custom", "a b"]) {
+    try { out[m] = new Request("https://a.example/", { method: m }).method; } catch (e) { out[m] = e.name + ": " + e.message; }
+  }
+  for (const [k, s] of [["float", 201.7], ["string", "204.9"], ["nan", NaN], ["infinity", Infinity], ["negative", -1], ["huge", 2 ** 32 + 200]]) {
+    try { out["status " + k] = new Response(null, { status: s }).status; } catch (e) { out["status " + k] = e.name; }
+  }
+  for (const [k, v] of [["undefined", undefined], ["function", () => 1], ["symbol", Symbol()]]) {
+    const r = Response.json(v);
+    out["json " + k] = [await r.text(), r.headers.get("content-type")];
+  }
+  return out;`;
+
+test("Request methods, Response statuses and Response.json() as workerd converts them", async (t) => {
+  assert.deepEqual(await evalInWorker(t, HTTP, { compatibilityDate: "2025-10-01" }), {
+    "GET": "GET",
+    "get": "GET",
+    "PATCH": "PATCH",
+    "patch": "PATCH",
+    "PURGE": "PURGE",
+    "TRACE": "TRACE",
+    "PROPFIND": "PROPFIND",
+    "MSEARCH": "MSEARCH",
+    "M-SEARCH": "TypeError: Invalid HTTP method string: M-SEARCH",
+    "CONNECT": "TypeError: Invalid HTTP method string: CONNECT",
+    "LINK": "TypeError: Invalid HTTP method string: LINK",
+    "custom": "TypeError: Invalid HTTP method string: custom",
+    "a b": "TypeError: Invalid HTTP method string: a b",
+    "status float": 201,
+    "status string": 204,
+    "status nan": "RangeError",
+    "status infinity": "RangeError",
+    "status negative": "RangeError",
+    "status huge": "TypeError",
+    "json undefined": [
+      "undefined",
+      "application/json"
+    ],
+    "json function": [
+      "undefined",
+      "application/json"
+    ],
+    "json symbol": [
+      "undefined",
+      "application/json"
     ]
   });
 });

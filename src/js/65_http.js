@@ -15,14 +15,12 @@ function bodyText(bytes) {
   return (internals.feature("strip_bom_in_read_all_text") ? decoder : keepingBom).decode(bytes);
 }
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 const NORMALIZED_METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
-const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
-// The other methods workerd's HTTP layer knows (see normalizeMethod).
-const KNOWN_METHODS = new Set(["PATCH", "PURGE", "COPY", "LOCK", "MKCOL", "MOVE", "PROPFIND", "PROPPATCH", "SEARCH", "UNLOCK", "ACL", "REPORT", "MKACTIVITY", "CHECKOUT", "MERGE", "M-SEARCH", "NOTIFY", "SUBSCRIBE", "UNSUBSCRIBE", "QUERY", "BAN"]);
+// The other methods workerd's HTTP layer knows (see normalizeMethod); any other is an error there.
+const KNOWN_METHODS = new Set(["PATCH", "PURGE", "TRACE", "COPY", "LOCK", "MKCOL", "MOVE", "PROPFIND", "PROPPATCH", "SEARCH", "UNLOCK", "ACL", "REPORT", "MKACTIVITY", "CHECKOUT", "MERGE", "MSEARCH", "NOTIFY", "SUBSCRIBE", "UNSUBSCRIBE", "QUERY", "BAN"]);
 const REDIRECT_MODES = new Set(["follow", "manual", "error"]);
 const CACHE_MODES = new Set(["no-store", "no-cache", "reload"]);
 
@@ -324,17 +322,17 @@ function copyCf(cf) {
 }
 
 /**
- * A method as workerd takes it: the six the Fetch standard normalizes are upper-cased; with
- * upper_case_all_http_methods (2024-10-14) so is any other method workerd knows ("patch" is
+ * A method as workerd takes it: only the methods its HTTP layer knows (a custom method, CONNECT or
+ * M-SEARCH is a TypeError there; TRACE is taken); the six the Fetch standard normalizes are
+ * upper-cased; with upper_case_all_http_methods (2024-10-14) so is any other ("patch" is
  * "PATCH"), and before it such a method in lower case is a TypeError, as in workerd then.
  */
 function normalizeMethod(method) {
   method = internals.domString(method);
-  if (!TOKEN.test(method)) throw new TypeError(`Invalid HTTP method: "${method}"`);
   const upper = method.toUpperCase();
-  if (FORBIDDEN_METHODS.has(upper)) throw new TypeError(`HTTP method "${method}" is forbidden.`);
   if (NORMALIZED_METHODS.has(upper)) return upper;
-  if (upper === method || !KNOWN_METHODS.has(upper)) return method;
+  if (!KNOWN_METHODS.has(upper)) throw new TypeError(`Invalid HTTP method string: ${method}`);
+  if (upper === method) return method;
   if (!internals.feature("upper_case_all_http_methods")) {
     throw new TypeError(`Invalid HTTP method string: ${method} (write "${upper}", or use the upper_case_all_http_methods compatibility flag)`);
   }
@@ -523,6 +521,18 @@ class Request {
 
 // ---- Response --------------------------------------------------------------------------------
 
+/**
+ * A Response's status as workerd converts it (a 32-bit integer: a fraction is dropped, NaN and
+ * Infinity are 0, beyond the 32-bit range a TypeError).
+ */
+function toStatus(value) {
+  let status = Number(value);
+  if (!Number.isFinite(status)) status = 0;
+  status = Math.trunc(status);
+  if (status < -2147483648 || status > 2147483647) throw new TypeError("Value out of range. Must be between -2147483648 and 2147483647 (inclusive).");
+  return status;
+}
+
 function checkStatus(status) {
   if (!Number.isInteger(status) || ((status < 200 || status > 599) && status !== 101)) {
     throw new RangeError(`Failed to construct 'Response': The status provided (${status}) is outside the range [200, 599].`);
@@ -561,7 +571,7 @@ class Response {
     if (internals.ownAccessors !== null) internals.ownAccessors(this);
     init ??= {};
     if (typeof init !== "object") throw new TypeError("Failed to construct 'Response': init must be an object.");
-    const status = init.status === undefined ? 200 : Number(init.status);
+    const status = init.status === undefined ? 200 : toStatus(init.status);
     checkStatus(status);
     const webSocket = nullOnTypeError(init.webSocket, internals.isWebSocket, "webSocket", "InitializerDict", "WebSocket") ?? null;
     if (status === 101 && webSocket === null) throw new RangeError("Failed to construct 'Response': a Response with status 101 needs a webSocket (one end of a WebSocketPair).");
@@ -622,8 +632,8 @@ class Response {
   }
 
   static json(data, init = {}) {
-    const text = JSON.stringify(data);
-    if (text === undefined) throw new TypeError("Response.json: the data cannot be serialized to JSON.");
+    // What JSON.stringify cannot represent (undefined, a function, a symbol) is the text "undefined", as in workerd.
+    const text = JSON.stringify(data) ?? "undefined";
     const response = new Response(text, init);
     if (!init || init.headers === undefined || !new Headers(init.headers).has("content-type")) {
       response.#headers.set("content-type", "application/json");
