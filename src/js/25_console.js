@@ -323,7 +323,7 @@ function inspect(value, options) {
   maxDepth = depth === null || depth === Infinity ? Infinity : typeof depth === "number" ? depth : MAX_DEPTH;
   const outer = [currentDepth, quoteTopLevel, circular, expanded, showHidden];
   currentDepth = 0;
-  showHidden = false;
+  showHidden = options?.showHidden === true;
   quoteTopLevel = options?.quoteStrings === true;
   expanded = options?.compact === false;
   circular = new Map();
@@ -364,6 +364,8 @@ function format(args) {
             return "[Circular]";
           }
         case "%o":
+          // Node's %o: with non-enumerable properties (an array's [length]), four levels deep.
+          return inspect(arg, { showHidden: true, depth: 4 });
         case "%O":
           return inspect(arg);
         case "%c":

@@ -67,6 +67,12 @@ function resolve(specifier, from) {
   throw notFound(specifier, from);
 }
 
+/** How workerd's other node: modules differ from the vendored packages (node:stream's: 94_node_streams.js). */
+const VENDOR_PATCHES = {
+  // workerd's path.resolve() starts from "/", not from process.cwd() ("/bundle").
+  "path-browserify/index.js": [["          cwd = process.cwd();\n", "          cwd = '/';\n"]],
+};
+
 function load(key) {
   let module = loaded.get(key);
   if (module !== undefined) return module.exports;
@@ -78,7 +84,7 @@ function load(key) {
       ops.nodeModuleFactory(key.slice(5))(module.exports, require, module, ops, internals);
     } else {
       const path = key.slice(7);
-      const patches = internals.nodeStreamPatches(internals.feature("enable_streams_nodejs_v24_compat"))[path];
+      const patches = internals.nodeStreamPatches(internals.feature("enable_streams_nodejs_v24_compat"))[path] ?? VENDOR_PATCHES[path];
       ops.vendorFactory(path, patches)(module.exports, require, module, `/vendor/${path}`, `/vendor/${dirname(path)}`);
     }
   } catch (error) {

@@ -209,7 +209,8 @@ exports.timingSafeEqual = function timingSafeEqual(a, b) {
   if (!ArrayBuffer.isView(b) && !(b instanceof ArrayBuffer)) throw invalidArgType("buf2", "an instance of ArrayBuffer, Buffer, TypedArray, or DataView", b);
   const x = toBuffer(a);
   const y = toBuffer(b);
-  if (x.length !== y.length) throw nodeError(RangeError, "ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH", "Input buffers must have the same byte length");
+  // workerd's error here is a plain TypeError (Node's: a RangeError with ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH).
+  if (x.length !== y.length) throw new TypeError("Input buffers must have the same byte length.");
   let difference = 0;
   for (let i = 0; i < x.length; i++) difference |= x[i] ^ y[i];
   return difference === 0;

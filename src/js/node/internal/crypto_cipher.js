@@ -98,6 +98,10 @@ class CipherBase extends LazyTransform {
 
   update(data, inputEncoding, outputEncoding) {
     if (this.#finished) throw nodeError(Error, "ERR_CRYPTO_INVALID_STATE", "Invalid state for operation update");
+    // workerd (unlike Node, which takes it as UTF-8) wants a string's encoding named.
+    if (typeof data === "string" && inputEncoding === undefined) {
+      throw nodeError(TypeError, "ERR_INVALID_ARG_VALUE", "The argument 'inputEncoding' If inputEncoding is not provided then the data must be a Buffer. Received undefined");
+    }
     const input = Buffer.concat([this.#pending, toBuffer(data, inputEncoding)]);
     let out = Buffer.alloc(0);
     if (this.#mode === "gcm" && this.#gcmCounter !== undefined) {
