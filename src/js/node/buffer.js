@@ -2,6 +2,8 @@
 // the module's other exports as workerd has them.
 const vendored = require("vendor:buffer");
 const { Buffer } = vendored;
+// Reads and writes checked as workerd checks them (Node's errors).
+require("node:internal/buffer_checks").install(Buffer);
 
 exports.Buffer = Buffer;
 exports.SlowBuffer = vendored.SlowBuffer;

@@ -6,9 +6,10 @@
 const { URL } = internals; // the WHATWG URL, whatever url_standard makes the global one
 
 const querystring = require("node:querystring");
+const { describeReceived } = require("node:internal/errors");
 
 function invalidArg(name, expected, value) {
-  const error = new TypeError(`The "${name}" argument must be ${expected}. Received ${value === null ? "null" : typeof value}`);
+  const error = new TypeError(`The "${name}" argument must be ${expected}. Received ${describeReceived(value)}`);
   error.code = "ERR_INVALID_ARG_TYPE";
   return error;
 }

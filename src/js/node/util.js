@@ -4,9 +4,10 @@
 
 const types = require("node:util/types");
 const { isDeepStrictEqual } = require("internal/comparisons");
+const { describeReceived } = require("internal/errors");
 
 function invalidArg(name, expected, value) {
-  const error = new TypeError(`The "${name}" argument must be ${expected}. Received ${value === null ? "null" : typeof value}`);
+  const error = new TypeError(`The "${name}" argument must be ${expected}. Received ${describeReceived(value)}`);
   error.code = "ERR_INVALID_ARG_TYPE";
   return error;
 }

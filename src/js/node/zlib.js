@@ -7,6 +7,7 @@
 const { Buffer } = require("node:buffer");
 const stream = require("node:stream");
 const constants = require("node:internal/zlib_constants");
+const { describeReceived } = require("node:internal/errors");
 
 /** Default bound on one call's output (Node's default is kMaxLength); see the README. */
 const DEFAULT_MAX_OUTPUT = 128 * 1024 * 1024;
@@ -19,7 +20,7 @@ function nodeError(Base, code, message, errno) {
 }
 
 function invalidArgType(name, expected, value) {
-  return nodeError(TypeError, "ERR_INVALID_ARG_TYPE", `The "${name}" argument must be ${expected}. Received ${value === null ? "null" : typeof value}`);
+  return nodeError(TypeError, "ERR_INVALID_ARG_TYPE", `The "${name}" argument must be ${expected}. Received ${describeReceived(value)}`);
 }
 
 function toBuffer(data, name = "buffer") {

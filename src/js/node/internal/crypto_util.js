@@ -10,13 +10,7 @@ function nodeError(Base, code, message) {
 }
 exports.nodeError = nodeError;
 
-function describe(value) {
-  if (value === null) return "null";
-  if (value === undefined) return "undefined";
-  if (typeof value === "function") return `function ${value.name}`;
-  if (typeof value === "object") return value.constructor && value.constructor.name ? `an instance of ${value.constructor.name}` : "an object";
-  return `type ${typeof value} (${String(value).slice(0, 25)})`;
-}
+const { describeReceived: describe } = require("node:internal/errors");
 
 exports.invalidArgType = function invalidArgType(name, expected, value) {
   return nodeError(TypeError, "ERR_INVALID_ARG_TYPE", `The "${name}" argument must be ${expected}. Received ${describe(value)}`);

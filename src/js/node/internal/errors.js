@@ -44,9 +44,22 @@ function notImplementedMethods(prefix, names, extra = {}) {
   return object;
 }
 
+/**
+ * How Node's messages name a value they refused ("Received …"): null and undefined as such, a
+ * function by name, an object by its class, a primitive by type and inspected value (strings
+ * quoted), cut at 25 characters.
+ */
+function describeReceived(value) {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === "function") return `function ${value.name}`;
+  if (typeof value === "object") return value.constructor?.name ? `an instance of ${value.constructor.name}` : internals.inspect(value, { depth: -1 });
+  let shown = internals.inspect(value, { quoteStrings: true });
+  if (shown.length > 28) shown = `${shown.slice(0, 25)}...`;
+  return `type ${typeof value} (${shown})`;
+}
+
 function invalidArgType(name, expected, actual) {
-  const shown = actual === null ? "null" : typeof actual === "object" ? "an instance of " + (actual.constructor?.name ?? "Object") : `type ${typeof actual} (${String(actual).slice(0, 25)})`;
-  const error = new TypeError(`The "${name}" argument must be of type ${expected}. Received ${shown}`);
+  const error = new TypeError(`The "${name}" argument must be of type ${expected}. Received ${describeReceived(actual)}`);
   error.code = "ERR_INVALID_ARG_TYPE";
   return error;
 }
@@ -58,4 +71,4 @@ function headersSentError() {
   return error;
 }
 
-module.exports = { notImplementedError, notImplemented, notImplementedClass, notImplementedMethods, invalidArgType, headersSentError };
+module.exports = { notImplementedError, notImplemented, notImplementedClass, notImplementedMethods, invalidArgType, describeReceived, headersSentError };
