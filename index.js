@@ -6,7 +6,7 @@
 const native = require("./native.js");
 // V8 starts and the saved snapshot is read on a thread of their own while the rest loads.
 native.prewarm();
-const { toNativeRequest, toNodeResponse } = require("./lib/http.js");
+const { toNativeRequest, toNodeResponse, unrecognizedMethod } = require("./lib/http.js");
 const { resolveCompat } = require("./lib/compat.js");
 const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } = require("./lib/bindings.js");
 const { HostBodies } = require("./lib/bodies.js");
@@ -493,6 +493,9 @@ async function dispatch(worker, input) {
     }
   }
   const request = toNativeRequest(input);
+  // As workerd's HTTP server: a method it does not know is a 501, and the worker does not run.
+  const refused = unrecognizedMethod(request.method);
+  if (refused !== null) return refused;
   const bodies = bodiesOf(worker);
   const requestStream = request.stream === null ? null : bodies.addRequestBody(request.stream);
   const releaseRequest = () => requestStream !== null && bodies.releaseRequestBody(requestStream);

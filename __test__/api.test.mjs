@@ -57,6 +57,24 @@ test("dispatch accepts a Request, a URL string, a URL object and a plain object"
   assert.deepEqual(fromObject.headers.filter(([k]) => k === "x-a"), [["x-a", "1, 2"]]);
 });
 
+test("a method workerd's HTTP server does not know is its 501, and the worker does not run", async (t) => {
+  // What workerd answered (through Miniflare 4.20260426.0) for the same methods.
+  const worker = await useWorker(t, { script: ECHO });
+  const seen = [];
+  for (const method of ["PROPFIND", "PURGE", "TRACE", "CUSTOM", "purge"]) {
+    const response = await dispatch(worker, { url: "http://localhost/m", method });
+    const text = await response.text();
+    seen.push([method, response.status, response.status === 200 ? JSON.parse(text).method : text]);
+  }
+  assert.deepEqual(seen, [
+    ["PROPFIND", 200, "PROPFIND"],
+    ["PURGE", 200, "PURGE"],
+    ["TRACE", 200, "TRACE"],
+    ["CUSTOM", 501, "ERROR: Unrecognized request method."],
+    ["purge", 501, "ERROR: Unrecognized request method."],
+  ]);
+});
+
 test("request bodies of other kinds arrive whole, with their content-type", async (t) => {
   const worker = await useWorker(t, { script: ECHO });
   const form = await (await dispatch(worker, { url: "http://localhost/", method: "POST", body: new URLSearchParams({ a: "1 2" }) })).json();

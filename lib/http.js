@@ -151,4 +151,14 @@ function toNodeResponse(outcome, method, stream = null) {
   return new Response(body, { status: outcome.status, statusText: outcome.statusText, headers });
 }
 
-module.exports = { toNativeRequest, toNodeResponse };
+// The methods workerd's HTTP server takes (as sent on the wire: upper case); for any other it
+// answers 501 without running the worker.
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "PURGE", "OPTIONS", "TRACE", "COPY", "LOCK", "MKCOL", "MOVE", "PROPFIND", "PROPPATCH", "SEARCH", "UNLOCK", "ACL", "REPORT", "MKACTIVITY", "CHECKOUT", "MERGE", "MSEARCH", "NOTIFY", "SUBSCRIBE", "UNSUBSCRIBE", "QUERY", "BAN"]);
+
+/** workerd's answer to a request whose method it does not know, or null for a known method. */
+function unrecognizedMethod(method) {
+  if (KNOWN_METHODS.has(method)) return null;
+  return new Response("ERROR: Unrecognized request method.", { status: 501, statusText: "Not Implemented", headers: { "content-type": "text/plain" } });
+}
+
+module.exports = { toNativeRequest, toNodeResponse, unrecognizedMethod };
