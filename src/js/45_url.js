@@ -164,7 +164,7 @@ function parseOrThrow(url, base) {
   if (base !== undefined) base = internals.domString(base);
   const parts = base === undefined ? ops.urlParse(url) : ops.urlParse(url, base);
   if (parts === null) {
-    throw new TypeError(`Invalid URL: ${JSON.stringify(String(url))}${base === undefined ? "" : ` (base ${JSON.stringify(String(base))})`}`);
+    throw new TypeError(`Invalid URL: ${JSON.stringify(url)}${base === undefined ? "" : ` (base ${JSON.stringify(base)})`}`);
   }
   return parts;
 }
@@ -201,7 +201,7 @@ class URL {
   #set(field, value) {
     value = internals.domString(value);
     const parts = ops.urlSet(this.#parts[HREF], field, value);
-    if (parts === null) throw new TypeError(`Invalid URL: ${JSON.stringify(String(value))}`);
+    if (parts === null) throw new TypeError(`Invalid URL: ${JSON.stringify(value)}`);
     this.#parts = parts;
     if (this.#params !== null && (field === "href" || field === "search")) {
       setParamsFromUrl(this.#params, this.#parts[SEARCH].slice(1));

@@ -216,17 +216,21 @@ class FormData {
     else this.#entries = [...this.#entries.slice(0, index), entry, ...this.#entries.slice(index + 1).filter(([k]) => k !== name)];
   }
   get(name) {
-    const found = this.#entries.find(([k]) => k === internals.domString(name));
+    name = internals.domString(name);
+    const found = this.#entries.find(([k]) => k === name);
     return found ? found[1] : null;
   }
   getAll(name) {
-    return this.#entries.filter(([k]) => k === internals.domString(name)).map(([, v]) => v);
+    name = internals.domString(name);
+    return this.#entries.filter(([k]) => k === name).map(([, v]) => v);
   }
   has(name) {
-    return this.#entries.some(([k]) => k === internals.domString(name));
+    name = internals.domString(name);
+    return this.#entries.some(([k]) => k === name);
   }
   delete(name) {
-    this.#entries = this.#entries.filter(([k]) => k !== internals.domString(name));
+    name = internals.domString(name);
+    this.#entries = this.#entries.filter(([k]) => k !== name);
   }
   forEach(callback, thisArg = undefined) {
     for (const [k, v] of this.entries()) callback.call(thisArg, v, k, this);

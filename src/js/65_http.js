@@ -391,8 +391,9 @@ class Request {
       this.#url = internals.domString(input);
       this.#headers = new Headers();
     } else {
-      const parsed = URL.parse(internals.domString(input));
-      if (parsed === null) throw new TypeError(`Invalid URL: "${String(input)}"`);
+      const url = internals.domString(input);
+      const parsed = URL.parse(url);
+      if (parsed === null) throw new TypeError(`Invalid URL: "${url}"`);
       this.#url = parsed.href;
       this.#headers = new Headers();
     }
@@ -644,7 +645,8 @@ class Response {
   static redirect(url, status = 302) {
     // Before response_redirect_url_standard (2023-03-14) the URL went through KJ's parser.
     const standard = internals.feature("response_redirect_url_standard");
-    const parsed = standard ? URL.parse(internals.domString(url)) : { href: internals.legacyHref(url) };
+    if (standard) url = internals.domString(url);
+    const parsed = standard ? URL.parse(url) : { href: internals.legacyHref(url) };
     if (parsed === null || parsed.href === null) throw new TypeError(`Response.redirect: invalid URL "${String(url)}"`);
     status = Number(status);
     if (!REDIRECT_STATUS.has(status)) throw new RangeError(`Response.redirect: invalid status ${status}; expected 301, 302, 303, 307 or 308.`);

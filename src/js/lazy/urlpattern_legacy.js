@@ -21,7 +21,7 @@ const INIT_KEYS = [...COMPONENT_NAMES, "baseURL"];
 const SPECIAL_SCHEMES = ["http", "https", "ws", "wss", "ftp"];
 
 // urlpattern_legacy_parse.js, loaded just before this file (46_urlpattern.js).
-const parser = () => internals.legacyUrlPatternParse;
+const parser = internals.legacyUrlPatternParse;
 
 // ---------------------------------------------------------------------------------------------
 // URL helpers: workerd uses its own URL parser (ada) with setters that report failure; the
@@ -147,11 +147,11 @@ const canonicalize = {
 
 /** One component: its pattern string, regexp source and group names; or an error message. */
 function compileComponent(input, canonicalizer, options) {
-  const parts = parser().parsePattern(input === undefined ? "*" : input, canonicalizer, options);
+  const parts = parser.parsePattern(input === undefined ? "*" : input, canonicalizer, options);
   if (typeof parts === "string") return parts;
   return {
-    pattern: parser().generatePatternString(parts, options),
-    ...parser().generateRegex(parts, options),
+    pattern: parser.generatePatternString(parts, options),
+    ...parser.generateRegex(parts, options),
   };
 }
 
@@ -209,11 +209,11 @@ function internalError() {
 
 /** Compiles a processed init into 8 components, or gives an error message. */
 function compileInit(init) {
-  const protocol = compileComponent(init.protocol, canonicalize.protocol, parser().COMPONENT_DEFAULT);
+  const protocol = compileComponent(init.protocol, canonicalize.protocol, parser.COMPONENT_DEFAULT);
   if (typeof protocol === "string") return protocol;
   const special = protocolMatchesSpecialScheme(protocol.regex);
   const hostnameCanonicalizer = init.hostname !== undefined && looksLikeIpv6(init.hostname) ? canonicalize.ipv6Hostname : canonicalize.hostname;
-  const { COMPONENT_DEFAULT, COMPONENT_HOSTNAME, COMPONENT_PATHNAME } = parser();
+  const { COMPONENT_DEFAULT, COMPONENT_HOSTNAME, COMPONENT_PATHNAME } = parser;
   const steps = [
     ["username", canonicalize.username, COMPONENT_DEFAULT],
     ["password", canonicalize.password, COMPONENT_DEFAULT],
@@ -240,7 +240,7 @@ const STATE_MEMBER = { 1: "protocol", 3: "username", 4: "password", 5: "hostname
 
 function parseConstructorString(input, baseUrl) {
   const result = { baseUrl };
-  const { tokenize, decodeBytes, TOKEN } = parser();
+  const { tokenize, decodeBytes, TOKEN } = parser;
   const { bytes, tokens } = tokenize(input, false);
   let state = STATE.INIT;
   let it = 0;
@@ -329,7 +329,7 @@ function parseConstructorString(input, baseUrl) {
         // internal error) but never uses the answer: the pathname is not defaulted to "/" and
         // "https:foo" is not an authority.
         if (isPlainChar(it, ":")) {
-          const protocol = compileComponent(componentString(), canonicalize.protocol, parser().COMPONENT_DEFAULT);
+          const protocol = compileComponent(componentString(), canonicalize.protocol, parser.COMPONENT_DEFAULT);
           if (typeof protocol !== "string") protocolMatchesSpecialScheme(protocol.regex);
           if (isPlainChar(it + 1, "/") && isPlainChar(it + 2, "/")) changeState(STATE.AUTHORITY, 3);
           else changeState(STATE.PATHNAME, 1);
@@ -392,9 +392,9 @@ function processInit(init, urlMode) {
     result.password = baseUrl.password;
     result.hostname = baseUrl.hostname;
     result.port = baseUrl.port;
-    result.pathname = parser().escapePatternString(baseUrl.pathname);
-    result.search = parser().escapePatternString(afterFirst(baseUrl.search));
-    result.hash = parser().escapePatternString(afterFirst(baseUrl.hash));
+    result.pathname = parser.escapePatternString(baseUrl.pathname);
+    result.search = parser.escapePatternString(afterFirst(baseUrl.search));
+    result.hash = parser.escapePatternString(afterFirst(baseUrl.hash));
   }
   return urlMode ? processUrlInit(init, result, baseUrl) : processPatternInit(init, result, baseUrl);
 }

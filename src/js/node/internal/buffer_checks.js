@@ -41,10 +41,15 @@ function boundsError(value, length, type = undefined) {
   throw outOfRange(type ?? "offset", `>= ${type ? 1 : 0} and <= ${length}`, value);
 }
 
-/** `width` bytes at `offset` of `buffer` exist. */
+/** `width` bytes at `offset` (already validated) of `buffer` exist. */
+function checkEnd(buffer, offset, width) {
+  if (offset + width > buffer.length) boundsError(offset, buffer.length - width);
+}
+
+/** A valid offset with `width` bytes at it. */
 function checkBounds(buffer, offset, width) {
   validateOffset(offset, buffer.length);
-  if (offset + width > buffer.length) boundsError(offset, buffer.length - width);
+  checkEnd(buffer, offset, width);
 }
 
 /** A value a `width`-byte write cannot hold, in Node's words. */
@@ -66,7 +71,7 @@ function checkWidth(byteLength) {
 
 const intRange = (width, signed) => (signed ? [-(2 ** (width * 8 - 1)), 2 ** (width * 8 - 1) - 1] : [0, 2 ** (width * 8) - 1]);
 
-/** Wraps `proto[name]` (and its `Uint` alias) with `check`, calling the original with noAssert. */
+/** Replaces `proto[name]` (and its `Uint` alias) with `make(original)`, which checks and then calls the original without its own checks. */
 function wrap(proto, name, make) {
   const original = proto[name];
   if (typeof original !== "function") return;
@@ -79,8 +84,8 @@ exports.install = function install(Buffer) {
   const proto = Buffer.prototype;
   const fixed = { Int8: 1, UInt8: 1, Int16: 2, UInt16: 2, Int32: 4, UInt32: 4, Float: 4, Double: 8 };
   for (const [type, width] of Object.entries(fixed)) {
-    const signed = !type.startsWith("U");
     const float = type === "Float" || type === "Double";
+    const [min, max] = intRange(width, !type.startsWith("U"));
     for (const name of width === 1 ? [type] : [`${type}LE`, `${type}BE`]) {
       wrap(proto, `read${name}`, (original) => function (offset = 0) {
         checkBounds(this, offset, width);
@@ -89,8 +94,8 @@ exports.install = function install(Buffer) {
       wrap(proto, `write${name}`, (original) => function (value, offset = 0) {
         value = +value;
         validateOffset(offset, this.length);
-        if (!float) checkValue(value, ...intRange(width, signed), width);
-        checkBounds(this, offset, width);
+        if (!float) checkValue(value, min, max, width);
+        checkEnd(this, offset, width);
         return Reflect.apply(original, this, [value, offset, true]);
       });
     }
@@ -108,7 +113,7 @@ exports.install = function install(Buffer) {
       checkWidth(byteLength);
       validateOffset(offset, this.length);
       checkValue(value, ...intRange(byteLength, signed), byteLength);
-      checkBounds(this, offset, byteLength);
+      checkEnd(this, offset, byteLength);
       return Reflect.apply(original, this, [value, offset, byteLength, true]);
     });
   }
