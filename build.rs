@@ -51,6 +51,7 @@ fn main() {
   let check = r#"if(void 0!==o.type)throw new RangeError("Invalid type is specified")"#;
   assert_eq!(source.matches(check).count(), 1, "web-streams-polyfill: WritableStream's sink type check not found");
   let source = source.replacen(check, r#"if(void 0!==o.type&&exports.sinkTypeChecked())throw new RangeError("Invalid type is specified")"#, 1);
+  let source = workerd_writable_schedule(&source);
   let source = reword_stream_errors(&source);
   let source = hide_stream_slots(&source);
   let source = hook_stream_creation(&source);
@@ -61,6 +62,103 @@ fn main() {
     patched.display().to_string()
   ));
   fs::write(PathBuf::from(env::var("OUT_DIR").unwrap()).join("bootstrap_files.rs"), out).unwrap();
+}
+
+/// Gives web-streams-polyfill's writable streams workerd's schedule (`WritableImpl` in workerd's
+/// `api/streams/standard.c++`, compared with workerd on the same code), where it changes what
+/// user code sees, not only when:
+/// - a sink without `start()` is started at once, in the constructor, so a first write reaches
+///   the sink within `write()`;
+/// - a sink's result is taken as it is: a native promise is not wrapped again (two microtasks
+///   fewer, as workerd's `jsg::Promise`), for readable streams too;
+/// - a sink without `write()`/`close()` is done with them at once without `pedantic_wpt`
+///   (`exports.syncDefaultSink()`, src/js/98_pedantic.js), one microtask later with it; a sink
+///   without `abort()` is done at once in both;
+/// - after a write, the next queued one starts a microtask later;
+/// - `releaseLock()` rejects the writes still queued ("This WritableStream writer has been
+///   released.") and takes them out of the queue; the one in progress goes on;
+/// - a TransformStream's `flush()`, `cancel()` or the writable side's abort that reaches another
+///   of them synchronously (a `flush()` that cancels the readable side) gets workerd's answer at
+///   once instead of waiting for itself.
+/// Each text must occur exactly once, or the build fails.
+fn workerd_writable_schedule(source: &str) -> String {
+  let patches: &[(&str, &str)] = &[
+    // The promise helpers: a sink's native promise is used as it is; `$wbs_done` (a sink step
+    // done already) runs its continuation at once.
+    ("function d(e){return c(t=>t(e))}", "function d(e){return a(e)}"),
+    ("function h(e,t,r){b(b(e,t,r),void 0,o)}", "function h(e,t,r){if(e===$wbs_done){if(void 0!==t)try{t(void 0)}catch(e){o(e)}return}b(b(e,t,r),void 0,o)}"),
+    // WritableStream's constructor: the defaults of a sink's missing members.
+    (
+      "i=void 0!==t.start?()=>t.start(n):()=>{};a=void 0!==t.write?e=>t.write(e,n):()=>d(void 0);s=void 0!==t.close?()=>t.close():()=>d(void 0);l=void 0!==t.abort?e=>t.abort(e):()=>d(void 0);",
+      "const $wbs_q=$wbs_syncDefaultSink();i=void 0!==t.start?()=>t.start(n):$wbs_now;a=void 0!==t.write?e=>t.write(e,n):$wbs_q?$wbs_now:()=>d(void 0);s=void 0!==t.close?()=>t.close():$wbs_q?$wbs_now:()=>d(void 0);l=void 0!==t.abort?e=>t.abort(e):$wbs_now;",
+    ),
+    // SetUpWritableStreamDefaultController: a start already done is not waited for.
+    ("h(d(r()),()=>(t._started=!0,Gt(t),null)", "h($wbs_lift(r()),()=>(t._started=!0,Gt(t),null)"),
+    // ProcessWrite's success: the next write a microtask later.
+    (
+      "if(Ce(e),!zt(r)&&\"writable\"===t){const t=Jt(e);Ft(r,t)}return Gt(e),null}",
+      "if(Ce(e),!zt(r)&&\"writable\"===t){const t=Jt(e);Ft(r,t)}return $wbs_advance(e,r),null}",
+    ),
+    // WritableStreamDefaultWriter.prototype.releaseLock
+    (
+      "releaseLock(){if(!Lt(this))throw tr(\"releaseLock\");void 0!==this._ownerWritableStream&&Yt(this)}",
+      "releaseLock(){if(!Lt(this))throw tr(\"releaseLock\");void 0!==this._ownerWritableStream&&$wbs_release(this)}",
+    ),
+    // TransformStream's finish steps (flush, cancel from the readable side, abort from the
+    // writable side): marked while their algorithm runs, and answered at once when re-entered.
+    // Without pedantic_wpt, the writable side's close runs flush() whether or not a cancel or
+    // abort has begun, and does not keep them from running.
+    (
+      "if(void 0!==t._finishPromise)return t._finishPromise;",
+      "if($wbs_syncDefaultSink())return $wbs_legacyClose(e,t);if(void 0!==t._finishPromise)return t._finishing?$wbs_reentered(e,\"close\"):t._finishPromise;",
+    ),
+    // What the finish steps do once their algorithm is done: workerd lets go of the readable
+    // side when it errors the transform, so the standard's "is the other side errored" checks
+    // never reject there: a flush that succeeds closes the readable side and fulfils, an abort
+    // errors it and fulfils, a cancel errors the writable side and fulfils.
+    (
+      "h(o,()=>(\"errored\"===r._state?_o(t,r._storedError):(Rr(r._readableStreamController),ho(t)),null)",
+      "h(o,()=>(Rr(r._readableStreamController),ho(t),null)",
+    ),
+    (
+      "h(n,()=>(\"errored\"===o._state?_o(r,o._storedError):(Pr(o._readableStreamController,t),ho(r)),null)",
+      "h(n,()=>(Pr(o._readableStreamController,t),ho(r),null)",
+    ),
+    // The readable side's cancel; without pedantic_wpt its algorithms are let go only once it
+    // is done (so a close under way still flushes), and it errors the writable side at once,
+    // even with a close in progress (workerd's `doError`).
+    (
+      "return uo(r),h(n,()=>(\"errored\"===o._state?_o(r,o._storedError):(Xt(o._writableStreamController,t),ao(e),ho(r)),null)",
+      "return $wbs_syncDefaultSink()||uo(r),h(n,()=>(uo(r),$wbs_syncDefaultSink()?$wbs_doError(o,t):Xt(o._writableStreamController,t),ao(e),ho(r),null)",
+    ),
+    ("const o=t._flushAlgorithm();", "t._finishing=!0;const o=t._flushAlgorithm();t._finishing=!1;"),
+    (
+      "if(void 0!==r._finishPromise)return r._finishPromise;const o=e._readable;r._finishPromise=c((e,t)=>{r._finishPromise_resolve=e,r._finishPromise_reject=t});const n=r._cancelAlgorithm(t);",
+      "if(void 0!==r._finishPromise)return r._finishing?$wbs_reentered(e,\"abort\",t):r._finishPromise;const o=e._readable;r._finishPromise=c((e,t)=>{r._finishPromise_resolve=e,r._finishPromise_reject=t});r._finishing=!0;const n=r._cancelAlgorithm(t);r._finishing=!1;",
+    ),
+    (
+      "if(void 0!==r._finishPromise)return r._finishPromise;const o=e._writable;r._finishPromise=c((e,t)=>{r._finishPromise_resolve=e,r._finishPromise_reject=t});const n=r._cancelAlgorithm(t);",
+      "if(void 0!==r._finishPromise)return r._finishing?$wbs_reentered(e,\"cancel\"):r._finishPromise;const o=e._writable;r._finishPromise=c((e,t)=>{r._finishPromise_resolve=e,r._finishPromise_reject=t});r._finishing=!0;const n=r._cancelAlgorithm(t);r._finishing=!1;",
+    ),
+    // Names the helpers below rely on, checked to mean what they assume.
+    ("const i=Promise,a=Promise.resolve.bind(i)", "const i=Promise,a=Promise.resolve.bind(i)"),
+    ("const Qt={}", "const Qt={}"),
+  ];
+  let mut out = source.to_string();
+  for (text, replacement) in patches {
+    assert_eq!(out.matches(text).count(), 1, "web-streams-polyfill: {text:?} was not found exactly once (workerd_writable_schedule)");
+    out = out.replacen(text, replacement, 1);
+  }
+  // Hoisted into the factory; `._name` fields become symbols in `hide_stream_slots`. Gt is
+  // WritableStreamDefaultControllerAdvanceQueueIfNeeded, Ft UpdateBackpressure, Jt
+  // GetBackpressure, zt CloseQueuedOrInFlight, Yt WriterRelease, w the SimpleQueue, Qt the
+  // close marker, no TransformStreamError, Rr/Pr ReadableStreamDefaultControllerClose/Error, Xt
+  // WritableStreamDefaultControllerErrorIfNeeded, ir WriterRejectClosed, p
+  // transformPromiseWith, f a rejected promise.
+  let helpers = r#"const $wbs_exports=e,$wbs_syncDefaultSink=()=>{const f=$wbs_exports.syncDefaultSink;return void 0!==f&&f()},$wbs_done=Object.freeze({}),$wbs_now=()=>$wbs_done,$wbs_lift=v=>v===$wbs_done?v:d(v);function $wbs_advance(c,s){const q=c._queue;if("erroring"===s._state||0===q.length||q.peek().value===Qt)return void Gt(c);h(a(void 0),()=>{const t=s._state;return("writable"===t||"erroring"===t)&&Gt(c),null})}function $wbs_release(writer){const s=writer._ownerWritableStream,t=s._state,requests=s._writeRequests;if(("writable"!==t&&"erroring"!==t)||0===requests.length)return void Yt(writer);const c=s._writableStreamController,reason=new TypeError("This WritableStream writer has been released."),kept=new w();let inFlight=void 0!==s._inFlightWriteRequest,left=requests.length;c._queue.forEach(entry=>{if(inFlight)inFlight=!1,kept.push(entry);else if(left>0&&entry.value!==Qt)left--,c._queueTotalSize-=entry.size;else kept.push(entry)});c._queue=kept,c._queueTotalSize<0&&(c._queueTotalSize=0),s._writeRequests=new w(),requests.forEach(r=>r._reject(reason)),Yt(writer),"writable"!==s._state||zt(s)||Ft(s,Jt(c))}function $wbs_legacyClose(s,t){const r=s._readable,flush=t._flushAlgorithm,done=()=>(Rr(r._readableStreamController),null);return void 0===flush?(done(),a(void 0)):p(flush(),done,x=>{throw no(s,x),x})}function $wbs_doError(s,reason){if(void 0===s._inFlightCloseRequest||"writable"!==s._state)return void Xt(s._writableStreamController,reason);s._state="errored",s._storedError=reason;const writer=s._writer;void 0!==writer&&ir(writer,reason)}function $wbs_reentered(s,step,reason){const r=s._readable,wr=s._writable;if("abort"===step)return no(s,reason),f(reason);if("close"===step&&("errored"===wr._state||"erroring"===wr._state))return f(wr._storedError);return"errored"===r._state?f(r._storedError):a(void 0)}"#;
+  let strict = UMD_FACTORY_START;
+  assert_eq!(out.matches(strict).count(), 1, "web-streams-polyfill: the UMD factory's start was not found");
+  out.replacen(strict, &format!("{strict}{helpers}"), 1)
 }
 
 /// workerd's wording for the stream errors user code meets most (compared with workerd on the

@@ -129,6 +129,10 @@ function byobCloseEndsUnaskedReads() {
 // WritableStream's RangeError for an underlying sink with a `type` is pedantic_wpt's: workerd took
 // any type without it (build.rs has web-streams-polyfill ask this first).
 internals.streams.sinkTypeChecked = () => internals.feature("pedantic_wpt");
+// Without the flag, a sink's missing write() and close() are done at once (workerd ran them
+// synchronously then); with it, a microtask later, as the standard says (build.rs asks this in
+// WritableStream's constructor).
+internals.streams.syncDefaultSink = () => !internals.feature("pedantic_wpt");
 
 // The default (without the flag) is made once, into the startup snapshot; a worker given the
 // flag gets the standard's methods back.
