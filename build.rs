@@ -51,7 +51,7 @@ fn main() {
   let check = r#"if(void 0!==o.type)throw new RangeError("Invalid type is specified")"#;
   assert_eq!(source.matches(check).count(), 1, "web-streams-polyfill: WritableStream's sink type check not found");
   let source = source.replacen(check, r#"if(void 0!==o.type&&exports.sinkTypeChecked())throw new RangeError("Invalid type is specified")"#, 1);
-  let source = workerd_writable_schedule(&source);
+  let source = workerd_stream_schedule(&source);
   let source = reword_stream_errors(&source);
   let source = hide_stream_slots(&source);
   let source = hook_stream_creation(&source);
@@ -64,7 +64,7 @@ fn main() {
   fs::write(PathBuf::from(env::var("OUT_DIR").unwrap()).join("bootstrap_files.rs"), out).unwrap();
 }
 
-/// Gives web-streams-polyfill's writable streams workerd's schedule (`WritableImpl` in workerd's
+/// Gives web-streams-polyfill's streams workerd's schedule (`WritableImpl` in workerd's
 /// `api/streams/standard.c++`, compared with workerd on the same code), where it changes what
 /// user code sees, not only when:
 /// - a sink without `start()` is started at once, in the constructor, so a first write reaches
@@ -81,7 +81,7 @@ fn main() {
 ///   of them synchronously (a `flush()` that cancels the readable side) gets workerd's answer at
 ///   once instead of waiting for itself.
 /// Each text must occur exactly once, or the build fails.
-fn workerd_writable_schedule(source: &str) -> String {
+fn workerd_stream_schedule(source: &str) -> String {
   let patches: &[(&str, &str)] = &[
     // The promise helpers: a sink's native promise is used as it is; `$wbs_done` (a sink step
     // done already) runs its continuation at once.
@@ -124,13 +124,6 @@ fn workerd_writable_schedule(source: &str) -> String {
       "h(n,()=>(\"errored\"===o._state?_o(r,o._storedError):(Pr(o._readableStreamController,t),ho(r)),null)",
       "h(n,()=>(Pr(o._readableStreamController,t),ho(r),null)",
     ),
-    // The readable side's cancel; without pedantic_wpt its algorithms are let go only once it
-    // is done (so a close under way still flushes), and it errors the writable side at once,
-    // even with a close in progress (workerd's `doError`).
-    (
-      "return uo(r),h(n,()=>(\"errored\"===o._state?_o(r,o._storedError):(Xt(o._writableStreamController,t),ao(e),ho(r)),null)",
-      "return $wbs_syncDefaultSink()||uo(r),h(n,()=>(uo(r),$wbs_syncDefaultSink()?$wbs_doError(o,t):Xt(o._writableStreamController,t),ao(e),ho(r),null)",
-    ),
     ("const o=t._flushAlgorithm();", "t._finishing=!0;const o=t._flushAlgorithm();t._finishing=!1;"),
     (
       "if(void 0!==r._finishPromise)return r._finishPromise;const o=e._readable;r._finishPromise=c((e,t)=>{r._finishPromise_resolve=e,r._finishPromise_reject=t});const n=r._cancelAlgorithm(t);",
@@ -138,7 +131,14 @@ fn workerd_writable_schedule(source: &str) -> String {
     ),
     (
       "if(void 0!==r._finishPromise)return r._finishPromise;const o=e._writable;r._finishPromise=c((e,t)=>{r._finishPromise_resolve=e,r._finishPromise_reject=t});const n=r._cancelAlgorithm(t);",
-      "if(void 0!==r._finishPromise)return r._finishing?$wbs_reentered(e,\"cancel\"):r._finishPromise;const o=e._writable;r._finishPromise=c((e,t)=>{r._finishPromise_resolve=e,r._finishPromise_reject=t});r._finishing=!0;const n=r._cancelAlgorithm(t);r._finishing=!1;",
+      "if(void 0!==r._finishPromise)return r._finishing?$wbs_reentered(e,\"cancel\"):r._finishPromise;const o=e._writable;r._finishPromise=c((e,t)=>{r._finishPromise_resolve=e,r._finishPromise_reject=t});const $wbs_l=$wbs_syncDefaultSink();r._finishing=!0;const n=r._cancelAlgorithm(t);r._finishing=!1;",
+    ),
+    // The readable side's cancel; without pedantic_wpt its algorithms are let go only once it
+    // is done (so a close under way still flushes), and it errors the writable side at once,
+    // even with a close in progress (workerd's `doError`).
+    (
+      "return uo(r),h(n,()=>(\"errored\"===o._state?_o(r,o._storedError):(Xt(o._writableStreamController,t),ao(e),ho(r)),null)",
+      "return $wbs_l||uo(r),h(n,()=>(uo(r),$wbs_l?$wbs_doError(o,t):Xt(o._writableStreamController,t),ao(e),ho(r),null)",
     ),
     // Names the helpers below rely on, checked to mean what they assume.
     ("const i=Promise,a=Promise.resolve.bind(i)", "const i=Promise,a=Promise.resolve.bind(i)"),
@@ -146,7 +146,7 @@ fn workerd_writable_schedule(source: &str) -> String {
   ];
   let mut out = source.to_string();
   for (text, replacement) in patches {
-    assert_eq!(out.matches(text).count(), 1, "web-streams-polyfill: {text:?} was not found exactly once (workerd_writable_schedule)");
+    assert_eq!(out.matches(text).count(), 1, "web-streams-polyfill: {text:?} was not found exactly once (workerd_stream_schedule)");
     out = out.replacen(text, replacement, 1);
   }
   // Hoisted into the factory; `._name` fields become symbols in `hide_stream_slots`. Gt is

@@ -1,4 +1,4 @@
-// Streams on workerd's schedule (build.rs `workerd_writable_schedule`, src/js/51_stream_promises.js):
+// Streams on workerd's schedule (build.rs `workerd_stream_schedule`, src/js/51_stream_promises.js):
 // when a sink is called, when a write's, close's or read's promise settles against a chain of
 // plain microtasks, what releaseLock() does to queued writes, and how a TransformStream's flush,
 // cancel and abort meet. Each probe runs with and without pedantic_wpt; every expected string is

@@ -3,7 +3,7 @@
 // `abort()`, `cancel()`, `pipeTo()`, a reader's or writer's `closed` and `ready`) is a
 // continuation of the one the stream keeps, so a `.then()` on it runs a step later than on the
 // standard's (web-streams-polyfill's) promise. Compared with workerd on the same code; the
-// stream's own steps (sink and source calls, queues) are build.rs `workerd_writable_schedule`'s.
+// stream's own steps (sink and source calls, queues) are build.rs `workerd_stream_schedule`'s.
 //
 // A getter gives the same promise each time while the stream keeps the same one underneath, and
 // that promise is marked handled, as the standard marks `closed` and `ready` (a stream that
