@@ -34,10 +34,18 @@ async function workerbox() {
   // Every create is timed (all LIVE of them, the IDLE first ones included), to see whether
   // creating gets slower as live workers pile up.
   const createMs = [];
+  // What each create cost the kernel: page faults (first touches of new memory) and kernel CPU
+  // time, process-wide, to tell the engine's work apart from the cost of new pages on this host.
+  const createFaults = [];
+  const createKernelMs = [];
   const timedCreate = async (i) => {
+    const before = process.resourceUsage();
     const start = performance.now();
     workers.push(await createWorker({ script: script(i), onLog() {} }));
     createMs.push(performance.now() - start);
+    const after = process.resourceUsage();
+    createFaults.push(after.minorPageFault - before.minorPageFault);
+    createKernelMs.push((after.systemCPUTime - before.systemCPUTime) / 1000);
   };
   for (let i = 0; i < IDLE; i++) await timedCreate(i);
   await settle();
@@ -54,11 +62,17 @@ async function workerbox() {
   });
   // The 10th and the last create, each as the median of the ten creates around it (one create
   // alone is too noisy on a shared machine).
-  const around = (k) => {
-    const window = createMs.slice(Math.max(0, k - 5), k + 5).sort((a, b) => a - b);
+  const around = (k, values = createMs) => {
+    const window = values.slice(Math.max(0, k - 5), k + 5).sort((a, b) => a - b);
     return Math.round(window[Math.floor(window.length / 2)] * 100) / 100;
   };
-  const creates = { allMs: Math.round(createMs.reduce((a, b) => a + b, 0)), tenthMs: around(9), lastMs: around(LIVE - 6) };
+  // Page faults and kernel time per create, and kernel µs per fault, around the 10th and the last.
+  const kernel = (k) => {
+    const faults = around(k, createFaults);
+    const kernelMs = around(k, createKernelMs);
+    return { faults, kernelMs, kernelUsPerFault: faults > 0 ? Math.round((kernelMs * 1000 / faults) * 100) / 100 : null };
+  };
+  const creates = { allMs: Math.round(createMs.reduce((a, b) => a + b, 0)), tenthMs: around(9), lastMs: around(LIVE - 6), tenthKernel: kernel(9), lastKernel: kernel(LIVE - 6) };
   const live = { workers: LIVE, rssGrowthMb: mb(treeRss() - base), perWorkerMb: mb((treeRss() - base) / LIVE), createRestMs: Math.round(created), creates, oneRequestEachMs: Math.round(answered) };
   await Promise.all(workers.map((w) => w.dispose()));
   // The same number of workers again, created PARALLEL at a time (as a test runner or a host
