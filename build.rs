@@ -77,6 +77,10 @@ fn main() {
 /// - after a write, the next queued one starts a microtask later;
 /// - `releaseLock()` rejects the writes still queued ("This WritableStream writer has been
 ///   released.") and takes them out of the queue; the one in progress goes on;
+/// - a TransformStream makes its readable side first (its start, and so its first pull, comes
+///   first), a transformer's `start()` is done a microtask after it returns, a `transform()` or
+///   `flush()` two microtasks after its promise (workerd's continuation hands back a resolved
+///   promise), and the default transform at once;
 /// - a TransformStream's `flush()`, `cancel()` or the writable side's abort that reaches another
 ///   of them synchronously (a `flush()` that cancels the readable side) gets workerd's answer at
 ///   once instead of waiting for itself.
@@ -118,7 +122,7 @@ fn workerd_stream_schedule(source: &str) -> String {
     // errors it and fulfils, a cancel errors the writable side and fulfils.
     (
       "h(o,()=>(\"errored\"===r._state?_o(t,r._storedError):(Rr(r._readableStreamController),ho(t)),null)",
-      "h(o,()=>(Rr(r._readableStreamController),ho(t),null)",
+      "h(o,()=>(Rr(r._readableStreamController),h(a(void 0),()=>(ho(t),null)),null)",
     ),
     (
       "h(n,()=>(\"errored\"===o._state?_o(r,o._storedError):(Pr(o._readableStreamController,t),ho(r)),null)",
@@ -140,6 +144,28 @@ fn workerd_stream_schedule(source: &str) -> String {
       "return uo(r),h(n,()=>(\"errored\"===o._state?_o(r,o._storedError):(Xt(o._writableStreamController,t),ao(e),ho(r)),null)",
       "return $wbs_l||uo(r),h(n,()=>(uo(r),$wbs_l?$wbs_doError(o,t):Xt(o._writableStreamController,t),ao(e),ho(r),null)",
     ),
+    // InitializeTransformStream: the readable side first, as workerd makes them, so its start
+    // (and first pull, which lifts the backpressure) comes before the writable side's and a
+    // write made at once reaches transform() a microtask sooner.
+    (
+      "e._writable=function(e,t,r,o,n=1,i=()=>1){const a=Object.create(WritableStream.prototype);return qt(a),Ht(a,Object.create(WritableStreamDefaultController.prototype),e,t,r,o,n,i),a}(a,s,u,l,r,o),e._readable=Fr(a,d,f,n,i),",
+      "e._readable=Fr(a,d,f,n,i),e._writable=function(e,t,r,o,n=1,i=()=>1){const a=Object.create(WritableStream.prototype);return qt(a),Ht(a,Object.create(WritableStreamDefaultController.prototype),e,t,r,o,n,i),a}(a,s,u,l,r,o),",
+    ),
+    // TransformStream's constructor: a transformer's start() is done a microtask after it
+    // returns, as workerd's (without one, at once).
+    (
+      "void 0!==i.start?b(i.start(this._transformStreamController)):b(void 0)",
+      "void 0!==i.start?$wbs_startDone(i.start(this._transformStreamController),b):b(void 0)",
+    ),
+    // PerformTransform: a transformer's transform() is done when its promise and then workerd's
+    // own resolved promise have settled (two microtasks more than the standard's).
+    (
+      "function fo(e,t){return p(e._transformAlgorithm(t),void 0,t=>{throw no(e._controlledTransformStream,t),t})}",
+      "function fo(e,t){const $wbs_x=e._transformAlgorithm(t);return $wbs_x===$wbs_plain?$wbs_x:p($wbs_x,()=>a(void 0),t=>{throw no(e._controlledTransformStream,t),t})}",
+    ),
+    // The default transform (none given) enqueues and is done: workerd hands back one resolved
+    // promise and no continuation.
+    ("e=>{try{return co(r,e),d(void 0)}catch(e){return f(e)}}", "e=>{try{return co(r,e),$wbs_plain}catch(e){return f(e)}}"),
     // Names the helpers below rely on, checked to mean what they assume.
     ("const i=Promise,a=Promise.resolve.bind(i)", "const i=Promise,a=Promise.resolve.bind(i)"),
     ("const Qt={}", "const Qt={}"),
@@ -155,7 +181,7 @@ fn workerd_stream_schedule(source: &str) -> String {
   // close marker, no TransformStreamError, Rr/Pr ReadableStreamDefaultControllerClose/Error, Xt
   // WritableStreamDefaultControllerErrorIfNeeded, ir WriterRejectClosed, p
   // transformPromiseWith, f a rejected promise.
-  let helpers = r#"const $wbs_exports=e,$wbs_syncDefaultSink=()=>{const f=$wbs_exports.syncDefaultSink;return void 0!==f&&f()},$wbs_done=Object.freeze({}),$wbs_now=()=>$wbs_done,$wbs_lift=v=>v===$wbs_done?v:d(v);function $wbs_advance(c,s){const q=c._queue;if("erroring"===s._state||0===q.length||q.peek().value===Qt)return void Gt(c);h(a(void 0),()=>{const t=s._state;return("writable"===t||"erroring"===t)&&Gt(c),null})}function $wbs_release(writer){const s=writer._ownerWritableStream,t=s._state,requests=s._writeRequests;if(("writable"!==t&&"erroring"!==t)||0===requests.length)return void Yt(writer);const c=s._writableStreamController,reason=new TypeError("This WritableStream writer has been released."),kept=new w();let inFlight=void 0!==s._inFlightWriteRequest,left=requests.length;c._queue.forEach(entry=>{if(inFlight)inFlight=!1,kept.push(entry);else if(left>0&&entry.value!==Qt)left--,c._queueTotalSize-=entry.size;else kept.push(entry)});c._queue=kept,c._queueTotalSize<0&&(c._queueTotalSize=0),s._writeRequests=new w(),requests.forEach(r=>r._reject(reason)),Yt(writer),"writable"!==s._state||zt(s)||Ft(s,Jt(c))}function $wbs_legacyClose(s,t){const r=s._readable,flush=t._flushAlgorithm,done=()=>(Rr(r._readableStreamController),null);return void 0===flush?(done(),a(void 0)):p(flush(),done,x=>{throw no(s,x),x})}function $wbs_doError(s,reason){if(void 0===s._inFlightCloseRequest||"writable"!==s._state)return void Xt(s._writableStreamController,reason);s._state="errored",s._storedError=reason;const writer=s._writer;void 0!==writer&&ir(writer,reason)}function $wbs_reentered(s,step,reason){const r=s._readable,wr=s._writable;if("abort"===step)return no(s,reason),f(reason);if("close"===step&&("errored"===wr._state||"erroring"===wr._state))return f(wr._storedError);return"errored"===r._state?f(r._storedError):a(void 0)}"#;
+  let helpers = r#"const $wbs_exports=e,$wbs_syncDefaultSink=()=>{const f=$wbs_exports.syncDefaultSink;return void 0!==f&&f()},$wbs_done=Object.freeze({}),$wbs_plain=Promise.resolve(),$wbs_now=()=>$wbs_done,$wbs_lift=v=>v===$wbs_done?v:d(v);function $wbs_advance(c,s){const q=c._queue;if("erroring"===s._state||0===q.length||q.peek().value===Qt)return void Gt(c);h(a(void 0),()=>{const t=s._state;return("writable"===t||"erroring"===t)&&Gt(c),null})}function $wbs_release(writer){const s=writer._ownerWritableStream,t=s._state,requests=s._writeRequests;if(("writable"!==t&&"erroring"!==t)||0===requests.length)return void Yt(writer);const c=s._writableStreamController,reason=new TypeError("This WritableStream writer has been released."),kept=new w();let inFlight=void 0!==s._inFlightWriteRequest,left=requests.length;c._queue.forEach(entry=>{if(inFlight)inFlight=!1,kept.push(entry);else if(left>0&&entry.value!==Qt)left--,c._queueTotalSize-=entry.size;else kept.push(entry)});c._queue=kept,c._queueTotalSize<0&&(c._queueTotalSize=0),s._writeRequests=new w(),requests.forEach(r=>r._reject(reason)),Yt(writer),"writable"!==s._state||zt(s)||Ft(s,Jt(c))}function $wbs_startDone(result,resolve){h(a(result),()=>(resolve(void 0),null),x=>(resolve(f(x)),null))}function $wbs_legacyClose(s,t){const r=s._readable,flush=t._flushAlgorithm,done=()=>(Rr(r._readableStreamController),null);return void 0===flush?(done(),a(void 0)):p(p(flush(),done,x=>{throw no(s,x),x}),void 0)}function $wbs_doError(s,reason){if(void 0===s._inFlightCloseRequest||"writable"!==s._state)return void Xt(s._writableStreamController,reason);s._state="errored",s._storedError=reason;const writer=s._writer;void 0!==writer&&ir(writer,reason)}function $wbs_reentered(s,step,reason){const r=s._readable,wr=s._writable;if("abort"===step)return no(s,reason),f(reason);if("close"===step&&("errored"===wr._state||"erroring"===wr._state))return f(wr._storedError);return"errored"===r._state?f(r._storedError):a(void 0)}"#;
   let strict = UMD_FACTORY_START;
   assert_eq!(out.matches(strict).count(), 1, "web-streams-polyfill: the UMD factory's start was not found");
   out.replacen(strict, &format!("{strict}{helpers}"), 1)
@@ -279,8 +305,9 @@ fn hook_stream_creation(source: &str) -> String {
     // InitializeReadableStream, InitializeWritableStream
     (r#"{e[$wb_state]="readable",e[$wb_reader]=void 0"#, r#"{$wb_onCreate(e),e[$wb_state]="readable",e[$wb_reader]=void 0"#),
     (r#"{e[$wb_state]="writable",e[$wb_storedError]=void 0"#, r#"{$wb_onCreate(e),e[$wb_state]="writable",e[$wb_storedError]=void 0"#),
-    // InitializeTransformStream (its first statement after a nested function)
-    (r#"}e[$wb_writable]=function("#, r#"}$wb_onCreate(e);e[$wb_writable]=function("#),
+    // InitializeTransformStream (its first statement after a nested function; the readable side
+    // is made first, see `workerd_stream_schedule`)
+    (r#"}e[$wb_readable]=Fr("#, r#"}$wb_onCreate(e);e[$wb_readable]=Fr("#),
     // ReadableStreamReaderGenericInitialize (both readers), the writer's constructor
     (r#"{e[$wb_ownerReadableStream]=t,t[$wb_reader]=e,"#, r#"{$wb_onCreate(e),e[$wb_ownerReadableStream]=t,t[$wb_reader]=e,"#),
     (r#"this[$wb_ownerWritableStream]=e,e[$wb_writer]=this;"#, r#"$wb_onCreate(this),this[$wb_ownerWritableStream]=e,e[$wb_writer]=this;"#),

@@ -166,3 +166,29 @@ test("TransformStream: flush, cancel and abort that overlap", async (t) => {
     flushErrors: "flush, read rej e, close ok",
   });
 });
+
+test("TransformStream: when transform() and flush() run, and when their writes settle", async (t) => {
+  const { off, on } = await both(t, `
+    const ms6 = (log) => ms(log).then(() => log.push("m6"));
+    const transformer = (log, extra = {}) => ({ ...extra, transform(c, ctl) { log.push("transform"); ctl.enqueue(c); } });
+    await run("writeOnly", (log) => { const w = new TransformStream(transformer(log)).writable.getWriter(); w.write(1).then(() => log.push("written")); log.push("sync"); ms6(log); });
+    await run("readFirst", (log) => { const ts = new TransformStream(transformer(log)); ts.readable.getReader().read().then(() => log.push("read")); ts.writable.getWriter().write(1).then(() => log.push("written")); log.push("sync"); ms6(log); });
+    await run("readableRoom", (log) => { const ts = new TransformStream(transformer(log), undefined, { highWaterMark: 1 }); ts.writable.getWriter().write(1).then(() => log.push("written")); log.push("sync"); ms6(log); });
+    await run("withStart", (log) => { const ts = new TransformStream(transformer(log, { start() { log.push("start"); } }), undefined, { highWaterMark: 1 }); ts.writable.getWriter().write(1).then(() => log.push("written")); log.push("sync"); ms6(log); });
+    await run("identity", (log) => { const ts = new TransformStream(undefined, undefined, { highWaterMark: 1 }); const w = ts.writable.getWriter(); const r = ts.readable.getReader(); w.write(1).then(() => log.push("written")); r.read().then(() => log.push("read")); log.push("sync"); ms6(log); });
+    await run("writeAndRead", (log) => { const ts = new TransformStream(transformer(log)); const w = ts.writable.getWriter(); const r = ts.readable.getReader(); w.write(1).then(() => log.push("written")); r.read().then(() => log.push("read")); ms(log); });
+    await run("flush", (log) => { const ts = new TransformStream({ flush() { log.push("flush"); } }); const w = ts.writable.getWriter(); const r = ts.readable.getReader(); w.close().then(() => log.push("closed")); r.read().then((x) => log.push("read " + x.done)); ms(log); });
+    await run("readableStart", (log) => { new ReadableStream({ start() { log.push("start"); }, pull(c) { log.push("pull"); c.enqueue(1); } }); log.push("made"); ms(log); });`);
+  const expected = {
+    writeOnly: "sync, m1, m2, m3, m4, m5, m6",
+    readFirst: "sync, transform, m1, m2, read, m3, m4, m5, m6, written",
+    readableRoom: "sync, transform, m1, m2, m3, m4, m5, m6, written",
+    withStart: "start, sync, m1, transform, m2, m3, m4, m5, m6, written",
+    identity: "sync, m1, m2, read, m3, written, m4, m5, m6",
+    writeAndRead: "transform, m1, m2, read, m3, m4, m5, written",
+    flush: "flush, m1, m2, m3, read true, m4, m5, closed",
+    readableStart: "start, made, pull, m1, m2, m3, m4, m5",
+  };
+  assert.deepEqual(off, expected);
+  assert.deepEqual(on, expected);
+});
