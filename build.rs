@@ -67,8 +67,8 @@ fn main() {
 /// Gives web-streams-polyfill's streams workerd's schedule (`WritableImpl` in workerd's
 /// `api/streams/standard.c++`, compared with workerd on the same code), where it changes what
 /// user code sees, not only when:
-/// - a sink without `start()` is started at once, in the constructor, so a first write reaches
-///   the sink within `write()`;
+/// - a sink or source without `start()` is started at once, in the constructor, so a first
+///   write reaches the sink within `write()`, and a first `pull()` comes within the constructor;
 /// - a sink's result is taken as it is: a native promise is not wrapped again (two microtasks
 ///   fewer, as workerd's `jsg::Promise`), for readable streams too;
 /// - a sink without `write()`/`close()` is done with them at once without `pedantic_wpt`
@@ -166,6 +166,12 @@ fn workerd_stream_schedule(source: &str) -> String {
     // The default transform (none given) enqueues and is done: workerd hands back one resolved
     // promise and no continuation.
     ("e=>{try{return co(r,e),d(void 0)}catch(e){return f(e)}}", "e=>{try{return co(r,e),$wbs_plain}catch(e){return f(e)}}"),
+    // ReadableStream's constructor and its controllers' set-up: a source without `start()` is
+    // started at once, in the constructor (so a first `pull()` comes within it), as workerd's.
+    ("i=void 0!==t.start?()=>t.start(n):()=>{},a=void 0!==t.pull?()=>t.pull(n):()=>d(void 0)", "i=void 0!==t.start?()=>t.start(n):$wbs_now,a=void 0!==t.pull?()=>t.pull(n):()=>d(void 0)"),
+    ("h(d(r()),()=>(t._started=!0,gr(t),null)", "h($wbs_lift(r()),()=>(t._started=!0,gr(t),null)"),
+    ("n=void 0!==t.start?()=>t.start(o):()=>{},i=void 0!==t.pull", "n=void 0!==t.start?()=>t.start(o):$wbs_now,i=void 0!==t.pull"),
+    ("h(d(r()),()=>(t._started=!0,ke(t),null)", "h($wbs_lift(r()),()=>(t._started=!0,ke(t),null)"),
     // Names the helpers below rely on, checked to mean what they assume.
     ("const i=Promise,a=Promise.resolve.bind(i)", "const i=Promise,a=Promise.resolve.bind(i)"),
     ("const Qt={}", "const Qt={}"),

@@ -112,18 +112,22 @@ test("WritableStream: releaseLock() rejects the writes still queued, and a write
   });
 });
 
-test("ReadableStream: a read's, cancel's and closed's promise settle a microtask after the stream's", async (t) => {
+test("ReadableStream: pull() within the constructor; a read's, cancel's and closed's promise settle a microtask after the stream's", async (t) => {
   const { off, on } = await both(t, `
     await run("readQueued", (log) => { const r = new ReadableStream({ start(c) { c.enqueue(1); } }).getReader(); r.read().then(() => log.push("read")); ms(log); });
     await run("readPending", (log) => { let ctl; const r = new ReadableStream({ start(c) { ctl = c; } }).getReader(); r.read().then(() => log.push("read")); ms(log); ctl.enqueue(1); log.push("enq"); });
     await run("closedReader", (log) => { const r = new ReadableStream({ start(c) { c.close(); } }).getReader(); r.closed.then(() => log.push("closed")); ms(log); });
     await run("cancel", (log) => { new ReadableStream({ cancel() { log.push("cancelAlg"); } }).cancel().then(() => log.push("cancelled")); ms(log); });
+    await run("pullInConstructor", (log) => { new ReadableStream({ pull(c) { log.push("pull"); c.enqueue(1); } }); log.push("made"); ms(log); });
+    await run("bytePullInConstructor", (log) => { new ReadableStream({ type: "bytes", pull(c) { log.push("pull " + (c.byobRequest === null)); c.enqueue(new Uint8Array(1)); } }, { highWaterMark: 4 }); log.push("made"); ms(log); });
     await run("sameClosed", (log) => { const r = new ReadableStream().getReader(); const w = new WritableStream().getWriter(); log.push(String(r.closed === r.closed && w.closed === w.closed && w.ready === w.ready)); });`);
   const expected = {
     readQueued: "m1, read, m2, m3, m4, m5",
     readPending: "enq, m1, m2, read, m3, m4, m5",
     closedReader: "m1, closed, m2, m3, m4, m5",
     cancel: "cancelAlg, m1, m2, cancelled, m3, m4, m5",
+    pullInConstructor: "pull, made, m1, m2, m3, m4, m5",
+    bytePullInConstructor: "pull true, made, pull true, m1, pull true, m2, pull true, m3, m4, m5",
     sameClosed: "true",
   };
   assert.deepEqual(off, expected);
