@@ -12,6 +12,13 @@
 const then = Promise.prototype.then;
 const ignore = () => {};
 
+/**
+ * Each wrapper made here -> the method it wraps, for a later wrapper that takes its own step
+ * after the stream's promise (src/js/97_compat.js: a `.then()` that reshapes what `read()`
+ * gives) and so should not add this one as well.
+ */
+internals.streamMethodBeforeLater = new WeakMap();
+
 /** A promise that settles as `promise` does, one microtask later. */
 function later(promise) {
   return Reflect.apply(then, promise, []);
@@ -26,6 +33,7 @@ function laterMethod(prototype, name) {
     },
   }[name];
   Object.defineProperty(prototype, name, { value: internals.disguise(wrapper, original), writable: true, enumerable: true, configurable: true });
+  internals.streamMethodBeforeLater.set(wrapper, original);
 }
 
 /** Wraps the getter `prototype[name]` likewise, one promise per promise underneath. */

@@ -196,13 +196,16 @@ function readsEndWithoutValue() {
   const { ReadableStreamDefaultReader, ReadableStreamBYOBReader } = internals.streams;
   const strip = (step) => (step.done && step.value === undefined ? { done: true } : step);
   for (const Reader of [ReadableStreamDefaultReader, ReadableStreamBYOBReader]) {
-    const read = Reader.prototype.read;
+    const shown = Reader.prototype.read;
+    // Its `.then(strip)` is the microtask workerd's read() takes after the stream's own
+    // promise, so it wraps the method src/js/51_stream_promises.js wrapped, not that wrapper.
+    const read = internals.streamMethodBeforeLater.get(shown) ?? shown;
     const reading = {
       read(...args) {
         return Reflect.apply(read, this, args).then(strip);
       },
     }.read;
-    Object.defineProperty(Reader.prototype, "read", { value: internals.disguise(reading, read), writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(Reader.prototype, "read", { value: internals.disguise(reading, shown), writable: true, enumerable: true, configurable: true });
   }
 }
 
