@@ -50,7 +50,7 @@ fn main() {
   let source = fs::read_to_string(&streams).unwrap();
   let check = r#"if(void 0!==o.type)throw new RangeError("Invalid type is specified")"#;
   assert_eq!(source.matches(check).count(), 1, "web-streams-polyfill: WritableStream's sink type check not found");
-  let source = source.replacen(check, r#"if(void 0!==o.type&&exports.sinkTypeChecked())throw new RangeError("Invalid type is specified")"#, 1);
+  let source = source.replacen(check, r#"if(void 0!==o.type&&exports.pedanticWpt())throw new RangeError("Invalid type is specified")"#, 1);
   let source = workerd_stream_schedule(&source);
   let source = reword_stream_errors(&source);
   let source = hide_stream_slots(&source);
@@ -58,7 +58,7 @@ fn main() {
   let patched = PathBuf::from(env::var("OUT_DIR").unwrap()).join("web-streams-polyfill.js");
   fs::write(&patched, source).unwrap();
   out.push_str(&format!(
-    "/// web-streams-polyfill's UMD build (`exports.ReadableStream`, …), with `exports.sinkTypeChecked()` asked before its sink type check and its fields symbol-keyed (`exports.slots`).\npub const STREAMS_PONYFILL: &str = include_str!({:?});\n",
+    "/// web-streams-polyfill's UMD build (`exports.ReadableStream`, …), with `exports.pedanticWpt()` asked before its sink type check and its fields symbol-keyed (`exports.slots`).\npub const STREAMS_PONYFILL: &str = include_str!({:?});\n",
     patched.display().to_string()
   ));
   fs::write(PathBuf::from(env::var("OUT_DIR").unwrap()).join("bootstrap_files.rs"), out).unwrap();
@@ -72,7 +72,7 @@ fn main() {
 /// - a sink's result is taken as it is: a native promise is not wrapped again (two microtasks
 ///   fewer, as workerd's `jsg::Promise`), for readable streams too;
 /// - a sink without `write()`/`close()` is done with them at once without `pedantic_wpt`
-///   (`exports.syncDefaultSink()`, src/js/98_pedantic.js), one microtask later with it; a sink
+///   (`exports.pedanticWpt()`, src/js/98_pedantic.js), one microtask later with it; a sink
 ///   without `abort()` is done at once in both;
 /// - after a write, the next queued one starts a microtask later;
 /// - `releaseLock()` rejects the writes still queued ("This WritableStream writer has been
@@ -172,10 +172,11 @@ fn workerd_stream_schedule(source: &str) -> String {
     ("h(d(r()),()=>(t._started=!0,gr(t),null)", "h($wbs_lift(r()),()=>(t._started=!0,gr(t),null)"),
     ("n=void 0!==t.start?()=>t.start(o):()=>{},i=void 0!==t.pull", "n=void 0!==t.start?()=>t.start(o):$wbs_now,i=void 0!==t.pull"),
     ("h(d(r()),()=>(t._started=!0,ke(t),null)", "h($wbs_lift(r()),()=>(t._started=!0,ke(t),null)"),
-    // Names the helpers below rely on, checked to mean what they assume.
-    ("const i=Promise,a=Promise.resolve.bind(i)", "const i=Promise,a=Promise.resolve.bind(i)"),
-    ("const Qt={}", "const Qt={}"),
   ];
+  // Names the helpers below rely on, checked to mean what they assume.
+  for text in ["const i=Promise,a=Promise.resolve.bind(i)", "const Qt={}"] {
+    assert_eq!(source.matches(text).count(), 1, "web-streams-polyfill: {text:?} was not found exactly once (workerd_stream_schedule)");
+  }
   let mut out = source.to_string();
   for (text, replacement) in patches {
     assert_eq!(out.matches(text).count(), 1, "web-streams-polyfill: {text:?} was not found exactly once (workerd_stream_schedule)");
@@ -187,7 +188,7 @@ fn workerd_stream_schedule(source: &str) -> String {
   // close marker, no TransformStreamError, Rr/Pr ReadableStreamDefaultControllerClose/Error, Xt
   // WritableStreamDefaultControllerErrorIfNeeded, ir WriterRejectClosed, p
   // transformPromiseWith, f a rejected promise.
-  let helpers = r#"const $wbs_exports=e,$wbs_syncDefaultSink=()=>{const f=$wbs_exports.syncDefaultSink;return void 0!==f&&f()},$wbs_done=Object.freeze({}),$wbs_plain=Promise.resolve(),$wbs_now=()=>$wbs_done,$wbs_lift=v=>v===$wbs_done?v:d(v);function $wbs_advance(c,s){const q=c._queue;if("erroring"===s._state||0===q.length||q.peek().value===Qt)return void Gt(c);h(a(void 0),()=>{const t=s._state;return("writable"===t||"erroring"===t)&&Gt(c),null})}function $wbs_release(writer){const s=writer._ownerWritableStream,t=s._state,requests=s._writeRequests;if(("writable"!==t&&"erroring"!==t)||0===requests.length)return void Yt(writer);const c=s._writableStreamController,reason=new TypeError("This WritableStream writer has been released."),kept=new w();let inFlight=void 0!==s._inFlightWriteRequest,left=requests.length;c._queue.forEach(entry=>{if(inFlight)inFlight=!1,kept.push(entry);else if(left>0&&entry.value!==Qt)left--,c._queueTotalSize-=entry.size;else kept.push(entry)});c._queue=kept,c._queueTotalSize<0&&(c._queueTotalSize=0),s._writeRequests=new w(),requests.forEach(r=>r._reject(reason)),Yt(writer),"writable"!==s._state||zt(s)||Ft(s,Jt(c))}function $wbs_startDone(result,resolve){h(a(result),()=>(resolve(void 0),null),x=>(resolve(f(x)),null))}function $wbs_legacyClose(s,t){const r=s._readable,flush=t._flushAlgorithm,done=()=>(Rr(r._readableStreamController),null);return void 0===flush?(done(),a(void 0)):p(p(flush(),done,x=>{throw no(s,x),x}),void 0)}function $wbs_doError(s,reason){if(void 0===s._inFlightCloseRequest||"writable"!==s._state)return void Xt(s._writableStreamController,reason);s._state="errored",s._storedError=reason;const writer=s._writer;void 0!==writer&&ir(writer,reason)}function $wbs_reentered(s,step,reason){const r=s._readable,wr=s._writable;if("abort"===step)return no(s,reason),f(reason);if("close"===step&&("errored"===wr._state||"erroring"===wr._state))return f(wr._storedError);return"errored"===r._state?f(r._storedError):a(void 0)}"#;
+  let helpers = r#"const $wbs_exports=e,$wbs_syncDefaultSink=()=>{const f=$wbs_exports.pedanticWpt;return void 0!==f&&!f()},$wbs_done=Object.freeze({}),$wbs_plain=Promise.resolve(),$wbs_now=()=>$wbs_done,$wbs_lift=v=>v===$wbs_done?v:d(v);function $wbs_advance(c,s){const q=c._queue;if("erroring"===s._state||0===q.length||q.peek().value===Qt)return void Gt(c);h(a(void 0),()=>{const t=s._state;return("writable"===t||"erroring"===t)&&Gt(c),null})}function $wbs_release(writer){const s=writer._ownerWritableStream,t=s._state,requests=s._writeRequests;if(("writable"!==t&&"erroring"!==t)||0===requests.length)return void Yt(writer);const c=s._writableStreamController,reason=new TypeError("This WritableStream writer has been released."),kept=new w();let inFlight=void 0!==s._inFlightWriteRequest,left=requests.length;c._queue.forEach(entry=>{if(inFlight)inFlight=!1,kept.push(entry);else if(left>0&&entry.value!==Qt)left--,c._queueTotalSize-=entry.size;else kept.push(entry)});c._queue=kept,c._queueTotalSize<0&&(c._queueTotalSize=0),s._writeRequests=new w(),requests.forEach(r=>r._reject(reason)),Yt(writer),"writable"!==s._state||zt(s)||Ft(s,Jt(c))}function $wbs_startDone(result,resolve){h(a(result),()=>(resolve(void 0),null),x=>(resolve(f(x)),null))}function $wbs_legacyClose(s,t){const r=s._readable,flush=t._flushAlgorithm,done=()=>(Rr(r._readableStreamController),null);return void 0===flush?(done(),a(void 0)):p(p(flush(),done,x=>{throw no(s,x),x}),void 0)}function $wbs_doError(s,reason){if(void 0===s._inFlightCloseRequest||"writable"!==s._state)return void Xt(s._writableStreamController,reason);s._state="errored",s._storedError=reason;const writer=s._writer;void 0!==writer&&ir(writer,reason)}function $wbs_reentered(s,step,reason){const r=s._readable,wr=s._writable;if("abort"===step)return no(s,reason),f(reason);if("close"===step&&("errored"===wr._state||"erroring"===wr._state))return f(wr._storedError);return"errored"===r._state?f(r._storedError):a(void 0)}"#;
   let strict = UMD_FACTORY_START;
   assert_eq!(out.matches(strict).count(), 1, "web-streams-polyfill: the UMD factory's start was not found");
   out.replacen(strict, &format!("{strict}{helpers}"), 1)

@@ -126,13 +126,11 @@ function byobCloseEndsUnaskedReads() {
   }).respondWithNewView);
 }
 
-// WritableStream's RangeError for an underlying sink with a `type` is pedantic_wpt's: workerd took
-// any type without it (build.rs has web-streams-polyfill ask this first).
-internals.streams.sinkTypeChecked = () => internals.feature("pedantic_wpt");
-// Without the flag, a sink's missing write() and close() are done at once (workerd ran them
-// synchronously then); with it, a microtask later, as the standard says (build.rs asks this in
-// WritableStream's constructor).
-internals.streams.syncDefaultSink = () => !internals.feature("pedantic_wpt");
+// What web-streams-polyfill asks (build.rs): whether a WritableStream's underlying sink with a
+// `type` is a RangeError (with the flag; workerd took any type without it), and whether a sink's
+// missing write() and close() are done at once (without the flag, as workerd ran them
+// synchronously then) or a microtask later (with it, as the standard says).
+internals.streams.pedanticWpt = () => internals.feature("pedantic_wpt");
 
 // The default (without the flag) is made once, into the startup snapshot; a worker given the
 // flag gets the standard's methods back.
