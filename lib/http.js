@@ -3,7 +3,9 @@
 // a request becomes { method, url, headers: [name, value, …], body: Buffer | null, stream },
 // where bodies known as bytes travel whole and streams, Blobs and FormData stream (`stream` is
 // a Node ReadableStream, see bodies.js); a worker's response becomes Node's Response, whose
-// body is whole bytes or a ReadableStream fed by the worker.
+// body is whole bytes (response.js) or a ReadableStream fed by the worker.
+
+const { BufferedResponse } = require("./response.js");
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -142,13 +144,18 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
  * (a ReadableStream fed by the worker) is the body when the worker streams it.
  */
 function toNodeResponse(outcome, method, stream = null) {
-  const headers = new Headers();
-  const flat = outcome.headers;
-  for (let i = 0; i + 1 < flat.length; i += 2) headers.append(flat[i], flat[i + 1]);
   const withoutBody = NULL_BODY_STATUS.has(outcome.status) || method === "HEAD";
   if (withoutBody && stream !== null) stream.cancel("the response has no body").catch(() => {});
   const body = withoutBody ? null : stream ?? outcome.body ?? null;
-  return new Response(body, { status: outcome.status, statusText: outcome.statusText, headers });
+  const init = { status: outcome.status, statusText: outcome.statusText };
+  // Whole bytes (most answers) skip the byte stream Node's constructor would build for them. (An
+  // empty body stays Node's: its stream closes a microtask after construction, visible in its state.)
+  const buffered = body !== null && stream === null && body.byteLength > 0;
+  const response = buffered ? new BufferedResponse(body, init) : new Response(body, init);
+  const headers = response.headers;
+  const flat = outcome.headers;
+  for (let i = 0; i + 1 < flat.length; i += 2) headers.append(flat[i], flat[i + 1]);
+  return response;
 }
 
 // The methods workerd's HTTP server takes (as sent on the wire: upper case); for any other it

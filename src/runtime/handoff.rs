@@ -81,7 +81,7 @@ impl<T> Handoff<T> {
         return self.slot.lock().unwrap().take();
       }
       polls = polls.wrapping_add(1);
-      if polls % 8 == 0 {
+      if polls % 256 == 0 {
         // Let the answering thread have this core if it is waiting for one.
         std::thread::yield_now();
         if Instant::now() >= deadline {
@@ -192,11 +192,17 @@ fn poll<T>(rx: &Receiver<T>, time: Duration) -> Result<Option<T>, RecvError> {
     return Ok(None);
   }
   let start = Instant::now();
+  let mut polls: u32 = 0;
   loop {
     match rx.try_recv() {
       Ok(message) => return Ok(Some(message)),
       Err(TryRecvError::Disconnected) => return Err(RecvError),
       Err(TryRecvError::Empty) => {}
+    }
+    polls = polls.wrapping_add(1);
+    if polls % 64 != 0 {
+      std::hint::spin_loop();
+      continue;
     }
     if start.elapsed() >= time {
       return Ok(None);
