@@ -558,10 +558,10 @@ ops.markUncloneable(URL.prototype);
 ops.markUncloneable(URLSearchParams.prototype);
 
 const previous = internals.prepareContext;
-internals.prepareContext = function prepareUrlContext(memoryMb, compatJson) {
+internals.prepareContext = (function prepareUrlContext(memoryMb, compatJson) {
   previous(memoryMb, compatJson);
   if (!internals.feature("url_standard")) {
     internals.defineGlobal("URL", URL);
     internals.defineGlobal("URLSearchParams", URLSearchParams);
   }
-};
+});

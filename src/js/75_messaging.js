@@ -191,10 +191,10 @@ internals.defineGlobal("MessagePort", MessagePort);
 
 // Without expose_global_message_channel (dates before 2025-08-15) the two classes are not globals.
 const prepareContext = internals.prepareContext;
-internals.prepareContext = function prepareMessagingContext(memoryMb, compatJson) {
+internals.prepareContext = (function prepareMessagingContext(memoryMb, compatJson) {
   prepareContext(memoryMb, compatJson);
   if (!internals.compat.enabled.includes("expose_global_message_channel")) {
     delete globalThis.MessageChannel;
     delete globalThis.MessagePort;
   }
-};
+});

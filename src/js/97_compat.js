@@ -503,15 +503,15 @@ function classesWithReadOnlyPrototypes() {
 }
 
 /** Without it: a class another flag put in a stand-in's place (a legacy URLPattern, …) gets one too. */
-function standInsForReplacedClasses() {
+const standInsForReplacedClasses = (function standInsForReplacedClasses() {
   for (const [name, [, Mutable]] of apiStandIns) {
     const value = Object.getOwnPropertyDescriptor(globalThis, name)?.value;
     if (value !== Mutable && isRuntimeClass(value)) internals.defineGlobal(name, standIn(value, Object.getPrototypeOf(value), false));
   }
-}
+});
 
 const previous = internals.prepareContext;
-internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
+internals.prepareContext = (function prepareCompatContext(memoryMb, compatJson) {
   previous(memoryMb, compatJson);
   const on = internals.feature;
   if (!on("urlpattern_standard")) internals.defineGlobal("URLPattern", internals.legacyURLPattern());
@@ -548,4 +548,4 @@ internals.prepareContext = function prepareCompatContext(memoryMb, compatJson) {
   if (!on("set_tostring_tag")) removeToStringTags();
   if (on("immutable_api_prototypes")) classesWithReadOnlyPrototypes();
   else standInsForReplacedClasses();
-};
+});

@@ -138,11 +138,11 @@ legacyWritables();
 byobCloseEndsUnaskedReads();
 
 const previousPrepare = internals.prepareContext;
-internals.prepareContext = function preparePedanticContext(memoryMb, compatJson) {
+internals.prepareContext = (function preparePedanticContext(memoryMb, compatJson) {
   previousPrepare(memoryMb, compatJson);
   if (internals.feature("pedantic_wpt")) {
     for (const [object, key, descriptor] of replaced) Object.defineProperty(object, key, descriptor);
     // Event's isTrusted is each instance's own property then (src/js/75_events.js).
     delete Event.prototype.isTrusted;
   }
-};
+});
