@@ -156,3 +156,21 @@ test("a buffered response keeps Node's Response surface: class, tag, status and 
   const again = await dispatch(worker, "http://localhost/");
   assert.equal(await new Response(again.body, again).text(), "made");
 });
+
+test("loading workerbox and creating a worker leave Node's fetch classes unloaded; the first dispatch loads them", async () => {
+  // In a child process, so that this process's own use of Response does not count.
+  const { execFileSync } = await import("node:child_process");
+  const index = new URL("../index.js", import.meta.url).pathname;
+  const code = `
+    const loaded = () => process.moduleLoadList.some((name) => name.includes("undici"));
+    const { createWorker, dispatch } = require(${JSON.stringify(index)});
+    (async () => {
+      const worker = await createWorker({ script: "export default { fetch() { return new Response('ok') } }", onLog() {} });
+      const before = loaded();
+      const text = await (await dispatch(worker, "http://localhost/")).text();
+      console.log(JSON.stringify({ before, after: loaded(), text }));
+      await worker.dispose();
+    })();`;
+  const out = execFileSync(process.execPath, ["-e", code], { encoding: "utf8", timeout: 30_000 });
+  assert.deepEqual(JSON.parse(out.trim().split("\n").pop()), { before: false, after: true, text: "ok" });
+});

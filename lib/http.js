@@ -5,7 +5,7 @@
 // a Node ReadableStream, see bodies.js); a worker's response becomes Node's Response, whose
 // body is whole bytes (response.js) or a ReadableStream fed by the worker.
 
-const { BufferedResponse } = require("./response.js");
+const { bufferedResponse } = require("./response.js");
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -151,7 +151,7 @@ function toNodeResponse(outcome, method, stream = null) {
   // Whole bytes (most answers) skip the byte stream Node's constructor would build for them. (An
   // empty body stays Node's: its stream closes a microtask after construction, visible in its state.)
   const buffered = body !== null && stream === null && body.byteLength > 0;
-  const response = buffered ? new BufferedResponse(body, init) : new Response(body, init);
+  const response = buffered ? bufferedResponse(body, init) : new Response(body, init);
   const headers = response.headers;
   const flat = outcome.headers;
   for (let i = 0; i + 1 < flat.length; i += 2) headers.append(flat[i], flat[i + 1]);

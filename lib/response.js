@@ -12,106 +12,122 @@
 // Node's own. The one thing that differs: Node's Response.prototype methods called with one of
 // these as `this` see the empty body the subclass was constructed with (README: "Differences").
 
-const NodeResponse = globalThis.Response;
-const decoder = new TextDecoder();
-const hasBytes = typeof NodeResponse.prototype.bytes === "function";
+/**
+ * The class, made on first use: reading `globalThis.Response` makes Node load its fetch
+ * implementation (20-25 ms on Node 24), which a process that never dispatches (RPC only, a test
+ * run) should not pay when it loads workerbox.
+ */
+let BufferedResponse = null;
 
-class Response extends NodeResponse {
-  /** The body while nothing has read it; null once a method took it or `real` holds it. */
-  #bytes;
-  /** Other responses (clones) hold the same bytes: hand out copies only. */
-  #shared;
-  /** The Node Response that answers for the body once the fast path no longer can. */
-  #real = null;
-  /** The fast path has consumed the body. */
-  #used = false;
-
-  /** `bytes`: a Uint8Array this object may keep (the caller lets go of it). */
-  constructor(bytes, init, shared = false) {
-    super(null, init);
-    this.#bytes = bytes;
-    this.#shared = shared;
-  }
-
-  /** The Node Response with this body, consumed already when the fast path consumed it. */
-  #node() {
-    if (this.#real === null) {
-      const bytes = this.#bytes ?? new Uint8Array(0);
-      this.#real = new NodeResponse(bytes, { status: this.status, statusText: this.statusText, headers: this.headers });
-      this.#bytes = null;
-      if (this.#used) this.#real.arrayBuffer().catch(() => {});
-    }
-    return this.#real;
-  }
-
-  /** The bytes for a fast-path read, or null when the read must go to the Node Response. */
-  #take() {
-    if (this.#real !== null || this.#used) return null;
-    const bytes = this.#bytes;
-    this.#bytes = null;
-    this.#used = true;
-    return bytes;
-  }
-
-  get body() {
-    return this.#node().body;
-  }
-
-  get bodyUsed() {
-    return this.#real === null ? this.#used : this.#real.bodyUsed;
-  }
-
-  text() {
-    const bytes = this.#take();
-    if (bytes === null) return this.#node().text();
-    return Promise.resolve(decoder.decode(bytes));
-  }
-
-  json() {
-    const bytes = this.#take();
-    if (bytes === null) return this.#node().json();
-    try {
-      return Promise.resolve(JSON.parse(decoder.decode(bytes)));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  arrayBuffer() {
-    const shared = this.#shared;
-    const bytes = this.#take();
-    if (bytes === null) return this.#node().arrayBuffer();
-    return Promise.resolve(ownBuffer(bytes, shared));
-  }
-
-  bytes() {
-    const shared = this.#shared;
-    const taken = this.#take();
-    if (taken === null) return this.#node().bytes();
-    return Promise.resolve(new Uint8Array(ownBuffer(taken, shared)));
-  }
-
-  blob() {
-    return this.#node().blob();
-  }
-
-  formData() {
-    return this.#node().formData();
-  }
-
-  clone() {
-    if (this.#real !== null || this.#used) {
-      // Node's clone: its error for a used body, or a branch of the stream already handed out.
-      const branch = this.#node().clone();
-      return new NodeResponse(branch.body, { status: this.status, statusText: this.statusText, headers: this.headers });
-    }
-    this.#shared = true;
-    return new Response(this.#bytes, { status: this.status, statusText: this.statusText, headers: this.headers }, true);
-  }
+/** A Response holding `bytes` (a Uint8Array it may keep: the caller lets go of it). */
+function bufferedResponse(bytes, init) {
+  BufferedResponse ??= defineClass();
+  return new BufferedResponse(bytes, init);
 }
 
-// Node 20's Response has no bytes(); neither does this one there.
-if (!hasBytes) delete Response.prototype.bytes;
+function defineClass() {
+  const NodeResponse = globalThis.Response;
+  const decoder = new TextDecoder();
+  const hasBytes = typeof NodeResponse.prototype.bytes === "function";
+
+  class Response extends NodeResponse {
+    /** The body while nothing has read it; null once a method took it or `real` holds it. */
+    #bytes;
+    /** Other responses (clones) hold the same bytes: hand out copies only. */
+    #shared;
+    /** The Node Response that answers for the body once the fast path no longer can. */
+    #real = null;
+    /** The fast path has consumed the body. */
+    #used = false;
+
+    /** `bytes`: a Uint8Array this object may keep (the caller lets go of it). */
+    constructor(bytes, init, shared = false) {
+      super(null, init);
+      this.#bytes = bytes;
+      this.#shared = shared;
+    }
+
+    /** The Node Response with this body, consumed already when the fast path consumed it. */
+    #node() {
+      if (this.#real === null) {
+        const bytes = this.#bytes ?? new Uint8Array(0);
+        this.#real = new NodeResponse(bytes, { status: this.status, statusText: this.statusText, headers: this.headers });
+        this.#bytes = null;
+        if (this.#used) this.#real.arrayBuffer().catch(() => {});
+      }
+      return this.#real;
+    }
+
+    /** The bytes for a fast-path read, or null when the read must go to the Node Response. */
+    #take() {
+      if (this.#real !== null || this.#used) return null;
+      const bytes = this.#bytes;
+      this.#bytes = null;
+      this.#used = true;
+      return bytes;
+    }
+
+    get body() {
+      return this.#node().body;
+    }
+
+    get bodyUsed() {
+      return this.#real === null ? this.#used : this.#real.bodyUsed;
+    }
+
+    text() {
+      const bytes = this.#take();
+      if (bytes === null) return this.#node().text();
+      return Promise.resolve(decoder.decode(bytes));
+    }
+
+    json() {
+      const bytes = this.#take();
+      if (bytes === null) return this.#node().json();
+      try {
+        return Promise.resolve(JSON.parse(decoder.decode(bytes)));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+
+    arrayBuffer() {
+      const shared = this.#shared;
+      const bytes = this.#take();
+      if (bytes === null) return this.#node().arrayBuffer();
+      return Promise.resolve(ownBuffer(bytes, shared));
+    }
+
+    bytes() {
+      const shared = this.#shared;
+      const taken = this.#take();
+      if (taken === null) return this.#node().bytes();
+      return Promise.resolve(new Uint8Array(ownBuffer(taken, shared)));
+    }
+
+    blob() {
+      return this.#node().blob();
+    }
+
+    formData() {
+      return this.#node().formData();
+    }
+
+    clone() {
+      if (this.#real !== null || this.#used) {
+        // Node's clone: its error for a used body, or a branch of the stream already handed out.
+        const branch = this.#node().clone();
+        return new NodeResponse(branch.body, { status: this.status, statusText: this.statusText, headers: this.headers });
+      }
+      this.#shared = true;
+      return new Response(this.#bytes, { status: this.status, statusText: this.statusText, headers: this.headers }, true);
+    }
+  }
+
+  // Node 20's Response has no bytes(); neither does this one there.
+  if (!hasBytes) delete Response.prototype.bytes;
+  return Response;
+}
 
 /** An ArrayBuffer with `bytes`: theirs when nothing else holds it, a copy otherwise. */
 function ownBuffer(bytes, shared) {
@@ -120,4 +136,4 @@ function ownBuffer(bytes, shared) {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
 }
 
-module.exports = { BufferedResponse: Response };
+module.exports = { bufferedResponse };
