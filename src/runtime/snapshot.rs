@@ -160,6 +160,8 @@ fn snapshot_key() -> &'static str {
       hash.part(name.as_bytes());
     }
     hash.part(STREAMS_PONYFILL.as_bytes());
+    // How the sources are given to V8 (beyond-Latin-1 characters escaped: isolate::latin1).
+    hash.part(b"latin1 sources");
     for (name, source) in BOOTSTRAP_FILES {
       hash.part(name.as_bytes()).part(source.as_bytes());
     }

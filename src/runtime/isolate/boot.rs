@@ -305,7 +305,7 @@ pub(super) fn run_wrapped(
 ) -> Result<(), WorkerError> {
   let fail = |e: JsErrorInfo| WorkerError::runtime("ERR_BOOTSTRAP", format!("{name}: {}", e.stack));
   let wrapped = format!("(function ({params}) {{ {body}\n}})");
-  let code = ops::new_string(scope, &wrapped);
+  let code = ops::new_string(scope, &latin1(&wrapped));
   let resource = ops::new_string(scope, &format!("{INTERNAL_SCRIPT_PREFIX}{name}"));
   let origin = v8::ScriptOrigin::new(scope, resource.into(), 0, 0, false, 0, None, false, false, false, None);
   v8::tc_scope!(let tc, scope);
@@ -320,6 +320,32 @@ pub(super) fn run_wrapped(
     return Err(fail(thrown(tc)));
   }
   Ok(())
+}
+
+/// `source` with every character beyond Latin-1 written as a `\u` escape. Each isolate keeps
+/// the source of every bootstrap script in its heap (the startup snapshot carries them), at one
+/// byte a character while all are Latin-1 and at two for the whole script once one is not. The
+/// few such characters in our files (…, —, → in comments and messages) doubled the size of
+/// two thirds of the bootstrap: about 330 KB more in every worker. The lazily compiled files and
+/// the `node:` modules go through it too. In comments, string and
+/// template literals (the files use no raw templates, and no such character after a backslash:
+/// see the test) the escape means the same character.
+pub(crate) fn latin1(source: &str) -> std::borrow::Cow<'_, str> {
+  if source.chars().all(|c| (c as u32) <= 0xFF) {
+    return std::borrow::Cow::Borrowed(source);
+  }
+  let mut out = String::with_capacity(source.len() + 64);
+  let mut units = [0u16; 2];
+  for c in source.chars() {
+    if (c as u32) <= 0xFF {
+      out.push(c);
+    } else {
+      for unit in c.encode_utf16(&mut units) {
+        out.push_str(&format!("\\u{unit:04X}"));
+      }
+    }
+  }
+  std::borrow::Cow::Owned(out)
 }
 
 pub(super) fn internal_function<'s>(
@@ -372,4 +398,29 @@ pub(crate) struct NodeCompat {
   pub globals: bool,
   pub als: bool,
   pub enabled: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn bootstrap_sources_reach_v8_as_latin1_with_the_same_meaning() {
+    assert_eq!(latin1("a → b"), "a \\u2192 b");
+    assert_eq!(latin1("x 😀"), "x \\uD83D\\uDE00");
+    assert!(matches!(latin1("plain é"), std::borrow::Cow::Borrowed(_)));
+    // Our own files: the bootstrap, the lazily compiled ones and the `node:` modules (the npm
+    // packages those are built on reach V8 as they are).
+    let ours = BOOTSTRAP_FILES.iter().chain(LAZY_FILES).chain(NODE_MODULES).chain([&("web-streams-polyfill.js", STREAMS_PONYFILL)]);
+    for (name, source) in ours {
+      assert!(latin1(source).chars().all(|c| (c as u32) <= 0xFF), "{name}");
+      // An escape after a backslash would read as an escaped backslash and the letters "u…".
+      let chars: Vec<char> = source.chars().collect();
+      for pair in chars.windows(2) {
+        assert!(!(pair[0] == '\\' && (pair[1] as u32) > 0xFF), "{name}: a backslash before {:?}", pair[1]);
+      }
+      // Raw template text keeps escapes as written.
+      assert!(!source.contains("String.raw"), "{name} uses String.raw");
+    }
+  }
 }

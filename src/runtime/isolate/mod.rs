@@ -35,7 +35,7 @@ mod limits;
 mod pump;
 
 use boot::*;
-pub(crate) use boot::{call_internal, install_runtime, EAGER_FILES, INTERNAL_SCRIPT_PREFIX};
+pub(crate) use boot::{call_internal, install_runtime, latin1, EAGER_FILES, INTERNAL_SCRIPT_PREFIX};
 use contexts::*;
 pub(crate) use contexts::ContextHolds;
 use limits::*;

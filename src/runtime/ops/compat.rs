@@ -21,7 +21,7 @@ fn op_lazy_script<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallba
     return super::throw_type_error(scope, &format!("no lazy bootstrap file {name:?}"));
   };
   let resource = format!("{}lazy/{name}.js", crate::runtime::isolate::INTERNAL_SCRIPT_PREFIX);
-  if let Some(factory) = super::node::compile_factory(scope, &resource, "internals, ops", source) {
+  if let Some(factory) = super::node::compile_factory(scope, &resource, "internals, ops", &crate::runtime::isolate::latin1(source)) {
     rv.set(factory);
   }
 }
