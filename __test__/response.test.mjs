@@ -135,6 +135,28 @@ test("a buffered response from dispatch() reads, clones and streams as Node's ow
   assert.equal(compared, Object.keys(BODIES).length * SEQUENCES.length);
 });
 
+test("its class, constructed by user code (new response.constructor(body, init)), is Node's Response as it is", async (t) => {
+  const worker = await useWorker(t, { script: `export default { fetch() { return new Response("made") } }` });
+  const Class = (await dispatch(worker, "http://localhost/")).constructor;
+  let compared = 0;
+  for (const [name, { hex, type }] of Object.entries(BODIES)) {
+    for (const steps of SEQUENCES) {
+      const init = () => ({ status: 201, statusText: "Made", headers: type ? { "content-type": type } : {} });
+      // Each made just before its run: an empty body's stream closes a microtask after construction.
+      const ours = await run(new Class(Buffer.from(hex, "hex"), init()), steps);
+      const theirs = await run(new Response(Buffer.from(hex, "hex"), init()), steps);
+      assert.deepEqual(ours, theirs, `${name}: ${steps.join(" → ")}`);
+      compared++;
+    }
+  }
+  assert.equal(compared, Object.keys(BODIES).length * SEQUENCES.length);
+  // Other bodies and none at all, as Node's constructor takes them.
+  assert.equal(await new Class("text").text(), "text");
+  assert.equal(await new Class(new Blob(["blob"])).text(), "blob");
+  assert.equal(new Class(null, { status: 204 }).body, null);
+  assert.equal(await new Class().text(), "");
+});
+
 test("a buffered response keeps Node's Response surface: class, tag, status and headers", async (t) => {
   const worker = await useWorker(t, {
     script: `export default { fetch() {

@@ -10,7 +10,9 @@
 // (the `body` stream, blob(), formData(), a method called on a body already used) goes to a
 // Node Response holding the same bytes, made on first need, so every result and every error is
 // Node's own. The one thing that differs: Node's Response.prototype methods called with one of
-// these as `this` see the empty body the subclass was constructed with (README: "Differences").
+// these as `this` see the empty body the subclass was constructed with (README: dispatch).
+// Constructed by anyone else (`new response.constructor(body, init)`), it is Node's Response
+// through and through.
 
 /**
  * The class, made on first use: reading `globalThis.Response` makes Node load its fetch
@@ -22,8 +24,11 @@ let BufferedResponse = null;
 /** A Response holding `bytes` (a Uint8Array it may keep: the caller lets go of it). */
 function bufferedResponse(bytes, init) {
   BufferedResponse ??= defineClass();
-  return new BufferedResponse(bytes, init);
+  return new BufferedResponse(bytes, init, FAST);
 }
+
+/** What marks a construction as ours (with bytes); any other is Node's constructor as it is. */
+const FAST = Symbol("bufferedResponse");
 
 function defineClass() {
   const NodeResponse = globalThis.Response;
@@ -31,6 +36,8 @@ function defineClass() {
   const hasBytes = typeof NodeResponse.prototype.bytes === "function";
 
   class Response extends NodeResponse {
+    /** Made by bufferedResponse() (or a clone of one): the methods below answer for the body. */
+    #fast;
     /** The body while nothing has read it; null once a method took it or `real` holds it. */
     #bytes;
     /** Other responses (clones) hold the same bytes: hand out copies only. */
@@ -40,10 +47,12 @@ function defineClass() {
     /** The fast path has consumed the body. */
     #used = false;
 
-    /** `bytes`: a Uint8Array this object may keep (the caller lets go of it). */
-    constructor(bytes, init, shared = false) {
-      super(null, init);
-      this.#bytes = bytes;
+    /** With `fast` (FAST), `body` is a Uint8Array this object may keep (the caller lets go of it). */
+    constructor(body = null, init = undefined, fast = undefined, shared = false) {
+      const ours = fast === FAST;
+      super(ours ? null : body, init);
+      this.#fast = ours;
+      this.#bytes = ours ? body : null;
       this.#shared = shared;
     }
 
@@ -68,20 +77,24 @@ function defineClass() {
     }
 
     get body() {
+      if (!this.#fast) return super.body;
       return this.#node().body;
     }
 
     get bodyUsed() {
+      if (!this.#fast) return super.bodyUsed;
       return this.#real === null ? this.#used : this.#real.bodyUsed;
     }
 
     text() {
+      if (!this.#fast) return super.text();
       const bytes = this.#take();
       if (bytes === null) return this.#node().text();
       return Promise.resolve(decoder.decode(bytes));
     }
 
     json() {
+      if (!this.#fast) return super.json();
       const bytes = this.#take();
       if (bytes === null) return this.#node().json();
       try {
@@ -92,6 +105,7 @@ function defineClass() {
     }
 
     arrayBuffer() {
+      if (!this.#fast) return super.arrayBuffer();
       const shared = this.#shared;
       const bytes = this.#take();
       if (bytes === null) return this.#node().arrayBuffer();
@@ -99,6 +113,7 @@ function defineClass() {
     }
 
     bytes() {
+      if (!this.#fast) return super.bytes();
       const shared = this.#shared;
       const taken = this.#take();
       if (taken === null) return this.#node().bytes();
@@ -106,21 +121,24 @@ function defineClass() {
     }
 
     blob() {
+      if (!this.#fast) return super.blob();
       return this.#node().blob();
     }
 
     formData() {
+      if (!this.#fast) return super.formData();
       return this.#node().formData();
     }
 
     clone() {
+      if (!this.#fast) return super.clone();
       if (this.#real !== null || this.#used) {
         // Node's clone: its error for a used body, or a branch of the stream already handed out.
         const branch = this.#node().clone();
         return new NodeResponse(branch.body, { status: this.status, statusText: this.statusText, headers: this.headers });
       }
       this.#shared = true;
-      return new Response(this.#bytes, { status: this.status, statusText: this.statusText, headers: this.headers }, true);
+      return new Response(this.#bytes, { status: this.status, statusText: this.statusText, headers: this.headers }, FAST, true);
     }
   }
 

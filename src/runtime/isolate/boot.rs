@@ -325,12 +325,13 @@ pub(super) fn run_wrapped(
 /// `source` with every character beyond Latin-1 written as a `\u` escape. Each isolate keeps
 /// the source of every bootstrap script in its heap (the startup snapshot carries them), at one
 /// byte a character while all are Latin-1 and at two for the whole script once one is not. The
-/// few such characters in our files (…, —, → in comments and messages) doubled the size of
-/// two thirds of the bootstrap: about 330 KB more in every worker. The lazily compiled files and
-/// the `node:` modules go through it too. In comments, string and
-/// template literals (the files use no raw templates, and no such character after a backslash:
-/// see the test) the escape means the same character.
+/// few such characters in our files (…, —, → in comments and messages) doubled the size of two
+/// thirds of the bootstrap: about 330 KB more in every worker. The lazily compiled files and the
+/// `node:` modules go through it too. Where our files use such characters (comments, string and
+/// template literals; no raw template text, and none right after a backslash: see the test),
+/// the escape stands for the same character.
 pub(crate) fn latin1(source: &str) -> std::borrow::Cow<'_, str> {
+  use std::fmt::Write;
   if source.chars().all(|c| (c as u32) <= 0xFF) {
     return std::borrow::Cow::Borrowed(source);
   }
@@ -341,7 +342,7 @@ pub(crate) fn latin1(source: &str) -> std::borrow::Cow<'_, str> {
       out.push(c);
     } else {
       for unit in c.encode_utf16(&mut units) {
-        out.push_str(&format!("\\u{unit:04X}"));
+        let _ = write!(out, "\\u{unit:04X}");
       }
     }
   }
