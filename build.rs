@@ -35,6 +35,7 @@ fn main() {
   // the startup snapshot, and every other worker, does not carry it.
   embed_folder(&mut out, &js_dir.join("lazy"), "/// Lazily compiled bootstrap files as (name, source).\npub const LAZY_FILES");
   vendored(&mut out);
+  runtime_sources_id();
 
   let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
   let streams = manifest.join("node_modules/web-streams-polyfill/dist/ponyfill.js");
@@ -395,4 +396,36 @@ fn vendored(out: &mut String) {
     out.push_str(&format!("  ({package:?}, \"{package}/{main}\"),\n"));
   }
   out.push_str("];\n");
+}
+
+/// `WORKERBOX_RUNTIME_SOURCES`: a hash of the Rust sources under `src/runtime/`, part of the
+/// startup snapshot's cache key (src/runtime/snapshot.rs). What the snapshot holds depends on
+/// that code too (how the bootstrap is compiled and run), not only on the JS sources and the
+/// package version, so a build that changes it must not reuse a snapshot saved by another.
+fn runtime_sources_id() {
+  use std::hash::Hasher;
+  let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("src/runtime");
+  println!("cargo:rerun-if-changed={}", root.display());
+  let mut files = Vec::new();
+  collect_rs(&root, &mut files);
+  files.sort();
+  // SipHash with fixed keys: the same sources give the same id on every build.
+  #[allow(deprecated)]
+  let mut hash = std::hash::SipHasher::new();
+  for path in files {
+    hash.write(path.strip_prefix(&root).unwrap().to_string_lossy().as_bytes());
+    hash.write(&fs::read(&path).unwrap());
+  }
+  println!("cargo:rustc-env=WORKERBOX_RUNTIME_SOURCES={:016x}", hash.finish());
+}
+
+fn collect_rs(dir: &Path, out: &mut Vec<PathBuf>) {
+  for entry in fs::read_dir(dir).unwrap() {
+    let path = entry.unwrap().path();
+    if path.is_dir() {
+      collect_rs(&path, out);
+    } else if path.extension().is_some_and(|e| e == "rs") {
+      out.push(path);
+    }
+  }
 }
