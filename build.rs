@@ -334,7 +334,7 @@ fn hook_stream_creation(source: &str) -> String {
 fn embed_folder(out: &mut String, dir: &Path, declaration: &str) {
   println!("cargo:rerun-if-changed={}", dir.display());
   let mut files = Vec::new();
-  collect_js(dir, dir, &mut files);
+  collect(dir, dir, ".js", &mut files);
   out.push_str(&format!("{declaration}: &[(&str, &str)] = &[\n"));
   for (name, path) in files {
     println!("cargo:rerun-if-changed={}", path.display());
@@ -343,8 +343,9 @@ fn embed_folder(out: &mut String, dir: &Path, declaration: &str) {
   out.push_str("];\n");
 }
 
-/// The `.js` files under `dir` as (path relative to `root` with `/`, path), sorted.
-fn collect_js(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
+/// The files under `dir` whose names end with `suffix`, as (path relative to `root` with `/`,
+/// path), sorted; folders of packages' tests, examples and builds are skipped.
+fn collect(root: &Path, dir: &Path, suffix: &str, out: &mut Vec<(String, PathBuf)>) {
   let Ok(entries) = fs::read_dir(dir) else { return };
   let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
   paths.sort();
@@ -352,9 +353,9 @@ fn collect_js(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     if path.is_dir() {
       if !matches!(name.as_str(), "node_modules" | "test" | "tests" | "bench" | "benchmarks" | "example" | "examples" | "build" | "dist" | ".github") {
-        collect_js(root, &path, out);
+        collect(root, &path, suffix, out);
       }
-    } else if name.ends_with(".js") {
+    } else if name.ends_with(suffix) {
       let rel = path.strip_prefix(root).unwrap().components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/");
       out.push((rel, path));
     }
@@ -386,7 +387,7 @@ fn vendored(out: &mut String) {
       panic!("{} is missing: workerbox embeds the npm package {package:?} for nodejs_compat. Run `npm ci` first.", dir.join(main).display());
     }
     let mut files = Vec::new();
-    collect_js(&dir, &dir, &mut files);
+    collect(&dir, &dir, ".js", &mut files);
     for (rel, path) in files {
       out.push_str(&format!("  (\"{package}/{rel}\", include_str!({:?})),\n", path.display().to_string()));
     }
@@ -407,25 +408,13 @@ fn runtime_sources_id() {
   let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("src/runtime");
   println!("cargo:rerun-if-changed={}", root.display());
   let mut files = Vec::new();
-  collect_rs(&root, &mut files);
-  files.sort();
+  collect(&root, &root, ".rs", &mut files);
   // SipHash with fixed keys: the same sources give the same id on every build.
   #[allow(deprecated)]
   let mut hash = std::hash::SipHasher::new();
-  for path in files {
-    hash.write(path.strip_prefix(&root).unwrap().to_string_lossy().as_bytes());
+  for (name, path) in files {
+    hash.write(name.as_bytes());
     hash.write(&fs::read(&path).unwrap());
   }
   println!("cargo:rustc-env=WORKERBOX_RUNTIME_SOURCES={:016x}", hash.finish());
-}
-
-fn collect_rs(dir: &Path, out: &mut Vec<PathBuf>) {
-  for entry in fs::read_dir(dir).unwrap() {
-    let path = entry.unwrap().path();
-    if path.is_dir() {
-      collect_rs(&path, out);
-    } else if path.extension().is_some_and(|e| e == "rs") {
-      out.push(path);
-    }
-  }
 }

@@ -38,14 +38,13 @@ function defineClass() {
   class Response extends NodeResponse {
     /** Made by bufferedResponse() (or a clone of one): the methods below answer for the body. */
     #fast;
-    /** The body while nothing has read it; null once a method took it or `real` holds it. */
+    /** The body while nothing has read it; null once a method took it (the body is used) or
+     * `real` holds it. */
     #bytes;
     /** Other responses (clones) hold the same bytes: hand out copies only. */
     #shared;
     /** The Node Response that answers for the body once the fast path no longer can. */
     #real = null;
-    /** The fast path has consumed the body. */
-    #used = false;
 
     /** With `fast` (FAST), `body` is a Uint8Array this object may keep (the caller lets go of it). */
     constructor(body = null, init = undefined, fast = undefined, shared = false) {
@@ -59,21 +58,24 @@ function defineClass() {
     /** The Node Response with this body, consumed already when the fast path consumed it. */
     #node() {
       if (this.#real === null) {
-        const bytes = this.#bytes ?? new Uint8Array(0);
-        this.#real = new NodeResponse(bytes, { status: this.status, statusText: this.statusText, headers: this.headers });
+        const used = this.#bytes === null;
+        this.#real = new NodeResponse(this.#bytes ?? new Uint8Array(0), this.#init());
         this.#bytes = null;
-        if (this.#used) this.#real.arrayBuffer().catch(() => {});
+        if (used) this.#real.arrayBuffer().catch(() => {});
       }
       return this.#real;
     }
 
     /** The bytes for a fast-path read, or null when the read must go to the Node Response. */
     #take() {
-      if (this.#real !== null || this.#used) return null;
       const bytes = this.#bytes;
       this.#bytes = null;
-      this.#used = true;
       return bytes;
+    }
+
+    /** Status, status text and headers, for another Response like this one. */
+    #init() {
+      return { status: this.status, statusText: this.statusText, headers: this.headers };
     }
 
     get body() {
@@ -83,7 +85,7 @@ function defineClass() {
 
     get bodyUsed() {
       if (!this.#fast) return super.bodyUsed;
-      return this.#real === null ? this.#used : this.#real.bodyUsed;
+      return this.#real === null ? this.#bytes === null : this.#real.bodyUsed;
     }
 
     text() {
@@ -106,18 +108,16 @@ function defineClass() {
 
     arrayBuffer() {
       if (!this.#fast) return super.arrayBuffer();
-      const shared = this.#shared;
       const bytes = this.#take();
       if (bytes === null) return this.#node().arrayBuffer();
-      return Promise.resolve(ownBuffer(bytes, shared));
+      return Promise.resolve(ownBuffer(bytes, this.#shared));
     }
 
     bytes() {
       if (!this.#fast) return super.bytes();
-      const shared = this.#shared;
       const taken = this.#take();
       if (taken === null) return this.#node().bytes();
-      return Promise.resolve(new Uint8Array(ownBuffer(taken, shared)));
+      return Promise.resolve(new Uint8Array(ownBuffer(taken, this.#shared)));
     }
 
     blob() {
@@ -132,13 +132,13 @@ function defineClass() {
 
     clone() {
       if (!this.#fast) return super.clone();
-      if (this.#real !== null || this.#used) {
+      if (this.#bytes === null) {
         // Node's clone: its error for a used body, or a branch of the stream already handed out.
         const branch = this.#node().clone();
-        return new NodeResponse(branch.body, { status: this.status, statusText: this.statusText, headers: this.headers });
+        return new NodeResponse(branch.body, this.#init());
       }
       this.#shared = true;
-      return new Response(this.#bytes, { status: this.status, statusText: this.statusText, headers: this.headers }, FAST, true);
+      return new Response(this.#bytes, this.#init(), FAST, true);
     }
   }
 
