@@ -2,12 +2,14 @@
 // Bundling a project's worker with esbuild (an optional peer dependency): TypeScript and JSX,
 // npm packages resolved with the `workerd`/`worker`/`browser` conditions, module rules (Text,
 // Data and CompiledWasm files become separate modules of the worker, as in wrangler),
-// `define`/`alias`, and an external source map. Also owns mapping a worker's error stacks and log
-// lines from the bundle back to the original files and lines, and the no-bundle fallback.
+// `define`/`alias`, Node built-ins as wrangler treats them (./node-builtins.js), and an external
+// source map. Also owns mapping a worker's error stacks and log lines from the bundle back to
+// the original files and lines, and the no-bundle fallback.
 
 const fs = require("node:fs");
 const path = require("node:path");
 const { stackMapper, identityMapper, mapError } = require("../sourcemap.js");
+const { nodeBuiltinsPlugin } = require("./node-builtins.js");
 // Loaded on first use (a project with module rules or an unbundled worker).
 const picomatch = (...args) => require("picomatch")(...args);
 
@@ -130,9 +132,9 @@ async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = []
       sourcesContent: false,
       metafile: true,
       logLevel: "silent",
-      external: ["cloudflare:*", "node:*"],
+      external: ["cloudflare:*"],
       ...settings,
-      plugins: [...plugins, modulesPlugin(rules, config.root, outdir, modules)],
+      plugins: [...plugins, nodeBuiltinsPlugin(config), modulesPlugin(rules, config.root, outdir, modules)],
     });
   } catch (error) {
     if (Array.isArray(error.errors)) throw new BuildError(error.errors, config.root);
