@@ -32,34 +32,16 @@ pub(crate) fn has_node_module(name: &str) -> bool {
 }
 
 /// The compatibility flag workerd puts `node:<name>` behind, beyond nodejs_compat (see
-/// workerd's src/workerd/api/node/node.h); most modules have none.
+/// workerd's src/workerd/api/node/node.h); most modules have none. The table is
+/// `lib/node-module-flags.json`, which the bundler reads too.
 pub(crate) fn node_module_flag(name: &str) -> Option<&'static str> {
-  Some(match name {
-    "fs" => "enable_nodejs_fs_module",
-    "http" | "https" | "_http_common" | "_http_outgoing" | "_http_client" | "_http_incoming" | "_http_agent" => "enable_nodejs_http_modules",
-    "_http_server" => "enable_nodejs_http_server_modules",
-    "os" => "enable_nodejs_os_module",
-    "http2" => "enable_nodejs_http2_module",
-    "console" => "enable_nodejs_console_module",
-    "vm" => "enable_nodejs_vm_module",
-    "perf_hooks" => "enable_nodejs_perf_hooks_module",
-    "domain" => "enable_nodejs_domain_module",
-    "child_process" => "enable_nodejs_child_process_module",
-    "v8" => "enable_nodejs_v8_module",
-    "tty" => "enable_nodejs_tty_module",
-    "punycode" => "enable_nodejs_punycode_module",
-    "cluster" => "enable_nodejs_cluster_module",
-    "worker_threads" => "enable_nodejs_worker_threads_module",
-    "_stream_wrap" => "enable_nodejs_stream_wrap_module",
-    "wasi" => "enable_nodejs_wasi_module",
-    "dgram" => "enable_nodejs_dgram_module",
-    "inspector" | "inspector/promises" => "enable_nodejs_inspector_module",
-    "trace_events" => "enable_nodejs_trace_events_module",
-    "readline" | "readline/promises" => "enable_nodejs_readline_module",
-    "repl" => "enable_nodejs_repl_module",
-    "sqlite" => "enable_nodejs_sqlite_module",
-    _ => return None,
-  })
+  static FLAGS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+  let flags = FLAGS.get_or_init(|| {
+    let table: serde_json::Value = serde_json::from_str(include_str!("../../../lib/node-module-flags.json")).expect("lib/node-module-flags.json is JSON");
+    let modules = table["modules"].as_object().expect("lib/node-module-flags.json has a `modules` object");
+    modules.iter().map(|(module, flag)| (module.clone(), flag.as_str().expect("a flag name").to_owned())).collect()
+  });
+  flags.iter().find(|(module, _)| module == name).map(|(_, flag)| flag.as_str())
 }
 
 /// The names of the `node:` modules a worker may import.
