@@ -14,7 +14,7 @@ const { validateModules, validateLoader, isPlainObject } = require("./lib/module
 const { inspectorOptions, createInspector } = require("./lib/inspector.js");
 const { stackMapper, mapError, inlineSourceMap, parseSourceMap } = require("./lib/sourcemap.js");
 const { d1, readD1Migrations, applyD1Migrations } = require("./lib/d1.js");
-const queues = require("./lib/queues.js");
+const queues = require("./lib/queues/index.js");
 const rpc = require("./lib/rpc.js");
 const durable = require("./lib/durable.js");
 const websocket = require("./lib/websocket.js");
@@ -441,7 +441,7 @@ async function runQueueBatch(worker, name, metas, bodies) {
 rpc.setWorkerAccess(nativeOf, toError);
 websocket.setWorkerAccess(nativeOf, holdForSocket);
 durable.setLogger((worker, level, message) => workerLogs.get(worker)?.(level, message));
-queues.setBatchRunner(runQueueBatch, (worker, level, message) => workerLogs.get(worker)?.(level, message));
+queues.setWorkerAccess({ isWorker: (value) => value instanceof Worker, runBatch: runQueueBatch, log: (worker, level, message) => workerLogs.get(worker)?.(level, message) });
 
 /**
  * Runs a worker's queue() handler on one batch: `{ type: "queue", queue, messages }`. Resolves

@@ -280,7 +280,7 @@ async function callService(definition, method, args, bytes, dispatch, caller) {
   return { json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: flat }), bytes: body };
 }
 
-/** A queue producer's send()/sendBatch(), answered by the queue itself (lib/queues.js). */
+/** A queue producer's send()/sendBatch(), answered by the queue itself (lib/queues/queue.js). */
 const callQueue = (queue, method, args, bytes) => queue._hostCall(method, args, bytes);
 
 /**

@@ -261,7 +261,7 @@ const QUEUE_BATCH_BYTES = 256_000;
 
 /** A queue producer in Node: send()/sendBatch() into the same queue the workers use. */
 function queueProducer(queueBinding) {
-  const { encodeBody } = require("../queues.js");
+  const { encodeBody } = require("../queues/messages.js");
   const encode = (body, contentType = "json", where) => {
     if (!["json", "text", "bytes", "v8"].includes(contentType)) throw new TypeError(`${where}: unsupported content type ${JSON.stringify(contentType)} (json, text, bytes or v8)`);
     const bytes = encodeBody(contentType, body, where);

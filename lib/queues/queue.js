@@ -1,31 +1,34 @@
 "use strict";
-// Queues, host side: `queue(options)` makes a queue binding — the producer end workers send
-// to (`env.Q.send()` / `sendBatch()` arrive here as binding calls) and the broker that delivers
-// the messages in batches to a consumer worker's `queue()` handler: by `maxBatchSize` and
-// `maxBatchTimeout`, with acks, retries (`maxRetries`, `retryDelay`, per-message delays), a
-// dead-letter queue, and, with `dir`, an on-disk backlog (src/runtime/store/queue.rs) that a
-// queue recreated on the same folder delivers again.
+// Queues, the binding: `queue(options)` makes a queue — the producer end workers send to
+// (`env.Q.send()` / `sendBatch()` arrive here as binding calls) and the broker that delivers the
+// messages in batches to a consumer worker's `queue()` handler: by `maxBatchSize` and
+// `maxBatchTimeout`, with acks, retries (`maxRetries`, `retryDelay`, per-message delays) and a
+// dead-letter queue. The messages themselves, in memory and (with `dir`) on disk, are the
+// backlog's (backlog.js); their bytes are messages.js's.
 //
 // Delivery is event-driven: a send, a batch finishing, or one Node timer (the oldest ready
 // message's batch deadline, or the next delayed message's due time) moves the queue; nothing
 // polls. Timers hold Node's event loop open only for an in-memory queue whose consumer is alive
 // (its messages would be lost at exit); a `dir` queue's timers never do, since its messages are
 // on disk and the next process delivers them.
+//
+// Workers are the API's (lib/api.js): it hands this file, through setWorkerAccess(), how to tell
+// a worker, run a batch in one and write to its log, so nothing here imports the API.
 
-const path = require("node:path");
-const { Binding } = require("./bindings.js");
-const rpc = require("./rpc.js");
+const { Binding } = require("../bindings.js");
+const { CONTENT_TYPES, shown, messageId, decodeBody } = require("./messages.js");
+const { Backlog } = require("./backlog.js");
 
-const CONTENT_TYPES = new Set(["text", "bytes", "json", "v8"]);
 const DELAY_LIMIT = 86400;
 
-/** Runs one batch in a worker: set by index.js, which owns the workers' native handles. */
+/** Whether a value is a worker of createWorker(): set by lib/api.js, which owns the workers. */
+let isWorker = () => false;
+/** Runs one batch in a worker: set by lib/api.js, which owns the workers' native handles. */
 let runBatch = null;
-/** Writes a line to a worker's onLog: set by index.js too. */
+/** Writes a line to a worker's onLog: set by lib/api.js too. */
 let logTo = () => {};
-function setBatchRunner(run, log) {
-  runBatch = run;
-  logTo = log;
+function setWorkerAccess(access) {
+  ({ isWorker, runBatch, log: logTo } = access);
 }
 
 /** Queues that name a worker as producer or consumer, so its dispose() can tell them. */
@@ -34,16 +37,6 @@ const queuesOfWorker = new WeakMap();
 function workerDisposed(worker) {
   for (const q of queuesOfWorker.get(worker) ?? []) q._workerGone(worker);
   queuesOfWorker.delete(worker);
-}
-
-function shown(value) {
-  if (typeof value === "number" || value === undefined) return String(value);
-  if (typeof value === "function") return "a function";
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return typeof value;
-  }
 }
 
 const NUMBER_OPTIONS = {
@@ -55,44 +48,6 @@ const NUMBER_OPTIONS = {
 };
 const OPTION_NAMES = ["name", "dir", "consumer", "deadLetterQueue", "send", ...Object.keys(NUMBER_OPTIONS)];
 
-/** Decodes a body as the consumer would see it (for a custom `send` handler). */
-function decodeBody(contentType, bytes) {
-  switch (contentType) {
-    case "text":
-      return bytes.toString("utf8");
-    case "bytes":
-      return new Uint8Array(bytes);
-    case "json":
-      return JSON.parse(bytes.toString("utf8"));
-    default:
-      return rpc.deserialize(bytes);
-  }
-}
-
-/** A host value as the bytes of `contentType` (for dispatch(worker, { type: "queue" })). */
-function encodeBody(contentType, body, where) {
-  switch (contentType) {
-    case "text":
-      if (typeof body !== "string") throw new TypeError(`${where}: a "text" body must be a string, got ${typeof body}`);
-      return Buffer.from(body, "utf8");
-    case "bytes":
-      if (!ArrayBuffer.isView(body) && !(body instanceof ArrayBuffer)) throw new TypeError(`${where}: a "bytes" body must be an ArrayBuffer or a typed array, got ${typeof body}`);
-      return ArrayBuffer.isView(body) ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : Buffer.from(body);
-    case "json": {
-      const text = JSON.stringify(body);
-      if (text === undefined) throw new TypeError(`${where}: a "json" body must be a value JSON can represent, got ${typeof body}`);
-      return Buffer.from(text, "utf8");
-    }
-    default:
-      // V8's own format without Node's host-object extensions, which the worker could not read.
-      try {
-        return rpc.serialize(body);
-      } catch (error) {
-        throw new TypeError(`${where}: the body cannot be structured-cloned: ${error.message}`, { cause: error });
-      }
-  }
-}
-
 /** What a handler decided, as workerd reports it, when nothing was decided. */
 const NO_DECISIONS = { ackAll: false, retryBatch: { retry: false }, explicitAcks: [], retryMessages: [] };
 
@@ -103,23 +58,12 @@ const NO_DECISIONS = { ackAll: false, retryBatch: { retry: false }, explicitAcks
 class Queue extends Binding {
   #name;
   #options;
-  #store = null;
+  #backlog;
   #handler = null;
   #consumer;
   #deadLetter;
   /** Workers created with this binding, in creation order (consumer candidates). */
   #bound = [];
-  // Messages ready now (a FIFO: array plus head index), delayed ones (sorted by due time), and
-  // the number in the batch being delivered.
-  #ready = [];
-  #head = 0;
-  #delayed = [];
-  #inFlight = [];
-  // Backlog metrics kept as messages come and go, so a send costs the same with a long backlog:
-  // bytes, and the oldest timestamp (recomputed only after the oldest message leaves).
-  #bytes = 0;
-  #oldestAt = 0;
-  #oldestStale = false;
   #delivering = false;
   #batchTimer = null;
   #batchTimerAt = 0;
@@ -127,14 +71,6 @@ class Queue extends Binding {
   #delayTimerAt = 0;
   #flushing = false;
   #waiters = [];
-  #writes = null;
-  #writeChain = Promise.resolve();
-  #loaded = false;
-  /** Ids on their way to disk from this process, which following the file must not place twice. */
-  #arriving = new Set();
-  /** Watches the backlog file for messages other processes add (a platform proxy, a test). */
-  #follower = null;
-  #followTimer = null;
   #stats = { sent: 0, delivered: 0, acked: 0, retried: 0, deadLettered: 0, dropped: 0, batches: 0, failedBatches: 0 };
 
   constructor(options) {
@@ -145,10 +81,7 @@ class Queue extends Binding {
     this.#consumer = options.consumer;
     this.#deadLetter = options.deadLetterQueue;
     this.#handler = options.send ?? null;
-    if (options.dir !== undefined) {
-      const { NativeQueueStore } = require("../native.js");
-      this.#store = new NativeQueueStore(path.resolve(options.dir));
-    }
+    this.#backlog = new Backlog(options.dir);
     if (this.#consumer) this.#watch(this.#consumer);
     if (this.#name !== undefined) this.#load();
   }
@@ -165,7 +98,7 @@ class Queue extends Binding {
 
   /** Messages not yet acknowledged (ready, delayed or being delivered). */
   get backlog() {
-    return this.#ready.length - this.#head + this.#delayed.length + this.#inFlight.length;
+    return this.#backlog.size;
   }
 
   /**
@@ -195,7 +128,7 @@ class Queue extends Binding {
     return promise;
   }
 
-  // ---- Binding plumbing (called by index.js and lib/bindings.js) -----------------------------
+  // ---- Binding plumbing (called by lib/api.js and lib/bindings.js) -----------------------------
 
   /** A worker was created with this binding under `name`. */
   _bound(worker, name) {
@@ -223,7 +156,7 @@ class Queue extends Binding {
 
   /** A producer's send()/sendBatch(): `args.messages[i].size` bytes each, concatenated in `bytes`. */
   async _hostCall(method, args, bytes) {
-    if (method === "metrics") return { json: JSON.stringify(this.#metrics()) };
+    if (method === "metrics") return { json: JSON.stringify(this.#backlog.metrics()) };
     if (method !== "send") throw new TypeError(`unknown queue operation "${method}"`);
     const now = Date.now();
     let offset = 0;
@@ -232,7 +165,7 @@ class Queue extends Binding {
       const body = Buffer.from(bytes ? bytes.subarray(offset, offset + m.size) : Buffer.alloc(0));
       offset += m.size;
       const delay = m.delaySeconds ?? args.delaySeconds ?? this.#options.deliveryDelay;
-      return { id: require("node:crypto").randomBytes(16).toString("hex"), timestamp: now, contentType: m.contentType, body, attempts: 0, due: now + delay * 1000 };
+      return { id: messageId(), timestamp: now, contentType: m.contentType, body, attempts: 0, due: now + delay * 1000 };
     });
     if (this.#handler !== null) {
       await this.#handler(messages.map((m) => ({ id: m.id, timestamp: new Date(m.timestamp), contentType: m.contentType, body: decodeBody(m.contentType, m.body), delaySeconds: (m.due - now) / 1000 })));
@@ -240,23 +173,12 @@ class Queue extends Binding {
       await this._enqueue(messages);
     }
     this.#stats.sent += messages.length;
-    return { json: JSON.stringify({ metadata: { metrics: this.#metrics() } }) };
+    return { json: JSON.stringify({ metadata: { metrics: this.#backlog.metrics() } }) };
   }
 
   /** Adds messages (made durable first when on disk); used by producers and dead-lettering. */
   async _enqueue(messages) {
-    if (this.#store !== null) {
-      for (const m of messages) this.#arriving.add(m.id);
-      try {
-        await this.#persist({ add: messages });
-      } finally {
-        for (const m of messages) this.#arriving.delete(m.id);
-      }
-    }
-    for (const m of messages) {
-      this.#counted(m);
-      this.#place(m);
-    }
+    await this.#backlog.add(messages);
     this.#pump();
   }
 
@@ -269,52 +191,7 @@ class Queue extends Binding {
   }
 
   #load() {
-    if (this.#loaded || this.#store === null) return;
-    this.#loaded = true;
-    this.#pickUp();
-    this.#follow();
-  }
-
-  /** Places the stored messages this queue does not hold yet (all of them, the first time). */
-  #pickUp() {
-    // Messages leaving (acked, dead-lettered) are still in #inFlight until their removal is on disk.
-    const held = new Set(this.#arriving);
-    for (let i = this.#head; i < this.#ready.length; i++) held.add(this.#ready[i].id);
-    for (const m of this.#delayed) held.add(m.id);
-    for (const m of this.#inFlight) held.add(m.id);
-    let added = 0;
-    for (const row of this.#store.load(this.#name)) {
-      if (held.has(row.id)) continue;
-      const m = { id: row.id, timestamp: row.timestamp, contentType: row.contentType, body: row.body, attempts: row.attempts, due: row.due };
-      this.#counted(m);
-      this.#place(m);
-      added++;
-    }
-    return added;
-  }
-
-  /**
-   * Follows the backlog file: messages another process sends to this queue (say, a framework's
-   * dev server through getPlatformProxy()) are picked up and delivered here. The watch does not
-   * hold Node's event loop open.
-   */
-  #follow() {
-    const dir = path.resolve(this.#options.dir);
-    try {
-      this.#follower = require("node:fs").watch(dir, { persistent: false }, (event, file) => {
-        if ((file && !String(file).startsWith("queues.sqlite3")) || this.#followTimer !== null) return;
-        this.#followTimer = setTimeout(() => {
-          this.#followTimer = null;
-          try {
-            if (this.#pickUp() > 0) this.#pump();
-          } catch {}
-        }, 20);
-        this.#followTimer.unref();
-      });
-      this.#follower.on("error", () => {});
-    } catch {
-      // A folder that cannot be watched: messages from other processes wait for a restart.
-    }
+    this.#backlog.open(this.#name, () => this.#pump());
   }
 
   /** The worker that consumes this queue now, if any is alive. */
@@ -323,102 +200,35 @@ class Queue extends Binding {
     return this.#bound.find((w) => !w.disposed) ?? null;
   }
 
-  #place(message) {
-    const now = Date.now();
-    if (message.due <= now) {
-      message.readyAt = now;
-      this.#ready.push(message);
-      return;
-    }
-    // Insert by due time (binary search; equal times keep their order).
-    let low = 0;
-    let high = this.#delayed.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (this.#delayed[mid].due <= message.due) low = mid + 1;
-      else high = mid;
-    }
-    this.#delayed.splice(low, 0, message);
-  }
-
-  #readyCount() {
-    return this.#ready.length - this.#head;
-  }
-
-  #takeReady(count) {
-    const batch = this.#ready.slice(this.#head, this.#head + count);
-    this.#head += batch.length;
-    if (this.#head > 1024 && this.#head * 2 > this.#ready.length) {
-      this.#ready = this.#ready.slice(this.#head);
-      this.#head = 0;
-    }
-    return batch;
-  }
-
-  /** `{ backlogCount, backlogBytes, oldestMessageTimestamp }` (ms; 0 when empty), as production reports them. */
-  #metrics() {
-    return { backlogCount: this.backlog, backlogBytes: this.#bytes, oldestMessageTimestamp: this.#oldest() };
-  }
-
-  /** The oldest pending message's timestamp (ms), 0 when none. */
-  #oldest() {
-    if (this.#oldestStale) {
-      let oldest = 0;
-      const consider = (m) => (oldest === 0 || m.timestamp < oldest) && (oldest = m.timestamp);
-      for (let i = this.#head; i < this.#ready.length; i++) consider(this.#ready[i]);
-      this.#delayed.forEach(consider);
-      this.#inFlight.forEach(consider);
-      this.#oldestAt = oldest;
-      this.#oldestStale = false;
-    }
-    return this.#oldestAt;
-  }
-
-  /** A message joined the backlog (sent, loaded from disk, dead-lettered in). */
-  #counted(m) {
-    this.#bytes += m.body.byteLength;
-    if (!this.#oldestStale && (this.#oldestAt === 0 || m.timestamp < this.#oldestAt)) this.#oldestAt = m.timestamp;
-  }
-
-  /** A message left the backlog (acked, dead-lettered out, dropped). */
-  #uncounted(m) {
-    this.#bytes -= m.body.byteLength;
-    if (m.timestamp === this.#oldestAt) this.#oldestStale = true;
-  }
-
   /** Moves the queue along: due delayed messages become ready, a full or overdue batch goes out, the next timer is armed. */
   #pump() {
     const now = Date.now();
-    while (this.#delayed.length > 0 && this.#delayed[0].due <= now) {
-      const message = this.#delayed.shift();
-      message.readyAt = now;
-      this.#ready.push(message);
-    }
+    this.#backlog.promoteDue(now);
     const consumer = this.#liveConsumer();
     const { maxBatchSize, maxBatchTimeout } = this.#options;
-    const ready = this.#readyCount();
+    const ready = this.#backlog.readyCount;
     if (consumer !== null && !this.#delivering && ready > 0) {
-      const deadline = this.#ready[this.#head].readyAt + maxBatchTimeout * 1000;
+      const deadline = this.#backlog.firstReadyAt + maxBatchTimeout * 1000;
       if (ready >= maxBatchSize || this.#flushing || deadline <= now) {
         // #deliver handles its own failures; this catch only guards against a bug turning into
         // an unhandled rejection, which would end the host process.
         this.#deliver(consumer).catch((error) => process.emitWarning(`workerbox: queue "${this.#name}" delivery failed: ${error?.stack ?? error}`));
       }
     }
-    if (this.#readyCount() === 0 && !this.#delivering) this.#flushing = false;
+    if (this.#backlog.readyCount === 0 && !this.#delivering) this.#flushing = false;
     this.#settleWaiters();
     this.#armTimers(consumer, now);
   }
 
   #armTimers(consumer, now) {
     // The batch deadline of the oldest ready message (only while something could deliver it).
-    const wantBatch = consumer !== null && !this.#delivering && this.#readyCount() > 0 ? this.#ready[this.#head].readyAt + this.#options.maxBatchTimeout * 1000 : 0;
+    const wantBatch = consumer !== null && !this.#delivering && this.#backlog.readyCount > 0 ? this.#backlog.firstReadyAt + this.#options.maxBatchTimeout * 1000 : 0;
     if (wantBatch !== this.#batchTimerAt || (this.#batchTimer !== null && this.#holds(consumer) !== this.#batchTimer.hasRef())) {
       if (this.#batchTimer !== null) clearTimeout(this.#batchTimer);
       this.#batchTimer = wantBatch === 0 ? null : this.#timer(() => ((this.#batchTimer = null), (this.#batchTimerAt = 0), this.#pump()), wantBatch - now, consumer);
       this.#batchTimerAt = wantBatch;
     }
-    const wantDelay = this.#delayed.length > 0 ? this.#delayed[0].due : 0;
+    const wantDelay = this.#backlog.nextDue;
     if (wantDelay !== this.#delayTimerAt || (this.#delayTimer !== null && this.#holds(consumer) !== this.#delayTimer.hasRef())) {
       if (this.#delayTimer !== null) clearTimeout(this.#delayTimer);
       this.#delayTimer = wantDelay === 0 ? null : this.#timer(() => ((this.#delayTimer = null), (this.#delayTimerAt = 0), this.#pump()), wantDelay - now, consumer);
@@ -431,7 +241,7 @@ class Queue extends Binding {
    * and the messages exist only in memory, or someone awaits idle() or flush().
    */
   #holds(consumer) {
-    return consumer !== null && (this.#store === null || this.#waiters.length > 0);
+    return consumer !== null && (!this.#backlog.onDisk || this.#waiters.length > 0);
   }
 
   #timer(fire, ms, consumer) {
@@ -442,9 +252,8 @@ class Queue extends Binding {
   }
 
   async #deliver(consumer) {
-    const batch = this.#takeReady(this.#options.maxBatchSize);
+    const batch = this.#backlog.takeBatch(this.#options.maxBatchSize);
     this.#delivering = true;
-    this.#inFlight = batch;
     this.#stats.batches += 1;
     this.#stats.delivered += batch.length;
     let outcome;
@@ -452,7 +261,7 @@ class Queue extends Binding {
       const messages = batch.map((m) => ({ id: m.id, timestamp: m.timestamp, attempts: m.attempts + 1, contentType: m.contentType }));
       // The metrics a batch carries count the messages still waiting, not the batch itself
       // (the oldest timestamp is that of the oldest unacknowledged message, this batch's included).
-      const metrics = this.#metrics();
+      const metrics = this.#backlog.metrics();
       metrics.backlogCount -= batch.length;
       metrics.backlogBytes -= batch.reduce((n, m) => n + m.body.byteLength, 0);
       outcome = await runBatch(consumer, this.#name, { messages, metadata: { metrics } }, batch.map((m) => m.body));
@@ -468,7 +277,7 @@ class Queue extends Binding {
       // A disk write failed: the messages stay where the disk says they are; report it.
       process.emitWarning(`workerbox: queue "${this.#name}" could not record a batch's outcome: ${error.message}`);
     }
-    this.#inFlight = [];
+    this.#backlog.batchDone();
     this.#delivering = false;
     this.#pump();
   }
@@ -477,7 +286,7 @@ class Queue extends Binding {
   async #settle(batch, { outcome, error, decisions }) {
     if (error && error.code === "ERR_WORKER_DISPOSED") {
       // The consumer went away mid-batch: nothing was decided, nothing counts as an attempt.
-      for (const m of batch) this.#place(m);
+      for (const m of batch) this.#backlog.place(m);
       return;
     }
     if (outcome !== "ok") this.#stats.failedBatches += 1;
@@ -506,8 +315,8 @@ class Queue extends Binding {
         dead.push(m);
       }
     }
-    done.forEach((m) => this.#uncounted(m));
-    dead.forEach((m) => this.#uncounted(m));
+    done.forEach((m) => this.#backlog.uncounted(m));
+    dead.forEach((m) => this.#backlog.uncounted(m));
     this.#stats.acked += done.length;
     this.#stats.retried += again.length;
     if (dead.length > 0) {
@@ -523,43 +332,18 @@ class Queue extends Binding {
       }
     }
     try {
-      if (this.#store !== null && (done.length > 0 || again.length > 0 || dead.length > 0)) {
-        await this.#persist({ retry: again, remove: [...done, ...dead] });
+      if (this.#backlog.onDisk && (done.length > 0 || again.length > 0 || dead.length > 0)) {
+        await this.#backlog.persist({ retry: again, remove: [...done, ...dead] });
       }
     } finally {
       // Even if the disk write failed, the retried messages are still pending here.
-      for (const m of again) this.#place(m);
+      for (const m of again) this.#backlog.place(m);
     }
-  }
-
-  /**
-   * Writes changes to the backlog file. Writes go one at a time, in order; changes made while
-   * one is running are committed together by the next (one fsync for many messages).
-   */
-  #persist(changes) {
-    if (this.#writes === null) {
-      const writes = (this.#writes = { add: [], retry: [], remove: [], done: null });
-      writes.done = this.#writeChain.then(() => {
-        this.#writes = null;
-        return this.#store.write(
-          this.#name,
-          writes.add.map((m) => ({ id: m.id, timestamp: m.timestamp, contentType: m.contentType, body: m.body, attempts: m.attempts, due: m.due })),
-          writes.retry.map((m) => ({ id: m.id, attempts: m.attempts, due: m.due })),
-          writes.remove.map((m) => m.id),
-        );
-      });
-      this.#writeChain = writes.done.catch(() => {});
-    }
-    const writes = this.#writes;
-    if (changes.add) writes.add.push(...changes.add);
-    if (changes.retry) writes.retry.push(...changes.retry);
-    if (changes.remove) writes.remove.push(...changes.remove);
-    return writes.done;
   }
 
   /** Whether a waiter is done: nothing ready or in delivery, and (for idle()) nothing delayed. */
   #done(readyOnly) {
-    return !this.#delivering && this.#readyCount() === 0 && (readyOnly || this.#delayed.length === 0);
+    return !this.#delivering && this.#backlog.readyCount === 0 && (readyOnly || this.#backlog.delayedCount === 0);
   }
 
   #settleWaiters() {
@@ -568,7 +352,7 @@ class Queue extends Binding {
     const waiting = [];
     for (const waiter of this.#waiters) {
       if (this.#done(waiter.readyOnly)) {
-        this.#writeChain.then(() => waiter.resolve());
+        this.#backlog.written().then(() => waiter.resolve());
       } else if (!live && !this.#delivering) {
         waiter.reject(new Error(`queue "${this.#name}" has ${this.backlog} message(s) waiting but no live consumer worker (pass { consumer } or create a worker with this binding)`));
       } else {
@@ -613,8 +397,7 @@ function queue(options = {}) {
     throw new TypeError("queue(): options.dir must be a folder path");
   }
   if (options.consumer !== undefined) {
-    const { Worker } = require("../index.js");
-    if (!(options.consumer instanceof Worker)) throw new TypeError("queue(): options.consumer must be a worker returned by createWorker()");
+    if (!isWorker(options.consumer)) throw new TypeError("queue(): options.consumer must be a worker returned by createWorker()");
   }
   if (options.deadLetterQueue !== undefined && !(options.deadLetterQueue instanceof Queue)) {
     throw new TypeError("queue(): options.deadLetterQueue must be another queue() binding");
@@ -627,33 +410,4 @@ function queue(options = {}) {
   return new Queue(checked);
 }
 
-/**
- * dispatch(worker, { type: "queue", queue, messages }): the batch as the runner takes it.
- * Each message is `{ body, id?, timestamp?, attempts?, contentType? }`; bodies are
- * structured-cloned (content type "v8") unless `contentType` says otherwise.
- */
-function batchFromInput(input) {
-  const { queue: name = "queue", messages } = input;
-  if (typeof name !== "string" || name === "") throw new TypeError("dispatch: event.queue must be the queue's name, a non-empty string");
-  if (!Array.isArray(messages) || messages.length === 0) throw new TypeError("dispatch: event.messages must be a non-empty array of { body, id?, timestamp?, attempts? }");
-  if (messages.length > 100) throw new TypeError(`dispatch: event.messages holds ${messages.length} messages; a batch holds at most 100`);
-  const metas = [];
-  const bodies = [];
-  messages.forEach((m, i) => {
-    const where = `dispatch: event.messages[${i}]`;
-    if (m === null || typeof m !== "object") throw new TypeError(`${where} must be an object such as { body }`);
-    const contentType = m.contentType ?? "v8";
-    if (!CONTENT_TYPES.has(contentType)) throw new TypeError(`${where}.contentType must be "text", "bytes", "json" or "v8", got ${shown(contentType)}`);
-    const id = m.id ?? require("node:crypto").randomBytes(16).toString("hex");
-    if (typeof id !== "string" || id === "") throw new TypeError(`${where}.id must be a non-empty string`);
-    const timestamp = m.timestamp === undefined ? Date.now() : m.timestamp instanceof Date ? m.timestamp.getTime() : m.timestamp;
-    if (typeof timestamp !== "number" || !Number.isFinite(timestamp)) throw new TypeError(`${where}.timestamp must be a Date or milliseconds since the epoch`);
-    const attempts = m.attempts ?? 1;
-    if (!Number.isInteger(attempts) || attempts < 1) throw new TypeError(`${where}.attempts must be a positive integer, got ${shown(attempts)}`);
-    metas.push({ id, timestamp, attempts, contentType });
-    bodies.push(encodeBody(contentType, m.body, where));
-  });
-  return { name, metas: { messages: metas }, bodies };
-}
-
-module.exports = { queue, Queue, setBatchRunner, workerDisposed, batchFromInput, encodeBody, NO_DECISIONS };
+module.exports = { queue, Queue, setWorkerAccess, workerDisposed };
