@@ -65,13 +65,13 @@ export interface WorkerOptions {
   /**
    * Loads, on demand, what an `import`, `import()` or `require()` names that `modules` does not
    * have (and `node:` modules workerbox lacks): `undefined` when there is no such module. The
-   * worker's thread waits for the answer (at most `limits.bindingMs`). See the README.
+   * worker's thread waits for the answer (at most `limits.bindingMs`). See docs/runtime.md.
    */
   loadModule?: (specifier: string, referrer: string, details: { kind: "import" | "require" }) => MaybePromise<LoadedModule | string | undefined | null>;
   /**
    * Serve this worker to Chrome DevTools / VS Code (Chrome DevTools Protocol): `true` is
    * `{ port: 9229, host: "127.0.0.1" }`. One port serves many workers (listed by `name`, default
-   * `filename`); `waitForDebugger` holds the script's start until a client runs it. See the README.
+   * `filename`); `waitForDebugger` holds the script's start until a client runs it. See docs/api.md.
    */
   inspector?: boolean | { port?: number; host?: string; name?: string; waitForDebugger?: boolean };
   /** A source map of `script` (object or JSON): errors from the worker name the original files, and DevTools gets it. */
@@ -117,7 +117,7 @@ export interface WorkerOptions {
    * experimental or contradictory flag is a TypeError. As in workerd, some flags imply others
    * from a date (`nodejs_compat` brings `nodejs_compat_v2` from 2024-09-23,
    * `nodejs_compat_populate_process_env` from 2025-04-01, `enable_nodejs_process_v2` and the
-   * fs/os modules from 2025-09-15, …). See the README for what each changes here.
+   * fs/os modules from 2025-09-15, …). See docs/compatibility.md for what each changes here.
    */
   compatibilityFlags?: string[];
 }

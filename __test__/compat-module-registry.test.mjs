@@ -77,7 +77,7 @@ test("new_module_registry: specifiers are URLs under file:///bundle/, import.met
 
 test("without new_module_registry, specifiers are names in the bundle and attributes are refused (throw_on_unrecognized_import_assertion)", async (t) => {
   const out = await run(t, []);
-  // workerd's legacy registry gives an empty import.meta; workerbox keeps url and main (README).
+  // workerd's legacy registry gives an empty import.meta; workerbox keeps url and main (docs/runtime.md).
   assert.deepEqual(out.metaKeys, ["url", "main"]);
   assert.equal(out.resolveType, "undefined");
   assert.match(out.data, /^Error: Unrecognized import attributes specified/);

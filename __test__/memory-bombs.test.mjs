@@ -36,7 +36,7 @@ for (const [name, attack] of memoryBombs) {
 // Objects piling up a few at a time: the host's memory stays within about 2 × memoryMb + 64 MB
 // (a young-generation GC over the limit makes V8 check the live size at once; before that the
 // peak grew 180-250 MB under memoryMb 64). Builtins that allocate a large block in one step
-// (huge-allocations.test.mjs) can go further; README, "Limits and faults".
+// (huge-allocations.test.mjs) can go further; docs/security.md, "Limits and faults".
 test("small objects piling up stop with the host's peak RSS within about 2 × memoryMb + 64 MB", { timeout: 150_000 }, async (t) => {
   const result = await expectMemoryLimitInChild("const k = []; for (let i = 0; ; i++) k.push({ i, s: 'x' + i, list: [i] })");
   const growthMb = result.peakMb - result.peakBeforeMb;

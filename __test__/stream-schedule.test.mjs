@@ -96,7 +96,7 @@ test("WritableStream: releaseLock() rejects the writes still queued, and a write
   const common = {
     releaseAfterWriteStart: `w rej ${released}, ready rej ${released}, closed rej ${released}`,
     // workerd printed "d-2" here: it keeps counting the two dropped writes against the high
-    // water mark for good (README: a deliberate difference); workerbox takes them out.
+    // water mark for good (docs/runtime.md: a deliberate difference); workerbox takes them out.
     releaseQueued: `sink 1, d0, sink 4, w2 rej ${released}, w3 rej ${released}, w1 ok, w4 ok`,
     writeThenAbort: "sink write, sink abort x, w ok, a ok, closed rej x",
     noWriteThenAbort: "sink abort x, w ok, a ok, closed rej x",

@@ -10,7 +10,7 @@
 // (the `body` stream, blob(), formData(), a method called on a body already used) goes to a
 // Node Response holding the same bytes, made on first need, so every result and every error is
 // Node's own. The one thing that differs: Node's Response.prototype methods called with one of
-// these as `this` see the empty body the subclass was constructed with (README: dispatch).
+// these as `this` see the empty body the subclass was constructed with (docs/api.md: dispatch).
 // Constructed by anyone else (`new response.constructor(body, init)`), it is Node's Response
 // through and through.
 

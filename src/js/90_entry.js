@@ -296,7 +296,7 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
   format = scriptFormat;
   waitUntilMs = waitUntilLimitMs;
   internals.compat = JSON.parse(compatJson);
-  // Features the compatibility date and flags turn off (see lib/compat.js and the README).
+  // Features the compatibility date and flags turn off (see lib/compat.js and docs/compatibility.md).
   if (!internals.compat.enabled.includes("global_navigator")) {
     delete globalThis.navigator;
     delete globalThis.Navigator;

@@ -2,7 +2,7 @@
 // `prepareContext()`, after the Web APIs are installed and before the user's script runs, from
 // the features lib/compat.js turned on. Each block gives a worker with an older compatibility
 // date (or the disable flag) what workerd gave it then. Flags that change one API's insides are
-// read where that API lives (`internals.feature(…)`); the README lists them all.
+// read where that API lives (`internals.feature(…)`); docs/compatibility.md lists them all.
 
 const { ReadableStream, WritableStream, TransformStream } = internals.streams;
 /** web-streams-polyfill's field keys (`slot._state`, …: symbols, see build.rs). */

@@ -4,7 +4,7 @@
 // workerd's older streams behaviour, by adjusting web-streams-polyfill's own fields around its
 // methods. The other places the flag reaches are read where they live: Event's currentTarget
 // and isTrusted (src/js/75_events.js), WebSocket.close()'s codes (src/js/76_websocket.js) and
-// TextDecoderStream's `fatal` default (src/js/50_streams.js). The README lists what it changes.
+// TextDecoderStream's `fatal` default (src/js/50_streams.js). docs/compatibility.md lists what it changes.
 
 /** web-streams-polyfill's field keys (`slot._state`, …: symbols, see build.rs). */
 const slot = internals.streams.slots;

@@ -375,7 +375,7 @@ exports.diffieHellman = function diffieHellman(options) {
   return Buffer.from(native("subtle", "deriveBits", { kind, namedCurve: mine.curve, key: mine.der, public: theirs.der }));
 };
 
-// Not provided (see README): DiffieHellman groups, ECDH objects, privateEncrypt/publicDecrypt,
+// Not provided (see docs/compatibility.md): DiffieHellman groups, ECDH objects, privateEncrypt/publicDecrypt,
 // X509Certificate, Certificate, createCipher/createDecipher (deprecated, no IV).
 for (const name of ["createDiffieHellman", "createDiffieHellmanGroup", "getDiffieHellman", "createECDH", "privateEncrypt", "publicDecrypt"]) {
   exports[name] = function () {

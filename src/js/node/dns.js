@@ -1,6 +1,6 @@
 // node:dns: workerd resolves names over DNS-over-HTTPS (Cloudflare's 1.1.1.1); workerbox does
 // not, so every lookup and resolve* call fails with ERR_METHOD_NOT_IMPLEMENTED — through its
-// callback, or as a rejection in dns.promises (see README). The result-order and server
+// callback, or as a rejection in dns.promises (see docs/compatibility.md). The result-order and server
 // settings are kept, and the error codes (dns.NOTFOUND, …) are Node's.
 const { notImplementedError, invalidArgType } = require("node:internal/errors");
 

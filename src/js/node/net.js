@@ -1,6 +1,6 @@
 // node:net: address helpers (isIP, isIPv4, isIPv6, SocketAddress) and the Socket class. workerd
 // connects net.Socket over its TCP sockets; workerbox has no raw sockets, so connect() and
-// createConnection() throw ERR_METHOD_NOT_IMPLEMENTED (see README). Servers cannot exist in a
+// createConnection() throw ERR_METHOD_NOT_IMPLEMENTED (see docs/compatibility.md). Servers cannot exist in a
 // Worker: Server and createServer throw, with workerd's messages.
 const { Duplex } = require("node:stream");
 const { notImplementedError, notImplementedClass } = require("node:internal/errors");

@@ -9,7 +9,7 @@ const stream = require("node:stream");
 const constants = require("node:internal/zlib_constants");
 const { describeReceived } = require("node:internal/errors");
 
-/** Default bound on one call's output (Node's default is kMaxLength); see the README. */
+/** Default bound on one call's output (Node's default is kMaxLength); see docs/compatibility.md. */
 const DEFAULT_MAX_OUTPUT = 128 * 1024 * 1024;
 
 function nodeError(Base, code, message, errno) {
