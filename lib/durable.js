@@ -25,7 +25,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 let log = () => {};
 
-/** index.js hands over how to write a line to a worker's onLog. */
+/** lib/api.js hands over how to write a line to a worker's onLog. */
 function setLogger(logger) {
   log = logger;
 }

@@ -39,7 +39,7 @@ const localHolds = new WeakMap();
 
 let access = null;
 
-/** index.js hands over how to reach a worker's native handle and rebuild its errors. */
+/** lib/api.js hands over how to reach a worker's native handle and rebuild its errors. */
 function setWorkerAccess(nativeOf, toError) {
   access = { nativeOf, toError };
 }

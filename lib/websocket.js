@@ -13,7 +13,7 @@ let nativeOf = null;
 let hold = () => {};
 
 /**
- * index.js hands over how to reach a worker's native handle, and how an open host socket holds
+ * lib/api.js hands over how to reach a worker's native handle, and how an open host socket holds
  * Node's event loop open (`hold(+1)` / `hold(-1)`), as a real socket does.
  */
 function setWorkerAccess(access, holdLoop) {

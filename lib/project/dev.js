@@ -256,7 +256,7 @@ function upgradeHandler({ getWorker, dispatch, origin, onDone = () => {}, onErro
  * "reload" ({ ok, error?, changed }) and "request" ({ method, path, status, ms }).
  */
 async function startDevServer(dir, options = {}) {
-  const { dispatch } = require("../../index.js");
+  const { dispatch } = require("../api.js");
   const color = options.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
   const log = options.log ?? ((line) => console.log(line));
   const emitter = new EventEmitter();

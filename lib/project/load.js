@@ -154,7 +154,7 @@ async function loadProject(target, options = {}) {
 
 /** loadProject() for a configuration already read (the dev server reads it first for `build`). */
 async function projectFromConfig(config, options) {
-  const api = require("../../index.js");
+  const api = require("../api.js");
   // State lives beside the user's config, also when a build's configuration is used.
   const state = options.persistTo === false ? null : path.resolve(options.persistTo ?? path.join(config.projectRoot ?? config.root, ".workerbox", "state"));
   if (state) fs.mkdirSync(state, { recursive: true });
@@ -235,7 +235,7 @@ async function projectFromConfig(config, options) {
 
 /** Starts the project's worker; errors name the original source lines. */
 async function startWorker(project, extra = {}) {
-  const { createWorker } = require("../../index.js");
+  const { createWorker } = require("../api.js");
   if (!project.options) throw new Error(`${project.configFile}: the project has no worker (no main), only assets`);
   try {
     return await createWorker({ ...project.options, ...extra });

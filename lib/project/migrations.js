@@ -33,7 +33,7 @@ async function appliedNames(db, table) {
  * the project in `target`.
  */
 async function listMigrations(target, name, options = {}) {
-  const api = require("../../index.js");
+  const api = require("../api.js");
   const { entry, binding } = await openDatabase(target, name, options);
   const files = fs.existsSync(entry.migrationsDir) ? await api.readD1Migrations(entry.migrationsDir) : [];
   const applied = await appliedNames(binding.database(), entry.migrationsTable);
@@ -49,7 +49,7 @@ async function listMigrations(target, name, options = {}) {
 
 /** Applies the pending migrations of database `name`; resolves to `{ …listMigrations, appliedNow }`. */
 async function applyMigrations(target, name, options = {}) {
-  const api = require("../../index.js");
+  const api = require("../api.js");
   const { entry, binding } = await openDatabase(target, name, options);
   if (!fs.existsSync(entry.migrationsDir)) throw new Error(`d1_databases: ${entry.binding}: the migrations folder ${entry.migrationsDir} does not exist`);
   const appliedNow = await api.applyD1Migrations(binding, await api.readD1Migrations(entry.migrationsDir), entry.migrationsTable);

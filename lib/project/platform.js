@@ -319,7 +319,7 @@ function durableNamespace(namespace) {
  * Resolves to `{ env, cf, ctx, caches, dispose, unsupported, warnings }`.
  */
 async function getPlatformProxy(options = {}) {
-  const { createWorker, dispatch } = require("../../index.js");
+  const { createWorker, dispatch } = require("../api.js");
   let project = options.project;
   if (project === undefined) {
     const persist = options.persist ?? true;
@@ -358,7 +358,7 @@ async function getPlatformProxy(options = {}) {
   // namespace is reached through the host API on a binding of its own (lib/durable.js).
   let home = null;
   if (Object.keys(durables).length > 0) {
-    const { durableObject } = require("../../index.js");
+    const { durableObject } = require("../api.js");
     // A worker of the caller's (the node:test helper's) runs them when given.
     home = options.worker ?? (await createWorker({ ...project.options, pool: false }));
     for (const [name, value] of Object.entries(durables)) {
