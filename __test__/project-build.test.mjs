@@ -80,7 +80,7 @@ test("a build's configuration lists every key wrangler knows: the empty and defa
   };
   const dir = project(t, { ...VITE_LIKE, ...BUILT, "dist/vite_like/wrangler.json": written });
   const config = readConfig(dir);
-  assert.deepEqual(config.warnings.map((w) => w.text.replace(/^.*wrangler\.json:\d+: /, "")), ["ai: not supported by workerbox; ignored", "some_new_key: unknown configuration key; ignored"]);
+  assert.deepEqual(config.warnings.map((w) => w.text.replace(/^.*wrangler\.json:\d+:\d+: /, "")), ["ai: not supported by workerbox; ignored", "some_new_key: unknown configuration key; ignored"]);
   assert.equal(config.dev.ip, "localhost");
   // The user's own configuration is checked in full.
   fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name: "x", main: "dist/vite_like/index.js", compatibility_date: "2025-06-01", hyperdrive: [] }));

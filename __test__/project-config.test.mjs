@@ -23,7 +23,7 @@ function copy(t, name) {
 
 /** The normalised config without what depends on the file's name and place. */
 function comparable(config) {
-  const { file, root, warnings, mainFile, secretFiles, ...rest } = config;
+  const { file, root, warnings, notes, mainFile, secretFiles, ...rest } = config;
   return JSON.parse(JSON.stringify(rest).replaceAll(root, "<root>"));
 }
 
@@ -56,9 +56,10 @@ for (const [folder, file] of Object.entries(FORMATS)) {
     assert.deepEqual(config.alias, { "old-lib": path.join(root, "src", "new-lib.js") });
     assert.deepEqual(config.dev, { port: 9999, ip: "127.0.0.1" });
     assert.deepEqual(config.secrets, { SECRET: "from-dev-vars" });
-    // account_id is deploy-only: read, named in a warning with its line, not used.
-    assert.equal(config.warnings.length, 1);
-    assert.match(config.warnings[0].text, new RegExp(`${file}:\\d+: account_id: used only when deploying`));
+    // account_id is deploy-only: read, named in a note (shown by --verbose) with its line, not used, no warning.
+    assert.equal(config.warnings.length, 0, config.warnings.map((w) => w.text).join("\n"));
+    assert.equal(config.notes.length, 1);
+    assert.match(config.notes[0].text, new RegExp(`${file}:\\d+:\\d+: account_id: used only when deploying`));
   });
 }
 
@@ -86,7 +87,7 @@ test("env sections: inherited keys, own bindings, env secrets, warnings for what
   }
   assert.throws(() => readConfig(path.join(FIXTURES, "full-toml"), { env: "prod" }), (error) => {
     assert.ok(error instanceof ConfigError);
-    assert.match(error.message, /wrangler\.toml:\d+: env: no environment named "prod" \(defined: staging\)/);
+    assert.match(error.message, /wrangler\.toml:\d+:\d+: env: no environment named "prod" \(defined: staging\)/);
     return true;
   });
 });
@@ -103,24 +104,24 @@ test(".env files are read when there is no .dev.vars: .env, .env.<env>, .env.loc
 });
 
 const BAD = [
-  ["syntax.toml", /syntax\.toml:4: invalid TOML/],
-  ["syntax.jsonc", /syntax\.jsonc:4: invalid JSON: CommaExpected/],
-  ["missing-main.toml", /missing-main\.toml:2: main: .*src[/\\]nope\.ts does not exist/],
-  ["bad-date.jsonc", /bad-date\.jsonc:3: compatibility_date: "2025-13-45" is not a valid date/],
-  ["bad-flag.toml", /bad-flag\.toml:3: compatibility_flags: unknown compatibility flag "no_such_flag"/],
-  ["kv-no-binding.toml", /kv-no-binding\.toml:8: kv_namespaces\[1\]\.binding: is required/],
-  ["duplicate-binding.jsonc", /duplicate-binding\.jsonc:6: r2_buckets\[0\]\.binding: binding name "STORE" is already used by vars\.STORE/],
-  ["assets-bad.toml", /assets-bad\.toml:6: assets\.html_handling: must be one of .*got "sometimes"\n.*assets-bad\.toml:8: assets\.run_worker_first\[0\]: route "api\/\*" must start with "\/"/],
-  ["assets-missing-dir.jsonc", /assets-missing-dir\.jsonc:4: assets\.directory: .*no-such-folder is not a folder/],
-  ["crons-bad.toml", /crons-bad\.toml:5: triggers\.crons\[0\]: "every minute" is not a cron expression/],
-  ["rules-bad.toml", /rules-bad\.toml:5: rules\[0\]\.type: must be one of "ESModule", "CommonJS", "Text", "Data", "CompiledWasm", got "Yaml"/],
-  ["define-bad.jsonc", /define-bad\.jsonc:5: define\.DEBUG: must be a string holding a JavaScript expression/],
-  ["vars-bad.toml", /vars-bad\.toml:3: vars: must be a table\/object, got string/],
-  ["do-bad.toml", /do-bad\.toml:5: durable_objects\.bindings\[0\]\.class_name: is required/],
-  ["services-bad.jsonc", /services-bad\.jsonc:5: services\[0\]\.service: is required/],
-  ["d1-bad.toml", /d1-bad\.toml:5: d1_databases\[0\]\.binding: "1DB" is not a valid binding name/],
-  ["queues-bad.toml", /queues-bad\.toml:4: queues\.producers\[0\]\.queue: is required/],
-  ["limits-bad.jsonc", /limits-bad\.jsonc:4: limits\.cpu_ms: must be a number of milliseconds, got -5\n.*limits-bad\.jsonc:5: dev\.port: must be a port number/],
+  ["syntax.toml", /syntax\.toml:4:\d+: invalid TOML/],
+  ["syntax.jsonc", /syntax\.jsonc:4:\d+: invalid JSON: CommaExpected/],
+  ["missing-main.toml", /missing-main\.toml:2:\d+: main: .*src[/\\]nope\.ts does not exist/],
+  ["bad-date.jsonc", /bad-date\.jsonc:3:\d+: compatibility_date: "2025-13-45" is not a valid date/],
+  ["bad-flag.toml", /bad-flag\.toml:3:\d+: compatibility_flags: unknown compatibility flag "no_such_flag"/],
+  ["kv-no-binding.toml", /kv-no-binding\.toml:8:\d+: kv_namespaces\[1\]\.binding: is required/],
+  ["duplicate-binding.jsonc", /duplicate-binding\.jsonc:6:\d+: r2_buckets\[0\]\.binding: binding name "STORE" is already used by vars\.STORE/],
+  ["assets-bad.toml", /assets-bad\.toml:6:\d+: assets\.html_handling: must be one of .*got "sometimes"\n.*assets-bad\.toml:8:\d+: assets\.run_worker_first\[0\]: route "api\/\*" must start with "\/"/],
+  ["assets-missing-dir.jsonc", /assets-missing-dir\.jsonc:4:\d+: assets\.directory: .*no-such-folder is not a folder/],
+  ["crons-bad.toml", /crons-bad\.toml:5:\d+: triggers\.crons\[0\]: "every minute" is not a cron expression/],
+  ["rules-bad.toml", /rules-bad\.toml:5:\d+: rules\[0\]\.type: must be one of "ESModule", "CommonJS", "Text", "Data", "CompiledWasm", got "Yaml"/],
+  ["define-bad.jsonc", /define-bad\.jsonc:5:\d+: define\.DEBUG: must be a string holding a JavaScript expression/],
+  ["vars-bad.toml", /vars-bad\.toml:3:\d+: vars: must be a table\/object, got string/],
+  ["do-bad.toml", /do-bad\.toml:5:\d+: durable_objects\.bindings\[0\]\.class_name: is required/],
+  ["services-bad.jsonc", /services-bad\.jsonc:5:\d+: services\[0\]\.service: is required/],
+  ["d1-bad.toml", /d1-bad\.toml:5:\d+: d1_databases\[0\]\.binding: "1DB" is not a valid binding name/],
+  ["queues-bad.toml", /queues-bad\.toml:4:\d+: queues\.producers\[0\]\.queue: is required/],
+  ["limits-bad.jsonc", /limits-bad\.jsonc:4:\d+: limits\.cpu_ms: must be a number of milliseconds, got -5\n.*limits-bad\.jsonc:5:\d+: dev\.port: must be a port number/],
 ];
 
 for (const [file, expected] of BAD) {
@@ -136,7 +137,7 @@ for (const [file, expected] of BAD) {
 }
 
 test("nested env sections are an error when that env is used", () => {
-  assert.throws(() => readConfig(path.join(FIXTURES, "bad", "env-nested.toml"), { env: "prod" }), /env-nested\.toml:7: env\.prod\.env: environments cannot be nested/);
+  assert.throws(() => readConfig(path.join(FIXTURES, "bad", "env-nested.toml"), { env: "prod" }), /env-nested\.toml:7:\d+: env\.prod\.env: environments cannot be nested/);
 });
 
 test("no config file: the error names the folder and the files looked for", (t) => {
@@ -145,14 +146,32 @@ test("no config file: the error names the folder and the files looked for", (t) 
   assert.throws(() => readConfig(dir), new RegExp(`${dir.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&")}: no configuration file here \\(looked for wrangler\\.jsonc, wrangler\\.json, wrangler\\.toml\\)`));
 });
 
-test("unknown, unsupported and deploy-only keys each get a warning with file, line and key", () => {
+test("unknown and unsupported keys each get a warning with file, line, column and key; deploy-only keys a note", () => {
   const config = readConfig(path.join(FIXTURES, "bad", "warnings.toml"));
   const byKey = Object.fromEntries(config.warnings.map((w) => [w.key, w]));
-  assert.deepEqual(Object.keys(byKey).sort(), ["hyperdrive", "kv_namespaces[0].colour", "shiny_new_feature", "workers_dev"]);
-  assert.match(byKey.workers_dev.text, /warnings\.toml:3: workers_dev: used only when deploying/);
-  assert.match(byKey.shiny_new_feature.text, /warnings\.toml:4: shiny_new_feature: unknown configuration key/);
-  assert.match(byKey["kv_namespaces[0].colour"].text, /warnings\.toml:9: kv_namespaces\[0\]\.colour: unknown key/);
-  assert.match(byKey.hyperdrive.text, /warnings\.toml:11: hyperdrive: not supported by workerbox/);
+  assert.deepEqual(Object.keys(byKey).sort(), ["hyperdrive", "kv_namespaces[0].colour", "shiny_new_feature"]);
+  assert.deepEqual(config.notes.map((n) => n.key), ["workers_dev"]);
+  assert.match(config.notes[0].text, /warnings\.toml:3:1: workers_dev: used only when deploying/);
+  assert.match(byKey.shiny_new_feature.text, /warnings\.toml:4:1: shiny_new_feature: unknown configuration key/);
+  assert.match(byKey["kv_namespaces[0].colour"].text, /warnings\.toml:9:1: kv_namespaces\[0\]\.colour: unknown key/);
+  assert.match(byKey.hyperdrive.text, /warnings\.toml:11:1: hyperdrive: not supported by workerbox/);
+});
+
+test("positions: syntax errors and keys in JSONC and TOML name the line and the column", (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-positions-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const write = (name, text) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, text);
+    return file;
+  };
+  const jsonc = write("a.jsonc", '{\n  "name": "x",\n  "main": "i.js"\n  "compatibility_date": "2025-01-01"\n}\n');
+  assert.throws(() => readConfig(jsonc), (error) => error.message === `${jsonc}:4:3: invalid JSON: CommaExpected` && error.line === 4 && error.column === 3);
+  const toml = write("b.toml", 'name = "x"\nmain = "i.js"\nvars = { A = }\n');
+  assert.throws(() => readConfig(toml), (error) => error.message.startsWith(`${toml}:3:14: invalid TOML: `) && error.column === 14);
+  const key = write("c.jsonc", '{\n  "name": "x",\n  "main": "i.js",\n  "compatibility_date": "2025-01-01",\n  "limits": {   "cpu_ms": -5 }\n}\n');
+  fs.writeFileSync(path.join(dir, "i.js"), "export default {};\n");
+  assert.throws(() => readConfig(key), (error) => error.message === `${key}:5:17: limits.cpu_ms: must be a number of milliseconds, got -5`);
 });
 
 test("two config files in one folder: the first of jsonc, json, toml wins, with a warning", (t) => {

@@ -142,7 +142,7 @@ test("hot reload: a config change reloads bindings (a bad one keeps the old buil
   fs.writeFileSync(config, "{ this is not json");
   const failed = await reloaded;
   assert.equal(failed.ok, false);
-  assert.match(failed.error.message, /wrangler\.jsonc:1: invalid JSON/);
+  assert.match(failed.error.message, /wrangler\.jsonc:1:3: invalid JSON/);
   assert.equal((await (await fetch(`${server.url}info`)).json()).greetingVar, "hello"); // still the old build
   reloaded = next(server, "reload");
   fs.writeFileSync(config, fs.readFileSync(path.join(HERE, "fixtures", "ts-app", "wrangler.jsonc"), "utf8"));

@@ -16,13 +16,14 @@ const USAGE = `Usage:
   workerbox serve <worker.js> [--port 8787] [--host 127.0.0.1] [--var NAME=VALUE]...
   workerbox dev [project-dir | wrangler.toml] [--port 8787] [--host 127.0.0.1] [--env NAME]
                 [--var NAME=VALUE]... [--persist-to DIR | --no-persist] [--no-watch] [--no-migrate]
-                [--inspect[=9229]]
+                [--inspect[=9229]] [--verbose]
   workerbox d1 migrations list|apply <database> [--config path] [--env NAME] [--persist-to DIR] [--local]
 
 serve  serves one worker script over HTTP. --var adds a plain-text env binding (repeatable).
 dev    serves a project described by wrangler.jsonc / wrangler.json / wrangler.toml like
        \`wrangler dev\`: bundles it with esbuild, rebuilds on change, serves its assets, logs each
-       request; GET /__scheduled?cron=... runs its scheduled() handler.
+       request; GET /__scheduled?cron=... runs its scheduled() handler. --verbose also lists
+       config keys used only when deploying (accepted silently otherwise).
 d1     \`d1 migrations list <database>\` shows which files of the database's migrations_dir are
        applied to the local database (under .workerbox/state) and which are pending; \`apply\`
        applies the pending ones, recorded in its d1_migrations table as wrangler does. <database>
@@ -42,7 +43,7 @@ function parseArgs(argv) {
     process.exit(command === undefined ? 2 : 0);
   }
   if (command !== "serve" && command !== "dev") fail(`unknown command "${command}" (commands: serve, dev, d1)`);
-  const options = { command, file: undefined, port: undefined, host: undefined, vars: {}, env: undefined, persistTo: undefined, watch: true, migrate: true };
+  const options = { command, file: undefined, port: undefined, host: undefined, vars: {}, env: undefined, persistTo: undefined, watch: true, migrate: true, verbose: false };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     const value = () => {
@@ -68,6 +69,8 @@ function parseArgs(argv) {
       options.migrate = false;
     } else if (command === "dev" && arg === "--no-persist") {
       options.persistTo = false;
+    } else if (command === "dev" && (arg === "--verbose" || arg === "-v")) {
+      options.verbose = true;
     } else if (command === "dev" && arg === "--no-watch") {
       options.watch = false;
     } else if (command === "dev" && (arg === "--inspect" || arg.startsWith("--inspect="))) {
@@ -158,9 +161,11 @@ async function dev(options) {
   const { startDevServer } = require("../lib/project/dev.js");
   let server;
   try {
-    server = await startDevServer(options.file ?? ".", { port: options.port, host: options.host, env: options.env, vars: options.vars, persistTo: options.persistTo, watch: options.watch, migrate: options.migrate, inspect: options.inspect });
+    server = await startDevServer(options.file ?? ".", { port: options.port, host: options.host, env: options.env, vars: options.vars, persistTo: options.persistTo, watch: options.watch, migrate: options.migrate, inspect: options.inspect, verbose: options.verbose });
   } catch (error) {
-    const text = error.name === "ConfigError" || error.name === "BuildError" || error.code === "EADDRINUSE" ? error.message : error.stack ?? String(error);
+    const { describeProblem } = require("../lib/project/report.js");
+    const color = Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;
+    const text = error.name === "ConfigError" || error.name === "BuildError" ? `\n${describeProblem(error, { color })}` : error.code === "EADDRINUSE" ? error.message : error.stack ?? String(error);
     console.error(`workerbox dev: ${text}`);
     process.exit(1);
   }

@@ -89,8 +89,9 @@ class BuildError extends Error {
 
 /**
  * Bundles `config.mainFile` into `<root>/.workerbox/bundle/`. Returns `{ script, filename,
- * modules, inputs, sourceMap }`: createWorker's script, filename and modules, the files the
- * bundle read (to watch), and a mapper for stacks.
+ * modules, inputs, sourceMap, exports }`: createWorker's script, filename and modules, the files
+ * the bundle read (to watch), a mapper for stacks, and the names the bundle exports (unknown,
+ * undefined, without bundling).
  */
 async function bundle(config, { outdir = path.join(config.root, ".workerbox", "bundle") } = {}) {
   const rules = effectiveRules(config.rules);
@@ -151,9 +152,11 @@ async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = []
     moduleMap[file] = { type: kind, content: fs.readFileSync(file) };
     inputs.push(file);
   }
+  const output = Object.entries(result.metafile.outputs).find(([file]) => path.resolve(config.root, file) === outfile)?.[1];
   return {
     script: js.text,
     filename: outfile,
+    exports: output?.exports,
     modules: moduleMap,
     inputs,
     mapper: map ? stackMapper(outfile, JSON.parse(map.text)) : identityMapper,

@@ -15,7 +15,7 @@ const { resolveCompat } = require("../compat.js");
 
 const CONFIG_FILES = ["wrangler.jsonc", "wrangler.json", "wrangler.toml"];
 
-/** A bad configuration file: `problems` lists each `{ file, line, key, message }`. */
+/** A bad configuration file: `problems` lists each `{ file, line, column, key, message }`. */
 class ConfigError extends Error {
   constructor(problems) {
     super(problems.map(formatProblem).join("\n"));
@@ -23,12 +23,13 @@ class ConfigError extends Error {
     this.problems = problems;
     this.file = problems[0]?.file;
     this.line = problems[0]?.line;
+    this.column = problems[0]?.column;
     this.key = problems[0]?.key;
   }
 }
 
-function formatProblem({ file, line, key, message }) {
-  const where = line ? `${file}:${line}` : file;
+function formatProblem({ file, line, column, key, message }) {
+  const where = line ? `${file}:${line}${column ? `:${column}` : ""}` : file;
   return key ? `${where}: ${key}: ${message}` : `${where}: ${message}`;
 }
 
@@ -49,7 +50,7 @@ function findConfig(target) {
   return { file: present[0], others: present.slice(1) };
 }
 
-/** Parses the file's text; returns `{ raw, lineOf(pathArray) }`. */
+/** Parses the file's text; returns `{ raw, positionOf(pathArray) }` (`{ line, column }`, 1-based). */
 function parseFile(file, text) {
   if (file.endsWith(".toml")) {
     let raw;
@@ -57,31 +58,45 @@ function parseFile(file, text) {
       raw = toml.parse(text);
     } catch (error) {
       const detail = String(error.message).split("\n")[0];
-      throw new ConfigError([{ file, line: error.line, message: `invalid TOML: ${detail}` }]);
+      throw new ConfigError([{ file, line: error.line, column: error.column, message: `invalid TOML: ${detail}` }]);
     }
-    return { raw, lineOf: (keyPath) => tomlLine(text, keyPath) };
+    return { raw, positionOf: (keyPath) => tomlPosition(text, keyPath) };
   }
   const errors = [];
   const tree = jsonc.parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0) {
-    const problems = errors.map((e) => ({ file, line: lineAt(text, e.offset), message: `invalid JSON: ${jsonc.printParseErrorCode(e.error)}` }));
+    const problems = errors.map((e) => ({ file, ...positionAt(text, e.offset), message: `invalid JSON: ${jsonc.printParseErrorCode(e.error)}` }));
     throw new ConfigError(problems);
   }
   const raw = tree === undefined ? undefined : jsonc.getNodeValue(tree);
-  const lineOf = (keyPath) => {
+  const positionOf = (keyPath) => {
     for (let n = keyPath.length; n >= 0 && tree; n--) {
       const node = jsonc.findNodeAtLocation(tree, keyPath.slice(0, n));
-      if (node) return lineAt(text, node.parent?.type === "property" ? node.parent.offset : node.offset);
+      if (node) return positionAt(text, node.parent?.type === "property" ? node.parent.offset : node.offset);
     }
-    return undefined;
+    return {};
   };
-  return { raw, lineOf };
+  return { raw, positionOf };
 }
 
-function lineAt(text, offset) {
+function positionAt(text, offset) {
   let line = 1;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
+  let start = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      start = i + 1;
+    }
+  }
+  return { line, column: offset - start + 1 };
+}
+
+/** tomlLine's line, with the column where that line's text starts. */
+function tomlPosition(text, keyPath) {
+  const line = tomlLine(text, keyPath);
+  if (line === undefined) return {};
+  const column = /\S/.exec(text.split("\n")[line - 1] ?? "")?.index ?? 0;
+  return { line, column: column + 1 };
 }
 
 /**
@@ -145,21 +160,26 @@ function tomlLine(text, keyPath) {
 
 /** Collects problems and warnings while the configuration is checked. */
 class Checker {
-  constructor(file, lineOf) {
+  constructor(file, positionOf) {
     this.file = file;
-    this.lineOf = lineOf;
+    this.positionOf = positionOf;
     this.problems = [];
     this.warnings = [];
+    this.notes = []; // worth knowing, not a problem: shown only when asked (`workerbox dev --verbose`)
   }
   keyName(keyPath) {
     return keyPath.reduce((name, p) => (typeof p === "number" ? `${name}[${p}]` : name ? `${name}.${p}` : p), "");
   }
   error(keyPath, message) {
-    this.problems.push({ file: this.file, line: this.lineOf(keyPath), key: this.keyName(keyPath), message });
+    this.problems.push({ file: this.file, ...this.positionOf(keyPath), key: this.keyName(keyPath), message });
   }
   warn(keyPath, message) {
-    const entry = { file: this.file, line: this.lineOf(keyPath), key: this.keyName(keyPath), message };
+    const entry = { file: this.file, ...this.positionOf(keyPath), key: this.keyName(keyPath), message };
     this.warnings.push({ ...entry, text: formatProblem(entry) });
+  }
+  note(keyPath, message) {
+    const entry = { file: this.file, ...this.positionOf(keyPath), key: this.keyName(keyPath), message };
+    this.notes.push({ ...entry, text: formatProblem(entry) });
   }
   type(value, keyPath, expected) {
     const actual = Array.isArray(value) ? "array" : value === null ? "null" : typeof value;
@@ -247,7 +267,7 @@ function normalise(c, raw, base, envName) {
   for (const key of Object.keys(raw)) {
     if (key === "env") continue;
     if (SUPPORTED.includes(key)) continue;
-    if (DEPLOY_ONLY.includes(key)) c.warn(at(key), "used only when deploying; ignored by workerbox");
+    if (DEPLOY_ONLY.includes(key)) c.note(at(key), "used only when deploying; ignored by workerbox");
     else if (UNSUPPORTED.includes(key)) c.warn(at(key), "not supported by workerbox; ignored");
     else c.warn(at(key), "unknown configuration key; ignored");
   }
@@ -258,7 +278,9 @@ function normalise(c, raw, base, envName) {
     const date = c.string(raw, "compatibility_date", at("compatibility_date").slice(0, -1));
     const flags = c.stringArray(raw.compatibility_flags, at("compatibility_flags"));
     try {
-      resolveCompat(date, flags, "config");
+      // Experimental flags as wrangler dev takes them (Miniflare runs workerd with --experimental):
+      // workerbox/vitest accepts them, createWorker with unsafeExperimental.
+      resolveCompat(date, flags, "config", { experimental: true });
       out.compatibilityDate = date;
       out.compatibilityFlags = flags;
     } catch (error) {
@@ -326,7 +348,9 @@ function normalise(c, raw, base, envName) {
       const className = c.string(entry, "class_name", kp, { required: true });
       const scriptName = c.string(entry, "script_name", kp);
       c.string(entry, "environment", kp);
-      return name && className && { binding: name, className, scriptName };
+      if (!(name && className)) return undefined;
+      // Where class_name is written, for errors found later (a class the bundle does not export).
+      return Object.defineProperty({ binding: name, className, scriptName }, "at", { value: { file: c.file, ...c.positionOf([...kp, "class_name"]), key: `${c.keyName(kp)}.class_name` } });
     });
   }
   out.migrations = c.tables(raw.migrations, at("migrations"), (entry, kp) => {
@@ -596,9 +620,8 @@ function readConfig(target, { env, redirect = true, requireMain = true } = {}) {
     throw new ConfigError([{ file, message: `cannot read: ${error.message}` }]);
   }
   const parsed = parseFile(file, text);
-  const lineOf = parsed.lineOf;
   const raw = file !== userFile ? pruneBuildOutput(parsed.raw) : parsed.raw;
-  const c = new Checker(file, lineOf);
+  const c = new Checker(file, parsed.positionOf);
   for (const problem of early) c.warnings.push({ ...problem, text: formatProblem(problem) });
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError([{ file, line: 1, message: "the configuration must be an object/table" }]);
   for (const other of others) c.warn([], `${path.basename(other)} is also present and is ignored (${path.basename(file)} takes precedence)`);
@@ -623,7 +646,7 @@ function readConfig(target, { env, redirect = true, requireMain = true } = {}) {
   // A build's configuration has no .dev.vars of its own: the project's are used.
   const projectRoot = path.dirname(userFile);
   if (secretFiles.length === 0 && projectRoot !== root) Object.assign(secrets, readSecrets(projectRoot, env).secrets);
-  return { ...config, file, root, projectRoot, redirectedFrom: file !== userFile ? userFile : undefined, env, mainFile, secrets, secretFiles, warnings: c.warnings };
+  return { ...config, file, root, projectRoot, redirectedFrom: file !== userFile ? userFile : undefined, env, mainFile, secrets, secretFiles, warnings: c.warnings, notes: c.notes };
 }
 
 function at(own, env, key) {

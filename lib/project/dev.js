@@ -15,8 +15,11 @@ const { EventEmitter } = require("node:events");
 const { loadProject, projectFromConfig, startWorker } = require("./load.js");
 const { readConfig } = require("./config.js");
 const { runBuild, watchedByBuild } = require("./build.js");
+const { describeProblem } = require("./report.js");
 
 const IGNORED_DIRS = new Set(["node_modules", ".git", ".workerbox", ".wrangler"]);
+/** Files editors write beside the one being saved (swap, backup, lock and temp files). */
+const EDITOR_TEMP = /(^\.?#|~$|\.(swp|swx|swo|tmp|bak|orig)$|^4913$|^sed[A-Za-z0-9]{6}$|\.~tmp$|___jb_(tmp|old)___$)/;
 
 function paint(enabled, style, text) {
   return enabled && typeof util.styleText === "function" ? util.styleText(style, text) : text;
@@ -251,7 +254,8 @@ function upgradeHandler({ getWorker, dispatch, origin, onDone = () => {}, onErro
  * (default the config's dev.port or 8787; 0 picks a free one), `host` (default 127.0.0.1), `env`,
  * `persistTo` (default `<root>/.workerbox/state`, false for memory), `services`, `vars`,
  * `watch` (default true), `color` (default: stdout is a TTY), `log` (default console.log),
- * `logRequests` (default true).
+ * `logRequests` (default true), `verbose` (also list what is only worth knowing, such as config
+ * keys used only when deploying).
  * Resolves to the server: `url`, `port`, `project`, `worker`, `reload()`, `close()`, and events
  * "reload" ({ ok, error?, changed }) and "request" ({ method, path, status, ms }).
  */
@@ -275,7 +279,12 @@ async function startDevServer(dir, options = {}) {
   const workerExtra = () => (inspect === null ? {} : { inspector: { port: inspect, host: "127.0.0.1", name: project.name ?? "worker" } });
   const loadOptions = (build) => ({ env: options.env, persistTo: options.persistTo, services: options.services, vars: options.vars, onLog, build, storeCache, migrate: options.migrate });
   const load = (build = true) => loadProject(dir, loadOptions(build));
-  const describe = (error) => (error.name === "BuildError" || error.name === "ConfigError" ? error.message : error.stack ?? String(error));
+  const describe = (error) => describeProblem(error, { color, cwd: project?.root ?? process.cwd() });
+  /** An uncaught error of an event, in the terminal with its mapped stack and what it belongs to. */
+  const reportUncaught = (error, what) => {
+    log(`${paint(color, "red", "✘ [ERROR]")} ${what}: Uncaught ${error?.stack ?? error}`);
+    return error;
+  };
 
   /** Runs the project's custom build (`build.command`), its output in the log. */
   const customBuild = async (build) => {
@@ -299,6 +308,7 @@ async function startDevServer(dir, options = {}) {
     log(paint(color, "cyan", `⎔ using the configuration the build wrote: ${path.relative(process.cwd(), project.configFile) || project.configFile} (pointed to by .wrangler/deploy/config.json)`));
   }
   for (const warning of project.warnings) log(paint(color, "yellow", `▲ ${warning}`));
+  if (options.verbose) for (const note of project.notes ?? []) log(paint(color, "gray", `· ${note}`));
   for (const { binding, dir: folder, applied } of project.migrations ?? []) {
     if (applied.length) log(`D1 ${binding}: applied ${applied.length} migration(s) from ${path.relative(process.cwd(), folder) || folder}: ${applied.join(", ")}`);
   }
@@ -312,6 +322,9 @@ async function startDevServer(dir, options = {}) {
       current = { worker: await startWorker(project, workerExtra()), inflight: 0 };
       if (current.worker.inspectorUrl) log(`Debugger listening on ${current.worker.inspectorUrl} (chrome://inspect, or attach from VS Code to 127.0.0.1:${inspect})`);
     } catch (error) {
+      // A binding that cannot work (a Durable Object class the bundle does not export) stops the
+      // start, as wrangler's does; a build or start-up error waits for an edit that fixes it.
+      if (error.name === "ConfigError") throw error;
       failure = error;
       log(paint(color, "red", `✘ the worker failed to start; fix it and save to retry:\n${describe(error)}`));
     }
@@ -342,7 +355,8 @@ async function startDevServer(dir, options = {}) {
         const old = current;
         current = worker ? { worker, inflight: 0 } : null;
         if (old) retire(old);
-        log(paint(color, "green", `⎔ reloaded ${project.name ?? "worker"}${changed.length ? ` (${changed.map((f) => path.relative(project.root, f)).join(", ")})` : ""}`));
+        const shown = changed.filter((f) => fs.existsSync(f) || project.inputs.includes(f)).map((f) => path.relative(project.root, f));
+        log(paint(color, "green", `⎔ reloaded ${project.name ?? "worker"}${shown.length ? ` (${shown.join(", ")})` : ""}`));
         lastFailed = false;
         configPending = false;
         failure = null;
@@ -364,6 +378,7 @@ async function startDevServer(dir, options = {}) {
   let timer = null;
   if (options.watch !== false) {
     watcher = watchTree(project.projectRoot, (file) => {
+      if (EDITOR_TEMP.test(path.basename(file))) return;
       pending.add(file);
       clearTimeout(timer);
       // Editors save in bursts (write, rename, chmod) within a few ms; 8 ms gathers one save.
@@ -390,8 +405,10 @@ async function startDevServer(dir, options = {}) {
       emitter.emit("assets", { files: files.filter(isAssetFile) });
     }
     const inputs = new Set(project.inputs);
-    const codeChanged = files.filter((f) => !isAssetFile(f) && (inputs.has(f) || lastFailed));
-    if (configChanged || codeChanged.length > 0) reload(configChanged ? files : codeChanged, { config: configChanged });
+    // After a failed build any source file may be the fix (an import it could not resolve).
+    const codeChanged = files.filter((f) => !isAssetFile(f) && (inputs.has(f) || (lastFailed && fs.existsSync(f))));
+    const configFiles = files.filter((f) => f === project.configFile || f === project.redirectedFrom || /(^|[/\\])\.(dev\.vars|env)/.test(path.basename(f)));
+    if (configChanged || codeChanged.length > 0) reload(configChanged ? [...configFiles, ...codeChanged] : codeChanged, { config: configChanged });
   }
 
   let address;
@@ -412,12 +429,14 @@ async function startDevServer(dir, options = {}) {
     try {
       if (!current) throw new Error("the project has no worker to run a scheduled event on");
       const result = await dispatch(current.worker, { type: "scheduled", cron, scheduledTime: time ? Number(time) : Date.now() });
-      if (result.error) project.mapError(result.error);
+      if (result.error) reportUncaught(project.mapError(result.error), `scheduled "${cron}"`);
+      else if (result.outcome !== "ok") log(`${paint(color, "red", "✘ [ERROR]")} scheduled "${cron}": ${result.outcome}`);
       status = result.outcome === "ok" ? 200 : 500;
       body = JSON.stringify({ outcome: result.outcome, cron, noRetry: result.noRetry, ...(result.error ? { error: result.error.stack } : {}) });
     } catch (error) {
       status = 500;
-      body = JSON.stringify({ outcome: "exception", cron, error: project.mapError(error).stack ?? String(error) });
+      reportUncaught(project.mapError(error), `scheduled "${cron}"`);
+      body = JSON.stringify({ outcome: "exception", cron, error: error.stack ?? String(error) });
     }
     res.writeHead(status, { "content-type": "application/json" }).end(`${body}\n`);
     requestLog(req, status, Number(process.hrtime.bigint() - started) / 1e6);
@@ -475,7 +494,7 @@ async function startDevServer(dir, options = {}) {
   }
   // The worker of the generation that accepted the request answers it, even if a reload swaps
   // in a new one meanwhile.
-  const toWorkerFor = (generation) => nodeHandler({ getWorker: () => generation.worker, dispatch, origin, onDone: requestLog, onError: (error) => project.mapError(error) });
+  const toWorkerFor = (generation) => nodeHandler({ getWorker: () => generation.worker, dispatch, origin, onDone: requestLog, onError: (error, req) => reportUncaught(project.mapError(error), `${req.method} ${req.url}`) });
 
   // WebSocket upgrades reach the worker; a 101 answer with a WebSocket is joined to the client.
   server.on("upgrade", upgradeHandler({
@@ -486,7 +505,7 @@ async function startDevServer(dir, options = {}) {
     dispatch,
     origin,
     onDone: requestLog,
-    onError: (error) => project.mapError(error),
+    onError: (error, req) => reportUncaught(project.mapError(error), `${req.method} ${req.url}`),
   }));
 
   const port = options.port ?? project.config.dev?.port ?? 8787;

@@ -8,7 +8,7 @@
 
 const fs = require("node:fs");
 const path = require("node:path");
-const { readConfig } = require("./config.js");
+const { readConfig, ConfigError } = require("./config.js");
 const { bundle, mapError } = require("./bundle.js");
 const { createAssetHandler } = require("./assets.js");
 
@@ -193,6 +193,7 @@ async function projectFromConfig(config, options) {
     config,
     stateDir: state,
     warnings: [...config.warnings.map((w) => w.text), ...warnings],
+    notes: config.notes?.map((n) => n.text) ?? [],
     unsupported,
     bindings,
     migrations,
@@ -207,6 +208,7 @@ async function projectFromConfig(config, options) {
         return null;
       }
       const built = await bundle(config);
+      checkExports(config, built.exports);
       project.inputs = built.inputs;
       project.mapper = built.mapper;
       for (const w of built.warnings) if (!project.warnings.includes(w)) project.warnings.push(w);
@@ -231,6 +233,23 @@ async function projectFromConfig(config, options) {
   };
   if (options.build !== false) await project.rebuild();
   return project;
+}
+
+/**
+ * A Durable Object binding of this worker's own class needs the class among the bundle's exports
+ * (workerd refuses to start without it): a ConfigError naming the binding, the class and where
+ * the config names it.
+ */
+function checkExports(config, exports) {
+  if (exports === undefined) return;
+  const missing = config.bindings.durableObjects.filter((object) => !object.scriptName && !exports.includes(object.className));
+  if (missing.length === 0) return;
+  const main = path.relative(config.root, config.mainFile);
+  const has = exports.length ? `it exports ${exports.join(", ")}` : "it exports nothing";
+  throw new ConfigError(missing.map((object) => ({
+    ...(object.at ?? { file: config.file, key: "durable_objects" }),
+    message: `Durable Object binding ${object.binding}: class ${object.className} is not exported by ${main} (${has}); export the class, or set script_name if another worker defines it`,
+  })));
 }
 
 /** Starts the project's worker; errors name the original source lines. */
