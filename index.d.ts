@@ -69,6 +69,13 @@ export interface WorkerOptions {
    */
   loadModule?: (specifier: string, referrer: string, details: { kind: "import" | "require" }) => MaybePromise<LoadedModule | string | undefined | null>;
   /**
+   * The modules `loadModule` gives are the host's own code (as workerbox/vitest's runner is): they
+   * import every `node:` module workerbox has, whatever the compatibility date and flags. The
+   * worker's own code — its script, `modules`, and code it evaluates — still sees only what its
+   * flags give (globals included). Needs `loadModule`. Default false.
+   */
+  trustLoadedModules?: boolean;
+  /**
    * Serve this worker to Chrome DevTools / VS Code (Chrome DevTools Protocol): `true` is
    * `{ port: 9229, host: "127.0.0.1" }`. One port serves many workers (listed by `name`, default
    * `filename`); `waitForDebugger` holds the script's start until a client runs it. See docs/api.md.

@@ -194,21 +194,66 @@ function importsOf(file, stat, content, store) {
   return imports;
 }
 
+/** Node's globals the runner's own modules may use (lib/vitest/node-globals.mjs exports them). */
+const NODE_GLOBALS = ["process", "Buffer", "global", "setImmediate", "clearImmediate"];
+/** The same for a CommonJS module (whose require() of node: modules the trusted loader allows). */
+const COMMONJS_GLOBALS = { process: `require("node:process")`, Buffer: `require("node:buffer").Buffer`, global: "globalThis", setImmediate: `require("node:timers").setImmediate`, clearImmediate: `require("node:timers").clearImmediate` };
+
+/** Whether `source` declares `name` itself (a binding, an import, a function or class; nested
+ * ones too: then the name is left alone, as an import beside a top-level one would not compile). */
+function declares(source, name) {
+  const n = `\\b${name}\\b`;
+  return new RegExp(`\\b(?:var|let|const|class|function\\*?)\\s+${name}(?![\\w$])|\\b(?:var|let|const)\\s*[{[][^;=]*?${n}|\\bimport\\b[^;'"\`]*?${n}[^;'"\`]*?\\bfrom\\b`).test(source);
+}
+
+/**
+ * The Node globals `source` uses as free names: what the isolate's own global scope may lack
+ * (the worker's flags decide that), given to the module by an import instead.
+ */
+function globalsUsed(source) {
+  return NODE_GLOBALS.filter((name) => new RegExp(`(?<![.\\w$#'"])${name}(?![\\w$'"])`).test(source) && !declares(source, name));
+}
+
+/**
+ * `content` with the import of the globals it uses from `globalsFile` put before its first line
+ * (on that line, so that line numbers stay): an ES module's import, a CommonJS module's `var`.
+ */
+function withGlobals(content, type, globalsFile) {
+  if (type !== "esm" && type !== "commonjs") return content;
+  let source = content.toString("utf8");
+  // Their node:process is the runner's process too (node-globals.mjs).
+  if (type === "esm") source = source.replace(/(\bfrom\s*|\bimport\s*\(\s*)(["'])node:process\2/g, (_, before) => `${before}${JSON.stringify(globalsFile)}`);
+  const used = globalsUsed(source);
+  if (used.length === 0) return source === content.toString("utf8") ? content : Buffer.from(source);
+  const prefix =
+    type === "esm"
+      ? `import { ${used.join(", ")} } from ${JSON.stringify(globalsFile)};`
+      : `var ${used.map((name) => `${name} = ${COMMONJS_GLOBALS[name]}`).join(", ")};`;
+  // A hashbang must stay first.
+  if (source.startsWith("#!")) {
+    const end = source.indexOf("\n");
+    return Buffer.from(`${source.slice(0, end + 1)}${prefix}${source.slice(end + 1)}`);
+  }
+  return Buffer.from(prefix + source);
+}
+
 /** `file`'s type, content and (for an ES module) static imports, from the cache when current. */
-function readModule(file, store) {
+function readModule(file, store, globalsFile) {
   let stat;
   try {
     stat = fs.statSync(file);
   } catch {
-    fileCache.delete(file);
+    fileCache.delete(`${globalsFile ?? ""}\0${file}`);
     return null;
   }
-  const known = fileCache.get(file);
+  const key = `${globalsFile ?? ""}\0${file}`;
+  const known = fileCache.get(key);
   if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) return known;
   const type = typeOf(file);
-  const content = fs.readFileSync(file);
+  const read = fs.readFileSync(file);
+  const content = globalsFile && file !== globalsFile ? withGlobals(read, type, globalsFile) : read;
   const entry = { mtimeMs: stat.mtimeMs, size: stat.size, type, content, imports: type === "esm" ? importsOf(file, stat, content, store) : [] };
-  fileCache.set(file, entry);
+  fileCache.set(key, entry);
   return entry;
 }
 
@@ -228,8 +273,11 @@ function resolveCached(specifier, referrer, kind) {
  * module comes with its static import graph resolved ahead (each file's content once per
  * answer; the engine keeps the modules it has), so that the isolate links it without asking
  * again for every file. With `cacheDir`, what the files import is kept there for later processes.
+ * With `globals` (lib/vitest/node-globals.mjs), each module that uses Node's globals imports them
+ * from that file (the worker is created with trustLoadedModules, so that these modules import
+ * node: modules whatever the worker's flags).
  */
-function createLoader({ aliases = {}, cacheDir } = {}) {
+function createLoader({ aliases = {}, cacheDir, globals } = {}) {
   const store = scanStore(cacheDir);
   return async function loadModule(specifier, referrer, { kind }) {
     let file = aliases[specifier];
@@ -244,12 +292,12 @@ function createLoader({ aliases = {}, cacheDir } = {}) {
       file = resolveCached(specifier, referrer, kind);
     }
     if (!file) return undefined;
-    let module = readModule(file, store);
+    let module = readModule(file, store, globals);
     if (!module && aliases[specifier] === undefined) {
       // Resolved before, gone now: resolve again.
       resolveCache.delete(`${kind}\0${referrer}\0${specifier}`);
       file = resolveFile(specifier, referrer, kind);
-      module = file && readModule(file, store);
+      module = file && readModule(file, store, globals);
     }
     if (!module) return undefined;
     const sent = new Set([file]);
@@ -260,11 +308,11 @@ function createLoader({ aliases = {}, cacheDir } = {}) {
       for (const spec of source.imports) {
         if (spec.startsWith("node:") || spec.startsWith("cloudflare:") || isBuiltin(spec) || aliases[spec] !== undefined) continue;
         let target = resolveCached(spec, from, "import");
-        let found = target && readModule(target, store);
+        let found = target && readModule(target, store, globals);
         if (target && !found) {
           resolveCache.delete(`import\0${from}\0${spec}`);
           target = resolveFile(spec, from, "import");
-          found = target && readModule(target, store);
+          found = target && readModule(target, store, globals);
         }
         if (!found) continue;
         if (sent.has(target)) {
@@ -281,4 +329,4 @@ function createLoader({ aliases = {}, cacheDir } = {}) {
   };
 }
 
-module.exports = { createLoader, resolveBare };
+module.exports = { createLoader, resolveBare, globalsUsed };

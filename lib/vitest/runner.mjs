@@ -10,6 +10,7 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { serialize, deserialize } from "./serialize.mjs";
 import { Console } from "./console.mjs";
+import { builtinModules } from "node:module";
 
 // Vitest writes test output through node:console's Console over its own streams, which workerd's
 // node:console cannot make; the runner's does (before Vitest's modules are linked, which happens
@@ -18,7 +19,34 @@ console.Console = Console;
 
 /** What the host passed in the upgrade request's header: { cwd, main, token, stats }. */
 let settings = { cwd: "/", main: undefined, token: undefined };
+// The runner's modules are trusted (lib/vitest/runners.js): `process` here, and in Vitest's
+// runtime, is the one lib/vitest/node-globals.mjs gives them, whatever the worker's flags.
 process.cwd = () => settings.cwd;
+
+/**
+ * The `node:` modules the worker's own code may import (node:module's list follows the worker's
+ * compatibility flags, not the runner's trust).
+ */
+const workerBuiltins = new Set(builtinModules);
+
+/**
+ * Makes Vitest's module runner import a `node:` module for the tests and the worker's code only
+ * when the worker's own flags give it, as workerd would: its imports come from Vitest's runtime,
+ * a trusted module that could import any.
+ */
+function gateExternalImports(Evaluator) {
+  const run = Evaluator.prototype.runExternalModule;
+  if (typeof run !== "function" || run.workerboxGated) return;
+  const gated = function runExternalModule(id) {
+    const name = typeof id === "string" && id.startsWith("node:") ? id.slice(5) : undefined;
+    if (name !== undefined && !workerBuiltins.has(name)) {
+      return Promise.reject(new Error(`No such module "${id}": the worker's compatibility date and flags do not give it (workerd refuses the import too)`));
+    }
+    return run.call(this, id);
+  };
+  gated.workerboxGated = true;
+  Evaluator.prototype.runExternalModule = gated;
+}
 
 // Vitest broadcasts between its own workers; a test isolate has none to reach.
 globalThis.BroadcastChannel ??= class BroadcastChannel extends EventTarget {
@@ -105,6 +133,7 @@ async function startVitest(request, env) {
   globalThis.__workerboxVitest = { env, main: settings.main, cwd: settings.cwd, durableCallbacks, testHeader: TEST_HEADER, callMain };
   const importing = performance.now();
   const { init, runBaseTests, setupEnvironment } = await import("workerbox-vitest:worker");
+  gateExternalImports((await import("workerbox-vitest:module-evaluator")).VitestModuleEvaluator);
   // With WORKERBOX_VITEST_STATS, the host records how long Vitest's runtime took to import here.
   const importMs = performance.now() - importing;
   const pair = new WebSocketPair();

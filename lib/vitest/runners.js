@@ -11,6 +11,14 @@ const { createLoader, resolveBare } = require("./loader.js");
 const { startAuxiliaryWorkers } = require("./auxiliary.js");
 
 const RUNNER = path.join(__dirname, "runner.mjs");
+/** Node's globals for the runner's own modules (see lib/vitest/loader.js). */
+const NODE_GLOBALS = path.join(__dirname, "node-globals.mjs");
+/**
+ * The runner worker's main module: it re-exports runner.mjs, which (with everything it imports)
+ * the host loader gives, so that it is a trusted module — it imports node: modules and has
+ * Node's globals whatever the project's compatibility date and flags.
+ */
+const ENTRY = `export * from ${JSON.stringify(RUNNER)};\nexport { default } from ${JSON.stringify(RUNNER)};\n`;
 const HOST_BINDING = "__WORKERBOX_VITEST_HOST";
 
 /**
@@ -90,7 +98,9 @@ async function projectSettings(options, root, warn, log) {
     bindings[name] = api.service(typeof target === "string" ? (auxiliary.services[target] ?? missingService(target)) : target);
   }
   compatibilityDate = extra.compatibilityDate ?? compatibilityDate;
-  compatibilityFlags = [...new Set([...(extra.compatibilityFlags ?? compatibilityFlags), "nodejs_compat"])];
+  // The project's own flags, as they are: what the runner itself needs of Node's modules and
+  // globals it gets as a trusted module (startRunner), not through the user's flags.
+  compatibilityFlags = [...new Set(extra.compatibilityFlags ?? compatibilityFlags)];
   const outbound = typeof extra.outboundService === "function" ? extra.outboundService : undefined;
   return { bindings, compatibilityDate, compatibilityFlags, main, outbound, auxiliary };
 }
@@ -106,7 +116,10 @@ async function startRunner(project, options) {
   const warn = (text) => project.vitest.logger.warn(`[workerbox] ${text}`);
   const log = (level, message) => (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${message}\n`);
   const vitestWorker = resolveBare("vitest/worker", root, "import");
-  if (!vitestWorker) throw new Error(`workerbox/vitest: Vitest is not installed in ${root} (it is a peer dependency: npm install --save-dev vitest)`);
+  // Vitest's module evaluator (not an export of the package): beside its worker entry, which
+  // imports it as ./module-evaluator.js.
+  const moduleEvaluator = vitestWorker && path.join(path.dirname(vitestWorker), "module-evaluator.js");
+  if (!vitestWorker || !fs.existsSync(moduleEvaluator)) throw new Error(`workerbox/vitest: Vitest is not installed in ${root} (it is a peer dependency: npm install --save-dev vitest)`);
   const settings = await projectSettings(options, root, warn, log);
   const phases = { settingsMs: performance.now() - started };
   const { createWorker, dispatch, service } = require("../../index.js");
@@ -119,15 +132,16 @@ async function startRunner(project, options) {
   let worker = null;
   try {
     worker = await createWorker({
-      script: fs.readFileSync(RUNNER, "utf8"),
-      filename: RUNNER,
+      script: ENTRY,
+      filename: path.join(__dirname, "runner-entry.mjs"),
       format: "module",
       allowEval: true,
+      trustLoadedModules: true,
       bindings: { ...settings.bindings, [HOST_BINDING]: service(hostService(path.resolve(root), settings.bindings)), __WORKERBOX_VITEST_TOKEN: token },
       compatibilityDate: settings.compatibilityDate,
       compatibilityFlags: settings.compatibilityFlags,
       ...(settings.outbound ? { outbound: settings.outbound } : {}),
-      loadModule: timed(createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker }, cacheDir }), stats && phases),
+      loadModule: timed(createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker, "workerbox-vitest:module-evaluator": moduleEvaluator }, cacheDir, globals: NODE_GLOBALS }), stats && phases),
       limits: { cpuMs: 0, wallMs: 0, waitUntilMs: 0, memoryMb: 1024 },
       cacheDir,
       onLog: log,

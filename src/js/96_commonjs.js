@@ -21,6 +21,10 @@ function requireFrom(referrer, nodeEnabled, origin = undefined) {
   return function require(specifier) {
     specifier = String(specifier);
     const bare = specifier.startsWith("node:") ? specifier.slice(5) : specifier;
+    // A trusted host module (trustLoadedModules) requires any node: module, whatever the flags.
+    if (nodeEnabled === "trusted" && !bare.startsWith("internal/") && ops.nodeModuleExists(bare) && (specifier.startsWith("node:") || ops.userModule(bare) === undefined)) {
+      return internals.loadNodeModule(bare);
+    }
     // Bare names ("buffer") reach node: modules only with nodejs_compat_v2, as in workerd.
     const bareAllowed = internals.compat?.enabled.includes("nodejs_compat_v2") && ops.nodeModuleAllowed(bare);
     if (nodeEnabled && (specifier.startsWith("node:") || bareAllowed) && !bare.startsWith("internal/")) {

@@ -60,6 +60,10 @@ pub(crate) struct Registry {
   /// Modules and scripts compiled without a cache entry, whose entries are made again when the
   /// worker is disposed, with every function that ran by then.
   uncached: Vec<(Uncached, code_cache::Entry)>,
+  /// `trustLoadedModules`: the modules the host's loader gives import every `node:` module.
+  trust_loaded: bool,
+  /// The registry names of those modules.
+  trusted: std::collections::HashSet<String>,
 }
 
 /// Code compiled without a cache entry: an ES module, or a classic script (the function
@@ -126,12 +130,15 @@ pub(crate) struct NodeGate {
   pub als_only: bool,
   /// Whether bare names (`"buffer"`) reach `node:` modules (nodejs_compat_v2, as in workerd).
   pub bare: bool,
+  /// Neither nodejs_compat nor nodejs_als: the worker's own code imports no `node:` module (the
+  /// loader is there for trusted host modules only).
+  pub none: bool,
 }
 
 impl NodeGate {
   /// Whether the worker may import `node:<name>`.
   pub fn allows(&self, name: &str) -> bool {
-    if !ops::has_node_module(name) {
+    if self.none || !ops::has_node_module(name) {
       return false;
     }
     if self.als_only {
@@ -177,7 +184,17 @@ impl Registry {
 
   /// Whether `node:` modules may be required (nodejs_compat, or nodejs_als for async_hooks).
   pub fn node_enabled(&self) -> bool {
-    self.node_loader.is_some()
+    self.node_loader.is_some() && !self.node_gate.none
+  }
+
+  /// Makes the modules the host's loader gives from now on trusted (see `trust_loaded`).
+  pub fn trust_loaded_modules(&mut self) {
+    self.trust_loaded = true;
+  }
+
+  /// Whether module `name` (a registry name) is one of the host's trusted modules.
+  pub fn is_trusted(&self, name: &str) -> bool {
+    self.trust_loaded && self.trusted.contains(name)
   }
 
   /// The names of the modules given in `modules` (node:fs's `/bundle`), normalized; not those
@@ -249,6 +266,9 @@ impl Registry {
   /// name, which it returns; `module` is None when the host sent it before.
   fn add_hosted(&mut self, host_name: String, module: Option<(ModuleKind, bytes::Bytes)>) -> String {
     let name = normalize(&host_name);
+    if self.trust_loaded {
+      self.trusted.insert(name.clone());
+    }
     if let (false, Some((kind, content))) = (self.sources.contains_key(&name), module) {
       self.sources.insert(name.clone(), ExtraModule { name: name.clone(), kind, content });
       self.origins.insert(name.clone(), host_name);
@@ -367,11 +387,17 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
   if let Some(name) = specifier.strip_prefix("cloudflare:") {
     return resolve_cloudflare(scope, registry, specifier, name);
   }
-  if let Some(node_name) = node_specifier(specifier, registry) {
+  let trusted = registry.borrow().is_trusted(referrer_name);
+  let node_name = match specifier.strip_prefix("node:") {
+    // A trusted host module (trustLoadedModules) imports any node: module, whatever the flags.
+    Some(name) if trusted && registry.borrow().node_loader.is_some() => Some(name),
+    _ => node_specifier(specifier, registry),
+  };
+  if let Some(node_name) = node_name {
     // A node: module workerbox does not have may come from the host's loader (a shim).
     let hosted = registry.borrow().loader.is_some() && !ops::has_node_module(node_name);
     if !hosted {
-      return resolve_node(scope, registry, specifier, node_name);
+      return resolve_node(scope, registry, specifier, node_name, trusted);
     }
   }
   let mut name = resolve_name(specifier, referrer_name);
@@ -609,12 +635,16 @@ fn node_specifier<'a>(specifier: &'a str, registry: &RegistryRef) -> Option<&'a 
 
 /// A `node:` module: its exports (from `internals.loadNodeModule`) as a synthetic module with
 /// one named export per property and the exports object as `default`.
-fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, specifier: &str, name: &str) -> Option<v8::Local<'a, v8::Module>> {
+fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, specifier: &str, name: &str, trusted: bool) -> Option<v8::Local<'a, v8::Module>> {
   let key = format!("node:{name}");
-  if let Some(module) = registry.borrow().compiled.get(&key) {
-    return Some(v8::Local::new(scope, module));
+  // Checked before the compiled module is reused: a trusted module may have imported it first.
+  let allowed = if trusted { ops::has_node_module(name) } else { registry.borrow().node_allows(name) };
+  if allowed {
+    if let Some(module) = registry.borrow().compiled.get(&key) {
+      return Some(v8::Local::new(scope, module));
+    }
   }
-  if !registry.borrow().node_allows(name) {
+  if !allowed {
     let gate = registry.borrow().node_gate.clone();
     let mut known: Vec<String> = ops::node_module_names().filter(|n| gate.allows(n)).map(|n| format!("node:{n}")).collect();
     known.sort();
@@ -659,8 +689,10 @@ fn resolve_cloudflare<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryR
 /// per context) and its `module.exports` becomes a synthetic module.
 fn resolve_commonjs<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, name: &str) -> Option<v8::Local<'a, v8::Module>> {
   let loader = v8::Local::new(scope, registry.borrow().commonjs_loader.as_ref()?);
-  let node_enabled = registry.borrow().node_enabled();
-  let args = [ops::new_string(scope, name).into(), v8::Boolean::new(scope, node_enabled).into()];
+  let (node_enabled, trusted) = (registry.borrow().node_enabled(), registry.borrow().is_trusted(name));
+  // A trusted host module's require() reaches every node: module ("trusted", 96_commonjs.js).
+  let flag: v8::Local<v8::Value> = if trusted { ops::new_string(scope, "trusted").into() } else { v8::Boolean::new(scope, node_enabled).into() };
+  let args = [ops::new_string(scope, name).into(), flag];
   let exports = call_loader(scope, loader, &args)?;
   exports_module(scope, registry, name.to_owned(), exports)
 }

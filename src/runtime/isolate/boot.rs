@@ -168,11 +168,14 @@ pub(super) fn load_context(
   let cloudflare = internal_function(scope, internals, "loadCloudflareModule")?;
   registry.enable_cloudflare(v8::Global::new(scope, cloudflare));
   let node = state.borrow().nodejs_compat.clone();
-  if node.modules || node.als {
+  if node.modules || node.als || node.trusted_loader {
     let loader = internal_function(scope, internals, "loadNodeModule")?;
     let bare = node.enabled.iter().any(|f| f == "nodejs_compat_v2");
-    let gate = modules::NodeGate { enabled: node.enabled.clone(), als_only: !node.modules, bare };
+    let gate = modules::NodeGate { enabled: node.enabled.clone(), als_only: !node.modules, bare, none: !(node.modules || node.als) };
     registry.enable_node(v8::Global::new(scope, loader), gate);
+  }
+  if node.trusted_loader {
+    registry.trust_loaded_modules();
   }
   if node.globals {
     call_internal(scope, internals, "installNodeGlobals", &[]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
@@ -389,7 +392,8 @@ pub(super) fn nodejs_compat(compat_json: &str) -> NodeCompat {
     .unwrap_or_default();
   let on = |name: &str| enabled.iter().any(|f| f == name);
   let modules = on("nodejs_compat");
-  NodeCompat { modules, globals: modules && on("nodejs_compat_v2"), als: on("nodejs_als"), enabled }
+  let trusted_loader = serde_json::from_str::<serde_json::Value>(compat_json).ok().and_then(|c| c.get("trustLoadedModules")?.as_bool()).unwrap_or(false);
+  NodeCompat { modules, globals: modules && on("nodejs_compat_v2"), als: on("nodejs_als"), enabled, trusted_loader }
 }
 
 /// See [`nodejs_compat`].
@@ -399,6 +403,10 @@ pub(crate) struct NodeCompat {
   pub globals: bool,
   pub als: bool,
   pub enabled: Vec<String>,
+  /// The modules the host's loader gives are the host's own code (`trustLoadedModules`, the
+  /// Vitest runner's): they import every `node:` module, whatever the flags; the worker's own
+  /// code still sees only what its flags allow.
+  pub trusted_loader: bool,
 }
 
 #[cfg(test)]
