@@ -142,14 +142,16 @@ function buildBindings(config, { state, services = {}, api, storeCache }) {
  * - `services`: `{ serviceName: Worker | (request) => Response | { fetch } }` for service bindings;
  * - `vars`: extra plain bindings, over the config's vars and secrets;
  * - `onLog`: the worker's console lines (stacks in them mapped to the original files);
- * - `build`: false skips the first bundle (`options` stays null until `rebuild()`);
+ * - `build`: false skips the first bundle (`options` stays null until `rebuild()`), and main
+ *   need not exist yet;
  * - `storeCache`: a Map that keeps the stores made, to reuse them when loading again.
  * Returns the project: `options` for createWorker(), `warnings`, `unsupported`, `assets`,
  * `crons`, `inputs` (files the bundle read) and `rebuild()` (bundles again, same bindings).
  */
 async function loadProject(target, options = {}) {
   if (options === null || typeof options !== "object") throw new TypeError("loadProject: options must be an object");
-  return projectFromConfig(readConfig(target, { env: options.env }), options);
+  // Without the first bundle, main need not exist yet (workerbox/vitest resolves it itself).
+  return projectFromConfig(readConfig(target, { env: options.env, requireMain: options.build !== false }), options);
 }
 
 /** loadProject() for a configuration already read (the dev server reads it first for `build`). */

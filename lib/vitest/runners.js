@@ -79,7 +79,7 @@ async function projectSettings(options, root, warn, log) {
   let bindings = {};
   let compatibilityDate;
   let compatibilityFlags = [];
-  let main = options.main ? path.resolve(root, options.main) : undefined;
+  let main = options.main ? mainFile(options.main, path.resolve(root, options.main), root, "cloudflareTest({ main })") : undefined;
   if (configPath) {
     const project = await loadProject(configPath, { env: options.wrangler?.environment, persistTo: false, build: false, migrate: false, services: auxiliary.services }).catch(async (error) => {
       await auxiliary.dispose();
@@ -89,7 +89,7 @@ async function projectSettings(options, root, warn, log) {
     bindings = project.bindings;
     compatibilityDate = project.config.compatibilityDate;
     compatibilityFlags = project.config.compatibilityFlags ?? [];
-    main ??= project.config.mainFile;
+    if (project.config.main !== undefined) main ??= mainFile(project.config.main, project.config.mainFile, root, `${path.basename(configPath)}: main`);
   }
   if (options.remoteBindings) warn("remoteBindings is ignored: workerbox runs every binding locally");
   Object.assign(bindings, extra.bindings ?? {});
@@ -103,6 +103,18 @@ async function projectSettings(options, root, warn, log) {
   compatibilityFlags = [...new Set(extra.compatibilityFlags ?? compatibilityFlags)];
   const outbound = typeof extra.outboundService === "function" ? extra.outboundService : undefined;
   return { bindings, compatibilityDate, compatibilityFlags, main, outbound, auxiliary };
+}
+
+/**
+ * The worker's main module: `resolved` (the path as wrangler resolves it), or for a `main` that
+ * starts with "/" and is not a file there, the file under the Vite project's root, as Vite and
+ * Cloudflare's pool read it (`main = "/worker.ts"` in a test wrangler.toml).
+ */
+function mainFile(main, resolved, root, where) {
+  if (fs.existsSync(resolved)) return resolved;
+  const rooted = main.startsWith("/") ? path.join(root, main) : null;
+  if (rooted && fs.existsSync(rooted)) return rooted;
+  throw new Error(`workerbox/vitest: ${where}: ${resolved} does not exist${rooted ? ` (nor ${rooted}, under the Vite root)` : ""}`);
 }
 
 function missingService(name) {
