@@ -201,6 +201,81 @@ export interface Binding {
 
 type MaybePromise<T> = T | Promise<T>;
 
+/** Workers' KVNamespace API, as `kv().namespace()` gives it in Node. */
+export interface KVNamespace {
+  get(key: string, options?: "text" | { type?: "text" }): Promise<string | null>;
+  get<T = unknown>(key: string, options: "json" | { type: "json" }): Promise<T | null>;
+  get(key: string, options: "arrayBuffer" | { type: "arrayBuffer" }): Promise<ArrayBuffer | null>;
+  get(key: string, options: "stream" | { type: "stream" }): Promise<ReadableStream | null>;
+  get(keys: string[], options?: "text" | "json" | { type?: "text" | "json" }): Promise<Map<string, unknown>>;
+  getWithMetadata<M = unknown>(key: string, options?: "text" | "json" | "arrayBuffer" | "stream" | { type?: "text" | "json" | "arrayBuffer" | "stream" }): Promise<{ value: unknown; metadata: M | null; cacheStatus: null }>;
+  put(key: string, value: string | ArrayBuffer | ArrayBufferView | ReadableStream | Blob, options?: { expiration?: number; expirationTtl?: number; metadata?: unknown }): Promise<void>;
+  delete(key: string): Promise<void>;
+  list<M = unknown>(options?: { prefix?: string; limit?: number; cursor?: string }): Promise<{ keys: { name: string; expiration?: number; metadata?: M }[]; list_complete: boolean; cursor?: string }>;
+}
+
+export interface R2HttpMetadata {
+  contentType?: string;
+  contentLanguage?: string;
+  contentDisposition?: string;
+  contentEncoding?: string;
+  cacheControl?: string;
+  cacheExpiry?: Date | number;
+}
+
+export interface R2Object {
+  readonly key: string;
+  readonly version: string;
+  readonly size: number;
+  readonly etag: string;
+  readonly httpEtag: string;
+  readonly uploaded: Date;
+  readonly httpMetadata: R2HttpMetadata;
+  readonly customMetadata: Record<string, string>;
+  readonly range?: { offset?: number; length?: number; suffix?: number };
+  writeHttpMetadata(headers: Headers): void;
+}
+
+export interface R2ObjectBody extends R2Object {
+  readonly body: ReadableStream;
+  readonly bodyUsed: boolean;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  bytes(): Promise<Uint8Array>;
+  text(): Promise<string>;
+  json<T = unknown>(): Promise<T>;
+  blob(): Promise<Blob>;
+}
+
+export interface R2Conditional {
+  etagMatches?: string;
+  etagDoesNotMatch?: string;
+  uploadedBefore?: Date;
+  uploadedAfter?: Date;
+}
+
+export interface R2Bucket {
+  head(key: string): Promise<R2Object | null>;
+  get(key: string, options?: { onlyIf?: R2Conditional; range?: { offset?: number; length?: number } | { suffix: number } }): Promise<R2ObjectBody | R2Object | null>;
+  put(key: string, value: string | ArrayBuffer | ArrayBufferView | ReadableStream | Blob | null, options?: { httpMetadata?: R2HttpMetadata; customMetadata?: Record<string, string>; onlyIf?: R2Conditional }): Promise<R2Object | null>;
+  delete(keys: string | string[]): Promise<void>;
+  list(options?: { prefix?: string; delimiter?: string; cursor?: string; startAfter?: string; limit?: number; include?: ("httpMetadata" | "customMetadata")[] }): Promise<{ objects: R2Object[]; truncated: boolean; cursor?: string; delimitedPrefixes: string[] }>;
+}
+
+/** What `kv()` returns: a binding for createWorker, and the same namespace in Node. */
+export interface KVBinding extends Binding {
+  /**
+   * The namespace as a KVNamespace in Node: the one the workers given this binding see (same
+   * validation and errors; calls run in a small internal worker made on the first one).
+   */
+  namespace(): KVNamespace;
+}
+
+/** What `storage()` returns: a binding for createWorker, and the same bucket in Node. */
+export interface StorageBinding extends Binding {
+  /** The bucket as an R2Bucket in Node: the one the workers given this binding see. */
+  bucket(): R2Bucket;
+}
+
 /** The KV handler contract (sync or async), for `kv({ get, put, delete, list })`. */
 export interface KVHandlers {
   get(key: string): MaybePromise<null | string | Uint8Array | { value: string | Uint8Array | ArrayBuffer; metadata?: unknown; expiration?: number }>;
@@ -239,12 +314,12 @@ export interface StorageHandlers {
  * A KV namespace: in memory, in the SQLite file `dir/kv.sqlite3` (shared with every binding and
  * process using that folder), or answered by your handlers.
  */
-export declare function kv(options?: { dir?: string } | KVHandlers): Binding;
+export declare function kv(options?: { dir?: string } | KVHandlers): KVBinding;
 /**
  * An object storage bucket with R2's API: in memory, in the SQLite file `dir/storage.sqlite3`
  * (shared with every binding and process using that folder), or answered by your handlers.
  */
-export declare function storage(options?: { dir?: string } | StorageHandlers): Binding;
+export declare function storage(options?: { dir?: string } | StorageHandlers): StorageBinding;
 /** A D1 value as it travels: numbers, strings, null, and blobs as arrays of bytes. */
 export type D1Value = number | string | null | number[];
 
@@ -507,7 +582,7 @@ export declare function poolStats(): PoolStats;
 export declare function clearPool(): Promise<void>;
 
 export { loadProject, startDevServer, getPlatformProxy, readConfig } from "./lib/project/index.js";
-export type { Project, LoadProjectOptions, ProjectConfig, DevServer, DevServerOptions, PlatformProxy, PlatformProxyOptions, KVNamespace, R2Bucket, UnsupportedBinding } from "./lib/project/index.js";
+export type { Project, LoadProjectOptions, ProjectConfig, DevServer, DevServerOptions, PlatformProxy, PlatformProxyOptions, UnsupportedBinding } from "./lib/project/index.js";
 
 // ---- Queues --------------------------------------------------------------------------------
 
@@ -586,6 +661,26 @@ export interface Queue extends Binding {
   idle(): Promise<void>;
   /** Delivers the ready messages now (ignoring maxBatchTimeout) and resolves once none is ready or in delivery. */
   flush(): Promise<void>;
+  /** Sends a message from Node, as a worker's `env.QUEUE.send()` does (same limits). */
+  send(body: unknown, options?: { contentType?: "json" | "text" | "bytes" | "v8"; delaySeconds?: number }): Promise<void>;
+  /** Sends messages from Node, as a worker's `env.QUEUE.sendBatch()` does (same limits). */
+  sendBatch(messages: { body: unknown; contentType?: "json" | "text" | "bytes" | "v8"; delaySeconds?: number }[], options?: { delaySeconds?: number }): Promise<void>;
+  /** The messages not yet acknowledged, in delivery order, bodies decoded. */
+  pending(): PendingQueueMessage[];
+}
+
+/** A message a queue holds (`queue().pending()`). */
+export interface PendingQueueMessage {
+  id: string;
+  timestamp: Date;
+  contentType: "text" | "bytes" | "json" | "v8";
+  body: unknown;
+  /** Deliveries so far. */
+  attempts: number;
+  /** "delivering": in a batch now; "ready": waiting for the next batch; "delayed": not due yet. */
+  state: "delivering" | "ready" | "delayed";
+  /** When it is (or was) due for delivery. */
+  due: Date;
 }
 
 /** A queue: producers send to it from `env`, its consumer's `queue()` handler receives batches. */

@@ -451,6 +451,7 @@ async function runQueueBatch(worker, name, metas, bodies) {
 rpc.setWorkerAccess(nativeOf, toError);
 websocket.setWorkerAccess(nativeOf, holdForSocket);
 durable.setLogger((worker, level, message) => workerLogs.get(worker)?.(level, message));
+require("./store-client.js").setWorkerAccess({ createWorker, dispatch });
 queues.setWorkerAccess({ isWorker: (value) => value instanceof Worker, runBatch: runQueueBatch, log: (worker, level, message) => workerLogs.get(worker)?.(level, message) });
 
 /**

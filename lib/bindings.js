@@ -1,6 +1,7 @@
 "use strict";
 // Bindings answered in the host: `kv()`, `storage()` and `service()` build binding definitions for
-// createWorker's `bindings` (`d1()` is in lib/d1.js), and `createDispatcher()` answers a worker's
+// createWorker's `bindings` (`d1()` is in lib/d1.js; a KV or storage binding's `namespace()` /
+// `bucket()`, its Node-side client, lib/store-client.js), and `createDispatcher()` answers a worker's
 // binding calls by calling their handlers. The embedded stores (`kv()`, `kv({ dir })`,
 // `storage()`, `storage({ dir })`, `d1()`, and a worker's default Cache API store) are not
 // answered here: each is a native SQLite store (src/runtime/store) that the worker's scheduler
@@ -9,6 +10,7 @@
 const path = require("node:path");
 const { NativeStore } = require("../native.js");
 const rpc = require("./rpc.js");
+const { storeClient } = require("./store-client.js");
 
 const kBinding = Symbol("workerbox.binding");
 
@@ -24,12 +26,33 @@ class Binding {
   }
 }
 
+/** A KV binding: `namespace()` is the same namespace as a KVNamespace in Node. */
+class KVBinding extends Binding {
+  #client = null;
+  /** A KVNamespace in Node on this binding's namespace: the one the workers given it see. */
+  namespace() {
+    return (this.#client ??= storeClient(this, "kv")).client;
+  }
+}
+
+/** A storage binding: `bucket()` is the same bucket as an R2Bucket in Node. */
+class StorageBinding extends Binding {
+  #client = null;
+  /** An R2Bucket in Node on this binding's bucket: the one the workers given it see. */
+  bucket() {
+    return (this.#client ??= storeClient(this, "storage")).client;
+  }
+}
+
+const BINDING_CLASSES = { kv: KVBinding, storage: StorageBinding };
+
 const toBuffer = (value) =>
   typeof value === "string" ? Buffer.from(value, "utf8") : ArrayBuffer.isView(value) ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : value instanceof ArrayBuffer ? Buffer.from(value) : null;
 
 /** An embedded store of `kind`: in memory, or in its SQLite file under `dir`. */
 function embedded(kind, dir) {
-  return new Binding(kind, null, new NativeStore(kind, dir === undefined ? undefined : path.resolve(dir)));
+  const Class = BINDING_CLASSES[kind] ?? Binding;
+  return new Class(kind, null, new NativeStore(kind, dir === undefined ? undefined : path.resolve(dir)));
 }
 
 const CACHE_METHODS = ["match", "put", "delete"];
@@ -79,7 +102,7 @@ function storage(options = {}) {
     for (const m of STORAGE_METHODS) {
       if (typeof options[m] !== "function") throw new TypeError(`storage(): handler "${m}" must be a function (a custom store needs get, put, delete and list)`);
     }
-    return new Binding("storage", options);
+    return new StorageBinding("storage", options);
   }
   if (options.dir !== undefined) {
     if (typeof options.dir !== "string" || options.dir === "") throw new TypeError("storage(): options.dir must be a folder path");
@@ -99,7 +122,7 @@ function kv(options = {}) {
     for (const m of KV_METHODS) {
       if (typeof options[m] !== "function") throw new TypeError(`kv(): handler "${m}" must be a function (a custom KV needs get, put, delete and list)`);
     }
-    return new Binding("kv", options);
+    return new KVBinding("kv", options);
   }
   if (options.dir !== undefined) {
     if (typeof options.dir !== "string" || options.dir === "") throw new TypeError("kv(): options.dir must be a folder path");

@@ -216,64 +216,8 @@ export interface DevServer {
 /** Serves a project on localhost, as `workerbox dev` does. */
 export declare function startDevServer(dir?: string, options?: DevServerOptions): Promise<DevServer>;
 
-export interface KVNamespace {
-  get(key: string, options?: "text" | { type?: "text" }): Promise<string | null>;
-  get<T = unknown>(key: string, options: "json" | { type: "json" }): Promise<T | null>;
-  get(key: string, options: "arrayBuffer" | { type: "arrayBuffer" }): Promise<ArrayBuffer | null>;
-  get(key: string, options: "stream" | { type: "stream" }): Promise<ReadableStream | null>;
-  get(keys: string[], options?: "text" | "json" | { type?: "text" | "json" }): Promise<Map<string, unknown>>;
-  getWithMetadata<M = unknown>(key: string, options?: "text" | "json" | "arrayBuffer" | "stream" | { type?: "text" | "json" | "arrayBuffer" | "stream" }): Promise<{ value: unknown; metadata: M | null; cacheStatus: null }>;
-  put(key: string, value: string | ArrayBuffer | ArrayBufferView | ReadableStream | Blob, options?: { expiration?: number; expirationTtl?: number; metadata?: unknown }): Promise<void>;
-  delete(key: string): Promise<void>;
-  list<M = unknown>(options?: { prefix?: string; limit?: number; cursor?: string }): Promise<{ keys: { name: string; expiration?: number; metadata?: M }[]; list_complete: boolean; cursor?: string }>;
-}
-
-export interface R2HttpMetadata {
-  contentType?: string;
-  contentLanguage?: string;
-  contentDisposition?: string;
-  contentEncoding?: string;
-  cacheControl?: string;
-  cacheExpiry?: Date | number;
-}
-
-export interface R2Object {
-  readonly key: string;
-  readonly version: string;
-  readonly size: number;
-  readonly etag: string;
-  readonly httpEtag: string;
-  readonly uploaded: Date;
-  readonly httpMetadata: R2HttpMetadata;
-  readonly customMetadata: Record<string, string>;
-  readonly range?: { offset?: number; length?: number; suffix?: number };
-  writeHttpMetadata(headers: Headers): void;
-}
-
-export interface R2ObjectBody extends R2Object {
-  readonly body: ReadableStream;
-  readonly bodyUsed: boolean;
-  arrayBuffer(): Promise<ArrayBuffer>;
-  bytes(): Promise<Uint8Array>;
-  text(): Promise<string>;
-  json<T = unknown>(): Promise<T>;
-  blob(): Promise<Blob>;
-}
-
-export interface R2Conditional {
-  etagMatches?: string;
-  etagDoesNotMatch?: string;
-  uploadedBefore?: Date;
-  uploadedAfter?: Date;
-}
-
-export interface R2Bucket {
-  head(key: string): Promise<R2Object | null>;
-  get(key: string, options?: { onlyIf?: R2Conditional; range?: { offset?: number; length?: number } | { suffix: number } }): Promise<R2ObjectBody | R2Object | null>;
-  put(key: string, value: string | ArrayBuffer | ArrayBufferView | ReadableStream | Blob | null, options?: { httpMetadata?: R2HttpMetadata; customMetadata?: Record<string, string>; onlyIf?: R2Conditional }): Promise<R2Object | null>;
-  delete(keys: string | string[]): Promise<void>;
-  list(options?: { prefix?: string; delimiter?: string; cursor?: string; startAfter?: string; limit?: number; include?: ("httpMetadata" | "customMetadata")[] }): Promise<{ objects: R2Object[]; truncated: boolean; cursor?: string; delimitedPrefixes: string[] }>;
-}
+// The Node-side KV and R2 clients are the API's (`kv().namespace()`, `storage().bucket()`).
+export type { KVNamespace, R2Bucket, R2Object, R2ObjectBody, R2HttpMetadata, R2Conditional } from "../../index.js";
 
 export interface PlatformProxyOptions {
   /** A config file or project folder (default "."). */

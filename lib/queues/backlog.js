@@ -188,6 +188,15 @@ class Backlog {
     this.#inFlight = [];
   }
 
+  /** The messages held, with their state: the batch being delivered, the ready ones in order, the delayed ones by due time. */
+  list() {
+    return [
+      ...this.#inFlight.map((message) => [message, "delivering"]),
+      ...this.#ready.slice(this.#head).map((message) => [message, "ready"]),
+      ...this.#delayed.map((message) => [message, "delayed"]),
+    ];
+  }
+
   /** `{ backlogCount, backlogBytes, oldestMessageTimestamp }` (ms; 0 when empty), as production reports them. */
   metrics() {
     return { backlogCount: this.size, backlogBytes: this.#bytes, oldestMessageTimestamp: this.#oldest() };

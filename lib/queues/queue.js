@@ -18,6 +18,7 @@
 const { Binding } = require("../bindings.js");
 const { CONTENT_TYPES, shown, messageId, decodeBody } = require("./messages.js");
 const { Backlog } = require("./backlog.js");
+const producer = require("./producer.js");
 
 const DELAY_LIMIT = 86400;
 
@@ -118,6 +119,24 @@ class Queue extends Binding {
   flush() {
     this.#flushing = true;
     return this.#wait(true);
+  }
+
+  /** Sends a message from Node into this queue, as a worker's `env.QUEUE.send()` does. */
+  send(body, options) {
+    return producer.send((method, args, bytes) => this._hostCall(method, args, bytes), body, options);
+  }
+
+  /** Sends messages from Node into this queue, as a worker's `env.QUEUE.sendBatch()` does. */
+  sendBatch(messages, options) {
+    return producer.sendBatch((method, args, bytes) => this._hostCall(method, args, bytes), messages, options);
+  }
+
+  /**
+   * The messages not yet acknowledged: `{ id, timestamp, contentType, body, attempts, state, due }`
+   * each (`state`: "delivering", "ready" or "delayed"; bodies decoded), in delivery order.
+   */
+  pending() {
+    return this.#backlog.list().map(([m, state]) => ({ id: m.id, timestamp: new Date(m.timestamp), contentType: m.contentType, body: decodeBody(m.contentType, m.body), attempts: m.attempts, state, due: new Date(m.due) }));
   }
 
   #wait(readyOnly) {
