@@ -121,12 +121,18 @@ export interface WorkerOptions {
   compatibilityDate?: string;
   /**
    * workerd's compatibility flags (`"nodejs_compat"`, `"no_global_navigator"`, …). An unknown,
-   * experimental or contradictory flag is a TypeError. As in workerd, some flags imply others
+   * contradictory, or (without `unsafeExperimental`) experimental flag is a TypeError. As in workerd, some flags imply others
    * from a date (`nodejs_compat` brings `nodejs_compat_v2` from 2024-09-23,
    * `nodejs_compat_populate_process_env` from 2025-04-01, `enable_nodejs_process_v2` and the
    * fs/os modules from 2025-09-15, …). See docs/compatibility.md for what each changes here.
    */
   compatibilityFlags?: string[];
+  /**
+   * Accept workerd's experimental compatibility flags (those workerd takes only with
+   * `--experimental`, e.g. `"service_binding_extra_handlers"`), as Miniflare and Cloudflare's
+   * Vitest pool run workerd. Such a feature is on only when its flag is given. Default false.
+   */
+  unsafeExperimental?: boolean;
 }
 
 /** A cron trigger for the worker's `scheduled()` handler. */

@@ -1,7 +1,8 @@
 // workerbox/vitest runs a project's tests whatever its compatibility date and flags: the runner
 // (Vitest's runtime inside the isolate) gets Node's modules and globals as trusted host modules,
 // while the project's own code — its worker and its tests — sees exactly what its flags give,
-// the same as a plain createWorker() with that configuration (workerd's rules).
+// the same as a plain createWorker() with that configuration (workerd's rules). Experimental
+// flags are accepted in the pool, as Cloudflare's pool runs workerd with --experimental.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -162,6 +163,28 @@ test("nodejs_compat at 2026-08-01: the globals, node:vm and node:fs, the fuller 
     "node:fs": true,
     processVersions: "object",
   });
+});
+
+test("an experimental flag in the project's wrangler file is accepted by the pool (service_binding_extra_handlers, as Cloudflare's rpc example)", async (t) => {
+  const expected = { process: "object", Buffer: "function", global: "object", setImmediate: "function", processInGlobalThis: true, "node:buffer": true, "node:vm": true, "node:fs": true, processVersions: "object" };
+  const dir = makeProject(t, { date: "2026-08-01", flags: ["nodejs_compat", "service_binding_extra_handlers"], expected });
+  const { code, report, output } = await runVitest(dir);
+  assert.equal(code, 0, output);
+  assert.equal(report.numPassedTests, 2, output);
+});
+
+test("createWorker: experimental flags are refused unless unsafeExperimental: true, and the refusal names that option", async () => {
+  await assert.rejects(
+    createWorker({ script: "export default { fetch() { return new Response('x'); } };", format: "module", compatibilityDate: "2026-08-01", compatibilityFlags: ["service_binding_extra_handlers"] }),
+    (error) => error instanceof TypeError && /"service_binding_extra_handlers" is experimental/.test(error.message) && /unsafeExperimental: true/.test(error.message),
+  );
+  await assert.rejects(createWorker({ script: "export default {};", unsafeExperimental: "yes" }), /unsafeExperimental must be a boolean/);
+  const worker = await createWorker({ script: "export default { fetch() { return new Response('ok'); } };", format: "module", compatibilityDate: "2026-08-01", compatibilityFlags: ["service_binding_extra_handlers"], unsafeExperimental: true, onLog() {} });
+  try {
+    assert.equal(await (await dispatch(worker, "http://x/")).text(), "ok");
+  } finally {
+    await worker.dispose();
+  }
 });
 
 test("createWorker({ trustLoadedModules }): the modules loadModule gives import node: modules whatever the flags; the worker's own code still may not, before or after them", async (t) => {

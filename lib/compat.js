@@ -42,9 +42,10 @@ function checkDate(date, where) {
  * Validates `compatibilityDate` and `compatibilityFlags` (either may be undefined) and returns
  * `{ date, flags, enabled }`: the date used, the flags given, and the enable-flag names of every
  * feature that is on. Bad input is a TypeError naming the value and, for an unknown flag, the
- * known ones.
+ * known ones. An experimental flag (workerd's --experimental) is refused unless `experimental`
+ * (createWorker's unsafeExperimental); its feature is then on only when its flag is given.
  */
-function resolveCompat(compatibilityDate, compatibilityFlags, where = "createWorker") {
+function resolveCompat(compatibilityDate, compatibilityFlags, where = "createWorker", { experimental = false } = {}) {
   const date = compatibilityDate === undefined ? DEFAULT_DATE : checkDate(compatibilityDate, where);
   if (compatibilityFlags !== undefined && (!Array.isArray(compatibilityFlags) || compatibilityFlags.some((f) => typeof f !== "string"))) {
     throw new TypeError(`${where}: compatibilityFlags must be an array of flag names such as ["nodejs_compat"]`);
@@ -57,8 +58,8 @@ function resolveCompat(compatibilityDate, compatibilityFlags, where = "createWor
       const known = [...byFlag.keys()].filter((name) => !byFlag.get(name).feature.experimental).sort();
       throw new TypeError(`${where}: unknown compatibility flag "${flag}". Known flags: ${known.join(", ")}`);
     }
-    if (entry.feature.experimental) {
-      throw new TypeError(`${where}: compatibility flag "${flag}" is experimental in workerd (it needs workerd's --experimental) and workerbox does not support it`);
+    if (entry.feature.experimental && !experimental) {
+      throw new TypeError(`${where}: compatibility flag "${flag}" is experimental in workerd (it needs workerd's --experimental); pass unsafeExperimental: true to createWorker to accept experimental flags`);
     }
     if (chosen.has(entry.feature) && chosen.get(entry.feature) !== entry.enables) {
       const { enable, disable } = entry.feature;
@@ -68,7 +69,8 @@ function resolveCompat(compatibilityDate, compatibilityFlags, where = "createWor
   }
   const on = new Map(); // enable flag -> on?
   for (const feature of TABLE.flags) {
-    if (!feature.enable || feature.experimental) continue;
+    // An experimental feature is on only when its flag is given (with unsafeExperimental).
+    if (!feature.enable || (feature.experimental && !chosen.has(feature))) continue;
     const byDate = feature.date !== null && date >= feature.date;
     on.set(feature.enable, chosen.has(feature) ? chosen.get(feature) : byDate);
   }

@@ -64,6 +64,7 @@ async function startAuxiliaryWorkers(entries, root, log) {
         bindings,
         compatibilityDate: entry.compatibilityDate,
         compatibilityFlags: entry.compatibilityFlags,
+        unsafeExperimental: true,
         ...(typeof entry.outboundService === "function" ? { outbound: entry.outboundService } : {}),
         onLog: (level, message) => log(level, `[${entry.name}] ${message}`),
       });

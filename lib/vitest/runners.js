@@ -149,6 +149,7 @@ async function startRunner(project, options) {
       format: "module",
       allowEval: true,
       trustLoadedModules: true,
+      unsafeExperimental: true,
       bindings: { ...settings.bindings, [HOST_BINDING]: service(hostService(path.resolve(root), settings.bindings)), __WORKERBOX_VITEST_TOKEN: token },
       compatibilityDate: settings.compatibilityDate,
       compatibilityFlags: settings.compatibilityFlags,
