@@ -1,5 +1,5 @@
 //! The napi-rs side of queues: `NativeQueueStore`, the on-disk backlog of a `queue({ dir })`
-//! binding (`src/runtime/store/queue.rs`), for `lib/queues.js`. Reads are synchronous (once,
+//! binding (`src/runtime/store/queue.rs`), for `lib/queues/`. Reads are synchronous (once,
 //! when a queue opens); writes run on libuv's thread pool and resolve once committed and
 //! fsynced. `NativeWorker.queue()` (running a batch in a worker) lives in `binding.rs`.
 
@@ -9,7 +9,7 @@ use napi::{Env, Result, Task};
 use napi_derive::napi;
 use std::sync::Arc;
 
-/// One kept message, as `lib/queues.js` reads and writes it.
+/// One kept message, as `lib/queues/` reads and writes it.
 #[napi(object)]
 pub struct NativeQueueMessage {
   pub id: String,

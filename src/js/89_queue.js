@@ -1,6 +1,6 @@
 // Queues, inside the worker. The producer binding (`env.QUEUE.send()` / `sendBatch()`, class
 // WorkerQueue) encodes each body by its content type (`text`, `bytes`, `json`, `v8`), enforces
-// production's limits and hands the bytes to the host (`lib/queues.js`) in one binding call. The
+// production's limits and hands the bytes to the host (`lib/queues/`) in one binding call. The
 // consumer side builds what a `queue(batch, env, ctx)` handler receives — MessageBatch, Message,
 // and QueueEvent for service-worker scripts — and records what the handler acked and retried,
 // with workerd's precedence rules; `internals.dispatchQueue` (90_entry.js) runs the handler.

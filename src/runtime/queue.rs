@@ -1,7 +1,7 @@
 //! Queue consumer events: the batch a host delivers to a worker's `queue(batch, env, ctx)`
 //! handler, what the handler decided about each message, and the arguments the isolate's JS
 //! entry point (`internals.dispatchQueue` in `src/js/89_queue.js`) receives. Batching, retries,
-//! delays and dead-letter queues are the host's business (`lib/queues.js`); the runtime only
+//! delays and dead-letter queues are the host's business (`lib/queues/`); the runtime only
 //! runs one batch and reports the outcome.
 
 use super::ops;

@@ -1,7 +1,7 @@
 //! The on-disk backlog of a `queue({ dir })` binding: every message sent and not yet
 //! acknowledged (or moved to a dead-letter queue, or dropped after its last retry), so that a
 //! queue recreated on the same folder — after `dispose()`, or in a new process — delivers them
-//! again. Delivery itself (batching, timers, retries) is `lib/queues.js`'s; this file only keeps
+//! again. Delivery itself (batching, timers, retries) is `lib/queues/`'s; this file only keeps
 //! the rows, in `<dir>/queues.sqlite3`, one table shared by every queue name in that folder.
 
 use super::{Database, StoreError};
