@@ -22,9 +22,12 @@ function include(list, items) {
 
 /** The Vite plugin: `plugins: [cloudflareTest({ wrangler: { configPath } })]`. */
 function cloudflareTest(options = {}) {
+  /** The running Vitest's dist folder (from configureVitest). */
+  let distPath;
   return {
     name: "workerbox:vitest",
     configureVitest(context) {
+      distPath = context.vitest.distPath;
       context.project.config.poolRunner = cloudflarePool(options);
       context.project.config.pool = "workerbox";
       context.project.config.snapshotEnvironment = SNAPSHOT_ENVIRONMENT;
@@ -50,8 +53,11 @@ function cloudflareTest(options = {}) {
       config.ssr.resolve.conditions = [...new Set([...(config.ssr.resolve.conditions ?? []).filter((c) => c !== "node"), ...CONDITIONS, "development|production"])];
       config.ssr.resolve.externalConditions = [...new Set([...(config.ssr.resolve.externalConditions ?? []).filter((c) => c !== "node"), ...CONDITIONS])];
     },
-    resolveId(id) {
+    resolveId(id, importer) {
       if (id === "cloudflare:test") return TEST_MODULE;
+      // The snapshot environment's Vitest is the running one (its dist folder), not one resolved
+      // from workerbox's own location (another copy under npm link, pnpm or a workspace).
+      if (id === "vitest/runtime" && importer === SNAPSHOT_ENVIRONMENT && distPath) return path.join(distPath, "runtime.js");
     },
     load(id) {
       if (id === TEST_MODULE) return fs.readFileSync(TEST_MODULE_FILE, "utf8");

@@ -110,8 +110,34 @@ function typeOf(file) {
   return "text";
 }
 
-/** The file `specifier` names, imported (or required) from `referrer`; null when none. */
+const realPaths = new Map();
+
+/**
+ * `file`'s real path (symbolic links resolved), as Node's resolver gives it: a package reached
+ * through a pnpm, workspace or `npm link` symlink is one module, whichever path led to it (Vite,
+ * which resolves the tests' imports, does the same).
+ */
+function realPath(file) {
+  if (file === null || file === undefined) return file;
+  let real = realPaths.get(file);
+  if (real === undefined) {
+    try {
+      real = fs.realpathSync.native(file);
+    } catch {
+      real = file;
+    }
+    realPaths.set(file, real);
+  }
+  return real;
+}
+
+/** The file `specifier` names, imported (or required) from `referrer`; null when none (its real path). */
 function resolveFile(specifier, referrer, kind) {
+  return realPath(resolveLink(specifier, referrer, kind));
+}
+
+/** resolveFile, before symbolic links are resolved. */
+function resolveLink(specifier, referrer, kind) {
   const from = referrer.startsWith("file:") ? fileURLToPath(referrer) : referrer;
   const fromDir = path.isAbsolute(from) ? path.dirname(from) : process.cwd();
   if (specifier.startsWith("file:")) return probe(fileURLToPath(specifier), kind);
@@ -277,7 +303,9 @@ function resolveCached(specifier, referrer, kind) {
  * from that file (the worker is created with trustLoadedModules, so that these modules import
  * node: modules whatever the worker's flags).
  */
-function createLoader({ aliases = {}, cacheDir, globals } = {}) {
+function createLoader({ aliases: given = {}, cacheDir, globals: globalsGiven } = {}) {
+  const aliases = Object.fromEntries(Object.entries(given).map(([specifier, file]) => [specifier, realPath(file)]));
+  const globals = realPath(globalsGiven);
   const store = scanStore(cacheDir);
   return async function loadModule(specifier, referrer, { kind }) {
     let file = aliases[specifier];
@@ -329,4 +357,4 @@ function createLoader({ aliases = {}, cacheDir, globals } = {}) {
   };
 }
 
-module.exports = { createLoader, resolveBare, globalsUsed };
+module.exports = { createLoader, resolveBare, globalsUsed, realPath };

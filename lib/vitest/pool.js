@@ -32,7 +32,7 @@ class WorkerboxPoolWorker {
     const { project } = this.options;
     const options = await resolveOptions(this.poolOptions, project);
     this.codec = await import("./serialize.mjs");
-    const runner = await startRunner(project, options);
+    const runner = await startRunner(project, options, this.options.distPath);
     this.runner = runner;
     this.socket = runner.socket;
     this.socket.addEventListener("message", (event) => this.#received(event.data));

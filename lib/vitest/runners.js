@@ -121,17 +121,21 @@ function missingService(name) {
   throw new Error(`cloudflareTest: miniflare.serviceBindings names "${name}", which is not one of miniflare.workers`);
 }
 
-/** Starts a runner for `project`: { worker, socket (not yet accepted), auxiliary, startMs }. */
-async function startRunner(project, options) {
+/**
+ * Starts a runner for `project`: { worker, socket (not yet accepted), auxiliary, startMs }.
+ * `distPath` is the running Vitest's dist folder (the pool worker's options): its runtime is the
+ * one the isolate loads, never one resolved again from the project or from workerbox.
+ */
+async function startRunner(project, options, distPath) {
   const started = performance.now();
   const root = project.config.root;
   const warn = (text) => project.vitest.logger.warn(`[workerbox] ${text}`);
   const log = (level, message) => (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${message}\n`);
-  const vitestWorker = resolveBare("vitest/worker", root, "import");
+  const vitestWorker = distPath ? path.join(distPath, "worker.js") : resolveBare("vitest/worker", root, "import");
   // Vitest's module evaluator (not an export of the package): beside its worker entry, which
   // imports it as ./module-evaluator.js.
   const moduleEvaluator = vitestWorker && path.join(path.dirname(vitestWorker), "module-evaluator.js");
-  if (!vitestWorker || !fs.existsSync(moduleEvaluator)) throw new Error(`workerbox/vitest: Vitest is not installed in ${root} (it is a peer dependency: npm install --save-dev vitest)`);
+  if (!vitestWorker || !fs.existsSync(vitestWorker) || !fs.existsSync(moduleEvaluator)) throw new Error(`workerbox/vitest: Vitest is not installed in ${root} (it is a peer dependency: npm install --save-dev vitest)`);
   const settings = await projectSettings(options, root, warn, log);
   const phases = { settingsMs: performance.now() - started };
   const { createWorker, dispatch, service } = require("../../index.js");
