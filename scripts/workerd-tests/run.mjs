@@ -1,0 +1,201 @@
+// Running one translated config: on workerbox (createWorker per worker service, each behind a
+// harness module that re-exports the test module and runs one exported `test(ctrl, env, ctx)`
+// per request, as workerd's test runner calls it) and on the workerd binary (`workerd test`,
+// whose `[ PASS ]`/`[ FAIL ]` lines are parsed). Both give { tests: { name: "pass" | "fail" },
+// errors: { name: message }, note }; names are workerd's: `service` for the default export,
+// `service:export` for a named one.
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const MARK = "x-workerd-test";
+const HARNESS = "__workerd_test_harness__.js";
+
+/** workerd's variants: the oldest date (wd_test's default) and the far future (every dated flag on). */
+export const VARIANTS = {
+  config: { workerdDate: "2000-01-01", workerboxDate: "2000-01-01" },
+  // workerbox refuses future dates: its newest known date turns every dated flag on too.
+  "all-compat-flags": { workerdDate: "2999-12-31", workerboxDate: undefined },
+};
+
+// The harness is the worker's main script. It re-exports the test module (entrypoints, Durable
+// Object classes and ctx.exports stay as they are) and wraps its default export so that a request
+// carrying MARK runs one test (or lists them) while every other request goes to the module's own
+// fetch handler.
+function harness(main) {
+  const spec = JSON.stringify(main);
+  return `import * as ns from ${spec};
+export * from ${spec};
+const MARK = ${JSON.stringify(MARK)};
+class TestController {}
+const testable = (v) => (v !== null && typeof v === "object" && typeof v.test === "function") || (typeof v === "function" && typeof v.prototype?.test === "function");
+async function answer(request, env, ctx) {
+  const name = request.headers.get(MARK);
+  if (name === "?") return new Response(JSON.stringify(Object.keys(ns).filter((k) => testable(ns[k]))));
+  try {
+    const v = ns[name];
+    if (typeof v === "function") await new v(ctx, env).test(new TestController());
+    else await v.test(new TestController(), env, ctx);
+    return new Response("ok");
+  } catch (e) {
+    let text;
+    try { text = e instanceof Error ? (e.stack ?? String(e)) : "thrown: " + String(e); } catch { text = "unprintable error"; }
+    return new Response(text, { status: 500 });
+  }
+}
+const base = ns.default;
+let wrapped;
+if (typeof base === "function") {
+  wrapped = class extends base {
+    fetch(request) {
+      if (request.headers.has(MARK)) return answer(request, this.env, this.ctx);
+      return super.fetch(request);
+    }
+  };
+  Object.defineProperty(wrapped, "name", { value: base.name });
+} else {
+  wrapped = Object.create(base ?? null);
+  wrapped.fetch = function fetch(request, env, ctx) {
+    if (request.headers.has(MARK)) return answer(request, env, ctx);
+    if (typeof base?.fetch !== "function") throw new Error("Handler does not export a fetch() function.");
+    return base.fetch.call(this, request, env, ctx);
+  };
+}
+export default wrapped;
+`;
+}
+
+const withTimeout = (promise, ms, what) =>
+  Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms).unref())]);
+
+/**
+ * Runs a plan's tests on workerbox in `variant`; `expected` (workerd's test names, when known)
+ * fills in tests of a service whose worker would not start.
+ */
+export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose = false, expected = [] } = {}) {
+  const api = require("../../index.js");
+  const { createWorker, dispatch, service, durableObject, kv, storage, queue } = api;
+  const result = { tests: {}, errors: {}, note: null };
+  const workers = new Map();
+  const patches = [];
+  const logs = [];
+  const onLog = (level, message) => {
+    logs.push(`[${level}] ${message}`);
+    if (verbose) process.stderr.write(`  [worker ${level}] ${message}\n`);
+  };
+  const startErrors = new Map();
+  try {
+    for (const w of plan.workers) {
+      const bindings = {};
+      for (const b of w.bindings) {
+        if (b.kind === "var") bindings[b.name] = b.value;
+        else if (b.kind === "service") {
+          // Filled in once every worker exists (services may name each other or themselves).
+          const def = service({ fetch: () => new Response("service not started", { status: 503 }) });
+          patches.push(() => {
+            const target = workers.get(b.service);
+            if (!target) return;
+            def.handler = target;
+            if (b.entrypoint !== undefined && b.entrypoint !== "default") def.entrypoint = b.entrypoint;
+          });
+          bindings[b.name] = def;
+        } else if (b.kind === "network") {
+          bindings[b.name] = service(async (request) => {
+            if (!b.address) return fetch(request);
+            const url = new URL(request.url);
+            url.host = b.address;
+            return fetch(new Request(url, request));
+          });
+        } else if (b.kind === "durableObject") {
+          const own = b.service === null || b.service === w.name;
+          const home = own ? w : plan.workers.find((x) => x.name === b.service);
+          const ns = durableObject(b.className, { sql: home?.doClasses[b.className]?.sql ?? false });
+          if (!own) patches.push(() => { ns.worker = workers.get(b.service); });
+          bindings[b.name] = ns;
+        } else if (b.kind === "kv") bindings[b.name] = kv();
+        else if (b.kind === "r2") bindings[b.name] = storage();
+        else if (b.kind === "queue") bindings[b.name] = queue();
+      }
+      const modules = {};
+      for (const m of w.modules) modules[m.name] = { type: m.kind, content: m.content };
+      const options = {
+        script: harness(w.modules[0].name),
+        filename: HARNESS,
+        format: "module",
+        modules,
+        bindings,
+        onLog,
+        compatibilityFlags: w.flags,
+        limits: { wallMs: timeoutMs, cpuMs: timeoutMs, waitUntilMs: 5000 },
+        pool: false,
+      };
+      if (VARIANTS[variant].workerboxDate) options.compatibilityDate = VARIANTS[variant].workerboxDate;
+      if (w.outbound) options.outbound = (request) => dispatch(workers.get(w.outbound), request);
+      try {
+        workers.set(w.name, await withTimeout(createWorker(options), timeoutMs, "createWorker"));
+      } catch (e) {
+        startErrors.set(w.name, `worker did not start: ${e?.message ?? e}`);
+      }
+    }
+    for (const patch of patches) patch();
+    for (const w of plan.workers) {
+      const worker = workers.get(w.name);
+      if (!worker) {
+        const prefix = w.name;
+        for (const name of expected.filter((n) => n === prefix || n.startsWith(prefix + ":"))) {
+          result.tests[name] = "fail";
+          result.errors[name] = startErrors.get(w.name);
+        }
+        if (!result.note) result.note = `${w.name}: ${startErrors.get(w.name)}`;
+        continue;
+      }
+      const call = async (name) => {
+        const response = await withTimeout(dispatch(worker, { url: "http://workerd-test/", headers: { [MARK]: name } }), timeoutMs + 1000, "test");
+        return { ok: response.status === 200, text: await response.text() };
+      };
+      let names;
+      try {
+        names = JSON.parse((await call("?")).text).sort();
+      } catch (e) {
+        result.note ??= `${w.name}: could not list tests: ${e?.message ?? e}`;
+        continue;
+      }
+      for (const exp of names) {
+        const name = exp === "default" ? w.name : `${w.name}:${exp}`;
+        try {
+          const { ok, text } = await call(exp);
+          result.tests[name] = ok ? "pass" : "fail";
+          if (!ok) result.errors[name] = text;
+        } catch (e) {
+          result.tests[name] = "fail";
+          result.errors[name] = `${e?.code ?? ""} ${e?.message ?? e}`.trim();
+        }
+      }
+    }
+  } finally {
+    await Promise.all([...workers.values()].map((w) => w.dispose().catch(() => {})));
+  }
+  return result;
+}
+
+/** Runs `workerd test` on a config in `variant` and parses its per-test lines. */
+export function runWorkerd(binary, file, cwd, variant, { timeoutMs = 120000 } = {}) {
+  return new Promise((resolve) => {
+    const args = ["test", "--experimental", `--compat-date=${VARIANTS[variant].workerdDate}`, file];
+    const child = spawn(binary, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      const tests = {};
+      for (const m of out.matchAll(/\[ (PASS|FAIL) \] (\S+)/g)) tests[m[2]] = m[1] === "PASS" ? "pass" : "fail";
+      for (const m of out.matchAll(/\[ TEST \] (\S+)/g)) tests[m[1]] ??= "fail"; // started, never finished
+      let note = null;
+      if (signal) note = `workerd killed (${signal}) after ${timeoutMs} ms`;
+      else if (Object.keys(tests).length === 0) note = (out.match(/(error|fatal)[^\n]*/i)?.[0] ?? `exit ${code}, no tests`).slice(0, 300);
+      resolve({ tests, errors: {}, note, output: out });
+    });
+  });
+}

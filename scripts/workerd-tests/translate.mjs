@@ -1,0 +1,151 @@
+// Translation of one parsed `.wd-test` config into a plan for workerbox: per worker service its
+// modules (main module first, embeds read relative to the config), compatibility flags (those
+// workerbox accepts), bindings as neutral descriptions (var / service / durable object / kv /
+// r2 / queue / outbound) and its global outbound. What cannot be carried over is listed in
+// `gaps` (the test still runs without it) or makes the config `untranslatable` (with the reason).
+// run.mjs turns the plan into createWorker options; nothing here touches workerbox.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const table = require("../../lib/compat-flags.json");
+const FLAGS = new Map();
+for (const f of table.flags) {
+  if (f.enable) FLAGS.set(f.enable, f);
+  if (f.disable) FLAGS.set(f.disable, f);
+}
+
+const MODULE_KINDS = { esModule: "esm", commonJsModule: "commonjs", text: "text", data: "data", json: "json", wasm: "wasm" };
+const BINARY_KINDS = new Set(["data", "wasm"]);
+
+class Untranslatable extends Error {}
+
+/** An embed's or inline value's content: a string for text kinds, a Buffer for binary ones. */
+function content(value, kind, dir, where) {
+  if (value && typeof value === "object" && "embed" in value) {
+    const file = path.resolve(dir, value.embed);
+    if (!existsSync(file)) throw new Untranslatable(`${where}: embedded file ${value.embed} is missing`);
+    const bytes = readFileSync(file);
+    return BINARY_KINDS.has(kind) ? bytes : bytes.toString("utf8");
+  }
+  if (Buffer.isBuffer(value)) return BINARY_KINDS.has(kind) ? value : value.toString("utf8");
+  if (typeof value === "string") return BINARY_KINDS.has(kind) ? Buffer.from(value, "utf8") : value;
+  throw new Untranslatable(`${where}: unsupported value`);
+}
+
+/** The compatibility flags workerbox accepts, and those it drops with the reason. */
+export function splitFlags(flags) {
+  const kept = [];
+  const dropped = [];
+  for (const flag of flags ?? []) {
+    const entry = FLAGS.get(flag);
+    if (flag === "experimental") dropped.push(`${flag} (workerd's --experimental switch; workerbox has no experimental mode)`);
+    else if (!entry) dropped.push(`${flag} (not in workerbox's flag table)`);
+    else if (entry.experimental) dropped.push(`${flag} (experimental in workerd; workerbox rejects it)`);
+    else kept.push(flag);
+  }
+  return { kept, dropped };
+}
+
+function serviceRef(v) {
+  if (typeof v === "string") return { service: v };
+  if (v && typeof v === "object") return { service: v.name, entrypoint: v.entrypoint, props: v.props };
+  return null;
+}
+
+function binding(b, services, where, gaps) {
+  const name = b.name;
+  const at = `${where} binding ${name}`;
+  if ("text" in b) return { name, kind: "var", value: typeof b.text === "string" ? b.text : content(b.text, "text", where.dir, at) };
+  if ("json" in b) {
+    const text = typeof b.json === "string" ? b.json : content(b.json, "text", where.dir, at);
+    return { name, kind: "var", value: JSON.parse(text) };
+  }
+  if ("service" in b) {
+    const ref = serviceRef(b.service);
+    const target = services.get(ref.service);
+    if (!target) throw new Untranslatable(`${at}: names service "${ref.service}", which the config does not define`);
+    if (ref.props !== undefined) gaps.push(`${at}: service props are not passed (workerbox's service() has no props)`);
+    if (target.worker) return { name, kind: "service", service: ref.service, entrypoint: ref.entrypoint };
+    if (target.network || target.external) return { name, kind: "network", address: target.external?.address ?? null };
+    gaps.push(`${at}: service "${ref.service}" is a ${Object.keys(target).filter((k) => k !== "name").join("/")} service (omitted)`);
+    return null;
+  }
+  if ("durableObjectNamespace" in b) {
+    const v = b.durableObjectNamespace;
+    const className = typeof v === "string" ? v : v.className;
+    return { name, kind: "durableObject", className, service: typeof v === "string" ? null : v.serviceName ?? null };
+  }
+  if ("kvNamespace" in b) return { name, kind: "kv" };
+  if ("r2Bucket" in b || "r2Admin" in b) return { name, kind: "r2" };
+  if ("queue" in b) return { name, kind: "queue" };
+  if ("fromEnvironment" in b) {
+    const value = process.env[b.fromEnvironment];
+    if (value === undefined) {
+      gaps.push(`${at}: fromEnvironment ${b.fromEnvironment} is not set (workerd's test sidecar sets it)`);
+      return null;
+    }
+    return { name, kind: "var", value };
+  }
+  const kind = Object.keys(b).find((k) => k !== "name") ?? "(none)";
+  gaps.push(`${at}: binding kind "${kind}" is not supported by workerbox (omitted)`);
+  return null;
+}
+
+/**
+ * The plan for one config: { workers: [{ name, modules, flags, bindings, outbound, doClasses }],
+ * gaps: [string], untranslatable: string | null }. `dir` is the config's directory.
+ */
+export function translate(config, dir) {
+  const gaps = [];
+  const services = new Map();
+  for (const s of config.services ?? []) services.set(s.name, s);
+  const workers = [];
+  try {
+    if ((config.extensions ?? []).length) gaps.push("extensions (internal modules such as test:instrumentation-tail) are not loaded");
+    for (const s of config.services ?? []) {
+      if (!s.worker) continue;
+      const w = s.worker;
+      const where = Object.assign(`service ${s.name}`, { dir });
+      if (w.serviceWorkerScript !== undefined) throw new Untranslatable(`${where}: a service-worker script (workerd's test runner only calls module exports)`);
+      if (w.inherit !== undefined) throw new Untranslatable(`${where}: inherits another worker`);
+      if (!Array.isArray(w.modules) || w.modules.length === 0) throw new Untranslatable(`${where}: no modules`);
+      const modules = [];
+      for (const m of w.modules) {
+        const key = Object.keys(m).find((k) => k in MODULE_KINDS);
+        if (!key) throw new Untranslatable(`${where} module ${m.name}: kind ${Object.keys(m).filter((k) => k !== "name").join("/")} is not supported`);
+        const kind = MODULE_KINDS[key];
+        modules.push({ name: m.name, kind, content: content(m[key], kind, dir, `${where} module ${m.name}`), namedExports: m.namedExports });
+      }
+      if (modules[0].kind !== "esm") throw new Untranslatable(`${where}: the main module is ${modules[0].kind}, not an ES module`);
+      const { kept, dropped } = splitFlags(w.compatibilityFlags);
+      for (const d of dropped) gaps.push(`${where}: flag ${d}`);
+      const bindings = [];
+      for (const b of w.bindings ?? []) {
+        const t = binding(b, services, where, gaps);
+        if (t) bindings.push(t);
+      }
+      let outbound = null;
+      if (w.globalOutbound !== undefined) {
+        const ref = serviceRef(w.globalOutbound);
+        const target = services.get(ref.service);
+        if (target?.worker) outbound = ref.service;
+        else if (!target?.network && !target?.external) gaps.push(`${where}: globalOutbound ${ref.service} is not a worker or network service`);
+      }
+      const doClasses = {};
+      for (const ns of w.durableObjectNamespaces ?? []) doClasses[ns.className] = { sql: ns.enableSql === true, ephemeral: "ephemeralLocal" in ns };
+      for (const key of ["cacheApiOutbound", "streamingTails", "tails", "durableObjectStorage", "limits", "moduleFallback"]) {
+        if (w[key] === undefined) continue;
+        if (key === "durableObjectStorage" && ("inMemory" in w[key] || "none" in w[key])) continue;
+        gaps.push(`${where}: ${key} is not carried over`);
+      }
+      workers.push({ name: s.name, modules, flags: kept, bindings, outbound, doClasses });
+    }
+    if (workers.length === 0) throw new Untranslatable("no worker services");
+  } catch (e) {
+    if (e instanceof Untranslatable || e instanceof SyntaxError) return { workers: [], gaps, untranslatable: e.message };
+    throw e;
+  }
+  return { workers, gaps, untranslatable: null };
+}
