@@ -226,3 +226,18 @@ test("createWorker({ trustLoadedModules }): the modules loadModule gives import 
   t.after(() => untrusted.dispose());
   await assert.rejects(dispatch(untrusted, "http://x/"), /Cannot resolve module "node:vm" imported by "[^"]*helper\.mjs"/);
 });
+
+test("a project whose wrangler file names an experimental flag loads, and its createWorker options carry unsafeExperimental (as wrangler dev runs workerd with --experimental)", async (t) => {
+  const { loadProject } = await import("../index.js");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-experimental-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(dir, "worker.js"), `export default { fetch() { return new Response("experimental ok"); } };\n`);
+  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name: "x", main: "worker.js", compatibility_date: "2026-08-01", compatibility_flags: ["service_binding_extra_handlers"] }));
+  const project = await loadProject(dir, { persistTo: false });
+  assert.equal(project.options.unsafeExperimental, true);
+  const worker = await createWorker({ ...project.options, onLog() {} });
+  t.after(() => worker.dispose());
+  assert.equal(await (await dispatch(worker, "http://x/")).text(), "experimental ok");
+  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name: "x", main: "worker.js", compatibility_date: "2026-08-01", compatibility_flags: ["nodejs_compat"] }));
+  assert.equal((await loadProject(dir, { persistTo: false })).options.unsafeExperimental, undefined);
+});

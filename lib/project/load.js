@@ -154,6 +154,13 @@ async function loadProject(target, options = {}) {
   return projectFromConfig(readConfig(target, { env: options.env, requireMain: options.build !== false }), options);
 }
 
+/** Whether `flags` name one of workerd's experimental compatibility flags. */
+function hasExperimentalFlag(flags) {
+  if (!flags?.length) return false;
+  const experimental = new Set(require("../compat-flags.json").flags.filter((f) => f.experimental).flatMap((f) => [f.enable, f.disable].filter(Boolean)));
+  return flags.some((flag) => experimental.has(flag));
+}
+
 /** loadProject() for a configuration already read (the dev server reads it first for `build`). */
 async function projectFromConfig(config, options) {
   const api = require("../api.js");
@@ -223,6 +230,8 @@ async function projectFromConfig(config, options) {
         bindings,
         compatibilityDate: config.compatibilityDate,
         compatibilityFlags: config.compatibilityFlags,
+        // An experimental flag runs as under wrangler dev (Miniflare runs workerd with --experimental).
+        ...(hasExperimentalFlag(config.compatibilityFlags) ? { unsafeExperimental: true } : {}),
         ...(config.cpuMs !== undefined ? { limits: { cpuMs: config.cpuMs } } : {}),
         ...(onLog ? { onLog: (level, message) => onLog(level, built.mapper.mapStack(message)) } : {}),
       };
