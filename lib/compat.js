@@ -82,7 +82,9 @@ function resolveCompat(compatibilityDate, compatibilityFlags, where = "createWor
   const enabled = [...on].filter(([, value]) => value).map(([flag]) => flag);
   // Asking for nodejs_compat_v2 by name implies nodejs_compat; v2 on by date alone does not.
   if (flags.includes("nodejs_compat_v2") && !enabled.includes("nodejs_compat")) enabled.push("nodejs_compat");
-  return { date, flags, enabled };
+  // The known features that are off: with `enabled`, the keys of the worker's Cloudflare.compatibilityFlags.
+  const off = [...on].filter(([flag, value]) => !value && !enabled.includes(flag)).map(([flag]) => flag);
+  return { date, flags, enabled, off };
 }
 
 module.exports = { resolveCompat, DEFAULT_DATE };

@@ -549,3 +549,32 @@ internals.prepareContext = (function prepareCompatContext(memoryMb, compatJson) 
   if (on("immutable_api_prototypes")) classesWithReadOnlyPrototypes();
   else standInsForReplacedClasses();
 });
+
+/**
+ * The `Cloudflare` global (workerd's, enumerable): `compatibilityFlags` is a frozen object of every
+ * known non-experimental flag (and each experimental one that is on) to whether it is on, made
+ * when first read, from what lib/compat.js worked out for this context.
+ */
+(function cloudflareGlobal() {
+  class Cloudflare {
+    constructor(token) {
+      if (token !== internals) throw new TypeError("Illegal constructor");
+      let flags;
+      Object.defineProperty(this, "compatibilityFlags", {
+        get() {
+          if (flags === undefined) {
+            flags = {};
+            for (const name of internals.compat?.enabled ?? []) flags[name] = true;
+            for (const name of internals.compat?.off ?? []) flags[name] = false;
+            Object.freeze(flags);
+          }
+          return flags;
+        },
+        enumerable: true,
+        configurable: false,
+      });
+    }
+  }
+  Object.defineProperty(Cloudflare.prototype, Symbol.toStringTag, { value: "Cloudflare", configurable: true });
+  Object.defineProperty(globalThis, "Cloudflare", { value: new Cloudflare(internals), writable: true, configurable: true, enumerable: true });
+})();
