@@ -145,6 +145,58 @@ assert.deepStrictEqual = (actual, expected, message) => {
 assert.notDeepStrictEqual = (actual, expected, message) => {
   if (isDeepStrictEqual(actual, expected)) fail(actual, expected, message, "notDeepStrictEqual");
 };
+/**
+ * workerd's partial comparison: `expected`'s own enumerable keys (and symbols) must be in `actual`
+ * with partially equal values, arrays by index, Set members and Map keys deep-strictly equal,
+ * Date/RegExp/Error by value; other objects need the same prototype. A pair met again while
+ * being compared (a cycle) counts as equal.
+ */
+function partiallyEqual(actual, expected, seen) {
+  if (expected === null || typeof expected !== "object") return Object.is(actual, expected);
+  if (actual === null || typeof actual !== "object") return false;
+  let pairs = seen.get(actual);
+  if (pairs?.has(expected)) return true;
+  if (!pairs) seen.set(actual, (pairs = new Set()));
+  pairs.add(expected);
+  try {
+    if (expected instanceof Date) return actual instanceof Date && actual.getTime() === expected.getTime();
+    if (expected instanceof RegExp) return actual instanceof RegExp && actual.source === expected.source && actual.flags === expected.flags && actual.lastIndex === expected.lastIndex;
+    if (expected instanceof Error) return actual instanceof Error && actual.name === expected.name && actual.message === expected.message;
+    if (Array.isArray(expected)) {
+      if (!Array.isArray(actual)) return false;
+      return expected.every((value, i) => i in actual && partiallyEqual(actual[i], value, seen));
+    }
+    if (expected instanceof Set) {
+      if (!(actual instanceof Set)) return false;
+      for (const value of expected) if (![...actual].some((other) => isDeepStrictEqual(value, other))) return false;
+      return true;
+    }
+    if (expected instanceof Map) {
+      if (!(actual instanceof Map)) return false;
+      for (const [key, value] of expected) {
+        const entry = [...actual].find(([other]) => isDeepStrictEqual(key, other));
+        if (!entry || !partiallyEqual(entry[1], value, seen)) return false;
+      }
+      return true;
+    }
+    if (Object.getPrototypeOf(actual) !== Object.getPrototypeOf(expected)) return false;
+    const keys = [...Object.keys(expected), ...Object.getOwnPropertySymbols(expected).filter((s) => Object.prototype.propertyIsEnumerable.call(expected, s))];
+    return keys.every((key) => key in actual && partiallyEqual(actual[key], expected[key], seen));
+  } finally {
+    pairs.delete(expected);
+    if (pairs.size === 0) seen.delete(actual);
+  }
+}
+
+assert.partialDeepStrictEqual = function partialDeepStrictEqual(actual, expected, message) {
+  if (arguments.length < 2) {
+    const error = new TypeError('The "actual" and "expected" arguments must be specified');
+    error.code = "ERR_MISSING_ARGS";
+    throw error;
+  }
+  if (partiallyEqual(actual, expected, new Map())) return;
+  throw new AssertionError({ actual, expected, operator: "partialDeepStrictEqual", message: message ? `${message}` : "Expected actual to be partially deeply strictly equal to expected" });
+};
 assert.ifError = (value) => {
   if (value === null || value === undefined) return;
   const error = new AssertionError({ actual: value, expected: null, operator: "ifError", message: `ifError got unwanted exception: ${value instanceof Error ? value.message : show(value)}` });

@@ -294,6 +294,9 @@ exports.hkdf = function hkdf(digest, ikm, salt, info, keylen, callback) {
 
 Object.assign(exports, {
   KeyObject: keys.KeyObject,
+  SecretKeyObject: keys.SecretKeyObject,
+  PublicKeyObject: keys.PublicKeyObject,
+  PrivateKeyObject: keys.PrivateKeyObject,
   createSecretKey: keys.createSecretKey,
   createPublicKey: keys.createPublicKey,
   createPrivateKey: keys.createPrivateKey,

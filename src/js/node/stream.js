@@ -82,3 +82,46 @@ stream.Duplex.fromWeb = function fromWeb(pair, options = {}) {
 stream.Duplex.toWeb = function toWeb(duplex) {
   return { readable: stream.Readable.toWeb(duplex), writable: stream.Writable.toWeb(duplex) };
 };
+
+// Node 22's default high water marks (64 KiB, 16 objects), read and set through the vendored
+// package's own state module, which every stream asks.
+{
+  const state = require("vendor:readable-stream/lib/internal/streams/state.js");
+  stream.getDefaultHighWaterMark = state.getDefaultHighWaterMark;
+  stream.setDefaultHighWaterMark = state.setDefaultHighWaterMark;
+}
+
+/**
+ * Two Duplex streams joined back to back (Node 22's stream.duplexPair): what one side writes, the
+ * other reads. A write completes once the other side asks for more, so backpressure crosses over;
+ * ending one side ends what the other reads.
+ */
+stream.duplexPair = function duplexPair(options) {
+  const sides = [];
+  const pending = [null, null]; // per side: the callback of its write that waits for the other side's read
+  const make = (self) =>
+    new stream.Duplex({
+      ...options,
+      read() {
+        const callback = pending[1 - self];
+        if (callback) {
+          pending[1 - self] = null;
+          callback();
+        }
+      },
+      write(chunk, encoding, callback) {
+        if (chunk.length === 0) {
+          require("node:process").nextTick(callback);
+          return;
+        }
+        pending[self] = callback;
+        sides[1 - self].push(chunk);
+      },
+      final(callback) {
+        sides[1 - self].on("end", callback);
+        sides[1 - self].push(null);
+      },
+    });
+  sides.push(make(0), make(1));
+  return sides;
+};

@@ -117,8 +117,63 @@ const stripVTControlCharacters = (text) => {
   return text.replace(ANSI, "");
 };
 
+/**
+ * A dotenv file's KEY=value pairs, line by line as workerd reads them: `#` lines and lines
+ * without `=` are skipped, `export ` is dropped, a value in quotes may run over later lines up to
+ * its closing quote (double quotes turn \\n into a newline), an unquoted value ends at `#`.
+ */
+function parseEnv(content) {
+  if (typeof content !== "string") throw invalidArg("content", "of type string", content);
+  const result = {};
+  const lines = content.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i];
+    const start = line.trimStart();
+    if (start === "" || start.startsWith("#")) continue;
+    if (start.startsWith("export ")) line = line.slice(line.indexOf("export ") + 7);
+    const equals = line.indexOf("=");
+    if (equals < 0) continue;
+    const key = line.slice(0, equals).trim();
+    if (key === "") continue;
+    let value = line.slice(equals + 1).trimStart();
+    const quote = value[0];
+    if (quote === '"' || quote === "'" || quote === "`") {
+      const close = value.indexOf(quote, 1);
+      let closed = close >= 0;
+      if (closed) {
+        value = value.slice(1, close);
+      } else {
+        // The closing quote may be on a later line; without one, the value is this line's rest.
+        let text = value.slice(1);
+        let end = -1;
+        for (let j = i + 1; j < lines.length; j++) {
+          const at = lines[j].indexOf(quote);
+          text += "\n" + (at >= 0 ? lines[j].slice(0, at) : lines[j]);
+          if (at >= 0) {
+            end = j;
+            break;
+          }
+        }
+        closed = end >= 0;
+        if (closed) {
+          value = text;
+          i = end;
+        } else {
+          value = value.length === 1 ? quote : value.slice(1);
+        }
+      }
+      if (quote === '"' && closed) value = value.replaceAll("\\n", "\n");
+    } else if (value !== "") {
+      const hash = value.indexOf("#");
+      value = (hash >= 0 ? value.slice(0, hash) : value).trimEnd();
+    }
+    result[key] = value;
+  }
+  return result;
+}
+
 Object.assign(exports, {
-  format, formatWithOptions, inspect, promisify, callbackify, inherits, deprecate, debuglog, debug: debuglog, aborted,
+  format, formatWithOptions, inspect, promisify, callbackify, inherits, deprecate, debuglog, debug: debuglog, aborted, parseEnv,
   isDeepStrictEqual, types, toUSVString, stripVTControlCharacters, TextEncoder, TextDecoder,
   isArray: Array.isArray,
   isBoolean: (value) => typeof value === "boolean",

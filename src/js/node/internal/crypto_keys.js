@@ -105,6 +105,7 @@ class KeyObject {
 class SecretKeyObject extends KeyObject {}
 class PublicKeyObject extends KeyObject {}
 class PrivateKeyObject extends KeyObject {}
+Object.assign(exports, { SecretKeyObject, PublicKeyObject, PrivateKeyObject });
 
 function makeAsymmetric(info) {
   const [type, kind, der, curve, bits, exponent] = info;
