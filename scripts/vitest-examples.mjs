@@ -1,0 +1,234 @@
+#!/usr/bin/env node
+// Runs Cloudflare's own Vitest example projects (workers-sdk's fixtures/vitest-plugin-examples,
+// formerly fixtures/vitest-pool-workers-examples) with workerbox/vitest instead of Cloudflare's
+// pool, and prints a pass/fail table per project. Nothing of theirs is kept in this repository:
+// the examples are copied from a workers-sdk checkout (a work tree or a bare git directory) into a
+// temporary folder, their import of `@cloudflare/vitest-plugin` (or `@cloudflare/vitest-pool-workers`)
+// becomes `workerbox/vitest`, their dependencies are installed from the npm registry with
+// workerbox from `npm pack` of this checkout (the built addon added), and each Vitest config runs
+// on its own.
+//
+//   node scripts/vitest-examples.mjs --from <workers-sdk checkout or git dir> [--only a,b] [--keep]
+//     --only   run these projects (folder names) only
+//     --keep   leave the temporary folder (its path is printed)
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+const EXAMPLE_DIRS = ["fixtures/vitest-plugin-examples", "fixtures/vitest-pool-workers-examples"];
+const CLOUDFLARE_PACKAGES = ["@cloudflare/vitest-plugin", "@cloudflare/vitest-pool-workers"];
+/** What replaces the examples' workspace and catalog versions. */
+const own = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
+// wrangler: some projects' globalSetup builds an auxiliary worker with `wrangler build`.
+const PINNED = { vitest: own.devDependencies.vitest, vite: "8.3.8", typescript: "5.9.3", msw: own.devDependencies.msw, miniflare: own.devDependencies.miniflare, wrangler: "^4" };
+/** Their dependencies that are only types, or Cloudflare's pool itself. */
+const DROPPED = new Set(["@cloudflare/workers-types", "@types/node", ...CLOUDFLARE_PACKAGES]);
+const RUN_TIMEOUT_MS = 180_000;
+
+function parseArgs(argv) {
+  const args = { from: undefined, only: undefined, keep: false };
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--from") args.from = argv[++i];
+    else if (argv[i] === "--only") args.only = new Set(argv[++i].split(","));
+    else if (argv[i] === "--keep") args.keep = true;
+    else throw new Error(`unknown argument ${argv[i]}`);
+  }
+  if (!args.from) throw new Error("give --from <workers-sdk checkout or git dir>");
+  return args;
+}
+
+function run(argv, cwd, { timeout = 600_000, allowFailure = false, env = {} } = {}) {
+  const [command, ...rest] = argv;
+  return new Promise((resolve, reject) => {
+    execFile(command, rest, { cwd, timeout, maxBuffer: 256 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", CI: "1", npm_config_audit: "false", npm_config_fund: "false", ...env } }, (error, stdout, stderr) => {
+      if (error && !allowFailure) reject(new Error(`${argv.join(" ")} failed: ${error.message}\n${stderr}`));
+      else resolve({ code: error ? (error.code ?? 1) : 0, killed: Boolean(error?.killed), stdout, stderr });
+    });
+  });
+}
+
+/** Copies the examples (and the monorepo's vitest.shared.ts their configs extend) under `dest`. */
+async function copyExamples(from, dest) {
+  const isWorkTree = EXAMPLE_DIRS.some((dir) => fs.existsSync(path.join(from, dir)));
+  if (isWorkTree) {
+    const dir = EXAMPLE_DIRS.find((d) => fs.existsSync(path.join(from, d)));
+    fs.cpSync(path.join(from, dir), path.join(dest, dir), { recursive: true, filter: (file) => !file.includes(`${path.sep}node_modules`) });
+    if (fs.existsSync(path.join(from, "vitest.shared.ts"))) fs.copyFileSync(path.join(from, "vitest.shared.ts"), path.join(dest, "vitest.shared.ts"));
+    return path.join(dest, dir);
+  }
+  for (const dir of EXAMPLE_DIRS) {
+    const listed = await run(["git", "--git-dir", from, "ls-tree", "--name-only", "HEAD", dir], dest, { allowFailure: true });
+    if (listed.code !== 0 || listed.stdout.trim() === "") continue;
+    const archive = path.join(dest, "examples.tar");
+    await run(["git", "--git-dir", from, "archive", "-o", archive, "HEAD", dir, "vitest.shared.ts"], dest);
+    await run(["tar", "xf", archive, "-C", dest], dest);
+    fs.rmSync(archive);
+    return path.join(dest, dir);
+  }
+  throw new Error(`${from} has none of ${EXAMPLE_DIRS.join(", ")}`);
+}
+
+/** Every file under `dir` (not node_modules). */
+function* files(dir) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === "node_modules") continue;
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) yield* files(file);
+    else yield file;
+  }
+}
+
+/** Their imports of Cloudflare's pool become workerbox/vitest's (one import changed per config). */
+function swapImports(examples) {
+  let changed = 0;
+  for (const file of files(examples)) {
+    if (!/\.(?:[cm]?[jt]s)$/.test(file) || file.endsWith(".d.ts")) continue;
+    const source = fs.readFileSync(file, "utf8");
+    let next = source;
+    for (const name of CLOUDFLARE_PACKAGES) next = next.replace(new RegExp(`(["'])${name.replace("/", "\\/")}(?:/config)?\\1`, "g"), `$1workerbox/vitest$1`);
+    if (next !== source) {
+      fs.writeFileSync(file, next);
+      changed++;
+    }
+  }
+  return changed;
+}
+
+/** npm pack of this checkout with the built addon beside index.js (where native.js looks first). */
+async function packWorkerbox(work) {
+  const packed = JSON.parse((await run([npm, "pack", "--json", "--pack-destination", work], root)).stdout)[0].filename;
+  const unpacked = path.join(work, "unpacked");
+  fs.mkdirSync(unpacked);
+  await run(["tar", "xzf", path.join(work, packed), "-C", unpacked], work);
+  fs.copyFileSync(path.join(root, "workerbox.linux-x64-gnu.node"), path.join(unpacked, "package", "workerbox.linux-x64-gnu.node"));
+  const tarball = path.join(work, "workerbox-with-addon.tgz");
+  await run(["tar", "czf", tarball, "-C", unpacked, "package"], work);
+  fs.rmSync(unpacked, { recursive: true, force: true });
+  return tarball;
+}
+
+/** Their package.json with workspace/catalog versions replaced and workerbox added. */
+function rewriteManifest(examples, tarball) {
+  const file = path.join(examples, "package.json");
+  const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
+  const devDependencies = {};
+  for (const [name, version] of Object.entries(pkg.devDependencies ?? {})) {
+    if (DROPPED.has(name)) continue;
+    if (PINNED[name]) devDependencies[name] = PINNED[name];
+    else if (/^(?:workspace|catalog):/.test(version)) continue;
+    else devDependencies[name] = version;
+  }
+  devDependencies.workerbox = `file:${tarball}`;
+  const next = { name: pkg.name, private: true, type: pkg.type, devDependencies, overrides: { vite: PINNED.vite } };
+  fs.writeFileSync(file, JSON.stringify(next, null, 2));
+  return next;
+}
+
+/** The Vitest configs to run: each project's vitest*.config*.ts (misc has several). */
+function configs(examples, only) {
+  const found = [];
+  for (const entry of fs.readdirSync(examples, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (!entry.isDirectory() || entry.name === "node_modules" || (only && !only.has(entry.name))) continue;
+    const dir = path.join(examples, entry.name);
+    for (const name of fs.readdirSync(dir).sort()) {
+      if (/^vitest\..*config\.[cm]?ts$/.test(name) || /^vitest\.config\.[cm]?ts$/.test(name)) found.push({ project: entry.name, dir, config: path.join(dir, name) });
+    }
+  }
+  return found;
+}
+
+/** The first line of the first failure message (or the run's most telling error line). */
+function firstFailure(report, output) {
+  for (const file of report?.testResults ?? []) {
+    for (const test of file.assertionResults ?? []) {
+      if (test.status === "failed" && test.failureMessages?.length) return test.failureMessages[0].split("\n")[0];
+    }
+    if (file.status === "failed" && file.message) return file.message.split("\n")[0];
+  }
+  const lines = output.replace(/\x1b\[[0-9;]*m/g, "").split("\n").map((l) => l.trim());
+  // The cause beats the pool's "Failed to start" wrapper; a named error beats a bare one.
+  return lines.find((l) => l.startsWith("Caused by:")) ?? lines.find((l) => /^(?:\w+Error|Error)(?: \[\w+\])?: /.test(l) && !l.includes("[vitest-pool]")) ?? lines.find((l) => /Error|error:/.test(l));
+}
+
+async function runConfig(vitest, { dir, config }, work, index) {
+  const outputFile = path.join(work, `report-${index}.json`);
+  const started = performance.now();
+  // As `npm test` runs it: the installed binaries (wrangler, which some globalSetup calls) on PATH.
+  const bin = path.join(vitest, "..", "..", ".bin");
+  const result = await run([process.execPath, vitest, "run", "--root", dir, "--config", config, "--reporter=json", "--reporter=default", `--outputFile.json=${outputFile}`], dir, { timeout: RUN_TIMEOUT_MS, allowFailure: true, env: { PATH: `${bin}${path.delimiter}${process.env.PATH}` } });
+  const seconds = (performance.now() - started) / 1000;
+  const report = fs.existsSync(outputFile) ? JSON.parse(fs.readFileSync(outputFile, "utf8")) : null;
+  const output = `${result.stdout}\n${result.stderr}`;
+  return {
+    passed: report?.numPassedTests ?? 0,
+    failed: report?.numFailedTests ?? 0,
+    skipped: (report?.numPendingTests ?? 0) + (report?.numTodoTests ?? 0),
+    total: report?.numTotalTests ?? 0,
+    failedFiles: report?.numFailedTestSuites ?? 0,
+    ok: result.code === 0,
+    timedOut: result.killed,
+    seconds,
+    error: result.code === 0 ? "" : (result.killed ? `timed out after ${RUN_TIMEOUT_MS / 1000} s` : (firstFailure(report, output) ?? `exit ${result.code}`)),
+  };
+}
+
+function table(rows) {
+  const header = ["project (config)", "passed", "failed", "skipped", "total", "s", "result / first failure"];
+  const lines = rows.map((r) => [r.name, String(r.passed), String(r.failed), String(r.skipped), String(r.total), r.seconds.toFixed(1), r.ok ? "pass" : `FAIL: ${(r.error ?? "").slice(0, 140)}`]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (i === 6 ? 0 : l[i].length))));
+  const format = (cells) => `| ${cells.map((c, i) => (i === 6 ? c : c.padEnd(widths[i]))).join(" | ")} |`;
+  return [format(header), `|${widths.map((w, i) => "-".repeat(i === 6 ? 24 : w + 2)).join("|")}|`, ...lines.map(format)].join("\n");
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-vitest-examples-"));
+  try {
+    const examples = await copyExamples(path.resolve(args.from), work);
+    const swapped = swapImports(examples);
+    const tarball = await packWorkerbox(work);
+    const pkg = rewriteManifest(examples, tarball);
+    console.error(`examples in ${examples}: imports changed in ${swapped} files; installing ${Object.keys(pkg.devDependencies).length} packages…`);
+    const installStarted = performance.now();
+    // The monorepo installs with pnpm, which does not hold peer ranges against each other as npm
+    // does. A package the registry does not have is left out (and named): the projects that
+    // import it fail on that.
+    const missing = [];
+    for (;;) {
+      const result = await run([npm, "install", "--prefer-offline", "--legacy-peer-deps", "--no-audit", "--no-fund", "--loglevel=error"], examples, { timeout: 900_000, allowFailure: true });
+      if (result.code === 0) break;
+      const notFound = /'(@?[^@'\s]+)@[^'\s]*' (?:is not in this registry|could not be found)/.exec(result.stderr);
+      const name = notFound && decodeURIComponent(notFound[1]);
+      if (!name || !(name in pkg.devDependencies) || missing.length > 10) throw new Error(`npm install failed:\n${result.stderr}`);
+      missing.push(name);
+      delete pkg.devDependencies[name];
+      fs.writeFileSync(path.join(examples, "package.json"), JSON.stringify(pkg, null, 2));
+    }
+    if (missing.length > 0) console.error(`not in the registry, left out: ${missing.join(", ")}`);
+    console.error(`installed in ${((performance.now() - installStarted) / 1000).toFixed(0)} s`);
+    const vitest = path.join(examples, "node_modules", "vitest", "vitest.mjs");
+    const rows = [];
+    const list = configs(examples, args.only);
+    for (const [index, entry] of list.entries()) {
+      const name = path.basename(entry.config) === "vitest.config.ts" ? entry.project : `${entry.project} (${path.basename(entry.config)})`;
+      const row = { name, ...(await runConfig(vitest, entry, work, index)) };
+      console.error(`${row.ok ? "pass" : "FAIL"} ${name}: ${row.passed}/${row.total} in ${row.seconds.toFixed(1)} s${row.ok ? "" : ` — ${row.error}`}`);
+      rows.push(row);
+    }
+    const sum = (key) => rows.reduce((total, row) => total + row[key], 0);
+    console.log(table(rows));
+    console.log(`\n${rows.filter((r) => r.ok).length}/${rows.length} configs pass; tests: ${sum("passed")} passed, ${sum("failed")} failed, ${sum("skipped")} skipped of ${sum("total")}`);
+  } finally {
+    if (args.keep) console.error(`kept ${work}`);
+    else fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error.stack ?? error);
+  process.exit(1);
+});
