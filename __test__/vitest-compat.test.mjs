@@ -84,7 +84,7 @@ async function plainWorkerSees(compatibilityDate, compatibilityFlags) {
  * A project (in examples/, where `workerbox/vitest` resolves to this checkout) whose worker and
  * test file both report what they see; the test asserts it equals `expected`.
  */
-function makeProject(t, { date, flags, expected, extraTest = "" }) {
+function makeProject(t, { date, flags, expected, extraTest = "", pluginOptions = {} }) {
   const dir = fs.mkdtempSync(path.join(root, "examples", ".tmp-vitest-compat-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.mkdirSync(path.join(dir, "src"));
@@ -92,7 +92,7 @@ function makeProject(t, { date, flags, expected, extraTest = "" }) {
   fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name: "compat", main: "src/worker.js", compatibility_date: date, compatibility_flags: flags }));
   fs.writeFileSync(path.join(dir, "src", "probe.js"), PROBE);
   fs.writeFileSync(path.join(dir, "src", "worker.js"), `import { probe } from "./probe.js";\nexport default { async fetch() { return Response.json(await probe()); } };\n`);
-  fs.writeFileSync(path.join(dir, "vitest.config.mjs"), `import { cloudflareTest } from "workerbox/vitest";\nexport default { plugins: [cloudflareTest({})] };\n`);
+  fs.writeFileSync(path.join(dir, "vitest.config.mjs"), `import { cloudflareTest } from "workerbox/vitest";\nexport default { plugins: [cloudflareTest(${JSON.stringify(pluginOptions)})] };\n`);
   fs.writeFileSync(
     path.join(dir, "test", "compat.test.js"),
     [
@@ -240,4 +240,12 @@ test("a project whose wrangler file names an experimental flag loads, and its cr
   assert.equal(await (await dispatch(worker, "http://x/")).text(), "experimental ok");
   fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name: "x", main: "worker.js", compatibility_date: "2026-08-01", compatibility_flags: ["nodejs_compat"] }));
   assert.equal((await loadProject(dir, { persistTo: false })).options.unsafeExperimental, undefined);
+});
+
+test("miniflare.compatibilityFlags add to the wrangler file's flags (as Miniflare merges them), so nodejs_compat stays", async (t) => {
+  const expected = { process: "object", Buffer: "function", global: "object", setImmediate: "function", processInGlobalThis: true, "node:buffer": true, "node:vm": true, "node:fs": true, processVersions: "object" };
+  const dir = makeProject(t, { date: "2026-08-01", flags: ["nodejs_compat"], expected, pluginOptions: { miniflare: { compatibilityFlags: ["service_binding_extra_handlers"] } } });
+  const { code, report, output } = await runVitest(dir);
+  assert.equal(code, 0, output);
+  assert.equal(report.numPassedTests, 2, output);
 });

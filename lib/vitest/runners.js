@@ -100,7 +100,9 @@ async function projectSettings(options, root, warn, log) {
   compatibilityDate = extra.compatibilityDate ?? compatibilityDate;
   // The project's own flags, as they are: what the runner itself needs of Node's modules and
   // globals it gets as a trusted module (startRunner), not through the user's flags.
-  compatibilityFlags = [...new Set(extra.compatibilityFlags ?? compatibilityFlags)];
+  // miniflare.compatibilityFlags add to the wrangler file's, as Miniflare's mergeWorkerOptions
+  // (which Cloudflare's pool uses) joins arrays.
+  compatibilityFlags = [...new Set([...compatibilityFlags, ...(extra.compatibilityFlags ?? [])])];
   const outbound = typeof extra.outboundService === "function" ? extra.outboundService : undefined;
   return { bindings, compatibilityDate, compatibilityFlags, main, outbound, auxiliary };
 }
