@@ -129,3 +129,28 @@ test("the Cloudflare global gives the compatibility flags' state as workerd's", 
   const old = await evalInWorker(t, `const f = Cloudflare.compatibilityFlags; return ["formdata_parser_supports_files", "url_standard", "nodejs_compat", "global_navigator"].map((k) => [k, f[k]]);`, { compatibilityDate: "2021-01-01" });
   assert.deepEqual(old, [["formdata_parser_supports_files", false], ["url_standard", false], ["nodejs_compat", false], ["global_navigator", false]]);
 });
+
+test("node:stream's promises, node:util's styleText and node:constants' names are workerd's", async (t) => {
+  const body = `${PREFIX}
+    const stream = await import("node:stream");
+    const sp = await import("node:stream/promises");
+    const util = await import("node:util");
+    const constants = (await import("node:constants")).default;
+    const PICK = ["POINT_CONVERSION_HYBRID", "TLS1_3_VERSION", "SSL_OP_NO_TLSv1_3", "ENGINE_METHOD_ALL", "DH_CHECK_P_NOT_PRIME", "RSA_PKCS1_PADDING", "O_RDONLY", "S_IFMT", "UV_DIRENT_DIR", "defaultCipherList", "E2BIG"];
+    return {
+      promises: [typeof stream.promises, stream.promises === sp.default, Object.keys(stream.promises).sort()],
+      styleText: [util.styleText("red", "x"), util.styleText(["bold", "underline"], "y"), util.styleText("red", "x", { validateStream: false }), util.styleText(["bold", "red"], "w", { validateStream: false }), res(() => util.styleText("nope", "x")), res(() => util.styleText("red", 1)), util.styleText("none", "z")],
+      constants: [Object.keys(constants).length, PICK.map((k) => [k, constants[k]])],
+    };`;
+  const formats = "'reset', 'bold', 'dim', 'italic', 'underline', 'blink', 'inverse', 'hidden', 'strikethrough', 'doubleunderline', 'black', 'red', 'green', 'yellow', 'blue', 'magenta', 'cyan', 'white', 'bgBlack', 'bgRed', 'bgGreen', 'bgYellow', 'bgBlue', 'bgMagenta', 'bgCyan', 'bgWhite', 'framed', 'overlined', 'gray', 'redBright', 'greenBright', 'yellowBright', 'blueBright', 'magentaBright', 'cyanBright', 'whiteBright', 'bgGray', 'bgRedBright', 'bgGreenBright', 'bgYellowBright', 'bgBlueBright', 'bgMagentaBright', 'bgCyanBright', 'bgWhiteBright'";
+  assert.deepEqual(await evalInWorker(t, body, OPTIONS), {
+    promises: ["object", true, ["finished", "pipeline"]],
+    styleText: [
+      "x", "y", "\u001b[31mx\u001b[39m", "\u001b[1m\u001b[31mw\u001b[39m\u001b[22m",
+      ["TypeError", "ERR_INVALID_ARG_VALUE", `The argument 'format' must be one of: ${formats}. Received 'nope'`],
+      ["TypeError", "ERR_INVALID_ARG_TYPE", 'The "text" argument must be of type string. Received type number (1)'],
+      "z",
+    ],
+    constants: [239, [["POINT_CONVERSION_HYBRID", 6], ["TLS1_3_VERSION", 772], ["SSL_OP_NO_TLSv1_3", 536870912], ["ENGINE_METHOD_ALL", 65535], ["DH_CHECK_P_NOT_PRIME", 1], ["RSA_PKCS1_PADDING", 1], ["O_RDONLY", 0], ["S_IFMT", 61440], ["UV_DIRENT_DIR", 2], ["defaultCipherList", ""], ["E2BIG", 7]]],
+  });
+});

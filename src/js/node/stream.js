@@ -125,3 +125,7 @@ stream.duplexPair = function duplexPair(options) {
   sides.push(make(0), make(1));
   return sides;
 };
+
+// The package's browser entry defines `promises` on its Stream, which what it exports only
+// inherits; workerd's node:stream has it as its own (a named export: node:stream/promises).
+Object.defineProperty(stream, "promises", { value: stream.promises, writable: true, enumerable: true, configurable: true });

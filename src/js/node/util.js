@@ -117,6 +117,43 @@ const stripVTControlCharacters = (text) => {
   return text.replace(ANSI, "");
 };
 
+// Node's inspect.colors: each style's opening and closing SGR codes.
+const COLORS = {
+  reset: [0, 0], bold: [1, 22], dim: [2, 22], italic: [3, 23], underline: [4, 24], blink: [5, 25], inverse: [7, 27], hidden: [8, 28],
+  strikethrough: [9, 29], doubleunderline: [21, 24], black: [30, 39], red: [31, 39], green: [32, 39], yellow: [33, 39], blue: [34, 39],
+  magenta: [35, 39], cyan: [36, 39], white: [37, 39], bgBlack: [40, 49], bgRed: [41, 49], bgGreen: [42, 49], bgYellow: [43, 49],
+  bgBlue: [44, 49], bgMagenta: [45, 49], bgCyan: [46, 49], bgWhite: [47, 49], framed: [51, 54], overlined: [53, 55], gray: [90, 39],
+  redBright: [91, 39], greenBright: [92, 39], yellowBright: [93, 39], blueBright: [94, 39], magentaBright: [95, 39], cyanBright: [96, 39],
+  whiteBright: [97, 39], bgGray: [100, 49], bgRedBright: [101, 49], bgGreenBright: [102, 49], bgYellowBright: [103, 49],
+  bgBlueBright: [104, 49], bgMagentaBright: [105, 49], bgCyanBright: [106, 49], bgWhiteBright: [107, 49],
+};
+inspect.colors = COLORS;
+
+/**
+ * `text` in the styles `format` names (one or a list; "none" is none). A worker's output is never
+ * a terminal, so with `validateStream` (the default) the text comes back unstyled, as in workerd;
+ * the names are checked either way.
+ */
+function styleText(format, text, { validateStream = true } = {}) {
+  if (typeof text !== "string") throw invalidArg("text", "of type string", text);
+  if (typeof validateStream !== "boolean") throw invalidArg("options.validateStream", "of type boolean", validateStream);
+  let left = "";
+  let right = "";
+  for (const key of Array.isArray(format) ? format : [format]) {
+    if (key === "none") continue;
+    const codes = typeof key === "string" && Object.hasOwn(COLORS, key) ? COLORS[key] : undefined;
+    if (codes === undefined) {
+      const allowed = Object.keys(COLORS).map((name) => `'${name}'`).join(", ");
+      const error = new TypeError(`The argument 'format' must be one of: ${allowed}. Received ${inspect(key)}`);
+      error.code = "ERR_INVALID_ARG_VALUE";
+      throw error;
+    }
+    left += `\u001b[${codes[0]}m`;
+    right = `\u001b[${codes[1]}m${right}`;
+  }
+  return validateStream ? text : `${left}${text}${right}`;
+}
+
 /**
  * A dotenv file's KEY=value pairs, line by line as workerd reads them: `#` lines and lines
  * without `=` are skipped, `export ` is dropped, a value in quotes may run over later lines up to
@@ -173,7 +210,7 @@ function parseEnv(content) {
 }
 
 Object.assign(exports, {
-  format, formatWithOptions, inspect, promisify, callbackify, inherits, deprecate, debuglog, debug: debuglog, aborted, parseEnv,
+  format, formatWithOptions, inspect, promisify, callbackify, inherits, deprecate, debuglog, debug: debuglog, aborted, parseEnv, styleText,
   isDeepStrictEqual, types, toUSVString, stripVTControlCharacters, TextEncoder, TextDecoder,
   isArray: Array.isArray,
   isBoolean: (value) => typeof value === "boolean",
