@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { parseCapnp, configOf } from "./workerd-tests/capnp.mjs";
 import { translate } from "./workerd-tests/translate.mjs";
 import { runWorkerbox, runWorkerd, VARIANTS } from "./workerd-tests/run.mjs";
-import { printReport, loadKnown } from "./workerd-tests/report.mjs";
+import { printReport, loadKnown, knownFailuresFrom } from "./workerd-tests/report.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
@@ -50,6 +50,8 @@ Options:
   --json <file>            write every result (per test, with errors) as JSON
   --check                  exit 1 when a test passing on workerd fails here and
                            scripts/workerd-tests/known-failures.json does not list it
+  --write-known            rewrite known-failures.json from this run (all configs and
+                           both variants only; reasons already written are kept)
   --details                list each test that passes on workerd and fails here, with its error
   --no-workerd             skip the binary (workerbox's numbers only)
   --concurrency <n>        configs run at once (default 4)
@@ -68,6 +70,7 @@ function parseArgs(argv) {
     else if (a === "--json") o.json = argv[++i];
     else if (a === "--check") o.check = true;
     else if (a === "--details") o.details = true;
+    else if (a === "--write-known") o.writeKnown = true;
     else if (a === "--no-workerd") o.workerd = false;
     else if (a === "--concurrency") o.concurrency = Number(argv[++i]);
     else if (a === "--timeout") o.timeout = Number(argv[++i]);
@@ -220,6 +223,14 @@ async function main() {
   if (o.json) {
     writeFileSync(o.json, JSON.stringify({ tag, variants: o.variants, totals, untranslatable, gaps, rows, unknownRegressions }, null, 1));
     console.log(`wrote ${o.json}`);
+  }
+  if (o.writeKnown) {
+    if (o.subset || o.filter.length || o.variants.length !== Object.keys(VARIANTS).length || !o.workerd) throw new Error("--write-known needs a full run (no --subset, --filter, --variant or --no-workerd)");
+    const previous = existsSync(KNOWN) ? JSON.parse(readFileSync(KNOWN, "utf8")).failures ?? [] : [];
+    const failures = knownFailuresFrom(rows, previous);
+    const note = `Tests of workerd ${tag} that pass on the workerd binary and fail on workerbox, with why (scripts/workerd-tests.mjs --check fails on any other). Written by --write-known; see docs/workerd-tests.md.`;
+    writeFileSync(KNOWN, JSON.stringify({ note, tag, failures }, null, 1) + "\n");
+    console.log(`wrote ${failures.length} known failures to ${path.relative(ROOT, KNOWN)}`);
   }
   if (o.check && unknownRegressions.length) {
     console.log(`\n${unknownRegressions.length} tests pass on workerd, fail here and are not in known-failures.json:`);

@@ -31,7 +31,9 @@ export function regressionsOf(row) {
 
 export function loadKnown(file) {
   const list = JSON.parse(readFileSync(file, "utf8")).failures ?? [];
-  return (row, test) => list.find((k) => row.file.endsWith(k.file) && (k.test === "*" || k.test === test) && (!k.variant || k.variant === row.variant));
+  const byFile = new Map();
+  for (const k of list) byFile.set(`src/workerd/api/${k.file}`, [...(byFile.get(`src/workerd/api/${k.file}`) ?? []), k]);
+  return (row, test) => byFile.get(row.file)?.find((k) => (k.test === "*" || k.test === test) && (!k.variant || k.variant === row.variant));
 }
 
 /** Prints the table and totals; returns { totals, unknownRegressions }. */
@@ -76,4 +78,38 @@ export function printReport(rows, untranslatable, { known, log = console.log, de
     for (const u of untranslatable) log(`  ${short(u.file)}: ${u.reason}`);
   }
   return { totals: sorted, unknownRegressions };
+}
+
+/** Why a test fails here, in one line: its error's first line, or the note of a worker that did not start. */
+function reasonOf(row, test) {
+  const error = row.workerbox.errors[test] ?? row.workerbox.note ?? "not run here";
+  return error.split("\n")[0].replace(/\s+/g, " ").slice(0, 240);
+}
+
+/**
+ * A known-failures list from these results: every test that passes on workerd and fails here,
+ * once per file and test (with `variant` when it fails in one variant only), its reason the
+ * error it failed with; reasons already written for an entry are kept.
+ */
+export function knownFailuresFrom(rows, previous = []) {
+  const byKey = new Map();
+  for (const row of rows) {
+    for (const test of regressionsOf(row)) {
+      const key = `${row.file}|${test}`;
+      const entry = byKey.get(key) ?? { file: row.file.replace(/^src\/workerd\/api\//, ""), test, variants: [], reason: reasonOf(row, test) };
+      entry.variants.push(row.variant);
+      byKey.set(key, entry);
+    }
+  }
+  const variantsOf = new Map();
+  for (const row of rows) variantsOf.set(row.file, [...(variantsOf.get(row.file) ?? []), row.variant]);
+  const kept = new Map(previous.map((k) => [`${k.file}|${k.test}|${k.variant ?? ""}`, k.reason]));
+  const out = [];
+  for (const [key, e] of byKey) {
+    const all = e.variants.length === variantsOf.get(key.split("|")[0]).length;
+    const entry = { file: e.file, test: e.test, ...(all ? {} : { variant: e.variants[0] }), reason: e.reason };
+    entry.reason = kept.get(`${entry.file}|${entry.test}|${entry.variant ?? ""}`) ?? entry.reason;
+    out.push(entry);
+  }
+  return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.test < b.test ? -1 : 1));
 }

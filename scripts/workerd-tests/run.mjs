@@ -126,6 +126,7 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
         bindings,
         onLog,
         compatibilityFlags: w.flags,
+        unsafeExperimental: true,
         limits: { wallMs: timeoutMs, cpuMs: timeoutMs, waitUntilMs: 5000 },
         pool: false,
       };

@@ -40,9 +40,9 @@ export function splitFlags(flags) {
   const dropped = [];
   for (const flag of flags ?? []) {
     const entry = FLAGS.get(flag);
-    if (flag === "experimental") dropped.push(`${flag} (workerd's --experimental switch; workerbox has no experimental mode)`);
-    else if (!entry) dropped.push(`${flag} (not in workerbox's flag table)`);
-    else if (entry.experimental) dropped.push(`${flag} (experimental in workerd; workerbox rejects it)`);
+    // Experimental flags are kept: workerd's tests run with --experimental, workerbox's workers
+    // with unsafeExperimental.
+    if (!entry) dropped.push(`${flag} (not in workerbox's flag table)`);
     else kept.push(flag);
   }
   return { kept, dropped };
