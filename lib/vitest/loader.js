@@ -247,8 +247,9 @@ function globalsUsed(source) {
 function withGlobals(content, type, globalsFile) {
   if (type !== "esm" && type !== "commonjs") return content;
   let source = content.toString("utf8");
-  // Their node:process is the runner's process too (node-globals.mjs).
-  if (type === "esm") source = source.replace(/(\bfrom\s*|\bimport\s*\(\s*)(["'])node:process\2/g, (_, before) => `${before}${JSON.stringify(globalsFile)}`);
+  // Their node:process (a default import, or import()) is the runner's process too
+  // (node-globals.mjs); named imports keep node:process, whose names that file does not export.
+  if (type === "esm") source = source.replace(/(\bimport\s+[\w$]+\s+from\s*|\bimport\s*\(\s*)(["'])node:process\2/g, (_, before) => `${before}${JSON.stringify(globalsFile)}`);
   const used = globalsUsed(source);
   if (used.length === 0) return source === content.toString("utf8") ? content : Buffer.from(source);
   const prefix =
