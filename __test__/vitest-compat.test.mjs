@@ -249,3 +249,48 @@ test("miniflare.compatibilityFlags add to the wrangler file's flags (as Miniflar
   assert.equal(code, 0, output);
   assert.equal(report.numPassedTests, 2, output);
 });
+
+test("service_binding_extra_handlers: exports.default.scheduled() and .queue() run the handlers and resolve to their outcome, as in Cloudflare's examples", async (t) => {
+  const dir = fs.mkdtempSync(path.join(root, "examples", ".tmp-vitest-compat-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(dir, "test"));
+  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name: "extra", main: "worker.js", compatibility_date: "2026-08-01", compatibility_flags: ["nodejs_compat", "service_binding_extra_handlers"], kv_namespaces: [{ binding: "KV", id: "kv" }] }));
+  fs.writeFileSync(
+    path.join(dir, "worker.js"),
+    [
+      `export default {`,
+      `  async scheduled(controller, env, ctx) {`,
+      `    if (controller.cron === "fail") throw new Error("scheduled broke");`,
+      `    ctx.waitUntil(env.KV.put("cron", controller.cron + "@" + controller.scheduledTime));`,
+      `  },`,
+      `  async queue(batch, env) {`,
+      `    for (const message of batch.messages) {`,
+      `      if (message.body.ok) message.ack(); else message.retry();`,
+      `    }`,
+      `    await env.KV.put("queue", batch.queue + ":" + batch.messages.length);`,
+      `  },`,
+      `};`,
+    ].join("\n"),
+  );
+  fs.writeFileSync(path.join(dir, "vitest.config.mjs"), `import { cloudflareTest } from "workerbox/vitest";\nexport default { plugins: [cloudflareTest({})] };\n`);
+  fs.writeFileSync(
+    path.join(dir, "test", "extra.test.js"),
+    [
+      `import { env, exports } from "cloudflare:workers";`,
+      `import { it, expect } from "vitest";`,
+      `it("scheduled", async () => {`,
+      `  expect(await exports.default.scheduled({ scheduledTime: new Date(1000), cron: "30 * * * *" })).toEqual({ outcome: "ok", noRetry: false });`,
+      `  expect(await env.KV.get("cron")).toBe("30 * * * *@1000");`,
+      `  expect((await exports.default.scheduled({ cron: "fail" })).outcome).toBe("exception");`,
+      `});`,
+      `it("queue", async () => {`,
+      `  const result = await exports.default.queue("jobs", [{ id: "a", timestamp: new Date(1000), attempts: 1, body: { ok: true } }, { id: "b", timestamp: new Date(2000), attempts: 1, body: { ok: false } }]);`,
+      `  expect(result).toEqual({ outcome: "ok", retryBatch: { retry: false }, ackAll: false, retryMessages: [{ msgId: "b" }], explicitAcks: ["a"] });`,
+      `  expect(await env.KV.get("queue")).toBe("jobs:2");`,
+      `});`,
+    ].join("\n"),
+  );
+  const { code, report, output } = await runVitest(dir);
+  assert.equal(code, 0, output);
+  assert.equal(report.numPassedTests, 2, output);
+});

@@ -164,10 +164,35 @@ class Runner extends WorkerEntrypoint {
     return callMain("fetch", request, this.env, this.ctx);
   }
   scheduled(controller) {
+    // An RPC call `exports.default.scheduled(options)` (options, not a controller).
+    if (settings.extraHandlers && typeof controller?.noRetry !== "function") return extraHandler("scheduled", controller);
     return callMain("scheduled", controller, this.env, this.ctx);
   }
-  queue(batch) {
+  queue(batch, messages) {
+    // An RPC call `exports.default.queue(queueName, messages)`.
+    if (settings.extraHandlers && typeof batch === "string") return extraHandler("queue", batch, messages);
     return callMain("queue", batch, this.env, this.ctx);
+  }
+}
+
+/**
+ * service_binding_extra_handlers: a service binding's `scheduled(options)` and
+ * `queue(queueName, messages)` run the handler with a new controller or batch and execution
+ * context, wait for its waitUntil() promises, and resolve to the outcome ({ outcome, noRetry } /
+ * the queue result), as cloudflare:test's SELF does (the module the tests import, through
+ * Vitest's module runner).
+ */
+async function extraHandler(name, ...args) {
+  const mocker = globalThis.__vitest_mocker__;
+  if (!mocker) throw new Error(`workerbox/vitest: ${name}() needs Vitest's module runner, which is not running`);
+  const { SELF } = await mocker.moduleRunner.import("cloudflare:test");
+  try {
+    return await SELF[name](...args);
+  } catch (error) {
+    // The handler threw (or a waitUntil() promise rejected): the outcome says so, as workerd's.
+    console.error(error);
+    if (name === "scheduled") return { outcome: "exception", noRetry: false };
+    return { outcome: "exception", retryBatch: { retry: false }, ackAll: false, retryMessages: [], explicitAcks: [] };
   }
 }
 /** A method of the Runner that forwards RPC call `key` to the main module's entrypoint. */

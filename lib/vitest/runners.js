@@ -166,7 +166,10 @@ async function startRunner(project, options, distPath) {
       onLog: log,
     });
     phases.createMs = performance.now() - started - phases.settingsMs;
-    const header = JSON.stringify({ cwd: root, main: settings.main, token, stats: stats !== null });
+    // service_binding_extra_handlers: exports.default.scheduled()/queue() run the handlers as
+    // a service binding's would (lib/vitest/runner.mjs).
+    const extraHandlers = settings.compatibilityFlags.includes("service_binding_extra_handlers");
+    const header = JSON.stringify({ cwd: root, main: settings.main, token, stats: stats !== null, extraHandlers });
     const response = await dispatch(worker, { url: "http://workerbox-vitest/", headers: { upgrade: "websocket", "x-workerbox-vitest": header } });
     if (response.status !== 101 || !response.webSocket) throw new Error(`workerbox/vitest: the runner did not accept the connection (${response.status}: ${await response.text()})`);
     if (stats) {
