@@ -154,3 +154,20 @@ test("node:stream's promises, node:util's styleText and node:constants' names ar
     constants: [239, [["POINT_CONVERSION_HYBRID", 6], ["TLS1_3_VERSION", 772], ["SSL_OP_NO_TLSv1_3", 536870912], ["ENGINE_METHOD_ALL", 65535], ["DH_CHECK_P_NOT_PRIME", 1], ["RSA_PKCS1_PADDING", 1], ["O_RDONLY", 0], ["S_IFMT", 61440], ["UV_DIRENT_DIR", 2], ["defaultCipherList", ""], ["E2BIG", 7]]],
   });
 });
+
+test("node:fs takes the URL of an old compatibility date (before url_standard) as a path, as workerd does", async (t) => {
+  const body = `${PREFIX}
+    const fs = await import("node:fs");
+    const u = new URL("file:///tmp/probe-url");
+    return [
+      typeof u.href, res(() => { fs.writeFileSync(u, "foo"); }), res(() => fs.readFileSync(u, "utf8")), res(() => fs.existsSync(new URL("file:///tmp/probe-url"))),
+      res(() => fs.readFileSync(new URL("http://example.com/x"))), res(() => fs.readFileSync({ href: "file:///tmp/probe-url", protocol: "file:", pathname: "/tmp/probe-url" }, "utf8")),
+    ];`;
+  const expected = [
+    "string", "ok", "foo", true,
+    ["TypeError", null, "File path must be a file: URL"],
+    ["TypeError", "ERR_INVALID_ARG_TYPE", 'The "path" argument must be of type string or an instance of Buffer or URL. Received an instance of Object'],
+  ];
+  assert.deepEqual(await evalInWorker(t, body, { compatibilityDate: "2000-01-01", compatibilityFlags: ["nodejs_compat", "enable_nodejs_fs_module"] }), expected);
+  assert.deepEqual(await evalInWorker(t, body, OPTIONS), expected);
+});

@@ -135,14 +135,18 @@ function names(dir) {
   return [...dir.entries.keys()].sort();
 }
 
+/** Whether `value` is a URL: the WHATWG one, or the global one (the legacy URL before url_standard, src/js/47_url_legacy.js). */
+const isURL = (value) => value instanceof URL || (typeof globalThis.URL === "function" && value instanceof globalThis.URL);
+
 /** `path` (string, Buffer or file: URL) as an absolute, normalized string. */
 function toPath(path, name = "path") {
-  if (path instanceof URL) {
-    if (path.protocol !== "file:") throw Object.assign(new TypeError("The URL must be of scheme file"), { code: "ERR_INVALID_URL_SCHEME" });
+  if (isURL(path)) {
+    if (path.protocol !== "file:") throw new TypeError("File path must be a file: URL"); // workerd's words, no code
     path = decodeURIComponent(path.pathname);
   } else if (Buffer.isBuffer(path) || path instanceof Uint8Array) path = Buffer.from(path).toString("utf8");
   if (typeof path !== "string") {
-    throw Object.assign(new TypeError(`The "${name}" argument must be of type string or an instance of Buffer or URL. Received ${path === null ? "null" : typeof path}`), { code: "ERR_INVALID_ARG_TYPE" });
+    const { describeReceived } = require("node:internal/errors");
+    throw Object.assign(new TypeError(`The "${name}" argument must be of type string or an instance of Buffer or URL. Received ${describeReceived(path)}`), { code: "ERR_INVALID_ARG_TYPE" });
   }
   if (path.includes("\u0000")) throw Object.assign(new TypeError(`The argument '${name}' must be a string, Uint8Array, or URL without null bytes. Received ${JSON.stringify(path)}`), { code: "ERR_INVALID_ARG_VALUE" });
   return normalize(path.startsWith("/") ? path : `${cwd()}/${path}`);
