@@ -27,7 +27,7 @@ export interface WorkerLimits {
   memoryMb?: number;
   /** How long one binding call may wait for its host handler, in ms (`0`: forever). Default 30000. */
   bindingMs?: number;
-  /** How long an event's `ctx.waitUntil()` work may run after its response before it is cancelled with a logged warning (`0`: no bound). Default 30000, as in production. */
+  /** How long an event's `ctx.waitUntil()` work may run after its response before it is cancelled with a logged warning (`0`: no bound); never more than a non-zero `wallMs`. Default 30000, as in production. */
   waitUntilMs?: number;
   /** How long a streamed response body may produce nothing while it is being read, in ms, before the read fails with `code: "ERR_BODY_STALLED"` and the worker's stream is cancelled (`0`: no bound). Default 100000, Cloudflare's 100-second proxy timeout. */
   bodyIdleMs?: number;

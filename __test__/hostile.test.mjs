@@ -232,6 +232,32 @@ test("waitUntil work gets limits.waitUntilMs after the response, then is cancell
   assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "answered");
 });
 
+test("waitUntil work is bounded by limits.wallMs too: an hour-long timer ends at the wall limit", { timeout: 20_000 }, async (t) => {
+  const lines = [];
+  const worker = await useWorker(t, {
+    limits: { wallMs: 300 },
+    onLog: (level, message) => lines.push([level, message]),
+    script: `export default { fetch(request, env, ctx) {
+      ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 3600e3)));
+      return new Response("answered");
+    } }`,
+  });
+  assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "answered");
+  // Resolves (the test's timeout bounds it) although the promise waits an hour.
+  await worker.waitUntilSettled();
+  await waitFor(() => lines.some(([level, m]) => level === "warn" && /1 ctx\.waitUntil\(\) promise\(s\) did not settle within 300 ms of the response \(limits\.wallMs\)/.test(m)));
+  // waitUntilMs lower than wallMs still applies; wallMs: 0 and waitUntilMs: 0 is no bound, and dispose() does not wait.
+  const unbounded = await createWorker({
+    limits: { wallMs: 0, waitUntilMs: 0 },
+    onLog: () => {},
+    script: `export default { fetch(request, env, ctx) { ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 3600e3))); return new Response("answered"); } }`,
+  });
+  assert.equal(await (await dispatch(unbounded, "http://localhost/")).text(), "answered");
+  const settled = unbounded.waitUntilSettled().then(() => "settled");
+  assert.equal(await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 300, "pending"))]), "pending");
+  await unbounded.dispose();
+});
+
 test("WebAssembly memories count against limits.memoryMb", async (t) => {
   const result = await evalInWorker(t, `
     const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 });

@@ -19,8 +19,10 @@ internals.defineGlobal("addEventListener", function addEventListener(type, liste
   return addGlobalListener(type, listener, options);
 });
 
-/** How long `waitUntil` work may run after its event's response (limits.waitUntilMs; 0: no bound). */
+/** How long `waitUntil` work may run after its event's response (the lower of limits.waitUntilMs and limits.wallMs; 0: no bound). */
 let waitUntilMs = 30000;
+/** The limit that sets `waitUntilMs`, named in the warning. */
+let waitUntilLimit = "limits.waitUntilMs";
 
 /**
  * What one event still has under way after its handler returned: its response body being
@@ -88,7 +90,7 @@ class EventWork {
       const count = this.#waits.size;
       if (count === 0) return;
       console.warn(
-        `workerbox: ${count} ctx.waitUntil() promise(s) did not settle within ${waitUntilMs} ms of the response (limits.waitUntilMs) and were cancelled.`,
+        `workerbox: ${count} ctx.waitUntil() promise(s) did not settle within ${waitUntilMs} ms of the response (${waitUntilLimit}) and were cancelled.`,
       );
       for (const entry of [...this.#waits]) entry();
     }, waitUntilMs, false, true);
@@ -292,9 +294,10 @@ internals.holdCurrentEvent = () => {
 internals.trackBackground = (promise) => trackBackground(promise, null, null);
 
 /** Called by the native side once the user's script has loaded. Throws if there is no handler. */
-internals.start = function start(envJson, scriptFormat, namespace, bindingsJson, waitUntilLimitMs, compatJson) {
+internals.start = function start(envJson, scriptFormat, namespace, bindingsJson, waitUntilLimitMs, compatJson, waitUntilLimitName) {
   format = scriptFormat;
   waitUntilMs = waitUntilLimitMs;
+  waitUntilLimit = waitUntilLimitName;
   internals.compat = JSON.parse(compatJson);
   // Features the compatibility date and flags turn off (see lib/compat.js and docs/compatibility.md).
   if (!internals.compat.enabled.includes("global_navigator")) {

@@ -226,13 +226,22 @@ pub(super) fn load_context(
     Some(ns) => ns.into(),
     None => v8::undefined(scope).into(),
   };
+  // `waitUntil` work after the response gets `waitUntilMs`, and never more than `wallMs`: a
+  // worker limited to `wallMs` has no work of its own outlive that (0 is no bound for either).
+  let limits = &options.limits;
+  let (wait_until_ms, wait_until_limit) = match (limits.wait_until_ms, limits.wall_ms) {
+    (0, wall) => (wall, "limits.wallMs"),
+    (wait, wall) if wall > 0 && wall < wait => (wall, "limits.wallMs"),
+    (wait, _) => (wait, "limits.waitUntilMs"),
+  };
   let args = [
     ops::new_string(scope, &options.env_json).into(),
     ops::new_string(scope, format_name).into(),
     namespace,
     ops::new_string(scope, &options.bindings_json).into(),
-    v8::Number::new(scope, options.limits.wait_until_ms as f64).into(),
+    v8::Number::new(scope, wait_until_ms as f64).into(),
     ops::new_string(scope, &options.compat_json).into(),
+    ops::new_string(scope, wait_until_limit).into(),
   ];
   call_internal(scope, internals, "start", &args).map_err(WorkerError::Js)?;
   let dispatch_fetch = internal_function(scope, internals, "dispatchFetch")?;
