@@ -133,3 +133,28 @@ export async function expectMemoryLimitInChild(attack, options) {
   assert.equal(result.then, "fine", "the restarted worker serves the next request");
   return result;
 }
+
+const VITEST = path.join(ROOT, "node_modules", "vitest", "vitest.mjs");
+
+/** Runs `vitest run` in `cwd` with the JSON reporter: { code, report, output }. */
+export function runVitest(cwd, extra = []) {
+  const outputFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-vitest-report-")), "report.json");
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [VITEST, "run", "--reporter=json", "--reporter=default", `--outputFile.json=${outputFile}`, ...extra], {
+      cwd,
+      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", VITE_CONFIG_NATIVE_IGNORE_WARNING: "true" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      const report = fs.existsSync(outputFile) ? JSON.parse(fs.readFileSync(outputFile, "utf8")) : null;
+      fs.rmSync(path.dirname(outputFile), { recursive: true, force: true });
+      resolve({ code, report, output });
+    });
+  });
+}

@@ -3,37 +3,14 @@
 // (wrangler itself, and so `workerbox dev`, take it as a file-system path).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { runVitest } from "./helpers.mjs";
 import { readConfig } from "../index.js";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const VITEST = path.join(root, "node_modules", "vitest", "vitest.mjs");
 
-function runVitest(cwd) {
-  const outputFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-vitest-report-")), "report.json");
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [VITEST, "run", "--reporter=json", "--reporter=default", `--outputFile.json=${outputFile}`], {
-      cwd,
-      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      const report = fs.existsSync(outputFile) ? JSON.parse(fs.readFileSync(outputFile, "utf8")) : null;
-      fs.rmSync(path.dirname(outputFile), { recursive: true, force: true });
-      resolve({ code, report, output });
-    });
-  });
-}
 
 function project(t, files) {
   const dir = fs.mkdtempSync(path.join(root, "examples", ".tmp-vitest-main-"));

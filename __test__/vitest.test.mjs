@@ -4,37 +4,14 @@
 // host module loader (lib/vitest/loader.js) caches files and keeps import hints in cacheDir.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { runVitest } from "./helpers.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const VITEST = path.join(root, "node_modules", "vitest", "vitest.mjs");
 
-/** Runs `vitest run` in `cwd` with the JSON reporter: { code, report, output }. */
-function runVitest(cwd, extra = []) {
-  const outputFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-vitest-report-")), "report.json");
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [VITEST, "run", "--reporter=json", "--reporter=default", `--outputFile.json=${outputFile}`, ...extra], {
-      cwd,
-      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", VITE_CONFIG_NATIVE_IGNORE_WARNING: "true" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      const report = fs.existsSync(outputFile) ? JSON.parse(fs.readFileSync(outputFile, "utf8")) : null;
-      fs.rmSync(path.dirname(outputFile), { recursive: true, force: true });
-      resolve({ code, report, output });
-    });
-  });
-}
 
 test("the example project's tests pass inside workerbox isolates: SELF, KV, D1 migrations, R2, Durable Objects, cron, queue, fake timers, snapshots, reset(), vi.mock, MSW, an auxiliary worker, per-file storage", async () => {
   const { code, report, output } = await runVitest(path.join(root, "examples", "vitest"));
