@@ -150,6 +150,19 @@ function service(handler, options = {}) {
   return binding;
 }
 
+/** The handler of a service binding of a worker to its own entrypoints (selfService()). */
+const SELF = Object.freeze({ self: true });
+
+/**
+ * A service binding of the worker it is given to, to its own entrypoint `entrypoint` (default:
+ * its default export): what wrangler's `services` entry naming the worker itself gives.
+ */
+function selfService(entrypoint) {
+  const binding = new Binding("service", SELF);
+  binding.entrypoint = entrypoint;
+  return binding;
+}
+
 async function callKV(handler, method, args, bytes) {
   switch (method) {
     case "get": {
@@ -272,7 +285,8 @@ async function callStorage(handler, method, args, bytes) {
 }
 
 async function callService(definition, method, args, bytes, dispatch, caller) {
-  const handler = definition.handler;
+  // A binding of the worker to itself (selfService()): the caller is the worker it names.
+  const handler = definition.handler === SELF ? caller : definition.handler;
   if (method === "rpc") return rpc.callService(handler, definition.entrypoint, caller, args, bytes);
   if (method !== "fetch") throw new TypeError(`unknown service binding operation "${method}"`);
   if (definition.entrypoint !== undefined) return rpc.fetchInto(handler, { entrypoint: definition.entrypoint }, args, bytes, caller);
@@ -373,4 +387,4 @@ function createDispatcher(definitions, dispatch, bodies, self = () => undefined)
   };
 }
 
-module.exports = { kv, storage, service, cacheStore, kBinding, Binding, createDispatcher };
+module.exports = { kv, storage, service, selfService, cacheStore, kBinding, Binding, createDispatcher };

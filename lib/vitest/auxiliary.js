@@ -8,15 +8,9 @@
 const fs = require("node:fs");
 const path = require("node:path");
 
-const TYPES = { ESModule: "esm", CommonJS: "commonjs", Text: "text", Data: "data", CompiledWasm: "wasm" };
+const { addMiniflareBindings } = require("./miniflare-options.js");
 
-/** Binding names from a list or a record (`["KV"]` or `{ KV: "id" }`). */
-function names(value, key, name) {
-  if (value === undefined) return [];
-  if (Array.isArray(value)) return value.map(String);
-  if (value !== null && typeof value === "object") return Object.keys(value);
-  throw new TypeError(`cloudflareTest: miniflare.workers "${name}": ${key} must be a list of binding names or an object`);
-}
+const TYPES = { ESModule: "esm", CommonJS: "commonjs", Text: "text", Data: "data", CompiledWasm: "wasm" };
 
 /** The worker's code: { script, filename, format, modules }. */
 function codeOf(entry, root) {
@@ -50,15 +44,8 @@ async function startAuxiliaryWorkers(entries, root, log) {
       if (entry === null || typeof entry !== "object" || typeof entry.name !== "string" || entry.name === "") {
         throw new TypeError("cloudflareTest: each miniflare.workers entry needs a name");
       }
-      const bindings = { ...(entry.bindings ?? {}) };
-      for (const name of names(entry.kvNamespaces, "kvNamespaces", entry.name)) bindings[name] = api.kv();
-      for (const name of names(entry.r2Buckets, "r2Buckets", entry.name)) bindings[name] = api.storage();
-      for (const name of names(entry.d1Databases, "d1Databases", entry.name)) bindings[name] = api.d1();
-      for (const [name, target] of Object.entries(entry.serviceBindings ?? {})) {
-        const other = typeof target === "string" ? started.get(target) : target;
-        if (other === undefined) throw new Error(`cloudflareTest: miniflare.workers "${entry.name}": service binding ${name} names "${target}", which is not started before it (list it earlier)`);
-        bindings[name] = api.service(other);
-      }
+      const bindings = {};
+      addMiniflareBindings(bindings, entry, { where: `cloudflareTest: miniflare.workers "${entry.name}"`, api, services: (name) => started.get(name), selfName: entry.name });
       const worker = await api.createWorker({
         ...codeOf(entry, root),
         bindings,

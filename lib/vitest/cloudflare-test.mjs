@@ -24,6 +24,10 @@ class ExecutionContext {
     this[kWaitUntil] = [];
     this.props = {};
   }
+  /** The worker's own entrypoints and Durable Object namespaces, as a request's ctx.exports. */
+  get exports() {
+    return workerExports;
+  }
   waitUntil(promise) {
     if (!(this instanceof ExecutionContext)) throw new TypeError("Illegal invocation");
     this[kWaitUntil].push(promise);

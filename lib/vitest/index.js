@@ -8,6 +8,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { cloudflarePool } = require("./pool.js");
 const { readD1Migrations } = require("../d1.js");
+const { moduleRulesPlugin } = require("./module-rules.js");
 
 const TEST_MODULE = "\0workerbox:cloudflare-test";
 const TEST_MODULE_FILE = path.join(__dirname, "cloudflare-test.mjs");
@@ -24,8 +25,16 @@ function include(list, items) {
 function cloudflareTest(options = {}) {
   /** The running Vitest's dist folder (from configureVitest). */
   let distPath;
+  let root = process.cwd();
+  // Wrangler's module rules (Text, Data, CompiledWasm), with the wrangler file's own `rules`.
+  const rules = moduleRulesPlugin(() => projectRules(options, root), () => root);
   return {
     name: "workerbox:vitest",
+    // Before Vite's own plugins: a `.wasm` the rules load is not Vite's asset.
+    enforce: "pre",
+    configResolved(config) {
+      root = config.root;
+    },
     configureVitest(context) {
       distPath = context.vitest.distPath;
       context.project.config.poolRunner = cloudflarePool(options);
@@ -61,8 +70,21 @@ function cloudflareTest(options = {}) {
     },
     load(id) {
       if (id === TEST_MODULE) return fs.readFileSync(TEST_MODULE_FILE, "utf8");
+      return rules.load(id);
     },
   };
+}
+
+/** The `rules` of the project's wrangler file (none without one, or when it cannot be read). */
+function projectRules(options, root) {
+  const { readConfig, CONFIG_FILES } = require("../project/config.js");
+  const configPath = options.wrangler?.configPath ? path.resolve(root, options.wrangler.configPath) : CONFIG_FILES.map((f) => path.join(root, f)).find((f) => fs.existsSync(f));
+  if (!configPath) return [];
+  try {
+    return readConfig(configPath, { env: options.wrangler?.environment, requireMain: false }).rules ?? [];
+  } catch {
+    return [];
+  }
 }
 
 module.exports = { cloudflareTest, cloudflarePool, readD1Migrations };

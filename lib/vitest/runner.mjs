@@ -107,6 +107,58 @@ export async function __workerboxDurableClass(name) {
   return Wrapped;
 }
 
+/** Keys of ctx.exports read by tools that inspect objects (no warning when they are missing). */
+const INSPECTED = new Set(["then", "toJSON", "constructor", "asymmetricMatch", "$$typeof", "nodeType", "tagName", "@@__IMMUTABLE_ITERABLE__@@", "@@__IMMUTABLE_RECORD__@@", "_isMockFunction", "__proto__"]);
+
+/**
+ * The worker's `ctx.exports` (and `exports` of cloudflare:workers), asked for by the runtime with
+ * the runner's own (`own`: its default entrypoint) and the means to make bindings to this
+ * worker's entrypoints and Durable Object classes: the names the host guessed from the worker's
+ * main module and configuration (lib/vitest/exports.js). A name the guess missed reads as
+ * undefined, with the warning Cloudflare's pool gives.
+ */
+export function __workerboxExports(own, make) {
+  const made = new Map();
+  const guessed = () => settings.exports ?? {};
+  const lookup = (key) => {
+    if (typeof key !== "string") return undefined;
+    if (Object.hasOwn(own, key)) return own[key];
+    const kind = guessed()[key];
+    if (kind === undefined) return undefined;
+    if (!made.has(key)) made.set(key, kind === "durable" ? make.durable(key) : make.entrypoint(key));
+    return made.get(key);
+  };
+  const names = () => [...new Set([...Object.keys(own), ...Object.keys(guessed())])];
+  return new Proxy(
+    {},
+    {
+      get(_, key) {
+        const value = lookup(key);
+        if (value === undefined && typeof key === "string" && !INSPECTED.has(key)) {
+          console.warn(
+            `Attempted to access 'ctx.exports.${key}', which was not defined for the main Worker.\n` +
+              `Check that '${key}' is exported as an entry-point from the Worker.\n` +
+              "The 'workerbox/vitest' integration tries to infer these exports by analyzing the source code of the main Worker.\n",
+          );
+        }
+        return value;
+      },
+      has: (_, key) => names().includes(key),
+      ownKeys: () => names(),
+      getOwnPropertyDescriptor: (_, key) => (names().includes(key) ? { value: lookup(key), writable: false, enumerable: true, configurable: true } : undefined),
+      set: () => false,
+      defineProperty: () => false,
+      deleteProperty: () => false,
+    },
+  );
+}
+
+/** A named entrypoint of the worker's main module, for calls through ctx.exports or a binding. */
+export async function __workerboxEntrypoint(name) {
+  if (!settings.main || !globalThis.__vitest_mocker__ || name === "default") return undefined;
+  return (await importMain())[name];
+}
+
 /** The project's main module, through Vitest's module runner (the instance the tests import). */
 async function importMain() {
   if (!settings.main) throw new Error("workerbox/vitest: the worker has no main module: set `main` in the wrangler configuration or in cloudflareTest({ main })");

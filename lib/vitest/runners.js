@@ -9,6 +9,8 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { createLoader, resolveBare } = require("./loader.js");
 const { startAuxiliaryWorkers } = require("./auxiliary.js");
+const { guessExports } = require("./exports.js");
+const { addMiniflareBindings } = require("./miniflare-options.js");
 
 const RUNNER = path.join(__dirname, "runner.mjs");
 /** Node's globals for the runner's own modules (see lib/vitest/loader.js). */
@@ -71,7 +73,6 @@ async function durableCall(url, bindings) {
  * `miniflare.bindings` over its vars and `main` over its main.
  */
 async function projectSettings(options, root, warn, log) {
-  const { loadProject } = require("../project/index.js");
   const extra = options.miniflare ?? {};
   // Auxiliary workers first: the main worker's service bindings name them.
   const auxiliary = await startAuxiliaryWorkers(extra.workers, root, log);
@@ -79,24 +80,36 @@ async function projectSettings(options, root, warn, log) {
   let bindings = {};
   let compatibilityDate;
   let compatibilityFlags = [];
+  /** The worker's own Durable Object classes (bindings and migrations): ctx.exports namespaces. */
+  const durableClasses = new Set();
+  let selfName = extra.name;
+  /** Queues by name: a miniflare.queueProducers binding to a queue of the wrangler file shares it. */
+  const queues = new Map();
   let main = options.main ? mainFile(options.main, path.resolve(root, options.main), root, "cloudflareTest({ main })") : undefined;
   if (configPath) {
-    const project = await loadProject(configPath, { env: options.wrangler?.environment, persistTo: false, build: false, migrate: false, services: auxiliary.services }).catch(async (error) => {
+    const project = await loadTestProject(configPath, options, extra, auxiliary).catch(async (error) => {
       await auxiliary.dispose();
       throw error;
     });
     for (const item of project.unsupported) warn(`${item.key}: ${item.binding} is not available in workerbox tests (${item.reason})`);
     bindings = project.bindings;
+    for (const producer of project.config.bindings?.queues?.producers ?? []) if (bindings[producer.binding]) queues.set(producer.queue, bindings[producer.binding]);
     compatibilityDate = project.config.compatibilityDate;
     compatibilityFlags = project.config.compatibilityFlags ?? [];
+    selfName ??= project.config.name;
+    // A service binding naming the worker itself (its own named entrypoints): to this worker.
+    const { selfService } = require("../bindings.js");
+    for (const entry of project.config.bindings?.services ?? []) {
+      if (entry.service === project.config.name && auxiliary.services[entry.service] === undefined) bindings[entry.binding] = selfService(entry.entrypoint);
+    }
+    for (const object of project.config.bindings?.durableObjects ?? []) if (!object.scriptName) durableClasses.add(object.className);
+    for (const m of project.config.migrations ?? []) for (const name of [...m.newClasses, ...m.newSqliteClasses, ...m.renamedClasses.map((r) => r.to)]) durableClasses.add(name);
     if (project.config.main !== undefined) main ??= mainFile(project.config.main, project.config.mainFile, root, `${path.basename(configPath)}: main`);
   }
   if (options.remoteBindings) warn("remoteBindings is ignored: workerbox runs every binding locally");
-  Object.assign(bindings, extra.bindings ?? {});
-  const api = require("../../index.js");
-  for (const [name, target] of Object.entries(extra.serviceBindings ?? {})) {
-    bindings[name] = api.service(typeof target === "string" ? (auxiliary.services[target] ?? missingService(target)) : target);
-  }
+  // Bindings in Miniflare's option names (kvNamespaces, d1Databases, …), over the wrangler file's.
+  const { selfService } = require("../bindings.js");
+  addMiniflareBindings(bindings, extra, { where: "cloudflareTest: miniflare", api: require("../../index.js"), services: (name) => auxiliary.services[name], selfName, selfService, durableClasses, queues });
   compatibilityDate = extra.compatibilityDate ?? compatibilityDate;
   // The project's own flags, as they are: what the runner itself needs of Node's modules and
   // globals it gets as a trusted module (startRunner), not through the user's flags.
@@ -104,7 +117,24 @@ async function projectSettings(options, root, warn, log) {
   // (which Cloudflare's pool uses) joins arrays.
   compatibilityFlags = [...new Set([...compatibilityFlags, ...(extra.compatibilityFlags ?? [])])];
   const outbound = typeof extra.outboundService === "function" ? extra.outboundService : undefined;
-  return { bindings, compatibilityDate, compatibilityFlags, main, outbound, auxiliary };
+  return { bindings, compatibilityDate, compatibilityFlags, main, outbound, auxiliary, durableClasses: [...durableClasses] };
+}
+
+/**
+ * The project of the wrangler file, for tests: in-memory storage, no bundle, and
+ * `miniflare.queueConsumers` settings (such as a shorter maxBatchTimeout) over its consumers'.
+ */
+async function loadTestProject(configPath, options, extra, auxiliary) {
+  const { readConfig } = require("../project/config.js");
+  const { projectFromConfig } = require("../project/load.js");
+  const config = readConfig(configPath, { env: options.wrangler?.environment, requireMain: false });
+  const overrides = Array.isArray(extra.queueConsumers) ? {} : (extra.queueConsumers ?? {});
+  for (const consumer of config.bindings.queues.consumers) {
+    const override = overrides[consumer.queue];
+    if (override === null || typeof override !== "object") continue;
+    for (const key of ["maxBatchSize", "maxBatchTimeout", "maxRetries", "retryDelay", "deadLetterQueue"]) if (override[key] !== undefined) consumer[key] = override[key];
+  }
+  return projectFromConfig(config, { persistTo: false, build: false, migrate: false, services: auxiliary.services });
 }
 
 /**
@@ -117,10 +147,6 @@ function mainFile(main, resolved, root, where) {
   const rooted = main.startsWith("/") ? path.join(root, main) : null;
   if (rooted && fs.existsSync(rooted)) return rooted;
   throw new Error(`workerbox/vitest: ${where}: ${resolved} does not exist${rooted ? ` (nor ${rooted}, under the Vite root)` : ""}`);
-}
-
-function missingService(name) {
-  throw new Error(`cloudflareTest: miniflare.serviceBindings names "${name}", which is not one of miniflare.workers`);
 }
 
 /**
@@ -169,7 +195,8 @@ async function startRunner(project, options, distPath) {
     // service_binding_extra_handlers: exports.default.scheduled()/queue() run the handlers as
     // a service binding's would (lib/vitest/runner.mjs).
     const extraHandlers = settings.compatibilityFlags.includes("service_binding_extra_handlers");
-    const header = JSON.stringify({ cwd: root, main: settings.main, token, stats: stats !== null, extraHandlers });
+    const exports = await guessExports(settings.main, { durableClasses: settings.durableClasses, additional: options.additionalExports, vitestFile: vitestWorker, root, warn });
+    const header = JSON.stringify({ cwd: root, main: settings.main, token, stats: stats !== null, extraHandlers, exports });
     const response = await dispatch(worker, { url: "http://workerbox-vitest/", headers: { upgrade: "websocket", "x-workerbox-vitest": header } });
     if (response.status !== 101 || !response.webSocket) throw new Error(`workerbox/vitest: the runner did not accept the connection (${response.status}: ${await response.text()})`);
     if (stats) {

@@ -57,6 +57,13 @@ internals.ctxExports = function ctxExports() {
     if (internals.isEntrypointClass(value) || handlerObject) out[name] = internals.makeBinding(`#self:${name}`, "service");
     else if (typeof value === "function" && value.prototype instanceof DurableObject) out[name] = internals.makeBinding(`#self-do:${name}`, `durable_object:${name}`);
   }
+  // A main module that stands in for another (workerbox/vitest's runner, whose worker's module is
+  // only loaded later) gives that module's exports through its `__workerboxExports` export.
+  const supply = internals.namespace?.__workerboxExports;
+  if (typeof supply === "function") {
+    const make = { entrypoint: (name) => internals.makeBinding(`#self:${name}`, "service"), durable: (name) => internals.makeBinding(`#self-do:${name}`, `durable_object:${name}`) };
+    return (ownExports = supply(Object.freeze(out), make));
+  }
   return (ownExports = Object.freeze(out));
 };
 
@@ -423,11 +430,12 @@ async function invoke(root, path, kind, args) {
 }
 
 /** The receiver of a call into entrypoint `name` ("default" or a named export). */
-function entrypoint(name, ctx, kind) {
+function entrypoint(name, ctx, kind, supplied) {
   const namespace = internals.namespace ?? {};
-  const value = namespace[name];
+  const value = namespace[name] ?? supplied;
   if (internals.isEntrypointClass(value)) return new value(ctx, internals.workerEnv);
-  if (name === "default" && value !== null && typeof value === "object" && kind === "fetch") {
+  // An object of handlers (the default export or a named one) takes fetch() calls, as in workerd.
+  if (value !== null && typeof value === "object" && kind === "fetch") {
     return { fetch: (request) => value.fetch(request, internals.workerEnv, ctx) };
   }
   if (value === undefined) throw new TypeError(`The worker has no entrypoint named "${name}".`);
@@ -485,7 +493,11 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       if (!exported.has(call.stub)) throw new Error("The RPC stub was disposed: the object it pointed to is gone.");
       root = exported.get(call.stub);
     } else {
-      root = entrypoint(call.entrypoint ?? "default", ctx, call.kind);
+      const name = call.entrypoint ?? "default";
+      // Entrypoint classes a stand-in main module (workerbox/vitest's runner) supplies on demand.
+      const supply = internals.namespace?.__workerboxEntrypoint;
+      const supplied = internals.namespace?.[name] === undefined && typeof supply === "function" ? await supply(name) : undefined;
+      root = entrypoint(name, ctx, call.kind, supplied);
     }
     if (call.kind === "fetch") return serveFetch(root, args);
     return invoke(root, call.path, call.kind, args);

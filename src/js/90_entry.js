@@ -150,6 +150,12 @@ class ExecutionContext {
   get exports() {
     return internals.ctxExports();
   }
+  /** The props the caller bound (none are carried here yet): `{}`, as workerd gives without any. */
+  get props() {
+    this.#props ??= {};
+    return this.#props;
+  }
+  #props = undefined;
   get [Symbol.toStringTag]() {
     return "ExecutionContext";
   }
