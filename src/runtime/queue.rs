@@ -4,7 +4,6 @@
 //! delays and dead-letter queues are the host's business (`lib/queues/`); the runtime only
 //! runs one batch and reports the outcome.
 
-use super::ops;
 use super::types::{JsErrorInfo, WorkerError};
 use bytes::Bytes;
 
@@ -33,14 +32,3 @@ pub struct QueueOutcome {
 
 /// Called once with a queue event's outcome, on the isolate thread.
 pub type QueueReply = Box<dyn FnOnce(Result<QueueOutcome, WorkerError>) + Send>;
-
-/// `internals.dispatchQueue(id, queueName, batchJson, bodies)` arguments.
-pub(crate) fn queue_args<'s>(scope: &mut v8::PinScope<'s, '_>, id: u32, event: QueueEvent) -> [v8::Local<'s, v8::Value>; 4] {
-  let bodies: Vec<v8::Local<v8::Value>> = event.bodies.into_iter().map(|b| ops::uint8_array_from(scope, b).into()).collect();
-  [
-    v8::Integer::new_from_unsigned(scope, id).into(),
-    ops::new_string(scope, &event.queue).into(),
-    ops::new_string(scope, &event.messages_json).into(),
-    v8::Array::new_with_elements(scope, &bodies).into(),
-  ]
-}

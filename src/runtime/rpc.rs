@@ -5,7 +5,6 @@
 //! `src/js/84_rpc.js`) runs the method and answers with the serialized result or the error.
 //! Routing between workers is the host's business (`lib/rpc.js`).
 
-use super::ops;
 use super::types::JsErrorInfo;
 use bytes::Bytes;
 
@@ -31,12 +30,3 @@ pub struct RpcOutcome {
 
 /// Called once with an RPC call's outcome, on the isolate thread.
 pub type RpcReply = Box<dyn FnOnce(Result<RpcOutcome, super::types::WorkerError>) + Send>;
-
-/// `internals.dispatchRpc(id, callJson, args)` arguments.
-pub(crate) fn rpc_args<'s>(scope: &mut v8::PinScope<'s, '_>, id: u32, event: RpcEvent) -> [v8::Local<'s, v8::Value>; 3] {
-  [
-    v8::Integer::new_from_unsigned(scope, id).into(),
-    ops::new_string(scope, &event.call_json).into(),
-    ops::uint8_array_from(scope, event.args).into(),
-  ]
-}

@@ -298,8 +298,8 @@ pub(super) fn start_event(
     let (entry, args) = match call {
       EntryCall::Fetch(request) => (&ctx.dispatch_fetch, request_args(scope, id, request).to_vec()),
       EntryCall::Scheduled(event) => (&ctx.dispatch_scheduled, scheduled_args(scope, id, event).to_vec()),
-      EntryCall::Queue(event) => (&ctx.dispatch_queue, crate::runtime::queue::queue_args(scope, id, event).to_vec()),
-      EntryCall::Rpc(event) => (&ctx.dispatch_rpc, crate::runtime::rpc::rpc_args(scope, id, event).to_vec()),
+      EntryCall::Queue(event) => (&ctx.dispatch_queue, crate::runtime::ops::queue_args(scope, id, event).to_vec()),
+      EntryCall::Rpc(event) => (&ctx.dispatch_rpc, crate::runtime::ops::rpc_args(scope, id, event).to_vec()),
     };
     let f = v8::Local::new(scope, entry);
     let recv = v8::undefined(scope).into();

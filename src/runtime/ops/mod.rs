@@ -34,6 +34,8 @@ pub(crate) use html_rewriter::Rewriter;
 pub(crate) use node_crypto::NodeHash;
 pub(crate) use node::{has_node_module, node_module_flag, node_module_names};
 pub(crate) use urlpattern::Pattern as UrlPatternState;
+pub(crate) use queue::queue_args;
+pub(crate) use rpc::rpc_args;
 
 /// An op as V8 calls it (each `fn op_x(scope, args, rv)` converted with `map_fn_to`).
 type OpFn = v8::FunctionCallback;

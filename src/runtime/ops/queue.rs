@@ -3,7 +3,7 @@
 
 use super::{arg_string, state, OpFn};
 use crate::runtime::isolate::Pending;
-use crate::runtime::queue::QueueOutcome;
+use crate::runtime::queue::{QueueEvent, QueueOutcome};
 use crate::runtime::types::{JsErrorInfo, WorkerError};
 use v8::MapFnTo;
 
@@ -29,4 +29,15 @@ fn op_respond_queue<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCall
     Pending::Queue(reply) => reply(Ok(outcome)),
     other => other.fail(WorkerError::runtime("ERR_INTERNAL", "an event of another kind was answered as a queue event")),
   }
+}
+
+/// `internals.dispatchQueue(id, queueName, batchJson, bodies)` arguments.
+pub(crate) fn queue_args<'s>(scope: &mut v8::PinScope<'s, '_>, id: u32, event: QueueEvent) -> [v8::Local<'s, v8::Value>; 4] {
+  let bodies: Vec<v8::Local<v8::Value>> = event.bodies.into_iter().map(|b| super::uint8_array_from(scope, b).into()).collect();
+  [
+    v8::Integer::new_from_unsigned(scope, id).into(),
+    super::new_string(scope, &event.queue).into(),
+    super::new_string(scope, &event.messages_json).into(),
+    v8::Array::new_with_elements(scope, &bodies).into(),
+  ]
 }

@@ -4,7 +4,7 @@
 
 use super::{arg_string, state, view_bytes, OpFn};
 use crate::runtime::isolate::Pending;
-use crate::runtime::rpc::RpcOutcome;
+use crate::runtime::rpc::{RpcEvent, RpcOutcome};
 use crate::runtime::types::{JsErrorInfo, WorkerError};
 use v8::MapFnTo;
 
@@ -28,4 +28,13 @@ fn op_respond_rpc<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallba
     Pending::Rpc(reply) => reply(Ok(outcome)),
     other => other.fail(WorkerError::runtime("ERR_INTERNAL", "an event of another kind was answered as an RPC call")),
   }
+}
+
+/// `internals.dispatchRpc(id, callJson, args)` arguments.
+pub(crate) fn rpc_args<'s>(scope: &mut v8::PinScope<'s, '_>, id: u32, event: RpcEvent) -> [v8::Local<'s, v8::Value>; 3] {
+  [
+    v8::Integer::new_from_unsigned(scope, id).into(),
+    super::new_string(scope, &event.call_json).into(),
+    super::uint8_array_from(scope, event.args).into(),
+  ]
 }
