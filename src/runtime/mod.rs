@@ -10,6 +10,7 @@ mod isolate;
 pub mod log_queue;
 mod messages;
 mod modules;
+mod options;
 pub mod inspector;
 mod module_loader;
 mod module_urls;
@@ -40,8 +41,9 @@ pub use queue::{QueueEvent, QueueOutcome, QueueReply};
 pub use rpc::{RpcEvent, RpcOutcome, RpcReply};
 pub use types::{
   Body, BODY_BINDING, CACHE_BINDING, ExtraModule, Host, HostCall, Isolation, ModuleKind, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, WorkerError,
-  WorkerOptions, default_compat_json,
+  default_compat_json,
 };
+pub use options::WorkerOptions;
 pub use store::{Clock, Store, StoreKind, Stores};
 pub use worker::Worker;
 

@@ -18,7 +18,8 @@
 //! Workers are only ever disposed outside the pool's lock, and never on their own isolate
 //! thread (a spare whose boot failed is handed to the manager to dispose).
 
-use super::types::{ExtraModule, Host, HostCall, HostReply, HostResult, Isolation, JsErrorInfo, Limits, LogLevel, LogSink, ModuleKind, ScriptFormat, WorkerError, WorkerOptions, BODY_BINDING};
+use super::types::{ExtraModule, Host, HostCall, HostReply, HostResult, Isolation, JsErrorInfo, Limits, LogLevel, LogSink, ModuleKind, ScriptFormat, WorkerError, BODY_BINDING};
+use super::options::WorkerOptions;
 use super::store::Stores;
 use super::worker::Worker;
 use super::code_cache::KeyHash;
