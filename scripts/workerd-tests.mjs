@@ -114,7 +114,9 @@ function fetchSources(tag, dest, src) {
       execFileSync("git", ["clone", "--quiet", "--depth", "1", "--filter=blob:none", "--sparse", "--branch", tag, REPO, clone], { stdio: "inherit" });
       execFileSync("git", ["-C", clone, "sparse-checkout", "set", "src/workerd/api"], { stdio: "inherit" });
     } catch (e) {
-      throw new Error(`could not fetch ${tag} from ${REPO} (${e.message.split("\n")[0]}); without github.com, pass --workerd-src <a workerd git checkout> or WORKERD_SRC`);
+      rmSync(tmp, { recursive: true, force: true });
+      rmSync(clone, { recursive: true, force: true });
+      throw Object.assign(new Error(`could not fetch ${tag} from ${REPO} (${e.message.split("\n")[0]}); without github.com, pass --workerd-src <a workerd git checkout> or WORKERD_SRC`), { brief: true });
     }
     archive(path.join(clone, ".git"));
     rmSync(clone, { recursive: true, force: true });
@@ -180,7 +182,7 @@ async function main() {
   const cache = path.join(ROOT, ".cache", "workerd-tests", tag);
   if (o.refresh || !existsSync(path.join(cache, ".complete"))) fetchSources(tag, cache, o.src);
   const settings = buildSettings(cache);
-  let files = DIRS.flatMap((d) => walk(path.join(cache, d), (n) => n.endsWith(".wd-test"))).map((f) => path.relative(cache, f));
+  let files = DIRS.flatMap((d) => walk(path.join(cache, d), (n) => n.endsWith(".wd-test") || n.endsWith(".ts-wd-test"))).map((f) => path.relative(cache, f));
   if (o.subset) files = files.filter((f) => SUBSET.some((s) => f === `src/workerd/api/${s}.wd-test`));
   if (o.filter.length) files = files.filter((f) => o.filter.some((s) => f.includes(s)));
   console.error(`workerd-tests: ${files.length} configs from ${tag}, variants ${o.variants.join(", ")}, workerd ${o.workerd ? binary : "skipped"}`);
@@ -242,7 +244,7 @@ async function main() {
 main().then(
   () => setTimeout(() => process.exit(process.exitCode ?? 0), 100).unref(),
   (e) => {
-    console.error(`workerd-tests: ${e.stack ?? e}`);
+    console.error(`workerd-tests: ${e?.brief ? e.message : (e?.stack ?? e)}`);
     process.exit(2);
   },
 );
