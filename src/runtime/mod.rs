@@ -25,6 +25,7 @@ mod scheduler;
 mod script;
 mod code_cache;
 mod snapshot;
+mod sockets;
 pub mod store;
 mod types;
 mod wasm_memory;
@@ -35,7 +36,7 @@ mod worker;
 
 pub use code_cache::{stats as code_cache_stats, CodeCacheStats};
 pub use isolate::ReadyCallback;
-pub use platform::prewarm;
+pub use snapshot::prewarm;
 pub use messages::{DispatchReply, ScheduledReply, SettledReply};
 pub use queue::{QueueEvent, QueueOutcome, QueueReply};
 pub use rpc::{RpcEvent, RpcOutcome, RpcReply};

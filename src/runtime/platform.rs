@@ -40,14 +40,3 @@ pub fn init_v8() -> &'static v8::SharedRef<v8::Platform> {
     platform
   })
 }
-
-/// Starts V8 and reads the saved startup snapshot on a thread of their own, so that the first
-/// `createWorker` of the process does not wait for them (the addon calls this when it loads,
-/// while Node goes on loading the JS API). Returns at once; a create that comes first simply
-/// waits for the initialisation it needs, as it would have done it itself.
-pub fn prewarm() {
-  let _ = std::thread::Builder::new().name("wb-prewarm".into()).spawn(|| {
-    init_v8();
-    super::snapshot::preload();
-  });
-}

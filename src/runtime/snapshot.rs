@@ -18,8 +18,8 @@
 //! CRC-32 of its contents, checked before V8 sees it (it guards against torn or damaged files,
 //! and takes about a tenth of the time a SHA-256 of the 1.4 MB blob took on the first create).
 //! Writing one removes all but the three newest files of other builds from its folder. When the
-//! addon loads, a thread of its own reads and checks the per-user file ([`preload`]), so the
-//! first worker does not wait for the disk.
+//! addon loads, a thread of its own starts V8 and reads and checks the per-user file
+//! ([`prewarm`], [`preload`]), so the first worker does not wait for the disk.
 
 use super::code_cache::{hex, write_atomically, KeyHash};
 use super::isolate::{call_internal, install_runtime, BOOTSTRAP_FILES, EAGER_FILES, STREAMS_PONYFILL};
@@ -40,8 +40,19 @@ static SNAPSHOT: OnceLock<Option<&'static [u8]>> = OnceLock::new();
 /// path and blob (`None` when it was missing or damaged).
 static PRELOADED: OnceLock<(PathBuf, Option<&'static [u8]>)> = OnceLock::new();
 
+/// Starts V8 and reads the saved startup snapshot on a thread of their own, so that the first
+/// `createWorker` of the process does not wait for them (the addon calls this when it loads,
+/// while Node goes on loading the JS API). Returns at once; a create that comes first simply
+/// waits for the initialisation it needs, as it would have done it itself.
+pub fn prewarm() {
+  let _ = std::thread::Builder::new().name("wb-prewarm".into()).spawn(|| {
+    super::platform::init_v8();
+    preload();
+  });
+}
+
 /// Reads and checks the per-user cache's snapshot file ahead of need (called off Node's thread
-/// when the addon loads, see `platform::prewarm`), so that the first `createWorker` finds it in
+/// when the addon loads, see [`prewarm`]), so that the first `createWorker` finds it in
 /// memory. Which snapshot a process uses is still decided by its first worker (its `cacheDir`
 /// comes first); this only saves the read when that is the per-user one.
 pub(crate) fn preload() {
