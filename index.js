@@ -29,3 +29,4 @@ module.exports.startDevServer = (...args) => project().startDevServer(...args);
 module.exports.getPlatformProxy = (...args) => project().getPlatformProxy(...args);
 module.exports.readConfig = (...args) => project().readConfig(...args);
 module.exports.queue = api.queue;
+module.exports.workflow = api.workflow;

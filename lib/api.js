@@ -18,6 +18,7 @@ const { inspectorOptions, createInspector } = require("./inspector.js");
 const { stackMapper, mapError, inlineSourceMap, parseSourceMap } = require("./sourcemap.js");
 const { d1, readD1Migrations, applyD1Migrations } = require("./d1.js");
 const queues = require("./queues/index.js");
+const workflows = require("./workflows/index.js");
 const rpc = require("./rpc.js");
 const durable = require("./durable.js");
 const websocket = require("./websocket.js");
@@ -345,6 +346,7 @@ class Worker {
     await this.#native.dispose();
     this.#bodies.close("the worker was disposed");
     queues.workerDisposed(this);
+    workflows.workerDisposed(this);
     durable.workerDisposed(this);
     websocket.workerDisposed(this);
     rpc.workerDisposed(this);
@@ -417,6 +419,7 @@ async function createWorker(options) {
   workerLogs.set(worker, log);
   for (const [name, definition] of Object.entries(definitions)) {
     if (definition instanceof queues.Queue) definition._bound(worker, name);
+    else if (definition instanceof workflows.Workflow) definition._bound(worker, name);
   }
   // Alarms stored on disk by an earlier run are scheduled again.
   await durable.workerCreated(worker, definitions).catch((error) => log("error", `workerbox: the Durable Object alarms stored on disk could not be scheduled again: ${error?.stack ?? error}`));
@@ -452,6 +455,7 @@ rpc.setWorkerAccess(nativeOf, toError);
 websocket.setWorkerAccess(nativeOf, holdForSocket);
 durable.setLogger((worker, level, message) => workerLogs.get(worker)?.(level, message));
 require("./store-client.js").setWorkerAccess({ createWorker, dispatch });
+workflows.setWorkerAccess({ isWorker: (value) => value instanceof Worker, log: (worker, level, message) => workerLogs.get(worker)?.(level, message) });
 queues.setWorkerAccess({ isWorker: (value) => value instanceof Worker, runBatch: runQueueBatch, log: (worker, level, message) => workerLogs.get(worker)?.(level, message) });
 
 /**
@@ -599,3 +603,4 @@ module.exports.readD1Migrations = readD1Migrations;
 module.exports.applyD1Migrations = applyD1Migrations;
 
 module.exports.queue = queues.queue;
+module.exports.workflow = workflows.workflow;

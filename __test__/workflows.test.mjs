@@ -1,0 +1,408 @@
+// Workflows: WorkflowEntrypoint runs with step.do (cached results, retries with each backoff,
+// timeouts, NonRetryableError), step.sleep / sleepUntil and step.waitForEvent on a clock the test
+// moves; the binding's create / createBatch / get and the instance operations (status, pause,
+// resume, terminate, restart, sendEvent) from a worker and from Node; production's validation
+// errors; instances on disk resumed by a new worker after the first is disposed mid-sleep; and a
+// wrangler project with `workflows` served by `workerbox dev`, driven by HTTP requests.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createWorker, dispatch, service, workflow } from "../index.js";
+import { useWorker } from "./helpers.mjs";
+
+/** A module worker exporting `classes`, whose fetch() runs `body` with `env` and answers its JSON result. */
+function script(classes, body = "return null;") {
+  return `import { WorkflowEntrypoint } from "cloudflare:workers";
+  import { NonRetryableError } from "cloudflare:workflows";
+  ${classes}
+  export default {
+    async fetch(request, env, ctx) {
+      try { return Response.json(await (async () => { ${body} })() ?? null); }
+      catch (e) { return Response.json({ error: e.name + ": " + e.message }); }
+    },
+  }`;
+}
+
+async function call(worker, url = "http://localhost/") {
+  return (await dispatch(worker, url)).json();
+}
+
+/** A service binding that counts the calls it gets by path (a step's side effect seen from Node). */
+function counter() {
+  const counts = {};
+  const binding = service((request) => {
+    const key = new URL(request.url).pathname.slice(1);
+    counts[key] = (counts[key] ?? 0) + 1;
+    return new Response(String(counts[key]));
+  });
+  return { counts, binding };
+}
+
+const tempDir = (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "workerbox-workflows-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+};
+
+test("a run completes: steps, event fields, output and status from the worker and from Node", async (t) => {
+  const wf = workflow({ className: "Greeter", clock: "manual" });
+  t.after(() => wf.close());
+  const worker = await useWorker(t, {
+    bindings: { GREETER: wf },
+    script: script(
+      `export class Greeter extends WorkflowEntrypoint {
+        async run(event, step) {
+          const a = await step.do("first", async () => ({ hello: event.payload.name }));
+          const b = await step.do("second", { retries: { limit: 1, delay: "1 second" }, timeout: 1000 }, async (ctx) => ctx);
+          return { a, b, id: event.instanceId, ts: event.timestamp instanceof Date, env: typeof this.env.GREETER.create, ctx: typeof this.ctx.waitUntil };
+        }
+      }`,
+      `if (new URL(request.url).pathname === "/status") return (await env.GREETER.get("one")).status();
+       const instance = await env.GREETER.create({ id: "one", params: { name: "Ada" } });
+       return { id: instance.id, tag: Object.prototype.toString.call(env.GREETER) };`,
+    ),
+  });
+  assert.deepEqual(await call(worker), { id: "one", tag: "[object Workflow]" });
+  const status = await wf.waitForStatus("one", "complete");
+  assert.equal(status.status, "complete");
+  assert.equal(status.error, undefined);
+  assert.deepEqual(status.output, {
+    a: { hello: "Ada" },
+    b: { attempt: 1, step: { name: "second", count: 1 }, config: { retries: { limit: 1, delay: "1 second", backoff: "exponential" }, timeout: 1000 } },
+    id: "one",
+    ts: true,
+    env: "function",
+    ctx: "function",
+  });
+  const fromWorker = await call(worker, "http://localhost/status");
+  assert.equal(fromWorker.status, "complete");
+  assert.deepEqual(fromWorker.output, status.output);
+  assert.deepEqual(await wf.ids(), ["one"]);
+});
+
+test("an instance sleeping when its worker is disposed resumes in a new worker on the same dir; finished steps do not run again", async (t) => {
+  const dir = tempDir(t);
+  const { counts, binding } = counter();
+  const classes = `export class Slow extends WorkflowEntrypoint {
+    async run(event, step) {
+      const first = await step.do("first", async () => (await this.env.COUNT.fetch("http://c/first")).text());
+      await step.sleep("a day", "1 day");
+      const again = await step.do("first", async () => (await this.env.COUNT.fetch("http://c/first-again")).text());
+      const second = await step.do("second", async () => (await this.env.COUNT.fetch("http://c/second")).text());
+      return { first, again, second };
+    }
+  }`;
+  const wf1 = workflow({ className: "Slow", dir, clock: "manual" });
+  const worker1 = await createWorker({ bindings: { SLOW: wf1, COUNT: binding }, script: script(classes, `await env.SLOW.create({ id: "sleepy" }); return null;`) });
+  await call(worker1);
+  await wf1.waitForStatus("sleepy", "waiting");
+  const [sleep] = wf1.timers();
+  assert.equal(sleep.kind, "sleep");
+  assert.ok(Math.abs(sleep.at - (wf1.now() + 86_400_000)) < 5_000, "the sleep ends a day from now");
+  await worker1.dispose();
+  wf1.close();
+
+  const wf2 = workflow({ className: "Slow", dir, clock: "manual" });
+  t.after(() => wf2.close());
+  await useWorker(t, { bindings: { SLOW: wf2, COUNT: binding }, script: script(classes) });
+  await wf2.waitForStatus("sleepy", "waiting");
+  const timer = await wf2.runNextTimer();
+  assert.equal(timer.at, sleep.at, "the resumed sleep keeps its stored deadline");
+  const done = await wf2.waitForStatus("sleepy", "complete");
+  assert.deepEqual(done.output, { first: "1", again: "1", second: "1" });
+  assert.deepEqual(counts, { first: 1, "first-again": 1, second: 1 }, "the step finished before the restart ran once");
+});
+
+const FAILING = `export class Flaky extends WorkflowEntrypoint {
+  async run(event, step) {
+    return step.do("flaky", event.payload.config, async (ctx) => {
+      await this.env.COUNT.fetch("http://c/attempt");
+      if (event.payload.fatal) throw new NonRetryableError("give up now");
+      if (ctx.attempt < event.payload.succeedAt) throw new Error("attempt " + ctx.attempt + " failed");
+      return "ok on " + ctx.attempt;
+    });
+  }
+}`;
+
+for (const [backoff, delays] of [
+  ["constant", [1000, 1000, 1000]],
+  ["linear", [1000, 2000, 3000]],
+  ["exponential", [1000, 2000, 4000]],
+]) {
+  test(`step.do retries with ${backoff} backoff, then the instance errors with the step's error`, async (t) => {
+    const { counts, binding } = counter();
+    const wf = workflow({ className: "Flaky", clock: "manual" });
+    t.after(() => wf.close());
+    await useWorker(t, { bindings: { FLAKY: wf, COUNT: binding }, script: script(FAILING) });
+    await wf.create({ id: "f", params: { config: { retries: { limit: 3, delay: 1000, backoff } }, succeedAt: 99 } });
+    const seen = [];
+    for (let i = 0; i < 3; i++) {
+      const timer = await wf.runNextTimer();
+      assert.equal(timer.kind, "retry");
+      seen.push(timer.delay);
+    }
+    assert.deepEqual(seen, delays);
+    const status = await wf.waitForStatus("f", "errored");
+    assert.deepEqual(status.error, { name: "Error", message: "attempt 4 failed" });
+    assert.equal(counts.attempt, 4, "the first attempt and three retries");
+  });
+}
+
+test("a step that succeeds on a retry returns its value; the default config is limit 5, 10 s, exponential", async (t) => {
+  const { counts, binding } = counter();
+  const wf = workflow({ className: "Flaky", clock: "manual" });
+  t.after(() => wf.close());
+  await useWorker(t, { bindings: { FLAKY: wf, COUNT: binding }, script: script(FAILING) });
+  await wf.create({ id: "g", params: { succeedAt: 3 } });
+  assert.deepEqual([(await wf.runNextTimer()).delay, (await wf.runNextTimer()).delay], [10_000, 20_000]);
+  assert.equal((await wf.waitForStatus("g", "complete")).output, "ok on 3");
+  assert.equal(counts.attempt, 3);
+});
+
+test("NonRetryableError ends the instance at once, with its name and message", async (t) => {
+  const { counts, binding } = counter();
+  const wf = workflow({ className: "Flaky", clock: "manual" });
+  t.after(() => wf.close());
+  await useWorker(t, { bindings: { FLAKY: wf, COUNT: binding }, script: script(FAILING) });
+  await wf.create({ id: "n", params: { fatal: true } });
+  const status = await wf.waitForStatus("n", "errored");
+  assert.deepEqual(status.error, { name: "NonRetryableError", message: "give up now" });
+  assert.equal(counts.attempt, 1);
+  assert.deepEqual(wf.timers(), []);
+});
+
+test("a step over its timeout fails with WorkflowTimeoutError (and is retried like any failure)", async (t) => {
+  const wf = workflow({ className: "Hang", clock: "manual" });
+  t.after(() => wf.close());
+  await useWorker(t, {
+    bindings: { HANG: wf },
+    script: script(`export class Hang extends WorkflowEntrypoint {
+      async run(event, step) {
+        return step.do("hang", { timeout: "5 seconds", retries: { limit: 1, delay: 10, backoff: "constant" } }, (ctx) => ctx.attempt === 2 ? "second try" : new Promise(() => {}));
+      }
+    }`),
+  });
+  await wf.create({ id: "h" });
+  const timeout = await wf.runNextTimer("timeout");
+  assert.equal(timeout.kind, "timeout");
+  assert.equal((await wf.runNextTimer()).kind, "retry");
+  assert.equal((await wf.waitForStatus("h", "complete")).output, "second try");
+
+  const wf2 = workflow({ className: "Hang", clock: "manual" });
+  t.after(() => wf2.close());
+  await useWorker(t, {
+    bindings: { HANG: wf2 },
+    script: script(`export class Hang extends WorkflowEntrypoint {
+      async run(event, step) { return step.do("hang", { timeout: 1000, retries: { limit: 0, delay: 0 } }, () => new Promise(() => {})); }
+    }`),
+  });
+  await wf2.create({ id: "h2" });
+  await wf2.runNextTimer("timeout");
+  assert.deepEqual((await wf2.waitForStatus("h2", "errored")).error, { name: "WorkflowTimeoutError", message: "Execution timed out after 1000ms" });
+});
+
+const WAITER = `export class Waiter extends WorkflowEntrypoint {
+  async run(event, step) {
+    await step.do("before", async () => 1);
+    try {
+      const got = await step.waitForEvent("approval", { type: "approve", timeout: event.payload.timeout ?? "1 hour" });
+      return { type: got.type, payload: got.payload, at: got.timestamp instanceof Date };
+    } catch (e) {
+      if (event.payload.rethrow) throw e;
+      return { caught: e.name + ": " + e.message };
+    }
+  }
+}`;
+
+test("waitForEvent: an event sent while waiting, one sent before the wait, and a timeout", async (t) => {
+  const wf = workflow({ className: "Waiter", clock: "manual" });
+  t.after(() => wf.close());
+  const worker = await useWorker(t, {
+    bindings: { WAIT: wf },
+    script: script(WAITER, `const url = new URL(request.url);
+      const instance = await env.WAIT.get(url.searchParams.get("id"));
+      await instance.sendEvent({ type: "approve", payload: { by: "worker" } });
+      return null;`),
+  });
+  await wf.create({ id: "w1", params: {} });
+  await wf.waitForStatus("w1", "waiting");
+  assert.equal(wf.timers()[0].kind, "waitForEvent");
+  await call(worker, "http://localhost/?id=w1");
+  assert.deepEqual((await wf.waitForStatus("w1", "complete")).output, { type: "approve", payload: { by: "worker" }, at: true });
+
+  // An event may arrive before the instance waits for it: it is kept.
+  const early = await wf.createBatch([{ id: "w2", params: {} }]);
+  await early[0].sendEvent({ type: "other", payload: 0 });
+  await early[0].sendEvent({ type: "approve", payload: "early" });
+  const out = (await wf.waitForStatus("w2", "complete")).output;
+  assert.equal(out.payload, "early");
+
+  await wf.create({ id: "w3", params: { timeout: "10 minutes" } });
+  await wf.waitForStatus("w3", "waiting");
+  const timer = await wf.runNextTimer();
+  assert.equal(timer.kind, "waitForEvent");
+  assert.deepEqual((await wf.waitForStatus("w3", "complete")).output, { caught: "WorkflowTimeoutError: Execution timed out after 600000ms" });
+
+  await wf.create({ id: "w4", params: { timeout: 5000, rethrow: true } });
+  await wf.waitForStatus("w4", "waiting");
+  await wf.runNextTimer();
+  assert.equal((await wf.waitForStatus("w4", "errored")).error.name, "WorkflowTimeoutError");
+});
+
+test("pause, resume, terminate and restart; the statuses they go through", async (t) => {
+  const { counts, binding } = counter();
+  const wf = workflow({ className: "Steps", clock: "manual" });
+  t.after(() => wf.close());
+  await useWorker(t, {
+    bindings: { STEPS: wf, COUNT: binding },
+    script: script(`export class Steps extends WorkflowEntrypoint {
+      async run(event, step) {
+        await step.do("one", () => this.env.COUNT.fetch("http://c/one").then((r) => r.text()));
+        await step.sleep("nap", "10 minutes");
+        await step.do("two", () => this.env.COUNT.fetch("http://c/two").then((r) => r.text()));
+        return "done";
+      }
+    }`),
+  });
+  const p = await wf.create({ id: "p" });
+  await wf.waitForStatus("p", "waiting");
+  await p.pause();
+  assert.equal((await p.status()).status, "paused");
+  await wf.runNextTimer();
+  // The sleep ended while paused: the next step waits for resume().
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal((await p.status()).status, "paused");
+  assert.equal(counts.two, undefined);
+  await p.resume();
+  assert.equal((await wf.waitForStatus("p", "complete")).output, "done");
+  assert.equal(counts.two, 1);
+  await assert.rejects(p.terminate(), /Cannot terminate instance since its on a finite state/);
+
+  const x = await wf.create({ id: "x" });
+  await wf.waitForStatus("x", "waiting");
+  await x.terminate();
+  assert.deepEqual(await x.status(), { status: "terminated", error: undefined, output: undefined });
+  assert.deepEqual(wf.timers(), []);
+
+  // restart() forgets the steps: "one" runs again.
+  const before = counts.one;
+  await x.restart();
+  await wf.waitForStatus("x", "waiting");
+  assert.equal(counts.one, before + 1);
+  await wf.runNextTimer();
+  assert.equal((await wf.waitForStatus("x", "complete")).output, "done");
+
+  // An instance paused while a step runs is waitingForPause until that step ends.
+  const gate = wf.create({ id: "q" });
+  await gate;
+  await wf.get("q").then((q) => q.pause());
+  assert.ok(["paused", "waitingForPause"].includes((await (await wf.get("q")).status()).status));
+  await (await wf.get("q")).resume();
+  await wf.waitForStatus("q", "waiting");
+});
+
+test("validation: instance ids, duplicates, payload size, step names, batches, unknown instances", async (t) => {
+  const wf = workflow({ className: "Named", clock: "manual" });
+  t.after(() => wf.close());
+  const worker = await useWorker(t, {
+    bindings: { WF: wf },
+    script: script(
+      `export class Named extends WorkflowEntrypoint {
+        async run(event, step) { return step.do("x".repeat(event.payload.length), async () => "ran"); }
+      }`,
+      `const tries = {
+         badId: () => env.WF.create({ id: "-starts-with-dash" }),
+         longId: () => env.WF.create({ id: "a".repeat(101) }),
+         okId: () => env.WF.create({ id: "a".repeat(100), params: { length: 256 } }).then((i) => i.id.length),
+         dup: () => env.WF.create({ id: "a".repeat(100) }),
+         dupBatch: () => env.WF.createBatch([{ id: "b1" }, { id: "b1" }]),
+         emptyBatch: () => env.WF.createBatch([]),
+         big: () => env.WF.create({ params: { s: "x".repeat(1 << 20) } }),
+         notFound: () => env.WF.get("nope"),
+         longStep: () => env.WF.create({ id: "long-step", params: { length: 257 } }).then((i) => i.id),
+         batch: () => env.WF.createBatch([{ id: "c1", params: { length: 1 } }, { params: { length: 2 } }]).then((l) => l.map((i) => typeof i.id)),
+       };
+       const out = {};
+       for (const [name, fn] of Object.entries(tries)) {
+         try { out[name] = { ok: await fn() }; } catch (e) { out[name] = { error: e.message }; }
+       }
+       return out;`,
+    ),
+  });
+  const out = await call(worker);
+  assert.deepEqual(out.badId, { error: "Workflow instance has invalid id" });
+  assert.deepEqual(out.longId, { error: "Workflow instance has invalid id" });
+  assert.deepEqual(out.okId, { ok: 100 });
+  assert.match(out.dup.error, /instance\.already_exists/);
+  assert.match(out.dupBatch.error, /given twice/);
+  assert.match(out.emptyBatch.error, /batchCreate should have at least 1 instance/);
+  assert.match(out.big.error, /limit is 1048576 bytes/);
+  assert.match(out.notFound.error, /instance\.not_found/);
+  assert.deepEqual(out.longStep, { ok: "long-step" });
+  assert.deepEqual(out.batch, { ok: ["string", "string"] });
+  assert.equal((await wf.waitForStatus("a".repeat(100), "complete")).output, "ran");
+  assert.equal((await wf.waitForStatus("c1", "complete")).output, "ran");
+  const long = await wf.waitForStatus("long-step", "errored");
+  assert.match(long.error.message, /exceeds max length \(256 chars\)/);
+  await assert.rejects(wf.create({ id: "bad id" }), /Workflow instance has invalid id/);
+  await assert.rejects(wf.get("missing"), /instance\.not_found/);
+  assert.throws(() => workflow({ className: "X", nope: 1 }), /unknown option "nope"/);
+  assert.throws(() => workflow({}), /className/);
+});
+
+test("a wrangler project with `workflows`, served by workerbox dev, driven by HTTP; instances resume after the server restarts", async (t) => {
+  const { startDevServer } = await import("../lib/project/index.js");
+  const dir = tempDir(t);
+  writeFileSync(
+    path.join(dir, "wrangler.jsonc"),
+    `{ "name": "wf-app", "main": "src/index.js", "compatibility_date": "2026-01-01",
+       // A Workflow bound as env.ORDERS
+       "workflows": [{ "name": "orders", "binding": "ORDERS", "class_name": "OrderFlow" }] }`,
+  );
+  const { mkdirSync } = await import("node:fs");
+  mkdirSync(path.join(dir, "src"));
+  writeFileSync(
+    path.join(dir, "src/index.js"),
+    `import { WorkflowEntrypoint } from "cloudflare:workers";
+    export class OrderFlow extends WorkflowEntrypoint {
+      async run(event, step) {
+        const total = await step.do("price", async () => event.payload.items * 10);
+        const ok = await step.waitForEvent("payment", { type: "paid", timeout: "1 day" });
+        return { total, paidBy: ok.payload.by };
+      }
+    }
+    export default {
+      async fetch(request, env) {
+        const url = new URL(request.url);
+        if (url.pathname === "/create") return Response.json({ id: (await env.ORDERS.create({ id: url.searchParams.get("id"), params: { items: 3 } })).id });
+        const instance = await env.ORDERS.get(url.searchParams.get("id"));
+        if (url.pathname === "/pay") { await instance.sendEvent({ type: "paid", payload: { by: "card" } }); return new Response("ok"); }
+        return Response.json(await instance.status());
+      },
+    };`,
+  );
+  const waitFor = async (base, id, wanted) => {
+    for (let i = 0; i < 200; i++) {
+      const status = await (await fetch(`${base}/status?id=${id}`)).json();
+      if (status.status === wanted) return status;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`instance ${id} never became ${wanted}`);
+  };
+  let server = await startDevServer({ config: path.join(dir, "wrangler.jsonc"), port: 0, log: () => {} });
+  try {
+    assert.deepEqual(await (await fetch(`${server.url}create?id=order-1`)).json(), { id: "order-1" });
+    await waitFor(server.url.replace(/\/$/, ""), "order-1", "waiting");
+  } finally {
+    await server.close();
+  }
+  server = await startDevServer({ config: path.join(dir, "wrangler.jsonc"), port: 0, log: () => {} });
+  t.after(() => server.close());
+  const base = server.url.replace(/\/$/, "");
+  await waitFor(base, "order-1", "waiting");
+  assert.equal(await (await fetch(`${base}/pay?id=order-1`)).text(), "ok");
+  const done = await waitFor(base, "order-1", "complete");
+  assert.deepEqual(done.output, { total: 30, paidBy: "card" });
+});

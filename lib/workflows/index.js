@@ -1,0 +1,8 @@
+"use strict";
+// Workflows, as the API (lib/api.js) takes them: the workflow() binding (binding.js), the
+// hooks through which the API lends it its workers, and its engine (engine.js), clock
+// (clock.js) and store (store.js) behind it.
+
+const { workflow, Workflow, setWorkerAccess, workerDisposed } = require("./binding.js");
+
+module.exports = { workflow, Workflow, setWorkerAccess, workerDisposed };
