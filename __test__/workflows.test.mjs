@@ -391,14 +391,14 @@ test("a wrangler project with `workflows`, served by workerbox dev, driven by HT
     }
     throw new Error(`instance ${id} never became ${wanted}`);
   };
-  let server = await startDevServer({ config: path.join(dir, "wrangler.jsonc"), port: 0, log: () => {} });
+  let server = await startDevServer(dir, { port: 0, color: false, watch: false, log: () => {} });
   try {
     assert.deepEqual(await (await fetch(`${server.url}create?id=order-1`)).json(), { id: "order-1" });
     await waitFor(server.url.replace(/\/$/, ""), "order-1", "waiting");
   } finally {
     await server.close();
   }
-  server = await startDevServer({ config: path.join(dir, "wrangler.jsonc"), port: 0, log: () => {} });
+  server = await startDevServer(dir, { port: 0, color: false, watch: false, log: () => {} });
   t.after(() => server.close());
   const base = server.url.replace(/\/$/, "");
   await waitFor(base, "order-1", "waiting");

@@ -234,8 +234,8 @@ const NOT_INHERITED = ["vars", "define", "kv_namespaces", "r2_buckets", "d1_data
 /** Keys that matter only when deploying; read, not used locally. */
 const DEPLOY_ONLY = ["$schema", "account_id", "workers_dev", "preview_urls", "routes", "route", "send_metrics", "keep_vars", "upload_source_maps", "observability", "logpush", "placement", "first_party_worker", "compliance_region"];
 /** Bindings or features workerbox does not provide (yet); configuring one warns. */
-const UNSUPPORTED = ["analytics_engine_datasets", "hyperdrive", "vectorize", "ai", "browser", "images", "send_email", "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "version_metadata", "workflows", "pipelines", "secrets_store_secrets", "ratelimits", "wasm_modules", "text_blobs", "data_blobs", "base_dir", "find_additional_modules", "preserve_file_names", "jsx_factory", "jsx_fragment", "node_compat", "usage_model", "legacy_env", "containers", "unsafe_hello_world"];
-const SUPPORTED = ["name", "main", "compatibility_date", "compatibility_flags", "vars", "kv_namespaces", "r2_buckets", "d1_databases", "durable_objects", "migrations", "queues", "services", "assets", "triggers", "rules", "define", "alias", "env", "minify", "tsconfig", "no_bundle", "limits", "dev", "build"];
+const UNSUPPORTED = ["analytics_engine_datasets", "hyperdrive", "vectorize", "ai", "browser", "images", "send_email", "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "version_metadata", "pipelines", "secrets_store_secrets", "ratelimits", "wasm_modules", "text_blobs", "data_blobs", "base_dir", "find_additional_modules", "preserve_file_names", "jsx_factory", "jsx_fragment", "node_compat", "usage_model", "legacy_env", "containers", "unsafe_hello_world"];
+const SUPPORTED = ["name", "main", "compatibility_date", "compatibility_flags", "vars", "kv_namespaces", "r2_buckets", "d1_databases", "durable_objects", "migrations", "queues", "workflows", "services", "assets", "triggers", "rules", "define", "alias", "env", "minify", "tsconfig", "no_bundle", "limits", "dev", "build"];
 
 const RULE_TYPES = ["ESModule", "CommonJS", "Text", "Data", "CompiledWasm"];
 const HTML_HANDLING = ["auto-trailing-slash", "force-trailing-slash", "drop-trailing-slash", "none"];
@@ -262,7 +262,7 @@ function normalise(c, raw, base, envName) {
   // keyPath prefix: env.<name> for keys the env section set, top level otherwise.
   const at = (key) => (envName && base.own.has(key) ? ["env", envName, key] : [key]);
   const seen = new Map(); // binding name -> key that declared it
-  const out = { bindings: { vars: {}, kv: [], r2: [], d1: [], durableObjects: [], queues: { producers: [], consumers: [] }, services: [] } };
+  const out = { bindings: { vars: {}, kv: [], r2: [], d1: [], durableObjects: [], queues: { producers: [], consumers: [] }, workflows: [], services: [] } };
 
   for (const key of Object.keys(raw)) {
     if (key === "env") continue;
@@ -385,6 +385,14 @@ function normalise(c, raw, base, envName) {
       return queue && consumer;
     });
   }
+  out.bindings.workflows = c.tables(raw.workflows, at("workflows"), (entry, kp) => {
+    c.known(entry, kp, ["name", "binding", "class_name", "script_name", "remote", "limits"]);
+    const binding = checkBindingName(c, entry, "binding", kp, seen);
+    const name = c.string(entry, "name", kp, { required: true });
+    const className = c.string(entry, "class_name", kp, { required: true });
+    const scriptName = c.string(entry, "script_name", kp);
+    return binding && name && className && { binding, name, className, scriptName };
+  });
   out.bindings.services = c.tables(raw.services, at("services"), (entry, kp) => {
     c.known(entry, kp, ["binding", "service", "environment", "entrypoint", "remote"]);
     const binding = checkBindingName(c, entry, "binding", kp, seen);

@@ -71,6 +71,16 @@ const BINDING_FACTORIES = {
       return durableObject(entry.className, { ...(state ? { dir: path.join(state, "do") } : {}), ...(kvOnly ? { sql: false } : {}) });
     },
   },
+  workflows: {
+    factory: "workflow",
+    list: (b) => b.workflows ?? [],
+    create: (workflow, entry, state, config) => {
+      // A class of another worker needs several workers in one dev server (not there yet).
+      if (entry.scriptName && entry.scriptName !== config.name) throw new Error(`class ${entry.className} lives in worker ${JSON.stringify(entry.scriptName)} (script_name), which is not supported yet: loadProject runs only this worker's own Workflow classes`);
+      // Instances on disk: <state>/workflows/<name>/d1.sqlite3, resumed when the project starts again.
+      return workflow({ className: entry.className, name: entry.name, ...(state ? { dir: path.join(state, "workflows", safeName(entry.name)) } : {}) });
+    },
+  },
 };
 
 /**
