@@ -12,9 +12,14 @@
 //!
 //! The in-memory store keeps at most [`MEMORY_LIMIT_BYTES`], dropping the oldest entries first.
 //!
+//! Compiling through it ([`compile_cached`], then [`remember`] once the code has run) is here
+//! too, shared by `script.rs` (the user's script) and `modules.rs` (modules and wrappers).
+//!
 //! V8 ties cached data to the snapshot the isolate came from, so disk entries serve later
 //! processes because the startup snapshot is kept in the same directory (see `snapshot.rs`).
 
+use super::errors::describe_compile_error;
+use super::types::JsErrorInfo;
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -187,5 +192,50 @@ pub(crate) fn write_atomically(file: &Path, parts: &[u8]) {
   let written = file.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| std::fs::write(&temporary, parts));
   if written.and_then(|_| std::fs::rename(&temporary, file)).is_err() {
     let _ = std::fs::remove_file(&temporary);
+  }
+}
+
+/// A compiled script or module and its code-cache entry, when caching is on.
+pub(crate) struct Compiled<'s, T> {
+  pub value: v8::Local<'s, T>,
+  pub cache: Option<Entry>,
+  /// The entry was used (so there is nothing to store afterwards).
+  pub cache_hit: bool,
+}
+
+/// Compiles with the cached data for `entry` when there is some; says whether it was used.
+pub(crate) fn compile_cached<'s, T>(
+  scope: &mut v8::PinScope<'s, '_>,
+  code: v8::Local<'s, v8::String>,
+  origin: &v8::ScriptOrigin<'s>,
+  entry: Option<Entry>,
+  compile: impl FnOnce(&mut v8::PinScope<'s, '_>, &mut v8::script_compiler::Source, v8::script_compiler::CompileOptions) -> Option<v8::Local<'s, T>>,
+) -> Result<Compiled<'s, T>, JsErrorInfo> {
+  let data = entry.as_ref().and_then(Entry::lookup);
+  let (mut source, options) = match &data {
+    Some(bytes) => (
+      v8::script_compiler::Source::new_with_cached_data(code, Some(origin), v8::script_compiler::CachedData::new(bytes)),
+      v8::script_compiler::CompileOptions::ConsumeCodeCache,
+    ),
+    None => (v8::script_compiler::Source::new(code, Some(origin)), v8::script_compiler::CompileOptions::NoCompileOptions),
+  };
+  v8::tc_scope!(let tc, scope);
+  let value = compile(tc, &mut source, options).ok_or_else(|| describe_compile_error(tc))?;
+  let rejected = data.is_some() && source.get_cached_data().is_some_and(|c| c.rejected());
+  if rejected {
+    if let Some(entry) = &entry {
+      entry.reject();
+    }
+  }
+  Ok(Compiled { value, cache: entry, cache_hit: data.is_some() && !rejected })
+}
+
+/// Stores a code cache entry for a script that loaded without one.
+pub(crate) fn remember<T>(compiled: &Compiled<T>, make: impl FnOnce() -> Option<v8::UniqueRef<v8::CachedData<'static>>>) {
+  if compiled.cache_hit {
+    return;
+  }
+  if let (Some(entry), Some(data)) = (&compiled.cache, make()) {
+    entry.store(data.to_vec());
   }
 }

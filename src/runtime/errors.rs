@@ -62,3 +62,17 @@ pub fn describe_compile_error(tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8
   }
   info
 }
+
+/// The exception a `TryCatch` caught, or a termination notice.
+pub fn thrown(tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>) -> JsErrorInfo {
+  if tc.has_terminated() {
+    return JsErrorInfo::new("Error", "script execution was terminated");
+  }
+  match tc.exception() {
+    Some(exception) => {
+      let message = tc.message();
+      describe_exception(tc, exception, message)
+    }
+    None => JsErrorInfo::new("Error", "the script failed without an exception"),
+  }
+}

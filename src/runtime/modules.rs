@@ -8,7 +8,6 @@
 //! are URLs instead (`module_urls.rs`).
 
 use super::code_cache;
-use super::script;
 use super::ops;
 use super::module_loader;
 use super::module_urls;
@@ -104,7 +103,7 @@ pub(crate) fn compile_script_cached<'s>(scope: &mut v8::PinScope<'s, '_>, resour
   let code = v8::String::new(scope, source)?;
   let name = ops::new_string(scope, resource);
   let origin = v8::ScriptOrigin::new(scope, name.into(), 0, 0, false, 0, None, false, false, false, None);
-  let mut compiled = script::compile_cached(scope, code, &origin, Some(entry), |scope, source, options| {
+  let mut compiled = code_cache::compile_cached(scope, code, &origin, Some(entry), |scope, source, options| {
     v8::script_compiler::compile(scope, source, options, v8::script_compiler::NoCacheReason::NoReason)
   })
   .ok()?;
@@ -448,7 +447,7 @@ fn compile_source<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, 
         let r = registry.borrow();
         r.code_cache.then(|| code_cache::Entry::new("module", code_cache::SourceDigest::new(&resource_name, &text), r.code_cache_dir.as_deref()))
       };
-      let outcome = script::compile_cached(scope, code, &origin, entry, |scope, source, options| {
+      let outcome = code_cache::compile_cached(scope, code, &origin, entry, |scope, source, options| {
         v8::script_compiler::compile_module2(scope, source, options, v8::script_compiler::NoCacheReason::NoReason)
       });
       match outcome {

@@ -2,7 +2,8 @@
 //! traces (through the code cache, see `code_cache.rs`), and evaluation. Errors come back as [`JsErrorInfo`] with file, line and column.
 
 use super::code_cache;
-use super::errors::{describe_compile_error, describe_exception};
+use super::code_cache::{compile_cached, remember, Compiled};
+use super::errors::{describe_exception, thrown};
 use super::modules::{self, RegistryRef};
 use super::types::{JsErrorInfo, ScriptFormat};
 
@@ -21,14 +22,6 @@ fn source_string<'s>(scope: &mut v8::PinScope<'s, '_>, source: &str) -> Result<v
   v8::String::new(scope, source).ok_or_else(|| JsErrorInfo::new("RangeError", "the script is larger than V8's maximum string length"))
 }
 
-/// A compiled script or module and its code-cache entry, when caching is on.
-pub(crate) struct Compiled<'s, T> {
-  pub value: v8::Local<'s, T>,
-  pub cache: Option<code_cache::Entry>,
-  /// The entry was used (so there is nothing to store afterwards).
-  pub cache_hit: bool,
-}
-
 /// Where a script's code cache is kept, if anywhere.
 #[derive(Clone, Copy)]
 pub enum CacheUse<'a> {
@@ -36,33 +29,6 @@ pub enum CacheUse<'a> {
   /// In this process's memory, and in the directory when there is one; entries are found by
   /// the script's digest, made once per worker.
   On(code_cache::SourceDigest, Option<&'a std::path::Path>),
-}
-
-/// Compiles with the cached data for `entry` when there is some; says whether it was used.
-pub(crate) fn compile_cached<'s, T>(
-  scope: &mut v8::PinScope<'s, '_>,
-  code: v8::Local<'s, v8::String>,
-  origin: &v8::ScriptOrigin<'s>,
-  entry: Option<code_cache::Entry>,
-  compile: impl FnOnce(&mut v8::PinScope<'s, '_>, &mut v8::script_compiler::Source, v8::script_compiler::CompileOptions) -> Option<v8::Local<'s, T>>,
-) -> Result<Compiled<'s, T>, JsErrorInfo> {
-  let data = entry.as_ref().and_then(code_cache::Entry::lookup);
-  let (mut source, options) = match &data {
-    Some(bytes) => (
-      v8::script_compiler::Source::new_with_cached_data(code, Some(origin), v8::script_compiler::CachedData::new(bytes)),
-      v8::script_compiler::CompileOptions::ConsumeCodeCache,
-    ),
-    None => (v8::script_compiler::Source::new(code, Some(origin)), v8::script_compiler::CompileOptions::NoCompileOptions),
-  };
-  v8::tc_scope!(let tc, scope);
-  let value = compile(tc, &mut source, options).ok_or_else(|| describe_compile_error(tc))?;
-  let rejected = data.is_some() && source.get_cached_data().is_some_and(|c| c.rejected());
-  if rejected {
-    if let Some(entry) = &entry {
-      entry.reject();
-    }
-  }
-  Ok(Compiled { value, cache: entry, cache_hit: data.is_some() && !rejected })
 }
 
 fn compile_module<'s>(
@@ -97,16 +63,6 @@ fn compile_classic<'s>(
   compile_cached(scope, code, &origin, entry, |scope, source, options| {
     v8::script_compiler::compile(scope, source, options, v8::script_compiler::NoCacheReason::NoReason)
   })
-}
-
-/// Stores a code cache entry for a script that loaded without one.
-pub(crate) fn remember<T>(compiled: &Compiled<T>, make: impl FnOnce() -> Option<v8::UniqueRef<v8::CachedData<'static>>>) {
-  if compiled.cache_hit {
-    return;
-  }
-  if let (Some(entry), Some(data)) = (&compiled.cache, make()) {
-    entry.store(data.to_vec());
-  }
 }
 
 fn module_has_exports(scope: &mut v8::PinScope, module: v8::Local<v8::Module>) -> bool {
@@ -199,18 +155,4 @@ fn evaluate_module<'s>(
   }
   let namespace = module.get_module_namespace();
   Ok(namespace.to_object(tc).expect("module namespace object"))
-}
-
-/// The exception a `TryCatch` caught, or a termination notice.
-pub fn thrown(tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>) -> JsErrorInfo {
-  if tc.has_terminated() {
-    return JsErrorInfo::new("Error", "script execution was terminated");
-  }
-  match tc.exception() {
-    Some(exception) => {
-      let message = tc.message();
-      describe_exception(tc, exception, message)
-    }
-    None => JsErrorInfo::new("Error", "the script failed without an exception"),
-  }
 }

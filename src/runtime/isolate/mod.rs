@@ -8,7 +8,7 @@
 
 use super::allocator;
 use super::code_cache;
-use super::errors::describe_exception;
+use super::errors::{describe_exception, thrown};
 use super::monitor::{Monitor, StopReason};
 use super::modules;
 use super::messages::{CallbackMessage, DispatchReply, Event, IsolateMessage, ScheduledReply, SchedulerMessage, SettledReply};
@@ -16,7 +16,7 @@ use super::ops;
 use super::platform;
 use super::scheduler::{Answerers, Scheduler};
 use super::store::Clock;
-use super::script::{self, thrown};
+use super::script;
 use super::snapshot;
 use super::types::{Body, HostCall, BODY_BINDING, Isolation, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ScheduledEvent, ScriptFormat, WorkerError};
 use super::options::WorkerOptions;

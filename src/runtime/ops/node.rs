@@ -4,7 +4,7 @@
 
 use super::{arg_string, new_string, throw_type_error, OpFn};
 use crate::runtime::isolate::{NODE_MODULES, VENDOR_FILES, VENDOR_MAINS};
-use crate::runtime::script::thrown;
+use crate::runtime::errors::thrown;
 use v8::MapFnTo;
 
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
