@@ -288,6 +288,12 @@ async function callService(definition, method, args, bytes, dispatch, caller) {
   // A binding of the worker to itself (selfService()): the caller is the worker it names.
   const handler = definition.handler === SELF ? caller : definition.handler;
   if (method === "rpc") return rpc.callService(handler, definition.entrypoint, caller, args, bytes);
+  // service_binding_extra_handlers: `env.SVC.scheduled(options)` runs the bound worker's handler.
+  if (method === "scheduled") {
+    if (!rpc.isWorker(handler)) throw new TypeError("scheduled(): this service binding's handler is not a workerbox worker, so it has no scheduled() handler to run");
+    const result = await dispatch(handler, { type: "scheduled", cron: args.cron, scheduledTime: args.scheduledTime });
+    return { json: JSON.stringify({ outcome: result.outcome, noRetry: result.noRetry }) };
+  }
   if (method !== "fetch") throw new TypeError(`unknown service binding operation "${method}"`);
   if (definition.entrypoint !== undefined) return rpc.fetchInto(handler, { entrypoint: definition.entrypoint }, args, bytes, caller);
   if (typeof handler !== "function" && typeof handler.dispatch !== "function" && typeof handler.fetch !== "function") {
@@ -306,6 +312,11 @@ async function callService(definition, method, args, bytes, dispatch, caller) {
     for (const [name, value] of response.headers) flat.push(name, value);
     const webSocket = require("./websocket.js").relayHostSocket(caller, response.webSocket);
     return { json: JSON.stringify({ status: 101, statusText: response.statusText, headers: flat, webSocket }), bytes: null };
+  }
+  // A Response of another fetch implementation (Miniflare's, undici's own copy): its parts.
+  if (!(response instanceof Response) && response !== null && typeof response === "object" && typeof response.status === "number" && typeof response.arrayBuffer === "function" && response.headers) {
+    const body = response.body === null || response.status === 204 || response.status === 304 ? null : await response.arrayBuffer();
+    response = new Response(body, { status: response.status, statusText: response.statusText, headers: [...response.headers] });
   }
   if (!(response instanceof Response)) throw new TypeError(`the service handler must return a Response, got ${response === null ? "null" : typeof response}`);
   const flat = [];

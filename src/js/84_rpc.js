@@ -287,7 +287,15 @@ async function send(target, path, kind, args) {
       ? await internals.hostCall("#rpc", "call", { ...call, stub: target.stub }, bytes)
       : await internals.hostCall(target.binding, "rpc", { ...call, object: target.object, name: target.name }, bytes);
   if (answer.error) throw remoteError(answer.error);
-  return payload === null ? undefined : unmarshal(payload, answer.stubs ?? []);
+  if (payload === null) return undefined;
+  const created = [];
+  const result = unmarshal(payload, answer.stubs ?? [], created);
+  // An object result gets a disposer of the stubs in it (`using result = await stub.method()`),
+  // as workerd adds one.
+  if (result !== null && typeof result === "object" && !Object.hasOwn(result, Symbol.dispose) && Object.isExtensible(result)) {
+    Object.defineProperty(result, Symbol.dispose, { value: () => created.forEach((stub) => stub[Symbol.dispose]()), writable: true, configurable: true });
+  }
+  return result;
 }
 
 /**
@@ -369,6 +377,15 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
           const member = fetcher[name];
           return typeof member === "function" ? member.bind(fetcher) : member;
         }
+        // service_binding_extra_handlers (experimental): a service binding's scheduled(options)
+        // runs the bound worker's scheduled() handler and resolves to { outcome, noRetry }.
+        if (fetcher !== null && name === "scheduled" && target.binding !== undefined && internals.compat?.enabled.includes("service_binding_extra_handlers")) {
+          return async (options = {}) => {
+            const time = options?.scheduledTime instanceof Date ? options.scheduledTime.getTime() : Number(options?.scheduledTime ?? Date.now());
+            const [answer] = await internals.hostCall(target.binding, "scheduled", { cron: String(options?.cron ?? ""), scheduledTime: time });
+            return answer;
+          };
+        }
         if (fetcher !== null && FETCH_SHORTCUTS.has(name) && !internals.feature("fetcher_no_get_put_delete")) {
           return fetchShortcut(fetcher, FETCH_SHORTCUTS.get(name));
         }
@@ -399,10 +416,13 @@ const HIDDEN = new Set(["constructor", "__proto__", "__defineGetter__", "__defin
 function rpcMember(receiver, name, classy) {
   if (typeof name !== "string" || HIDDEN.has(name) || name in Object.prototype) return undefined;
   if (classy) {
-    // Instance fields of an entrypoint or RpcTarget stay private; its class's members are public.
+    // Instance fields of an entrypoint or RpcTarget stay private, also one shadowing a class
+    // member (workerd fails the lookup); its class's members are public, read through the
+    // receiver itself (a constructor that returns a Proxy gets its traps, as in workerd).
+    if (Object.hasOwn(receiver, name)) return undefined;
     let proto = Object.getPrototypeOf(receiver);
     while (proto !== null && proto !== Object.prototype && proto !== RpcTarget.prototype && proto !== WorkerEntrypoint.prototype) {
-      if (Object.hasOwn(proto, name)) return Reflect.get(proto, name, receiver);
+      if (Object.hasOwn(proto, name)) return receiver[name];
       proto = Object.getPrototypeOf(proto);
     }
     return undefined;
@@ -424,7 +444,8 @@ async function invoke(root, path, kind, args) {
   }
   const last = path[path.length - 1];
   const member = rpcMember(receiver, last, isClassy(receiver));
-  if (kind === "get") return member;
+  // A property that reads as undefined fails as a missing method does, as in workerd.
+  if (kind === "get" && member !== undefined) return member;
   if (typeof member !== "function") throw new TypeError(`The RPC receiver does not implement the method "${last}".`);
   return Reflect.apply(member, receiver, args);
 }

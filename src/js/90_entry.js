@@ -339,7 +339,8 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
     if (exported === undefined) {
       throw new TypeError("The worker module has no default export; expected `export default { fetch(request, env, ctx) { … } }`.");
     }
-    if (exported === null || (typeof exported.fetch !== "function" && typeof exported.scheduled !== "function" && typeof exported.queue !== "function")) {
+    // A tail worker's (tail(), trace()) and an email worker's handlers count too, as in workerd.
+    if (exported === null || !["fetch", "scheduled", "queue", "tail", "trace", "email"].some((name) => typeof exported[name] === "function")) {
       throw new TypeError(`The worker module's default export has no fetch(), scheduled() or queue() handler (it is ${describeValue(exported)}); expected \`export default { fetch(request, env, ctx) { … } }\`.`);
     }
     handler = exported;
