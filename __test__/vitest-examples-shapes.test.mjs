@@ -186,3 +186,52 @@ test("Miniflare's binding options (array and object forms) make bindings; queueC
   assert.notEqual(refused.code, 0);
   assert.match(refused.output, /analyticsEngineDatasets is not supported by workerbox\/vitest/);
 });
+
+test("ratelimits (shared by namespace_id, cleared by reset()), a Durable Object declared only in `exports`, an auxiliary worker's scheduled() through a service binding, a tail-only auxiliary worker", async (t) => {
+  const options = `{ miniflare: { compatibilityFlags: ["service_binding_extra_handlers"], serviceBindings: { AUX: "aux" }, workers: [
+    { name: "aux", modules: true, script: "export default { async scheduled(controller) { if (controller.cron === 'fail') throw new Error('no'); } };", compatibilityDate: "2024-01-01" },
+    { name: "tail", modules: [{ path: "index.js", type: "ESModule", contents: "export default { tail() {} };" }], compatibilityDate: "2024-01-01" },
+  ] } }`;
+  const dir = makeProject(t, {
+    "wrangler.jsonc": JSON.stringify({
+      name: "more",
+      main: "src/index.js",
+      compatibility_date: "2026-01-01",
+      ratelimits: [{ name: "RL", namespace_id: "1", simple: { limit: 2, period: 60 } }, { name: "RL_ALIAS", namespace_id: "1", simple: { limit: 2, period: 60 } }],
+      exports: { Unbound: { type: "durable-object", storage: "sqlite" } },
+    }),
+    "src/index.js": [
+      `import { DurableObject } from "cloudflare:workers";`,
+      `class Unbound extends DurableObject { hi() { return "unbound"; } }`,
+      // Exported in a way the source guess cannot see: only the configuration names it.
+      `const names = { Unbound };`,
+      `export const { Unbound: UnboundExport } = names;`,
+      `export { Unbound };`,
+      `export default { fetch() { return new Response("ok"); } };`,
+    ].join("\n"),
+    "vitest.config.mjs": config(options),
+    "test/more.test.js": [
+      `import { reset } from "cloudflare:test";`,
+      `import { env, exports } from "cloudflare:workers";`,
+      `import { it, expect } from "vitest";`,
+      `it("rate limiters", async () => {`,
+      `  expect((await env.RL.limit({ key: "k" })).success).toBe(true);`,
+      `  expect((await env.RL_ALIAS.limit({ key: "k" })).success).toBe(true);`,
+      `  expect((await env.RL.limit({ key: "k" })).success).toBe(false);`,
+      `  expect((await env.RL.limit({ key: "other" })).success).toBe(true);`,
+      `  await reset();`,
+      `  expect((await env.RL.limit({ key: "k" })).success).toBe(true);`,
+      `});`,
+      `it("a class declared in exports", async () => {`,
+      `  expect(await exports.Unbound.get(exports.Unbound.idFromName("a")).hi()).toBe("unbound");`,
+      `});`,
+      `it("scheduled() through a service binding", async () => {`,
+      `  expect(await env.AUX.scheduled({ cron: "* * * * *", scheduledTime: new Date(1000) })).toEqual({ outcome: "ok", noRetry: false });`,
+      `  expect((await env.AUX.scheduled({ cron: "fail" })).outcome).toBe("exception");`,
+      `});`,
+    ].join("\n"),
+  });
+  const { code, report, output } = await runVitest(dir);
+  assert.equal(code, 0, output);
+  assert.equal(report.numPassedTests, 3, output);
+});

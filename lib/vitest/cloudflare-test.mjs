@@ -283,8 +283,9 @@ async function clearD1(db) {
   await db.batch([db.prepare("PRAGMA foreign_keys = OFF"), ...results.map(({ name }) => db.prepare(`DROP TABLE "${String(name).replace(/"/g, '""')}"`))]);
 }
 
-/** Deletes the data of every binding: KV, R2, D1 (its tables) and Durable Objects (their storage). */
+/** Deletes the data of every binding: KV, R2, D1 (its tables), Durable Objects (their storage), rate limiters. */
 export async function reset() {
+  await hostCall("/reset", {});
   for (const [name, value] of Object.entries(env)) {
     const tag = Object.prototype.toString.call(value);
     if (tag === "[object KvNamespace]" || tag === "[object KVNamespace]") await clearKV(value);

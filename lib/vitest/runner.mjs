@@ -247,33 +247,58 @@ async function extraHandler(name, ...args) {
     return { outcome: "exception", retryBatch: { retry: false }, ackAll: false, retryMessages: [], explicitAcks: [] };
   }
 }
-/** A method of the Runner that forwards RPC call `key` to the main module's entrypoint. */
-function forwarder(key) {
-  return async function (...args) {
-    const entry = (await importMain()).default;
-    if (typeof entry !== "function") throw new TypeError(`The RPC receiver does not implement the method "${key}".`);
-    const instance = new entry(this.ctx, this.env);
-    if (typeof instance[key] !== "function") throw new TypeError(`The RPC receiver does not implement the method "${key}".`);
-    return instance[key](...args);
-  };
+/**
+ * Member `key` of a new instance of the main module's default entrypoint, as Cloudflare's pool
+ * reads it for `exports.default`: class members only, with its messages for an instance field and
+ * for a name the class lacks.
+ */
+async function mainMember(runner, key) {
+  const entry = (await importMain()).default;
+  if (typeof entry !== "function") throw new TypeError(`The RPC receiver does not implement the method "${key}".`);
+  const instance = new entry(runner.ctx, runner.env);
+  for (let proto = Object.getPrototypeOf(instance); proto !== null && proto !== Object.prototype && proto !== WorkerEntrypoint.prototype; proto = Object.getPrototypeOf(proto)) {
+    if (Object.hasOwn(proto, key)) return { instance, value: instance[key] };
+  }
+  if (Object.hasOwn(instance, key)) {
+    throw new TypeError(
+      `The RPC receiver's prototype does not implement "${key}", but the receiver instance does.\n` +
+        "Only properties and methods defined on the prototype can be accessed over RPC.\n" +
+        `Ensure properties are declared like \`get ${key}() { ... }\` instead of \`${key} = ...\`,\n` +
+        `and methods are declared like \`${key}() { ... }\` instead of \`${key} = () => { ... }\`.`,
+    );
+  }
+  throw new TypeError(`The RPC receiver does not implement "${key}".`);
 }
-const forwarders = new Map();
+
+/**
+ * What the Runner answers for RPC member `key` (of the Runner instance `runner`): a function that
+ * calls the main module's method, and that is also a thenable resolving to the member's value, so
+ * that both `await exports.default.method()` and `await exports.default.property` reach the
+ * main module's entrypoint (the runtime calls the one, and resolves the other).
+ */
+function forwarder(runner, key) {
+  const call = async (...args) => {
+    const { instance, value } = await mainMember(runner, key);
+    if (typeof value !== "function") throw new TypeError(`The RPC receiver does not implement the method "${key}".`);
+    return value.apply(instance, args);
+  };
+  call.then = (resolve, reject) => mainMember(runner, key).then(({ value }) => value).then(resolve, reject);
+  return call;
+}
 const forwarded = (key) => typeof key === "string" && !NOT_RPC.has(key);
 
-// Unknown members of the Runner's prototype are forwarders: the runtime reads RPC methods from
-// the prototype chain (own properties of each prototype), so the proxy answers both reads.
+// Unknown members of the Runner's prototype are forwarders: the runtime finds RPC members on the
+// prototype chain (own properties of each prototype), then reads them through the instance.
 Object.setPrototypeOf(
   Runner.prototype,
   new Proxy(Object.create(WorkerEntrypoint.prototype), {
     get(target, key, receiver) {
-      if (!forwarded(key) || key in target) return Reflect.get(target, key, receiver);
-      if (!forwarders.has(key)) forwarders.set(key, forwarder(key));
-      return forwarders.get(key);
+      if (!forwarded(key) || key in target || !(receiver instanceof Runner)) return Reflect.get(target, key, receiver);
+      return forwarder(receiver, key);
     },
     getOwnPropertyDescriptor(target, key) {
       if (!forwarded(key) || key in target) return Reflect.getOwnPropertyDescriptor(target, key);
-      if (!forwarders.has(key)) forwarders.set(key, forwarder(key));
-      return { value: forwarders.get(key), writable: false, enumerable: false, configurable: true };
+      return { value: undefined, writable: false, enumerable: false, configurable: true };
     },
   }),
 );

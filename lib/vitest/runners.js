@@ -11,6 +11,7 @@ const { createLoader, resolveBare } = require("./loader.js");
 const { startAuxiliaryWorkers } = require("./auxiliary.js");
 const { guessExports } = require("./exports.js");
 const { addMiniflareBindings } = require("./miniflare-options.js");
+const { makeRateLimiters } = require("./ratelimits.js");
 
 const RUNNER = path.join(__dirname, "runner.mjs");
 /** Node's globals for the runner's own modules (see lib/vitest/loader.js). */
@@ -27,11 +28,15 @@ const HOST_BINDING = "__WORKERBOX_VITEST_HOST";
  * The runner's way back to Node (a service binding): snapshot files, and test files that inline
  * snapshots rewrite, are read and written here — only under the project's root.
  */
-function hostService(root, bindings) {
+function hostService(root, bindings, reset) {
   const fsp = fs.promises;
   return async (request) => {
     const url = new URL(request.url);
     if (url.pathname.startsWith("/durable/")) return durableCall(url, bindings);
+    if (url.pathname === "/reset") {
+      reset();
+      return Response.json(true);
+    }
     const file = path.resolve(url.searchParams.get("path") ?? "");
     if (url.pathname !== "/snapshot" || (file !== root && !file.startsWith(root + path.sep))) {
       return new Response(`not a path under the project root: ${file}`, { status: 403 });
@@ -83,6 +88,8 @@ async function projectSettings(options, root, warn, log) {
   /** The worker's own Durable Object classes (bindings and migrations): ctx.exports namespaces. */
   const durableClasses = new Set();
   let selfName = extra.name;
+  /** What cloudflare:test's reset() clears in Node (rate limiters). */
+  const resetters = [];
   /** Queues by name: a miniflare.queueProducers binding to a queue of the wrangler file shares it. */
   const queues = new Map();
   let main = options.main ? mainFile(options.main, path.resolve(root, options.main), root, "cloudflareTest({ main })") : undefined;
@@ -104,6 +111,12 @@ async function projectSettings(options, root, warn, log) {
     }
     for (const object of project.config.bindings?.durableObjects ?? []) if (!object.scriptName) durableClasses.add(object.className);
     for (const m of project.config.migrations ?? []) for (const name of [...m.newClasses, ...m.newSqliteClasses, ...m.renamedClasses.map((r) => r.to)]) durableClasses.add(name);
+    const raw = rawConfig(configPath);
+    for (const name of declaredDurableExports(raw)) durableClasses.add(name);
+    // Rate limiters (`ratelimits`), counted in Node; cloudflare:test's reset() clears them.
+    const limiters = makeRateLimiters(raw.ratelimits, require("../../index.js"));
+    Object.assign(bindings, limiters.bindings);
+    resetters.push(limiters.reset);
     if (project.config.main !== undefined) main ??= mainFile(project.config.main, project.config.mainFile, root, `${path.basename(configPath)}: main`);
   }
   if (options.remoteBindings) warn("remoteBindings is ignored: workerbox runs every binding locally");
@@ -117,7 +130,7 @@ async function projectSettings(options, root, warn, log) {
   // (which Cloudflare's pool uses) joins arrays.
   compatibilityFlags = [...new Set([...compatibilityFlags, ...(extra.compatibilityFlags ?? [])])];
   const outbound = typeof extra.outboundService === "function" ? extra.outboundService : undefined;
-  return { bindings, compatibilityDate, compatibilityFlags, main, outbound, auxiliary, durableClasses: [...durableClasses] };
+  return { bindings, compatibilityDate, compatibilityFlags, main, outbound, auxiliary, durableClasses: [...durableClasses], reset: () => resetters.forEach((reset) => reset()) };
 }
 
 /**
@@ -135,6 +148,21 @@ async function loadTestProject(configPath, options, extra, auxiliary) {
     for (const key of ["maxBatchSize", "maxBatchTimeout", "maxRetries", "retryDelay", "deadLetterQueue"]) if (override[key] !== undefined) consumer[key] = override[key];
   }
   return projectFromConfig(config, { persistTo: false, build: false, migrate: false, services: auxiliary.services });
+}
+
+/** The wrangler file as written (for keys lib/project does not read), or {}. */
+function rawConfig(configPath) {
+  try {
+    const text = fs.readFileSync(configPath, "utf8");
+    return (configPath.endsWith(".toml") ? require("smol-toml").parse(text) : require("jsonc-parser").parse(text)) ?? {};
+  } catch {
+    return {};
+  }
+}
+
+/** Classes the wrangler file's declarative `exports` table names as Durable Objects. */
+function declaredDurableExports(raw) {
+  return Object.entries(raw.exports ?? {}).filter(([, value]) => value?.type === "durable-object").map(([name]) => name);
 }
 
 /**
@@ -182,7 +210,7 @@ async function startRunner(project, options, distPath) {
       allowEval: true,
       trustLoadedModules: true,
       unsafeExperimental: true,
-      bindings: { ...settings.bindings, [HOST_BINDING]: service(hostService(path.resolve(root), settings.bindings)), __WORKERBOX_VITEST_TOKEN: token },
+      bindings: { ...settings.bindings, [HOST_BINDING]: service(hostService(path.resolve(root), settings.bindings, settings.reset)), __WORKERBOX_VITEST_TOKEN: token },
       compatibilityDate: settings.compatibilityDate,
       compatibilityFlags: settings.compatibilityFlags,
       ...(settings.outbound ? { outbound: settings.outbound } : {}),
