@@ -235,3 +235,23 @@ test("ratelimits (shared by namespace_id, cleared by reset()), a Durable Object 
   assert.equal(code, 0, output);
   assert.equal(report.numPassedTests, 3, output);
 });
+
+test("a wrangler file with neither main nor assets: tests run with its bindings; a function in miniflare.serviceBindings answers", async (t) => {
+  const dir = makeProject(t, {
+    "wrangler.jsonc": JSON.stringify({ name: "nomain", compatibility_date: "2026-01-01", vars: { V: "x" } }),
+    "vitest.config.mjs": `import { cloudflareTest } from "workerbox/vitest";\nexport default { plugins: [cloudflareTest({ miniflare: { kvNamespaces: ["KV"], serviceBindings: { ASSETS(request) { return new Response("assets:" + new URL(request.url).pathname); } } } })] };\n`,
+    "test/nomain.test.js": [
+      `import { env } from "cloudflare:workers";`,
+      `import { it, expect } from "vitest";`,
+      `it("bindings without a worker", async () => {`,
+      `  expect(env.V).toBe("x");`,
+      `  await env.KV.put("a", "b");`,
+      `  expect(await env.KV.get("a")).toBe("b");`,
+      `  expect(await (await env.ASSETS.fetch("http://x/y")).text()).toBe("assets:/y");`,
+      `});`,
+    ].join("\n"),
+  });
+  const { code, report, output } = await runVitest(dir);
+  assert.equal(code, 0, output);
+  assert.equal(report.numPassedTests, 1, output);
+});

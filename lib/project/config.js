@@ -321,7 +321,8 @@ function normalise(c, raw, base, envName) {
     const binding = checkBindingName(c, entry, "binding", kp, seen);
     const id = c.string(entry, "id", kp);
     const previewId = c.string(entry, "preview_id", kp);
-    return binding && { binding, id: previewId ?? id ?? binding };
+    // localId: the namespace wrangler dev keeps locally (its `id`, else the binding name).
+    return binding && { binding, id: previewId ?? id ?? binding, localId: id ?? binding };
   });
   out.bindings.r2 = c.tables(raw.r2_buckets, at("r2_buckets"), (entry, kp) => {
     c.known(entry, kp, ["binding", "bucket_name", "preview_bucket_name", "jurisdiction", "remote"]);
@@ -329,7 +330,8 @@ function normalise(c, raw, base, envName) {
     const bucket = c.string(entry, "bucket_name", kp);
     const preview = c.string(entry, "preview_bucket_name", kp);
     c.string(entry, "jurisdiction", kp);
-    return binding && { binding, bucket: preview ?? bucket ?? binding };
+    // localBucket: the bucket wrangler dev keeps locally (bucket_name, else the binding name).
+    return binding && { binding, bucket: preview ?? bucket ?? binding, localBucket: bucket ?? binding };
   });
   out.bindings.d1 = c.tables(raw.d1_databases, at("d1_databases"), (entry, kp) => {
     c.known(entry, kp, ["binding", "database_name", "database_id", "preview_database_id", "migrations_dir", "migrations_table", "remote"]);
@@ -338,7 +340,8 @@ function normalise(c, raw, base, envName) {
     const id = c.string(entry, "preview_database_id", kp) ?? c.string(entry, "database_id", kp);
     const migrationsDir = c.string(entry, "migrations_dir", kp) ?? "migrations";
     const migrationsTable = c.string(entry, "migrations_table", kp) ?? "d1_migrations";
-    return binding && { binding, databaseName: name ?? binding, databaseId: id ?? name ?? binding, migrationsDir: path.resolve(base.root, migrationsDir), migrationsTable };
+    // localId: the database wrangler keeps locally (preview_database_id, database_id, else the binding name).
+    return binding && { binding, databaseName: name ?? binding, databaseId: id ?? name ?? binding, localId: id ?? binding, migrationsDir: path.resolve(base.root, migrationsDir), migrationsTable };
   });
   if (raw.durable_objects !== undefined && c.type(raw.durable_objects, at("durable_objects"), "table")) {
     c.known(raw.durable_objects, at("durable_objects"), ["bindings"]);
@@ -602,9 +605,10 @@ function pruneBuildOutput(raw) {
  * follow `.wrangler/deploy/config.json` to the configuration a build wrote, as wrangler does).
  * Throws a ConfigError naming file, key and line of every problem; returns the normalised config
  * with `warnings`, `projectRoot` (the user's config's folder, where state is kept) and, when
- * redirected, `redirectedFrom` (the user's config file).
+ * redirected, `redirectedFrom` (the user's config file). `requireWorker: false` accepts a
+ * configuration with neither `main` nor `assets`.
  */
-function readConfig(target, { env, redirect = true, requireMain = true } = {}) {
+function readConfig(target, { env, redirect = true, requireMain = true, requireWorker = true } = {}) {
   if (env !== undefined && (typeof env !== "string" || env === "")) throw new TypeError("readConfig: options.env must be an environment name");
   const found = findConfig(target);
   const userFile = found.file;
@@ -635,7 +639,8 @@ function readConfig(target, { env, redirect = true, requireMain = true } = {}) {
   for (const other of others) c.warn([], `${path.basename(other)} is also present and is ignored (${path.basename(file)} takes precedence)`);
   const { merged, own } = applyEnv(c, raw, env);
   const config = normalise(c, merged, { root, own }, env);
-  if (config.main === undefined && config.assets === undefined) c.error(["main"], "is required (the worker's entry module), unless the project serves only assets");
+  // requireWorker: false (workerbox/vitest: tests may use only the bindings) accepts neither.
+  if (config.main === undefined && config.assets === undefined && requireWorker) c.error(["main"], "is required (the worker's entry module), unless the project serves only assets");
   let mainFile;
   if (config.main !== undefined) {
     mainFile = path.resolve(root, config.main);

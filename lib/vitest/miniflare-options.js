@@ -61,7 +61,7 @@ function addMiniflareBindings(bindings, options, { where, api, services = () => 
     bindings[name] = queues.get(queueName);
   }
   for (const [name, target] of Object.entries(options.serviceBindings ?? {})) {
-    const serviceName = typeof target === "string" ? target : typeof target?.name === "string" ? target.name : undefined;
+    const serviceName = typeof target === "string" ? target : target !== null && typeof target === "object" && typeof target.name === "string" ? target.name : undefined;
     const entrypoint = typeof target === "object" && target !== null ? target.entrypoint : undefined;
     if (serviceName !== undefined && serviceName === selfName && selfService) {
       bindings[name] = selfService(entrypoint);

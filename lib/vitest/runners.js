@@ -140,7 +140,7 @@ async function projectSettings(options, root, warn, log) {
 async function loadTestProject(configPath, options, extra, auxiliary) {
   const { readConfig } = require("../project/config.js");
   const { projectFromConfig } = require("../project/load.js");
-  const config = readConfig(configPath, { env: options.wrangler?.environment, requireMain: false });
+  const config = readConfig(configPath, { env: options.wrangler?.environment, requireMain: false, requireWorker: false });
   const overrides = Array.isArray(extra.queueConsumers) ? {} : (extra.queueConsumers ?? {});
   for (const consumer of config.bindings.queues.consumers) {
     const override = overrides[consumer.queue];
