@@ -187,7 +187,7 @@ test("Miniflare's binding options (array and object forms) make bindings; queueC
   assert.match(refused.output, /analyticsEngineDatasets is not supported by workerbox\/vitest/);
 });
 
-test("ratelimits (shared by namespace_id, cleared by reset()), a Durable Object declared only in `exports`, an auxiliary worker's scheduled() through a service binding, a tail-only auxiliary worker", async (t) => {
+test("ratelimits (shared by namespace_id, cleared by reset()), pipelines, a Durable Object declared only in `exports`, an auxiliary worker's scheduled() through a service binding, a tail-only auxiliary worker", async (t) => {
   const options = `{ miniflare: { compatibilityFlags: ["service_binding_extra_handlers"], serviceBindings: { AUX: "aux" }, workers: [
     { name: "aux", modules: true, script: "export default { async scheduled(controller) { if (controller.cron === 'fail') throw new Error('no'); } };", compatibilityDate: "2024-01-01" },
     { name: "tail", modules: [{ path: "index.js", type: "ESModule", contents: "export default { tail() {} };" }], compatibilityDate: "2024-01-01" },
@@ -199,6 +199,7 @@ test("ratelimits (shared by namespace_id, cleared by reset()), a Durable Object 
       compatibility_date: "2026-01-01",
       ratelimits: [{ name: "RL", namespace_id: "1", simple: { limit: 2, period: 60 } }, { name: "RL_ALIAS", namespace_id: "1", simple: { limit: 2, period: 60 } }],
       exports: { Unbound: { type: "durable-object", storage: "sqlite" } },
+      pipelines: [{ binding: "PIPE", stream: "s" }],
     }),
     "src/index.js": [
       `import { DurableObject } from "cloudflare:workers";`,
@@ -222,6 +223,9 @@ test("ratelimits (shared by namespace_id, cleared by reset()), a Durable Object 
       `  await reset();`,
       `  expect((await env.RL.limit({ key: "k" })).success).toBe(true);`,
       `});`,
+      `it("a pipeline takes records", async () => {`,
+      `  expect(await env.PIPE.send([{ a: 1 }])).toBe(undefined);`,
+      `});`,
       `it("a class declared in exports", async () => {`,
       `  expect(await exports.Unbound.get(exports.Unbound.idFromName("a")).hi()).toBe("unbound");`,
       `});`,
@@ -233,7 +237,7 @@ test("ratelimits (shared by namespace_id, cleared by reset()), a Durable Object 
   });
   const { code, report, output } = await runVitest(dir);
   assert.equal(code, 0, output);
-  assert.equal(report.numPassedTests, 3, output);
+  assert.equal(report.numPassedTests, 4, output);
 });
 
 test("a wrangler file with neither main nor assets: tests run with its bindings; a function in miniflare.serviceBindings answers", async (t) => {

@@ -11,7 +11,7 @@ const { createLoader, resolveBare } = require("./loader.js");
 const { startAuxiliaryWorkers } = require("./auxiliary.js");
 const { guessExports } = require("./exports.js");
 const { addMiniflareBindings } = require("./miniflare-options.js");
-const { makeRateLimiters } = require("./ratelimits.js");
+const { makeRateLimiters, makePipelines } = require("./local-bindings.js");
 
 const RUNNER = path.join(__dirname, "runner.mjs");
 /** Node's globals for the runner's own modules (see lib/vitest/loader.js). */
@@ -115,7 +115,7 @@ async function projectSettings(options, root, warn, log) {
     for (const name of declaredDurableExports(raw)) durableClasses.add(name);
     // Rate limiters (`ratelimits`), counted in Node; cloudflare:test's reset() clears them.
     const limiters = makeRateLimiters(raw.ratelimits, require("../../index.js"));
-    Object.assign(bindings, limiters.bindings);
+    Object.assign(bindings, limiters.bindings, makePipelines(raw.pipelines, require("../../index.js")));
     resetters.push(limiters.reset);
     if (project.config.main !== undefined) main ??= mainFile(project.config.main, project.config.mainFile, root, `${path.basename(configPath)}: main`);
   }

@@ -1,8 +1,11 @@
-// Rate limiting bindings for the Vitest integration (wrangler's `ratelimits` entries:
+// Bindings of the Vitest integration that lib/project does not make, answered in Node as service
+// bindings to plain objects: rate limiters (wrangler's `ratelimits` entries:
 // `{ name, namespace_id, simple: { limit, period } }`): `env.NAME.limit({ key })` resolves to
 // `{ success }`, counting per key in fixed windows of `period` seconds, as workerd's local rate
-// limiter does. Bindings with the same namespace_id share their counters. Counters live in Node
-// for the runner's life; cloudflare:test's reset() clears them (through the pool's host binding).
+// limiter does; bindings with the same namespace_id share their counters, which live in Node for
+// the runner's life and which cloudflare:test's reset() clears (through the pool's host binding).
+// Pipelines (`pipelines` entries: `{ binding, stream/pipeline }`): `env.NAME.send(records)`
+// accepts an array of records and keeps nothing, as a local pipeline with no sink.
 "use strict";
 
 /** `{ bindings: { NAME: service }, reset() }` for the `ratelimits` entries of a wrangler file. */
@@ -36,4 +39,18 @@ function makeRateLimiters(entries, api) {
   return { bindings, reset: () => namespaces.forEach((counters) => counters.clear()) };
 }
 
-module.exports = { makeRateLimiters };
+/** `{ NAME: service }` for the `pipelines` entries of a wrangler file. */
+function makePipelines(entries, api) {
+  const bindings = {};
+  for (const entry of Array.isArray(entries) ? entries : []) {
+    if (typeof entry?.binding !== "string") throw new TypeError(`pipelines: each entry needs a binding (got ${JSON.stringify(entry)})`);
+    bindings[entry.binding] = api.service({
+      async send(records) {
+        if (!Array.isArray(records)) throw new TypeError("send(): records must be an array");
+      },
+    });
+  }
+  return bindings;
+}
+
+module.exports = { makeRateLimiters, makePipelines };
