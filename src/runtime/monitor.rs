@@ -34,7 +34,7 @@ impl StopReason {
 pub(crate) struct Monitor {
   handle: Mutex<Option<v8::IsolateHandle>>,
   /// The isolate thread's CPU clock, readable from other threads.
-  cpu_clock: OnceLock<libc::clockid_t>,
+  cpu_clock: OnceLock<ThreadCpuClock>,
   running: AtomicBool,
   /// Counts JS turns; lets the watchdog tell one long turn from many short ones.
   turn: AtomicU64,
@@ -80,20 +80,93 @@ fn since_base(at: Instant) -> u64 {
   at.saturating_duration_since(base()).as_nanos() as u64
 }
 
-/// Reads a CPU-time clock, in nanoseconds.
-fn read_clock(clock: libc::clockid_t) -> Option<u64> {
-  let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-  // SAFETY: `ts` is a valid out-pointer; an invalid clock id only makes the call fail.
-  let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
-  (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+/// One thread's CPU time (user + system), readable from any thread of the process: the
+/// watchdog reads the isolate thread's clock from its own thread.
+struct ThreadCpuClock {
+  #[cfg(all(unix, not(target_vendor = "apple")))]
+  clock: libc::clockid_t,
+  /// The thread's Mach port name (valid while the thread lives; a read after it ended fails).
+  #[cfg(target_vendor = "apple")]
+  port: libc::mach_port_t,
+  /// A real handle (not the pseudo-handle of `GetCurrentThread`), closed on drop.
+  #[cfg(windows)]
+  handle: windows_sys::Win32::Foundation::HANDLE,
+}
+
+// SAFETY: the Windows handle is a kernel object usable from any thread; the others are plain ids.
+unsafe impl Send for ThreadCpuClock {}
+unsafe impl Sync for ThreadCpuClock {}
+
+impl ThreadCpuClock {
+  /// The calling thread's clock.
+  #[cfg(all(unix, not(target_vendor = "apple")))]
+  fn current() -> Option<Self> {
+    let mut clock: libc::clockid_t = 0;
+    // SAFETY: pthread_self() is this thread; `clock` is a valid out-pointer.
+    (unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) } == 0).then_some(Self { clock })
+  }
+
+  #[cfg(all(unix, not(target_vendor = "apple")))]
+  fn read_ns(&self) -> Option<u64> {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid out-pointer; an invalid clock id only makes the call fail.
+    let rc = unsafe { libc::clock_gettime(self.clock, &mut ts) };
+    (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+  }
+
+  /// macOS has no per-thread POSIX CPU clock of another thread: Mach's thread_info does it.
+  #[cfg(target_vendor = "apple")]
+  fn current() -> Option<Self> {
+    // SAFETY: pthread_self() is this thread; the port name is not a new reference.
+    let port = unsafe { libc::pthread_mach_thread_np(libc::pthread_self()) };
+    (port != 0).then_some(Self { port })
+  }
+
+  #[cfg(target_vendor = "apple")]
+  #[allow(deprecated)] // libc's Mach items point at the mach2 crate; these few are stable ABI.
+  fn read_ns(&self) -> Option<u64> {
+    // SAFETY: thread_basic_info is plain data; all-zero is a valid value.
+    let mut info: libc::thread_basic_info = unsafe { std::mem::zeroed() };
+    let mut count = libc::THREAD_BASIC_INFO_COUNT;
+    // SAFETY: `info` has room for THREAD_BASIC_INFO_COUNT integers; a dead port only fails.
+    let rc = unsafe { libc::thread_info(self.port, libc::THREAD_BASIC_INFO as _, &mut info as *mut _ as libc::thread_info_t, &mut count) };
+    let us = |t: libc::time_value_t| t.seconds as u64 * 1_000_000 + t.microseconds as u64;
+    (rc == 0).then(|| (us(info.user_time) + us(info.system_time)) * 1_000)
+  }
+
+  #[cfg(windows)]
+  fn current() -> Option<Self> {
+    use windows_sys::Win32::System::Threading::{GetCurrentThreadId, OpenThread, THREAD_QUERY_LIMITED_INFORMATION};
+    // SAFETY: opens this thread by its id for reading its times; null on failure.
+    let handle = unsafe { OpenThread(THREAD_QUERY_LIMITED_INFORMATION, 0, GetCurrentThreadId()) };
+    (!handle.is_null()).then_some(Self { handle })
+  }
+
+  #[cfg(windows)]
+  fn read_ns(&self) -> Option<u64> {
+    use windows_sys::Win32::Foundation::FILETIME;
+    let zero = || FILETIME { dwLowDateTime: 0, dwHighDateTime: 0 };
+    let (mut created, mut exited, mut kernel, mut user) = (zero(), zero(), zero(), zero());
+    // SAFETY: a handle this value owns and four valid out-pointers.
+    let ok = unsafe { windows_sys::Win32::System::Threading::GetThreadTimes(self.handle, &mut created, &mut exited, &mut kernel, &mut user) };
+    // FILETIME counts 100 ns units.
+    let ticks = |t: FILETIME| (u64::from(t.dwHighDateTime) << 32) | u64::from(t.dwLowDateTime);
+    (ok != 0).then(|| (ticks(kernel) + ticks(user)) * 100)
+  }
+}
+
+#[cfg(windows)]
+impl Drop for ThreadCpuClock {
+  fn drop(&mut self) {
+    // SAFETY: the handle was opened by `current` and is closed once.
+    unsafe { windows_sys::Win32::Foundation::CloseHandle(self.handle) };
+  }
 }
 
 impl Monitor {
   /// Called on the isolate thread once, before any JS runs.
   pub fn attach_isolate_thread(&self) {
-    let mut clock: libc::clockid_t = 0;
-    // SAFETY: pthread_self() is this thread; `clock` is a valid out-pointer.
-    if unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) } == 0 {
+    if let Some(clock) = ThreadCpuClock::current() {
       let _ = self.cpu_clock.set(clock);
     }
   }
@@ -143,7 +216,7 @@ impl Monitor {
   /// A JS turn that may use `budget` of CPU, and must end by `wall_deadline`, starts (isolate
   /// thread). Returns whether the watchdog needs arming.
   pub fn begin_turn(&self, budget: Option<Duration>, wall_deadline: Option<Instant>) -> bool {
-    let now = self.cpu_clock.get().and_then(|&c| read_clock(c)).unwrap_or(0);
+    let now = self.cpu_clock.get().and_then(ThreadCpuClock::read_ns).unwrap_or(0);
     self.turn_cpu_start_ns.store(now, Ordering::Relaxed);
     self.turn_budget_ns.store(budget.map_or(u64::MAX, |b| b.as_nanos() as u64), Ordering::Relaxed);
     self.turn_wall_deadline.store(wall_deadline.map_or(0, |at| since_base(at) + 1), Ordering::Relaxed);
@@ -163,7 +236,7 @@ impl Monitor {
   /// The turn ended (isolate thread); returns the CPU time it used.
   pub fn end_turn(&self) -> Duration {
     self.running.store(false, Ordering::SeqCst);
-    let now = self.cpu_clock.get().and_then(|&c| read_clock(c)).unwrap_or(0);
+    let now = self.cpu_clock.get().and_then(ThreadCpuClock::read_ns).unwrap_or(0);
     Duration::from_nanos(now.saturating_sub(self.turn_cpu_start_ns.load(Ordering::Relaxed)))
   }
 
@@ -173,7 +246,7 @@ impl Monitor {
       return None;
     }
     let turn = self.turn.load(Ordering::SeqCst);
-    let now = self.cpu_clock.get().and_then(|&c| read_clock(c))?;
+    let now = self.cpu_clock.get().and_then(ThreadCpuClock::read_ns)?;
     let used = now.saturating_sub(self.turn_cpu_start_ns.load(Ordering::Relaxed));
     let budget = self.turn_budget_ns.load(Ordering::Relaxed);
     Some((turn, Duration::from_nanos(used), Duration::from_nanos(budget)))
