@@ -125,9 +125,21 @@ impl D1Store {
   /// How long one call may run by default (a D1 query's own limit is 30 s).
   pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
-  /// In memory, or in `d1.sqlite3` under `dir`; each call may run for up to `timeout`.
+  /// In memory, or in `d1.sqlite3` under `dir`; each call may run for up to `timeout`. A `dir`
+  /// that names an existing file is that database itself (wrangler's local D1 databases are
+  /// `.wrangler/state/v3/d1/miniflare-D1DatabaseObject/<id>.sqlite`; an empty file is an empty
+  /// database), so a project's database can be shared with the tool that made it.
   pub fn open(dir: Option<&Path>, timeout: Duration) -> Result<D1Store, StoreError> {
-    Ok(D1Store { db: Database::open_with(dir, StoreKind::D1, "", Some(setup))?, timeout })
+    let db = match dir {
+      Some(path) if path.is_file() => {
+        let (Some(folder), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
+          return Err(StoreError { location: super::Location::File(path.to_path_buf()), failed: "opened", cause: "the file name is not valid Unicode".into() });
+        };
+        Database::file(folder, name, "", Some(setup))?
+      }
+      _ => Database::open_with(dir, StoreKind::D1, "", Some(setup))?,
+    };
+    Ok(D1Store { db, timeout })
   }
 
   /// Runs `queries` in one transaction; the answer's JSON text (`{ results: […] }`).
