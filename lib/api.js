@@ -6,7 +6,7 @@
 // lib/test/, bin/) and imports none of them; index.js is the package's entry, which is this API
 // plus the project tooling's re-exports.
 
-const native = require("../native.js");
+const native = require("./load-native.js"); // ../native.js, with an error naming the platform when no binary fits
 // V8 starts and the saved snapshot is read on a thread of their own while the rest loads.
 native.prewarm();
 const { toNativeRequest, toNodeResponse, unrecognizedMethod } = require("./http.js");
