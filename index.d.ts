@@ -749,9 +749,9 @@ export interface Workflow extends Binding {
   advance(ms: number): void;
   timers(): WorkflowTimer[];
   /** The soonest timer of `kind` once one is set; without `kind`, any but a step timeout. */
-  nextTimer(kind?: WorkflowTimer["kind"]): Promise<WorkflowTimer>;
+  nextTimer(kind?: WorkflowTimer["kind"] | ((timer: WorkflowTimer) => boolean)): Promise<WorkflowTimer>;
   /** Waits for the next timer, moves the clock to it and resolves with it. */
-  runNextTimer(kind?: WorkflowTimer["kind"]): Promise<WorkflowTimer>;
+  runNextTimer(kind?: WorkflowTimer["kind"] | ((timer: WorkflowTimer) => boolean)): Promise<WorkflowTimer>;
   /** Stops this process's runs and timers (the stored state stays). */
   close(): void;
 }

@@ -115,6 +115,34 @@ test("an instance sleeping when its worker is disposed resumes in a new worker o
   assert.deepEqual(counts, { first: 1, "first-again": 1, second: 1 }, "the step finished before the restart ran once");
 });
 
+test("the real clock: short sleeps and retry delays pass in real time; advance() moves a long sleep's end nearer", async (t) => {
+  const wf = workflow({ className: "Timed" });
+  t.after(() => wf.close());
+  await useWorker(t, {
+    bindings: { TIMED: wf },
+    script: script(`export class Timed extends WorkflowEntrypoint {
+      async run(event, step) {
+        const started = Date.now();
+        await step.sleep("short", 60);
+        const value = await step.do("retry once", { retries: { limit: 1, delay: 40, backoff: "constant" } }, async (ctx) => {
+          if (ctx.attempt === 1) throw new Error("first");
+          return ctx.attempt;
+        });
+        await step.sleepUntil("until", new Date(Date.now() + 30));
+        if (event.payload.long) await step.sleep("long", "1 hour");
+        return { value, waited: Date.now() - started >= 100 };
+      }
+    }`),
+  });
+  await wf.create({ id: "r", params: {} });
+  assert.deepEqual((await wf.waitForStatus("r", "complete", { timeoutMs: 5000 })).output, { value: 2, waited: true });
+  await wf.create({ id: "long", params: { long: true } });
+  const timer = await wf.nextTimer((t) => t.instance === "long" && t.step === "sleep:1:long");
+  assert.equal(timer.kind, "sleep");
+  wf.advance(3_600_000);
+  assert.equal((await wf.waitForStatus("long", "complete", { timeoutMs: 5000 })).output.value, 2);
+});
+
 const FAILING = `export class Flaky extends WorkflowEntrypoint {
   async run(event, step) {
     return step.do("flaky", event.payload.config, async (ctx) => {
@@ -171,6 +199,16 @@ test("NonRetryableError ends the instance at once, with its name and message", a
   assert.deepEqual(status.error, { name: "NonRetryableError", message: "give up now" });
   assert.equal(counts.attempt, 1);
   assert.deepEqual(wf.timers(), []);
+
+  // Before workflows_preserve_non_retryable_error_message (2026-05-14), production reports it as a WorkflowFatalError.
+  const old = workflow({ className: "Flaky", clock: "manual" });
+  t.after(() => old.close());
+  await useWorker(t, { compatibilityDate: "2026-01-01", bindings: { FLAKY: old, COUNT: binding }, script: script(FAILING) });
+  await old.create({ id: "n", params: { fatal: true } });
+  assert.deepEqual((await old.waitForStatus("n", "errored")).error, {
+    name: "WorkflowFatalError",
+    message: "The execution of the Workflow instance was terminated, as a step threw an NonRetryableError and it was not handled",
+  });
 });
 
 test("a step over its timeout fails with WorkflowTimeoutError (and is retried like any failure)", async (t) => {
@@ -278,7 +316,7 @@ test("pause, resume, terminate and restart; the statuses they go through", async
   await p.resume();
   assert.equal((await wf.waitForStatus("p", "complete")).output, "done");
   assert.equal(counts.two, 1);
-  await assert.rejects(p.terminate(), /Cannot terminate instance since its on a finite state/);
+  await assert.rejects(p.terminate(), /^Error: WorkflowError: \(instance\.cannot_terminate\) Cannot terminate instance since its on a finite state$/);
 
   const x = await wf.create({ id: "x" });
   await wf.waitForStatus("x", "waiting");
@@ -332,8 +370,8 @@ test("validation: instance ids, duplicates, payload size, step names, batches, u
     ),
   });
   const out = await call(worker);
-  assert.deepEqual(out.badId, { error: "Workflow instance has invalid id" });
-  assert.deepEqual(out.longId, { error: "Workflow instance has invalid id" });
+  assert.deepEqual(out.badId, { error: "WorkflowError: Workflow instance has invalid id" });
+  assert.deepEqual(out.longId, { error: "WorkflowError: Workflow instance has invalid id" });
   assert.deepEqual(out.okId, { ok: 100 });
   assert.match(out.dup.error, /instance\.already_exists/);
   assert.match(out.dupBatch.error, /given twice/);
@@ -345,8 +383,9 @@ test("validation: instance ids, duplicates, payload size, step names, batches, u
   assert.equal((await wf.waitForStatus("a".repeat(100), "complete")).output, "ran");
   assert.equal((await wf.waitForStatus("c1", "complete")).output, "ran");
   const long = await wf.waitForStatus("long-step", "errored");
+  assert.equal(long.error.name, "WorkflowFatalError");
   assert.match(long.error.message, /exceeds max length \(256 chars\)/);
-  await assert.rejects(wf.create({ id: "bad id" }), /Workflow instance has invalid id/);
+  await assert.rejects(wf.create({ id: "bad id" }), /^Error: WorkflowError: Workflow instance has invalid id$/);
   await assert.rejects(wf.get("missing"), /instance\.not_found/);
   assert.throws(() => workflow({ className: "X", nope: 1 }), /unknown option "nope"/);
   assert.throws(() => workflow({}), /className/);
@@ -401,6 +440,9 @@ test("a wrangler project with `workflows`, served by workerbox dev, driven by HT
   server = await startDevServer(dir, { port: 0, color: false, watch: false, log: () => {} });
   t.after(() => server.close());
   const base = server.url.replace(/\/$/, "");
+  await waitFor(base, "order-1", "waiting");
+  // A reload (an edit) replaces the worker: the instance moves to the new one.
+  await server.reload();
   await waitFor(base, "order-1", "waiting");
   assert.equal(await (await fetch(`${base}/pay?id=order-1`)).text(), "ok");
   const done = await waitFor(base, "order-1", "complete");

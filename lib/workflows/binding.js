@@ -136,7 +136,7 @@ class Workflow extends Binding {
     const parts = list.map((options) => {
       if (options !== undefined && (options === null || typeof options !== "object")) throw new TypeError(`${what}: options must be an object { id?, params? }`);
       const id = options?.id ?? crypto.randomUUID();
-      if (!validId(id)) throw new Error("Workflow instance has invalid id");
+      if (!validId(id)) throw new Error("WorkflowError: Workflow instance has invalid id");
       if (seen.has(id)) throw new Error(`${what}: the id "${id}" is given twice in this batch`);
       seen.add(id);
       return { id, params: checkPayload(rpc.serialize(options?.params ?? {}), "the params") };
@@ -219,10 +219,12 @@ class Workflow extends Binding {
 
   /**
    * Resolves with the soonest timer of `kind` ("sleep", "retry", "timeout", "waitForEvent")
-   * once one is set. Without `kind`, any but a step's timeout (always set while a step runs).
+   * once one is set (or the soonest for which a function `kind(timer)` is true). Without
+   * `kind`, any but a step's timeout (always set while a step runs).
    */
   nextTimer(kind = undefined) {
-    return this.#engineFor().clock.nextTimer(kind === undefined ? (t) => t.kind !== "timeout" : (t) => t.kind === kind);
+    const accept = typeof kind === "function" ? kind : kind === undefined ? (t) => t.kind !== "timeout" : (t) => t.kind === kind;
+    return this.#engineFor().clock.nextTimer(accept);
   }
 
   /** Waits for the next timer (as nextTimer(kind)), moves the clock to it (it fires) and resolves with it. */

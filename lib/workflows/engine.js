@@ -127,9 +127,10 @@ class Engine {
     inst.held = 0;
     inst.sleeping = 0;
     inst.waiters = [];
+    for (const stopTimeout of inst.timeouts.values()) stopTimeout();
+    inst.timeouts.clear();
     for (const cancel of inst.cancels) cancel(new Stale());
     inst.cancels.clear();
-    inst.timeouts.clear();
   }
 
   async #start(inst) {
@@ -164,12 +165,16 @@ class Engine {
     const all = await this.#all();
     for (const { id } of list) if (all.has(id)) throw new Error(`instance.already_exists: a Workflow instance with id "${id}" already exists`);
     const created = this.clock.now();
-    await this.#store.create(list.map(({ id, params }) => ({ id, params, created })));
-    for (const { id, params } of list) {
-      const inst = this.#fresh({ id, status: "queued", params, created, output: null, hasOutput: false, error: null, paused: false });
-      all.set(id, inst);
-      this.#start(inst);
+    // In the table before the write, so that a create of the same id meanwhile is refused too.
+    const made = list.map(({ id, params }) => this.#fresh({ id, status: "queued", params, created, output: null, hasOutput: false, error: null, paused: false }));
+    for (const inst of made) all.set(inst.id, inst);
+    try {
+      await this.#store.create(list.map(({ id, params }) => ({ id, params, created })));
+    } catch (error) {
+      for (const inst of made) all.delete(inst.id);
+      throw error;
     }
+    for (const inst of made) this.#start(inst);
     this.#changed();
   }
 
@@ -180,7 +185,7 @@ class Engine {
 
   async pause(id) {
     const inst = await this.instance(id);
-    if (FINISHED.has(inst.status)) throw new Error(`Cannot pause instance since its on a finite state (${inst.status})`);
+    if (FINISHED.has(inst.status)) throw new Error(`WorkflowError: (instance.cannot_pause) Cannot pause instance since its on a finite state (${inst.status})`);
     await this.#set(inst, { paused: true });
   }
 
@@ -194,7 +199,7 @@ class Engine {
 
   async terminate(id) {
     const inst = await this.instance(id);
-    if (FINISHED.has(inst.status)) throw new Error("Cannot terminate instance since its on a finite state");
+    if (FINISHED.has(inst.status)) throw new Error("WorkflowError: (instance.cannot_terminate) Cannot terminate instance since its on a finite state");
     this.#stop(inst);
     await this.#set(inst, { status: "terminated", paused: false });
   }

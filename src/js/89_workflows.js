@@ -26,6 +26,13 @@ class NonRetryableError extends Error {
   }
 }
 
+class WorkflowFatalError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "WorkflowFatalError";
+  }
+}
+
 class WorkflowTimeoutError extends Error {
   constructor(message) {
     super(message);
@@ -60,7 +67,7 @@ function serialized(value, what) {
 const decoded = (json, bytes) => (json.hasValue ? ops.deserialize(bytes) : undefined);
 
 function checkId(id) {
-  if (typeof id !== "string" || id.length > ID_LIMIT || !ID_PATTERN.test(id)) throw new Error("Workflow instance has invalid id");
+  if (typeof id !== "string" || id.length > ID_LIMIT || !ID_PATTERN.test(id)) throw new Error("WorkflowError: Workflow instance has invalid id");
   return id;
 }
 
@@ -189,7 +196,7 @@ class WorkflowStep {
   /** The step's cache key: its kind, name and how many steps of that kind and name came before. */
   #key(kind, name) {
     if (typeof name !== "string" || name.length > STEP_NAME_LIMIT || /[\u0000-\u001f]/.test(name)) {
-      throw new TypeError(`Step name "${name}" exceeds max length (${STEP_NAME_LIMIT} chars) or invalid characters found`);
+      throw new WorkflowFatalError(`Step name "${name}" exceeds max length (${STEP_NAME_LIMIT} chars) or invalid characters found`);
     }
     const count = (this.#counts.get(`${kind}:${name}`) ?? 0) + 1;
     this.#counts.set(`${kind}:${name}`, count);
@@ -282,7 +289,17 @@ async function runInstance(call, argsBytes, ctx) {
   if (typeof instance.run !== "function") throw new TypeError(`The Workflow class "${call.className}" has no run(event, step) method.`);
   const event = { payload: ops.deserialize(argsBytes), timestamp: new Date(call.timestamp), instanceId: call.instance };
   const step = new WorkflowStep(kConstruct, call.binding, { instance: call.instance, gen: call.gen });
-  const output = await instance.run(event, step);
+  let output;
+  try {
+    output = await instance.run(event, step);
+  } catch (error) {
+    // Before workflows_preserve_non_retryable_error_message, production reports an unhandled
+    // NonRetryableError as this WorkflowFatalError.
+    if (error?.name === "NonRetryableError" && !internals.feature("workflows_preserve_non_retryable_error_message")) {
+      throw new WorkflowFatalError("The execution of the Workflow instance was terminated, as a step threw an NonRetryableError and it was not handled");
+    }
+    throw error;
+  }
   return output === undefined ? undefined : serialized(output, "the Workflow's output") && output;
 }
 
