@@ -189,6 +189,26 @@ test("a step that succeeds on a retry returns its value; the default config is l
   assert.equal(counts.attempt, 3);
 });
 
+test("a step waiting for its retry when the worker is disposed retries at the stored time, with the next attempt number, in the next worker", async (t) => {
+  const dir = tempDir(t);
+  const { counts, binding } = counter();
+  const wf1 = workflow({ className: "Flaky", dir, clock: "manual" });
+  const worker1 = await createWorker({ bindings: { FLAKY: wf1, COUNT: binding }, script: script(FAILING) });
+  await wf1.create({ id: "later", params: { config: { retries: { limit: 2, delay: "1 hour" } }, succeedAt: 2 } });
+  const retry = await wf1.nextTimer("retry");
+  await worker1.dispose();
+  wf1.close();
+  assert.equal(counts.attempt, 1);
+
+  const wf2 = workflow({ className: "Flaky", dir, clock: "manual" });
+  t.after(() => wf2.close());
+  await useWorker(t, { bindings: { FLAKY: wf2, COUNT: binding }, script: script(FAILING) });
+  const again = await wf2.runNextTimer("retry");
+  assert.deepEqual([again.at, again.attempt], [retry.at, 2]);
+  assert.equal((await wf2.waitForStatus("later", "complete")).output, "ok on 2");
+  assert.equal(counts.attempt, 2);
+});
+
 test("NonRetryableError ends the instance at once, with its name and message", async (t) => {
   const { counts, binding } = counter();
   const wf = workflow({ className: "Flaky", clock: "manual" });
@@ -332,13 +352,36 @@ test("pause, resume, terminate and restart; the statuses they go through", async
   await wf.runNextTimer();
   assert.equal((await wf.waitForStatus("x", "complete")).output, "done");
 
-  // An instance paused while a step runs is waitingForPause until that step ends.
-  const gate = wf.create({ id: "q" });
-  await gate;
-  await wf.get("q").then((q) => q.pause());
-  assert.ok(["paused", "waitingForPause"].includes((await (await wf.get("q")).status()).status));
-  await (await wf.get("q")).resume();
-  await wf.waitForStatus("q", "waiting");
+});
+
+test("an instance paused while a step runs is waitingForPause until the step ends, then paused until resume()", async (t) => {
+  let release;
+  const gate = new Promise((resolve) => (release = resolve));
+  let entered;
+  const inStep = new Promise((resolve) => (entered = resolve));
+  const wf = workflow({ className: "Gated", clock: "manual" });
+  t.after(() => wf.close());
+  await useWorker(t, {
+    bindings: { GATED: wf, GATE: service(async () => (entered(), await gate, new Response("open"))) },
+    script: script(`export class Gated extends WorkflowEntrypoint {
+      async run(event, step) {
+        const first = await step.do("gated", () => this.env.GATE.fetch("http://g/").then((r) => r.text()));
+        const second = await step.do("after", async () => "second");
+        return [first, second];
+      }
+    }`),
+  });
+  const q = await wf.create({ id: "q" });
+  await inStep;
+  assert.equal((await q.status()).status, "running");
+  await q.pause();
+  assert.equal((await q.status()).status, "waitingForPause");
+  release();
+  await wf.waitForStatus("q", "paused");
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal((await q.status()).status, "paused", "the next step waits");
+  await q.resume();
+  assert.deepEqual((await wf.waitForStatus("q", "complete")).output, ["open", "second"]);
 });
 
 test("validation: instance ids, duplicates, payload size, step names, batches, unknown instances", async (t) => {

@@ -36,6 +36,12 @@ class Clock {
   }
 
   #arm(timer) {
+    // Due already (a deadline stored by an earlier run): it fires at once, with either clock.
+    if (timer.at <= this.now()) {
+      timer.handle = setTimeout(() => this.#fire(timer), 0);
+      if (!this.#hold) timer.handle.unref();
+      return;
+    }
     if (this.#manual) return;
     const wait = Math.max(0, timer.at - this.now());
     timer.handle = setTimeout(() => (wait > MAX_TIMER_MS ? this.#arm(timer) : this.#fire(timer)), Math.min(wait, MAX_TIMER_MS));
@@ -65,9 +71,7 @@ class Clock {
     const due = [...this.#timers].filter((t) => t.at <= this.now()).sort((a, b) => a.at - b.at);
     for (const timer of due) this.#fire(timer);
     // Real timers not yet due are re-armed for the new time.
-    for (const timer of this.#timers) {
-      if (!this.#manual) clearTimeout(timer.handle), this.#arm(timer);
-    }
+    if (!this.#manual) for (const timer of this.#timers) clearTimeout(timer.handle), this.#arm(timer);
   }
 
   /**

@@ -287,6 +287,12 @@ class Engine {
         await this.#boundary(inst, gen);
         const record = inst.steps.get(key);
         if (record?.done) return { json: JSON.stringify({ cached: true, hasValue: record.hasValue }), bytes: unb64(record.value) };
+        // A step that failed in an earlier run and waits for its retry: the wait goes on.
+        if (record?.retryAt !== undefined) {
+          await this.#sleep(inst, record.retryAt, { kind: "retry", step: key, attempt: record.failed + 1 });
+          await this.#boundary(inst, gen);
+          return { json: JSON.stringify({ cached: false, attempt: record.failed + 1 }) };
+        }
         return { json: JSON.stringify({ cached: false, attempt: 1 }) };
       }
       case "step.timeout": {
@@ -309,8 +315,12 @@ class Engine {
         const { retries } = args;
         if (args.fatal || retries === undefined || args.attempt > retries.limit) return { json: JSON.stringify({ retry: false }) };
         const delay = retries.backoff === "exponential" ? retries.delay * 2 ** (args.attempt - 1) : retries.backoff === "linear" ? retries.delay * args.attempt : retries.delay;
+        const retryAt = this.clock.now() + delay;
+        const failed = { failed: args.attempt, retryAt };
+        inst.steps.set(key, failed);
+        await this.#store.setStep(inst.id, key, failed);
         this.#log(inst.worker, "warn", `workflow "${this.#workflow}" instance ${inst.id}: step "${args.key.split(":").slice(2).join(":")}" attempt ${args.attempt} failed (${args.error?.name}: ${args.error?.message}); retrying in ${delay} ms`);
-        await this.#sleep(inst, this.clock.now() + delay, { kind: "retry", step: key, attempt: args.attempt + 1, delay });
+        await this.#sleep(inst, retryAt, { kind: "retry", step: key, attempt: args.attempt + 1, delay });
         await this.#boundary(inst, gen);
         return { json: JSON.stringify({ retry: true, attempt: args.attempt + 1 }) };
       }
