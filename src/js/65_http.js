@@ -47,6 +47,18 @@ class BodyState {
     this.bytes = bytes; // Uint8Array or null
     this.stream = stream; // ReadableStream or null
     this.used = false;
+    /** The host made the body and nothing else refers to it (see BodyState.fromHost). */
+    this.exclusive = false;
+  }
+  /**
+   * A body the host hands over (an incoming request's, a fetch() response's): its bytes or its
+   * stream's chunks were made for it alone, so reading it whole may hand them out without a
+   * copy, until a clone shares them.
+   */
+  static fromHost(bytes, stream = null) {
+    const body = new BodyState(bytes, stream);
+    body.exclusive = true;
+    return body;
   }
   get empty() {
     return this.bytes === null && this.stream === null;
@@ -70,6 +82,7 @@ class BodyState {
   }
   clone() {
     if (this.unusable) throw new TypeError("Body has already been used; it cannot be cloned.");
+    this.exclusive = false;
     if (this.stream === null) return new BodyState(this.bytes);
     const [mine, theirs] = this.stream.tee();
     this.stream = mine;
@@ -83,32 +96,89 @@ class BodyState {
     this.used = !this.empty;
     return this.stream ?? this.bytes;
   }
-  /** Reads the whole body, marking it used. */
-  async consume() {
+  /** Reads the whole body, marking it used; `sizeHint`: the length its headers declare, if any. */
+  async consume(sizeHint = null) {
     if (this.unusable) {
       throw new TypeError("Body has already been used. It can only be read once.");
     }
     this.used = !this.empty;
-    if (this.stream === null) return this.bytes ?? new Uint8Array(0);
-    return readAll(this.stream, true);
+    if (this.stream === null) {
+      const bytes = this.bytes ?? new Uint8Array(0);
+      if (this.exclusive && wholeBuffer(bytes)) freshBytes.add(bytes);
+      return bytes;
+    }
+    return readAll(this.stream, true, sizeHint, this.exclusive);
   }
+}
+
+/**
+ * Byte arrays readAll made itself (nothing else refers to their buffers), so that arrayBuffer()
+ * and bytes() can hand them out without another copy: a 95 MB body read with arrayBuffer() is
+ * held once, not three times, under limits.memoryMb.
+ */
+const freshBytes = new WeakSet();
+
+/** Whether a Uint8Array covers its whole buffer. */
+const wholeBuffer = (bytes) => bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+
+/** The declared length of a body, as a number of bytes, or null. */
+function declaredLength(headers) {
+  const value = headers?.get("content-length");
+  if (value === null || value === undefined || !/^\d{1,16}$/.test(value)) return null;
+  return Number(value);
 }
 
 /**
  * Reads a stream of byte chunks into one Uint8Array. A body (`strict`) takes only buffers, as
  * workerd's does: a string chunk is a TypeError there; binding values also take strings.
  */
-async function readAll(stream, strict = false) {
-  const chunks = [];
+async function readAll(stream, strict = false, sizeHint = null, exclusive = false) {
+  let chunks = [];
+  // With the length known (a body's Content-Length), the bytes go into one array as they come,
+  // and each chunk can be collected at once: the body is held about once, not twice, while it
+  // is read. A declared length the budget cannot hold, or that turns out wrong, falls back to
+  // collecting the chunks. (A host body that comes as one chunk of that length is used as it is.)
+  let whole = null;
+  let filled = 0;
+  let first = true;
   for await (const chunk of stream) {
     const bytes = typeof chunk === "string" && !strict ? encoder.encode(chunk)
       : ArrayBuffer.isView(chunk) ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)
       : chunk instanceof ArrayBuffer ? new Uint8Array(chunk)
       : null;
     if (bytes === null) throw new TypeError("This ReadableStream did not return bytes: a body stream must produce ArrayBuffer or ArrayBufferView chunks.");
+    if (first) {
+      first = false;
+      if (sizeHint !== null && sizeHint > 65536 && !(exclusive && bytes.byteLength >= sizeHint)) {
+        try {
+          whole = new Uint8Array(sizeHint);
+        } catch {
+          whole = null;
+        }
+      }
+    }
+    if (whole !== null && filled + bytes.byteLength <= whole.byteLength) {
+      whole.set(bytes, filled);
+      filled += bytes.byteLength;
+      continue;
+    }
+    if (whole !== null) {
+      chunks = [whole.subarray(0, filled)];
+      whole = null;
+    }
     chunks.push(bytes);
   }
-  return internals.concatBytes(chunks);
+  if (whole !== null) {
+    if (filled === whole.byteLength) {
+      freshBytes.add(whole);
+      return whole;
+    }
+    chunks = [whole.subarray(0, filled)];
+  }
+  const all = internals.concatBytes(chunks);
+  // concat made a new array, or the one chunk is the host's own (exclusive: not shared by a tee).
+  if (chunks.length !== 1 || (exclusive && wholeBuffer(all))) freshBytes.add(all);
+  return all;
 }
 internals.readAllBytes = readAll;
 
@@ -167,11 +237,13 @@ function defineBodyMethods(Class, state, headers) {
       return body.used || (body.stream !== null && disturbed(body.stream));
     },
     async arrayBuffer() {
-      const bytes = await state(this).consume();
+      const bytes = await state(this).consume(declaredLength(headers(this)));
+      if (freshBytes.has(bytes)) return bytes.buffer;
       return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
     },
     async bytes() {
-      const bytes = await state(this).consume();
+      const bytes = await state(this).consume(declaredLength(headers(this)));
+      if (freshBytes.has(bytes)) return bytes;
       return new Uint8Array(bytes);
     },
     async text() {
@@ -461,7 +533,7 @@ class Request {
     for (let i = 0; i < flatHeaders.length; i += 2) list.push([flatHeaders[i].toLowerCase(), flatHeaders[i + 1]]);
     request.#headers = internals.headersSetImmutable(internals.headersFromList(list));
     // A number is the id of a body the host streams in as the worker reads it.
-    request.#body = typeof body === "number" ? new BodyState(null, internals.hostBodyStream(body)) : new BodyState(body);
+    request.#body = typeof body === "number" ? BodyState.fromHost(null, internals.hostBodyStream(body)) : BodyState.fromHost(body);
     // Built on first read: most handlers never look at it.
     request.#cfJson = cfJson;
     return request;
@@ -615,7 +687,7 @@ class Response {
       for (let i = 0; i < flatHeaders.length; i += 2) list.push([flatHeaders[i].toLowerCase(), flatHeaders[i + 1]]);
       response.#headers = internals.headersSetImmutable(internals.headersFromList(list));
       if (NULL_BODY_STATUS.has(status)) body = null;
-      response.#body = body instanceof ReadableStream ? new BodyState(null, body) : new BodyState(body);
+      response.#body = body instanceof ReadableStream ? BodyState.fromHost(null, body) : BodyState.fromHost(body);
       response.#url = url;
       response.#redirected = redirected;
       response.#type = "basic";

@@ -174,6 +174,9 @@ function decodeValue(bytes, type) {
     case "json":
       return JSON.parse(decoder.decode(bytes));
     case "arrayBuffer":
+      // The host's answer is a buffer of its own, made for this call: handed out as it is (a
+      // 25 MiB value is held once under limits.memoryMb, not twice).
+      if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes.buffer;
       return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
     case "stream":
       return internals.internalStream({
