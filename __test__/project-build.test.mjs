@@ -55,7 +55,7 @@ test("a build's configuration, pointed to by .wrangler/deploy/config.json, is th
   assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "built worker yes from-project-dev-vars");
   // State stays with the project, not in the build output.
   const persisted = await loadProject(dir);
-  assert.equal(persisted.stateDir, path.join(dir, ".workerbox", "state"));
+  assert.equal(persisted.stateDir, path.join(dir, ".wrangler", "state", "v3"));
 
   const lines = [];
   const server = await startDevServer(dir, { port: 0, watch: false, persistTo: false, log: (line) => lines.push(line) });

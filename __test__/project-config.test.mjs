@@ -41,9 +41,9 @@ for (const [folder, file] of Object.entries(FORMATS)) {
     assert.equal(config.noBundle, false);
     assert.equal(config.cpuMs, 50);
     assert.deepEqual(config.bindings.vars, { GREETING: "hello", COUNT: 3, NESTED: { a: [1, 2] } });
-    assert.deepEqual(config.bindings.kv, [{ binding: "KV", id: "kv-preview" }]);
-    assert.deepEqual(config.bindings.r2, [{ binding: "BUCKET", bucket: "files" }]);
-    assert.deepEqual(config.bindings.d1, [{ binding: "DB", databaseName: "main-db", databaseId: "db-id", migrationsDir: path.join(root, "migrations"), migrationsTable: "d1_migrations" }]);
+    assert.deepEqual(config.bindings.kv, [{ binding: "KV", id: "kv-preview", localId: "kv-id" }]);
+    assert.deepEqual(config.bindings.r2, [{ binding: "BUCKET", bucket: "files", localBucket: "files" }]);
+    assert.deepEqual(config.bindings.d1, [{ binding: "DB", databaseName: "main-db", databaseId: "db-id", localId: "db-id", migrationsDir: path.join(root, "migrations"), migrationsTable: "d1_migrations" }]);
     assert.deepEqual(config.bindings.durableObjects, [{ binding: "COUNTER", className: "Counter", scriptName: undefined }]);
     assert.deepEqual(config.migrations, [{ tag: "v1", newClasses: [], newSqliteClasses: ["Counter"], deletedClasses: [], renamedClasses: [] }]);
     assert.deepEqual(config.bindings.queues.producers, [{ binding: "JOBS", queue: "jobs", deliveryDelay: undefined }]);
@@ -78,7 +78,7 @@ test("env sections: inherited keys, own bindings, env secrets, warnings for what
     assert.equal(config.compatibilityDate, "2025-01-01"); // inherited
     assert.deepEqual(config.crons, ["*/5 * * * *", "0 0 * * 1"]); // inherited
     assert.deepEqual(config.bindings.vars, { GREETING: "hi from staging" });
-    assert.deepEqual(config.bindings.kv, [{ binding: "KV", id: "staging-kv" }]);
+    assert.deepEqual(config.bindings.kv, [{ binding: "KV", id: "staging-kv", localId: "staging-kv" }]);
     assert.deepEqual(config.bindings.r2, []); // bindings are not inherited
     assert.deepEqual(config.secrets, { SECRET: "staging-secret" }); // .dev.vars.staging
     const notInherited = config.warnings.filter((w) => /not inherited/.test(w.message)).map((w) => w.key).sort();
@@ -208,10 +208,10 @@ test("loadProject: createWorker options with embedded bindings (D1 migrated, the
   assert.deepEqual(body, { lib: "new", version: "1.0.0", notes: "# Notes", greeting: "hello", count: 3, nested: { a: [1, 2] }, secret: "from-dev-vars", kv: "yes" });
 });
 
-test("loadProject: KV state persists under .workerbox/state and the service stub answers 503", async (t) => {
+test("loadProject: KV state persists under .wrangler/state/v3 and the service stub answers 503", async (t) => {
   const dir = copy(t, "full-jsonc");
   const first = await loadProject(dir);
-  assert.equal(first.stateDir, path.join(dir, ".workerbox", "state"));
+  assert.equal(first.stateDir, path.join(dir, ".wrangler", "state", "v3"));
   const worker = await createWorker({ ...first.options, onLog() {} });
   await dispatch(worker, "http://localhost/");
   const auth = await createWorker({ script: "export default { fetch(r, env) { return env.AUTH.fetch('http://auth/') } }", bindings: { AUTH: first.bindings.AUTH }, onLog() {} });
@@ -219,7 +219,8 @@ test("loadProject: KV state persists under .workerbox/state and the service stub
   assert.equal(stub.status, 503);
   assert.match(await stub.text(), /service "auth-worker" \(binding AUTH\) is not running locally/);
   await Promise.all([worker.dispose(), auth.dispose()]);
-  assert.ok(fs.existsSync(path.join(dir, ".workerbox", "state", "kv", "kv-preview", "kv.sqlite3")));
+  // The namespace wrangler dev uses locally: the id, not the preview_id.
+  assert.ok(fs.existsSync(path.join(dir, ".wrangler", "state", "v3", "workerbox", "kv", "kv-id", "kv.sqlite3")));
 
   const second = await loadProject(dir);
   const reader = await createWorker({ script: "export default { async fetch(r, env) { return new Response(await env.KV.get('seen')) } }", bindings: { KV: second.bindings.KV }, onLog() {} });

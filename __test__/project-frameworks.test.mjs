@@ -94,13 +94,13 @@ test("D1 starter: migrations applied once, rows kept across requests and across 
   assert.match(page.text, /<li><b>Ada<\/b>: Hello &#60;world&#62;<\/li><\/ul>/);
   await dev.close();
 
-  // A new dev server on the same project (state under .workerbox/state): nothing to migrate,
+  // A new dev server on the same project (state under .wrangler/state/v3): nothing to migrate,
   // the row is there, the seed is not doubled.
   dev = await serve(t, dir);
   assert.ok(!dev.lines.some((line) => line.startsWith("D1 DB: applied")), dev.lines.join("\n"));
   const after = JSON.parse((await dev.request("/api/comments")).text);
   assert.deepEqual(after.map((c) => `${c.id} ${c.author}`), ["1 Grace", "2 Linus", "3 Barbara", "4 Ada"]);
-  assert.ok(fs.existsSync(path.join(dir, ".workerbox", "state")));
+  assert.ok(fs.existsSync(path.join(dir, ".wrangler", "state", "v3", "d1", "miniflare-D1DatabaseObject")));
 });
 
 test("KV starter: values kept across requests and, with a persistence folder, across a restart; not in memory mode", async (t) => {
@@ -129,7 +129,7 @@ test("KV starter: values kept across requests and, with a persistence folder, ac
   // In memory (--no-persist), a new server starts empty: the folder is what kept the state.
   dev = await serve(t, dir, { persistTo: false });
   assert.equal(await visits(), 1);
-  assert.ok(!fs.existsSync(path.join(dir, ".workerbox", "state")), "nothing written under the project");
+  assert.ok(!fs.existsSync(path.join(dir, ".wrangler", "state")), "nothing written under the project");
 });
 
 test("React Router 7 starter: server-rendered pages, .data requests, form actions, client assets", PREPARE, async (t) => {

@@ -1,5 +1,5 @@
 // getPlatformProxy(): env with KV, R2, services, vars and secrets backed by the very stores the
-// dev server's worker uses (in this process and through .workerbox/state across processes),
+// dev server's worker uses (in this process and through .wrangler/state/v3 across processes),
 // cf/ctx/caches, unsupported bindings listed, dispose().
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -43,7 +43,7 @@ test("env: vars, secrets, KV, R2, D1, queues, services and Durable Objects", asy
   assert.equal(await (await proxy.caches.open("named")).delete("http://x/"), false);
 });
 
-test("Durable Objects: stubs from Node run the project's class, storage persisted under .workerbox/state", async (t) => {
+test("Durable Objects: stubs from Node run the project's class, storage persisted under .wrangler/state/v3/workerbox", async (t) => {
   const dir = copy(t);
   const proxy = await proxyFor(t, { configPath: dir });
   const { ROOMS } = proxy.env;
@@ -58,7 +58,7 @@ test("Durable Objects: stubs from Node run the project's class, storage persiste
   // A second proxy (a new worker) finds the same object's storage on disk.
   const again = await proxyFor(t, { configPath: dir });
   assert.deepEqual(await again.env.ROOMS.getByName("lobby").join("max"), ["ada", "lin", "max"]);
-  assert.ok(fs.existsSync(path.join(dir, ".workerbox", "state", "do", "Room", `${lobby.id}.sqlite3`)));
+  assert.ok(fs.existsSync(path.join(dir, ".wrangler", "state", "v3", "workerbox", "do", "Room", `${lobby.id}.sqlite3`)));
 });
 
 test("D1 and queue producers: the same database and queue a worker of the project uses", async (t) => {
@@ -139,14 +139,14 @@ test("the proxy and the dev server share one store in this process", async (t) =
   assert.deepEqual(await (await fetch(server.url)).json(), { cache: "written by the proxy", file: "a report" });
 });
 
-test("persisted state under .workerbox/state is shared with a worker loaded separately", async (t) => {
+test("persisted state under .wrangler/state/v3 is shared with a worker loaded separately", async (t) => {
   const dir = copy(t);
   const proxy = await getPlatformProxy({ configPath: dir });
   await proxy.env.CACHE.put("from-node", "persisted");
   await proxy.env.FILES.put("report.txt", "persisted file");
   await proxy.dispose();
   await proxy.dispose(); // twice is harmless
-  assert.ok(fs.existsSync(path.join(dir, ".workerbox", "state", "kv", "cache", "kv.sqlite3")));
+  assert.ok(fs.existsSync(path.join(dir, ".wrangler", "state", "v3", "workerbox", "kv", "cache", "kv.sqlite3")));
   const project = await loadProject(dir);
   const worker = await createWorker({ ...project.options, onLog() {} });
   t.after(() => worker.dispose());

@@ -252,7 +252,8 @@ function upgradeHandler({ getWorker, dispatch, origin, onDone = () => {}, onErro
 /**
  * Starts the dev server for the project in `dir` (a folder or config file). Options: `port`
  * (default the config's dev.port or 8787; 0 picks a free one), `host` (default 127.0.0.1), `env`,
- * `persistTo` (default `<root>/.workerbox/state`, false for memory), `services`, `vars`,
+ * `persistTo` (state in `<persistTo>/v3` as wrangler's --persist-to; default
+ * `<root>/.wrangler/state/v3`, where wrangler dev keeps it; false for memory), `services`, `vars`,
  * `watch` (default true), `color` (default: stdout is a TTY), `log` (default console.log),
  * `logRequests` (default true), `verbose` (also list what is only worth knowing, such as config
  * keys used only when deploying).
@@ -309,6 +310,8 @@ async function startDevServer(dir, options = {}) {
   }
   for (const warning of project.warnings) log(paint(color, "yellow", `▲ ${warning}`));
   if (options.verbose) for (const note of project.notes ?? []) log(paint(color, "gray", `· ${note}`));
+  // State taken over on this start: an earlier layout's, wrangler's KV and R2 data.
+  for (const note of project.stateNotes ?? []) log(paint(color, "cyan", `⎔ ${note}`));
   for (const { binding, dir: folder, applied } of project.migrations ?? []) {
     if (applied.length) log(`D1 ${binding}: applied ${applied.length} migration(s) from ${path.relative(process.cwd(), folder) || folder}: ${applied.join(", ")}`);
   }

@@ -1,7 +1,8 @@
 "use strict";
 // loadProject(): turns a project's checked configuration (config.js) and its bundle (bundle.js)
 // into createWorker() options with real bindings — vars and secrets, KV namespaces and R2
-// buckets as embedded stores persisted under `.workerbox/state/`, service bindings, the assets
+// buckets as embedded stores persisted where wrangler keeps local state (`.wrangler/state/v3`, see
+// wrangler-state.js: D1 in wrangler's own files, the rest under its `workerbox/`), service bindings, the assets
 // binding — and lists every binding workerbox cannot provide yet. Binding kinds go through one
 // table of factories (BINDING_FACTORIES) so D1, queues and Durable Objects are wired as soon as
 // index.js exports their factories.
@@ -11,11 +12,9 @@ const path = require("node:path");
 const { readConfig, ConfigError } = require("./config.js");
 const { bundle, mapError } = require("./bundle.js");
 const { createAssetHandler } = require("./assets.js");
+const wranglerState = require("./wrangler-state.js");
 
-/** A file-system-safe folder name for a namespace id or bucket name. */
-function safeName(name) {
-  return String(name).replace(/[^\w.-]/g, "_").slice(0, 120) || "_";
-}
+const { safeName, ownDir } = wranglerState;
 
 /**
  * Each binding kind of the config: the workerbox factory it needs (an export of index.js), and
@@ -26,17 +25,18 @@ const BINDING_FACTORIES = {
   kv_namespaces: {
     factory: "kv",
     list: (b) => b.kv,
-    create: (kv, entry, state) => kv(state ? { dir: path.join(state, "kv", safeName(entry.id)) } : {}),
+    create: (kv, entry, state) => kv(state ? { dir: path.join(ownDir(state), "kv", safeName(entry.localId ?? entry.id)) } : {}),
   },
   r2_buckets: {
     factory: "storage",
     list: (b) => b.r2,
-    create: (storage, entry, state) => storage(state ? { dir: path.join(state, "r2", safeName(entry.bucket)) } : {}),
+    create: (storage, entry, state) => storage(state ? { dir: path.join(ownDir(state), "r2", safeName(entry.localBucket ?? entry.bucket)) } : {}),
   },
   d1_databases: {
     factory: "d1",
     list: (b) => b.d1,
-    create: (d1, entry, state) => d1(state ? { dir: path.join(state, "d1", safeName(entry.databaseId)) } : {}),
+    // wrangler's own database file (d1/miniflare-D1DatabaseObject/<id>.sqlite), shared with it.
+    create: (d1, entry, state) => d1(state ? { dir: wranglerState.ensureD1File(state, entry) } : {}),
   },
   "queues.producers": {
     factory: "queue",
@@ -45,7 +45,7 @@ const BINDING_FACTORIES = {
     // binding is then its consumer (queue()'s default), as when producer and consumer are one worker.
     create: (queue, entry, state, config, made) => {
       const consumer = config.bindings.queues.consumers.find((c) => c.queue === entry.queue);
-      const dir = (name) => (state ? { dir: path.join(state, "queues", safeName(name)) } : {});
+      const dir = (name) => (state ? { dir: path.join(ownDir(state), "queues", safeName(name)) } : {});
       const options = { name: entry.queue, ...dir(entry.queue), deliveryDelay: entry.deliveryDelay };
       if (consumer) {
         for (const key of ["maxBatchSize", "maxBatchTimeout", "maxRetries", "retryDelay"]) if (consumer[key] !== undefined) options[key] = consumer[key];
@@ -67,8 +67,8 @@ const BINDING_FACTORIES = {
       // workerd's KV-only storage: no ctx.storage.sql.
       const sqlite = config.migrations.some((m) => m.newSqliteClasses.includes(entry.className));
       const kvOnly = !sqlite && config.migrations.some((m) => m.newClasses.includes(entry.className));
-      // One SQLite file per object: <state>/do/<ClassName>/<id>.sqlite3.
-      return durableObject(entry.className, { ...(state ? { dir: path.join(state, "do") } : {}), ...(kvOnly ? { sql: false } : {}) });
+      // One SQLite file per object: <state>/workerbox/do/<ClassName>/<id>.sqlite3.
+      return durableObject(entry.className, { ...(state ? { dir: path.join(ownDir(state), "do") } : {}), ...(kvOnly ? { sql: false } : {}) });
     },
   },
   workflows: {
@@ -77,8 +77,8 @@ const BINDING_FACTORIES = {
     create: (workflow, entry, state, config) => {
       // A class of another worker needs several workers in one dev server (not there yet).
       if (entry.scriptName && entry.scriptName !== config.name) throw new Error(`class ${entry.className} lives in worker ${JSON.stringify(entry.scriptName)} (script_name), which is not supported yet: loadProject runs only this worker's own Workflow classes`);
-      // Instances on disk: <state>/workflows/<name>/d1.sqlite3, resumed when the project starts again.
-      return workflow({ className: entry.className, name: entry.name, ...(state ? { dir: path.join(state, "workflows", safeName(entry.name)) } : {}) });
+      // Instances on disk: <state>/workerbox/workflows/<name>/d1.sqlite3, resumed when the project starts again.
+      return workflow({ className: entry.className, name: entry.name, ...(state ? { dir: path.join(ownDir(state), "workflows", safeName(entry.name)) } : {}) });
     },
   },
 };
@@ -148,7 +148,9 @@ function buildBindings(config, { state, services = {}, api, storeCache }) {
  * Reads a project (a folder with wrangler.jsonc / .json / .toml, or the config file itself),
  * bundles its worker and builds its bindings. Options:
  * - `env`: the `env.<name>` section to use;
- * - `persistTo`: folder for KV/R2 state (default `<root>/.workerbox/state`), or `false` for memory;
+ * - `persistTo`: folder for local state, as wrangler's --persist-to: state lives in `<persistTo>/v3`
+ *   (default `<root>/.wrangler/state/v3`, where wrangler keeps it), or `false` for memory;
+ * - `statePath`: the state folder itself (getPlatformProxy's `persist.path`), instead of persistTo;
  * - `services`: `{ serviceName: Worker | (request) => Response | { fetch } }` for service bindings;
  * - `vars`: extra plain bindings, over the config's vars and secrets;
  * - `onLog`: the worker's console lines (stacks in them mapped to the original files);
@@ -174,10 +176,19 @@ function hasExperimentalFlag(flags) {
 /** loadProject() for a configuration already read (the dev server reads it first for `build`). */
 async function projectFromConfig(config, options) {
   const api = require("../api.js");
-  // State lives beside the user's config, also when a build's configuration is used.
-  const state = options.persistTo === false ? null : path.resolve(options.persistTo ?? path.join(config.projectRoot ?? config.root, ".workerbox", "state"));
-  if (state) fs.mkdirSync(state, { recursive: true });
+  // State lives beside the user's config, also when a build's configuration is used, where
+  // wrangler keeps it; state kept in workerbox's earlier layout is copied there on first start.
+  const projectRoot = config.projectRoot ?? config.root;
+  const state = options.statePath !== undefined && options.persistTo !== false ? path.resolve(options.statePath) : wranglerState.stateRoot(projectRoot, options.persistTo);
+  const stateNotes = [];
+  if (state) {
+    const legacy = options.statePath !== undefined ? null : options.persistTo === undefined ? path.join(projectRoot, ".workerbox", "state") : path.resolve(options.persistTo);
+    stateNotes.push(...wranglerState.importLegacy(legacy, state, config));
+    fs.mkdirSync(wranglerState.ownDir(state), { recursive: true });
+  }
   const { bindings, unsupported, warnings } = buildBindings(config, { state, services: options.services, api, storeCache: options.storeCache });
+  // wrangler's KV and R2 data, taken by each store on its first start (their files are not shared).
+  if (state) stateNotes.push(...(await wranglerState.importWranglerData(state, config, bindings)));
   const vars = { ...config.bindings.vars, ...config.secrets, ...(options.vars ?? {}) };
   for (const name of Object.keys(vars)) {
     if (bindings[name] !== undefined) warnings.push(`vars: ${name} is also a binding name; the binding wins`);
@@ -211,6 +222,7 @@ async function projectFromConfig(config, options) {
     env: config.env,
     config,
     stateDir: state,
+    stateNotes,
     warnings: [...config.warnings.map((w) => w.text), ...warnings],
     notes: config.notes?.map((n) => n.text) ?? [],
     unsupported,

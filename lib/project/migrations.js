@@ -2,7 +2,7 @@
 // Local D1 migrations of a project, as `wrangler d1 migrations list|apply --local` has them: the
 // `.sql` files of a database's `migrations_dir` (default `migrations/`), in name order, checked
 // against its migrations table (`d1_migrations` unless `migrations_table` says otherwise) in the
-// project's local database under `.workerbox/state` — the same table wrangler keeps, so either
+// project's local database (wrangler's own file under `.wrangler/state/v3`) — the same table wrangler keeps, so either
 // tool sees what the other applied. `workerbox d1 migrations …` (bin/workerbox.js) prints these.
 
 const fs = require("node:fs");

@@ -3,7 +3,7 @@
 // Node (the shape of wrangler's getPlatformProxy: `{ env, cf, ctx, caches, dispose }`).
 // KV namespaces and R2 buckets are the clients `kv().namespace()` and `storage().bucket()` use
 // (lib/store-client.js: a small internal worker per binding runs each call), on the very stores
-// (and files under .workerbox/state) the dev server's worker uses; D1 is `d1().database()`,
+// (and files under .wrangler/state/v3) the dev server's worker uses; D1 is `d1().database()`,
 // queues the binding's own send()/sendBatch(), Durable Objects a worker of the project's script.
 // Service bindings call their handler or worker directly; vars and secrets are plain values.
 
@@ -53,7 +53,7 @@ function durableNamespace(namespace) {
 
 /**
  * Options (wrangler's names): `configPath` (a config file or project folder; default "."),
- * `environment`, `persist` (true: `<root>/.workerbox/state`, false: memory, `{ path }`);
+ * `environment`, `persist` (true: `<root>/.wrangler/state/v3`, false: memory, `{ path }`: that folder, as wrangler's);
  * workerbox's own: `project` (a project from loadProject() or a dev server's `.project`, to share
  * its very stores in this process), `services`.
  * Resolves to `{ env, cf, ctx, caches, dispose, unsupported, warnings }`.
@@ -63,8 +63,10 @@ async function getPlatformProxy(options = {}) {
   let project = options.project;
   if (project === undefined) {
     const persist = options.persist ?? true;
-    const persistTo = persist === false ? false : typeof persist === "object" && persist !== null ? persist.path : undefined;
-    project = await loadProject(options.configPath ?? ".", { env: options.environment, persistTo, services: options.services });
+    // As wrangler's getPlatformProxy: persist.path is the state folder itself (no v3 added).
+    const persistTo = persist === false ? false : undefined;
+    const statePath = typeof persist === "object" && persist !== null ? persist.path : undefined;
+    project = await loadProject(options.configPath ?? ".", { env: options.environment, persistTo, statePath, services: options.services });
   }
   const env = {};
   const clients = [];

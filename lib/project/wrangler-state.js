@@ -1,0 +1,205 @@
+"use strict";
+// A project's local state where `wrangler dev --local` keeps it: `<project>/.wrangler/state/v3`
+// (or `<--persist-to>/v3`), laid out as Miniflare lays it out, so a project moves between wrangler
+// and workerbox without losing data.
+//
+// - D1 is shared live: each database is Miniflare's own SQLite file,
+//   `d1/miniflare-D1DatabaseObject/<id>.sqlite` (the user's tables directly, as workerbox's D1
+//   store keeps them), and the D1 store opens that file.
+// - KV and R2 are imported: Miniflare keeps KV values and R2 bodies as blob files beside an index
+//   database (`kv/miniflare-KVNamespaceObject/<id>.sqlite` + `kv/<namespace>/blobs/<blob_id>`),
+//   which workerbox's stores (one SQLite file holding values and bodies) do not read. On the first
+//   start of a binding, what wrangler wrote is copied into workerbox's store under `workerbox/`
+//   of the same folder (the dev log says so); later wrangler writes are not seen, and workerbox's
+//   writes are not seen by wrangler.
+// - Durable Objects, queues and workflows stay in workerbox's own format under `workerbox/`:
+//   workerbox's object ids and storage files differ from workerd's (docs/projects.md).
+// State from before (`<project>/.workerbox/state`, or a --persist-to folder in the old layout) is
+// copied here on the first start, so nothing kept there is lost.
+
+const crypto = require("node:crypto");
+const fs = require("node:fs");
+const path = require("node:path");
+
+/** A file-system-safe folder name for a namespace id or bucket name (as load.js always named them). */
+function safeName(name) {
+  return String(name).replace(/[^\w.-]/g, "_").slice(0, 120) || "_";
+}
+
+/**
+ * The id Miniflare gives the object named `name` of its internal Durable Object class
+ * `uniqueKey` (workerd's idFromName): key = sha256(uniqueKey); the first 16 bytes of
+ * HMAC(key, name), then the first 16 of HMAC(key, those bytes), in hex. Its storage file is
+ * `<id>.sqlite`.
+ */
+function miniflareObjectId(uniqueKey, name) {
+  const key = crypto.createHash("sha256").update(uniqueKey).digest();
+  const nameHmac = crypto.createHmac("sha256", key).update(name).digest().subarray(0, 16);
+  const hmac = crypto.createHmac("sha256", key).update(nameHmac).digest().subarray(0, 16);
+  return Buffer.concat([nameHmac, hmac]).toString("hex");
+}
+
+const D1_CLASS = "miniflare-D1DatabaseObject";
+const KV_CLASS = "miniflare-KVNamespaceObject";
+const R2_CLASS = "miniflare-R2BucketObject";
+
+/**
+ * The state folder: `<root>/.wrangler/state/v3` by default, `<persistTo>/v3` for a --persist-to
+ * folder (relative to the working directory, as wrangler's), null for `persistTo: false`.
+ */
+function stateRoot(projectRoot, persistTo) {
+  if (persistTo === false) return null;
+  return persistTo === undefined || persistTo === null ? path.join(projectRoot, ".wrangler", "state", "v3") : path.join(path.resolve(persistTo), "v3");
+}
+
+/** The folder of workerbox's own stores (KV, R2, Durable Objects, queues, workflows) in `v3`. */
+const ownDir = (v3) => path.join(v3, "workerbox");
+
+/** Wrangler's local database file of a d1_databases entry (its `localId`). */
+function d1File(v3, entry) {
+  return path.join(v3, "d1", D1_CLASS, `${miniflareObjectId(D1_CLASS, entry.localId ?? entry.databaseId)}.sqlite`);
+}
+
+/** Makes the database file if missing (an empty file is an empty SQLite database); its path. */
+function ensureD1File(v3, entry) {
+  const file = d1File(v3, entry);
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, "", { flag: "a" });
+  }
+  return file;
+}
+
+/** Copies SQLite file `from` (with its -wal and -shm) to `to`. */
+function copyDatabase(from, to) {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  for (const suffix of ["", "-wal", "-shm"]) if (fs.existsSync(from + suffix)) fs.copyFileSync(from + suffix, to + suffix);
+}
+
+/**
+ * Copies state kept in workerbox's earlier layout (`legacy`: `<root>/.workerbox/state`, or a
+ * --persist-to folder with `kv/`, `d1/`, … directly in it) into `v3`, once: only when `v3`
+ * has no `workerbox/` folder yet. Returns what was copied, as lines for the dev log.
+ */
+function importLegacy(legacy, v3, config) {
+  if (!legacy || !fs.existsSync(legacy) || fs.existsSync(ownDir(v3))) return [];
+  const names = ["kv", "r2", "d1", "do", "queues", "workflows"].filter((name) => fs.existsSync(path.join(legacy, name)));
+  if (names.length === 0) return [];
+  const copied = [];
+  for (const entry of config.bindings.d1) {
+    const from = path.join(legacy, "d1", safeName(entry.databaseId), "d1.sqlite3");
+    const to = d1File(v3, entry);
+    if (fs.existsSync(from) && !(fs.existsSync(to) && fs.statSync(to).size > 0)) {
+      copyDatabase(from, to);
+      copied.push(`D1 ${entry.binding}`);
+    }
+  }
+  for (const [kind, list, oldName, newName] of [
+    ["kv", config.bindings.kv, (e) => e.id, (e) => e.localId ?? e.id],
+    ["r2", config.bindings.r2, (e) => e.bucket, (e) => e.localBucket ?? e.bucket],
+  ]) {
+    for (const entry of list) {
+      const from = path.join(legacy, kind, safeName(oldName(entry)));
+      if (!fs.existsSync(from)) continue;
+      fs.cpSync(from, path.join(ownDir(v3), kind, safeName(newName(entry))), { recursive: true });
+      copied.push(`${kind === "kv" ? "KV" : "R2"} ${entry.binding}`);
+    }
+  }
+  for (const name of ["do", "queues", "workflows"]) {
+    if (!names.includes(name)) continue;
+    fs.cpSync(path.join(legacy, name), path.join(ownDir(v3), name), { recursive: true });
+    copied.push({ do: "Durable Objects", queues: "queues", workflows: "workflows" }[name]);
+  }
+  fs.mkdirSync(ownDir(v3), { recursive: true });
+  return copied.length ? [`copied the state kept in ${legacy} (${copied.join(", ")}) to ${v3}; the old folder is left as it was`] : [];
+}
+
+/** Rows of SQLite file `file`, read through a D1 store opened on it (workerbox has no other SQLite in JS). */
+async function readRows(file, sql) {
+  const { d1 } = require("../d1.js");
+  const { results } = await d1({ dir: file }).database().prepare(sql).all();
+  return results;
+}
+
+const MARKER = ".imported-from-wrangler";
+
+/** Whether workerbox's store folder `dir` has not taken wrangler's data yet. */
+const imported = (dir) => fs.existsSync(path.join(dir, MARKER));
+
+/** Marks workerbox's store folder `dir` as having taken wrangler's data. */
+function markImported(dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, MARKER), "This store took what wrangler kept for it on its first start (lib/project/wrangler-state.js).\n");
+}
+
+/** Copies wrangler's entries of a KV namespace into `binding` (workerbox's); how many. */
+async function importKv(v3, entry, binding) {
+  const id = entry.localId ?? entry.id;
+  const file = path.join(v3, "kv", KV_CLASS, `${miniflareObjectId(KV_CLASS, id)}.sqlite`);
+  const own = path.join(ownDir(v3), "kv", safeName(id));
+  if (imported(own)) return 0;
+  if (!fs.existsSync(file)) return 0;
+  const rows = await readRows(file, "SELECT key, blob_id, expiration, metadata FROM _mf_entries");
+  const namespace = binding.namespace();
+  let count = 0;
+  for (const row of rows) {
+    // Miniflare keeps expiration in milliseconds; KV takes seconds, at least 60 s ahead.
+    if (row.expiration !== null && row.expiration <= Date.now() + 60_000) continue;
+    const blob = path.join(v3, "kv", id, "blobs", row.blob_id);
+    if (!fs.existsSync(blob)) continue;
+    const options = {};
+    if (row.expiration !== null) options.expiration = Math.floor(row.expiration / 1000);
+    if (row.metadata !== null) options.metadata = JSON.parse(row.metadata);
+    await namespace.put(row.key, fs.readFileSync(blob), options);
+    count++;
+  }
+  markImported(own);
+  return count;
+}
+
+/** Copies wrangler's objects of an R2 bucket into `binding` (workerbox's); how many. */
+async function importR2(v3, entry, binding) {
+  const bucketName = entry.localBucket ?? entry.bucket;
+  const file = path.join(v3, "r2", R2_CLASS, `${miniflareObjectId(R2_CLASS, bucketName)}.sqlite`);
+  const own = path.join(ownDir(v3), "r2", safeName(bucketName));
+  if (imported(own)) return 0;
+  if (!fs.existsSync(file)) return 0;
+  const blobs = path.join(v3, "r2", bucketName, "blobs");
+  const objects = await readRows(file, "SELECT key, blob_id, http_metadata, custom_metadata FROM _mf_objects");
+  const bucket = binding.bucket();
+  let count = 0;
+  for (const object of objects) {
+    let body;
+    if (object.blob_id !== null) {
+      body = fs.readFileSync(path.join(blobs, object.blob_id));
+    } else {
+      // A multipart upload: its parts, in order, are the body.
+      const parts = await readRows(file, `SELECT blob_id FROM _mf_multipart_parts WHERE object_key = '${object.key.replaceAll("'", "''")}' ORDER BY part_number`);
+      body = Buffer.concat(parts.map((part) => fs.readFileSync(path.join(blobs, part.blob_id))));
+    }
+    await bucket.put(object.key, body, { httpMetadata: JSON.parse(object.http_metadata), customMetadata: JSON.parse(object.custom_metadata) });
+    count++;
+  }
+  markImported(own);
+  return count;
+}
+
+/** Imports wrangler's KV and R2 data into the project's bindings on their first start; log lines. */
+async function importWranglerData(v3, config, bindings) {
+  const lines = [];
+  for (const entry of config.bindings.kv) {
+    const binding = bindings[entry.binding];
+    if (binding?.namespace === undefined) continue;
+    const count = await importKv(v3, entry, binding);
+    if (count) lines.push(`KV ${entry.binding}: imported ${count} key(s) wrangler kept in ${path.join(v3, "kv")} (wrangler's KV files are not shared: later changes on either side stay there)`);
+  }
+  for (const entry of config.bindings.r2) {
+    const binding = bindings[entry.binding];
+    if (binding?.bucket === undefined) continue;
+    const count = await importR2(v3, entry, binding);
+    if (count) lines.push(`R2 ${entry.binding}: imported ${count} object(s) wrangler kept in ${path.join(v3, "r2")} (wrangler's R2 files are not shared: later changes on either side stay there)`);
+  }
+  return lines;
+}
+
+module.exports = { stateRoot, ownDir, d1File, ensureD1File, importLegacy, importWranglerData, miniflareObjectId, safeName };
