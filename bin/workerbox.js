@@ -6,6 +6,8 @@
 //     serves a wrangler-style project (lib/project/dev.js) with rebuilds on change.
 //   workerbox d1 migrations list|apply <database> [--config path] [--env NAME] [--local]
 //     lists or applies a project's local D1 migrations (lib/project/migrations.js).
+//   workerbox d1 execute, kv key get|put|list|delete, r2 object get|put|delete: the project's
+//     local state, with wrangler's flags (lib/project/state-cli.js).
 // Request and response bodies stream through dispatch() in both.
 
 const fs = require("node:fs");
@@ -18,6 +20,10 @@ const USAGE = `Usage:
                 [--var NAME=VALUE]... [--persist-to DIR | --no-persist] [--no-watch] [--no-migrate]
                 [--inspect[=9229]] [--verbose]
   workerbox d1 migrations list|apply <database> [--config path] [--env NAME] [--persist-to DIR] [--local]
+  workerbox d1 execute <database> --command SQL | --file PATH [--json] [--config path] [--env NAME] [--persist-to DIR] [--local]
+  workerbox kv key get <key> | put <key> [value] | list | delete <key> --binding NAME | --namespace-id ID
+                [--path FILE] [--ttl S] [--expiration T] [--metadata JSON] [--prefix P] [--text] [--persist-to DIR] [--local]
+  workerbox r2 object get|put|delete <bucket>/<key> [--file PATH] [--pipe] [--content-type T]... [--persist-to DIR] [--local]
 
 serve  serves one worker script over HTTP. --var adds a plain-text env binding (repeatable).
 dev    serves a project described by wrangler.jsonc / wrangler.json / wrangler.toml like
@@ -25,9 +31,12 @@ dev    serves a project described by wrangler.jsonc / wrangler.json / wrangler.t
        request; GET /__scheduled?cron=... runs its scheduled() handler. --verbose also lists
        config keys used only when deploying (accepted silently otherwise).
 d1     \`d1 migrations list <database>\` shows which files of the database's migrations_dir are
-       applied to the local database (under .workerbox/state) and which are pending; \`apply\`
+       applied to the local database (under .wrangler/state/v3) and which are pending; \`apply\`
        applies the pending ones, recorded in its d1_migrations table as wrangler does. <database>
        is a binding name or a database_name; --config names the project folder or config file.
+       \`d1 execute\` runs SQL on the local database and prints wrangler's JSON (a table on a terminal).
+kv, r2 read and write the local KV namespaces and R2 buckets \`workerbox dev\` uses.
+State lives where wrangler keeps it: <project>/.wrangler/state/v3, or <--persist-to DIR>/v3.
 
 Exit codes: 0 after SIGINT/SIGTERM, 1 on a start-up error (bad config, build failure, port in use), 2 on bad usage.`;
 
@@ -42,7 +51,7 @@ function parseArgs(argv) {
     console.log(USAGE);
     process.exit(command === undefined ? 2 : 0);
   }
-  if (command !== "serve" && command !== "dev") fail(`unknown command "${command}" (commands: serve, dev, d1)`);
+  if (command !== "serve" && command !== "dev") fail(`unknown command "${command}" (commands: serve, dev, d1, kv, r2)`);
   const options = { command, file: undefined, port: undefined, host: undefined, vars: {}, env: undefined, persistTo: undefined, watch: true, migrate: true, verbose: false };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
@@ -183,7 +192,7 @@ async function dev(options) {
 /** `workerbox d1 migrations list|apply <database> …` */
 async function d1(argv) {
   const [group, action, ...rest] = argv;
-  if (group !== "migrations" || (action !== "list" && action !== "apply")) fail(`d1: expected "migrations list <database>" or "migrations apply <database>"`);
+  if (group !== "migrations" || (action !== "list" && action !== "apply")) fail(`d1: expected "execute <database>", "migrations list <database>" or "migrations apply <database>"`);
   const options = { database: undefined, config: ".", env: undefined, persistTo: undefined };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
@@ -219,7 +228,24 @@ async function d1(argv) {
   }
 }
 
-if (process.argv[2] === "d1") d1(process.argv.slice(3));
+/** `workerbox d1 execute …`, `kv key …`, `r2 object …` (lib/project/state-cli.js). */
+async function stateCommand(group, argv) {
+  const { run, UsageError } = require("../lib/project/state-cli.js");
+  try {
+    if (!(await run(group, argv))) fail(group === "kv" ? `kv: expected "key get|put|list|delete"` : `r2: expected "object get|put|delete <bucket>/<key>"`);
+    process.exit(0);
+  } catch (error) {
+    if (error instanceof UsageError) fail(`${group}: ${error.message}`);
+    // As wrangler's --json: the error as JSON on stdout.
+    if (group === "d1" && argv.includes("--json")) console.log(JSON.stringify({ error: { text: error.message } }, null, 2));
+    else console.error(`workerbox ${group}: ${error.message}`);
+    process.exit(1);
+  }
+}
+
+if (process.argv[2] === "d1" && process.argv[3] === "execute") stateCommand("d1", process.argv.slice(3));
+else if (process.argv[2] === "kv" || process.argv[2] === "r2") stateCommand(process.argv[2], process.argv.slice(3));
+else if (process.argv[2] === "d1") d1(process.argv.slice(3));
 else {
   const options = parseArgs(process.argv.slice(2));
   (options.command === "serve" ? serve : dev)(options);
