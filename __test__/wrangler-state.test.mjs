@@ -1,0 +1,172 @@
+// Local state shared with wrangler (lib/project/wrangler-state.js, lib/project/state-cli.js):
+// Miniflare 4 (what `wrangler dev --local` and `wrangler d1 execute --local` run) writes D1, KV and
+// R2 state under <project>/.wrangler/state/v3 through its own API, and workerbox reads it (D1 live,
+// KV and R2 imported on first start); workerbox's D1 writes and migrations are read back by
+// Miniflare; state in the old .workerbox/state layout is carried over; the CLI's d1 execute,
+// kv key and r2 object commands. scripts/wrangler-state-roundtrip.mjs does the same with wrangler.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Miniflare } from "miniflare";
+import { loadProject } from "workerbox/project";
+import { createWorker, dispatch, kv, d1 } from "workerbox";
+
+const require = (await import("node:module")).createRequire(import.meta.url);
+const { miniflareObjectId } = require("../lib/project/wrangler-state.js");
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "workerbox.js");
+
+const CONFIG = {
+  name: "shared-state",
+  main: "src/index.js",
+  compatibility_date: "2025-01-01",
+  d1_databases: [{ binding: "DB", database_name: "my-db", database_id: "my-d1-id" }],
+  kv_namespaces: [{ binding: "KV", id: "kv-ns-id" }],
+  r2_buckets: [{ binding: "R2", bucket_name: "bucket1" }],
+};
+
+const WORKER = `export default {
+  async fetch(request, env) {
+    const row = await env.DB.prepare("SELECT b FROM t WHERE a = 1").first();
+    const { value, metadata } = await env.KV.getWithMetadata("k1");
+    const object = await env.R2.get("obj/a.txt");
+    return Response.json({ d1: row?.b ?? null, kv: value, metadata, r2: object && (await object.text()), type: object?.httpMetadata.contentType ?? null, custom: object?.customMetadata ?? null });
+  },
+};`;
+
+function project(t, config = CONFIG) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-wrangler-state-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(dir, "src"));
+  fs.writeFileSync(path.join(dir, "wrangler.json"), JSON.stringify(config));
+  fs.writeFileSync(path.join(dir, "src", "index.js"), WORKER);
+  return dir;
+}
+
+/** A Miniflare on the project's state folder, with its bindings as wrangler dev makes them. */
+function miniflare(dir) {
+  return new Miniflare({
+    modules: true,
+    script: "export default { fetch() { return new Response(null, { status: 404 }) } }",
+    d1Databases: { DB: "my-d1-id" },
+    kvNamespaces: { KV: "kv-ns-id" },
+    r2Buckets: { R2: "bucket1" },
+    defaultPersistRoot: path.join(dir, ".wrangler", "state", "v3"),
+  });
+}
+
+async function ask(t, loaded) {
+  const worker = await createWorker({ ...loaded.options, onLog() {} });
+  t.after(() => worker.dispose());
+  return (await dispatch(worker, "http://localhost/")).json();
+}
+
+test("Miniflare's object ids: D1, KV and R2 files are named as Miniflare names them", () => {
+  assert.equal(miniflareObjectId("miniflare-D1DatabaseObject", "my-d1-id"), "c8a7574b25a5ddbdf5cd2fdc4d4fb42675d8cabdf0cae32c0960d2a6f247b792");
+  assert.equal(miniflareObjectId("miniflare-KVNamespaceObject", "kv-ns-id"), "d55384eab401b448fd924877f3b9d91d43a4d7636120d5b62b6f990ac5829e19");
+  assert.equal(miniflareObjectId("miniflare-R2BucketObject", "bucket1"), "5119f97670da2434ff11c04f885214b156999ea3e0554409a360ecc837888202");
+});
+
+test("written by Miniflare (wrangler's local mode), read by workerbox: D1 live, KV and R2 imported once", async (t) => {
+  const dir = project(t);
+  const mf = miniflare(dir);
+  const db = await mf.getD1Database("DB");
+  await db.exec("CREATE TABLE t (a INTEGER, b TEXT)");
+  await db.prepare("INSERT INTO t VALUES (1, ?)").bind("from-miniflare").run();
+  await (await mf.getKVNamespace("KV")).put("k1", "v1", { metadata: { m: 1 }, expirationTtl: 3600 });
+  await (await mf.getKVNamespace("KV")).put("gone", "x", { expirationTtl: 60 });
+  await (await mf.getR2Bucket("R2")).put("obj/a.txt", "hello r2", { httpMetadata: { contentType: "text/plain" }, customMetadata: { x: "y" } });
+  await mf.dispose();
+
+  const loaded = await loadProject(dir);
+  assert.equal(loaded.stateDir, path.join(dir, ".wrangler", "state", "v3"));
+  assert.equal(loaded.stateNotes.length, 2, loaded.stateNotes.join("\n"));
+  // "gone" expires in under 60 s, sooner than KV lets a put expire: not carried over.
+  assert.match(loaded.stateNotes[0], /^KV KV: imported 1 key\(s\)/);
+  assert.match(loaded.stateNotes[1], /^R2 R2: imported 1 object\(s\)/);
+  assert.deepEqual(await ask(t, loaded), { d1: "from-miniflare", kv: "v1", metadata: { m: 1 }, r2: "hello r2", type: "text/plain", custom: { x: "y" } });
+  const [{ expiration }] = (await loaded.bindings.KV.namespace().list()).keys.filter((k) => k.name === "k1");
+  assert.ok(expiration > Date.now() / 1000 + 3000 && expiration <= Date.now() / 1000 + 3600, `expiration ${expiration} kept`);
+
+  // A second start imports nothing again; D1 is the same file, so Miniflare's later writes show.
+  const again = await loadProject(dir);
+  assert.deepEqual(again.stateNotes, []);
+  const mf2 = miniflare(dir);
+  await (await mf2.getD1Database("DB")).prepare("UPDATE t SET b = 'changed by miniflare'").run();
+  await mf2.dispose();
+  assert.equal((await again.bindings.DB.database().prepare("SELECT b FROM t").first()).b, "changed by miniflare");
+});
+
+test("written by workerbox (queries and migrations), read by Miniflare: the D1 file and its d1_migrations", async (t) => {
+  const dir = project(t);
+  fs.mkdirSync(path.join(dir, "migrations"));
+  fs.writeFileSync(path.join(dir, "migrations", "0001_init.sql"), "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);");
+  const loaded = await loadProject(dir);
+  assert.deepEqual(loaded.migrations.map((m) => m.applied), [["0001_init.sql"]]);
+  const db = loaded.bindings.DB.database();
+  await db.prepare("INSERT INTO notes (body) VALUES (?)").bind("from workerbox").run();
+  await db.prepare("CREATE TABLE blobs (b BLOB)").run();
+  await db.prepare("INSERT INTO blobs VALUES (?)").bind(new Uint8Array([1, 2, 3])).run();
+  const file = path.join(dir, ".wrangler", "state", "v3", "d1", "miniflare-D1DatabaseObject", `${miniflareObjectId("miniflare-D1DatabaseObject", "my-d1-id")}.sqlite`);
+  assert.ok(fs.existsSync(file));
+
+  const mf = miniflare(dir);
+  t.after(() => mf.dispose());
+  const theirs = await mf.getD1Database("DB");
+  assert.deepEqual((await theirs.prepare("SELECT body FROM notes").all()).results, [{ body: "from workerbox" }]);
+  assert.deepEqual((await theirs.prepare("SELECT name FROM d1_migrations").all()).results, [{ name: "0001_init.sql" }]);
+  assert.deepEqual([...new Uint8Array((await theirs.prepare("SELECT b FROM blobs").first()).b)], [1, 2, 3]);
+});
+
+test("state in the old .workerbox/state layout is copied to .wrangler/state/v3 on the first start", async (t) => {
+  const dir = project(t);
+  const legacy = path.join(dir, ".workerbox", "state");
+  const oldDb = d1({ dir: path.join(legacy, "d1", "my-d1-id") }).database();
+  await oldDb.exec("CREATE TABLE t (a INTEGER, b TEXT)");
+  await oldDb.prepare("INSERT INTO t VALUES (1, 'kept from before')").run();
+  await kv({ dir: path.join(legacy, "kv", "kv-ns-id") }).namespace().put("k1", "old value");
+  const loaded = await loadProject(dir);
+  assert.equal(loaded.stateNotes.length, 1);
+  assert.match(loaded.stateNotes[0], /copied the state kept in .*\.workerbox.state \(D1 DB, KV KV\)/);
+  const answer = await ask(t, loaded);
+  assert.equal(answer.d1, "kept from before");
+  assert.equal(answer.kv, "old value");
+  assert.ok(fs.existsSync(legacy), "the old folder is left in place");
+});
+
+test("CLI: d1 execute --json, kv key put/get/list, r2 object put/get on the project's local state", async (t) => {
+  const dir = project(t);
+  const cli = (...args) => execFileSync(process.execPath, [CLI, ...args, "--config", dir], { cwd: dir, encoding: "utf8", timeout: 30_000, input: "" });
+  const created = JSON.parse(cli("d1", "execute", "my-db", "--local", "--json", "--command", "CREATE TABLE t (a INTEGER, b TEXT); INSERT INTO t VALUES (1, 'cli')"));
+  assert.equal(created.length, 2);
+  assert.deepEqual(created.map((r) => r.success), [true, true]);
+  const selected = JSON.parse(cli("d1", "execute", "DB", "--json", "--command", "SELECT * FROM t"));
+  assert.deepEqual(selected.map((r) => r.results), [[{ a: 1, b: "cli" }]]);
+  assert.equal(typeof selected[0].meta.duration, "number");
+  const failed = (() => {
+    try {
+      cli("d1", "execute", "DB", "--json", "--command", "SELECT * FROM nope");
+    } catch (error) {
+      return JSON.parse(error.stdout);
+    }
+  })();
+  assert.match(failed.error.text, /no such table: nope/);
+
+  assert.match(cli("kv", "key", "put", "--binding", "KV", "--local", "k1", "v1"), /Writing the value "v1" to key "k1" on namespace binding: "KV"/);
+  assert.equal(cli("kv", "key", "get", "--binding", "KV", "--local", "k1"), "v1");
+  assert.equal(cli("kv", "key", "get", "--binding", "KV", "--text", "missing"), "Value not found\n");
+  assert.deepEqual(JSON.parse(cli("kv", "key", "list", "--binding", "KV")), [{ name: "k1" }]);
+
+  const upload = path.join(dir, "upload.txt");
+  fs.writeFileSync(upload, "object body");
+  assert.match(cli("r2", "object", "put", "bucket1/docs/a.txt", "--file", upload, "--content-type", "text/plain", "--local"), /Upload complete/);
+  assert.equal(cli("r2", "object", "get", "bucket1/docs/a.txt", "--pipe", "--local"), "object body");
+
+  // What the CLI wrote is what the project's worker sees.
+  const answer = await ask(t, await loadProject(dir));
+  assert.equal(answer.d1, "cli");
+  assert.equal(answer.kv, "v1");
+});
