@@ -337,6 +337,10 @@ test("pause, resume, terminate and restart; the statuses they go through", async
   assert.equal((await wf.waitForStatus("p", "complete")).output, "done");
   assert.equal(counts.two, 1);
   await assert.rejects(p.terminate(), /^Error: WorkflowError: \(instance\.cannot_terminate\) Cannot terminate instance since its on a finite state$/);
+  // pause() and resume() of a finished instance change nothing (as in Miniflare).
+  await p.pause();
+  await p.resume();
+  assert.equal((await p.status()).status, "complete");
 
   const x = await wf.create({ id: "x" });
   await wf.waitForStatus("x", "waiting");

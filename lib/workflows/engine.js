@@ -185,7 +185,8 @@ class Engine {
 
   async pause(id) {
     const inst = await this.instance(id);
-    if (FINISHED.has(inst.status)) throw new Error(`WorkflowError: (instance.cannot_pause) Cannot pause instance since its on a finite state (${inst.status})`);
+    // A finished instance stays as it is (as Miniflare's engine, production's code, does).
+    if (FINISHED.has(inst.status)) return;
     await this.#set(inst, { paused: true });
   }
 
