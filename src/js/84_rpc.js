@@ -67,20 +67,6 @@ internals.ctxExports = function ctxExports() {
   return (ownExports = Object.freeze(out));
 };
 
-/** The `exports` of `cloudflare:workers`: ctx.exports, read when used (imports run first). */
-const lazyExports = new Proxy(
-  {},
-  {
-    get: (_, key) => internals.ctxExports()[key],
-    has: (_, key) => key in internals.ctxExports(),
-    ownKeys: () => Reflect.ownKeys(internals.ctxExports()),
-    getOwnPropertyDescriptor: (_, key) => {
-      const descriptor = Reflect.getOwnPropertyDescriptor(internals.ctxExports(), key);
-      return descriptor === undefined ? undefined : { ...descriptor, configurable: true };
-    },
-  },
-);
-
 /** An object that reads as empty and ignores writes. */
 function emptyView() {
   const ignore = () => true;
@@ -89,6 +75,55 @@ function emptyView() {
 
 /** The env object `import { env } from "cloudflare:workers"` sees; filled in by internals.start. */
 internals.envObject = {};
+
+// withEnv() / withExports(): the importable env and exports are views of the current async
+// frame's override (the frame node:async_hooks' AsyncLocalStorage keeps, keyed here by these
+// objects), else of the worker's own, as workerd's Proxies over its async context.
+const kEnvOverride = Object.freeze({ override: "env" });
+const kExportsOverride = Object.freeze({ override: "exports" });
+
+function frameOverride(key) {
+  const frame = ops.continuationGet();
+  return frame instanceof Map ? frame.get(key) : undefined;
+}
+
+function withOverrides(name, overrides, fn) {
+  if (typeof fn !== "function") throw new TypeError(`Failed to execute '${name}' on 'EnvModule': parameter ${overrides.length + 1} is not of type 'function'.`);
+  const previous = ops.continuationGet();
+  const frame = new Map(previous instanceof Map ? previous : undefined);
+  for (const [key, value] of overrides) frame.set(key, value);
+  ops.continuationSet(frame);
+  try {
+    return fn();
+  } finally {
+    ops.continuationSet(previous);
+  }
+}
+
+/** A Proxy reading and writing `current()`, an object chosen when used. */
+function viewOf(current) {
+  return new Proxy(
+    {},
+    {
+      get: (_, key) => Reflect.get(current(), key),
+      set: (_, key, value) => Reflect.set(current(), key, value),
+      has: (_, key) => Reflect.has(current(), key),
+      ownKeys: () => Reflect.ownKeys(current()),
+      deleteProperty: (_, key) => Reflect.deleteProperty(current(), key),
+      defineProperty: (_, key, descriptor) => Reflect.defineProperty(current(), key, descriptor),
+      getOwnPropertyDescriptor: (_, key) => {
+        const descriptor = Reflect.getOwnPropertyDescriptor(current(), key);
+        return descriptor === undefined ? undefined : { ...descriptor, configurable: true };
+      },
+    },
+  );
+}
+
+const importableEnv = viewOf(() => frameOverride(kEnvOverride) ?? internals.envObject);
+const importableExports = viewOf(() => frameOverride(kExportsOverride) ?? internals.ctxExports());
+const withEnv = (newEnv, fn) => withOverrides("withEnv", [[kEnvOverride, newEnv]], fn);
+const withExports = (newExports, fn) => withOverrides("withExports", [[kExportsOverride, newExports]], fn);
+const withEnvAndExports = (newEnv, newExports, fn) => withOverrides("withEnvAndExports", [[kEnvOverride, newEnv], [kExportsOverride, newExports]], fn);
 
 const cloudflareModules = {
   // workerd's adapter from node:http servers to fetch handlers (with the http server modules).
@@ -105,8 +140,11 @@ const cloudflareModules = {
     WorkflowEntrypoint,
     RpcTarget,
     // With disallow_importable_env both are empty views, as in workerd.
-    env: internals.feature("disallow_importable_env") ? emptyView() : internals.envObject,
-    exports: internals.feature("disallow_importable_env") ? emptyView() : lazyExports,
+    env: internals.feature("disallow_importable_env") ? emptyView() : importableEnv,
+    exports: internals.feature("disallow_importable_env") ? emptyView() : importableExports,
+    withEnv,
+    withExports,
+    withEnvAndExports,
     waitUntil: (promise) => internals.trackBackground(promise),
   }),
 };

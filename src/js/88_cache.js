@@ -131,7 +131,9 @@ class Cache {
     const varyOn = (response.headers.get("vary") ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean);
     const vary = varyOn.map((name) => [name, request.headers.get(name)]);
     const args = { cache: this.#name, url: request.url, status: parts.status, statusText: parts.statusText, headers: parts.headers, expires, vary };
-    await internals.hostCall(CACHE_BINDING, "put", args, parts.body);
+    // A streamed body (a clone's branch, an R2 object's body) is read whole: the store keeps bytes.
+    const body = parts.body instanceof ReadableStream ? new Uint8Array(await new Response(parts.body).arrayBuffer()) : parts.body;
+    await internals.hostCall(CACHE_BINDING, "put", args, body);
     return undefined;
   }
 
