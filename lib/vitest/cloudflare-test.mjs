@@ -39,6 +39,27 @@ export function createExecutionContext() {
   return new ExecutionContext(kConstruct);
 }
 
+/**
+ * The context a Pages Function gets (`{ request, functionPath, params, data, env, next, waitUntil,
+ * passThroughOnException }`), an execution context waitOnExecutionContext() takes. `next()`
+ * calls `init.next`, else the ASSETS binding, with a request made of its arguments.
+ */
+export function createPagesEventContext(init) {
+  if (typeof init !== "object" || init === null) throw new TypeError("Failed to execute 'createPagesEventContext': parameter 1 is not of type 'EventContextInit'.");
+  if (!(init.request instanceof Request)) throw new TypeError("Incorrect type for the 'request' field on 'EventContextInit': the provided value is not of type 'Request'.");
+  if (init.functionPath !== undefined && typeof init.functionPath !== "string") throw new TypeError("Incorrect type for the 'functionPath' field on 'EventContextInit': the provided value is not of type 'string'.");
+  if (init.next !== undefined && typeof init.next !== "function") throw new TypeError("Incorrect type for the 'next' field on 'EventContextInit': the provided value is not of type 'function'.");
+  const ctx = createExecutionContext();
+  const next = async (input, nextInit) => {
+    const request = new Request(input ?? init.request, nextInit);
+    if (init.next) return init.next(request);
+    if (typeof env.ASSETS?.fetch !== "function") throw new TypeError("Cannot call `next()` without an `ASSETS` binding or a `next` function in `createPagesEventContext()`.");
+    return env.ASSETS.fetch(request);
+  };
+  Object.assign(ctx, { request: init.request, functionPath: init.functionPath ?? "", params: init.params ?? {}, data: init.data ?? {}, env, next });
+  return ctx;
+}
+
 /** Waits for every waitUntil() promise, including ones added while waiting; rejections too. */
 async function waitForAll(list) {
   const errors = [];

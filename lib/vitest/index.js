@@ -75,6 +75,18 @@ function cloudflareTest(options = {}) {
   };
 }
 
+/**
+ * A Pages project's ASSETS binding for `miniflare.serviceBindings` (as Cloudflare's pool's):
+ * `directory`'s files served as Pages serves them (a 404.html for missing files, else the
+ * single-page application's index.html).
+ */
+async function buildPagesASSETSBinding(directory) {
+  const { createAssetHandler } = require("../project/assets.js");
+  const notFoundHandling = fs.existsSync(path.join(directory, "404.html")) ? "404-page" : "single-page-application";
+  const assets = createAssetHandler({ directory: path.resolve(directory), notFoundHandling });
+  return (request) => assets.fetch(request);
+}
+
 /** The `rules` of the project's wrangler file (none without one, or when it cannot be read). */
 function projectRules(options, root) {
   const { readConfig, CONFIG_FILES } = require("../project/config.js");
@@ -87,4 +99,4 @@ function projectRules(options, root) {
   }
 }
 
-module.exports = { cloudflareTest, cloudflarePool, readD1Migrations };
+module.exports = { cloudflareTest, cloudflarePool, readD1Migrations, buildPagesASSETSBinding };

@@ -23,6 +23,8 @@ const NODE_GLOBALS = path.join(__dirname, "node-globals.mjs");
  */
 const ENTRY = `export * from ${JSON.stringify(RUNNER)};\nexport { default } from ${JSON.stringify(RUNNER)};\n`;
 const HOST_BINDING = "__WORKERBOX_VITEST_HOST";
+/** How long a missing main module is waited for (a globalSetup's build may be writing it). */
+const MAIN_WAIT_MS = 10_000;
 
 /**
  * The runner's way back to Node (a service binding): snapshot files, and test files that inline
@@ -92,7 +94,7 @@ async function projectSettings(options, root, warn, log) {
   const resetters = [];
   /** Queues by name: a miniflare.queueProducers binding to a queue of the wrangler file shares it. */
   const queues = new Map();
-  let main = options.main ? mainFile(options.main, path.resolve(root, options.main), root, "cloudflareTest({ main })") : undefined;
+  let main = options.main ? await mainFile(options.main, path.resolve(root, options.main), root, "cloudflareTest({ main })") : undefined;
   if (configPath) {
     const project = await loadTestProject(configPath, options, extra, auxiliary).catch(async (error) => {
       await auxiliary.dispose();
@@ -117,7 +119,7 @@ async function projectSettings(options, root, warn, log) {
     const limiters = makeRateLimiters(raw.ratelimits, require("../../index.js"));
     Object.assign(bindings, limiters.bindings, makePipelines(raw.pipelines, require("../../index.js")));
     resetters.push(limiters.reset);
-    if (project.config.main !== undefined) main ??= mainFile(project.config.main, project.config.mainFile, root, `${path.basename(configPath)}: main`);
+    if (project.config.main !== undefined) main ??= await mainFile(project.config.main, project.config.mainFile, root, `${path.basename(configPath)}: main`);
   }
   if (options.remoteBindings) warn("remoteBindings is ignored: workerbox runs every binding locally");
   // Bindings in Miniflare's option names (kvNamespaces, d1Databases, …), over the wrangler file's.
@@ -170,10 +172,14 @@ function declaredDurableExports(raw) {
  * starts with "/" and is not a file there, the file under the Vite project's root, as Vite and
  * Cloudflare's pool read it (`main = "/worker.ts"` in a test wrangler.toml).
  */
-function mainFile(main, resolved, root, where) {
-  if (fs.existsSync(resolved)) return resolved;
+async function mainFile(main, resolved, root, where) {
   const rooted = main.startsWith("/") ? path.join(root, main) : null;
-  if (rooted && fs.existsSync(rooted)) return rooted;
+  // A globalSetup may still be building it (a watching build that signals before it writes).
+  for (const deadline = Date.now() + MAIN_WAIT_MS; ; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    if (fs.existsSync(resolved)) return resolved;
+    if (rooted && fs.existsSync(rooted)) return rooted;
+    if (Date.now() >= deadline) break;
+  }
   throw new Error(`workerbox/vitest: ${where}: ${resolved} does not exist${rooted ? ` (nor ${rooted}, under the Vite root)` : ""}`);
 }
 
