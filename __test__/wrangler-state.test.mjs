@@ -1,8 +1,8 @@
 // Local state shared with wrangler (lib/project/wrangler-state.js, lib/project/state-cli.js):
 // Miniflare 4 (what `wrangler dev --local` and `wrangler d1 execute --local` run) writes D1, KV and
-// R2 state under <project>/.wrangler/state/v3 through its own API, and workerbox reads it (D1 live,
-// KV and R2 imported on first start); workerbox's D1 writes and migrations are read back by
-// Miniflare; state in the old .workerbox/state layout is carried over; the CLI's d1 execute,
+// R2 state under <project>/.wrangler/state/v3 through its own API, and workerbox reads it (D1 and
+// KV live, R2 imported on first start); workerbox's D1 writes, migrations and KV writes are read
+// back by Miniflare; state in the old .workerbox/state layout is carried over; the CLI's d1 execute,
 // kv key and r2 object commands. scripts/wrangler-state-roundtrip.mjs does the same with wrangler.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -70,7 +70,7 @@ test("Miniflare's object ids: D1, KV and R2 files are named as Miniflare names t
   assert.equal(miniflareObjectId("miniflare-R2BucketObject", "bucket1"), "5119f97670da2434ff11c04f885214b156999ea3e0554409a360ecc837888202");
 });
 
-test("written by Miniflare (wrangler's local mode), read by workerbox: D1 live, KV and R2 imported once", async (t) => {
+test("written by Miniflare (wrangler's local mode), read by workerbox: D1 and KV live, R2 imported once", async (t) => {
   const dir = project(t);
   const mf = miniflare(dir);
   const db = await mf.getD1Database("DB");
@@ -83,24 +83,28 @@ test("written by Miniflare (wrangler's local mode), read by workerbox: D1 live, 
 
   const loaded = await loadProject(dir);
   assert.equal(loaded.stateDir, path.join(dir, ".wrangler", "state", "v3"));
-  assert.equal(loaded.stateNotes.length, 2, loaded.stateNotes.join("\n"));
-  // "gone" expires in under 60 s, sooner than KV lets a put expire: not carried over.
-  assert.match(loaded.stateNotes[0], /^KV KV: imported 1 key\(s\)/);
-  assert.match(loaded.stateNotes[1], /^R2 R2: imported 1 object\(s\)/);
+  assert.equal(loaded.stateNotes.length, 1, loaded.stateNotes.join("\n"));
+  assert.match(loaded.stateNotes[0], /^R2 R2: imported 1 object\(s\)/);
   assert.deepEqual(await ask(t, loaded), { d1: "from-miniflare", kv: "v1", metadata: { m: 1 }, r2: "hello r2", type: "text/plain", custom: { x: "y" } });
   const [{ expiration }] = (await loaded.bindings.KV.namespace().list()).keys.filter((k) => k.name === "k1");
   assert.ok(expiration > Date.now() / 1000 + 3000 && expiration <= Date.now() / 1000 + 3600, `expiration ${expiration} kept`);
 
-  // A second start imports nothing again; D1 is the same file, so Miniflare's later writes show.
+  assert.deepEqual((await loaded.bindings.KV.namespace().list()).keys.map((k) => k.name), ["gone", "k1"]);
+
+  // A second start imports nothing again; D1 and KV are the same files, so Miniflare's later writes show.
   const again = await loadProject(dir);
   assert.deepEqual(again.stateNotes, []);
   const mf2 = miniflare(dir);
   await (await mf2.getD1Database("DB")).prepare("UPDATE t SET b = 'changed by miniflare'").run();
+  await (await mf2.getKVNamespace("KV")).put("k1", "v2 from miniflare");
+  await (await mf2.getKVNamespace("KV")).delete("gone");
   await mf2.dispose();
   assert.equal((await again.bindings.DB.database().prepare("SELECT b FROM t").first()).b, "changed by miniflare");
+  assert.equal(await again.bindings.KV.namespace().get("k1"), "v2 from miniflare");
+  assert.equal(await again.bindings.KV.namespace().get("gone"), null);
 });
 
-test("written by workerbox (queries and migrations), read by Miniflare: the D1 file and its d1_migrations", async (t) => {
+test("written by workerbox (D1 queries and migrations, KV puts and deletes), read by Miniflare", async (t) => {
   const dir = project(t);
   fs.mkdirSync(path.join(dir, "migrations"));
   fs.writeFileSync(path.join(dir, "migrations", "0001_init.sql"), "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);");
@@ -110,6 +114,16 @@ test("written by workerbox (queries and migrations), read by Miniflare: the D1 f
   await db.prepare("INSERT INTO notes (body) VALUES (?)").bind("from workerbox").run();
   await db.prepare("CREATE TABLE blobs (b BLOB)").run();
   await db.prepare("INSERT INTO blobs VALUES (?)").bind(new Uint8Array([1, 2, 3])).run();
+  const namespace = loaded.bindings.KV.namespace();
+  await namespace.put("a", "from workerbox", { metadata: { by: "workerbox" }, expirationTtl: 600 });
+  await namespace.put("b", new Uint8Array([0, 255]));
+  await namespace.put("c", "replaced");
+  await namespace.put("c", "replacement");
+  await namespace.put("d", "deleted");
+  await namespace.delete("d");
+  const blobs = path.join(dir, ".wrangler", "state", "v3", "kv", "kv-ns-id", "blobs");
+  await new Promise((resolve) => setTimeout(resolve, 50)); // replaced blobs are removed in the background
+  assert.equal(fs.readdirSync(blobs).length, 3, "one blob file per live key");
   const file = path.join(dir, ".wrangler", "state", "v3", "d1", "miniflare-D1DatabaseObject", `${miniflareObjectId("miniflare-D1DatabaseObject", "my-d1-id")}.sqlite`);
   assert.ok(fs.existsSync(file));
 
@@ -119,6 +133,15 @@ test("written by workerbox (queries and migrations), read by Miniflare: the D1 f
   assert.deepEqual((await theirs.prepare("SELECT body FROM notes").all()).results, [{ body: "from workerbox" }]);
   assert.deepEqual((await theirs.prepare("SELECT name FROM d1_migrations").all()).results, [{ name: "0001_init.sql" }]);
   assert.deepEqual([...new Uint8Array((await theirs.prepare("SELECT b FROM blobs").first()).b)], [1, 2, 3]);
+  const kvTheirs = await mf.getKVNamespace("KV");
+  const a = await kvTheirs.getWithMetadata("a");
+  assert.deepEqual([a.value, a.metadata], ["from workerbox", { by: "workerbox" }]);
+  assert.deepEqual([...new Uint8Array(await kvTheirs.get("b", "arrayBuffer"))], [0, 255]);
+  assert.equal(await kvTheirs.get("c"), "replacement");
+  assert.equal(await kvTheirs.get("d"), null);
+  const listed = await kvTheirs.list();
+  assert.deepEqual(listed.keys.map((k) => k.name), ["a", "b", "c"]);
+  assert.ok(Math.abs(listed.keys[0].expiration - (Date.now() / 1000 + 600)) < 30);
 });
 
 test("state in the old .workerbox/state layout is copied to .wrangler/state/v3 on the first start", async (t) => {
@@ -129,8 +152,9 @@ test("state in the old .workerbox/state layout is copied to .wrangler/state/v3 o
   await oldDb.prepare("INSERT INTO t VALUES (1, 'kept from before')").run();
   await kv({ dir: path.join(legacy, "kv", "kv-ns-id") }).namespace().put("k1", "old value");
   const loaded = await loadProject(dir);
-  assert.equal(loaded.stateNotes.length, 1);
+  assert.equal(loaded.stateNotes.length, 2, loaded.stateNotes.join("\n"));
   assert.match(loaded.stateNotes[0], /copied the state kept in .*\.workerbox.state \(D1 DB, KV KV\)/);
+  assert.match(loaded.stateNotes[1], /^KV KV: moved 1 key\(s\) from workerbox's own store .* into wrangler's layout/);
   const answer = await ask(t, loaded);
   assert.equal(answer.d1, "kept from before");
   assert.equal(answer.kv, "old value");

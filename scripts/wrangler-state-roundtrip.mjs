@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Round trip of local state between wrangler and workerbox on one project: wrangler writes D1,
-// KV and R2 with `--local` and workerbox reads them (D1 from wrangler's own file, KV and R2
-// imported on the first start), then workerbox writes D1 rows and applies a migration and wrangler
-// reads them back. Prints every command and its output; exits 1 on the first mismatch.
+// KV and R2 with `--local` and workerbox reads them (D1 and KV from wrangler's own files, R2
+// imported on the first start), then workerbox writes D1 rows, applies a migration and writes KV
+// keys, and wrangler reads them back. Prints every command and its output; exits 1 on the first mismatch.
 //   node scripts/wrangler-state-roundtrip.mjs [--node=/path/to/node22] [--wrangler=path/to/wrangler.js]
 // wrangler comes from bench/.tools (bench/lib.mjs installs it from npm on first use) and needs
 // Node 22.12+: --node names one when this Node is older. The project is a temporary folder.
@@ -70,4 +70,9 @@ expect("wrangler reads workerbox's D1 rows", rows(run("wrangler", ["d1", "execut
 expect("wrangler reads the migration workerbox applied", rows(run("wrangler", ["d1", "execute", "my-db", "--local", "--json", "--command", "SELECT body FROM notes"])), [{ body: "seeded by a workerbox migration" }]);
 const listed = run("wrangler", ["d1", "migrations", "list", "my-db", "--local"]);
 expect("wrangler sees no pending migration", /No migrations to apply/.test(listed), true);
+run("workerbox", ["kv", "key", "put", "--binding", "KV", "--local", "greeting", "hello from workerbox"]);
+run("workerbox", ["kv", "key", "put", "--binding", "KV", "--local", "with-meta", "v", "--metadata", '{"by":"workerbox"}']);
+expect("wrangler reads workerbox's KV value", run("wrangler", ["kv", "key", "get", "--binding", "KV", "--local", "greeting"]), "hello from workerbox");
+const keys = run("wrangler", ["kv", "key", "list", "--binding", "KV", "--local"]);
+expect("wrangler lists workerbox's KV keys and metadata", JSON.parse(keys.slice(keys.indexOf("["))), [{ name: "greeting" }, { name: "with-meta", metadata: { by: "workerbox" } }]);
 console.log("\nround trip ok");

@@ -2,7 +2,7 @@
 // loadProject(): turns a project's checked configuration (config.js) and its bundle (bundle.js)
 // into createWorker() options with real bindings — vars and secrets, KV namespaces and R2
 // buckets as embedded stores persisted where wrangler keeps local state (`.wrangler/state/v3`, see
-// wrangler-state.js: D1 in wrangler's own files, the rest under its `workerbox/`), service bindings, the assets
+// wrangler-state.js: D1 and KV in wrangler's own files, the rest under its `workerbox/`), service bindings, the assets
 // binding — and lists every binding workerbox cannot provide yet. Binding kinds go through one
 // table of factories (BINDING_FACTORIES) so D1, queues and Durable Objects are wired as soon as
 // index.js exports their factories.
@@ -13,6 +13,7 @@ const { readConfig, ConfigError } = require("./config.js");
 const { bundle, mapError } = require("./bundle.js");
 const { createAssetHandler } = require("./assets.js");
 const wranglerState = require("./wrangler-state.js");
+const { wranglerKv } = require("./wrangler-kv.js");
 
 const { safeName, ownDir } = wranglerState;
 
@@ -25,7 +26,12 @@ const BINDING_FACTORIES = {
   kv_namespaces: {
     factory: "kv",
     list: (b) => b.kv,
-    create: (kv, entry, state) => kv(state ? { dir: path.join(ownDir(state), "kv", safeName(entry.localId ?? entry.id)) } : {}),
+    // Shared with wrangler: Miniflare's own index and blob files (wrangler-kv.js).
+    create: (kv, entry, state) => {
+      if (!state) return kv();
+      const id = entry.localId ?? entry.id;
+      return wranglerKv(kv, state, id, wranglerState.miniflareObjectId(wranglerState.KV_CLASS, id));
+    },
   },
   r2_buckets: {
     factory: "storage",
@@ -187,7 +193,8 @@ async function projectFromConfig(config, options) {
     fs.mkdirSync(wranglerState.ownDir(state), { recursive: true });
   }
   const { bindings, unsupported, warnings } = buildBindings(config, { state, services: options.services, api, storeCache: options.storeCache });
-  // wrangler's KV and R2 data, taken by each store on its first start (their files are not shared).
+  // On a store's first start: workerbox's own KV data moved into wrangler's layout, wrangler's R2
+  // data into workerbox's buckets (their files are not shared).
   if (state) stateNotes.push(...(await wranglerState.importWranglerData(state, config, bindings)));
   const vars = { ...config.bindings.vars, ...config.secrets, ...(options.vars ?? {}) };
   for (const name of Object.keys(vars)) {

@@ -4,8 +4,8 @@
 //   workerbox d1 execute <database> --command SQL | --file PATH [--json] [--local] [--persist-to DIR]
 //   workerbox kv key get|put|list|delete … --binding NAME | --namespace-id ID [--local] [--persist-to DIR]
 //   workerbox r2 object get|put|delete <bucket>/<key> [--file PATH] [--pipe] [--local] [--persist-to DIR]
-// Each loads the project without bundling or migrating (loadProject), so wrangler's KV and R2
-// data is imported first, as when `workerbox dev` starts. bin/workerbox.js calls run().
+// Each loads the project without bundling or migrating (loadProject), so wrangler's R2 data is
+// imported first, as when `workerbox dev` starts (D1 and KV are wrangler's own files). bin/workerbox.js calls run().
 
 const fs = require("node:fs");
 const path = require("node:path");
@@ -93,8 +93,9 @@ async function namespaceOf(args) {
     const entry = project.config.bindings.kv.find((e) => e.localId === args.namespaceId || e.id === args.namespaceId);
     if (entry) return project.bindings[entry.binding].namespace();
     const { kv } = require("../api.js");
-    const { ownDir, safeName } = require("./wrangler-state.js");
-    return kv({ dir: path.join(ownDir(project.stateDir), "kv", safeName(args.namespaceId)) }).namespace();
+    const { miniflareObjectId, KV_CLASS } = require("./wrangler-state.js");
+    const { wranglerKv } = require("./wrangler-kv.js");
+    return wranglerKv(kv, project.stateDir, args.namespaceId, miniflareObjectId(KV_CLASS, args.namespaceId)).namespace();
   }
   if (args.binding === undefined) throw new UsageError("give --binding or --namespace-id");
   const entry = project.config.bindings.kv.find((e) => e.binding === args.binding);

@@ -6,10 +6,13 @@
 // - D1 is shared live: each database is Miniflare's own SQLite file,
 //   `d1/miniflare-D1DatabaseObject/<id>.sqlite` (the user's tables directly, as workerbox's D1
 //   store keeps them), and the D1 store opens that file.
-// - KV and R2 are imported: Miniflare keeps KV values and R2 bodies as blob files beside an index
-//   database (`kv/miniflare-KVNamespaceObject/<id>.sqlite` + `kv/<namespace>/blobs/<blob_id>`),
-//   which workerbox's stores (one SQLite file holding values and bodies) do not read. On the first
-//   start of a binding, what wrangler wrote is copied into workerbox's store under `workerbox/`
+// - KV is shared live: a namespace is Miniflare's index database
+//   (`kv/miniflare-KVNamespaceObject/<id>.sqlite`) and its blob files (`kv/<namespace>/blobs/`),
+//   read and written by a handler-backed kv() binding (wrangler-kv.js). KV data workerbox kept
+//   in its own format before is moved in on the first start.
+// - R2 is imported: Miniflare keeps object bodies as blob files beside an index database, which
+//   workerbox's object store (one SQLite file holding bodies too) does not read. On the first
+//   start of a bucket, what wrangler wrote is copied into workerbox's store under `workerbox/`
 //   of the same folder (the dev log says so); later wrangler writes are not seen, and workerbox's
 //   writes are not seen by wrangler.
 // - Durable Objects, queues and workflows stay in workerbox's own format under `workerbox/`:
@@ -132,30 +135,37 @@ function markImported(dir) {
   fs.writeFileSync(path.join(dir, MARKER), "This store took what wrangler kept for it on its first start (lib/project/wrangler-state.js).\n");
 }
 
-/** Copies wrangler's entries of a KV namespace into `binding` (workerbox's); how many. */
-async function importKv(v3, entry, binding) {
+/**
+ * Moves a KV namespace kept in workerbox's own format (`workerbox/kv/<id>/kv.sqlite3`: copied
+ * from `.workerbox/state`, or written by a version that did not share KV) into the shared
+ * namespace `binding`, once; how many keys. Keys expiring within 60 s are left out (KV's
+ * shortest expiration).
+ */
+async function importOwnKv(v3, entry, binding) {
   const id = entry.localId ?? entry.id;
-  const file = path.join(v3, "kv", KV_CLASS, `${miniflareObjectId(KV_CLASS, id)}.sqlite`);
   const own = path.join(ownDir(v3), "kv", safeName(id));
-  if (imported(own)) return 0;
-  if (!fs.existsSync(file)) return 0;
-  const rows = await readRows(file, "SELECT key, blob_id, expiration, metadata FROM _mf_entries");
-  const namespace = binding.namespace();
+  if (!fs.existsSync(path.join(own, "kv.sqlite3")) || fs.existsSync(path.join(own, MOVED))) return 0;
+  const { kv } = require("../bindings.js");
+  const from = kv({ dir: own }).namespace();
+  const to = binding.namespace();
   let count = 0;
-  for (const row of rows) {
-    // Miniflare keeps expiration in milliseconds; KV takes seconds, at least 60 s ahead.
-    if (row.expiration !== null && row.expiration <= Date.now() + 60_000) continue;
-    const blob = path.join(v3, "kv", id, "blobs", row.blob_id);
-    if (!fs.existsSync(blob)) continue;
-    const options = {};
-    if (row.expiration !== null) options.expiration = Math.floor(row.expiration / 1000);
-    if (row.metadata !== null) options.metadata = JSON.parse(row.metadata);
-    await namespace.put(row.key, fs.readFileSync(blob), options);
-    count++;
-  }
-  markImported(own);
+  let cursor;
+  do {
+    const page = await from.list({ cursor });
+    for (const key of page.keys) {
+      if (key.expiration !== undefined && key.expiration * 1000 <= Date.now() + 60_000) continue;
+      const value = await from.get(key.name, "arrayBuffer");
+      if (value === null) continue;
+      await to.put(key.name, value, { ...(key.expiration !== undefined ? { expiration: key.expiration } : {}), ...(key.metadata !== undefined ? { metadata: key.metadata } : {}) });
+      count++;
+    }
+    cursor = page.list_complete ? undefined : page.cursor;
+  } while (cursor);
+  fs.writeFileSync(path.join(own, MOVED), "This namespace was moved into wrangler's layout (kv/miniflare-KVNamespaceObject) on the first start that shared it (lib/project/wrangler-state.js).\n");
   return count;
 }
+
+const MOVED = ".moved-to-wrangler-layout";
 
 /** Copies wrangler's objects of an R2 bucket into `binding` (workerbox's); how many. */
 async function importR2(v3, entry, binding) {
@@ -184,14 +194,14 @@ async function importR2(v3, entry, binding) {
   return count;
 }
 
-/** Imports wrangler's KV and R2 data into the project's bindings on their first start; log lines. */
+/** On a store's first start: workerbox's own KV data into the shared namespaces, wrangler's R2 data into workerbox's buckets; log lines. */
 async function importWranglerData(v3, config, bindings) {
   const lines = [];
   for (const entry of config.bindings.kv) {
     const binding = bindings[entry.binding];
     if (binding?.namespace === undefined) continue;
-    const count = await importKv(v3, entry, binding);
-    if (count) lines.push(`KV ${entry.binding}: imported ${count} key(s) wrangler kept in ${path.join(v3, "kv")} (wrangler's KV files are not shared: later changes on either side stay there)`);
+    const count = await importOwnKv(v3, entry, binding);
+    if (count) lines.push(`KV ${entry.binding}: moved ${count} key(s) from workerbox's own store (${path.join(ownDir(v3), "kv")}) into wrangler's layout, now shared with wrangler`);
   }
   for (const entry of config.bindings.r2) {
     const binding = bindings[entry.binding];
@@ -202,4 +212,4 @@ async function importWranglerData(v3, config, bindings) {
   return lines;
 }
 
-module.exports = { stateRoot, ownDir, d1File, ensureD1File, importLegacy, importWranglerData, miniflareObjectId, safeName };
+module.exports = { stateRoot, ownDir, d1File, ensureD1File, importLegacy, importWranglerData, miniflareObjectId, safeName, KV_CLASS };
