@@ -7,7 +7,7 @@
 // Prints one JSON object on stdout; progress on stderr.
 //   node bench/eventloop.mjs [--quick] [--only=workerbox|miniflare]
 import os from "node:os";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
@@ -37,8 +37,18 @@ function percentiles(samples) {
   return { unit: "ms late", n: s.length, p50: ms(at(0.5)), p99: ms(at(0.99)), max: ms(s.at(-1)) };
 }
 
+/** Per-thread and per-process CPU ticks come from /proc: Linux only (NaN elsewhere, said once). */
+let procMissing = false;
+function noProc() {
+  if (existsSync("/proc/self/task")) return false;
+  if (!procMissing) console.error(`eventloop: idle CPU is unavailable on ${process.platform} (read from /proc, Linux only)`);
+  procMissing = true;
+  return true;
+}
+
 /** CPU ticks of this process's threads whose name starts with `prefix`. */
 function threadTicks(prefix) {
+  if (noProc()) return NaN;
   let ticks = 0;
   for (const tid of readdirSync("/proc/self/task")) {
     try {
@@ -52,6 +62,7 @@ function threadTicks(prefix) {
 
 /** CPU ticks of this process's child processes named `name` (with all their threads). */
 function childTicks(name) {
+  if (noProc()) return NaN;
   let ticks = 0;
   for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
     try {

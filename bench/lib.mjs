@@ -10,6 +10,13 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
 /** RSS in bytes of process `root` (default: this one) and every descendant process (workerd, for Miniflare). */
 export function treeRss(root = process.pid) {
+  // /proc is Linux's: elsewhere only this process's own RSS is known (child processes, such as
+  // Miniflare's workerd, are then not counted; said once).
+  if (!fs.existsSync("/proc/self/status")) {
+    if (!treeRss.warned) console.error(`treeRss: ${process.platform} has no /proc; child processes' RSS is not counted`);
+    treeRss.warned = true;
+    return root === process.pid ? process.memoryUsage.rss() : 0;
+  }
   const children = new Map();
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;

@@ -73,8 +73,10 @@ async function workerbox() {
   const around = (k, values = createMs) => medianAround(values, k);
   // Page faults, kernel time and user time per create, and kernel µs per fault, around the 10th
   // and the last. User time is the engine's own work; kernel time is mostly those faults.
+  if (process.platform === "win32") console.error("workers: page faults per create are unavailable on Windows");
   const kernel = (k) => {
-    const faults = around(k, createFaults);
+    // Windows' libuv counts no minor page faults (always 0): null there, not a false zero.
+    const faults = process.platform === "win32" ? null : around(k, createFaults);
     const kernelMs = around(k, createKernelMs);
     return { faults, kernelMs, userMs: around(k, createUserMs), kernelUsPerFault: faults > 0 ? Math.round((kernelMs * 1000 / faults) * 100) / 100 : null };
   };
