@@ -62,10 +62,12 @@ function windowsCc() {
   mkdirSync(dir, { recursive: true });
   const zig = run("python3", ["-c", "import ziglang, os; print(os.path.join(os.path.dirname(ziglang.__file__), 'zig'))"]).stdout.trim();
   const wrappers = {};
-  for (const [name, sub] of [["cc", "cc"], ["c++", "c++"], ["ar", "ar"]]) {
+  for (const [name, sub] of [["cc", "cc"], ["c++", "c++"], ["ar", "lib"]]) {
     const file = resolve(dir, name);
-    const extra = sub === "ar" ? "" : " -target x86_64-windows-gnu";
-    writeFileSync(file, `#!/bin/sh\nexec "${zig}" ${sub}${extra} "$@"\n`);
+    const extra = sub === "lib" ? "" : " -target x86_64-windows-gnu";
+    // cc-rs passes --target=x86_64-pc-windows-msvc, which zig does not know: drop it.
+    const drop = 'for a; do shift; case "$a" in --target=*) ;; *) set -- "$@" "$a" ;; esac; done\n';
+    writeFileSync(file, `#!/bin/sh\n${drop}exec "${zig}" ${sub}${extra} "$@"\n`);
     chmodSync(file, 0o755);
     wrappers[name] = file;
   }
