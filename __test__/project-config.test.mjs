@@ -219,8 +219,8 @@ test("loadProject: KV state persists under .wrangler/state/v3 and the service st
   assert.equal(stub.status, 503);
   assert.match(await stub.text(), /service "auth-worker" \(binding AUTH\) is not running locally/);
   await Promise.all([worker.dispose(), auth.dispose()]);
-  // The namespace wrangler dev uses locally: the id, not the preview_id.
-  assert.ok(fs.existsSync(path.join(dir, ".wrangler", "state", "v3", "workerbox", "kv", "kv-id", "kv.sqlite3")));
+  // The namespace wrangler dev uses locally (the id, not the preview_id), in wrangler's layout.
+  assert.ok(fs.existsSync(path.join(dir, ".wrangler", "state", "v3", "kv", "kv-id", "blobs")));
 
   const second = await loadProject(dir);
   const reader = await createWorker({ script: "export default { async fetch(r, env) { return new Response(await env.KV.get('seen')) } }", bindings: { KV: second.bindings.KV }, onLog() {} });

@@ -146,7 +146,8 @@ test("persisted state under .wrangler/state/v3 is shared with a worker loaded se
   await proxy.env.FILES.put("report.txt", "persisted file");
   await proxy.dispose();
   await proxy.dispose(); // twice is harmless
-  assert.ok(fs.existsSync(path.join(dir, ".wrangler", "state", "v3", "workerbox", "kv", "cache", "kv.sqlite3")));
+  // KV in wrangler's layout: the value files of namespace "cache".
+  assert.equal(fs.readdirSync(path.join(dir, ".wrangler", "state", "v3", "kv", "cache", "blobs")).length, 1);
   const project = await loadProject(dir);
   const worker = await createWorker({ ...project.options, onLog() {} });
   t.after(() => worker.dispose());
