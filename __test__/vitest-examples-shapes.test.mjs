@@ -259,3 +259,38 @@ test("a wrangler file with neither main nor assets: tests run with its bindings;
   assert.equal(code, 0, output);
   assert.equal(report.numPassedTests, 1, output);
 });
+
+test("evictDurableObject(stub, { webSockets: \"close\" }) closes the object's WebSockets; withEnv() swaps the importable env in a test", async (t) => {
+  const dir = makeProject(t, {
+    "wrangler.jsonc": JSON.stringify({ name: "ws", main: "src/index.js", compatibility_date: "2026-01-01", vars: { NAME: "base" }, durable_objects: { bindings: [{ name: "OBJ", class_name: "Sockets" }] }, migrations: [{ tag: "v1", new_sqlite_classes: ["Sockets"] }] }),
+    "src/index.js": [
+      `import { DurableObject } from "cloudflare:workers";`,
+      `export class Sockets extends DurableObject {`,
+      `  fetch() { const [client, server] = Object.values(new WebSocketPair()); this.ctx.acceptWebSocket(server); return new Response(null, { status: 101, webSocket: client }); }`,
+      `}`,
+      `export default { fetch() { return new Response("ok"); } };`,
+    ].join("\n"),
+    "vitest.config.mjs": config("{}"),
+    "test/ws.test.js": [
+      `import { evictDurableObject } from "cloudflare:test";`,
+      `import { env, withEnv } from "cloudflare:workers";`,
+      `import { it, expect } from "vitest";`,
+      `it("closes on eviction", async () => {`,
+      `  const stub = env.OBJ.get(env.OBJ.idFromName("a"));`,
+      `  const socket = (await stub.fetch("http://x/", { headers: { Upgrade: "websocket" } })).webSocket;`,
+      `  socket.accept();`,
+      `  const closed = new Promise((resolve) => socket.addEventListener("close", (event) => resolve(event.code)));`,
+      `  await evictDurableObject(stub, { webSockets: "close" });`,
+      `  expect(await closed).toBe(1001);`,
+      `  await expect(evictDurableObject(stub, { webSockets: "drop" })).rejects.toThrow(/"hibernate" or "close"/);`,
+      `});`,
+      `it("withEnv", async () => {`,
+      `  expect(await withEnv({ NAME: "over" }, async () => { await null; return env.NAME; })).toBe("over");`,
+      `  expect(env.NAME).toBe("base");`,
+      `});`,
+    ].join("\n"),
+  });
+  const { code, report, output } = await runVitest(dir);
+  assert.equal(code, 0, output);
+  assert.equal(report.numPassedTests, 2, output);
+});

@@ -261,9 +261,12 @@ export async function listDurableObjectIds(namespace) {
   return ids.map((id) => namespace.idFromString(id));
 }
 
-/** Drops the object's live instance (its storage stays); the next request constructs it again. */
-export async function evictDurableObject(stub) {
-  const className = await (await askObject(stub, "class")).text();
+/** Drops the object's live instance (its storage stays; its WebSockets stay, hibernated, unless `{ webSockets: "close" }`); the next request constructs it again. */
+export async function evictDurableObject(stub, options = {}) {
+  if (options?.webSockets !== undefined && options.webSockets !== "close" && options.webSockets !== "hibernate") {
+    throw new TypeError(`evictDurableObject: options.webSockets must be "hibernate" or "close", got ${JSON.stringify(options.webSockets)}`);
+  }
+  const className = await (await askObject(stub, options?.webSockets === "close" ? "close-websockets" : "class")).text();
   await hostCall("/durable/evict", { className, id: stub.id.toString() });
 }
 

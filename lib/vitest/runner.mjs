@@ -67,6 +67,11 @@ const kState = Symbol("state");
 /** Answers a cloudflare:test request inside object `instance` (`state` its DurableObjectState). */
 async function answerTestRequest(what, instance, state, className) {
   if (what === "class") return new Response(className);
+  // evictDurableObject(stub, { webSockets: "close" }): its WebSockets are closed first.
+  if (what === "close-websockets") {
+    for (const socket of state.getWebSockets?.() ?? []) socket.close(1001, "Durable Object evicted");
+    return new Response(className);
+  }
   if (what === "alarm") {
     if ((await state.storage.getAlarm()) === null) return Response.json(false);
     await state.storage.deleteAlarm();
