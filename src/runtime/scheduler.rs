@@ -198,6 +198,8 @@ struct InFlight {
   upload: Option<tokio::sync::mpsc::Sender<super::fetch::UploadChunk>>,
   /// Body reads and writes not answered yet.
   waiting: HashSet<u32>,
+  /// A `cloudflare:sockets` socket (src/runtime/sockets/), counted against MAX_SOCKETS.
+  socket: bool,
 }
 
 fn aborted() -> JsErrorInfo {
@@ -243,11 +245,15 @@ impl Io {
       (None, None)
     };
     let (reads, read_requests) = unbounded_channel();
+    let socket = request.method == super::sockets::METHOD;
+    let too_many = socket && self.fetches.values().filter(|f| f.socket).count() >= super::sockets::MAX_SOCKETS;
     let task = match (request.websocket, chunks) {
+      _ if too_many => tokio::spawn(super::sockets::refuse(id, self.replies.clone())),
+      (false, Some(writes)) if socket => tokio::spawn(super::sockets::run(id, request, writes, read_requests, self.replies.clone())),
       (true, Some(frames)) => tokio::spawn(super::websocket_client::run(id, request, frames, read_requests, self.replies.clone())),
       (_, chunks) => tokio::spawn(super::fetch::run(id, request, chunks, read_requests, self.replies.clone())),
     };
-    self.fetches.insert(id, InFlight { task: task.abort_handle(), head_pending: true, reads, upload, waiting: HashSet::new() });
+    self.fetches.insert(id, InFlight { task: task.abort_handle(), head_pending: true, reads, upload, waiting: HashSet::new(), socket });
   }
 
   /// Asks for the next chunk of request `id`'s response body; an answer is returned if the

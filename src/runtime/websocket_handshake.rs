@@ -16,7 +16,7 @@ use http_body_util::BodyExt;
 use hyper::upgrade::Upgraded;
 use hyper_util::rt::TokioIo;
 use sha1::{Digest, Sha1};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 /// The largest message either way, as production allows (32 MiB).
@@ -37,19 +37,9 @@ fn type_error(message: String) -> JsErrorInfo {
   JsErrorInfo::new("TypeError", message)
 }
 
+/// The rustls configuration outbound TLS shares (src/runtime/sockets/tls.rs).
 fn tls() -> Arc<rustls::ClientConfig> {
-  static CONFIG: OnceLock<Arc<rustls::ClientConfig>> = OnceLock::new();
-  CONFIG
-    .get_or_init(|| {
-      let roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
-      let config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-        .with_safe_default_protocol_versions()
-        .expect("ring supports the default TLS versions")
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-      Arc::new(config)
-    })
-    .clone()
+  super::sockets::tls::client_config()
 }
 
 /// A response's headers as the flat `[name, value, …]` list the worker reads.

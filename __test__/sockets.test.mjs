@@ -1,0 +1,316 @@
+// cloudflare:sockets: connect() against loopback Node servers made here (plain TCP echo, a server
+// that says "bye" and ends, a paused one, TLS with the self-signed certificate in
+// fixtures/sockets/, and a STARTTLS one), with workerd's messages where something fails (as
+// workerd 2026-04-26 printed them for the same probes), half-open connections, backpressure both
+// ways, close(), startTls(), the network policy and disposal. Every server and worker is closed
+// when its test ends.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import net from "node:net";
+import tls from "node:tls";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { dispatch } from "../index.js";
+import { useWorker, waitFor } from "./helpers.mjs";
+
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "sockets");
+const KEY = fs.readFileSync(path.join(FIXTURES, "key.pem"));
+const CERT = fs.readFileSync(path.join(FIXTURES, "cert.pem"));
+const CANNOT_CONNECT = "proxy request failed, cannot connect to the specified address";
+
+/** Listens on a free loopback port for the rest of the test; returns the port. */
+async function listen(t, server) {
+  const sockets = new Set();
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  server.on("secureConnection", (socket) => socket.on("error", () => {}));
+  server.on("tlsClientError", () => {});
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => {
+    for (const socket of sockets) socket.destroy();
+    return new Promise((resolve) => server.close(resolve));
+  });
+  return server.address().port;
+}
+
+function echoServer(t) {
+  return listen(t, net.createServer((socket) => {
+    socket.on("error", () => {});
+    socket.pipe(socket);
+  }));
+}
+
+/** Runs `body` (the inside of an async function with `connect`, `enc`, `dec` and `settle` in
+ * scope) in a fresh worker and returns its JSON result. */
+async function inWorker(t, body, options = {}) {
+  const worker = await useWorker(t, { script: workerScript(body), filename: "sockets-test.js", compatibilityDate: "2025-01-01", ...options });
+  const response = await dispatch(worker, "http://localhost/");
+  return response.json();
+}
+
+function workerScript(body) {
+  return `import { connect } from "cloudflare:sockets";
+const enc = new TextEncoder(), dec = new TextDecoder();
+const describe = (e) => e?.constructor?.name + ": " + e?.message;
+const settle = (p, ms = 3000) => Promise.race([p.then((v) => ({ ok: v === undefined ? null : v }), (e) => ({ err: describe(e) })), new Promise((r) => setTimeout(() => r("pending"), ms))]);
+async function readAll(readable) {
+  const reader = readable.getReader(); let text = "";
+  for (;;) { const { done, value } = await reader.read(); if (done) return text; text += dec.decode(value, { stream: true }); }
+}
+export default { async fetch(request, env, ctx) {
+  const result = await (async () => { ${body} })();
+  return Response.json(result === undefined ? null : result);
+} }`;
+}
+
+test("connect() echoes bytes over TCP; opened names the address asked for and the local one", async (t) => {
+  const port = await echoServer(t);
+  const result = await inWorker(t, `
+    const socket = connect("127.0.0.1:${port}");
+    const info = await socket.opened;
+    const writer = socket.writable.getWriter();
+    await writer.write(enc.encode("hello"));
+    const { value } = await socket.readable.getReader().read();
+    const other = connect({ hostname: "127.0.0.1", port: ${port} });
+    const otherInfo = await other.opened;
+    await other.close();
+    const shape = { ctor: socket.constructor.name, readable: socket.readable.constructor.name, writable: socket.writable.constructor.name, upgraded: socket.upgraded, secureTransport: socket.secureTransport };
+    await socket.close();
+    return { remote: info.remoteAddress, local: info.localAddress, got: dec.decode(value), other: otherInfo.remoteAddress, shape, closed: await settle(socket.closed) };`);
+  assert.equal(result.remote, `127.0.0.1:${port}`);
+  assert.match(result.local, /^127\.0\.0\.1:\d+$/);
+  assert.equal(result.got, "hello");
+  assert.equal(result.other, `127.0.0.1:${port}`);
+  assert.deepEqual(result.shape, { ctor: "Socket", readable: "ReadableStream", writable: "WritableStream", upgraded: false, secureTransport: "off" });
+  assert.deepEqual(result.closed, { ok: null });
+});
+
+test("connect() fails as workerd does: bad addresses and options throw, a refused port and port 25 reject opened and closed", async (t) => {
+  const spare = net.createServer();
+  const closedPort = await new Promise((resolve) => spare.listen(0, "127.0.0.1", () => resolve(spare.address().port)));
+  await new Promise((resolve) => spare.close(resolve));
+  const result = await inWorker(t, `
+    const thrown = {};
+    for (const address of ["nocolon", "127.0.0.1:abc", { hostname: "127.0.0.1" }, "127.0.0.1:70000"]) {
+      try { connect(address); thrown[JSON.stringify(address)] = "no throw"; } catch (e) { thrown[JSON.stringify(address)] = describe(e); }
+    }
+    try { connect("127.0.0.1:1", { secureTransport: "bogus" }); } catch (e) { thrown.bogus = describe(e); }
+    const refused = connect("127.0.0.1:${closedPort}");
+    const smtp = connect("127.0.0.1:25");
+    const plain = connect("127.0.0.1:${closedPort}");
+    let startTls; try { plain.startTls(); } catch (e) { startTls = describe(e); }
+    const writeString = await settle(connect("127.0.0.1:${closedPort}").writable.getWriter().write("text"));
+    return { thrown, refused: [await settle(refused.opened), await settle(refused.closed)], smtp: await settle(smtp.opened), startTls, writeString };`);
+  assert.deepEqual(result.thrown, {
+    '"nocolon"': "TypeError: Specified address is missing port.",
+    '"127.0.0.1:abc"': "TypeError: Specified address could not be parsed.",
+    '{"hostname":"127.0.0.1"}': "TypeError: The value cannot be converted because it is not an integer.",
+    '"127.0.0.1:70000"': "TypeError: Specified address could not be parsed.",
+    bogus: "TypeError: Unsupported value in secureTransport socket option: bogus",
+  });
+  assert.deepEqual(result.refused, [{ err: `Error: ${CANNOT_CONNECT}` }, { err: `Error: ${CANNOT_CONNECT}` }]);
+  assert.deepEqual(result.smtp, { err: `Error: ${CANNOT_CONNECT} (port 25 is blocked, as on Cloudflare)` });
+  assert.equal(result.startTls, "TypeError: The `secureTransport` socket option must be set to 'starttls' for startTls to be used.");
+  assert.match(result.writeString.err, /^TypeError: This TransformStream is being used as a byte stream, but received a string/);
+});
+
+test("after close() reads and writes fail with workerd's messages; close() twice resolves; writes after writable.close() fail", async (t) => {
+  const port = await echoServer(t);
+  const result = await inWorker(t, `
+    const socket = connect("127.0.0.1:${port}");
+    await socket.opened;
+    const reader = socket.readable.getReader(), writer = socket.writable.getWriter();
+    const first = await settle(socket.close()), second = await settle(socket.close());
+    const read = await settle(reader.read()), write = await settle(writer.write(enc.encode("x")));
+    const other = connect("127.0.0.1:${port}");
+    await other.opened;
+    const otherWriter = other.writable.getWriter();
+    await otherWriter.close();
+    const late = await settle(otherWriter.write(enc.encode("x")));
+    other.close();
+    return { first, second, read, write, late };`);
+  assert.deepEqual(result, {
+    first: { ok: null },
+    second: { ok: null },
+    read: { err: "TypeError: This ReadableStream belongs to an object that is closing." },
+    write: { err: "TypeError: This WritableStream has been closed." },
+    late: { err: "TypeError: This WritableStream has been closed." },
+  });
+});
+
+test("the peer's end closes the socket without allowHalfOpen; with it the worker still writes and ends its side", async (t) => {
+  const received = [];
+  const port = await listen(t, net.createServer((socket) => {
+    socket.on("error", () => {});
+    let text = "";
+    socket.on("data", (data) => (text += data));
+    socket.on("end", () => received.push(text));
+    socket.end("bye");
+  }));
+  const closedWithout = await inWorker(t, `
+    const socket = connect("127.0.0.1:${port}");
+    const text = await readAll(socket.readable);
+    return { text, write: await settle(socket.writable.getWriter().write(enc.encode("late"))), closed: await settle(socket.closed) };`);
+  assert.deepEqual(closedWithout, { text: "bye", write: { err: "TypeError: This WritableStream has been closed." }, closed: { ok: null } });
+  const halfOpen = await inWorker(t, `
+    const socket = connect("127.0.0.1:${port}", { allowHalfOpen: true });
+    const text = await readAll(socket.readable);
+    const writer = socket.writable.getWriter();
+    const write = await settle(writer.write(enc.encode("late")));
+    const close = await settle(writer.close());
+    return { text, write, close, closed: await settle(socket.closed) };`);
+  assert.deepEqual(halfOpen, { text: "bye", write: { ok: null }, close: { ok: null }, closed: { ok: null } });
+  await waitFor(() => received.includes("late"), 5000);
+});
+
+test("backpressure: a large write to a paused reader waits, and a worker that does not read stops the peer's writes", async (t) => {
+  let serverSocket;
+  let total = 0;
+  const port = await listen(t, net.createServer((socket) => {
+    serverSocket = socket;
+    socket.on("error", () => {});
+    socket.pause();
+    socket.on("data", (data) => (total += data.length));
+  }));
+  // 64 MiB in 1 MiB writes against a reader that does not read: the writes stall after what
+  // the kernel's buffers hold, then all of it arrives once the reader reads.
+  const worker = await useWorker(t, { script: workerScript(`
+    const socket = connect("127.0.0.1:${port}");
+    const writer = socket.writable.getWriter();
+    const chunk = new Uint8Array(1 << 20);
+    let written = 0;
+    for (; written < 64; written++) {
+      const outcome = await Promise.race([writer.write(chunk).then(() => "ok"), new Promise((r) => setTimeout(() => r("stalled"), 500))]);
+      if (outcome === "stalled") break;
+    }
+    globalThis.rest = (async () => { for (let i = written + 1; i < 64; i++) await writer.write(chunk); await writer.close(); })();
+    return { written };`), filename: "backpressure.js", compatibilityDate: "2025-01-01" });
+  const { written } = await (await dispatch(worker, "http://localhost/")).json();
+  assert.ok(written < 40, `the writes should stall while nothing reads (${written} MiB were taken)`);
+  serverSocket.resume();
+  await waitFor(() => total === 64 << 20, 20_000);
+
+  // The other way: the server writes 64 MiB as fast as the socket takes it; a worker that has
+  // not read yet leaves most of it unsent.
+  let flushed = 0;
+  const sender = await listen(t, net.createServer((socket) => {
+    socket.on("error", () => {});
+    const chunk = Buffer.alloc(1 << 20);
+    const pump = () => {
+      while (flushed < 64 && socket.writable) {
+        const ok = socket.write(chunk, () => flushed++);
+        if (!ok) return socket.once("drain", pump);
+      }
+    };
+    pump();
+  }));
+  const result = await inWorker(t, `
+    const socket = connect("127.0.0.1:${sender}");
+    await socket.opened;
+    await new Promise((r) => setTimeout(r, 700));
+    const reader = socket.readable.getReader();
+    let got = 0;
+    while (got < 4 << 20) got += (await reader.read()).value.byteLength;
+    await socket.close();
+    return { got };`);
+  assert.ok(result.got >= 4 << 20);
+  assert.ok(flushed < 48, `the peer's writes should stall while the worker does not read (${flushed} MiB went out)`);
+});
+
+test("TLS: a certificate the worker cannot verify fails opened; trusted through NODE_EXTRA_CA_CERTS (as Miniflare does) it echoes", async (t) => {
+  const port = await listen(t, tls.createServer({ key: KEY, cert: CERT }, (socket) => socket.pipe(socket)));
+  const body = `
+    const socket = connect("localhost:${port}", { secureTransport: "on" });
+    const opened = await settle(socket.opened);
+    if (opened.err) return { opened, closed: await settle(socket.closed) };
+    await socket.writable.getWriter().write(enc.encode("secret"));
+    const { value } = await socket.readable.getReader().read();
+    await socket.close();
+    return { opened, got: dec.decode(value), secureTransport: socket.secureTransport };`;
+  const previous = process.env.NODE_EXTRA_CA_CERTS;
+  t.after(() => (previous === undefined ? delete process.env.NODE_EXTRA_CA_CERTS : (process.env.NODE_EXTRA_CA_CERTS = previous)));
+  delete process.env.NODE_EXTRA_CA_CERTS;
+  const untrusted = await inWorker(t, body);
+  assert.match(untrusted.opened.err, new RegExp(`^Error: ${CANNOT_CONNECT} \\(the TLS handshake with localhost failed: .*(UnknownIssuer|certificate)`));
+  assert.equal(untrusted.closed.err, untrusted.opened.err);
+  process.env.NODE_EXTRA_CA_CERTS = path.join(FIXTURES, "cert.pem");
+  const trusted = await inWorker(t, body);
+  assert.deepEqual(trusted, { opened: { ok: { remoteAddress: `localhost:${port}`, localAddress: trusted.opened.ok.localAddress } }, got: "secret", secureTransport: "on" });
+});
+
+test("startTls() upgrades a plain connection after a STARTTLS exchange; the old socket is done and startTls() works once", async (t) => {
+  const port = await listen(t, net.createServer((socket) => {
+    socket.on("error", () => {});
+    socket.once("data", (data) => {
+      if (String(data) !== "STARTTLS\r\n") return socket.end("NO\r\n");
+      socket.write("OK\r\n", () => {
+        const secure = new tls.TLSSocket(socket, { isServer: true, key: KEY, cert: CERT });
+        secure.on("error", () => {});
+        secure.pipe(secure);
+      });
+    });
+  }));
+  const previous = process.env.NODE_EXTRA_CA_CERTS;
+  t.after(() => (previous === undefined ? delete process.env.NODE_EXTRA_CA_CERTS : (process.env.NODE_EXTRA_CA_CERTS = previous)));
+  process.env.NODE_EXTRA_CA_CERTS = path.join(FIXTURES, "cert.pem");
+  const result = await inWorker(t, `
+    const socket = connect("localhost:${port}", { secureTransport: "starttls" });
+    const writer = socket.writable.getWriter();
+    await writer.write(enc.encode("STARTTLS\\r\\n"));
+    const reader = socket.readable.getReader();
+    const { value } = await reader.read();
+    reader.releaseLock(); writer.releaseLock();
+    const secure = socket.startTls();
+    let again; try { socket.startTls(); } catch (e) { again = describe(e); }
+    await secure.writable.getWriter().write(enc.encode("over tls"));
+    const { value: echoed } = await secure.readable.getReader().read();
+    const oldWrite = await settle(socket.writable.getWriter().write(enc.encode("x")));
+    const out = { plain: dec.decode(value), tls: dec.decode(echoed), again, oldWrite, oldUpgraded: socket.upgraded, oldClosed: await settle(socket.closed), secure: [secure.secureTransport, secure.upgraded], opened: await settle(secure.opened) };
+    await secure.close();
+    return out;`);
+  assert.deepEqual(result, {
+    plain: "OK\r\n",
+    tls: "over tls",
+    again: "TypeError: startTls can only be called once.",
+    oldWrite: { err: "TypeError: This WritableStream has been closed." },
+    oldUpgraded: true,
+    oldClosed: { ok: null },
+    secure: ["on", false],
+    opened: { ok: { remoteAddress: `localhost:${port}`, localAddress: result.opened.ok.localAddress } },
+  });
+});
+
+test('network: "public" refuses loopback sockets before any packet is sent', async (t) => {
+  let connections = 0;
+  const port = await listen(t, net.createServer((socket) => {
+    connections++;
+    socket.destroy();
+  }));
+  const result = await inWorker(t, `return await settle(connect("127.0.0.1:${port}").opened);`, { network: "public" });
+  assert.deepEqual(result, { err: `Error: ${CANNOT_CONNECT} (127.0.0.1:${port} is not a public address and the worker's network policy is "public")` });
+  assert.equal(connections, 0);
+});
+
+test("connect() at global scope is refused; disposing the worker closes its open sockets", async (t) => {
+  const port = await echoServer(t);
+  let closed = 0;
+  const watched = await listen(t, net.createServer((socket) => {
+    socket.on("error", () => {});
+    socket.on("close", () => closed++);
+  }));
+  const worker = await useWorker(t, { script: `import { connect } from "cloudflare:sockets";
+    let atTop; try { connect("127.0.0.1:${port}"); } catch (e) { atTop = e.message; }
+    const kept = [];
+    export default { async fetch() {
+      for (let i = 0; i < 3; i++) { const socket = connect("127.0.0.1:${watched}"); await socket.opened; kept.push(socket); }
+      return new Response(atTop);
+    } }`, filename: "dispose.js", compatibilityDate: "2025-01-01" });
+  const atTop = await (await dispatch(worker, "http://localhost/")).text();
+  assert.match(atTop, /^Disallowed operation called within global scope/);
+  assert.equal(closed, 0);
+  await worker.dispose();
+  await waitFor(() => closed === 3, 5000);
+});

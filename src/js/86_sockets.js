@@ -1,0 +1,300 @@
+// cloudflare:sockets inside the worker: connect() and the Socket it returns, as workerd has them
+// (address forms, secureTransport "off" | "on" | "starttls", allowHalfOpen, opened / closed,
+// close(), startTls(), and workerd's messages for what goes wrong). The connection itself is a
+// task on the worker's scheduler thread (src/runtime/sockets/), reached through the streamed
+// fetch ops with the method CONNECT: ops.fetch opens it, ops.fetchRead pulls the next bytes
+// (only when the readable is read: its high water mark is 0), ops.fetchWrite sends a chunk and
+// resolves once the connection took it (so a writer to a slow peer waits), an empty chunk asks
+// for the STARTTLS upgrade, null half-closes, and ops.fetchCancel closes.
+
+const { WritableStream } = globalThis;
+const kConstruct = Symbol("Socket");
+const WRITABLE_CLOSED = "This WritableStream has been closed.";
+const READABLE_CLOSING = "This ReadableStream belongs to an object that is closing.";
+
+/** `{ hostname, port }` from connect()'s first argument, with workerd's messages. */
+function parseAddress(address) {
+  if (address !== null && typeof address === "object") {
+    const port = address.port;
+    if (typeof port !== "number" || !Number.isInteger(port)) throw new TypeError("The value cannot be converted because it is not an integer.");
+    if (port < 0 || port > 65535) throw new TypeError("Specified address could not be parsed.");
+    return { hostname: String(address.hostname), port };
+  }
+  const text = String(address);
+  const colon = text.lastIndexOf(":");
+  if (colon < 0 || (text.startsWith("[") && colon < text.indexOf("]"))) throw new TypeError("Specified address is missing port.");
+  const hostname = text.slice(0, colon);
+  const portText = text.slice(colon + 1);
+  if (hostname === "" || !/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535) throw new TypeError("Specified address could not be parsed.");
+  return { hostname, port: Number(portText) };
+}
+
+function bytesOf(chunk) {
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  throw new TypeError("This TransformStream is being used as a byte stream, but received a string on its writable side. If you wish to write a string, you'll probably want to explicitly UTF-8-encode it with TextEncoder.");
+}
+
+function deferred() {
+  let resolve, reject;
+  const promise = new Promise((res, rej) => ((resolve = res), (reject = rej)));
+  promise.catch(() => {});
+  return { promise, resolve, reject };
+}
+
+/** One connection, shared by a socket and the one startTls() made of it. */
+class Connection {
+  constructor(id) {
+    this.id = id;
+    this.closed = false;
+    /** The read in flight, if any (a byte stream pulls one at a time). */
+    this.reading = null;
+    /** While a STARTTLS upgrade waits for its outcome. */
+    this.upgrade = null;
+    /** The last write, which a STARTTLS request must follow. */
+    this.lastWrite = Promise.resolve();
+  }
+  /** The next `[json, chunk]` the connection reads; the upgrade's outcome is taken out. */
+  read() {
+    const read = (async () => {
+      for (;;) {
+        let answer;
+        try {
+          answer = await ops.fetchRead(this.id);
+        } catch (error) {
+          this.upgrade?.reject(error);
+          throw error;
+        }
+        if (answer[0] !== '{"tls":true}') return answer;
+        this.upgrade?.resolve();
+        this.upgrade = null;
+        return null;
+      }
+    })();
+    this.reading = read;
+    read.finally(() => {
+      if (this.reading === read) this.reading = null;
+    }).catch(() => {});
+    return read;
+  }
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    ops.fetchCancel(this.id);
+  }
+}
+
+class Socket {
+  #conn;
+  #readable;
+  #readController = null;
+  #writable;
+  #writeController = null;
+  #opened = deferred();
+  #closed = deferred();
+  #secureTransport;
+  #allowHalfOpen;
+  #hostname;
+  #upgraded = false;
+  #startTlsCalled = false;
+  #done = false;
+  #readEnded = false;
+  #writeEnded = false;
+
+  constructor(key, conn, { secureTransport, allowHalfOpen, hostname, opened }) {
+    if (key !== kConstruct) throw new TypeError("Illegal constructor");
+    if (internals.ownAccessors !== null) internals.ownAccessors(this);
+    this.#conn = conn;
+    this.#secureTransport = secureTransport;
+    this.#allowHalfOpen = allowHalfOpen;
+    this.#hostname = hostname;
+    opened.then(
+      (info) => this.#opened.resolve(info),
+      (error) => this.#fail(error),
+    );
+    this.#readable = internals.internalStream(
+      {
+        type: "bytes",
+        start: (controller) => void (this.#readController = controller),
+        pull: (controller) => this.#pull(controller),
+        cancel: () => {
+          this.#readEnded = true;
+          this.#maybeClosed();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    this.#writable = new WritableStream(
+      {
+        start: (controller) => void (this.#writeController = controller),
+        write: (chunk) => this.#write(chunk),
+        close: () => this.#endWrites(),
+        abort: () => this.close(),
+      },
+      { highWaterMark: 1 },
+    );
+  }
+
+  get readable() {
+    return this.#readable;
+  }
+  get writable() {
+    return this.#writable;
+  }
+  get closed() {
+    return this.#closed.promise;
+  }
+  get opened() {
+    return this.#opened.promise;
+  }
+  get upgraded() {
+    return this.#upgraded;
+  }
+  get secureTransport() {
+    return this.#secureTransport;
+  }
+
+  async #pull(controller) {
+    await this.#opened.promise;
+    if (this.#done) return;
+    let answer;
+    try {
+      answer = await this.#conn.read();
+    } catch (error) {
+      if (this.#done) return;
+      this.#fail(error);
+      throw error;
+    }
+    if (this.#done) return;
+    // The upgrade's outcome reached this (old) socket's read: it reads no more.
+    if (answer === null) return;
+    const [json, chunk] = answer;
+    if (chunk !== null && chunk.byteLength > 0) {
+      controller.enqueue(chunk);
+      return;
+    }
+    if (json === '{"done":true}') {
+      this.#readEnded = true;
+      controller.close();
+      controller.byobRequest?.respond(0);
+      if (!this.#allowHalfOpen && !this.#writeEnded) {
+        // The peer's end closes this side too (the connection already sent its own).
+        this.#writeEnded = true;
+        this.#writeController.error(new TypeError(WRITABLE_CLOSED));
+      }
+      this.#maybeClosed();
+    }
+  }
+
+  async #write(chunk) {
+    const bytes = bytesOf(chunk);
+    await this.#opened.promise;
+    if (this.#done || this.#writeEnded) throw new TypeError(WRITABLE_CLOSED);
+    if (bytes.byteLength === 0) return;
+    // The connection keeps its own copy (the op copies), so the worker may reuse its buffer.
+    const write = ops.fetchWrite(this.#conn.id, bytes);
+    this.#conn.lastWrite = write.catch(() => {});
+    try {
+      await write;
+    } catch {
+      throw new TypeError(WRITABLE_CLOSED);
+    }
+  }
+
+  async #endWrites() {
+    await this.#opened.promise;
+    if (this.#done || this.#writeEnded) return;
+    this.#writeEnded = true;
+    await ops.fetchWrite(this.#conn.id, null).catch(() => {});
+    this.#maybeClosed();
+  }
+
+  #maybeClosed() {
+    if (this.#readEnded && this.#writeEnded && !this.#done) {
+      this.#done = true;
+      this.#conn.close();
+      this.#closed.resolve(undefined);
+    }
+  }
+
+  /** Stops this socket's streams (close(), an upgrade, a failure). */
+  #detach(error) {
+    this.#done = true;
+    const readError = error ?? new TypeError(READABLE_CLOSING);
+    const writeError = error ?? new TypeError(WRITABLE_CLOSED);
+    try {
+      if (!this.#readEnded) this.#readController.error(readError);
+    } catch {}
+    try {
+      if (!this.#writeEnded) this.#writeController.error(writeError);
+    } catch {}
+    this.#readEnded = this.#writeEnded = true;
+  }
+
+  #fail(error) {
+    if (this.#done) return;
+    this.#detach(error);
+    this.#conn.close();
+    this.#opened.reject(error);
+    this.#closed.reject(error);
+  }
+
+  close() {
+    if (!this.#done) {
+      this.#detach(undefined);
+      this.#conn.close();
+      this.#opened.reject(new Error("The socket was closed before it opened."));
+      this.#closed.resolve(undefined);
+    }
+    return this.#closed.promise;
+  }
+
+  startTls(options = undefined) {
+    if (this.#secureTransport !== "starttls") throw new TypeError("The `secureTransport` socket option must be set to 'starttls' for startTls to be used.");
+    if (this.#startTlsCalled) throw new TypeError("startTls can only be called once.");
+    this.#startTlsCalled = true;
+    const conn = this.#conn;
+    const hostname = options?.expectedServerHostname ?? this.#hostname;
+    if (hostname !== this.#hostname) throw new TypeError("startTls: expectedServerHostname other than the connected hostname is not supported by workerbox.");
+    const upgrade = deferred();
+    const opened = (async () => {
+      const info = await this.#opened.promise;
+      await conn.lastWrite;
+      conn.upgrade = upgrade;
+      await ops.fetchWrite(conn.id, new Uint8Array(0));
+      // An old read still in flight takes the outcome; otherwise a read of its own does.
+      await conn.reading?.catch(() => {});
+      if (conn.upgrade === upgrade) conn.read().catch(() => {});
+      await upgrade.promise;
+      return info;
+    })();
+    this.#upgraded = true;
+    this.#detach(undefined);
+    this.#closed.resolve(undefined);
+    return new Socket(kConstruct, conn, { secureTransport: "on", allowHalfOpen: this.#allowHalfOpen, hostname, opened });
+  }
+}
+
+function connect(address, options = undefined) {
+  const { hostname, port } = parseAddress(address);
+  const secureTransport = options?.secureTransport ?? "off";
+  if (secureTransport !== "off" && secureTransport !== "on" && secureTransport !== "starttls") {
+    throw new TypeError(`Unsupported value in secureTransport socket option: ${secureTransport}`);
+  }
+  const allowHalfOpen = options?.allowHalfOpen === true;
+  const headers = ["hostname", hostname, "port", String(port), "secure-transport", secureTransport, "allow-half-open", String(allowHalfOpen)];
+  const [id, pending] = ops.fetch("CONNECT", `${hostname}:${port}`, headers, true, "manual", false);
+  const conn = new Connection(id);
+  // remoteAddress is the address as asked for, as in workerd; localAddress is the bound one.
+  const remoteAddress = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]:${port}` : `${hostname}:${port}`;
+  const opened = pending.then(([json]) => ({ remoteAddress, localAddress: JSON.parse(json).localAddress }));
+  return new Socket(kConstruct, conn, { secureTransport, allowHalfOpen, hostname, opened });
+}
+
+internals.socketConnect = connect;
+const loadOtherCloudflareModule = internals.loadCloudflareModule;
+let socketsModule;
+internals.loadCloudflareModule = function loadCloudflareModule(name) {
+  if (name === "sockets") return (socketsModule ??= { connect });
+  return loadOtherCloudflareModule(name);
+};
