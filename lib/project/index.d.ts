@@ -99,8 +99,13 @@ export interface UnsupportedBinding {
 export interface LoadProjectOptions {
   /** The `env.<name>` section to apply. */
   env?: string;
-  /** Folder for KV/R2 state (default `<root>/.workerbox/state`), or `false` to keep it in memory. */
+  /**
+   * As wrangler's `--persist-to`: local state lives in `<persistTo>/v3` (default
+   * `<root>/.wrangler/state/v3`, where `wrangler dev` keeps it), or `false` to keep it in memory.
+   */
   persistTo?: string | false;
+  /** The state folder itself (getPlatformProxy's `persist.path`), instead of `persistTo`. */
+  statePath?: string;
   /** Targets for service bindings, by service name. */
   services?: Record<string, ServiceTarget>;
   /** Extra plain bindings, over the config's vars and secrets. */
@@ -146,8 +151,10 @@ export interface Project {
   redirectedFrom?: string;
   env?: string;
   config: ProjectConfig;
-  /** Where KV/R2 state persists, or null (memory). */
+  /** Where local state persists (`.wrangler/state/v3`, shared with wrangler), or null (memory). */
   stateDir: string | null;
+  /** What this load took over: state of the old `.workerbox/state` layout, wrangler's R2 data. */
+  stateNotes: string[];
   warnings: string[];
   unsupported: UnsupportedBinding[];
   bindings: Record<string, JsonValue | Binding>;
@@ -224,7 +231,7 @@ export interface PlatformProxyOptions {
   configPath?: string;
   /** The `env.<name>` section to apply. */
   environment?: string;
-  /** true (default): `<root>/.workerbox/state`; false: memory; `{ path }`: that folder. */
+  /** true (default): `<root>/.wrangler/state/v3`; false: memory; `{ path }`: that folder. */
   persist?: boolean | { path: string };
   /** Use an already loaded project (e.g. a dev server's), sharing its stores in this process. */
   project?: Project;
