@@ -27,6 +27,40 @@ describe("one-step memory bombs", { concurrency: 2, timeout: 600_000 }, () => {
   }
 });
 
+// Allocations workerd answers with a RangeError the script can catch: the worker keeps running
+// (it is not stopped for memory it never held), in a child process in case it regresses.
+test("ArrayBuffers past the cap, string doubling and new Array(1e9) throw what workerd throws, and the worker is not stopped", { timeout: 150_000 }, async () => {
+  const result = await attackInChild(`globalThis.runs = (globalThis.runs ?? 0) + 1;
+    const out = [];
+    const attempts = [
+      () => new ArrayBuffer(2 ** 31),
+      () => new Uint8Array(200 * 2 ** 20),
+      () => new ArrayBuffer(2 ** 33),
+      () => { let s = "x"; for (;;) s += s; },
+      () => new Array(1e9).length,
+    ];
+    for (const attempt of attempts) {
+      try { out.push("returned " + attempt()); } catch (e) { out.push(e.name + ": " + e.message); }
+    }
+    const after = new Uint8Array(32 * 2 ** 20).length;
+    return new Response(JSON.stringify({ out, after, runs: globalThis.runs }));`);
+  assert.equal(result.signal, null, result.stderr);
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(result.first?.status, 200, JSON.stringify(result.first));
+  assert.deepEqual(JSON.parse(result.first.body), {
+    out: [
+      "RangeError: Array buffer allocation failed",
+      "RangeError: Array buffer allocation failed",
+      "RangeError: Array buffer allocation failed",
+      "RangeError: Invalid string length",
+      "returned 1000000000",
+    ],
+    after: 32 * 2 ** 20,
+    runs: 1,
+  });
+  assert.equal(result.then, "fine");
+});
+
 // Built-ins that V8 aborts in ("Fatal JavaScript invalid size error": an array longer than
 // FixedArray's maximum) rather than running out of heap. Each must end as a RangeError the
 // script can catch (src/js/02_huge_strings.js refuses it) or as ERR_MEMORY_LIMIT.

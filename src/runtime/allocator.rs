@@ -35,10 +35,31 @@ impl BufferBudget {
   }
 }
 
+thread_local! {
+  /// The last ArrayBuffer allocation on this thread was refused for the budget (see
+  /// [`take_refusal`]).
+  static REFUSED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the last ArrayBuffer allocation on this (the isolate's) thread was refused because
+/// it did not fit the budget; clears the mark. V8 answers a refused allocation with GCs, the
+/// last of which calls the near-heap-limit callback even though the heap is nowhere near its
+/// limit: that callback asks here, so the allocation fails with a RangeError the script can
+/// catch, as in workerd, instead of stopping the worker (`isolate::limits::near_heap_limit`).
+pub(crate) fn take_refusal() -> bool {
+  REFUSED.with(|refused| refused.replace(false))
+}
+
+fn note_refusal(refused: bool) {
+  REFUSED.with(|mark| mark.set(refused));
+}
+
 unsafe extern "C" fn allocate(budget: &BufferBudget, len: usize) -> *mut c_void {
   if !budget.reserve(len) {
+    note_refusal(true);
     return std::ptr::null_mut();
   }
+  note_refusal(false);
   let data = libc::calloc(len.max(1), 1);
   if data.is_null() {
     budget.release(len);
@@ -48,8 +69,10 @@ unsafe extern "C" fn allocate(budget: &BufferBudget, len: usize) -> *mut c_void 
 
 unsafe extern "C" fn allocate_uninitialized(budget: &BufferBudget, len: usize) -> *mut c_void {
   if !budget.reserve(len) {
+    note_refusal(true);
     return std::ptr::null_mut();
   }
+  note_refusal(false);
   let data = libc::malloc(len.max(1));
   if data.is_null() {
     budget.release(len);

@@ -43,9 +43,19 @@ pub(super) fn limit_error(reason: StopReason, limits: &Limits, culprit: bool) ->
   }
 }
 
-pub(super) extern "C" fn near_heap_limit(data: *mut c_void, current: usize, _initial: usize) -> usize {
+pub(super) extern "C" fn near_heap_limit(data: *mut c_void, current: usize, initial: usize) -> usize {
   // SAFETY: `data` is the worker's Monitor, kept alive by the isolate thread beyond the isolate.
   let monitor = unsafe { &*(data as *const Monitor) };
+  // V8 also calls this before the last-resort GC it runs for an ArrayBuffer the allocator
+  // refused (over the budget, or past what it could ever hold): the heap is not at its limit
+  // then, and the allocation fails with a RangeError the script can catch, as in workerd. A
+  // heap really over `memoryMb` is still stopped after that GC (`after_full_gc`). The first
+  // hit's headroom is granted all the same (once: V8's limit does not creep up with every
+  // refusal), so that a mark a refusal left without V8 retrying cannot leave a real hit
+  // without room, where V8 would abort the process.
+  if allocator::take_refusal() {
+    return if current > initial { current } else { heap_headroom(1, current) };
+  }
   monitor.terminate(StopReason::Memory);
   heap_headroom(monitor.note_heap_limit_hit(), current)
 }
