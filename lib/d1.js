@@ -83,7 +83,8 @@ class D1Binding extends Binding {
 
 /**
  * A D1 database binding. `d1()` keeps it in memory, `d1({ dir })` in `dir/d1.sqlite3` (shared
- * with every binding on that dir, in this process or another), `d1({ query })` calls your
+ * with every binding on that dir, in this process or another) or, when `dir` names an existing
+ * file, in that file (wrangler's local D1 databases), `d1({ query })` calls your
  * handler. `timeoutMs` bounds each call to the embedded database (default 30000).
  */
 function d1(options = {}) {
