@@ -1,0 +1,140 @@
+// A real PostgreSQL server (Debian's postgresql package) driven by `pg` inside a worker bundled by
+// workerbox/project: pg picks pg-cloudflare under the `workerd` condition, which talks through
+// connect() from cloudflare:sockets. The test makes a cluster with initdb in a temp dir, starts it
+// on a free loopback port (as the `postgres` user when run as root: postgres refuses root), and
+// stops and removes it afterwards. Without the server binaries the tests are skipped, saying so.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { spawn, execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { loadProject, startWorker } from "workerbox/project";
+import { dispatch } from "workerbox";
+
+const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The newest installed PostgreSQL's bin folder, or null. */
+function postgresBin() {
+  const base = "/usr/lib/postgresql";
+  const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, "bin", "initdb"))) : [];
+  versions.sort((a, b) => Number(b) - Number(a));
+  return versions.length ? path.join(base, versions[0], "bin") : null;
+}
+const BIN = postgresBin();
+const SKIP = BIN === null ? "PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install -y postgresql)" : false;
+if (SKIP) console.log(`# skipped: ${SKIP}`);
+
+async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Runs a server binary, as `postgres` when this process is root. */
+function asServerUser(command, args, options = {}) {
+  const root = process.getuid?.() === 0;
+  return root ? ["runuser", ["-u", "postgres", "--", command, ...args], options] : [command, args, options];
+}
+
+/** A running cluster for the rest of the test: `{ port, url }`. */
+async function startPostgres(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-pg-"));
+  if (process.getuid?.() === 0) execFileSync("chown", ["postgres", dir]);
+  const data = path.join(dir, "data");
+  try {
+    execFileSync(...asServerUser(path.join(BIN, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"], { stdio: "ignore" }));
+  } catch (error) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const port = await freePort();
+  const [command, args] = asServerUser(path.join(BIN, "postgres"), ["-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]);
+  const server = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  const exited = new Promise((resolve) => server.on("exit", resolve));
+  t.after(async () => {
+    // pg_ctl signals the postmaster itself (a signal to runuser would not reach it).
+    try {
+      execFileSync(...asServerUser(path.join(BIN, "pg_ctl"), ["stop", "-D", data, "-m", "fast", "-w", "-t", "20"], { stdio: "ignore" }));
+    } catch {
+      server.kill("SIGKILL");
+    }
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    server.stderr.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`postgres did not start in 20 s:\n${log}`)), 20_000);
+    server.stderr.on("data", (chunk) => {
+      log += chunk;
+      if (log.includes("ready to accept connections")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    server.on("exit", (code) => reject(new Error(`postgres exited (${code}):\n${log}`)));
+  });
+  return { port, url: `postgresql://postgres@127.0.0.1:${port}/postgres` };
+}
+
+const WORKER = `import pg from "pg";
+export default {
+  async fetch(request, env) {
+    const client = new pg.Client({ connectionString: env.DATABASE_URL });
+    await client.connect();
+    try {
+      const out = {};
+      await client.query("CREATE TABLE items (id serial PRIMARY KEY, name text UNIQUE NOT NULL, qty int)");
+      await client.query("INSERT INTO items (name, qty) VALUES ($1, $2), ($3, $4)", ["apple", 3, "pear", 5]);
+      out.selected = (await client.query("SELECT name, qty FROM items WHERE qty > $1 ORDER BY name", [1])).rows;
+      await client.query("BEGIN");
+      await client.query("INSERT INTO items (name, qty) VALUES ($1, $2)", ["plum", 9]);
+      await client.query("ROLLBACK");
+      out.afterRollback = (await client.query("SELECT count(*)::int AS n FROM items")).rows[0].n;
+      try {
+        await client.query("INSERT INTO items (name, qty) VALUES ($1, $2)", ["apple", 1]);
+      } catch (error) {
+        out.error = { code: error.code, constraint: error.constraint, message: error.message };
+      }
+      const big = (await client.query("SELECT string_agg(md5(i::text), '') AS s FROM generate_series(1, 20000) AS i")).rows[0].s;
+      out.bigLength = big.length;
+      out.version = (await client.query("SHOW server_version")).rows[0].server_version;
+      return Response.json(out);
+    } finally {
+      await client.end();
+    }
+  },
+};
+`;
+
+test("pg in a worker runs queries against a real PostgreSQL through cloudflare:sockets", { skip: SKIP }, async (t) => {
+  const { url } = await startPostgres(t);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-pg-app-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(dir, "src"));
+  fs.writeFileSync(path.join(dir, "src", "index.js"), WORKER);
+  fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "junction");
+  const config = { name: "pg-app", main: "src/index.js", compatibility_date: "2025-01-01", compatibility_flags: ["nodejs_compat"], vars: { DATABASE_URL: url } };
+  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify(config));
+  const loaded = await loadProject(dir, { persistTo: false });
+  assert.match(loaded.options.script, /from "cloudflare:sockets"|import\("cloudflare:sockets"\)/, "pg-cloudflare (not its empty stub) is bundled");
+  const logs = [];
+  const worker = await startWorker(loaded, { onLog: (entry) => logs.push(entry) });
+  t.after(() => worker.dispose());
+  const response = await dispatch(worker, "http://localhost/");
+  const body = await response.text();
+  assert.equal(response.status, 200, `${body}\n${JSON.stringify(logs)}`);
+  const out = JSON.parse(body);
+  assert.deepEqual(out.selected, [{ name: "apple", qty: 3 }, { name: "pear", qty: 5 }]);
+  assert.equal(out.afterRollback, 2);
+  assert.equal(out.error.code, "23505");
+  assert.equal(out.error.constraint, "items_name_key");
+  assert.match(out.error.message, /duplicate key value violates unique constraint "items_name_key"/);
+  assert.equal(out.bigLength, 20000 * 32);
+  assert.match(out.version, /^\d+/);
+});
