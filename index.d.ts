@@ -401,6 +401,18 @@ export interface D1Binding extends Binding {
  */
 export declare function d1(options?: { dir?: string; timeoutMs?: number } | D1Handlers): D1Binding;
 
+/** A Hyperdrive binding's value in the worker: the local database's connection (docs/sockets.md). */
+export interface HyperdriveBinding {
+  connectionString: string;
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+}
+/** A Hyperdrive binding for `bindings` that connects to `connectionString` (postgres:// or mysql://), as wrangler dev's localConnectionString. */
+export declare function hyperdrive(connectionString: string): HyperdriveBinding;
+
 /** A migration: its file name and its statements. */
 export interface D1Migration {
   name: string;

@@ -83,8 +83,8 @@ test("a build's configuration lists every key wrangler knows: the empty and defa
   assert.deepEqual(config.warnings.map((w) => w.text.replace(/^.*wrangler\.json:\d+:\d+: /, "")), ["ai: not supported by workerbox; ignored", "some_new_key: unknown configuration key; ignored"]);
   assert.equal(config.dev.ip, "localhost");
   // The user's own configuration is checked in full.
-  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name: "x", main: "dist/vite_like/index.js", compatibility_date: "2025-06-01", hyperdrive: [] }));
-  assert.match(readConfig(dir, { redirect: false }).warnings.map((w) => w.text).join("\n"), /hyperdrive: not supported/);
+  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name: "x", main: "dist/vite_like/index.js", compatibility_date: "2025-06-01", vectorize: [] }));
+  assert.match(readConfig(dir, { redirect: false }).warnings.map((w) => w.text).join("\n"), /vectorize: not supported/);
 });
 
 test("without the build's output: a clear error naming the missing file and `npm run build`", async (t) => {

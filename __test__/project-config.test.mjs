@@ -149,12 +149,12 @@ test("no config file: the error names the folder and the files looked for", (t) 
 test("unknown and unsupported keys each get a warning with file, line, column and key; deploy-only keys a note", () => {
   const config = readConfig(path.join(FIXTURES, "bad", "warnings.toml"));
   const byKey = Object.fromEntries(config.warnings.map((w) => [w.key, w]));
-  assert.deepEqual(Object.keys(byKey).sort(), ["hyperdrive", "kv_namespaces[0].colour", "shiny_new_feature"]);
+  assert.deepEqual(Object.keys(byKey).sort(), ["kv_namespaces[0].colour", "shiny_new_feature", "vectorize"]);
   assert.deepEqual(config.notes.map((n) => n.key), ["workers_dev"]);
   assert.match(config.notes[0].text, /warnings\.toml:3:1: workers_dev: used only when deploying/);
   assert.match(byKey.shiny_new_feature.text, /warnings\.toml:4:1: shiny_new_feature: unknown configuration key/);
   assert.match(byKey["kv_namespaces[0].colour"].text, /warnings\.toml:9:1: kv_namespaces\[0\]\.colour: unknown key/);
-  assert.match(byKey.hyperdrive.text, /warnings\.toml:11:1: hyperdrive: not supported by workerbox/);
+  assert.match(byKey.vectorize.text, /warnings\.toml:11:1: vectorize: not supported by workerbox/);
 });
 
 test("positions: syntax errors and keys in JSONC and TOML name the line and the column", (t) => {

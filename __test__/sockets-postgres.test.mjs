@@ -3,7 +3,7 @@
 // connect() from cloudflare:sockets. The test makes a cluster with initdb in a temp dir, starts it
 // on a free loopback port (as the `postgres` user when run as root: postgres refuses root), and
 // stops and removes it afterwards. Without the server binaries the tests are skipped, saying so.
-import { test } from "node:test";
+import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import net from "node:net";
@@ -12,7 +12,7 @@ import path from "node:path";
 import { spawn, execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { loadProject, startWorker } from "workerbox/project";
-import { dispatch } from "workerbox";
+import { dispatch, createWorker, hyperdrive } from "workerbox";
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -41,7 +41,7 @@ function asServerUser(command, args, options = {}) {
   return root ? ["runuser", ["-u", "postgres", "--", command, ...args], options] : [command, args, options];
 }
 
-/** A running cluster for the rest of the test: `{ port, url }`. */
+/** A running cluster until `t.after` hooks run: `{ port, url }`. */
 async function startPostgres(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-pg-"));
   if (process.getuid?.() === 0) execFileSync("chown", ["postgres", dir]);
@@ -112,15 +112,29 @@ export default {
 };
 `;
 
-test("pg in a worker runs queries against a real PostgreSQL through cloudflare:sockets", { skip: SKIP }, async (t) => {
-  const { url } = await startPostgres(t);
+// One cluster for the file, stopped and removed after the last test.
+let server;
+const cleanups = [];
+before(async () => {
+  if (!SKIP) server = await startPostgres({ after: (fn) => cleanups.push(fn) });
+});
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+/** A temp project around WORKER whose node_modules is this repository's; returns its folder. */
+function project(t, config) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-pg-app-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.mkdirSync(path.join(dir, "src"));
   fs.writeFileSync(path.join(dir, "src", "index.js"), WORKER);
   fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "junction");
-  const config = { name: "pg-app", main: "src/index.js", compatibility_date: "2025-01-01", compatibility_flags: ["nodejs_compat"], vars: { DATABASE_URL: url } };
-  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify(config));
+  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name: "pg-app", main: "src/index.js", compatibility_date: "2025-01-01", compatibility_flags: ["nodejs_compat"], ...config }));
+  return dir;
+}
+
+/** Loads the project, runs WORKER once and checks what it did against the server. */
+async function runQueries(t, dir) {
   const loaded = await loadProject(dir, { persistTo: false });
   assert.match(loaded.options.script, /from "cloudflare:sockets"|import\("cloudflare:sockets"\)/, "pg-cloudflare (not its empty stub) is bundled");
   const logs = [];
@@ -137,4 +151,29 @@ test("pg in a worker runs queries against a real PostgreSQL through cloudflare:s
   assert.match(out.error.message, /duplicate key value violates unique constraint "items_name_key"/);
   assert.equal(out.bigLength, 20000 * 32);
   assert.match(out.version, /^\d+/);
+  return loaded;
+}
+
+test("pg in a worker runs queries against a real PostgreSQL through cloudflare:sockets", { skip: SKIP }, async (t) => {
+  await runQueries(t, project(t, { vars: { DATABASE_URL: server.url } }));
+});
+
+test("Hyperdrive: localConnectionString, and CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_<BINDING> over it, give env.DB's parts; pg connects with env.DB.connectionString", { skip: SKIP }, async (t) => {
+  const worker = WORKER.replace("env.DATABASE_URL", "env.DB.connectionString").replace("CREATE TABLE items", "DROP TABLE IF EXISTS items; CREATE TABLE items");
+  const dir = project(t, { hyperdrive: [{ binding: "DB", id: "0123456789abcdef", localConnectionString: "postgres://nobody:secret@127.0.0.1:1/missing" }] });
+  fs.writeFileSync(path.join(dir, "src", "index.js"), worker);
+  const variable = "CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_DB";
+  t.after(() => delete process.env[variable]);
+  const fromConfig = await loadProject(dir, { persistTo: false });
+  assert.deepEqual({ ...fromConfig.options.bindings?.DB }, { connectionString: "postgres://nobody:secret@127.0.0.1:1/missing", host: "127.0.0.1", port: 1, user: "nobody", password: "secret", database: "missing" });
+  process.env[variable] = server.url;
+  await runQueries(t, dir);
+});
+
+test("Hyperdrive in createWorker: hyperdrive(url) in bindings gives env.DB's parts as in production", { skip: SKIP }, async (t) => {
+  const worker = await createWorker({ script: "export default { fetch: (request, env) => Response.json(env.DB) }", bindings: { DB: hyperdrive(`${server.url}?sslmode=disable`) }, onLog() {} });
+  t.after(() => worker.dispose());
+  const db = await (await dispatch(worker, "http://localhost/")).json();
+  assert.deepEqual(db, { connectionString: `${server.url}?sslmode=disable`, host: "127.0.0.1", port: server.port, user: "postgres", password: "", database: "postgres" });
+  assert.throws(() => hyperdrive("redis://127.0.0.1"), /"redis:" is not a Hyperdrive scheme/);
 });

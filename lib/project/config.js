@@ -12,6 +12,7 @@ const jsonc = require("jsonc-parser");
 // The TOML parser loads only for wrangler.toml.
 const toml = { parse: (text) => require("smol-toml").parse(text) };
 const { resolveCompat } = require("../compat.js");
+const { hyperdrive, localConnectionFromEnv } = require("../hyperdrive.js");
 
 const CONFIG_FILES = ["wrangler.jsonc", "wrangler.json", "wrangler.toml"];
 
@@ -234,8 +235,8 @@ const NOT_INHERITED = ["vars", "define", "kv_namespaces", "r2_buckets", "d1_data
 /** Keys that matter only when deploying; read, not used locally. */
 const DEPLOY_ONLY = ["$schema", "account_id", "workers_dev", "preview_urls", "routes", "route", "send_metrics", "keep_vars", "upload_source_maps", "observability", "logpush", "placement", "first_party_worker", "compliance_region"];
 /** Bindings or features workerbox does not provide (yet); configuring one warns. */
-const UNSUPPORTED = ["analytics_engine_datasets", "hyperdrive", "vectorize", "ai", "browser", "images", "send_email", "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "version_metadata", "pipelines", "secrets_store_secrets", "ratelimits", "wasm_modules", "text_blobs", "data_blobs", "base_dir", "find_additional_modules", "preserve_file_names", "jsx_factory", "jsx_fragment", "node_compat", "usage_model", "legacy_env", "containers", "unsafe_hello_world"];
-const SUPPORTED = ["name", "main", "compatibility_date", "compatibility_flags", "vars", "kv_namespaces", "r2_buckets", "d1_databases", "durable_objects", "migrations", "queues", "workflows", "services", "assets", "triggers", "rules", "define", "alias", "env", "minify", "tsconfig", "no_bundle", "limits", "dev", "build"];
+const UNSUPPORTED = ["analytics_engine_datasets", "vectorize", "ai", "browser", "images", "send_email", "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "version_metadata", "pipelines", "secrets_store_secrets", "ratelimits", "wasm_modules", "text_blobs", "data_blobs", "base_dir", "find_additional_modules", "preserve_file_names", "jsx_factory", "jsx_fragment", "node_compat", "usage_model", "legacy_env", "containers", "unsafe_hello_world"];
+const SUPPORTED = ["name", "main", "compatibility_date", "compatibility_flags", "vars", "kv_namespaces", "r2_buckets", "d1_databases", "hyperdrive", "durable_objects", "migrations", "queues", "workflows", "services", "assets", "triggers", "rules", "define", "alias", "env", "minify", "tsconfig", "no_bundle", "limits", "dev", "build"];
 
 const RULE_TYPES = ["ESModule", "CommonJS", "Text", "Data", "CompiledWasm"];
 const HTML_HANDLING = ["auto-trailing-slash", "force-trailing-slash", "drop-trailing-slash", "none"];
@@ -316,6 +317,20 @@ function normalise(c, raw, base, envName) {
     }
   }
 
+  // Hyperdrive: the local connection as wrangler dev makes it (lib/hyperdrive.js), an object var.
+  c.tables(raw.hyperdrive, at("hyperdrive"), (entry, kp) => {
+    c.known(entry, kp, ["binding", "id", "localConnectionString"]);
+    const binding = checkBindingName(c, entry, "binding", kp, seen);
+    const local = (binding && localConnectionFromEnv(binding)) ?? c.string(entry, "localConnectionString", kp);
+    if (!binding) return null;
+    if (local === undefined) return c.error([...kp, "localConnectionString"], `is needed to run locally: set it, or the CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_${binding} variable, to a local database's connection string (as wrangler dev requires)`), null;
+    try {
+      out.bindings.vars[binding] = hyperdrive(local);
+    } catch (error) {
+      c.error([...kp, "localConnectionString"], error.message.replace(/^hyperdrive\(\): /, ""));
+    }
+    return null;
+  });
   out.bindings.kv = c.tables(raw.kv_namespaces, at("kv_namespaces"), (entry, kp) => {
     c.known(entry, kp, ["binding", "id", "preview_id", "remote"]);
     const binding = checkBindingName(c, entry, "binding", kp, seen);
