@@ -3,7 +3,9 @@
 // R2 state under <project>/.wrangler/state/v3 through its own API, and workerbox reads it (D1 and
 // KV live, R2 imported on first start); workerbox's D1 writes, migrations and KV writes are read
 // back by Miniflare; state in the old .workerbox/state layout is carried over; the CLI's d1 execute,
-// kv key and r2 object commands. scripts/wrangler-state-roundtrip.mjs does the same with wrangler.
+// kv key and r2 object commands. scripts/wrangler-state-roundtrip.mjs does the same with wrangler,
+// run by the last test when wrangler is installed in bench/.tools and a Node 22.12+ is at hand
+// (this one, or WRANGLER_NODE); otherwise that test is skipped (CI does not install wrangler).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -11,7 +13,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Miniflare } from "miniflare";
 import { loadProject } from "workerbox/project";
 import { createWorker, dispatch, kv, d1 } from "workerbox";
 
@@ -46,6 +47,10 @@ function project(t, config = CONFIG) {
   return dir;
 }
 
+// Miniflare runs workerd, which is built for glibc: on musl (Alpine) its tests are skipped.
+const noWorkerd = process.platform === "linux" && !process.report.getReport().header.glibcVersionRuntime ? "workerd (Miniflare) needs glibc" : false;
+const { Miniflare } = noWorkerd ? {} : await import("miniflare");
+
 /** A Miniflare on the project's state folder, with its bindings as wrangler dev makes them. */
 function miniflare(dir) {
   return new Miniflare({
@@ -70,7 +75,7 @@ test("Miniflare's object ids: D1, KV and R2 files are named as Miniflare names t
   assert.equal(miniflareObjectId("miniflare-R2BucketObject", "bucket1"), "5119f97670da2434ff11c04f885214b156999ea3e0554409a360ecc837888202");
 });
 
-test("written by Miniflare (wrangler's local mode), read by workerbox: D1 and KV live, R2 imported once", async (t) => {
+test("written by Miniflare (wrangler's local mode), read by workerbox: D1 and KV live, R2 imported once", { skip: noWorkerd }, async (t) => {
   const dir = project(t);
   const mf = miniflare(dir);
   const db = await mf.getD1Database("DB");
@@ -104,7 +109,7 @@ test("written by Miniflare (wrangler's local mode), read by workerbox: D1 and KV
   assert.equal(await again.bindings.KV.namespace().get("gone"), null);
 });
 
-test("written by workerbox (D1 queries and migrations, KV puts and deletes), read by Miniflare", async (t) => {
+test("written by workerbox (D1 queries and migrations, KV puts and deletes), read by Miniflare", { skip: noWorkerd }, async (t) => {
   const dir = project(t);
   fs.mkdirSync(path.join(dir, "migrations"));
   fs.writeFileSync(path.join(dir, "migrations", "0001_init.sql"), "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);");
@@ -193,4 +198,15 @@ test("CLI: d1 execute --json, kv key put/get/list, r2 object put/get on the proj
   const answer = await ask(t, await loadProject(dir));
   assert.equal(answer.d1, "cli");
   assert.equal(answer.kv, "v1");
+});
+
+const WRANGLER = path.join(path.dirname(CLI), "..", "bench", ".tools", "wrangler", "node_modules", "wrangler", "bin", "wrangler.js");
+const [major, minor] = process.versions.node.split(".").map(Number);
+const wranglerNode = process.env.WRANGLER_NODE ?? (major > 22 || (major === 22 && minor >= 12) ? process.execPath : undefined);
+const noWrangler = !fs.existsSync(WRANGLER) ? "wrangler is not installed in bench/.tools (node scripts/wrangler-state-roundtrip.mjs installs it)" : !wranglerNode ? "wrangler needs Node 22.12+ (set WRANGLER_NODE)" : false;
+
+test("wrangler itself: D1, KV and R2 written by wrangler --local read by workerbox, and D1 and KV the other way", { skip: noWrangler, timeout: 240_000 }, () => {
+  const script = path.join(path.dirname(CLI), "..", "scripts", "wrangler-state-roundtrip.mjs");
+  const out = execFileSync(process.execPath, [script, `--node=${wranglerNode}`, `--wrangler=${WRANGLER}`], { encoding: "utf8", timeout: 220_000 });
+  assert.match(out, /round trip ok/);
 });
