@@ -470,7 +470,8 @@ test("a wrangler project with `workflows`, served by workerbox dev, driven by HT
     };`,
   );
   const waitFor = async (base, id, wanted) => {
-    for (let i = 0; i < 200; i++) {
+    // Polled over HTTP, as a user would; 20 s allows for a loaded machine.
+    for (const end = Date.now() + 20_000; Date.now() < end; ) {
       const status = await (await fetch(`${base}/status?id=${id}`)).json();
       if (status.status === wanted) return status;
       await new Promise((resolve) => setTimeout(resolve, 25));

@@ -379,6 +379,8 @@ class Engine {
         done = await this.#pending(inst, (resolve, reject) => {
           const waiter = { type, take: () => take().then((d) => d && resolve(d), reject) };
           inst.waiters.push(waiter);
+          // An event sent since the first look (while the status was written) is taken now.
+          waiter.take();
           stop = this.clock.at(record.deadline, () => resolve({ done: true, timedOut: true, type }), { instance: inst.id, kind: "waitForEvent", step: key });
         });
       } finally {

@@ -325,7 +325,13 @@ const loadOtherModule = internals.loadCloudflareModule;
 let workflowsModule;
 internals.loadCloudflareModule = function loadCloudflareModule(name) {
   if (name === "workflows") return (workflowsModule ??= { NonRetryableError });
-  return loadOtherModule(name);
+  try {
+    return loadOtherModule(name);
+  } catch (error) {
+    // The list of modules workerbox has, in the error for one it has not, names this one too.
+    if (error instanceof TypeError && error.message.startsWith("No such module")) error.message += ", cloudflare:workflows";
+    throw error;
+  }
 };
 
 internals.asyncApiPrototypes.push(Workflow.prototype, WorkflowInstance.prototype);
