@@ -182,7 +182,7 @@ test("CLI: d1 execute --json, kv key put/get/list, r2 object put/get on the proj
       return JSON.parse(error.stdout);
     }
   })();
-  assert.match(failed.error.text, /no such table: nope/);
+  assert.deepEqual(failed, { error: { text: "no such table: nope: SQLITE_ERROR" } }); // wrangler's words
 
   assert.match(cli("kv", "key", "put", "--binding", "KV", "--local", "k1", "v1"), /Writing the value "v1" to key "k1" on namespace binding: "KV"/);
   assert.equal(cli("kv", "key", "get", "--binding", "KV", "--local", "k1"), "v1");

@@ -70,7 +70,13 @@ async function d1Execute(argv, out) {
   }
   const db = project.bindings[entry.binding].database();
   const statements = splitSql(sql);
-  const results = statements.length === 0 ? [] : await db.batch(statements.map((statement) => db.prepare(statement)));
+  let results;
+  try {
+    results = statements.length === 0 ? [] : await db.batch(statements.map((statement) => db.prepare(statement)));
+  } catch (error) {
+    // As wrangler reports it: SQLite's words, without the D1_ERROR prefix.
+    throw new Error((error.cause ?? error).message.replace(/^D1_ERROR: /, ""), { cause: error });
+  }
   const shown = results.map((result) => ({
     // Blobs print as wrangler prints them: [1, 2, 3].
     results: (result.results ?? []).map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Array.isArray(v) ? `[${v.join(", ")}]` : v]))),
