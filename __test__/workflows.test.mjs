@@ -3,7 +3,8 @@
 // moves; the binding's create / createBatch / get and the instance operations (status, pause,
 // resume, terminate, restart, sendEvent) from a worker and from Node; production's validation
 // errors; instances on disk resumed by a new worker after the first is disposed mid-sleep; and a
-// wrangler project with `workflows` served by `workerbox dev`, driven by HTTP requests.
+// wrangler project with `workflows` served by `workerbox dev`, driven by HTTP requests, and the
+// config checks (required keys; script_name of another worker reported as not supported yet).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -495,4 +496,32 @@ test("a wrangler project with `workflows`, served by workerbox dev, driven by HT
   assert.equal(await (await fetch(`${base}/pay?id=order-1`)).text(), "ok");
   const done = await waitFor(base, "order-1", "complete");
   assert.deepEqual(done.output, { total: 30, paidBy: "card" });
+});
+
+test("wrangler config: workflows entries are checked; a class in another worker (script_name) is reported as not supported yet", async () => {
+  const { loadProject, readConfig } = await import("../lib/project/index.js");
+  const dir = mkdtempSync(path.join(tmpdir(), "workerbox-workflows-config-"));
+  try {
+    writeFileSync(path.join(dir, "index.js"), `import { WorkflowEntrypoint } from "cloudflare:workers";\nexport class Mine extends WorkflowEntrypoint { async run() {} }\nexport default { fetch() { return new Response("ok"); } };`);
+    const write = (workflows) => writeFileSync(path.join(dir, "wrangler.json"), JSON.stringify({ name: "app", main: "index.js", compatibility_date: "2026-01-01", workflows }));
+    write([{ name: "mine", binding: "MINE" }]);
+    assert.throws(() => readConfig(dir), /workflows\[0\]\.class_name/);
+    write([
+      { name: "mine", binding: "MINE", class_name: "Mine" },
+      { name: "theirs", binding: "THEIRS", class_name: "Theirs", script_name: "other-worker" },
+    ]);
+    const config = readConfig(dir);
+    assert.deepEqual(config.bindings.workflows.map((w) => [w.binding, w.name, w.className, w.scriptName]), [
+      ["MINE", "mine", "Mine", undefined],
+      ["THEIRS", "theirs", "Theirs", "other-worker"],
+    ]);
+    const project = await loadProject(dir, { persistTo: false });
+    assert.equal(project.bindings.MINE.className, "Mine");
+    assert.equal(project.bindings.THEIRS, undefined);
+    const [unsupported] = project.unsupported;
+    assert.equal(unsupported.binding, "THEIRS");
+    assert.match(unsupported.reason, /worker "other-worker" \(script_name\), which is not supported yet/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
