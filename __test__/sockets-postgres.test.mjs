@@ -52,8 +52,13 @@ async function startPostgres(t) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw error;
   }
+  // TLS with the self-signed test certificate (postgres wants the key private to its user).
+  for (const file of ["cert.pem", "key.pem"]) fs.copyFileSync(path.join(ROOT, "__test__", "fixtures", "sockets", file), path.join(dir, file));
+  fs.chmodSync(path.join(dir, "key.pem"), 0o600);
+  if (process.getuid?.() === 0) execFileSync("chown", ["postgres", path.join(dir, "cert.pem"), path.join(dir, "key.pem")]);
   const port = await freePort();
-  const [command, args] = asServerUser(path.join(BIN, "postgres"), ["-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]);
+  const settings = ["listen_addresses=127.0.0.1", "fsync=off", "ssl=on", `ssl_cert_file=${path.join(dir, "cert.pem")}`, `ssl_key_file=${path.join(dir, "key.pem")}`].flatMap((setting) => ["-c", setting]);
+  const [command, args] = asServerUser(path.join(BIN, "postgres"), ["-D", data, "-p", String(port), "-k", dir, ...settings]);
   const server = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   const exited = new Promise((resolve) => server.on("exit", resolve));
@@ -104,6 +109,7 @@ export default {
       const big = (await client.query("SELECT string_agg(md5(i::text), '') AS s FROM generate_series(1, 20000) AS i")).rows[0].s;
       out.bigLength = big.length;
       out.version = (await client.query("SHOW server_version")).rows[0].server_version;
+      out.ssl = (await client.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")).rows[0].ssl;
       return Response.json(out);
     } finally {
       await client.end();
@@ -134,7 +140,7 @@ function project(t, config) {
 }
 
 /** Loads the project, runs WORKER once and checks what it did against the server. */
-async function runQueries(t, dir) {
+async function runQueries(t, dir, { ssl = false } = {}) {
   const loaded = await loadProject(dir, { persistTo: false });
   assert.match(loaded.options.script, /from "cloudflare:sockets"|import\("cloudflare:sockets"\)/, "pg-cloudflare (not its empty stub) is bundled");
   const logs = [];
@@ -151,6 +157,7 @@ async function runQueries(t, dir) {
   assert.match(out.error.message, /duplicate key value violates unique constraint "items_name_key"/);
   assert.equal(out.bigLength, 20000 * 32);
   assert.match(out.version, /^\d+/);
+  assert.equal(out.ssl, ssl);
   return loaded;
 }
 
@@ -176,4 +183,19 @@ test("Hyperdrive in createWorker: hyperdrive(url) in bindings gives env.DB's par
   const db = await (await dispatch(worker, "http://localhost/")).json();
   assert.deepEqual(db, { connectionString: `${server.url}?sslmode=disable`, host: "127.0.0.1", port: server.port, user: "postgres", password: "", database: "postgres" });
   assert.throws(() => hyperdrive("redis://127.0.0.1"), /"redis:" is not a Hyperdrive scheme/);
+});
+
+test("pg with sslmode=require upgrades with startTls() and verifies the server against NODE_EXTRA_CA_CERTS; untrusted, the error reaches the worker", { skip: SKIP }, async (t) => {
+  const previous = process.env.NODE_EXTRA_CA_CERTS;
+  t.after(() => (previous === undefined ? delete process.env.NODE_EXTRA_CA_CERTS : (process.env.NODE_EXTRA_CA_CERTS = previous)));
+  const dir = project(t, { vars: { DATABASE_URL: `${server.url}?sslmode=require` } });
+  fs.writeFileSync(path.join(dir, "src", "index.js"), WORKER.replace("CREATE TABLE items", "DROP TABLE IF EXISTS items; CREATE TABLE items"));
+  delete process.env.NODE_EXTRA_CA_CERTS;
+  const loaded = await loadProject(dir, { persistTo: false });
+  const worker = await startWorker(loaded, { onLog() {} });
+  t.after(() => worker.dispose());
+  // The worker does not catch it: dispatch() rejects with the worker's error.
+  await assert.rejects(dispatch(worker, "http://localhost/"), /the TLS handshake with 127\.0\.0\.1 failed: invalid peer certificate: UnknownIssuer/);
+  process.env.NODE_EXTRA_CA_CERTS = path.join(ROOT, "__test__", "fixtures", "sockets", "cert.pem");
+  await runQueries(t, dir, { ssl: true });
 });
