@@ -224,8 +224,8 @@ test("a service bound to a Node object answers RPC calls from Node", async (t) =
 test("cloudflare:workers has no other modules; a wrong import fails at createWorker", async (t) => {
   const { createWorker } = await import("../index.js");
   await assert.rejects(
-    createWorker({ script: `import { x } from "cloudflare:sockets"; export default { fetch() {} }`, onLog() {} }),
-    (error) => /No such module "cloudflare:sockets"/.test(error.message),
+    createWorker({ script: `import { x } from "cloudflare:no-such-module"; export default { fetch() {} }`, onLog() {} }),
+    (error) => /No such module "cloudflare:no-such-module"/.test(error.message),
   );
 });
 
