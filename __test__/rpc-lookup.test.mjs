@@ -48,3 +48,16 @@ test("a default export with only a tail() handler is a valid worker", async () =
   const worker = await createWorker({ script: "export default { tail() {} };", format: "module", compatibilityDate: "2024-01-01", onLog() {} });
   await worker.dispose();
 });
+
+test("ctx.props: {} without props; ctx.exports.<Entrypoint>({ props }) carries them, as workerd printed", async () => {
+  const script = `
+import { WorkerEntrypoint } from "cloudflare:workers";
+export class N extends WorkerEntrypoint { hi() { return JSON.stringify({ p: this.ctx.props, t: typeof this.ctx.props }); } }
+export default { async fetch(req, env, ctx) { return new Response(JSON.stringify({ top: ctx.props, t: typeof ctx.props, named: await ctx.exports.N.hi(), withProps: await ctx.exports.N({ props: { a: 1 } }).hi() })); } };`;
+  const worker = await createWorker({ script, format: "module", compatibilityDate: "2025-11-20", onLog() {} });
+  try {
+    assert.deepEqual(await (await dispatch(worker, "http://x/")).json(), { top: {}, t: "object", named: '{"p":{},"t":"object"}', withProps: '{"p":{"a":1},"t":"object"}' });
+  } finally {
+    await worker.dispose();
+  }
+});

@@ -131,7 +131,7 @@ const isWorker = (handler) => handler !== null && typeof handler === "object" &&
  */
 async function callService(handler, entrypoint, caller, args, bytes) {
   if (isWorker(handler)) {
-    const call = { entrypoint: entrypoint ?? "default", path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs, args.dupStubs) };
+    const call = { entrypoint: entrypoint ?? "default", path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs, args.dupStubs), ...(args.props !== undefined ? { props: args.props } : {}) };
     return callWorker(handler, call, bytes);
   }
   if (typeof handler === "function" || handler === null || typeof handler !== "object") {

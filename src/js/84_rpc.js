@@ -323,7 +323,7 @@ async function send(target, path, kind, args) {
   const [answer, payload] =
     target.binding === undefined
       ? await internals.hostCall("#rpc", "call", { ...call, stub: target.stub }, bytes)
-      : await internals.hostCall(target.binding, "rpc", { ...call, object: target.object, name: target.name }, bytes);
+      : await internals.hostCall(target.binding, "rpc", { ...call, object: target.object, name: target.name, props: target.props }, bytes);
   if (answer.error) throw remoteError(answer.error);
   if (payload === null) return undefined;
   const created = [];
@@ -436,6 +436,11 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
       return remoteStub(target, [...path, name], fetcher, local);
     },
     apply(_, __, args) {
+      // ctx.exports.<Entrypoint>({ props }): the same binding, its calls carrying `props` (the
+      // entrypoint's ctx.props), as in workerd.
+      if (path.length === 0 && target.binding?.startsWith("#self:") && args[0] !== null && typeof args[0] === "object" && "props" in args[0]) {
+        return remoteStub({ ...target, props: args[0].props }, [], fetcher, local);
+      }
       return started(send(target, path, "call", args));
     },
   });
@@ -538,6 +543,7 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
     // The host gave up on a response body (lib/bodies.js).
     if (call.kind === "body") return internals.cancelResponseBody(call.stream, call.reason);
     const args = unmarshal(argsBytes, call.stubs ?? [], received);
+    if (call.props !== undefined) internals.setContextProps(ctx, call.props);
     // The host's own calls on Durable Objects (alarms, runInDurableObject, eviction, listing).
     if (call.durableObject !== undefined && DURABLE_HOST_CALLS.has(call.kind)) return internals.durableHostCall(call, args);
     let root;

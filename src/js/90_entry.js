@@ -150,12 +150,18 @@ class ExecutionContext {
   get exports() {
     return internals.ctxExports();
   }
-  /** The props the caller bound (none are carried here yet): `{}`, as workerd gives without any. */
+  /** The props the caller bound: `{}` without any, as in workerd. */
   get props() {
     this.#props ??= {};
     return this.#props;
   }
   #props = undefined;
+  static {
+    // The props a caller bound (ctx.exports.<Entrypoint>({ props })), set for its call.
+    internals.setContextProps = (ctx, props) => {
+      ctx.#props = props;
+    };
+  }
   get [Symbol.toStringTag]() {
     return "ExecutionContext";
   }

@@ -246,9 +246,21 @@ impl DurableStorage {
       .map_err(failure_message)
   }
 
-  /// The database's size in bytes (`sql.databaseSize`).
+  /// The database's size in bytes (`sql.databaseSize`). The storage API's own tables are made
+  /// up front here but only on first use in workerd, so each that is still empty (one root page)
+  /// is not counted: a fresh object is one page, as in workerd.
   pub fn size(&self) -> Result<u64, StoreError> {
-    self.database().read(|c| c.query_row("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()", [], |row| row.get::<_, i64>(0)).map(|n| n.max(0) as u64))
+    self.database().read(|c| {
+      let (total, page): (i64, i64) = c.query_row("SELECT page_count * page_size, page_size FROM pragma_page_count(), pragma_page_size()", [], |row| Ok((row.get(0)?, row.get(1)?)))?;
+      let mut unused = 0;
+      for table in ["_cf_KV", "_cf_METADATA"] {
+        let exists: i64 = c.query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [table], |row| row.get(0))?;
+        if exists > 0 && !c.query_row(&format!("SELECT EXISTS (SELECT 1 FROM {table})"), [], |row| row.get::<_, bool>(0))? {
+          unused += page;
+        }
+      }
+      Ok::<_, rusqlite::Error>((total - unused).max(page).max(0) as u64)
+    })
   }
 
   /// `deleteAll()`: every table, view and trigger the user made, and every key of the KV API;
