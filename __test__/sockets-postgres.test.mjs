@@ -69,7 +69,7 @@ async function startPostgres(t) {
     } catch {
       server.kill("SIGKILL");
     }
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
     server.stderr.destroy();
     fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -37,7 +37,7 @@ async function startRedis(t) {
   const exited = new Promise((resolve) => server.on("exit", resolve));
   t.after(async () => {
     server.kill("SIGTERM");
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
     server.stdout.destroy();
     fs.rmSync(dir, { recursive: true, force: true });
   });
