@@ -86,6 +86,9 @@ for (const target of targets) {
   }
   const env = { ...process.env, CARGO_TARGET_DIR: targetDir, RUSTY_V8_SKIP_DOWNLOAD: "1" };
   delete env.RUSTY_V8_ARCHIVE;
+  // musl links statically by default and then cannot make a cdylib (rustc warns that it drops
+  // it); napi-rs builds musl addons with crt-static off, so the check does too.
+  if (target.endsWith("-musl")) env.RUSTFLAGS = [process.env.RUSTFLAGS, "-C target-feature=-crt-static"].filter(Boolean).join(" ");
   // `cargo-zigbuild check`: cargo check with zig as the targets' C compiler.
   let cmd = "cargo-zigbuild";
   let args = ["check"];
