@@ -77,14 +77,14 @@ test("connect() echoes bytes over TCP; opened names the address asked for and th
     const other = connect({ hostname: "127.0.0.1", port: ${port} });
     const otherInfo = await other.opened;
     await other.close();
-    const shape = { ctor: socket.constructor.name, readable: socket.readable.constructor.name, writable: socket.writable.constructor.name, upgraded: socket.upgraded, secureTransport: socket.secureTransport };
+    const shape = { proto: Object.getOwnPropertyNames(Object.getPrototypeOf(socket)), ctor: socket.constructor.name, readable: socket.readable.constructor.name, writable: socket.writable.constructor.name, upgraded: socket.upgraded, secureTransport: socket.secureTransport };
     await socket.close();
     return { remote: info.remoteAddress, local: info.localAddress, got: dec.decode(value), other: otherInfo.remoteAddress, shape, closed: await settle(socket.closed) };`);
   assert.equal(result.remote, `127.0.0.1:${port}`);
   assert.match(result.local, /^127\.0\.0\.1:\d+$/);
   assert.equal(result.got, "hello");
   assert.equal(result.other, `127.0.0.1:${port}`);
-  assert.deepEqual(result.shape, { ctor: "Socket", readable: "ReadableStream", writable: "WritableStream", upgraded: false, secureTransport: "off" });
+  assert.deepEqual(result.shape, { proto: ["readable", "writable", "closed", "opened", "upgraded", "secureTransport", "close", "startTls", "constructor"], ctor: "Socket", readable: "ReadableStream", writable: "WritableStream", upgraded: false, secureTransport: "off" });
   assert.deepEqual(result.closed, { ok: null });
 });
 
@@ -225,7 +225,7 @@ test("TLS: a certificate the worker cannot verify fails opened; trusted through 
   const body = `
     const socket = connect("localhost:${port}", { secureTransport: "on" });
     const opened = await settle(socket.opened);
-    if (opened.err) return { opened, closed: await settle(socket.closed) };
+    if (opened.err) return { opened, closed: await settle(socket.closed), read: await settle(socket.readable.getReader().read()), write: await settle(socket.writable.getWriter().write(enc.encode("x"))) };
     await socket.writable.getWriter().write(enc.encode("secret"));
     const { value } = await socket.readable.getReader().read();
     await socket.close();
@@ -236,6 +236,8 @@ test("TLS: a certificate the worker cannot verify fails opened; trusted through 
   const untrusted = await inWorker(t, body);
   assert.match(untrusted.opened.err, new RegExp(`^Error: ${CANNOT_CONNECT} \\(the TLS handshake with localhost failed: .*(UnknownIssuer|certificate)`));
   assert.equal(untrusted.closed.err, untrusted.opened.err);
+  // As workerd: the readable ends, the writable is closed.
+  assert.deepEqual([untrusted.read, untrusted.write], [{ ok: { done: true } }, { err: "TypeError: This WritableStream has been closed." }]);
   process.env.NODE_EXTRA_CA_CERTS = path.join(FIXTURES, "cert.pem");
   const trusted = await inWorker(t, body);
   assert.deepEqual(trusted, { opened: { ok: { remoteAddress: `localhost:${port}`, localAddress: trusted.opened.ok.localAddress } }, got: "secret", secureTransport: "on" });

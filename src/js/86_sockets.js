@@ -155,7 +155,11 @@ class Socket {
   }
 
   async #pull(controller) {
-    await this.#opened.promise;
+    try {
+      await this.#opened.promise;
+    } catch {
+      return; // #fail has ended the streams
+    }
     if (this.#done) return;
     let answer;
     try {
@@ -233,7 +237,12 @@ class Socket {
 
   #fail(error) {
     if (this.#done) return;
-    this.#detach(error);
+    // As in workerd: opened and closed reject; reads end and writes find the stream closed.
+    try {
+      if (!this.#readEnded && this.#readController.byobRequest === null) this.#readController.close();
+    } catch {}
+    this.#readEnded = true;
+    this.#detach(undefined);
     this.#conn.close();
     this.#opened.reject(error);
     this.#closed.reject(error);
@@ -274,6 +283,11 @@ class Socket {
     return new Socket(kConstruct, conn, { secureTransport: "on", allowHalfOpen: this.#allowHalfOpen, hostname, opened });
   }
 }
+
+// workerd lists the constructor after the accessors and methods.
+const socketConstructor = Object.getOwnPropertyDescriptor(Socket.prototype, "constructor");
+delete Socket.prototype.constructor;
+Object.defineProperty(Socket.prototype, "constructor", socketConstructor);
 
 function connect(address, options = undefined) {
   const { hostname, port } = parseAddress(address);
