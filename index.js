@@ -29,5 +29,5 @@ module.exports.startDevServer = (...args) => project().startDevServer(...args);
 module.exports.getPlatformProxy = (...args) => project().getPlatformProxy(...args);
 module.exports.readConfig = (...args) => project().readConfig(...args);
 module.exports.queue = api.queue;
-module.exports.hyperdrive = require("./lib/hyperdrive.js").hyperdrive;
+module.exports.hyperdrive = api.hyperdrive;
 module.exports.workflow = api.workflow;

@@ -178,7 +178,7 @@ export interface NativePoolStats {
   failed: number
 }
 
-/** One kept message, as `lib/queues.js` reads and writes it. */
+/** One kept message, as `lib/queues/` reads and writes it. */
 export interface NativeQueueMessage {
   id: string
   /** When it was sent, ms since the epoch. */

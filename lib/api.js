@@ -604,3 +604,4 @@ module.exports.applyD1Migrations = applyD1Migrations;
 
 module.exports.queue = queues.queue;
 module.exports.workflow = workflows.workflow;
+module.exports.hyperdrive = require("./hyperdrive.js").hyperdrive;
