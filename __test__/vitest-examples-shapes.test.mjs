@@ -7,38 +7,15 @@
 // settings over the wrangler file's.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { runVitest } from "./helpers.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const VITEST = path.join(root, "node_modules", "vitest", "vitest.mjs");
 // (module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))
 const ADD_WASM = Buffer.from("0061736d0100000001070160027f7f017f030201000707010361646400000a09010700200020016a0b", "hex");
 
-function runVitest(cwd) {
-  const outputFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-vitest-report-")), "report.json");
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [VITEST, "run", "--reporter=json", "--reporter=default", `--outputFile.json=${outputFile}`], {
-      cwd,
-      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      const report = fs.existsSync(outputFile) ? JSON.parse(fs.readFileSync(outputFile, "utf8")) : null;
-      fs.rmSync(path.dirname(outputFile), { recursive: true, force: true });
-      resolve({ code, report, output });
-    });
-  });
-}
 
 /** A project in examples/ (where `workerbox/vitest` resolves to this checkout): `files` by path. */
 function makeProject(t, files) {

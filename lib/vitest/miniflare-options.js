@@ -6,6 +6,8 @@
 // in an error, never ignored.
 "use strict";
 
+const { hyperdrive } = require("../hyperdrive.js");
+
 /** Options that configure the worker, not its bindings (taken elsewhere, or without effect here). */
 const NOT_BINDINGS = new Set([
   "name", "main", "script", "scriptPath", "modules", "modulesRoot", "modulesRules", "rootPath", "compatibilityDate", "compatibilityFlags",
@@ -83,28 +85,6 @@ function addMiniflareBindings(bindings, options, { where, api, services = () => 
   for (const key of ["dataBlobBindings", "wasmBindings"]) {
     if (options[key] !== undefined && Object.keys(options[key]).length > 0) throw new TypeError(`${where}: ${key} is not supported by workerbox/vitest (import the file as a module instead)`);
   }
-}
-
-/**
- * A Hyperdrive binding as a plain object of the connection's parts (workerd's local Hyperdrive
- * gives the origin's own), with `connectionString`.
- */
-function hyperdrive(connectionString, where) {
-  let url;
-  try {
-    url = new URL(connectionString);
-  } catch {
-    throw new TypeError(`${where}: "${connectionString}" is not a connection URL`);
-  }
-  const defaultPort = { "postgres:": 5432, "postgresql:": 5432, "mysql:": 3306 }[url.protocol];
-  return {
-    connectionString,
-    host: url.hostname,
-    port: url.port ? Number(url.port) : defaultPort,
-    user: decodeURIComponent(url.username),
-    password: decodeURIComponent(url.password),
-    database: decodeURIComponent(url.pathname.slice(1)),
-  };
 }
 
 module.exports = { addMiniflareBindings };
