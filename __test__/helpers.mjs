@@ -158,3 +158,15 @@ export function runVitest(cwd, extra = []) {
     });
   });
 }
+
+/** A free loopback TCP port (for a server a test starts). */
+export async function freePort() {
+  const net = await import("node:net");
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}

@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import WebSocket from "ws";
 import { createWorker, dispatch } from "../index.js";
+import { freePort } from "./helpers.mjs";
 
 /** A minimal CDP client: send(method, params) → result; events by name. */
 async function connect(url) {
@@ -148,16 +149,6 @@ test("a pause longer than the CPU limit does not stop the request", async (t) =>
 });
 
 /** A free loopback port (for an endpoint found by discovery before createWorker resolves). */
-async function freePort() {
-  const net = await import("node:net");
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
 
 test("waitForDebugger holds the script's start until a client runs it", async (t) => {
   const port = await freePort();

@@ -6,13 +6,13 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { spawn, execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { loadProject, startWorker } from "workerbox/project";
 import { dispatch, createWorker, hyperdrive } from "workerbox";
+import { freePort } from "./helpers.mjs";
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -27,13 +27,6 @@ const BIN = postgresBin();
 const SKIP = BIN === null ? "PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install -y postgresql)" : false;
 if (SKIP) console.log(`# skipped: ${SKIP}`);
 
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Runs a server binary, as `postgres` when this process is root. */
 function asServerUser(command, args, options = {}) {

@@ -5,11 +5,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { spawn, execFileSync } from "node:child_process";
 import { createWorker, dispatch } from "workerbox";
+import { freePort } from "./helpers.mjs";
 
 function which(command) {
   try {
@@ -22,13 +22,6 @@ const REDIS = which("redis-server");
 const SKIP = REDIS === null ? "redis-server not found on PATH (apt-get install -y redis-server)" : false;
 if (SKIP) console.log(`# skipped: ${SKIP}`);
 
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function startRedis(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-redis-"));
