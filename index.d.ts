@@ -413,6 +413,63 @@ export interface HyperdriveBinding {
 /** A Hyperdrive binding for `bindings` that connects to `connectionString` (postgres:// or mysql://), as wrangler dev's localConnectionString. */
 export declare function hyperdrive(connectionString: string): HyperdriveBinding;
 
+/** A rate limiter binding (`env.LIMITER.limit({ key })` in the worker; docs/bindings.md). */
+export interface RateLimitBinding extends Binding {
+  readonly limitValue: number;
+  readonly period: 10 | 60;
+  readonly namespace: string | undefined;
+  /** Counts one call for `key` against the workers' counters. */
+  limit(options: { key?: string }): Promise<{ success: boolean }>;
+  /** Forgets every count (of the shared namespace, for a named one). */
+  reset(): void;
+}
+/** A rate limiter: `limit` calls per key in each fixed window of `period` seconds (10 or 60, default 60). */
+export declare function rateLimit(options: { limit: number; period?: 10 | 60; namespace?: string } | { simple: { limit: number; period?: 10 | 60 }; namespace?: string }): RateLimitBinding;
+
+/** A data point as written by `writeDataPoint()`, read back in Node (blobs written as bytes are Buffers). */
+export interface AnalyticsEngineDataPoint {
+  dataset: string;
+  /** Milliseconds since the epoch, when the worker wrote it. */
+  timestamp: number;
+  index1: string | Uint8Array;
+  blobs: (string | Uint8Array | null)[];
+  doubles: number[];
+}
+/** An Analytics Engine dataset binding (`env.AE.writeDataPoint(point)` in the worker). */
+export interface AnalyticsEngineBinding extends Binding {
+  readonly dataset: string;
+  /** `<dir>/<dataset>.jsonl`, or null in memory. */
+  readonly file: string | null;
+  dataPoints(): Promise<AnalyticsEngineDataPoint[]>;
+  clear(): Promise<void>;
+}
+export declare function analyticsEngine(options?: { dataset?: string; dir?: string }): AnalyticsEngineBinding;
+
+/** A message a worker sent through a send_email binding. */
+export interface SentEmail {
+  from: string;
+  to: string;
+  messageId: string;
+  /** The .eml file it was written to, or null without `dir`. */
+  file: string | null;
+  raw: Uint8Array;
+}
+/** A send_email binding (`env.EMAIL.send(new EmailMessage(from, to, raw))` in the worker). */
+export interface SendEmailBinding extends Binding {
+  sent(): SentEmail[];
+}
+export declare function sendEmail(options?: { destinationAddress?: string; allowedDestinationAddresses?: string[]; allowedSenderAddresses?: string[]; dir?: string }): SendEmailBinding;
+
+/** A Secrets Store secret binding (`await env.SECRET.get()` in the worker). */
+export interface SecretsStoreSecretBinding extends Binding {
+  readonly secretName: string;
+  get(): Promise<string>;
+}
+export declare function secretsStoreSecret(options: { value?: string; get?: () => string | null | undefined | Promise<string | null | undefined>; secretName?: string }): SecretsStoreSecretBinding;
+
+/** The version metadata binding's value: `{ id, tag, timestamp }` as wrangler dev gives it. */
+export declare function versionMetadata(options?: { id?: string; tag?: string; timestamp?: string }): { id: string; tag: string; timestamp: string };
+
 /** A migration: its file name and its statements. */
 export interface D1Migration {
   name: string;

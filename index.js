@@ -31,3 +31,8 @@ module.exports.readConfig = (...args) => project().readConfig(...args);
 module.exports.queue = api.queue;
 module.exports.hyperdrive = api.hyperdrive;
 module.exports.workflow = api.workflow;
+module.exports.rateLimit = api.rateLimit;
+module.exports.analyticsEngine = api.analyticsEngine;
+module.exports.sendEmail = api.sendEmail;
+module.exports.secretsStoreSecret = api.secretsStoreSecret;
+module.exports.versionMetadata = api.versionMetadata;

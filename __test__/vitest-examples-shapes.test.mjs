@@ -156,12 +156,12 @@ test("Miniflare's binding options (array and object forms) make bindings; queueC
   const bad = makeProject(t, {
     "wrangler.jsonc": JSON.stringify({ name: "bad", main: "src/index.js", compatibility_date: "2026-01-01" }),
     "src/index.js": `export default { fetch() { return new Response("ok"); } };\n`,
-    "vitest.config.mjs": config(`{ miniflare: { analyticsEngineDatasets: { AE: { dataset: "x" } } } }`),
+    "vitest.config.mjs": config(`{ miniflare: { vectorize: { V: { index_name: "x" } } } }`),
     "test/a.test.js": `import { it } from "vitest";\nit("never runs", () => {});\n`,
   });
   const refused = await runVitest(bad);
   assert.notEqual(refused.code, 0);
-  assert.match(refused.output, /analyticsEngineDatasets is not supported by workerbox\/vitest/);
+  assert.match(refused.output, /vectorize is not supported by workerbox\/vitest/);
 });
 
 test("ratelimits (shared by namespace_id, cleared by reset()), pipelines, a Durable Object declared only in `exports`, an auxiliary worker's scheduled() through a service binding, a tail-only auxiliary worker", async (t) => {

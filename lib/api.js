@@ -605,3 +605,5 @@ module.exports.applyD1Migrations = applyD1Migrations;
 module.exports.queue = queues.queue;
 module.exports.workflow = workflows.workflow;
 module.exports.hyperdrive = require("./hyperdrive.js").hyperdrive;
+// The smaller bindings wrangler simulates (lib/simulated/).
+Object.assign(module.exports, require("./simulated/index.js"));

@@ -6,13 +6,15 @@
 // redirects, paths decoded and redirected to their canonical encoding, `not_found_handling`
 // (none, 404-page, single-page-application), which requests reach the worker first
 // (`run_worker_first`, navigation requests), content types as wrangler assigns them, strong
-// ETags, 304s and 405s. Used by the dev server and by the `assets.binding` binding
-// (env.ASSETS.fetch).
+// ETags, 304s and 405s, and the folder's `_redirects` and `_headers` files (assets-rules.js:
+// redirects and 200 rewrites before any asset is looked up, custom headers on every answer of
+// the assets). Used by the dev server and by the `assets.binding` binding (env.ASSETS.fetch).
 
 const fs = require("node:fs");
 const path = require("node:path");
 const crypto = require("node:crypto");
 const picomatch = require("picomatch");
+const rulesFiles = require("./assets-rules.js");
 
 // wrangler gives each asset the type the `mime` package (v4) knows for its extension, with
 // `; charset=utf-8` added to text/* types; an extension it does not know gets no Content-Type.
@@ -127,6 +129,30 @@ function createAssetHandler(assets) {
   const staticRouting = Array.isArray(runWorkerFirst) ? routeMatcher(runWorkerFirst) : null;
   let index = new Map(); // asset path -> file
   const etags = new Map(); // file -> { key, etag }
+  // `_redirects` and `_headers` of the folder (null: no such file), and what was wrong in them.
+  let redirects = null;
+  let headerRules = null;
+  let problems = [];
+
+  /** Reads `_redirects` and `_headers` again; their problems become `problems` (log lines). */
+  function readRules() {
+    const read = (name) => {
+      try {
+        return fs.readFileSync(path.join(directory, name), "utf8");
+      } catch {
+        return null;
+      }
+    };
+    const redirectsText = read("_redirects");
+    const headersText = read("_headers");
+    redirects = redirectsText === null ? null : rulesFiles.parseRedirects(redirectsText, { htmlHandling });
+    headerRules = headersText === null ? null : rulesFiles.parseHeaders(headersText);
+    const where = (name) => path.relative(process.cwd(), path.join(directory, name)) || name;
+    problems = [
+      ...(redirects?.problems ?? []).map((p) => `_redirects: ${rulesFiles.formatProblem(where("_redirects"), p)}`),
+      ...(headerRules?.problems ?? []).map((p) => `_headers: ${rulesFiles.formatProblem(where("_headers"), p)}`),
+    ];
+  }
 
   function refresh() {
     const next = new Map();
@@ -151,6 +177,7 @@ function createAssetHandler(assets) {
     };
     walk(directory, "");
     index = next;
+    readRules();
     return index.size;
   }
   refresh();
@@ -261,14 +288,29 @@ function createAssetHandler(assets) {
    */
   function answer(request, notFound) {
     const url = new URL(request.url);
-    const decoded = decodePath(url.pathname);
+    const response = assetAnswer(request, url, notFound);
+    return response === NO_INTENT ? NO_INTENT : rulesFiles.applyHeaders(headerRules, url, response);
+  }
+
+  function assetAnswer(request, url, notFound) {
+    // `_redirects` first: a redirect answers at once; a 200 rule serves another path's asset.
+    let pathname = url.pathname;
+    let proxied = false;
+    const rule = rulesFiles.findRedirect(redirects, url);
+    if (rule !== null && rule.status !== 200) return rulesFiles.redirectResponse(rule, url);
+    if (rule !== null) {
+      pathname = new URL(rule.to, url).pathname;
+      proxied = true;
+    }
+    const decoded = decodePath(pathname);
     const intent = intentFor(decoded, notFound);
-    if (!intent) return NO_INTENT;
+    // A rewritten request that finds no asset is the assets' 404, not the worker's.
+    if (!intent) return proxied ? empty(404, "Not Found") : NO_INTENT;
     const method = request.method.toUpperCase();
     if (method !== "GET" && method !== "HEAD") return empty(405, "Method Not Allowed");
     // One redirect for both: the canonical (re-encoded) spelling and the html_handling URL.
     const destination = encodePath(intent.redirect ?? decoded);
-    if ((destination !== url.pathname && intent.asset !== undefined) || intent.redirect !== undefined) {
+    if ((destination !== pathname && intent.asset !== undefined) || intent.redirect !== undefined) {
       return empty(307, "Temporary Redirect", { location: destination + url.search });
     }
     const file = index.get(intent.asset);
@@ -276,7 +318,7 @@ function createAssetHandler(assets) {
     try {
       etag = `"${etagOf(file)}"`;
     } catch {
-      return NO_INTENT; // removed since the last refresh
+      return proxied ? empty(404, "Not Found") : NO_INTENT; // removed since the last refresh
     }
     const headers = new Headers({ etag });
     const type = contentTypeOf(file);
@@ -289,7 +331,8 @@ function createAssetHandler(assets) {
     return new Response(body, { status: intent.status, statusText: intent.status === 404 ? "Not Found" : "OK", headers });
   }
 
-  const orNotFound = (response) => (response === NO_INTENT ? empty(404, "Not Found") : response);
+  // The assets' own 404 gets the `_headers` rules too, as Cloudflare's asset worker adds them.
+  const orNotFound = (response, request) => (response === NO_INTENT ? rulesFiles.applyHeaders(headerRules, new URL(request.url), empty(404, "Not Found")) : response);
 
   return {
     directory,
@@ -297,9 +340,18 @@ function createAssetHandler(assets) {
     get size() {
       return index.size;
     },
+    /** What is wrong in `_redirects` and `_headers` (lines skipped), as log lines. */
+    get problems() {
+      return problems;
+    },
+    /** How many rules `_redirects` and `_headers` gave. */
+    get rules() {
+      return { redirects: redirects?.count ?? 0, headers: headerRules?.rules.length ?? 0 };
+    },
     /** env.ASSETS.fetch(): every rule applied, not_found_handling included; an empty 404 when nothing matches. */
     async fetch(input) {
-      return orNotFound(answer(input instanceof Request ? input : new Request(input), notFoundHandling));
+      const request = input instanceof Request ? input : new Request(input);
+      return orNotFound(answer(request, notFoundHandling), request);
     },
     /**
      * Cloudflare's router in front of a worker: null sends the request to the worker. Without a
@@ -311,11 +363,11 @@ function createAssetHandler(assets) {
      * 2025-04-01), else to the worker.
      */
     route(request, hasWorker) {
-      if (!hasWorker) return orNotFound(answer(request, notFoundHandling));
+      if (!hasWorker) return orNotFound(answer(request, notFoundHandling), request);
       if (runWorkerFirst === true) return null;
       if (staticRouting) {
         const { pathname } = new URL(request.url);
-        if (staticRouting.assets(pathname)) return orNotFound(answer(request, notFoundHandling));
+        if (staticRouting.assets(pathname)) return orNotFound(answer(request, notFoundHandling), request);
         if (staticRouting.worker(pathname)) return null;
       }
       const navigate = navigationGetsAssets && request.headers.get("sec-fetch-mode") === "navigate";

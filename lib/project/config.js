@@ -13,6 +13,7 @@ const jsonc = require("jsonc-parser");
 const toml = { parse: (text) => require("smol-toml").parse(text) };
 const { resolveCompat } = require("../compat.js");
 const { hyperdrive, localConnectionFromEnv } = require("../hyperdrive.js");
+const { localBindings, LOCAL_BINDING_KEYS } = require("./config-local-bindings.js");
 
 const CONFIG_FILES = ["wrangler.jsonc", "wrangler.json", "wrangler.toml"];
 
@@ -235,8 +236,8 @@ const NOT_INHERITED = ["vars", "define", "kv_namespaces", "r2_buckets", "d1_data
 /** Keys that matter only when deploying; read, not used locally. */
 const DEPLOY_ONLY = ["$schema", "account_id", "workers_dev", "preview_urls", "routes", "route", "send_metrics", "keep_vars", "upload_source_maps", "observability", "logpush", "placement", "first_party_worker", "compliance_region"];
 /** Bindings or features workerbox does not provide (yet); configuring one warns. */
-const UNSUPPORTED = ["analytics_engine_datasets", "vectorize", "ai", "browser", "images", "send_email", "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "version_metadata", "pipelines", "secrets_store_secrets", "ratelimits", "wasm_modules", "text_blobs", "data_blobs", "base_dir", "find_additional_modules", "preserve_file_names", "jsx_factory", "jsx_fragment", "node_compat", "usage_model", "legacy_env", "containers", "unsafe_hello_world"];
-const SUPPORTED = ["name", "main", "compatibility_date", "compatibility_flags", "vars", "kv_namespaces", "r2_buckets", "d1_databases", "hyperdrive", "durable_objects", "migrations", "queues", "workflows", "services", "assets", "triggers", "rules", "define", "alias", "env", "minify", "tsconfig", "no_bundle", "limits", "dev", "build"];
+const UNSUPPORTED = ["vectorize", "ai", "browser", "images", "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "pipelines", "wasm_modules", "text_blobs", "data_blobs", "base_dir", "find_additional_modules", "preserve_file_names", "jsx_factory", "jsx_fragment", "node_compat", "usage_model", "legacy_env", "containers", "unsafe_hello_world"];
+const SUPPORTED = ["name", "main", "compatibility_date", "compatibility_flags", "vars", "kv_namespaces", "r2_buckets", "d1_databases", "hyperdrive", "durable_objects", "migrations", "queues", "workflows", "services", "assets", "triggers", "rules", "define", "alias", "env", "minify", "tsconfig", "no_bundle", "limits", "dev", "build", ...LOCAL_BINDING_KEYS];
 
 const RULE_TYPES = ["ESModule", "CommonJS", "Text", "Data", "CompiledWasm"];
 const HTML_HANDLING = ["auto-trailing-slash", "force-trailing-slash", "drop-trailing-slash", "none"];
@@ -411,6 +412,8 @@ function normalise(c, raw, base, envName) {
     const scriptName = c.string(entry, "script_name", kp);
     return binding && name && className && { binding, name, className, scriptName };
   });
+  // ratelimits, analytics_engine_datasets, send_email, secrets_store_secrets, version_metadata.
+  localBindings(c, raw, out, at, (entry, key, kp) => checkBindingName(c, entry, key, kp, seen));
   out.bindings.services = c.tables(raw.services, at("services"), (entry, kp) => {
     c.known(entry, kp, ["binding", "service", "environment", "entrypoint", "remote"]);
     const binding = checkBindingName(c, entry, "binding", kp, seen);

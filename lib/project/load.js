@@ -14,6 +14,7 @@ const { bundle, mapError } = require("./bundle.js");
 const { createAssetHandler } = require("./assets.js");
 const wranglerState = require("./wrangler-state.js");
 const { wranglerKv } = require("./wrangler-kv.js");
+const { LOCAL_BINDING_FACTORIES } = require("./local-bindings.js");
 
 const { safeName, ownDir } = wranglerState;
 
@@ -87,6 +88,8 @@ const BINDING_FACTORIES = {
       return workflow({ className: entry.className, name: entry.name, ...(state ? { dir: path.join(ownDir(state), "workflows", safeName(entry.name)) } : {}) });
     },
   },
+  // ratelimits, analytics_engine_datasets, send_email, secrets_store_secrets, version_metadata.
+  ...LOCAL_BINDING_FACTORIES,
 };
 
 /**
@@ -219,6 +222,8 @@ async function projectFromConfig(config, options) {
   // The worker's date and flags decide how navigation requests meet not_found_handling.
   const assets = config.assets ? createAssetHandler({ ...config.assets, compatibilityDate: config.compatibilityDate, compatibilityFlags: config.compatibilityFlags }) : null;
   if (assets && config.assets.binding) bindings[config.assets.binding] = api.service((request) => assets.fetch(request));
+  // Lines of _redirects / _headers that were skipped, as wrangler warns of them.
+  if (assets) warnings.push(...assets.problems);
 
   const project = {
     name: config.name,

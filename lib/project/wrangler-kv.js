@@ -36,10 +36,12 @@ function unlink(file) {
 /**
  * A `kv()` binding (from `kv`, the API's factory) on namespace `namespaceId` of state folder
  * `v3` in Miniflare's layout: what a worker writes, wrangler reads, and the other way round.
+ * `folder` and `uniqueKey`: where Miniflare keeps another store built on its KV object (the
+ * Secrets Store: "secrets-store", "miniflare-secrets-store-KVNamespaceObject").
  */
-function wranglerKv(kv, v3, namespaceId, objectId) {
-  const file = path.join(v3, "kv", KV_CLASS, `${objectId}.sqlite`);
-  const blobs = path.join(v3, "kv", namespaceId, "blobs");
+function wranglerKv(kv, v3, namespaceId, objectId, folder = "kv", uniqueKey = KV_CLASS) {
+  const file = path.join(v3, folder, uniqueKey, `${objectId}.sqlite`);
+  const blobs = path.join(v3, folder, namespaceId, "blobs");
   let opened = null;
   const db = () =>
     (opened ??= (async () => {

@@ -1,6 +1,6 @@
 // Bindings given in Miniflare's option names (`cloudflareTest({ miniflare: { kvNamespaces,
 // r2Buckets, d1Databases, durableObjects, queueProducers, serviceBindings, hyperdrives,
-// bindings } })`, and the same keys of each `miniflare.workers` entry), as Cloudflare's pool
+// bindings, ratelimits, analyticsEngineDatasets, email, secretsStoreSecrets, versionMetadata } })`, and the same keys of each `miniflare.workers` entry), as Cloudflare's pool
 // takes them: each a list of binding names or an object keyed by binding name. They are added
 // over the wrangler file's. An option that would make a binding workerbox cannot make is named
 // in an error, never ignored.
@@ -17,7 +17,7 @@ const NOT_BINDINGS = new Set([
   "queueConsumers", "durableObjectsPersist", "assets", "unsafeBindings",
 ]);
 /** The binding options made here. */
-const MADE = ["kvNamespaces", "r2Buckets", "d1Databases", "durableObjects", "queueProducers", "serviceBindings", "hyperdrives", "bindings", "textBlobBindings", "dataBlobBindings", "wasmBindings"];
+const MADE = ["kvNamespaces", "r2Buckets", "d1Databases", "durableObjects", "queueProducers", "serviceBindings", "hyperdrives", "bindings", "textBlobBindings", "dataBlobBindings", "wasmBindings", "ratelimits", "analyticsEngineDatasets", "email", "secretsStoreSecrets", "versionMetadata"];
 
 /** `[bindingName, value]` pairs from a list of names or an object keyed by binding name. */
 function entries(value, key, where) {
@@ -80,10 +80,55 @@ function addMiniflareBindings(bindings, options, { where, api, services = () => 
     }
   }
   for (const [name, url] of Object.entries(options.hyperdrives ?? {})) bindings[name] = hyperdrive(String(url), `${where}: hyperdrives.${name}`);
+  addSimulatedBindings(bindings, options, where, api);
   Object.assign(bindings, options.bindings ?? {});
   for (const [name, file] of Object.entries(options.textBlobBindings ?? {})) bindings[name] = fs.readFileSync(file, "utf8");
   for (const key of ["dataBlobBindings", "wasmBindings"]) {
     if (options[key] !== undefined && Object.keys(options[key]).length > 0) throw new TypeError(`${where}: ${key} is not supported by workerbox/vitest (import the file as a module instead)`);
+  }
+}
+
+/**
+ * The bindings wrangler simulates, in Miniflare's option names: `ratelimits: { NAME: {
+ * namespace_id?, simple: { limit, period } } }`, `analyticsEngineDatasets: { NAME: { dataset } }`,
+ * `email: { send_email: [{ name, destination_address?, allowed_destination_addresses?,
+ * allowed_sender_addresses? }] }`, `secretsStoreSecrets: { NAME: { store_id, secret_name } }`
+ * (no value: get() rejects as not found), `versionMetadata: "NAME"`. All in memory.
+ */
+function addSimulatedBindings(bindings, options, where, api) {
+  const table = (key) => {
+    const value = options[key];
+    if (value === undefined) return [];
+    if (value === null || typeof value !== "object" || Array.isArray(value)) throw new TypeError(`${where}: ${key} must be an object keyed by binding name`);
+    return Object.entries(value);
+  };
+  for (const [name, spec] of table("ratelimits")) {
+    try {
+      bindings[name] = api.rateLimit({ limit: spec?.simple?.limit, period: spec?.simple?.period ?? 60, namespace: spec?.namespace_id === undefined ? undefined : String(spec.namespace_id) });
+    } catch (error) {
+      throw new TypeError(`${where}: ratelimits.${name}: ${error.message.replace(/^rateLimit\(\): /, "")}`);
+    }
+  }
+  for (const [name, spec] of table("analyticsEngineDatasets")) bindings[name] = api.analyticsEngine({ dataset: typeof spec?.dataset === "string" && spec.dataset !== "" ? spec.dataset : name });
+  if (options.email !== undefined) {
+    const list = options.email?.send_email;
+    if (!Array.isArray(list)) throw new TypeError(`${where}: email must be { send_email: [{ name, destination_address?, allowed_destination_addresses? }] }`);
+    for (const spec of list) {
+      if (typeof spec?.name !== "string") throw new TypeError(`${where}: email.send_email: each entry needs a name`);
+      try {
+        bindings[spec.name] = api.sendEmail({ destinationAddress: spec.destination_address, allowedDestinationAddresses: spec.allowed_destination_addresses, allowedSenderAddresses: spec.allowed_sender_addresses });
+      } catch (error) {
+        throw new TypeError(`${where}: email.send_email ${spec.name}: ${error.message.replace(/^sendEmail\(\): /, "")}`);
+      }
+    }
+  }
+  for (const [name, spec] of table("secretsStoreSecrets")) {
+    if (typeof spec?.secret_name !== "string") throw new TypeError(`${where}: secretsStoreSecrets.${name} must be { store_id, secret_name }`);
+    bindings[name] = api.secretsStoreSecret({ secretName: spec.secret_name });
+  }
+  if (options.versionMetadata !== undefined) {
+    if (typeof options.versionMetadata !== "string") throw new TypeError(`${where}: versionMetadata must be the binding's name`);
+    bindings[options.versionMetadata] = api.versionMetadata();
   }
 }
 

@@ -148,6 +148,8 @@ const cloudflareModules = {
     waitUntil: (promise) => internals.trackBackground(promise),
   }),
 };
+// Other files add theirs (cloudflare:email, 89_local_bindings.js).
+internals.cloudflareModules = cloudflareModules;
 const loadedCloudflare = new Map();
 
 /** `import … from "cloudflare:<name>"`: the module's exports object (one per context). */

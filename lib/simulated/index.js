@@ -1,0 +1,24 @@
+"use strict";
+// The smaller bindings wrangler simulates locally, as createWorker bindings: rate limiters
+// (ratelimit.js), Analytics Engine datasets (analytics-engine.js), send_email (email.js),
+// Secrets Store secrets (secrets-store.js), and version metadata (a plain value, here). Their
+// worker-side APIs are src/js/89_local_bindings.js.
+
+const crypto = require("node:crypto");
+const { rateLimit } = require("./ratelimit.js");
+const { analyticsEngine } = require("./analytics-engine.js");
+const { sendEmail } = require("./email.js");
+const { secretsStoreSecret } = require("./secrets-store.js");
+
+/**
+ * The version metadata binding's value, as wrangler dev gives it: `{ id, tag, timestamp }` (a new
+ * random id, an empty tag and the time it was made, unless given).
+ */
+function versionMetadata(options = {}) {
+  if (options === null || typeof options !== "object") throw new TypeError("versionMetadata(): options must be an object such as { id, tag, timestamp }");
+  const { id = crypto.randomUUID(), tag = "", timestamp = new Date().toISOString() } = options;
+  for (const [key, value] of Object.entries({ id, tag, timestamp })) if (typeof value !== "string") throw new TypeError(`versionMetadata(): ${key} must be a string`);
+  return { id, tag, timestamp };
+}
+
+module.exports = { rateLimit, analyticsEngine, sendEmail, secretsStoreSecret, versionMetadata };

@@ -1,0 +1,247 @@
+// The smaller bindings wrangler simulates locally, inside the worker: rate limiters
+// (`env.LIMITER.limit({ key })`), Analytics Engine datasets (`env.AE.writeDataPoint(point)`),
+// send_email (`env.EMAIL.send(message)`, with `EmailMessage` of `cloudflare:email`) and Secrets
+// Store secrets (`env.SECRET.get()`). Arguments are checked here, with the errors workerd and
+// Miniflare give; the state (counters, data points, sent mail, secret values) is the host's
+// (lib/simulated/), reached through internals.hostCall.
+
+const kConstruct = Symbol("construct");
+const encoder = new TextEncoder();
+
+function illegal(token) {
+  if (token !== kConstruct) throw new TypeError("Illegal constructor");
+}
+
+// ---- Rate limiting ------------------------------------------------------------------------------
+
+const RATELIMIT_OPTIONS = ["key", "limit", "period"];
+const RATELIMIT_PERIODS = [10, 60];
+
+function rateLimitCheck(ok, message) {
+  if (!ok) throw new Error(message);
+}
+
+class RateLimit {
+  #name;
+  constructor(token, name) {
+    illegal(token);
+    this.#name = name;
+  }
+
+  /** Counts one call for `key` in the current window; resolves to `{ success }`. */
+  async limit(options) {
+    rateLimitCheck(typeof options === "object" && options !== null, "invalid rate limit options");
+    const unknown = Object.keys(options).filter((key) => !RATELIMIT_OPTIONS.includes(key));
+    rateLimitCheck(unknown.length === 0, `bad rate limit options: [${unknown.join(",")}]`);
+    const { key = "", limit, period } = options;
+    rateLimitCheck(typeof key === "string", `invalid key: ${String(key)}`);
+    rateLimitCheck(limit === undefined || typeof limit === "number", `limit must be a number: ${String(limit)}`);
+    rateLimitCheck(period === undefined || typeof period === "number", `period must be a number: ${String(period)}`);
+    rateLimitCheck(period === undefined || RATELIMIT_PERIODS.includes(period), `unsupported period: ${period}`);
+    const [answer] = await internals.hostCall(this.#name, "limit", { key, limit, period });
+    return { success: answer.success === true };
+  }
+
+  get [Symbol.toStringTag]() {
+    return "RateLimit";
+  }
+}
+
+// ---- Analytics Engine ---------------------------------------------------------------------------
+
+const AE_MAX_MEMBERS = 20;
+const AE_MAX_INDEX_BYTES = 96;
+const AE_MAX_BLOB_BYTES = 800 * AE_MAX_MEMBERS;
+const AE_PREFIX = "writeDataPoint(): ";
+
+/** A sequence argument as workerd's conversion takes it: an array (or iterable), else a TypeError. */
+function aeSequence(value, field) {
+  if (value === undefined || value === null) return [];
+  if (typeof value !== "object" || typeof value[Symbol.iterator] !== "function") {
+    throw new TypeError(`Failed to execute 'writeDataPoint' on 'AnalyticsEngineDataset': ${field} is not a sequence.`);
+  }
+  return [...value];
+}
+
+/** A blob or index: null, bytes (a buffer or view) or a string (other values become strings). */
+function aeBytes(value) {
+  if (value === null || value === undefined) return null;
+  if (value instanceof ArrayBuffer) return { bytes: new Uint8Array(value) };
+  if (ArrayBuffer.isView(value)) return { bytes: new Uint8Array(value.buffer, value.byteOffset, value.byteLength) };
+  if (typeof value === "symbol") throw new TypeError("Cannot convert a Symbol value to a string");
+  const text = String(value);
+  return { text, bytes: encoder.encode(text) };
+}
+
+function base64(bytes) {
+  let binary = "";
+  for (let i = 0; i < bytes.byteLength; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/** A blob as it crosses to the host: a string, or `{ base64 }` for bytes. */
+const aeWire = (item) => (item === null ? null : item.text !== undefined ? item.text : { base64: base64(item.bytes) });
+
+class AnalyticsEngineDataset {
+  #name;
+  constructor(token, name) {
+    illegal(token);
+    this.#name = name;
+  }
+
+  /** Checks the data point as workerd does and hands it to the host; returns nothing. */
+  writeDataPoint(event) {
+    if (event !== undefined && event !== null && typeof event !== "object") {
+      throw new TypeError("Failed to execute 'writeDataPoint' on 'AnalyticsEngineDataset': parameter 1 is not of type 'AnalyticsEngineDataPoint'.");
+    }
+    const indexes = aeSequence(event?.indexes, "indexes");
+    const blobs = aeSequence(event?.blobs, "blobs");
+    const doubles = aeSequence(event?.doubles, "doubles").map((value) => {
+      if (typeof value === "bigint" || typeof value === "symbol") throw new TypeError(`Cannot convert a ${typeof value === "bigint" ? "BigInt" : "Symbol"} value to a number`);
+      return Number(value);
+    });
+    if (indexes.length > 1) throw new TypeError(`${AE_PREFIX}Maximum of 1 indexes supported.`);
+    const index = indexes.length === 1 ? aeBytes(indexes[0]) : null;
+    if (index !== null && index.bytes.byteLength > AE_MAX_INDEX_BYTES) throw new TypeError(`${AE_PREFIX}Size of indexes[0] exceeds ${AE_MAX_INDEX_BYTES} bytes).`);
+    if (blobs.length > AE_MAX_MEMBERS) throw new TypeError(`${AE_PREFIX}Maximum of ${AE_MAX_MEMBERS} blobs supported.`);
+    let total = 0;
+    const blobValues = blobs.map((blob) => {
+      const item = aeBytes(blob);
+      total += item === null ? 0 : item.bytes.byteLength;
+      if (total > AE_MAX_BLOB_BYTES) throw new TypeError(`${AE_PREFIX}Cumulative size of blobs exceeds ${AE_MAX_BLOB_BYTES} bytes).`);
+      return item;
+    });
+    if (doubles.length > AE_MAX_MEMBERS) throw new TypeError(`${AE_PREFIX}Maximum of ${AE_MAX_MEMBERS} doubles supported.`);
+    const point = { index1: index === null ? "" : aeWire(index), blobs: blobValues.map(aeWire), doubles, timestamp: Date.now() };
+    // Production writes without waiting; so does this (a failed write is the host's to report).
+    internals.hostCall(this.#name, "write", point).catch(() => {});
+  }
+
+  get [Symbol.toStringTag]() {
+    return "AnalyticsEngineDataset";
+  }
+}
+
+// ---- Email --------------------------------------------------------------------------------------
+
+/** The raw message of each EmailMessage (a string or a ReadableStream). */
+const rawOfMessage = new WeakMap();
+
+class EmailMessage {
+  #from;
+  #to;
+  constructor(from, to, raw) {
+    if (arguments.length < 3) throw new TypeError(`Failed to construct 'EmailMessage': 3 arguments required, but only ${arguments.length} present.`);
+    this.#from = String(from);
+    this.#to = String(to);
+    if (!(typeof raw === "string" || raw instanceof globalThis.ReadableStream)) raw = String(raw);
+    rawOfMessage.set(this, raw);
+  }
+
+  get from() {
+    return this.#from;
+  }
+
+  get to() {
+    return this.#to;
+  }
+}
+
+async function rawBytes(raw) {
+  if (typeof raw === "string") return encoder.encode(raw);
+  return new Uint8Array(await new globalThis.Response(raw).arrayBuffer());
+}
+
+/** An address of a MessageBuilder (a string or `{ name, email }`) as `{ name?, email }`. */
+function builderAddress(value, field) {
+  if (typeof value === "string") return { email: value };
+  if (value !== null && typeof value === "object" && typeof value.email === "string") return { name: value.name === undefined ? undefined : String(value.name), email: value.email };
+  throw new TypeError(`send(): ${field} must be an address string or { name, email }`);
+}
+
+const builderAddresses = (value, field) => (value === undefined ? undefined : (Array.isArray(value) ? value : [value]).map((v) => builderAddress(v, field)));
+
+function attachmentContent(content, i) {
+  if (typeof content === "string") return { text: content };
+  if (content instanceof ArrayBuffer || ArrayBuffer.isView(content)) return aeWire({ bytes: content instanceof ArrayBuffer ? new Uint8Array(content) : new Uint8Array(content.buffer, content.byteOffset, content.byteLength) });
+  throw new TypeError(`send(): attachments[${i}].content must be a string, an ArrayBuffer or a view of one`);
+}
+
+class SendEmail {
+  #name;
+  constructor(token, name) {
+    illegal(token);
+    this.#name = name;
+  }
+
+  /** Sends an EmailMessage (or a message builder object): checked, then kept as an .eml file. */
+  async send(message) {
+    let answer;
+    if (rawOfMessage.has(message)) {
+      const bytes = await rawBytes(rawOfMessage.get(message));
+      [answer] = await internals.hostCall(this.#name, "send", { from: message.from, to: message.to }, bytes);
+      console.log(`send_email binding called with the following message:\n  ${answer.file}`);
+    } else if (message !== null && typeof message === "object" && message.from !== undefined && message.to !== undefined) {
+      const builder = {
+        from: builderAddress(message.from, "from"),
+        to: builderAddresses(message.to, "to"),
+        cc: builderAddresses(message.cc, "cc"),
+        bcc: builderAddresses(message.bcc, "bcc"),
+        replyTo: message.replyTo === undefined ? undefined : builderAddress(message.replyTo, "replyTo"),
+        subject: message.subject === undefined ? "" : String(message.subject),
+        text: message.text === undefined ? undefined : String(message.text),
+        html: message.html === undefined ? undefined : String(message.html),
+        headers: message.headers === undefined ? undefined : Object.fromEntries(Object.entries(message.headers).map(([k, v]) => [k, String(v)])),
+        attachments: message.attachments === undefined ? undefined : [...message.attachments].map((a, i) => ({
+          filename: String(a?.filename ?? ""), type: String(a?.type ?? "application/octet-stream"), disposition: a?.disposition === "inline" ? "inline" : "attachment", contentId: a?.contentId === undefined ? undefined : String(a.contentId), content: attachmentContent(a?.content, i),
+        })),
+      };
+      [answer] = await internals.hostCall(this.#name, "build", builder);
+      console.log(`send_email binding called with a message builder:\n  ${answer.file}`);
+    } else {
+      throw new TypeError("send(): the message must be an EmailMessage (from cloudflare:email) or { from, to, subject, text?, html? }");
+    }
+    return { messageId: answer.messageId };
+  }
+
+  get [Symbol.toStringTag]() {
+    return "SendEmail";
+  }
+}
+
+// ---- Secrets Store ------------------------------------------------------------------------------
+
+class SecretsStoreSecret {
+  #name;
+  constructor(token, name) {
+    illegal(token);
+    this.#name = name;
+  }
+
+  /** The secret's value (a string); rejects when the store has no such secret. */
+  async get() {
+    const [answer] = await internals.hostCall(this.#name, "get", {});
+    return answer.value;
+  }
+
+  get [Symbol.toStringTag]() {
+    return "SecretsStoreSecret";
+  }
+}
+
+// ---- Wiring -------------------------------------------------------------------------------------
+
+const LOCAL_KINDS = {
+  ratelimit: RateLimit,
+  analytics_engine: AnalyticsEngineDataset,
+  send_email: SendEmail,
+  secrets_store_secret: SecretsStoreSecret,
+};
+
+const makeOtherBinding = internals.makeBinding;
+internals.makeBinding = function makeBinding(name, kind) {
+  const Class = LOCAL_KINDS[kind];
+  return Class === undefined ? makeOtherBinding(name, kind) : new Class(kConstruct, name);
+};
+
+internals.cloudflareModules.email = () => ({ EmailMessage });
