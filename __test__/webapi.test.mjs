@@ -134,6 +134,26 @@ test("Request: construction, validation, bodies and clone", async (t) => {
   assert.equal(result.copy, "PUT");
 });
 
+test("Response with a null body status (204, 205, 304): a zero-length buffer body is no body; another body is refused, as workerd does", async (t) => {
+  // Compared with workerd 1.2026 (node_modules/workerd): same bodies, statuses and messages.
+  const result = await evalInWorker(t, `
+    const bodies = { empty: () => "", u8: () => new Uint8Array(0), ab: () => new ArrayBuffer(0), blob: () => new Blob([]), params: () => new URLSearchParams(), text: () => "x", stream: () => new ReadableStream(), form: () => new FormData() };
+    const out = {};
+    for (const status of [204, 205, 304]) for (const [name, body] of Object.entries(bodies)) {
+      try {
+        const r = new Response(body(), { status });
+        out[status + " " + name] = [r.body === null, r.headers.get("content-type"), await r.text()];
+      } catch (e) { out[status + " " + name] = e.name + ": " + e.message; }
+    }
+    return out;
+  `);
+  const refused = "TypeError: Response with null body status (101, 204, 205, or 304) cannot have a body.";
+  for (const status of [204, 205, 304]) {
+    for (const name of ["empty", "u8", "ab", "blob", "params"]) assert.deepEqual(result[`${status} ${name}`], [true, null, ""], `${status} ${name}`);
+    for (const name of ["text", "stream", "form"]) assert.equal(result[`${status} ${name}`], refused, `${status} ${name}`);
+  }
+});
+
 test("Response: statuses, statics, clone and body mixins", async (t) => {
   const result = await evalInWorker(t, `
     const errors = [];

@@ -658,10 +658,14 @@ class Response {
     if (init.cf !== undefined && init.cf !== null) this.#cf = copyCf(init.cf);
     this.#headers = new Headers(init.headers);
     if (body !== null && body !== undefined) {
-      if (NULL_BODY_STATUS.has(status)) {
-        throw new TypeError(`Failed to construct 'Response': Response with null body status (${status}) cannot have a body.`);
-      }
       const { bytes, stream, type } = extractBody(body);
+      if (NULL_BODY_STATUS.has(status)) {
+        // As workerd: a zero-length buffer-backed body ("", an empty buffer, Blob or
+        // URLSearchParams) is taken as no body (and no content-type); any other body is refused.
+        if (stream !== null || bytes.byteLength > 0) throw new TypeError("Response with null body status (101, 204, 205, or 304) cannot have a body.");
+        this.#body = new BodyState(null);
+        return;
+      }
       if (type !== null && !this.#headers.has("content-type")) this.#headers.append("content-type", type);
       this.#body = new BodyState(bytes, stream);
     } else {
