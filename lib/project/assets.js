@@ -371,8 +371,12 @@ function createAssetHandler(assets) {
         if (staticRouting.worker(pathname)) return null;
       }
       const navigate = navigationGetsAssets && request.headers.get("sec-fetch-mode") === "navigate";
-      const response = answer(request, staticRouting || navigate ? notFoundHandling : "none");
-      return response === NO_INTENT ? null : response;
+      const mode = staticRouting || navigate ? notFoundHandling : "none";
+      const response = answer(request, mode);
+      if (response === NO_INTENT) return null;
+      // Cloudflare's router asks whether the assets answer with not_found_handling off; when they
+      // do, they answer with it on (a `_redirects` 200 rewrite that finds no asset: the 404 page).
+      return mode === notFoundHandling ? response : answer(request, notFoundHandling);
     },
   };
 }
