@@ -32,3 +32,46 @@ type MockAnswer = Response | ((request: Request) => Response | Promise<Response>
 
 /** An `outbound` handler answering the worker's fetch() by route; `calls` records each request. */
 export declare function mockFetch(routes: Record<string, MockAnswer>): ((request: Request) => Promise<Response>) & { calls: { method: string; url: string }[] };
+
+/** A step of a run: the `index`-th step.do / sleep / waitForEvent of that name (1 when left out). */
+export interface WorkflowStepSelector {
+  name: string;
+  index?: number;
+}
+
+/** What a modify() / modifyAll() callback may change in runs (Cloudflare's WorkflowInstanceModifier). */
+export interface WorkflowInstanceModifier {
+  disableSleeps(steps?: WorkflowStepSelector[]): Promise<void>;
+  disableRetryDelays(steps?: WorkflowStepSelector[]): Promise<void>;
+  mockStepResult(step: WorkflowStepSelector, stepResult: unknown): Promise<void>;
+  mockStepError(step: WorkflowStepSelector, error: Error, times?: number): Promise<void>;
+  forceStepTimeout(step: WorkflowStepSelector, times?: number): Promise<void>;
+  mockEvent(event: { type: string; payload: unknown }): Promise<void>;
+  forceEventTimeout(step: WorkflowStepSelector): Promise<void>;
+}
+
+/** One instance, watched and changed (waits reject after `timeoutMs`, default 60000). */
+export interface WorkflowInstanceIntrospector {
+  readonly id: string;
+  modify(fn: (m: WorkflowInstanceModifier) => Promise<void> | void): Promise<WorkflowInstanceIntrospector>;
+  waitForStepResult(step: WorkflowStepSelector, options?: { timeoutMs?: number }): Promise<unknown>;
+  waitForStatus(status: string, options?: { timeoutMs?: number }): Promise<void>;
+  getOutput(): Promise<unknown>;
+  getError(): Promise<{ name: string; message: string }>;
+  dispose(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Every instance created from introspectWorkflow() until dispose(). */
+export interface WorkflowIntrospector {
+  modifyAll(fn: (m: WorkflowInstanceModifier) => Promise<void> | void): Promise<void>;
+  get(): Promise<WorkflowInstanceIntrospector[]>;
+  dispose(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Changes and watches instance `instanceId` of a workflow() binding (it may be created later). */
+export declare function introspectWorkflowInstance(workflow: object, instanceId: string): Promise<WorkflowInstanceIntrospector>;
+
+/** Changes and watches every instance of a workflow() binding created from now on. */
+export declare function introspectWorkflow(workflow: object): Promise<WorkflowIntrospector>;

@@ -1,6 +1,7 @@
 // workerbox/test: helpers for node:test (or any runner whose test context has `after()`): a
 // worker per test, disposed when the test ends; a project loaded with fresh in-memory storage per
-// test, with its bindings usable from the test in Node; and an outbound `fetch()` mock.
+// test, with its bindings usable from the test in Node; an outbound `fetch()` mock; and Workflow
+// introspection (introspectWorkflow(), introspectWorkflowInstance(): lib/workflows/introspect.js).
 "use strict";
 
 const path = require("node:path");
@@ -89,4 +90,6 @@ function mockFetch(routes) {
   return outbound;
 }
 
-module.exports = { useWorker, useProject, mockFetch };
+const { introspectWorkflow, introspectWorkflowInstance } = require("../workflows/introspect.js");
+
+module.exports = { useWorker, useProject, mockFetch, introspectWorkflow, introspectWorkflowInstance };

@@ -235,6 +235,11 @@ class Workflow extends Binding {
     return timer;
   }
 
+  /** The engine, for introspection (introspect.js: introspectWorkflow() and friends). */
+  _introspectionEngine() {
+    return this.#engineFor();
+  }
+
   /** Stops the runs in this process and the timers (the stored state stays). */
   close() {
     this.#engine?.close();

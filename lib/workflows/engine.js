@@ -14,6 +14,7 @@
 const rpc = require("../rpc.js");
 const { Clock } = require("./clock.js");
 const { WorkflowStore, b64, unb64 } = require("./store.js");
+const { Mocks } = require("./mocks.js");
 
 const FINISHED = new Set(["complete", "errored", "terminated"]);
 const RESUMABLE = new Set(["queued", "running", "waiting"]);
@@ -36,6 +37,8 @@ class Engine {
   /** Which worker runs the instances, and its binding name for this workflow. */
   #home = null;
   clock;
+  /** What tests changed in the runs (introspection, mocks.js). */
+  mocks = new Mocks();
 
   constructor({ className, workflow, dir, manualClock, log }) {
     this.#className = className;
@@ -56,7 +59,7 @@ class Engine {
   }
 
   #fresh(row) {
-    return { ...row, gen: 0, active: false, worker: null, steps: new Map(), cancels: new Set(), held: 0, sleeping: 0, waiters: [], timeouts: new Map() };
+    return { ...row, gen: 0, active: false, worker: null, steps: new Map(), cancels: new Set(), held: 0, sleeping: 0, waiters: [], timeouts: new Map(), stepErrors: new Map() };
   }
 
   async instance(id) {
@@ -174,6 +177,7 @@ class Engine {
       for (const inst of made) all.delete(inst.id);
       throw error;
     }
+    for (const inst of made) this.mocks.created(inst.id);
     for (const inst of made) this.#start(inst);
     this.#changed();
   }
@@ -209,6 +213,8 @@ class Engine {
     const inst = await this.instance(id);
     this.#stop(inst);
     inst.steps = new Map();
+    inst.stepErrors = new Map();
+    this.mocks.of(id)?.restarted();
     Object.assign(inst, { output: null, hasOutput: false, error: null });
     await this.#store.clearSteps(id);
     await this.#set(inst, { status: "queued", paused: false });
@@ -290,11 +296,11 @@ class Engine {
         if (record?.done) return { json: JSON.stringify({ cached: true, hasValue: record.hasValue }), bytes: unb64(record.value) };
         // A step that failed in an earlier run and waits for its retry: the wait goes on.
         if (record?.retryAt !== undefined) {
-          await this.#sleep(inst, record.retryAt, { kind: "retry", step: key, attempt: record.failed + 1 });
+          if (!this.mocks.of(inst.id)?.retryDelayDisabled(key)) await this.#sleep(inst, record.retryAt, { kind: "retry", step: key, attempt: record.failed + 1 });
           await this.#boundary(inst, gen);
-          return { json: JSON.stringify({ cached: false, attempt: record.failed + 1 }) };
+          return this.#attempt(inst, key, { cached: false, attempt: record.failed + 1 });
         }
-        return { json: JSON.stringify({ cached: false, attempt: 1 }) };
+        return this.#attempt(inst, key, { cached: false, attempt: 1 });
       }
       case "step.timeout": {
         const fired = await this.#pending(inst, (resolve) => {
@@ -314,16 +320,21 @@ class Engine {
           return { json: "{}" };
         }
         const { retries } = args;
-        if (args.fatal || retries === undefined || args.attempt > retries.limit) return { json: JSON.stringify({ retry: false }) };
-        const delay = retries.backoff === "exponential" ? retries.delay * 2 ** (args.attempt - 1) : retries.backoff === "linear" ? retries.delay * args.attempt : retries.delay;
+        if (args.fatal || retries === undefined || args.attempt > retries.limit) {
+          inst.stepErrors.set(key, args.error ?? { name: "Error", message: "the step failed" });
+          this.#changed();
+          return { json: JSON.stringify({ retry: false }) };
+        }
+        const undelayed = this.mocks.of(inst.id)?.retryDelayDisabled(key);
+        const delay = undelayed ? 0 : retries.backoff === "exponential" ? retries.delay * 2 ** (args.attempt - 1) : retries.backoff === "linear" ? retries.delay * args.attempt : retries.delay;
         const retryAt = this.clock.now() + delay;
         const failed = { failed: args.attempt, retryAt };
         inst.steps.set(key, failed);
         await this.#store.setStep(inst.id, key, failed);
         this.#log(inst.worker, "warn", `workflow "${this.#workflow}" instance ${inst.id}: step "${args.key.split(":").slice(2).join(":")}" attempt ${args.attempt} failed (${args.error?.name}: ${args.error?.message}); retrying in ${delay} ms`);
-        await this.#sleep(inst, retryAt, { kind: "retry", step: key, attempt: args.attempt + 1, delay });
+        if (delay > 0) await this.#sleep(inst, retryAt, { kind: "retry", step: key, attempt: args.attempt + 1, delay });
         await this.#boundary(inst, gen);
-        return { json: JSON.stringify({ retry: true, attempt: args.attempt + 1 }) };
+        return this.#attempt(inst, key, { retry: true, attempt: args.attempt + 1 });
       }
       case "step.sleep": {
         await this.#boundary(inst, gen);
@@ -334,7 +345,7 @@ class Engine {
           inst.steps.set(key, record);
           await this.#store.setStep(inst.id, key, record);
         }
-        if (record.until > this.clock.now()) {
+        if (record.until > this.clock.now() && !this.mocks.of(inst.id)?.sleepDisabled(key)) {
           await this.#waitingStatus(inst, gen, true);
           await this.#sleep(inst, record.until, { kind: "sleep", step: key });
           await this.#waitingStatus(inst, gen, false);
@@ -361,9 +372,23 @@ class Engine {
       inst.steps.set(key, record);
       await this.#store.setStep(inst.id, key, record);
     }
+    if (this.mocks.of(inst.id)?.eventTimesOut(key)) {
+      const done = { done: true, timedOut: true, type };
+      inst.steps.set(key, done);
+      await this.#store.setStep(inst.id, key, done);
+      await this.#boundary(inst, gen);
+      return answer(done);
+    }
     const take = async () => {
       const event = (await this.#store.events(inst.id)).find((e) => e.type === type);
-      if (event === undefined) return null;
+      if (event === undefined) {
+        const mocked = this.mocks.of(inst.id)?.takeEvent(type);
+        if (!mocked) return null;
+        const done = { done: true, type, at: this.clock.now(), payload: b64(mocked.bytes) };
+        inst.steps.set(key, done);
+        await this.#store.setStep(inst.id, key, done);
+        return done;
+      }
       const done = { done: true, type, at: event.at, payload: b64(event.payload) };
       inst.steps.set(key, done);
       await this.#store.takeEvent(inst.id, event.seq, key, done);
@@ -398,6 +423,49 @@ class Engine {
     }
     await this.#boundary(inst, gen);
     return answer(done);
+  }
+
+  /** A step.do attempt's answer, with what a test mocked for it (a result, an error, a timeout). */
+  #attempt(inst, key, answer) {
+    const mock = this.mocks.of(inst.id)?.forAttempt(key, answer.attempt);
+    if (!mock) return { json: JSON.stringify(answer) };
+    if (mock.value !== undefined) return { json: JSON.stringify({ ...answer, mock: { value: true, hasValue: mock.value !== null } }), bytes: mock.value };
+    return { json: JSON.stringify({ ...answer, mock }) };
+  }
+
+  // ---- Introspection (introspect.js) --------------------------------------------------------
+
+  /** The instance, once it exists (introspectWorkflowInstance() may be called before create()). */
+  async instanceWhenMade(id, timeoutMs) {
+    const all = await this.#all();
+    return this.until(() => all.get(id), timeoutMs, `instance ${id} to be created`);
+  }
+
+  /**
+   * Resolves with the recorded result (bytes or null) of step.do `key` once it is done; rejects
+   * with its error if it failed for good, or if the instance finishes without it.
+   */
+  async stepResult(id, key, timeoutMs) {
+    const inst = await this.instanceWhenMade(id, timeoutMs);
+    const record = await this.until(() => {
+      const done = inst.steps.get(key);
+      if (done?.done) return done;
+      const failed = inst.stepErrors.get(key);
+      if (failed) throw Object.assign(new Error(failed.message), { name: failed.name });
+      if (FINISHED.has(inst.status)) throw new Error(`[WorkflowIntrospector] The Workflow instance ${id} is ${inst.status} and its step "${key.split(":").slice(2).join(":")}" (index ${key.split(":")[1]}) has no result`);
+      return null;
+    }, timeoutMs, `step "${key.split(":").slice(2).join(":")}" of instance ${id} to finish`);
+    return record.hasValue ? unb64(record.value) : null;
+  }
+
+  /** Ends instance `id`'s run for a test's dispose(): a run not finished is terminated. */
+  async abort(id) {
+    const inst = this.#instances?.get(id);
+    this.mocks.drop(id);
+    if (inst === undefined) return;
+    if (FINISHED.has(inst.status)) return;
+    this.#stop(inst);
+    await this.#set(inst, { status: "terminated", paused: false });
   }
 
   /** Every instance id, in creation order. */

@@ -210,20 +210,31 @@ class WorkflowStep {
     const { key, count } = this.#key("do", name);
     const [begin, cached] = await this.#call("step.begin", { key, name });
     if (begin.cached) return decoded(begin, cached);
+    // What a test mocked for the next attempt (workerbox's introspection: a result, an error or a timeout).
+    let mock = begin.mock ? { ...begin.mock, bytes: cached } : null;
     const timeoutMs = durationMs(resolved.timeout, "step.do(): timeout");
     const delayMs = durationMs(resolved.retries.delay, "step.do(): retries.delay");
     let attempt = begin.attempt;
     for (;;) {
       let value;
       let failure = null;
-      try {
-        const timer = this.#call("step.timeout", { key, attempt, ms: timeoutMs }).then(([answer]) => {
-          if (answer.fired) throw new WorkflowTimeoutError(`Execution timed out after ${timeoutMs}ms`);
-          return new Promise(() => {});
-        });
-        value = await Promise.race([callback({ attempt, step: { name, count }, config: resolved }), timer]);
-      } catch (error) {
-        failure = error;
+      if (mock?.error) {
+        failure = new Error(mock.error.message);
+        failure.name = mock.error.name;
+      } else if (mock?.timeout) {
+        failure = new WorkflowTimeoutError(`Execution timed out after ${timeoutMs}ms`);
+      } else if (mock?.value) {
+        value = decoded(mock, mock.bytes);
+      } else {
+        try {
+          const timer = this.#call("step.timeout", { key, attempt, ms: timeoutMs }).then(([answer]) => {
+            if (answer.fired) throw new WorkflowTimeoutError(`Execution timed out after ${timeoutMs}ms`);
+            return new Promise(() => {});
+          });
+          value = await Promise.race([callback({ attempt, step: { name, count }, config: resolved }), timer]);
+        } catch (error) {
+          failure = error;
+        }
       }
       if (failure === null) {
         let bytes;
@@ -237,9 +248,10 @@ class WorkflowStep {
         return value;
       }
       const fatal = failure instanceof NonRetryableError || failure?.name === "NonRetryableError";
-      const [verdict] = await this.#call("step.end", { key, attempt, ok: false, fatal, error: errorOf(failure), retries: { limit: resolved.retries.limit, delay: delayMs, backoff: resolved.retries.backoff } });
+      const [verdict, next] = await this.#call("step.end", { key, attempt, ok: false, fatal, error: errorOf(failure), retries: { limit: resolved.retries.limit, delay: delayMs, backoff: resolved.retries.backoff } });
       if (!verdict.retry) throw failure;
       attempt = verdict.attempt;
+      mock = verdict.mock ? { ...verdict.mock, bytes: next } : null;
     }
   }
 
@@ -281,7 +293,10 @@ function errorOf(error) {
 /** Runs `run(event, step)` of the exported class the call names; resolves to its output. */
 async function runInstance(call, argsBytes, ctx) {
   const { WorkflowEntrypoint } = internals.loadCloudflareModule("workers");
-  const Class = internals.namespace?.[call.className];
+  let Class = internals.namespace?.[call.className];
+  // workerbox/vitest's runner supplies the classes of the project's main module on demand.
+  const supply = internals.namespace?.__workerboxWorkflowClass;
+  if (typeof Class !== "function" && typeof supply === "function") Class = await supply(call.className);
   if (typeof Class !== "function" || !(Class.prototype instanceof WorkflowEntrypoint)) {
     throw new TypeError(`The worker does not export a class "${call.className}" that extends WorkflowEntrypoint from "cloudflare:workers".`);
   }
