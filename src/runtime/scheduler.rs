@@ -307,6 +307,11 @@ impl Io {
   }
 }
 
+/// How often the watchdog looks at a turn that has neither a CPU budget nor a wall-clock
+/// deadline of its own (`cpuMs: 0`, its request's deadline already with this thread), rather
+/// than disarming while it runs: disarming could miss the next turn, which finds the watchdog
+/// still armed and asks for nothing.
+const UNLIMITED_POLL: Duration = Duration::from_millis(100);
 /// How long a turn may keep running after a request's wall-clock limit passed during it.
 const WALL_GRACE: Duration = Duration::from_millis(10);
 /// How much CPU time terminated JS may use before it actually stops, before the worker is
@@ -324,13 +329,31 @@ struct Watchdog {
 
 impl Watchdog {
   /// When to look at the running turn next: when its CPU budget runs out, or shortly after its
-  /// wall-clock deadline, whichever comes first; `None` if it has neither.
+  /// wall-clock deadline, whichever comes first ([`UNLIMITED_POLL`] from now if it has
+  /// neither); `None` if no turn is running. A deadline is never taken from a turn that has
+  /// ended: a check scheduled for the last turn's wall-clock deadline (30 s away by default)
+  /// would leave the watchdog armed with nothing to look at the next turn in time, and that turn
+  /// (finding it armed) would ask for nothing.
   fn next_check(&self, now: Instant) -> Option<Instant> {
-    let cpu = self.monitor.current_turn().and_then(|(_, used, budget)| (budget != Duration::from_nanos(u64::MAX)).then(|| now + budget.saturating_sub(used)));
+    let (_, used, budget) = self.monitor.current_turn()?;
+    let cpu = (budget != Duration::from_nanos(u64::MAX)).then(|| now + budget.saturating_sub(used));
     let wall = self.monitor.turn_wall_deadline().map(|at| Instant::from_std(at + WALL_GRACE));
-    match (cpu, wall) {
-      (Some(a), Some(b)) => Some(a.min(b)),
-      (a, b) => a.or(b),
+    Some(match (cpu, wall) {
+      (Some(a), Some(b)) => a.min(b),
+      (a, b) => a.or(b).unwrap_or(now + UNLIMITED_POLL),
+    })
+  }
+
+  /// Disarms the watchdog (no check is scheduled), then re-checks: a turn that started
+  /// meanwhile either saw the watchdog disarmed and asks for a check itself, or is seen running
+  /// here and gets one now (both flags are SeqCst, so one of the two always happens).
+  fn rearm_if_running(&self, timers: &mut TimerQueue<Due>) {
+    timers.remove(Due::CpuCheck);
+    self.monitor.watchdog_armed.store(false, Ordering::SeqCst);
+    if self.monitor.current_turn().is_some() && !self.monitor.watchdog_armed.swap(true, Ordering::SeqCst) {
+      // A turn that ended in between is looked at again at once (and found idle).
+      let now = Instant::now();
+      timers.insert(Due::CpuCheck, self.next_check(now).unwrap_or(now));
     }
   }
 
@@ -347,21 +370,13 @@ impl Watchdog {
             timers.insert(Due::Grace(turn), now + STOP_GRACE);
             self.monitor.watchdog_armed.store(false, Ordering::SeqCst);
           }
+          // Not yet: look again when it could be (the turn may have ended just now).
           Some(_) => match self.next_check(now) {
             Some(at) => timers.insert(Due::CpuCheck, at),
-            None => self.monitor.watchdog_armed.store(false, Ordering::SeqCst),
+            None => self.rearm_if_running(timers),
           },
-          None => {
-            // Idle: sleep until the next turn asks again. Re-check after disarming, so a turn
-            // that started meanwhile is not left unwatched.
-            self.monitor.watchdog_armed.store(false, Ordering::SeqCst);
-            if self.monitor.current_turn().is_some() && !self.monitor.watchdog_armed.swap(true, Ordering::SeqCst) {
-              match self.next_check(now) {
-                Some(at) => timers.insert(Due::CpuCheck, at),
-                None => self.monitor.watchdog_armed.store(false, Ordering::SeqCst),
-              }
-            }
-          }
+          // Idle: sleep until the next turn asks again.
+          None => self.rearm_if_running(timers),
         }
       }
       Due::WallCheck(turn) => {
@@ -548,7 +563,12 @@ async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<Iso
           fetch.task.abort();
         }
         timers = TimerQueue::default();
-        watchdog.monitor.watchdog_armed.store(false, Ordering::SeqCst);
+        // The isolate thread sent this before it started the next isolate, but on a busy
+        // machine this thread may take it only after that isolate is already running JS: a
+        // turn that found the watchdog armed (by a check of the old isolate's that was still
+        // pending) asked for nothing, and the check it relied on was just dropped. Disarm,
+        // then look again as an idle check does, so such a turn is watched.
+        watchdog.rearm_if_running(&mut timers);
       }
       Some(SchedulerMessage::Shutdown) | None => return,
     }
