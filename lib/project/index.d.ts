@@ -74,6 +74,11 @@ export interface ProjectConfig {
     durableObjects: { binding: string; className: string; scriptName?: string }[];
     queues: { producers: { binding: string; queue: string; deliveryDelay?: number }[]; consumers: { queue: string; deadLetterQueue?: string; [setting: string]: unknown }[] };
     services: { binding: string; service: string; environment?: string; entrypoint?: string }[];
+    ratelimits: { binding: string; namespace: string; limit: number; period: 10 | 60 }[];
+    analyticsEngine: { binding: string; dataset: string }[];
+    sendEmail: { binding: string; destinationAddress?: string; allowedDestinationAddresses?: string[]; allowedSenderAddresses?: string[] }[];
+    secretsStore: { binding: string; storeId: string; secretName: string }[];
+    versionMetadata: { binding: string }[];
   };
   /** Secrets from `.dev.vars` (or `.env` files). */
   secrets: Record<string, string>;
