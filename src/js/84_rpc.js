@@ -13,6 +13,8 @@
 const STUB_KEY = "\u0000workerbox.rpc.stub";
 /** Read through a stub proxy: where its calls go (`{ binding }` or `{ stub }`). */
 const kTarget = Symbol("workerbox.rpc.target");
+/** What a stub of `new RpcStub(value)` stands for: `{ value, disposed }`. */
+const kLocal = Symbol("workerbox.rpc.local");
 /** Objects this worker handed out by reference may not grow without bound. */
 const MAX_EXPORTS = 100000;
 
@@ -139,6 +141,7 @@ const cloudflareModules = {
     DurableObject,
     WorkflowEntrypoint,
     RpcTarget,
+    RpcStub,
     // With disallow_importable_env both are empty views, as in workerd.
     env: internals.feature("disallow_importable_env") ? emptyView() : importableEnv,
     exports: internals.feature("disallow_importable_env") ? emptyView() : importableExports,
@@ -194,6 +197,8 @@ function marshal(value) {
   };
   const walk = (v) => {
     if (typeof v === "function") {
+      const local = v[kLocal];
+      if (local !== undefined) return place({ local: exportObject(local.value) });
       const target = v[kTarget];
       if (target?.stub !== undefined) {
         if (target.released) throw new DOMException("An RPC stub that was disposed cannot be sent.", "DataCloneError");
@@ -446,6 +451,77 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
       return started(send(target, path, "call", args));
     },
   });
+}
+
+// ---- new RpcStub(value): a stub for an object in this worker ----------------------------------
+
+/**
+ * A stub for `holder.value`, an object of this worker: calls go as RPC calls would (arguments and
+ * results copied as structured clones, RpcTargets and functions in them passed as stubs, only
+ * prototype members of an RpcTarget reachable, promise pipelining), but stay in this isolate.
+ */
+function localStub(holder, path) {
+  return new Proxy(function rpcStub() {}, {
+    get(_, name) {
+      if (name === kLocal) return path.length === 0 ? holder : undefined;
+      if (path.length === 0) {
+        if (name === Symbol.dispose) {
+          return () => {
+            if (holder.disposed) return;
+            holder.disposed = true;
+            if (--holder.count.n === 0) holder.value?.[Symbol.dispose]?.();
+          };
+        }
+        if (name === "dup") {
+          return () => {
+            if (holder.disposed) throw new Error(DISPOSED);
+            holder.count.n++;
+            return localStub({ value: holder.value, disposed: false, count: holder.count }, []);
+          };
+        }
+      }
+      if (name === "then") return path.length === 0 ? undefined : (ok, fail) => callLocal(holder, path, "get", []).then(ok, fail);
+      if (typeof name === "symbol") return undefined;
+      return localStub(holder, [...path, name]);
+    },
+    apply(_, __, args) {
+      return started(callLocal(holder, path, "call", args));
+    },
+  });
+}
+
+const newLocalStub = (value) => localStub({ value, disposed: false, count: { n: 1 } }, []);
+
+/** A value as it arrives over RPC in this worker: cloned, with RpcTargets and functions made stubs. */
+function passLocal(v, seen = new Map()) {
+  if (typeof v === "function") return v[kTarget] !== undefined || v[kLocal] !== undefined ? v : newLocalStub(v);
+  if (v === null || typeof v !== "object") return v;
+  if (v instanceof RpcTarget) return newLocalStub(v);
+  if (seen.has(v)) return seen.get(v);
+  const proto = Object.getPrototypeOf(v);
+  if (Array.isArray(v) || proto === Object.prototype || proto === null) {
+    const out = Array.isArray(v) ? [] : {};
+    seen.set(v, out);
+    for (const key of Object.keys(v)) out[key] = passLocal(v[key], seen);
+    return out;
+  }
+  return ops.deserialize(ops.serialize(v));
+}
+
+async function callLocal(holder, path, kind, args) {
+  if (holder.disposed) throw new Error(DISPOSED);
+  return passLocal(await invoke(holder.value, path, kind, passLocal(args)));
+}
+
+/** cloudflare:workers' RpcStub: `new RpcStub(value)` of an RpcTarget or function (or another stub, duplicated). */
+class RpcStub {
+  constructor(value) {
+    if (typeof value === "function" && (value[kLocal] !== undefined || value[kTarget] !== undefined)) return value.dup();
+    if (!(value instanceof RpcTarget) && typeof value !== "function") {
+      throw new TypeError("Failed to construct 'RpcStub': the value must be an RpcTarget, a function or an RpcStub.");
+    }
+    return newLocalStub(value);
+  }
 }
 
 /** `env.NAME` of a service binding: fetch() as before, any other name an RPC method. */
