@@ -192,6 +192,36 @@ test("bad SQL, wrong parameter counts and missing columns give D1's errors with 
   assert.deepEqual(out.readPragma, ["id"]);
 });
 
+test("DELETE and UPDATE with ORDER BY and LIMIT run as on D1 (chanfana's generated endpoints issue them)", async (t) => {
+  const out = await inWorker(
+    t,
+    d1(),
+    `
+    const db = env.DB;
+    await db.exec("CREATE TABLE tasks (id INTEGER PRIMARY KEY, done INTEGER, rank INTEGER)");
+    await db.batch([1, 2, 3, 4, 5, 6].map((i) => db.prepare("INSERT INTO tasks VALUES (?, ?, ?)").bind(i, i % 2, 10 - i)));
+    const ids = async () => (await db.prepare("SELECT id, done FROM tasks ORDER BY id").raw()).map((r) => r.join(":")).join(",");
+    const deleted = await db.prepare("DELETE FROM tasks WHERE done = ? ORDER BY rank LIMIT ?").bind(1, 2).run();
+    const afterDelete = await ids();
+    const updated = await db.prepare("UPDATE tasks SET done = ?1 WHERE done = 0 RETURNING id ORDER BY id DESC LIMIT 2").bind(7).all();
+    const afterUpdate = await ids();
+    await db.exec("DELETE FROM tasks LIMIT 1");
+    const afterExec = await ids();
+    const [batched] = await db.batch([db.prepare("UPDATE tasks SET done = 9 ORDER BY id LIMIT 1 OFFSET 1")]);
+    return { deleted: deleted.meta.changes, afterDelete, updated: updated.results.map((r) => r.id).sort(), afterUpdate, afterExec, batched: batched.meta.changes, final: await ids() };`,
+  );
+  // done = 1 are ids 1, 3, 5 with ranks 9, 7, 5: the two lowest ranks go (5 and 3).
+  assert.deepEqual(out, {
+    deleted: 2,
+    afterDelete: "1:1,2:0,4:0,6:0",
+    updated: [4, 6],
+    afterUpdate: "1:1,2:0,4:7,6:7",
+    afterExec: "2:0,4:7,6:7",
+    batched: 1,
+    final: "2:0,4:9,6:7",
+  });
+});
+
 test("a D1 error thrown out of fetch reaches the host with its name, message and stack", async (t) => {
   const worker = await useWorker(t, {
     filename: "d1-throws.js",

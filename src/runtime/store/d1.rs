@@ -17,6 +17,7 @@
 //! workerd formats it (`no such table: t: SQLITE_ERROR`).
 
 use super::calls::{json, quote, type_error, Args, Failure};
+use super::update_delete_limit;
 use super::user_sql::{self, SqlFailure as QueryError};
 use super::{Database, StoreError, StoreKind};
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
@@ -316,7 +317,7 @@ fn write_value(out: &mut String, value: ValueRef<'_>) {
 fn run_query(c: &Connection, query: &Query, out: &mut String) -> Result<(), QueryError> {
   let started = Instant::now();
   let (changes_before, rowid_before, size_before) = (c.total_changes(), c.last_insert_rowid(), size(c)?);
-  let ran = user_sql::run_statements(c, &query.sql, &query.params, run_statement)?;
+  let ran = user_sql::run_statements(c, &update_delete_limit::rewrite(&query.sql), &query.params, run_statement)?;
   let duration = started.elapsed().as_secs_f64() * 1000.0;
   let changes = c.total_changes() - changes_before;
   let last_row_id = c.last_insert_rowid();

@@ -25,6 +25,7 @@ mod durable_sql;
 mod kv;
 mod objects;
 mod queue;
+mod update_delete_limit;
 mod user_sql;
 #[cfg(test)]
 mod tests;
