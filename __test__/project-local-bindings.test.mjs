@@ -114,3 +114,22 @@ test("an analytics_engine_datasets entry without dataset is named after its bind
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("getPlatformProxy: rate limiters and Secrets Store secrets from Node; Analytics Engine and send_email are listed as not available there", async (t) => {
+  const { getPlatformProxy } = await import("workerbox/project");
+  const dir = project(t, {
+    ratelimits: [{ name: "LIMITER", namespace_id: `proxy-${process.pid}`, simple: { limit: 1, period: 10 } }],
+    secrets_store_secrets: [{ binding: "SECRET", store_id: "s", secret_name: "NONE" }],
+    analytics_engine_datasets: [{ binding: "AE" }],
+    send_email: [{ name: "MAIL" }],
+    version_metadata: { binding: "VERSION" },
+  }, "export default { fetch() { return new Response('x'); } };");
+  const proxy = await getPlatformProxy({ configPath: path.join(dir, "wrangler.jsonc"), persist: false });
+  t.after(() => proxy.dispose());
+  assert.deepEqual(await proxy.env.LIMITER.limit({ key: "k" }), { success: true });
+  assert.deepEqual(await proxy.env.LIMITER.limit({ key: "k" }), { success: false });
+  await assert.rejects(proxy.env.SECRET.get(), { message: 'Secret "NONE" not found' });
+  assert.equal(typeof proxy.env.VERSION.id, "string");
+  assert.equal(proxy.env.AE, undefined);
+  assert.equal(proxy.env.MAIL, undefined);
+});

@@ -82,6 +82,9 @@ async function getPlatformProxy(options = {}) {
     } else if (kind === "service") env[name] = serviceStub(value.handler, dispatch);
     else if (kind === "d1" && typeof value.database === "function") env[name] = value.database();
     else if (kind === "queue" && typeof value.send === "function") env[name] = { send: (...args) => value.send(...args), sendBatch: (...args) => value.sendBatch(...args) };
+    // Rate limiters and Secrets Store secrets: the same counters and values the worker uses.
+    else if (kind === "ratelimit") env[name] = { limit: (options) => value.limit(options) };
+    else if (kind === "secrets_store_secret") env[name] = { get: () => value.get() };
     else if (kind.startsWith("durable_object:") && project.options) durables[name] = value;
     else unsupported.push({ key: kind, binding: name, reason: `the platform proxy has no Node-side ${kind} binding yet` });
   }
