@@ -375,8 +375,9 @@ function createAssetHandler(assets) {
       const response = answer(request, mode);
       if (response === NO_INTENT) return null;
       // Cloudflare's router asks whether the assets answer with not_found_handling off; when they
-      // do, they answer with it on (a `_redirects` 200 rewrite that finds no asset: the 404 page).
-      return mode === notFoundHandling ? response : answer(request, notFoundHandling);
+      // do, they answer with it on. That differs only for a `_redirects` 200 rewrite that finds
+      // no asset (the only 404 with it off): then the 404 page.
+      return mode === notFoundHandling || response.status !== 404 ? response : answer(request, notFoundHandling);
     },
   };
 }
