@@ -2,7 +2,8 @@
 // asset worker): an assets site in front of a worker, served by `workerbox dev` and driven by real
 // requests — status codes, splats and placeholders, query strings, 200 rewrites, static rules
 // before dynamic ones, custom headers (with removal and placeholders) on every answer of the
-// assets and on none of the worker's, and the skipped lines the dev log reports — plus the
+// assets and on none of the worker's, and the skipped lines the dev log reports — every answer
+// compared with Miniflare's (Cloudflare's asset worker running in workerd) — plus the
 // parsers' limits and refusals.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -45,6 +46,8 @@ const HEADERS = `/*
   X-Robots-Tag: nofollow
 /api/*
   X-Api: assets-only
+https://:tenant.example.com/*
+  X-Tenant: :tenant
 not-a-header
 `;
 
@@ -68,9 +71,10 @@ function site(t) {
   return dir;
 }
 
-/** A real GET: `{ status, location, body, headers }`. */
-async function get(server, pathname) {
-  const req = http.request(new URL(pathname, server.url));
+/** A real GET (`target` a path, or an absolute URL sent as a proxy would): `{ status, location, body, headers }`. */
+async function get(server, target) {
+  const { hostname, port } = new URL(server.url);
+  const req = http.request({ hostname, port, path: target });
   req.end();
   const [response] = await once(req, "response", { signal: AbortSignal.timeout(10000) });
   let body = "";
@@ -193,4 +197,27 @@ test("the parsers keep Cloudflare's limits and refusals", () => {
     "Specifying ports is not supported. Skipping absolute URL https://example.com:8443/x.",
   ]);
   assert.deepEqual(bad.rules.map((r) => [r.path, r.set, r.unset]), [["/f", {}, ["X-Gone"]]]);
+});
+
+// The same site under Miniflare, which runs Cloudflare's own asset and router workers in workerd
+// (reading _redirects and _headers as wrangler does): every answer compared.
+const COMPARED = ["/old-about", "/old-about?x=1", "/home", "/blog/2024/hello", "/docs/api/intro?x=1", "/external?q=1", "/query?z=1", "/promo", "/later",
+  "/users/42", "/gone/thing", "/about", "/", "/api/hello", "/missing", "/about.html", "/x", "http://acme.example.com/about", "http://acme.example.com/nope"];
+const SHOWN = ["location", "x-user", "x-robots-tag", "x-frame-options", "cache-control", "x-api", "x-tenant", "content-type"];
+const summary = (status, body, header) => `${status} ${status >= 300 && status < 400 ? "" : body} ${SHOWN.filter((h) => header(h) != null).map((h) => `${h}=${header(h)}`).join(" ")}`;
+
+test("every answer matches Miniflare's (Cloudflare's asset worker in workerd) for the same site", { timeout: 120_000 }, async (t) => {
+  const dir = site(t);
+  const { Miniflare } = await import("miniflare");
+  const script = fs.readFileSync(path.join(dir, "worker.js"), "utf8");
+  const mf = new Miniflare({ modules: true, script, compatibilityDate: "2025-06-01", assets: { directory: path.join(dir, "public"), assetConfig: { not_found_handling: "404-page" }, routerConfig: { has_user_worker: true } } });
+  t.after(() => mf.dispose());
+  const server = await startDevServer(dir, { port: 0, persistTo: false, watch: false, log() {} });
+  t.after(() => server.close());
+  for (const target of COMPARED) {
+    const theirs = await mf.dispatchFetch(target.startsWith("/") ? `http://localhost${target}` : target, { redirect: "manual" });
+    const expected = summary(theirs.status, await theirs.text(), (h) => theirs.headers.get(h));
+    const ours = await get(server, target);
+    assert.equal(summary(ours.status, ours.body, (h) => ours.headers[h]), expected, target);
+  }
 });
