@@ -427,7 +427,7 @@ function normalise(c, raw, base, envName) {
     const a = raw.assets;
     const kp = at("assets");
     c.known(a, kp, ["directory", "binding", "html_handling", "not_found_handling", "run_worker_first", "experimental_serve_directly"]);
-    const directory = c.string(a, "directory", kp, { required: true });
+    const directory = c.string(a, "directory", kp, { required: base.requireAssetsDirectory !== false });
     const binding = a.binding === undefined ? undefined : checkBindingName(c, a, "binding", kp, seen);
     const htmlHandling = c.string(a, "html_handling", kp, { oneOf: HTML_HANDLING }) ?? "auto-trailing-slash";
     const notFoundHandling = c.string(a, "not_found_handling", kp, { oneOf: NOT_FOUND_HANDLING }) ?? "none";
@@ -624,9 +624,10 @@ function pruneBuildOutput(raw) {
  * Throws a ConfigError naming file, key and line of every problem; returns the normalised config
  * with `warnings`, `projectRoot` (the user's config's folder, where state is kept) and, when
  * redirected, `redirectedFrom` (the user's config file). `requireWorker: false` accepts a
- * configuration with neither `main` nor `assets`.
+ * configuration with neither `main` nor `assets`; `requireAssetsDirectory: false` skips an `assets`
+ * table without `directory` (as wrangler's getPlatformProxy does: another tool serves the assets).
  */
-function readConfig(target, { env, redirect = true, requireMain = true, requireWorker = true } = {}) {
+function readConfig(target, { env, redirect = true, requireMain = true, requireWorker = true, requireAssetsDirectory = true } = {}) {
   if (env !== undefined && (typeof env !== "string" || env === "")) throw new TypeError("readConfig: options.env must be an environment name");
   const found = findConfig(target);
   const userFile = found.file;
@@ -656,7 +657,7 @@ function readConfig(target, { env, redirect = true, requireMain = true, requireW
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError([{ file, line: 1, message: "the configuration must be an object/table" }]);
   for (const other of others) c.warn([], `${path.basename(other)} is also present and is ignored (${path.basename(file)} takes precedence)`);
   const { merged, own } = applyEnv(c, raw, env);
-  const config = normalise(c, merged, { root, own }, env);
+  const config = normalise(c, merged, { root, own, requireAssetsDirectory }, env);
   // requireWorker: false (workerbox/vitest: tests may use only the bindings) accepts neither.
   if (config.main === undefined && config.assets === undefined && requireWorker) c.error(["main"], "is required (the worker's entry module), unless the project serves only assets");
   let mainFile;

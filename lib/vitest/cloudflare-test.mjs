@@ -1,7 +1,8 @@
 // The `cloudflare:test` module of workerbox/vitest, evaluated inside the test isolate by Vitest's
 // module runner (so that it shares module instances with the tests): the worker's `env`, `SELF`
 // (the project's main module's handlers, called in this isolate), execution contexts, scheduled
-// controllers, queue batches and their results, D1 migrations, and the Durable Object helpers.
+// controllers, queue batches and their results, D1 migrations, the Durable Object helpers, and
+// Workflow introspection (introspectWorkflow, introspectWorkflowInstance).
 // The runner (lib/vitest/runner.mjs) leaves the main module's path in `globalThis.__workerboxVitest`;
 // Durable Object helpers send the object a request the runner's wrapper of its class answers, or
 // ask the pool in Node (through the `__WORKERBOX_VITEST_HOST` binding).
@@ -322,4 +323,125 @@ export async function reset() {
       await hostCall("/durable/evict-all", { binding: name });
     }
   }
+}
+
+// ---- Workflows: introspectWorkflow(), introspectWorkflowInstance() ------------------------------
+// Cloudflare's API over workerbox's engine: the modifications are recorded here and sent to the
+// pool (lib/vitest/workflow-host.js), which applies them to the binding's instances.
+
+async function workflowCall(operation, params) {
+  const { codec } = settings();
+  const response = await env.__WORKERBOX_VITEST_HOST.fetch(`http://vitest-host/workflow/${operation}`, { method: "POST", body: codec.serialize(params) });
+  const answer = codec.deserialize(await response.text());
+  if (!answer.ok) {
+    const error = new Error(answer.error.message);
+    if (answer.error.name !== "Error") error.name = answer.error.name;
+    throw error;
+  }
+  return answer.value;
+}
+
+function workflowBindingName(workflow, what) {
+  const name = workflow === null || workflow === undefined ? undefined : Object.keys(env).find((key) => env[key] === workflow);
+  if (name === undefined || Object.prototype.toString.call(workflow) !== "[object Workflow]") {
+    throw new TypeError(`[WorkflowIntrospector] ${what}: the first argument must be one of env's Workflow bindings (env.MY_WORKFLOW)`);
+  }
+  return name;
+}
+
+/** The modifier a modify() callback gets: records what it asks for. */
+function workflowRecorder(operations) {
+  return Object.freeze({
+    disableSleeps: async (steps) => void operations.push({ type: "disableSleeps", steps }),
+    disableRetryDelays: async (steps) => void operations.push({ type: "disableRetryDelays", steps }),
+    mockStepResult: async (step, value) => {
+      if (value instanceof ReadableStream) throw new TypeError("[WorkflowIntrospector] mockStepResult(): a ReadableStream result is not supported by workerbox (step results are structured clones)");
+      operations.push({ type: "mockStepResult", step, value });
+    },
+    mockStepError: async (step, error, times) => void operations.push({ type: "mockStepError", step, error: { name: error?.name, message: error?.message }, times }),
+    forceStepTimeout: async (step, times) => void operations.push({ type: "forceStepTimeout", step, times }),
+    mockEvent: async (event) => void operations.push({ type: "mockEvent", event }),
+    forceEventTimeout: async (step) => void operations.push({ type: "forceEventTimeout", step }),
+  });
+}
+
+async function recordModifications(fn, what) {
+  if (typeof fn !== "function") throw new TypeError(`[WorkflowIntrospector] ${what}: give a callback (m) => { … }`);
+  const operations = [];
+  await fn(workflowRecorder(operations));
+  return operations;
+}
+
+class WorkflowInstanceIntrospector {
+  #binding;
+  #id;
+  constructor(flag, binding, id) {
+    if (flag !== kConstruct) throw new TypeError("Illegal constructor");
+    this.#binding = binding;
+    this.#id = id;
+  }
+  async modify(fn) {
+    await workflowCall("modify", { binding: this.#binding, id: this.#id, operations: await recordModifications(fn, "modify()") });
+    return this;
+  }
+  waitForStepResult(step) {
+    return workflowCall("stepResult", { binding: this.#binding, id: this.#id, step });
+  }
+  async waitForStatus(status) {
+    await workflowCall("waitForStatus", { binding: this.#binding, id: this.#id, status });
+  }
+  getOutput() {
+    return workflowCall("output", { binding: this.#binding, id: this.#id });
+  }
+  getError() {
+    return workflowCall("error", { binding: this.#binding, id: this.#id });
+  }
+  dispose = async () => {
+    await workflowCall("abort", { binding: this.#binding, id: this.#id });
+  };
+  [Symbol.asyncDispose]() {
+    return this.dispose();
+  }
+}
+
+class WorkflowIntrospector {
+  #binding;
+  #session;
+  #instances = new Map();
+  #disposed = false;
+  constructor(flag, binding, session) {
+    if (flag !== kConstruct) throw new TypeError("Illegal constructor");
+    this.#binding = binding;
+    this.#session = session;
+  }
+  async modifyAll(fn) {
+    await workflowCall("modifyAll", { session: this.#session, operations: await recordModifications(fn, "modifyAll()") });
+  }
+  async get() {
+    for (const id of await workflowCall("instances", { session: this.#session })) {
+      if (!this.#instances.has(id)) this.#instances.set(id, new WorkflowInstanceIntrospector(kConstruct, this.#binding, id));
+    }
+    return [...this.#instances.values()];
+  }
+  dispose = async () => {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    await workflowCall("stop", { session: this.#session });
+  };
+  [Symbol.asyncDispose]() {
+    return this.dispose();
+  }
+}
+
+/** Changes and watches instance `instanceId` of a Workflow binding (it may be created later). */
+export async function introspectWorkflowInstance(workflow, instanceId) {
+  if (!workflow || !instanceId) throw new Error("[WorkflowIntrospector] Workflow binding and instance id are required.");
+  return new WorkflowInstanceIntrospector(kConstruct, workflowBindingName(workflow, "introspectWorkflowInstance()"), String(instanceId));
+}
+
+/** Changes and watches every instance of a Workflow binding created from now until dispose(). */
+export async function introspectWorkflow(workflow) {
+  if (!workflow) throw new Error("[WorkflowIntrospector] Workflow binding is required.");
+  const binding = workflowBindingName(workflow, "introspectWorkflow()");
+  return new WorkflowIntrospector(kConstruct, binding, await workflowCall("start", { binding }));
 }

@@ -10,6 +10,7 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { serialize, deserialize } from "./serialize.mjs";
 import { Console } from "./console.mjs";
+import { addRemoteOnlyBindings } from "./remote-bindings.mjs";
 import { builtinModules } from "node:module";
 
 // Vitest writes test output through node:console's Console over its own streams, which workerd's
@@ -112,6 +113,13 @@ export async function __workerboxDurableClass(name) {
   return Wrapped;
 }
 
+/** The Workflow class `name` of the project's main module (as the tests load it), for runs of its instances. */
+export async function __workerboxWorkflowClass(name) {
+  if (!settings.main || !globalThis.__vitest_mocker__) return undefined;
+  const Class = (await importMain())[name];
+  return typeof Class === "function" ? Class : undefined;
+}
+
 /** Keys of ctx.exports read by tools that inspect objects (no warning when they are missing). */
 const INSPECTED = new Set(["then", "toJSON", "constructor", "asymmetricMatch", "$$typeof", "nodeType", "tagName", "@@__IMMUTABLE_ITERABLE__@@", "@@__IMMUTABLE_RECORD__@@", "_isMockFunction", "__proto__"]);
 
@@ -187,7 +195,8 @@ async function callMain(name, event, env, ctx) {
 /** Starts Vitest's worker runtime on a WebSocket to the pool. */
 async function startVitest(request, env) {
   settings = JSON.parse(request.headers.get("x-workerbox-vitest"));
-  globalThis.__workerboxVitest = { env, main: settings.main, cwd: settings.cwd, durableCallbacks, testHeader: TEST_HEADER, callMain };
+  addRemoteOnlyBindings(env, settings.remoteOnly);
+  globalThis.__workerboxVitest = { env, main: settings.main, cwd: settings.cwd, durableCallbacks, testHeader: TEST_HEADER, callMain, codec: { serialize, deserialize } };
   const importing = performance.now();
   const { init, runBaseTests, setupEnvironment } = await import("workerbox-vitest:worker");
   gateExternalImports((await import("workerbox-vitest:module-evaluator")).VitestModuleEvaluator);

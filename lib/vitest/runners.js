@@ -1,8 +1,9 @@
 // Runner isolates of the Vitest integration: each is a workerbox worker running
 // lib/vitest/runner.mjs with the bindings of the project's wrangler configuration (fresh in-memory
 // storage, so per test file), its auxiliary workers, a service binding back to the pool (snapshots,
-// Durable Object helpers), and the WebSocket Vitest talks over. (Starting the next file's runner
-// ahead was measured and dropped: on two cores it slowed whole runs by 15–25%.)
+// Durable Object helpers, Workflow introspection), and the WebSocket Vitest talks over. (Starting
+// the next file's runner ahead was measured and dropped: on two cores it slowed whole runs by
+// 15–25%.)
 "use strict";
 
 const fs = require("node:fs");
@@ -12,6 +13,7 @@ const { startAuxiliaryWorkers } = require("./auxiliary.js");
 const { guessExports } = require("./exports.js");
 const { addMiniflareBindings } = require("./miniflare-options.js");
 const { makeRateLimiters, makePipelines } = require("./local-bindings.js");
+const { workflowHost } = require("./workflow-host.js");
 
 const RUNNER = path.join(__dirname, "runner.mjs");
 /** Node's globals for the runner's own modules (see lib/vitest/loader.js). */
@@ -32,9 +34,11 @@ const MAIN_WAIT_MS = 10_000;
  */
 function hostService(root, bindings, reset) {
   const fsp = fs.promises;
+  const workflows = workflowHost(bindings);
   return async (request) => {
     const url = new URL(request.url);
     if (url.pathname.startsWith("/durable/")) return durableCall(url, bindings);
+    if (url.pathname.startsWith("/workflow/")) return workflows(request, url.pathname.slice("/workflow/".length));
     if (url.pathname === "/reset") {
       reset();
       return Response.json(true);
@@ -94,6 +98,8 @@ async function projectSettings(options, root, warn, log) {
   const resetters = [];
   /** Queues by name: a miniflare.queueProducers binding to a queue of the wrangler file shares it. */
   const queues = new Map();
+  /** Workers AI, Vectorize and Images: made in the isolate (lib/vitest/remote-bindings.mjs). */
+  const remoteOnly = [];
   let main = options.main ? await mainFile(options.main, path.resolve(root, options.main), root, "cloudflareTest({ main })") : undefined;
   if (configPath) {
     const project = await loadTestProject(configPath, options, extra, auxiliary).catch(async (error) => {
@@ -119,6 +125,7 @@ async function projectSettings(options, root, warn, log) {
     const limiters = makeRateLimiters(raw.ratelimits, require("../../index.js"));
     Object.assign(bindings, limiters.bindings, makePipelines(raw.pipelines, require("../../index.js")));
     resetters.push(limiters.reset);
+    remoteOnly.push(...remoteOnlyBindings(raw));
     if (project.config.main !== undefined) main ??= await mainFile(project.config.main, project.config.mainFile, root, `${path.basename(configPath)}: main`);
   }
   if (options.remoteBindings) warn("remoteBindings is ignored: workerbox runs every binding locally");
@@ -132,7 +139,7 @@ async function projectSettings(options, root, warn, log) {
   // (which Cloudflare's pool uses) joins arrays.
   compatibilityFlags = [...new Set([...compatibilityFlags, ...(extra.compatibilityFlags ?? [])])];
   const outbound = typeof extra.outboundService === "function" ? extra.outboundService : undefined;
-  return { bindings, compatibilityDate, compatibilityFlags, main, outbound, auxiliary, durableClasses: [...durableClasses], reset: () => resetters.forEach((reset) => reset()) };
+  return { bindings, compatibilityDate, compatibilityFlags, main, outbound, auxiliary, durableClasses: [...durableClasses], remoteOnly, reset: () => resetters.forEach((reset) => reset()) };
 }
 
 /**
@@ -142,7 +149,8 @@ async function projectSettings(options, root, warn, log) {
 async function loadTestProject(configPath, options, extra, auxiliary) {
   const { readConfig } = require("../project/config.js");
   const { projectFromConfig } = require("../project/load.js");
-  const config = readConfig(configPath, { env: options.wrangler?.environment, requireMain: false, requireWorker: false });
+  // An `assets` table without `directory` (another tool serves the assets) is skipped, as Cloudflare's pool does.
+  const config = readConfig(configPath, { env: options.wrangler?.environment, requireMain: false, requireWorker: false, requireAssetsDirectory: false });
   const overrides = Array.isArray(extra.queueConsumers) ? {} : (extra.queueConsumers ?? {});
   for (const consumer of config.bindings.queues.consumers) {
     const override = overrides[consumer.queue];
@@ -160,6 +168,15 @@ function rawConfig(configPath) {
   } catch {
     return {};
   }
+}
+
+/** The wrangler file's `ai`, `vectorize` and `images` bindings: `[{ name, kind }]`. */
+function remoteOnlyBindings(raw) {
+  const list = [];
+  if (typeof raw.ai?.binding === "string") list.push({ name: raw.ai.binding, kind: "ai" });
+  for (const entry of Array.isArray(raw.vectorize) ? raw.vectorize : []) if (typeof entry?.binding === "string") list.push({ name: entry.binding, kind: "vectorize" });
+  if (typeof raw.images?.binding === "string") list.push({ name: raw.images.binding, kind: "images" });
+  return list;
 }
 
 /** Classes the wrangler file's declarative `exports` table names as Durable Objects. */
@@ -221,7 +238,9 @@ async function startRunner(project, options, distPath) {
       compatibilityFlags: settings.compatibilityFlags,
       ...(settings.outbound ? { outbound: settings.outbound } : {}),
       loadModule: timed(createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker, "workerbox-vitest:module-evaluator": moduleEvaluator }, cacheDir, globals: NODE_GLOBALS }), stats && phases),
-      limits: { cpuMs: 0, wallMs: 0, waitUntilMs: 0, memoryMb: 1024 },
+      // No bound on a binding call's wait either (Cloudflare's pool has none): a test may wait on a
+      // Workflow's retry delays through the pool (cloudflare:test's waitForStepResult()).
+      limits: { cpuMs: 0, wallMs: 0, waitUntilMs: 0, memoryMb: 1024, bindingMs: 0 },
       cacheDir,
       onLog: log,
     });
@@ -230,7 +249,7 @@ async function startRunner(project, options, distPath) {
     // a service binding's would (lib/vitest/runner.mjs).
     const extraHandlers = settings.compatibilityFlags.includes("service_binding_extra_handlers");
     const exports = await guessExports(settings.main, { durableClasses: settings.durableClasses, additional: options.additionalExports, vitestFile: vitestWorker, root, warn });
-    const header = JSON.stringify({ cwd: root, main: settings.main, token, stats: stats !== null, extraHandlers, exports });
+    const header = JSON.stringify({ cwd: root, main: settings.main, token, stats: stats !== null, extraHandlers, exports, remoteOnly: settings.remoteOnly });
     const response = await dispatch(worker, { url: "http://workerbox-vitest/", headers: { upgrade: "websocket", "x-workerbox-vitest": header } });
     if (response.status !== 101 || !response.webSocket) throw new Error(`workerbox/vitest: the runner did not accept the connection (${response.status}: ${await response.text()})`);
     if (stats) {

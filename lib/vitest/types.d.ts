@@ -35,4 +35,38 @@ declare module "cloudflare:test" {
   export function abortAllDurableObjects(): Promise<void>;
   /** Deletes the data of every binding (KV, R2, D1 tables, Durable Object storage). */
   export function reset(): Promise<void>;
+
+  /** A step of a run: the `index`-th step of that name (1 when left out). */
+  export interface WorkflowStepSelector {
+    name: string;
+    index?: number;
+  }
+  export interface WorkflowInstanceModifier {
+    disableSleeps(steps?: WorkflowStepSelector[]): Promise<void>;
+    disableRetryDelays(steps?: WorkflowStepSelector[]): Promise<void>;
+    mockStepResult(step: WorkflowStepSelector, stepResult: unknown): Promise<void>;
+    mockStepError(step: WorkflowStepSelector, error: Error, times?: number): Promise<void>;
+    forceStepTimeout(step: WorkflowStepSelector, times?: number): Promise<void>;
+    mockEvent(event: { type: string; payload: unknown }): Promise<void>;
+    forceEventTimeout(step: WorkflowStepSelector): Promise<void>;
+  }
+  export interface WorkflowInstanceIntrospector {
+    modify(fn: (m: WorkflowInstanceModifier) => Promise<void>): Promise<WorkflowInstanceIntrospector>;
+    waitForStepResult(step: WorkflowStepSelector): Promise<unknown>;
+    waitForStatus(status: string): Promise<void>;
+    getOutput(): Promise<unknown>;
+    getError(): Promise<{ name: string; message: string }>;
+    dispose(): Promise<void>;
+    [Symbol.asyncDispose](): Promise<void>;
+  }
+  export interface WorkflowIntrospector {
+    modifyAll(fn: (m: WorkflowInstanceModifier) => Promise<void>): Promise<void>;
+    get(): Promise<WorkflowInstanceIntrospector[]>;
+    dispose(): Promise<void>;
+    [Symbol.asyncDispose](): Promise<void>;
+  }
+  /** Changes and watches instance `instanceId` of a Workflow binding (it may be created later). */
+  export function introspectWorkflowInstance(workflow: Workflow, instanceId: string): Promise<WorkflowInstanceIntrospector>;
+  /** Changes and watches every instance of a Workflow binding created from now until dispose(). */
+  export function introspectWorkflow(workflow: Workflow): Promise<WorkflowIntrospector>;
 }
