@@ -2,8 +2,9 @@
 // that says "bye" and ends, a paused one, TLS with the self-signed certificate in
 // fixtures/sockets/, and a STARTTLS one), with workerd's messages where something fails (as
 // workerd 2026-04-26 printed them for the same probes), half-open connections, backpressure both
-// ways, close(), startTls(), the network policy and disposal. Every server and worker is closed
-// when its test ends.
+// ways, close(), startTls(), the network policy and disposal, a socket tied to its request, a
+// connection that never completes (a stopped child process's full accept queue), 256 sockets per
+// worker, and a peer that stalls. Every server, child and worker is closed when its test ends.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -11,13 +12,16 @@ import net from "node:net";
 import tls from "node:tls";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { dispatch } from "../index.js";
+import { spawn } from "node:child_process";
+import { dispatch, durableObject } from "../index.js";
 import { useWorker, waitFor } from "./helpers.mjs";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "sockets");
 const KEY = fs.readFileSync(path.join(FIXTURES, "key.pem"));
 const CERT = fs.readFileSync(path.join(FIXTURES, "cert.pem"));
 const CANNOT_CONNECT = "proxy request failed, cannot connect to the specified address";
+const OTHER_REQUEST =
+  "Error: Cannot perform I/O on behalf of a different request. I/O objects (such as streams, request/response bodies, and others) created in the context of one request handler cannot be accessed from a different request's handler. This is a limitation of Cloudflare Workers which allows us to improve overall performance.";
 
 /** Listens on a free loopback port for the rest of the test; returns the port. */
 async function listen(t, server) {
@@ -52,19 +56,22 @@ async function inWorker(t, body, options = {}) {
 }
 
 function workerScript(body) {
-  return `import { connect } from "cloudflare:sockets";
+  return `${PRELUDE}
+export default { async fetch(request, env, ctx) {
+  const result = await (async () => { ${body} })();
+  return Response.json(result === undefined ? null : result);
+} }`;
+}
+
+/** The module's imports and helpers, for a worker written out in full. */
+const PRELUDE = `import { connect } from "cloudflare:sockets";
 const enc = new TextEncoder(), dec = new TextDecoder();
 const describe = (e) => e?.constructor?.name + ": " + e?.message;
 const settle = (p, ms = 3000) => Promise.race([p.then((v) => ({ ok: v === undefined ? null : v }), (e) => ({ err: describe(e) })), new Promise((r) => setTimeout(() => r("pending"), ms))]);
 async function readAll(readable) {
   const reader = readable.getReader(); let text = "";
   for (;;) { const { done, value } = await reader.read(); if (done) return text; text += dec.decode(value, { stream: true }); }
-}
-export default { async fetch(request, env, ctx) {
-  const result = await (async () => { ${body} })();
-  return Response.json(result === undefined ? null : result);
-} }`;
-}
+}`;
 
 test("connect() echoes bytes over TCP; opened names the address asked for and the local one", async (t) => {
   const port = await echoServer(t);
@@ -186,7 +193,8 @@ test("backpressure: a large write to a paused reader waits, and a worker that do
       const outcome = await Promise.race([writer.write(chunk).then(() => "ok"), new Promise((r) => setTimeout(() => r("stalled"), 500))]);
       if (outcome === "stalled") break;
     }
-    globalThis.rest = (async () => { for (let i = written + 1; i < 64; i++) await writer.write(chunk); await writer.close(); })();
+    // The rest is written after the response, within the request (a socket closes with it).
+    ctx.waitUntil((async () => { for (let i = written + 1; i < 64; i++) await writer.write(chunk); await writer.close(); })());
     return { written };`), filename: "backpressure.js", compatibilityDate: "2025-01-01" });
   const { written } = await (await dispatch(worker, "http://localhost/")).json();
   assert.ok(written < 40, `the writes should stall while nothing reads (${written} MiB were taken)`);
@@ -305,14 +313,165 @@ test("connect() at global scope is refused; disposing the worker closes its open
   }));
   const worker = await useWorker(t, { script: `import { connect } from "cloudflare:sockets";
     let atTop; try { connect("127.0.0.1:${port}"); } catch (e) { atTop = e.message; }
-    const kept = [];
-    export default { async fetch() {
-      for (let i = 0; i < 3; i++) { const socket = connect("127.0.0.1:${watched}"); await socket.opened; kept.push(socket); }
+    export default { async fetch(request, env, ctx) {
+      for (let i = 0; i < 3; i++) await connect("127.0.0.1:${watched}").opened;
+      // The request stays open (its sockets close with it) until the worker is disposed.
+      ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 20000)));
       return new Response(atTop);
     } }`, filename: "dispose.js", compatibilityDate: "2025-01-01" });
   const atTop = await (await dispatch(worker, "http://localhost/")).text();
   assert.match(atTop, /^Disallowed operation called within global scope/);
+  await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal(closed, 0);
   await worker.dispose();
   await waitFor(() => closed === 3, 5000);
+});
+
+/**
+ * A loopback port whose handshakes never complete: a child process listens with a backlog of 1
+ * and is stopped (SIGSTOP) so it never accepts, and connections fill its accept queue; Linux then
+ * drops further SYNs, so a connect() there waits as for an unreachable host. Killed after the test.
+ */
+async function blackhole(t) {
+  const child = spawn(process.execPath, ["-e", `const s = require("net").createServer(); s.listen({ port: 0, host: "127.0.0.1", backlog: 1 }, () => console.log(s.address().port));`], { stdio: ["ignore", "pipe", "ignore"] });
+  const fillers = [];
+  t.after(() => {
+    for (const socket of fillers) socket.destroy();
+    child.kill("SIGKILL");
+  });
+  const port = await new Promise((resolve) => child.stdout.once("data", (data) => resolve(Number(String(data).trim()))));
+  child.kill("SIGSTOP");
+  for (let i = 0; i < 4; i++) fillers.push(net.connect(port, "127.0.0.1").on("error", () => {}));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  return port;
+}
+
+test("a socket belongs to the request that opened it: from another request reads and writes reject with workerd's error and close() does nothing; the socket closes when its request is over", async (t) => {
+  const events = [];
+  const port = await listen(t, net.createServer((socket) => {
+    events.push("open");
+    socket.on("error", () => {});
+    socket.on("close", () => events.push("close"));
+    socket.pipe(socket);
+  }));
+  const worker = await useWorker(t, { script: `${PRELUDE}
+    let socket;
+    export default { async fetch(request, env, ctx) {
+      const url = new URL(request.url);
+      if (url.pathname === "/open") {
+        socket = connect("127.0.0.1:${port}");
+        await socket.opened;
+        // Its own waitUntil work keeps the request (and so the socket) going a while.
+        if (url.searchParams.has("hold")) ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 1500)));
+        return Response.json("open");
+      }
+      if (url.pathname === "/use") {
+        const write = await settle(socket.writable.getWriter().write(enc.encode("x")));
+        const read = await settle(socket.readable.getReader().read());
+        const close = await settle(socket.close(), 300);
+        return Response.json({ write, read, close });
+      }
+      return Response.json({ closed: await settle(socket.closed, 300) });
+    } }`, filename: "per-request.js", compatibilityDate: "2025-01-01" });
+  const call = async (url) => (await dispatch(worker, `http://localhost${url}`)).json();
+  assert.equal(await call("/open?hold"), "open");
+  // As workerd 2026-04-26 answered the same requests: each rejects, close() stays pending.
+  assert.deepEqual(await call("/use"), {
+    write: { err: `${OTHER_REQUEST} (I/O type: Writable)` },
+    read: { err: `${OTHER_REQUEST} (I/O type: ReadableStreamSource)` },
+    close: "pending",
+  });
+  assert.deepEqual(events, ["open"], "close() from another request leaves the connection open");
+  await waitFor(() => events.length === 2, 5000);
+  assert.deepEqual(await call("/closed"), { closed: "pending" }, "closed stays pending, as in workerd");
+  // Without waitUntil the request is over with its response.
+  assert.equal(await call("/open"), "open");
+  await waitFor(() => events.length === 4, 5000);
+});
+
+test("a socket opened in a Durable Object is the object's: a later call to the object uses it", async (t) => {
+  const port = await echoServer(t);
+  const worker = await useWorker(t, { script: `${PRELUDE}
+    import { DurableObject } from "cloudflare:workers";
+    export class Holder extends DurableObject {
+      async open() { this.socket = connect("127.0.0.1:${port}"); await this.socket.opened; return "open"; }
+      async echo(text) {
+        const writer = this.socket.writable.getWriter(), reader = this.socket.readable.getReader();
+        await writer.write(enc.encode(text));
+        const { value } = await reader.read();
+        writer.releaseLock(); reader.releaseLock();
+        return dec.decode(value);
+      }
+    }
+    export default { async fetch(request, env) {
+      const stub = env.HOLDER.getByName("one");
+      return Response.json(new URL(request.url).pathname === "/open" ? await stub.open() : await stub.echo("again"));
+    } }`, bindings: { HOLDER: durableObject("Holder") }, filename: "durable-socket.js", compatibilityDate: "2025-01-01" });
+  assert.equal(await (await dispatch(worker, "http://localhost/open")).json(), "open");
+  assert.equal(await (await dispatch(worker, "http://localhost/echo")).json(), "again");
+});
+
+test("a connection that never completes waits, as in workerd (no timeout of its own: the OS's, about 130 s); the request's wall-clock limit and dispose end it at once", async (t) => {
+  const hole = await blackhole(t);
+  const pending = await inWorker(t, `const socket = connect("127.0.0.1:${hole}"); return await settle(socket.opened, 1500);`);
+  assert.equal(pending, "pending");
+  // limits.wallMs ends the request that waits on it.
+  const limited = await useWorker(t, { script: workerScript(`await connect("127.0.0.1:${hole}").opened;`), limits: { wallMs: 1000 }, compatibilityDate: "2025-01-01" });
+  await assert.rejects(dispatch(limited, "http://localhost/"), /wall-clock limit of 1000 ms/);
+  // Disposing a worker whose request waits on a connect is not held up by it.
+  const waiting = await useWorker(t, { script: workerScript(`await connect("127.0.0.1:${hole}").opened;`), limits: { wallMs: 0 }, compatibilityDate: "2025-01-01" });
+  const request = dispatch(waiting, "http://localhost/").then(() => "answered", (error) => error.message);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const started = performance.now();
+  await waiting.dispose();
+  assert.ok(performance.now() - started < 2000, `dispose took ${Math.round(performance.now() - started)} ms`);
+  assert.notEqual(await request, "answered");
+});
+
+test("a worker has at most 256 sockets open; the next connect() rejects opened until one is closed", async (t) => {
+  const port = await echoServer(t);
+  const result = await inWorker(t, `
+    const sockets = [];
+    for (let i = 0; i < 256; i++) sockets.push(connect("127.0.0.1:${port}"));
+    const opened = (await Promise.allSettled(sockets.map((s) => s.opened))).filter((o) => o.status === "fulfilled").length;
+    const over = await settle(connect("127.0.0.1:${port}").opened.then(() => "opened"));
+    await sockets.pop().close();
+    const next = connect("127.0.0.1:${port}");
+    const again = await settle(next.opened.then(() => "opened"));
+    await Promise.all([...sockets, next].map((s) => s.close()));
+    return { opened, over, again };`);
+  assert.deepEqual(result, { opened: 256, over: { err: "Error: The worker has 256 sockets open, the most it may have at once; close one first." }, again: { ok: "opened" } });
+});
+
+test("a peer that stops reading holds only its socket: the worker answers other requests meanwhile, and dispose closes the connection at once", async (t) => {
+  let peer;
+  let peerClosed = false;
+  let received = 0;
+  const port = await listen(t, net.createServer((socket) => {
+    peer = socket;
+    socket.on("error", () => {});
+    socket.on("close", () => (peerClosed = true));
+    socket.once("data", (data) => ((received += data.length), socket.pause()));
+  }));
+  const worker = await useWorker(t, { script: `${PRELUDE}
+    export default { async fetch(request, env, ctx) {
+      if (new URL(request.url).pathname === "/ping") return new Response("pong");
+      const socket = connect("127.0.0.1:${port}");
+      const writer = socket.writable.getWriter();
+      // 256 MiB to a peer that reads nothing: this waits once the kernel's buffers are full.
+      ctx.waitUntil((async () => { const chunk = new Uint8Array(1 << 20); for (let i = 0; i < 256; i++) await writer.write(chunk); })());
+      return new Response("writing");
+    } }`, filename: "stalled.js", compatibilityDate: "2025-01-01", limits: { waitUntilMs: 60000 } });
+  assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "writing");
+  await waitFor(() => received > 0, 5000);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const started = performance.now();
+  assert.equal(await (await dispatch(worker, "http://localhost/ping")).text(), "pong");
+  assert.ok(performance.now() - started < 1000, "the stalled socket does not hold up other requests");
+  const disposing = performance.now();
+  await worker.dispose();
+  assert.ok(performance.now() - disposing < 2000, `dispose took ${Math.round(performance.now() - disposing)} ms`);
+  // The peer reads what the kernel held, then finds the connection closed.
+  peer.on("data", () => {}).resume();
+  await waitFor(() => peerClosed, 5000);
 });

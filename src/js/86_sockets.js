@@ -6,11 +6,55 @@
 // (only when the readable is read: its high water mark is 0), ops.fetchWrite sends a chunk and
 // resolves once the connection took it (so a writer to a slow peer waits), an empty chunk asks
 // for the STARTTLS upgrade, null half-closes, and ops.fetchCancel closes.
+//
+// A socket belongs to the request (event) that opened it, as in workerd: reads and writes from
+// another request's handler reject with workerd's "Cannot perform I/O on behalf of a different
+// request" error and close() from there does nothing; when the owning event is over (response
+// sent, waitUntil settled: ops.eventDone, wrapped below) its connections are closed, their
+// `closed` left pending as workerd leaves it. A socket opened inside a Durable Object call
+// belongs to no one event: it lives until it is closed (workerd gives each object one I/O context).
 
 const { WritableStream } = globalThis;
 const kConstruct = Symbol("Socket");
 const WRITABLE_CLOSED = "This WritableStream has been closed.";
 const READABLE_CLOSING = "This ReadableStream belongs to an object that is closing.";
+/** node:tls's per-socket TLS options under this key of connect()'s options (src/js/node/tls.js). */
+const kNodeTls = Symbol("node:tls options");
+const OTHER_REQUEST =
+  "Cannot perform I/O on behalf of a different request. I/O objects (such as streams, request/response bodies, and others) created in the context of one request handler cannot be accessed from a different request's handler. This is a limitation of Cloudflare Workers which allows us to improve overall performance.";
+
+/** Connections by the event that owns them, closed when it is over. */
+const byEvent = new Map();
+/** Events that are Durable Object calls: their sockets are the object's, not the event's. */
+const durableEvents = new Set();
+const enterDurable = internals.durableStatePrototype._enter;
+internals.durableStatePrototype._enter = function _enter() {
+  const id = ops.currentEvent();
+  if (id !== undefined) durableEvents.add(id);
+  return enterDurable.call(this);
+};
+const eventDone = ops.eventDone;
+ops.eventDone = function (id) {
+  durableEvents.delete(id);
+  const conns = byEvent.get(id);
+  if (conns !== undefined) {
+    byEvent.delete(id);
+    for (const conn of conns) conn.close();
+  }
+  return eventDone(id);
+};
+
+/** The event a socket opened now belongs to, or null (no event, or a Durable Object's). */
+function currentOwner() {
+  const id = ops.currentEvent();
+  return id === undefined || durableEvents.has(id) ? null : id;
+}
+
+/** workerd's error for I/O on a socket from another request than its own (`type` as workerd names it). */
+function otherRequest(conn, type) {
+  if (conn.owner === null || ops.currentEvent() === conn.owner) return null;
+  return new Error(`${OTHER_REQUEST} (I/O type: ${type})`);
+}
 
 /** `{ hostname, port }` from connect()'s first argument, with workerd's messages. */
 function parseAddress(address) {
@@ -47,6 +91,12 @@ class Connection {
   constructor(id) {
     this.id = id;
     this.closed = false;
+    this.owner = currentOwner();
+    if (this.owner !== null) {
+      let conns = byEvent.get(this.owner);
+      if (conns === undefined) byEvent.set(this.owner, (conns = new Set()));
+      conns.add(this);
+    }
     /** The read in flight, if any (a byte stream pulls one at a time). */
     this.reading = null;
     /** While a STARTTLS upgrade waits for its outcome. */
@@ -80,6 +130,7 @@ class Connection {
   close() {
     if (this.closed) return;
     this.closed = true;
+    byEvent.get(this.owner)?.delete(this);
     ops.fetchCancel(this.id);
   }
 }
@@ -155,6 +206,8 @@ class Socket {
   }
 
   async #pull(controller) {
+    const foreign = otherRequest(this.#conn, "ReadableStreamSource");
+    if (foreign !== null) throw foreign;
     try {
       await this.#opened.promise;
     } catch {
@@ -191,6 +244,8 @@ class Socket {
   }
 
   async #write(chunk) {
+    const foreign = otherRequest(this.#conn, "Writable");
+    if (foreign !== null) throw foreign;
     const bytes = bytesOf(chunk);
     await this.#opened.promise;
     if (this.#done || this.#writeEnded) throw new TypeError(WRITABLE_CLOSED);
@@ -249,6 +304,8 @@ class Socket {
   }
 
   close() {
+    // From another request workerd does nothing and `closed` stays as it is.
+    if (otherRequest(this.#conn, "Socket") !== null) return this.#closed.promise;
     if (!this.#done) {
       this.#detach(undefined);
       this.#conn.close();
@@ -279,7 +336,9 @@ class Socket {
     })();
     this.#upgraded = true;
     this.#detach(undefined);
-    this.#closed.resolve(undefined);
+    // As in workerd, the old socket's `closed` resolves a task later, after what the caller did
+    // with the new socket in the meantime (postgres.js tells an upgrade from a close that way).
+    setTimeout(() => this.#closed.resolve(undefined), 0);
     return new Socket(kConstruct, conn, { secureTransport: "on", allowHalfOpen: this.#allowHalfOpen, hostname, opened });
   }
 }
@@ -297,6 +356,10 @@ function connect(address, options = undefined) {
   }
   const allowHalfOpen = options?.allowHalfOpen === true;
   const headers = ["hostname", hostname, "port", String(port), "secure-transport", secureTransport, "allow-half-open", String(allowHalfOpen)];
+  const nodeTls = options?.[kNodeTls];
+  if (nodeTls?.servername) headers.push("tls-servername", String(nodeTls.servername));
+  if (nodeTls?.ca !== undefined) headers.push("tls-ca", String(nodeTls.ca));
+  if (nodeTls?.rejectUnauthorized === false) headers.push("tls-verify", "false");
   const [id, pending] = ops.fetch("CONNECT", `${hostname}:${port}`, headers, true, "manual", false);
   const conn = new Connection(id);
   // remoteAddress is the address as asked for, as in workerd; localAddress is the bound one.
@@ -306,6 +369,7 @@ function connect(address, options = undefined) {
 }
 
 internals.socketConnect = connect;
+internals.kNodeTls = kNodeTls;
 const loadOtherCloudflareModule = internals.loadCloudflareModule;
 let socketsModule;
 internals.loadCloudflareModule = function loadCloudflareModule(name) {
