@@ -26,6 +26,7 @@ mod script;
 mod code_cache;
 mod snapshot;
 mod sockets;
+mod sources;
 pub mod store;
 mod types;
 mod wasm_memory;

@@ -9,6 +9,7 @@
 
 use super::code_cache;
 use super::ops;
+use super::sources;
 use super::module_loader;
 use super::module_urls;
 use super::types::{ExtraModule, Host, ModuleKind};
@@ -137,13 +138,13 @@ pub(crate) struct NodeGate {
 impl NodeGate {
   /// Whether the worker may import `node:<name>`.
   pub fn allows(&self, name: &str) -> bool {
-    if self.none || !ops::has_node_module(name) {
+    if self.none || !sources::has_node_module(name) {
       return false;
     }
     if self.als_only {
       return name == "async_hooks";
     }
-    match ops::node_module_flag(name) {
+    match sources::node_module_flag(name) {
       Some(flag) => self.enabled.iter().any(|f| f == flag),
       None => true,
     }
@@ -394,7 +395,7 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
   };
   if let Some(node_name) = node_name {
     // A node: module workerbox does not have may come from the host's loader (a shim).
-    let hosted = registry.borrow().loader.is_some() && !ops::has_node_module(node_name);
+    let hosted = registry.borrow().loader.is_some() && !sources::has_node_module(node_name);
     if !hosted {
       return resolve_node(scope, registry, specifier, node_name, trusted);
     }
@@ -503,7 +504,7 @@ fn resolve_new<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, spe
       return fail(scope, message);
     }
     if let Some(name) = specifier.strip_prefix("node:") {
-      if !registry.borrow().node_allows(name) && !(has_loader && !ops::has_node_module(name)) {
+      if !registry.borrow().node_allows(name) && !(has_loader && !sources::has_node_module(name)) {
         return fail(scope, module_urls::not_found(specifier));
       }
     }
@@ -637,7 +638,7 @@ fn node_specifier<'a>(specifier: &'a str, registry: &RegistryRef) -> Option<&'a 
 fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, specifier: &str, name: &str, trusted: bool) -> Option<v8::Local<'a, v8::Module>> {
   let key = format!("node:{name}");
   // Checked before the compiled module is reused: a trusted module may have imported it first.
-  let allowed = if trusted { ops::has_node_module(name) } else { registry.borrow().node_allows(name) };
+  let allowed = if trusted { sources::has_node_module(name) } else { registry.borrow().node_allows(name) };
   if allowed {
     if let Some(module) = registry.borrow().compiled.get(&key) {
       return Some(v8::Local::new(scope, module));
@@ -645,10 +646,10 @@ fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
   }
   if !allowed {
     let gate = registry.borrow().node_gate.clone();
-    let mut known: Vec<String> = ops::node_module_names().filter(|n| gate.allows(n)).map(|n| format!("node:{n}")).collect();
+    let mut known: Vec<String> = sources::node_module_names().filter(|n| gate.allows(n)).map(|n| format!("node:{n}")).collect();
     known.sort();
-    let why = match ops::node_module_flag(name) {
-      Some(flag) if ops::has_node_module(name) && !gate.als_only => format!(" (it needs the {flag} compatibility flag, or nodejs_compat with a later compatibility date)"),
+    let why = match sources::node_module_flag(name) {
+      Some(flag) if sources::has_node_module(name) && !gate.als_only => format!(" (it needs the {flag} compatibility flag, or nodejs_compat with a later compatibility date)"),
       _ => String::new(),
     };
     throw(scope, &format!("No such module \"{specifier}\"{why}: the worker may import {}", known.join(", ")));

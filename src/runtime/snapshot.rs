@@ -22,7 +22,8 @@
 //! ([`prewarm`], [`preload`]), so the first worker does not wait for the disk.
 
 use super::code_cache::{hex, write_atomically, KeyHash};
-use super::isolate::{call_internal, install_runtime, BOOTSTRAP_FILES, EAGER_FILES, STREAMS_PONYFILL};
+use super::isolate::{call_internal, install_runtime, EAGER_FILES};
+use super::sources::{BOOTSTRAP_FILES, STREAMS_PONYFILL};
 use super::ops;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -42,7 +42,9 @@ pub(crate) use contexts::ContextHolds;
 use limits::*;
 use pump::*;
 
-include!(concat!(env!("OUT_DIR"), "/bootstrap_files.rs"));
+use super::sources::{BOOTSTRAP_FILES, STREAMS_PONYFILL};
+#[cfg(test)]
+use super::sources::{LAZY_FILES, NODE_MODULES};
 
 pub(crate) type StateRef = Rc<RefCell<IsolateState>>;
 

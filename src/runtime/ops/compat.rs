@@ -17,7 +17,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
 /// bootstrap file (its frames and functions are the runtime's own) for the calling context.
 fn op_lazy_script<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let name = args.get(0).to_rust_string_lossy(scope);
-  let Some((_, source)) = crate::runtime::isolate::LAZY_FILES.iter().find(|(n, _)| *n == name) else {
+  let Some((_, source)) = crate::runtime::sources::LAZY_FILES.iter().find(|(n, _)| *n == name) else {
     return super::throw_type_error(scope, &format!("no lazy bootstrap file {name:?}"));
   };
   let resource = format!("{}lazy/{name}.js", crate::runtime::isolate::INTERNAL_SCRIPT_PREFIX);

@@ -32,7 +32,6 @@ pub(crate) use compression::Codec;
 pub(crate) use icu_decoder::IcuDecoder;
 pub(crate) use html_rewriter::Rewriter;
 pub(crate) use node_crypto::NodeHash;
-pub(crate) use node::{has_node_module, node_module_flag, node_module_names};
 pub(crate) use urlpattern::Pattern as UrlPatternState;
 pub(crate) use queue::queue_args;
 pub(crate) use rpc::rpc_args;

@@ -3,7 +3,7 @@
 //! continuation-preserved embedder data that `AsyncLocalStorage` keeps its frame in.
 
 use super::{arg_string, new_string, throw_type_error, OpFn};
-use crate::runtime::isolate::{NODE_MODULES, VENDOR_FILES, VENDOR_MAINS};
+use crate::runtime::sources::{node_module_names, NODE_MODULES, VENDOR_FILES, VENDOR_MAINS};
 use crate::runtime::errors::thrown;
 use v8::MapFnTo;
 
@@ -23,30 +23,6 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("evalAllowed", op_eval_allowed.map_fn_to());
   install("continuationGet", op_continuation_get.map_fn_to());
   install("continuationSet", op_continuation_set.map_fn_to());
-}
-
-/// Whether `name` (without `node:`) is a `node:` module a worker may import (`internal/…`
-/// modules are only for the others).
-pub(crate) fn has_node_module(name: &str) -> bool {
-  !name.starts_with("internal/") && NODE_MODULES.iter().any(|(n, _)| *n == name)
-}
-
-/// The compatibility flag workerd puts `node:<name>` behind, beyond nodejs_compat (see
-/// workerd's src/workerd/api/node/node.h); most modules have none. The table is
-/// `lib/node-module-flags.json`, which the bundler reads too.
-pub(crate) fn node_module_flag(name: &str) -> Option<&'static str> {
-  static FLAGS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
-  let flags = FLAGS.get_or_init(|| {
-    let table: serde_json::Value = serde_json::from_str(include_str!("../../../lib/node-module-flags.json")).expect("lib/node-module-flags.json is JSON");
-    let modules = table["modules"].as_object().expect("lib/node-module-flags.json has a `modules` object");
-    modules.iter().map(|(module, flag)| (module.clone(), flag.as_str().expect("a flag name").to_owned())).collect()
-  });
-  flags.iter().find(|(module, _)| module == name).map(|(_, flag)| flag.as_str())
-}
-
-/// The names of the `node:` modules a worker may import.
-pub(crate) fn node_module_names() -> impl Iterator<Item = &'static str> {
-  NODE_MODULES.iter().map(|(n, _)| *n).filter(|n| !n.starts_with("internal/"))
 }
 
 /// Compiles `source` inside a function with `params` and returns the function; on a syntax
