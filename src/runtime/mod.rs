@@ -29,6 +29,7 @@ mod sockets;
 mod sources;
 pub mod store;
 mod types;
+mod values;
 mod wasm_memory;
 mod webcrypto;
 mod websocket_client;

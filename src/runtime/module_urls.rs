@@ -6,7 +6,7 @@
 //! `url` and `resolve()`, and import attributes are checked (`type: "json"` only, and only for a
 //! JSON module). src/runtime/modules.rs asks here when the flag is on.
 
-use super::ops::new_string;
+use super::values::new_string;
 use super::types::ModuleKind;
 
 /// Where the worker's modules live.

@@ -10,6 +10,7 @@
 use super::code_cache;
 use super::ops;
 use super::sources;
+use super::values;
 use super::module_loader;
 use super::module_urls;
 use super::types::{ExtraModule, Host, ModuleKind};
@@ -102,7 +103,7 @@ pub(crate) fn compile_script_cached<'s>(scope: &mut v8::PinScope<'s, '_>, resour
     code_cache::Entry::new("classic", code_cache::SourceDigest::new(resource, source), r.code_cache_dir.as_deref())
   };
   let code = v8::String::new(scope, source)?;
-  let name = ops::new_string(scope, resource);
+  let name = values::new_string(scope, resource);
   let origin = v8::ScriptOrigin::new(scope, name.into(), 0, 0, false, 0, None, false, false, false, None);
   let mut compiled = code_cache::compile_cached(scope, code, &origin, Some(entry), |scope, source, options| {
     v8::script_compiler::compile(scope, source, options, v8::script_compiler::NoCacheReason::NoReason)
@@ -346,14 +347,14 @@ fn resolve_name(specifier: &str, referrer: &str) -> String {
 
 /// Throws workerd's error for an import with attributes (throw_on_unrecognized_import_assertion).
 fn refuse_attributes<T>(scope: &mut v8::PinScope) -> Option<T> {
-  let message = ops::new_string(scope, "Unrecognized import attributes specified (workerd's module registry takes no import attributes; the ignore_unrecognized_import_assertion compatibility flag ignores them)");
+  let message = values::new_string(scope, "Unrecognized import attributes specified (workerd's module registry takes no import attributes; the ignore_unrecognized_import_assertion compatibility flag ignores them)");
   let error = v8::Exception::error(scope, message);
   scope.throw_exception(error);
   None
 }
 
 fn throw(scope: &mut v8::PinScope, message: &str) {
-  let message = ops::new_string(scope, message);
+  let message = values::new_string(scope, message);
   let error = v8::Exception::type_error(scope, message);
   scope.throw_exception(error);
 }
@@ -441,8 +442,8 @@ fn compile_source<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, 
     ModuleKind::CommonJs => return resolve_commonjs(scope, registry, name),
     ModuleKind::EsModule => {
       let text = String::from_utf8_lossy(&source.content).into_owned();
-      let code = ops::new_string(scope, &text);
-      let resource = ops::new_string(scope, &resource_name);
+      let code = values::new_string(scope, &text);
+      let resource = values::new_string(scope, &resource_name);
       let origin = v8::ScriptOrigin::new(scope, resource.into(), 0, 0, false, 0, None, false, false, true, None);
       let entry = {
         let r = registry.borrow();
@@ -465,7 +466,7 @@ fn compile_source<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, 
         }
         Err(error) => {
           // A SyntaxError whose message names the module, line and column.
-          let message = ops::new_string(scope, &error.message);
+          let message = values::new_string(scope, &error.message);
           let exception = v8::Exception::syntax_error(scope, message);
           scope.throw_exception(exception);
           return None;
@@ -473,8 +474,8 @@ fn compile_source<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, 
       }
     }
     _ => {
-      let export = ops::new_string(scope, "default");
-      let resource = ops::new_string(scope, &resource_name);
+      let export = values::new_string(scope, "default");
+      let resource = values::new_string(scope, &resource_name);
       v8::Module::create_synthetic_module(scope, resource, &[export], evaluate_synthetic)
     }
   };
@@ -611,10 +612,10 @@ pub(crate) extern "C" fn init_import_meta(context: v8::Local<v8::Context>, modul
   if new_registry {
     return module_urls::fill_import_meta(scope, meta, &url, main);
   }
-  let url_key = ops::new_string(scope, "url");
-  let url = ops::new_string(scope, &url);
+  let url_key = values::new_string(scope, "url");
+  let url = values::new_string(scope, &url);
   meta.create_data_property(scope, url_key.into(), url.into());
-  let main_key = ops::new_string(scope, "main");
+  let main_key = values::new_string(scope, "main");
   let main = v8::Boolean::new(scope, main);
   meta.create_data_property(scope, main_key.into(), main.into());
 }
@@ -656,7 +657,7 @@ fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
     return None;
   }
   let loader = v8::Local::new(scope, registry.borrow().node_loader.as_ref()?);
-  let arg = ops::new_string(scope, name).into();
+  let arg = values::new_string(scope, name).into();
   let exports = call_loader(scope, loader, &[arg]).and_then(|v| v8::Local::<v8::Object>::try_from(v).ok())?;
   exports_module(scope, registry, key, exports.into())
 }
@@ -680,7 +681,7 @@ fn resolve_cloudflare<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryR
     return Some(v8::Local::new(scope, module));
   }
   let loader = v8::Local::new(scope, registry.borrow().cloudflare_loader.as_ref()?);
-  let arg = ops::new_string(scope, name).into();
+  let arg = values::new_string(scope, name).into();
   let exports = call_loader(scope, loader, &[arg])?;
   exports_module(scope, registry, specifier.to_owned(), exports)
 }
@@ -691,8 +692,8 @@ fn resolve_commonjs<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef
   let loader = v8::Local::new(scope, registry.borrow().commonjs_loader.as_ref()?);
   let (node_enabled, trusted) = (registry.borrow().node_enabled(), registry.borrow().is_trusted(name));
   // A trusted host module's require() reaches every node: module ("trusted", 96_commonjs.js).
-  let flag: v8::Local<v8::Value> = if trusted { ops::new_string(scope, "trusted").into() } else { v8::Boolean::new(scope, node_enabled).into() };
-  let args = [ops::new_string(scope, name).into(), flag];
+  let flag: v8::Local<v8::Value> = if trusted { values::new_string(scope, "trusted").into() } else { v8::Boolean::new(scope, node_enabled).into() };
+  let args = [values::new_string(scope, name).into(), flag];
   let exports = call_loader(scope, loader, &args)?;
   exports_module(scope, registry, name.to_owned(), exports)
 }
@@ -700,17 +701,17 @@ fn resolve_commonjs<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef
 /// A synthetic module over an exports value: `default` is the value, and each own enumerable
 /// property of an object is a named export too.
 fn exports_module<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, key: String, exports: v8::Local<'a, v8::Value>) -> Option<v8::Local<'a, v8::Module>> {
-  let mut names = vec![ops::new_string(scope, "default")];
+  let mut names = vec![values::new_string(scope, "default")];
   if let Ok(object) = v8::Local::<v8::Object>::try_from(exports) {
     let keys = object.get_own_property_names(scope, v8::GetPropertyNamesArgs::default())?;
     for i in 0..keys.length() {
       let key = keys.get_index(scope, i)?.to_rust_string_lossy(scope);
       if key != "default" {
-        names.push(ops::new_string(scope, &key));
+        names.push(values::new_string(scope, &key));
       }
     }
   }
-  let resource = ops::new_string(scope, &key);
+  let resource = values::new_string(scope, &key);
   let module = v8::Module::create_synthetic_module(scope, resource, &names, evaluate_node);
   let mut registry = registry.borrow_mut();
   registry.node_exports.insert(module.get_identity_hash().get(), v8::Global::new(scope, exports));
@@ -725,7 +726,7 @@ fn evaluate_node<'a>(context: v8::Local<'a, v8::Context>, module: v8::Local<'a, 
   v8::callback_scope!(unsafe let scope, context);
   let registry = scope.get_slot::<RegistryRef>()?.clone();
   let exports = v8::Local::new(scope, registry.borrow().node_exports.get(&module.get_identity_hash().get())?);
-  let default = ops::new_string(scope, "default");
+  let default = values::new_string(scope, "default");
   module.set_synthetic_module_export(scope, default, exports)?;
   let Ok(exports) = v8::Local::<v8::Object>::try_from(exports) else {
     return Some(v8::undefined(scope).into());
@@ -771,16 +772,16 @@ fn evaluate_synthetic<'a>(context: v8::Local<'a, v8::Context>, module: v8::Local
         }
       }
     }
-    ModuleKind::Text => ops::new_string(scope, &String::from_utf8_lossy(&source.content)).into(),
-    ModuleKind::Data => ops::uint8_array(scope, source.content.to_vec()).buffer(scope)?.into(),
+    ModuleKind::Text => values::new_string(scope, &String::from_utf8_lossy(&source.content)).into(),
+    ModuleKind::Data => values::uint8_array(scope, source.content.to_vec()).buffer(scope)?.into(),
     ModuleKind::Json => {
-      let text = ops::new_string(scope, &String::from_utf8_lossy(&source.content));
+      let text = values::new_string(scope, &String::from_utf8_lossy(&source.content));
       v8::json::parse(scope, text)?
     }
     // These are compiled or evaluated elsewhere, never as this kind of synthetic module.
     ModuleKind::EsModule | ModuleKind::CommonJs => return None,
   };
-  let export = ops::new_string(scope, "default");
+  let export = values::new_string(scope, "default");
   module.set_synthetic_module_export(scope, export, value)?;
   Some(v8::undefined(scope).into())
 }
