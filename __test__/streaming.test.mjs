@@ -46,6 +46,40 @@ test("response bodies reach Node chunk by chunk, while the worker is still produ
   assert.equal(rest.join(""), "second");
 });
 
+test("a returned body is first read in the microtask turn workerd reads it in (a streaming render's first chunk holds what finished by then)", async (t) => {
+  // Each path logs the microtasks m1…m8 queued before the handler returned, and "pull" when the
+  // body is first read. The expected lines are what the workerd binary of the Miniflare
+  // devDependency answered for the same script (compatibility date 2025-09-01).
+  const worker = await useWorker(t, {
+    script: `export default { fetch(request) {
+      const log = [];
+      const stream = new ReadableStream({ pull(c) { log.push("pull"); c.enqueue(new TextEncoder().encode(log.join(","))); c.close(); } }, { highWaterMark: 0 });
+      let p = Promise.resolve();
+      for (let i = 1; i <= 8; i++) p = p.then(() => log.push("m" + i));
+      switch (new URL(request.url).pathname) {
+        case "/async": return (async () => { await null; return new Response(stream); })();
+        case "/async0": return (async () => new Response(stream))();
+        case "/async2": return (async () => { await null; await null; return new Response(stream); })();
+        case "/thenable": return { then(resolve) { log.push("then"); resolve(new Response(stream)); } };
+        case "/resolved": return Promise.resolve(new Response(stream));
+        default: return new Response(stream);
+      }
+    } };`,
+  });
+  const seen = {};
+  for (const path of ["/", "/async", "/async0", "/async2", "/thenable", "/resolved"]) {
+    seen[path] = await (await dispatch(worker, new Request(`http://x${path}`))).text();
+  }
+  assert.deepEqual(seen, {
+    "/": "m1,pull",
+    "/async": "m1,m2,m3,pull",
+    "/async0": "m1,m2,pull",
+    "/async2": "m1,m2,m3,m4,pull",
+    "/thenable": "m1,then,m2,m3,pull",
+    "/resolved": "m1,m2,pull",
+  });
+});
+
 test("a slow reader in Node slows the worker's stream (backpressure)", async (t) => {
   const worker = await useWorker(t, {
     script: `let produced = 0;

@@ -459,7 +459,12 @@ internals.dispatchFetch = function dispatchFetch(id, method, url, flatHeaders, b
     fail(id, error, work);
     return;
   }
-  Promise.resolve(result).then(
+  // The response is taken in the microtask turn workerd takes it in (probed against workerd): a
+  // Response returned as such, in the next turn; a promise (or thenable), one turn after it
+  // settles, as workerd converts the promise before its continuation runs. The body's first
+  // read follows at once, so what a streaming render finished by then is in the first chunk.
+  const settled = result instanceof Promise || isCustomThenable(result) ? Promise.resolve(result).then((value) => value) : Promise.resolve(result);
+  settled.then(
     (response) => respond(id, response, work, flatHeaders).catch((error) => fail(id, error, work)),
     (error) => fail(id, error, work),
   );
