@@ -400,7 +400,7 @@ fn vendored(out: &mut String) {
 }
 
 /// `WORKERBOX_RUNTIME_SOURCES`: a hash of the Rust sources under `src/runtime/`, part of the
-/// startup snapshot's cache key (src/runtime/snapshot.rs). What the snapshot holds depends on
+/// startup snapshot's cache key (src/runtime/isolate/snapshot.rs). What the snapshot holds depends on
 /// that code too (how the bootstrap is compiled and run), not only on the JS sources and the
 /// package version, so a build that changes it must not reuse a snapshot saved by another.
 fn runtime_sources_id() {

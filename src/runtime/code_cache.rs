@@ -16,7 +16,7 @@
 //! too, shared by `script.rs` (the user's script) and `modules.rs` (modules and wrappers).
 //!
 //! V8 ties cached data to the snapshot the isolate came from, so disk entries serve later
-//! processes because the startup snapshot is kept in the same directory (see `snapshot.rs`).
+//! processes because the startup snapshot is kept in the same directory (see `isolate/snapshot.rs`).
 
 use super::errors::describe_compile_error;
 use super::types::JsErrorInfo;

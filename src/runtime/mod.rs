@@ -24,7 +24,6 @@ mod rewriter;
 mod scheduler;
 mod script;
 mod code_cache;
-mod snapshot;
 mod sockets;
 mod sources;
 pub mod store;
@@ -38,7 +37,7 @@ mod worker;
 
 pub use code_cache::{stats as code_cache_stats, CodeCacheStats};
 pub use isolate::ReadyCallback;
-pub use snapshot::prewarm;
+pub use isolate::prewarm;
 pub use messages::{DispatchReply, ScheduledReply, SettledReply};
 pub use queue::{QueueEvent, QueueOutcome, QueueReply};
 pub use rpc::{RpcEvent, RpcOutcome, RpcReply};

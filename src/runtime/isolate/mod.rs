@@ -17,7 +17,6 @@ use super::platform;
 use super::scheduler::{Answerers, Scheduler};
 use super::store::Clock;
 use super::script;
-use super::snapshot;
 use super::types::{Body, HostCall, BODY_BINDING, Isolation, JsErrorInfo, Limits, LogLevel, LogSink, RequestData, ScheduledEvent, ScriptFormat, WorkerError};
 use super::options::WorkerOptions;
 use std::collections::VecDeque;
@@ -34,6 +33,7 @@ mod boot;
 mod contexts;
 mod limits;
 mod pump;
+mod snapshot;
 
 use boot::*;
 pub(crate) use boot::{call_internal, install_runtime, latin1, EAGER_FILES, INTERNAL_SCRIPT_PREFIX};
@@ -41,6 +41,7 @@ use contexts::*;
 pub(crate) use contexts::ContextHolds;
 use limits::*;
 use pump::*;
+pub use snapshot::prewarm;
 
 use super::sources::{BOOTSTRAP_FILES, STREAMS_PONYFILL};
 #[cfg(test)]

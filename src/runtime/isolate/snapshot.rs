@@ -21,10 +21,10 @@
 //! addon loads, a thread of its own starts V8 and reads and checks the per-user file
 //! ([`prewarm`], [`preload`]), so the first worker does not wait for the disk.
 
-use super::code_cache::{hex, write_atomically, KeyHash};
-use super::isolate::{call_internal, install_runtime, EAGER_FILES};
-use super::sources::{BOOTSTRAP_FILES, STREAMS_PONYFILL};
-use super::ops;
+use super::{call_internal, install_runtime, EAGER_FILES};
+use crate::runtime::code_cache::{hex, write_atomically, KeyHash};
+use crate::runtime::ops;
+use crate::runtime::sources::{BOOTSTRAP_FILES, STREAMS_PONYFILL};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -47,7 +47,7 @@ static PRELOADED: OnceLock<(PathBuf, Option<&'static [u8]>)> = OnceLock::new();
 /// waits for the initialisation it needs, as it would have done it itself.
 pub fn prewarm() {
   let _ = std::thread::Builder::new().name("wb-prewarm".into()).spawn(|| {
-    super::platform::init_v8();
+    crate::runtime::platform::init_v8();
     preload();
   });
 }
@@ -167,7 +167,7 @@ fn snapshot_key() -> &'static str {
     hash
       .part(v8::V8::get_version().as_bytes())
       .part(&v8::script_compiler::cached_data_version_tag().to_le_bytes())
-      .part(super::platform::V8_FLAGS.as_bytes())
+      .part(crate::runtime::platform::V8_FLAGS.as_bytes())
       .part(env!("CARGO_PKG_VERSION").as_bytes());
     for name in ops::names() {
       hash.part(name.as_bytes());
