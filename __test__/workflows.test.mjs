@@ -525,3 +525,31 @@ test("wrangler config: workflows entries are checked; a class in another worker 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a sleep, a retry delay and a step longer than limits.bindingMs: each step call is asked again until done, the run completes", { timeout: 30_000 }, async (t) => {
+  const wf = workflow({ className: "Slow" });
+  t.after(() => wf.close());
+  const worker = await useWorker(t, {
+    limits: { bindingMs: 200 },
+    bindings: { SLOW: wf },
+    script: script(
+      `export class Slow extends WorkflowEntrypoint {
+        async run(event, step) {
+          await step.sleep("nap", 700);
+          const slow = await step.do("slow", async () => { await scheduler.wait(700); return "slow done"; });
+          const flaky = await step.do("flaky", { retries: { limit: 1, delay: 700, backoff: "constant" } }, async (ctx) => {
+            if (ctx.attempt === 1) throw new Error("first attempt fails");
+            return ctx.attempt;
+          });
+          return { slow, flaky };
+        }
+      }`,
+      `await env.SLOW.create({ id: "s1" }); return "made";`,
+    ),
+  });
+  assert.equal(await call(worker), "made");
+  const started = Date.now();
+  const { status, output, error } = await wf.waitForStatus("s1", ["complete", "errored"], { timeoutMs: 20_000 });
+  assert.deepEqual({ status, output, error }, { status: "complete", output: { slow: "slow done", flaky: 2 }, error: undefined });
+  assert.ok(Date.now() - started >= 1500, "the waits were real");
+});

@@ -419,7 +419,7 @@ async function createWorker(options) {
   workerLogs.set(worker, log);
   for (const [name, definition] of Object.entries(definitions)) {
     if (definition instanceof queues.Queue) definition._bound(worker, name);
-    else if (definition instanceof workflows.Workflow) definition._bound(worker, name);
+    else if (definition instanceof workflows.Workflow) definition._bound(worker, name, limits?.bindingMs ?? 30_000);
   }
   // Alarms stored on disk by an earlier run are scheduled again.
   await durable.workerCreated(worker, definitions).catch((error) => log("error", `workerbox: the Durable Object alarms stored on disk could not be scheduled again: ${error?.stack ?? error}`));

@@ -47,6 +47,7 @@ class Workflow extends Binding {
   #engine = null;
   #bound = [];
   #names = new WeakMap();
+  #bindingMs = new WeakMap();
 
   constructor(options) {
     super("workflow", null);
@@ -68,11 +69,12 @@ class Workflow extends Binding {
 
   // ---- Binding plumbing (called by lib/api.js and lib/bindings.js) -----------------------------
 
-  /** A worker was created with this binding under `name`. */
-  _bound(worker, name) {
+  /** A worker was created with this binding under `name` (its limits.bindingMs bounds each step call's wait). */
+  _bound(worker, name, bindingMs = 30_000) {
     this.workflowName ??= name;
     this.#bound.push(worker);
     this.#names.set(worker, name);
+    this.#bindingMs.set(worker, bindingMs);
     let set = bindingsOfWorker.get(worker);
     if (set === undefined) bindingsOfWorker.set(worker, (set = new Set()));
     set.add(this);
@@ -90,14 +92,14 @@ class Workflow extends Binding {
     const home = this.#options.worker ?? this.#bound.find((w) => !w.disposed);
     if (home === undefined || home.disposed || !this.#names.has(home)) return;
     this.#engineFor()
-      .setHome(home, this.#names.get(home))
+      .setHome(home, this.#names.get(home), this.#bindingMs.get(home))
       .catch((error) => logTo(home, "error", `workflow "${this.workflowName}": the stored instances could not be resumed: ${error?.stack ?? error}`));
   }
 
   /** A worker's call: `env.WF.create()` & co., or a step of a run (`step.*`). */
   async answer(method, args, bytes) {
     const engine = this.#engineFor();
-    if (method.startsWith("step.")) return engine.stepCall(method, args, bytes);
+    if (method.startsWith("step.")) return engine.leasedStepCall(method, args, bytes);
     switch (method) {
       case "create": {
         let offset = 0;

@@ -34,8 +34,11 @@ class Engine {
   #instances = null;
   #loading = null;
   #listeners = new Set();
-  /** Which worker runs the instances, and its binding name for this workflow. */
+  /** Which worker runs the instances, its binding name for this workflow and its limits.bindingMs. */
   #home = null;
+  /** Step calls still going after their first answer (leasedStepCall), by token. */
+  #leases = new Map();
+  #nextLease = 0;
   clock;
   /** What tests changed in the runs (introspection, mocks.js). */
   mocks = new Mocks();
@@ -107,8 +110,8 @@ class Engine {
   // ---- Workers ------------------------------------------------------------------------------
 
   /** Worker `worker` runs the instances (its binding for this workflow is `name`): start those that were left running. */
-  async setHome(worker, name) {
-    this.#home = { worker, name };
+  async setHome(worker, name, bindingMs = 30_000) {
+    this.#home = { worker, name, bindingMs };
     for (const inst of (await this.#all()).values()) {
       if (!inst.active && !inst.paused && RESUMABLE.has(inst.status)) this.#start(inst);
     }
@@ -125,6 +128,7 @@ class Engine {
 
   /** Ends the current run: its pending calls fail and its later calls are refused. */
   #stop(inst) {
+    for (const [token, entry] of this.#leases) if (entry.instance === inst.id) this.#leases.delete(token);
     inst.gen++;
     inst.active = false;
     inst.held = 0;
@@ -231,6 +235,39 @@ class Engine {
   }
 
   // ---- Step calls from a run ---------------------------------------------------------------
+
+  /**
+   * A step call answered within half the home worker's limits.bindingMs (a sleep, an event wait,
+   * a retry delay, a pause or a step's timeout may last far longer): if it is not done by then,
+   * the answer is `{ pending: token }` and the run asks again with "step.poll" until it is.
+   */
+  async leasedStepCall(method, args, bytes) {
+    let entry;
+    if (method === "step.poll") {
+      entry = this.#leases.get(args.token);
+      if (entry === undefined) throw new Stale();
+    } else {
+      entry = { token: ++this.#nextLease, instance: args.instance, promise: this.stepCall(method, args, bytes) };
+      entry.promise.catch(() => {});
+    }
+    const bindingMs = this.#home?.bindingMs ?? 30_000;
+    let timer;
+    const lapse = bindingMs === 0 ? new Promise(() => {}) : new Promise((resolve) => (timer = setTimeout(resolve, Math.max(1, Math.floor(bindingMs / 2)), null)));
+    try {
+      const done = await Promise.race([entry.promise.then((answer) => ({ answer })), lapse]);
+      if (done !== null) {
+        this.#leases.delete(entry.token);
+        return done.answer;
+      }
+    } catch (error) {
+      this.#leases.delete(entry.token);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    this.#leases.set(entry.token, entry);
+    return { json: JSON.stringify({ pending: entry.token }) };
+  }
 
   /** A call of run `gen` of instance `id`; throws if that run is over. */
   async #current(args) {

@@ -189,8 +189,11 @@ class WorkflowStep {
     this.#run = run;
   }
 
-  #call(method, args, bytes = null) {
-    return internals.hostCall(this.#binding, method, { ...this.#run, ...args }, bytes);
+  /** A step call; one that waits longer than the host answers within is asked for again ("step.poll"). */
+  async #call(method, args, bytes = null) {
+    let answer = await internals.hostCall(this.#binding, method, { ...this.#run, ...args }, bytes);
+    while (answer[0].pending !== undefined) answer = await internals.hostCall(this.#binding, "step.poll", { ...this.#run, token: answer[0].pending });
+    return answer;
   }
 
   /** The step's cache key: its kind, name and how many steps of that kind and name came before. */
