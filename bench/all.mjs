@@ -36,7 +36,7 @@ for (const arg of process.argv.slice(2)) {
 }
 
 // Every bench takes --quick; none needs more flags here (streaming's --quick is 20 MB, not 100).
-const BENCHES = ["dispatch", "first-create", "kv", "d1", "durable", "websocket", "workers", "htmlrewriter", "streaming", "eventloop", "queues", "starters", "vitest"];
+const BENCHES = ["dispatch", "first-create", "kv", "d1", "durable", "websocket", "workers", "htmlrewriter", "streaming", "eventloop", "queues", "starters", "vitest", "sockets"];
 const selected = process.argv.find((a) => a.startsWith("--bench="))?.slice("--bench=".length).split(",") ?? BENCHES;
 for (const name of selected) if (!BENCHES.includes(name)) throw new Error(`bench/all.mjs: no bench named ${name} (have ${BENCHES.join(", ")})`);
 const TIMEOUT_MS = (quick ? 10 : 60) * 60_000; // per bench
@@ -165,6 +165,8 @@ const ROWS = [
   { bench: "vitest", label: "Vitest, examples/vitest: start-up per test file, p50 (ms)", wb: (e) => e.vitest.perFileStartMs.p50, target: "fileStart" },
   { bench: "vitest", label: "Vitest, examples/vitest-hono (1 file): whole run (ms, median; Miniflare: @cloudflare/vitest-pool-workers)", wb: (e) => e["vitest-hono"].wallMs, mf: (e) => e["vitest-hono"].wallMs, better: "lower", other: "cloudflare", target: "suiteWall" },
   { bench: "vitest", label: "Vitest, examples/vitest-hono: peak RSS of the process tree (MB; Miniflare: @cloudflare/vitest-pool-workers)", wb: (e) => e["vitest-hono"].peakRssMb, mf: (e) => e["vitest-hono"].peakRssMb, better: "lower", other: "cloudflare", target: "suiteRss" },
+  { bench: "sockets", label: "pg SELECT 1 round trip, p50 (µs; peer: the same pg in Node, same server)", wb: (e) => e.selectOne.p50, mf: (e) => e.selectOne.p50, better: "lower", other: "node" },
+  { bench: "sockets", label: "pg SELECT 1 round trip, p99 (µs; peer: the same pg in Node, same server)", wb: (e) => e.selectOne.p99, mf: (e) => e.selectOne.p99, better: "lower", other: "node" },
 ];
 const kb = (r) => Math.round(r.workerbox?.createColdMs?.scriptKb ?? r.miniflare?.createBigMs?.scriptKb ?? NaN);
 
