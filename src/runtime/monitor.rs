@@ -42,7 +42,7 @@ pub(crate) struct Monitor {
   /// CPU the current turn may use (what its request has left), in ns; `u64::MAX`: no limit.
   turn_budget_ns: AtomicU64,
   /// When the current turn passes the wall-clock limit of an event whose deadline the
-  /// scheduler has not been given (see `IsolateState::arm_deadlines`), as [`since_base`] + 1;
+  /// scheduler has not been given (see `ops::IsolateState::arm_deadlines`), as [`since_base`] + 1;
   /// 0: none.
   turn_wall_deadline: AtomicU64,
   /// Whether the watchdog has a check scheduled (so the isolate asks for one only when idle).

@@ -4,26 +4,6 @@
 
 use super::*;
 
-/// Work a request's context still has under way after its response went out: `waitUntil`
-/// promises and response bodies being written to the host. Kept in the context's slot, where
-/// the ops find it; in per-request mode the context is retired once both are zero.
-#[derive(Default)]
-pub(crate) struct ContextHolds {
-  pub waits: Cell<u32>,
-  pub pumps: Cell<u32>,
-  /// `internals.promiseRejection(type, promise, reason)`: dispatches the context's
-  /// `unhandledrejection` / `rejectionhandled` event; returns whether to log the rejection.
-  pub rejection_hook: RefCell<Option<v8::Global<v8::Function>>>,
-  /// `internals.formatStack(error, callSites)`: the context's error stacks (see `boot.rs`).
-  pub stack_formatter: RefCell<Option<v8::Global<v8::Function>>>,
-}
-
-impl ContextHolds {
-  pub(super) fn idle(&self) -> bool {
-    self.waits.get() == 0 && self.pumps.get() == 0
-  }
-}
-
 /// One context with the user's script loaded, and the JS entry points the pump calls.
 pub(super) struct Ctx {
   pub(super) context: v8::Global<v8::Context>,

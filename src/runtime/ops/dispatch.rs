@@ -5,7 +5,7 @@
 //! context still has under way (`ContextHolds`), which per-request mode waits for.
 
 use super::{arg_string, read_string_array, state, view_bytes, OpFn};
-use crate::runtime::isolate::{ContextHolds, Pending};
+use super::{ContextHolds, Pending};
 use crate::runtime::types::{Body, JsErrorInfo, ResponseData, ScheduledOutcome, WorkerError};
 use v8::MapFnTo;
 

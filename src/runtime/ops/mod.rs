@@ -19,12 +19,13 @@ mod queue;
 mod rpc;
 mod durable;
 mod random;
+mod state;
 mod timers;
 mod url;
 mod urlpattern;
 pub(crate) mod wasm;
 
-use super::isolate::StateRef;
+pub(crate) use state::{ContextHolds, IsolateState, Pending, StateRef, Timer};
 pub(crate) use super::values::{arg_string, new_string, read_string_array, string_array, throw_type_error, uint8_array, uint8_array_from, view_bytes};
 use std::sync::OnceLock;
 

@@ -2,7 +2,7 @@
 //! `src/js/89_queue.js`) hands the handler's decisions back to the host waiting on the event.
 
 use super::{arg_string, state, OpFn};
-use crate::runtime::isolate::Pending;
+use super::Pending;
 use crate::runtime::queue::{QueueEvent, QueueOutcome};
 use crate::runtime::types::{JsErrorInfo, WorkerError};
 use v8::MapFnTo;

@@ -3,7 +3,7 @@
 //! the event.
 
 use super::{arg_string, state, view_bytes, OpFn};
-use crate::runtime::isolate::Pending;
+use super::Pending;
 use crate::runtime::rpc::{RpcEvent, RpcOutcome};
 use crate::runtime::types::{JsErrorInfo, WorkerError};
 use v8::MapFnTo;

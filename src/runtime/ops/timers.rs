@@ -3,7 +3,7 @@
 
 use super::{state, OpFn};
 use v8::MapFnTo;
-use crate::runtime::isolate::Timer;
+use super::Timer;
 use crate::runtime::messages::SchedulerMessage;
 use std::time::Duration;
 
