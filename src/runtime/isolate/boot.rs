@@ -13,6 +13,13 @@ pub(super) fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> (v
     // V8's limit aborts the process with no callback (see `limits::HARD_LIMIT_EXTRA`); the
     // worker's limit is enforced after each full GC instead (`limits::after_full_gc`).
     .heap_limits(0, bytes + HARD_LIMIT_EXTRA)
+    // V8's first full GC comes when the old generation reaches this size (by default a quarter
+    // of that limit, 256 MB or more). Memory a built-in allocates straight into the old
+    // generation (a dictionary array's table growing) triggers no young-generation GC either,
+    // so the worker's limit (checked after each full GC) was only seen near there:
+    // `new Array(1e9).fill(0)` under memoryMb 64 grew the host by about 580 MB before it was
+    // stopped. From `memoryMb` on, the first full GC finds the heap over the limit.
+    .set_initial_old_generation_size_in_bytes(bytes)
     .array_buffer_allocator(buffers.make_shared());
   if let Some(blob) = snapshot::startup_snapshot(options.code_cache_dir.as_deref().filter(|_| options.code_cache)) {
     params = params.snapshot_blob(v8::StartupData::from(blob)).external_references(ops::external_references());

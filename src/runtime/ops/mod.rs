@@ -12,6 +12,7 @@ mod dispatch;
 mod encoding;
 mod icu_decoder;
 mod host;
+mod heap;
 mod html_rewriter;
 mod node;
 mod node_crypto;
@@ -56,6 +57,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     encoding::register(&mut install);
     icu_decoder::register(&mut install);
     host::register(&mut install);
+    heap::register(&mut install);
     html_rewriter::register(&mut install);
     node::register(&mut install);
     node_crypto::register(&mut install);

@@ -1,0 +1,24 @@
+//! `ops.heapCheck()`: lets a long loop of the runtime's own JS (src/js/03_long_builtins.js) see
+//! the worker's heap limit while it runs.
+//!
+//! The limit is checked after each full GC (`isolate::limits::after_full_gc`). A built-in that
+//! grows a table in the old generation (a dictionary array's) triggers no young-generation GC,
+//! and the incremental marking V8 starts at its allocation limit advances only as the loop
+//! allocates, so the full GC that would stop the worker could come hundreds of megabytes late.
+//! This op, called between steps, runs that GC at once when the heap is over `memoryMb`.
+
+use super::{state, OpFn};
+use v8::MapFnTo;
+
+pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
+  install("heapCheck", op_heap_check.map_fn_to());
+}
+
+/// `ops.heapCheck()`: a full GC now if the heap is over the worker's limit (its epilogue stops
+/// the worker if it still is; the caller's next loop iteration then ends).
+fn op_heap_check<'s>(scope: &mut v8::PinScope<'s, '_>, _args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let monitor = state(scope).borrow().monitor.clone();
+  if scope.get_heap_statistics().used_heap_size() > monitor.heap_soft_limit() {
+    scope.memory_pressure_notification(v8::MemoryPressureLevel::Critical);
+  }
+}
