@@ -6,7 +6,7 @@
 // memory-bombs.test.mjs).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { attackInChild, expectMemoryLimitInChild } from "./helpers.mjs";
+import { attackInChild, evalInWorker, expectMemoryLimitInChild } from "./helpers.mjs";
 
 // Each of these aborted Node with V8's fatal "out of memory" before the heap-limit headroom grew
 // for builtins that never check for termination (src/runtime/isolate/limits.rs).
@@ -105,4 +105,60 @@ describe("invalid-size bombs", { concurrency: 2 }, () => {
       ["a", "c"],
     ]);
   });
+});
+
+// The long Array.prototype.fill and Array.from of an array-like run in steps a limit can stop
+// (src/js/03_long_builtins.js); limits-under-load.test.mjs has the bombs. Results, argument
+// conversions and reads happen as the built-ins' do.
+test("a long fill and Array.from of a long array-like give the built-ins' results, in the same order of steps", { timeout: 60_000 }, async (t) => {
+  const result = await evalInWorker(t, `
+    const N = 2 ** 20 + 5;
+    const log = [];
+    const message = (f) => { try { f(); return "no error"; } catch (e) { return e.name + ": " + e.message; } };
+    const a = new Array(N);
+    const same = a.fill(7, { valueOf() { log.push("start"); return -10; } }, { valueOf() { log.push("end"); return -2; } }) === a;
+    const filled = [a[N - 11], a[N - 10], a[N - 3], a[N - 2]].map(String).concat(Object.keys(a).length);
+    const b = Array.prototype.fill.call(new Array(N), "x");
+    const from = Array.from({ length: N, 3: "three", get 4() { log.push("get 4"); return "four"; } });
+    return {
+      same, filled, log,
+      everyX: b.length === N && b.every((v) => v === "x"),
+      from: [from.length, from[3], from[4], 0 in from, String(from[N - 1]), Object.keys(from).length === N],
+      bigint: [message(() => new Array(N).fill(0, 1n)) === message(() => new Array(5).fill(0, 1n)), message(() => new Array(N).fill(0, 1n)).startsWith("TypeError")],
+      proxy: new Proxy(new Array(N), {}).fill(1, N - 1)[N - 1],
+      tooLong: message(() => Array.from({ length: 2 ** 32 })),
+      names: [Array.prototype.fill.name, Array.prototype.fill.length, String(Array.prototype.fill), Array.from.name, Array.from.length, String(Array.from)],
+    };`);
+  assert.deepEqual(result, {
+    same: true,
+    filled: ["undefined", "7", "7", "undefined", 8],
+    log: ["start", "end", "get 4"],
+    everyX: true,
+    from: [2 ** 20 + 5, "three", "four", true, "undefined", true],
+    bigint: [true, true],
+    proxy: 1,
+    tooLong: "RangeError: Invalid array length",
+    names: ["fill", 1, "function fill() { [native code] }", "from", 1, "function from() { [native code] }"],
+  });
+});
+
+// JSON.parse keeps a frame per open bracket outside the heap: a text nested deeper than
+// memoryMb × 8192 levels is refused before V8 parses it (src/js/02_huge_strings.js).
+test("JSON.parse refuses nesting deeper than memoryMb × 8192 levels, and parses deep text under it and brackets inside strings", { timeout: 60_000 }, async (t) => {
+  const body = `
+    const message = (f) => { try { const v = f(); return Array.isArray(v) ? "array" : typeof v + " " + v.length; } catch (e) { return e.name + ": " + e.message; } };
+    return [
+      message(() => JSON.parse("[".repeat(2e6))),
+      message(() => JSON.parse("[".repeat(6e5) + "]".repeat(6e5))),
+      message(() => JSON.parse(JSON.stringify("[{".repeat(2e6)))),
+      message(() => JSON.parse('{"a":'.repeat(2e6))),
+    ];`;
+  const at128 = await evalInWorker(t, body);
+  assert.match(at128[0], /^RangeError: JSON\.parse\(\): the text nests arrays and objects more than 1048576 levels deep/);
+  assert.equal(at128[1], "array");
+  assert.equal(at128[2], "string 4000000");
+  assert.match(at128[3], /^RangeError: JSON\.parse\(\): the text nests arrays and objects more than 1048576 levels deep/);
+  const at64 = await evalInWorker(t, body, { limits: { memoryMb: 64 } });
+  assert.match(at64[1], /^RangeError: JSON\.parse\(\): the text nests arrays and objects more than 524288 levels deep/);
+  assert.equal(at64[2], "string 4000000");
 });

@@ -279,10 +279,68 @@ function regexpReplaceLong(rx, text, replaceValue) {
 
 // JSON.parse: an array needs two characters an element ("0,"), so only a text of twice the
 // maximum can make one too long.
+//
+// Nesting is the other way JSON.parse grows the host: V8's parser keeps a frame per open `[` or
+// `{` in a C++ vector, outside the heap and its limits (about 40 bytes each, 80 while the vector
+// doubles): `JSON.parse('['.repeat(1e7))` grew the host by 660 MB under memoryMb 128 before it
+// threw its SyntaxError, and no heap limit or near-heap-limit callback sees that memory. So a
+// text that nests deeper than JSON_LEVELS_PER_MB × memoryMb levels (a million at the default
+// 128 MB: about 85 MB of frames) is refused with a RangeError before V8 parses it. Only a text
+// with that many `[`/`{` characters in all is scanned (counted with indexOf, a few ms for 7 MB;
+// the full scan, which skips string contents, about a third of the parse's time).
+const JSON_LEVELS_PER_MB = 8192;
+let maxJsonDepth = Infinity;
+
+/** Sets the nesting JSON.parse accepts from the worker's memoryMb (per context, prepareContext). */
+internals.limitJsonNesting = (memoryMb) => {
+  maxJsonDepth = memoryMb > 0 ? memoryMb * JSON_LEVELS_PER_MB : Infinity;
+};
+
+/** Whether `text` has more than `limit` `[` and `{` characters in all (strings included). */
+function manyOpeners(text, limit) {
+  let count = 0;
+  for (const opener of ["[", "{"]) {
+    for (let at = text.indexOf(opener); at !== -1; at = text.indexOf(opener, at + 1)) {
+      if (++count > limit) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether JSON `text` opens more than `limit` arrays or objects inside each other. */
+function nestsDeeper(text, limit) {
+  if (text.length <= limit || !manyOpeners(text, limit)) return false;
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // A string: its brackets do not count; skip to the closing quote (past escapes).
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 91 || c === 123) {
+      if (++depth > limit) return true;
+    } else if (c === 93 || c === 125) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 guard(JSON, "parse", (parse) => ({
   parse(text, reviver) {
     const source = `${text}`;
     if (source.length >= 2 * MAX_ELEMENTS) throw tooLong("JSON.parse()", source.length, wrapperOf.parse);
+    if (nestsDeeper(source, maxJsonDepth)) {
+      const error = new RangeError(
+        `JSON.parse(): the text nests arrays and objects more than ${maxJsonDepth} levels deep; V8 would hold about 80 bytes per level outside the heap, past limits.memoryMb (workerbox refuses it)`,
+      );
+      Error.captureStackTrace(error, wrapperOf.parse);
+      throw error;
+    }
     return Reflect.apply(parse, JSON, arguments.length > 1 ? [source, reviver] : [source]);
   },
 }).parse);

@@ -120,4 +120,5 @@ internals.prepareContext = (function prepareContext(memoryMb, compatJson) {
   internals.compat = JSON.parse(compatJson);
   internals.features = new Set(internals.compat.enabled);
   if (typeof WebAssembly === "object") installWasm(WebAssembly, memoryMb * 16);
+  internals.limitJsonNesting(memoryMb);
 });
