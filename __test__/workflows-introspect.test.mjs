@@ -193,3 +193,26 @@ test("pause and terminate seen through waitForStatus(); a mocked result set twic
   const never = await introspectWorkflowInstance(wf, "never");
   await assert.rejects(never.waitForStatus("complete", { timeoutMs: 200 }), /timed out after 200 ms waiting for instance never to be created/);
 });
+
+test("waitForStepResult() resolves when the step is done, while the run goes on with a slow step", { timeout: 30_000 }, async (t) => {
+  const wf = workflow({ className: "TwoSteps" });
+  t.after(() => wf.close());
+  await useWorker(t, {
+    bindings: { TWO: wf },
+    script: `import { WorkflowEntrypoint } from "cloudflare:workers";
+      export class TwoSteps extends WorkflowEntrypoint {
+        async run(event, step) {
+          await step.do("quick", async () => "quick done");
+          await step.do("slow", async () => { await scheduler.wait(3000); return "slow done"; });
+        }
+      }
+      export default { fetch: () => new Response("") };`,
+  });
+  const instance = await introspectWorkflowInstance(wf, "two");
+  t.after(() => instance.dispose());
+  const started = Date.now();
+  await wf.create({ id: "two" });
+  assert.equal(await instance.waitForStepResult({ name: "quick" }), "quick done");
+  assert.ok(Date.now() - started < 2500, `took ${Date.now() - started} ms`);
+  assert.equal((await (await wf.get("two")).status()).status, "running");
+});

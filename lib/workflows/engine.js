@@ -353,6 +353,7 @@ class Engine {
         if (args.ok) {
           const record = { done: true, hasValue: args.hasValue, value: b64(bytes) };
           inst.steps.set(key, record);
+          this.#changed();
           await this.#store.setStep(inst.id, key, record);
           return { json: "{}" };
         }
