@@ -299,8 +299,12 @@ test('network: "public" refuses loopback sockets before any packet is sent', asy
     connections++;
     socket.destroy();
   }));
-  const result = await inWorker(t, `return await settle(connect("127.0.0.1:${port}").opened);`, { network: "public" });
-  assert.deepEqual(result, { err: `Error: ${CANNOT_CONNECT} (127.0.0.1:${port} is not a public address and the worker's network policy is "public")` });
+  const result = await inWorker(t, `return [await settle(connect("127.0.0.1:${port}").opened), await settle(connect("127.0.0.1:443").opened)];`, { network: "public" });
+  assert.deepEqual(result, [
+    { err: `Error: ${CANNOT_CONNECT} (127.0.0.1:${port} is not a public address and the worker's network policy is "public")` },
+    // Ports 80 and 443 get workerd's hint (as workerd 2026-04-26 printed it for a refused 127.0.0.1:443).
+    { err: `Error: ${CANNOT_CONNECT}. It looks like you might be trying to connect to a HTTP-based service — consider using fetch instead (127.0.0.1:443 is not a public address and the worker's network policy is "public")` },
+  ]);
   assert.equal(connections, 0);
 });
 

@@ -18,6 +18,7 @@ const { WritableStream } = globalThis;
 const kConstruct = Symbol("Socket");
 const WRITABLE_CLOSED = "This WritableStream has been closed.";
 const READABLE_CLOSING = "This ReadableStream belongs to an object that is closing.";
+const CANNOT_CONNECT = "proxy request failed, cannot connect to the specified address";
 /** node:tls's per-socket TLS options under this key of connect()'s options (src/js/node/tls.js). */
 const kNodeTls = Symbol("node:tls options");
 const OTHER_REQUEST =
@@ -348,6 +349,13 @@ const socketConstructor = Object.getOwnPropertyDescriptor(Socket.prototype, "con
 delete Socket.prototype.constructor;
 Object.defineProperty(Socket.prototype, "constructor", socketConstructor);
 
+/** workerd's words after a failed connection to port 80 or 443 (not for a failed TLS handshake). */
+function httpPortHint(error) {
+  const message = String(error?.message);
+  if (!message.startsWith(CANNOT_CONNECT) || message.includes("TLS handshake")) return error;
+  return new Error(`${CANNOT_CONNECT}. It looks like you might be trying to connect to a HTTP-based service — consider using fetch instead${message.slice(CANNOT_CONNECT.length)}`);
+}
+
 function connect(address, options = undefined) {
   const { hostname, port } = parseAddress(address);
   const secureTransport = options?.secureTransport ?? "off";
@@ -364,7 +372,12 @@ function connect(address, options = undefined) {
   const conn = new Connection(id);
   // remoteAddress is the address as asked for, as in workerd; localAddress is the bound one.
   const remoteAddress = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]:${port}` : `${hostname}:${port}`;
-  const opened = pending.then(([json]) => ({ remoteAddress, localAddress: JSON.parse(json).localAddress }));
+  const opened = pending.then(
+    ([json]) => ({ remoteAddress, localAddress: JSON.parse(json).localAddress }),
+    (error) => {
+      throw port === 80 || port === 443 ? httpPortHint(error) : error;
+    },
+  );
   return new Socket(kConstruct, conn, { secureTransport, allowHalfOpen, hostname, opened });
 }
 
