@@ -233,3 +233,53 @@ test("service() validates the entrypoint option", () => {
   assert.throws(() => service({ dispatch() {} }, { entrypoint: 5 }), /options.entrypoint must be the name/);
   assert.throws(() => service(() => new Response(""), { entrypoint: "X" }), /needs a workerbox worker/);
 });
+
+test("new RpcStub(target): calls follow the RPC rules in the isolate (copies, class members only, pipelining, dup, dispose); passed over RPC it crosses as its target", async (t) => {
+  const callee = await useWorker(t, {
+    script: `import { WorkerEntrypoint } from "cloudflare:workers";
+      export default class extends WorkerEntrypoint { async use(counter) { return await counter.add(10); } }`,
+  });
+  const worker = await useWorker(t, {
+    bindings: { CALLEE: service(callee) },
+    script: `import { RpcStub, RpcTarget } from "cloudflare:workers";
+      class Counter extends RpcTarget {
+        constructor(n) { super(); this.n = n; this.disposed = 0; }
+        add(k) { return (this.n += k); }
+        clone() { return new Counter(this.n); }
+        echo(value) { return value; }
+        [Symbol.dispose]() { this.disposed++; }
+      }
+      export default { async fetch(request, env) {
+        const target = new Counter(1);
+        const stub = new RpcStub(target);
+        const out = {};
+        out.pipelined = await stub.clone().add(3);
+        out.added = await stub.add(1);
+        const arg = { list: [1, 2] };
+        const echoed = await stub.echo(arg);
+        out.copied = echoed !== arg && JSON.stringify(echoed) === JSON.stringify(arg);
+        try { await stub.n; out.field = "read"; } catch (e) { out.field = e.message; }
+        out.remote = await env.CALLEE.use(stub);
+        const second = stub.dup();
+        stub[Symbol.dispose]();
+        out.afterFirstDispose = [target.disposed, await second.add(0)];
+        second[Symbol.dispose]();
+        out.afterLastDispose = target.disposed;
+        try { await stub.add(1); } catch (e) { out.disposedCall = e.message; }
+        try { new RpcStub(1); } catch (e) { out.bad = e.message; }
+        return Response.json(out);
+      } };`,
+  });
+  const out = await (await dispatch(worker, "http://localhost/")).json();
+  assert.deepEqual(out, {
+    pipelined: 4,
+    added: 2,
+    copied: true,
+    field: 'The RPC receiver does not implement the method "n".',
+    remote: 12,
+    afterFirstDispose: [0, 12],
+    afterLastDispose: 1,
+    disposedCall: "The RPC stub was disposed, or the worker holding its object is gone.",
+    bad: "Failed to construct 'RpcStub': the value must be an RpcTarget, a function or an RpcStub.",
+  });
+});
