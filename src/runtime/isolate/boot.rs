@@ -304,15 +304,6 @@ pub(super) fn run_bootstrap_file(
   run_wrapped(scope, name, "ops, internals", &strict, &[ops.into(), internals.into()])
 }
 
-/// Bootstrap files compiled whole, so that the startup snapshot (which keeps compiled code)
-/// holds all of their functions: the paths of every request, module load and WebSocket, which
-/// each worker would otherwise compile again on first use.
-pub(crate) const EAGER_FILES: &[&str] = &["75_events.js", "76_websocket.js", "80_timers.js", "84_rpc.js", "85_bindings.js", "90_entry.js", "95_node.js", "96_commonjs.js"];
-
-/// The prefix of every internal script's resource name (the bootstrap files, the streams
-/// implementation); `ops.runtimeFunction` goes by it, as `internals.isInternalScript` does in JS.
-pub(crate) const INTERNAL_SCRIPT_PREFIX: &str = "workerbox:internal/";
-
 /// Runs an internal script as the body of `function (<params>) { … }` called with `args`.
 /// The body starts on the wrapper's first line, so line numbers in stacks match the file.
 pub(super) fn run_wrapped(
@@ -341,33 +332,6 @@ pub(super) fn run_wrapped(
   Ok(())
 }
 
-/// `source` with every character beyond Latin-1 written as a `\u` escape. Each isolate keeps
-/// the source of every bootstrap script in its heap (the startup snapshot carries them), at one
-/// byte a character while all are Latin-1 and at two for the whole script once one is not. The
-/// few such characters in our files (…, —, → in comments and messages) doubled the size of two
-/// thirds of the bootstrap: about 330 KB more in every worker. The lazily compiled files and the
-/// `node:` modules go through it too. Where our files use such characters (comments, string and
-/// template literals; no raw template text, and none right after a backslash: see the test),
-/// the escape stands for the same character.
-pub(crate) fn latin1(source: &str) -> std::borrow::Cow<'_, str> {
-  use std::fmt::Write;
-  if source.chars().all(|c| (c as u32) <= 0xFF) {
-    return std::borrow::Cow::Borrowed(source);
-  }
-  let mut out = String::with_capacity(source.len() + 64);
-  let mut units = [0u16; 2];
-  for c in source.chars() {
-    if (c as u32) <= 0xFF {
-      out.push(c);
-    } else {
-      for unit in c.encode_utf16(&mut units) {
-        let _ = write!(out, "\\u{unit:04X}");
-      }
-    }
-  }
-  std::borrow::Cow::Owned(out)
-}
-
 pub(super) fn internal_function<'s>(
   scope: &mut v8::PinScope<'s, '_>,
   internals: v8::Local<v8::Object>,
@@ -394,58 +358,5 @@ pub(crate) fn call_internal<'s>(
   match result {
     Some(value) => Ok(value),
     None => Err(thrown(tc)),
-  }
-}
-
-/// What the compatibility settings turn on of nodejs_compat: `node:` imports, with
-/// nodejs_compat_v2 also the `Buffer`/`process`/`global` globals, and with nodejs_als alone only
-/// `node:async_hooks`. `enabled` is every feature that is on (lib/compat.js has applied the
-/// implied-after-date rules), for the modules workerd puts behind a flag of their own.
-pub(super) fn nodejs_compat(compat_json: &str) -> NodeCompat {
-  let enabled: Vec<String> = serde_json::from_str::<serde_json::Value>(compat_json)
-    .ok()
-    .and_then(|c| c.get("enabled")?.as_array().map(|e| e.iter().filter_map(|f| f.as_str().map(str::to_owned)).collect()))
-    .unwrap_or_default();
-  let on = |name: &str| enabled.iter().any(|f| f == name);
-  let modules = on("nodejs_compat");
-  let trusted_loader = serde_json::from_str::<serde_json::Value>(compat_json).ok().and_then(|c| c.get("trustLoadedModules")?.as_bool()).unwrap_or(false);
-  NodeCompat { modules, globals: modules && on("nodejs_compat_v2"), als: on("nodejs_als"), enabled, trusted_loader }
-}
-
-/// See [`nodejs_compat`].
-#[derive(Clone, Default)]
-pub(crate) struct NodeCompat {
-  pub modules: bool,
-  pub globals: bool,
-  pub als: bool,
-  pub enabled: Vec<String>,
-  /// The modules the host's loader gives are the host's own code (`trustLoadedModules`, the
-  /// Vitest runner's): they import every `node:` module, whatever the flags; the worker's own
-  /// code still sees only what its flags allow.
-  pub trusted_loader: bool,
-}
-
-#[cfg(test)]
-mod tests {
-  use super::*;
-
-  #[test]
-  fn bootstrap_sources_reach_v8_as_latin1_with_the_same_meaning() {
-    assert_eq!(latin1("a → b"), "a \\u2192 b");
-    assert_eq!(latin1("x 😀"), "x \\uD83D\\uDE00");
-    assert!(matches!(latin1("plain é"), std::borrow::Cow::Borrowed(_)));
-    // Our own files: the bootstrap, the lazily compiled ones and the `node:` modules (the npm
-    // packages those are built on reach V8 as they are).
-    let ours = BOOTSTRAP_FILES.iter().chain(LAZY_FILES).chain(NODE_MODULES).chain([&("web-streams-polyfill.js", STREAMS_PONYFILL)]);
-    for (name, source) in ours {
-      assert!(latin1(source).chars().all(|c| (c as u32) <= 0xFF), "{name}");
-      // An escape after a backslash would read as an escaped backslash and the letters "u…".
-      let chars: Vec<char> = source.chars().collect();
-      for pair in chars.windows(2) {
-        assert!(!(pair[0] == '\\' && (pair[1] as u32) > 0xFF), "{name}: a backslash before {:?}", pair[1]);
-      }
-      // Raw template text keeps escapes as written.
-      assert!(!source.contains("String.raw"), "{name} uses String.raw");
-    }
   }
 }

@@ -36,15 +36,13 @@ mod pump;
 mod snapshot;
 
 use boot::*;
-pub(crate) use boot::{call_internal, install_runtime, latin1, NodeCompat, EAGER_FILES, INTERNAL_SCRIPT_PREFIX};
+pub(crate) use boot::{call_internal, install_runtime};
 use contexts::*;
 use limits::*;
 use pump::*;
 pub use snapshot::prewarm;
 
-use super::sources::{BOOTSTRAP_FILES, STREAMS_PONYFILL};
-#[cfg(test)]
-use super::sources::{LAZY_FILES, NODE_MODULES};
+use super::sources::{latin1, BOOTSTRAP_FILES, EAGER_FILES, INTERNAL_SCRIPT_PREFIX, STREAMS_PONYFILL};
 
 /// Called once when the worker has started (or failed to).
 pub type ReadyCallback = Box<dyn FnOnce(Result<ScriptFormat, WorkerError>) + Send>;
@@ -77,7 +75,7 @@ pub(crate) fn run(startup: Startup) {
   let mut last_id = 0;
   // Hashed once here rather than on every load (per-request mode loads for every request).
   let source_digest = options.code_cache.then(|| code_cache::SourceDigest::new(&options.filename, &options.script));
-  let nodejs_compat = boot::nodejs_compat(&options.compat_json);
+  let nodejs_compat = ops::nodejs_compat(&options.compat_json);
   // The host's inspector commands, taken over by each isolate of this worker in turn.
   let inspector_commands = options.inspector.as_ref().and_then(|channel| channel.take_receiver()).map(Rc::new);
   // Each pass runs one isolate; a limit that stops the script ends the pass and the next one

@@ -21,10 +21,10 @@
 //! addon loads, a thread of its own starts V8 and reads and checks the per-user file
 //! ([`prewarm`], [`preload`]), so the first worker does not wait for the disk.
 
-use super::{call_internal, install_runtime, EAGER_FILES};
+use super::{call_internal, install_runtime};
 use crate::runtime::code_cache::{hex, write_atomically, KeyHash};
 use crate::runtime::ops;
-use crate::runtime::sources::{BOOTSTRAP_FILES, STREAMS_PONYFILL};
+use crate::runtime::sources::{BOOTSTRAP_FILES, EAGER_FILES, STREAMS_PONYFILL};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 

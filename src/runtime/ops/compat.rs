@@ -20,8 +20,8 @@ fn op_lazy_script<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallba
   let Some((_, source)) = crate::runtime::sources::LAZY_FILES.iter().find(|(n, _)| *n == name) else {
     return super::throw_type_error(scope, &format!("no lazy bootstrap file {name:?}"));
   };
-  let resource = format!("{}lazy/{name}.js", crate::runtime::isolate::INTERNAL_SCRIPT_PREFIX);
-  if let Some(factory) = super::node::compile_factory(scope, &resource, "internals, ops", &crate::runtime::isolate::latin1(source)) {
+  let resource = format!("{}lazy/{name}.js", crate::runtime::sources::INTERNAL_SCRIPT_PREFIX);
+  if let Some(factory) = super::node::compile_factory(scope, &resource, "internals, ops", &crate::runtime::sources::latin1(source)) {
     rv.set(factory);
   }
 }
@@ -34,7 +34,7 @@ fn op_runtime_function<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionC
     return rv.set_bool(false);
   };
   let origin = function.get_script_origin(scope);
-  let internal = origin.resource_name().is_some_and(|name| name.to_rust_string_lossy(scope).starts_with(crate::runtime::isolate::INTERNAL_SCRIPT_PREFIX));
+  let internal = origin.resource_name().is_some_and(|name| name.to_rust_string_lossy(scope).starts_with(crate::runtime::sources::INTERNAL_SCRIPT_PREFIX));
   rv.set_bool(internal);
 }
 

@@ -118,7 +118,7 @@ fn op_node_module_factory<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::Functi
   let Some((_, source)) = NODE_MODULES.iter().find(|(n, _)| *n == name) else {
     return throw_type_error(scope, &format!("No such module \"node:{name}\""));
   };
-  if let Some(factory) = compile_factory(scope, &format!("node:{name}"), "exports, require, module, ops, internals", &crate::runtime::isolate::latin1(&format!("\"use strict\"; {source}"))) {
+  if let Some(factory) = compile_factory(scope, &format!("node:{name}"), "exports, require, module, ops, internals", &crate::runtime::sources::latin1(&format!("\"use strict\"; {source}"))) {
     rv.set(factory);
   }
 }

@@ -116,7 +116,7 @@ pub(crate) struct IsolateState {
   /// isolate is replaced once its running requests are done.
   pub tainted: bool,
   /// `node:` imports are on (decided once per worker from its compatibility settings).
-  pub nodejs_compat: crate::runtime::isolate::NodeCompat,
+  pub nodejs_compat: NodeCompat,
   /// What the worker may make the host hold outside the V8 heap (ArrayBuffers, timers).
   pub budget: Arc<allocator::BufferBudget>,
   /// The script's code-cache digest, made once per worker (`None`: code cache off).
@@ -217,4 +217,32 @@ impl ContextHolds {
   pub(crate) fn idle(&self) -> bool {
     self.waits.get() == 0 && self.pumps.get() == 0
   }
+}
+
+/// What the compatibility settings turn on of nodejs_compat: `node:` imports, with
+/// nodejs_compat_v2 also the `Buffer`/`process`/`global` globals, and with nodejs_als alone only
+/// `node:async_hooks`. `enabled` is every feature that is on (lib/compat.js has applied the
+/// implied-after-date rules), for the modules workerd puts behind a flag of their own.
+pub(crate) fn nodejs_compat(compat_json: &str) -> NodeCompat {
+  let enabled: Vec<String> = serde_json::from_str::<serde_json::Value>(compat_json)
+    .ok()
+    .and_then(|c| c.get("enabled")?.as_array().map(|e| e.iter().filter_map(|f| f.as_str().map(str::to_owned)).collect()))
+    .unwrap_or_default();
+  let on = |name: &str| enabled.iter().any(|f| f == name);
+  let modules = on("nodejs_compat");
+  let trusted_loader = serde_json::from_str::<serde_json::Value>(compat_json).ok().and_then(|c| c.get("trustLoadedModules")?.as_bool()).unwrap_or(false);
+  NodeCompat { modules, globals: modules && on("nodejs_compat_v2"), als: on("nodejs_als"), enabled, trusted_loader }
+}
+
+/// See [`nodejs_compat`].
+#[derive(Clone, Default)]
+pub(crate) struct NodeCompat {
+  pub modules: bool,
+  pub globals: bool,
+  pub als: bool,
+  pub enabled: Vec<String>,
+  /// The modules the host's loader gives are the host's own code (`trustLoadedModules`, the
+  /// Vitest runner's): they import every `node:` module, whatever the flags; the worker's own
+  /// code still sees only what its flags allow.
+  pub trusted_loader: bool,
 }
