@@ -39,6 +39,8 @@ class Engine {
   /** Step calls still going after their first answer (leasedStepCall), by token. */
   #leases = new Map();
   #nextLease = 0;
+  /** Whether waits hold Node's event loop open (as the clock's timers do: in memory, real clock). */
+  #holdLoop;
   clock;
   /** What tests changed in the runs (introspection, mocks.js). */
   mocks = new Mocks();
@@ -49,6 +51,7 @@ class Engine {
     this.#store = new WorkflowStore(dir, workflow);
     this.#log = log;
     this.clock = new Clock({ manual: manualClock, hold: dir === undefined && !manualClock });
+    this.#holdLoop = dir === undefined && !manualClock;
   }
 
   /** The instances, loaded from the store on first use. */
@@ -253,6 +256,7 @@ class Engine {
     const bindingMs = this.#home?.bindingMs ?? 30_000;
     let timer;
     const lapse = bindingMs === 0 ? new Promise(() => {}) : new Promise((resolve) => (timer = setTimeout(resolve, Math.max(1, Math.floor(bindingMs / 2)), null)));
+    if (!this.#holdLoop) timer?.unref();
     try {
       const done = await Promise.race([entry.promise.then((answer) => ({ answer })), lapse]);
       if (done !== null) {
