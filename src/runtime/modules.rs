@@ -8,12 +8,12 @@
 //! are URLs instead (`module_urls.rs`).
 
 use super::code_cache;
-use super::ops;
 use super::sources;
 use super::values;
 use super::module_loader;
 use super::module_urls;
-use super::types::{ExtraModule, Host, ModuleKind};
+use super::monitor::Monitor;
+use super::types::{ExtraModule, Host, Limits, ModuleKind};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -35,8 +35,13 @@ pub(crate) struct Registry {
   cloudflare_loader: Option<v8::Global<v8::Function>>,
   /// The exports objects behind synthetic modules (node: and CommonJS), by identity hash.
   node_exports: HashMap<i32, v8::Global<v8::Value>>,
-  /// The host's module loader (`createWorker({ loadModule })`).
-  loader: Option<Arc<dyn Host>>,
+  /// The host's module loader (`createWorker({ loadModule })`), and the worker's monitor that
+  /// a load waits under (it is a binding call: `binding_ms` bounds it).
+  loader: Option<(Arc<dyn Host>, Arc<Monitor>)>,
+  /// The worker's time limit for a binding call (`Limits::binding_ms`).
+  binding_ms: u64,
+  /// The most 64 KiB pages a Wasm module's declared memories get: the worker's `memoryMb`.
+  wasm_max_pages: u64,
   /// The names the host gave the modules it loaded (paths or URLs), by registry name: what
   /// their stack traces, `import.meta.url` and later loads from them show.
   origins: HashMap<String, String>,
@@ -153,13 +158,14 @@ impl NodeGate {
 }
 
 impl Registry {
-  pub fn new(modules: &[ExtraModule]) -> Self {
+  pub fn new(modules: &[ExtraModule], limits: &Limits) -> Self {
     let sources = modules.iter().map(|m| (normalize(&m.name), m.clone())).collect();
     // Modules named by absolute path keep it for their stack traces and import.meta.url.
     let origins = modules.iter().filter(|m| m.name.starts_with('/')).map(|m| (normalize(&m.name), m.name.clone())).collect();
     let mut given: Vec<String> = modules.iter().map(|m| normalize(&m.name)).collect();
     given.sort();
-    Self { sources, origins, given, ..Default::default() }
+    let (binding_ms, wasm_max_pages) = (limits.binding_ms, crate::runtime::wasm_memory::max_pages(limits.memory_mb));
+    Self { sources, origins, given, binding_ms, wasm_max_pages, ..Default::default() }
   }
 
   /// Turns on `node:` imports (nodejs_compat): `loader` is `internals.loadNodeModule`.
@@ -258,9 +264,10 @@ impl Registry {
     self.code_cache_dir = dir;
   }
 
-  /// Sends imports that the worker's modules cannot answer to the host's loader.
-  pub fn enable_loader(&mut self, host: Arc<dyn Host>) {
-    self.loader = Some(host);
+  /// Sends imports that the worker's modules cannot answer to the host's loader; `monitor` is
+  /// the worker's, which a load waits under.
+  pub fn enable_loader(&mut self, host: Arc<dyn Host>, monitor: Arc<Monitor>) {
+    self.loader = Some((host, monitor));
   }
 
   /// Adds a module the host loaded (unless it is known) under the registry name of its host
@@ -295,18 +302,14 @@ impl Registry {
 /// Asks the host's loader, if there is one, for `specifier` imported or required by the module
 /// named `referrer` (a registry name); the module joins the registry and its name comes back.
 /// `Err` carries the exception to throw (already a message for the user).
-pub(crate) fn load_from_host(scope: &mut v8::PinScope, registry: &RegistryRef, specifier: &str, referrer: &str, kind: &str) -> Result<Option<String>, String> {
+pub(crate) fn load_from_host(registry: &RegistryRef, specifier: &str, referrer: &str, kind: &str) -> Result<Option<String>, String> {
   let key = (referrer.to_owned(), specifier.to_owned());
   if let Some(name) = registry.borrow().aliases.get(&key) {
     return Ok(Some(name.clone()));
   }
-  let Some(host) = registry.borrow().loader.clone() else { return Ok(None) };
+  let Some((host, monitor)) = registry.borrow().loader.clone() else { return Ok(None) };
   let referrer_origin = registry.borrow().origin(referrer).to_owned();
-  let (monitor, timeout) = {
-    let state = ops::state(scope);
-    let s = state.borrow();
-    (s.monitor.clone(), s.limits.binding_ms)
-  };
+  let timeout = registry.borrow().binding_ms;
   let found = module_loader::load(&host, &monitor, timeout, specifier, &referrer_origin, kind).map_err(|e| format!("{}: {}", e.name, e.message))?;
   let Some(found) = found else { return Ok(None) };
   let mut registry = registry.borrow_mut();
@@ -406,7 +409,7 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
     return Some(v8::Local::new(scope, module));
   }
   if !registry.borrow().sources.contains_key(&name) {
-    match load_from_host(scope, registry, specifier, referrer_name, "import") {
+    match load_from_host(registry, specifier, referrer_name, "import") {
       Ok(Some(found)) => name = found,
       Ok(None) => {}
       Err(message) => {
@@ -757,7 +760,7 @@ fn evaluate_synthetic<'a>(context: v8::Local<'a, v8::Context>, module: v8::Local
   let value: v8::Local<v8::Value> = match source.kind {
     ModuleKind::Wasm => {
       // The memories the module declares get at most the worker's memoryMb (see wasm_memory.rs).
-      let max_pages = ops::wasm::max_pages(scope);
+      let max_pages = registry.borrow().wasm_max_pages;
       let capped = crate::runtime::wasm_memory::cap_declared_memories(&source.content, max_pages);
       v8::tc_scope!(let tc, scope);
       match v8::WasmModuleObject::compile(tc, capped.as_deref().unwrap_or(&source.content)) {

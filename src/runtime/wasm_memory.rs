@@ -89,6 +89,11 @@ fn cap_section(contents: &[u8], max_pages: u64) -> Option<Vec<u8>> {
   (r.at == contents.len()).then_some(out)
 }
 
+/// The largest Wasm memory a worker may have, in 64 KiB pages: its whole `memoryMb`.
+pub(crate) fn max_pages(memory_mb: u32) -> u64 {
+  u64::from(memory_mb) * 16
+}
+
 /// `bytes` with the maxima of the memories the module declares capped at `max_pages`, or
 /// `None` when nothing needs to change (no memory section, maxima already within the cap, or
 /// bytes that are not a module V8 would accept).

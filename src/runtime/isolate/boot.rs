@@ -163,7 +163,7 @@ pub(super) fn load_context(
   *holds.stack_formatter.borrow_mut() = Some(v8::Global::new(scope, formatter));
 
   // Modules the script may import (compiled anew for each context).
-  let mut registry = modules::Registry::new(&options.modules);
+  let mut registry = modules::Registry::new(&options.modules, &options.limits);
   if state.borrow().nodejs_compat.enabled.iter().any(|f| f == "throw_on_unrecognized_import_assertion") {
     registry.refuse_import_attributes();
   }
@@ -197,7 +197,7 @@ pub(super) fn load_context(
     registry.enable_code_cache(options.code_cache_dir.clone());
   }
   if let (true, Some(host)) = (options.module_loader, options.host.clone()) {
-    registry.enable_loader(host);
+    registry.enable_loader(host, state.borrow().monitor.clone());
   }
   scope.set_slot(Rc::new(RefCell::new(registry)));
   // With waitForDebugger, the script's top level waits for a client (the worker's first context).

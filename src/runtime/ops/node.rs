@@ -212,7 +212,7 @@ fn op_host_module<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallba
     let origin = arg_string(scope, &args, 2);
     registry.borrow_mut().remember_origin(&referrer, origin);
   }
-  match load_from_host(scope, &registry, &specifier, &referrer, "require") {
+  match load_from_host(&registry, &specifier, &referrer, "require") {
     Ok(Some(name)) => rv.set(new_string(scope, &name).into()),
     Ok(None) => {}
     Err(message) => {

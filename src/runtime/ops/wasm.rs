@@ -9,9 +9,9 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("wasmCapMemories", op_wasm_cap_memories.map_fn_to());
 }
 
-/// The largest Wasm memory a worker may have, in 64 KiB pages: its whole `memoryMb`.
-pub(crate) fn max_pages(scope: &mut v8::PinScope) -> u64 {
-  u64::from(state(scope).borrow().limits.memory_mb) * 16
+/// The largest Wasm memory this worker may have, in 64 KiB pages.
+fn max_pages(scope: &mut v8::PinScope) -> u64 {
+  crate::runtime::wasm_memory::max_pages(state(scope).borrow().limits.memory_mb)
 }
 
 /// `ops.wasmCapMemories(view) -> Uint8Array | undefined` (undefined: use the bytes as they are)
