@@ -537,6 +537,22 @@ export interface DurableObjectNamespaceBinding extends Binding {
  */
 export declare function durableObject(className: string, options?: DurableObjectOptions): DurableObjectNamespaceBinding;
 
+/** A mark of the storage of a worker's in-memory stores, from `checkpointStorage()`. */
+export interface StorageCheckpoint {
+  /** Brings every store back to the mark (Durable Objects' live instances are dropped); the mark stays. */
+  rollback(): Promise<void>;
+  /** Drops the mark, keeping the stores as they are. */
+  release(): Promise<void>;
+}
+
+/**
+ * Marks the state of the in-memory `kv()`, `storage()`, `d1()` and `durableObject()` bindings among
+ * `bindings` (a worker's bindings, its Durable Object namespaces bound to a running worker), so
+ * that a test's writes can be undone: a savepoint held open in each store. Checkpoints nest.
+ * Bindings backed by handlers are left out; a store kept in a file is an error.
+ */
+export declare function checkpointStorage(bindings: Record<string, unknown>): Promise<StorageCheckpoint>;
+
 /** Options of `service()`. */
 export interface ServiceOptions {
   /** With a worker: the exported `WorkerEntrypoint` class to bind instead of the default export. */

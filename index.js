@@ -22,6 +22,7 @@ module.exports.storage = api.storage;
 module.exports.service = api.service;
 module.exports.durableObject = api.durableObject;
 module.exports.d1 = api.d1;
+module.exports.checkpointStorage = api.checkpointStorage;
 module.exports.readD1Migrations = api.readD1Migrations;
 module.exports.applyD1Migrations = api.applyD1Migrations;
 module.exports.loadProject = (...args) => project().loadProject(...args);

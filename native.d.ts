@@ -56,6 +56,13 @@ export declare class NativeStore {
    */
   constructor(kind: string, dir?: string | undefined | null, timeoutMs?: number | undefined | null)
   /**
+   * A test checkpoint of an in-memory KV, R2-style or D1 store (workerbox/vitest's
+   * isolatedStorage): `action` "open" starts one, "rollback" undoes what was written since the
+   * latest and keeps it open, "release" closes it keeping the writes. Throws for a store on a
+   * file.
+   */
+  checkpoint(action: string): void
+  /**
    * Answers one call from Node, as a worker's binding call to this store is answered, on
    * libuv's thread pool (SQLite blocks). Resolves to `{ json, bytes }` or
    * `{ errorName, errorMessage }`; `now` is the host's `Date.now()`.

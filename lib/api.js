@@ -599,6 +599,7 @@ module.exports.storage = storage;
 module.exports.service = service;
 module.exports.durableObject = durable.durableObject;
 module.exports.d1 = d1;
+module.exports.checkpointStorage = (...args) => require("./storage-checkpoint.js").checkpointStorage(...args);
 module.exports.readD1Migrations = readD1Migrations;
 module.exports.applyD1Migrations = applyD1Migrations;
 

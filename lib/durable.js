@@ -301,6 +301,16 @@ class DurableObjectNamespaceBinding extends Binding {
     return result.ran;
   }
 
+  /**
+   * A test checkpoint of the storage of every object of the namespace (in memory only; see
+   * checkpointStorage() in lib/storage-checkpoint.js): "open", "rollback" (the live instances
+   * are dropped, objects made since are forgotten) or "release".
+   */
+  async checkpoint(action) {
+    if (this.dir !== undefined) throw new Error(`The Durable Object namespace ${this.className} keeps its objects under ${this.dir}: only storage in memory takes checkpoints`);
+    return hostCall(this.#home(), specOf(this, undefined), "checkpoint", { action });
+  }
+
   /** Drops the live instance of object `id` (or of every object): storage stays, and the next call constructs it again. */
   async evict(id = undefined) {
     const spec = specOf(this, id === undefined ? undefined : this.#id(id));

@@ -177,6 +177,18 @@ impl NativeStore {
     Ok(Self { store: store.map_err(napi::Error::from_reason)? })
   }
 
+  /// A test checkpoint of an in-memory KV, R2-style or D1 store (workerbox/vitest's
+  /// isolatedStorage): `action` "open" starts one, "rollback" undoes what was written since the
+  /// latest and keeps it open, "release" closes it keeping the writes. Throws for a store on a
+  /// file.
+  #[napi]
+  pub fn checkpoint(&self, action: String) -> Result<()> {
+    let Some(action) = crate::runtime::store::Checkpoint::parse(&action) else {
+      return Err(napi::Error::new(napi::Status::InvalidArg, format!("checkpoint: unknown action {action:?} (\"open\", \"rollback\" or \"release\")")));
+    };
+    self.store.checkpoint(action).map_err(napi::Error::from_reason)
+  }
+
   /// Answers one call from Node, as a worker's binding call to this store is answered, on
   /// libuv's thread pool (SQLite blocks). Resolves to `{ json, bytes }` or
   /// `{ errorName, errorMessage }`; `now` is the host's `Date.now()`.

@@ -12,6 +12,12 @@ export interface WorkersPoolOptions {
   wrangler?: { configPath?: string; environment?: string };
   /** Accepted for compatibility and ignored with a warning: every binding runs locally. */
   remoteBindings?: boolean;
+  /**
+   * Each test starts from the storage (KV, R2, D1, Durable Objects) the file's `beforeAll` hooks
+   * left, and what it writes is undone after it. Default false: writes carry over to the file's
+   * next tests.
+   */
+  isolatedStorage?: boolean;
   /** Overrides, as @cloudflare/vitest-pool-workers takes them (the ones workerbox honours). */
   miniflare?: {
     /** Plain bindings (JSON values) over the configuration's vars. */

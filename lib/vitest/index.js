@@ -9,6 +9,7 @@ const path = require("node:path");
 const { cloudflarePool } = require("./pool.js");
 const { readD1Migrations } = require("../d1.js");
 const { moduleRulesPlugin } = require("./module-rules.js");
+const { ISOLATED_STORAGE_SETUP } = require("./isolated-storage.js");
 
 const TEST_MODULE = "\0workerbox:cloudflare-test";
 const TEST_MODULE_FILE = path.join(__dirname, "cloudflare-test.mjs");
@@ -40,6 +41,8 @@ function cloudflareTest(options = {}) {
       context.project.config.poolRunner = cloudflarePool(options);
       context.project.config.pool = "workerbox";
       context.project.config.snapshotEnvironment = SNAPSHOT_ENVIRONMENT;
+      // isolatedStorage's hooks (registered only with the option on), before the project's own.
+      context.project.config.setupFiles = [ISOLATED_STORAGE_SETUP, ...(context.project.config.setupFiles ?? []).filter((file) => file !== ISOLATED_STORAGE_SETUP)];
     },
     config(config) {
       config.resolve ??= {};
@@ -67,6 +70,7 @@ function cloudflareTest(options = {}) {
       // The snapshot environment's Vitest is the running one (its dist folder), not one resolved
       // from workerbox's own location (another copy under npm link, pnpm or a workspace).
       if (id === "vitest/runtime" && importer === SNAPSHOT_ENVIRONMENT && distPath) return path.join(distPath, "runtime.js");
+      if (id === "vitest" && importer === ISOLATED_STORAGE_SETUP && distPath) return path.join(distPath, "index.js");
     },
     load(id) {
       if (id === TEST_MODULE) return fs.readFileSync(TEST_MODULE_FILE, "utf8");

@@ -196,7 +196,7 @@ async function callMain(name, event, env, ctx) {
 async function startVitest(request, env) {
   settings = JSON.parse(request.headers.get("x-workerbox-vitest"));
   addRemoteOnlyBindings(env, settings.remoteOnly);
-  globalThis.__workerboxVitest = { env, main: settings.main, cwd: settings.cwd, durableCallbacks, testHeader: TEST_HEADER, callMain, codec: { serialize, deserialize } };
+  globalThis.__workerboxVitest = { env, main: settings.main, cwd: settings.cwd, durableCallbacks, testHeader: TEST_HEADER, callMain, codec: { serialize, deserialize }, isolatedStorage: settings.isolatedStorage === true };
   const importing = performance.now();
   const { init, runBaseTests, setupEnvironment } = await import("workerbox-vitest:worker");
   gateExternalImports((await import("workerbox-vitest:module-evaluator")).VitestModuleEvaluator);

@@ -14,6 +14,8 @@ const { guessExports } = require("./exports.js");
 const { addMiniflareBindings } = require("./miniflare-options.js");
 const { makeRateLimiters, makePipelines } = require("./local-bindings.js");
 const { workflowHost } = require("./workflow-host.js");
+const { isolatedStorageHost, isolatedStorageOption } = require("./isolated-storage.js");
+const { coverageHost, coverageWorkerOptions } = require("./coverage.js");
 
 const RUNNER = path.join(__dirname, "runner.mjs");
 /** Node's globals for the runner's own modules (see lib/vitest/loader.js). */
@@ -32,11 +34,15 @@ const MAIN_WAIT_MS = 10_000;
  * The runner's way back to Node (a service binding): snapshot files, and test files that inline
  * snapshots rewrite, are read and written here — only under the project's root.
  */
-function hostService(root, bindings, reset) {
+function hostService(root, bindings, reset, worker) {
   const fsp = fs.promises;
   const workflows = workflowHost(bindings);
+  const isolated = isolatedStorageHost(bindings);
+  const coverage = coverageHost(worker);
   return async (request) => {
     const url = new URL(request.url);
+    if (url.pathname.startsWith("/isolated/")) return isolated(url.pathname.slice("/isolated/".length));
+    if (url.pathname.startsWith("/coverage/")) return coverage(url.pathname.slice("/coverage/".length));
     if (url.pathname.startsWith("/durable/")) return durableCall(url, bindings);
     if (url.pathname.startsWith("/workflow/")) return workflows(request, url.pathname.slice("/workflow/".length));
     if (url.pathname === "/reset") {
@@ -225,6 +231,7 @@ async function startRunner(project, options, distPath) {
   const cacheDir = path.join(root, "node_modules", ".cache", "workerbox");
   const stats = process.env.WORKERBOX_VITEST_STATS ? { codeCache: require("../../index.js").codeCacheStats() } : null;
   let worker = null;
+  const coverage = coverageWorkerOptions(project);
   try {
     worker = await createWorker({
       script: ENTRY,
@@ -233,11 +240,13 @@ async function startRunner(project, options, distPath) {
       allowEval: true,
       trustLoadedModules: true,
       unsafeExperimental: true,
-      bindings: { ...settings.bindings, [HOST_BINDING]: service(hostService(path.resolve(root), settings.bindings, settings.reset)), __WORKERBOX_VITEST_TOKEN: token },
+      bindings: { ...settings.bindings, [HOST_BINDING]: service(hostService(path.resolve(root), settings.bindings, settings.reset, () => worker)), __WORKERBOX_VITEST_TOKEN: token },
       compatibilityDate: settings.compatibilityDate,
       compatibilityFlags: settings.compatibilityFlags,
       ...(settings.outbound ? { outbound: settings.outbound } : {}),
-      loadModule: timed(createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker, "workerbox-vitest:module-evaluator": moduleEvaluator }, cacheDir, globals: NODE_GLOBALS }), stats && phases),
+      loadModule: timed(createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker, "workerbox-vitest:module-evaluator": moduleEvaluator, ...coverage.aliases }, cacheDir, globals: NODE_GLOBALS }), stats && phases),
+      // V8 coverage: the inspector, for a session of the pool's (lib/vitest/coverage.js).
+      ...coverage.options,
       // No bound on a binding call's wait either (Cloudflare's pool has none): a test may wait on a
       // Workflow's retry delays through the pool (cloudflare:test's waitForStepResult()).
       limits: { cpuMs: 0, wallMs: 0, waitUntilMs: 0, memoryMb: 1024, bindingMs: 0 },
@@ -249,7 +258,7 @@ async function startRunner(project, options, distPath) {
     // a service binding's would (lib/vitest/runner.mjs).
     const extraHandlers = settings.compatibilityFlags.includes("service_binding_extra_handlers");
     const exports = await guessExports(settings.main, { durableClasses: settings.durableClasses, additional: options.additionalExports, vitestFile: vitestWorker, root, warn });
-    const header = JSON.stringify({ cwd: root, main: settings.main, token, stats: stats !== null, extraHandlers, exports, remoteOnly: settings.remoteOnly });
+    const header = JSON.stringify({ cwd: root, main: settings.main, token, stats: stats !== null, extraHandlers, exports, remoteOnly: settings.remoteOnly, isolatedStorage: isolatedStorageOption(options) });
     const response = await dispatch(worker, { url: "http://workerbox-vitest/", headers: { upgrade: "websocket", "x-workerbox-vitest": header } });
     if (response.status !== 101 || !response.webSocket) throw new Error(`workerbox/vitest: the runner did not accept the connection (${response.status}: ${await response.text()})`);
     if (stats) {

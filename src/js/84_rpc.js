@@ -602,7 +602,7 @@ async function serveFetch(receiver, [method, url, headers, body]) {
   return { status: response.status, statusText: response.statusText, headers: flat, body: bytes };
 }
 
-const DURABLE_HOST_CALLS = new Set(["alarm", "run", "evict", "ids", "alarms"]);
+const DURABLE_HOST_CALLS = new Set(["alarm", "run", "evict", "ids", "alarms", "checkpoint"]);
 
 /** Called by the native side for every RPC call into this worker. Never throws. */
 internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {

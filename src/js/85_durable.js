@@ -382,6 +382,16 @@ internals.durableHostCall = async function durableHostCall(call, args) {
       }
       return evicted;
     }
+    case "checkpoint": {
+      // A test checkpoint (workerbox/vitest's isolatedStorage): the class's live instances are
+      // dropped before a rollback, so that the next call makes them again from the storage as
+      // it was.
+      if (call.action === "rollback") {
+        for (const key of [...live.keys()]) if (key.split("\u0000")[0] === spec.className) live.delete(key);
+      }
+      ops.durableCheckpoint(spec.dir ?? "", spec.className, call.action);
+      return null;
+    }
     case "ids":
       return ops.durableIds(spec.dir ?? "", spec.className);
     case "alarms":

@@ -5,7 +5,7 @@
 //! isolate thread, by (folder, class, id), until the thread ends.
 
 use super::{arg_string, read_string_array, state, string_array, throw_type_error, uint8_array, view_bytes, OpFn};
-use crate::runtime::store::{DurableStorage, ListOptions};
+use crate::runtime::store::{Checkpoint, DurableStorage, ListOptions};
 use rusqlite::types::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -27,6 +27,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("durableIds", op_ids.map_fn_to());
   install("durableCompile", op_compile.map_fn_to());
   install("durableStoredAlarms", op_stored_alarms.map_fn_to());
+  install("durableCheckpoint", op_checkpoint.map_fn_to());
 }
 
 #[derive(Default)]
@@ -34,6 +35,9 @@ struct Open {
   by_key: HashMap<String, u32>,
   storages: HashMap<u32, Rc<DurableStorage>>,
   next: u32,
+  /// Test checkpoints per class ("dir\0class\0"): for each open checkpoint, innermost last, the
+  /// handles that existed when it was taken.
+  checkpoints: HashMap<String, Vec<Vec<u32>>>,
 }
 
 thread_local! {
@@ -289,4 +293,58 @@ fn op_stored_alarms<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCall
     items.push(v8::Array::new_with_elements(scope, &[id, at]).into());
   }
   rv.set(v8::Array::new_with_elements(scope, &items).into());
+}
+
+/// `ops.durableCheckpoint("", className, "open" | "rollback" | "release")`: a test checkpoint of
+/// every in-memory object of the class (workerbox/vitest's isolatedStorage). `open` starts a
+/// savepoint in each object's database; `rollback` undoes what each wrote since and forgets the
+/// objects made since (their storage was empty at the checkpoint); `release` closes the latest
+/// checkpoint, keeping the writes. The caller evicts the live instances first.
+fn op_checkpoint<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let dir = arg_string(scope, &args, 0);
+  let class = arg_string(scope, &args, 1);
+  let Some(action) = Checkpoint::parse(&arg_string(scope, &args, 2)) else {
+    return throw_type_error(scope, "durableCheckpoint: the action must be \"open\", \"rollback\" or \"release\"");
+  };
+  if !dir.is_empty() {
+    return throw_error(scope, &format!("Durable Object storage of {class}: only objects kept in memory take checkpoints, not ones stored under {dir}"));
+  }
+  let prefix = format!("{dir}\u{0}{class}\u{0}");
+  let done: Result<(), String> = OPEN.with(|open| {
+    let mut open = open.borrow_mut();
+    let handles: Vec<u32> = open.by_key.iter().filter(|(key, _)| key.starts_with(&prefix)).map(|(_, handle)| *handle).collect();
+    let fail = |e: crate::runtime::store::StoreError| format!("Durable Object storage of {class}: {e}");
+    match action {
+      Checkpoint::Open => {
+        for handle in &handles {
+          open.storages[handle].checkpoint(Checkpoint::Open).map_err(fail)?;
+        }
+        open.checkpoints.entry(prefix.clone()).or_default().push(handles);
+      }
+      Checkpoint::Rollback | Checkpoint::Release => {
+        let Some(taken) = open.checkpoints.get(&prefix).and_then(|stack| stack.last()).cloned() else {
+          return Err(format!("Durable Object storage of {class}: no checkpoint is open"));
+        };
+        for handle in &taken {
+          if let Some(storage) = open.storages.get(handle) {
+            storage.checkpoint(action).map_err(fail)?;
+          }
+        }
+        if action == Checkpoint::Rollback {
+          // Objects first opened since the checkpoint had no storage then: forget them.
+          let made: Vec<u32> = handles.into_iter().filter(|handle| !taken.contains(handle)).collect();
+          open.by_key.retain(|_, handle| !made.contains(handle));
+          for handle in made {
+            open.storages.remove(&handle);
+          }
+        } else if let Some(stack) = open.checkpoints.get_mut(&prefix) {
+          stack.pop();
+        }
+      }
+    }
+    Ok(())
+  });
+  if let Err(message) = done {
+    throw_error(scope, &message);
+  }
 }

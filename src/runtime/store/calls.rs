@@ -117,6 +117,18 @@ impl Store {
     *location == super::Location::Memory
   }
 
+  /// Opens, rolls back to or releases a test checkpoint of the store's database (an in-memory
+  /// KV, R2-style or D1 store; see [`super::Database::checkpoint`]).
+  pub fn checkpoint(&self, action: super::Checkpoint) -> Result<(), String> {
+    let done = match self {
+      Store::Kv(store) => store.database().checkpoint(action),
+      Store::Objects(store) => store.database().checkpoint(action),
+      Store::D1(store) => store.database().checkpoint(action),
+      Store::Cache(_) => return Err("the Cache API's store takes no checkpoints".into()),
+    };
+    done.map_err(|e| format!("{}: {e}", self.kind().api()))
+  }
+
   /// Answers one binding call, blocking until the store has done it. `now_ms` is the time the
   /// call happens at (milliseconds since the epoch): expirations and upload times use it.
   pub fn call(&self, call: HostCall, now_ms: f64) -> Result<HostResult, JsErrorInfo> {

@@ -123,6 +123,11 @@ impl Drop for DeadlineGuard {
 }
 
 impl D1Store {
+  /// Its database (for test checkpoints, [`super::Database::checkpoint`]).
+  pub(crate) fn database(&self) -> &super::Database {
+    &self.db
+  }
+
   /// How long one call may run by default (a D1 query's own limit is 30 s).
   pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 

@@ -81,6 +81,11 @@ impl DurableStorage {
     &self.db
   }
 
+  /// A test checkpoint of an in-memory object's storage ([`Database::checkpoint`]).
+  pub fn checkpoint(&self, action: super::Checkpoint) -> Result<(), StoreError> {
+    self.db.checkpoint(action)
+  }
+
   /// When the alarm is set for (milliseconds since the epoch), if it is.
   pub fn alarm(&self) -> Result<Option<i64>, StoreError> {
     self.db.read(|c| c.query_row("SELECT value FROM _cf_METADATA WHERE key = ?1", params![ALARM], |row| row.get(0)).optional())

@@ -72,6 +72,11 @@ fn seconds_value(seconds: f64) -> Value {
 }
 
 impl KvStore {
+  /// Its database (for test checkpoints, [`super::Database::checkpoint`]).
+  pub(crate) fn database(&self) -> &super::Database {
+    &self.db
+  }
+
   /// Where the store's database is (in memory, or its file).
   pub(crate) fn location(&self) -> &super::Location {
     self.db.location()

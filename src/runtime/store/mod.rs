@@ -236,6 +236,24 @@ impl Database {
     self.transaction_with(TransactionBehavior::Immediate, "written", work)
   }
 
+  /// A test checkpoint (`isolatedStorage` of workerbox/vitest): `Open` starts a savepoint that
+  /// stays open, so every later write is nested in it; `Rollback` undoes what was written since
+  /// the latest checkpoint and keeps it open; `Release` closes it, keeping the writes.
+  /// Checkpoints nest (the latest one is meant). Only an in-memory database takes them: on a file
+  /// the savepoint would hold the write lock other processes wait on.
+  pub fn checkpoint(&self, action: Checkpoint) -> Result<(), StoreError> {
+    if self.location != Location::Memory {
+      return Err(StoreError { location: self.location.clone(), failed: "checkpointed", cause: "only an in-memory database takes checkpoints".into() });
+    }
+    let sql = match action {
+      Checkpoint::Open => "SAVEPOINT workerbox_checkpoint",
+      Checkpoint::Rollback => "ROLLBACK TO workerbox_checkpoint",
+      Checkpoint::Release => "RELEASE workerbox_checkpoint",
+    };
+    let slot = self.connection()?;
+    slot.as_ref().expect("made by connection()").execute_batch(sql).map_err(|e| self.error("checkpointed", e))
+  }
+
   /// The database's location.
   pub fn location(&self) -> &Location {
     &self.location
@@ -255,6 +273,25 @@ impl Database {
 
   fn error(&self, failed: &'static str, e: rusqlite::Error) -> StoreError {
     StoreError { location: self.location.clone(), failed, cause: e.to_string() }
+  }
+}
+
+/// What [`Database::checkpoint`] does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checkpoint {
+  Open,
+  Rollback,
+  Release,
+}
+
+impl Checkpoint {
+  pub fn parse(name: &str) -> Option<Checkpoint> {
+    match name {
+      "open" => Some(Checkpoint::Open),
+      "rollback" => Some(Checkpoint::Rollback),
+      "release" => Some(Checkpoint::Release),
+      _ => None,
+    }
   }
 }
 

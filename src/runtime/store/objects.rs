@@ -183,6 +183,11 @@ fn new_version() -> String {
 }
 
 impl ObjectStore {
+  /// Its database (for test checkpoints, [`super::Database::checkpoint`]).
+  pub(crate) fn database(&self) -> &super::Database {
+    &self.db
+  }
+
   /// Where the store's database is (in memory, or its file).
   pub(crate) fn location(&self) -> &super::Location {
     self.db.location()
