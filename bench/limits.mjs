@@ -11,7 +11,9 @@
 // recovery  60 limit hits in a row (50 CPU, 10 memory) and `new Array(1e9).fill(0)`, with
 //           --hog=N children spinning (`node -e "for(;;){}"`, default one per core) and without:
 //           how long each stop and the next dispatch take.
-// oneStep   JSON.parse('['.repeat(1e7)) under memoryMb 128: outcome, time, peak RSS growth.
+// oneStep   JSON.parse('['.repeat(1e7)) under memoryMb 128, new Array(1e9).fill(0) and
+//           Array.from({ length: 1e9 }) under memoryMb 64, with and without the hogs: outcome,
+//           time, peak RSS growth.
 //
 // Timings are reported, never asserted: the tests assert outcomes only.
 import fs from "node:fs";
@@ -225,22 +227,39 @@ async function recovery() {
   return { hogs, idle, loaded };
 }
 
-async function oneStep() {
+/** Single built-in calls that allocate without looking for a stop (issue 40). */
+const ONE_STEP = [
+  ["JSON.parse('['.repeat(1e7))", 128],
+  ["new Array(1e9).fill(0)", 64],
+  ["Array.from({ length: 1e9 })", 64],
+];
+
+async function oneStepRun(attack, memoryMb) {
   return child(`
     import { createWorker } from ${JSON.stringify(path.join(root, "index.js"))};
     ${PEAK}
-    const worker = await createWorker({ script: \`export default { fetch() { JSON.parse("[".repeat(1e7)); return new Response("parsed"); } }\`, limits: { memoryMb: 128 }, pool: false, onLog() {} });
+    const worker = await createWorker({ script: \`export default { fetch(request) { if (request.url.endsWith("/ok")) return new Response("fine"); ${attack}; return new Response("finished"); } }\`, limits: { memoryMb: ${memoryMb} }, pool: false, onLog() {} });
     const before = peakMb();
     const started = performance.now();
     const outcome = await worker.dispatch(new Request("http://x/")).then((r) => r.text(), (e) => (e.code ?? e.name) + ": " + e.message);
     const ms = Math.round(performance.now() - started);
+    const next = await worker.dispatch(new Request("http://x/ok")).then((r) => r.text(), (e) => e.code ?? e.name);
     await worker.dispose();
-    console.log(JSON.stringify({ outcome, ms, peakGrowthMb: Math.round(peakMb() - before) }));
+    console.log(JSON.stringify({ outcome: outcome.slice(0, 120), ms, peakGrowthMb: Math.round(peakMb() - before), next }));
   `);
+}
+
+async function oneStep() {
+  const rows = [];
+  for (const [attack, memoryMb] of ONE_STEP) {
+    process.stderr.write(`oneStep: ${attack}\n`);
+    rows.push({ attack, memoryMb, idle: await oneStepRun(attack, memoryMb), loaded: await withHogs(hogs, () => oneStepRun(attack, memoryMb)) });
+  }
+  return { hogs, rows };
 }
 
 const result = { bench: "limits", node: process.version, cores: os.availableParallelism() };
 if (only.includes("payloads")) result.payloads = await payloads();
 if (only.includes("recovery")) result.recovery = await recovery();
-if (only.includes("oneStep")) result.oneStep = { idle: await oneStep(), loaded: await withHogs(hogs, oneStep) };
+if (only.includes("oneStep")) result.oneStep = await oneStep();
 console.log(JSON.stringify(result, null, 2));
