@@ -1,10 +1,13 @@
-//! The isolate thread: owns one V8 isolate and the state its ops share, and runs passes of
-//! boot → pump → teardown until the worker is disposed (a limit that stops the script starts a
-//! fresh isolate with the same script and bindings).
+//! The isolate thread: owns one V8 isolate and the state its ops share (`ops::IsolateState`,
+//! made here for each isolate and kept in its slot), and runs passes of boot → pump → teardown
+//! until the worker is disposed (a limit that stops the script starts a fresh isolate with the
+//! same script and bindings). The top of the runtime's layers: it uses the ops, the module
+//! registry and the script loader, and nothing below refers back to it.
 //!
 //! The seams: `boot` (isolate creation, bootstrap, script loading), `pump` (the message loop),
-//! `contexts` (home and per-request contexts) and `limits` (CPU/wall/memory stops). The thread
-//! blocks on its inbox between messages, so an idle worker uses no CPU.
+//! `contexts` (home and per-request contexts), `limits` (CPU/wall/memory stops) and `snapshot`
+//! (the startup snapshot). The thread blocks on its inbox between messages, so an idle worker
+//! uses no CPU.
 
 use super::allocator;
 use super::code_cache;
