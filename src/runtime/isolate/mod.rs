@@ -1,8 +1,8 @@
 //! The isolate thread: owns one V8 isolate and the state its ops share (`ops::IsolateState`,
 //! made here for each isolate and kept in its slot), and runs passes of boot → pump → teardown
 //! until the worker is disposed (a limit that stops the script starts a fresh isolate with the
-//! same script and bindings). The top of the runtime's layers: it uses the ops, the module
-//! registry and the script loader, and nothing below refers back to it.
+//! same script and bindings). Only the worker's handle (`worker.rs`) sits above it; it uses the
+//! ops, the module registry and the script loader, and none of them refers back to it.
 //!
 //! The seams: `boot` (isolate creation, bootstrap, script loading), `pump` (the message loop),
 //! `contexts` (home and per-request contexts), `limits` (CPU/wall/memory stops) and `snapshot`
