@@ -1,6 +1,7 @@
-// A real PostgreSQL server (Debian's postgresql package) driven by `pg` inside a worker bundled by
-// workerbox/project: pg picks pg-cloudflare under the `workerd` condition, which talks through
-// connect() from cloudflare:sockets. The test makes a cluster with initdb in a temp dir, starts it
+// A real PostgreSQL server (Debian's postgresql package) driven by `pg` and by `postgres`
+// (postgres.js) inside a worker bundled by workerbox/project: pg picks pg-cloudflare and
+// postgres.js its Workers build under the `workerd` condition, both talking through connect()
+// (and startTls()) from cloudflare:sockets. The test makes a cluster with initdb in a temp dir, starts it
 // on a free loopback port (as the `postgres` user when run as root: postgres refuses root), and
 // stops and removes it afterwards. Without the server binaries the tests are skipped, saying so.
 import { test, before, after } from "node:test";
@@ -191,4 +192,89 @@ test("pg with sslmode=require upgrades with startTls() and verifies the server a
   await assert.rejects(dispatch(worker, "http://localhost/"), /the TLS handshake with 127\.0\.0\.1 failed: invalid peer certificate: UnknownIssuer/);
   process.env.NODE_EXTRA_CA_CERTS = path.join(ROOT, "__test__", "fixtures", "sockets", "cert.pem");
   await runQueries(t, dir, { ssl: true });
+});
+
+// postgres.js (the `postgres` package) picks its Workers build under the `workerd` condition,
+// which talks through connect() and startTls() from cloudflare:sockets.
+const POSTGRES_JS_WORKER = `import postgres from "postgres";
+export default {
+  async fetch(request, env) {
+    const sql = postgres(env.DB.connectionString, { max: 2, fetch_types: false, onnotice() {} });
+    try {
+      const out = {};
+      await sql\`DROP TABLE IF EXISTS pjs_items\`;
+      await sql\`CREATE TABLE pjs_items (id serial PRIMARY KEY, name text UNIQUE NOT NULL, qty int)\`;
+      await sql\`INSERT INTO pjs_items \${sql([{ name: "apple", qty: 3 }, { name: "pear", qty: 5 }])}\`;
+      out.selected = [...(await sql\`SELECT name, qty FROM pjs_items WHERE qty > \${1} ORDER BY name\`)];
+      out.rolledBack = await sql.begin(async (tx) => {
+        await tx\`INSERT INTO pjs_items (name, qty) VALUES (\${"plum"}, \${9})\`;
+        throw new Error("undo");
+      }).catch((error) => error.message);
+      out.afterRollback = (await sql\`SELECT count(*)::int AS n FROM pjs_items\`)[0].n;
+      try {
+        await sql\`INSERT INTO pjs_items (name, qty) VALUES (\${"apple"}, \${1})\`;
+      } catch (error) {
+        out.error = { code: error.code, constraint: error.constraint_name, message: error.message };
+      }
+      // A cursor: rows come in batches of 100 while the query runs.
+      out.batches = [];
+      for await (const rows of sql\`SELECT i FROM generate_series(1, 1000) AS i\`.cursor(100)) out.batches.push(rows.length);
+      // LISTEN / NOTIFY on a second connection.
+      let heard;
+      const listening = new Promise((resolve) => sql.listen("pjs_channel", (payload) => resolve((heard = payload))));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sql.notify("pjs_channel", "hello there");
+      await Promise.race([listening, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      out.heard = heard;
+      out.ssl = (await sql\`SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()\`)[0].ssl;
+      return Response.json(out);
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+  },
+};
+`;
+
+/** Runs POSTGRES_JS_WORKER against `connectionString` through a Hyperdrive binding and checks it. */
+async function runPostgresJs(t, connectionString, { ssl }) {
+  const dir = project(t, { hyperdrive: [{ binding: "DB", id: "0123456789abcdef", localConnectionString: connectionString }] });
+  fs.writeFileSync(path.join(dir, "src", "index.js"), POSTGRES_JS_WORKER);
+  const loaded = await loadProject(dir, { persistTo: false });
+  assert.match(loaded.options.script, /cloudflare:sockets/, "postgres.js's Workers build is bundled");
+  const logs = [];
+  const worker = await startWorker(loaded, { onLog: (entry) => logs.push(entry) });
+  t.after(() => worker.dispose());
+  const response = await dispatch(worker, "http://localhost/");
+  const body = await response.text();
+  assert.equal(response.status, 200, `${body}\n${JSON.stringify(logs)}`);
+  const out = JSON.parse(body);
+  assert.deepEqual(out.selected, [{ name: "apple", qty: 3 }, { name: "pear", qty: 5 }]);
+  assert.equal(out.rolledBack, "undo");
+  assert.equal(out.afterRollback, 2);
+  assert.deepEqual(out.error, { code: "23505", constraint: "pjs_items_name_key", message: 'duplicate key value violates unique constraint "pjs_items_name_key"' });
+  assert.deepEqual(out.batches, Array(10).fill(100));
+  assert.equal(out.heard, "hello there");
+  assert.equal(out.ssl, ssl);
+}
+
+test("postgres.js in a worker through Hyperdrive: parameters, a rolled-back transaction, a unique violation's code, a cursor, LISTEN/NOTIFY", { skip: SKIP, timeout: 120_000 }, async (t) => {
+  await runPostgresJs(t, server.url, { ssl: false });
+});
+
+test("postgres.js with sslmode=require upgrades to TLS and trusts the test CA from NODE_EXTRA_CA_CERTS", { skip: SKIP, timeout: 120_000 }, async (t) => {
+  const previous = process.env.NODE_EXTRA_CA_CERTS;
+  t.after(() => (previous === undefined ? delete process.env.NODE_EXTRA_CA_CERTS : (process.env.NODE_EXTRA_CA_CERTS = previous)));
+  process.env.NODE_EXTRA_CA_CERTS = path.join(ROOT, "__test__", "fixtures", "sockets", "cert.pem");
+  await runPostgresJs(t, `${server.url}?sslmode=require`, { ssl: true });
+});
+
+test("pg over node:net (a net.Socket given as its stream) runs the same queries", { skip: SKIP, timeout: 120_000 }, async (t) => {
+  // pg picks pg-cloudflare in a worker; its `stream` option makes it use node:net instead (plain
+  // only: pg upgrades a non-Cloudflare stream in a worker with pg-cloudflare's startTls()).
+  const worker = `import net from "node:net";\n${WORKER}`
+    .replace("new pg.Client({ connectionString: env.DATABASE_URL })", "new pg.Client({ connectionString: env.DATABASE_URL, stream: () => new net.Socket() })")
+    .replace("CREATE TABLE items", "DROP TABLE IF EXISTS items; CREATE TABLE items");
+  const dir = project(t, { vars: { DATABASE_URL: server.url } });
+  fs.writeFileSync(path.join(dir, "src", "index.js"), worker);
+  await runQueries(t, dir);
 });

@@ -1,22 +1,153 @@
-// node:tls: workerd's constants and helpers that need no connection (checkServerIdentity,
-// convertALPNProtocols, createSecureContext); workerbox has no raw sockets, so connect() and
-// TLSSocket connections throw ERR_METHOD_NOT_IMPLEMENTED (workerd upgrades its TCP sockets).
-// Servers and getCiphers throw "Not implemented", as in workerd.
-const { Socket } = require("node:net");
+// node:tls: tls.connect() and TLSSocket over node:net's Socket (src/js/node/net.js), as workerd
+// builds them on cloudflare:sockets: a new connection starts in TLS (secureTransport "on", with
+// node:tls's `servername`, `ca` and `rejectUnauthorized` handed to the connection as its own TLS
+// options), and `{ socket }` upgrades a connected net.Socket with startTls(). Also workerd's
+// constants and the helpers that need no connection (checkServerIdentity, convertALPNProtocols,
+// createSecureContext). Servers and getCiphers throw "Not implemented", as in workerd.
+const { Socket, isIP } = require("node:net");
 const { Buffer } = require("node:buffer");
-const { notImplementedError } = require("node:internal/errors");
+
+const kTlsOptions = (internals.kNetTlsOptions ??= Symbol("tls options"));
+
+function coded(Ctor, code, message) {
+  const error = new Ctor(message);
+  error.code = code;
+  return error;
+}
+const optionNotImplemented = (name, why = "") => coded(Error, "ERR_OPTION_NOT_IMPLEMENTED", `The ${name} option is not implemented${why}`);
 
 class SecureContext {
   constructor(options = {}) { this.context = options; }
 }
+
+/** The PEM text of `ca` (a string, Buffer, or an array of them), or undefined. */
+function pemOf(ca) {
+  if (ca === undefined || ca === null) return undefined;
+  const parts = (Array.isArray(ca) ? ca : [ca]).map((part) => (typeof part === "string" ? part : ArrayBuffer.isView(part) ? Buffer.from(part.buffer, part.byteOffset, part.byteLength).toString("latin1") : null));
+  if (parts.includes(null)) throw coded(TypeError, "ERR_INVALID_ARG_TYPE", 'The "options.ca" property must be a string, a Buffer, or an array of them');
+  return parts.join("\n");
+}
+
+/** A checkServerIdentity function is ignored (rustls checks the name), or refused from
+ * throw_on_not_implemented_tls_options on, as in workerd. */
+function checkIdentityOption(fn) {
+  if (fn === undefined) return;
+  if (typeof fn !== "function") throw coded(TypeError, "ERR_INVALID_ARG_TYPE", 'The "options.checkServerIdentity" property must be of type function');
+  if (internals.compat?.enabled.includes("throw_on_not_implemented_tls_options")) throw optionNotImplemented("options.checkServerIdentity");
+}
+
 class TLSSocket extends Socket {
   constructor(socket, options = {}) {
-    super(options);
+    const opts = { ...options };
+    for (const name of ["enableTrace", "isServer", "server", "requestOCSP"]) if (opts[name]) throw optionNotImplemented(`options.${name}`);
+    for (const name of ["ALPNProtocols", "SNICallback", "pskCallback"]) if (opts[name] !== undefined) throw optionNotImplemented(`options.${name}`);
+    checkIdentityOption(opts.checkServerIdentity);
+    if (opts.secureContext !== undefined && !(opts.secureContext instanceof SecureContext)) throw coded(TypeError, "ERR_TLS_INVALID_CONTEXT", "context must be a SecureContext");
+    super({ allowHalfOpen: socket ? socket.allowHalfOpen : opts.allowHalfOpen, highWaterMark: opts.highWaterMark, signal: opts.signal });
+    this._tlsOptions = opts;
+    this._parentWrap = socket ?? null;
     this.encrypted = true;
     this.authorized = false;
+    this.authorizationError = null;
     this.alpnProtocol = false;
+    this.secureConnecting = true;
+    this._secureEstablished = false;
+    this.servername = opts.servername ?? null;
+    this.on("connect", () => {
+      this._secureEstablished = true;
+      this.emit("secure");
+    });
   }
-  connect() { throw notImplementedError("tls.TLSSocket.connect"); }
+  setServername(name) {
+    if (typeof name !== "string") throw coded(TypeError, "ERR_INVALID_ARG_TYPE", 'The "name" argument must be of type string');
+    this.servername = name;
+  }
+  setSession() {}
+  disableRenegotiation() {}
+  renegotiate() { return false; }
+  setMaxSendFragment() { return false; }
+  exportKeyingMaterial() { throw new Error("exportKeyingMaterial is not implemented"); }
+  getPeerCertificate() { throw new Error("getPeerCertificate is not implemented"); }
+  getCertificate() { throw new Error("TLSSocket.getCertificate is not implemented"); }
+  getPeerX509Certificate() { throw new Error("TLSSocket.getPeerX509Certificate is not implemented"); }
+  getX509Certificate() { throw new Error("TLSSocket.getX509Certificate is not implemented"); }
+  setKeyCert() { throw new Error("TLSSocket.setKeyCert is not implemented"); }
+}
+for (const method of ["getCipher", "getSharedSigalgs", "getEphemeralKeyInfo", "getFinished", "getPeerFinished", "getProtocol", "getSession", "getTLSTicket", "isSessionReused", "enableTrace"]) {
+  TLSSocket.prototype[method] = function () { return null; };
+}
+
+/** `[options, callback]` from (options[, cb]) or (port[, host][, options][, cb]). */
+function connectArgs(args) {
+  const callback = typeof args[args.length - 1] === "function" ? args[args.length - 1] : null;
+  if (args[0] !== null && typeof args[0] === "object") return [{ ...args[0] }, callback];
+  const options = { port: args[0] };
+  let rest = 1;
+  if (typeof args[1] === "string") options.host = args[rest++];
+  if (args[rest] !== null && typeof args[rest] === "object") Object.assign(options, args[rest]);
+  return [options, callback];
+}
+
+function connect(...args) {
+  const [options, callback] = connectArgs(args);
+  if (options.minDHSize !== undefined) throw optionNotImplemented("options.minDHSize");
+  if (options.pskCallback !== undefined) throw optionNotImplemented("options.pskCallback");
+  checkIdentityOption(options.checkServerIdentity);
+  const verify = options.rejectUnauthorized !== false;
+  const ca = pemOf(options.ca ?? options.secureContext?.context?.ca);
+  const socket = new TLSSocket(options.socket, {
+    allowHalfOpen: options.allowHalfOpen,
+    ALPNProtocols: options.ALPNProtocols,
+    enableTrace: options.enableTrace,
+    highWaterMark: options.highWaterMark,
+    secureContext: options.secureContext,
+    signal: options.signal,
+    servername: options.servername,
+    rejectUnauthorized: verify,
+  });
+  if (callback) socket.once("secureConnect", callback);
+  socket.once("secure", () => {
+    socket.authorized = verify;
+    socket.secureConnecting = false;
+    socket.removeListener("end", onEndBeforeSecure);
+    socket.emit("secureConnect");
+  });
+  socket.prependListener("end", onEndBeforeSecure);
+  if (!options.socket) {
+    socket[kTlsOptions] = { servername: options.servername || undefined, ca, rejectUnauthorized: verify };
+    if (options.timeout) socket.setTimeout(options.timeout);
+    socket.connect(options);
+    return socket;
+  }
+  // An upgrade: the connection's TLS options were fixed when it opened as a plain socket.
+  const why = " for an upgrade of an existing socket (tls.connect({ socket })) in workerbox; trust a certificate with NODE_EXTRA_CA_CERTS instead";
+  if (ca !== undefined) throw optionNotImplemented("options.ca", why);
+  if (!verify) throw optionNotImplemented("options.rejectUnauthorized", why);
+  const plain = options.socket;
+  if (!(plain instanceof Socket)) throw coded(TypeError, "ERR_INVALID_ARG_TYPE", 'The "options.socket" property must be a net.Socket in workerbox (a socket connected with node:net)');
+  // Writes and reads wait for the upgraded connection.
+  socket.connecting = true;
+  const upgrade = () => {
+    if (socket.destroyed) return;
+    if (!plain._handle || plain.destroyed) return void socket.destroy(coded(Error, "ERR_SOCKET_CLOSED", "Socket is closed"));
+    try {
+      const name = options.servername || undefined;
+      const upgraded = plain._releaseForUpgrade().startTls(name && name !== plain._host ? { expectedServerHostname: name } : undefined);
+      socket._adoptUpgraded(upgraded, plain._host, { address: plain.remoteAddress, port: plain.remotePort, family: plain.remoteFamily });
+    } catch (error) {
+      socket.destroy(error);
+    }
+  };
+  if (plain.connecting) plain.once("connect", upgrade);
+  else queueMicrotask(upgrade);
+  plain.once("close", () => socket.destroy());
+  socket.once("close", () => plain.destroy());
+  return socket;
+}
+
+function onEndBeforeSecure() {
+  const error = coded(Error, "ECONNRESET", "Client network socket disconnected before secure TLS connection was established");
+  this.destroy(error);
 }
 
 function convertALPNProtocols(protocols, out) {
@@ -56,7 +187,7 @@ function checkServerIdentity(hostname, cert) {
   };
   let ok;
   let reason;
-  if (require("node:net").isIP(host)) {
+  if (isIP(host)) {
     ok = ips.includes(host);
     reason = `IP: ${host} is not in the cert's list: ${ips.join(", ")}`;
   } else if (dnsNames.length > 0) {
@@ -89,7 +220,7 @@ module.exports = {
   checkServerIdentity,
   convertALPNProtocols,
   createSecureContext: (options) => new SecureContext(options),
-  connect() { throw notImplementedError("tls.connect"); },
+  connect,
   createServer: notImplemented,
   Server: notImplemented,
   getCiphers: notImplemented,

@@ -14,6 +14,8 @@
 //! bytes (`{}` and a chunk) or `{"done":true}` at the peer's end; each `FetchWrite` carries bytes
 //! to send, an empty chunk asks for the STARTTLS upgrade (the next read is answered with its
 //! outcome, `{"tls":true}`), the end of the body half-closes, and an error reason closes.
+//! node:tls adds the headers `tls-servername`, `tls-ca` (PEM) and `tls-verify` (`false`) for a
+//! socket's own TLS options (`tls::socket_config`).
 
 pub(crate) mod tls;
 
@@ -50,13 +52,27 @@ struct Target {
   /// `off`, `on` or `starttls`.
   secure: String,
   allow_half_open: bool,
+  /// node:tls's per-socket TLS options (absent from `cloudflare:sockets`' connect()): the
+  /// server name to send and verify (`servername`), trusted certificates in place of the
+  /// default roots (`ca`, PEM), and whether the certificate is checked at all.
+  servername: Option<String>,
+  ca: Option<String>,
+  verify: bool,
 }
 
 fn target(request: &FetchRequest) -> Result<Target, JsErrorInfo> {
   let header = |name: &str| request.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
   let hostname = header("hostname").unwrap_or_default();
   let port = header("port").and_then(|p| p.parse().ok()).ok_or_else(|| JsErrorInfo::new("TypeError", "Specified address could not be parsed."))?;
-  Ok(Target { hostname, port, secure: header("secure-transport").unwrap_or_else(|| "off".into()), allow_half_open: header("allow-half-open").as_deref() == Some("true") })
+  Ok(Target {
+    hostname,
+    port,
+    secure: header("secure-transport").unwrap_or_else(|| "off".into()),
+    allow_half_open: header("allow-half-open").as_deref() == Some("true"),
+    servername: header("tls-servername"),
+    ca: header("tls-ca"),
+    verify: header("tls-verify").as_deref() != Some("false"),
+  })
 }
 
 /// Resolves and dials the target under the policy; `[`…`]` around an IPv6 hostname is dropped.
@@ -76,10 +92,11 @@ async fn dial(target: &Target, public_only: bool) -> Result<tokio::net::TcpStrea
   Ok(stream)
 }
 
-async fn handshake(host: &str, stream: Stream) -> Result<Stream, JsErrorInfo> {
-  let host = host.trim_start_matches('[').trim_end_matches(']');
+async fn handshake(target: &Target, stream: Stream) -> Result<Stream, JsErrorInfo> {
+  let host = target.servername.as_deref().unwrap_or(&target.hostname).trim_start_matches('[').trim_end_matches(']');
   let name = rustls::pki_types::ServerName::try_from(host.to_owned()).map_err(|e| JsErrorInfo::new("TypeError", format!("{host} is not a valid TLS server name: {e}")))?;
-  let tls = tokio_rustls::TlsConnector::from(tls::client_config()).connect(name, stream).await.map_err(|e| error(format!("{CANNOT_CONNECT} (the TLS handshake with {host} failed: {e})")))?;
+  let config = tls::socket_config(target.ca.as_deref(), target.verify).map_err(|e| JsErrorInfo::new("TypeError", e))?;
+  let tls = tokio_rustls::TlsConnector::from(config).connect(name, stream).await.map_err(|e| error(format!("{CANNOT_CONNECT} (the TLS handshake with {host} failed: {e})")))?;
   Ok(Box::new(tls))
 }
 
@@ -93,7 +110,7 @@ async fn open(id: u32, request: &FetchRequest, target: &Target, replies: &Unboun
     })
     .to_string();
     let stream: Stream = Box::new(tcp);
-    let stream = if target.secure == "on" { handshake(&target.hostname, stream).await? } else { stream };
+    let stream = if target.secure == "on" { handshake(target, stream).await? } else { stream };
     Ok::<_, JsErrorInfo>((stream, head))
   };
   match connected.await {
@@ -177,7 +194,7 @@ async fn pump(id: u32, stream: Stream, target: &Target, writes: Receiver<UploadC
         Some(Ok(bytes)) if bytes.is_empty() => {
           // STARTTLS: nothing is being written and no read is running (select ran none).
           let stream = rd.unsplit(wr);
-          let result = handshake(&target.hostname, stream).await;
+          let result = handshake(target, stream).await;
           match result {
             Ok(tls) => {
               (rd, wr) = tokio::io::split(tls);
