@@ -1,7 +1,8 @@
 // mysql2 in a worker (bundled by workerbox/project, nodejs_compat) against a real MariaDB started
 // here from Debian's mariadb-server package: mysql2 talks through node:net, which runs on
-// cloudflare:sockets. The test makes a data directory with mariadb-install-db in a temp dir, starts
-// mariadbd on a free loopback port, and stops it and removes the directory afterwards. Without the
+// cloudflare:sockets (and, with `ssl`, node:tls's upgrade of it). The test makes a data directory
+// with mariadb-install-db in a temp dir, starts mariadbd on a free loopback port (TLS with the
+// test certificate on offer), and stops it and removes the directory afterwards. Without the
 // server binaries the tests are skipped, saying so.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -16,6 +17,7 @@ import { dispatch } from "workerbox";
 import { freePort } from "./helpers.mjs";
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+const FIXTURES = path.join(ROOT, "__test__", "fixtures", "sockets");
 const require = createRequire(import.meta.url);
 
 /** The path of `name` on PATH (or in /usr/sbin, where Debian puts mariadbd), or null. */
@@ -43,7 +45,9 @@ async function startMariaDB() {
     throw error;
   }
   const port = await freePort();
-  const server = spawn(MARIADBD, ["--no-defaults", `--datadir=${data}`, ...user, `--port=${port}`, "--bind-address=127.0.0.1", `--socket=${path.join(dir, "sock")}`, `--pid-file=${path.join(dir, "pid")}`, "--skip-name-resolve", "--skip-log-bin", "--innodb-buffer-pool-size=16M"], { stdio: ["ignore", "ignore", "pipe"] });
+  // TLS with the self-signed test certificate, for clients that ask for it.
+  const tls = [`--ssl-cert=${path.join(FIXTURES, "cert.pem")}`, `--ssl-key=${path.join(FIXTURES, "key.pem")}`];
+  const server = spawn(MARIADBD, ["--no-defaults", ...tls, `--datadir=${data}`, ...user, `--port=${port}`, "--bind-address=127.0.0.1", `--socket=${path.join(dir, "sock")}`, `--pid-file=${path.join(dir, "pid")}`, "--skip-name-resolve", "--skip-log-bin", "--innodb-buffer-pool-size=16M"], { stdio: ["ignore", "ignore", "pipe"] });
   const exited = new Promise((resolve) => server.on("exit", resolve));
   const stop = async () => {
     server.kill("SIGTERM");
@@ -78,9 +82,11 @@ export default {
   async fetch(request, env) {
     const { host, port, user, password, database } = env.DB;
     // disableEval: mysql2 builds its row parsers with new Function() otherwise, which Workers forbid.
-    const pool = mysql.createPool({ host, port, user, password, database, connectionLimit: 2, disableEval: true });
+    const ssl = env.SSL ? {} : undefined;
+    const pool = mysql.createPool({ host, port, user, password, database, connectionLimit: 2, disableEval: true, ssl });
     try {
       const out = {};
+      await pool.query("DROP TABLE IF EXISTS items");
       await pool.query("CREATE TABLE items (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(50) UNIQUE NOT NULL, qty INT)");
       await pool.query("INSERT INTO items (name, qty) VALUES (?, ?), (?, ?)", ["apple", 3, "pear", 5]);
       // A prepared statement (COM_STMT_PREPARE / EXECUTE), run twice.
@@ -102,6 +108,7 @@ export default {
       }
       out.bigLength = (await pool.query("SELECT REPEAT('x', 2000000) AS s"))[0][0].s.length;
       out.version = (await pool.query("SELECT VERSION() AS v"))[0][0].v;
+      out.tls = (await pool.query("SHOW SESSION STATUS LIKE 'Ssl_version'"))[0][0]?.Value ?? "";
       return Response.json(out);
     } finally {
       await pool.end();
@@ -118,23 +125,24 @@ after(async () => {
   await server?.stop();
 });
 
-test("mysql2 in a worker, through Hyperdrive's env.DB: a pool (two connections at once), a prepared statement, a rolled-back transaction, a duplicate key's error, a 2 MB value", { skip: SKIP, timeout: 120_000 }, async (t) => {
-  // A fresh database for the worker, made from the host.
-  const mysql = require("mysql2/promise");
-  const admin = await mysql.createConnection({ host: "127.0.0.1", port: server.port, user: "root" });
-  await admin.query("CREATE DATABASE app");
-  await admin.end();
+/** Runs WORKER against the server's database `app` through a Hyperdrive binding; returns its output. */
+async function runWorker(t, vars = {}, { expectError = null } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-mysql-app-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.mkdirSync(path.join(dir, "src"));
   fs.writeFileSync(path.join(dir, "src", "index.js"), WORKER);
   fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "junction");
   const hyperdrive = [{ binding: "DB", id: "0123456789abcdef", localConnectionString: `mysql://root@127.0.0.1:${server.port}/app` }];
-  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name: "mysql-app", main: "src/index.js", compatibility_date: "2025-01-01", compatibility_flags: ["nodejs_compat"], hyperdrive }));
+  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name: "mysql-app", main: "src/index.js", compatibility_date: "2025-01-01", compatibility_flags: ["nodejs_compat"], hyperdrive, vars }));
   const loaded = await loadProject(dir, { persistTo: false });
   const logs = [];
   const worker = await startWorker(loaded, { onLog: (entry) => logs.push(entry) });
   t.after(() => worker.dispose());
+  if (expectError) {
+    // The worker does not catch it: dispatch() rejects with the worker's error.
+    await assert.rejects(dispatch(worker, "http://localhost/"), expectError);
+    return null;
+  }
   const response = await dispatch(worker, "http://localhost/");
   const body = await response.text();
   assert.equal(response.status, 200, `${body}\n${JSON.stringify(logs)}`);
@@ -148,4 +156,25 @@ test("mysql2 in a worker, through Hyperdrive's env.DB: a pool (two connections a
   assert.match(out.error.message, /Duplicate entry 'apple'/);
   assert.equal(out.bigLength, 2_000_000);
   assert.match(out.version, /MariaDB/);
+  return out;
+}
+
+test("mysql2 in a worker, through Hyperdrive's env.DB: a pool (two connections at once), a prepared statement, a rolled-back transaction, a duplicate key's error, a 2 MB value", { skip: SKIP, timeout: 120_000 }, async (t) => {
+  // A fresh database for the worker, made from the host.
+  const mysql = require("mysql2/promise");
+  const admin = await mysql.createConnection({ host: "127.0.0.1", port: server.port, user: "root" });
+  await admin.query("CREATE DATABASE app");
+  await admin.end();
+  const out = await runWorker(t);
+  assert.equal(out.tls, "", "no TLS unless asked for");
+});
+
+test("mysql2 with ssl upgrades its connections with tls.connect({ socket }) and verifies the server against NODE_EXTRA_CA_CERTS", { skip: SKIP, timeout: 120_000 }, async (t) => {
+  const previous = process.env.NODE_EXTRA_CA_CERTS;
+  t.after(() => (previous === undefined ? delete process.env.NODE_EXTRA_CA_CERTS : (process.env.NODE_EXTRA_CA_CERTS = previous)));
+  delete process.env.NODE_EXTRA_CA_CERTS;
+  await runWorker(t, { SSL: "1" }, { expectError: /invalid peer certificate: UnknownIssuer/ });
+  process.env.NODE_EXTRA_CA_CERTS = path.join(FIXTURES, "cert.pem");
+  const out = await runWorker(t, { SSL: "1" });
+  assert.match(out.tls, /^TLSv1\.[23]$/);
 });
