@@ -119,4 +119,4 @@ function coverageHost(worker) {
   };
 }
 
-module.exports = { coverageWorkerOptions, coverageHost, wantsV8Coverage };
+module.exports = { coverageWorkerOptions, coverageHost, wantsV8Coverage, openSession };

@@ -5,6 +5,7 @@
 
 const fs = require("node:fs");
 const { startRunner, disposeRunner } = require("./runners.js");
+const { breaksAtStart, breakAtFiles } = require("./inspect.js");
 
 const POOL_NAME = "workerbox";
 /** Specifiers the engine answers itself; Vite must not try to load them. */
@@ -25,6 +26,10 @@ class WorkerboxPoolWorker {
     this.runner = null;
     this.socket = null;
     this.listeners = { message: new Set(), error: new Set(), exit: new Set() };
+    /** Messages held while --inspect-brk's breakpoints are set (sent in order after). */
+    this.held = null;
+    /** Closes --inspect-brk's session. */
+    this.closeBreaks = null;
   }
 
   async start() {
@@ -73,8 +78,25 @@ class WorkerboxPoolWorker {
 
   send(message) {
     if (!this.socket) throw new Error("workerbox/vitest: a message was sent before the pool worker started");
+    // --inspect-brk: the files stop at their first line; the breakpoints are set before they run.
+    if (this.held === null && this.closeBreaks === null && message.type === "run" && breaksAtStart(this.options.project)) {
+      const files = (message.context?.files ?? []).map((file) => (typeof file === "string" ? file : file.filepath)).filter(Boolean);
+      this.held = breakAtFiles(this.runner.worker, files).then(
+        (close) => (this.closeBreaks = close),
+        (error) => this.#emit("error", error),
+      );
+    }
+    if (this.held !== null) {
+      this.held = this.held.then(() => this.socket && this.#send(message));
+      return;
+    }
+    this.#send(message);
+  }
+
+  #send(message) {
     let outgoing = message;
-    // The inspector is not available inside the isolate.
+    // Vitest's runtime in the isolate has no node:inspector: the pool serves the isolate through
+    // the worker inspector instead (lib/vitest/inspect.js).
     if (message.type === "start") {
       outgoing = { ...message, context: { ...message.context, config: { ...message.context.config, inspector: { ...message.context.config.inspector, enabled: false } } } };
     }
@@ -86,6 +108,8 @@ class WorkerboxPoolWorker {
   }
 
   async stop() {
+    this.closeBreaks?.();
+    this.closeBreaks = null;
     try {
       this.socket?.close(1000, "stopped");
     } catch {}

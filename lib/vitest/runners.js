@@ -16,6 +16,7 @@ const { makeRateLimiters, makePipelines } = require("./local-bindings.js");
 const { workflowHost } = require("./workflow-host.js");
 const { isolatedStorageHost, isolatedStorageOption } = require("./isolated-storage.js");
 const { coverageHost, coverageWorkerOptions } = require("./coverage.js");
+const { inspectorOption } = require("./inspect.js");
 
 const RUNNER = path.join(__dirname, "runner.mjs");
 /** Node's globals for the runner's own modules (see lib/vitest/loader.js). */
@@ -245,8 +246,10 @@ async function startRunner(project, options, distPath) {
       compatibilityFlags: settings.compatibilityFlags,
       ...(settings.outbound ? { outbound: settings.outbound } : {}),
       loadModule: timed(createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker, "workerbox-vitest:module-evaluator": moduleEvaluator, ...coverage.aliases }, cacheDir, globals: NODE_GLOBALS }), stats && phases),
-      // V8 coverage: the inspector, for a session of the pool's (lib/vitest/coverage.js).
+      // V8 coverage: the inspector, for a session of the pool's (lib/vitest/coverage.js); with
+      // --inspect, on Vitest's inspector port (lib/vitest/inspect.js).
       ...coverage.options,
+      ...(inspectorOption(project) ? { inspector: inspectorOption(project) } : {}),
       // No bound on a binding call's wait either (Cloudflare's pool has none): a test may wait on a
       // Workflow's retry delays through the pool (cloudflare:test's waitForStepResult()).
       limits: { cpuMs: 0, wallMs: 0, waitUntilMs: 0, memoryMb: 1024, bindingMs: 0 },
