@@ -103,6 +103,11 @@ export default {
       const big = (await client.query("SELECT string_agg(md5(i::text), '') AS s FROM generate_series(1, 20000) AS i")).rows[0].s;
       out.bigLength = big.length;
       out.version = (await client.query("SHOW server_version")).rows[0].server_version;
+      // LISTEN / NOTIFY: the notification arrives on the same connection between queries.
+      const heard = new Promise((resolve) => client.once("notification", (message) => resolve(message.channel + ":" + message.payload)));
+      await client.query("LISTEN pg_channel");
+      await client.query("SELECT pg_notify('pg_channel', $1)", ["ping"]);
+      out.heard = await Promise.race([heard, new Promise((resolve) => setTimeout(() => resolve("nothing in 5 s"), 5000))]);
       out.ssl = (await client.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")).rows[0].ssl;
       return Response.json(out);
     } finally {
@@ -151,6 +156,7 @@ async function runQueries(t, dir, { ssl = false } = {}) {
   assert.match(out.error.message, /duplicate key value violates unique constraint "items_name_key"/);
   assert.equal(out.bigLength, 20000 * 32);
   assert.match(out.version, /^\d+/);
+  assert.equal(out.heard, "pg_channel:ping");
   assert.equal(out.ssl, ssl);
   return loaded;
 }
