@@ -3,7 +3,9 @@
 // bulk sender), their events in order, write callbacks, end(), destroy(), pause()/resume(),
 // setTimeout(); tls.connect() to a TLS server with the self-signed certificate in
 // fixtures/sockets/ (ca, servername / SNI, rejectUnauthorized: false, a wrong name) and an upgrade
-// of a plain socket after a STARTTLS exchange. Every server and worker is closed when its test ends.
+// of a plain socket after a STARTTLS exchange. The event orders, EPIPE and the refused connection's
+// error are what workerd 2026-04-26 gave for the same probes (its differences are in
+// docs/sockets.md). Every server and worker is closed when its test ends.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
