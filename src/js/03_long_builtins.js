@@ -29,7 +29,7 @@ const { getOwnPropertyDescriptor, getPrototypeOf } = Object;
 const ObjectPrototype = Object.prototype;
 const ArrayConstructor = Array;
 const iterator = Symbol.iterator;
-const isProxy = (value) => ops.valueIs("Proxy", value);
+const isProxy = ops.isProxy;
 // Between steps: a full GC at once if the heap is over memoryMb (src/runtime/ops/heap.rs), so
 // that the limit stops the loop at the next step rather than when V8 next collects.
 const heapCheck = ops.heapCheck;
@@ -90,7 +90,8 @@ guard(Array.prototype, "fill", (fill) => ({
 // order, then Set of "length".
 guard(Array, "from", (from) => ({
   from(items, mapfn, thisArg) {
-    if (this !== ArrayConstructor || mapfn !== undefined || typeof items !== "object" || items === null || isProxy(items)) return apply(from, this, arguments);
+    // Arrays (and proxies of arrays) first, without a native call: the common case.
+    if (this !== ArrayConstructor || mapfn !== undefined || typeof items !== "object" || items === null || isArray(items) || isProxy(items)) return apply(from, this, arguments);
     if (getPrototypeOf(items) !== ObjectPrototype || iterator in items) return apply(from, this, arguments);
     const length = getOwnPropertyDescriptor(items, "length");
     if (length === undefined || typeof length.value !== "number" || !(length.value >= LONG)) return apply(from, this, arguments);

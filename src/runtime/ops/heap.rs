@@ -1,5 +1,7 @@
-//! `ops.heapCheck()`: lets a long loop of the runtime's own JS (src/js/03_long_builtins.js) see
-//! the worker's heap limit while it runs.
+//! The ops of the stepped built-ins (src/js/03_long_builtins.js): `ops.heapCheck()` lets their
+//! long loops see the worker's heap limit while they run, and `ops.isProxy(value)` tells them,
+//! without running a trap, which receivers to leave to V8's built-ins (as `ops.valueIs("Proxy",
+//! …)` does, without its string argument: these are called on every `fill` and `Array.from`).
 //!
 //! The limit is checked after each full GC (`isolate::limits::after_full_gc`). A built-in that
 //! grows a table in the old generation (a dictionary array's) triggers no young-generation GC,
@@ -12,6 +14,12 @@ use v8::MapFnTo;
 
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("heapCheck", op_heap_check.map_fn_to());
+  install("isProxy", op_is_proxy.map_fn_to());
+}
+
+/// `ops.isProxy(value) -> boolean`
+fn op_is_proxy<'s>(_scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  rv.set_bool(args.get(0).is_proxy());
 }
 
 /// `ops.heapCheck()`: a full GC now if the heap is over the worker's limit (its epilogue stops
