@@ -393,6 +393,26 @@ test("a socket belongs to the request that opened it: from another request reads
   await waitFor(() => events.length === 4, 5000);
 });
 
+test("when its request is over a socket first sends what the worker wrote: the peer gets every byte, then the end", async (t) => {
+  let received = 0;
+  let ended = false;
+  const port = await listen(t, net.createServer((socket) => {
+    socket.on("error", () => {});
+    socket.on("data", (data) => (received += data.length));
+    socket.on("end", () => ((ended = true), socket.end()));
+  }));
+  // The response goes out as soon as the last write was taken, before it reached the kernel.
+  const result = await inWorker(t, `
+    const socket = connect("127.0.0.1:${port}");
+    const writer = socket.writable.getWriter();
+    const chunk = new Uint8Array(1 << 20).fill(7);
+    for (let i = 0; i < 16; i++) await writer.write(chunk);
+    return "written";`);
+  assert.equal(result, "written");
+  await waitFor(() => ended, 10_000);
+  assert.equal(received, 16 << 20);
+});
+
 test("a socket opened in a Durable Object is the object's: a later call to the object uses it", async (t) => {
   const port = await echoServer(t);
   const worker = await useWorker(t, { script: `${PRELUDE}

@@ -11,7 +11,7 @@
 // another request's handler reject with workerd's "Cannot perform I/O on behalf of a different
 // request" error and close() from there does nothing; when the owning event is over (response
 // sent, waitUntil settled: ops.eventDone, wrapped below) its connections are closed, their
-// `closed` left pending as workerd leaves it. A socket opened inside a Durable Object call
+// `closed` left pending as workerd leaves it (one the worker wrote to sends the rest first). A socket opened inside a Durable Object call
 // belongs to no one event: it lives until it is closed (workerd gives each object one I/O context).
 
 const { WritableStream } = globalThis;
@@ -36,14 +36,18 @@ internals.durableStatePrototype._enter = function _enter() {
 };
 const eventDone = ops.eventDone;
 ops.eventDone = function (id) {
+  // First the event's own timers go; the linger timers finish() starts are the runtime's.
+  const result = eventDone(id);
   durableEvents.delete(id);
   const conns = byEvent.get(id);
   if (conns !== undefined) {
     byEvent.delete(id);
-    for (const conn of conns) conn.close();
+    for (const conn of conns) conn.finish();
   }
-  return eventDone(id);
+  return result;
 };
+/** How long a connection whose request is over may take to send what the worker wrote. */
+const LINGER_MS = 10_000;
 
 /** The event a socket opened now belongs to, or null (no event, or a Durable Object's). */
 function currentOwner() {
@@ -104,6 +108,9 @@ class Connection {
     this.upgrade = null;
     /** The last write, which a STARTTLS request must follow. */
     this.lastWrite = Promise.resolve();
+    /** Whether the worker wrote any bytes, and whether it ended its writes. */
+    this.written = false;
+    this.writesEnded = false;
   }
   /** The next `[json, chunk]` the connection reads; the upgrade's outcome is taken out. */
   read() {
@@ -133,6 +140,30 @@ class Connection {
     this.closed = true;
     byEvent.get(this.owner)?.delete(this);
     ops.fetchCancel(this.id);
+  }
+  /**
+   * The end of the request that owns the connection. A write resolves once the connection took
+   * the chunk, before it reached the kernel, so a connection the worker wrote to first sends
+   * the rest and its end (FIN), then waits for the peer's end (reading and dropping what comes)
+   * for up to LINGER_MS before it closes; one it never wrote to closes at once.
+   */
+  finish() {
+    if (this.closed) return;
+    if (!this.written) return this.close();
+    if (!this.writesEnded) {
+      this.writesEnded = true;
+      ops.fetchWrite(this.id, null).catch(() => {});
+    }
+    const timer = ops.timerStart(() => this.close(), LINGER_MS, false, true);
+    const done = () => {
+      ops.timerCancel(timer);
+      this.close();
+    };
+    const drain = () => {
+      if (this.closed) return ops.timerCancel(timer);
+      ops.fetchRead(this.id).then(([json]) => (json === '{"done":true}' ? done() : drain()), done);
+    };
+    drain();
   }
 }
 
@@ -251,6 +282,7 @@ class Socket {
     await this.#opened.promise;
     if (this.#done || this.#writeEnded) throw new TypeError(WRITABLE_CLOSED);
     if (bytes.byteLength === 0) return;
+    this.#conn.written = true;
     // The connection keeps its own copy (the op copies), so the worker may reuse its buffer.
     const write = ops.fetchWrite(this.#conn.id, bytes);
     this.#conn.lastWrite = write.catch(() => {});
@@ -265,6 +297,7 @@ class Socket {
     await this.#opened.promise;
     if (this.#done || this.#writeEnded) return;
     this.#writeEnded = true;
+    this.#conn.writesEnded = true;
     await ops.fetchWrite(this.#conn.id, null).catch(() => {});
     this.#maybeClosed();
   }
