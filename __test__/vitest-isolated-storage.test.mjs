@@ -32,7 +32,7 @@ export default { fetch() { return new Response("ok"); } };
 `;
 
 const ISOLATED = `import { env, listDurableObjectIds } from "cloudflare:test";
-import { beforeAll, beforeEach, it, expect } from "vitest";
+import { beforeAll, beforeEach, describe, it, expect } from "vitest";
 
 const seed = () => env.COUNTER.get(env.COUNTER.idFromName("seed"));
 beforeAll(async () => {
@@ -85,6 +85,25 @@ it("again, with the Durable Object's instance made anew", async () => {
   expect(await state()).toEqual(AFTER_BEFORE_ALL);
   expect((await seed().read()).cached).toBe(null);
 });
+
+describe("a describe block", () => {
+  beforeAll(async () => {
+    await env.KV.put("block", "1");
+    await env.DB.prepare("INSERT INTO notes VALUES ('block')").run();
+  });
+  it("starts from what its beforeAll left", async () => {
+    expect(await env.KV.get("block")).toBe("1");
+    await env.KV.put("inner", "x");
+  });
+  it("and not from the previous test's writes", async () => {
+    expect(await env.KV.get("inner")).toBe(null);
+    expect((await env.DB.prepare("SELECT text FROM notes ORDER BY text").all()).results.map((r) => r.text)).toEqual(["block", "seed"]);
+  });
+});
+
+it("after the block: what its beforeAll wrote is undone", async () => {
+  expect(await state()).toEqual(AFTER_BEFORE_ALL);
+});
 `;
 
 const SHARED = `import { env } from "cloudflare:test";
@@ -127,10 +146,10 @@ function project(t, isolatedStorage) {
   return dir;
 }
 
-test("isolatedStorage: true: KV, R2, D1 and Durable Objects are rolled back after each test, to the state beforeAll left", { timeout: 120_000 }, async (t) => {
+test("isolatedStorage: true: KV, R2, D1 and Durable Objects are rolled back after each test, to the state beforeAll left (a describe block's own beforeAll: until the block ends)", { timeout: 120_000 }, async (t) => {
   const { code, report, output } = await runVitest(project(t, true));
   assert.equal(code, 0, output);
-  assert.equal(report.numPassedTests, 3, output);
+  assert.equal(report.numPassedTests, 6, output);
 });
 
 test("isolatedStorage is off by default: a test sees the previous test's writes", { timeout: 120_000 }, async (t) => {

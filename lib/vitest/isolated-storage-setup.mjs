@@ -1,19 +1,47 @@
 // The setup file of workerbox/vitest's `isolatedStorage` (put first among the project's setup
-// files by lib/vitest/index.js), run in the isolate before each test file. With the option on, it
-// registers a beforeEach hook that marks the storage and an afterEach hook that undoes what the
-// test wrote (lib/vitest/isolated-storage.js in the pool). Registered first, the beforeEach runs
-// before the project's own, and — Vitest running after-hooks in reverse order — the afterEach
-// after theirs, so what those hooks write is undone too.
-import { beforeEach, afterEach } from "vitest";
+// files by lib/vitest/index.js), run in the isolate before each test file. With the option on:
+// a beforeEach hook marks the storage and an afterEach hook undoes what the test wrote
+// (lib/vitest/isolated-storage.js in the pool). Registered first, the beforeEach runs before the
+// project's own and — Vitest running after-hooks in reverse order — the afterEach after theirs, so
+// what those hooks write is undone too. A `describe` block is marked before its beforeAll hooks
+// and undone after its afterAll hooks (Vitest's runner's onBeforeRunSuite / onAfterRunSuite), so
+// its tests start from what its beforeAll left, and the file's next tests from what the file's did.
+import { beforeEach, afterEach, TestRunner } from "vitest";
 
 const runner = globalThis.__workerboxVitest;
+const PATCHED = Symbol.for("workerbox.vitest.isolatedStorage");
 
 async function ask(action) {
   const response = await runner.env.__WORKERBOX_VITEST_HOST.fetch(`http://vitest-host/isolated/${action}`, { method: "POST" });
   if (!response.ok) throw new Error(`workerbox/vitest: isolatedStorage: ${await response.text()}`);
 }
 
+/** Marks each describe block that runs (Vitest calls onAfterRunSuite only for those). */
+function markSuites(prototype) {
+  if (!prototype || prototype[PATCHED]) return;
+  prototype[PATCHED] = true;
+  const marked = new WeakSet();
+  const before = prototype.onBeforeRunSuite;
+  const after = prototype.onAfterRunSuite;
+  prototype.onBeforeRunSuite = async function onBeforeRunSuite(suite) {
+    await before?.call(this, suite);
+    const runs = suite.file !== suite && suite.mode !== "skip" && suite.mode !== "todo" && suite.result?.state !== "fail";
+    if (runs) {
+      await ask("open");
+      marked.add(suite);
+    }
+  };
+  prototype.onAfterRunSuite = async function onAfterRunSuite(suite) {
+    try {
+      await after?.call(this, suite);
+    } finally {
+      if (marked.delete(suite)) await ask("undo");
+    }
+  };
+}
+
 if (runner?.isolatedStorage) {
   beforeEach(() => ask("open"));
   afterEach(() => ask("undo"));
+  markSuites(TestRunner?.prototype);
 }
