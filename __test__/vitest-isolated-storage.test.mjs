@@ -28,10 +28,17 @@ export class Counter extends DurableObject {
     return { count: (await this.ctx.storage.get("count")) ?? 0, hits: this.ctx.storage.sql.exec("SELECT count(*) AS n FROM hits").one().n, cached: this.cached ?? null };
   }
 }
-export default { fetch() { return new Response("ok"); } };
+export default {
+  fetch(request, env, ctx) {
+    // Written after the response, as real workers often do.
+    ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 200)).then(() => env.KV.put("later", "1")));
+    return new Response("ok");
+  },
+};
 `;
 
 const ISOLATED = `import { env, listDurableObjectIds } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, it, expect } from "vitest";
 
 const seed = () => env.COUNTER.get(env.COUNTER.idFromName("seed"));
@@ -104,6 +111,15 @@ describe("a describe block", () => {
 it("after the block: what its beforeAll wrote is undone", async () => {
   expect(await state()).toEqual(AFTER_BEFORE_ALL);
 });
+
+it("starts a request whose waitUntil() writes after the response", async () => {
+  expect(await (await exports.default.fetch("http://w/")).text()).toBe("ok");
+});
+
+it("the write was waited for and undone, not carried into this test", async () => {
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  expect(await env.KV.get("later")).toBe(null);
+});
 `;
 
 const SHARED = `import { env } from "cloudflare:test";
@@ -149,7 +165,7 @@ function project(t, isolatedStorage) {
 test("isolatedStorage: true: KV, R2, D1 and Durable Objects are rolled back after each test, to the state beforeAll left (a describe block's own beforeAll: until the block ends)", { timeout: 120_000 }, async (t) => {
   const { code, report, output } = await runVitest(project(t, true));
   assert.equal(code, 0, output);
-  assert.equal(report.numPassedTests, 6, output);
+  assert.equal(report.numPassedTests, 8, output);
 });
 
 test("isolatedStorage is off by default: a test sees the previous test's writes", { timeout: 120_000 }, async (t) => {

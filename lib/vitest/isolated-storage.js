@@ -20,11 +20,11 @@ function isolatedStorageOption(options) {
 }
 
 /**
- * The pool's answer to the runner's `/isolated/<action>` requests for a runner whose worker has
- * `bindings`: "open" marks the storage (checkpoints nest), "undo" rolls back to the latest mark and
- * drops it.
+ * The pool's answer to the runner's `/isolated/<action>` requests for a runner whose worker
+ * (`worker()`) has `bindings`: "open" marks the storage (checkpoints nest), "undo" waits for the
+ * worker's ctx.waitUntil() work, rolls back to the latest mark and drops it.
  */
-function isolatedStorageHost(bindings) {
+function isolatedStorageHost(bindings, worker) {
   const stack = [];
   return async (action) => {
     if (action === "open") {
@@ -34,6 +34,9 @@ function isolatedStorageHost(bindings) {
     if (action === "undo") {
       const checkpoint = stack.pop();
       if (checkpoint === undefined) return new Response("isolatedStorage: no checkpoint to undo", { status: 409 });
+      // What the test's events left running (ctx.waitUntil()) writes before the undo, not after
+      // it into the next test, as Cloudflare's former isolatedStorage waited for it too.
+      await worker()?.waitUntilSettled();
       await checkpoint.rollback();
       await checkpoint.release();
       return Response.json(stack.length);

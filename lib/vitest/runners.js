@@ -38,7 +38,7 @@ const MAIN_WAIT_MS = 10_000;
 function hostService(root, bindings, reset, worker) {
   const fsp = fs.promises;
   const workflows = workflowHost(bindings);
-  const isolated = isolatedStorageHost(bindings);
+  const isolated = isolatedStorageHost(bindings, worker);
   const coverage = coverageHost(worker);
   return async (request) => {
     const url = new URL(request.url);
