@@ -403,9 +403,18 @@ before(async () => {
         req.on("end", () => res.end(JSON.stringify({ bytes: uploadReceived, sha256: hash.digest("hex"), encoding: req.headers["transfer-encoding"] ?? null })));
         return;
       }
-      case "/received":
-        res.end(String(uploadReceived));
+      case "/received": {
+        // ?atLeast=n: answers once n bytes of the upload arrived (or after 10 s with what did), so a
+        // chunk still in flight on a loaded machine is waited for, and a body held back is not.
+        const atLeast = Number(url.searchParams.get("atLeast") ?? 0);
+        const started = Date.now();
+        const answer = () => {
+          if (uploadReceived >= atLeast || Date.now() - started > 10_000) return res.end(String(uploadReceived));
+          setTimeout(answer, 5);
+        };
+        answer();
         return;
+      }
       case "/endless": {
         res.writeHead(200);
         const timer = setInterval(() => res.write("tick;"), 5);
@@ -470,7 +479,7 @@ test("fetch: a ReadableStream request body is uploaded chunk by chunk", async (t
       let i = 0;
       const body = new ReadableStream({
         async pull(controller) {
-          if (i === 1) seenByServer = Number(await (await fetch(env.ORIGIN + "/received")).text());
+          if (i === 1) seenByServer = Number(await (await fetch(env.ORIGIN + "/received?atLeast=4")).text());
           if (i === chunks.length) return controller.close();
           controller.enqueue(new TextEncoder().encode(chunks[i++]));
         },
