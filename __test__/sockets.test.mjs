@@ -359,12 +359,13 @@ test("a socket belongs to the request that opened it: from another request reads
     socket.pipe(socket);
   }));
   const worker = await useWorker(t, { script: `${PRELUDE}
-    let socket;
+    let socket, other;
     export default { async fetch(request, env, ctx) {
       const url = new URL(request.url);
       if (url.pathname === "/open") {
         socket = connect("127.0.0.1:${port}");
-        await socket.opened;
+        other = connect("127.0.0.1:${port}", { secureTransport: "starttls" });
+        await Promise.all([socket.opened, other.opened]);
         // Its own waitUntil work keeps the request (and so the socket) going a while.
         if (url.searchParams.has("hold")) ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 1500)));
         return Response.json("open");
@@ -374,6 +375,12 @@ test("a socket belongs to the request that opened it: from another request reads
         const read = await settle(socket.readable.getReader().read());
         const close = await settle(socket.close(), 300);
         return Response.json({ write, read, close });
+      }
+      if (url.pathname === "/end") {
+        const endWrites = await settle(other.writable.getWriter().close());
+        const cancel = await settle(other.readable.cancel());
+        const upgraded = await settle(other.startTls().opened, 300);
+        return Response.json({ endWrites, cancel, upgraded });
       }
       return Response.json({ closed: await settle(socket.closed, 300) });
     } }`, filename: "per-request.js", compatibilityDate: "2025-01-01" });
@@ -385,12 +392,17 @@ test("a socket belongs to the request that opened it: from another request reads
     read: { err: `${OTHER_REQUEST} (I/O type: ReadableStreamSource)` },
     close: "pending",
   });
-  assert.deepEqual(events, ["open"], "close() from another request leaves the connection open");
-  await waitFor(() => events.length === 2, 5000);
+  assert.deepEqual(await call("/end"), {
+    endWrites: { err: `${OTHER_REQUEST} (I/O type: Writable)` },
+    cancel: { err: `${OTHER_REQUEST} (I/O type: ReadableStreamSource)` },
+    upgraded: "pending",
+  });
+  assert.deepEqual(events, ["open", "open"], "nothing from another request closes the connections");
+  await waitFor(() => events.length === 4, 5000);
   assert.deepEqual(await call("/closed"), { closed: "pending" }, "closed stays pending, as in workerd");
   // Without waitUntil the request is over with its response.
   assert.equal(await call("/open"), "open");
-  await waitFor(() => events.length === 4, 5000);
+  await waitFor(() => events.length === 8, 5000);
 });
 
 test("when its request is over a socket first sends what the worker wrote: the peer gets every byte, then the end", async (t) => {

@@ -201,6 +201,8 @@ class Socket {
         start: (controller) => void (this.#readController = controller),
         pull: (controller) => this.#pull(controller),
         cancel: () => {
+          const foreign = otherRequest(this.#conn, "ReadableStreamSource");
+          if (foreign !== null) throw foreign;
           this.#readEnded = true;
           this.#maybeClosed();
         },
@@ -294,6 +296,8 @@ class Socket {
   }
 
   async #endWrites() {
+    const foreign = otherRequest(this.#conn, "Writable");
+    if (foreign !== null) throw foreign;
     await this.#opened.promise;
     if (this.#done || this.#writeEnded) return;
     this.#writeEnded = true;
@@ -357,6 +361,8 @@ class Socket {
     const hostname = options?.expectedServerHostname ?? this.#hostname;
     if (hostname !== this.#hostname) throw new TypeError("startTls: expectedServerHostname other than the connected hostname is not supported by workerbox.");
     const upgrade = deferred();
+    // From another request workerd's upgraded socket never opens.
+    if (otherRequest(conn, "Socket") !== null) return new Socket(kConstruct, conn, { secureTransport: "on", allowHalfOpen: this.#allowHalfOpen, hostname, opened: new Promise(() => {}) });
     const opened = (async () => {
       const info = await this.#opened.promise;
       await conn.lastWrite;
