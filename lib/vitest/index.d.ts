@@ -47,3 +47,16 @@ export declare function cloudflarePool(options?: WorkersPoolOptions | ((ctx: Wor
 
 /** Reads the `.sql` files of a migrations folder, in order, split into queries. */
 export declare function readD1Migrations(migrationsPath: string): Promise<D1Migration[]>;
+
+/** A Vitest configuration in @cloudflare/vitest-pool-workers' Vitest 3 form (`test.poolOptions.workers`). */
+export interface WorkersConfig {
+  test?: { poolOptions?: { workers?: WorkersPoolOptions | ((ctx: WorkerPoolOptionsContext) => MaybePromise<WorkersPoolOptions>); [option: string]: unknown }; [option: string]: unknown };
+  plugins?: unknown[];
+  [option: string]: unknown;
+}
+type WorkersConfigInput = WorkersConfig | Promise<WorkersConfig> | ((env: { command: string; mode: string }) => MaybePromise<WorkersConfig>);
+
+/** The Vitest 3 form (`@cloudflare/vitest-pool-workers/config`): becomes `plugins: [cloudflareTest(test.poolOptions.workers)]`. */
+export declare function defineWorkersConfig<T extends WorkersConfigInput>(config: T): T;
+/** defineWorkersConfig for one project of a Vitest workspace. */
+export declare function defineWorkersProject<T extends WorkersConfigInput>(config: T): T;

@@ -103,4 +103,7 @@ function projectRules(options, root) {
   }
 }
 
-module.exports = { cloudflareTest, cloudflarePool, readD1Migrations, buildPagesASSETSBinding };
+// The Vitest 3 form (@cloudflare/vitest-pool-workers/config): defineWorkersConfig, defineWorkersProject.
+const { defineWorkersConfig, defineWorkersProject } = require("./config-v3.js");
+
+module.exports = { cloudflareTest, cloudflarePool, readD1Migrations, buildPagesASSETSBinding, defineWorkersConfig, defineWorkersProject };
