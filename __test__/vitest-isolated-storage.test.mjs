@@ -221,3 +221,42 @@ export default {
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   await assert.rejects(checkpointStorage({ FILED: kv({ dir }) }), /FILED: kv\(\): .*only an in-memory database takes checkpoints/);
 });
+
+test("checkpointStorage(): after a rollback, Durable Objects' alarms are armed as their storage says (a deleted one fires again, one set since does not)", { timeout: 60_000 }, async (t) => {
+  const { createWorker, dispatch, durableObject, checkpointStorage } = await import("../index.js");
+  const bindings = { ALARMED: durableObject("Alarmed") };
+  const worker = await createWorker({
+    format: "module",
+    compatibilityDate: "2026-08-01",
+    bindings,
+    script: `import { DurableObject } from "cloudflare:workers";
+export class Alarmed extends DurableObject {
+  async fetch(request) {
+    const what = new URL(request.url).pathname;
+    if (what === "/set") await this.ctx.storage.setAlarm(Date.now() + 300);
+    if (what === "/delete") await this.ctx.storage.deleteAlarm();
+    return Response.json({ fired: (await this.ctx.storage.get("fired")) ?? 0 });
+  }
+  async alarm() { await this.ctx.storage.put("fired", ((await this.ctx.storage.get("fired")) ?? 0) + 1); }
+}
+export default { fetch(request, env) { return env.ALARMED.get(env.ALARMED.idFromName(new URL(request.url).searchParams.get("o"))).fetch(request); } };`,
+  });
+  t.after(() => worker.dispose());
+  const call = async (path) => (await (await dispatch(worker, { url: `http://w${path}` })).json()).fired;
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  // An alarm set before the mark and deleted after it: back with the rollback, and it fires.
+  await call("/set?o=a");
+  let mark = await checkpointStorage(bindings);
+  await call("/delete?o=a");
+  await mark.rollback();
+  await mark.release();
+  await sleep(700);
+  assert.equal(await call("/?o=a"), 1);
+  // An alarm set after the mark: gone with the rollback, it does not fire.
+  mark = await checkpointStorage(bindings);
+  await call("/set?o=b");
+  await mark.rollback();
+  await mark.release();
+  await sleep(700);
+  assert.equal(await call("/?o=b"), 0);
+});

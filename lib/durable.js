@@ -308,7 +308,11 @@ class DurableObjectNamespaceBinding extends Binding {
    */
   async checkpoint(action) {
     if (this.dir !== undefined) throw new Error(`The Durable Object namespace ${this.className} keeps its objects under ${this.dir}: only storage in memory takes checkpoints`);
-    return hostCall(this.#home(), specOf(this, undefined), "checkpoint", { action });
+    const home = this.#home();
+    const alarms = await hostCall(home, specOf(this, undefined), "checkpoint", { action });
+    // After a rollback the objects' alarms are armed as their storage now says (an alarm deleted
+    // since the mark is back, one set since is gone).
+    if (action === "rollback") for (const [id, at] of alarms ?? []) scheduleAlarm(home, specOf(this, id), at);
   }
 
   /** Drops the live instance of object `id` (or of every object): storage stays, and the next call constructs it again. */

@@ -389,8 +389,8 @@ internals.durableHostCall = async function durableHostCall(call, args) {
       if (call.action === "rollback") {
         for (const key of [...live.keys()]) if (key.split("\u0000")[0] === spec.className) live.delete(key);
       }
-      ops.durableCheckpoint(spec.dir ?? "", spec.className, call.action);
-      return null;
+      // A rollback answers [[id, alarm time or null], …] for the host to arm the alarms again.
+      return ops.durableCheckpoint(spec.dir ?? "", spec.className, call.action);
     }
     case "ids":
       return ops.durableIds(spec.dir ?? "", spec.className);

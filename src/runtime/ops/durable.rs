@@ -299,8 +299,10 @@ fn op_stored_alarms<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCall
 /// every in-memory object of the class (workerbox/vitest's isolatedStorage). `open` starts a
 /// savepoint in each object's database; `rollback` undoes what each wrote since and forgets the
 /// objects made since (their storage was empty at the checkpoint); `release` closes the latest
-/// checkpoint, keeping the writes. The caller evicts the live instances first.
-fn op_checkpoint<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+/// checkpoint, keeping the writes. The caller evicts the live instances first. A rollback returns
+/// `[[id, alarm time or null], …]` for the objects there were, so that the host arms their alarms
+/// as they are now.
+fn op_checkpoint<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let dir = arg_string(scope, &args, 0);
   let class = arg_string(scope, &args, 1);
   let Some(action) = Checkpoint::parse(&arg_string(scope, &args, 2)) else {
@@ -310,6 +312,7 @@ fn op_checkpoint<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbac
     return throw_error(scope, &format!("Durable Object storage of {class}: only objects kept in memory take checkpoints, not ones stored under {dir}"));
   }
   let prefix = format!("{dir}\u{0}{class}\u{0}");
+  let mut alarms: Vec<(String, Option<i64>)> = Vec::new();
   let done: Result<(), String> = OPEN.with(|open| {
     let mut open = open.borrow_mut();
     let handles: Vec<u32> = open.by_key.iter().filter(|(key, _)| key.starts_with(&prefix)).map(|(_, handle)| *handle).collect();
@@ -331,6 +334,10 @@ fn op_checkpoint<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbac
           }
         }
         if action == Checkpoint::Rollback {
+          for (key, handle) in open.by_key.iter().filter(|(key, _)| key.starts_with(&prefix)) {
+            let at = if taken.contains(handle) { open.storages.get(handle).and_then(|storage| storage.alarm().ok().flatten()) } else { None };
+            alarms.push((key[prefix.len()..].to_owned(), at));
+          }
           // Objects first opened since the checkpoint had no storage then: forget them.
           let made: Vec<u32> = handles.into_iter().filter(|handle| !taken.contains(handle)).collect();
           open.by_key.retain(|_, handle| !made.contains(handle));
@@ -345,6 +352,16 @@ fn op_checkpoint<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbac
     Ok(())
   });
   if let Err(message) = done {
-    throw_error(scope, &message);
+    return throw_error(scope, &message);
   }
+  let mut items: Vec<v8::Local<v8::Value>> = Vec::with_capacity(alarms.len());
+  for (id, at) in alarms {
+    let id = super::new_string(scope, &id).into();
+    let at: v8::Local<v8::Value> = match at {
+      Some(at) => v8::Number::new(scope, at as f64).into(),
+      None => v8::null(scope).into(),
+    };
+    items.push(v8::Array::new_with_elements(scope, &[id, at]).into());
+  }
+  rv.set(v8::Array::new_with_elements(scope, &items).into());
 }
