@@ -174,6 +174,15 @@ test("isolatedStorage is off by default: a test sees the previous test's writes"
   assert.equal(report.numPassedTests, 2, output);
 });
 
+test("isolatedStorage refuses concurrent tests with an error naming the test", { timeout: 120_000 }, async (t) => {
+  const dir = project(t, true);
+  fs.writeFileSync(path.join(dir, "test", "storage.test.js"), `import { it, expect } from "vitest";\nit.concurrent("runs beside another", () => { expect(1).toBe(1); });\nit.concurrent("the other", () => { expect(1).toBe(1); });\n`);
+  const { code, report, output } = await runVitest(dir);
+  assert.equal(code, 1, output);
+  assert.equal(report.numFailedTests, 2, output);
+  assert.match(output, /isolatedStorage does not work with concurrent tests \("runs beside another" is test\.concurrent\)/);
+});
+
 test("isolatedStorage must be a boolean", { timeout: 120_000 }, async (t) => {
   const { code, output } = await runVitest(project(t, "yes"));
   assert.notEqual(code, 0);

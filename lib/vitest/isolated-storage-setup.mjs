@@ -41,7 +41,11 @@ function markSuites(prototype) {
 }
 
 if (runner?.isolatedStorage) {
-  beforeEach(() => ask("open"));
-  afterEach(() => ask("undo"));
+  beforeEach(({ task }) => {
+    // Concurrent tests of one file would mark and undo one another's writes.
+    if (task?.concurrent) throw new Error(`workerbox/vitest: isolatedStorage does not work with concurrent tests ("${task.name}" is test.concurrent): the tests of a file share one storage`);
+    return ask("open");
+  });
+  afterEach(({ task }) => (task?.concurrent ? undefined : ask("undo")));
   markSuites(TestRunner?.prototype);
 }
