@@ -8,15 +8,16 @@
 // watchdog allows terminated JS ran out first, so the worker was declared failed
 // (ERR_WORKER_FAILED) instead of stopped for memory — sooner on a loaded machine.
 //
-// Here a long call (from LONG elements on) runs as a loop of bounded steps, where the JS loop's
-// own interrupt check lets a limit, or dispose(), stop it within one step: `fill` hands the
-// built-in CHUNK elements at a time, `Array.from` runs the specification's steps for an
-// array-like. Between steps the heap is compared with memoryMb (`ops.heapCheck`): such a table
-// grows where no young-generation GC sees it, and V8's next full GC could come late. Results, the order of every observable step (argument conversions, reads of the
-// array-like), and errors stay the built-ins' own; shorter calls, proxies, iterables and calls
-// with a mapping function (which calls back into JS, where termination already applies) go to
-// the built-ins unchanged. The wrappers keep the built-ins' names, lengths and `[native code]`
-// source (`internals.disguise`, src/js/02_huge_strings.js).
+// Here a long call (from LONG elements on) runs in bounded steps that a limit, or dispose(),
+// can stop: `fill` hands the built-in CHUNK elements at a time from a JS loop (whose interrupt
+// check takes the stop), and `Array.from` of an array-like has the built-in call a function
+// of ours for each element (a call into JavaScript takes it too). Between steps the heap is
+// compared with memoryMb (`ops.heapCheck`): such a table grows where no young-generation GC
+// sees it, and V8's next full GC could come late. Results, the order of every observable step
+// (argument conversions, reads of the array-like) and errors stay the built-ins' own; shorter
+// calls, proxies, iterables and calls with a mapping function (which calls back into JS, where
+// termination already applies) go to the built-ins unchanged. The wrappers keep the built-ins'
+// names, lengths and `[native code]` source (`internals.disguise`, src/js/02_huge_strings.js).
 
 /** From this many elements on, a call runs in bounded steps. */
 const LONG = 2 ** 20;
@@ -85,9 +86,12 @@ guard(Array.prototype, "fill", (fill) => ({
 // Array.from(arrayLike) on the plain Array constructor, without a mapping function, of an
 // ordinary object (its prototype Object.prototype) with no @@iterator and a numeric `length`
 // of LONG or more (`Array.from({ length: 1e9 })`): what the built-in checks first (@@iterator,
-// length) is looked up here without running any getter, and then the specification's
-// array-like steps run: ArrayCreate(len), Get and CreateDataPropertyOrThrow for each index in
-// order, then Set of "length".
+// length) is looked up here without running any getter. The built-in then runs with a mapping
+// function of ours over a prototype-less stand-in of the same length (nothing of the user's
+// runs for it), and the function reads `items[k]`: the same ArrayCreate(len), one Get of
+// each index in order and CreateDataPropertyOrThrow of its value as the specification's
+// array-like steps, at the built-in's speed, and the calls into JavaScript are where a stop
+// takes effect.
 guard(Array, "from", (from) => ({
   from(items, mapfn, thisArg) {
     // Arrays (and proxies of arrays) first, without a native call: the common case.
@@ -95,19 +99,11 @@ guard(Array, "from", (from) => ({
     if (getPrototypeOf(items) !== ObjectPrototype || iterator in items) return apply(from, this, arguments);
     const length = getOwnPropertyDescriptor(items, "length");
     if (length === undefined || typeof length.value !== "number" || !(length.value >= LONG)) return apply(from, this, arguments);
-    // ToLength; an array longer than 2^32 - 1 is the built-in's RangeError.
-    const len = trunc(length.value);
-    if (len > 2 ** 32 - 1) return apply(from, this, arguments);
-    const result = new ArrayConstructor(len);
-    // No prototype: a `get` or `set` on Object.prototype must not turn it into an accessor.
-    const slot = { __proto__: null, value: undefined, writable: true, enumerable: true, configurable: true };
-    for (let k = 0; k < len; k++) {
+    const standIn = { __proto__: null, length: length.value };
+    const read = (_, k) => {
       if (k % CHUNK === 0) heapCheck();
-      slot.value = items[k];
-      // A fresh array refuses no property; the check is the specification's OrThrow.
-      if (!defineProperty(result, k, slot)) throw new TypeError(`Cannot add property ${k}, object is not extensible`);
-    }
-    result.length = len;
-    return result;
+      return items[k];
+    };
+    return apply(from, ArrayConstructor, [standIn, read]);
   },
 }).from);
