@@ -107,17 +107,20 @@ test("net.createConnection({ host, port }, cb): a server that ends makes 'end', 
   assert.equal(result.remote, undefined, "a closed socket has no peer");
 });
 
-test("net.connect() to a closed port emits 'error' with workerd's message, then 'close' with hadError", { timeout: 30_000 }, async (t) => {
+test("net.connect() to a closed port emits 'error' with workerd's message, then 'close' with hadError; a write made meanwhile fails", { timeout: 30_000 }, async (t) => {
   const port = await freePort();
   const result = await inWorker(t, `
     const socket = net.connect({ port: ${port}, host: "127.0.0.1" });
     const log = record(socket);
+    socket.write("early", (error) => log.push("write callback: " + describe(error)));
     await once(socket, "close");
-    return log;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return { log, callable: net.Socket() instanceof net.Socket };
   `);
-  assert.equal(result.length, 2, JSON.stringify(result));
-  assert.ok(result[0].startsWith(`error:Error: ${CANNOT_CONNECT}`), result[0]);
-  assert.equal(result[1], "close:true");
+  assert.equal(result.log.length, 3, JSON.stringify(result.log));
+  assert.ok(result.log[0].startsWith(`error:Error: ${CANNOT_CONNECT}`), result.log[0]);
+  assert.deepEqual(result.log.slice(1), ["close:true", "write callback: ERR_SOCKET_CLOSED_BEFORE_CONNECTION: Socket closed before connection established"]);
+  assert.equal(result.callable, true, "net.Socket() without new makes a socket, as in Node and workerd");
 });
 
 test("pause() stops reading from the network (the peer is held back) and resume() takes the rest", { timeout: 30_000 }, async (t) => {

@@ -101,7 +101,7 @@ function splitAddress(text) {
   return { address, port: Number(text.slice(colon + 1)), family: isIPv6(address) ? "IPv6" : "IPv4" };
 }
 
-class Socket extends Duplex {
+class NetSocket extends Duplex {
   constructor(options = {}) {
     if (typeof options === "number") options = { fd: options };
     options = { ...options };
@@ -243,7 +243,7 @@ class Socket extends Duplex {
 
   #send(bytes, callback) {
     if (this.connecting) {
-      const onClose = () => callback(coded(Error, "ERR_SOCKET_CLOSED_BEFORE_CONNECTION", "Socket closed before the connection was established"));
+      const onClose = () => callback(coded(Error, "ERR_SOCKET_CLOSED_BEFORE_CONNECTION", "Socket closed before connection established"));
       this.once("close", onClose);
       this.once("connect", () => {
         this.off("close", onClose);
@@ -384,6 +384,10 @@ class Socket extends Duplex {
   get localPort() { return this[kLocal]?.port; }
   get localFamily() { return this[kLocal]?.family; }
 }
+
+// Callable without `new` too, as Node's and workerd's function constructors are.
+const Socket = new Proxy(NetSocket, { apply: (target, thisArg, args) => new target(...args) });
+Object.defineProperty(NetSocket, "name", { value: "Socket" });
 
 /** Without allowHalfOpen the peer's end ends this side: a later write fails with EPIPE, as in Node. */
 function onEnd() {
