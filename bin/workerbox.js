@@ -16,7 +16,7 @@ const path = require("node:path");
 
 const USAGE = `Usage:
   workerbox serve <worker.js> [--port 8787] [--host 127.0.0.1] [--var NAME=VALUE]...
-  workerbox dev [project-dir | wrangler.toml] [--port 8787] [--host 127.0.0.1] [--env NAME]
+  workerbox dev [project-dir | wrangler.toml | -c config...] [--port 8787] [--host 127.0.0.1] [--env NAME]
                 [--var NAME=VALUE]... [--persist-to DIR | --no-persist] [--no-watch] [--no-migrate]
                 [--inspect[=9229]] [--verbose]
   workerbox d1 migrations list|apply <database> [--config path] [--env NAME] [--persist-to DIR] [--local]
@@ -29,7 +29,10 @@ serve  serves one worker script over HTTP. --var adds a plain-text env binding (
 dev    serves a project described by wrangler.jsonc / wrangler.json / wrangler.toml like
        \`wrangler dev\`: bundles it with esbuild, rebuilds on change, serves its assets, logs each
        request; GET /__scheduled?cron=... runs its scheduled() handler. --verbose also lists
-       config keys used only when deploying (accepted silently otherwise).
+       config keys used only when deploying (accepted silently otherwise). -c/--config may be
+       given several times: every worker runs in this server (the first is the one served) and
+       their service, Durable Object (script_name), Workflow and tail_consumers bindings reach
+       each other; workers of other \`workerbox dev\` processes are found through the dev registry.
 d1     \`d1 migrations list <database>\` shows which files of the database's migrations_dir are
        applied to the local database (under .wrangler/state/v3) and which are pending; \`apply\`
        applies the pending ones, recorded in its d1_migrations table as wrangler does. <database>
@@ -52,7 +55,7 @@ function parseArgs(argv) {
     process.exit(command === undefined ? 2 : 0);
   }
   if (command !== "serve" && command !== "dev") fail(`unknown command "${command}" (commands: serve, dev, d1, kv, r2)`);
-  const options = { command, file: undefined, port: undefined, host: undefined, vars: {}, env: undefined, persistTo: undefined, watch: true, migrate: true, verbose: false };
+  const options = { command, configs: [], file: undefined, port: undefined, host: undefined, vars: {}, env: undefined, persistTo: undefined, watch: true, migrate: true, verbose: false };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     const value = () => {
@@ -72,6 +75,8 @@ function parseArgs(argv) {
       options.vars[pair.slice(0, eq)] = pair.slice(eq + 1);
     } else if (command === "dev" && (arg === "--env" || arg === "-e")) {
       options.env = value();
+    } else if (command === "dev" && (arg === "--config" || arg === "-c")) {
+      options.configs.push(value());
     } else if (command === "dev" && arg === "--persist-to") {
       options.persistTo = value();
     } else if (command === "dev" && arg === "--no-migrate") {
@@ -95,6 +100,7 @@ function parseArgs(argv) {
     }
   }
   if (command === "serve" && options.file === undefined) fail("serve needs a worker script file");
+  if (command === "dev" && options.configs.length > 0 && options.file !== undefined) fail(`give the project as -c ${options.file} too, or leave out -c`);
   return options;
 }
 
@@ -167,10 +173,10 @@ async function serve(options) {
 async function dev(options) {
   // esbuild's service process boots while the addon and the project tooling load.
   require("../lib/project/bundle.js").warmEsbuild();
-  const { startDevServer } = require("../lib/project/dev.js");
-  let server;
+  const { startDevServers } = require("../lib/project/multi.js");
+  let group;
   try {
-    server = await startDevServer(options.file ?? ".", { port: options.port, host: options.host, env: options.env, vars: options.vars, persistTo: options.persistTo, watch: options.watch, migrate: options.migrate, inspect: options.inspect, verbose: options.verbose });
+    group = await startDevServers(options.configs.length ? options.configs : [options.file ?? "."], { port: options.port, host: options.host, env: options.env, vars: options.vars, persistTo: options.persistTo, watch: options.watch, migrate: options.migrate, inspect: options.inspect, verbose: options.verbose });
   } catch (error) {
     const { describeProblem } = require("../lib/project/report.js");
     const color = Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;
@@ -178,7 +184,9 @@ async function dev(options) {
     console.error(`workerbox dev: ${text}`);
     process.exit(1);
   }
+  const server = group.primary;
   const { project } = server;
+  for (const other of group.servers.slice(1)) console.log(`workerbox dev: ${other.project.name} from ${path.relative(process.cwd(), other.project.configFile) || other.project.configFile} on ${other.url} (bound to by name)`);
   console.log(`workerbox dev: ${project.name ?? path.basename(project.root)} from ${path.relative(process.cwd(), project.configFile) || project.configFile}${project.env ? ` (env ${project.env})` : ""}`);
   const names = Object.keys(project.bindings);
   if (names.length) console.log(`  bindings: ${names.join(", ")}`);
@@ -186,7 +194,7 @@ async function dev(options) {
   if (project.crons.length) console.log(`  crons: ${project.crons.join(", ")} — run one with ${server.url}__scheduled?cron=${encodeURIComponent(project.crons[0])}`);
   if (project.stateDir) console.log(`  state: ${path.relative(process.cwd(), project.stateDir) || project.stateDir} (wrangler's local state: D1 and KV shared with wrangler dev, R2 imported)`);
   console.log(`ready on ${server.url}`);
-  onSignals(() => server.close());
+  onSignals(() => group.close());
 }
 
 /** `workerbox d1 migrations list|apply <database> …` */

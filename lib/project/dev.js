@@ -261,7 +261,8 @@ function upgradeHandler({ getWorker, dispatch, origin, onDone = () => {}, onErro
  * "reload" ({ ok, error?, changed }) and "request" ({ method, path, status, ms }).
  */
 async function startDevServer(dir, options = {}) {
-  const { dispatch } = require("../api.js");
+  // options.wrapDispatch (lib/project/multi.js): tail workers see each invocation.
+  const dispatch = options.wrapDispatch ? options.wrapDispatch(require("../api.js").dispatch) : require("../api.js").dispatch;
   const color = options.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
   const log = options.log ?? ((line) => console.log(line));
   const emitter = new EventEmitter();
@@ -272,13 +273,14 @@ async function startDevServer(dir, options = {}) {
   const onLog = (level, message) => {
     const label = paint(color, level === "error" ? "red" : level === "warn" ? "yellow" : "gray", `[${project?.name ?? "worker"}${level === "log" || level === "info" ? "" : ` ${level}`}]`);
     log(`${label} ${message}`);
+    options.onWorkerLog?.(level, message);
   };
   const storeCache = new Map(); // KV/R2 stores outlive config reloads (in memory too)
   // --inspect: the worker (each generation of it) serves DevTools on this port.
   const inspect = options.inspect === undefined || options.inspect === false ? null : options.inspect === true ? 9229 : options.inspect;
   if (inspect !== null && (!Number.isInteger(inspect) || inspect < 0 || inspect > 65535)) throw new TypeError(`startDevServer: options.inspect must be true or a port number, got ${JSON.stringify(options.inspect)}`);
   const workerExtra = () => (inspect === null ? {} : { inspector: { port: inspect, host: "127.0.0.1", name: project.name ?? "worker" } });
-  const loadOptions = (build) => ({ env: options.env, persistTo: options.persistTo, services: options.services, vars: options.vars, onLog, build, storeCache, migrate: options.migrate });
+  const loadOptions = (build) => ({ env: options.env, persistTo: options.persistTo, services: options.services, peers: options.peers, vars: options.vars, onLog, build, storeCache, migrate: options.migrate });
   const load = (build = true) => loadProject(dir, loadOptions(build));
   const describe = (error) => describeProblem(error, { color, cwd: project?.root ?? process.cwd() });
   /** An uncaught error of an event, in the terminal with its mapped stack and what it belongs to. */
@@ -454,6 +456,8 @@ async function startDevServer(dir, options = {}) {
     });
   });
   async function handle(req, res) {
+    // A call from another dev server's binding (lib/project/multi.js) is answered there.
+    if (options.onRequest && (await options.onRequest(req, res, current?.worker ?? null))) return;
     const url = requestUrl(req, origin());
     if (url.pathname === "/__scheduled") return scheduled(req, res, url);
     const generation = current;
@@ -534,7 +538,9 @@ async function startDevServer(dir, options = {}) {
   const bound = server.address();
   address = `${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port}`;
 
-  return Object.assign(emitter, {
+  // Defined with their getters (Object.assign would copy what they return now): `worker` and
+  // `project` follow reloads.
+  return Object.defineProperties(emitter, Object.getOwnPropertyDescriptors({
     get url() {
       return `http://${address}/`;
     },
@@ -561,7 +567,7 @@ async function startDevServer(dir, options = {}) {
       if (current) await current.worker.dispose();
       current = null;
     },
-  });
+  }));
 }
 
 module.exports = { upgradeHandler, startDevServer, nodeHandler, writeResponse, toDispatchInput, errorResponse };

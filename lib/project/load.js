@@ -68,7 +68,9 @@ const BINDING_FACTORIES = {
   "durable_objects.bindings": {
     factory: "durableObject",
     list: (b) => b.durableObjects,
-    create: (durableObject, entry, state, config) => {
+    create: (durableObject, entry, state, config, made) => {
+      // Another worker's class: that worker's namespace, when it runs beside this one (lib/project/multi.js).
+      if (entry.scriptName && entry.scriptName !== config.name && made.peers) return made.peers.durableObject(entry, config);
       if (entry.scriptName) throw new Error(`class ${entry.className} lives in worker ${JSON.stringify(entry.scriptName)} (script_name); loadProject runs only this worker's own classes`);
       // A class created by a new_classes migration (and never by new_sqlite_classes) has
       // workerd's KV-only storage: no ctx.storage.sql.
@@ -81,8 +83,9 @@ const BINDING_FACTORIES = {
   workflows: {
     factory: "workflow",
     list: (b) => b.workflows ?? [],
-    create: (workflow, entry, state, config) => {
-      // A class of another worker needs several workers in one dev server (not there yet).
+    create: (workflow, entry, state, config, made) => {
+      // A class of another worker: that worker's workflow, when it runs beside this one (lib/project/multi.js).
+      if (entry.scriptName && entry.scriptName !== config.name && made.peers) return made.peers.workflow(entry, config);
       if (entry.scriptName && entry.scriptName !== config.name) throw new Error(`class ${entry.className} lives in worker ${JSON.stringify(entry.scriptName)} (script_name), which is not supported yet: loadProject runs only this worker's own Workflow classes`);
       // Instances on disk: <state>/workerbox/workflows/<name>/d1.sqlite3, resumed when the project starts again.
       return workflow({ className: entry.className, name: entry.name, ...(state ? { dir: path.join(ownDir(state), "workflows", safeName(entry.name)) } : {}) });
@@ -96,12 +99,12 @@ const BINDING_FACTORIES = {
  * Builds every binding of the config. Returns `{ bindings, unsupported, warnings }`;
  * `services` maps service names to a Worker, a function or an object with fetch().
  */
-function buildBindings(config, { state, services = {}, api, storeCache }) {
+function buildBindings(config, { state, services = {}, peers, api, storeCache }) {
   const bindings = {};
   const unsupported = [];
   const warnings = [];
   // Bindings made along the way that several entries share (dead-letter queues).
-  const made = {};
+  const made = { peers };
   for (const [key, kind] of Object.entries(BINDING_FACTORIES)) {
     const entries = kind.list(config.bindings);
     if (entries.length === 0) continue;
@@ -115,8 +118,9 @@ function buildBindings(config, { state, services = {}, api, storeCache }) {
         // A store made for the same entry before (a reload in the dev server) is reused, so
         // in-memory data survives and files are not opened twice.
         const cacheKey = `${key}:${state}:${JSON.stringify(entry)}`;
-        const binding = storeCache?.get(cacheKey) ?? kind.create(factory, entry, state, config, made);
-        storeCache?.set(cacheKey, binding);
+        const peer = peers && entry.scriptName && entry.scriptName !== config.name;
+        const binding = (peer ? undefined : storeCache?.get(cacheKey)) ?? kind.create(factory, entry, state, config, made);
+        if (!peer) storeCache?.set(cacheKey, binding);
         bindings[entry.binding] = binding;
       } catch (error) {
         unsupported.push({ key, binding: entry.binding, reason: `${kind.factory}() failed: ${error.message}` });
@@ -129,6 +133,11 @@ function buildBindings(config, { state, services = {}, api, storeCache }) {
     unsupported.push({ key: "queues.consumers", binding: consumer.queue, reason });
   }
   for (const entry of config.bindings.services) {
+    // A worker of the same dev server or of another one (lib/project/multi.js), found at call time.
+    if (services[entry.service] === undefined && peers && entry.service !== config.name) {
+      bindings[entry.binding] = peers.service(entry, config);
+      continue;
+    }
     const target = services[entry.service];
     const namedEntrypoint = entry.entrypoint && target !== undefined && typeof target.dispatch === "function";
     if (entry.entrypoint && !namedEntrypoint && target !== undefined) {
@@ -165,7 +174,9 @@ function buildBindings(config, { state, services = {}, api, storeCache }) {
  * - `onLog`: the worker's console lines (stacks in them mapped to the original files);
  * - `build`: false skips the first bundle (`options` stays null until `rebuild()`), and main
  *   need not exist yet;
- * - `storeCache`: a Map that keeps the stores made, to reuse them when loading again.
+ * - `storeCache`: a Map that keeps the stores made, to reuse them when loading again;
+ * - `peers`: other workers' bindings (services, script_name Durable Objects and Workflows), as
+ *   lib/project/multi.js makes them for several workers served together.
  * Returns the project: `options` for createWorker(), `warnings`, `unsupported`, `assets`,
  * `crons`, `inputs` (files the bundle read) and `rebuild()` (bundles again, same bindings).
  */
@@ -195,7 +206,7 @@ async function projectFromConfig(config, options) {
     stateNotes.push(...wranglerState.importLegacy(legacy, state, config));
     fs.mkdirSync(wranglerState.ownDir(state), { recursive: true });
   }
-  const { bindings, unsupported, warnings } = buildBindings(config, { state, services: options.services, api, storeCache: options.storeCache });
+  const { bindings, unsupported, warnings } = buildBindings(config, { state, services: options.services, peers: options.peers, api, storeCache: options.storeCache });
   // On a store's first start: workerbox's own KV data moved into wrangler's layout, wrangler's R2
   // data into workerbox's buckets (their files are not shared).
   if (state) stateNotes.push(...(await wranglerState.importWranglerData(state, config, bindings)));

@@ -1,0 +1,220 @@
+// Several workers in one `workerbox dev` (-c … -c …) and across dev processes (lib/project/
+// multi.js, registry.js), and tail workers (tail.js, src/js/89_tail.js): a gateway worker with two
+// services (one through a named entrypoint) and a Durable Object living in another worker
+// (script_name), driven by real HTTP requests; a reload of one worker leaves the other running;
+// two separate dev processes find each other through the file registry (503 naming the worker
+// before it starts, an answer after); a tail consumer receives trace items with logs and an
+// exception.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "workerbox.js");
+
+const GATEWAY = `let hits = 0;
+export default {
+  async fetch(request, env) {
+    hits++;
+    const url = new URL(request.url);
+    if (url.pathname === "/auth") return env.AUTH.fetch(request);
+    if (url.pathname === "/api") return env.API.fetch(request);
+    if (url.pathname === "/rpc") return new Response(String(await env.API.add(2, 3)));
+    if (url.pathname === "/count") {
+      const stub = env.COUNTER.get(env.COUNTER.idFromName("one"));
+      return new Response(String(await stub.increment()));
+    }
+    if (url.pathname === "/hits") return new Response(String(hits));
+    if (url.pathname === "/boom") {
+      console.log("about to fail", 42);
+      throw new Error("gateway exploded");
+    }
+    console.warn("served", url.pathname);
+    return new Response("gateway");
+  },
+};
+`;
+
+const AUTH = `export default {
+  fetch(request) {
+    return new Response("auth says hi to " + new URL(request.url).pathname + " via " + request.headers.get("x-from"));
+  },
+};
+`;
+
+const API = (version) => `import { WorkerEntrypoint, DurableObject } from "cloudflare:workers";
+export class Api extends WorkerEntrypoint {
+  fetch(request) {
+    return new Response("api ${version} entrypoint at " + new URL(request.url).pathname);
+  }
+  add(a, b) {
+    return a + b;
+  }
+}
+export class Counter extends DurableObject {
+  async increment() {
+    const n = ((await this.ctx.storage.get("n")) ?? 0) + 1;
+    await this.ctx.storage.put("n", n);
+    return n;
+  }
+}
+export default {
+  fetch() {
+    return new Response("api default");
+  },
+};
+`;
+
+const TAILER = `const received = [];
+export default {
+  tail(events) {
+    received.push(...events);
+  },
+  fetch() {
+    return Response.json(received);
+  },
+};
+`;
+
+function writeWorker(root, name, source, config = {}) {
+  const dir = path.join(root, name);
+  fs.mkdirSync(path.join(dir, "src"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "src", "index.js"), source);
+  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name, main: "src/index.js", compatibility_date: "2025-06-01", ...config }, null, 2));
+  return dir;
+}
+
+function projects(t) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-multi-"));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const gateway = writeWorker(root, "gateway", GATEWAY, {
+    services: [
+      { binding: "AUTH", service: "auth" },
+      { binding: "API", service: "api", entrypoint: "Api" },
+    ],
+    durable_objects: { bindings: [{ name: "COUNTER", class_name: "Counter", script_name: "api" }] },
+    tail_consumers: [{ service: "tailer" }],
+  });
+  const auth = writeWorker(root, "auth", AUTH);
+  const api = writeWorker(root, "api", API("v1"), { migrations: [{ tag: "v1", new_sqlite_classes: ["Counter"] }] });
+  const tailer = writeWorker(root, "tailer", TAILER);
+  const registry = path.join(root, "registry");
+  return { root, gateway, auth, api, tailer, registry };
+}
+
+/** Runs `workerbox dev` with `args`; resolves once it printed its "ready on" URL. */
+async function dev(t, args, registry) {
+  const child = spawn(process.execPath, [CLI, "dev", ...args, "--port", "0", "--no-persist"], { env: { ...process.env, WORKERBOX_REGISTRY: registry, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (out += d));
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  t.after(async () => {
+    if (child.exitCode === null) {
+      child.kill("SIGTERM");
+      await exited;
+    }
+  });
+  const deadline = Date.now() + 60_000;
+  while (!/ready on (http:\/\/\S+)/.test(out)) {
+    if (child.exitCode !== null) throw new Error(`workerbox dev exited (${child.exitCode}):\n${out}`);
+    if (Date.now() > deadline) throw new Error(`workerbox dev did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, url: out.match(/ready on (http:\/\/\S+)/)[1], output: () => out, exited };
+}
+
+async function text(url, init) {
+  const response = await fetch(url, init);
+  return { status: response.status, body: await response.text() };
+}
+
+async function until(what, check, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test("workerbox dev -c gateway -c auth -c api -c tailer: services, entrypoint, RPC, a Durable Object of another worker, tail events", { timeout: 180_000 }, async (t) => {
+  const p = projects(t);
+  const server = await dev(t, ["-c", p.gateway, "-c", p.auth, "-c", p.api, "-c", p.tailer], p.registry);
+  assert.deepEqual(await text(new URL("/auth", server.url), { headers: { "x-from": "test" } }), { status: 200, body: "auth says hi to /auth via test" });
+  assert.deepEqual(await text(new URL("/api", server.url)), { status: 200, body: "api v1 entrypoint at /api" });
+  assert.deepEqual(await text(new URL("/rpc", server.url)), { status: 200, body: "5" });
+  assert.deepEqual(await text(new URL("/count", server.url)), { status: 200, body: "1" });
+  assert.deepEqual(await text(new URL("/count", server.url)), { status: 200, body: "2" });
+  assert.equal((await text(new URL("/boom", server.url))).status, 500);
+  assert.deepEqual(await text(new URL("/plain", server.url)), { status: 200, body: "gateway" });
+
+  // The tailer's own port is printed; its fetch() shows what its tail() received.
+  const tailerUrl = server.output().match(/tailer from .* on (http:\/\/\S+)/)[1];
+  const items = await until("tail events", async () => {
+    const list = await (await fetch(tailerUrl)).json();
+    return list.some((i) => i.event?.request?.url?.endsWith("/plain")) && list;
+  });
+  const boom = items.find((i) => i.event.request.url.endsWith("/boom"));
+  assert.equal(boom.scriptName, "gateway");
+  assert.equal(boom.outcome, "exception");
+  assert.equal(boom.event.request.method, "GET");
+  assert.equal(typeof boom.eventTimestamp, "number");
+  assert.deepEqual(boom.exceptions.map((e) => [e.name, e.message]), [["Error", "gateway exploded"]]);
+  assert.equal(boom.logs.length, 1);
+  assert.equal(boom.logs[0].level, "log");
+  assert.match(boom.logs[0].message[0], /about to fail 42/);
+  assert.deepEqual(boom.diagnosticsChannelEvents, []);
+  const plain = items.find((i) => i.event.request.url.endsWith("/plain"));
+  assert.equal(plain.outcome, "ok");
+  assert.equal(plain.event.response.status, 200);
+  assert.deepEqual(plain.exceptions, []);
+  assert.equal(plain.logs[0].level, "warn");
+  assert.match(plain.logs[0].message[0], /served \/plain/);
+});
+
+test("a change to one worker reloads only it: the gateway keeps its module state, the api answers with its new code", { timeout: 180_000 }, async (t) => {
+  const p = projects(t);
+  const server = await dev(t, ["-c", p.gateway, "-c", p.auth, "-c", p.api, "-c", p.tailer], p.registry);
+  assert.equal((await text(new URL("/api", server.url))).body, "api v1 entrypoint at /api");
+  assert.equal((await text(new URL("/count", server.url))).body, "1");
+  const before = Number((await text(new URL("/hits", server.url))).body);
+  fs.writeFileSync(path.join(p.api, "src", "index.js"), API("v2"));
+  await until("the api reload", async () => (await text(new URL("/api", server.url))).body === "api v2 entrypoint at /api");
+  // The gateway was not restarted: its counter went on (the /api polls and this one).
+  const after = Number((await text(new URL("/hits", server.url))).body);
+  assert.ok(after > before + 1, `gateway hits ${before} -> ${after}`);
+  assert.match(server.output(), /reloaded api/);
+  assert.doesNotMatch(server.output(), /reloaded gateway/);
+  // The Durable Object's storage outlived the api's reload (in memory: the same namespace).
+  assert.equal((await text(new URL("/count", server.url))).body, "2");
+});
+
+test("two workerbox dev processes find each other through the registry: 503 naming the worker before it starts, its answer after", { timeout: 180_000 }, async (t) => {
+  const p = projects(t);
+  const gateway = await dev(t, ["-c", p.gateway], p.registry);
+  const missing = await text(new URL("/auth", gateway.url));
+  assert.equal(missing.status, 503);
+  assert.match(missing.body, /worker "auth" .*is not running/);
+  const auth = await dev(t, ["-c", p.auth], p.registry);
+  assert.ok(fs.existsSync(path.join(p.registry, "auth.json")));
+  // The original URL and headers reach the other process's worker.
+  assert.deepEqual(await text(new URL("/auth?x=1", gateway.url), { headers: { "x-from": "the gateway's client" } }), { status: 200, body: "auth says hi to /auth via the gateway's client" });
+  // A named entrypoint across processes: fetch() through the other server.
+  const api = await dev(t, ["-c", p.api], p.registry);
+  assert.deepEqual(await text(new URL("/api", gateway.url)), { status: 200, body: "api v1 entrypoint at /api" });
+  // RPC and Durable Objects need the worker in the same dev server: a clear error.
+  const rpc = await text(new URL("/rpc", gateway.url));
+  assert.equal(rpc.status, 500);
+  assert.match(gateway.output(), /RPC to worker "api" needs it in this dev server/);
+  // When the auth process stops, its entry goes and the binding answers 503 again.
+  auth.child.kill("SIGTERM");
+  await auth.exited;
+  assert.ok(!fs.existsSync(path.join(p.registry, "auth.json")));
+  assert.equal((await text(new URL("/auth", gateway.url))).status, 503);
+  void api;
+});

@@ -1,0 +1,82 @@
+"use strict";
+// Tail workers on the host: `tailed(dispatch, { scriptName, consumers })` wraps dispatch() for a
+// producer so that after each fetch invocation a trace item shaped as production's TraceItem
+// (workers-types: scriptName, event.request/response, eventTimestamp, outcome, logs, exceptions,
+// diagnosticsChannelEvents, …) goes to every consumer's tail(events) handler (a call of kind
+// "tail" into the consumer, src/js/89_tail.js). `log(level, message)` feeds the producer's
+// console lines to the invocations running when they were written.
+
+const rpc = require("../rpc.js");
+
+/** workerd's outcome names for what dispatch() reported. */
+function outcomeOf(error) {
+  if (error === undefined) return "ok";
+  const text = `${error?.name ?? ""} ${error?.message ?? ""}`;
+  if (/exceeded (its )?CPU|cpu time limit/i.test(text)) return "exceededCpu";
+  if (/memory limit|out of memory/i.test(text)) return "exceededMemory";
+  return "exception";
+}
+
+const LEVELS = new Set(["debug", "info", "log", "warn", "error"]);
+
+/**
+ * `consumers()` returns the consumer workers (Worker objects) to call now, or the names of those
+ * not running (reported through `onError`). Returns `{ dispatch, log }`.
+ */
+function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
+  const running = new Set();
+  const log = (level, message) => {
+    const entry = { message: [message], level: LEVELS.has(level) ? level : "log", timestamp: Date.now() };
+    for (const invocation of running) invocation.logs.push(entry);
+  };
+  const deliver = (item) => {
+    for (const target of consumers()) {
+      if (typeof target === "string") {
+        onError(new Error(`tail consumer "${target}" is not running; a trace item of ${scriptName} was dropped`));
+        continue;
+      }
+      rpc.callWorker(target, { kind: "tail" }, rpc.serialize([item])).then(
+        (answer) => {
+          const parsed = JSON.parse(answer.json ?? "{}");
+          if (parsed.error) onError(rpc.remoteError(parsed.error));
+        },
+        (error) => onError(error),
+      );
+    }
+  };
+  const wrapped = async (worker, input) => {
+    // Only fetch events are traced (scheduled and queue go through unchanged).
+    if (input !== null && typeof input === "object" && input.type !== undefined && input.type !== "fetch") return dispatch(worker, input);
+    const started = Date.now();
+    const headers = {};
+    for (const [name, value] of input.headers ?? []) headers[String(name).toLowerCase()] = String(value);
+    const invocation = { logs: [] };
+    running.add(invocation);
+    const item = (status, error) => ({
+      scriptName: scriptName ?? null,
+      event: { request: { url: input.url, method: input.method ?? "GET", headers, cf: {} }, ...(status !== undefined ? { response: { status } } : {}) },
+      eventTimestamp: started,
+      logs: invocation.logs,
+      exceptions: error === undefined ? [] : [{ name: error?.name ?? "Error", message: error?.message ?? String(error), timestamp: Date.now(), ...(error?.stack ? { stack: error.stack } : {}) }],
+      diagnosticsChannelEvents: [],
+      outcome: outcomeOf(error),
+      executionModel: "stateless",
+      truncated: false,
+      cpuTime: 0,
+      wallTime: Date.now() - started,
+    });
+    try {
+      const response = await dispatch(worker, input);
+      running.delete(invocation);
+      deliver(item(response.status));
+      return response;
+    } catch (error) {
+      running.delete(invocation);
+      deliver(item(undefined, error));
+      throw error;
+    }
+  };
+  return { dispatch: wrapped, log };
+}
+
+module.exports = { tailed, outcomeOf };
