@@ -236,8 +236,8 @@ const NOT_INHERITED = ["vars", "define", "kv_namespaces", "r2_buckets", "d1_data
 /** Keys that matter only when deploying; read, not used locally. */
 const DEPLOY_ONLY = ["$schema", "account_id", "workers_dev", "preview_urls", "routes", "route", "send_metrics", "keep_vars", "upload_source_maps", "observability", "logpush", "placement", "first_party_worker", "compliance_region"];
 /** Bindings or features workerbox does not provide (yet); configuring one warns. */
-const UNSUPPORTED = ["vectorize", "ai", "browser", "images", "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "pipelines", "wasm_modules", "text_blobs", "data_blobs", "base_dir", "find_additional_modules", "preserve_file_names", "jsx_factory", "jsx_fragment", "node_compat", "usage_model", "legacy_env", "containers", "unsafe_hello_world"];
-const SUPPORTED = ["name", "main", "compatibility_date", "compatibility_flags", "vars", "kv_namespaces", "r2_buckets", "d1_databases", "hyperdrive", "durable_objects", "migrations", "queues", "workflows", "services", "assets", "triggers", "rules", "define", "alias", "env", "minify", "tsconfig", "no_bundle", "limits", "dev", "build", ...LOCAL_BINDING_KEYS];
+const UNSUPPORTED = ["vectorize", "ai", "browser", "images", "dispatch_namespaces", "mtls_certificates", "unsafe", "pipelines", "wasm_modules", "text_blobs", "data_blobs", "base_dir", "find_additional_modules", "preserve_file_names", "jsx_factory", "jsx_fragment", "node_compat", "usage_model", "legacy_env", "containers", "unsafe_hello_world"];
+const SUPPORTED = ["name", "main", "compatibility_date", "compatibility_flags", "vars", "kv_namespaces", "r2_buckets", "d1_databases", "hyperdrive", "durable_objects", "migrations", "queues", "workflows", "services", "assets", "triggers", "rules", "define", "alias", "env", "minify", "tsconfig", "no_bundle", "limits", "dev", "build", "tail_consumers", ...LOCAL_BINDING_KEYS];
 
 const RULE_TYPES = ["ESModule", "CommonJS", "Text", "Data", "CompiledWasm"];
 const HTML_HANDLING = ["auto-trailing-slash", "force-trailing-slash", "drop-trailing-slash", "none"];
@@ -421,6 +421,12 @@ function normalise(c, raw, base, envName) {
     const environment = c.string(entry, "environment", kp);
     const entrypoint = c.string(entry, "entrypoint", kp);
     return binding && service && { binding, service, environment, entrypoint };
+  });
+  // Workers that receive this one's trace items (lib/project/tail.js), served beside it.
+  out.tailConsumers = c.tables(raw.tail_consumers, at("tail_consumers"), (entry, kp) => {
+    c.known(entry, kp, ["service", "environment"]);
+    const service = c.string(entry, "service", kp, { required: true });
+    return service && { service, environment: c.string(entry, "environment", kp) };
   });
 
   if (raw.assets !== undefined && c.type(raw.assets, at("assets"), "table")) {
