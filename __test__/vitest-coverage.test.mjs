@@ -83,3 +83,25 @@ for (const provider of ["istanbul", "v8"]) {
     assert.ok(inWorkers.functions.covered >= 3 && inWorkers.functions.covered < inWorkers.functions.total, JSON.stringify(inWorkers));
   });
 }
+
+test("--coverage counts the worker's code a test reaches through SELF (its main module, run in the isolate), with either provider", { timeout: 240_000 }, async (t) => {
+  const dir = project(t);
+  fs.rmSync(path.join(dir, "test", "sign.test.js"));
+  fs.rmSync(path.join(dir, "test", "clamp.test.js"));
+  fs.writeFileSync(path.join(dir, "test", "self.test.js"), `import { it, expect } from "vitest";\nimport { SELF } from "cloudflare:test";\nit("signs through the worker", async () => { expect(await (await SELF.fetch("http://x/?n=-4")).text()).toBe("-1"); });\nit("twice", async () => { expect(await (await SELF.fetch("http://x/?n=5")).text()).toBe("1"); });\n`);
+  const found = {};
+  for (const provider of ["istanbul", "v8"]) {
+    fs.writeFileSync(path.join(dir, `workers-${provider}.config.mjs`), `import { cloudflareTest } from "workerbox/vitest";\nexport default { plugins: [cloudflareTest({})], test: { coverage: { enabled: true, provider: ${JSON.stringify(provider)}, include: ["src/**"], reporter: ["json-summary"], reportsDirectory: "coverage-${provider}" } } };\n`);
+    const { code, report, output } = await runVitest(dir, ["--config", `workers-${provider}.config.mjs`]);
+    assert.equal(code, 0, output);
+    assert.equal(report.numPassedTests, 2, output);
+    const all = JSON.parse(fs.readFileSync(path.join(dir, `coverage-${provider}`, "coverage-summary.json"), "utf8"));
+    const of = (name) => counts(Object.entries(all).find(([file]) => file.endsWith(`${path.sep}${name}`))?.[1] ?? {});
+    found[provider] = { worker: of("worker.js"), math: of("math.js") };
+    t.diagnostic(`${provider}: ${JSON.stringify(found[provider])}`);
+    // The worker's fetch() ran: all of it; of src/math.js, sign()'s two signs and nothing else.
+    assert.deepEqual(found[provider].worker, { lines: "1/1", functions: "1/1", statements: "1/1", branches: "0/0" });
+    assert.deepEqual(found[provider].math, { lines: "3/7", functions: "1/4", statements: "5/10", branches: "3/10" });
+  }
+  assert.deepEqual(found.istanbul, found.v8);
+});
