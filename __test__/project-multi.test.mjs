@@ -106,8 +106,8 @@ function projects(t) {
 }
 
 /** Runs `workerbox dev` with `args`; resolves once it printed its "ready on" URL. */
-async function dev(t, args, registry) {
-  const child = spawn(process.execPath, [CLI, "dev", ...args, "--port", "0", "--no-persist"], { env: { ...process.env, WORKERBOX_REGISTRY: registry, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+async function dev(t, args, registry, { persist = false } = {}) {
+  const child = spawn(process.execPath, [CLI, "dev", ...args, "--port", "0", ...(persist ? [] : ["--no-persist"])], { env: { ...process.env, WORKERBOX_REGISTRY: registry, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   child.stderr.on("data", (d) => (out += d));
@@ -179,7 +179,8 @@ test("workerbox dev -c gateway -c auth -c api -c tailer: services, entrypoint, R
 
 test("a change to one worker reloads only it: the gateway keeps its module state, the api answers with its new code", { timeout: 180_000 }, async (t) => {
   const p = projects(t);
-  const server = await dev(t, ["-c", p.gateway, "-c", p.auth, "-c", p.api, "-c", p.tailer], p.registry);
+  // State on disk (the api's .wrangler/state): its Durable Object's storage outlives its reload.
+  const server = await dev(t, ["-c", p.gateway, "-c", p.auth, "-c", p.api, "-c", p.tailer], p.registry, { persist: true });
   assert.equal((await text(new URL("/api", server.url))).body, "api v1 entrypoint at /api");
   assert.equal((await text(new URL("/count", server.url))).body, "1");
   const before = Number((await text(new URL("/hits", server.url))).body);
@@ -190,8 +191,9 @@ test("a change to one worker reloads only it: the gateway keeps its module state
   assert.ok(after > before + 1, `gateway hits ${before} -> ${after}`);
   assert.match(server.output(), /reloaded api/);
   assert.doesNotMatch(server.output(), /reloaded gateway/);
-  // The Durable Object's storage outlived the api's reload (in memory: the same namespace).
+  // The Durable Object's storage outlived the api's reload: the file in the api's own state folder.
   assert.equal((await text(new URL("/count", server.url))).body, "2");
+  assert.ok(fs.readdirSync(path.join(p.api, ".wrangler", "state", "v3", "workerbox", "do", "Counter")).length > 0);
 });
 
 test("two workerbox dev processes find each other through the registry: 503 naming the worker before it starts, its answer after", { timeout: 180_000 }, async (t) => {
@@ -217,4 +219,41 @@ test("two workerbox dev processes find each other through the registry: 503 nami
   assert.ok(!fs.existsSync(path.join(p.registry, "auth.json")));
   assert.equal((await text(new URL("/auth", gateway.url))).status, 503);
   void api;
+});
+
+test("loadProjects: several configs started together, bindings between them without a server", { timeout: 120_000 }, async (t) => {
+  const { loadProjects } = await import("workerbox/project");
+  const { dispatch } = await import("workerbox");
+  const p = projects(t);
+  const group = await loadProjects([p.gateway, p.auth, p.api], { persistTo: false, registryDir: p.registry });
+  assert.deepEqual(group.projects.map((project) => project.name), ["gateway", "auth", "api"]);
+  const { workers, dispose } = await group.start();
+  t.after(dispose);
+  const get = async (pathname) => (await dispatch(workers.gateway, `http://example.com${pathname}`)).text();
+  assert.equal(await get("/api"), "api v1 entrypoint at /api");
+  assert.equal(await get("/rpc"), "5");
+  assert.equal(await get("/count"), "1");
+  assert.equal(await get("/count"), "2");
+  assert.match(await get("/auth"), /^auth says hi to \/auth/);
+});
+
+test("the registry ignores (and removes) the entry of a process that is gone, and an unregister leaves another server's entry", async (t) => {
+  const registry = await import("../lib/project/registry.js");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-registry-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // A pid that is not running: a child that exited.
+  const child = spawn(process.execPath, ["-e", "0"]);
+  await new Promise((resolve) => child.once("exit", resolve));
+  fs.writeFileSync(path.join(dir, "ghost.json"), JSON.stringify({ name: "ghost", pid: child.pid, host: "127.0.0.1", port: 1 }));
+  assert.equal(registry.lookup("ghost", dir), null);
+  assert.ok(!fs.existsSync(path.join(dir, "ghost.json")));
+  const off = registry.register("svc", { host: "127.0.0.1", port: 1111 }, dir);
+  assert.equal(registry.lookup("svc", dir).port, 1111);
+  // A second server under the same name takes over; the first one's unregister leaves it.
+  const offSecond = registry.register("svc", { host: "127.0.0.1", port: 2222 }, dir);
+  off();
+  assert.equal(registry.lookup("svc", dir).port, 2222);
+  assert.deepEqual(registry.list(dir).map((e) => e.name), ["svc"]);
+  offSecond();
+  assert.equal(registry.lookup("svc", dir), null);
 });

@@ -8,6 +8,7 @@ const { bundle, BuildError } = require("./bundle.js");
 const { loadProject, startWorker } = require("./load.js");
 const { createAssetHandler } = require("./assets.js");
 const { startDevServer } = require("./dev.js");
+const { startDevServers, loadProjects } = require("./multi.js");
 const { getPlatformProxy } = require("./platform.js");
 
 module.exports = {
@@ -16,6 +17,8 @@ module.exports = {
   readConfig,
   bundle,
   startDevServer,
+  startDevServers,
+  loadProjects,
   getPlatformProxy,
   createAssetHandler,
   ConfigError,

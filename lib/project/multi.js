@@ -263,4 +263,49 @@ async function startDevServers(targets, options = {}) {
   };
 }
 
-module.exports = { startDevServers, makePeers, answerForwarded };
+/**
+ * loadProject() for several configs whose bindings reach each other (as in startDevServers, but
+ * without HTTP servers or reloads). Resolves to `{ projects, start(extra) }`; `start()` creates
+ * every worker (the others first, the first last) and resolves to `{ workers, dispose() }`,
+ * `workers` by worker name. Tail consumers are the dev server's (startDevServers) only.
+ */
+async function loadProjects(targets, options = {}) {
+  const { loadProject, startWorker } = require("./load.js");
+  if (!Array.isArray(targets) || targets.length === 0) throw new TypeError("loadProjects: pass one or more project folders or config files");
+  const entries = new Map();
+  const peers = makePeers((name) => entries.get(name), options.registryDir ?? registry.registryDir());
+  const projects = [];
+  for (const target of targets) {
+    const project = await loadProject(target, { ...options, peers });
+    if (project.name !== undefined && projects.some((p) => p.name === project.name)) throw new Error(`loadProjects: two configs name their worker ${JSON.stringify(project.name)}`);
+    projects.push(project);
+  }
+  return {
+    projects,
+    async start(extra = {}) {
+      const workers = {};
+      const started = [];
+      try {
+        for (const project of [...projects.slice(1), projects[0]]) {
+          const slot = { server: { project, worker: null } };
+          if (project.name !== undefined) entries.set(project.name, slot);
+          slot.server.worker = await startWorker(project, extra);
+          started.push(slot.server.worker);
+          if (project.name !== undefined) workers[project.name] = slot.server.worker;
+        }
+      } catch (error) {
+        await Promise.all(started.map((w) => w.dispose()));
+        throw error;
+      }
+      return {
+        workers,
+        dispose: async () => {
+          for (const slot of entries.values()) slot.server.worker = null;
+          await Promise.all(started.map((w) => w.dispose()));
+        },
+      };
+    },
+  };
+}
+
+module.exports = { startDevServers, loadProjects, makePeers, answerForwarded };
