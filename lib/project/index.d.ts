@@ -65,6 +65,8 @@ export interface ProjectConfig {
   crons: string[];
   assets?: AssetsConfig;
   dev?: { port?: number; ip?: string };
+  /** Workers that receive this one's trace items (served beside it: startDevServers). */
+  tailConsumers: { service: string; environment?: string }[];
   migrations: { tag: string; newClasses: string[]; newSqliteClasses: string[]; deletedClasses: string[]; renamedClasses: { from: string; to: string }[] }[];
   bindings: {
     vars: Record<string, JsonValue>;
@@ -227,6 +229,21 @@ export interface DevServer {
 
 /** Serves a project on localhost, as `workerbox dev` does. */
 export declare function startDevServer(dir?: string, options?: DevServerOptions): Promise<DevServer>;
+
+/** Options of startDevServers and loadProjects: the dev registry's folder (default: per user). */
+export interface MultiWorkerOptions {
+  registryDir?: string;
+}
+
+/**
+ * Serves several workers (`workerbox dev -c a -c b`): the first on `port`, the others on free
+ * loopback ports; their bindings reach each other, and workers of other dev processes through
+ * the dev registry.
+ */
+export declare function startDevServers(targets: string[], options?: DevServerOptions & MultiWorkerOptions): Promise<{ servers: DevServer[]; primary: DevServer; readonly url: string; server(name: string): DevServer | null; close(): Promise<void> }>;
+
+/** loadProject() of several configs whose bindings reach each other; start() creates the workers. */
+export declare function loadProjects(targets: string[], options?: LoadProjectOptions & MultiWorkerOptions): Promise<{ projects: Project[]; start(extra?: Partial<WorkerOptions>): Promise<{ workers: Record<string, Worker>; dispose(): Promise<void> }> }>;
 
 // The Node-side KV and R2 clients are the API's (`kv().namespace()`, `storage().bucket()`).
 export type { KVNamespace, R2Bucket, R2Object, R2ObjectBody, R2HttpMetadata, R2Conditional } from "../../index.js";
