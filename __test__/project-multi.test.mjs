@@ -28,6 +28,15 @@ export default {
       return new Response(String(await stub.increment()));
     }
     if (url.pathname === "/hits") return new Response(String(hits));
+    if (url.pathname === "/workflow") {
+      const instance = await env.JOBS.create({ params: { n: 20 } });
+      for (let i = 0; i < 200; i++) {
+        const status = await instance.status();
+        if (status.status === "complete") return Response.json(status.output);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return new Response("workflow did not finish", { status: 500 });
+    }
     if (url.pathname === "/boom") {
       console.log("about to fail", 42);
       throw new Error("gateway exploded");
@@ -45,7 +54,13 @@ const AUTH = `export default {
 };
 `;
 
-const API = (version) => `import { WorkerEntrypoint, DurableObject } from "cloudflare:workers";
+const API = (version) => `import { WorkerEntrypoint, DurableObject, WorkflowEntrypoint } from "cloudflare:workers";
+export class Job extends WorkflowEntrypoint {
+  async run(event, step) {
+    const doubled = await step.do("double", async () => event.payload.n * 2);
+    return { doubled, by: "api" };
+  }
+}
 export class Api extends WorkerEntrypoint {
   fetch(request) {
     return new Response("api ${version} entrypoint at " + new URL(request.url).pathname);
@@ -97,9 +112,10 @@ function projects(t) {
     ],
     durable_objects: { bindings: [{ name: "COUNTER", class_name: "Counter", script_name: "api" }] },
     tail_consumers: [{ service: "tailer" }],
+    workflows: [{ name: "jobs", binding: "JOBS", class_name: "Job", script_name: "api" }],
   });
   const auth = writeWorker(root, "auth", AUTH);
-  const api = writeWorker(root, "api", API("v1"), { migrations: [{ tag: "v1", new_sqlite_classes: ["Counter"] }] });
+  const api = writeWorker(root, "api", API("v1"), { migrations: [{ tag: "v1", new_sqlite_classes: ["Counter"] }], workflows: [{ name: "jobs", binding: "JOBS", class_name: "Job" }] });
   const tailer = writeWorker(root, "tailer", TAILER);
   const registry = path.join(root, "registry");
   return { root, gateway, auth, api, tailer, registry };
@@ -150,6 +166,7 @@ test("workerbox dev -c gateway -c auth -c api -c tailer: services, entrypoint, R
   assert.deepEqual(await text(new URL("/rpc", server.url)), { status: 200, body: "5" });
   assert.deepEqual(await text(new URL("/count", server.url)), { status: 200, body: "1" });
   assert.deepEqual(await text(new URL("/count", server.url)), { status: 200, body: "2" });
+  assert.deepEqual(await text(new URL("/workflow", server.url)), { status: 200, body: '{"doubled":40,"by":"api"}' });
   assert.equal((await text(new URL("/boom", server.url))).status, 500);
   assert.deepEqual(await text(new URL("/plain", server.url)), { status: 200, body: "gateway" });
 
@@ -204,6 +221,8 @@ test("two workerbox dev processes find each other through the registry: 503 nami
   assert.match(missing.body, /worker "auth" .*is not running/);
   const auth = await dev(t, ["-c", p.auth], p.registry);
   assert.ok(fs.existsSync(path.join(p.registry, "auth.json")));
+  // The gateway's log says so (fs.watch on the registry folder).
+  await until("the gateway noticing auth", () => /worker auth is running in another workerbox dev/.test(gateway.output()));
   // The original URL and headers reach the other process's worker.
   assert.deepEqual(await text(new URL("/auth?x=1", gateway.url), { headers: { "x-from": "the gateway's client" } }), { status: 200, body: "auth says hi to /auth via the gateway's client" });
   // A named entrypoint across processes: fetch() through the other server.
@@ -235,6 +254,8 @@ test("loadProjects: several configs started together, bindings between them with
   assert.equal(await get("/count"), "1");
   assert.equal(await get("/count"), "2");
   assert.match(await get("/auth"), /^auth says hi to \/auth/);
+  // A Workflow of another worker (script_name): the instance runs in the api worker.
+  assert.deepEqual(JSON.parse(await get("/workflow")), { doubled: 40, by: "api" });
 });
 
 test("the registry ignores (and removes) the entry of a process that is gone, and an unregister leaves another server's entry", async (t) => {

@@ -250,6 +250,22 @@ async function startDevServers(targets, options = {}) {
     await closeAll();
     throw error;
   }
+  // The dev log says when a worker these bind to starts or stops in another process (lookups
+  // themselves happen at each call).
+  const wanted = new Set(configs.flatMap((c) => [...c.bindings.services.map((s) => s.service), ...c.bindings.durableObjects.map((d) => d.scriptName), ...(c.bindings.workflows ?? []).map((w) => w.scriptName), ...(c.tailConsumers ?? []).map((t) => t.service)]).filter((n) => n && !entries.has(n)));
+  if (wanted.size > 0) {
+    const log = options.log ?? ((line) => console.log(line));
+    const seen = new Map([...wanted].map((n) => [n, registry.lookup(n, registryDir)?.pid ?? null]));
+    unregister.push(
+      registry.watch((name) => {
+        if (!wanted.has(name)) return;
+        const pid = registry.lookup(name, registryDir)?.pid ?? null;
+        if (pid === seen.get(name)) return;
+        seen.set(name, pid);
+        log(pid === null ? `⎔ worker ${name} stopped (its bindings answer 503)` : `⎔ worker ${name} is running in another workerbox dev (pid ${pid}); bindings to it connect`);
+      }, registryDir),
+    );
+  }
   const primary = servers[0];
   return {
     servers,
