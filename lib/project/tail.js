@@ -17,6 +17,9 @@ function outcomeOf(error) {
   return "exception";
 }
 
+/** How long after an invocation's end its console lines are still taken. */
+const LATE_LOG_MS = 20;
+
 const LEVELS = new Set(["debug", "info", "log", "warn", "error"]);
 
 /**
@@ -65,14 +68,21 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
       cpuTime: 0,
       wallTime: Date.now() - started,
     });
+    // Console lines reach Node on their own channel, possibly just after the answer: the item
+    // is finished a moment later (LATE_LOG_MS), without holding the response back.
+    const finish = (status, error) => {
+      const done = item(status, error);
+      setTimeout(() => {
+        running.delete(invocation);
+        deliver({ ...done, logs: invocation.logs });
+      }, LATE_LOG_MS).unref();
+    };
     try {
       const response = await dispatch(worker, input);
-      running.delete(invocation);
-      deliver(item(response.status));
+      finish(response.status);
       return response;
     } catch (error) {
-      running.delete(invocation);
-      deliver(item(undefined, error));
+      finish(undefined, error);
       throw error;
     }
   };
