@@ -53,7 +53,9 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
     const started = Date.now();
     const headers = {};
     for (const [name, value] of input.headers ?? []) headers[String(name).toLowerCase()] = String(value);
-    const invocation = { logs: [] };
+    const invocation = { logs: [], finishing: false };
+    // Lines written from now on belong to this request, not to one that already answered.
+    for (const other of running) if (other.finishing) running.delete(other);
     running.add(invocation);
     const item = (status, error) => ({
       scriptName: scriptName ?? null,
@@ -72,6 +74,7 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
     // is finished a moment later (LATE_LOG_MS), without holding the response back.
     const finish = (status, error) => {
       const done = item(status, error);
+      invocation.finishing = true;
       setTimeout(() => {
         running.delete(invocation);
         deliver({ ...done, logs: invocation.logs });
