@@ -182,6 +182,9 @@ test("workerbox dev -c gateway -c auth -c api -c tailer: services, entrypoint, R
   assert.equal(boom.event.request.method, "GET");
   assert.equal(typeof boom.eventTimestamp, "number");
   assert.deepEqual(boom.exceptions.map((e) => [e.name, e.message]), [["Error", "gateway exploded"]]);
+  // As workerd's: the frames only, without the "Error: message" line; no response after a throw.
+  assert.match(boom.exceptions[0].stack, /^\s+at /);
+  assert.equal(boom.event.response, undefined);
   assert.equal(boom.logs.length, 1, JSON.stringify(boom.logs));
   assert.equal(boom.logs[0].level, "log");
   assert.match(boom.logs[0].message[0], /about to fail 42/);

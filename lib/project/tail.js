@@ -20,6 +20,13 @@ function outcomeOf(error) {
 /** How long after an invocation's end its console lines are still taken. */
 const LATE_LOG_MS = 20;
 
+/** An error's stack frames without its "Name: message" head, as workerd's TraceException.stack. */
+function framesOf(error) {
+  const stack = typeof error?.stack === "string" ? error.stack : "";
+  const at = stack.search(/^\s+at /m);
+  return at === -1 ? "" : stack.slice(at);
+}
+
 const LEVELS = new Set(["debug", "info", "log", "warn", "error"]);
 
 /**
@@ -62,7 +69,7 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
       event: { request: { url: input.url, method: input.method ?? "GET", headers, cf: {} }, ...(status !== undefined ? { response: { status } } : {}) },
       eventTimestamp: started,
       logs: invocation.logs,
-      exceptions: error === undefined ? [] : [{ name: error?.name ?? "Error", message: error?.message ?? String(error), timestamp: Date.now(), ...(error?.stack ? { stack: error.stack } : {}) }],
+      exceptions: error === undefined ? [] : [{ name: error?.name ?? "Error", message: error?.message ?? String(error), timestamp: Date.now(), ...(framesOf(error) ? { stack: framesOf(error) } : {}) }],
       diagnosticsChannelEvents: [],
       outcome: outcomeOf(error),
       executionModel: "stateless",
