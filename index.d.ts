@@ -76,6 +76,12 @@ export interface WorkerOptions {
    */
   trustLoadedModules?: boolean;
   /**
+   * Tail workers: after each fetch this worker handles, each consumer gets a list of one trace
+   * item shaped as Cloudflare's TraceItem (a worker's `tail(events)` handler, or a function
+   * called in Node). See docs/bindings.md, "Tail workers".
+   */
+  tailConsumers?: (Worker | ((events: any[]) => void))[];
+  /**
    * Serve this worker to Chrome DevTools / VS Code (Chrome DevTools Protocol): `true` is
    * `{ port: 9229, host: "127.0.0.1" }`. One port serves many workers (listed by `name`, default
    * `filename`); `waitForDebugger` holds the script's start until a client runs it. See docs/api.md.

@@ -281,3 +281,40 @@ test("the registry ignores (and removes) the entry of a process that is gone, an
   offSecond();
   assert.equal(registry.lookup("svc", dir), null);
 });
+
+test("createWorker's tailConsumers: a worker's tail() and a function in Node get each fetch's trace item", { timeout: 60_000 }, async (t) => {
+  const { createWorker, dispatch } = await import("workerbox");
+  const tailer = await createWorker({
+    script: `let got = [];
+export default {
+  tail(events) { got.push(...events); },
+  fetch() { return Response.json(got); },
+};`,
+  });
+  t.after(() => tailer.dispose());
+  const inNode = [];
+  const producer = await createWorker({
+    script: `export default {
+  fetch(request) {
+    console.error("oops", new URL(request.url).pathname);
+    if (request.method === "POST") throw new TypeError("no posts");
+    return new Response("fine", { status: 201 });
+  },
+};`,
+    tailConsumers: [tailer, (events) => inNode.push(...events)],
+  });
+  t.after(() => producer.dispose());
+  assert.equal((await dispatch(producer, "http://example.com/a")).status, 201);
+  await assert.rejects(dispatch(producer, new Request("http://example.com/b", { method: "POST", headers: { "x-k": "v" } })), /no posts/);
+  await until("two items in Node", () => inNode.length === 2);
+  const [a, b] = inNode;
+  assert.deepEqual([a.outcome, a.event.request.method, a.event.request.url, a.event.response.status], ["ok", "GET", "http://example.com/a", 201]);
+  assert.deepEqual(a.logs.map((l) => [l.level, l.message[0]]), [["error", "oops /a"]]);
+  assert.deepEqual([b.outcome, b.event.request.method, b.event.request.headers["x-k"], b.exceptions[0].name, b.exceptions[0].message], ["exception", "POST", "v", "TypeError", "no posts"]);
+  const inWorker = await until("two items in the tail worker", async () => {
+    const list = await (await dispatch(tailer, "http://tailer/")).json();
+    return list.length === 2 && list;
+  });
+  assert.deepEqual(inWorker.map((i) => i.outcome), ["ok", "exception"]);
+  await assert.rejects(createWorker({ script: "export default { fetch() {} }", tailConsumers: ["nope"] }), /tailConsumers must be an array of workers/);
+});

@@ -23,7 +23,7 @@ const rpc = require("./rpc.js");
 const durable = require("./durable.js");
 const websocket = require("./websocket.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector", "sourceMap", "unsafeExperimental", "trustLoadedModules"]);
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector", "sourceMap", "unsafeExperimental", "trustLoadedModules", "tailConsumers"]);
 const LIMITS = {
   maxInFlight: { min: 1, integer: true, text: "an integer of at least 1" },
   maxQueued: { min: 0, integer: true, text: "an integer of at least 0" },
@@ -382,7 +382,13 @@ async function createWorker(options) {
   const script = sourceMap && inspectorSettings ? inlineSourceMap(source, sourceMap) : source;
   // The DevTools endpoint is listening before the script starts (waitForDebugger waits for it).
   const inspector = inspectorSettings === null ? null : await createInspector(inspectorSettings, filename, native.NativeInspector);
+  // tailConsumers: workers (or functions in Node) given a trace item after each fetch (lib/project/tail.js).
+  const tailConsumers = options.tailConsumers;
+  if (tailConsumers !== undefined && (!Array.isArray(tailConsumers) || !tailConsumers.every((c) => c instanceof Worker || typeof c === "function"))) {
+    throw new TypeError("createWorker: options.tailConsumers must be an array of workers (or functions (events) => void called in Node)");
+  }
   const log = (level, message) => {
+    tails.get(worker)?.log(level, message);
     try {
       onLog(level, message);
     } catch (error) {
@@ -417,6 +423,10 @@ async function createWorker(options) {
   if (inspector) inspectors.set(worker, inspector);
   rpc.setDispatcher(worker, dispatcher);
   workerLogs.set(worker, log);
+  if (tailConsumers?.length) {
+    const onError = (error) => log("error", `workerbox: a tail consumer failed: ${error?.stack ?? error}`);
+    tails.set(worker, require("./project/tail.js").tailed(dispatchUntailed, { scriptName: null, consumers: () => tailConsumers, onError }));
+  }
   for (const [name, definition] of Object.entries(definitions)) {
     if (definition instanceof queues.Queue) definition._bound(worker, name);
     else if (definition instanceof workflows.Workflow) definition._bound(worker, name, limits?.bindingMs ?? 30_000);
@@ -425,6 +435,9 @@ async function createWorker(options) {
   await durable.workerCreated(worker, definitions).catch((error) => log("error", `workerbox: the Durable Object alarms stored on disk could not be scheduled again: ${error?.stack ?? error}`));
   return worker;
 }
+
+/** The tail of each worker created with `tailConsumers`: { dispatch, log } (lib/project/tail.js). */
+const tails = new WeakMap();
 
 /** The stack mapper of each worker created with `sourceMap`. */
 const mappers = new WeakMap();
@@ -492,7 +505,12 @@ async function dispatchScheduled(handle, input, worker) {
  * `{ type: "scheduled", cron, scheduledTime }` runs the scheduled() handler instead and
  * resolves to `{ outcome: "ok" | "exception", noRetry, error? }`.
  */
-async function dispatch(worker, input) {
+function dispatch(worker, input) {
+  const tail = worker instanceof Worker ? tails.get(worker) : undefined;
+  return tail ? tail.dispatch(worker, input) : dispatchUntailed(worker, input);
+}
+
+async function dispatchUntailed(worker, input) {
   const handle = worker instanceof Worker ? nativeOf(worker) : undefined;
   if (handle === undefined) {
     throw new TypeError("dispatch: the first argument must be a worker returned by createWorker()");

@@ -4,7 +4,9 @@
 // (workers-types: scriptName, event.request/response, eventTimestamp, outcome, logs, exceptions,
 // diagnosticsChannelEvents, …) goes to every consumer's tail(events) handler (a call of kind
 // "tail" into the consumer, src/js/89_tail.js). `log(level, message)` feeds the producer's
-// console lines to the invocations running when they were written.
+// console lines to the invocations running when they were written. Used by the dev server for
+// `tail_consumers` (multi.js) and by createWorker's `tailConsumers` option (lib/api.js); a
+// consumer may also be a function, called in Node with the events.
 
 const rpc = require("../rpc.js");
 
@@ -41,6 +43,12 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
   };
   const deliver = (item) => {
     for (const target of consumers()) {
+      if (typeof target === "function") {
+        Promise.resolve()
+          .then(() => target([item]))
+          .catch(onError);
+        continue;
+      }
       if (typeof target === "string") {
         onError(new Error(`tail consumer "${target}" is not running; a trace item of ${scriptName} was dropped`));
         continue;
@@ -58,15 +66,20 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
     // Only fetch events are traced (scheduled and queue go through unchanged).
     if (input !== null && typeof input === "object" && input.type !== undefined && input.type !== "fetch") return dispatch(worker, input);
     const started = Date.now();
+    // dispatch() takes a Request, a URL (string or URL) or { url, method, headers, body }.
+    const plain = typeof input === "string" || input instanceof URL;
+    const url = plain ? String(input) : String(input.url);
+    const method = plain ? "GET" : (input.method ?? "GET").toUpperCase();
     const headers = {};
-    for (const [name, value] of input.headers ?? []) headers[String(name).toLowerCase()] = String(value);
+    const given = plain ? [] : input.headers instanceof Headers ? input.headers : Array.isArray(input.headers) ? input.headers : Object.entries(input.headers ?? {});
+    for (const [name, value] of given) headers[String(name).toLowerCase()] = String(value);
     const invocation = { logs: [], finishing: false };
     // Lines written from now on belong to this request, not to one that already answered.
     for (const other of running) if (other.finishing) running.delete(other);
     running.add(invocation);
     const item = (status, error) => ({
       scriptName: scriptName ?? null,
-      event: { request: { url: input.url, method: input.method ?? "GET", headers, cf: {} }, ...(status !== undefined ? { response: { status } } : {}) },
+      event: { request: { url, method, headers, cf: {} }, ...(status !== undefined ? { response: { status } } : {}) },
       eventTimestamp: started,
       logs: invocation.logs,
       exceptions: error === undefined ? [] : [{ name: error?.name ?? "Error", message: error?.message ?? String(error), timestamp: Date.now(), ...(framesOf(error) ? { stack: framesOf(error) } : {}) }],
