@@ -318,3 +318,19 @@ export default {
   assert.deepEqual(inWorker.map((i) => i.outcome), ["ok", "exception"]);
   await assert.rejects(createWorker({ script: "export default { fetch() {} }", tailConsumers: ["nope"] }), /tailConsumers must be an array of workers/);
 });
+
+test("bad multi-worker input: no configs, two configs of one name, -c with a project folder too", { timeout: 60_000 }, async (t) => {
+  const { startDevServers, loadProjects } = await import("workerbox/project");
+  const p = projects(t);
+  await assert.rejects(startDevServers([]), /pass one or more project folders or config files/);
+  await assert.rejects(loadProjects([]), /pass one or more project folders or config files/);
+  const twin = writeWorker(p.root, "twin", AUTH);
+  fs.writeFileSync(path.join(twin, "wrangler.jsonc"), JSON.stringify({ name: "auth", main: "src/index.js", compatibility_date: "2025-06-01" }));
+  await assert.rejects(startDevServers([p.auth, twin], { port: 0, persistTo: false, registryDir: p.registry }), /two configs name their worker "auth"/);
+  const child = spawn(process.execPath, [CLI, "dev", p.auth, "-c", p.api], { stdio: ["ignore", "pipe", "pipe"] });
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  const [code] = await new Promise((resolve) => child.once("exit", (...a) => resolve(a)));
+  assert.equal(code, 2);
+  assert.match(err, /give the project as -c .* too, or leave out -c/);
+});
