@@ -290,22 +290,27 @@ test("exec() runs one statement per line (several per line allowed), counts them
   assert.deepEqual(out.tables, [["a"], ["b"]]);
 });
 
-test("withSession() gives a session with prepare and batch; getBookmark() is null for a constraint, the bookmark otherwise", async (t) => {
+test("withSession() gives a session with prepare and batch; getBookmark() is null for a constraint until a query answers, then the latest commit's bookmark (as Miniflare's local D1 gives one with every answer)", async (t) => {
   const out = await inWorker(
     t,
     d1(),
     `
     const session = env.DB.withSession("first-primary");
+    const before = session.getBookmark();
     await session.batch([session.prepare("CREATE TABLE s (x)"), session.prepare("INSERT INTO s VALUES (?)").bind(7)]);
+    const afterBatch = session.getBookmark();
+    const value = await session.prepare("SELECT x FROM s").first("x");
+    const afterSelect = session.getBookmark();
+    const failed = await session.prepare("SELECT nope FROM s").first().catch((e) => e.message);
     return {
-      value: await session.prepare("SELECT x FROM s").first("x"),
-      constraint: session.getBookmark(),
+      value, before, failed,
+      bookmarks: [typeof afterBatch, typeof afterSelect, afterBatch.localeCompare(afterSelect) < 0, session.getBookmark() === afterSelect],
       unconstrained: env.DB.withSession().getBookmark(),
       bookmark: env.DB.withSession("00000001-abc").getBookmark(),
       tag: String(session),
     };`,
   );
-  assert.deepEqual(out, { value: 7, constraint: null, unconstrained: null, bookmark: "00000001-abc", tag: "[object D1DatabaseSession]" });
+  assert.deepEqual(out, { value: 7, before: null, failed: "D1_ERROR: no such column: nope at offset 7: SQLITE_ERROR", bookmarks: ["string", "string", true, true], unconstrained: null, bookmark: "00000001-abc", tag: "[object D1DatabaseSession]" });
 });
 
 test("d1({ dir }) keeps data across dispose and recreate; two bindings on one dir share it; database() in Node sees it", async (t) => {

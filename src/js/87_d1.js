@@ -128,13 +128,32 @@ class D1PreparedStatement {
   }
 }
 
+/**
+ * A session's bookmark after a query: the database's commit count in the layout of the bookmarks
+ * Miniflare's local D1 answers with (its Durable Object storage's current bookmark), so that
+ * later ones sort after earlier ones.
+ */
+function bookmarkAt(commit) {
+  return `00000000-${commit.toString(16).padStart(8, "0")}-00000000-${"0".repeat(32)}`;
+}
+
 class D1DatabaseSession {
   #send;
   #bookmark;
-  constructor(token, send, constraintOrBookmark) {
+  constructor(token, send, constraintOrBookmark, commits) {
     if (token !== kConstruct) throw new TypeError("Illegal constructor");
-    this.#send = send;
     this.#bookmark = constraintOrBookmark;
+    // Each query answered moves the bookmark to the database's latest commit, if it is newer
+    // (workerd's _updateBookmark).
+    this.#send = async (queries) => {
+      const answer = await send(queries);
+      if (answer?.error === undefined) {
+        const next = bookmarkAt(commits.next());
+        const current = this.getBookmark();
+        if (current === null || current.localeCompare(next) < 0) this.#bookmark = next;
+      }
+      return answer;
+    };
   }
 
   prepare(sql) {
@@ -158,6 +177,8 @@ class D1DatabaseSession {
 
 class D1Database {
   #send;
+  /** Queries answered for this database's sessions: their bookmarks' commit count. */
+  #commits = { count: 0, next() { return ++this.count; } };
   constructor(token, send) {
     if (token !== kConstruct) throw new TypeError("Illegal constructor");
     this.#send = send;
@@ -196,7 +217,7 @@ class D1Database {
   withSession(constraintOrBookmark) {
     let value = constraintOrBookmark === undefined || constraintOrBookmark === null ? "" : String(constraintOrBookmark).trim();
     if (value === "") value = "first-unconstrained";
-    return new D1DatabaseSession(kConstruct, this.#send, value);
+    return new D1DatabaseSession(kConstruct, this.#send, value, this.#commits);
   }
 
   /** Deprecated in D1 (alpha databases only) and not supported here. */
