@@ -91,6 +91,7 @@ async function durableCall(url, bindings) {
  * `miniflare.bindings` over its vars and `main` over its main.
  */
 async function projectSettings(options, root, warn, log) {
+  if (options.experimental?.newConfig) throw new Error("cloudflareTest({ experimental: { newConfig: true } }): a worker defined in cloudflare.config.ts (wrangler/experimental-config) is not supported by workerbox/vitest; describe it in a wrangler.jsonc or wrangler.toml file");
   const extra = options.miniflare ?? {};
   // Auxiliary workers first: the main worker's service bindings name them.
   const auxiliary = await startAuxiliaryWorkers(extra.workers, root, log);
