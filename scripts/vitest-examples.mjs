@@ -24,7 +24,8 @@ const CLOUDFLARE_PACKAGES = ["@cloudflare/vitest-plugin", "@cloudflare/vitest-po
 /** What replaces the examples' workspace and catalog versions. */
 const own = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
 // wrangler: some projects' globalSetup builds an auxiliary worker with `wrangler build`.
-const PINNED = { vitest: own.devDependencies.vitest, vite: "8.3.8", typescript: "5.9.3", msw: own.devDependencies.msw, miniflare: own.devDependencies.miniflare, wrangler: "^4" };
+// Other `catalog:` versions (msw, …) are the monorepo's own catalog's (pnpm-workspace.yaml).
+const PINNED = { vitest: own.devDependencies.vitest, vite: "8.3.8", typescript: "5.9.3", miniflare: own.devDependencies.miniflare, wrangler: "^4" };
 /** Their dependencies that are only types, or Cloudflare's pool itself. */
 const DROPPED = new Set(["@cloudflare/workers-types", "@types/node", ...CLOUDFLARE_PACKAGES]);
 const RUN_TIMEOUT_MS = 180_000;
@@ -58,6 +59,7 @@ async function copyExamples(from, dest) {
     const dir = EXAMPLE_DIRS.find((d) => fs.existsSync(path.join(from, d)));
     fs.cpSync(path.join(from, dir), path.join(dest, dir), { recursive: true, filter: (file) => !file.includes(`${path.sep}node_modules`) });
     if (fs.existsSync(path.join(from, "vitest.shared.ts"))) fs.copyFileSync(path.join(from, "vitest.shared.ts"), path.join(dest, "vitest.shared.ts"));
+    if (fs.existsSync(path.join(from, "pnpm-workspace.yaml"))) fs.copyFileSync(path.join(from, "pnpm-workspace.yaml"), path.join(dest, "pnpm-workspace.yaml"));
     return path.join(dest, dir);
   }
   for (const dir of EXAMPLE_DIRS) {
@@ -67,6 +69,8 @@ async function copyExamples(from, dest) {
     await run(["git", "--git-dir", from, "archive", "-o", archive, "HEAD", dir, "vitest.shared.ts"], dest);
     await run(["tar", "xf", archive, "-C", dest], dest);
     fs.rmSync(archive);
+    const workspace = await run(["git", "--git-dir", from, "show", "HEAD:pnpm-workspace.yaml"], dest, { allowFailure: true });
+    if (workspace.code === 0) fs.writeFileSync(path.join(dest, "pnpm-workspace.yaml"), workspace.stdout);
     return path.join(dest, dir);
   }
   throw new Error(`${from} has none of ${EXAMPLE_DIRS.join(", ")}`);
@@ -111,14 +115,33 @@ async function packWorkerbox(work) {
   return tarball;
 }
 
+/** The default catalog of the monorepo's pnpm-workspace.yaml (`catalog:` block): name → version. */
+function readCatalog(examples) {
+  const file = [path.join(examples, "..", "..", "pnpm-workspace.yaml"), path.join(examples, "..", "pnpm-workspace.yaml")].find((f) => fs.existsSync(f));
+  const catalog = {};
+  if (!file) return catalog;
+  let inside = false;
+  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    if (/^catalog:\s*$/.test(line)) inside = true;
+    else if (/^\S/.test(line)) inside = false;
+    else if (inside) {
+      const match = /^\s+"?([^"\s:]+)"?:\s*"?([^"\s#]+)"?/.exec(line);
+      if (match) catalog[match[1]] = match[2];
+    }
+  }
+  return catalog;
+}
+
 /** Their package.json with workspace/catalog versions replaced and workerbox added. */
 function rewriteManifest(examples, tarball) {
+  const catalog = readCatalog(examples);
   const file = path.join(examples, "package.json");
   const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
   const devDependencies = {};
   for (const [name, version] of Object.entries(pkg.devDependencies ?? {})) {
     if (DROPPED.has(name)) continue;
     if (PINNED[name]) devDependencies[name] = PINNED[name];
+    else if (/^catalog:(?:default)?$/.test(version) && catalog[name]) devDependencies[name] = catalog[name];
     else if (/^(?:workspace|catalog):/.test(version)) continue;
     else devDependencies[name] = version;
   }
