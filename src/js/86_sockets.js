@@ -28,8 +28,11 @@ const OTHER_REQUEST =
 const byEvent = new Map();
 /** Events that are Durable Object calls: their sockets are the object's, not the event's. */
 const durableEvents = new Set();
-const enterDurable = internals.durableStatePrototype._enter;
-internals.durableStatePrototype._enter = function _enter() {
+// Every call into a Durable Object enters its state (src/js/85_durable.js) in the call's event.
+const durableState = internals.durableStatePrototype;
+const enterDurable = durableState._enter;
+if (typeof enterDurable !== "function") throw new Error("86_sockets.js: DurableObjectState has no _enter() to mark Durable Object calls by");
+durableState._enter = function _enter() {
   const id = ops.currentEvent();
   if (id !== undefined) durableEvents.add(id);
   return enterDurable.call(this);
