@@ -8,65 +8,27 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { spawn, execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { loadProject, startDevServer, getPlatformProxy } from "workerbox/project";
 import { useProject } from "workerbox/test";
 import { dispatch, createWorker, hyperdrive } from "workerbox";
-import { freePort, runVitest } from "./helpers.mjs";
+import { runVitest } from "./helpers.mjs";
+import { POSTGRES_MISSING, startPostgres } from "../scripts/postgres-server.mjs";
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-function postgresBin() {
-  const base = "/usr/lib/postgresql";
-  const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, "bin", "initdb"))) : [];
-  versions.sort((a, b) => Number(b) - Number(a));
-  return versions.length ? path.join(base, versions[0], "bin") : null;
-}
-const BIN = postgresBin();
-const SKIP = BIN === null ? "PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install -y postgresql)" : false;
+const SKIP = POSTGRES_MISSING;
 if (SKIP) console.log(`# skipped: ${SKIP}`);
-
-const asServerUser = (command, args) => (process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args]);
 
 let base; // postgresql://postgres@127.0.0.1:<port>
 const cleanups = [];
 before(async () => {
   if (SKIP) return;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-hyperdrive-"));
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  if (process.getuid?.() === 0) execFileSync("chown", ["postgres", dir]);
-  const data = path.join(dir, "data");
-  execFileSync(...asServerUser(path.join(BIN, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]), { stdio: "ignore" });
-  const port = await freePort();
-  const [command, args] = asServerUser(path.join(BIN, "postgres"), ["-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]);
-  const server = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
-  const exited = new Promise((resolve) => server.on("exit", resolve));
-  cleanups.push(async () => {
-    try {
-      execFileSync(...asServerUser(path.join(BIN, "pg_ctl"), ["stop", "-D", data, "-m", "fast", "-w", "-t", "20"]), { stdio: "ignore" });
-    } catch {
-      server.kill("SIGKILL");
-    }
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
-    server.stderr.destroy();
-  });
-  let log = "";
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`postgres did not start in 20 s:\n${log}`)), 20_000);
-    server.stderr.on("data", (chunk) => {
-      log += chunk;
-      if (log.includes("ready to accept connections")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    server.on("exit", (code) => reject(new Error(`postgres exited (${code}):\n${log}`)));
-  });
-  base = `postgresql://postgres@127.0.0.1:${port}`;
+  const server = await startPostgres();
+  cleanups.push(server.stop);
+  base = server.base;
 });
 after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();

@@ -9,76 +9,22 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawn, execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { loadProject, startWorker } from "workerbox/project";
 import { dispatch, createWorker, hyperdrive } from "workerbox";
-import { freePort } from "./helpers.mjs";
+import { POSTGRES_MISSING, startPostgres as startServer } from "../scripts/postgres-server.mjs";
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-/** The newest installed PostgreSQL's bin folder, or null. */
-function postgresBin() {
-  const base = "/usr/lib/postgresql";
-  const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, "bin", "initdb"))) : [];
-  versions.sort((a, b) => Number(b) - Number(a));
-  return versions.length ? path.join(base, versions[0], "bin") : null;
-}
-const BIN = postgresBin();
-const SKIP = BIN === null ? "PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install -y postgresql)" : false;
+const SKIP = POSTGRES_MISSING;
 if (SKIP) console.log(`# skipped: ${SKIP}`);
 
-
-/** Runs a server binary, as `postgres` when this process is root. */
-function asServerUser(command, args, options = {}) {
-  const root = process.getuid?.() === 0;
-  return root ? ["runuser", ["-u", "postgres", "--", command, ...args], options] : [command, args, options];
-}
-
-/** A running cluster until `t.after` hooks run: `{ port, url }`. */
-async function startPostgres(t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-pg-"));
-  if (process.getuid?.() === 0) execFileSync("chown", ["postgres", dir]);
-  const data = path.join(dir, "data");
-  try {
-    execFileSync(...asServerUser(path.join(BIN, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"], { stdio: "ignore" }));
-  } catch (error) {
-    fs.rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
-  // TLS with the self-signed test certificate (postgres wants the key private to its user).
-  for (const file of ["cert.pem", "key.pem"]) fs.copyFileSync(path.join(ROOT, "__test__", "fixtures", "sockets", file), path.join(dir, file));
-  fs.chmodSync(path.join(dir, "key.pem"), 0o600);
-  if (process.getuid?.() === 0) execFileSync("chown", ["postgres", path.join(dir, "cert.pem"), path.join(dir, "key.pem")]);
-  const port = await freePort();
-  const settings = ["listen_addresses=127.0.0.1", "fsync=off", "ssl=on", `ssl_cert_file=${path.join(dir, "cert.pem")}`, `ssl_key_file=${path.join(dir, "key.pem")}`].flatMap((setting) => ["-c", setting]);
-  const [command, args] = asServerUser(path.join(BIN, "postgres"), ["-D", data, "-p", String(port), "-k", dir, ...settings]);
-  const server = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
-  let log = "";
-  const exited = new Promise((resolve) => server.on("exit", resolve));
-  t.after(async () => {
-    // pg_ctl signals the postmaster itself (a signal to runuser would not reach it).
-    try {
-      execFileSync(...asServerUser(path.join(BIN, "pg_ctl"), ["stop", "-D", data, "-m", "fast", "-w", "-t", "20"], { stdio: "ignore" }));
-    } catch {
-      server.kill("SIGKILL");
-    }
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
-    server.stderr.destroy();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`postgres did not start in 20 s:\n${log}`)), 20_000);
-    server.stderr.on("data", (chunk) => {
-      log += chunk;
-      if (log.includes("ready to accept connections")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    server.on("exit", (code) => reject(new Error(`postgres exited (${code}):\n${log}`)));
-  });
-  return { port, url: `postgresql://postgres@127.0.0.1:${port}/postgres` };
+/** A running cluster (TLS with the self-signed test certificate) until `after` hooks run. */
+async function startPostgres({ after }) {
+  const tls = { cert: path.join(ROOT, "__test__", "fixtures", "sockets", "cert.pem"), key: path.join(ROOT, "__test__", "fixtures", "sockets", "key.pem") };
+  const server = await startServer({ tls });
+  after(server.stop);
+  return server;
 }
 
 const WORKER = `import pg from "pg";

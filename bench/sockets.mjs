@@ -10,10 +10,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawn, execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { freePort } from "./lib.mjs";
+import { postgresBin, startPostgres } from "../scripts/postgres-server.mjs";
 
 const require = createRequire(import.meta.url);
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -30,46 +29,6 @@ function summary(samples) {
   const at = (q) => s[Math.max(0, Math.ceil(q * s.length) - 1)];
   const us = (ms) => Math.round(ms * 10000) / 10;
   return { unit: "µs", n: s.length, p50: us(at(0.5)), p99: us(at(0.99)), mean: us(s.reduce((a, b) => a + b, 0) / s.length) };
-}
-
-function postgresBin() {
-  const base = "/usr/lib/postgresql";
-  const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, "bin", "initdb"))) : [];
-  versions.sort((a, b) => Number(b) - Number(a));
-  return versions.length ? path.join(base, versions[0], "bin") : null;
-}
-
-const asServerUser = (command, args) => (process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args]);
-
-/** A running server: `{ url, version, stop() }`. */
-async function startPostgres(bin, dir) {
-  if (process.getuid?.() === 0) execFileSync("chown", ["postgres", dir]);
-  const data = path.join(dir, "data");
-  execFileSync(...asServerUser(path.join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]), { stdio: "ignore" });
-  const port = await freePort();
-  const [command, args] = asServerUser(path.join(bin, "postgres"), ["-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]);
-  const server = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
-  let log = "";
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`postgres did not start in 20 s:\n${log}`)), 20_000);
-    server.stderr.on("data", (chunk) => {
-      log += chunk;
-      if (log.includes("ready to accept connections")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    server.on("exit", (code) => reject(new Error(`postgres exited (${code}):\n${log}`)));
-  });
-  const stop = () => {
-    try {
-      execFileSync(...asServerUser(path.join(bin, "pg_ctl"), ["stop", "-D", data, "-m", "fast", "-w", "-t", "20"]), { stdio: "ignore" });
-    } catch {
-      server.kill("SIGKILL");
-    }
-    server.stderr.destroy();
-  };
-  return { url: `postgresql://postgres@127.0.0.1:${port}/postgres`, version: path.basename(path.dirname(bin)), stop };
 }
 
 // The worker times its own queries with performance.now(), as the Node side does, so neither
@@ -154,7 +113,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-bench-sockets-"));
 let server;
 let worker;
 try {
-  server = await startPostgres(bin, dir);
+  server = await startPostgres({ bin });
   result.server = `PostgreSQL ${server.version} on loopback, fsync off`;
   progress("postgres up", server.url);
   // The worker is bundled as `workerbox dev` would (pg picks pg-cloudflare, i.e. connect()).
@@ -190,7 +149,7 @@ try {
   result.workerbox ??= { error: String(error?.stack ?? error) };
 } finally {
   await worker?.dispose();
-  server?.stop();
+  await server?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 }
 process.stdout.write(JSON.stringify(result, null, 2) + "\n");
