@@ -4,7 +4,14 @@
 // pool worker's isolate, runner and connection). Vitest's own cost is measured too, on one
 // trivial test file in Node (the default pool). Prints one JSON object.
 //
-//   node bench/vitest.mjs [--quick] [--workerbox-only] [--node=path/to/node]
+//   node bench/vitest.mjs [--quick] [--workerbox-only] [--node=path/to/node] [--mirrors=dir]
+//
+// Besides this repository's examples, real projects' own suites (scripts/vitest-projects.mjs:
+// workers-qb, cloudflare/templates) are measured when their git mirrors are found (--mirrors,
+// default /work/.mirror): each is installed twice in a temporary folder, once with workerbox/vitest
+// (Vitest 4) and once with Cloudflare's pool as the project uses it — 0.23.0 on Vitest 4 for the
+// `cloudflareTest()` form, the project's own version on Vitest 3 for the `defineWorkersConfig`
+// form — and the JSON gets `projects.<name>`: each side's wall time, peak RSS and test counts.
 //
 // --workerbox-only skips Cloudflare's integration (and Vitest alone): for iterating on workerbox.
 //
@@ -17,6 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { treeRss } from "./lib.mjs";
+import { PROJECTS as REAL_PROJECTS, prepareProject, packWorkerbox } from "../scripts/vitest-projects.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const quick = process.argv.includes("--quick");
@@ -58,12 +66,12 @@ function baselineProject() {
 }
 
 /** Runs `vitest run` once: { ms, peakRssMb, passed, failed, startMs[] }. */
-function runOnce(vitest, cwd) {
+function runOnce(vitest, cwd, args = []) {
   const stats = path.join(os.tmpdir(), `workerbox-vitest-stats-${process.pid}-${Date.now()}.jsonl`);
   const report = path.join(os.tmpdir(), `workerbox-vitest-report-${process.pid}-${Date.now()}.json`);
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(NODE, [vitest, "run", "--reporter=json", `--outputFile=${report}`], {
+    const child = spawn(NODE, [vitest, "run", ...args, "--reporter=json", `--outputFile=${report}`], {
       cwd,
       stdio: ["ignore", "ignore", process.env.VITEST_BENCH_VERBOSE ? "inherit" : "ignore"],
       env: { ...process.env, NO_COLOR: "1", CI: "1", WORKERBOX_VITEST_STATS: stats, VITE_CONFIG_NATIVE_IGNORE_WARNING: "true", WRANGLER_SEND_METRICS: "false" },
@@ -96,9 +104,9 @@ const median = (values) => {
 };
 const round = (n) => (n === null ? null : Math.round(n * 10) / 10);
 
-async function measure(vitest, cwd) {
+async function measure(vitest, cwd, args = []) {
   const runs = [];
-  for (let i = 0; i < ROUNDS; i++) runs.push(await runOnce(vitest, cwd));
+  for (let i = 0; i < ROUNDS; i++) runs.push(await runOnce(vitest, cwd, args));
   const starts = runs.flatMap((r) => r.startMs);
   return {
     wallMs: round(median(runs.map((r) => r.ms))),
@@ -136,5 +144,37 @@ for (const name of PROJECTS) {
   } catch (error) {
     out.cloudflare[name] = { error: error.message };
   }
+}
+// Real projects' suites, each side installed as its users install it.
+const mirrors = process.argv.find((a) => a.startsWith("--mirrors="))?.slice("--mirrors=".length) ?? "/work/.mirror";
+if (fs.existsSync(mirrors)) {
+  out.projects = {};
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-bench-projects-"));
+  try {
+    const tarball = await packWorkerbox(work);
+    for (const [name, project] of Object.entries(REAL_PROJECTS)) {
+      const entry = (out.projects[name] = { repo: project.repo, form: project.form });
+      try {
+        const mine = await prepareProject(name, { mirrors, work, tarball });
+        entry.commit = mine.commit;
+        entry.workerbox = { vitest: "4", ...(await measure(mine.vitest, mine.dir, mine.args)) };
+      } catch (error) {
+        entry.workerbox = { error: error.message.split("\n")[0] };
+      }
+      if (workerboxOnly) continue;
+      try {
+        const theirs = await prepareProject(name, { mirrors, work, pool: "cloudflare" });
+        const installed = (pkg) => JSON.parse(fs.readFileSync(path.join(theirs.dir, "node_modules", pkg, "package.json"), "utf8")).version;
+        entry.cloudflare = { version: installed("@cloudflare/vitest-pool-workers"), vitest: installed("vitest"), ...(await measure(theirs.vitest, theirs.dir, theirs.args)) };
+      } catch (error) {
+        entry.cloudflare = { error: error.message.split("\n")[0] };
+      }
+      if (entry.workerbox.wallMs && entry.cloudflare.wallMs) entry.ratios = { wall: round(entry.cloudflare.wallMs / entry.workerbox.wallMs), rss: round(entry.cloudflare.peakRssMb / entry.workerbox.peakRssMb) };
+    }
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+} else {
+  out.projects = { error: `no git mirrors at ${mirrors} (give --mirrors=dir): real projects not measured` };
 }
 console.log(JSON.stringify(out, null, 2));
