@@ -4,7 +4,7 @@
 // pool options as an object or a function of `{ inject }`, Miniflare's binding options in both
 // their list and object forms, and that pool's default of isolatedStorage on. Also: a wrangler
 // `assets.directory` a build has not made yet does not stop the tests, and the experimental
-// cloudflare.config.ts form is refused by name.
+// cloudflare.config.ts form is refused by name; the wrangler file's `define` applies.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -42,6 +42,12 @@ it("has the wrangler file's and miniflare's bindings", async () => {
   });
 });
 
+it("has the wrangler file's define replacements, the Vite config's over them", () => {
+  expect(WRANGLER_THING).toBe("thing");
+  expect(WRANGLER_NESTED.THING).toEqual([1, 2]);
+  expect(OVERRIDDEN).toBe("from vite");
+});
+
 it("starts from empty storage again (isolatedStorage defaults to on in this form)", async () => {
   expect((await env.DB.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'notes'").first()).n).toBe(0);
   expect(await env.BUCKET.get("k")).toBe(null);
@@ -62,6 +68,7 @@ function project(t, config) {
       compatibility_date: "2026-08-01",
       // Made by a build that has not run: the tests run without these assets.
       assets: { directory: "./dist" },
+      define: { WRANGLER_THING: JSON.stringify("thing"), "WRANGLER_NESTED.THING": "[1,2]", OVERRIDDEN: JSON.stringify("from wrangler") },
       durable_objects: { bindings: [{ name: "COUNTER", class_name: "Counter" }] },
       migrations: [{ tag: "v1", new_sqlite_classes: ["Counter"] }],
     }),
@@ -77,6 +84,7 @@ test("defineWorkersConfig (workerbox/vitest/config): test.poolOptions.workers wi
     t,
     `import { defineWorkersConfig } from "workerbox/vitest/config";
 export default defineWorkersConfig({
+  define: { OVERRIDDEN: JSON.stringify("from vite") },
   test: {
     include: ["test/**/*.test.js"],
     poolOptions: {
@@ -91,7 +99,7 @@ export default defineWorkersConfig({
   );
   const { code, report, output } = await runVitest(dir);
   assert.equal(code, 0, output);
-  assert.equal(report.numPassedTests, 2, output);
+  assert.equal(report.numPassedTests, 3, output);
 });
 
 test("defineWorkersProject with pool options as a function of { inject }, in a function config", { timeout: 120_000 }, async (t) => {
@@ -99,6 +107,7 @@ test("defineWorkersProject with pool options as a function of { inject }, in a f
     t,
     `import { defineWorkersProject } from "workerbox/vitest";
 export default defineWorkersProject(async () => ({
+  define: { OVERRIDDEN: JSON.stringify("from vite") },
   test: {
     globalSetup: ["./setup.mjs"],
     poolOptions: {
@@ -113,7 +122,7 @@ export default defineWorkersProject(async () => ({
   fs.writeFileSync(path.join(dir, "setup.mjs"), `export default ({ provide }) => provide("greeting", "hello from the pool options");\n`);
   const { code, report, output } = await runVitest(dir);
   assert.equal(code, 0, output);
-  assert.equal(report.numPassedTests, 2, output);
+  assert.equal(report.numPassedTests, 3, output);
 });
 
 test("defineWorkersConfig refuses what is not a configuration, naming the option", async () => {

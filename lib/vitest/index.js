@@ -45,6 +45,10 @@ function cloudflareTest(options = {}) {
       context.project.config.setupFiles = [ISOLATED_STORAGE_SETUP, ...(context.project.config.setupFiles ?? []).filter((file) => file !== ISOLATED_STORAGE_SETUP)];
     },
     config(config) {
+      // The wrangler file's `define` replacements, as wrangler's build makes them (the Vite
+      // config's own `define` over them), for the worker's code and the tests alike.
+      const define = projectConfig(options, path.resolve(config.root ?? process.cwd()))?.define;
+      if (define && Object.keys(define).length > 0) config.define = { ...define, ...config.define };
       config.resolve ??= {};
       config.resolve.conditions ??= [];
       config.resolve.mainFields ??= [];
@@ -93,13 +97,20 @@ async function buildPagesASSETSBinding(directory) {
 
 /** The `rules` of the project's wrangler file (none without one, or when it cannot be read). */
 function projectRules(options, root) {
+  return projectConfig(options, root)?.rules ?? [];
+}
+
+/** The project's wrangler file as read (undefined without one, or when it cannot be read: the pool reports that). */
+function projectConfig(options, root) {
   const { readConfig, CONFIG_FILES } = require("../project/config.js");
-  const configPath = options.wrangler?.configPath ? path.resolve(root, options.wrangler.configPath) : CONFIG_FILES.map((f) => path.join(root, f)).find((f) => fs.existsSync(f));
-  if (!configPath) return [];
+  // Pool options given as a function are known only when the pool starts: the root's file then.
+  const wrangler = typeof options === "function" ? undefined : options.wrangler;
+  const configPath = wrangler?.configPath ? path.resolve(root, wrangler.configPath) : CONFIG_FILES.map((f) => path.join(root, f)).find((f) => fs.existsSync(f));
+  if (!configPath) return undefined;
   try {
-    return readConfig(configPath, { env: options.wrangler?.environment, requireMain: false }).rules ?? [];
+    return readConfig(configPath, { env: wrangler?.environment, requireMain: false, requireWorker: false, requireAssetsDirectory: false });
   } catch {
-    return [];
+    return undefined;
   }
 }
 
