@@ -1,7 +1,7 @@
 // The smaller bindings wrangler simulates locally, inside the worker: rate limiters
 // (`env.LIMITER.limit({ key })`), Analytics Engine datasets (`env.AE.writeDataPoint(point)`),
 // send_email (`env.EMAIL.send(message)`, with `EmailMessage` of `cloudflare:email`) and Secrets
-// Store secrets (`env.SECRET.get()`). Arguments are checked here, with the errors workerd and
+// Store secrets (`env.SECRET.get()`), and Hyperdrive's `connect()`. Arguments are checked here, with the errors workerd and
 // Miniflare give; the state (counters, data points, sent mail, secret values) is the host's
 // (lib/simulated/), reached through internals.hostCall.
 
@@ -228,6 +228,41 @@ class SecretsStoreSecret {
     return "SecretsStoreSecret";
   }
 }
+
+// ---- Hyperdrive ---------------------------------------------------------------------------------
+// The binding of a local database (lib/hyperdrive.js gives its parts, marked, in the env JSON):
+// the connection's parts, and connect() for a socket to the database, as workerd's Hyperdrive
+// binding has and Miniflare makes it locally (straight to the database).
+
+const HYPERDRIVE_MARK = "__workerboxHyperdrive";
+const HYPERDRIVE_PARTS = ["connectionString", "host", "port", "user", "password", "database"];
+
+class Hyperdrive {
+  constructor(token, parts) {
+    illegal(token);
+    // Own read-only properties, as workerd's lazy instance properties are.
+    for (const key of HYPERDRIVE_PARTS) Object.defineProperty(this, key, { value: parts[key], enumerable: true });
+  }
+
+  /** A socket to the database (connect() of cloudflare:sockets to its host and port). */
+  connect() {
+    return internals.socketConnect({ hostname: this.host, port: this.port });
+  }
+
+  get [Symbol.toStringTag]() {
+    return "Hyperdrive";
+  }
+}
+
+/** Replaces each marked Hyperdrive var of `env` with its Hyperdrive object. */
+internals.makeHyperdriveBindings = function makeHyperdriveBindings(env) {
+  for (const [name, value] of Object.entries(env)) {
+    if (value === null || typeof value !== "object" || value[HYPERDRIVE_MARK] !== true) continue;
+    const parts = {};
+    for (const key of HYPERDRIVE_PARTS) parts[key] = value[key];
+    env[name] = new Hyperdrive(kConstruct, parts);
+  }
+};
 
 // ---- Wiring -------------------------------------------------------------------------------------
 

@@ -322,6 +322,8 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
   }
   // The same object `import { env } from "cloudflare:workers"` gives (src/js/84_rpc.js).
   const bindings = Object.assign(internals.envObject, JSON.parse(envJson));
+  // Hyperdrive bindings come as marked plain values (lib/hyperdrive.js): objects with connect().
+  internals.makeHyperdriveBindings(bindings);
   // node:process fills process.env from the plain values (nodejs_compat_populate_process_env).
   internals.workerEnv = bindings;
   internals.onWorkerEnv?.(bindings);
