@@ -42,9 +42,10 @@ it("has the wrangler file's and miniflare's bindings", async () => {
   });
 });
 
-it("has the wrangler file's define replacements, the Vite config's over them", () => {
+it("has the wrangler file's define replacements as globals (one value for every use), the Vite config's over them", () => {
   expect(WRANGLER_THING).toBe("thing");
   expect(WRANGLER_NESTED.THING).toEqual([1, 2]);
+  expect(WRANGLER_NESTED.THING).toBe(WRANGLER_NESTED.THING);
   expect(OVERRIDDEN).toBe("from vite");
 });
 

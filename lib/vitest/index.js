@@ -45,10 +45,6 @@ function cloudflareTest(options = {}) {
       context.project.config.setupFiles = [ISOLATED_STORAGE_SETUP, ...(context.project.config.setupFiles ?? []).filter((file) => file !== ISOLATED_STORAGE_SETUP)];
     },
     config(config) {
-      // The wrangler file's `define` replacements, as wrangler's build makes them (the Vite
-      // config's own `define` over them), for the worker's code and the tests alike.
-      const define = projectConfig(options, path.resolve(config.root ?? process.cwd()))?.define;
-      if (define && Object.keys(define).length > 0) config.define = { ...define, ...config.define };
       config.resolve ??= {};
       config.resolve.conditions ??= [];
       config.resolve.mainFields ??= [];

@@ -192,10 +192,30 @@ async function callMain(name, event, env, ctx) {
   return entry[name](event, env, ctx);
 }
 
+/**
+ * The wrangler file's `define` replacements as globals (`A.B.C` as a property path), each value
+ * evaluated once, as Cloudflare's pool sets them: every use of a name sees the same value.
+ */
+function applyDefines(defines) {
+  for (const [key, expression] of Object.entries(defines)) {
+    let value;
+    try {
+      value = new Function(`return (${expression});`)();
+    } catch (error) {
+      throw new SyntaxError(`workerbox/vitest: the wrangler file's define ${key} is not a JavaScript expression (${error.message}): ${expression}`);
+    }
+    const segments = key.split(".");
+    let target = globalThis;
+    for (const segment of segments.slice(0, -1)) target = target[segment] ??= {};
+    target[segments.at(-1)] = value;
+  }
+}
+
 /** Starts Vitest's worker runtime on a WebSocket to the pool. */
 async function startVitest(request, env) {
   settings = JSON.parse(request.headers.get("x-workerbox-vitest"));
   addRemoteOnlyBindings(env, settings.remoteOnly);
+  applyDefines(settings.defines ?? {});
   globalThis.__workerboxVitest = { env, main: settings.main, cwd: settings.cwd, durableCallbacks, testHeader: TEST_HEADER, callMain, codec: { serialize, deserialize }, isolatedStorage: settings.isolatedStorage === true };
   const importing = performance.now();
   const { init, runBaseTests, setupEnvironment } = await import("workerbox-vitest:worker");

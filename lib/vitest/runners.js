@@ -97,6 +97,8 @@ async function projectSettings(options, root, warn, log) {
   const auxiliary = await startAuxiliaryWorkers(extra.workers, root, log);
   const configPath = options.wrangler?.configPath ? path.resolve(root, options.wrangler.configPath) : ["wrangler.jsonc", "wrangler.json", "wrangler.toml"].map((f) => path.join(root, f)).find((f) => fs.existsSync(f));
   let bindings = {};
+  /** The wrangler file's `define`: globals in the isolate, as Cloudflare's pool sets them. */
+  let defines = {};
   let compatibilityDate;
   let compatibilityFlags = [];
   /** The worker's own Durable Object classes (bindings and migrations): ctx.exports namespaces. */
@@ -116,6 +118,7 @@ async function projectSettings(options, root, warn, log) {
     });
     for (const item of project.unsupported) warn(`${item.key}: ${item.binding} is not available in workerbox tests (${item.reason})`);
     bindings = project.bindings;
+    defines = project.config.define ?? {};
     for (const producer of project.config.bindings?.queues?.producers ?? []) if (bindings[producer.binding]) queues.set(producer.queue, bindings[producer.binding]);
     compatibilityDate = project.config.compatibilityDate;
     compatibilityFlags = project.config.compatibilityFlags ?? [];
@@ -147,7 +150,7 @@ async function projectSettings(options, root, warn, log) {
   // (which Cloudflare's pool uses) joins arrays.
   compatibilityFlags = [...new Set([...compatibilityFlags, ...(extra.compatibilityFlags ?? [])])];
   const outbound = typeof extra.outboundService === "function" ? extra.outboundService : undefined;
-  return { bindings, compatibilityDate, compatibilityFlags, main, outbound, auxiliary, durableClasses: [...durableClasses], remoteOnly, reset: () => resetters.forEach((reset) => reset()) };
+  return { bindings, compatibilityDate, compatibilityFlags, main, outbound, auxiliary, durableClasses: [...durableClasses], remoteOnly, defines, reset: () => resetters.forEach((reset) => reset()) };
 }
 
 /**
@@ -262,7 +265,7 @@ async function startRunner(project, options, distPath) {
     // a service binding's would (lib/vitest/runner.mjs).
     const extraHandlers = settings.compatibilityFlags.includes("service_binding_extra_handlers");
     const exports = await guessExports(settings.main, { durableClasses: settings.durableClasses, additional: options.additionalExports, vitestFile: vitestWorker, root, warn });
-    const header = JSON.stringify({ cwd: root, main: settings.main, token, stats: stats !== null, extraHandlers, exports, remoteOnly: settings.remoteOnly, isolatedStorage: isolatedStorageOption(options) });
+    const header = JSON.stringify({ cwd: root, main: settings.main, token, stats: stats !== null, extraHandlers, exports, remoteOnly: settings.remoteOnly, isolatedStorage: isolatedStorageOption(options), defines: settings.defines });
     const response = await dispatch(worker, { url: "http://workerbox-vitest/", headers: { upgrade: "websocket", "x-workerbox-vitest": header } });
     if (response.status !== 101 || !response.webSocket) throw new Error(`workerbox/vitest: the runner did not accept the connection (${response.status}: ${await response.text()})`);
     if (stats) {
