@@ -159,6 +159,20 @@ export function runVitest(cwd, extra = []) {
   });
 }
 
+/**
+ * A project folder in examples/ (where `workerbox/vitest` resolves to this checkout) named
+ * `.tmp-vitest-<tag>-…`, holding `files` (content by relative path), removed when the test ends.
+ */
+export function vitestProject(t, tag, files) {
+  const dir = fs.mkdtempSync(path.join(ROOT, "examples", `.tmp-vitest-${tag}-`));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), content);
+  }
+  return dir;
+}
+
 /** A free loopback TCP port (for a server a test starts). */
 export async function freePort() {
   const net = await import("node:net");

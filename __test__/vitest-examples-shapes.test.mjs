@@ -7,26 +7,13 @@
 // settings over the wrangler file's.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { runVitest } from "./helpers.mjs";
+import { runVitest, vitestProject } from "./helpers.mjs";
 
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 // (module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))
 const ADD_WASM = Buffer.from("0061736d0100000001070160027f7f017f030201000707010361646400000a09010700200020016a0b", "hex");
 
 
-/** A project in examples/ (where `workerbox/vitest` resolves to this checkout): `files` by path. */
-function makeProject(t, files) {
-  const dir = fs.mkdtempSync(path.join(root, "examples", ".tmp-vitest-shapes-"));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  for (const [name, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    fs.writeFileSync(path.join(dir, name), content);
-  }
-  return dir;
-}
+const makeProject = (t, files) => vitestProject(t, "shapes", files);
 
 const config = (options) => `import { cloudflareTest } from "workerbox/vitest";\nexport default { plugins: [cloudflareTest(${options})] };\n`;
 

@@ -4,23 +4,10 @@
 // secretsStoreSecrets, versionMetadata), used by a test file as Cloudflare's pool runs it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { runVitest } from "./helpers.mjs";
+import { runVitest, vitestProject } from "./helpers.mjs";
 
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
-/** A project in examples/ (where `workerbox/vitest` resolves to this checkout): `files` by path. */
-function makeProject(t, files) {
-  const dir = fs.mkdtempSync(path.join(root, "examples", ".tmp-vitest-local-"));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  for (const [name, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    fs.writeFileSync(path.join(dir, name), content);
-  }
-  return dir;
-}
+const makeProject = (t, files) => vitestProject(t, "local", files);
 
 test("the wrangler file's and Miniflare's options make the bindings a test uses", { timeout: 240_000 }, async (t) => {
   const options = `{ miniflare: {

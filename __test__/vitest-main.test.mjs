@@ -6,21 +6,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { runVitest } from "./helpers.mjs";
+import { runVitest, vitestProject } from "./helpers.mjs";
 import { readConfig } from "../index.js";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
 
-function project(t, files) {
-  const dir = fs.mkdtempSync(path.join(root, "examples", ".tmp-vitest-main-"));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  for (const [name, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    fs.writeFileSync(path.join(dir, name), content);
-  }
-  return dir;
-}
+const project = (t, files) => vitestProject(t, "main", files);
 
 const TEST = [
   `import { SELF, env } from "cloudflare:test";`,

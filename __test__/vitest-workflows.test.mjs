@@ -6,23 +6,10 @@
 // locally; an `assets` table without `directory` skipped; `new RpcStub()` of cloudflare:workers.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { runVitest } from "./helpers.mjs";
+import { runVitest, vitestProject } from "./helpers.mjs";
 
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
-/** A project in examples/ (where `workerbox/vitest` resolves to this checkout): `files` by path. */
-function makeProject(t, files) {
-  const dir = fs.mkdtempSync(path.join(root, "examples", ".tmp-vitest-workflows-"));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  for (const [name, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    fs.writeFileSync(path.join(dir, name), content);
-  }
-  return dir;
-}
+const makeProject = (t, files) => vitestProject(t, "workflows", files);
 
 // 1x1 PNG (a red pixel).
 const PNG = "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de0000000c4944415408d763f8cfc000000301010018dd8db00000000049454e44ae426082";
