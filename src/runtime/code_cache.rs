@@ -141,6 +141,8 @@ impl Entry {
     hash
       .part(&v8::script_compiler::cached_data_version_tag().to_le_bytes())
       .part(v8::V8::get_version().as_bytes())
+      // Cached code is made against this architecture's snapshot (see isolate/snapshot.rs).
+      .part(std::env::consts::ARCH.as_bytes())
       .part(kind.as_bytes())
       .part(&source.0);
     let key = hex(&hash.finish());

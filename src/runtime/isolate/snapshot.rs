@@ -13,7 +13,7 @@
 //! `WORKERBOX_CACHE_DIR` to an empty string to keep nothing on disk). That matters beyond the tens of ms:
 //! V8's code cache is tied to the snapshot it was made with, so cached code on disk is only
 //! usable by processes that share one snapshot. The file is named by a hash of everything the
-//! snapshot depends on (V8 version and flags, bootstrap sources, the op table, the Rust sources
+//! snapshot depends on (V8 version and flags, CPU architecture and OS, bootstrap sources, the op table, the Rust sources
 //! under `src/runtime/`) and carries a
 //! CRC-32 of its contents, checked before V8 sees it (it guards against torn or damaged files,
 //! and takes about a tenth of the time a SHA-256 of the 1.4 MB blob took on the first create).
@@ -168,6 +168,12 @@ fn snapshot_key() -> &'static str {
       .part(v8::V8::get_version().as_bytes())
       .part(&v8::script_compiler::cached_data_version_tag().to_le_bytes())
       .part(crate::runtime::platform::V8_FLAGS.as_bytes())
+      // The machine it was made for: a snapshot holds V8's heap as this architecture lays it
+      // out, and nothing in it says so. An x64 one read by an arm64 build (a home folder
+      // shared by both, x64 Node under Rosetta beside arm64 Node) crashed V8 while it
+      // deserialized the read-only space.
+      .part(std::env::consts::ARCH.as_bytes())
+      .part(std::env::consts::OS.as_bytes())
       .part(env!("CARGO_PKG_VERSION").as_bytes());
     for name in ops::names() {
       hash.part(name.as_bytes());
