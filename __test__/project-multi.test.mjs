@@ -1,5 +1,5 @@
 // Several workers in one `workerbox dev` (-c … -c …) and across dev processes (lib/project/
-// multi.js, registry.js), and tail workers (tail.js, src/js/89_tail.js): a gateway worker with two
+// multi.js, registry.js), and tail workers (lib/tail/, src/js/89_tail.js): a gateway worker with two
 // services (one through a named entrypoint) and a Durable Object living in another worker
 // (script_name), driven by real HTTP requests; a reload of one worker leaves the other running;
 // two separate dev processes find each other through the file registry (503 naming the worker

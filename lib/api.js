@@ -382,7 +382,7 @@ async function createWorker(options) {
   const script = sourceMap && inspectorSettings ? inlineSourceMap(source, sourceMap) : source;
   // The DevTools endpoint is listening before the script starts (waitForDebugger waits for it).
   const inspector = inspectorSettings === null ? null : await createInspector(inspectorSettings, filename, native.NativeInspector);
-  // tailConsumers: workers (or functions in Node) given a trace item after each fetch (lib/project/tail.js).
+  // tailConsumers: workers (or functions in Node) given a trace item after each fetch (lib/tail/).
   const tailConsumers = options.tailConsumers;
   if (tailConsumers !== undefined && (!Array.isArray(tailConsumers) || !tailConsumers.every((c) => c instanceof Worker || typeof c === "function"))) {
     throw new TypeError("createWorker: options.tailConsumers must be an array of workers (or functions (events) => void called in Node)");
@@ -425,7 +425,7 @@ async function createWorker(options) {
   workerLogs.set(worker, log);
   if (tailConsumers?.length) {
     const onError = (error) => log("error", `workerbox: a tail consumer failed: ${error?.stack ?? error}`);
-    tails.set(worker, require("./project/tail.js").tailed(dispatchUntailed, { scriptName: null, consumers: () => tailConsumers, onError }));
+    tails.set(worker, require("./tail/index.js").tailed(dispatchUntailed, { scriptName: null, consumers: () => tailConsumers, onError }));
   }
   for (const [name, definition] of Object.entries(definitions)) {
     if (definition instanceof queues.Queue) definition._bound(worker, name);
@@ -436,7 +436,7 @@ async function createWorker(options) {
   return worker;
 }
 
-/** The tail of each worker created with `tailConsumers`: { dispatch, log } (lib/project/tail.js). */
+/** The tail of each worker created with `tailConsumers`: { dispatch, log } (lib/tail/). */
 const tails = new WeakMap();
 
 /** The stack mapper of each worker created with `sourceMap`. */

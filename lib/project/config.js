@@ -422,7 +422,7 @@ function normalise(c, raw, base, envName) {
     const entrypoint = c.string(entry, "entrypoint", kp);
     return binding && service && { binding, service, environment, entrypoint };
   });
-  // Workers that receive this one's trace items (lib/project/tail.js), served beside it.
+  // Workers that receive this one's trace items (lib/tail/), served beside it.
   out.tailConsumers = c.tables(raw.tail_consumers, at("tail_consumers"), (entry, kp) => {
     c.known(entry, kp, ["service", "environment"]);
     const service = c.string(entry, "service", kp, { required: true });

@@ -5,13 +5,13 @@
 // between them are resolved at call time (peers()): a service binding (with its `entrypoint`)
 // goes to the named worker's current generation, a Durable Object binding with `script_name` to
 // that worker's namespace (same storage folder), a Workflow with `script_name` to that worker's
-// workflow, and `tail_consumers` get each invocation's trace item (tail.js). A worker of another
+// workflow, and `tail_consumers` get each invocation's trace item (lib/tail/). A worker of another
 // `workerbox dev` process is found through the file registry (registry.js) and reached over
 // loopback HTTP (fetch only); one running nowhere answers 503 naming it, until it starts.
 
 const path = require("node:path");
 const registry = require("./registry.js");
-const { tailed } = require("./tail.js");
+const { tailed } = require("../tail/index.js");
 
 /** Request headers that carry a forwarded call between dev servers. */
 const TARGET = "x-workerbox-dev-target";

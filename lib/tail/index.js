@@ -5,7 +5,7 @@
 // diagnosticsChannelEvents, …) goes to every consumer's tail(events) handler (a call of kind
 // "tail" into the consumer, src/js/89_tail.js). `log(level, message)` feeds the producer's
 // console lines to the invocations running when they were written. Used by the dev server for
-// `tail_consumers` (multi.js) and by createWorker's `tailConsumers` option (lib/api.js); a
+// `tail_consumers` (lib/project/multi.js) and by createWorker's `tailConsumers` option (lib/api.js); a
 // consumer may also be a function, called in Node with the events.
 
 const rpc = require("../rpc.js");
