@@ -2,7 +2,8 @@
 // Miniflare 4 (what `wrangler dev --local` and `wrangler d1 execute --local` run) writes D1, KV and
 // R2 state under <project>/.wrangler/state/v3 through its own API, and workerbox reads it (D1 and
 // KV live, R2 imported on first start); workerbox's D1 writes, migrations and KV writes are read
-// back by Miniflare; state in the old .workerbox/state layout is carried over; the CLI's d1 execute,
+// back by Miniflare; Durable Object ids, files and schema as workerd keeps them are pinned down
+// (not shared yet); state in the old .workerbox/state layout is carried over; the CLI's d1 execute,
 // kv key and r2 object commands. scripts/wrangler-state-roundtrip.mjs does the same with wrangler,
 // run by the last test when wrangler is installed in bench/.tools and a Node 22.12+ is at hand
 // (this one, or WRANGLER_NODE); otherwise that test is skipped (CI does not install wrangler).
@@ -147,6 +148,51 @@ test("written by workerbox (D1 queries and migrations, KV puts and deletes), rea
   const listed = await kvTheirs.list();
   assert.deepEqual(listed.keys.map((k) => k.name), ["a", "b", "c"]);
   assert.ok(Math.abs(listed.keys[0].expiration - (Date.now() / 1000 + 600)) < 30);
+});
+
+// Durable Objects are not shared yet (docs/projects.md says why): this pins down what sharing has to
+// match, as Miniflare (workerd) keeps it — the id from idFromName(), the file's place and schema,
+// the alarm's units — read through workerbox's D1 store opened on workerd's file.
+test("Durable Objects under Miniflare: ids, files and schema as workerd keeps them (what sharing must match)", { skip: noWorkerd, timeout: 120_000 }, async (t) => {
+  const dir = project(t);
+  const v3 = path.join(dir, ".wrangler", "state", "v3");
+  const mf = new Miniflare({
+    name: "shared-state",
+    modules: true,
+    script: `import { DurableObject } from "cloudflare:workers";
+      export class Counter extends DurableObject {
+        async fetch() {
+          await this.ctx.storage.put("k", { n: 1 });
+          this.ctx.storage.sql.exec("CREATE TABLE u (a TEXT)");
+          this.ctx.storage.sql.exec("INSERT INTO u VALUES ('row')");
+          await this.ctx.storage.setAlarm(1_800_000_000_000);
+          return new Response("ok");
+        }
+        alarm() {}
+      }
+      export default { async fetch(request, env) { const id = env.NS.idFromName("x"); await env.NS.get(id).fetch("http://do/"); return new Response(id.toString()); } };`,
+    durableObjects: { NS: { className: "Counter", useSQLite: true } },
+    defaultPersistRoot: v3,
+  });
+  const id = await (await mf.dispatchFetch("http://localhost/")).text();
+  await mf.dispose();
+  // workerd's idFromName with Miniflare's unique key `<script>-<Class>` (workerbox's differs today).
+  assert.equal(id, miniflareObjectId("shared-state-Counter", "x"));
+  const file = path.join(v3, "do", "shared-state-Counter", `${id}.sqlite`);
+  assert.ok(fs.existsSync(file), `${file} exists`);
+
+  const db = d1({ dir: file }).database();
+  const columns = async (table) => (await db.prepare(`SELECT name, type FROM pragma_table_info('${table}')`).all()).results;
+  assert.deepEqual(await columns("_cf_KV"), [{ name: "key", type: "TEXT" }, { name: "value", type: "BLOB" }]);
+  const [kvRow] = (await db.prepare("SELECT key, typeof(key) AS t, hex(value) AS v FROM _cf_KV").all()).results;
+  assert.deepEqual([kvRow.key, kvRow.t], ["k", "text"]);
+  assert.match(kvRow.v, /^FF/, "the value is V8-serialized, as workerbox keeps it");
+  assert.deepEqual((await db.prepare("SELECT a FROM u").all()).results, [{ a: "row" }]);
+  // The alarm: nanoseconds in _cf_METADATA row 1 (workerbox keeps milliseconds there) and an index
+  // of every object's alarm in the namespace's metadata.sqlite.
+  assert.equal(String((await db.prepare("SELECT CAST(value AS TEXT) AS v FROM _cf_METADATA WHERE key = 1").first()).v), "1800000000000000000");
+  const meta = d1({ dir: path.join(v3, "do", "shared-state-Counter", "metadata.sqlite") }).database();
+  assert.deepEqual((await meta.prepare("SELECT actor_id, CAST(scheduled_time AS TEXT) AS at FROM _cf_ALARM").all()).results, [{ actor_id: id, at: "1800000000000000000" }]);
 });
 
 test("state in the old .workerbox/state layout is copied to .wrangler/state/v3 on the first start", async (t) => {
