@@ -10,10 +10,13 @@ const identityMapper = { mapStack: (text) => text, mapLocation: () => null };
 
 /**
  * Maps `file:line:column` positions in the bundle (as V8 prints them in stacks) back to the
- * original sources, through Node's own source map reader.
+ * original sources, through Node's own source map reader. The map is read on the first lookup,
+ * not here: reading a large bundle's map costs ~100 ms (and its garbage), which a dev server's
+ * start and every reload would pay for stacks that mostly never come.
  */
 function stackMapper(bundleFile, payload) {
-  const map = new SourceMap(payload);
+  let parsed = null;
+  const map = { findEntry: (line, column) => (parsed ??= new SourceMap(payload)).findEntry(line, column) };
   const dir = path.dirname(bundleFile);
   const escaped = bundleFile.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const pattern = new RegExp(`${escaped}:(\\d+):(\\d+)`, "g");

@@ -152,6 +152,7 @@ async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = []
     moduleMap[file] = { type: kind, content: fs.readFileSync(file) };
     inputs.push(file);
   }
+  const sourceMap = map ? JSON.parse(map.text) : undefined;
   const output = Object.entries(result.metafile.outputs).find(([file]) => path.resolve(config.root, file) === outfile)?.[1];
   return {
     script: js.text,
@@ -159,8 +160,8 @@ async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = []
     exports: output?.exports,
     modules: moduleMap,
     inputs,
-    mapper: map ? stackMapper(outfile, JSON.parse(map.text)) : identityMapper,
-    sourceMap: map ? JSON.parse(map.text) : undefined,
+    mapper: sourceMap ? stackMapper(outfile, sourceMap) : identityMapper,
+    sourceMap,
     warnings: result.warnings.map((w) => `${w.location ? `${path.resolve(config.root, w.location.file)}:${w.location.line}: ` : ""}${w.text}`),
   };
 }
