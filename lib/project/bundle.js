@@ -58,6 +58,8 @@ function modulesPlugin(rules, root, outdir, modules) {
   return {
     name: "workerbox-module-rules",
     setup(build) {
+      // An incremental context runs this setup once: each rebuild starts from an empty map.
+      build.onStart(() => modules.clear());
       build.onResolve({ filter: /.*/ }, (args) => {
         if (args.kind === "entry-point" || !/^[./]/.test(args.path)) return undefined;
         const cleaned = args.path.replace(/\?module$/, "");
@@ -93,7 +95,7 @@ class BuildError extends Error {
  * the bundle read (to watch), a mapper for stacks, and the names the bundle exports (unknown,
  * undefined, without bundling).
  */
-async function bundle(config, { outdir = path.join(config.root, ".workerbox", "bundle") } = {}) {
+async function bundle(config, { outdir = path.join(config.root, ".workerbox", "bundle"), incremental } = {}) {
   const rules = effectiveRules(config.rules);
   if (config.noBundle) return unbundled(config, rules);
   const esbuild = loadEsbuild();
@@ -112,16 +114,32 @@ async function bundle(config, { outdir = path.join(config.root, ".workerbox", "b
     tsconfig: config.tsconfig ? path.resolve(config.root, config.tsconfig) : undefined,
     loader: { ".js": "jsx", ".mjs": "js", ".cjs": "js" },
     jsx: "transform",
-  });
+  }, [], incremental);
+}
+
+/**
+ * A holder for bundle()'s `incremental` option: the first bundle makes an esbuild context, later
+ * ones rebuild it (esbuild keeps the files it parsed and did not see change), as a dev server's
+ * reloads do. `dispose()` ends the context (esbuild's process stays up while one is open).
+ */
+function incrementalBundles() {
+  return {
+    context: null,
+    async dispose() {
+      const context = this.context;
+      this.context = null;
+      if (context) await context.dispose().catch(() => {});
+    },
+  };
 }
 
 /** One esbuild run from `config.mainFile` into `<outdir>/index.js`, with `settings` over the common ones. */
-async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = []) {
-  const modules = new Map();
+async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = [], incremental = undefined) {
+  const modules = incremental?.context ? incremental.modules : new Map();
   const outfile = path.join(outdir, "index.js");
   let result;
   try {
-    result = await esbuild.build({
+    const options = {
       entryPoints: [config.mainFile],
       absWorkingDir: config.root,
       outfile,
@@ -136,7 +154,15 @@ async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = []
       external: ["cloudflare:*"],
       ...settings,
       plugins: [...plugins, nodeBuiltinsPlugin(config), modulesPlugin(rules, config.root, outdir, modules)],
-    });
+    };
+    if (incremental === undefined || typeof esbuild.context !== "function") result = await esbuild.build(options);
+    else {
+      if (!incremental.context) {
+        incremental.context = await esbuild.context(options);
+        incremental.modules = modules;
+      }
+      result = await incremental.context.rebuild();
+    }
   } catch (error) {
     if (Array.isArray(error.errors)) throw new BuildError(error.errors, config.root);
     throw error;
@@ -202,4 +228,4 @@ function unbundled(config, rules, { reason } = {}) {
   };
 }
 
-module.exports = { warmEsbuild, bundle, loadEsbuild, mapError, effectiveRules, BuildError, DEFAULT_RULES };
+module.exports = { warmEsbuild, bundle, incrementalBundles, loadEsbuild, mapError, effectiveRules, BuildError, DEFAULT_RULES };

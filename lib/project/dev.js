@@ -280,7 +280,7 @@ async function startDevServer(dir, options = {}) {
   const inspect = options.inspect === undefined || options.inspect === false ? null : options.inspect === true ? 9229 : options.inspect;
   if (inspect !== null && (!Number.isInteger(inspect) || inspect < 0 || inspect > 65535)) throw new TypeError(`startDevServer: options.inspect must be true or a port number, got ${JSON.stringify(options.inspect)}`);
   const workerExtra = () => (inspect === null ? {} : { inspector: { port: inspect, host: "127.0.0.1", name: project.name ?? "worker" } });
-  const loadOptions = (build) => ({ env: options.env, persistTo: options.persistTo, services: options.services, peers: options.peers, vars: options.vars, onLog, build, storeCache, migrate: options.migrate });
+  const loadOptions = (build) => ({ env: options.env, persistTo: options.persistTo, services: options.services, peers: options.peers, vars: options.vars, onLog, build, storeCache, migrate: options.migrate, incremental: true });
   const load = (build = true) => loadProject(dir, loadOptions(build));
   const describe = (error) => describeProblem(error, { color, cwd: project?.root ?? process.cwd() });
   /** An uncaught error of an event, in the terminal with its mapped stack and what it belongs to. */
@@ -329,7 +329,10 @@ async function startDevServer(dir, options = {}) {
     } catch (error) {
       // A binding that cannot work (a Durable Object class the bundle does not export) stops the
       // start, as wrangler's does; a build or start-up error waits for an edit that fixes it.
-      if (error.name === "ConfigError") throw error;
+      if (error.name === "ConfigError") {
+        await project.dispose?.();
+        throw error;
+      }
       failure = error;
       log(paint(color, "red", `✘ the worker failed to start; fix it and save to retry:\n${describe(error)}`));
     }
@@ -352,6 +355,7 @@ async function startDevServer(dir, options = {}) {
         if (config) {
           const next = await load();
           for (const warning of next.warnings) if (!project.warnings.includes(warning)) log(paint(color, "yellow", `▲ ${warning}`));
+          await project.dispose?.();
           project = next;
         } else if (project.config.mainFile) {
           await project.rebuild();
@@ -527,6 +531,7 @@ async function startDevServer(dir, options = {}) {
     });
   } catch (error) {
     watcher?.close();
+    await project.dispose?.();
     if (current) await current.worker.dispose();
     if (error.code === "EADDRINUSE") {
       const taken = new Error(`port ${port} on ${host} is already in use; stop the other server or pass --port (0 picks a free port)`);
@@ -564,6 +569,7 @@ async function startDevServer(dir, options = {}) {
         server.closeAllConnections();
       });
       await reloading;
+      await project?.dispose?.();
       if (current) await current.worker.dispose();
       current = null;
     },

@@ -10,7 +10,7 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const { readConfig, ConfigError } = require("./config.js");
-const { bundle, mapError } = require("./bundle.js");
+const { bundle, incrementalBundles, mapError } = require("./bundle.js");
 const { createAssetHandler } = require("./assets.js");
 const wranglerState = require("./wrangler-state.js");
 const { wranglerKv } = require("./wrangler-kv.js");
@@ -176,9 +176,12 @@ function buildBindings(config, { state, services = {}, peers, api, storeCache })
  *   need not exist yet;
  * - `storeCache`: a Map that keeps the stores made, to reuse them when loading again;
  * - `peers`: other workers' bindings (services, script_name Durable Objects and Workflows), as
- *   lib/project/multi.js makes them for several workers served together.
+ *   lib/project/multi.js makes them for several workers served together;
+ * - `incremental`: true keeps an esbuild context open between rebuilds (faster ones; the
+ *   caller ends it with `dispose()`).
  * Returns the project: `options` for createWorker(), `warnings`, `unsupported`, `assets`,
- * `crons`, `inputs` (files the bundle read) and `rebuild()` (bundles again, same bindings).
+ * `crons`, `inputs` (files the bundle read), `rebuild()` (bundles again, same bindings) and
+ * `dispose()`.
  */
 async function loadProject(target, options = {}) {
   if (options === null || typeof options !== "object") throw new TypeError("loadProject: options must be an object");
@@ -236,6 +239,8 @@ async function projectFromConfig(config, options) {
   // Lines of _redirects / _headers that were skipped, as wrangler warns of them.
   if (assets) warnings.push(...assets.problems);
 
+  // `incremental`: rebuilds reuse one esbuild context (the dev server's; it calls dispose()).
+  const incremental = options.incremental ? incrementalBundles() : undefined;
   const project = {
     name: config.name,
     root: config.root,
@@ -256,12 +261,16 @@ async function projectFromConfig(config, options) {
     options: null,
     inputs: [],
     mapper: { mapStack: (t) => t, mapLocation: () => null },
+    /** Ends what `incremental` keeps open (esbuild's context); rebuild() still works after. */
+    async dispose() {
+      await incremental?.dispose();
+    },
     async rebuild() {
       if (!config.mainFile) {
         project.options = null;
         return null;
       }
-      const built = await bundle(config);
+      const built = await bundle(config, { incremental });
       checkExports(config, built.exports);
       project.inputs = built.inputs;
       project.mapper = built.mapper;
@@ -287,7 +296,14 @@ async function projectFromConfig(config, options) {
       return mapError(error, project.mapper);
     },
   };
-  if (options.build !== false) await project.rebuild();
+  if (options.build !== false) {
+    try {
+      await project.rebuild();
+    } catch (error) {
+      await project.dispose();
+      throw error;
+    }
+  }
   return project;
 }
 
