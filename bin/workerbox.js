@@ -10,6 +10,12 @@
 //     local state, with wrangler's flags (lib/project/state-cli.js).
 // Request and response bodies stream through dispatch() in both.
 
+// Node's on-disk code cache for the modules this command loads (Node 22.1+; in the OS temp
+// folder, or NODE_COMPILE_CACHE's): later starts skip compiling them again.
+try {
+  require("node:module").enableCompileCache?.();
+} catch {}
+
 const fs = require("node:fs");
 const http = require("node:http");
 const path = require("node:path");
