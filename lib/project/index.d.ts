@@ -123,6 +123,8 @@ export interface LoadProjectOptions {
   migrate?: boolean;
   /** `false`: skip the first bundle (`options` stays null until `rebuild()`). */
   build?: boolean;
+  /** `true`: rebuilds reuse one esbuild context (faster); end it with the project's `dispose()`. */
+  incremental?: boolean;
   /** Keeps the stores made (KV, R2, D1, queues, Durable Objects) to reuse them when loading again. */
   storeCache?: Map<string, unknown>;
 }
@@ -175,6 +177,8 @@ export interface Project {
   migrations: AppliedMigrations[];
   /** Bundles again (same bindings); resolves to the new options. */
   rebuild(): Promise<Project["options"]>;
+  /** Ends what `incremental` keeps open (esbuild's context); `rebuild()` still works after. */
+  dispose(): Promise<void>;
   /** Maps an error from this project's worker back to the original files and lines. */
   mapError<E>(error: E): E;
 }
