@@ -1,4 +1,4 @@
-// Bundling: stacks mapped to the original TypeScript, build errors naming file and line,
+// Bundling: stacks mapped to the original TypeScript, build errors naming file and line, incremental rebuilds,
 // no_bundle projects (and code-split ones loading chunks with dynamic import()), module rules replacing
 // defaults, and what happens without esbuild (an optional peer dependency): JavaScript loads
 // unbundled with a warning, TypeScript is an error.
@@ -134,4 +134,30 @@ export default {
     assert.match(error.stack, new RegExp(`${path.join(dir, "src", "chunks", "late.js").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3:`));
     return true;
   });
+});
+
+test("incremental: rebuilds reuse one esbuild context, see edits (module-rule files too) and end with dispose()", { timeout: 60_000 }, async (t) => {
+  const dir = copy(t, "ts-app");
+  const project = await loadProject(dir, { persistTo: false, incremental: true });
+  t.after(() => project.dispose());
+  const textModule = path.join(dir, "src", "greeting.txt");
+  assert.ok(Object.keys(project.options.modules).includes(textModule));
+  fs.writeFileSync(path.join(dir, "src", "fail.ts"), fs.readFileSync(path.join(dir, "src", "fail.ts"), "utf8").replace("exploded: ", "blew up: "));
+  fs.writeFileSync(textModule, "edited greeting");
+  const options = await project.rebuild();
+  assert.match(options.script, /blew up: /);
+  assert.deepEqual(Object.keys(options.modules).filter((file) => file === textModule), [textModule]);
+  assert.equal(options.modules[textModule].content.toString(), "edited greeting");
+  // The stack mapper of the rebuilt bundle still names the TypeScript file.
+  const worker = await startWorker(project, { onLog() {} });
+  t.after(() => worker.dispose());
+  const error = await dispatch(worker, "http://localhost/explode").then(
+    () => assert.fail("expected a rejection"),
+    (caught) => project.mapError(caught),
+  );
+  assert.equal(error.message, "blew up: on purpose");
+  assert.ok(error.stack.includes(`${path.join(dir, "src", "fail.ts")}:4:9`), error.stack);
+  await project.dispose();
+  // After dispose(), rebuild() makes a new context.
+  assert.match((await project.rebuild()).script, /blew up: /);
 });
