@@ -1,6 +1,6 @@
 // Members workerd has that its own test suite (scripts/workerd-tests.mjs) found missing here:
 // node:assert's partialDeepStrictEqual, node:stream's duplexPair and get/setDefaultHighWaterMark,
-// node:util's parseEnv, node:crypto's SecretKeyObject/PublicKeyObject/PrivateKeyObject, and the
+// node:util's parseEnv and log, node:crypto's SecretKeyObject/PublicKeyObject/PrivateKeyObject, and the
 // `Cloudflare` global with its compatibilityFlags. Every expected value was printed by workerd
 // (Miniflare 4.20260426.0, compatibility date 2025-10-01, nodejs_compat) from the same code.
 import { test } from "node:test";
@@ -170,4 +170,30 @@ test("node:fs takes the URL of an old compatibility date (before url_standard) a
   ];
   assert.deepEqual(await evalInWorker(t, body, { compatibilityDate: "2000-01-01", compatibilityFlags: ["nodejs_compat", "enable_nodejs_fs_module"] }), expected);
   assert.deepEqual(await evalInWorker(t, body, OPTIONS), expected);
+});
+
+test("node:util log, aborted's rejection and the _errnoException stubs are workerd's", async (t) => {
+  const body = `${PREFIX}
+    const util = (await import("node:util")).default;
+    const calls = [];
+    const original = console.log;
+    console.log = (...args) => calls.push(args);
+    try { util.log("a %d", 1); } finally { console.log = original; }
+    const returned = util.aborted({}, {});
+    const rejection = await returned.then(() => "resolved", (e) => [e.name, e.code, e.message]);
+    const signal = AbortSignal.timeout(10);
+    await util.aborted(signal, {});
+    return {
+      log: [calls.length, calls[0][0], /^\\d{1,2} [A-Z][a-z]{2} \\d\\d:\\d\\d:\\d\\d$/.test(calls[0][1]), calls[0][2]],
+      aborted: [returned instanceof Promise, rejection, signal.aborted],
+      stubs: [res(() => util._errnoException()), res(() => util._exceptionWithHostPort())],
+    };`;
+  assert.deepEqual(await evalInWorker(t, body, OPTIONS), {
+    log: [1, "%s - %s", true, "a 1"],
+    aborted: [true, ["TypeError", "ERR_INVALID_ARG_TYPE", 'The "signal" argument must be an instance of AbortSignal. Received an instance of Object'], true],
+    stubs: [
+      ["Error", "ERR_METHOD_NOT_IMPLEMENTED", "The _errnoException method is not implemented"],
+      ["Error", "ERR_METHOD_NOT_IMPLEMENTED", "The _exceptionWithHostPort method is not implemented"],
+    ],
+  });
 });

@@ -4,7 +4,7 @@
 
 const types = require("node:util/types");
 const { isDeepStrictEqual } = require("internal/comparisons");
-const { describeReceived } = require("internal/errors");
+const { describeReceived, notImplemented } = require("internal/errors");
 
 function invalidArg(name, expected, value) {
   const error = new TypeError(`The "${name}" argument must be ${expected}. Received ${describeReceived(value)}`);
@@ -99,11 +99,22 @@ function debuglog() {
 }
 
 /** Resolves when `signal` aborts (Node holds `resource` weakly; here it only must be an object). */
-function aborted(signal, resource) {
+// As Node's and workerd's, an async function: a bad argument rejects the promise, not the call.
+async function aborted(signal, resource) {
   if (signal === null || typeof signal !== "object" || typeof signal.addEventListener !== "function") throw invalidArg("signal", "an instance of AbortSignal", signal);
   if (resource === null || (typeof resource !== "object" && typeof resource !== "function")) throw invalidArg("resource", "of type object", resource);
-  if (signal.aborted) return Promise.resolve();
+  if (signal.aborted) return;
   return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** util.log: console.log("%s - %s", "<day> <Mon> <hh:mm:ss>", format(...args)), as workerd logs it. */
+function log(...args) {
+  const d = new Date();
+  const two = (n) => String(n).padStart(2, "0");
+  const time = `${d.getDate()} ${MONTHS[d.getMonth()]} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+  console.log("%s - %s", time, format(...args));
 }
 
 function toUSVString(text) {
@@ -210,6 +221,7 @@ function parseEnv(content) {
 }
 
 Object.assign(exports, {
+  log, _errnoException: notImplemented("_errnoException"), _exceptionWithHostPort: notImplemented("_exceptionWithHostPort"),
   format, formatWithOptions, inspect, promisify, callbackify, inherits, deprecate, debuglog, debug: debuglog, aborted, parseEnv, styleText,
   isDeepStrictEqual, types, toUSVString, stripVTControlCharacters, TextEncoder, TextDecoder,
   isArray: Array.isArray,
