@@ -1,5 +1,5 @@
 // node:util: format/inspect (the runtime's Node-style formatter, shared with console),
-// promisify/callbackify, inherits, deprecate, debuglog, isDeepStrictEqual, types, aborted and
+// promisify/callbackify, inherits, deprecate, debuglog, isDeepStrictEqual, types, aborted, log and
 // the legacy is* checks.
 
 const types = require("node:util/types");
