@@ -119,9 +119,10 @@ function connect(...args) {
     socket.connect(options);
     return socket;
   }
-  // An upgrade: the connection's TLS options were fixed when it opened as a plain socket.
+  // An upgrade: the connection's trust was fixed when it opened as a plain socket. `ca` is
+  // ignored there, as workerd ignores it on every connection (the default roots and
+  // NODE_EXTRA_CA_CERTS decide); turning verification off cannot be honoured, so it throws.
   const why = " for an upgrade of an existing socket (tls.connect({ socket })) in workerbox; trust a certificate with NODE_EXTRA_CA_CERTS instead";
-  if (ca !== undefined) throw optionNotImplemented("options.ca", why);
   if (!verify) throw optionNotImplemented("options.rejectUnauthorized", why);
   const plain = options.socket;
   if (!(plain instanceof Socket)) throw coded(TypeError, "ERR_INVALID_ARG_TYPE", 'The "options.socket" property must be a net.Socket in workerbox (a socket connected with node:net)');
