@@ -15,6 +15,7 @@ import { createRequire } from "node:module";
 import { loadProject, startWorker } from "workerbox/project";
 import { dispatch } from "workerbox";
 import { freePort } from "./helpers.mjs";
+import { trustTestCertificate } from "./socket-servers.mjs";
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const FIXTURES = path.join(ROOT, "__test__", "fixtures", "sockets");
@@ -170,9 +171,7 @@ test("mysql2 in a worker, through Hyperdrive's env.DB: a pool (two connections a
 });
 
 test("mysql2 with ssl upgrades its connections with tls.connect({ socket }) and verifies the server against NODE_EXTRA_CA_CERTS", { skip: SKIP, timeout: 120_000 }, async (t) => {
-  const previous = process.env.NODE_EXTRA_CA_CERTS;
-  t.after(() => (previous === undefined ? delete process.env.NODE_EXTRA_CA_CERTS : (process.env.NODE_EXTRA_CA_CERTS = previous)));
-  delete process.env.NODE_EXTRA_CA_CERTS;
+  trustTestCertificate(t, false);
   await runWorker(t, { SSL: "1" }, { expectError: /invalid peer certificate: UnknownIssuer/ });
   process.env.NODE_EXTRA_CA_CERTS = path.join(FIXTURES, "cert.pem");
   const out = await runWorker(t, { SSL: "1" });

@@ -8,35 +8,13 @@
 // docs/sockets.md). Every server and worker is closed when its test ends.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import net from "node:net";
 import tls from "node:tls";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { dispatch } from "../index.js";
+import { CERT, KEY, listen, starttlsEchoServer, trustTestCertificate } from "./socket-servers.mjs";
 import { useWorker, waitFor, freePort } from "./helpers.mjs";
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "sockets");
-const KEY = fs.readFileSync(path.join(FIXTURES, "key.pem"));
-const CERT = fs.readFileSync(path.join(FIXTURES, "cert.pem"));
 const CANNOT_CONNECT = "proxy request failed, cannot connect to the specified address";
-
-/** Listens on a free loopback port for the rest of the test; returns the port. */
-async function listen(t, server) {
-  const sockets = new Set();
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("error", () => {});
-    socket.on("close", () => sockets.delete(socket));
-  });
-  server.on("tlsClientError", () => {});
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  t.after(() => {
-    for (const socket of sockets) socket.destroy();
-    return new Promise((resolve) => server.close(resolve));
-  });
-  return server.address().port;
-}
 
 const echoServer = (t) => listen(t, net.createServer((socket) => socket.pipe(socket)));
 
@@ -231,19 +209,8 @@ test("tls.connect(): ca trusts the test certificate, servername is sent as SNI a
 });
 
 test("tls.connect({ socket }) upgrades a connected net.Socket after a STARTTLS exchange (trusting NODE_EXTRA_CA_CERTS); a per-socket ca is ignored there, as workerd ignores it, and rejectUnauthorized: false is refused", { timeout: 30_000 }, async (t) => {
-  const port = await listen(t, net.createServer((socket) => {
-    socket.once("data", (data) => {
-      if (String(data) !== "STARTTLS\r\n") return socket.end("NO\r\n");
-      socket.write("OK\r\n", () => {
-        const secure = new tls.TLSSocket(socket, { isServer: true, key: KEY, cert: CERT });
-        secure.on("error", () => {});
-        secure.pipe(secure);
-      });
-    });
-  }));
-  const previous = process.env.NODE_EXTRA_CA_CERTS;
-  t.after(() => (previous === undefined ? delete process.env.NODE_EXTRA_CA_CERTS : (process.env.NODE_EXTRA_CA_CERTS = previous)));
-  process.env.NODE_EXTRA_CA_CERTS = path.join(FIXTURES, "cert.pem");
+  const port = await starttlsEchoServer(t);
+  trustTestCertificate(t);
   const result = await inWorker(t, `
     const plain = net.connect(${port}, "localhost");
     plain.write("STARTTLS\\r\\n");

@@ -7,38 +7,16 @@
 // worker, and a peer that stalls. Every server, child and worker is closed when its test ends.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import net from "node:net";
 import tls from "node:tls";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { spawn } from "node:child_process";
 import { dispatch, durableObject } from "../index.js";
+import { CERT, CERT_FILE, KEY, listen, starttlsEchoServer, trustTestCertificate } from "./socket-servers.mjs";
 import { useWorker, waitFor } from "./helpers.mjs";
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "sockets");
-const KEY = fs.readFileSync(path.join(FIXTURES, "key.pem"));
-const CERT = fs.readFileSync(path.join(FIXTURES, "cert.pem"));
 const CANNOT_CONNECT = "proxy request failed, cannot connect to the specified address";
 const OTHER_REQUEST =
   "Error: Cannot perform I/O on behalf of a different request. I/O objects (such as streams, request/response bodies, and others) created in the context of one request handler cannot be accessed from a different request's handler. This is a limitation of Cloudflare Workers which allows us to improve overall performance.";
-
-/** Listens on a free loopback port for the rest of the test; returns the port. */
-async function listen(t, server) {
-  const sockets = new Set();
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  server.on("secureConnection", (socket) => socket.on("error", () => {}));
-  server.on("tlsClientError", () => {});
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  t.after(() => {
-    for (const socket of sockets) socket.destroy();
-    return new Promise((resolve) => server.close(resolve));
-  });
-  return server.address().port;
-}
 
 function echoServer(t) {
   return listen(t, net.createServer((socket) => {
@@ -238,34 +216,20 @@ test("TLS: a certificate the worker cannot verify fails opened; trusted through 
     const { value } = await socket.readable.getReader().read();
     await socket.close();
     return { opened, got: dec.decode(value), secureTransport: socket.secureTransport };`;
-  const previous = process.env.NODE_EXTRA_CA_CERTS;
-  t.after(() => (previous === undefined ? delete process.env.NODE_EXTRA_CA_CERTS : (process.env.NODE_EXTRA_CA_CERTS = previous)));
-  delete process.env.NODE_EXTRA_CA_CERTS;
+  trustTestCertificate(t, false);
   const untrusted = await inWorker(t, body);
   assert.match(untrusted.opened.err, new RegExp(`^Error: ${CANNOT_CONNECT} \\(the TLS handshake with localhost failed: .*(UnknownIssuer|certificate)`));
   assert.equal(untrusted.closed.err, untrusted.opened.err);
   // As workerd: the readable ends, the writable is closed.
   assert.deepEqual([untrusted.read, untrusted.write], [{ ok: { done: true } }, { err: "TypeError: This WritableStream has been closed." }]);
-  process.env.NODE_EXTRA_CA_CERTS = path.join(FIXTURES, "cert.pem");
+  process.env.NODE_EXTRA_CA_CERTS = CERT_FILE;
   const trusted = await inWorker(t, body);
   assert.deepEqual(trusted, { opened: { ok: { remoteAddress: `localhost:${port}`, localAddress: trusted.opened.ok.localAddress } }, got: "secret", secureTransport: "on" });
 });
 
 test("startTls() upgrades a plain connection after a STARTTLS exchange; the old socket is done and startTls() works once", async (t) => {
-  const port = await listen(t, net.createServer((socket) => {
-    socket.on("error", () => {});
-    socket.once("data", (data) => {
-      if (String(data) !== "STARTTLS\r\n") return socket.end("NO\r\n");
-      socket.write("OK\r\n", () => {
-        const secure = new tls.TLSSocket(socket, { isServer: true, key: KEY, cert: CERT });
-        secure.on("error", () => {});
-        secure.pipe(secure);
-      });
-    });
-  }));
-  const previous = process.env.NODE_EXTRA_CA_CERTS;
-  t.after(() => (previous === undefined ? delete process.env.NODE_EXTRA_CA_CERTS : (process.env.NODE_EXTRA_CA_CERTS = previous)));
-  process.env.NODE_EXTRA_CA_CERTS = path.join(FIXTURES, "cert.pem");
+  const port = await starttlsEchoServer(t);
+  trustTestCertificate(t);
   const result = await inWorker(t, `
     const socket = connect("localhost:${port}", { secureTransport: "starttls" });
     const writer = socket.writable.getWriter();

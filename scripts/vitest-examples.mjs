@@ -11,11 +11,11 @@
 //   node scripts/vitest-examples.mjs --from <workers-sdk checkout or git dir> [--only a,b] [--keep]
 //     --only   run these projects (folder names) only
 //     --keep   leave the temporary folder (its path is printed)
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { files, packWorkerbox, run } from "./vitest-projects.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -42,16 +42,6 @@ function parseArgs(argv) {
   return args;
 }
 
-function run(argv, cwd, { timeout = 600_000, allowFailure = false, env = {} } = {}) {
-  const [command, ...rest] = argv;
-  return new Promise((resolve, reject) => {
-    execFile(command, rest, { cwd, timeout, maxBuffer: 256 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", CI: "1", npm_config_audit: "false", npm_config_fund: "false", ...env } }, (error, stdout, stderr) => {
-      if (error && !allowFailure) reject(new Error(`${argv.join(" ")} failed: ${error.message}\n${stderr}`));
-      else resolve({ code: error ? (error.code ?? 1) : 0, killed: Boolean(error?.killed), stdout, stderr });
-    });
-  });
-}
-
 /** Copies the examples (and the monorepo's vitest.shared.ts their configs extend) under `dest`. */
 async function copyExamples(from, dest) {
   const isWorkTree = EXAMPLE_DIRS.some((dir) => fs.existsSync(path.join(from, dir)));
@@ -76,16 +66,6 @@ async function copyExamples(from, dest) {
   throw new Error(`${from} has none of ${EXAMPLE_DIRS.join(", ")}`);
 }
 
-/** Every file under `dir` (not node_modules). */
-function* files(dir) {
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === "node_modules") continue;
-    const file = path.join(dir, entry.name);
-    if (entry.isDirectory()) yield* files(file);
-    else yield file;
-  }
-}
-
 /** Their imports of Cloudflare's pool become workerbox/vitest's (one import changed per config). */
 function swapImports(examples) {
   let changed = 0;
@@ -100,19 +80,6 @@ function swapImports(examples) {
     }
   }
   return changed;
-}
-
-/** npm pack of this checkout with the built addon beside index.js (where native.js looks first). */
-async function packWorkerbox(work) {
-  const packed = JSON.parse((await run([npm, "pack", "--json", "--pack-destination", work], root)).stdout)[0].filename;
-  const unpacked = path.join(work, "unpacked");
-  fs.mkdirSync(unpacked);
-  await run(["tar", "xzf", path.join(work, packed), "-C", unpacked], work);
-  fs.copyFileSync(path.join(root, "workerbox.linux-x64-gnu.node"), path.join(unpacked, "package", "workerbox.linux-x64-gnu.node"));
-  const tarball = path.join(work, "workerbox-with-addon.tgz");
-  await run(["tar", "czf", tarball, "-C", unpacked, "package"], work);
-  fs.rmSync(unpacked, { recursive: true, force: true });
-  return tarball;
 }
 
 /** The default catalog of the monorepo's pnpm-workspace.yaml (`catalog:` block): name → version. */

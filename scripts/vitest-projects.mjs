@@ -71,7 +71,7 @@ async function copyProject(mirrors, { repo, dir }, dest) {
   return commit;
 }
 
-function* files(dir) {
+export function* files(dir) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     if (entry.name === "node_modules" || entry.name === ".git") continue;
     const file = path.join(dir, entry.name);
