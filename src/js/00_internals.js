@@ -46,6 +46,14 @@ internals.reportError = function reportError(error) {
  * Set by 97_compat.js (before workers_api_getters_setters_on_prototype) to a function that gives a
  * new API object its attributes as own properties; every API class's constructor calls it.
  */
+/**
+ * Called with an event's id when the event is over (its response sent and its waitUntil work
+ * settled, or its scheduled/queue handler done), after the runtime dropped the timers it left:
+ * API families that keep per-event state register here (src/js/85_durable.js,
+ * src/js/86_sockets.js); src/js/90_entry.js calls them.
+ */
+internals.eventEndHooks = [];
+
 internals.ownAccessors = null;
 
 // `self` is the global scope, as in a service worker.

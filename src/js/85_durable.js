@@ -167,6 +167,8 @@ class DurableObjectState {
    * finished, so a backlog cannot interleave its storage reads and writes.
    */
   _enter() {
+    const event = ops.currentEvent();
+    if (event !== undefined) durableEvents.add(event);
     if (this.#blocks === 0 && this.#waiting.length === 0 && !this.#busy) return Promise.resolve(noop);
     return new Promise((resolve) => {
       this.#waiting.push(resolve);
@@ -403,3 +405,7 @@ internals.durableHostCall = async function durableHostCall(call, args) {
 
 // ctx.exports came with enable_ctx_exports (2025-11-17); src/js/90_entry.js removes it before.
 internals.durableStatePrototype = DurableObjectState.prototype;
+/** Events that are calls into a Durable Object (each enters its state above), until they end. */
+const durableEvents = new Set();
+internals.isDurableEvent = (id) => durableEvents.has(id);
+internals.eventEndHooks.push((id) => durableEvents.delete(id));

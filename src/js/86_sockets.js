@@ -10,7 +10,7 @@
 // A socket belongs to the request (event) that opened it, as in workerd: reads and writes from
 // another request's handler reject with workerd's "Cannot perform I/O on behalf of a different
 // request" error and close() from there does nothing; when the owning event is over (response
-// sent, waitUntil settled: ops.eventDone, wrapped below) its connections are closed, their
+// sent, waitUntil settled: internals.eventEndHooks) its connections are closed, their
 // `closed` left pending as workerd leaves it (one the worker wrote to sends the rest first). A socket opened inside a Durable Object call
 // belongs to no one event: it lives until it is closed (workerd gives each object one I/O context).
 
@@ -26,36 +26,22 @@ const OTHER_REQUEST =
 
 /** Connections by the event that owns them, closed when it is over. */
 const byEvent = new Map();
-/** Events that are Durable Object calls: their sockets are the object's, not the event's. */
-const durableEvents = new Set();
-// Every call into a Durable Object enters its state (src/js/85_durable.js) in the call's event.
-const durableState = internals.durableStatePrototype;
-const enterDurable = durableState._enter;
-if (typeof enterDurable !== "function") throw new Error("86_sockets.js: DurableObjectState has no _enter() to mark Durable Object calls by");
-durableState._enter = function _enter() {
-  const id = ops.currentEvent();
-  if (id !== undefined) durableEvents.add(id);
-  return enterDurable.call(this);
-};
-const eventDone = ops.eventDone;
-ops.eventDone = function (id) {
-  // First the event's own timers go; the linger timers finish() starts are the runtime's.
-  const result = eventDone(id);
-  durableEvents.delete(id);
+// When an event is over, after its own timers went (the linger timers finish() starts are the
+// runtime's), its connections are closed.
+internals.eventEndHooks.push((id) => {
   const conns = byEvent.get(id);
   if (conns !== undefined) {
     byEvent.delete(id);
     for (const conn of conns) conn.finish();
   }
-  return result;
-};
+});
 /** How long a connection whose request is over may take to send what the worker wrote. */
 const LINGER_MS = 10_000;
 
 /** The event a socket opened now belongs to, or null (no event, or a Durable Object's). */
 function currentOwner() {
   const id = ops.currentEvent();
-  return id === undefined || durableEvents.has(id) ? null : id;
+  return id === undefined || internals.isDurableEvent(id) ? null : id;
 }
 
 /** workerd's error for I/O on a socket from another request than its own (`type` as workerd names it). */

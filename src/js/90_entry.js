@@ -100,7 +100,7 @@ class EventWork {
     this.#over = true;
     runningWork.delete(this.#id);
     if (this.#deadline !== null) ops.timerCancel(this.#deadline);
-    ops.eventDone(this.#id);
+    endEvent(this.#id);
     internals.releaseEventTmp?.(this.#id);
   }
 }
@@ -110,6 +110,12 @@ class EventWork {
  * failure is reported as an uncaught error, `list` (an event's own) collects it too, and
  * `work` (the event's EventWork) bounds it in time.
  */
+/** Ends event `id`: the runtime drops the timers it left, then each API family its own state. */
+function endEvent(id) {
+  ops.eventDone(id);
+  for (const hook of internals.eventEndHooks) hook(id);
+}
+
 /** A value with a then() method that is not a promise. */
 function isCustomThenable(value) {
   return value !== null && (typeof value === "object" || typeof value === "function") && !(value instanceof Promise) && typeof value.then === "function";
@@ -510,7 +516,7 @@ internals.dispatchScheduled = function dispatchScheduled(id, cron, scheduledTime
       () => ops.respondScheduled(id, noRetry),
       (error) => ops.respondScheduled(id, noRetry, ...errorParts(error)),
     )
-    .finally(() => ops.eventDone(id));
+    .finally(() => endEvent(id));
 };
 
 /**
@@ -547,7 +553,7 @@ internals.dispatchQueue = function dispatchQueue(id, queueName, batchJson, bodie
       () => ops.respondQueue(id, answer()),
       (error) => ops.respondQueue(id, answer(), ...errorParts(error)),
     )
-    .finally(() => ops.eventDone(id));
+    .finally(() => endEvent(id));
 };
 
 /**
