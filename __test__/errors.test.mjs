@@ -162,6 +162,36 @@ test("dispose answers requests still in flight", async () => {
   await outcome;
 });
 
+test("dispose racing node: module loads answers ERR_WORKER_DISPOSED, never the loader's own failure", { timeout: 120_000 }, async () => {
+  // Each request imports every node: module; the worker is disposed 0-12 ms in, mostly while a
+  // module's factory is compiled or run. Before the fix an op caught the termination and threw a
+  // TypeError in its place, so the handler went on and failed with "ops.nodeModuleFactory(...)
+  // is not a function" (about 4 in 10 rounds on x64, more under qemu).
+  const script = `import { builtinModules } from "node:module";
+    export default { async fetch() {
+      for (const name of builtinModules) {
+        try { await import("node:" + name); } catch (e) { if (!/not enabled|No such module/.test(String(e))) throw e; }
+      }
+      return new Response("loaded");
+    } }`;
+  const outcomes = {};
+  const started = Date.now();
+  for (let round = 0; round < 200 && Date.now() - started < 4000; round++) {
+    const worker = await createWorker({ script, compatibilityFlags: ["nodejs_compat"], compatibilityDate: "2025-09-01", onLog() {} });
+    const outcome = dispatch(worker, "http://localhost/").then(
+      async (response) => `answered ${await response.text()}`,
+      (e) => (e.code === "ERR_WORKER_DISPOSED" ? e.code : `${e.code} ${e.name}: ${e.message}`),
+    );
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 12));
+    await worker.dispose();
+    const key = await outcome;
+    outcomes[key] = (outcomes[key] ?? 0) + 1;
+  }
+  const other = Object.keys(outcomes).filter((k) => k !== "ERR_WORKER_DISPOSED" && k !== "answered loaded");
+  assert.deepEqual(other, [], JSON.stringify(outcomes));
+  assert.ok(outcomes.ERR_WORKER_DISPOSED > 0, JSON.stringify(outcomes));
+});
+
 test("an onLog handler that throws does not break the worker or the host", async (t) => {
   const original = console.error;
   const reported = [];

@@ -467,6 +467,7 @@ fn compile_source<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, 
           }
           compiled.value
         }
+        Err(_) if scope.is_execution_terminating() => return None,
         Err(error) => {
           // A SyntaxError whose message names the module, line and column.
           let message = values::new_string(scope, &error.message);

@@ -2,7 +2,13 @@
 //! thread share: strings and string arrays, a call's arguments, byte arrays handed to V8 without
 //! a copy (charged to the worker's memory budget), and the TypeError a bad argument throws.
 
+/// Throws a TypeError, unless the isolate is being terminated (the worker disposed or over a
+/// limit while an op ran): an ordinary error thrown then would replace the termination, and the
+/// running JS would carry on and fail its request with that error instead of stopping.
 pub(crate) fn throw_type_error(scope: &mut v8::PinScope, message: &str) {
+  if scope.is_execution_terminating() {
+    return;
+  }
   let message = v8::String::new(scope, message).unwrap();
   let error = v8::Exception::type_error(scope, message);
   scope.throw_exception(error);

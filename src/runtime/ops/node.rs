@@ -52,6 +52,13 @@ pub(super) fn compile_factory_with<'s>(scope: &mut v8::PinScope<'s, '_>, resourc
   match script.and_then(|s| s.run(tc)) {
     Some(factory) => Some(factory),
     None => {
+      // Terminated (disposed, or over a limit) while compiling or running the factory: leave
+      // the termination to go on when `tc` ends. A TypeError thrown here would replace it, and
+      // the caller would go on to call `undefined` and fail its request with that instead of
+      // ERR_WORKER_DISPOSED.
+      if tc.has_terminated() {
+        return None;
+      }
       let error = thrown(tc);
       throw_type_error(tc, &format!("{resource} could not be loaded: {}", error.stack));
       None
