@@ -6,10 +6,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { codeCacheStats, dispatch } from "../index.js";
 import { useWorker } from "./helpers.mjs";
+import { execNode } from "./child-node.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const uniqueScript = (tag) => `const tag = ${JSON.stringify(tag)};\nexport default { fetch() { return new Response(tag); } }`;
@@ -70,7 +70,7 @@ test("cacheDir keeps the cache for later processes; a corrupt entry is refused a
   // The first process also keeps its startup snapshot in cacheDir; later processes load it, so
   // the V8 code cache (tied to the snapshot it was made with) is valid for them too. (No per-user
   // cache here: with one, a process whose cacheDir lacks a snapshot takes the user's.)
-  const run = () => JSON.parse(execFileSync(process.execPath, ["-e", child], { encoding: "utf8", timeout: 30_000, env: { ...process.env, WORKERBOX_CACHE_DIR: "" } }));
+  const run = () => JSON.parse(execNode(["-e", child], { encoding: "utf8", timeout: 30_000, env: { ...process.env, WORKERBOX_CACHE_DIR: "" } }));
   const first = run();
   assert.equal(first.misses, 1);
   assert.equal(first.stored, 1);
@@ -109,7 +109,7 @@ test("without cacheDir the startup snapshot is kept in the per-user cache (WORKE
   const run = (env) => {
     const base = { ...process.env, HOME: path.join(dir, "home"), XDG_CACHE_HOME: path.join(dir, "xdg") };
     delete base.WORKERBOX_CACHE_DIR;
-    return execFileSync(process.execPath, ["-e", child], { encoding: "utf8", timeout: 30_000, env: { ...base, ...env } });
+    return execNode(["-e", child], { encoding: "utf8", timeout: 30_000, env: { ...base, ...env } });
   };
   const snapshotsIn = (folder) => (fs.existsSync(folder) ? fs.readdirSync(folder).filter((f) => /^snapshot-[0-9a-f]+\.bin$/.test(f)) : []);
   const userCache = path.join(dir, "user");
@@ -156,7 +156,7 @@ test("a new snapshot file leaves only the three newest snapshots of other builds
   });
   fs.writeFileSync(path.join(dir, "notes.txt"), "keep");
   const child = `require(${JSON.stringify(root)}).createWorker({ script: "export default { fetch() { return new Response('ok') } }", pool: false, onLog() {} }).then((w) => w.dispose());`;
-  const run = () => execFileSync(process.execPath, ["-e", child], { encoding: "utf8", timeout: 30_000, env: { ...process.env, WORKERBOX_CACHE_DIR: dir } });
+  const run = () => execNode(["-e", child], { encoding: "utf8", timeout: 30_000, env: { ...process.env, WORKERBOX_CACHE_DIR: dir } });
   run();
   const left = fs.readdirSync(dir).sort();
   const own = left.filter((f) => f.startsWith("snapshot-") && !others.includes(f));
