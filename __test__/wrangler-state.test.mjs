@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadProject } from "workerbox/project";
-import { createWorker, dispatch, kv, d1 } from "workerbox";
+import { createWorker, dispatch, kv, d1, storage } from "workerbox";
 
 const require = (await import("node:module")).createRequire(import.meta.url);
 const { miniflareObjectId } = require("../lib/project/wrangler-state.js");
@@ -76,7 +76,7 @@ test("Miniflare's object ids: D1, KV and R2 files are named as Miniflare names t
   assert.equal(miniflareObjectId("miniflare-R2BucketObject", "bucket1"), "5119f97670da2434ff11c04f885214b156999ea3e0554409a360ecc837888202");
 });
 
-test("written by Miniflare (wrangler's local mode), read by workerbox: D1 and KV live, R2 imported once", { skip: noWorkerd }, async (t) => {
+test("written by Miniflare (wrangler's local mode), read by workerbox: D1, KV and R2 live", { skip: noWorkerd }, async (t) => {
   const dir = project(t);
   const mf = miniflare(dir);
   const db = await mf.getD1Database("DB");
@@ -89,8 +89,7 @@ test("written by Miniflare (wrangler's local mode), read by workerbox: D1 and KV
 
   const loaded = await loadProject(dir);
   assert.equal(loaded.stateDir, path.join(dir, ".wrangler", "state", "v3"));
-  assert.equal(loaded.stateNotes.length, 1, loaded.stateNotes.join("\n"));
-  assert.match(loaded.stateNotes[0], /^R2 R2: imported 1 object\(s\)/);
+  assert.deepEqual(loaded.stateNotes, []);
   assert.deepEqual(await ask(t, loaded), { d1: "from-miniflare", kv: "v1", metadata: { m: 1 }, r2: "hello r2", type: "text/plain", custom: { x: "y" } });
   const [{ expiration }] = (await loaded.bindings.KV.namespace().list()).keys.filter((k) => k.name === "k1");
   assert.ok(expiration > Date.now() / 1000 + 3000 && expiration <= Date.now() / 1000 + 3600, `expiration ${expiration} kept`);
@@ -104,10 +103,31 @@ test("written by Miniflare (wrangler's local mode), read by workerbox: D1 and KV
   await (await mf2.getD1Database("DB")).prepare("UPDATE t SET b = 'changed by miniflare'").run();
   await (await mf2.getKVNamespace("KV")).put("k1", "v2 from miniflare");
   await (await mf2.getKVNamespace("KV")).delete("gone");
+  // R2 too, a multipart upload included (its parts are blobs of their own in Miniflare's layout).
+  const bucket = await mf2.getR2Bucket("R2");
+  await bucket.put("obj/a.txt", "changed by miniflare", { httpMetadata: { contentType: "text/markdown", cacheExpiry: new Date(1_800_000_000_000) } });
+  const upload = await bucket.createMultipartUpload("big.bin", { customMetadata: { parts: "2" } });
+  const part1 = await upload.uploadPart(1, new Uint8Array(5 * 1024 * 1024).fill(1));
+  const part2 = await upload.uploadPart(2, new Uint8Array([2, 3, 4]));
+  const { etag: multipartEtag } = await upload.complete([part1, part2]);
   await mf2.dispose();
   assert.equal((await again.bindings.DB.database().prepare("SELECT b FROM t").first()).b, "changed by miniflare");
   assert.equal(await again.bindings.KV.namespace().get("k1"), "v2 from miniflare");
   assert.equal(await again.bindings.KV.namespace().get("gone"), null);
+  const r2 = again.bindings.R2.bucket();
+  const a = await r2.get("obj/a.txt");
+  assert.equal(await a.text(), "changed by miniflare");
+  assert.equal(a.httpMetadata.contentType, "text/markdown");
+  assert.equal(new Date(a.httpMetadata.cacheExpiry).getTime(), 1_800_000_000_000);
+  const big = await r2.get("big.bin");
+  const bytes = new Uint8Array(await big.arrayBuffer());
+  assert.equal(bytes.length, 5 * 1024 * 1024 + 3);
+  assert.deepEqual([bytes[0], bytes[5 * 1024 * 1024 - 1], ...bytes.subarray(5 * 1024 * 1024)], [1, 1, 2, 3, 4]);
+  assert.equal(big.etag, multipartEtag, "the multipart etag (<md5 of part md5s>-2) as Miniflare made it");
+  assert.deepEqual(big.customMetadata, { parts: "2" });
+  const tail = await r2.get("big.bin", { range: { suffix: 4 } });
+  assert.deepEqual([...new Uint8Array(await tail.arrayBuffer())], [1, 2, 3, 4]);
+  assert.deepEqual((await r2.list()).objects.map((o) => [o.key, o.size]), [["big.bin", 5 * 1024 * 1024 + 3], ["obj/a.txt", 20]]);
 });
 
 test("written by workerbox (D1 queries and migrations, KV puts and deletes), read by Miniflare", { skip: noWorkerd }, async (t) => {
@@ -148,6 +168,44 @@ test("written by workerbox (D1 queries and migrations, KV puts and deletes), rea
   const listed = await kvTheirs.list();
   assert.deepEqual(listed.keys.map((k) => k.name), ["a", "b", "c"]);
   assert.ok(Math.abs(listed.keys[0].expiration - (Date.now() / 1000 + 600)) < 30);
+});
+
+test("written by workerbox (R2 puts, replacements and deletes from a worker and from Node), read by Miniflare", { skip: noWorkerd, timeout: 120_000 }, async (t) => {
+  const dir = project(t);
+  fs.writeFileSync(
+    path.join(dir, "src", "index.js"),
+    `export default { async fetch(request, env) {
+      await env.R2.put("from-worker.txt", "written in the worker", { httpMetadata: { contentType: "text/plain", cacheControl: "max-age=60" }, customMetadata: { who: "worker" } });
+      await env.R2.put("gone.txt", "deleted below");
+      await env.R2.delete("gone.txt");
+      return new Response("ok");
+    } };`,
+  );
+  const loaded = await loadProject(dir);
+  const worker = await createWorker({ ...loaded.options, onLog() {} });
+  t.after(() => worker.dispose());
+  assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "ok");
+  const bucket = loaded.bindings.R2.bucket();
+  await bucket.put("node.bin", new Uint8Array([0, 1, 2, 255]), { customMetadata: { who: "node" } });
+  await bucket.put("replaced.txt", "first");
+  await bucket.put("replaced.txt", "second");
+  await new Promise((resolve) => setTimeout(resolve, 50)); // replaced blobs are removed in the background
+  assert.equal(fs.readdirSync(path.join(dir, ".wrangler", "state", "v3", "r2", "bucket1", "blobs")).length, 3, "one blob file per live object");
+
+  const mf = miniflare(dir);
+  t.after(() => mf.dispose());
+  const theirs = await mf.getR2Bucket("R2");
+  const object = await theirs.get("from-worker.txt");
+  assert.equal(await object.text(), "written in the worker");
+  assert.deepEqual([object.httpMetadata.contentType, object.httpMetadata.cacheControl, object.customMetadata.who], ["text/plain", "max-age=60", "worker"]);
+  assert.equal(object.etag, (await bucket.head("from-worker.txt")).etag);
+  assert.deepEqual([...new Uint8Array(await (await theirs.get("node.bin")).arrayBuffer())], [0, 1, 2, 255]);
+  assert.equal(await (await theirs.get("replaced.txt")).text(), "second");
+  assert.equal(await theirs.get("gone.txt"), null);
+  assert.deepEqual((await theirs.list()).objects.map((o) => o.key), ["from-worker.txt", "node.bin", "replaced.txt"]);
+  // Miniflare replaces one of workerbox's objects; workerbox sees it at once.
+  await theirs.put("node.bin", "by miniflare");
+  assert.equal(await (await bucket.get("node.bin")).text(), "by miniflare");
 });
 
 // Durable Objects are not shared yet (docs/projects.md says why): this pins down what sharing has to
@@ -202,13 +260,17 @@ test("state in the old .workerbox/state layout is copied to .wrangler/state/v3 o
   await oldDb.exec("CREATE TABLE t (a INTEGER, b TEXT)");
   await oldDb.prepare("INSERT INTO t VALUES (1, 'kept from before')").run();
   await kv({ dir: path.join(legacy, "kv", "kv-ns-id") }).namespace().put("k1", "old value");
+  await storage({ dir: path.join(legacy, "r2", "bucket1") }).bucket().put("obj/a.txt", "old object", { httpMetadata: { contentType: "text/old" }, customMetadata: { x: "old" } });
   const loaded = await loadProject(dir);
-  assert.equal(loaded.stateNotes.length, 2, loaded.stateNotes.join("\n"));
-  assert.match(loaded.stateNotes[0], /copied the state kept in .*\.workerbox.state \(D1 DB, KV KV\)/);
+  assert.equal(loaded.stateNotes.length, 3, loaded.stateNotes.join("\n"));
+  assert.match(loaded.stateNotes[0], /copied the state kept in .*\.workerbox.state \(D1 DB, KV KV, R2 R2\)/);
   assert.match(loaded.stateNotes[1], /^KV KV: moved 1 key\(s\) from workerbox's own store .* into wrangler's layout/);
+  assert.match(loaded.stateNotes[2], /^R2 R2: moved 1 object\(s\) from workerbox's own store .* into wrangler's layout/);
   const answer = await ask(t, loaded);
   assert.equal(answer.d1, "kept from before");
   assert.equal(answer.kv, "old value");
+  assert.deepEqual([answer.r2, answer.type, answer.custom], ["old object", "text/old", { x: "old" }]);
+  assert.deepEqual((await loadProject(dir)).stateNotes, [], "moved once");
   assert.ok(fs.existsSync(legacy), "the old folder is left in place");
 });
 

@@ -4,8 +4,8 @@
 //   workerbox d1 execute <database> --command SQL | --file PATH [--json] [--local] [--persist-to DIR]
 //   workerbox kv key get|put|list|delete … --binding NAME | --namespace-id ID [--local] [--persist-to DIR]
 //   workerbox r2 object get|put|delete <bucket>/<key> [--file PATH] [--pipe] [--local] [--persist-to DIR]
-// Each loads the project without bundling or migrating (loadProject), so wrangler's R2 data is
-// imported first, as when `workerbox dev` starts (D1 and KV are wrangler's own files). bin/workerbox.js calls run().
+// Each loads the project without bundling or migrating (loadProject) and works on wrangler's own
+// files (D1, KV and R2 are shared with it; wrangler-state.js). bin/workerbox.js calls run().
 
 const fs = require("node:fs");
 const path = require("node:path");
@@ -154,8 +154,7 @@ async function bucketOf(args, name) {
   const entry = project.config.bindings.r2.find((e) => e.localBucket === name);
   if (entry) return project.bindings[entry.binding].bucket();
   const { storage } = require("../api.js");
-  const { ownDir, safeName } = require("./wrangler-state.js");
-  return storage({ dir: path.join(ownDir(project.stateDir), "r2", safeName(name)) }).bucket();
+  return require("./wrangler-r2.js").wranglerR2(storage, project.stateDir, name).bucket();
 }
 
 /** `r2 object get|put|delete <bucket>/<key>`. */

@@ -10,11 +10,10 @@
 //   (`kv/miniflare-KVNamespaceObject/<id>.sqlite`) and its blob files (`kv/<namespace>/blobs/`),
 //   read and written by a handler-backed kv() binding (wrangler-kv.js). KV data workerbox kept
 //   in its own format before is moved in on the first start.
-// - R2 is imported: Miniflare keeps object bodies as blob files beside an index database, which
-//   workerbox's object store (one SQLite file holding bodies too) does not read. On the first
-//   start of a bucket, what wrangler wrote is copied into workerbox's store under `workerbox/`
-//   of the same folder (the dev log says so); later wrangler writes are not seen, and workerbox's
-//   writes are not seen by wrangler.
+// - R2 is shared live: a bucket is Miniflare's index database
+//   (`r2/miniflare-R2BucketObject/<id>.sqlite`) and its blob files (`r2/<bucket>/blobs/`), read
+//   and written by a handler-backed storage() binding (wrangler-r2.js). R2 data workerbox kept in
+//   its own format before is moved in on the first start.
 // - Durable Objects, queues and workflows stay in workerbox's own format under `workerbox/`:
 //   workerbox's object ids and storage files differ from workerd's (docs/projects.md).
 // State from before (`<project>/.workerbox/state`, or a --persist-to folder in the old layout) is
@@ -44,7 +43,6 @@ function miniflareObjectId(uniqueKey, name) {
 
 const D1_CLASS = "miniflare-D1DatabaseObject";
 const KV_CLASS = "miniflare-KVNamespaceObject";
-const R2_CLASS = "miniflare-R2BucketObject";
 
 /**
  * The state folder: `<root>/.wrangler/state/v3` by default, `<persistTo>/v3` for a --persist-to
@@ -117,24 +115,6 @@ function importLegacy(legacy, v3, config) {
   return copied.length ? [`copied the state kept in ${legacy} (${copied.join(", ")}) to ${v3}; the old folder is left as it was`] : [];
 }
 
-/** Rows of SQLite file `file`, read through a D1 store opened on it (workerbox has no other SQLite in JS). */
-async function readRows(file, sql) {
-  const { d1 } = require("../d1.js");
-  const { results } = await d1({ dir: file }).database().prepare(sql).all();
-  return results;
-}
-
-const MARKER = ".imported-from-wrangler";
-
-/** Whether workerbox's store folder `dir` has not taken wrangler's data yet. */
-const imported = (dir) => fs.existsSync(path.join(dir, MARKER));
-
-/** Marks workerbox's store folder `dir` as having taken wrangler's data. */
-function markImported(dir) {
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, MARKER), "This store took what wrangler kept for it on its first start (lib/project/wrangler-state.js).\n");
-}
-
 /**
  * Moves a KV namespace kept in workerbox's own format (`workerbox/kv/<id>/kv.sqlite3`: copied
  * from `.workerbox/state`, or written by a version that did not share KV) into the shared
@@ -167,34 +147,38 @@ async function importOwnKv(v3, entry, binding) {
 
 const MOVED = ".moved-to-wrangler-layout";
 
-/** Copies wrangler's objects of an R2 bucket into `binding` (workerbox's); how many. */
-async function importR2(v3, entry, binding) {
-  const bucketName = entry.localBucket ?? entry.bucket;
-  const file = path.join(v3, "r2", R2_CLASS, `${miniflareObjectId(R2_CLASS, bucketName)}.sqlite`);
-  const own = path.join(ownDir(v3), "r2", safeName(bucketName));
-  if (imported(own)) return 0;
-  if (!fs.existsSync(file)) return 0;
-  const blobs = path.join(v3, "r2", bucketName, "blobs");
-  const objects = await readRows(file, "SELECT key, blob_id, http_metadata, custom_metadata FROM _mf_objects");
-  const bucket = binding.bucket();
+/**
+ * Moves a bucket kept in workerbox's own format (`workerbox/r2/<bucket>/storage.sqlite3`: copied
+ * from `.workerbox/state`, or written by a version that did not share R2) into the shared bucket
+ * `binding`, once; how many objects. An object wrangler's layout already holds with a later upload
+ * time is kept as it is (an older workerbox version imported wrangler's objects on first start,
+ * so its copy of such a key may be stale).
+ */
+async function importOwnR2(v3, entry, binding) {
+  const own = path.join(ownDir(v3), "r2", safeName(entry.localBucket ?? entry.bucket));
+  if (!fs.existsSync(path.join(own, "storage.sqlite3")) || fs.existsSync(path.join(own, MOVED))) return 0;
+  const { storage } = require("../bindings.js");
+  const from = storage({ dir: own }).bucket();
+  const to = binding.bucket();
   let count = 0;
-  for (const object of objects) {
-    let body;
-    if (object.blob_id !== null) {
-      body = fs.readFileSync(path.join(blobs, object.blob_id));
-    } else {
-      // A multipart upload: its parts, in order, are the body.
-      const parts = await readRows(file, `SELECT blob_id FROM _mf_multipart_parts WHERE object_key = '${object.key.replaceAll("'", "''")}' ORDER BY part_number`);
-      body = Buffer.concat(parts.map((part) => fs.readFileSync(path.join(blobs, part.blob_id))));
+  let cursor;
+  do {
+    const page = await from.list({ cursor, include: ["httpMetadata", "customMetadata"] });
+    for (const listed of page.objects) {
+      const there = await to.head(listed.key);
+      if (there !== null && there.uploaded.getTime() >= listed.uploaded.getTime()) continue;
+      const object = await from.get(listed.key);
+      if (object === null) continue;
+      await to.put(listed.key, await object.arrayBuffer(), { httpMetadata: object.httpMetadata, customMetadata: object.customMetadata });
+      count++;
     }
-    await bucket.put(object.key, body, { httpMetadata: JSON.parse(object.http_metadata), customMetadata: JSON.parse(object.custom_metadata) });
-    count++;
-  }
-  markImported(own);
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  fs.writeFileSync(path.join(own, MOVED), "This bucket was moved into wrangler's layout (r2/miniflare-R2BucketObject) on the first start that shared it (lib/project/wrangler-state.js).\n");
   return count;
 }
 
-/** On a store's first start: workerbox's own KV data into the shared namespaces, wrangler's R2 data into workerbox's buckets; log lines. */
+/** On a store's first start: workerbox's own KV and R2 data into the shared namespaces and buckets; log lines. */
 async function importWranglerData(v3, config, bindings) {
   const lines = [];
   for (const entry of config.bindings.kv) {
@@ -206,8 +190,8 @@ async function importWranglerData(v3, config, bindings) {
   for (const entry of config.bindings.r2) {
     const binding = bindings[entry.binding];
     if (binding?.bucket === undefined) continue;
-    const count = await importR2(v3, entry, binding);
-    if (count) lines.push(`R2 ${entry.binding}: imported ${count} object(s) wrangler kept in ${path.join(v3, "r2")} (wrangler's R2 files are not shared: later changes on either side stay there)`);
+    const count = await importOwnR2(v3, entry, binding);
+    if (count) lines.push(`R2 ${entry.binding}: moved ${count} object(s) from workerbox's own store (${path.join(ownDir(v3), "r2")}) into wrangler's layout, now shared with wrangler`);
   }
   return lines;
 }
