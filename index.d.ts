@@ -432,6 +432,22 @@ export interface RateLimitBinding extends Binding {
 /** A rate limiter: `limit` calls per key in each fixed window of `period` seconds (10 or 60, default 60). */
 export declare function rateLimit(options: { limit: number; period?: 10 | 60; namespace?: string } | { simple: { limit: number; period?: 10 | 60 }; namespace?: string }): RateLimitBinding;
 
+/** workerd's in-memory cache binding (`env.CACHE.read(key, fallback)` in the worker). */
+export interface MemoryCacheBinding extends Binding {
+  readonly limits: { maxKeys: number; maxValueSize: number; maxTotalValueSize: number };
+  readonly id: string | undefined;
+  /** How many entries it holds and their serialized size. */
+  stats(): { keys: number; bytes: number };
+  /** Forgets every entry (of every binding sharing the id). */
+  reset(): void;
+}
+/**
+ * An in-memory cache, as workerd's `memoryCache` binding: values are V8-serialized, at most `maxKeys`
+ * entries of at most `maxValueSize` bytes each and `maxTotalValueSize` in all (least recently read go
+ * first). Bindings with the same `id` share entries.
+ */
+export declare function memoryCache(options?: { limits?: { maxKeys?: number; maxValueSize?: number; maxTotalValueSize?: number }; id?: string }): MemoryCacheBinding;
+
 /** A data point as written by `writeDataPoint()`, read back in Node (blobs written as bytes are Buffers). */
 export interface AnalyticsEngineDataPoint {
   dataset: string;

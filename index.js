@@ -37,3 +37,4 @@ module.exports.analyticsEngine = api.analyticsEngine;
 module.exports.sendEmail = api.sendEmail;
 module.exports.secretsStoreSecret = api.secretsStoreSecret;
 module.exports.versionMetadata = api.versionMetadata;
+module.exports.memoryCache = api.memoryCache;

@@ -1,14 +1,15 @@
 "use strict";
 // The smaller bindings wrangler simulates locally, as createWorker bindings: rate limiters
 // (ratelimit.js), Analytics Engine datasets (analytics-engine.js), send_email (email.js),
-// Secrets Store secrets (secrets-store.js), and version metadata (a plain value, here). Their
-// worker-side APIs are src/js/89_local_bindings.js.
+// Secrets Store secrets (secrets-store.js), workerd's in-memory cache (memory-cache.js), and version
+// metadata (a plain value, here). Their worker-side APIs are src/js/89_local_bindings.js.
 
 const crypto = require("node:crypto");
 const { rateLimit } = require("./ratelimit.js");
 const { analyticsEngine } = require("./analytics-engine.js");
 const { sendEmail } = require("./email.js");
 const { secretsStoreSecret } = require("./secrets-store.js");
+const { memoryCache } = require("./memory-cache.js");
 
 /**
  * The version metadata binding's value, as wrangler dev gives it: `{ id, tag, timestamp }` (a new
@@ -21,4 +22,4 @@ function versionMetadata(options = {}) {
   return { id, tag, timestamp };
 }
 
-module.exports = { rateLimit, analyticsEngine, sendEmail, secretsStoreSecret, versionMetadata };
+module.exports = { rateLimit, analyticsEngine, sendEmail, secretsStoreSecret, versionMetadata, memoryCache };

@@ -74,7 +74,7 @@ const withTimeout = (promise, ms, what) =>
  */
 export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose = false, expected = [] } = {}) {
   const api = require("../../index.js");
-  const { createWorker, dispatch, service, durableObject, kv, storage, queue } = api;
+  const { createWorker, dispatch, service, durableObject, kv, storage, queue, memoryCache } = api;
   const result = { tests: {}, errors: {}, note: null };
   const workers = new Map();
   const patches = [];
@@ -115,6 +115,7 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
         } else if (b.kind === "kv") bindings[b.name] = kv();
         else if (b.kind === "r2") bindings[b.name] = storage();
         else if (b.kind === "queue") bindings[b.name] = queue();
+        else if (b.kind === "memoryCache") bindings[b.name] = memoryCache({ limits: b.limits, id: b.id });
       }
       const modules = {};
       for (const m of w.modules) modules[m.name] = { type: m.kind, content: m.content };

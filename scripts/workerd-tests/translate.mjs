@@ -1,7 +1,7 @@
 // Translation of one parsed `.wd-test` config into a plan for workerbox: per worker service its
 // modules (main module first, embeds read relative to the config), compatibility flags (those
 // workerbox accepts), bindings as neutral descriptions (var / service / durable object / kv /
-// r2 / queue / outbound) and its global outbound. What cannot be carried over is listed in
+// r2 / queue / memory cache / outbound) and its global outbound. What cannot be carried over is listed in
 // `gaps` (the test still runs without it) or makes the config `untranslatable` (with the reason).
 // run.mjs turns the plan into createWorker options; nothing here touches workerbox.
 import { existsSync, readFileSync } from "node:fs";
@@ -80,6 +80,11 @@ function binding(b, services, where, gaps) {
   if ("kvNamespace" in b) return { name, kind: "kv" };
   if ("r2Bucket" in b || "r2Admin" in b) return { name, kind: "r2" };
   if ("queue" in b) return { name, kind: "queue" };
+  if ("memoryCache" in b) {
+    // workerd's unset limits are 0, which keeps nothing.
+    const { maxKeys = 0, maxValueSize = 0, maxTotalValueSize = 0 } = b.memoryCache.limits ?? {};
+    return { name, kind: "memoryCache", id: b.memoryCache.id, limits: { maxKeys, maxValueSize, maxTotalValueSize } };
+  }
   if ("fromEnvironment" in b) {
     const value = process.env[b.fromEnvironment];
     if (value === undefined) {

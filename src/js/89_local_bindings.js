@@ -1,7 +1,7 @@
 // The smaller bindings wrangler simulates locally, inside the worker: rate limiters
 // (`env.LIMITER.limit({ key })`), Analytics Engine datasets (`env.AE.writeDataPoint(point)`),
 // send_email (`env.EMAIL.send(message)`, with `EmailMessage` of `cloudflare:email`) and Secrets
-// Store secrets (`env.SECRET.get()`), and Hyperdrive's `connect()`. Arguments are checked here, with the errors workerd and
+// Store secrets (`env.SECRET.get()`), workerd's in-memory cache (`env.CACHE.read(key, fallback)`), and Hyperdrive's `connect()`. Arguments are checked here, with the errors workerd and
 // Miniflare give; the state (counters, data points, sent mail, secret values) is the host's
 // (lib/simulated/), reached through internals.hostCall.
 
@@ -264,6 +264,92 @@ internals.makeHyperdriveBindings = function makeHyperdriveBindings(env) {
   }
 };
 
+// ---- In-memory cache (workerd's memoryCache binding) ---------------------------------------------
+
+const MEMORY_CACHE_MAX_KEY_BYTES = 2048;
+
+function memoryCacheKey(key, method) {
+  if (typeof key !== "string") throw new TypeError(`Failed to execute '${method}' on 'MemoryCache': parameter 1 is not of type 'string'.`);
+  if (encoder.encode(key).byteLength > MEMORY_CACHE_MAX_KEY_BYTES) throw new RangeError("Key too large.");
+  return key;
+}
+
+/** A value as the cache keeps it: V8-serialized, with workerd's error for what cannot be. */
+function memoryCacheSerialize(value) {
+  try {
+    return ops.serialize(value);
+  } catch {
+    throw new DOMException(`failed to serialize ${typeof value}`, "DataCloneError");
+  }
+}
+
+class MemoryCache {
+  #name;
+  /** Fallbacks under way in this worker, by key: later reads of the key wait for them. */
+  #filling = new Map();
+  constructor(token, name) {
+    illegal(token);
+    this.#name = name;
+    // delete() exists only under workerd's memory_cache_delete flag (one isolate, one set of flags).
+    if (!internals.compat?.enabled.includes("memory_cache_delete")) delete MemoryCache.prototype.delete;
+  }
+
+  async #get(key) {
+    const [answer, bytes] = await internals.hostCall(this.#name, "get", { key });
+    return answer.hit ? { value: ops.deserialize(bytes) } : null;
+  }
+
+  /**
+   * The value cached under `key`; on a miss, `fallback(key)`'s `{ value, expiration? }` is cached
+   * (unless too large) and returned. Concurrent reads of one key share one fallback; if it fails,
+   * the next waiting read runs its own.
+   */
+  async read(key, fallback) {
+    key = memoryCacheKey(key, "read");
+    if (fallback !== undefined && typeof fallback !== "function") throw new TypeError("Failed to execute 'read' on 'MemoryCache': parameter 2 is not of type 'function'.");
+    for (;;) {
+      const filling = this.#filling.get(key);
+      if (filling !== undefined) {
+        const result = await filling.then((value) => ({ value }), () => null);
+        if (result !== null) return result.value;
+        continue;
+      }
+      const hit = await this.#get(key);
+      if (hit !== null) return hit.value;
+      if (fallback === undefined) return undefined;
+      if (this.#filling.has(key)) continue;
+      const fill = this.#fill(key, fallback);
+      this.#filling.set(key, fill);
+      try {
+        return await fill;
+      } finally {
+        if (this.#filling.get(key) === fill) this.#filling.delete(key);
+      }
+    }
+  }
+
+  async #fill(key, fallback) {
+    const result = await fallback(key);
+    if (result === null || typeof result !== "object") throw new TypeError("The fallback of MemoryCache.read() must return an object such as { value, expiration? }.");
+    const { value, expiration } = result;
+    if (expiration !== undefined && typeof expiration !== "number") throw new TypeError("Expiration time must be a number.");
+    if (Number.isNaN(expiration)) throw new TypeError("Expiration time must not be NaN.");
+    const bytes = memoryCacheSerialize(value);
+    await internals.hostCall(this.#name, "put", { key, expiration: expiration ?? null }, bytes);
+    return ops.deserialize(bytes);
+  }
+
+  /** Drops `key` from the cache. */
+  delete(key) {
+    key = memoryCacheKey(key, "delete");
+    internals.hostCall(this.#name, "delete", { key }).catch(() => {});
+  }
+
+  get [Symbol.toStringTag]() {
+    return "MemoryCache";
+  }
+}
+
 // ---- Wiring -------------------------------------------------------------------------------------
 
 const LOCAL_KINDS = {
@@ -271,6 +357,7 @@ const LOCAL_KINDS = {
   analytics_engine: AnalyticsEngineDataset,
   send_email: SendEmail,
   secrets_store_secret: SecretsStoreSecret,
+  memory_cache: MemoryCache,
 };
 
 const makeOtherBinding = internals.makeBinding;
