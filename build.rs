@@ -1,4 +1,5 @@
-//! Build script: napi-rs link settings, the list of JS bootstrap files in `src/js/` (embedded
+//! Build script: napi-rs link settings (and, for musl, the version script that keeps the addon's
+//! exports to napi's entry points), the list of JS bootstrap files in `src/js/` (embedded
 //! in load order, which is their file-name order), and the WHATWG streams implementation
 //! embedded from the `web-streams-polyfill` npm package (installed by `npm ci`).
 
@@ -10,6 +11,8 @@ use std::{
 fn main() {
   #[cfg(feature = "node")]
   napi_build::setup();
+  #[cfg(feature = "node")]
+  napi_only_exports();
 
   let js_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("src/js");
   println!("cargo:rerun-if-changed={}", js_dir.display());
@@ -231,7 +234,24 @@ fn reword_stream_errors(source: &str) -> String {
   out
 }
 
-/// Where the polyfill's UMD factory body starts (its parameter `e` is `exports`): the patches
+/// The addon exports napi's entry points only: it shares Node's process, and the `v8` crate's
+/// `extern "C"` glue (`v8__*`, …), which rustc exports from a cdylib, must stay local. On Linux
+/// gnu and macOS the linker wrapper of .cargo/config.toml (scripts/link-napi-only.sh) trims
+/// rustc's export list. musl addons are linked with cargo-zigbuild (`napi build -x`), which sets
+/// its own linker, so for musl a version script of napi's names is given as well; zig's linker
+/// applies it over rustc's (`npm run check:platforms` links a probe library to prove it).
+#[cfg(feature = "node")]
+fn napi_only_exports() {
+  let var = |name: &str| env::var(name).unwrap_or_default();
+  if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "musl" {
+    return;
+  }
+  let map = PathBuf::from(var("OUT_DIR")).join("napi-only.map");
+  fs::write(&map, "{\n  global:\n    napi_*;\n    node_api_*;\n  local:\n    *;\n};\n").expect("napi-only.map");
+  println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", map.display());
+}
+
+/// Where the polyfill's UMD factory body starts/// Where the polyfill's UMD factory body starts (its parameter `e` is `exports`): the patches
 /// below declare what they add right after it.
 const UMD_FACTORY_START: &str = "(this,function(e){\"use strict\";";
 

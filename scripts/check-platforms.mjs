@@ -15,9 +15,21 @@
 // Any error or warning in workerbox itself fails the target (read from cargo's JSON messages;
 // warnings of dependencies are not ours to fix). A per-target table with times ends the run.
 //
-// usage: node scripts/check-platforms.mjs [target…]   (default: all seven)
+// Then the exports (the addon must export napi's entry points only; see build.rs and
+// scripts/link-napi-only.sh): every addon linked on this machine (./workerbox.linux-x64-gnu.node
+// from `npm run build`, ./workerbox.linux-arm64-gnu.node from `npm run test:arm64`) is read with
+// llvm-nm, and any other exported symbol fails the check. The other targets' addons are not
+// linked here (no V8 archive for them), so for those a probe cdylib with one napi entry point and
+// one `v8__`-style symbol is linked as the release workflow links the addon: musl with
+// cargo-zigbuild and the version script workerbox's build.rs emits (read from the build
+// script's output of the check above), its exports read with llvm-nm; macOS through
+// scripts/link-napi-only.sh, where what is checked is the export list handed to the linker (zig's
+// Mach-O linker ignores `-exported_symbols_list`; Apple's ld, in the workflow, applies it).
+// windows-msvc is not linked (no MSVC linker here) and says so.
+//
+// usage: node scripts/check-platforms.mjs [--exports-only] [target…]   (default: all seven)
 import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync, chmodSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -32,7 +44,8 @@ export const TARGETS = [
   "x86_64-pc-windows-msvc",
 ];
 
-const wanted = process.argv.slice(2);
+const exportsOnly = process.argv.includes("--exports-only");
+const wanted = process.argv.slice(2).filter((a) => a !== "--exports-only");
 for (const t of wanted) if (!TARGETS.includes(t)) {
   console.error(`unknown target ${t}; known: ${TARGETS.join(", ")}`);
   process.exit(2);
@@ -75,7 +88,7 @@ function windowsCc() {
 }
 
 const rows = [];
-for (const target of targets) {
+for (const target of exportsOnly ? [] : targets) {
   const started = Date.now();
   if (!installed.has(target)) {
     const add = run("rustup", ["target", "add", target], { stdio: "inherit" });
@@ -129,6 +142,92 @@ for (const target of targets) {
   rows.push({ target, result, seconds });
 }
 
-console.log("\ntarget                        result  (seconds)");
-for (const { target, result, seconds } of rows) console.log(`${target.padEnd(30)}${result}  (${seconds})`);
-process.exit(rows.every((r) => r.result === "ok") ? 0 : 1);
+if (rows.length) {
+  console.log("\ntarget                        result  (seconds)");
+  for (const { target, result, seconds } of rows) console.log(`${target.padEnd(30)}${result}  (${seconds})`);
+}
+
+// Exports.
+const napiName = (name) => /^_?(napi_|node_api_)\w+$/.test(name);
+function exported(file) {
+  const r = run("llvm-nm", ["--dynamic", "--defined-only", "--just-symbol-name", file]);
+  if (r.error || r.status !== 0) return { error: `llvm-nm ${file}: ${r.error?.message ?? r.stderr.trim()}` };
+  return { names: r.stdout.split("\n").filter(Boolean) };
+}
+function judge(names) {
+  const other = names.filter((n) => !napiName(n));
+  if (other.length) return `${other.length} non-napi exports (${other.slice(0, 5).join(", ")}${other.length > 5 ? ", …" : ""})`;
+  if (!names.some((n) => /^_?napi_register_module_v1$/.test(n))) return "napi_register_module_v1 is not exported";
+  return "ok";
+}
+const exportRows = [];
+for (const [target, file] of [["x86_64-unknown-linux-gnu", "workerbox.linux-x64-gnu.node"], ["aarch64-unknown-linux-gnu", "workerbox.linux-arm64-gnu.node"]]) {
+  if (!targets.includes(target)) continue;
+  if (!existsSync(resolve(root, file))) {
+    exportRows.push({ target, what: file, result: "not built here (npm run build / npm run test:arm64), not checked", ok: true });
+    continue;
+  }
+  const e = exported(resolve(root, file));
+  exportRows.push({ target, what: file, result: e.error ?? judge(e.names), ok: !e.error && judge(e.names) === "ok" });
+}
+exportRows.push(...probeExports(targets.filter((t) => !t.endsWith("-gnu"))));
+console.log("\nexports (napi entry points only)");
+for (const { target, what, result } of exportRows) console.log(`${target.padEnd(30)}${what}: ${result}`);
+process.exit(rows.every((r) => r.result === "ok") && exportRows.every((r) => r.ok) ? 0 : 1);
+
+/** The probe cdylib for targets whose addon is not linked here (see the head of this file). */
+function probeExports(probeTargets) {
+  const out = [];
+  const dir = resolve(targetDir, "exports-probe");
+  mkdirSync(resolve(dir, "src"), { recursive: true });
+  // Named workerbox so that its output is libworkerbox.so/.dylib, as scripts/link-napi-only.sh expects.
+  writeFileSync(resolve(dir, "Cargo.toml"), '[package]\nname = "workerbox"\nversion = "0.0.0"\nedition = "2021"\n\n[lib]\ncrate-type = ["cdylib"]\n\n[workspace]\n');
+  writeFileSync(resolve(dir, "src", "lib.rs"), '#[no_mangle]\npub extern "C" fn napi_register_module_v1() -> usize { 1 }\n#[no_mangle]\npub extern "C" fn v8__Probe() -> usize { 2 }\n');
+  const zig = run("python3", ["-c", "import ziglang, os; print(os.path.join(os.path.dirname(ziglang.__file__), 'zig'))"]).stdout.trim();
+  for (const target of probeTargets) {
+    const started = Date.now();
+    const key = target.replaceAll("-", "_").toUpperCase();
+    const env = { ...process.env, CARGO_TARGET_DIR: resolve(dir, "target") };
+    delete env.RUSTFLAGS;
+    if (target.endsWith("-musl")) {
+      // The version script workerbox's build script emitted in the check above.
+      const builds = resolve(targetDir, target, "debug", "build");
+      const outputs = existsSync(builds) ? readdirSync(builds).filter((d) => d.startsWith("workerbox-")).map((d) => resolve(builds, d, "output")).filter(existsSync) : [];
+      const arg = outputs.map((f) => readFileSync(f, "utf8").match(/^cargo:rustc-cdylib-link-arg=(-Wl,--version-script=.*)$/m)?.[1]).find(Boolean);
+      if (!arg) {
+        out.push({ target, what: "probe", result: `workerbox's build script gave no version script for ${target} (run the check of ${target} first)`, ok: false });
+        continue;
+      }
+      env.RUSTFLAGS = `-C target-feature=-crt-static -C link-arg=${arg}`;
+      const r = run("cargo-zigbuild", ["build", "--release", "--quiet", "--target", target], { cwd: dir, env });
+      const lib = resolve(dir, "target", target, "release", "libworkerbox.so");
+      if (r.status !== 0) {
+        out.push({ target, what: "probe", result: `link failed: ${r.stderr.trim().split("\n").slice(-3).join(" ")}`, ok: false });
+        continue;
+      }
+      const e = exported(lib);
+      const result = e.error ?? judge(e.names);
+      out.push({ target, what: `probe linked by cargo-zigbuild (${Math.round((Date.now() - started) / 1000)} s)`, result, ok: result === "ok" });
+    } else if (target.endsWith("-apple-darwin")) {
+      // zig cc as the driver behind the wrapper, keeping a copy of the export list it was handed.
+      const record = resolve(dir, `${target}.list`);
+      const cc = resolve(dir, `${target}-cc`);
+      const zigTarget = target.startsWith("aarch64") ? "aarch64-macos" : "x86_64-macos";
+      writeFileSync(cc, `#!/bin/sh\nprev=""\nfor a; do [ "$prev" = "-Wl,-exported_symbols_list" ] && cp "\${a#-Wl,}" "${record}"; case "$a" in -Wl,-exported_symbols_list,*) cp "\${a#-Wl,-exported_symbols_list,}" "${record}";; esac; prev="$a"; done\nexec "${zig}" cc -target ${zigTarget} "$@"\n`);
+      chmodSync(cc, 0o755);
+      writeFileSync(record, "");
+      Object.assign(env, { [`CARGO_TARGET_${key}_LINKER`]: resolve(root, "scripts", "link-napi-only.sh"), WORKERBOX_CC: cc, SDKROOT: dir });
+      const r = run("cargo", ["build", "--release", "--quiet", "--target", target], { cwd: dir, env });
+      if (r.status !== 0) {
+        out.push({ target, what: "probe", result: `link failed: ${r.stderr.trim().split("\n").slice(-3).join(" ")}`, ok: false });
+        continue;
+      }
+      const names = readFileSync(record, "utf8").split("\n").filter(Boolean);
+      const result = names.length ? judge(names) : "the linker was handed no -exported_symbols_list";
+      out.push({ target, what: `probe's export list through link-napi-only.sh (${Math.round((Date.now() - started) / 1000)} s)`, result, ok: result === "ok" });
+    } else {
+      out.push({ target, what: "not linked", result: "no MSVC linker here (link.exe and the Windows SDK); the release workflow links it on Windows", ok: true });
+    }
+  }
+  return out;
+}
