@@ -139,6 +139,11 @@ export interface WorkerOptions {
    * Vitest pool run workerd. Such a feature is on only when its flag is given. Default false.
    */
   unsafeExperimental?: boolean;
+  /**
+   * `globalThis.gc()` runs a full garbage collection in this worker, as V8's `--expose-gc` gives it
+   * (workerd's tests pass that flag). For leak tests; never for production code. Default false.
+   */
+  unsafeExposeGc?: boolean;
 }
 
 /** A cron trigger for the worker's `scheduled()` handler. */

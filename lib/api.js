@@ -23,7 +23,7 @@ const rpc = require("./rpc.js");
 const durable = require("./durable.js");
 const websocket = require("./websocket.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector", "sourceMap", "unsafeExperimental", "trustLoadedModules", "tailConsumers"]);
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector", "sourceMap", "unsafeExperimental", "unsafeExposeGc", "trustLoadedModules", "tailConsumers"]);
 const LIMITS = {
   maxInFlight: { min: 1, integer: true, text: "an integer of at least 1" },
   maxQueued: { min: 0, integer: true, text: "an integer of at least 0" },
@@ -207,8 +207,11 @@ function validateOptions(options) {
   // unsafeExperimental: workerd's experimental compatibility flags are accepted (as under
   // workerd --experimental). trustLoadedModules: the modules loadModule gives are the host's own
   // code and import every node: module whatever the flags (the worker's own code sees its flags).
-  const { unsafeExperimental = false, trustLoadedModules = false } = options;
+  // unsafeExposeGc: globalThis.gc() runs a full garbage collection, as V8's --expose-gc gives it
+  // (workerd's tests pass that flag; for leak tests, never for production code).
+  const { unsafeExperimental = false, unsafeExposeGc = false, trustLoadedModules = false } = options;
   if (typeof unsafeExperimental !== "boolean") throw new TypeError(`createWorker: options.unsafeExperimental must be a boolean, got ${shown(unsafeExperimental)}`);
+  if (typeof unsafeExposeGc !== "boolean") throw new TypeError(`createWorker: options.unsafeExposeGc must be a boolean, got ${shown(unsafeExposeGc)}`);
   if (typeof trustLoadedModules !== "boolean") throw new TypeError(`createWorker: options.trustLoadedModules must be a boolean, got ${shown(trustLoadedModules)}`);
   if (trustLoadedModules && options.loadModule === undefined) throw new TypeError("createWorker: options.trustLoadedModules applies only with loadModule");
   const { pool: poolOption = true } = options;
@@ -225,7 +228,7 @@ function validateOptions(options) {
   for (const [name, definition] of Object.entries(split.definitions)) {
     if (definition.store !== null) stores[name] = definition.store;
   }
-  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, moduleLoader: loadModule !== undefined, inspector, sourceMap: parseSourceMap(options.sourceMap), stores, compat: { ...resolveCompat(options.compatibilityDate, options.compatibilityFlags, "createWorker", { experimental: unsafeExperimental }), ...(trustLoadedModules ? { trustLoadedModules } : {}) }, ...split };
+  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, moduleLoader: loadModule !== undefined, inspector, sourceMap: parseSourceMap(options.sourceMap), stores, compat: { ...resolveCompat(options.compatibilityDate, options.compatibilityFlags, "createWorker", { experimental: unsafeExperimental }), ...(trustLoadedModules ? { trustLoadedModules } : {}), ...(unsafeExposeGc ? { exposeGc: true } : {}) }, ...split };
 }
 
 /**

@@ -128,6 +128,7 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
         onLog,
         compatibilityFlags: w.flags,
         unsafeExperimental: true,
+        unsafeExposeGc: w.exposeGc === true,
         limits: { wallMs: timeoutMs, cpuMs: timeoutMs, waitUntilMs: 5000 },
         pool: false,
       };

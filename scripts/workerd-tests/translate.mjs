@@ -108,6 +108,7 @@ export function translate(config, dir) {
   for (const s of config.services ?? []) services.set(s.name, s);
   const workers = [];
   try {
+    for (const flag of config.v8Flags ?? []) if (flag !== "--expose-gc") gaps.push(`v8Flags ${flag} is not carried over`);
     if ((config.extensions ?? []).length) gaps.push("extensions (internal modules such as test:instrumentation-tail) are not loaded");
     for (const s of config.services ?? []) {
       if (!s.worker) continue;
@@ -145,7 +146,9 @@ export function translate(config, dir) {
         if (key === "durableObjectStorage" && ("inMemory" in w[key] || "none" in w[key])) continue;
         gaps.push(`${where}: ${key} is not carried over`);
       }
-      workers.push({ name: s.name, modules, flags: kept, bindings, outbound, doClasses });
+      // --expose-gc becomes createWorker's unsafeExposeGc; other V8 flags have no per-worker form.
+      const exposeGc = (config.v8Flags ?? []).includes("--expose-gc");
+      workers.push({ name: s.name, modules, flags: kept, bindings, outbound, doClasses, exposeGc });
     }
     if (workers.length === 0) throw new Untranslatable("no worker services");
   } catch (e) {

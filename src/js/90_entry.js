@@ -322,6 +322,10 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
     delete globalThis.navigator;
     delete globalThis.Navigator;
   }
+  // createWorker's unsafeExposeGc: V8's --expose-gc for this worker only.
+  if (internals.compat.exposeGc === true) {
+    Object.defineProperty(globalThis, "gc", { value: function gc() { ops.gc(); }, writable: true, configurable: true, enumerable: false });
+  }
   if (!internals.feature("enable_ctx_exports")) {
     delete ExecutionContext.prototype.exports;
     delete internals.durableStatePrototype.exports;

@@ -8,6 +8,9 @@
 //! and the incremental marking V8 starts at its allocation limit advances only as the loop
 //! allocates, so the full GC that would stop the worker could come hundreds of megabytes late.
 //! This op, called between steps, runs that GC at once when the heap is over `memoryMb`.
+//!
+//! `ops.gc()` is the `globalThis.gc()` of a worker created with `unsafeExposeGc` (V8's
+//! `--expose-gc` is process-wide and would reach every isolate): a full collection.
 
 use super::{state, OpFn};
 use v8::MapFnTo;
@@ -15,6 +18,13 @@ use v8::MapFnTo;
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("heapCheck", op_heap_check.map_fn_to());
   install("isProxy", op_is_proxy.map_fn_to());
+  install("gc", op_gc.map_fn_to());
+}
+
+/// `ops.gc()`: a full garbage collection now (V8's low-memory notification collects everything
+/// it can, as `--expose-gc`'s `gc()` does).
+fn op_gc<'s>(scope: &mut v8::PinScope<'s, '_>, _args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  scope.low_memory_notification();
 }
 
 /// `ops.isProxy(value) -> boolean`
