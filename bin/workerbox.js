@@ -24,7 +24,7 @@ const USAGE = `Usage:
   workerbox serve <worker.js> [--port 8787] [--host 127.0.0.1] [--var NAME=VALUE]...
   workerbox dev [project-dir | wrangler.toml | -c config...] [--port 8787] [--host 127.0.0.1] [--env NAME]
                 [--var NAME=VALUE]... [--persist-to DIR | --no-persist] [--no-watch] [--no-migrate]
-                [--inspect[=9229]] [--verbose]
+                [--inspect[=9229]] [--no-cache] [--verbose]
   workerbox d1 migrations list|apply <database> [--config path] [--env NAME] [--persist-to DIR] [--local]
   workerbox d1 execute <database> --command SQL | --file PATH [--json] [--config path] [--env NAME] [--persist-to DIR] [--local]
   workerbox kv key get <key> | put <key> [value] | list | delete <key> --binding NAME | --namespace-id ID
@@ -35,7 +35,9 @@ serve  serves one worker script over HTTP. --var adds a plain-text env binding (
 dev    serves a project described by wrangler.jsonc / wrangler.json / wrangler.toml like
        \`wrangler dev\`: bundles it with esbuild, rebuilds on change, serves its assets, logs each
        request; GET /__scheduled?cron=... runs its scheduled() handler. --verbose also lists
-       config keys used only when deploying (accepted silently otherwise). -c/--config may be
+       config keys used only when deploying (accepted silently otherwise). A restart reuses the
+       last bundle when none of its inputs changed (.wrangler/tmp/workerbox-bundle) and V8's
+       compiled code (the per-user cache); --no-cache turns both off. -c/--config may be
        given several times: every worker runs in this server (the first is the one served) and
        their service, Durable Object (script_name), Workflow and tail_consumers bindings reach
        each other; workers of other \`workerbox dev\` processes are found through the dev registry.
@@ -93,6 +95,8 @@ function parseArgs(argv) {
       options.verbose = true;
     } else if (command === "dev" && arg === "--no-watch") {
       options.watch = false;
+    } else if (command === "dev" && arg === "--no-cache") {
+      options.cache = false;
     } else if (command === "dev" && (arg === "--inspect" || arg.startsWith("--inspect="))) {
       const port = arg === "--inspect" ? 9229 : Number(arg.slice("--inspect=".length));
       if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--inspect takes a port from 0 to 65535, got "${arg.slice("--inspect=".length)}"`);
@@ -177,12 +181,14 @@ async function serve(options) {
 }
 
 async function dev(options) {
-  // esbuild's service process boots while the addon and the project tooling load.
-  require("../lib/project/bundle.js").warmEsbuild();
+  // esbuild's service process boots while the addon and the project tooling load, unless the
+  // project has a bundle cache (a restart then likely needs no esbuild at start).
+  const targets = options.configs.length ? options.configs : [options.file ?? "."];
+  if (options.cache === false || !targets.every((t) => require("../lib/project/bundle-cache.js").hasBundleCache(t))) require("../lib/project/bundle.js").warmEsbuild();
   const { startDevServers } = require("../lib/project/multi.js");
   let group;
   try {
-    group = await startDevServers(options.configs.length ? options.configs : [options.file ?? "."], { port: options.port, host: options.host, env: options.env, vars: options.vars, persistTo: options.persistTo, watch: options.watch, migrate: options.migrate, inspect: options.inspect, verbose: options.verbose });
+    group = await startDevServers(options.configs.length ? options.configs : [options.file ?? "."], { port: options.port, host: options.host, env: options.env, vars: options.vars, persistTo: options.persistTo, watch: options.watch, migrate: options.migrate, inspect: options.inspect, verbose: options.verbose, cache: options.cache });
   } catch (error) {
     const { describeProblem } = require("../lib/project/report.js");
     const color = Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;

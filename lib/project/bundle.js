@@ -10,6 +10,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { stackMapper, identityMapper, mapError } = require("../sourcemap.js");
 const { nodeBuiltinsPlugin } = require("./node-builtins.js");
+const bundleCache = require("./bundle-cache.js");
 // Loaded on first use (a project with module rules or an unbundled worker).
 const picomatch = (...args) => require("picomatch")(...args);
 
@@ -95,15 +96,10 @@ class BuildError extends Error {
  * the bundle read (to watch), a mapper for stacks, and the names the bundle exports (unknown,
  * undefined, without bundling).
  */
-async function bundle(config, { outdir = path.join(config.root, ".workerbox", "bundle"), incremental } = {}) {
+async function bundle(config, { outdir = path.join(config.root, ".workerbox", "bundle"), incremental, cache, lookup = true } = {}) {
   const rules = effectiveRules(config.rules);
   if (config.noBundle) return unbundled(config, rules);
-  const esbuild = loadEsbuild();
-  if (esbuild === null) {
-    if (/\.(m?js)$/.test(config.mainFile)) return unbundled(config, rules, { reason: "esbuild is not installed" });
-    throw new Error(`${config.mainFile} needs bundling, but esbuild is not installed: run \`npm install --save-dev esbuild\` (it is an optional peer dependency of workerbox)`);
-  }
-  return runEsbuild(esbuild, config, rules, outdir, {
+  const settings = {
     target: "es2022",
     conditions: ["workerd", "worker", "browser"],
     mainFields: ["browser", "module", "main"],
@@ -114,7 +110,67 @@ async function bundle(config, { outdir = path.join(config.root, ".workerbox", "b
     tsconfig: config.tsconfig ? path.resolve(config.root, config.tsconfig) : undefined,
     loader: { ".js": "jsx", ".mjs": "js", ".cjs": "js" },
     jsx: "transform",
-  }, [], incremental);
+  };
+  // The bundle cache (bundle-cache.js) answers a first build (no esbuild context yet) when
+  // nothing that went into its bundle changed; esbuild is then not even loaded.
+  const key = cache ? bundleCache.buildKey(config, outdir, settings, rules) : undefined;
+  let cacheStatus = cache ? { status: "built" } : undefined;
+  if (cache && lookup && !incremental?.context) {
+    const found = bundleCache.lookup(cache, key);
+    if (found.hit) {
+      const built = found.hit;
+      refreshOutfile(cache, built);
+      return { ...built, mapper: built.sourceMap ? stackMapper(built.filename, built.sourceMap) : identityMapper, cache: { status: "hit" } };
+    }
+    cacheStatus = found.corrupt ? { status: "corrupt", message: found.corrupt } : { status: "miss", message: found.miss };
+  }
+  const esbuild = loadEsbuild();
+  if (esbuild === null) {
+    if (/\.(m?js)$/.test(config.mainFile)) return unbundled(config, rules, { reason: "esbuild is not installed" });
+    throw new Error(`${config.mainFile} needs bundling, but esbuild is not installed: run \`npm install --save-dev esbuild\` (it is an optional peer dependency of workerbox)`);
+  }
+  if (cache) {
+    // Our own folders exist before the build starts: making them later would change the mtime of
+    // a folder the cache records, and the save would be refused.
+    for (const dir of [outdir, cache.dir]) {
+      try {
+        fs.mkdirSync(dir, { recursive: true });
+      } catch {
+        // reported when written
+      }
+    }
+  }
+  const before = cache ? bundleCache.statBefore(cache, config.root, [outdir, cache.dir]) : null;
+  const startedNs = BigInt(Date.now()) * 1_000_000n;
+  const built = await runEsbuild(esbuild, config, rules, outdir, settings, [], incremental, cache);
+  if (cache) {
+    // Saved once the worker is being created (the disk writes are off the first answer's path).
+    const mapText = built.mapText;
+    cache.pending = Promise.resolve(cache.pending).then(() => new Promise((resolve) => setImmediate(() => {
+      cache.lastSave = bundleCache.save(cache, key, built, { root: config.root, startedNs, before, mapText, extra: settings.tsconfig ? [settings.tsconfig] : [] });
+      resolve();
+    })));
+  }
+  delete built.mapText;
+  return { ...built, ...(cacheStatus ? { cache: cacheStatus } : {}) };
+}
+
+/** After a cache hit: the bundle's files in the output folder, if they are not those already. */
+function refreshOutfile(cache, built) {
+  cache.pending = Promise.resolve(cache.pending).then(() => new Promise((resolve) => setImmediate(() => {
+    try {
+      if (fs.statSync(built.filename).size !== Buffer.byteLength(built.script)) throw new Error("differs");
+    } catch {
+      try {
+        fs.mkdirSync(path.dirname(built.filename), { recursive: true });
+        fs.writeFileSync(built.filename, built.script);
+        if (built.sourceMap) fs.writeFileSync(`${built.filename}.map`, JSON.stringify(built.sourceMap));
+      } catch {
+        // Only a copy for people to read: the worker runs from memory.
+      }
+    }
+    resolve();
+  })));
 }
 
 /**
@@ -134,7 +190,7 @@ function incrementalBundles() {
 }
 
 /** One esbuild run from `config.mainFile` into `<outdir>/index.js`, with `settings` over the common ones. */
-async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = [], incremental = undefined) {
+async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = [], incremental = undefined, cache = undefined) {
   const modules = incremental?.context ? incremental.modules : new Map();
   const outfile = path.join(outdir, "index.js");
   let result;
@@ -169,9 +225,22 @@ async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = []
   }
   const js = result.outputFiles.find((f) => f.path.endsWith(".js"));
   const map = result.outputFiles.find((f) => f.path.endsWith(".js.map"));
-  fs.mkdirSync(outdir, { recursive: true });
-  fs.writeFileSync(outfile, js.text);
-  if (map) fs.writeFileSync(`${outfile}.map`, map.text);
+  const writeOut = () => {
+    fs.mkdirSync(outdir, { recursive: true });
+    fs.writeFileSync(outfile, js.text);
+    if (map) fs.writeFileSync(`${outfile}.map`, map.text);
+  };
+  // With a cache (the dev server), the copy on disk is written while the worker is created.
+  if (cache) {
+    cache.pending = Promise.resolve(cache.pending).then(() => new Promise((resolve) => setImmediate(() => {
+      try {
+        writeOut();
+      } catch {
+        // Only a copy for people to read: the worker runs from memory.
+      }
+      resolve();
+    })));
+  } else writeOut();
   const inputs = Object.keys(result.metafile.inputs).map((file) => path.resolve(config.root, file.replace(/^[a-z-]+:/, "")));
   const moduleMap = {};
   for (const [file, kind] of modules) {
@@ -188,6 +257,7 @@ async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = []
     inputs,
     mapper: sourceMap ? stackMapper(outfile, sourceMap) : identityMapper,
     sourceMap,
+    mapText: map?.text,
     warnings: result.warnings.map((w) => `${w.location ? `${path.resolve(config.root, w.location.file)}:${w.location.line}: ` : ""}${w.text}`),
   };
 }

@@ -16,6 +16,7 @@ const { loadProject, projectFromConfig, startWorker } = require("./load.js");
 const { readConfig } = require("./config.js");
 const { runBuild, watchedByBuild } = require("./build.js");
 const { describeProblem } = require("./report.js");
+const { userCacheDir, pruneCodeCache } = require("./code-cache.js");
 
 const IGNORED_DIRS = new Set(["node_modules", ".git", ".workerbox", ".wrangler"]);
 /** Files editors write beside the one being saved (swap, backup, lock and temp files). */
@@ -256,7 +257,8 @@ function upgradeHandler({ getWorker, dispatch, origin, onDone = () => {}, onErro
  * `<root>/.wrangler/state/v3`, where wrangler dev keeps it; false for memory), `services`, `vars`,
  * `watch` (default true), `color` (default: stdout is a TTY), `log` (default console.log),
  * `logRequests` (default true), `verbose` (also list what is only worth knowing, such as config
- * keys used only when deploying).
+ * keys used only when deploying), `cache` (default true; false turns off the bundle cache and
+ * the code cache on disk).
  * Resolves to the server: `url`, `port`, `project`, `worker`, `reload()`, `close()`, and events
  * "reload" ({ ok, error?, changed }) and "request" ({ method, path, status, ms }).
  */
@@ -279,8 +281,22 @@ async function startDevServer(dir, options = {}) {
   // --inspect: the worker (each generation of it) serves DevTools on this port.
   const inspect = options.inspect === undefined || options.inspect === false ? null : options.inspect === true ? 9229 : options.inspect;
   if (inspect !== null && (!Number.isInteger(inspect) || inspect < 0 || inspect > 65535)) throw new TypeError(`startDevServer: options.inspect must be true or a port number, got ${JSON.stringify(options.inspect)}`);
-  const workerExtra = () => (inspect === null ? {} : { inspector: { port: inspect, host: "127.0.0.1", name: project.name ?? "worker" } });
-  const loadOptions = (build) => ({ env: options.env, persistTo: options.persistTo, services: options.services, peers: options.peers, vars: options.vars, onLog, build, storeCache, migrate: options.migrate, incremental: true });
+  // The caches (`cache: false` turns both off): the last bundle, reused at start when none of
+  // its inputs changed (bundle-cache.js), and V8's code cache on disk (code-cache.js).
+  const cache = options.cache !== false;
+  const codeCacheDir = cache ? userCacheDir() : null;
+  const workerExtra = () => ({
+    ...(codeCacheDir ? { cacheDir: codeCacheDir } : {}),
+    ...(inspect === null ? {} : { inspector: { port: inspect, host: "127.0.0.1", name: project.name ?? "worker" } }),
+  });
+  const loadOptions = (build) => ({ env: options.env, persistTo: options.persistTo, services: options.services, peers: options.peers, vars: options.vars, onLog, build, storeCache, migrate: options.migrate, incremental: true, cache });
+  /** Says how the bundle cache fared: a damaged slot always, a hit or miss with --verbose. */
+  const cacheNote = () => {
+    const state = project?.cache;
+    if (state?.status === "corrupt") log(paint(color, "yellow", `▲ ignoring the bundle cache ${state.message}`));
+    else if (options.verbose && state?.status === "hit") log(paint(color, "gray", "⎔ bundle from the cache (nothing it was built from changed)"));
+    else if (options.verbose && state?.status === "miss") log(paint(color, "gray", `⎔ bundling (not from the cache: ${state.message})`));
+  };
   const load = (build = true) => loadProject(dir, loadOptions(build));
   const describe = (error) => describeProblem(error, { color, cwd: project?.root ?? process.cwd() });
   /** An uncaught error of an event, in the terminal with its mapped stack and what it belongs to. */
@@ -322,9 +338,14 @@ async function startDevServer(dir, options = {}) {
     try {
       const known = project.warnings.length;
       await project.rebuild();
+      cacheNote();
       // The bundle's own warnings (esbuild's), found only now.
       for (const warning of project.warnings.slice(known)) log(paint(color, "yellow", `▲ ${warning}`));
-      current = { worker: await startWorker(project, workerExtra()), inflight: 0 };
+      // Node's fetch classes (undici: ~30 ms to load) are loaded while the isolate is made, not
+      // by the first request.
+      const starting = startWorker(project, workerExtra());
+      void globalThis.Response, globalThis.Headers, globalThis.Request;
+      current = { worker: await starting, inflight: 0 };
       if (current.worker.inspectorUrl) log(`Debugger listening on ${current.worker.inspectorUrl} (chrome://inspect, or attach from VS Code to 127.0.0.1:${inspect})`);
     } catch (error) {
       // A binding that cannot work (a Durable Object class the bundle does not export) stops the
@@ -357,6 +378,9 @@ async function startDevServer(dir, options = {}) {
           for (const warning of next.warnings) if (!project.warnings.includes(warning)) log(paint(color, "yellow", `▲ ${warning}`));
           await project.dispose?.();
           project = next;
+          cacheNote();
+          warmed = false;
+          scheduleWarm(200);
         } else if (project.config.mainFile) {
           await project.rebuild();
         }
@@ -381,6 +405,47 @@ async function startDevServer(dir, options = {}) {
     return reloading;
   }
 
+  // After a start the bundle cache answered, esbuild's context is made in the background once
+  // the first request is answered (or after a second), so the first reload is an incremental
+  // rebuild; should esbuild's bundle differ from the cached one, it is swapped in.
+  let warmed = false;
+  let warmTimer = null;
+  let changesSeen = 0; // files the watcher reported
+  function warmUp() {
+    clearTimeout(warmTimer);
+    if (warmed || closed || project?.cache?.status !== "hit") return;
+    warmed = true;
+    reloading = reloading.then(async () => {
+      if (closed) return;
+      const seen = changesSeen;
+      try {
+        // A difference after an edit made meanwhile is that edit's (not worth a warning).
+        if (await project.warm()) {
+          if (changesSeen === seen) log(paint(color, "yellow", "▲ the cached bundle differs from esbuild's; reloading"));
+          reload([]);
+        }
+      } catch {
+        // A build error shows on the next save, as it would have.
+      }
+    });
+  }
+  function scheduleWarm(ms) {
+    clearTimeout(warmTimer);
+    warmTimer = setTimeout(warmUp, ms);
+    warmTimer.unref?.();
+  }
+  scheduleWarm(1000);
+  // The code cache's folder is kept under its budget, off the start's path and every 25 reloads.
+  let reloadsSincePrune = 0;
+  const pruneTimer = codeCacheDir ? setTimeout(() => pruneCodeCache(codeCacheDir), 2000) : null;
+  pruneTimer?.unref?.();
+  emitter.on("reload", () => {
+    if (codeCacheDir && ++reloadsSincePrune >= 25) {
+      reloadsSincePrune = 0;
+      pruneCodeCache(codeCacheDir);
+    }
+  });
+
   const isAssetFile = (file) => project.assets && (file === project.assets.directory || file.startsWith(project.assets.directory + path.sep));
   let watcher = null;
   let pending = new Set();
@@ -388,6 +453,7 @@ async function startDevServer(dir, options = {}) {
   if (options.watch !== false) {
     watcher = watchTree(project.projectRoot, (file) => {
       if (EDITOR_TEMP.test(path.basename(file))) return;
+      changesSeen++;
       pending.add(file);
       clearTimeout(timer);
       // Editors save in bursts (write, rename, chmod) within a few ms; 8 ms gathers one save.
@@ -423,6 +489,7 @@ async function startDevServer(dir, options = {}) {
   let address;
   const origin = () => `http://${address}`;
   const requestLog = (req, status, ms) => {
+    if (!warmed) setImmediate(warmUp);
     const pathOnly = req.url.split("?")[0];
     emitter.emit("request", { method: req.method, path: pathOnly, status, ms });
     if (options.logRequests === false) return;
@@ -563,6 +630,8 @@ async function startDevServer(dir, options = {}) {
       if (closed) return;
       closed = true;
       clearTimeout(timer);
+      clearTimeout(warmTimer);
+      clearTimeout(pruneTimer);
       watcher?.close();
       await new Promise((resolve) => {
         server.close(() => resolve());

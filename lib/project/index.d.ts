@@ -125,6 +125,12 @@ export interface LoadProjectOptions {
   build?: boolean;
   /** `true`: rebuilds reuse one esbuild context (faster); end it with the project's `dispose()`. */
   incremental?: boolean;
+  /**
+   * `true`: keep the last bundle under `.wrangler/tmp/workerbox-bundle/` and start from it when
+   * nothing it was built from changed (`startDevServer`: default true; false also keeps V8's
+   * compiled code off the disk).
+   */
+  cache?: boolean;
   /** Keeps the stores made (KV, R2, D1, queues, Durable Objects) to reuse them when loading again. */
   storeCache?: Map<string, unknown>;
 }
@@ -179,6 +185,10 @@ export interface Project {
   rebuild(): Promise<Project["options"]>;
   /** Ends what `incremental` keeps open (esbuild's context); `rebuild()` still works after. */
   dispose(): Promise<void>;
+  /** With `cache`: how the last bundle fared (`hit`, `miss` or `corrupt` with why; `built`: a rebuild). */
+  cache?: { status: "hit" | "miss" | "corrupt" | "built"; message?: string } | null;
+  /** With `cache`: resolves when the last build's cache writes are done, with how the save went. */
+  settled(): Promise<{ saved: true } | { skipped: string } | undefined>;
   /** Maps an error from this project's worker back to the original files and lines. */
   mapError<E>(error: E): E;
 }

@@ -11,6 +11,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { readConfig, ConfigError } = require("./config.js");
 const { bundle, incrementalBundles, mapError } = require("./bundle.js");
+const { bundleCache } = require("./bundle-cache.js");
 const { createAssetHandler } = require("./assets.js");
 const wranglerState = require("./wrangler-state.js");
 const { wranglerKv } = require("./wrangler-kv.js");
@@ -178,7 +179,10 @@ function buildBindings(config, { state, services = {}, peers, api, storeCache })
  * - `peers`: other workers' bindings (services, script_name Durable Objects and Workflows), as
  *   lib/project/multi.js makes them for several workers served together;
  * - `incremental`: true keeps an esbuild context open between rebuilds (faster ones; the
- *   caller ends it with `dispose()`).
+ *   caller ends it with `dispose()`);
+ * - `cache`: true keeps the last bundle under `.wrangler/tmp/workerbox-bundle/` and starts from
+ *   it when none of its inputs changed (bundle-cache.js; `project.cache` says how the last
+ *   build fared: hit, miss or corrupt, with why).
  * Returns the project: `options` for createWorker(), `warnings`, `unsupported`, `assets`,
  * `crons`, `inputs` (files the bundle read), `rebuild()` (bundles again, same bindings) and
  * `dispose()`.
@@ -241,6 +245,7 @@ async function projectFromConfig(config, options) {
 
   // `incremental`: rebuilds reuse one esbuild context (the dev server's; it calls dispose()).
   const incremental = options.incremental ? incrementalBundles() : undefined;
+  const cache = options.cache ? bundleCache(config, { env: options.env }) : undefined;
   const project = {
     name: config.name,
     root: config.root,
@@ -264,14 +269,30 @@ async function projectFromConfig(config, options) {
     /** Ends what `incremental` keeps open (esbuild's context); rebuild() still works after. */
     async dispose() {
       await incremental?.dispose();
+      await cache?.pending;
+    },
+    /** Resolves when the cache's disk writes of the last build are done. */
+    async settled() {
+      await cache?.pending;
+      return cache?.lastSave;
+    },
+    /**
+     * After a build the cache answered: makes the esbuild context now (so the next reload is an
+     * incremental one) and says whether esbuild's bundle differs from the one served.
+     */
+    async warm() {
+      if (!incremental || incremental.context || !project.options || project.cache?.status !== "hit") return false;
+      const built = await bundle(config, { incremental, cache, lookup: false });
+      return built.script !== project.options.script;
     },
     async rebuild() {
       if (!config.mainFile) {
         project.options = null;
         return null;
       }
-      const built = await bundle(config, { incremental });
+      const built = await bundle(config, { incremental, cache });
       checkExports(config, built.exports);
+      project.cache = built.cache ?? null;
       project.inputs = built.inputs;
       project.mapper = built.mapper;
       for (const w of built.warnings) if (!project.warnings.includes(w)) project.warnings.push(w);
