@@ -109,7 +109,17 @@ export function translate(config, dir) {
   const workers = [];
   try {
     for (const flag of config.v8Flags ?? []) if (flag !== "--expose-gc") gaps.push(`v8Flags ${flag} is not carried over`);
-    if ((config.extensions ?? []).length) gaps.push("extensions (internal modules such as test:instrumentation-tail) are not loaded");
+    // Extensions' modules (internal ones such as test:instrumentation-tail) are importable by
+    // their names from every worker, as workerd registers them.
+    const extensionModules = [];
+    for (const ext of config.extensions ?? []) {
+      for (const m of ext.modules ?? []) {
+        const key = Object.keys(m).find((k) => k in MODULE_KINDS);
+        if (!key) throw new Untranslatable(`extension module ${m.name}: kind ${Object.keys(m).filter((k) => k !== "name" && k !== "internal").join("/")} is not supported`);
+        const kind = MODULE_KINDS[key];
+        extensionModules.push({ name: m.name, kind, content: content(m[key], kind, dir, `extension module ${m.name}`) });
+      }
+    }
     for (const s of config.services ?? []) {
       if (!s.worker) continue;
       const w = s.worker;
@@ -124,6 +134,7 @@ export function translate(config, dir) {
         const kind = MODULE_KINDS[key];
         modules.push({ name: m.name, kind, content: content(m[key], kind, dir, `${where} module ${m.name}`), namedExports: m.namedExports });
       }
+      for (const m of extensionModules) if (!modules.some((own) => own.name === m.name)) modules.push(m);
       if (modules[0].kind !== "esm") throw new Untranslatable(`${where}: the main module is ${modules[0].kind}, not an ES module`);
       const { kept, dropped } = splitFlags(w.compatibilityFlags);
       for (const d of dropped) gaps.push(`${where}: flag ${d}`);
