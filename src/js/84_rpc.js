@@ -567,8 +567,19 @@ async function invoke(root, path, kind, args) {
   const member = rpcMember(receiver, last, isClassy(receiver));
   // A property that reads as undefined fails as a missing method does, as in workerd.
   if (kind === "get" && member !== undefined) return member;
-  if (typeof member !== "function") throw new TypeError(`The RPC receiver does not implement the method "${last}".`);
+  if (typeof member !== "function") throw missingMember(receiver, last, path.length === 1);
   return Reflect.apply(member, receiver, args);
+}
+
+/**
+ * The error for a member `name` the receiver does not offer over RPC. A stand-in main module
+ * (workerbox/vitest's runner, `__workerboxMissingMember`) may word it for the receivers it calls
+ * into, as Cloudflare's Vitest pool words it for the classes it wraps.
+ */
+function missingMember(receiver, name, atRoot) {
+  const explain = atRoot ? internals.namespace?.__workerboxMissingMember : undefined;
+  const error = typeof explain === "function" ? explain(receiver, name) : undefined;
+  return error instanceof Error ? error : new TypeError(`The RPC receiver does not implement the method "${name}".`);
 }
 
 /** The receiver of a call into entrypoint `name` ("default" or a named export). */

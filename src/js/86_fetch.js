@@ -91,7 +91,7 @@ async function fetch(input, init = undefined) {
     request = new Request(asHttp.href, request);
   }
   if (intercepted) {
-    return Promise.race([internals.fetchThroughHost(OUTBOUND, request), abortedPromise(signal)]);
+    return Promise.race([internals.fetchThroughHost(OUTBOUND, request).then((response) => fetched(response, request.url)), abortedPromise(signal)]);
   }
   if (request.redirect === "follow" && request.headers.has("authorization") && !internals.feature("strip_authorization_on_cross_origin_redirect")) {
     return followKeepingAuthorization(request);
@@ -134,6 +134,19 @@ async function fetch(input, init = undefined) {
   } finally {
     if (!(body instanceof ReadableStream)) stopListening();
   }
+}
+
+/**
+ * The host's `outbound` handler's answer as fetch() gives a network response: with the request's
+ * URL as its `url` (as workerd sets it for every fetch), and the same headers as a network one.
+ */
+function fetched(response, url) {
+  if (response.webSocket !== null) return response;
+  const flat = [];
+  for (const [name, value] of internals.headersList(response.headers)) flat.push(name, value);
+  // A response URL has no fragment (Fetch standard; workerd drops it too).
+  const hash = url.indexOf("#");
+  return internals.newFetchResponse(response.status, response.statusText, flat, response.body, hash === -1 ? url : url.slice(0, hash), false);
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

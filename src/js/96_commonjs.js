@@ -4,6 +4,7 @@
 // an ES module imports one; `require()` inside reaches the other modules by path relative to the
 // requiring one, and `node:` modules when nodejs_compat is on; what those do not answer goes to
 // the host's `loadModule` when the worker has one (ops.hostModule). Each runs once per context.
+// An ES module required runs synchronously and gives what workerd's require(esm) gives.
 
 const commonJsCache = new Map();
 
@@ -36,10 +37,31 @@ function requireFrom(referrer, nodeEnabled, origin = undefined) {
     const name = normalizeModulePath(relative ? `${base}/${specifier}` : specifier);
     for (const candidate of [name, `${name}.js`, `${name}.cjs`, `${name}.json`, `${name}/index.js`]) {
       const found = ops.userModule(candidate);
-      if (found !== undefined) return asRequired(load(candidate, found, nodeEnabled));
+      if (found !== undefined) return required(candidate, found, nodeEnabled);
     }
-    return asRequired(fromHost(specifier, referrer, nodeEnabled, origin));
+    return fromHost(specifier, referrer, nodeEnabled, origin);
   };
+}
+
+/** What require() gives for module `name` (`found`: ops.userModule's answer). */
+function required(name, found, nodeEnabled) {
+  return found[0] === "esm" ? requireEsModule(name) : asRequired(load(name, found, nodeEnabled));
+}
+
+/**
+ * require() of an ES module, as workerd does it: the module runs now (a top-level await is an
+ * error) and gives its namespace's `module.exports` export when it has one (or `default` when it
+ * sets `__cjsUnwrapDefault`); else, with export_commonjs_default (2022-10-31), its default
+ * export; before that, with require_returns_default_export, its default export when it has one
+ * (else a mutable copy of the namespace), or the namespace itself.
+ */
+function requireEsModule(name) {
+  const namespace = ops.requireEsModule(name);
+  if (namespace.__cjsUnwrapDefault === true) return namespace.default;
+  if ("module.exports" in namespace) return namespace["module.exports"];
+  if (internals.feature("export_commonjs_default")) return namespace.default;
+  if (!internals.feature("require_returns_default_export")) return namespace;
+  return "default" in namespace ? namespace.default : { ...namespace };
 }
 
 /**
@@ -60,7 +82,7 @@ function asRequired(value) {
 function fromHost(specifier, referrer, nodeEnabled, origin) {
   const name = ops.hostModule(specifier, referrer, origin);
   if (name === undefined) throw moduleNotFound(specifier, referrer);
-  return load(name, ops.userModule(name), nodeEnabled);
+  return required(name, ops.userModule(name), nodeEnabled);
 }
 
 function moduleNotFound(specifier, referrer) {
@@ -81,11 +103,8 @@ function load(name, [kind, content, filename], nodeEnabled) {
       return content;
     case "wasm":
       return new WebAssembly.Module(content);
-    default: {
-      const error = new Error(`require() of the ES module ${name} is not supported: import it instead`);
-      error.code = "ERR_REQUIRE_ESM";
-      throw error;
-    }
+    default:
+      return requireEsModule(name);
   }
 }
 

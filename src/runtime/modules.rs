@@ -597,6 +597,22 @@ pub(crate) fn import_dynamically<'s>(
   }
 }
 
+/// The module named `name` (one of the worker's or the host's, by registry name), compiled if it
+/// was not yet: for `require()` of an ES module (ops/node.rs). `None` with an Error thrown when
+/// there is none.
+pub(crate) fn module_named<'s>(scope: &mut v8::PinScope<'s, '_>, registry: &RegistryRef, name: &str) -> Option<v8::Local<'s, v8::Module>> {
+  if let Some(module) = registry.borrow().compiled.get(name) {
+    return Some(v8::Local::new(scope, module));
+  }
+  let Some(source) = registry.borrow().sources.get(name).cloned() else {
+    let message = values::new_string(scope, &format!("No such module \"{name}\"."));
+    let error = v8::Exception::error(scope, message);
+    scope.throw_exception(error);
+    return None;
+  };
+  compile_source(scope, registry, source, name.to_owned(), name)
+}
+
 /// V8's callback the first time a module reads `import.meta`: `url` (`file:///bundle/<name>`
 /// for the worker's modules, as workerd has it; the host's name, as a URL, for modules the host
 /// loaded) and `main`.

@@ -17,6 +17,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("valueIs", op_value_is.map_fn_to());
   install("userModule", op_user_module.map_fn_to());
   install("hostModule", op_host_module.map_fn_to());
+  install("requireEsModule", op_require_es_module.map_fn_to());
   install("runScript", op_run_script.map_fn_to());
   install("userModuleNames", op_user_module_names.map_fn_to());
   install("userModuleBytes", op_user_module_bytes.map_fn_to());
@@ -228,6 +229,54 @@ fn op_host_module<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallba
       scope.throw_exception(error);
     }
   }
+}
+
+/// `ops.requireEsModule(name) -> namespace`: `require()` of an ES module (src/js/96_commonjs.js),
+/// as workerd's require(esm): the module `name` (one of the worker's or the host's) is
+/// instantiated and evaluated now and its namespace returned. Throws as the module does, or
+/// workerd's error when the graph awaits at its top level (it cannot finish synchronously).
+fn op_require_es_module<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  use crate::runtime::modules::{module_named, resolve, RegistryRef};
+  let name = arg_string(scope, &args, 0);
+  let Some(registry) = scope.get_slot::<RegistryRef>().cloned() else { return };
+  let Some(module) = module_named(scope, &registry, &name) else { return };
+  match module.get_status() {
+    v8::ModuleStatus::Errored => {
+      let exception = module.get_exception();
+      scope.throw_exception(exception);
+      return;
+    }
+    // Already run, or running (a cycle through require()): its namespace as it stands.
+    v8::ModuleStatus::Evaluated | v8::ModuleStatus::Evaluating => return rv.set(module.get_module_namespace()),
+    v8::ModuleStatus::Uninstantiated => {
+      if module.instantiate_module(scope, resolve).is_none() {
+        return;
+      }
+    }
+    _ => {}
+  }
+  let Some(evaluated) = module.evaluate(scope) else { return };
+  if let Ok(promise) = v8::Local::<v8::Promise>::try_from(evaluated) {
+    // The outcome is this call's (thrown here), not an unhandled rejection of the worker's.
+    if promise.state() != v8::PromiseState::Fulfilled {
+      promise.mark_as_handled();
+    }
+    match promise.state() {
+      v8::PromiseState::Pending => {
+        let message = new_string(scope, "Top-level await in module is not permitted at this time.");
+        let error = v8::Exception::error(scope, message);
+        scope.throw_exception(error);
+        return;
+      }
+      v8::PromiseState::Rejected => {
+        let exception = promise.result(scope);
+        scope.throw_exception(exception);
+        return;
+      }
+      v8::PromiseState::Fulfilled => {}
+    }
+  }
+  rv.set(module.get_module_namespace());
 }
 
 /// `ops.userModule(name) -> [kind, content, filename] | undefined`: a module given in `modules`
