@@ -1,6 +1,9 @@
 // bench/dev.mjs: `workerbox dev` beside `wrangler dev` on the same small TypeScript project, in
-// the same run: time from the command to the first response, time from saving a change to the
-// new code answering, and the RSS of the whole process tree once serving. Prints one JSON object.
+// the same run, the two tools alternating round by round: time from the command to the first
+// response, time from saving a change to the new code answering, and the RSS of the whole
+// process tree once serving. Each round starts twice on one fresh copy of the project: "cold"
+// is its first start ever (no bundle or code cache of it), "warm" the usual restart after an
+// edit (stop, start again: the caches of the first start are there). Prints one JSON object.
 //
 //   node bench/dev.mjs [--quick] [--node=path/to/node] [--wrangler=path/to/wrangler.js]
 //
@@ -27,45 +30,72 @@ function project() {
   return dir;
 }
 
-async function once(command, args) {
-  const dir = project();
+/** One start of `args` in `dir`: first answer `v<from> /x`, then a save to `v<to>` and its answer. */
+async function start(dir, args, from, to) {
   const port = await freePort();
-  const start = performance.now();
+  const began = performance.now();
   const child = spawn(NODE, [...args(dir, port)], { cwd: dir, stdio: process.env.DEV_BENCH_VERBOSE ? "inherit" : "ignore", env: devEnv() });
   const exited = new Promise((resolve) => child.on("exit", resolve));
   try {
     const url = `http://127.0.0.1:${port}/x`;
-    const firstMs = await until(url, (body) => body === "v1 /x", start, child);
+    const firstMs = await until(url, (body) => body === `${from} /x`, began, child);
     const rssMb = treeRss(child.pid) / 2 ** 20;
     // Save a change, then wait for the new code to answer.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const saved = performance.now();
-    fs.writeFileSync(path.join(dir, "src", "greeting.ts"), `export const greeting = (name: string): string => "v2 " + name;\n`);
-    const reloadMs = await until(url, (body) => body === "v2 /x", saved, child);
+    fs.writeFileSync(path.join(dir, "src", "greeting.ts"), `export const greeting = (name: string): string => "${to} " + name;\n`);
+    const reloadMs = await until(url, (body) => body === `${to} /x`, saved, child);
     return { firstMs, reloadMs, rssMb };
   } finally {
     await stop(child, exited);
+  }
+}
+
+/** A fresh project started twice: cold (its first start) and warm (a restart after an edit). */
+async function once(args) {
+  const dir = project();
+  try {
+    const cold = await start(dir, args, "v1", "v2");
+    const warm = await start(dir, args, "v2", "v3");
+    return { cold, warm };
+  } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function measure(name, args) {
-  const runs = [];
-  for (let i = 0; i < ROUNDS; i++) runs.push(await once(name, args));
-  return { rounds: ROUNDS, firstResponseMs: median(runs.map((r) => r.firstMs)), saveToNewCodeMs: median(runs.map((r) => r.reloadMs)), rssMb: median(runs.map((r) => r.rssMb)) };
-}
+const summary = (runs) => ({
+  rounds: runs.length,
+  firstResponseMs: median(runs.map((r) => r.firstMs)),
+  saveToNewCodeMs: median(runs.map((r) => r.reloadMs)),
+  rssMb: median(runs.map((r) => r.rssMb)),
+});
 
-const result = { bench: "dev", node: execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim() };
-result.workerbox = await measure("workerbox", (dir, port) => [path.join(root, "bin", "workerbox.js"), "dev", dir, "--port", String(port), "--host", "127.0.0.1", "--no-persist"]);
+const TOOLS = {
+  workerbox: (dir, port) => [path.join(root, "bin", "workerbox.js"), "dev", dir, "--port", String(port), "--host", "127.0.0.1", "--no-persist"],
+};
+const result = { bench: "dev", node: execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim(), load: os.loadavg().map((l) => +l.toFixed(2)) };
 try {
   const wrangler = wranglerPath();
-  result.wrangler = { version: WRANGLER_VERSION, ...(await measure("wrangler", (dir, port) => [wrangler, "dev", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(port + 1)])) };
-  result.ratio = {
-    firstResponse: +(result.wrangler.firstResponseMs / result.workerbox.firstResponseMs).toFixed(1),
-    saveToNewCode: +(result.wrangler.saveToNewCodeMs / result.workerbox.saveToNewCodeMs).toFixed(1),
-    rss: +(result.wrangler.rssMb / result.workerbox.rssMb).toFixed(1),
-  };
+  TOOLS.wrangler = (dir, port) => [wrangler, "dev", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(port + 1)];
 } catch (error) {
   result.wrangler = { error: `wrangler could not run here: ${error.message}` };
 }
+const runs = Object.fromEntries(Object.keys(TOOLS).map((tool) => [tool, []]));
+for (let i = 0; i < ROUNDS; i++) for (const [tool, args] of Object.entries(TOOLS)) runs[tool].push(await once(args));
+for (const [tool, list] of Object.entries(runs)) {
+  result[tool] = { ...(tool === "wrangler" ? { version: WRANGLER_VERSION } : {}), cold: summary(list.map((r) => r.cold)), warm: summary(list.map((r) => r.warm)) };
+}
+if (TOOLS.wrangler) {
+  result.ratio = {};
+  for (const kind of ["cold", "warm"]) {
+    const wb = result.workerbox[kind];
+    const wr = result.wrangler[kind];
+    result.ratio[kind] = {
+      firstResponse: +(wr.firstResponseMs / wb.firstResponseMs).toFixed(1),
+      saveToNewCode: +(wr.saveToNewCodeMs / wb.saveToNewCodeMs).toFixed(1),
+      rss: +(wr.rssMb / wb.rssMb).toFixed(1),
+    };
+  }
+}
+result.loadAfter = os.loadavg().map((l) => +l.toFixed(2));
 console.log(JSON.stringify(result));

@@ -1,16 +1,20 @@
-// bench/starters.mjs: `workerbox dev` beside `wrangler dev` on three starters, in the same run:
-// the React Router 7 starter built by Cloudflare's Vite plugin (scripts/starters.mjs builds it;
-// both tools serve the configuration the build wrote), the Remix starter built by
-// `remix vite:build` (both tools bundle its server.ts with the server build) and the D1 starter
-// (a TypeScript worker over D1 with migrations/). For each: time from the command to the first good answer (the
-// server-rendered page; the seeded rows) and the RSS of the whole process tree then. Each round
-// starts from a fresh copy, so no state or cache of a previous round helps. Prints one JSON object.
+// bench/starters.mjs: `workerbox dev` beside `wrangler dev` on three starters, in the same run,
+// the two tools alternating round by round: the React Router 7 starter built by Cloudflare's
+// Vite plugin (scripts/starters.mjs builds it; both tools serve the configuration the build
+// wrote), the Remix starter built by `remix vite:build` (both tools bundle its server.ts with the
+// server build) and the D1 starter (a TypeScript worker over D1 with migrations/). For each: time
+// from the command to the first good answer (the server-rendered page; the seeded rows) and the
+// RSS of the whole process tree then. Each round starts a fresh copy twice: the first start
+// ("cold": the top-level numbers, no cache of that copy exists) and a restart of the same copy
+// ("warm": the usual restart, under `warm`, with whatever caches the first start left, for both
+// tools). Prints one JSON object.
 //
-//   node bench/starters.mjs [--quick] [--node=path/to/node] [--wrangler=path/to/wrangler.js]
+//   node bench/starters.mjs [--quick] [--only=react-router,remix,d1] [--node=path/to/node] [--wrangler=path/to/wrangler.js]
 //
 // wrangler dev does not apply D1 migrations; `wrangler d1 migrations apply DB --local` runs
-// first, timed on its own (migrateMs) and in the sum (firstResponseWithMigrationsMs). workerbox
-// dev applies them on start, inside its firstResponseMs.
+// before the cold start, timed on its own (migrateMs) and in the sum
+// (firstResponseWithMigrationsMs). workerbox dev applies them on start, inside its
+// firstResponseMs. On the warm start both find them applied.
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -64,32 +68,43 @@ function runToEnd(args, cwd) {
   });
 }
 
+/** One start of `tool` in `dir`, to the first good answer. */
+async function serve(starter, tool, wrangler, dir) {
+  const port = await freePort();
+  const args = tool === "workerbox"
+    ? [path.join(root, "bin", "workerbox.js"), "dev", dir, "--port", String(port), "--host", "127.0.0.1"]
+    : [wrangler, "dev", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(await freePort())];
+  const start = performance.now();
+  const child = spawn(NODE, args, { cwd: dir, stdio: process.env.DEV_BENCH_VERBOSE ? "inherit" : "ignore", env: devEnv() });
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  try {
+    const firstMs = await until(`http://127.0.0.1:${port}${starter.path}`, starter.ready, start, child);
+    return { firstMs, rssMb: treeRss(child.pid) / 2 ** 20 };
+  } finally {
+    await stop(child, exited);
+  }
+}
+
+/** A fresh copy started twice: cold, then warm. */
 async function once(starter, tool, wrangler) {
   const { dir, remove } = await starter.copy();
   try {
     const migrateMs = tool === "wrangler" && starter.migrate ? await runToEnd([wrangler, ...starter.migrate], dir) : undefined;
-    const port = await freePort();
-    const args = tool === "workerbox"
-      ? [path.join(root, "bin", "workerbox.js"), "dev", dir, "--port", String(port), "--host", "127.0.0.1"]
-      : [wrangler, "dev", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(await freePort())];
-    const start = performance.now();
-    const child = spawn(NODE, args, { cwd: dir, stdio: process.env.DEV_BENCH_VERBOSE ? "inherit" : "ignore", env: devEnv() });
-    const exited = new Promise((resolve) => child.on("exit", resolve));
-    try {
-      const firstMs = await until(`http://127.0.0.1:${port}${starter.path}`, starter.ready, start, child);
-      return { firstMs, rssMb: treeRss(child.pid) / 2 ** 20, migrateMs };
-    } finally {
-      await stop(child, exited);
-    }
+    const cold = await serve(starter, tool, wrangler, dir);
+    const warm = await serve(starter, tool, wrangler, dir);
+    return { ...cold, migrateMs, warm };
   } finally {
     remove();
   }
 }
 
-async function measure(starter, tool, wrangler) {
-  const runs = [];
-  for (let i = 0; i < ROUNDS; i++) runs.push(await once(starter, tool, wrangler));
-  const out = { rounds: ROUNDS, firstResponseMs: median(runs.map((r) => r.firstMs)), rssMb: median(runs.map((r) => r.rssMb)) };
+function summary(runs) {
+  const out = {
+    rounds: runs.length,
+    firstResponseMs: median(runs.map((r) => r.firstMs)),
+    rssMb: median(runs.map((r) => r.rssMb)),
+    warm: { firstResponseMs: median(runs.map((r) => r.warm.firstMs)), rssMb: median(runs.map((r) => r.warm.rssMb)) },
+  };
   if (runs[0].migrateMs !== undefined) {
     out.migrateMs = median(runs.map((r) => r.migrateMs));
     out.firstResponseWithMigrationsMs = median(runs.map((r) => r.migrateMs + r.firstMs));
@@ -97,7 +112,7 @@ async function measure(starter, tool, wrangler) {
   return out;
 }
 
-const result = { bench: "starters", node: execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim(), workerbox: {}, wrangler: {} };
+const result = { bench: "starters", node: execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim(), load: os.loadavg().map((l) => +l.toFixed(2)), workerbox: {}, wrangler: {} };
 let wrangler = null;
 try {
   wrangler = wranglerPath();
@@ -105,25 +120,36 @@ try {
 } catch (error) {
   result.wrangler = { error: `wrangler could not run here: ${error.message}` };
 }
+const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
 for (const [name, starter] of Object.entries(STARTERS)) {
-  log(`${name}: workerbox dev`);
-  result.workerbox[name] = await measure(starter, "workerbox");
-  if (!wrangler) continue;
-  log(`${name}: wrangler dev`);
-  try {
-    result.wrangler[name] = await measure(starter, "wrangler", wrangler);
-  } catch (error) {
-    result.wrangler[name] = { error: error.message };
+  if (only && !only.includes(name)) continue;
+  const runs = { workerbox: [], wrangler: [] };
+  let wranglerError = null;
+  for (let i = 0; i < ROUNDS; i++) {
+    log(`${name}: round ${i + 1}: workerbox dev`);
+    runs.workerbox.push(await once(starter, "workerbox"));
+    if (!wrangler || wranglerError) continue;
+    log(`${name}: round ${i + 1}: wrangler dev`);
+    try {
+      runs.wrangler.push(await once(starter, "wrangler", wrangler));
+    } catch (error) {
+      wranglerError = error.message;
+    }
   }
+  result.workerbox[name] = summary(runs.workerbox);
+  if (wranglerError) result.wrangler[name] = { error: wranglerError };
+  else if (runs.wrangler.length) result.wrangler[name] = summary(runs.wrangler);
 }
 result.ratio = {};
-for (const name of Object.keys(STARTERS)) {
+for (const name of Object.keys(result.workerbox)) {
   const wb = result.workerbox[name];
   const wr = result.wrangler[name];
   if (!wr || wr.error) continue;
   result.ratio[name] = {
     firstResponse: +((wr.firstResponseWithMigrationsMs ?? wr.firstResponseMs) / wb.firstResponseMs).toFixed(1),
+    warmFirstResponse: +(wr.warm.firstResponseMs / wb.warm.firstResponseMs).toFixed(1),
     rss: +(wr.rssMb / wb.rssMb).toFixed(1),
   };
 }
+result.loadAfter = os.loadavg().map((l) => +l.toFixed(2));
 console.log(JSON.stringify(result));
