@@ -211,6 +211,13 @@ function applyDefines(defines) {
   }
 }
 
+/**
+ * The pool's connection, made at the top level so that it belongs to no request: Vitest's
+ * messages go out from whichever event is running (a test's SELF request, a Durable Object's
+ * call), as they do from Cloudflare's runner, a Durable Object whose I/O is the object's.
+ */
+const connection = new WebSocketPair();
+
 /** Starts Vitest's worker runtime on a WebSocket to the pool. */
 async function startVitest(request, env) {
   settings = JSON.parse(request.headers.get("x-workerbox-vitest"));
@@ -222,8 +229,7 @@ async function startVitest(request, env) {
   gateExternalImports((await import("workerbox-vitest:module-evaluator")).VitestModuleEvaluator);
   // With WORKERBOX_VITEST_STATS, the host records how long Vitest's runtime took to import here.
   const importMs = performance.now() - importing;
-  const pair = new WebSocketPair();
-  const [client, server] = [pair[0], pair[1]];
+  const [client, server] = [connection[0], connection[1]];
   server.accept();
   init({
     post: (response) => server.send(serialize(response)),
