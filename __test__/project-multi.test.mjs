@@ -231,10 +231,8 @@ test("two workerbox dev processes find each other through the registry: 503 nami
   // A named entrypoint across processes: fetch() through the other server.
   const api = await dev(t, ["-c", p.api], p.registry);
   assert.deepEqual(await text(new URL("/api", gateway.url)), { status: 200, body: "api v1 entrypoint at /api" });
-  // RPC and Durable Objects need the worker in the same dev server: a clear error.
-  const rpc = await text(new URL("/rpc", gateway.url));
-  assert.equal(rpc.status, 500);
-  assert.match(gateway.output(), /RPC to worker "api" needs it in this dev server/);
+  // RPC across processes too (project-multi-registry.test.mjs covers the rest).
+  assert.deepEqual(await text(new URL("/rpc", gateway.url)), { status: 200, body: "5" });
   // When the auth process stops, its entry goes and the binding answers 503 again.
   auth.child.kill("SIGTERM");
   await auth.exited;

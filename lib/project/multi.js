@@ -7,7 +7,10 @@
 // that worker's namespace (same storage folder), a Workflow with `script_name` to that worker's
 // workflow, and `tail_consumers` get each invocation's trace item (lib/tail/). A worker of another
 // `workerbox dev` process is found through the file registry (registry.js) and reached over
-// loopback HTTP (fetch only); one running nowhere answers 503 naming it, until it starts.
+// loopback: fetch() as an HTTP request to its server, and RPC methods, Durable Object calls,
+// Workflow calls and trace items as binding calls (registry.call(), answered by
+// answerForwarded() there) carrying V8-serialized values. One running nowhere answers 503 (a
+// fetch) or throws (anything else), naming it, until it starts.
 
 const path = require("node:path");
 const registry = require("./registry.js");
@@ -29,6 +32,7 @@ const isLoopback = (address) => address === "127.0.0.1" || address === "::1" || 
 function makePeers(local, registryDir) {
   const api = require("../api.js");
   const { Binding } = require("../bindings.js");
+  const rpc = require("../rpc.js");
 
   /** Forwards a request to worker `name` in another dev process (registry entry `entry`). */
   const forward = async (name, entry, entrypoint, request) => {
@@ -59,6 +63,25 @@ function makePeers(local, registryDir) {
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers: out });
   };
 
+  const notRunning = (name, what, here = local(name)) =>
+    `workerbox: worker ${JSON.stringify(name)} (${what}) ${here ? "is not running (it failed to start; fix it and save)" : "is not running (start it with workerbox dev, or pass its config with another -c)"}`;
+
+  /**
+   * A binding call (`binding`: { kind, … }) to worker `name` in another dev process: its answer
+   * ({ json, bytes }) as the call would have answered here. Functions, RpcTargets and stubs
+   * cannot cross a process (they would need a connection kept to the other process).
+   */
+  const remoteCall = async (name, what, binding, method, args, bytes) => {
+    const entry = registry.lookup(name, registryDir);
+    if (!entry || entry.pid === process.pid) throw new Error(notRunning(name, what));
+    if ((args?.stubs ?? []).length > 0) {
+      throw new TypeError(`workerbox: ${what}: worker ${JSON.stringify(name)} runs in another workerbox dev process (pid ${entry.pid}), and functions, RpcTargets and RPC stubs cannot be passed between processes (only structured-clonable values; or serve both workers from one dev server: workerbox dev -c … -c …)`);
+    }
+    const { head, bytes: out } = await registry.call(entry, name, { binding, method, args }, bytes);
+    if (head.thrown) throw rpc.remoteError(head.thrown);
+    return { json: head.json, bytes: out ?? undefined };
+  };
+
   /** What a call to worker `name` goes to now: its worker here, a forwarder, or a 503. */
   const target = (name, entrypoint, what) => {
     const here = local(name);
@@ -71,19 +94,17 @@ function makePeers(local, registryDir) {
     return { handler: () => text503(`workerbox: worker ${JSON.stringify(name)} (${what}) ${why}`) };
   };
 
-  /** RPC methods of a worker reached over HTTP or not running: a clear error. */
-  const noRpc = (name) =>
-    new Proxy(
-      {},
-      {
-        get(_, key) {
-          if (key === "then" || key === "dispatch" || typeof key === "symbol") return undefined;
-          return () => {
-            throw new Error(`workerbox: RPC to worker ${JSON.stringify(name)} needs it in this dev server (workerbox dev -c … -c …): it runs in another process or not at all, which only fetch() reaches`);
-          };
-        },
-      },
-    );
+  /** A service binding's fetch() answered by `handler` (a forwarder or a 503), as callService answers it. */
+  const fetchThrough = async (handler, args, bytes) => {
+    const headers = new Headers();
+    for (let i = 0; i + 1 < args.headers.length; i += 2) headers.append(args.headers[i], args.headers[i + 1]);
+    const response = await handler(new Request(args.url, { method: args.method, headers, body: bytes ?? undefined }));
+    const flat = [];
+    for (const [name, value] of response.headers) if (name !== "set-cookie") flat.push(name, value);
+    for (const cookie of response.headers.getSetCookie()) flat.push("set-cookie", cookie);
+    const body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
+    return { json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: flat }), bytes: body };
+  };
 
   return {
     service(entry, config) {
@@ -94,13 +115,22 @@ function makePeers(local, registryDir) {
       Object.defineProperty(binding, "handler", {
         get() {
           last = target(entry.service, entry.entrypoint, what);
-          if (last.worker) return last.worker;
-          const fetchOnly = noRpc(entry.service);
-          const handler = last.handler;
-          return new Proxy(fetchOnly, { get: (t, key) => (key === "fetch" ? handler : Reflect.get(t, key)) });
+          return last.worker ?? last.handler;
         },
       });
       Object.defineProperty(binding, "entrypoint", { get: () => (last?.worker ? entry.entrypoint : undefined) });
+      // A worker not served here: its calls are answered over the registry (lib/bindings.js
+      // createDispatcher prefers a binding's answer()); one served here leaves it undefined.
+      Object.defineProperty(binding, "answer", {
+        get() {
+          if (local(entry.service)?.server.worker) return undefined;
+          return async (method, args, bytes) => {
+            if (method === "fetch") return fetchThrough(target(entry.service, entry.entrypoint, what).handler, args, bytes);
+            if (method !== "rpc") throw new TypeError(`workerbox: ${what}: ${method}() reaches only a worker of the same dev server (workerbox dev -c … -c …), not one in another process`);
+            return remoteCall(entry.service, what, { kind: "service", entrypoint: entry.entrypoint }, method, args, bytes);
+          };
+        },
+      });
       return binding;
     },
 
@@ -126,11 +156,10 @@ function makePeers(local, registryDir) {
       });
       const answer = namespace.answer;
       namespace.answer = (method, args, bytes, caller) => {
-        if (!home()?.server.worker) {
-          const elsewhere = !home() && registry.lookup(name, registryDir);
-          throw new Error(`workerbox: ${where}: ${elsewhere ? `worker ${JSON.stringify(name)} runs in another workerbox dev process (pid ${elsewhere.pid}); a Durable Object is reachable only from workers of the same dev server (workerbox dev -c … -c …)` : `worker ${JSON.stringify(name)} is not running`}`);
-        }
-        return answer(method, args, bytes, caller);
+        if (home()?.server.worker) return answer(method, args, bytes, caller);
+        if (home()) throw new Error(notRunning(name, where));
+        // In another dev process: the objects (and their storage) are that worker's.
+        return remoteCall(name, where, { kind: "durable", className: entry.className }, method, args, bytes);
       };
       return namespace;
     },
@@ -139,21 +168,112 @@ function makePeers(local, registryDir) {
       const name = entry.scriptName;
       const binding = new Binding("workflow", null);
       binding.className = entry.className;
+      const what = `workflow binding ${entry.binding} of ${config.name ?? "the worker"}`;
       binding.answer = (method, args, bytes) => {
+        if (!local(name)) return remoteCall(name, what, { kind: "workflow", name: entry.name, className: entry.className }, method, args, bytes);
         const project = local(name)?.server.project;
         const own = project && Object.values(project.bindings).find((b) => b?.[Symbol.toStringTag] === "Workflow" && (b.workflowName === entry.name || (b.workflowName === undefined && b.className === entry.className)));
         if (!own || !local(name).server.worker) {
-          throw new Error(`workerbox: workflow binding ${entry.binding} of ${config.name ?? "the worker"}: ${own ? `worker ${JSON.stringify(name)} is not running` : `worker ${JSON.stringify(name)} ${project ? `has no workflow ${JSON.stringify(entry.name)} of class ${entry.className} in its config` : "is not served by this dev server (workflows of another worker need it here: workerbox dev -c … -c …)"}`}`);
+          throw new Error(`workerbox: ${what}: ${own ? `worker ${JSON.stringify(name)} is not running` : `worker ${JSON.stringify(name)} ${project ? `has no workflow ${JSON.stringify(entry.name)} of class ${entry.className} in its config` : "is not running"}`}`);
         }
         return own.answer(method, args, bytes);
       };
       return binding;
     },
+
+    /** A tail consumer `name` running in another dev process: a function posting trace items there, or null. */
+    remoteTail(name) {
+      const entry = registry.lookup(name, registryDir);
+      if (!entry || entry.pid === process.pid) return null;
+      return async (events) => {
+        const answer = await remoteCall(name, `tail consumer ${name}`, { kind: "tail" }, "tail", {}, rpc.serialize(events));
+        const parsed = JSON.parse(answer.json ?? "{}");
+        if (parsed.error) throw rpc.remoteError(parsed.error);
+      };
+    },
   };
 }
 
-/** Answers a request another dev server forwarded to worker `name` (see forward()); true if it did. */
+/** Per home worker: the namespaces that answer other processes' calls to its Durable Object classes. */
+const servedNamespaces = new WeakMap();
+
+/** The namespace of class `className` of `server`'s worker, with the storage its own binding of the class has. */
+function homeNamespace(server, className) {
+  const worker = server.worker;
+  let table = servedNamespaces.get(worker);
+  if (table === undefined) servedNamespaces.set(worker, (table = new Map()));
+  if (table.has(className)) return table.get(className);
+  const api = require("../api.js");
+  const project = server.project;
+  const own = Object.values(project?.bindings ?? {}).find((b) => b?.className === className && typeof b.answer === "function" && b[Symbol.toStringTag] !== "Workflow" && b.worker === undefined);
+  let options;
+  if (own) options = { dir: own.dir, sql: own.sql, evictAfterMs: own.evictAfterMs, ...(own.uniqueKey !== undefined ? { uniqueKey: own.uniqueKey } : {}) };
+  else {
+    // A class the worker exports without binding it itself: as a script_name binding here would have it.
+    const migrations = project?.config.migrations ?? [];
+    const sql = migrations.some((m) => m.newSqliteClasses.includes(className)) || !migrations.some((m) => m.newClasses.includes(className));
+    options = { dir: project?.stateDir ? path.join(project.stateDir, "workerbox", "do") : undefined, sql };
+  }
+  const namespace = api.durableObject(className, { worker, ...options });
+  table.set(className, namespace);
+  return namespace;
+}
+
+/** Answers binding call `head` from another dev process for worker `name` (server `server`): { json, bytes }. */
+async function answerCall(server, name, head, bytes) {
+  const rpc = require("../rpc.js");
+  const { binding, method, args } = head;
+  const worker = server.worker;
+  if (!worker) throw new Error(`workerbox: worker ${JSON.stringify(name)} is not running (it failed to start; fix it and save)`);
+  let answer;
+  switch (binding?.kind) {
+    case "service":
+      if (method !== "rpc") throw new TypeError(`workerbox: service binding operation "${method}" does not cross dev processes`);
+      answer = await rpc.callService(worker, binding.entrypoint, undefined, args, bytes);
+      break;
+    case "durable":
+      answer = await homeNamespace(server, binding.className).answer(method, args, bytes, undefined);
+      if (answer.webSocket !== undefined) {
+        answer.webSocket.close?.(1011, "a WebSocket cannot cross workerbox dev processes");
+        throw new TypeError(`workerbox: the Durable Object ${binding.className} of worker ${JSON.stringify(name)} answered with a WebSocket, which cannot cross between workerbox dev processes (serve both workers from one dev server: workerbox dev -c … -c …)`);
+      }
+      break;
+    case "workflow": {
+      const own = Object.values(server.project?.bindings ?? {}).find((b) => b?.[Symbol.toStringTag] === "Workflow" && (b.workflowName === binding.name || (b.workflowName === undefined && b.className === binding.className)));
+      if (!own) throw new Error(`workerbox: worker ${JSON.stringify(name)} has no workflow ${JSON.stringify(binding.name)} of class ${binding.className} in its config`);
+      answer = await own.answer(method, args, bytes);
+      break;
+    }
+    case "tail":
+      answer = await rpc.callWorker(worker, { kind: "tail" }, bytes);
+      break;
+    default:
+      throw new TypeError(`workerbox: unknown binding call ${JSON.stringify(binding?.kind)} from another dev process`);
+  }
+  const stubs = answer.json ? (JSON.parse(answer.json).stubs ?? []) : [];
+  if (stubs.length > 0) {
+    // Functions and RpcTargets stay in this process: let them go, and say so to the caller.
+    for (const id of stubs) await rpc.callStub("dispose", { stub: id }, null, undefined).catch(() => {});
+    return { json: JSON.stringify({ error: { name: "TypeError", message: `workerbox: worker ${JSON.stringify(name)} returned a function, RpcTarget or RPC stub, which cannot cross between workerbox dev processes (only structured-clonable values do; or serve both workers from one dev server: workerbox dev -c … -c …)` } }) };
+  }
+  return answer;
+}
+
+/** Answers a request another dev server forwarded to worker `name` (see forward()), or a binding call; true if it did. */
 async function answerForwarded(req, res, server, name) {
+  if (req.headers[registry.CALL_HEADER] !== undefined && isLoopback(req.socket.remoteAddress)) {
+    const wanted = req.headers[registry.CALL_HEADER];
+    try {
+      if (wanted !== name) throw new Error(`workerbox: worker ${JSON.stringify(wanted)} is not running on this port`);
+      const { head, bytes } = await registry.readCall(req);
+      const answer = await answerCall(server, name, head, bytes);
+      registry.sendAnswer(res, { json: answer.json }, answer.bytes ?? null);
+    } catch (error) {
+      const thrown = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { name: "Error", message: String(error) };
+      if (!res.headersSent) registry.sendAnswer(res, { thrown }, null);
+    }
+    return true;
+  }
   const wanted = req.headers[TARGET];
   if (wanted === undefined || !isLoopback(req.socket.remoteAddress)) return false;
   if (wanted !== name || !server.worker) {
@@ -219,7 +339,8 @@ async function startDevServers(targets, options = {}) {
     for (const i of order) {
       const name = names[i];
       const slot = { server: null };
-      const consumers = () => (configs[i].tailConsumers ?? []).map((c) => entries.get(c.service)?.server.worker ?? c.service);
+      // A consumer served here, one in another dev process (its items posted there), or its name (not running).
+      const consumers = () => (configs[i].tailConsumers ?? []).map((c) => entries.get(c.service)?.server.worker ?? (entries.has(c.service) ? null : peers.remoteTail(c.service)) ?? c.service);
       let tail = null;
       const log = options.log ?? ((line) => console.log(line));
       const server = await startDevServer(targets[i], {

@@ -6,6 +6,10 @@
 // it listens and removes it when it closes; an entry whose pid is no longer alive is ignored
 // (and removed). There is no leader process and no port to agree on: a lookup reads the file
 // at call time, and fs.watch on the folder tells a waiting caller when a worker appears.
+// It also owns the loopback transport for binding calls between processes (call(), readCall(),
+// sendAnswer()): one POST per call to the other server's port, marked by a header, whose body
+// and answer are a JSON head (4-byte big-endian length, then the JSON) followed by the call's
+// bytes (V8-serialized arguments or results, or a request body), as they travel within a process.
 
 const fs = require("node:fs");
 const os = require("node:os");
@@ -105,4 +109,57 @@ function watch(onChange, dir = registryDir()) {
   return () => watcher.close();
 }
 
-module.exports = { registryDir, register, lookup, list, watch };
+/** The request header that marks a binding call from another dev process (its value: the worker). */
+const CALL_HEADER = "x-workerbox-dev-call";
+
+function frame(head, bytes) {
+  const json = Buffer.from(JSON.stringify(head), "utf8");
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(json.length);
+  const tail = bytes == null ? Buffer.alloc(0) : Buffer.isBuffer(bytes) ? bytes : ArrayBuffer.isView(bytes) ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : Buffer.from(bytes);
+  return Buffer.concat([length, json, tail]);
+}
+
+function unframe(buffer, what) {
+  if (buffer.length < 4 || buffer.readUInt32BE(0) > buffer.length - 4) throw new Error(`workerbox: a malformed ${what} between dev processes (${buffer.length} bytes)`);
+  const end = 4 + buffer.readUInt32BE(0);
+  const head = JSON.parse(buffer.subarray(4, end).toString("utf8"));
+  return { head, bytes: head.hasBytes ? buffer.subarray(end) : null };
+}
+
+/**
+ * Sends binding call `head` (JSON-able) with `bytes` to worker `name` of registry entry `entry`;
+ * resolves to the other side's answer head and bytes. A process that does not answer rejects
+ * with an error naming the worker, its pid and port.
+ */
+async function call(entry, name, head, bytes) {
+  const host = entry.host.includes(":") ? `[${entry.host}]` : entry.host === "0.0.0.0" ? "127.0.0.1" : entry.host;
+  let response;
+  try {
+    response = await fetch(`http://${host}:${entry.port}/`, {
+      method: "POST",
+      headers: { [CALL_HEADER]: name, "content-type": "application/octet-stream" },
+      body: frame({ ...head, hasBytes: bytes != null }, bytes),
+    });
+  } catch (error) {
+    throw new Error(`workerbox: worker ${JSON.stringify(name)} (registered by pid ${entry.pid} on port ${entry.port}) did not answer: ${error.cause?.message ?? error.message}`);
+  }
+  const body = Buffer.from(await response.arrayBuffer());
+  if (response.status !== 200) throw new Error(body.toString("utf8").trim() || `workerbox: worker ${JSON.stringify(name)} answered ${response.status}`);
+  return unframe(body, "binding call's answer");
+}
+
+/** Reads a binding call another process sent (see call()): its head and bytes. */
+async function readCall(req) {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  return unframe(Buffer.concat(chunks), "binding call");
+}
+
+/** Answers a binding call with `head` and `bytes`. */
+function sendAnswer(res, head, bytes) {
+  const body = frame({ ...head, hasBytes: bytes != null }, bytes);
+  res.writeHead(200, { "content-type": "application/octet-stream", "content-length": body.length }).end(body);
+}
+
+module.exports = { registryDir, register, lookup, list, watch, call, readCall, sendAnswer, CALL_HEADER };
