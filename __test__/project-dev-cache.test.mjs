@@ -1,7 +1,7 @@
 // The caches of `workerbox dev` (lib/project/bundle-cache.js, lib/project/code-cache.js): a start
 // whose inputs did not change is served from the cached bundle (same code, esbuild not run); an
-// edited input, a new file that would now resolve first, a nearer node_modules package and a
-// config change all miss; a damaged cache slot is ignored with a log line; `cache: false` keeps
+// edited input, a new file that would now resolve first, a nearer node_modules package, an edited
+// package.json or tsconfig base file and a config change all miss; a damaged cache slot is ignored with a log line; `cache: false` keeps
 // nothing; the code cache folder is pruned oldest-used first.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -116,6 +116,24 @@ test("a package.json edited in place (a new main) misses", async (t) => {
   const after = await load(t, dir);
   assert.equal(after.project.cache.status, "miss");
   assert.equal(after.text, "v1 other-lib one");
+});
+
+test("an edited tsconfig base file (through extends) misses", async (t) => {
+  const dir = project(t, {
+    "wrangler.jsonc": JSON.stringify({ name: "cache-paths", main: "src/index.ts", compatibility_date: "2025-06-01" }),
+    "tsconfig.json": `{\n  // the shared settings\n  "extends": "./tsconfig.base.json"\n}\n`,
+    "tsconfig.base.json": JSON.stringify({ compilerOptions: { baseUrl: ".", paths: { "@pick": ["./src/a.ts"] } } }),
+    "src/a.ts": `export const pick = "a";\n`,
+    "src/b.ts": `export const pick = "b";\n`,
+    "src/index.ts": `import { pick } from "@pick";\nexport default { fetch(): Response { return new Response(pick); } };\n`,
+  });
+  assert.equal((await load(t, dir)).text, "a");
+  assert.equal((await load(t, dir)).project.cache.status, "hit");
+  fs.writeFileSync(path.join(dir, "tsconfig.base.json"), JSON.stringify({ compilerOptions: { baseUrl: ".", paths: { "@pick": ["./src/b.ts"] } } }));
+  const after = await load(t, dir);
+  assert.equal(after.project.cache.status, "miss");
+  assert.match(after.project.cache.message, /tsconfig\.base\.json changed/);
+  assert.equal(after.text, "b");
 });
 
 test("a config change that changes the build misses", async (t) => {

@@ -126,7 +126,53 @@ function foldersOf(inputs, root) {
 /** The paths whose stats a slot records: inputs, their folders, and the probes in each folder. */
 function watchedPaths(inputs, root, extra = []) {
   const dirs = foldersOf(inputs, root);
-  return [...new Set([...inputs, ...extra, ...dirs, ...dirs.flatMap((dir) => PROBES.map((name) => path.join(dir, name)))])];
+  // esbuild also looks for a tsconfig.json above the root: those files (not their folders).
+  const above = [];
+  for (let dir = path.dirname(root); ; dir = path.dirname(dir)) {
+    above.push(...PROBES.map((name) => path.join(dir, name)));
+    if (path.dirname(dir) === dir) break;
+  }
+  const probes = [...dirs.flatMap((dir) => PROBES.map((name) => path.join(dir, name))), ...above, ...extra];
+  return [...new Set([...inputs, ...extra, ...dirs, ...probes, ...extendedConfigs(probes)])];
+}
+
+/**
+ * The files the tsconfig/jsconfig files among `files` extend (`"extends"`, a path or a package
+ * file, followed transitively), found as esbuild would, best effort: a changed base config misses.
+ */
+function extendedConfigs(files) {
+  const found = new Set();
+  const queue = files.filter((file) => /[/\\][tj]sconfig[^/\\]*\.json$/.test(file));
+  while (queue.length) {
+    const file = queue.pop();
+    let text;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    const match = /"extends"\s*:\s*(\[[^\]]*\]|"[^"]*")/.exec(text);
+    if (!match) continue;
+    for (const [, name] of match[1].matchAll(/"([^"]*)"/g)) {
+      const candidates = name.startsWith(".") || path.isAbsolute(name) ? [path.resolve(path.dirname(file), name), path.resolve(path.dirname(file), `${name}.json`)] : [];
+      if (candidates.length === 0) {
+        for (const request of [name, `${name}.json`, `${name}/tsconfig.json`]) {
+          try {
+            candidates.push(require.resolve(request, { paths: [path.dirname(file)] }));
+            break;
+          } catch {
+            // not this form
+          }
+        }
+      }
+      for (const candidate of candidates) {
+        if (found.has(candidate)) continue;
+        found.add(candidate);
+        queue.push(candidate);
+      }
+    }
+  }
+  return [...found];
 }
 
 /** Stats of `paths` now, for the next save (see bundle()). */
