@@ -429,6 +429,10 @@ function identityPipe(expected, highWaterMark) {
   }, { highWaterMark: highWaterMark ?? 0, size: (chunk) => chunk?.byteLength ?? 0 });
   internals.byteWritables.add(writable);
   if (expected !== undefined) internals.fixedLengths.set(readable, { expected, left: () => remaining });
+  // Both sides are I/O objects of the request that made them (src/js/52_io_owner.js).
+  const owner = internals.ioOwner();
+  internals.ownWritable(writable, owner, "Writable");
+  internals.ownStream(readable, owner);
   return { readable, writable };
 }
 

@@ -49,6 +49,12 @@ class BodyState {
     this.used = false;
     /** The host made the body and nothing else refers to it (see BodyState.fromHost). */
     this.exclusive = false;
+    /**
+     * The request it belongs to (src/js/52_io_owner.js): bytes, and the runtime's streams, are
+     * workerd's I/O objects; a stream the worker made is not (read from anywhere, as in workerd).
+     */
+    this.owner = stream === null || internals.internalStreams.has(stream) ? internals.ioOwner() : null;
+    if (stream !== null) internals.ownStream(stream, this.owner);
   }
   /**
    * A body the host hands over (an incoming request's, a fetch() response's): its bytes or its
@@ -75,18 +81,22 @@ class BodyState {
       this.bytes = null;
     }
     if (this.stream === null && this.bytes !== null) {
-      this.stream = internals.bytesStream(this.bytes);
+      this.stream = internals.ownStream(internals.bytesStream(this.bytes), this.owner);
       this.bytes = null;
     }
     return this.stream;
   }
   clone() {
+    internals.checkIo(this.owner, "ReadableStreamSource");
     if (this.unusable) throw new TypeError("Body has already been used; it cannot be cloned.");
     this.exclusive = false;
     if (this.stream === null) return new BodyState(this.bytes);
     const [mine, theirs] = this.stream.tee();
-    this.stream = mine;
-    return new BodyState(null, theirs);
+    this.stream = internals.ownStream(mine, this.owner);
+    const copy = new BodyState(null, theirs);
+    copy.owner = this.owner;
+    internals.ownStream(theirs, this.owner);
+    return copy;
   }
   /** Hands the body over as it is (null, bytes, or a stream for the caller to read), marking it used. */
   take() {
@@ -98,6 +108,7 @@ class BodyState {
   }
   /** Reads the whole body, marking it used; `sizeHint`: the length its headers declare, if any. */
   async consume(sizeHint = null) {
+    internals.checkIo(this.owner, "ReadableStreamSource");
     if (this.unusable) {
       throw new TypeError("Body has already been used. It can only be read once.");
     }

@@ -136,6 +136,8 @@ class WebSocket extends EventTarget {
    */
   #origin = undefined;
   #release = null;
+  /** The request it belongs to: send() and close() from another throw (src/js/52_io_owner.js). */
+  #owner = internals.ioOwner();
 
   /** An outbound connection: its fetch id once connected, and the chain its frames go out on. */
   #remote = null;
@@ -303,6 +305,7 @@ class WebSocket extends EventTarget {
   }
 
   send(message) {
+    internals.checkIo(this.#owner, "Native");
     if (!this.#accepted) throw new TypeError("You must call accept() on this WebSocket before sending messages.");
     if (this.#state === CLOSED || this.#closeSent) throw new TypeError("Can't call WebSocket send() after close().");
     const { text, bytes } = messageOf(message);
@@ -319,6 +322,7 @@ class WebSocket extends EventTarget {
   }
 
   close(code = undefined, reason = undefined) {
+    internals.checkIo(this.#owner, "Native");
     checkClose(code, reason);
     if (this.#closeSent || this.#state === CLOSED) return;
     this.#closeSent = true;
@@ -363,7 +367,7 @@ class WebSocket extends EventTarget {
   /** Fires as part of the event the socket belongs to: timers its listeners set are that event's. */
   #fireInOrigin(item) {
     if (this.#origin === undefined) this.#fire(item);
-    else ops.runAsEvent(this.#origin, () => this.#fire(item));
+    else ops.runAsEvent(this.#origin, () => internals.enterEventFrame(this.#origin, () => this.#fire(item)));
   }
 
   #fire(item) {

@@ -118,6 +118,8 @@ class AbortSignal extends EventTarget {
 
 class AbortController {
   #signal = internals.newAbortSignal();
+  /** The request it belongs to: abort() from another throws, as workerd's canceler does (src/js/52_io_owner.js). */
+  #owner = internals.ioOwner();
 
   constructor() {
     if (internals.ownAccessors !== null) internals.ownAccessors(this);
@@ -128,6 +130,7 @@ class AbortController {
   }
 
   abort(reason = undefined) {
+    internals.checkIo(this.#owner, "RefcountedCanceler");
     internals.signalAbort(this.#signal, reason);
   }
 

@@ -13,6 +13,7 @@
 // sent, waitUntil settled: internals.eventEndHooks) its connections are closed, their
 // `closed` left pending as workerd leaves it (one the worker wrote to sends the rest first). A socket opened inside a Durable Object call
 // belongs to no one event: it lives until it is closed (workerd gives each object one I/O context).
+// The running event is the one of the async flow (internals.flowEvent, src/js/52_io_owner.js).
 
 const { WritableStream } = globalThis;
 const kConstruct = Symbol("Socket");
@@ -40,13 +41,13 @@ const LINGER_MS = 10_000;
 
 /** The event a socket opened now belongs to, or null (no event, or a Durable Object's). */
 function currentOwner() {
-  const id = ops.currentEvent();
+  const id = internals.flowEvent();
   return id === undefined || internals.isDurableEvent(id) ? null : id;
 }
 
 /** workerd's error for I/O on a socket from another request than its own (`type` as workerd names it). */
 function otherRequest(conn, type) {
-  if (conn.owner === null || ops.currentEvent() === conn.owner) return null;
+  if (conn.owner === null || internals.flowEvent() === conn.owner) return null;
   return new Error(`${OTHER_REQUEST} (I/O type: ${type})`);
 }
 

@@ -46,6 +46,8 @@ class EventWork {
   constructor(id) {
     this.#id = id;
     runningWork.set(id, this);
+    // Made in the event's first turn: what it goes on to await stays its own (src/js/52_io_owner.js).
+    internals.enterEventFrame(id);
   }
   /** Keeps the event open (its timers alive) until the returned function is called. */
   hold() {

@@ -64,7 +64,8 @@ class AsyncLocalStorage {
   static bind(fn) {
     checkFunction(fn, "fn");
     const frame = currentFrame();
-    const check = frame === null ? () => {} : requestGuard();
+    // A frame that only names the running event (src/js/52_io_owner.js) is no store: no guard, as before.
+    const check = frame === null || internals.eventOnlyFrame(frame) ? () => {} : requestGuard();
     return function bound(...args) {
       check();
       return runInFrame(frame, fn, this, args);

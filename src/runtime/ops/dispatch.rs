@@ -131,9 +131,12 @@ fn op_event_done<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbac
 }
 
 /// `ops.currentEvent()`: the id of the event whose JS is running (timers and I/O made now
-/// belong to it), or undefined.
+/// belong to it), or undefined — also while the startup snapshot is made (no state yet: the
+/// warm-up makes bodies and streams, which ask who owns them, src/js/52_io_owner.js).
 fn op_current_event<'s>(scope: &mut v8::PinScope<'s, '_>, _args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
-  if let Some(id) = state(scope).borrow().current_owner {
+  let Some(state) = scope.get_slot::<super::StateRef>().cloned() else { return };
+  let owner = state.borrow().current_owner;
+  if let Some(id) = owner {
     rv.set_uint32(id);
   }
 }
