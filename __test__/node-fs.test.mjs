@@ -19,7 +19,7 @@ async function run(t, body, extra = {}) {
   return async (path = "/") => (await dispatch(worker, `http://w${path}`)).json();
 }
 
-test("/bundle holds the worker's modules, read-only; / lists bundle, dev and tmp", async (t) => {
+test("/bundle holds the worker's modules, read-only; / lists bundle, tmp and dev (workerd's order)", async (t) => {
   const get = await run(t, `return {
       config: JSON.parse(fs.readFileSync("/bundle/data/config.json", "utf8")),
       bytes: [...fs.readFileSync("/bundle/blob.bin")],
@@ -35,7 +35,7 @@ test("/bundle holds the worker's modules, read-only; / lists bundle, dev and tmp
     config: { on: true },
     bytes: [1, 2, 3],
     list: ["blob.bin", "data", "data/config.json", "worker.js"],
-    dirents: [["bundle", true], ["dev", true], ["tmp", true]],
+    dirents: [["bundle", true], ["tmp", true], ["dev", true]],
     write: "EROFS",
     remove: "EROFS",
     rootWrite: "EPERM",

@@ -128,9 +128,9 @@ function cwd() {
   }
 }
 
-/** The names in directory node `dir` (/bundle filled first; / lists bundle, dev and tmp). */
+/** The names in directory node `dir` (/bundle filled first; / lists bundle, tmp and dev, as workerd). */
 function names(dir) {
-  if (dir === root) return ["bundle", "dev", "tmp"];
+  if (dir === root) return ["bundle", "tmp", "dev"]; // workerd's order
   if (dir === bundle) fillBundle();
   return [...dir.entries.keys()].sort();
 }
