@@ -34,7 +34,9 @@ function project() {
 async function start(dir, args, from, to) {
   const port = await freePort();
   const began = performance.now();
-  const child = spawn(NODE, [...args(dir, port)], { cwd: dir, stdio: process.env.DEV_BENCH_VERBOSE ? "inherit" : "ignore", env: devEnv() });
+  const child = spawn(NODE, [...args(dir, port)], { cwd: dir, stdio: process.env.DEV_BENCH_VERBOSE ? "inherit" : ["ignore", "pipe", "pipe"], env: devEnv() });
+  let output = "";
+  for (const stream of [child.stdout, child.stderr]) stream?.on("data", (chunk) => (output = (output + chunk).slice(-1500)));
   const exited = new Promise((resolve) => child.on("exit", resolve));
   try {
     const url = `http://127.0.0.1:${port}/x`;
@@ -46,6 +48,9 @@ async function start(dir, args, from, to) {
     fs.writeFileSync(path.join(dir, "src", "greeting.ts"), `export const greeting = (name: string): string => "${to} " + name;\n`);
     const reloadMs = await until(url, (body) => body === `${to} /x`, saved, child);
     return { firstMs, reloadMs, rssMb };
+  } catch (error) {
+    error.message += `\n${output.trim()}`;
+    throw error;
   } finally {
     await stop(child, exited);
   }
@@ -81,7 +86,22 @@ try {
   result.wrangler = { error: `wrangler could not run here: ${error.message}` };
 }
 const runs = Object.fromEntries(Object.keys(TOOLS).map((tool) => [tool, []]));
-for (let i = 0; i < ROUNDS; i++) for (const [tool, args] of Object.entries(TOOLS)) runs[tool].push(await once(args));
+const failures = [];
+for (let i = 0; i < ROUNDS; i++) {
+  for (const [tool, args] of Object.entries(TOOLS)) {
+    // A round that fails (a port taken meanwhile, a crash) is reported and tried once more.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        runs[tool].push(await once(args));
+        break;
+      } catch (error) {
+        failures.push({ tool, round: i + 1, error: error.message.slice(0, 800) });
+        if (attempt === 1) break;
+      }
+    }
+  }
+}
+if (failures.length) result.failures = failures;
 for (const [tool, list] of Object.entries(runs)) {
   result[tool] = { ...(tool === "wrangler" ? { version: WRANGLER_VERSION } : {}), cold: summary(list.map((r) => r.cold)), warm: summary(list.map((r) => r.warm)) };
 }
