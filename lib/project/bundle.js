@@ -4,7 +4,9 @@
 // Data and CompiledWasm files become separate modules of the worker, as in wrangler),
 // `define`/`alias`, Node built-ins as wrangler treats them (./node-builtins.js), and an external
 // source map. Also owns mapping a worker's error stacks and log lines from the bundle back to
-// the original files and lines, and the no-bundle fallback.
+// the original files and lines, and the no-bundle fallback. With `cache` (the dev server), a
+// first build is answered from the bundle cache when it can be (bundle-cache.js) and its files
+// are written after the call returns (while the worker is created).
 
 const fs = require("node:fs");
 const path = require("node:path");
