@@ -1,23 +1,29 @@
 //! The napi-rs layer: converts between napi values and the runtime core's plain types, and
-//! settles promises from worker threads through napi deferreds. `index.js` wraps these
-//! functions in the public API; nothing here is meant to be called by users directly.
+//! settles promises from worker threads through napi deferreds (the warm pool's and code cache's
+//! functions are in `binding/warm_pool.rs`, embedded stores' `NativeStore` in `binding/store.rs`).
+//! `index.js` wraps these functions in the public API; nothing here is meant to be called by
+//! users directly.
 //!
 //! No V8 handle of the worker's isolate ever reaches Node: only strings and bytes cross.
 
 use crate::runtime::handoff::{self, Handoff, WaitPolicy};
 use crate::runtime::log_queue::{dropped_notice, Admit, LogQueue};
-use crate::runtime::pool::{self, Acquired, PoolConfig};
+use crate::runtime::pool::{self, Acquired};
 use crate::runtime::{
   Body, CACHE_BINDING, ExtraModule, QueueEvent, QueueOutcome, RpcEvent, RpcOutcome, Host, Isolation, ModuleKind, HostCall, HostReply, HostResult, JsErrorInfo, Limits, LogLevel, RequestData, ResponseData, ScheduledEvent, ScheduledOutcome, ScriptFormat, Store, StoreKind, Stores,
   Worker, WorkerError, WorkerOptions, default_compat_json,
 };
-use napi::bindgen_prelude::{AsyncTask, Buffer, ClassInstance, Either, Either3, FnArgs, Function, Object, PromiseRaw};
+use napi::bindgen_prelude::{Buffer, ClassInstance, Either, Either3, FnArgs, Function, Object, PromiseRaw};
 use std::collections::HashMap;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
-use napi::{CleanupEnvHook, Env, Result, Task};
+use napi::{CleanupEnvHook, Env, Result};
 use napi_derive::napi;
-use std::cell::Cell;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+mod store;
+mod warm_pool;
+use warm_pool::ensure_pool_teardown;
+use store::NativeStore;
 
 #[napi(object)]
 pub struct NativeWorkerOptions {
@@ -55,172 +61,6 @@ pub struct NativeWorkerOptions {
   pub private_cache: Option<bool>,
   /// Imports the worker's modules cannot answer go to the host's `#module` binding.
   pub module_loader: Option<bool>,
-}
-
-/// Process-wide code cache counters.
-#[napi(object)]
-pub struct NativeCodeCacheStats {
-  pub hits: f64,
-  pub misses: f64,
-  pub rejected: f64,
-  pub stored: f64,
-}
-
-/// How the code cache has fared in this process so far.
-#[napi]
-pub fn code_cache_stats() -> NativeCodeCacheStats {
-  let s = crate::runtime::code_cache_stats();
-  NativeCodeCacheStats { hits: s.hits as f64, misses: s.misses as f64, rejected: s.rejected as f64, stored: s.stored as f64 }
-}
-
-/// The warm pool's settings, as `index.js` validated them.
-#[napi(object)]
-pub struct NativePoolConfig {
-  pub spares: u32,
-  pub idle_ms: f64,
-  pub max_total: u32,
-}
-
-/// What the warm pool holds and has done in this process.
-#[napi(object)]
-pub struct NativePoolStats {
-  pub ready: f64,
-  pub booting: f64,
-  pub hits: f64,
-  pub misses: f64,
-  pub reclaimed: f64,
-  pub evicted: f64,
-  pub failed: f64,
-}
-
-/// Changes the warm pool's settings; absent fields keep their current value.
-#[napi]
-pub fn configure_pool(spares: Option<u32>, idle_ms: Option<f64>, max_total: Option<u32>) -> NativePoolConfig {
-  let current = pool::config();
-  let config = PoolConfig {
-    spares: spares.unwrap_or(current.spares),
-    idle_ms: idle_ms.map_or(current.idle_ms, |ms| ms as u64),
-    max_total: max_total.unwrap_or(current.max_total),
-  };
-  pool::configure(config);
-  NativePoolConfig { spares: config.spares, idle_ms: config.idle_ms as f64, max_total: config.max_total }
-}
-
-#[napi]
-pub fn pool_stats() -> NativePoolStats {
-  let s = pool::stats();
-  NativePoolStats {
-    ready: s.ready as f64,
-    booting: s.booting as f64,
-    hits: s.hits as f64,
-    misses: s.misses as f64,
-    reclaimed: s.reclaimed as f64,
-    evicted: s.evicted as f64,
-    failed: s.failed as f64,
-  }
-}
-
-/// Disposes every spare in the pool, off Node's thread; resolves once their threads are joined.
-#[napi(ts_return_type = "Promise<void>")]
-pub fn clear_pool(env: &Env) -> Result<Object<'_>> {
-  let (deferred, promise) = env.create_deferred()?;
-  std::thread::Builder::new()
-    .name("wb-pool-clear".into())
-    .spawn(move || {
-      pool::clear();
-      deferred.resolve(|_env: Env| Ok(()));
-    })
-    .map_err(|e| napi::Error::from_reason(format!("could not start the pool-clearing thread: {e}")))?;
-  Ok(promise)
-}
-
-thread_local! {
-  /// Whether this thread's Node environment has the hook that empties the pool at teardown.
-  static POOL_TEARDOWN: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Makes sure no spare isolate is still running when this environment is torn down (a V8
-/// isolate running during process teardown can crash it): one cleanup hook per environment.
-fn ensure_pool_teardown(env: &Env) -> Result<()> {
-  if POOL_TEARDOWN.get() {
-    return Ok(());
-  }
-  env.add_env_cleanup_hook((), |()| {
-    pool::clear();
-    POOL_TEARDOWN.set(false);
-  })?;
-  POOL_TEARDOWN.set(true);
-  Ok(())
-}
-
-/// An embedded store (`kv()`, `storage()`, `d1()`, the default Cache API store), answered in
-/// Rust. The JS object is the handle: every worker given it shares the one store, and Node
-/// reaches the same store through `call`.
-#[napi]
-pub struct NativeStore {
-  store: Store,
-}
-
-#[napi]
-impl NativeStore {
-  /// `kind` is "kv", "storage", "cache" or "d1"; `dir` (absolute) keeps it in a SQLite file
-  /// there, otherwise it lives in memory. `timeout_ms` bounds each call of a "d1" store.
-  /// Throws naming the path and SQLite's error if it cannot open.
-  #[napi(constructor)]
-  pub fn new(kind: String, dir: Option<String>, timeout_ms: Option<f64>) -> Result<Self> {
-    let kind = StoreKind::parse(&kind).ok_or_else(|| napi::Error::new(napi::Status::InvalidArg, format!("unknown store kind {kind:?}")))?;
-    let dir = dir.as_deref().map(std::path::Path::new);
-    let store = match (kind, timeout_ms) {
-      (StoreKind::D1, Some(ms)) if ms.is_finite() && ms > 0.0 => Store::d1(dir, std::time::Duration::from_secs_f64(ms / 1000.0)),
-      _ => Store::open(kind, dir),
-    };
-    Ok(Self { store: store.map_err(napi::Error::from_reason)? })
-  }
-
-  /// A test checkpoint of an in-memory KV, R2-style or D1 store (workerbox/vitest's
-  /// isolatedStorage): `action` "open" starts one, "rollback" undoes what was written since the
-  /// latest and keeps it open, "release" closes it keeping the writes. Throws for a store on a
-  /// file.
-  #[napi]
-  pub fn checkpoint(&self, action: String) -> Result<()> {
-    let Some(action) = crate::runtime::store::Checkpoint::parse(&action) else {
-      return Err(napi::Error::new(napi::Status::InvalidArg, format!("checkpoint: unknown action {action:?} (\"open\", \"rollback\" or \"release\")")));
-    };
-    self.store.checkpoint(action).map_err(napi::Error::from_reason)
-  }
-
-  /// Answers one call from Node, as a worker's binding call to this store is answered, on
-  /// libuv's thread pool (SQLite blocks). Resolves to `{ json, bytes }` or
-  /// `{ errorName, errorMessage }`; `now` is the host's `Date.now()`.
-  #[napi(ts_return_type = "Promise<NativeHostAnswer>")]
-  pub fn call(&self, method: String, args: String, bytes: Option<Buffer>, now: f64) -> AsyncTask<StoreCallTask> {
-    let call = HostCall { binding: String::new(), method, args, bytes: bytes.map(|b| bytes::Bytes::from(Vec::from(b))) };
-    AsyncTask::new(StoreCallTask { store: self.store.clone(), call: Some(call), now_ms: now })
-  }
-}
-
-/// One `NativeStore.call`, run off Node's thread.
-pub struct StoreCallTask {
-  store: Store,
-  call: Option<HostCall>,
-  now_ms: f64,
-}
-
-impl Task for StoreCallTask {
-  type Output = std::result::Result<HostResult, JsErrorInfo>;
-  type JsValue = NativeHostAnswer;
-
-  fn compute(&mut self) -> Result<Self::Output> {
-    let call = self.call.take().ok_or_else(|| napi::Error::from_reason("the store call ran twice"))?;
-    Ok(self.store.call(call, self.now_ms))
-  }
-
-  fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
-    Ok(match output {
-      Ok(result) => NativeHostAnswer { json: Some(result.json), bytes: result.bytes.map(|b| Buffer::from(Vec::from(b))), error_name: None, error_message: None },
-      Err(error) => NativeHostAnswer { json: None, bytes: None, error_name: Some(error.name), error_message: Some(error.message) },
-    })
-  }
 }
 
 /// A module the script can import; `kind` is "esm", "wasm", "text", "data" or "json".
