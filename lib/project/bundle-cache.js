@@ -66,7 +66,12 @@ function bundleCache(config, { env } = {}) {
   return { dir: path.join(cacheRoot(config), slot), known: null };
 }
 
-/** Whether `target` (a project folder or config file) has a bundle cache (a start will likely hit). */
+/**
+ * Whether a start of `target` (a project folder or config file) will likely not need esbuild:
+ * it has a bundle cache, or it serves a build's configuration (`.wrangler/deploy/config.json`,
+ * as Cloudflare's Vite plugin writes it, with `no_bundle`). The CLI then does not boot esbuild's
+ * process ahead of need.
+ */
 function hasBundleCache(target) {
   let dir = path.resolve(target ?? ".");
   try {
@@ -74,7 +79,7 @@ function hasBundleCache(target) {
   } catch {
     return false;
   }
-  return fs.existsSync(path.join(dir, ".wrangler", "tmp", "workerbox-bundle"));
+  return fs.existsSync(path.join(dir, ".wrangler", "tmp", "workerbox-bundle")) || fs.existsSync(path.join(dir, ".wrangler", "deploy", "config.json"));
 }
 
 /** The key of a build: everything besides the files that decides its output. */
