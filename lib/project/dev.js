@@ -413,7 +413,8 @@ async function startDevServer(dir, options = {}) {
   let changesSeen = 0; // files the watcher reported
   function warmUp() {
     clearTimeout(warmTimer);
-    if (warmed || closed || project?.cache?.status !== "hit") return;
+    // Without watching, nothing but an explicit reload() rebuilds: no context is worth keeping.
+    if (warmed || closed || options.watch === false || project?.cache?.status !== "hit") return;
     warmed = true;
     reloading = reloading.then(async () => {
       if (closed) return;
