@@ -2,8 +2,8 @@
 // virtual filesystem (node:internal/vfs): the worker's modules read-only under /bundle, a /tmp
 // of each request's own, and /dev/null, zero, random and full. The synchronous API does the work;
 // the callback API calls back on a later microtask and fs.promises (node:fs/promises) settles
-// with the same results. Streams read and write through the same files. As in workerd, glob,
-// watch, watchFile and unwatchFile are not implemented.
+// with the same results. Streams read and write through the same files. glob is
+// node:internal/fs_glob's; as in workerd, watch, watchFile and unwatchFile are not implemented.
 const { Buffer } = require("node:buffer");
 const { notImplementedError, invalidArgType } = require("node:internal/errors");
 const vfs = require("node:internal/vfs");
@@ -23,7 +23,7 @@ const constants = Object.freeze({"UV_FS_SYMLINK_DIR":1, "UV_FS_SYMLINK_JUNCTION"
 // ---- Stats, Dirent, Dir --------------------------------------------------------------------------
 
 class Stats {
-  constructor(node) {
+  constructor(node, bigint = false) {
     this.dev = 0;
     this.mode = node.mode;
     this.nlink = node.nlink;
@@ -38,11 +38,20 @@ class Stats {
       this[`${time}Ms`] = node[`${time}Ms`];
       this[time] = new Date(node[`${time}Ms`]);
     }
+    // { bigint: true }: Node's BigIntStats — integer fields as bigints, and the times in ns too.
+    if (bigint) {
+      for (const key of ["dev", "mode", "nlink", "uid", "gid", "rdev", "blksize", "ino", "size", "blocks"]) this[key] = BigInt(this[key]);
+      for (const time of ["atime", "mtime", "ctime", "birthtime"]) {
+        const ms = node[`${time}Ms`];
+        this[`${time}Ms`] = BigInt(Math.floor(ms));
+        this[`${time}Ns`] = BigInt(Math.floor(ms)) * 1000000n + BigInt(Math.round((ms % 1) * 1e6));
+      }
+    }
   }
-  isFile() { return (this.mode & constants.S_IFMT) === S_IFREG; }
-  isDirectory() { return (this.mode & constants.S_IFMT) === S_IFDIR; }
-  isSymbolicLink() { return (this.mode & constants.S_IFMT) === S_IFLNK; }
-  isCharacterDevice() { return (this.mode & constants.S_IFMT) === constants.S_IFCHR; }
+  isFile() { return (Number(this.mode) & constants.S_IFMT) === S_IFREG; }
+  isDirectory() { return (Number(this.mode) & constants.S_IFMT) === S_IFDIR; }
+  isSymbolicLink() { return (Number(this.mode) & constants.S_IFMT) === S_IFLNK; }
+  isCharacterDevice() { return (Number(this.mode) & constants.S_IFMT) === constants.S_IFCHR; }
   isBlockDevice() { return false; }
   isFIFO() { return false; }
   isSocket() { return false; }
@@ -74,6 +83,21 @@ function flagsOf(flags, fallback) {
   return FLAGS[flags];
 }
 const optionsOf = (options, defaults = {}) => (typeof options === "string" ? { ...defaults, encoding: options } : { ...defaults, ...(options ?? {}) });
+/** `options` (an object, or a string naming the encoding when `encodingString`), checked as workerd checks it. */
+function checkedOptions(options, { encodingString = true } = {}) {
+  if (options === undefined || options === null) return {};
+  if (typeof options === "string" && encodingString) return { encoding: options };
+  if (typeof options !== "object") throw invalidArgType("options", encodingString ? "string or an instance of Object" : "object", options);
+  return options;
+}
+function checkBoolean(value, name) {
+  if (value !== undefined && typeof value !== "boolean") throw invalidArgType(name, "boolean", value);
+  return value ?? false;
+}
+function checkEncoding(encoding) {
+  if (encoding === undefined || encoding === null || encoding === "buffer" || (typeof encoding === "string" && Buffer.isEncoding(encoding))) return encoding ?? "utf8";
+  throw Object.assign(new TypeError(`The argument 'options.encoding' is invalid encoding. Received ${typeof encoding === "string" ? `'${encoding}'` : encoding}`), { code: "ERR_INVALID_ARG_VALUE" });
+}
 function encode(buffer, encoding) {
   return encoding && encoding !== "buffer" ? buffer.toString(encoding) : buffer;
 }
@@ -113,6 +137,11 @@ function openNode(path, flags, syscall = "open") {
 }
 
 function entry(fd, syscall) {
+  if (typeof fd !== "number") throw invalidArgType("fd", "number", fd);
+  if (!Number.isInteger(fd) || fd < 0 || fd > 2147483647) {
+    const range = Number.isInteger(fd) ? ">= 0 && <= 2147483647" : "an integer";
+    throw Object.assign(new RangeError(`The value of "fd" is out of range. It must be ${range}. Received ${fd}`), { code: "ERR_OUT_OF_RANGE" });
+  }
   const found = descriptors.get(fd);
   if (found === undefined) throw fsError("EBADF", syscall);
   return found;
@@ -231,7 +260,7 @@ function writeSync(fd, data, offsetOrPosition, lengthOrEncoding, position) {
 
 function statSync(path, options) {
   try {
-    return new Stats(typeof path === "number" ? entry(path, "fstat").node : existing(toPath(path), "stat").node);
+    return new Stats(typeof path === "number" ? entry(path, "fstat").node : existing(toPath(path), "stat").node, options?.bigint === true);
   } catch (error) {
     if (options?.throwIfNoEntry === false && error.code === "ENOENT") return undefined;
     throw error;
@@ -240,7 +269,7 @@ function statSync(path, options) {
 
 function lstatSync(path, options) {
   try {
-    return new Stats(existing(toPath(path), "lstat", { follow: false }).node);
+    return new Stats(existing(toPath(path), "lstat", { follow: false }).node, options?.bigint === true);
   } catch (error) {
     if (options?.throwIfNoEntry === false && error.code === "ENOENT") return undefined;
     throw error;
@@ -262,7 +291,10 @@ function accessSync(path, mode = constants.F_OK) {
 }
 
 function readdirSync(path, options) {
-  const { encoding = "utf8", withFileTypes = false, recursive = false } = optionsOf(options);
+  const checked = checkedOptions(options);
+  const withFileTypes = checkBoolean(checked.withFileTypes, "options.withFileTypes");
+  const recursive = checkBoolean(checked.recursive, "options.recursive");
+  const encoding = checkEncoding(checked.encoding);
   const target = toPath(path);
   const { node } = existing(target, "scandir");
   if (node.kind !== "dir") throw fsError("ENOTDIR", "scandir", target);
@@ -270,7 +302,8 @@ function readdirSync(path, options) {
   const walk = (dir, dirPath, prefix) => {
     for (const name of vfs.names(dir)) {
       const child = lookup(`${dirPath === "/" ? "" : dirPath}/${name}`, "scandir", { follow: false }).node;
-      out.push(withFileTypes ? new Dirent(name, child, dirPath) : encode(Buffer.from(`${prefix}${name}`), encoding));
+      const shown = encode(Buffer.from(`${prefix}${name}`), encoding);
+      out.push(withFileTypes ? new Dirent(shown, child, dirPath) : shown);
       if (recursive && child.kind === "dir") {
         const childPath = `${dirPath === "/" ? "" : dirPath}/${name}`;
         walk(lookup(childPath, "scandir").node, childPath, `${prefix}${name}/`);
@@ -282,7 +315,8 @@ function readdirSync(path, options) {
 }
 
 function mkdirSync(path, options) {
-  const { recursive = false } = typeof options === "number" ? {} : (options ?? {});
+  const checked = typeof options === "number" ? {} : checkedOptions(options, { encodingString: false });
+  const recursive = checkBoolean(checked.recursive, "options.recursive");
   const target = toPath(path);
   const parts = target.split("/").filter(Boolean);
   let first;
@@ -290,12 +324,12 @@ function mkdirSync(path, options) {
     const partial = `/${parts.slice(0, i).join("/")}`;
     const found = lookup(partial, "mkdir");
     if (found.node !== undefined) {
-      if (i === parts.length && !recursive) throw fsError("EEXIST", "mkdir", target);
+      // As in workerd, making a directory that exists is a no-op; a file there is EEXIST.
       if (found.node.kind !== "dir") throw fsError(i === parts.length ? "EEXIST" : "ENOTDIR", "mkdir", target);
       continue;
     }
     if (found.parent === null) throw fsError("ENOENT", "mkdir", target);
-    writable(found.parent, "mkdir", target);
+    if (found.parent.readOnly) throw fsError("EPERM", "mkdir", target); // workerd's code here
     found.parent.entries.set(found.name, new Node("dir", S_IFDIR | 0o777));
     found.parent.touch();
     first ??= partial;
@@ -305,22 +339,33 @@ function mkdirSync(path, options) {
 
 let tempCounter = 0;
 function mkdtempSync(prefix, options) {
-  const chars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  // workerd's names: the prefix and a counter (not Node's six random characters).
   for (;;) {
-    let suffix = "";
-    for (const byte of crypto.getRandomValues(new Uint8Array(6))) suffix += chars[byte % chars.length];
-    const path = `${toPath(prefix)}${suffix}`;
-    if (lookup(path, "mkdtemp").node !== undefined && tempCounter++ < 100) continue;
+    const path = `${toPath(prefix)}${tempCounter++}`;
+    if (lookup(path, "mkdtemp").node !== undefined) continue;
     mkdirSync(path);
     return encode(Buffer.from(path), optionsOf(options).encoding ?? "utf8");
   }
 }
 
-function rmdirSync(path) {
+/** rm/rmdir's options: an object whose recursive/force are booleans and maxRetries/retryDelay integers. */
+function removeOptions(options, withForce) {
+  const checked = checkedOptions(options, { encodingString: false });
+  const recursive = checkBoolean(checked.recursive, "options.recursive");
+  const force = withForce ? checkBoolean(checked.force, "options.force") : false;
+  for (const name of ["maxRetries", "retryDelay"]) {
+    const value = checked[name];
+    if (value !== undefined && typeof value !== "number") throw invalidArgType(`options.${name}`, "number", value);
+  }
+  return { recursive, force };
+}
+
+function rmdirSync(path, options) {
+  const { recursive } = removeOptions(options, false);
   const target = toPath(path);
   const found = existing(target, "rmdir", { follow: false });
   if (found.node.kind !== "dir") throw fsError("ENOTDIR", "rmdir", target);
-  if (found.node.entries.size > 0) throw fsError("ENOTEMPTY", "rmdir", target);
+  if (found.node.entries.size > 0 && !recursive) throw fsError("ENOTEMPTY", "rmdir", target);
   if (found.parent === null) throw fsError("EPERM", "rmdir", target);
   writable(found.parent, "rmdir", target);
   found.parent.entries.delete(found.name);
@@ -335,14 +380,15 @@ function unlinkSync(path) {
   found.node.nlink--;
 }
 
-function rmSync(path, options = {}) {
-  const { recursive = false, force = false } = options;
+function rmSync(path, options) {
+  const { recursive, force } = removeOptions(options, true);
   const target = toPath(path);
   const found = lookup(target, "rm", { follow: false });
   if (found.node === undefined) {
     if (force) return;
     throw fsError("ENOENT", "rm", target);
   }
+  if (found.node.kind === "dir" && !recursive && found.node.entries.size > 0) throw fsError("ENOTEMPTY", "rm", target);
   if (found.node.kind === "dir" && !recursive) throw Object.assign(fsError("EISDIR", "rm", target), { code: "ERR_FS_EISDIR", message: `Path is a directory: rm returned EISDIR (is a directory) ${target}` });
   if (found.parent === null) throw fsError("EPERM", "rm", target);
   writable(found.parent, "rm", target);
@@ -372,15 +418,7 @@ function copyFileSync(from, to, mode = 0) {
   writeFileSync(dest, node.kind === "file" ? node.data : Buffer.alloc(0));
 }
 
-function cpSync(from, to, options = {}) {
-  const source = toPath(from, "src");
-  const dest = toPath(to, "dest");
-  const { node } = existing(source, "cp");
-  if (node.kind !== "dir") return copyFileSync(source, dest, options.errorOnExist && !options.force ? constants.COPYFILE_EXCL : 0);
-  if (!options.recursive) throw Object.assign(new Error(`Recursive option is required to copy a directory: ${source}`), { code: "ERR_FS_EISDIR" });
-  mkdirSync(dest, { recursive: true });
-  for (const name of node.entries.keys()) cpSync(`${source}/${name}`, `${dest}/${name}`, options);
-}
+const cpSync = (from, to, options) => require("node:internal/fs_cp").cpSync(from, to, options);
 
 function symlinkSync(target, path) {
   const where = toPath(path);
@@ -444,34 +482,76 @@ function chownSync(path) {
   existing(toPath(path), "chown");
 }
 
+const dirClosed = () => Object.assign(new Error("Directory handle was closed"), { code: "ERR_DIR_CLOSED" });
 class Dir {
   #entries;
-  constructor(path) {
+  #closed = false;
+  constructor(path, options) {
     this.path = path;
-    this.#entries = readdirSync(path, { withFileTypes: true });
+    this.#entries = readdirSync(path, { ...options, withFileTypes: true });
   }
-  readSync() { return this.#entries.shift() ?? null; }
-  async read() { return this.readSync(); }
-  closeSync() {}
-  async close() {}
+  readSync() {
+    if (this.#closed) throw dirClosed();
+    return this.#entries.shift() ?? null;
+  }
+  async read(callback) {
+    if (typeof callback === "function") {
+      let outcome;
+      try {
+        outcome = [null, this.readSync()];
+      } catch (error) {
+        outcome = [error];
+      }
+      queueMicrotask(() => callback(...outcome));
+      return;
+    }
+    return this.readSync();
+  }
+  closeSync() {
+    if (this.#closed) throw dirClosed();
+    this.#closed = true;
+  }
+  async close(callback) {
+    let error = null;
+    try {
+      this.closeSync();
+    } catch (caught) {
+      error = caught;
+    }
+    if (typeof callback === "function") queueMicrotask(() => callback(error));
+    else if (error) throw error;
+  }
+  async [Symbol.asyncDispose]() {
+    if (!this.#closed) this.closeSync();
+  }
+  [Symbol.dispose]() {
+    if (!this.#closed) this.closeSync();
+  }
   async *[Symbol.asyncIterator]() {
-    for (let dirent = this.readSync(); dirent !== null; dirent = this.readSync()) yield dirent;
+    try {
+      for (let dirent = this.readSync(); dirent !== null; dirent = this.readSync()) yield dirent;
+    } finally {
+      if (!this.#closed) this.closeSync();
+    }
   }
 }
-const opendirSync = (path) => new Dir(toPath(path));
+function opendirSync(path, options) {
+  const checked = checkedOptions(options, { encodingString: false });
+  checkEncoding(checked.encoding);
+  return new Dir(toPath(path), { encoding: checked.encoding, recursive: checked.recursive });
+}
 
-const notImplemented = (name) => ({ [name]() { throw notImplementedError(`fs.${name}`); } })[name];
 
 const sync = {
   accessSync, appendFileSync, chmodSync, fchmodSync: chmodSync, lchmodSync: chmodSync, chownSync, fchownSync: () => {}, lchownSync: chownSync,
   closeSync, copyFileSync, cpSync, existsSync, fdatasyncSync: (fd) => void entry(fd, "fdatasync"), fsyncSync: (fd) => void entry(fd, "fsync"),
-  fstatSync: (fd, options) => statSync(fd, options), ftruncateSync: truncateSync, futimesSync: utimesSync, lstatSync, linkSync, lutimesSync: utimesSync,
+  fstatSync: (fd, options) => new Stats(entry(fd, "fstat").node, options?.bigint === true), ftruncateSync: truncateSync, futimesSync: utimesSync, lstatSync, linkSync, lutimesSync: utimesSync,
   mkdirSync, mkdtempSync, openSync, opendirSync, readFileSync, readSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, rmdirSync,
   statSync, symlinkSync, truncateSync, unlinkSync, utimesSync, writeFileSync, writeSync,
   readvSync: (fd, buffers, position) => buffers.reduce((n, b) => n + readSync(fd, b, 0, b.byteLength, position === undefined || position === null ? null : position + n), 0),
   writevSync: (fd, buffers, position) => buffers.reduce((n, b) => n + writeSync(fd, b, 0, b.byteLength, position === undefined || position === null ? null : position + n), 0),
   statfsSync: () => ({ type: 0, bsize: 4096, blocks: 0, bfree: 0, bavail: 0, files: 0, ffree: 0 }),
-  globSync: notImplemented("globSync"),
+  globSync: (pattern, options) => require("node:internal/fs_glob").globSync(pattern, options, Dirent),
 };
 
 module.exports = require("node:internal/fs_api")({ constants, sync, Stats, Dirent, Dir, descriptors, entry, toPath, existing, readAt, writeAt, openNode });

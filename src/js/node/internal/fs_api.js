@@ -47,9 +47,25 @@ module.exports = function makeFs({ constants, sync, Stats, Dirent, Dir, descript
     const found = sync.existsSync(path);
     later(() => callback(found));
   };
-  fs.glob = (...args) => {
-    const callback = args.pop();
-    later(() => callback(notImplementedError("fs.glob")));
+  // opendir checks its path and options before its callback (as Node does).
+  fs.opendir = function opendir(path, options, callback) {
+    if (typeof options === "function") {
+      callback = options;
+      options = undefined;
+    }
+    toPath(path);
+    const encoding = options?.encoding;
+    if (encoding !== undefined && encoding !== null && !(encoding === "buffer" || (typeof encoding === "string" && Buffer.isEncoding(encoding)))) {
+      throw Object.assign(new TypeError(`The argument 'options.encoding' is invalid encoding. Received ${encoding}`), { code: "ERR_INVALID_ARG_VALUE" });
+    }
+    if (typeof callback !== "function") throw invalidArgType("cb", "function", callback);
+    let outcome;
+    try {
+      outcome = [null, sync.opendirSync(path, options)];
+    } catch (error) {
+      outcome = [error];
+    }
+    later(() => callback(...outcome));
   };
   for (const name of ["watch", "watchFile", "unwatchFile"]) {
     fs[name] = () => {
@@ -59,13 +75,24 @@ module.exports = function makeFs({ constants, sync, Stats, Dirent, Dir, descript
 
   // ---- fs.promises ----
 
-  class FileHandle {
+  const EventEmitter = require("node:events");
+  class FileHandle extends EventEmitter {
     #fd;
     constructor(fd) {
+      super();
       this.#fd = fd;
     }
+    /** The descriptor; undefined once closed (as Node's, whose fd is then -1 internally). */
     get fd() {
       return this.#fd;
+    }
+    async readv(buffers, position) {
+      const bytesRead = sync.readvSync(this.#fd, buffers, position);
+      return { bytesRead, buffers };
+    }
+    async writev(buffers, position) {
+      const bytesWritten = sync.writevSync(this.#fd, buffers, position);
+      return { bytesWritten, buffers };
     }
     async read(buffer = Buffer.alloc(16384), offset = 0, length = buffer.byteLength - offset, position = null) {
       if (buffer !== null && typeof buffer === "object" && !ArrayBuffer.isView(buffer)) ({ buffer = Buffer.alloc(16384), offset = 0, length = buffer.byteLength - offset, position = null } = buffer);
@@ -100,16 +127,49 @@ module.exports = function makeFs({ constants, sync, Stats, Dirent, Dir, descript
       return sync.futimesSync(this.#fd, atime, mtime);
     }
     async close() {
+      if (this.#fd === undefined) return;
       if (descriptors.has(this.#fd)) sync.closeSync(this.#fd);
+      this.#fd = undefined;
+      this.emit("close");
     }
     async [Symbol.asyncDispose]() {
       return this.close();
     }
     createReadStream(options) {
-      return fs.createReadStream(null, { ...options, fd: this.#fd });
+      return fs.createReadStream(undefined, { ...options, fd: this });
     }
     createWriteStream(options) {
-      return fs.createWriteStream(null, { ...options, fd: this.#fd });
+      return fs.createWriteStream(undefined, { ...options, fd: this });
+    }
+    /** A byte ReadableStream of the file from its current position; closes the handle at its end unless autoClose is false. */
+    readableWebStream(options = {}) {
+      if (this.#fd === undefined) throw Object.assign(new Error("EBADF: bad file descriptor, read"), { code: "EBADF", errno: -9, syscall: "read" });
+      const autoClose = options?.autoClose !== false;
+      return new ReadableStream({
+        pull: async (controller) => {
+          if (this.#fd === undefined) {
+            controller.close();
+            return;
+          }
+          const chunk = Buffer.alloc(16384);
+          let bytesRead;
+          try {
+            ({ bytesRead } = await this.read(chunk, 0, chunk.length, null));
+          } catch (error) {
+            controller.error(error);
+            return;
+          }
+          if (bytesRead === 0) {
+            controller.close();
+            if (autoClose) await this.close();
+            return;
+          }
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, bytesRead));
+        },
+        cancel: async () => {
+          if (autoClose) await this.close();
+        },
+      });
     }
   }
 
@@ -119,9 +179,9 @@ module.exports = function makeFs({ constants, sync, Stats, Dirent, Dir, descript
     promises[name.slice(0, -"Sync".length)] = promiseOf(name.slice(0, -"Sync".length));
   }
   promises.open = async (path, flags, mode) => new FileHandle(sync.openSync(path, flags, mode));
-  promises.opendir = async (path) => sync.opendirSync(path);
-  promises.glob = async () => {
-    throw notImplementedError("fs.promises.glob");
+  promises.opendir = async (path, options) => sync.opendirSync(path, options);
+  promises.glob = async function* glob(pattern, options) {
+    yield* sync.globSync(pattern, options);
   };
   promises.watch = () => {
     throw notImplementedError("fs.promises.watch");
@@ -130,78 +190,18 @@ module.exports = function makeFs({ constants, sync, Stats, Dirent, Dir, descript
 
   // ---- Streams ----
 
-  const { Readable, Writable } = require("node:stream");
-
-  class ReadStream extends Readable {
-    #fd;
-    #position;
-    #end;
-    constructor(path, options = {}) {
-      options = typeof options === "string" ? { encoding: options } : options;
-      super({ highWaterMark: options.highWaterMark ?? 64 * 1024, encoding: options.encoding });
-      this.path = path === null ? undefined : toPath(path);
-      this.#fd = options.fd ?? sync.openSync(this.path, options.flags ?? "r");
-      this.fd = this.#fd;
-      this.#position = options.start ?? 0;
-      this.#end = options.end ?? Infinity;
-      this.bytesRead = 0;
-      this.autoClose = options.autoClose !== false;
-      later(() => this.emit("open", this.#fd));
-    }
-    _read() {
-      try {
-        // Chunks of highWaterMark bytes, as Node's ReadStream reads them.
-        const want = Math.min(this.readableHighWaterMark, this.#end - this.#position + 1);
-        const chunk = Buffer.alloc(Math.max(0, want));
-        const count = want > 0 ? sync.readSync(this.#fd, chunk, 0, want, this.#position) : 0;
-        this.#position += count;
-        this.bytesRead += count;
-        this.push(count > 0 ? chunk.subarray(0, count) : null);
-      } catch (error) {
-        this.destroy(error);
-      }
-    }
-    _destroy(error, callback) {
-      if (this.autoClose && descriptors.has(this.#fd)) sync.closeSync(this.#fd);
-      callback(error);
-    }
-  }
-
-  class WriteStream extends Writable {
-    #fd;
-    constructor(path, options = {}) {
-      options = typeof options === "string" ? { encoding: options } : options;
-      super({ highWaterMark: options.highWaterMark, decodeStrings: true, defaultEncoding: options.encoding ?? "utf8" });
-      this.path = path === null ? undefined : toPath(path);
-      this.#fd = options.fd ?? sync.openSync(this.path, options.flags ?? "w");
-      this.fd = this.#fd;
-      this.bytesWritten = 0;
-      this.autoClose = options.autoClose !== false;
-      later(() => this.emit("open", this.#fd));
-    }
-    _write(chunk, encoding, callback) {
-      try {
-        this.bytesWritten += sync.writeSync(this.#fd, chunk);
-        callback();
-      } catch (error) {
-        callback(error);
-      }
-    }
-    _destroy(error, callback) {
-      if (this.autoClose && descriptors.has(this.#fd)) sync.closeSync(this.#fd);
-      callback(error);
-    }
-    close(callback) {
-      this.end(callback);
-    }
-  }
+  const { ReadStream, WriteStream } = require("node:internal/fs_streams")({ fs, FileHandle, toPath });
 
   fs.ReadStream = ReadStream;
   fs.WriteStream = WriteStream;
   fs.FileReadStream = ReadStream;
   fs.FileWriteStream = WriteStream;
-  fs.createReadStream = (path, options) => new ReadStream(path, options);
-  fs.createWriteStream = (path, options) => new WriteStream(path, options);
+  fs.createReadStream = function createReadStream(path, options) {
+    return new ReadStream(path, options);
+  };
+  fs.createWriteStream = function createWriteStream(path, options) {
+    return new WriteStream(path, options);
+  };
   fs.openAsBlob = async (path, options = {}) => new Blob([sync.readFileSync(path)], { type: options.type ?? "" });
   return fs;
 };

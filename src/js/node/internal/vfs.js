@@ -73,7 +73,7 @@ const bundle = new Node("dir", S_IFDIR | 0o555, true);
 const dev = new Node("dir", S_IFDIR | 0o555, true);
 root.entries.set("bundle", bundle);
 root.entries.set("dev", dev);
-for (const name of ["null", "zero", "random", "full"]) dev.entries.set(name, makeDevice(name));
+for (const name of ["null", "zero", "full", "random"]) dev.entries.set(name, makeDevice(name));
 
 /** /bundle's files, made from the worker's modules on first use. */
 let bundleFilled = false;
@@ -131,6 +131,7 @@ function cwd() {
 /** The names in directory node `dir` (/bundle filled first; / lists bundle, tmp and dev, as workerd). */
 function names(dir) {
   if (dir === root) return ["bundle", "tmp", "dev"]; // workerd's order
+  if (dir === dev) return [...dev.entries.keys()]; // null, zero, full, random, as workerd lists them
   if (dir === bundle) fillBundle();
   return [...dir.entries.keys()].sort();
 }
