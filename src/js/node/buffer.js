@@ -90,3 +90,29 @@ Buffer.byteLength = function (string, encoding) {
 Buffer.isEncoding = function (encoding) {
   return isBase64url(encoding) || Reflect.apply(isEncoding, this, arguments);
 };
+
+// UTF-8 decoding as Node's (the WHATWG decoder's U+FFFD for each maximal invalid subpart, the
+// BOM kept), so that node:string_decoder's pieces decode as the whole Buffer does.
+const utf8Decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+const isUtf8Name = (encoding) => encoding === undefined || encoding === "utf8" || (typeof encoding === "string" && /^utf-?8$/i.test(encoding));
+const { toString: packageToString } = Buffer.prototype;
+Buffer.prototype.toString = function toString(encoding, start, end) {
+  if (!isUtf8Name(encoding)) return Reflect.apply(packageToString, this, arguments);
+  const length = this.length;
+  start = start === undefined || start <= 0 ? 0 : Math.trunc(start) || 0;
+  end = end === undefined || end > length ? length : Math.trunc(end) || 0;
+  if (start >= length || end <= start) return "";
+  return utf8Decoder.decode(this.subarray(start, end));
+};
+
+// equals() takes any Uint8Array, as Node's does.
+Buffer.prototype.equals = function equals(otherBuffer) {
+  if (!(otherBuffer instanceof Uint8Array)) {
+    const { describeReceived } = require("node:internal/errors");
+    throw Object.assign(new TypeError(`The "otherBuffer" argument must be an instance of Buffer or Uint8Array. Received ${describeReceived(otherBuffer)}`), { code: "ERR_INVALID_ARG_TYPE" });
+  }
+  if (this === otherBuffer) return true;
+  if (this.byteLength !== otherBuffer.byteLength) return false;
+  for (let i = 0; i < this.byteLength; i++) if (this[i] !== otherBuffer[i]) return false;
+  return true;
+};
