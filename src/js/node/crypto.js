@@ -378,6 +378,9 @@ exports.diffieHellman = function diffieHellman(options) {
   return Buffer.from(native("subtle", "deriveBits", { kind, namedCurve: mine.curve, key: mine.der, public: theirs.der }));
 };
 
+// checkPrime(Sync) and generatePrime(Sync): internal/crypto_prime.js.
+Object.assign(exports, require("node:internal/crypto_prime"));
+
 // Not provided (see docs/compatibility.md): DiffieHellman groups, ECDH objects, privateEncrypt/publicDecrypt,
 // X509Certificate, Certificate, createCipher/createDecipher (deprecated, no IV).
 for (const name of ["createDiffieHellman", "createDiffieHellmanGroup", "getDiffieHellman", "createECDH", "privateEncrypt", "publicDecrypt"]) {
