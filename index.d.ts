@@ -524,6 +524,12 @@ export interface DurableObjectOptions {
   sql?: boolean;
   /** Evict an object's live instance after this many ms without calls (default 70000; `Infinity`: never). */
   evictAfterMs?: number;
+  /**
+   * Miniflare's name for the namespace, `<script>-<Class>`: ids become workerd's and each
+   * object's storage is workerd's own file, `<dir>/<uniqueKey>/<id>.sqlite`, as `wrangler dev`
+   * keeps it (loadProject() gives it; docs/durable-objects.md).
+   */
+  uniqueKey?: string;
 }
 
 /**

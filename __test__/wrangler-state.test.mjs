@@ -1,12 +1,12 @@
-// Local state shared with wrangler (lib/project/wrangler-state.js, lib/project/state-cli.js):
-// Miniflare 4 (what `wrangler dev --local` and `wrangler d1 execute --local` run) writes D1, KV and
-// R2 state under <project>/.wrangler/state/v3 through its own API, and workerbox reads it (D1 and
-// KV live, R2 imported on first start); workerbox's D1 writes, migrations and KV writes are read
-// back by Miniflare; Durable Object ids, files and schema as workerd keeps them are pinned down
-// (not shared yet); state in the old .workerbox/state layout is carried over; the CLI's d1 execute,
-// kv key and r2 object commands. scripts/wrangler-state-roundtrip.mjs does the same with wrangler,
-// run by the last test when wrangler is installed in bench/.tools and a Node 22.12+ is at hand
-// (this one, or WRANGLER_NODE); otherwise that test is skipped (CI does not install wrangler).
+// Local state shared with wrangler (lib/project/wrangler-state.js, wrangler-kv.js, wrangler-r2.js,
+// state-cli.js): Miniflare 4 (what `wrangler dev --local` and `wrangler d1 execute --local` run)
+// writes D1, KV, R2 and Durable Object state under <project>/.wrangler/state/v3 through its own API
+// and workerbox reads it live, and the other way round (R2 multipart uploads Miniflare made
+// included; Durable Objects' ids, KV and SQL storage and alarms); state in the old
+// .workerbox/state layout is carried over; the CLI's d1 execute, kv key and r2 object commands.
+// scripts/wrangler-state-roundtrip.mjs does the same with wrangler, run by the last test when
+// wrangler is installed in bench/.tools and a Node 22.12+ is at hand (this one, or WRANGLER_NODE);
+// otherwise that test is skipped (CI does not install wrangler).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -208,49 +208,136 @@ test("written by workerbox (R2 puts, replacements and deletes from a worker and 
   assert.equal(await (await bucket.get("node.bin")).text(), "by miniflare");
 });
 
-// Durable Objects are not shared yet (docs/projects.md says why): this pins down what sharing has to
-// match, as Miniflare (workerd) keeps it — the id from idFromName(), the file's place and schema,
-// the alarm's units — read through workerbox's D1 store opened on workerd's file.
-test("Durable Objects under Miniflare: ids, files and schema as workerd keeps them (what sharing must match)", { skip: noWorkerd, timeout: 120_000 }, async (t) => {
-  const dir = project(t);
-  const v3 = path.join(dir, ".wrangler", "state", "v3");
-  const mf = new Miniflare({
-    name: "shared-state",
-    modules: true,
-    script: `import { DurableObject } from "cloudflare:workers";
-      export class Counter extends DurableObject {
-        async fetch() {
-          await this.ctx.storage.put("k", { n: 1 });
-          this.ctx.storage.sql.exec("CREATE TABLE u (a TEXT)");
-          this.ctx.storage.sql.exec("INSERT INTO u VALUES ('row')");
-          await this.ctx.storage.setAlarm(1_800_000_000_000);
-          return new Response("ok");
-        }
-        alarm() {}
+// Durable Objects are shared live: the same worker under Miniflare (workerd) and under workerbox
+// reads what the other wrote — storage through the KV API and the SQL API, the alarm — with the
+// same ids from idFromName(), newUniqueId() and idFromString() (workerd's MAC check and errors).
+const DO_WORKER = `import { DurableObject } from "cloudflare:workers";
+export class Counter extends DurableObject {
+  async fetch(request) {
+    const url = new URL(request.url);
+    const s = this.ctx.storage;
+    if (url.pathname === "/write") {
+      const who = url.searchParams.get("who");
+      await s.put("k", { n: 1, who });
+      await s.put("é-" + who, who);
+      s.sql.exec("CREATE TABLE IF NOT EXISTS u (a TEXT)");
+      s.sql.exec("INSERT INTO u VALUES (?)", who);
+      await s.setAlarm(Number(url.searchParams.get("alarm")));
+      return new Response("ok");
+    }
+    const rows = s.sql.exec("SELECT name FROM sqlite_master WHERE name = 'u'").toArray().length ? s.sql.exec("SELECT a FROM u ORDER BY rowid").toArray().map((r) => r.a) : [];
+    return Response.json({ list: [...(await s.list()).entries()], rows, alarm: await s.getAlarm(), id: this.ctx.id.toString() });
+  }
+  async alarm() {
+    await this.ctx.storage.put("alarmed", "yes");
+  }
+}
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    if (url.pathname === "/unique") return new Response(env.NS.newUniqueId().toString());
+    if (url.pathname === "/check") {
+      try {
+        return new Response("valid " + env.NS.idFromString(url.searchParams.get("id")).toString());
+      } catch (error) {
+        return new Response(error.name + ": " + error.message);
       }
-      export default { async fetch(request, env) { const id = env.NS.idFromName("x"); await env.NS.get(id).fetch("http://do/"); return new Response(id.toString()); } };`,
-    durableObjects: { NS: { className: "Counter", useSQLite: true } },
-    defaultPersistRoot: v3,
-  });
-  const id = await (await mf.dispatchFetch("http://localhost/")).text();
-  await mf.dispose();
-  // workerd's idFromName with Miniflare's unique key `<script>-<Class>` (workerbox's differs today).
-  assert.equal(id, miniflareObjectId("shared-state-Counter", "x"));
-  const file = path.join(v3, "do", "shared-state-Counter", `${id}.sqlite`);
-  assert.ok(fs.existsSync(file), `${file} exists`);
+    }
+    const id = url.searchParams.has("id") ? env.NS.idFromString(url.searchParams.get("id")) : env.NS.idFromName(url.searchParams.get("name") ?? "x");
+    return env.NS.get(id).fetch(request);
+  },
+};`;
 
-  const db = d1({ dir: file }).database();
-  const columns = async (table) => (await db.prepare(`SELECT name, type FROM pragma_table_info('${table}')`).all()).results;
-  assert.deepEqual(await columns("_cf_KV"), [{ name: "key", type: "TEXT" }, { name: "value", type: "BLOB" }]);
-  const [kvRow] = (await db.prepare("SELECT key, typeof(key) AS t, hex(value) AS v FROM _cf_KV").all()).results;
-  assert.deepEqual([kvRow.key, kvRow.t], ["k", "text"]);
-  assert.match(kvRow.v, /^FF/, "the value is V8-serialized, as workerbox keeps it");
-  assert.deepEqual((await db.prepare("SELECT a FROM u").all()).results, [{ a: "row" }]);
-  // The alarm: nanoseconds in _cf_METADATA row 1 (workerbox keeps milliseconds there) and an index
-  // of every object's alarm in the namespace's metadata.sqlite.
-  assert.equal(String((await db.prepare("SELECT CAST(value AS TEXT) AS v FROM _cf_METADATA WHERE key = 1").first()).v), "1800000000000000000");
-  const meta = d1({ dir: path.join(v3, "do", "shared-state-Counter", "metadata.sqlite") }).database();
-  assert.deepEqual((await meta.prepare("SELECT actor_id, CAST(scheduled_time AS TEXT) AS at FROM _cf_ALARM").all()).results, [{ actor_id: id, at: "1800000000000000000" }]);
+test("Durable Objects shared with Miniflare (wrangler's local mode): ids, KV and SQL storage and alarms, both ways", { skip: noWorkerd, timeout: 180_000 }, async (t) => {
+  const dir = project(t, {
+    ...CONFIG,
+    durable_objects: { bindings: [{ name: "NS", class_name: "Counter" }] },
+    migrations: [{ tag: "v1", new_sqlite_classes: ["Counter"] }],
+  });
+  fs.writeFileSync(path.join(dir, "src", "index.js"), DO_WORKER);
+  const v3 = path.join(dir, ".wrangler", "state", "v3");
+  const start = () =>
+    new Miniflare({
+      name: "shared-state",
+      modules: true,
+      script: DO_WORKER,
+      durableObjects: { NS: { className: "Counter", useSQLite: true } },
+      defaultPersistRoot: v3,
+    });
+  const text = async (target, url) => (await target.dispatchFetch(url)).text();
+
+  // Miniflare writes: an object by name and one by a unique id.
+  let mf = start();
+  assert.equal(await text(mf, "http://localhost/write?who=miniflare&alarm=1800000000000"), "ok");
+  const theirUnique = await text(mf, "http://localhost/unique");
+  assert.equal(await text(mf, `http://localhost/write?id=${theirUnique}&who=mf-unique&alarm=1800000000000`), "ok");
+  const forged = theirUnique.slice(0, 63) + (theirUnique[63] === "0" ? "1" : "0");
+  const theirChecks = [await text(mf, `http://localhost/check?id=${forged}`), await text(mf, "http://localhost/check?id=zz"), await text(mf, `http://localhost/check?id=${theirUnique.toUpperCase()}`)];
+  await mf.dispose();
+
+  // workerbox reads them, with the same ids and the same idFromString() answers.
+  const loaded = await loadProject(dir);
+  assert.deepEqual(loaded.stateNotes, []);
+  assert.equal(loaded.bindings.NS.idFromName("x"), miniflareObjectId("shared-state-Counter", "x"));
+  let worker = await createWorker({ ...loaded.options, onLog() {} });
+  const wb = { dispatchFetch: (url) => dispatch(worker, url) };
+  const read = async (target, query = "") => JSON.parse(await text(target, `http://localhost/read${query}`));
+  assert.deepEqual(await read(wb), {
+    list: [["k", { n: 1, who: "miniflare" }], ["é-miniflare", "miniflare"]],
+    rows: ["miniflare"],
+    alarm: 1_800_000_000_000,
+    id: miniflareObjectId("shared-state-Counter", "x"),
+  });
+  assert.deepEqual((await read(wb, `?id=${theirUnique}`)).rows, ["mf-unique"]);
+  const ourChecks = [await text(wb, `http://localhost/check?id=${forged}`), await text(wb, "http://localhost/check?id=zz"), await text(wb, `http://localhost/check?id=${theirUnique.toUpperCase()}`)];
+  assert.deepEqual(ourChecks, theirChecks);
+  assert.deepEqual(ourChecks, ["TypeError: Durable Object ID is not valid for this namespace.", "TypeError: Invalid Durable Object ID: must be 64 hex digits", `valid ${theirUnique}`]);
+
+  // workerbox writes: the same object, one by its own unique id, and an alarm due in a moment.
+  assert.equal(await text(wb, "http://localhost/write?who=workerbox&alarm=1900000000000"), "ok");
+  const ourUnique = await text(wb, "http://localhost/unique");
+  assert.equal(await text(wb, `http://localhost/write?id=${ourUnique}&who=wb-unique&alarm=1900000000000`), "ok");
+  assert.equal(await text(wb, `http://localhost/write?name=soon&who=wb-soon&alarm=${Date.now() + 1500}`), "ok");
+  assert.deepEqual((await loaded.bindings.NS.ids()).sort(), [theirUnique, ourUnique, miniflareObjectId("shared-state-Counter", "x"), miniflareObjectId("shared-state-Counter", "soon")].sort());
+  await worker.dispose();
+  const files = fs.readdirSync(path.join(v3, "do", "shared-state-Counter")).filter((f) => f.endsWith(".sqlite")).sort();
+  assert.deepEqual(files, [...[theirUnique, ourUnique, miniflareObjectId("shared-state-Counter", "x"), miniflareObjectId("shared-state-Counter", "soon")].map((id) => `${id}.sqlite`), "metadata.sqlite"].sort());
+
+  // Miniflare reads them, and runs the alarm workerbox set (from metadata.sqlite's _cf_ALARM).
+  mf = start();
+  t.after(() => mf.dispose());
+  assert.deepEqual(await read(mf), {
+    list: [["k", { n: 1, who: "workerbox" }], ["é-miniflare", "miniflare"], ["é-workerbox", "workerbox"]],
+    rows: ["miniflare", "workerbox"],
+    alarm: 1_900_000_000_000,
+    id: miniflareObjectId("shared-state-Counter", "x"),
+  });
+  assert.deepEqual((await read(mf, `?id=${ourUnique}`)).rows, ["wb-unique"]);
+  let soon;
+  for (let i = 0; i < 50; i++) {
+    soon = await read(mf, "?name=soon");
+    if (soon.alarm === null) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  assert.deepEqual(soon.list, [["alarmed", "yes"], ["k", { n: 1, who: "wb-soon" }], ["é-wb-soon", "wb-soon"]], "workerd ran the alarm workerbox stored");
+  await mf.dispose();
+
+  // And workerbox again, after Miniflare: the alarm it ran is gone here too.
+  worker = await createWorker({ ...(await loadProject(dir)).options, onLog() {} });
+  t.after(() => worker.dispose());
+  assert.equal((await read({ dispatchFetch: (url) => dispatch(worker, url) }, "?name=soon")).alarm, null);
+});
+
+test("Durable Objects kept in workerbox's own layout before stay there, and the log says why", async (t) => {
+  const dir = project(t, { ...CONFIG, durable_objects: { bindings: [{ name: "NS", class_name: "Counter" }] }, migrations: [{ tag: "v1", new_sqlite_classes: ["Counter"] }] });
+  fs.writeFileSync(path.join(dir, "src", "index.js"), DO_WORKER);
+  const own = path.join(dir, ".wrangler", "state", "v3", "workerbox", "do", "Counter");
+  fs.mkdirSync(own, { recursive: true });
+  fs.writeFileSync(path.join(own, `${"ab".repeat(32)}.sqlite3`), "");
+  const loaded = await loadProject(dir);
+  assert.equal(loaded.bindings.NS.uniqueKey, undefined);
+  assert.equal(loaded.stateNotes.length, 1, loaded.stateNotes.join("\n"));
+  assert.match(loaded.stateNotes[0], /^Durable Objects NS \(Counter\): its objects stay in workerbox's own layout .* their ids cannot be turned into workerd's/);
 });
 
 test("state in the old .workerbox/state layout is copied to .wrangler/state/v3 on the first start", async (t) => {

@@ -13,7 +13,7 @@ const rpc = require("./rpc.js");
 
 const CLASS_NAME = /^[A-Za-z_$][\w$]*$/;
 const HEX_ID = /^[0-9a-f]{64}$/;
-const OPTIONS = ["worker", "dir", "sql", "evictAfterMs"];
+const OPTIONS = ["worker", "dir", "sql", "evictAfterMs", "uniqueKey"];
 /** workerd evicts an idle object after 70 to 140 seconds; this is the lower end. */
 const DEFAULT_EVICT_AFTER_MS = 70_000;
 /** An alarm whose handler throws is retried up to 6 times, 2 s after the first failure and
@@ -33,7 +33,9 @@ function setLogger(logger) {
 /**
  * A Durable Object namespace binding for class `className`, exported by the worker it is bound
  * to or by `options.worker`. Storage is in memory, or one SQLite file per object under
- * `options.dir` (`<dir>/<className>/<id>.sqlite3`).
+ * `options.dir` (`<dir>/<className>/<id>.sqlite3`). With `options.uniqueKey` (Miniflare's
+ * `<script>-<Class>`; loadProject gives it) ids are workerd's and each object's file is
+ * `<dir>/<uniqueKey>/<id>.sqlite` in workerd's layout, as `wrangler dev` keeps it.
  */
 function durableObject(className, options = {}) {
   if (typeof className !== "string" || !CLASS_NAME.test(className)) {
@@ -42,25 +44,29 @@ function durableObject(className, options = {}) {
   if (options === null || typeof options !== "object") throw new TypeError("durableObject(): options must be an object such as { worker, dir }");
   const unknown = Object.keys(options).filter((key) => !OPTIONS.includes(key));
   if (unknown.length > 0) throw new TypeError(`durableObject(): unknown option${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: ${OPTIONS.join(", ")})`);
-  const { worker, dir, sql = true, evictAfterMs = DEFAULT_EVICT_AFTER_MS } = options;
+  const { worker, dir, sql = true, evictAfterMs = DEFAULT_EVICT_AFTER_MS, uniqueKey } = options;
+  if (uniqueKey !== undefined && (typeof uniqueKey !== "string" || uniqueKey === "" || /[/\\\0]/.test(uniqueKey) || uniqueKey.startsWith("."))) {
+    throw new TypeError(`durableObject(): options.uniqueKey must be a non-empty name usable as a folder name (Miniflare's "<script>-<Class>"), got ${JSON.stringify(uniqueKey)}`);
+  }
   if (worker !== undefined && !rpc.isWorker(worker)) throw new TypeError("durableObject(): options.worker must be a workerbox worker that exports the class");
   if (dir !== undefined && (typeof dir !== "string" || dir === "")) throw new TypeError("durableObject(): options.dir must be a folder path");
   if (typeof sql !== "boolean") throw new TypeError("durableObject(): options.sql must be a boolean (false: the class has no SQL API, as for a new_classes migration)");
   if (!(evictAfterMs === Infinity || (Number.isInteger(evictAfterMs) && evictAfterMs >= 0 && evictAfterMs <= MAX_TIMER_MS))) {
     throw new TypeError(`durableObject(): options.evictAfterMs must be a number of milliseconds (0 or more) or Infinity, got ${String(evictAfterMs)}`);
   }
-  const binding = new DurableObjectNamespaceBinding(`durable_object:${className}`, null);
+  const binding = new DurableObjectNamespaceBinding(`durable_object:${className}${uniqueKey === undefined ? "" : `:${uniqueKey}`}`, null);
   binding.className = className;
   binding.worker = worker;
   binding.dir = dir === undefined ? undefined : path.resolve(dir);
   binding.sql = sql;
+  binding.uniqueKey = uniqueKey;
   binding.evictAfterMs = evictAfterMs;
   binding.answer = (method, args, bytes, caller) => answer(binding, method, args, bytes, caller);
   return binding;
 }
 
 /** Where an object lives and what the worker needs to make it. */
-const specOf = (namespace, id, name = null) => ({ className: namespace.className, id, name, dir: namespace.dir, sql: namespace.sql });
+const specOf = (namespace, id, name = null) => ({ className: namespace.className, id, name, dir: namespace.dir, sql: namespace.sql, uniqueKey: namespace.uniqueKey });
 
 async function answer(namespace, method, args, bytes, caller) {
   const home = namespace.worker ?? caller;
@@ -165,8 +171,8 @@ async function fireAlarm(home, key, entry) {
 /** `#durable` calls from a worker's objects (setAlarm/deleteAlarm tell the host the time). */
 async function callFromWorker(method, args, caller) {
   if (method !== "setAlarm") throw new TypeError(`unknown Durable Object host operation "${method}"`);
-  const { className, id, name = null, dir, sql, time } = args;
-  scheduleAlarm(caller, { className, id, name, dir, sql }, time);
+  const { className, id, name = null, dir, sql, uniqueKey, time } = args;
+  scheduleAlarm(caller, { className, id, name, dir, sql, uniqueKey }, time);
   return { json: "null" };
 }
 
@@ -182,7 +188,7 @@ async function workerCreated(worker, definitions) {
     if (definition.dir === undefined) continue;
     const scanned = restored.get(home) ?? new Set();
     restored.set(home, scanned);
-    const where = `${definition.className}\u0000${definition.dir}`;
+    const where = `${definition.className}\u0000${definition.dir}\u0000${definition.uniqueKey ?? ""}`;
     if (scanned.has(where)) continue;
     scanned.add(where);
     const stored = await hostCall(home, specOf(definition, undefined), "alarms");
@@ -239,7 +245,12 @@ class DurableObjectNamespaceBinding extends Binding {
 
   /** The id `env.NS.idFromName(name)` gives in the worker, as a hex string. */
   idFromName(name) {
-    return require("node:crypto").createHmac("sha256", this.className).update(String(name)).digest("hex");
+    const crypto = require("node:crypto");
+    if (this.uniqueKey === undefined) return crypto.createHmac("sha256", this.className).update(String(name)).digest("hex");
+    // workerd's: the name's HMAC keyed by SHA-256(unique key), then the HMAC of that (src/js/85_durable.js).
+    const key = crypto.createHash("sha256").update(this.uniqueKey).digest();
+    const base = crypto.createHmac("sha256", key).update(String(name)).digest().subarray(0, 16);
+    return Buffer.concat([base, crypto.createHmac("sha256", key).update(base).digest().subarray(0, 16)]).toString("hex");
   }
 
   /** The ids of the objects that have storage (files under `dir`, or databases in memory). */

@@ -77,8 +77,8 @@ const BINDING_FACTORIES = {
       // workerd's KV-only storage: no ctx.storage.sql.
       const sqlite = config.migrations.some((m) => m.newSqliteClasses.includes(entry.className));
       const kvOnly = !sqlite && config.migrations.some((m) => m.newClasses.includes(entry.className));
-      // One SQLite file per object: <state>/workerbox/do/<ClassName>/<id>.sqlite3.
-      return durableObject(entry.className, { ...(state ? { dir: path.join(ownDir(state), "do") } : {}), ...(kvOnly ? { sql: false } : {}) });
+      // One SQLite file per object, workerd's: <state>/do/<name>-<ClassName>/<id>.sqlite (wrangler-state.js).
+      return durableObject(entry.className, { ...(state ? wranglerState.durableOptions(state, config, entry) : {}), ...(kvOnly ? { sql: false } : {}) });
     },
   },
   workflows: {

@@ -14,8 +14,13 @@
 //   (`r2/miniflare-R2BucketObject/<id>.sqlite`) and its blob files (`r2/<bucket>/blobs/`), read
 //   and written by a handler-backed storage() binding (wrangler-r2.js). R2 data workerbox kept in
 //   its own format before is moved in on the first start.
-// - Durable Objects, queues and workflows stay in workerbox's own format under `workerbox/`:
-//   workerbox's object ids and storage files differ from workerd's (docs/projects.md).
+// - Durable Objects are shared live: a namespace has workerd's ids (Miniflare's unique key
+//   `<script>-<Class>`) and each object is workerd's own file, `do/<script>-<Class>/<id>.sqlite`,
+//   with the alarm also in the namespace's `metadata.sqlite` (src/runtime/store/durable.rs). A
+//   class that already has objects in workerbox's own layout (`workerbox/do/<Class>/`) stays
+//   there: those ids cannot be turned into workerd's (a name cannot be had back from its id), and
+//   the dev log says so.
+// - Queues and workflows stay in workerbox's own format under `workerbox/`.
 // State from before (`<project>/.workerbox/state`, or a --persist-to folder in the old layout) is
 // copied here on the first start, so nothing kept there is lost.
 
@@ -178,6 +183,26 @@ async function importOwnR2(v3, entry, binding) {
   return count;
 }
 
+/** Whether folder `dir` holds Durable Object files in workerbox's own layout. */
+function hasOwnObjects(dir) {
+  try {
+    return fs.readdirSync(dir).some((name) => name.endsWith(".sqlite3"));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * durableObject() options for a project's class `entry.className`: workerd's ids and files under
+ * `do/` (shared with wrangler), unless the class has objects in workerbox's own layout already
+ * or the config has no `name` (Miniflare's unique key needs it); then `workerbox/do/`.
+ */
+function durableOptions(v3, config, entry) {
+  const own = path.join(ownDir(v3), "do");
+  if (!config.name || hasOwnObjects(path.join(own, entry.className))) return { dir: own };
+  return { dir: path.join(v3, "do"), uniqueKey: `${config.name}-${entry.className}` };
+}
+
 /** On a store's first start: workerbox's own KV and R2 data into the shared namespaces and buckets; log lines. */
 async function importWranglerData(v3, config, bindings) {
   const lines = [];
@@ -193,7 +218,17 @@ async function importWranglerData(v3, config, bindings) {
     const count = await importOwnR2(v3, entry, binding);
     if (count) lines.push(`R2 ${entry.binding}: moved ${count} object(s) from workerbox's own store (${path.join(ownDir(v3), "r2")}) into wrangler's layout, now shared with wrangler`);
   }
+  for (const entry of config.bindings.durableObjects) {
+    const binding = bindings[entry.binding];
+    if (binding?.className === undefined || binding.uniqueKey !== undefined || entry.scriptName) continue;
+    const folder = path.join(ownDir(v3), "do", entry.className);
+    if (hasOwnObjects(folder)) {
+      lines.push(`Durable Objects ${entry.binding} (${entry.className}): its objects stay in workerbox's own layout (${folder}), not shared with wrangler: their ids cannot be turned into workerd's. Move that folder away to share the class's objects with wrangler from then on (starting empty)`);
+    } else if (!config.name) {
+      lines.push(`Durable Objects ${entry.binding} (${entry.className}): not shared with wrangler, as the config has no "name" (workerd's ids and files are named after "<name>-<class>")`);
+    }
+  }
   return lines;
 }
 
-module.exports = { stateRoot, ownDir, d1File, ensureD1File, importLegacy, importWranglerData, miniflareObjectId, safeName, KV_CLASS };
+module.exports = { stateRoot, ownDir, d1File, ensureD1File, importLegacy, importWranglerData, durableOptions, miniflareObjectId, safeName, KV_CLASS };

@@ -44,25 +44,66 @@ function idForName(className, name) {
   return toHex(ops.nodeHashDigest(hash));
 }
 
+// workerd's ids (src/workerd/server/actor-id-impl.c++), for a namespace given Miniflare's unique
+// key (`<script>-<Class>`, as under wrangler dev): key = SHA-256(unique key); an id is 16 bytes
+// (the name's HMAC, or random) then the first 16 bytes of the HMAC of those, so idFromString()
+// can tell an id of this namespace from any other.
+const hmac = (key, bytes) => {
+  const hash = ops.nodeHashCreate("sha256", key);
+  ops.nodeHashUpdate(hash, bytes);
+  return ops.nodeHashDigest(hash);
+};
+const workerdKeys = new Map();
+function workerdKey(uniqueKey) {
+  let key = workerdKeys.get(uniqueKey);
+  if (key === undefined) {
+    const hash = ops.nodeHashCreate("sha256");
+    ops.nodeHashUpdate(hash, encoder.encode(uniqueKey));
+    workerdKeys.set(uniqueKey, (key = ops.nodeHashDigest(hash)));
+  }
+  return key;
+}
+/** The 32-byte id whose first 16 bytes are `base`, in hex. */
+function workerdId(uniqueKey, base) {
+  const id = new Uint8Array(32);
+  id.set(base.subarray(0, 16));
+  id.set(hmac(workerdKey(uniqueKey), id.subarray(0, 16)).subarray(0, 16), 16);
+  return toHex(id);
+}
+const HEX_ANY_CASE = /^[0-9a-fA-F]{64}$/;
+
 class DurableObjectNamespace {
   #binding;
   #className;
-  constructor(token, binding, className) {
+  /** Miniflare's unique key of the namespace when its ids are workerd's, else undefined. */
+  #uniqueKey;
+  constructor(token, binding, className, uniqueKey = undefined) {
     if (token !== kDurable) throw new TypeError("Illegal constructor");
     this.#binding = binding;
     this.#className = className;
+    this.#uniqueKey = uniqueKey;
   }
   idFromName(name) {
     if (arguments.length === 0) throw new TypeError("idFromName: 1 argument required, but only 0 present.");
     name = String(name);
+    if (this.#uniqueKey !== undefined) return new DurableObjectId(kDurable, workerdId(this.#uniqueKey, hmac(workerdKey(this.#uniqueKey), encoder.encode(name))), name);
     return new DurableObjectId(kDurable, idForName(this.#className, name), name);
   }
   newUniqueId(options = undefined) {
     if (options?.jurisdiction !== undefined && typeof options.jurisdiction !== "string") throw new TypeError("newUniqueId: jurisdiction must be a string.");
+    if (this.#uniqueKey !== undefined) return new DurableObjectId(kDurable, workerdId(this.#uniqueKey, crypto.getRandomValues(new Uint8Array(16))), undefined);
     return new DurableObjectId(kDurable, toHex(crypto.getRandomValues(new Uint8Array(32))), undefined);
   }
   idFromString(id) {
     const text = String(id);
+    if (this.#uniqueKey !== undefined) {
+      if (!HEX_ANY_CASE.test(text)) throw new TypeError("Invalid Durable Object ID: must be 64 hex digits");
+      const bytes = new Uint8Array(32);
+      for (let i = 0; i < 32; i++) bytes[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
+      const hex = workerdId(this.#uniqueKey, bytes);
+      if (hex !== text.toLowerCase()) throw new TypeError("Durable Object ID is not valid for this namespace.");
+      return new DurableObjectId(kDurable, hex, undefined);
+    }
     if (!HEX_ID.test(text)) throw new TypeError("Invalid Durable Object ID: must be 64 hex digits");
     return new DurableObjectId(kDurable, text, undefined);
   }
@@ -117,7 +158,14 @@ class WebSocketRequestResponsePair {
 }
 internals.defineGlobal("WebSocketRequestResponsePair", WebSocketRequestResponsePair);
 
-internals.makeDurableObjectBinding = (name, className) => new DurableObjectNamespace(kDurable, name, className);
+// The kind's rest is "<ClassName>", or "<ClassName>:<unique key>" for workerd's ids and layout.
+internals.makeDurableObjectBinding = (name, rest) => {
+  const cut = rest.indexOf(":");
+  return cut === -1 ? new DurableObjectNamespace(kDurable, name, rest) : new DurableObjectNamespace(kDurable, name, rest.slice(0, cut), rest.slice(cut + 1));
+};
+
+/** The class argument of the storage ops: the class, or "workerd:<unique key>" (workerd's layout, src/runtime/store/durable.rs). */
+const storageClass = (spec) => (spec.uniqueKey ? `workerd:${spec.uniqueKey}` : spec.className);
 
 // ---- The objects this worker exports ----------------------------------------------------------
 
@@ -300,9 +348,9 @@ function liveObject(spec) {
   if (typeof Class !== "function") {
     throw new TypeError(`The worker exports no Durable Object class named "${spec.className}".`);
   }
-  const handle = ops.durableOpen(spec.dir ?? "", spec.className, spec.id);
+  const handle = ops.durableOpen(spec.dir ?? "", storageClass(spec), spec.id);
   const id = new DurableObjectId(kDurable, spec.id, spec.name ?? undefined);
-  const identity = { className: spec.className, id: spec.id, name: spec.name ?? null, dir: spec.dir, sql: spec.sql };
+  const identity = { className: spec.className, id: spec.id, name: spec.name ?? null, dir: spec.dir, sql: spec.sql, uniqueKey: spec.uniqueKey };
   const makeStorage = (hold) => internals.makeDurableStorage(handle, { spec: identity, sql: spec.sql !== false, hold });
   const state = new DurableObjectState(kDurable, id, makeStorage);
   entry = { state, instance: undefined, handle };
@@ -392,13 +440,13 @@ internals.durableHostCall = async function durableHostCall(call, args) {
         for (const key of [...live.keys()]) if (key.split("\u0000")[0] === spec.className) live.delete(key);
       }
       // A rollback answers [[id, alarm time or null], …] for the host to arm the alarms again.
-      return ops.durableCheckpoint(spec.dir ?? "", spec.className, call.action);
+      return ops.durableCheckpoint(spec.dir ?? "", storageClass(spec), call.action);
     }
     case "ids":
-      return ops.durableIds(spec.dir ?? "", spec.className);
+      return ops.durableIds(spec.dir ?? "", storageClass(spec));
     case "alarms":
       if (spec.dir === undefined) return [];
-      return ops.durableStoredAlarms(spec.dir, spec.className).map(([id, at]) => ({ id, at }));
+      return ops.durableStoredAlarms(spec.dir, storageClass(spec)).map(([id, at]) => ({ id, at }));
   }
   throw new TypeError(`unknown Durable Object host call "${call.kind}"`);
 };
