@@ -462,6 +462,11 @@ class WebSocketPair {
     this[0] = client;
     this[1] = server;
   }
+  /** `const [client, server] = new WebSocketPair()`, as in workerd. */
+  *[Symbol.iterator]() {
+    yield this[0];
+    yield this[1];
+  }
   get [Symbol.toStringTag]() {
     return "WebSocketPair";
   }

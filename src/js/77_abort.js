@@ -9,6 +9,7 @@ class AbortSignal extends EventTarget {
   #aborted = false;
   #reason = undefined;
   #onabort = null;
+  #onabortListener = null;
   #dependents = new Set(); // signals from AbortSignal.any() that follow this one
   #sources = null; // for a signal from AbortSignal.any(): the non-dependent signals it follows
 
@@ -35,7 +36,7 @@ class AbortSignal extends EventTarget {
   #abort(reason, keepUndefined = false) {
     if (this.#aborted) return;
     this.#aborted = true;
-    this.#reason = reason === undefined && !keepUndefined ? new internals.DOMException("This operation was aborted", "AbortError") : reason;
+    this.#reason = reason === undefined && !keepUndefined ? new internals.DOMException("The operation was aborted", "AbortError") : reason;
     const toAbort = [];
     for (const dependent of this.#dependents) {
       if (dependent.#aborted) continue;
@@ -69,9 +70,11 @@ class AbortSignal extends EventTarget {
   }
 
   set onabort(handler) {
-    if (this.#onabort) this.removeEventListener("abort", this.#onabort);
-    this.#onabort = typeof handler === "function" ? handler : null;
-    if (this.#onabort) this.addEventListener("abort", this.#onabort);
+    if (this.#onabortListener !== null) this.removeEventListener("abort", this.#onabortListener);
+    // A function or an object (called through its handleEvent), as workerd keeps; anything else is null.
+    this.#onabort = typeof handler === "function" || (typeof handler === "object" && handler !== null) ? handler : null;
+    this.#onabortListener = this.#onabort === null ? null : typeof handler === "function" ? handler : (event) => handler.handleEvent?.(event);
+    if (this.#onabortListener !== null) this.addEventListener("abort", this.#onabortListener);
   }
 
   static abort(reason = undefined) {

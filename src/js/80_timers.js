@@ -8,13 +8,41 @@ function checkCallback(callback, name) {
   }
 }
 
+/**
+ * As in workerd, an event may have at most 10 000 timers active at once: per event, the ids of
+ * its active timers and how many have finished (workerd's message gives both).
+ */
+const MAX_ACTIVE_TIMEOUTS = 10000;
+const timersByEvent = new Map(); // event id -> { active: Set<timer id>, finished }
+const eventOfTimer = new Map(); // timer id -> that record
+internals.eventEndHooks.push((id) => {
+  const record = timersByEvent.get(id);
+  if (record === undefined) return;
+  timersByEvent.delete(id);
+  for (const timer of record.active) eventOfTimer.delete(timer);
+});
+
 function arm(callback, delay, args, repeat) {
+  const event = ops.currentEvent();
+  let record;
+  if (event !== undefined) {
+    record = timersByEvent.get(event);
+    if (record === undefined) timersByEvent.set(event, (record = { active: new Set(), finished: 0 }));
+    if (record.active.size >= MAX_ACTIVE_TIMEOUTS) {
+      throw new Error(`You have exceeded the number of active timeouts you may set. max active timeouts: ${MAX_ACTIVE_TIMEOUTS}, current active timeouts: ${record.active.size}, finished timeouts: ${record.finished}`);
+    }
+  }
   // The callback runs in the AsyncLocalStorage frame current when the timer was set.
   // Every macrotask starts with no frame, so only a timer set inside one restores it.
   // An error the callback throws is reported (an "error" event, then the log; 75_global_errors.js).
   const frame = ops.continuationGet();
   const call = args.length === 0 ? () => callback() : () => callback(...args);
+  let id;
   const run = () => {
+    if (!repeat && record !== undefined && record.active.delete(id)) {
+      record.finished++;
+      eventOfTimer.delete(id);
+    }
     if (frame !== undefined) ops.continuationSet(frame);
     try {
       call();
@@ -22,7 +50,12 @@ function arm(callback, delay, args, repeat) {
       internals.reportError(error);
     }
   };
-  return ops.timerStart(run, Number(delay) || 0, repeat);
+  id = ops.timerStart(run, Number(delay) || 0, repeat);
+  if (record !== undefined && typeof id === "number") {
+    record.active.add(id);
+    eventOfTimer.set(id, record);
+  }
+  return id;
 }
 
 function setTimeout(callback, delay = 0, ...args) {
@@ -36,12 +69,19 @@ function setInterval(callback, delay = 0, ...args) {
 }
 
 function clearTimeout(id) {
-  if (id !== undefined && id !== null) ops.timerCancel(Number(id) >>> 0);
+  if (id === undefined || id === null) return;
+  const timer = Number(id) >>> 0;
+  const record = eventOfTimer.get(timer);
+  if (record !== undefined) {
+    eventOfTimer.delete(timer);
+    record.active.delete(timer);
+  }
+  ops.timerCancel(timer);
 }
 
 function queueMicrotask(callback) {
   if (typeof callback !== "function") {
-    throw new TypeError("queueMicrotask: the argument must be a function");
+    throw new TypeError("Failed to execute 'queueMicrotask' on 'ServiceWorkerGlobalScope': parameter 1 is not of type 'function'.");
   }
   ops.queueMicrotask(() => {
     try {
