@@ -194,10 +194,15 @@ internals.defineGlobal("TextDecoderStream", TextDecoderStream);
 
 // CompressionStream and DecompressionStream ("gzip", "deflate", "deflate-raw"), with the
 // codec in native code (flate2). Not a TransformStream: a transform cannot wait for its reader
-// between the chunks it makes from one input, and a 500 KB gzip bomb expands to gigabytes. Here
-// a write hands the codec its input and settles only once the reader has pulled all the output
-// made from it, one bounded chunk (about 64 KB) per pull: output exists only as fast as it is
-// read, and the writer waits for the reader (backpressure).
+// between the chunks it makes from one input, and a 500 KB gzip bomb expands to gigabytes. As
+// in workerd, a write hands the codec its input and settles once the codec took it, keeping the
+// output for the reader (so `await writer.write(); await writer.close();` before reading works),
+// and close() finishes the output at once — but only up to AHEAD bytes of unread output: past
+// that, output is made one bounded chunk (about 64 KB) per pull, as the reader reads, and the
+// write settles once the reader has pulled what its input made (backpressure).
+const AHEAD = 1 << 20;
+/** workerd's error for data a DecompressionStream cannot decode. */
+const DECOMPRESSION_FAILED = "Decompression failed.";
 function codecStream(format, decompress, what) {
   format = String(format);
   // The codecs also do brotli (for node:zlib); the web streams take only the three formats.
@@ -227,10 +232,33 @@ function codecStream(format, decompress, what) {
   const guarded = (op) => {
     try {
       return op();
-    } catch (error) {
+    } catch (caught) {
+      const error = decompress && /^The compressed data is invalid/.test(caught?.message) ? new TypeError(DECOMPRESSION_FAILED) : caught;
       fail(error);
       throw error;
     }
+  };
+  /** Fails the readable side too (an error met in a write or close, not in a pull). */
+  const failBoth = (op) => {
+    try {
+      return op();
+    } catch (error) {
+      errorQuietly(controller, error);
+      throw error;
+    }
+  };
+  /**
+   * Makes the output of the input written so far, while less than AHEAD bytes wait unread;
+   * true when the codec has used up that input.
+   */
+  const produceAhead = () => {
+    while (-(controller.desiredSize ?? 0) < AHEAD) {
+      const out = guarded(() => ops.codecRead(id));
+      if (out === null) return true;
+      if (out.byteLength > 0) controller.enqueue(out);
+      if (!ops.codecPending(id)) return true;
+    }
+    return false;
   };
   // A byte stream, as workerd's (a BYOB reader can read it).
   const readable = new internals.streams.ReadableStream({
@@ -286,6 +314,10 @@ function codecStream(format, decompress, what) {
       }
       if (failure !== null) throw failure;
       ops.codecWrite(id, chunk instanceof ArrayBuffer ? new Uint8Array(chunk) : chunk);
+      if (failBoth(produceAhead)) {
+        wake?.();
+        return undefined;
+      }
       const done = new Promise((resolve, reject) => (drained = { resolve, reject }));
       wake?.();
       return done;
@@ -293,6 +325,20 @@ function codecStream(format, decompress, what) {
     close() {
       if (failure !== null) throw failure;
       closing = true;
+      // Every write settled, so the codec has used up its input: the output ends now, unless
+      // the reader is still behind by AHEAD bytes (then a pull ends it).
+      if (id !== null && -(controller.desiredSize ?? 0) < AHEAD) {
+        failBoth(() => {
+          let rest;
+          try {
+            rest = guarded(() => ops.codecFinish(id, decompress && strict));
+          } finally {
+            id = null;
+          }
+          if (rest.byteLength > 0) controller.enqueue(rest);
+          controller.close();
+        });
+      }
       wake?.();
     },
     abort(reason) {
