@@ -194,6 +194,31 @@ function needArgs(args, count, what) {
   if (args.length < count) throw new TypeError(`Failed to execute '${what}' on 'FormData': ${count} arguments required, but only ${args.length} present.`);
 }
 
+/**
+ * FormData's iterators are live, as Web IDL's: each next() looks at the entries as they are now
+ * (one that found the end finds entries appended after it), where a generator would stay done.
+ */
+const formIterators = new WeakMap(); // iterator -> { list(): the entries now, kind, index }
+const FormDataIteratorPrototype = Object.create(Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())));
+Object.defineProperty(FormDataIteratorPrototype, "next", {
+  value: function next() {
+    const state = formIterators.get(this);
+    if (state === undefined) throw new TypeError("next() called on an object that is not a FormData iterator");
+    const list = state.list();
+    if (state.index >= list.length) return { value: undefined, done: true };
+    const [key, value] = list[state.index++];
+    return { value: state.kind === "keys" ? key : state.kind === "values" ? value : [key, value], done: false };
+  },
+  writable: true,
+  enumerable: true,
+  configurable: true,
+});
+function formIterator(list, kind) {
+  const iterator = Object.create(FormDataIteratorPrototype);
+  formIterators.set(iterator, { list, kind, index: 0 });
+  return iterator;
+}
+
 class FormData {
   #entries = [];
   constructor(form = undefined) {
@@ -235,14 +260,14 @@ class FormData {
   forEach(callback, thisArg = undefined) {
     for (const [k, v] of this.entries()) callback.call(thisArg, v, k, this);
   }
-  *entries() {
-    for (let i = 0; i < this.#entries.length; i++) yield [this.#entries[i][0], this.#entries[i][1]];
+  entries() {
+    return formIterator(() => this.#entries, "entries");
   }
-  *keys() {
-    for (const [k] of this.entries()) yield k;
+  keys() {
+    return formIterator(() => this.#entries, "keys");
   }
-  *values() {
-    for (const [, v] of this.entries()) yield v;
+  values() {
+    return formIterator(() => this.#entries, "values");
   }
   [Symbol.iterator]() {
     return this.entries();
@@ -254,7 +279,11 @@ class FormData {
 
 // ---- multipart/form-data ---------------------------------------------------------------------
 
-const escapeName = (name) => name.replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(/"/g, "%22");
+const escapeName = (name) => {
+  // workerd refuses a trailing backslash, which would escape the closing quote.
+  if (name.endsWith("\\")) throw new TypeError("Name or filename can't end with backslash");
+  return name.replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(/"/g, "%22");
+};
 
 /** Encodes a FormData as multipart/form-data; returns the bytes and the content-type. */
 internals.encodeMultipart = (form) => {
@@ -305,24 +334,67 @@ internals.parseFormData = (bytes, contentType) => {
   const delimiter = encoder.encode(`--${boundary}`);
   let at = indexOf(bytes, delimiter, 0);
   if (at === -1) throw new TypeError("Body cannot be parsed as FormData: the boundary does not occur in the body.");
+  const malformed = () => new TypeError("Body cannot be parsed as FormData: a multipart part is malformed.");
+  // Lines end with CRLF or, as workerd's parser also takes, a bare LF.
+  const lineEnd = (i) => (bytes[i] === 0x0d && bytes[i + 1] === 0x0a ? 2 : bytes[i] === 0x0a ? 1 : 0);
   while (true) {
     at += delimiter.length;
     if (bytes[at] === 0x2d && bytes[at + 1] === 0x2d) break; // closing "--"
-    at += 2; // CRLF after the delimiter
-    const headerEnd = indexOf(bytes, encoder.encode("\r\n\r\n"), at);
-    const next = indexOf(bytes, encoder.encode(`\r\n--${boundary}`), at);
-    if (headerEnd === -1 || next === -1 || headerEnd > next) throw new TypeError("Body cannot be parsed as FormData: a multipart part is malformed.");
-    const headers = decoder.decode(bytes.subarray(at, headerEnd)).split("\r\n");
-    const disposition = headers.find((h) => /^content-disposition:/i.test(h)) ?? "";
+    while (bytes[at] === 0x20 || bytes[at] === 0x09) at++; // transport padding
+    const eol = lineEnd(at);
+    if (eol === 0) throw malformed();
+    at += eol;
+    // The headers end at the first empty line.
+    let headerEnd = -1;
+    let bodyStart = -1;
+    for (let i = at; i < bytes.length; ) {
+      const n = lineEnd(i);
+      if (n === 0) {
+        i++;
+        continue;
+      }
+      if (i === at) {
+        headerEnd = i;
+        bodyStart = i + n;
+        break;
+      }
+      const m = lineEnd(i + n);
+      if (m > 0) {
+        headerEnd = i;
+        bodyStart = i + n + m;
+        break;
+      }
+      i += n;
+    }
+    if (headerEnd === -1) throw malformed();
+    // The part ends at the line break before the next delimiter.
+    let next = -1;
+    let contentEnd = -1;
+    for (let from = bodyStart; ; ) {
+      const found = indexOf(bytes, delimiter, from);
+      if (found === -1) break;
+      if (found >= bodyStart + 1 && bytes[found - 1] === 0x0a) {
+        next = found;
+        contentEnd = found >= bodyStart + 2 && bytes[found - 2] === 0x0d ? found - 2 : found - 1;
+        break;
+      }
+      from = found + 1;
+    }
+    if (next === -1) throw malformed();
+    const headers = decoder.decode(bytes.subarray(at, headerEnd)).split(/\r?\n/);
+    const disposition = (headers.find((h) => /^content-disposition:/i.test(h)) ?? "").replace(/^content-disposition:\s*/i, "");
+    if (!/^form-data\s*(;|$)/i.test(disposition)) {
+      throw new TypeError(`Content-Disposition header for FormData part must have the value "form-data", possibly followed by parameters. Got: "${disposition}"`);
+    }
     const partType = (headers.find((h) => /^content-type:/i.test(h)) ?? "").replace(/^content-type:\s*/i, "");
     const name = parameter(disposition, "name");
     if (name === null) throw new TypeError("Body cannot be parsed as FormData: a part has no name.");
     const filename = parameter(disposition, "filename");
-    const content = bytes.slice(headerEnd + 4, next);
+    const content = bytes.slice(bodyStart, Math.max(bodyStart, contentEnd));
     // Before formdata_parser_supports_files (2021-11-03) workerd gave files as their text.
     const asText = filename === null || !internals.feature("formdata_parser_supports_files");
     form.append(name, asText ? decoder.decode(content) : new File([content], filename, { type: partType }));
-    at = next + 2;
+    at = next;
   }
   return form;
 };
