@@ -32,6 +32,18 @@ function checkFunction(fn, what) {
 }
 
 class AsyncLocalStorage {
+  #defaultValue = undefined;
+  #name = "";
+  /** `{ defaultValue, name }`: what getStore() gives outside any run(), and a name, as in workerd. */
+  constructor(options = undefined) {
+    if (options !== null && typeof options === "object") {
+      this.#defaultValue = options.defaultValue;
+      if (options.name !== undefined) this.#name = String(options.name);
+    }
+  }
+  get name() {
+    return this.#name;
+  }
   run(store, fn, ...args) {
     checkFunction(fn, "fn");
     const frame = new Map(currentFrame() ?? undefined);
@@ -45,7 +57,8 @@ class AsyncLocalStorage {
     return runInFrame(frame, fn, undefined, args);
   }
   getStore() {
-    return currentFrame()?.get(this);
+    const frame = currentFrame();
+    return frame !== null && frame.has(this) ? frame.get(this) : this.#defaultValue;
   }
   enterWith(store) {
     const frame = new Map(currentFrame() ?? undefined);

@@ -52,12 +52,15 @@ class Channel {
     return this.#stores.delete(store);
   }
   runStores(data, fn, thisArg, ...args) {
-    let run = () => Reflect.apply(fn, thisArg, args);
+    // The message is published inside the bound stores, so subscribers see their values (as Node and workerd do).
+    let run = () => {
+      this.publish(data);
+      return Reflect.apply(fn, thisArg, args);
+    };
     for (const [store, transform] of this.#stores) {
       const inner = run;
       run = () => store.run(transform ? transform(data) : data, inner);
     }
-    this.publish(data);
     return run();
   }
 }

@@ -56,8 +56,14 @@ class Timeout extends Timer {
 }
 
 class Immediate extends Timer {
+  /** The request it belongs to: disposing or clearing it from another throws, as in workerd. */
+  #owner = internals.ioOwner();
   constructor(callback, args) {
     super(web.setTimeout(() => callback(...args), 0));
+  }
+  [Symbol.dispose]() {
+    internals.checkIo(this.#owner, "IoContext");
+    super[Symbol.dispose]();
   }
 }
 
@@ -86,5 +92,16 @@ const clear = (timer) => {
 };
 exports.clearTimeout = clear;
 exports.clearInterval = clear;
-exports.clearImmediate = clear;
+exports.clearImmediate = function clearImmediate(immediate) {
+  if (immediate instanceof Immediate) immediate[Symbol.dispose]();
+  else clear(immediate);
+};
+// Node's legacy timer lists, as workerd has them: unenroll clears, enroll is refused.
+exports.unenroll = function unenroll(timer) {
+  if (timer instanceof Timeout || typeof timer === "number") clear(timer);
+};
+exports.enroll = function enroll(item, msecs) {
+  void item, msecs;
+  throw new Error("Not implemented. Please use setTimeout() instead.");
+};
 Object.defineProperty(exports, "promises", { enumerable: true, get: () => require("node:timers/promises") });

@@ -30,8 +30,9 @@ const kCustomPromisify = Symbol.for("nodejs.util.promisify.custom");
 
 function promisify(original) {
   if (typeof original !== "function") throw invalidArg("original", "of type function", original);
-  if (typeof original[kCustomPromisify] === "function") {
+  if (original[kCustomPromisify]) {
     const fn = original[kCustomPromisify];
+    if (typeof fn !== "function") throw invalidArg("util.promisify.custom", "of type function", fn);
     return Object.defineProperty(fn, kCustomPromisify, { value: fn, enumerable: false, writable: false, configurable: true });
   }
   function promisified(...args) {
@@ -63,14 +64,24 @@ function callbackify(original) {
       },
     );
   }
-  Object.defineProperties(callbackified, Object.getOwnPropertyDescriptors(original));
+  // As Node's: the original's own properties, with one more argument and "Callbackified" added to the name.
+  const descriptors = Object.getOwnPropertyDescriptors(original);
+  if (typeof descriptors.length?.value === "number") descriptors.length.value++;
+  if (typeof descriptors.name?.value === "string") descriptors.name.value += "Callbackified";
+  Object.setPrototypeOf(callbackified, Object.getPrototypeOf(original));
+  Object.defineProperties(callbackified, descriptors);
   return callbackified;
 }
 
 function inherits(ctor, superCtor) {
-  if (typeof ctor !== "function") throw invalidArg("ctor", "of type function", ctor);
-  if (typeof superCtor !== "function") throw invalidArg("superCtor", "of type function", superCtor);
-  if (superCtor.prototype === undefined) throw invalidArg("superCtor.prototype", "of type object", undefined);
+  // Node's checks, in its order: a missing constructor, then a super constructor without a prototype.
+  if (ctor === undefined || ctor === null) throw invalidArg("ctor", "of type function", ctor);
+  if (superCtor === undefined || superCtor === null) throw invalidArg("superCtor", "of type function", superCtor);
+  if (superCtor.prototype === undefined) {
+    const error = new TypeError(`The "superCtor.prototype" property must be of type object. Received undefined`);
+    error.code = "ERR_INVALID_ARG_TYPE";
+    throw error;
+  }
   Object.defineProperty(ctor, "super_", { value: superCtor, writable: true, configurable: true });
   Object.setPrototypeOf(ctor.prototype, superCtor.prototype);
 }
@@ -92,10 +103,23 @@ function deprecate(fn, message, code) {
   return deprecated;
 }
 
-function debuglog() {
-  const log = () => {};
-  log.enabled = false;
-  return log;
+/**
+ * As in workerd, where there is no NODE_DEBUG: every section is on, and a message goes to
+ * console.log as one string, `SECTION: message\n`. `callback` gets the logging function on first use.
+ */
+function debuglog(section, callback) {
+  const prefix = String(section).toUpperCase();
+  const debug = (...args) => console.log(`${prefix}: ${formatWithOptions({}, ...args)}\n`);
+  let first = true;
+  const logger = (...args) => {
+    if (first) {
+      first = false;
+      if (typeof callback === "function") callback(debug);
+    }
+    return debug(...args);
+  };
+  Object.defineProperty(logger, "enabled", { get: () => true, configurable: true, enumerable: true });
+  return logger;
 }
 
 /** Resolves when `signal` aborts (Node holds `resource` weakly; here it only must be an object). */
@@ -145,9 +169,12 @@ inspect.colors = COLORS;
  * a terminal, so with `validateStream` (the default) the text comes back unstyled, as in workerd;
  * the names are checked either way.
  */
-function styleText(format, text, { validateStream = true } = {}) {
+function styleText(format, text, { validateStream = true, stream = undefined } = {}) {
   if (typeof text !== "string") throw invalidArg("text", "of type string", text);
   if (typeof validateStream !== "boolean") throw invalidArg("options.validateStream", "of type boolean", validateStream);
+  // A stream given to be checked must be one (a web stream or a Node stream), as in Node.
+  const isStream = (value) => value !== null && typeof value === "object" && ["pipe", "write", "getReader", "getWriter"].some((key) => typeof value[key] === "function");
+  if (validateStream && stream !== undefined && !isStream(stream)) throw invalidArg("stream", "an instance of ReadableStream, WritableStream, or Stream", stream);
   let left = "";
   let right = "";
   for (const key of Array.isArray(format) ? format : [format]) {

@@ -5,17 +5,39 @@ function abortError(signal) {
   return Object.assign(new Error("The operation was aborted"), { name: "AbortError", code: "ABORT_ERR", cause: signal.reason });
 }
 
-function checkSignal(signal) {
-  if (signal !== undefined && (signal === null || typeof signal.addEventListener !== "function")) {
-    const error = new TypeError('The "options.signal" property must be an instance of AbortSignal.');
-    error.code = "ERR_INVALID_ARG_TYPE";
-    throw error;
-  }
+/** Node's ERR_INVALID_ARG_TYPE, whose string form names the code (`TypeError [ERR_INVALID_ARG_TYPE]: …`). */
+function argTypeError(message) {
+  const error = new TypeError(message);
+  error.code = "ERR_INVALID_ARG_TYPE";
+  Object.defineProperty(error, "toString", {
+    value() {
+      return `${this.name} [${this.code}]: ${this.message}`;
+    },
+    writable: true,
+    configurable: true,
+  });
+  return error;
 }
 
-function later(delay, value, options = {}) {
+function checkSignal(signal) {
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw argTypeError('The "options.signal" property must be an instance of AbortSignal.');
+}
+
+/** Node's checks of the delay (when given) and the options: a bad one rejects the promise. */
+function checkArgs(delay, options) {
+  if (delay !== undefined && typeof delay !== "number") throw argTypeError(`The "delay" argument must be of type number. Received ${typeof delay}`);
+  if (options === null || typeof options !== "object") throw argTypeError(`The "options" argument must be of type object. Received ${options === null ? "null" : typeof options}`);
+  checkSignal(options.signal);
+  if (options.ref !== undefined && typeof options.ref !== "boolean") throw argTypeError(`The "options.ref" property must be of type boolean. Received ${options.ref === null ? "null" : typeof options.ref}`);
+}
+
+function later(delay, value, options = {}, checkDelay = true) {
+  try {
+    checkArgs(checkDelay ? delay : undefined, options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   const { signal } = options;
-  checkSignal(signal);
   if (signal?.aborted) return Promise.reject(abortError(signal));
   return new Promise((resolve, reject) => {
     const onAbort = () => {
@@ -31,10 +53,10 @@ function later(delay, value, options = {}) {
 }
 
 exports.setTimeout = (delay, value, options) => later(delay, value, options);
-exports.setImmediate = (value, options) => later(0, value, options);
+exports.setImmediate = (value, options = {}) => later(0, value, options, false);
 exports.setInterval = async function* setInterval(delay, value, options = {}) {
+  checkArgs(delay, options);
   const { signal } = options;
-  checkSignal(signal);
   if (signal?.aborted) throw abortError(signal);
   let pending = 0;
   let wake = null;

@@ -25,4 +25,11 @@ exports.isWeakRef = (value) => {
   }
 };
 exports.isCryptoKey = (value) => typeof CryptoKey === "function" && value instanceof CryptoKey;
-exports.isKeyObject = (value) => value !== null && typeof value === "object" && value.constructor?.name === "KeyObject" && typeof value.export === "function";
+/** A node:crypto KeyObject, of any kind (SecretKeyObject, PublicKeyObject, … derive from KeyObject). */
+exports.isKeyObject = (value) => {
+  if (value === null || typeof value !== "object" || typeof value.export !== "function") return false;
+  for (let proto = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto)) {
+    if (Object.hasOwn(proto, "constructor") && proto.constructor?.name === "KeyObject") return true;
+  }
+  return false;
+};
