@@ -42,22 +42,29 @@ export function createExecutionContext() {
 
 /**
  * The context a Pages Function gets (`{ request, functionPath, params, data, env, next, waitUntil,
- * passThroughOnException }`), an execution context waitOnExecutionContext() takes. `next()`
- * calls `init.next`, else the ASSETS binding, with a request made of its arguments.
+ * passThroughOnException }`), an execution context waitOnExecutionContext() takes, as
+ * Cloudflare's pool makes it: the worker needs an `ASSETS` service binding; `next()` calls
+ * `init.next` — with the original request (the context's own is a clone, so both may read the
+ * body), or with a request made of its arguments (a relative URL against the request's).
  */
 export function createPagesEventContext(init) {
   if (typeof init !== "object" || init === null) throw new TypeError("Failed to execute 'createPagesEventContext': parameter 1 is not of type 'EventContextInit'.");
   if (!(init.request instanceof Request)) throw new TypeError("Incorrect type for the 'request' field on 'EventContextInit': the provided value is not of type 'Request'.");
   if (init.functionPath !== undefined && typeof init.functionPath !== "string") throw new TypeError("Incorrect type for the 'functionPath' field on 'EventContextInit': the provided value is not of type 'string'.");
   if (init.next !== undefined && typeof init.next !== "function") throw new TypeError("Incorrect type for the 'next' field on 'EventContextInit': the provided value is not of type 'function'.");
+  for (const key of ["params", "data"]) {
+    if (init[key] !== undefined && (typeof init[key] !== "object" || init[key] === null)) throw new TypeError(`Incorrect type for the '${key}' field on 'EventContextInit': the provided value is not of type 'object'.`);
+  }
+  if (env.ASSETS === null || env.ASSETS === undefined || typeof env.ASSETS.fetch !== "function") {
+    throw new TypeError("Cannot call `createPagesEventContext()` without defining `ASSETS` service binding");
+  }
   const ctx = createExecutionContext();
   const next = async (input, nextInit) => {
-    const request = new Request(input ?? init.request, nextInit);
-    if (init.next) return init.next(request);
-    if (typeof env.ASSETS?.fetch !== "function") throw new TypeError("Cannot call `next()` without an `ASSETS` binding or a `next` function in `createPagesEventContext()`.");
-    return env.ASSETS.fetch(request);
+    if (init.next === undefined) throw new TypeError("Cannot call `EventContext#next()` without including `next` property in 2nd argument to `createPagesEventContext()`");
+    if (input === undefined) return init.next(init.request);
+    return init.next(new Request(typeof input === "string" ? new URL(input, init.request.url).toString() : input, nextInit));
   };
-  Object.assign(ctx, { request: init.request, functionPath: init.functionPath ?? "", params: init.params ?? {}, data: init.data ?? {}, env, next });
+  Object.assign(ctx, { request: init.next ? init.request.clone() : init.request, functionPath: init.functionPath ?? "", params: init.params ?? {}, data: init.data ?? {}, env, next });
   return ctx;
 }
 
@@ -218,9 +225,16 @@ export async function applyD1Migrations(db, migrations, table = "d1_migrations")
 let nextCallback = 1;
 
 /** Sends object `stub` one of cloudflare:test's requests (answered by the runner's class wrapper). */
-function askObject(stub, what) {
+async function askObject(stub, what) {
   if (typeof stub?.fetch !== "function" || stub.id === undefined) throw new TypeError("Expected a Durable Object stub (from namespace.get())");
-  return stub.fetch("http://workerbox-vitest/", { headers: { [settings().testHeader]: what } });
+  const header = settings().testHeader;
+  const response = await stub.fetch("http://workerbox-vitest/", { headers: { [header]: what } });
+  // Only the worker under test's own classes answer (another worker's, by script_name, runs elsewhere).
+  if (response.headers.get(header) !== "answered") {
+    await response.body?.cancel();
+    throw new TypeError("The Durable Object's class is not one of the worker under test's own (a class of another worker, by script_name, runs in that worker): runInDurableObject(), runDurableObjectAlarm() and evictDurableObject() need an object of a class the main module exports");
+  }
+  return response;
 }
 
 /** Runs `callback(instance, state)` inside the object, with its input gate held, and returns its result. */

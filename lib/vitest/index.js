@@ -73,7 +73,14 @@ function cloudflareTest(options = {}) {
       if (id === "vitest" && importer === ISOLATED_STORAGE_SETUP && distPath) return path.join(distPath, "index.js");
     },
     load(id) {
-      if (id === TEST_MODULE) return fs.readFileSync(TEST_MODULE_FILE, "utf8");
+      if (id === TEST_MODULE) {
+        const source = fs.readFileSync(TEST_MODULE_FILE, "utf8");
+        // As Cloudflare's pool: the worker's main module is imported with cloudflare:test, so it
+        // runs before the test file's body (a test file it imports registers its suites then,
+        // not inside a test), and Vitest re-runs the tests when it changes.
+        const main = mainModule(options, root);
+        return main ? `${source}\nimport ${JSON.stringify(main)};\n` : source;
+      }
       return rules.load(id);
     },
   };
@@ -94,6 +101,21 @@ async function buildPagesASSETSBinding(directory) {
 /** The `rules` of the project's wrangler file (none without one, or when it cannot be read). */
 function projectRules(options, root) {
   return projectConfig(options, root)?.rules ?? [];
+}
+
+/**
+ * The worker's main module file (`main` of cloudflareTest(), else of the wrangler file; one that
+ * starts with "/" and is no file there, under the Vite root), or undefined when there is none yet
+ * (a globalSetup may still be building it: the pool waits for it then).
+ */
+function mainModule(options, root) {
+  if (typeof options === "function") return undefined;
+  const config = projectConfig(options, root);
+  const main = typeof options.main === "string" ? options.main : config?.main;
+  if (typeof main !== "string") return undefined;
+  const resolved = typeof options.main === "string" ? path.resolve(root, main) : config.mainFile;
+  for (const file of [resolved, main.startsWith("/") ? path.join(root, main) : null]) if (file && fs.existsSync(file)) return file;
+  return undefined;
 }
 
 /** The project's wrangler file as read (undefined without one, or when it cannot be read: the pool reports that). */

@@ -304,7 +304,7 @@ function resolveCached(specifier, referrer, kind) {
  * from that file (the worker is created with trustLoadedModules, so that these modules import
  * node: modules whatever the worker's flags).
  */
-function createLoader({ aliases: given = {}, cacheDir, globals: globalsGiven } = {}) {
+function createLoader({ aliases: given = {}, cacheDir, globals: globalsGiven, polyfill = () => null } = {}) {
   const aliases = Object.fromEntries(Object.entries(given).map(([specifier, file]) => [specifier, realPath(file)]));
   const globals = realPath(globalsGiven);
   const store = scanStore(cacheDir);
@@ -312,13 +312,27 @@ function createLoader({ aliases: given = {}, cacheDir, globals: globalsGiven } =
     let file = aliases[specifier];
     if (file === undefined) {
       if (specifier.startsWith("node:") || isBuiltin(specifier)) {
-        // A Node built-in the engine does not have: re-exported from its node: name when the
-        // engine has that (a bare name in CommonJS), else missing.
         const name = specifier.replace(/^node:/, "");
-        if (specifier.startsWith("node:")) return undefined;
-        return { name: `node:${name}`, type: "esm", content: `export * from "node:${name}"; export { default } from "node:${name}";` };
+        // The worker's code requiring a built-in its flags lack (the runtime asks only then):
+        // unenv's polyfill, as wrangler bundles it.
+        const substitute = kind === "require" ? polyfill(name) : null;
+        if (substitute) {
+          file = realPath(substitute);
+        } else {
+          // A Node built-in the engine does not have: re-exported from its node: name when the
+          // engine has that (a bare name in CommonJS), else missing.
+          if (specifier.startsWith("node:")) return undefined;
+          return { name: `node:${name}`, type: "esm", content: `export * from "node:${name}"; export { default } from "node:${name}";` };
+        }
       }
-      file = resolveCached(specifier, referrer, kind);
+      // `require("./x.wasm?module")` (a CommonJS package written for wrangler's bundler): the
+      // compiled module as the default export, as esbuild gives an ES module to require().
+      if (file === undefined && kind === "require" && specifier.endsWith(".wasm?module")) {
+        const wasm = resolveCached(specifier.slice(0, -"?module".length), referrer, kind);
+        if (!wasm) return undefined;
+        return { name: `${wasm}?module`, type: "commonjs", content: `module.exports = { default: require(${JSON.stringify(wasm)}) };` };
+      }
+      file ??= resolveCached(specifier, referrer, kind);
     }
     if (!file) return undefined;
     let module = readModule(file, store, globals);
@@ -358,4 +372,27 @@ function createLoader({ aliases: given = {}, cacheDir, globals: globalsGiven } =
   };
 }
 
-module.exports = { createLoader, resolveBare, globalsUsed, realPath };
+/**
+ * `polyfill` for createLoader: unenv's polyfill of `node:<name>` where the worker (its date and
+ * flags) has nodejs_compat_v2 but not the module's own flag (`enable_nodejs_perf_hooks_module`,
+ * …), as wrangler's bundle substitutes it; else null.
+ */
+function unenvPolyfills(compatibilityDate, compatibilityFlags) {
+  const { resolveCompat } = require("../compat.js");
+  const { modules: MODULE_FLAGS } = require("../node-module-flags.json");
+  let enabled = [];
+  try {
+    enabled = resolveCompat(compatibilityDate, compatibilityFlags, "workerbox/vitest", { experimental: true }).enabled;
+  } catch {}
+  return (name) => {
+    const flag = MODULE_FLAGS[name];
+    if (!enabled.includes("nodejs_compat_v2") || flag === undefined || enabled.includes(flag)) return null;
+    try {
+      return require.resolve(`unenv/node/${name}`);
+    } catch {
+      return null;
+    }
+  };
+}
+
+module.exports = { createLoader, resolveBare, globalsUsed, realPath, unenvPolyfills };

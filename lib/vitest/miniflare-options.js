@@ -46,9 +46,16 @@ function addMiniflareBindings(bindings, options, { where, api, services = () => 
   for (const [name, value] of entries(options.durableObjects, "durableObjects", where)) {
     const spec = typeof value === "string" ? { className: value } : value;
     if (typeof spec?.className !== "string") throw new TypeError(`${where}: durableObjects.${name} must be a class name or { className }`);
-    if (spec.scriptName !== undefined && spec.scriptName !== selfName) throw new TypeError(`${where}: durableObjects.${name}: a class of another worker (scriptName "${spec.scriptName}") is not supported by workerbox/vitest`);
+    const sql = spec.useSQLite === false ? { sql: false } : {};
+    if (spec.scriptName !== undefined && spec.scriptName !== selfName) {
+      // A class of an auxiliary worker (miniflare.workers): that worker's objects, with their storage.
+      const home = services(spec.scriptName);
+      if (home === undefined) throw new TypeError(`${where}: durableObjects.${name}: scriptName "${spec.scriptName}" is not one of miniflare.workers (list the worker that defines ${spec.className} there)`);
+      bindings[name] = api.durableObject(spec.className, { worker: home, ...sql });
+      continue;
+    }
     durableClasses?.add(spec.className);
-    bindings[name] = api.durableObject(spec.className, spec.useSQLite === false ? { sql: false } : {});
+    bindings[name] = api.durableObject(spec.className, sql);
   }
   for (const [name, value] of entries(options.queueProducers, "queueProducers", where)) {
     const queueName = typeof value === "string" ? value : value?.queueName;

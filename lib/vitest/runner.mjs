@@ -104,13 +104,41 @@ export async function __workerboxDurableClass(name) {
     }
     fetch(request) {
       const what = request.headers.get(TEST_HEADER);
-      if (what !== null) return answerTestRequest(what, this, this[kState], name);
+      if (what !== null) {
+        // Marked, so that cloudflare:test tells this answer from a class that is not wrapped (another worker's).
+        return answerTestRequest(what, this, this[kState], name).then((response) => {
+          response.headers.set(TEST_HEADER, "answered");
+          return response;
+        });
+      }
       if (typeof super.fetch !== "function") throw new TypeError("The entrypoint has no fetch() handler.");
       return super.fetch(request);
     }
   };
   Object.defineProperty(Wrapped, "name", { value: UserClass.name });
   return Wrapped;
+}
+
+/**
+ * The error for an RPC member a Durable Object or entrypoint of the project lacks, worded as
+ * Cloudflare's pool words it for the classes it wraps (src/js/84_rpc.js asks): an instance
+ * field is named as such; a name neither has, as not implemented. Undefined (the runtime's own
+ * message, as workerd's) for anything else — an instance field shadowing a class member too.
+ */
+export function __workerboxMissingMember(receiver, name) {
+  const wrapped = receiver !== null && typeof receiver === "object" && (kState in receiver || (receiver instanceof WorkerEntrypoint && !(receiver instanceof Runner)));
+  if (!wrapped || Reflect.has(Object.getPrototypeOf(receiver), name)) return undefined;
+  return Reflect.has(receiver, name) ? instanceOnly(name) : new TypeError(`The RPC receiver does not implement ${JSON.stringify(name)}.`);
+}
+
+/** Cloudflare's pool's error for an RPC member that only an instance has (a class field). */
+function instanceOnly(name) {
+  return new TypeError(
+    `The RPC receiver's prototype does not implement ${JSON.stringify(name)}, but the receiver instance does.\n` +
+      "Only properties and methods defined on the prototype can be accessed over RPC.\n" +
+      `Ensure properties are declared like \`get ${name}() { ... }\` instead of \`${name} = ...\`,\n` +
+      `and methods are declared like \`${name}() { ... }\` instead of \`${name} = () => { ... }\`.`,
+  );
 }
 
 /** The Workflow class `name` of the project's main module (as the tests load it), for runs of its instances. */
@@ -299,14 +327,7 @@ async function mainMember(runner, key) {
   for (let proto = Object.getPrototypeOf(instance); proto !== null && proto !== Object.prototype && proto !== WorkerEntrypoint.prototype; proto = Object.getPrototypeOf(proto)) {
     if (Object.hasOwn(proto, key)) return { instance, value: instance[key] };
   }
-  if (Object.hasOwn(instance, key)) {
-    throw new TypeError(
-      `The RPC receiver's prototype does not implement "${key}", but the receiver instance does.\n` +
-        "Only properties and methods defined on the prototype can be accessed over RPC.\n" +
-        `Ensure properties are declared like \`get ${key}() { ... }\` instead of \`${key} = ...\`,\n` +
-        `and methods are declared like \`${key}() { ... }\` instead of \`${key} = () => { ... }\`.`,
-    );
-  }
+  if (Object.hasOwn(instance, key)) throw instanceOnly(key);
   throw new TypeError(`The RPC receiver does not implement "${key}".`);
 }
 

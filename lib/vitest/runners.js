@@ -8,7 +8,7 @@
 
 const fs = require("node:fs");
 const path = require("node:path");
-const { createLoader, resolveBare } = require("./loader.js");
+const { createLoader, resolveBare, unenvPolyfills } = require("./loader.js");
 const { startAuxiliaryWorkers } = require("./auxiliary.js");
 const { guessExports } = require("./exports.js");
 const { addMiniflareBindings } = require("./miniflare-options.js");
@@ -116,6 +116,14 @@ async function projectSettings(options, root, warn, log) {
       await auxiliary.dispose();
       throw error;
     });
+    // A Durable Object class of an auxiliary worker (`script_name` naming one of miniflare.workers):
+    // that worker's objects, as Miniflare binds them.
+    for (const object of project.config.bindings?.durableObjects ?? []) {
+      const home = object.scriptName && object.scriptName !== project.config.name ? auxiliary.services[object.scriptName] : undefined;
+      if (home === undefined) continue;
+      project.bindings[object.binding] = require("../../index.js").durableObject(object.className, { worker: home, ...auxiliarySql(extra.workers, object.scriptName, object.className) });
+      project.unsupported = project.unsupported.filter((item) => !(item.key === "durable_objects.bindings" && item.binding === object.binding));
+    }
     for (const item of project.unsupported) warn(`${item.key}: ${item.binding} is not available in workerbox tests (${item.reason})`);
     bindings = project.bindings;
     defines = project.config.define ?? {};
@@ -149,6 +157,9 @@ async function projectSettings(options, root, warn, log) {
   // miniflare.compatibilityFlags add to the wrangler file's, as Miniflare's mergeWorkerOptions
   // (which Cloudflare's pool uses) joins arrays.
   compatibilityFlags = [...new Set([...compatibilityFlags, ...(extra.compatibilityFlags ?? [])])];
+  // An opt-out of nodejs_compat_v2 is dropped, as Cloudflare's pool drops it (its runner needs
+  // v2): tests written for that pool expect v2's globals (`process`, `Buffer`) then.
+  compatibilityFlags = compatibilityFlags.filter((flag) => flag !== "no_nodejs_compat_v2");
   const outbound = typeof extra.outboundService === "function" ? extra.outboundService : undefined;
   return { bindings, compatibilityDate, compatibilityFlags, main, outbound, auxiliary, durableClasses: [...durableClasses], remoteOnly, defines, reset: () => resetters.forEach((reset) => reset()) };
 }
@@ -169,6 +180,13 @@ async function loadTestProject(configPath, options, extra, auxiliary) {
     for (const key of ["maxBatchSize", "maxBatchTimeout", "maxRetries", "retryDelay", "deadLetterQueue"]) if (override[key] !== undefined) consumer[key] = override[key];
   }
   return projectFromConfig(config, { persistTo: false, build: false, migrate: false, services: auxiliary.services });
+}
+
+/** `{ sql: false }` when auxiliary worker `name` declares class `className` with `useSQLite: false`, else {}. */
+function auxiliarySql(workers, name, className) {
+  const entry = (Array.isArray(workers) ? workers : []).find((w) => w?.name === name);
+  const declared = Object.values(entry?.durableObjects ?? {}).find((d) => (typeof d === "string" ? d : d?.className) === className);
+  return declared?.useSQLite === false ? { sql: false } : {};
 }
 
 /** The wrangler file as written (for keys lib/project does not read), or {}. */
@@ -249,7 +267,7 @@ async function startRunner(project, options, distPath) {
       compatibilityDate: settings.compatibilityDate,
       compatibilityFlags: settings.compatibilityFlags,
       ...(settings.outbound ? { outbound: settings.outbound } : {}),
-      loadModule: timed(createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker, "workerbox-vitest:module-evaluator": moduleEvaluator, ...coverage.aliases }, cacheDir, globals: NODE_GLOBALS }), stats && phases),
+      loadModule: timed(createLoader({ aliases: { "workerbox-vitest:worker": vitestWorker, "workerbox-vitest:module-evaluator": moduleEvaluator, ...coverage.aliases }, cacheDir, globals: NODE_GLOBALS, polyfill: unenvPolyfills(settings.compatibilityDate, settings.compatibilityFlags) }), stats && phases),
       // V8 coverage: the inspector, for a session of the pool's (lib/vitest/coverage.js); with
       // --inspect, on Vitest's inspector port (lib/vitest/inspect.js).
       ...coverage.options,
