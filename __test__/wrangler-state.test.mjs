@@ -305,7 +305,8 @@ test("Durable Objects shared with Miniflare (wrangler's local mode): ids, KV and
 
   // Miniflare reads them, and runs the alarm workerbox set (from metadata.sqlite's _cf_ALARM).
   mf = start();
-  t.after(() => mf.dispose());
+  let running = true;
+  t.after(() => running && mf.dispose());
   assert.deepEqual(await read(mf), {
     list: [["k", { n: 1, who: "workerbox" }], ["é-miniflare", "miniflare"], ["é-workerbox", "workerbox"]],
     rows: ["miniflare", "workerbox"],
@@ -320,6 +321,7 @@ test("Durable Objects shared with Miniflare (wrangler's local mode): ids, KV and
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   assert.deepEqual(soon.list, [["alarmed", "yes"], ["k", { n: 1, who: "wb-soon" }], ["é-wb-soon", "wb-soon"]], "workerd ran the alarm workerbox stored");
+  running = false;
   await mf.dispose();
 
   // And workerbox again, after Miniflare: the alarm it ran is gone here too.
@@ -400,7 +402,7 @@ const [major, minor] = process.versions.node.split(".").map(Number);
 const wranglerNode = process.env.WRANGLER_NODE ?? (major > 22 || (major === 22 && minor >= 12) ? process.execPath : undefined);
 const noWrangler = !fs.existsSync(WRANGLER) ? "wrangler is not installed in bench/.tools (node scripts/wrangler-state-roundtrip.mjs installs it)" : !wranglerNode ? "wrangler needs Node 22.12+ (set WRANGLER_NODE)" : false;
 
-test("wrangler itself: D1, KV and R2 written by wrangler --local read by workerbox, and D1 and KV the other way", { skip: noWrangler, timeout: 240_000 }, () => {
+test("wrangler itself: D1, KV, R2 and a Durable Object written by wrangler read by workerbox, and the other way", { skip: noWrangler, timeout: 240_000 }, () => {
   const script = path.join(path.dirname(CLI), "..", "scripts", "wrangler-state-roundtrip.mjs");
   const out = execFileSync(process.execPath, [script, `--node=${wranglerNode}`, `--wrangler=${WRANGLER}`], { encoding: "utf8", timeout: 220_000 });
   assert.match(out, /round trip ok/);
