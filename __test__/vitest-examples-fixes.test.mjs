@@ -9,6 +9,11 @@
 // module (workerd's require(esm)) and the `url` of a fetch() the host's outbound handler answers.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { runVitest, useWorker, vitestProject } from "./helpers.mjs";
 import { dispatch } from "../index.js";
 
@@ -173,4 +178,16 @@ test("runtime: require() of an ES module gives what workerd's require(esm) gives
     thrown: "boom in module",
     again: true,
   });
+});
+
+test("types: cloudflare:test's env is ProvidedEnv (the Vitest 3 form's, which projects augment) as well as Cloudflare.Env", { timeout: 120_000 }, (t) => {
+  const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-vitest-types-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const types = [path.join(root, "node_modules", "@cloudflare", "workers-types", "index.d.ts"), path.join(root, "lib", "vitest", "types.d.ts")];
+  fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "esnext", moduleResolution: "bundler", target: "es2022", lib: ["esnext"], types: [] }, files: [...types, "env.d.ts", "use.ts"] }));
+  fs.writeFileSync(path.join(dir, "env.d.ts"), `type Env = { DB: D1Database };\ndeclare module "cloudflare:test" { interface ProvidedEnv extends Env {} }\ndeclare namespace Cloudflare { interface Env { KV: KVNamespace } }\n`);
+  fs.writeFileSync(path.join(dir, "use.ts"), `import { env } from "cloudflare:test";\nexport const db: D1Database = env.DB;\nexport const kv: KVNamespace = env.KV;\n// @ts-expect-error not a binding of either\nexport const nope = env.NOPE;\n`);
+  const result = spawnSync(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", dir], { encoding: "utf8", timeout: 100_000 });
+  assert.equal(result.status, 0, result.stdout + result.stderr);
 });

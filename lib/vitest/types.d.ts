@@ -7,8 +7,13 @@ declare namespace Cloudflare {
 }
 
 declare module "cloudflare:test" {
+  /**
+   * The env type of the Vitest 3 form (@cloudflare/vitest-pool-workers 0.12 and before), which
+   * projects augment with `interface ProvidedEnv extends Env {}`; `Cloudflare.Env` too.
+   */
+  export interface ProvidedEnv extends Cloudflare.Env {}
   /** The test isolate's bindings (the wrangler configuration's, with `miniflare.bindings`). */
-  export const env: Cloudflare.Env;
+  export const env: ProvidedEnv;
   /** The worker's default entrypoint, plus `scheduled()` and `queue()`. */
   export const SELF: Fetcher & Record<string, any>;
 
