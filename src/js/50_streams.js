@@ -251,11 +251,35 @@ function codecStream(format, decompress, what) {
    * Makes the output of the input written so far, while less than AHEAD bytes wait unread;
    * true when the codec has used up that input.
    */
+  // Output made before the reader asked for it: handed over as one chunk at the next read, as
+  // workerd's buffered output is (a reader that reads once after close() gets all of it).
+  let ahead = [];
+  let aheadBytes = 0;
+  let ended = false; // close() finished the output into `ahead`
+  const keep = (bytes) => {
+    if (bytes.byteLength === 0) return;
+    ahead.push(bytes);
+    aheadBytes += bytes.byteLength;
+  };
+  const takeAhead = () => {
+    let out = ahead[0];
+    if (ahead.length > 1) {
+      out = new Uint8Array(aheadBytes);
+      let at = 0;
+      for (const part of ahead) {
+        out.set(part, at);
+        at += part.byteLength;
+      }
+    }
+    ahead = [];
+    aheadBytes = 0;
+    return out;
+  };
   const produceAhead = () => {
-    while (-(controller.desiredSize ?? 0) < AHEAD) {
+    while (aheadBytes < AHEAD) {
       const out = guarded(() => ops.codecRead(id));
       if (out === null) return true;
-      if (out.byteLength > 0) controller.enqueue(out);
+      keep(out);
       if (!ops.codecPending(id)) return true;
     }
     return false;
@@ -269,6 +293,12 @@ function codecStream(format, decompress, what) {
     async pull(c) {
       for (;;) {
         if (failure !== null) throw failure;
+        if (aheadBytes > 0) {
+          c.enqueue(takeAhead());
+          if (ended) c.close();
+          return;
+        }
+        if (ended) return c.close();
         if (id === null) return;
         const out = guarded(() => ops.codecRead(id));
         if (out !== null) {
@@ -327,16 +357,14 @@ function codecStream(format, decompress, what) {
       closing = true;
       // Every write settled, so the codec has used up its input: the output ends now, unless
       // the reader is still behind by AHEAD bytes (then a pull ends it).
-      if (id !== null && -(controller.desiredSize ?? 0) < AHEAD) {
+      if (id !== null && aheadBytes < AHEAD) {
         failBoth(() => {
-          let rest;
           try {
-            rest = guarded(() => ops.codecFinish(id, decompress && strict));
+            keep(guarded(() => ops.codecFinish(id, decompress && strict)));
           } finally {
             id = null;
           }
-          if (rest.byteLength > 0) controller.enqueue(rest);
-          controller.close();
+          ended = true;
         });
       }
       wake?.();
