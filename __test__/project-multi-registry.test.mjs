@@ -95,6 +95,18 @@ function writeWorker(root, name, source, config = {}) {
   return dir;
 }
 
+/** Each test's dev processes: its folder is removed only after they stopped (Node runs after-hooks in the order they were added). */
+const running = new WeakMap();
+
+function tempRoot(t) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-registry-"));
+  t.after(async () => {
+    await Promise.all((running.get(t) ?? []).map((stop) => stop()));
+    fs.rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  });
+  return root;
+}
+
 /** Runs `workerbox dev` with `args`; resolves once it printed its "ready on" URL. */
 async function dev(t, args, registry) {
   const child = spawn(process.execPath, [CLI, "dev", ...args, "--port", "0", "--no-persist"], { env: { ...process.env, WORKERBOX_REGISTRY: registry, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
@@ -103,11 +115,11 @@ async function dev(t, args, registry) {
   child.stderr.on("data", (d) => (out += d));
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      await exited;
-    }
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
   };
+  if (!running.has(t)) running.set(t, []);
+  running.get(t).push(stop);
   t.after(stop);
   const deadline = Date.now() + 60_000;
   while (!/ready on (http:\/\/\S+)/.test(out)) {
@@ -134,8 +146,7 @@ async function until(what, check, ms = 30_000) {
 }
 
 test("separate dev processes: RPC, a Durable Object, a Workflow and a tail consumer of other processes, through the registry", { timeout: 240_000 }, async (t) => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-registry-"));
-  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const root = tempRoot(t);
   const registry = path.join(root, "registry");
   const gatewayDir = writeWorker(root, "gateway", GATEWAY, {
     services: [{ binding: "API", service: "api", entrypoint: "Api" }],
@@ -203,8 +214,7 @@ test("separate dev processes: RPC, a Durable Object, a Workflow and a tail consu
 });
 
 test("a worker that stops: its bindings throw naming it again, and the dev log says so", { timeout: 180_000 }, async (t) => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-registry-"));
-  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const root = tempRoot(t);
   const registry = path.join(root, "registry");
   const gatewayDir = writeWorker(root, "gateway", GATEWAY, { services: [{ binding: "API", service: "api", entrypoint: "Api" }] });
   const apiDir = writeWorker(root, "api", API, { migrations: [{ tag: "v1", new_sqlite_classes: ["Counter"] }] });

@@ -102,9 +102,16 @@ function writeWorker(root, name, source, config = {}) {
   return dir;
 }
 
+/** Each test's running dev processes: its folder is removed only after they stopped (Node runs after-hooks in the order they were added). */
+const running = new WeakMap();
+const stopAll = (t) => Promise.all((running.get(t) ?? []).map((stop) => stop()));
+
 function projects(t) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-multi-"));
-  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  t.after(async () => {
+    await stopAll(t);
+    fs.rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  });
   const gateway = writeWorker(root, "gateway", GATEWAY, {
     services: [
       { binding: "AUTH", service: "auth" },
@@ -128,12 +135,13 @@ async function dev(t, args, registry, { persist = false } = {}) {
   child.stdout.on("data", (d) => (out += d));
   child.stderr.on("data", (d) => (out += d));
   const exited = new Promise((resolve) => child.once("exit", resolve));
-  t.after(async () => {
-    if (child.exitCode === null) {
-      child.kill("SIGTERM");
-      await exited;
-    }
-  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+  };
+  if (!running.has(t)) running.set(t, []);
+  running.get(t).push(stop);
+  t.after(stop);
   const deadline = Date.now() + 60_000;
   while (!/ready on (http:\/\/\S+)/.test(out)) {
     if (child.exitCode !== null) throw new Error(`workerbox dev exited (${child.exitCode}):\n${out}`);
@@ -213,10 +221,11 @@ test("a change to one worker reloads only it: the gateway keeps its module state
   assert.doesNotMatch(server.output(), /reloaded gateway/);
   // The Durable Object's storage outlived the api's reload: the file in the api's own state folder.
   assert.equal((await text(new URL("/count", server.url))).body, "2");
-  assert.ok(fs.readdirSync(path.join(p.api, ".wrangler", "state", "v3", "workerbox", "do", "Counter")).length > 0);
+  const folder = fs.readdirSync(path.join(p.api, ".wrangler", "state", "v3", "do")).find((name) => name.endsWith("-Counter"));
+  assert.ok(fs.readdirSync(path.join(p.api, ".wrangler", "state", "v3", "do", folder)).some((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite"));
 });
 
-test("two workerbox dev processes find each other through the registry: 503 naming the worker before it starts, its answer after", { timeout: 180_000 }, async (t) => {
+test("two workerbox dev processes find each other through the registry: 503 naming the worker before it starts, its answer after (fetch, RPC, a Durable Object)", { timeout: 180_000 }, async (t) => {
   const p = projects(t);
   const gateway = await dev(t, ["-c", p.gateway], p.registry);
   const missing = await text(new URL("/auth", gateway.url));
@@ -233,6 +242,9 @@ test("two workerbox dev processes find each other through the registry: 503 nami
   assert.deepEqual(await text(new URL("/api", gateway.url)), { status: 200, body: "api v1 entrypoint at /api" });
   // RPC across processes too (project-multi-registry.test.mjs covers the rest).
   assert.deepEqual(await text(new URL("/rpc", gateway.url)), { status: 200, body: "5" });
+  // The Durable Object of the api process (script_name), through the gateway's binding.
+  assert.deepEqual(await text(new URL("/count", gateway.url)), { status: 200, body: "1" });
+  assert.deepEqual(await text(new URL("/count", gateway.url)), { status: 200, body: "2" });
   // When the auth process stops, its entry goes and the binding answers 503 again.
   auth.child.kill("SIGTERM");
   await auth.exited;
