@@ -3,9 +3,10 @@
 // workers it binds to — a service with a named entrypoint (fetch, RPC methods, a property get),
 // a Durable Object class (script_name: idFromName/get, RPC and fetch on the stub), a Workflow
 // (script_name: create, status until complete, sendEvent to an instance waiting for it) and a
-// tail consumer (trace items posted to it). Before a worker starts, calls name it (503 for
-// fetch, a thrown Error for RPC); they connect when it starts. What cannot cross a process
-// (functions passed or returned) is a clear error.
+// tail consumer (trace items posted to it), and service_binding_extra_handlers' scheduled().
+// Before a worker starts, calls name it (503 for fetch, a thrown Error for RPC); they connect
+// when it starts. What cannot cross a process (functions passed or returned) is a clear error,
+// as is an entrypoint or Durable Object class the running worker does not export.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -35,6 +36,10 @@ const GATEWAY = `export default {
       case "/rpc-pass-fn": return attempt(() => env.API.callBack((x) => x * 2));
       case "/rpc-return-fn": return attempt(() => env.API.giveFunction());
       case "/count": return attempt(() => env.COUNTER.get(env.COUNTER.idFromName(url.searchParams.get("name") ?? "one")).increment());
+      case "/rpc-no-entrypoint": return attempt(() => env.NOPE.add(1, 2));
+      case "/count-no-class": return attempt(() => env.GHOST.get(env.GHOST.idFromName("x")).increment());
+      case "/scheduled": return attempt(async () => JSON.stringify(await env.API_DEFAULT.scheduled({ cron: "*/5 * * * *" })));
+      case "/scheduled-count": return env.API_DEFAULT.fetch("http://api/scheduled-count");
       case "/count-fetch": return env.COUNTER.get(env.COUNTER.idFromName("one")).fetch("http://do/peek");
       case "/flow": {
         const instance = await env.FLOW.create({ id: url.searchParams.get("id"), params: { n: 21 } });
@@ -77,7 +82,14 @@ export class Flow extends WorkflowEntrypoint {
     return { doubled, approved: approval.payload.ok };
   }
 }
-export default { fetch() { return new Response("api default"); } };
+let scheduledRuns = [];
+export default {
+  fetch(request) {
+    if (new URL(request.url).pathname === "/scheduled-count") return Response.json(scheduledRuns);
+    return new Response("api default");
+  },
+  scheduled(controller) { scheduledRuns.push(controller.cron); },
+};
 `;
 
 const TAILER = `const received = [];
@@ -149,8 +161,18 @@ test("separate dev processes: RPC, a Durable Object, a Workflow and a tail consu
   const root = tempRoot(t);
   const registry = path.join(root, "registry");
   const gatewayDir = writeWorker(root, "gateway", GATEWAY, {
-    services: [{ binding: "API", service: "api", entrypoint: "Api" }],
-    durable_objects: { bindings: [{ name: "COUNTER", class_name: "Counter", script_name: "api" }] },
+    compatibility_flags: ["service_binding_extra_handlers"],
+    services: [
+      { binding: "API", service: "api", entrypoint: "Api" },
+      { binding: "NOPE", service: "api", entrypoint: "Nope" },
+      { binding: "API_DEFAULT", service: "api" },
+    ],
+    durable_objects: {
+      bindings: [
+        { name: "COUNTER", class_name: "Counter", script_name: "api" },
+        { name: "GHOST", class_name: "Ghost", script_name: "api" },
+      ],
+    },
     workflows: [{ name: "flow", binding: "FLOW", class_name: "Flow", script_name: "api" }],
     tail_consumers: [{ service: "tailer" }],
   });
@@ -184,6 +206,17 @@ test("separate dev processes: RPC, a Durable Object, a Workflow and a tail consu
   const returnFn = await text(url("/rpc-return-fn"));
   assert.equal(returnFn.status, 500);
   assert.match(returnFn.body, /^TypeError: .*returned a function, RpcTarget or RPC stub, which cannot cross between workerbox dev processes/);
+
+  // A running worker without that entrypoint or Durable Object class: the error says so.
+  const noEntrypoint = await text(url("/rpc-no-entrypoint"));
+  assert.equal(noEntrypoint.status, 500);
+  assert.equal(noEntrypoint.body, 'TypeError: The worker has no entrypoint named "Nope".');
+  const noClass = await text(url("/count-no-class"));
+  assert.equal(noClass.status, 500);
+  assert.equal(noClass.body, 'TypeError: The worker exports no Durable Object class named "Ghost".');
+  // service_binding_extra_handlers: scheduled() runs the other process's handler.
+  assert.deepEqual(JSON.parse((await text(url("/scheduled"))).body), { outcome: "ok", noRetry: false });
+  assert.deepEqual(JSON.parse((await text(url("/scheduled-count"))).body), ["*/5 * * * *"]);
 
   // The Durable Object lives in the api process: RPC and fetch on the stub, state kept between calls.
   assert.deepEqual(await text(url("/count")), { status: 200, body: "1" });

@@ -126,7 +126,7 @@ function makePeers(local, registryDir) {
           if (local(entry.service)?.server.worker) return undefined;
           return async (method, args, bytes) => {
             if (method === "fetch") return fetchThrough(target(entry.service, entry.entrypoint, what).handler, args, bytes);
-            if (method !== "rpc") throw new TypeError(`workerbox: ${what}: ${method}() reaches only a worker of the same dev server (workerbox dev -c … -c …), not one in another process`);
+            if (method !== "rpc" && method !== "scheduled") throw new TypeError(`workerbox: ${what}: ${method}() reaches only a worker of the same dev server (workerbox dev -c … -c …), not one in another process`);
             return remoteCall(entry.service, what, { kind: "service", entrypoint: entry.entrypoint }, method, args, bytes);
           };
         },
@@ -136,15 +136,16 @@ function makePeers(local, registryDir) {
 
     durableObject(entry, config) {
       const name = entry.scriptName;
-      const namespace = api.durableObject(entry.className);
+      // workerd's ids for the home worker's unique key (<script>-<Class>), as its own binding has them.
+      const namespace = api.durableObject(entry.className, { uniqueKey: `${name}-${entry.className}` });
       const home = () => local(name);
       const where = `Durable Object binding ${entry.binding} of ${config.name ?? "the worker"} (class ${entry.className} of worker ${JSON.stringify(name)})`;
-      // The objects live in the other worker, with its storage: the folder its own binding uses.
+      // The objects live in the other worker, with its storage: wrangler's files (lib/project/wrangler-state.js).
       Object.defineProperty(namespace, "worker", { get: () => home()?.server.worker ?? undefined });
       Object.defineProperty(namespace, "dir", {
         get: () => {
           const project = home()?.server.worker ? home().server.project : null;
-          return project?.stateDir ? path.join(project.stateDir, "workerbox", "do") : undefined;
+          return project?.stateDir ? path.join(project.stateDir, "do") : undefined;
         },
       });
       Object.defineProperty(namespace, "sql", {
@@ -212,7 +213,7 @@ function homeNamespace(server, className) {
     // A class the worker exports without binding it itself: as a script_name binding here would have it.
     const migrations = project?.config.migrations ?? [];
     const sql = migrations.some((m) => m.newSqliteClasses.includes(className)) || !migrations.some((m) => m.newClasses.includes(className));
-    options = { dir: project?.stateDir ? path.join(project.stateDir, "workerbox", "do") : undefined, sql };
+    options = { ...(project?.stateDir ? require("./wrangler-state.js").durableOptions(project.stateDir, project.config, { className }) : {}), sql };
   }
   const namespace = api.durableObject(className, { worker, ...options });
   table.set(className, namespace);
@@ -228,6 +229,12 @@ async function answerCall(server, name, head, bytes) {
   let answer;
   switch (binding?.kind) {
     case "service":
+      if (method === "scheduled") {
+        // service_binding_extra_handlers: the bound worker's scheduled() handler, run there.
+        const result = await require("../api.js").dispatch(worker, { type: "scheduled", cron: args.cron, scheduledTime: args.scheduledTime });
+        answer = { json: JSON.stringify({ outcome: result.outcome, noRetry: result.noRetry }) };
+        break;
+      }
       if (method !== "rpc") throw new TypeError(`workerbox: service binding operation "${method}" does not cross dev processes`);
       answer = await rpc.callService(worker, binding.entrypoint, undefined, args, bytes);
       break;
