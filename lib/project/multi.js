@@ -239,6 +239,8 @@ async function answerCall(server, name, head, bytes) {
       answer = await rpc.callService(worker, binding.entrypoint, undefined, args, bytes);
       break;
     case "durable":
+      // The id names the object's file: only an id as a namespace makes it is taken.
+      if (typeof args?.object !== "string" || !/^[0-9a-f]{64}$/.test(args.object)) throw new TypeError(`workerbox: a Durable Object call from another dev process named no valid object id (${JSON.stringify(args?.object)})`);
       answer = await homeNamespace(server, binding.className).answer(method, args, bytes, undefined);
       if (answer.webSocket !== undefined) {
         answer.webSocket.close?.(1011, "a WebSocket cannot cross workerbox dev processes");
