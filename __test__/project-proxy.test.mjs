@@ -43,7 +43,7 @@ test("env: vars, secrets, KV, R2, D1, queues, services and Durable Objects", asy
   assert.equal(await (await proxy.caches.open("named")).delete("http://x/"), false);
 });
 
-test("Durable Objects: stubs from Node run the project's class, storage persisted under .wrangler/state/v3/workerbox", async (t) => {
+test("Durable Objects: stubs from Node run the project's class, storage persisted in wrangler's files under .wrangler/state/v3/do", async (t) => {
   const dir = copy(t);
   const proxy = await proxyFor(t, { configPath: dir });
   const { ROOMS } = proxy.env;
@@ -58,7 +58,7 @@ test("Durable Objects: stubs from Node run the project's class, storage persiste
   // A second proxy (a new worker) finds the same object's storage on disk.
   const again = await proxyFor(t, { configPath: dir });
   assert.deepEqual(await again.env.ROOMS.getByName("lobby").join("max"), ["ada", "lin", "max"]);
-  assert.ok(fs.existsSync(path.join(dir, ".wrangler", "state", "v3", "workerbox", "do", "Room", `${lobby.id}.sqlite3`)));
+  assert.ok(fs.existsSync(path.join(dir, ".wrangler", "state", "v3", "do", "proxy-app-Room", `${lobby.id}.sqlite`)));
 });
 
 test("D1 and queue producers: the same database and queue a worker of the project uses", async (t) => {

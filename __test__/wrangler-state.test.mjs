@@ -279,6 +279,10 @@ test("Durable Objects shared with Miniflare (wrangler's local mode): ids, KV and
   const loaded = await loadProject(dir);
   assert.deepEqual(loaded.stateNotes, []);
   assert.equal(loaded.bindings.NS.idFromName("x"), miniflareObjectId("shared-state-Counter", "x"));
+  // The Node side checks ids as the worker does.
+  assert.equal(loaded.bindings.NS.idFromString(theirUnique.toUpperCase()), theirUnique);
+  assert.throws(() => loaded.bindings.NS.idFromString(forged), /^TypeError: Durable Object ID is not valid for this namespace\.$/);
+  assert.equal(loaded.bindings.NS.idFromString(loaded.bindings.NS.newUniqueId()).length, 64);
   let worker = await createWorker({ ...loaded.options, onLog() {} });
   const wb = { dispatchFetch: (url) => dispatch(worker, url) };
   const read = async (target, query = "") => JSON.parse(await text(target, `http://localhost/read${query}`));

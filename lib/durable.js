@@ -212,6 +212,16 @@ const boundTo = new WeakMap();
 
 // ---- The host API ---------------------------------------------------------------------------------
 
+/** workerd's id key for a namespace's unique key: SHA-256 of it (src/workerd/server/actor-id-impl.c++). */
+const workerdKey = (uniqueKey) => require("node:crypto").createHash("sha256").update(uniqueKey).digest();
+
+/** workerd's id whose first 16 bytes are those of `base`: then 16 bytes of their HMAC (the MAC), in hex. */
+function workerdId(uniqueKey, base) {
+  const first = Buffer.from(base.subarray(0, 16));
+  const mac = require("node:crypto").createHmac("sha256", workerdKey(uniqueKey)).update(first).digest().subarray(0, 16);
+  return Buffer.concat([first, mac]).toString("hex");
+}
+
 /**
  * The binding `durableObject()` returns: given to createWorker's `bindings`, and a small API
  * for Node (tests, tools) on the namespace's objects.
@@ -247,10 +257,26 @@ class DurableObjectNamespaceBinding extends Binding {
   idFromName(name) {
     const crypto = require("node:crypto");
     if (this.uniqueKey === undefined) return crypto.createHmac("sha256", this.className).update(String(name)).digest("hex");
-    // workerd's: the name's HMAC keyed by SHA-256(unique key), then the HMAC of that (src/js/85_durable.js).
-    const key = crypto.createHash("sha256").update(this.uniqueKey).digest();
-    const base = crypto.createHmac("sha256", key).update(String(name)).digest().subarray(0, 16);
-    return Buffer.concat([base, crypto.createHmac("sha256", key).update(base).digest().subarray(0, 16)]).toString("hex");
+    return workerdId(this.uniqueKey, crypto.createHmac("sha256", workerdKey(this.uniqueKey)).update(String(name)).digest());
+  }
+
+  /** A new id, as `env.NS.newUniqueId()` makes it, as a hex string. */
+  newUniqueId() {
+    const crypto = require("node:crypto");
+    return this.uniqueKey === undefined ? crypto.randomBytes(32).toString("hex") : workerdId(this.uniqueKey, crypto.randomBytes(16));
+  }
+
+  /** `hex` checked as `env.NS.idFromString()` checks it (with a uniqueKey, workerd's MAC too), as lower-case hex. */
+  idFromString(hex) {
+    const text = String(hex);
+    if (this.uniqueKey === undefined) {
+      if (!HEX_ID.test(text)) throw new TypeError("Invalid Durable Object ID: must be 64 hex digits");
+      return text;
+    }
+    if (!/^[0-9a-fA-F]{64}$/.test(text)) throw new TypeError("Invalid Durable Object ID: must be 64 hex digits");
+    const id = workerdId(this.uniqueKey, Buffer.from(text, "hex"));
+    if (id !== text.toLowerCase()) throw new TypeError("Durable Object ID is not valid for this namespace.");
+    return id;
   }
 
   /** The ids of the objects that have storage (files under `dir`, or databases in memory). */

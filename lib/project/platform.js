@@ -37,15 +37,11 @@ const CF = Object.freeze({ colo: "LOCAL", country: "XX", city: "Local", continen
  * equals() and name, and stubs with fetch() and RPC methods (structured clones both ways).
  */
 function durableNamespace(namespace) {
-  const HEX = /^[0-9a-f]{64}$/;
   const idOf = (hex, name) => ({ name, toString: () => hex, equals: (other) => String(other) === hex });
   return {
     idFromName: (name) => idOf(namespace.idFromName(name), String(name)),
-    newUniqueId: () => idOf(require("node:crypto").randomBytes(32).toString("hex"), undefined),
-    idFromString(hex) {
-      if (!HEX.test(String(hex))) throw new TypeError("Invalid Durable Object ID: must be 64 hex digits");
-      return idOf(String(hex), undefined);
-    },
+    newUniqueId: () => idOf(namespace.newUniqueId(), undefined),
+    idFromString: (hex) => idOf(namespace.idFromString(hex), undefined),
     get: (id) => namespace.get(String(id), id?.name ?? null),
     getByName: (name) => namespace.get(namespace.idFromName(name), String(name)),
   };
@@ -96,7 +92,7 @@ async function getPlatformProxy(options = {}) {
     // A worker of the caller's (the node:test helper's) runs them when given.
     home = options.worker ?? (await createWorker({ ...project.options, pool: false }));
     for (const [name, value] of Object.entries(durables)) {
-      env[name] = durableNamespace(durableObject(value.className, { worker: home, dir: value.dir, sql: value.sql, evictAfterMs: value.evictAfterMs }));
+      env[name] = durableNamespace(durableObject(value.className, { worker: home, dir: value.dir, sql: value.sql, evictAfterMs: value.evictAfterMs, uniqueKey: value.uniqueKey }));
     }
   }
   let disposed = false;
