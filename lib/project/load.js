@@ -2,7 +2,8 @@
 // loadProject(): turns a project's checked configuration (config.js) and its bundle (bundle.js)
 // into createWorker() options with real bindings — vars and secrets, KV namespaces and R2
 // buckets as embedded stores persisted where wrangler keeps local state (`.wrangler/state/v3`, see
-// wrangler-state.js: D1 and KV in wrangler's own files, the rest under its `workerbox/`), service bindings, the assets
+// wrangler-state.js: D1, KV, R2 and Durable Objects in wrangler's own files, queues and workflows
+// under its `workerbox/`), service bindings, the assets
 // binding — and lists every binding workerbox cannot provide yet. Binding kinds go through one
 // table of factories (BINDING_FACTORIES) so D1, queues and Durable Objects are wired as soon as
 // index.js exports their factories.
@@ -214,8 +215,8 @@ async function projectFromConfig(config, options) {
     fs.mkdirSync(wranglerState.ownDir(state), { recursive: true });
   }
   const { bindings, unsupported, warnings } = buildBindings(config, { state, services: options.services, peers: options.peers, api, storeCache: options.storeCache });
-  // On a store's first start: workerbox's own KV data moved into wrangler's layout, wrangler's R2
-  // data into workerbox's buckets (their files are not shared).
+  // On a store's first start: workerbox's own KV and R2 data moved into wrangler's layout (shared
+  // with wrangler from then on); a note for Durable Object classes that stay in workerbox's own.
   if (state) stateNotes.push(...(await wranglerState.importWranglerData(state, config, bindings)));
   const vars = { ...config.bindings.vars, ...config.secrets, ...(options.vars ?? {}) };
   for (const name of Object.keys(vars)) {
