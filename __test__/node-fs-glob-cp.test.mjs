@@ -177,3 +177,37 @@ test("Read/WriteStream: callable without new, a custom fs, a FileHandle as fd, o
     checks: ["ERR_OUT_OF_RANGE", "ERR_INVALID_ARG_TYPE", "ERR_INVALID_ARG_TYPE", "ERR_OUT_OF_RANGE"],
   });
 });
+
+test("workerd's answers: chmod/chown check and change nothing, access, links, writes, constants", { timeout: 60_000 }, async (t) => {
+  const out = await run(t, `
+    fs.writeFileSync("/tmp/f", "abc");
+    const before = fs.statSync("/tmp/f").mode;
+    fs.chmodSync("/tmp/f", 0o600);
+    fs.chownSync("/tmp/f", 1000, 1000);
+    const fd = fs.openSync("/tmp/f", "r");
+    fs.readSync(fd, Buffer.alloc(2));
+    const checks = await new Promise((resolve) => {
+      const thrown = [code(() => fs.chmod("/tmp/f", -1, () => {})), code(() => fs.chown("/tmp/f", {}, 0, () => {})), code(() => fs.fchmodSync(99, 0o600)), code(() => fs.access("/", "x", () => {}))];
+      fs.access("/bundle/worker.js", fs.constants.W_OK, (e) => resolve([...thrown, e.code]));
+    });
+    return {
+      unchanged: fs.statSync("/tmp/f").mode === before && fs.statSync("/tmp/f").uid === 0,
+      checks,
+      links: [code(() => fs.symlinkSync("/tmp/f", "/tmp/x/")), code(() => fs.linkSync("/tmp/f", "/dev/null/x")), code(() => fs.symlinkSync("/tmp/f", "/bundle/l"))],
+      created: code(() => fs.writeFileSync("/bundle/new.txt", "x")),
+      written: fs.writeFileSync("/tmp/g", "hello"),
+      wholeFromFd: fs.readFileSync(fd, "utf8"),
+      nullProto: Object.getPrototypeOf(fs.constants) === null,
+      realpathDangling: (fs.symlinkSync("/tmp/none", "/tmp/dangling"), fs.realpathSync("/tmp/dangling")),
+    };`);
+  assert.deepEqual(out, {
+    unchanged: true,
+    checks: ["ERR_OUT_OF_RANGE", "ERR_INVALID_ARG_TYPE", "EBADF", "ERR_INVALID_ARG_TYPE", "ENOENT"],
+    links: ["EINVAL", "EINVAL", "EPERM"],
+    created: "EPERM",
+    written: 5,
+    wholeFromFd: "abc",
+    nullProto: true,
+    realpathDangling: "/tmp/none",
+  });
+});

@@ -9,7 +9,7 @@ const { notImplementedError, invalidArgType } = require("node:internal/errors");
 const vfs = require("node:internal/vfs");
 const { fsError, Node, lookup, existing, writable, toPath, readDevice, writeDevice, S_IFREG, S_IFDIR, S_IFLNK } = vfs;
 
-const constants = Object.freeze({"UV_FS_SYMLINK_DIR":1, "UV_FS_SYMLINK_JUNCTION":2, "O_RDONLY":0, "O_WRONLY":1, "O_RDWR":2, "UV_DIRENT_UNKNOWN":0,
+const constants = Object.freeze(Object.assign(Object.create(null), {"UV_FS_SYMLINK_DIR":1, "UV_FS_SYMLINK_JUNCTION":2, "O_RDONLY":0, "O_WRONLY":1, "O_RDWR":2, "UV_DIRENT_UNKNOWN":0,
   "UV_DIRENT_FILE":1, "UV_DIRENT_DIR":2, "UV_DIRENT_LINK":3, "UV_DIRENT_FIFO":4, "UV_DIRENT_SOCKET":5,
   "UV_DIRENT_CHAR":6, "UV_DIRENT_BLOCK":7, "EXTENSIONLESS_FORMAT_JAVASCRIPT":0, "EXTENSIONLESS_FORMAT_WASM":1,
   "S_IFMT":61440, "S_IFREG":32768, "S_IFDIR":16384, "S_IFCHR":8192, "S_IFBLK":24576, "S_IFIFO":4096, "S_IFLNK":40960,
@@ -18,7 +18,7 @@ const constants = Object.freeze({"UV_FS_SYMLINK_DIR":1, "UV_FS_SYMLINK_JUNCTION"
   "O_NONBLOCK":2048, "S_IRWXU":448, "S_IRUSR":256, "S_IWUSR":128, "S_IXUSR":64, "S_IRWXG":56, "S_IRGRP":32, "S_IWGRP":16,
   "S_IXGRP":8, "S_IRWXO":7, "S_IROTH":4, "S_IWOTH":2, "S_IXOTH":1, "F_OK":0, "R_OK":4, "W_OK":2, "X_OK":1,
   "UV_FS_COPYFILE_EXCL":1, "COPYFILE_EXCL":1, "UV_FS_COPYFILE_FICLONE":2, "COPYFILE_FICLONE":2,
-  "UV_FS_COPYFILE_FICLONE_FORCE":4, "COPYFILE_FICLONE_FORCE":4});
+  "UV_FS_COPYFILE_FICLONE_FORCE":4, "COPYFILE_FICLONE_FORCE":4})); // a null prototype, as Node's
 
 // ---- Stats, Dirent, Dir --------------------------------------------------------------------------
 
@@ -119,7 +119,7 @@ function openNode(path, flags, syscall = "open") {
   if (node === undefined) {
     if ((flags & constants.O_CREAT) === 0) throw fsError("ENOENT", syscall, path);
     if (found.parent === null || found.parent.kind !== "dir") throw fsError("ENOENT", syscall, path);
-    writable(found.parent, syscall, path);
+    if (found.parent.readOnly) throw fsError("EPERM", syscall, path); // creating in a read-only directory: workerd's code
     node = new Node("file", S_IFREG | 0o666);
     found.parent.entries.set(found.name, node);
     found.parent.touch();
@@ -136,12 +136,16 @@ function openNode(path, flags, syscall = "open") {
   return node;
 }
 
-function entry(fd, syscall) {
+function checkFd(fd) {
   if (typeof fd !== "number") throw invalidArgType("fd", "number", fd);
   if (!Number.isInteger(fd) || fd < 0 || fd > 2147483647) {
     const range = Number.isInteger(fd) ? ">= 0 && <= 2147483647" : "an integer";
     throw Object.assign(new RangeError(`The value of "fd" is out of range. It must be ${range}. Received ${fd}`), { code: "ERR_OUT_OF_RANGE" });
   }
+}
+
+function entry(fd, syscall) {
+  checkFd(fd);
   const found = descriptors.get(fd);
   if (found === undefined) throw fsError("EBADF", syscall);
   return found;
@@ -179,11 +183,13 @@ function writeAt(node, bytes, position, syscall, path) {
 
 function readFileSync(path, options) {
   const { encoding = null, flag } = optionsOf(options);
+  if (encoding !== null) checkEncoding(encoding);
   if (typeof path === "number") {
+    // As in workerd, the whole file, whatever the descriptor's position.
     const open = entry(path, "read");
-    const rest = Buffer.alloc(open.node.kind === "file" ? Math.max(0, open.node.data.length - open.position) : 0);
-    open.position += readAt(open.node, rest, 0, rest.length, open.position, "read");
-    return encode(rest, encoding);
+    const whole = Buffer.alloc(open.node.kind === "file" ? open.node.data.length : 0);
+    readAt(open.node, whole, 0, whole.length, 0, "read");
+    return encode(whole, encoding);
   }
   const target = toPath(path);
   const node = openNode(target, flagsOf(flag, "r"));
@@ -193,20 +199,22 @@ function readFileSync(path, options) {
 
 function writeFileSync(path, data, options) {
   const { encoding = "utf8", flag } = optionsOf(options);
+  checkEncoding(encoding);
   const bytes = bytesOf(data, encoding);
   if (typeof path === "number") {
     const open = entry(path, "write");
     open.position += writeAt(open.node, bytes, open.append ? open.node.data.length : open.position, "write");
-    return;
+    return bytes.length;
   }
   const target = toPath(path);
   const flags = flagsOf(flag, "w");
   const node = openNode(target, flags);
-  writeAt(node, bytes, flags & constants.O_APPEND ? (node.data?.length ?? 0) : 0, "write", target);
+  // workerd returns the number of bytes written (Node returns undefined).
+  return writeAt(node, bytes, flags & constants.O_APPEND ? (node.data?.length ?? 0) : 0, "write", target);
 }
 
 function appendFileSync(path, data, options) {
-  writeFileSync(path, data, { ...optionsOf(options, { encoding: "utf8" }), flag: optionsOf(options).flag ?? "a" });
+  return writeFileSync(path, data, { ...optionsOf(options, { encoding: "utf8" }), flag: optionsOf(options).flag ?? "a" });
 }
 
 function openSync(path, flags, mode) {
@@ -236,20 +244,49 @@ function readSync(fd, buffer, offsetOrOptions, length, position) {
   return count;
 }
 
+const outOfBounds = (name) => Object.assign(new RangeError(`"${name}" is outside of buffer bounds`), { code: "ERR_BUFFER_OUT_OF_BOUNDS" });
+
+/** A write position: null, or a non-negative integer (a bigint past 2^32 - 1 is EINVAL, as workerd). */
+function checkPosition(position) {
+  if (position === undefined || position === null) return null;
+  if (typeof position === "bigint") {
+    if (position < 0n || position > 4294967295n) throw fsError("EINVAL", "write");
+    return Number(position);
+  }
+  checkIntegerIn(position, "position", 0, 4294967295);
+  return position;
+}
+
+/** writeSync's arguments, checked as Node checks them: { bytes, at } (at null: the descriptor's position). */
+function writeArgs(fd, data, offsetOrPosition, lengthOrEncoding, position) {
+  checkFd(fd);
+  if (typeof data === "string") {
+    let at = offsetOrPosition;
+    if (at !== null && typeof at === "object") at = at.position;
+    at = checkPosition(at);
+    const encoding = typeof lengthOrEncoding === "string" ? lengthOrEncoding : "utf8";
+    return { bytes: Buffer.from(data, encoding), at };
+  }
+  if (!ArrayBuffer.isView(data)) throw invalidArgType("buffer", "string or an instance of Buffer, TypedArray, or DataView", data);
+  const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  let offset = offsetOrPosition;
+  let length = lengthOrEncoding;
+  if (offset !== null && typeof offset === "object") ({ offset, length, position } = offset);
+  offset ??= 0;
+  if (typeof offset !== "number") throw invalidArgType("offset", "number", offset);
+  checkIntegerIn(offset, "offset", 0, Number.MAX_SAFE_INTEGER);
+  if (offset > view.length) throw outOfBounds("offset");
+  length ??= view.length - offset;
+  if (typeof length !== "number") throw invalidArgType("length", "number", length);
+  if (offset + length > view.length) throw outOfBounds("length");
+  checkIntegerIn(length, "length", 0, 2147483647);
+  return { bytes: view.subarray(offset, offset + length), at: checkPosition(position) };
+}
+
 function writeSync(fd, data, offsetOrPosition, lengthOrEncoding, position) {
+  const { bytes, at } = writeArgs(fd, data, offsetOrPosition, lengthOrEncoding, position);
   const open = entry(fd, "write");
   if ((open.flags & 3) === 0) throw fsError("EBADF", "write");
-  let bytes;
-  let at = null;
-  if (typeof data === "string") {
-    at = typeof offsetOrPosition === "number" ? offsetOrPosition : null;
-    bytes = Buffer.from(data, typeof lengthOrEncoding === "string" ? lengthOrEncoding : "utf8");
-  } else {
-    const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    const offset = offsetOrPosition ?? 0;
-    bytes = view.subarray(offset, offset + (lengthOrEncoding ?? view.length - offset));
-    at = typeof position === "number" ? position : null;
-  }
   const where = open.append ? (open.node.data?.length ?? 0) : (at ?? open.position);
   const count = writeAt(open.node, bytes, where, "write", open.path);
   if (at === null) open.position = where + count;
@@ -258,7 +295,16 @@ function writeSync(fd, data, offsetOrPosition, lengthOrEncoding, position) {
 
 // ---- Paths and directories -------------------------------------------------------------------------
 
+/** stat's options: an object whose bigint and throwIfNoEntry are booleans. */
+function statOptions(options) {
+  const checked = checkedOptions(options, { encodingString: false });
+  checkBoolean(checked.bigint, "options.bigint");
+  checkBoolean(checked.throwIfNoEntry, "options.throwIfNoEntry");
+  return checked;
+}
+
 function statSync(path, options) {
+  options = statOptions(options);
   try {
     return new Stats(typeof path === "number" ? entry(path, "fstat").node : existing(toPath(path), "stat").node, options?.bigint === true);
   } catch (error) {
@@ -268,6 +314,7 @@ function statSync(path, options) {
 }
 
 function lstatSync(path, options) {
+  options = statOptions(options);
   try {
     return new Stats(existing(toPath(path), "lstat", { follow: false }).node, options?.bigint === true);
   } catch (error) {
@@ -284,10 +331,12 @@ function existsSync(path) {
   }
 }
 
-function accessSync(path, mode = constants.F_OK) {
+function accessSync(path, mode) {
   const target = toPath(path);
+  if (mode !== undefined) checkIntegerIn(mode, "mode", 0, 7);
   const { node } = existing(target, "access");
-  if ((mode & constants.W_OK) && node.readOnly) throw fsError("EROFS", "access", target);
+  // workerd answers ENOENT for a write check on a read-only file and for any execute check.
+  if (((mode & constants.W_OK) && node.readOnly) || (mode & constants.X_OK)) throw fsError("ENOENT", "access", target);
 }
 
 function readdirSync(path, options) {
@@ -375,7 +424,7 @@ function unlinkSync(path) {
   const target = toPath(path);
   const found = existing(target, "unlink", { follow: false });
   if (found.node.kind === "dir") throw fsError("EISDIR", "unlink", target);
-  writable(found.parent, "unlink", target);
+  if (found.parent.readOnly) throw fsError("EPERM", "unlink", target); // workerd's code
   found.parent.entries.delete(found.name);
   found.node.nlink--;
 }
@@ -420,9 +469,24 @@ function copyFileSync(from, to, mode = 0) {
 
 const cpSync = (from, to, options) => require("node:internal/fs_cp").cpSync(from, to, options);
 
+/** Where a new link goes: EINVAL (as workerd) for an empty last name or a parent that is not a directory. */
+function linkPlace(raw, where, syscall, source) {
+  if (typeof raw === "string" && raw.endsWith("/")) throw fsError("EINVAL", syscall, source, where);
+  let found;
+  try {
+    found = lookup(where, syscall, { follow: false });
+  } catch (error) {
+    if (error.code === "ENOTDIR") throw fsError("EINVAL", syscall, source, where);
+    throw error;
+  }
+  if (found.parent?.readOnly && found.node === undefined) throw fsError("EPERM", syscall, source, where);
+  return found;
+}
+
 function symlinkSync(target, path) {
   const where = toPath(path);
-  const found = lookup(where, "symlink", { follow: false });
+  const found = linkPlace(path, where, "symlink", String(target));
+  if (found.parent?.kind !== "dir") throw fsError("EINVAL", "symlink", String(target), where);
   if (found.node !== undefined) throw fsError("EEXIST", "symlink", String(target), where);
   writable(found.parent, "symlink", where);
   const link = new Node("link", S_IFLNK | 0o777);
@@ -438,17 +502,36 @@ function readlinkSync(path, options) {
 }
 
 function realpathSync(path, options) {
-  const resolved = existing(toPath(path), "realpath");
-  return encode(Buffer.from(resolved.path), optionsOf(options).encoding ?? "utf8");
+  const target = toPath(path);
+  let resolved;
+  try {
+    const found = lookup(target, "realpath");
+    if (found.node !== undefined) resolved = found.path;
+  } catch (error) {
+    if (error.code !== "ENOENT") throw error;
+  }
+  if (resolved === undefined) {
+    // A symlink whose target is missing resolves to that target (workerd's answer).
+    const own = lookup(target, "realpath", { follow: false }).node;
+    if (own?.kind !== "link") throw fsError("ENOENT", "realpath", target);
+    resolved = vfs.normalize(own.target.startsWith("/") ? own.target : `${target.slice(0, target.lastIndexOf("/"))}/${own.target}`);
+  }
+  return encode(Buffer.from(resolved), optionsOf(options).encoding ?? "utf8");
 }
 realpathSync.native = realpathSync;
 
 function linkSync(existingPath, newPath) {
   const source = toPath(existingPath, "existingPath");
   const dest = toPath(newPath, "newPath");
-  const { node } = existing(source, "link");
+  let node;
+  try {
+    ({ node } = existing(source, "link"));
+  } catch (error) {
+    throw error.code === "ENOTDIR" ? fsError("ENOENT", "link", source, dest) : error;
+  }
   if (node.kind === "dir") throw fsError("EPERM", "link", source, dest);
-  const found = lookup(dest, "link");
+  const found = linkPlace(newPath, dest, "link", source);
+  if (found.parent?.kind !== "dir") throw fsError("EINVAL", "link", source, dest);
   if (found.node !== undefined) throw fsError("EEXIST", "link", source, dest);
   writable(found.parent, "link", source);
   found.parent.entries.set(found.name, node);
@@ -456,7 +539,18 @@ function linkSync(existingPath, newPath) {
 }
 
 function truncateSync(path, length = 0) {
-  const node = typeof path === "number" ? entry(path, "ftruncate").node : openNode(toPath(path), constants.O_RDWR, "open");
+  const target = toPath(path);
+  checkIntegerIn(length, "len", 0, Number.MAX_SAFE_INTEGER);
+  resize(openNode(target, constants.O_RDWR, "open"), length);
+}
+
+function ftruncateSync(fd, length = 0) {
+  checkFd(fd);
+  checkIntegerIn(length, "len", 0, Number.MAX_SAFE_INTEGER);
+  resize(entry(fd, "ftruncate").node, length);
+}
+
+function resize(node, length) {
   if (node.kind !== "file") throw fsError("EISDIR", "ftruncate");
   if (node.readOnly) throw fsError("EROFS", "ftruncate");
   const next = Buffer.alloc(length);
@@ -472,14 +566,72 @@ function utimesSync(path, atime, mtime) {
   node.mtimeMs = ms(mtime);
 }
 
-function chmodSync(path, mode) {
-  const { node } = typeof path === "number" ? entry(path, "fchmod") : existing(toPath(path), "chmod");
-  if (node.readOnly) throw fsError("EROFS", "chmod", typeof path === "number" ? undefined : toPath(path));
-  node.mode = (node.mode & constants.S_IFMT) | (typeof mode === "string" ? parseInt(mode, 8) : mode);
+// chmod and chown check their arguments as Node does and then, as in workerd, change nothing
+// (modes are not kept per call, and every file is owned by uid 0, gid 0).
+function parseMode(mode, name = "mode") {
+  if (typeof mode === "string") {
+    if (!/^[0-7]+$/.test(mode)) throw Object.assign(new TypeError(`The argument '${name}' must be a 32-bit unsigned integer or an octal string. Received '${mode}'`), { code: "ERR_INVALID_ARG_VALUE" });
+    mode = parseInt(mode, 8);
+  }
+  checkIntegerIn(mode, name, 0, 4294967295);
+  return mode;
 }
-
-function chownSync(path) {
-  existing(toPath(path), "chown");
+function checkIntegerIn(value, name, min, max) {
+  if (typeof value !== "number") throw invalidArgType(name, "number", value);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = Number.isInteger(value) ? `>= ${min} && <= ${max}` : "an integer";
+    throw Object.assign(new RangeError(`The value of "${name}" is out of range. It must be ${range}. Received ${value}`), { code: "ERR_OUT_OF_RANGE" });
+  }
+}
+const checkIds = (uid, gid) => {
+  checkIntegerIn(uid, "uid", -1, 4294967295);
+  checkIntegerIn(gid, "gid", -1, 4294967295);
+};
+/** Argument checks for the callback forms, run before the callback is looked at. */
+const callbackChecks = {
+  write: writeArgs,
+  writev: (fd, buffers) => {
+    checkFd(fd);
+    if (!Array.isArray(buffers) || !buffers.every((b) => ArrayBuffer.isView(b))) throw invalidArgType("buffers", "an instance of ArrayBufferView[]", buffers);
+  },
+  cp: (from, to, options) => (toPath(from, "src"), toPath(to, "dest"), require("node:internal/fs_cp").validate(options)),
+  access: (path, mode) => (toPath(path), mode === undefined || checkIntegerIn(mode, "mode", 0, 7)),
+  chmod: (path, mode) => (toPath(path), parseMode(mode)),
+  lchmod: (path, mode) => (toPath(path), parseMode(mode)),
+  fchmod: (fd, mode) => (checkFd(fd), parseMode(mode)),
+  chown: (path, uid, gid) => (toPath(path), checkIds(uid, gid)),
+  lchown: (path, uid, gid) => (toPath(path), checkIds(uid, gid)),
+  fchown: (fd, uid, gid) => (checkFd(fd), checkIds(uid, gid)),
+};
+function chmodSync(path, mode) {
+  const target = toPath(path);
+  parseMode(mode);
+  existing(target, "chmod");
+}
+function lchmodSync(path, mode) {
+  const target = toPath(path);
+  parseMode(mode);
+  existing(target, "lchmod", { follow: false });
+}
+function fchmodSync(fd, mode) {
+  checkFd(fd);
+  parseMode(mode);
+  entry(fd, "fstat");
+}
+function chownSync(path, uid, gid) {
+  const target = toPath(path);
+  checkIds(uid, gid);
+  existing(target, "chown");
+}
+function lchownSync(path, uid, gid) {
+  const target = toPath(path);
+  checkIds(uid, gid);
+  existing(target, "lchown", { follow: false });
+}
+function fchownSync(fd, uid, gid) {
+  checkFd(fd);
+  checkIds(uid, gid);
+  entry(fd, "fstat");
 }
 
 const dirClosed = () => Object.assign(new Error("Directory handle was closed"), { code: "ERR_DIR_CLOSED" });
@@ -543,15 +695,19 @@ function opendirSync(path, options) {
 
 
 const sync = {
-  accessSync, appendFileSync, chmodSync, fchmodSync: chmodSync, lchmodSync: chmodSync, chownSync, fchownSync: () => {}, lchownSync: chownSync,
+  accessSync, appendFileSync, chmodSync, fchmodSync, lchmodSync, chownSync, fchownSync, lchownSync,
   closeSync, copyFileSync, cpSync, existsSync, fdatasyncSync: (fd) => void entry(fd, "fdatasync"), fsyncSync: (fd) => void entry(fd, "fsync"),
-  fstatSync: (fd, options) => new Stats(entry(fd, "fstat").node, options?.bigint === true), ftruncateSync: truncateSync, futimesSync: utimesSync, lstatSync, linkSync, lutimesSync: utimesSync,
+  fstatSync: (fd, options) => new Stats(entry(fd, "fstat").node, statOptions(options).bigint === true), ftruncateSync, futimesSync: utimesSync, lstatSync, linkSync, lutimesSync: utimesSync,
   mkdirSync, mkdtempSync, openSync, opendirSync, readFileSync, readSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, rmdirSync,
   statSync, symlinkSync, truncateSync, unlinkSync, utimesSync, writeFileSync, writeSync,
   readvSync: (fd, buffers, position) => buffers.reduce((n, b) => n + readSync(fd, b, 0, b.byteLength, position === undefined || position === null ? null : position + n), 0),
   writevSync: (fd, buffers, position) => buffers.reduce((n, b) => n + writeSync(fd, b, 0, b.byteLength, position === undefined || position === null ? null : position + n), 0),
-  statfsSync: () => ({ type: 0, bsize: 4096, blocks: 0, bfree: 0, bavail: 0, files: 0, ffree: 0 }),
+  statfsSync: (path, options) => {
+    toPath(path);
+    const zero = statOptions(options).bigint ? 0n : 0;
+    return { type: zero, bsize: zero, blocks: zero, bfree: zero, bavail: zero, files: zero, ffree: zero }; // workerd's zeros
+  },
   globSync: (pattern, options) => require("node:internal/fs_glob").globSync(pattern, options, Dirent),
 };
 
-module.exports = require("node:internal/fs_api")({ constants, sync, Stats, Dirent, Dir, descriptors, entry, toPath, existing, readAt, writeAt, openNode });
+module.exports = require("node:internal/fs_api")({ constants, sync, callbackChecks, Stats, Dirent, Dir, descriptors, entry, toPath, existing, readAt, writeAt, openNode });

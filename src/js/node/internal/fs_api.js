@@ -4,7 +4,7 @@
 const { Buffer } = require("node:buffer");
 const { notImplementedError, invalidArgType } = require("node:internal/errors");
 
-module.exports = function makeFs({ constants, sync, Stats, Dirent, Dir, descriptors, entry, toPath, existing, readAt, writeAt, openNode }) {
+module.exports = function makeFs({ constants, sync, callbackChecks = {}, Stats, Dirent, Dir, descriptors, entry, toPath, existing, readAt, writeAt, openNode }) {
   const later = (fn) => queueMicrotask(fn);
 
   /** `fs.<name>(...args, callback)` over `fs.<name>Sync(...args)`. */
@@ -13,7 +13,12 @@ module.exports = function makeFs({ constants, sync, Stats, Dirent, Dir, descript
     return {
       [name](...args) {
         const callback = args.pop();
-        if (typeof callback !== "function") throw invalidArgType("cb", "function", callback);
+        if (typeof callback !== "function") {
+          // The arguments are checked first (the missing callback may have been taken for one).
+          callbackChecks[name]?.(...args, callback);
+          throw invalidArgType("cb", "function", callback);
+        }
+        callbackChecks[name]?.(...args);
         let outcome;
         try {
           outcome = [null, ...results(run(...args), args)];
@@ -82,54 +87,63 @@ module.exports = function makeFs({ constants, sync, Stats, Dirent, Dir, descript
       super();
       this.#fd = fd;
     }
+    /** The open descriptor, or EBADF once closed. */
+    #live() {
+      if (this.#fd === undefined) throw Object.assign(new Error("EBADF: bad file descriptor"), { code: "EBADF", errno: -9 });
+      return this.#fd;
+    }
+    async chown(uid, gid) {
+      return sync.fchownSync(this.#live(), uid, gid);
+    }
     /** The descriptor; undefined once closed (as Node's, whose fd is then -1 internally). */
     get fd() {
       return this.#fd;
     }
     async readv(buffers, position) {
-      const bytesRead = sync.readvSync(this.#fd, buffers, position);
+      const bytesRead = sync.readvSync(this.#live(), buffers, position);
       return { bytesRead, buffers };
     }
     async writev(buffers, position) {
-      const bytesWritten = sync.writevSync(this.#fd, buffers, position);
+      const bytesWritten = sync.writevSync(this.#live(), buffers, position);
       return { bytesWritten, buffers };
     }
     async read(buffer = Buffer.alloc(16384), offset = 0, length = buffer.byteLength - offset, position = null) {
       if (buffer !== null && typeof buffer === "object" && !ArrayBuffer.isView(buffer)) ({ buffer = Buffer.alloc(16384), offset = 0, length = buffer.byteLength - offset, position = null } = buffer);
-      const bytesRead = sync.readSync(this.#fd, buffer, offset, length, position);
+      const bytesRead = sync.readSync(this.#live(), buffer, offset, length, position);
       return { bytesRead, buffer };
     }
     async write(data, ...rest) {
-      const bytesWritten = sync.writeSync(this.#fd, data, ...rest);
+      const bytesWritten = sync.writeSync(this.#live(), data, ...rest);
       return { bytesWritten, buffer: data };
     }
     async readFile(options) {
-      return sync.readFileSync(this.#fd, options);
+      return sync.readFileSync(this.#live(), options);
     }
     async writeFile(data, options) {
-      return sync.writeFileSync(this.#fd, data, options);
+      return sync.writeFileSync(this.#live(), data, options);
     }
     async appendFile(data, options) {
-      return sync.writeFileSync(this.#fd, data, options);
+      return sync.writeFileSync(this.#live(), data, options);
     }
     async stat() {
-      return sync.fstatSync(this.#fd);
+      return sync.fstatSync(this.#live());
     }
     async truncate(length) {
-      return sync.ftruncateSync(this.#fd, length);
+      return sync.ftruncateSync(this.#live(), length);
     }
     async sync() {}
     async datasync() {}
     async chmod(mode) {
-      return sync.fchmodSync(this.#fd, mode);
+      return sync.fchmodSync(this.#live(), mode);
     }
     async utimes(atime, mtime) {
-      return sync.futimesSync(this.#fd, atime, mtime);
+      return sync.futimesSync(this.#live(), atime, mtime);
     }
     async close() {
       if (this.#fd === undefined) return;
       if (descriptors.has(this.#fd)) sync.closeSync(this.#fd);
       this.#fd = undefined;
+      await undefined; // 'close' comes after the call returns, as in Node
       this.emit("close");
     }
     async [Symbol.asyncDispose]() {
@@ -202,6 +216,12 @@ module.exports = function makeFs({ constants, sync, Stats, Dirent, Dir, descript
   fs.createWriteStream = function createWriteStream(path, options) {
     return new WriteStream(path, options);
   };
-  fs.openAsBlob = async (path, options = {}) => new Blob([sync.readFileSync(path)], { type: options.type ?? "" });
+  // workerd's openAsBlob returns the Blob itself (Node's a promise of it).
+  fs.openAsBlob = function openAsBlob(path, options = {}) {
+    toPath(path);
+    if (options === null || typeof options !== "object") throw invalidArgType("options", "object", options);
+    if (options.type !== undefined && typeof options.type !== "string") throw invalidArgType("options.type", "string", options.type);
+    return new Blob([sync.readFileSync(path)], { type: options.type ?? "" });
+  };
   return fs;
 };

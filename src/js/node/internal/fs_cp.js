@@ -167,4 +167,4 @@ function cpSync(from, to, rawOptions) {
   place(src, dest, options);
 }
 
-module.exports = { cpSync };
+module.exports = { cpSync, validate };

@@ -34,6 +34,10 @@ function checkInteger(value, name, min = 0) {
   }
 }
 
+function checkSignal(signal) {
+  if (signal !== undefined && (signal === null || typeof signal !== "object" || !("aborted" in signal))) throw invalidArgType("options.signal", "AbortSignal", signal);
+}
+
 module.exports = function makeStreams({ fs, FileHandle, toPath }) {
   const defaults = () => ({ open: fs.open, read: fs.read, write: fs.write, writev: fs.writev, fsync: fs.fsync, close: fs.close });
 
@@ -159,12 +163,16 @@ module.exports = function makeStreams({ fs, FileHandle, toPath }) {
         throw codeError(RangeError, "ERR_OUT_OF_RANGE", `The value of "start" is out of range. It must be <= "end" (here: ${this.end}). Received ${this.start}`);
       }
     }
+    checkSignal(options.signal);
     Reflect.apply(Readable, this, [options]);
   }
   Object.setPrototypeOf(ReadStream.prototype, Readable.prototype);
   Object.setPrototypeOf(ReadStream, Readable);
   Object.defineProperty(ReadStream.prototype, "autoClose", {
-    get() { return this._readableState.autoDestroy; },
+    get() {
+      if (!this?._readableState) throw codeError(TypeError, "ERR_INVALID_THIS", 'Value of "this" must be of type ReadStream');
+      return this._readableState.autoDestroy;
+    },
     set(value) { this._readableState.autoDestroy = value; },
   });
   Object.defineProperty(ReadStream.prototype, "pending", { get() { return this.fd === null; }, configurable: true });
@@ -228,13 +236,17 @@ module.exports = function makeStreams({ fs, FileHandle, toPath }) {
       checkInteger(this.start, "start");
       this.pos = this.start;
     }
+    checkSignal(options.signal);
     Reflect.apply(Writable, this, [options]);
     if (options.encoding) this.setDefaultEncoding(options.encoding);
   }
   Object.setPrototypeOf(WriteStream.prototype, Writable.prototype);
   Object.setPrototypeOf(WriteStream, Writable);
   Object.defineProperty(WriteStream.prototype, "autoClose", {
-    get() { return this._writableState.autoDestroy; },
+    get() {
+      if (!this?._writableState) throw codeError(TypeError, "ERR_INVALID_THIS", 'Value of "this" must be of type WriteStream');
+      return this._writableState.autoDestroy;
+    },
     set(value) { this._writableState.autoDestroy = value; },
   });
   Object.defineProperty(WriteStream.prototype, "pending", { get() { return this.fd === null; }, configurable: true });
