@@ -116,3 +116,19 @@ Buffer.prototype.equals = function equals(otherBuffer) {
   for (let i = 0; i < this.byteLength; i++) if (this[i] !== otherBuffer[i]) return false;
   return true;
 };
+
+// The package's "Unknown encoding: x" TypeErrors carry Node's code, ERR_UNKNOWN_ENCODING.
+function withEncodingCode(method) {
+  return {
+    [method.name](...args) {
+      try {
+        return Reflect.apply(method, this, args);
+      } catch (error) {
+        if (error instanceof TypeError && error.code === undefined && /^Unknown encoding: /.test(error.message)) error.code = "ERR_UNKNOWN_ENCODING";
+        throw error;
+      }
+    },
+  }[method.name];
+}
+for (const name of ["toString", "write", "fill"]) Buffer.prototype[name] = withEncodingCode(Buffer.prototype[name]);
+for (const name of ["from", "byteLength", "alloc"]) Buffer[name] = withEncodingCode(Buffer[name]);
