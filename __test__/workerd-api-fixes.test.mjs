@@ -174,3 +174,22 @@ test("node:timers: an Immediate of another request cannot be disposed or cleared
   assert.equal(await (await dispatch(worker, "http://localhost/make")).text(), "made");
   assert.deepEqual(await (await dispatch(worker, "http://localhost/use")).json(), ["(I/O type: IoContext)", "(I/O type: IoContext)"]);
 });
+
+test("WebSocket subprotocols must be distinct tokens; CloseEvent's reason is a USVString; an IdentityTransformStream without highWaterMark reports no backpressure", { timeout: 30_000 }, async (t) => {
+  const result = await evalInWorker(t, `
+    const out = {};
+    for (const protocols of ["invalid protocol with spaces", ["chat", "chat"]]) {
+      try { new WebSocket("wss://example.com/", protocols); out[String(protocols)] = "made"; } catch (e) { out[String(protocols)] = e.name; }
+    }
+    out.reason = new CloseEvent("close", { code: 1000, reason: "\\uD807" }).reason === "\\uFFFD";
+    const ts = new IdentityTransformStream();
+    const writer = ts.writable.getWriter();
+    const ready = writer.ready;
+    writer.write(new Uint8Array(1)); writer.write(new Uint8Array(9));
+    out.desiredSize = writer.desiredSize;
+    out.sameReady = ready === writer.ready;
+    const reader = ts.readable.getReader();
+    out.read = [(await reader.read()).value.byteLength, (await reader.read()).value.byteLength];
+    return out;`, { compatibilityDate: DATE });
+  assert.deepEqual(result, { "invalid protocol with spaces": "SyntaxError", "chat,chat": "SyntaxError", reason: true, desiredSize: 1, sameReady: true, read: [1, 9] });
+});

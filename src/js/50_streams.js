@@ -500,7 +500,9 @@ function identityPipe(expected, highWaterMark) {
       errorQuietly(readController, reason);
       endPull();
     },
-  }, { highWaterMark: highWaterMark ?? 0, size: (chunk) => chunk?.byteLength ?? 0 });
+  // Without a highWaterMark, as in workerd, the writable side reports no backpressure at all:
+  // desiredSize stays 1 and ready stays resolved (each write still waits for its read).
+  }, highWaterMark === undefined ? { highWaterMark: 1, size: () => 0 } : { highWaterMark, size: (chunk) => chunk?.byteLength ?? 0 });
   internals.byteWritables.add(writable);
   if (expected !== undefined) internals.fixedLengths.set(readable, { expected, left: () => remaining });
   // Both sides are I/O objects of the request that made them (src/js/52_io_owner.js).

@@ -65,7 +65,8 @@ class CloseEvent extends Event {
     // workerd makes its Event subclasses trusted when a script constructs them (only Event is not).
     internals.eventMarkTrusted(this);
     this.#code = init.code ?? 0;
-    this.#reason = init.reason ?? "";
+    // A USVString, as the HTML standard types it: lone surrogates become U+FFFD.
+    this.#reason = String(init.reason ?? "").toWellFormed();
     this.#wasClean = init.wasClean ?? false;
   }
   get code() {
@@ -159,6 +160,13 @@ class WebSocket extends EventTarget {
     }
     if (parsed.hash !== "") throw new DOMException("Failed to construct 'WebSocket': the URL contains a fragment.", "SyntaxError");
     const list = protocols === undefined ? [] : Array.isArray(protocols) ? protocols.map(String) : [String(protocols)];
+    // Each subprotocol must be an HTTP token, and none may repeat (WHATWG; workerd's SyntaxError).
+    const seen = new Set();
+    for (const protocol of list) {
+      if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(protocol)) throw new DOMException(`Failed to construct 'WebSocket': The subprotocol '${protocol}' is invalid.`, "SyntaxError");
+      if (seen.has(protocol)) throw new DOMException(`Failed to construct 'WebSocket': The subprotocol '${protocol}' is duplicated.`, "SyntaxError");
+      seen.add(protocol);
+    }
     this.#url = parsed.href;
     this.#state = CONNECTING;
     this.#accepted = true;
