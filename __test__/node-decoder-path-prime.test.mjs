@@ -1,6 +1,6 @@
 // node:string_decoder (Node's state buffer and its checks, WHATWG-style U+FFFD for interrupted
 // UTF-8, UTF-16 surrogates held back, base64url), node:path's argument checks and path.win32,
-// and node:crypto's checkPrime/generatePrime with workerd's limits.
+// node:crypto's checkPrime/generatePrime with workerd's limits, and querystring.escape.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { dispatch } from "../index.js";
@@ -85,5 +85,17 @@ test("crypto: checkPrime/generatePrime, sync and with callbacks, with workerd's 
     viaCallback: ["bigint", 64, true],
     refused: "RangeError",
     errors: ["ERR_INVALID_ARG_TYPE", "ERR_OUT_OF_RANGE", "ERR_OUT_OF_RANGE", "Invalid values for add and rem", "ERR_OUT_OF_RANGE", "ERR_INVALID_ARG_TYPE"],
+  });
+});
+
+test("querystring.escape: Node's UTF-8 escaping, its surrogate pairing and ERR_INVALID_URI", { timeout: 60_000 }, async (t) => {
+  const out = await run(t, `import qs from "node:querystring";`, `
+    return {
+      escaped: [qs.escape("a b&c=d/é!~*()'"), qs.escape(String.fromCharCode(0xd801) + "test"), qs.escape([5, 10]), qs.escape({ toString: 5, valueOf: () => "v" })],
+      lone: code(() => qs.escape(String.fromCharCode(0xd801))),
+    };`);
+  assert.deepEqual(out, {
+    escaped: ["a%20b%26c%3Dd%2F%C3%A9!~*()'", "%F0%90%91%B4est", "5%2C10", "v"],
+    lone: "ERR_INVALID_URI",
   });
 });
