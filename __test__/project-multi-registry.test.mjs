@@ -244,6 +244,7 @@ test("separate dev processes: RPC, a Durable Object, a Workflow and a tail consu
   assert.equal(items.scriptName, "gateway");
   assert.equal(items.outcome, "ok");
   assert.equal(items.event.response.status, 200);
+  assert.deepEqual(items.logs.map((l) => [l.level, l.message]), [["log", ["gateway served", "/plain", { n: 1 }]]]);
 });
 
 test("a worker that stops: its bindings throw naming it again, and the dev log says so", { timeout: 180_000 }, async (t) => {

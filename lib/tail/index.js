@@ -7,6 +7,10 @@
 // console lines to the invocations running when they were written. Used by the dev server for
 // `tail_consumers` (lib/project/multi.js) and by createWorker's `tailConsumers` option (lib/api.js); a
 // consumer may also be a function, called in Node with the events.
+// A log's `message` is the list of values the worker logged and `event.request.cf` the cf the
+// worker saw: the producer keeps both once asked (a "tail-logs" call, src/js/89_tail.js), and
+// each finished invocation takes them and matches them to its lines (by level and text) and
+// its request (by URL); a line or request that finds none keeps the host's text and cf.
 
 const rpc = require("../rpc.js");
 
@@ -31,14 +35,57 @@ function framesOf(error) {
 
 const LEVELS = new Set(["debug", "info", "log", "warn", "error"]);
 
+/** How long kept records wait for the invocation they belong to before they are dropped. */
+const RECORD_TTL_MS = 10_000;
+
+/**
+ * The structured logs and request cfs a producer keeps for its traces: `start()` (once) asks it
+ * to keep them; `take()` adds what it kept since to the pool that invocations match against.
+ */
+function producerRecords(worker) {
+  let started = null;
+  const pool = { logs: [], requests: [] };
+  const call = (on) => rpc.callWorker(worker, { kind: "tail-logs", ...(on ? { on: true } : {}) }, null);
+  const absorb = (answer) => {
+    const parsed = JSON.parse(answer.json ?? "{}");
+    if (parsed.error || !answer.bytes) return;
+    const taken = rpc.deserialize(answer.bytes);
+    const now = Date.now();
+    for (const list of ["logs", "requests"]) {
+      pool[list] = pool[list].filter((r) => now - r.taken < RECORD_TTL_MS);
+      for (const record of taken?.[list] ?? []) pool[list].push({ ...record, taken: now });
+    }
+  };
+  return {
+    start: () => (started ??= call(true).then(absorb, () => {})),
+    take: () => call(false).then(absorb, () => {}),
+    /** The kept values of a line (level, text), or undefined; each is used once. */
+    log(level, text) {
+      const at = pool.logs.findIndex((r) => r.level === level && (r.text === text || r.text === text.trimStart()));
+      return at === -1 ? undefined : pool.logs.splice(at, 1)[0];
+    },
+    /** The cf the worker saw for a request to `url`, or undefined. */
+    cf(url) {
+      const at = pool.requests.findIndex((r) => r.url === url);
+      return at === -1 ? undefined : pool.requests.splice(at, 1)[0].cf;
+    },
+  };
+}
+
 /**
  * `consumers()` returns the consumer workers (Worker objects) to call now, or the names of those
  * not running (reported through `onError`). Returns `{ dispatch, log }`.
  */
 function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
   const running = new Set();
+  const producers = new WeakMap();
+  const recordsOf = (worker) => {
+    if (worker === null || typeof worker !== "object") return null;
+    if (!producers.has(worker)) producers.set(worker, producerRecords(worker));
+    return producers.get(worker);
+  };
   const log = (level, message) => {
-    const entry = { message: [message], level: LEVELS.has(level) ? level : "log", timestamp: Date.now() };
+    const entry = { message: [message], level: LEVELS.has(level) ? level : "log", timestamp: Date.now(), text: message };
     for (const invocation of running) invocation.logs.push(entry);
   };
   const deliver = (item) => {
@@ -65,6 +112,8 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
   const wrapped = async (worker, input) => {
     // Only fetch events are traced (scheduled and queue go through unchanged).
     if (input !== null && typeof input === "object" && input.type !== undefined && input.type !== "fetch") return dispatch(worker, input);
+    const records = rpc.isWorker(worker) ? recordsOf(worker) : null;
+    if (records) await records.start();
     const started = Date.now();
     // dispatch() takes a Request, a URL (string or URL) or { url, method, headers, body }.
     const plain = typeof input === "string" || input instanceof URL;
@@ -79,7 +128,7 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
     running.add(invocation);
     const item = (status, error) => ({
       scriptName: scriptName ?? null,
-      event: { request: { url, method, headers, cf: {} }, ...(status !== undefined ? { response: { status } } : {}) },
+      event: { request: { url, method, headers, cf: plain ? {} : { ...(input.cf ?? {}) } }, ...(status !== undefined ? { response: { status } } : {}) },
       eventTimestamp: started,
       logs: invocation.logs,
       exceptions: error === undefined ? [] : [{ name: error?.name ?? "Error", message: error?.message ?? String(error), timestamp: Date.now(), ...(framesOf(error) ? { stack: framesOf(error) } : {}) }],
@@ -95,9 +144,23 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
     const finish = (status, error) => {
       const done = item(status, error);
       invocation.finishing = true;
-      setTimeout(() => {
+      setTimeout(async () => {
         running.delete(invocation);
-        deliver({ ...done, logs: invocation.logs });
+        if (records) {
+          await records.take();
+          for (const entry of invocation.logs) {
+            const kept = records.log(entry.level, entry.text);
+            if (kept) Object.assign(entry, { message: kept.message, timestamp: kept.timestamp });
+          }
+          let href = url;
+          try {
+            href = new URL(url).href;
+          } catch {}
+          const cf = records.cf(href);
+          if (cf) done.event.request.cf = cf;
+        }
+        // As workerd's TraceLog: message, level, timestamp.
+        deliver({ ...done, logs: invocation.logs.map(({ message, level, timestamp }) => ({ message, level, timestamp })) });
       }, LATE_LOG_MS).unref();
     };
     try {

@@ -1,0 +1,71 @@
+// Tail workers' trace items as production's (lib/tail/index.js, src/js/89_tail.js): a log's
+// `message` is the list of values the worker logged (structured clones; a value that does not
+// clone, such as a function, as its inspected text), each with its level and time; the
+// request's `cf` is the one the worker saw (the host's `cf` laid over the default one).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createWorker, dispatch } from "workerbox";
+
+async function until(what, check, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test("trace items: logged values as values, levels, the request's cf", { timeout: 60_000 }, async (t) => {
+  const items = [];
+  const lines = [];
+  const producer = await createWorker({
+    script: `export default {
+  async fetch(request) {
+    const path = new URL(request.url).pathname;
+    console.log("plain", 1, true, null, { a: [1, 2] });
+    console.info(new Map([["k", 1]]), new Date(0), new Uint8Array([3]));
+    console.debug("fn", function named() {});
+    console.group("group");
+    console.warn("inside", path);
+    console.groupEnd();
+    console.error(new RangeError("bad"));
+    return new Response("ok " + request.cf.colo);
+  },
+};`,
+    tailConsumers: [(events) => items.push(...events)],
+    onLog: (level, message) => lines.push([level, message]),
+  });
+  t.after(() => producer.dispose());
+  assert.equal(await (await dispatch(producer, { url: "http://example.com/one", cf: { colo: "LHR", country: "GB" } })).text(), "ok LHR");
+  assert.equal(await (await dispatch(producer, "http://example.com/two")).text(), "ok DFW");
+  await until("two trace items", () => items.length === 2);
+  const [one, two] = items;
+  assert.deepEqual(one.logs.map((l) => Object.keys(l)), Array(6).fill(["message", "level", "timestamp"]));
+  assert.deepEqual(one.logs[0], { message: ["plain", 1, true, null, { a: [1, 2] }], level: "log", timestamp: one.logs[0].timestamp });
+  assert.deepEqual(one.logs[1].message, [new Map([["k", 1]]), new Date(0), new Uint8Array([3])]);
+  assert.equal(one.logs[1].level, "info");
+  // A function does not clone: its inspected text stands for it.
+  assert.deepEqual(one.logs[2].message, ["fn", "[Function: named]"]);
+  assert.equal(one.logs[2].level, "debug");
+  // console.group's label is a line of its own; its indent is the log line's, not the values'.
+  assert.deepEqual([one.logs[3].level, one.logs[3].message], ["log", ["group"]]);
+  assert.deepEqual(one.logs[4], { message: ["inside", "/one"], level: "warn", timestamp: one.logs[4].timestamp });
+  assert.equal(one.logs[5].level, "error");
+  assert.ok(one.logs[5].message[0] instanceof Error && one.logs[5].message[0].message === "bad", String(one.logs[5].message[0]));
+  for (const log of one.logs) assert.equal(typeof log.timestamp, "number");
+  // The worker's log lines are unchanged (text, with the group's indent).
+  assert.ok(lines.some(([level, text]) => level === "warn" && /^\s+inside \/one$/.test(text)), JSON.stringify(lines));
+  // cf: the host's laid over the default, as the worker saw it.
+  assert.equal(one.event.request.cf.colo, "LHR");
+  assert.equal(one.event.request.cf.country, "GB");
+  assert.equal(two.event.request.cf.colo, "DFW");
+  assert.equal(typeof two.event.request.cf.asn, "number");
+  assert.deepEqual(two.logs[4].message, ["inside", "/two"]);
+});
+
+test("a worker without tail consumers keeps its console as it was", { timeout: 30_000 }, async (t) => {
+  const worker = await createWorker({ script: `export default { fetch() { return new Response(console.log.name + " " + console.log.toString().includes("tailRecords")); } };` });
+  t.after(() => worker.dispose());
+  assert.equal(await (await dispatch(worker, "http://example.com/")).text(), "log false");
+});
