@@ -193,3 +193,24 @@ test("WebSocket subprotocols must be distinct tokens; CloseEvent's reason is a U
     return out;`, { compatibilityDate: DATE });
   assert.deepEqual(result, { "invalid protocol with spaces": "SyntaxError", "chat,chat": "SyntaxError", reason: true, desiredSize: 1, sameReady: true, read: [1, 9] });
 });
+
+test("MessagePort refuses a Blob and an RpcTarget; URLSearchParams skips a record's symbol keys", { timeout: 30_000 }, async (t) => {
+  const result = await evalInWorker(t, `
+    const { RpcTarget } = await import("cloudflare:workers");
+    const out = {};
+    const { port1 } = new MessageChannel();
+    for (const [name, value] of [["blob", new Blob([""])], ["rpc", new (class Foo extends RpcTarget {})()]]) {
+      try { port1.postMessage(value); out[name] = "posted"; } catch (e) { out[name] = [e.name, e.code, e.message]; }
+    }
+    const search1 = new URLSearchParams("a=b");
+    search1[Symbol.iterator] = undefined;
+    search1.y = "z";
+    const search2 = new URLSearchParams(search1);
+    out.params = [search2.has("a"), search2.get("y")];
+    return out;`, { compatibilityDate: "2026-04-01" });
+  assert.deepEqual(result, {
+    blob: ["DataCloneError", 25, 'Could not serialize object of type "Blob". This type does not support serialization.'],
+    rpc: ["DataCloneError", 25, 'Could not serialize object of type "Foo". This type does not support serialization.'],
+    params: [false, "z"],
+  });
+});

@@ -50,6 +50,9 @@ const NO_PORTS = Object.freeze([]);
 const PENDING = 0, STARTED = 1, CLOSED = 2;
 const PORT_TOKEN = Symbol("MessagePort");
 
+/** cloudflare:workers' RpcTarget (src/js/84_rpc.js), found on first use. */
+let rpcTarget;
+
 /** The transfer list of postMessage(data, transfer | { transfer }), as an array. */
 function transferList(options) {
   if (options === undefined || options === null) return [];
@@ -88,6 +91,10 @@ class MessagePort extends EventTarget {
   postMessage(data = undefined, options = undefined) {
     if (!(#state in this)) throw new TypeError("Illegal invocation");
     if (transferList(options).length > 0) throw new Error("Transfer list is not supported");
+    // As workerd: a Blob (serializable in the standard, not in workerd) and an RpcTarget cannot be posted.
+    rpcTarget ??= internals.cloudflareModules?.workers().RpcTarget ?? null;
+    const type = data instanceof Blob ? "Blob" : rpcTarget !== null && data instanceof rpcTarget ? data.constructor?.name ?? "RpcTarget" : null;
+    if (type !== null) throw new DOMException(`Could not serialize object of type "${type}". This type does not support serialization.`, "DataCloneError");
     // Cloned now, even when nobody will receive it, so that an uncloneable value always throws.
     let copy;
     try {
