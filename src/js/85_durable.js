@@ -215,7 +215,8 @@ class DurableObjectState {
    * finished, so a backlog cannot interleave its storage reads and writes.
    */
   _enter() {
-    const event = ops.currentEvent();
+    // The event of the async flow that calls in (a call resumed by another event's turn is still its caller's).
+    const event = internals.flowEvent();
     if (event !== undefined) durableEvents.add(event);
     if (this.#blocks === 0 && this.#waiting.length === 0 && !this.#busy) return Promise.resolve(noop);
     return new Promise((resolve) => {
