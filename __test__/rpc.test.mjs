@@ -184,13 +184,22 @@ test("named entrypoints: service(worker, { entrypoint }) for RPC and fetch", asy
   assert.deepEqual({ name: missing.error.name, message: missing.error.message }, { name: "TypeError", message: 'The worker has no entrypoint named "Nope".' });
 });
 
-test("a class default export serves fetch with this.env and this.ctx; a plain-object default refuses RPC", async (t) => {
+test("a class default export serves fetch with this.env and this.ctx; a plain-object default's functions take one argument, then env and ctx, as in workerd", async (t) => {
   const target = await callee(t);
   assert.equal(await (await dispatch(target, "http://localhost/direct")).text(), "callee fetch /direct callee-env");
-  const plain = await useWorker(t, { script: `export default { fetch() { return new Response("plain") }, hello() { return 1 } }` });
-  const result = await run(t, `return await env.P.hello();`, { P: service(plain) });
-  assert.equal(result.error.name, "TypeError");
-  assert.match(result.error.message, /does not allow its methods to be called over RPC/);
+  const plain = await useWorker(t, {
+    bindings: { NAME: "plain-env" },
+    script: `export default { fetch() { return new Response("plain") }, hello(x, env, ctx) { return [x, env.NAME, typeof ctx.waitUntil]; }, two(a, b, env, ctx) { return 0; } }`,
+  });
+  const result = await run(t, `
+    const out = [await env.P.hello(1)];
+    for (const f of [() => env.P.hello(), () => env.P.two(1)]) { try { await f(); } catch (e) { out.push(e.name + ": " + e.message); } }
+    return out;`, { P: service(plain) });
+  assert.deepEqual(result, [
+    [1, "plain-env", "function"],
+    'TypeError: Attempted to call RPC function "hello" with the wrong number of arguments. When calling a top-level handler function that is not declared as part of a class, you must always send exactly one argument. In order to support variable numbers of arguments, the server must use class-based syntax (extending WorkerEntrypoint) instead.',
+    'TypeError: Cannot call handler function "two" over RPC because it has the wrong number of arguments. A simple function handler can only be called over RPC if it has exactly the arguments (arg, env, ctx), where only the first argument comes from the client. To support multi-argument RPC functions, use class-based syntax (extending WorkerEntrypoint) instead.',
+  ]);
 });
 
 test("concurrent calls all complete, each with its own result", async (t) => {
@@ -279,7 +288,7 @@ test("new RpcStub(target): calls follow the RPC rules in the isolate (copies, cl
     remote: 12,
     afterFirstDispose: [0, 12],
     afterLastDispose: 1,
-    disposedCall: "The RPC stub was disposed, or the worker holding its object is gone.",
-    bad: "Failed to construct 'RpcStub': the value must be an RpcTarget, a function or an RpcStub.",
+    disposedCall: "RPC stub used after being disposed.",
+    bad: "Failed to construct 'JsRpcStub': constructor parameter 1 is not of type 'JsObject'.",
   });
 });

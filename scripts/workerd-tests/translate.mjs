@@ -68,6 +68,10 @@ function binding(b, services, where, gaps) {
     if (!target) throw new Untranslatable(`${at}: names service "${ref.service}", which the config does not define`);
     if (ref.props !== undefined) gaps.push(`${at}: service props are not passed (workerbox's service() has no props)`);
     if (target.worker) return { name, kind: "service", service: ref.service, entrypoint: ref.entrypoint };
+    // An external service at the address of one of the config's own sockets (workerd's
+    // `loopback:` pairs, RPC over a real connection): a binding to the service that socket serves.
+    const served = target.external?.address === undefined ? undefined : where.sockets?.get(target.external.address);
+    if (served !== undefined && services.get(served.service)?.worker) return { name, kind: "service", service: served.service, entrypoint: served.entrypoint };
     if (target.network || target.external) return { name, kind: "network", address: target.external?.address ?? null };
     gaps.push(`${at}: service "${ref.service}" is a ${Object.keys(target).filter((k) => k !== "name").join("/")} service (omitted)`);
     return null;
@@ -106,6 +110,8 @@ export function translate(config, dir) {
   const gaps = [];
   const services = new Map();
   for (const s of config.services ?? []) services.set(s.name, s);
+  const sockets = new Map();
+  for (const k of config.sockets ?? []) if (typeof k.address === "string" && k.address.startsWith("loopback:")) sockets.set(k.address, serviceRef(k.service));
   const workers = [];
   try {
     for (const flag of config.v8Flags ?? []) if (flag !== "--expose-gc") gaps.push(`v8Flags ${flag} is not carried over`);
@@ -123,7 +129,7 @@ export function translate(config, dir) {
     for (const s of config.services ?? []) {
       if (!s.worker) continue;
       const w = s.worker;
-      const where = Object.assign(`service ${s.name}`, { dir });
+      const where = Object.assign(`service ${s.name}`, { dir, sockets });
       if (w.serviceWorkerScript !== undefined) throw new Untranslatable(`${where}: a service-worker script (workerd's test runner only calls module exports)`);
       if (w.inherit !== undefined) throw new Untranslatable(`${where}: inherits another worker`);
       if (!Array.isArray(w.modules) || w.modules.length === 0) throw new Untranslatable(`${where}: no modules`);

@@ -15,6 +15,8 @@ const STUB_KEY = "\u0000workerbox.rpc.stub";
 const kTarget = Symbol("workerbox.rpc.target");
 /** What a stub of `new RpcStub(value)` stands for: `{ value, disposed }`. */
 const kLocal = Symbol("workerbox.rpc.local");
+/** Read through a stub or promise proxy: which of cloudflare:workers' classes it is an instance of. */
+const kKind = Symbol("workerbox.rpc.kind");
 /** Objects this worker handed out by reference may not grow without bound. */
 const MAX_EXPORTS = 100000;
 
@@ -41,6 +43,26 @@ class WorkflowEntrypoint {
 
 /** Instances of subclasses cross RPC by reference: the receiver gets a stub. */
 class RpcTarget {}
+
+// The classes workerd's stubs, pipelined results and stub properties are instances of: not
+// constructible (an "Illegal constructor" TypeError, as in workerd); the proxies below report
+// their prototypes, so `instanceof` answers as it does there.
+const illegal = () => {
+  throw new TypeError("Illegal constructor");
+};
+const rpcClass = (name, methods) => {
+  const C = { [name]: function () { illegal(); } }[name];
+  for (const m of methods) Object.defineProperty(C.prototype, m, { value: { [m](...a) { return Promise.resolve(this)[m](...a); } }[m], writable: true, configurable: true });
+  Object.defineProperty(C.prototype, Symbol.toStringTag, { value: `Js${name}`, configurable: true });
+  return C;
+};
+const RpcPromise = rpcClass("RpcPromise", ["then", "catch", "finally"]);
+const RpcProperty = rpcClass("RpcProperty", ["then", "catch", "finally"]);
+/** What `env.SERVICE` (a service binding) is an instance of. */
+const ServiceStub = rpcClass("ServiceStub", []);
+const KIND_PROTO = { RpcPromise: () => RpcPromise.prototype, RpcProperty: () => RpcProperty.prototype, RpcStub: () => RpcStub.prototype, ServiceStub: () => ServiceStub.prototype };
+/** A proxy's getPrototypeOf trap for `kind` (a Durable Object stub keeps its function's). */
+const protoTrap = (kind) => (fn) => KIND_PROTO[kind]?.() ?? Reflect.getPrototypeOf(fn);
 
 internals.isEntrypointClass = (value) => typeof value === "function" && value.prototype instanceof WorkerEntrypoint;
 
@@ -127,6 +149,9 @@ const withEnv = (newEnv, fn) => withOverrides("withEnv", [[kEnvOverride, newEnv]
 const withExports = (newExports, fn) => withOverrides("withExports", [[kExportsOverride, newExports]], fn);
 const withEnvAndExports = (newEnv, newExports, fn) => withOverrides("withEnvAndExports", [[kEnvOverride, newEnv], [kExportsOverride, newExports]], fn);
 
+const GLOBAL_SCOPE =
+  "Disallowed operation called within global scope. Asynchronous I/O (ex: fetch() or connect()), setting a timeout, and generating random values are not allowed within global scope. To fix this error, perform this operation within a handler. https://developers.cloudflare.com/workers/runtime-apis/handlers/";
+
 const cloudflareModules = {
   // workerd's adapter from node:http servers to fetch handlers (with the http server modules).
   node: () => {
@@ -142,13 +167,21 @@ const cloudflareModules = {
     WorkflowEntrypoint,
     RpcTarget,
     RpcStub,
+    RpcPromise,
+    RpcProperty,
+    ServiceStub,
     // With disallow_importable_env both are empty views, as in workerd.
     env: internals.feature("disallow_importable_env") ? emptyView() : importableEnv,
     exports: internals.feature("disallow_importable_env") ? emptyView() : importableExports,
     withEnv,
     withExports,
     withEnvAndExports,
-    waitUntil: (promise) => internals.trackBackground(promise),
+    waitUntil: (promise) => {
+      // While the module runs (internals.start has not yet filled the env) there is no request to
+      // wait for, as in workerd.
+      if (internals.workerEnv === undefined) throw new Error(GLOBAL_SCOPE);
+      return internals.trackBackground(promise);
+    },
   }),
 };
 // Other files add theirs (cloudflare:email, 89_local_bindings.js).
@@ -170,15 +203,39 @@ internals.loadCloudflareModule = function loadCloudflareModule(name) {
 // ---- Marshalling ------------------------------------------------------------------------------
 
 const exported = new Map();
+/** Export id → what letting the object go does (its disposer, or a stub's release). */
+const releasers = new Map();
 let nextExport = 1;
 
-function exportObject(value) {
+function exportObject(value, release = undefined) {
   if (exported.size >= MAX_EXPORTS) {
     throw new RangeError(`This worker holds ${MAX_EXPORTS} objects passed by reference over RPC; dispose stubs that are no longer needed.`);
   }
   const id = nextExport++;
   exported.set(id, value);
+  if (release !== undefined) releasers.set(id, release);
   return id;
+}
+
+/** The other side let go of export `id`: it is forgotten and its owner's disposer runs. */
+function releaseExport(id) {
+  const release = releasers.get(id);
+  exported.delete(id);
+  releasers.delete(id);
+  release?.();
+}
+
+/**
+ * Exports an RpcTarget or function passed by reference; the last stub for it released calls its
+ * `[Symbol.dispose]()`, as in workerd. In a call's params under rpc_params_dup_stubs, an object
+ * with a `dup()` method is dup()ed and the duplicate exported (and disposed) instead.
+ */
+function exportOwned(v, params) {
+  const owned = params && typeof v.dup === "function" ? v.dup() : v;
+  return exportObject(owned, () => {
+    const dispose = owned?.[Symbol.dispose];
+    if (typeof dispose === "function") Reflect.apply(dispose, owned, []);
+  });
 }
 
 /**
@@ -186,7 +243,7 @@ function exportObject(value) {
  * (`{ local }`), stubs received from elsewhere are passed on (`{ remote }`). Plain objects,
  * arrays, Maps and Sets are walked; everything else is left to the structured clone.
  */
-function marshal(value) {
+function marshal(value, params = false) {
   const stubs = [];
   // The stubs for host stubs passed on (`remote` entries), as `send` may hand them over.
   const passed = [];
@@ -197,8 +254,17 @@ function marshal(value) {
   };
   const walk = (v) => {
     if (typeof v === "function") {
+      const kind = v[kKind];
+      if (kind === "RpcPromise" || kind === "RpcProperty") {
+        throw new DOMException(`Could not serialize object of type "${kind}". This type does not support serialization.`, "DataCloneError");
+      }
       const local = v[kLocal];
-      if (local !== undefined) return place({ local: exportObject(local.value) });
+      // A stub of `new RpcStub(x)`: the export holds a duplicate of it, let go when released.
+      if (local !== undefined) {
+        if (local.disposed) throw new DOMException("An RPC stub that was disposed cannot be sent.", "DataCloneError");
+        const held = dupHolder(local);
+        return place({ local: exportObject(local.value, () => disposeHolder(held)) });
+      }
       const target = v[kTarget];
       if (target?.stub !== undefined) {
         if (target.released) throw new DOMException("An RPC stub that was disposed cannot be sent.", "DataCloneError");
@@ -207,10 +273,10 @@ function marshal(value) {
       }
       // A service binding or Durable Object stub: the host makes a stub that calls through it.
       if (target !== undefined) return place({ binding: target.binding, object: target.object, name: target.name });
-      return place({ local: exportObject(v) });
+      return place({ local: exportOwned(v, params) });
     }
     if (v === null || typeof v !== "object") return v;
-    if (v instanceof RpcTarget) return place({ local: exportObject(v) });
+    if (v instanceof RpcTarget) return place({ local: exportOwned(v, params) });
     if (seen.has(v)) return seen.get(v);
     if (Array.isArray(v)) {
       const out = [];
@@ -310,6 +376,8 @@ function remoteError({ name, message, stack }) {
     Object.defineProperty(error, "name", { value: name, writable: true, configurable: true, enumerable: false });
   }
   if (typeof stack === "string" && stack !== "") error.stack = stack;
+  // An error thrown on the other side of an RPC call says so, as in workerd.
+  error.remote = true;
   return error;
 }
 
@@ -318,9 +386,9 @@ function remoteError({ name, message, stack }) {
 /** Sends one call to `target` through the host; resolves to the (unmarshalled) result. */
 async function send(target, path, kind, args) {
   if (target.released) throw new Error(DISPOSED);
-  const { bytes, stubs, passed } = marshal(args);
   // Whether the host gives the receiver stubs of its own for those passed on (rpc_params_dup_stubs).
   const dupStubs = internals.feature("rpc_params_dup_stubs");
+  const { bytes, stubs, passed } = marshal(args, dupStubs);
   // Otherwise they are handed over: the caller's are gone from here on (the receiver lets the
   // host stub go when its call ends), as workerd transferred them.
   if (!dupStubs) for (const moved of passed) if (!moved.released) unhold(moved);
@@ -352,7 +420,9 @@ function pipelined(value, key) {
   let memo;
   const resolve = () => (memo ??= key === undefined ? value() : value().then((v) => readMember(v, key)));
   return new Proxy(function rpcPromise() {}, {
+    getPrototypeOf: protoTrap("RpcPromise"),
     get(_, name) {
+      if (name === kKind) return "RpcPromise";
       if (name === "then" || name === "catch" || name === "finally") {
         const promise = resolve();
         return promise[name].bind(promise);
@@ -404,8 +474,11 @@ function fetchShortcut(fetcher, method) {
  * `fetcher` instead.
  */
 function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) {
+  const kind = path.length > 0 ? "RpcProperty" : target.object !== undefined ? "DurableObjectStub" : target.binding !== undefined && fetcher !== null ? "ServiceStub" : "RpcStub";
   return new Proxy(function rpcStub() {}, {
+    getPrototypeOf: protoTrap(kind),
     get(_, name) {
+      if (name === kKind) return kind;
       if (name === kTarget) return path.length === 0 ? target : undefined;
       if (path.length === 0) {
         if (name === Symbol.dispose) return () => target.stub !== undefined && release(target);
@@ -435,8 +508,9 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
           return fetchShortcut(fetcher, FETCH_SHORTCUTS.get(name));
         }
         // Bindings (service bindings, Durable Object stubs) have RPC methods from the rpc
-        // flag (2024-04-03); before it, only their own members.
-        if (fetcher !== null && !internals.feature("rpc")) return undefined;
+        // flag (2024-04-03), or with the experimental flag, as in workerd; before it, only their
+        // own members.
+        if (fetcher !== null && !internals.feature("rpc") && !internals.feature("experimental")) return undefined;
       }
       if (name === "then") return path.length === 0 ? undefined : (ok, fail) => send(target, path, "get", []).then(ok, fail);
       if (typeof name === "symbol") return undefined;
@@ -461,22 +535,18 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
  * prototype members of an RpcTarget reachable, promise pipelining), but stay in this isolate.
  */
 function localStub(holder, path) {
+  const kind = path.length > 0 ? "RpcProperty" : "RpcStub";
   return new Proxy(function rpcStub() {}, {
+    getPrototypeOf: protoTrap(kind),
     get(_, name) {
+      if (name === kKind) return kind;
       if (name === kLocal) return path.length === 0 ? holder : undefined;
       if (path.length === 0) {
-        if (name === Symbol.dispose) {
-          return () => {
-            if (holder.disposed) return;
-            holder.disposed = true;
-            if (--holder.count.n === 0) holder.value?.[Symbol.dispose]?.();
-          };
-        }
+        if (name === Symbol.dispose) return () => disposeHolder(holder);
         if (name === "dup") {
           return () => {
-            if (holder.disposed) throw new Error(DISPOSED);
-            holder.count.n++;
-            return localStub({ value: holder.value, disposed: false, count: holder.count }, []);
+            if (holder.disposed) throw new Error(USED_AFTER_DISPOSE);
+            return localStub(dupHolder(holder), []);
           };
         }
       }
@@ -488,6 +558,19 @@ function localStub(holder, path) {
       return started(callLocal(holder, path, "call", args));
     },
   });
+}
+
+/** One more reference to a local stub's object (what its dup() holds). */
+function dupHolder(holder) {
+  holder.count.n++;
+  return { value: holder.value, disposed: false, count: holder.count };
+}
+
+/** Lets go of one reference; the last calls the object's own `[Symbol.dispose]()`. */
+function disposeHolder(holder) {
+  if (holder.disposed) return;
+  holder.disposed = true;
+  if (--holder.count.n === 0) holder.value?.[Symbol.dispose]?.();
 }
 
 const newLocalStub = (value) => localStub({ value, disposed: false, count: { n: 1 } }, []);
@@ -508,8 +591,11 @@ function passLocal(v, seen = new Map()) {
   return ops.deserialize(ops.serialize(v));
 }
 
+/** workerd's error for a call on a stub that was disposed. */
+const USED_AFTER_DISPOSE = "RPC stub used after being disposed.";
+
 async function callLocal(holder, path, kind, args) {
-  if (holder.disposed) throw new Error(DISPOSED);
+  if (holder.disposed) throw new Error(USED_AFTER_DISPOSE);
   return passLocal(await invoke(holder.value, path, kind, passLocal(args)));
 }
 
@@ -517,8 +603,13 @@ async function callLocal(holder, path, kind, args) {
 class RpcStub {
   constructor(value) {
     if (typeof value === "function" && (value[kLocal] !== undefined || value[kTarget] !== undefined)) return value.dup();
-    if (!(value instanceof RpcTarget) && typeof value !== "function") {
-      throw new TypeError("Failed to construct 'RpcStub': the value must be an RpcTarget, a function or an RpcStub.");
+    if (value === null || (typeof value !== "object" && typeof value !== "function")) {
+      throw new TypeError("Failed to construct 'JsRpcStub': constructor parameter 1 is not of type 'JsObject'.");
+    }
+    // Plain objects (their own properties reachable), functions and RpcTargets, as in workerd.
+    const proto = Object.getPrototypeOf(value);
+    if (typeof value !== "function" && !(value instanceof RpcTarget) && proto !== Object.prototype && proto !== null) {
+      throw new TypeError("RpcStubs can only wrap plain objects, functions, and RpcTarget derivatives.");
     }
     return newLocalStub(value);
   }
@@ -553,7 +644,22 @@ function rpcMember(receiver, name, classy) {
 
 const isClassy = (v) => v instanceof RpcTarget || v instanceof WorkerEntrypoint || v instanceof DurableObject;
 
-async function invoke(root, path, kind, args) {
+const HANDLER_ARITY =
+  "over RPC because it has the wrong number of arguments. A simple function handler can only be called over RPC if it has exactly the arguments (arg, env, ctx), where only the first argument comes from the client. To support multi-argument RPC functions, use class-based syntax (extending WorkerEntrypoint) instead.";
+const HANDLER_ARGS =
+  "with the wrong number of arguments. When calling a top-level handler function that is not declared as part of a class, you must always send exactly one argument. In order to support variable numbers of arguments, the server must use class-based syntax (extending WorkerEntrypoint) instead.";
+
+/**
+ * A call into a function of an object of handlers (`export default { method(arg, env, ctx) {} }`):
+ * one argument from the client, then env and ctx, as workerd calls them.
+ */
+function callHandler(fn, receiver, name, args, envCtx) {
+  if (Math.max(fn.length, 3) !== 3) throw new TypeError(`Cannot call handler function "${name}" ${HANDLER_ARITY}`);
+  if (args.length !== 1) throw new TypeError(`Attempted to call RPC function "${name}" ${HANDLER_ARGS}`);
+  return Reflect.apply(fn, receiver, [args[0], envCtx.env, envCtx.ctx]);
+}
+
+async function invoke(root, path, kind, args, envCtx = undefined) {
   if (path.length === 0) {
     if (typeof root !== "function") throw new TypeError("The RPC receiver is not a function.");
     return Reflect.apply(root, undefined, args);
@@ -568,6 +674,7 @@ async function invoke(root, path, kind, args) {
   // A property that reads as undefined fails as a missing method does, as in workerd.
   if (kind === "get" && member !== undefined) return member;
   if (typeof member !== "function") throw missingMember(receiver, last, path.length === 1);
+  if (envCtx !== undefined) return callHandler(member, receiver, last, args, envCtx);
   return Reflect.apply(member, receiver, args);
 }
 
@@ -591,6 +698,8 @@ function entrypoint(name, ctx, kind, supplied) {
   if (value !== null && typeof value === "object" && kind === "fetch") {
     return { fetch: (request) => value.fetch(request, internals.workerEnv, ctx) };
   }
+  // Its other functions take RPC calls with env and ctx added (callHandler), as in workerd.
+  if (value !== null && typeof value === "object") return { handlers: value, envCtx: { env: internals.workerEnv, ctx } };
   if (value === undefined) throw new TypeError(`The worker has no entrypoint named "${name}".`);
   throw new TypeError(
     `The receiving Worker does not allow its methods to be called over RPC: its ${name === "default" ? "default export" : `export "${name}"`} is not a class extending WorkerEntrypoint from "cloudflare:workers".`,
@@ -623,10 +732,7 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
   const received = [];
   const run = async () => {
     const call = JSON.parse(callJson);
-    if (call.kind === "dispose") {
-      exported.delete(call.stub);
-      return undefined;
-    }
+    if (call.kind === "dispose") return releaseExport(call.stub);
     // A WebSocket message or close from the host.
     if (call.kind === "ws") return internals.webSocketEvent(call, argsBytes);
     // The host gave up on a response body (lib/bodies.js).
@@ -654,23 +760,31 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       root = entrypoint(name, ctx, call.kind, supplied);
     }
     if (call.kind === "fetch") return serveFetch(root, args);
+    if (root.envCtx !== undefined && root.handlers !== undefined) return invoke(root.handlers, call.path, call.kind, args, root.envCtx);
     return invoke(root, call.path, call.kind, args);
   };
+  // Received stubs go before the answer does, so the caller sees its objects let go (their
+  // disposers run) by the time its call resolves, as in workerd.
   let passedOn = new Set();
+  const releaseReceived = () => {
+    for (const stub of received.splice(0)) if (!passedOn.has(stub[kTarget].stub)) stub[Symbol.dispose]();
+  };
   run()
     .then((result) => {
       const { bytes, stubs } = marshal(result);
       // A received stub handed back in the result now belongs to the caller.
       passedOn = new Set(stubs.map((s) => s.remote));
+      releaseReceived();
       ops.respondRpc(id, bytes, JSON.stringify({ stubs }));
     })
     .catch((error) => {
+      releaseReceived();
       const [name, message, stack] = internals.errorParts(error);
       ops.respondRpc(id, undefined, undefined, name, message, stack);
     })
     .finally(() => {
       leave?.();
-      for (const stub of received) if (!passedOn.has(stub[kTarget].stub)) stub[Symbol.dispose]();
+      releaseReceived();
       work.responded(false);
     });
 };
