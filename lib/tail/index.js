@@ -48,17 +48,19 @@ function producerRecords(worker) {
   const call = (on) => rpc.callWorker(worker, { kind: "tail-logs", ...(on ? { on: true } : {}) }, null);
   const absorb = (answer) => {
     const parsed = JSON.parse(answer.json ?? "{}");
-    if (parsed.error || !answer.bytes) return;
+    if (parsed.error || !answer.bytes) return false;
     const taken = rpc.deserialize(answer.bytes);
     const now = Date.now();
     for (const list of ["logs", "requests"]) {
       pool[list] = pool[list].filter((r) => now - r.taken < RECORD_TTL_MS);
       for (const record of taken?.[list] ?? []) pool[list].push({ ...record, taken: now });
     }
+    return true;
   };
   return {
-    start: () => (started ??= call(true).then(absorb, () => {})),
-    take: () => call(false).then(absorb, () => {}),
+    start: () => (started ??= call(true).then(absorb, () => false)),
+    /** Resolves to whether the producer answered (else the lines keep the host's text). */
+    take: () => call(false).then(absorb, () => false),
     /** The kept values of a line (level, text), or undefined; each is used once. */
     log(level, text) {
       const at = pool.logs.findIndex((r) => r.level === level && (r.text === text || r.text === text.trimStart()));
@@ -146,11 +148,14 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
       invocation.finishing = true;
       setTimeout(async () => {
         running.delete(invocation);
-        if (records) {
-          await records.take();
+        let logs = invocation.logs;
+        if (records && (await records.take())) {
+          // Lines of console.debug/info/log/warn/error get their values; other lines are left
+          // out (workerd's trace has no line for console.group's label; count, time… go with it).
+          logs = [];
           for (const entry of invocation.logs) {
             const kept = records.log(entry.level, entry.text);
-            if (kept) Object.assign(entry, { message: kept.message, timestamp: kept.timestamp });
+            if (kept) logs.push({ ...entry, message: kept.message, timestamp: kept.timestamp });
           }
           let href = url;
           try {
@@ -160,7 +165,7 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
           if (cf) done.event.request.cf = cf;
         }
         // As workerd's TraceLog: message, level, timestamp.
-        deliver({ ...done, logs: invocation.logs.map(({ message, level, timestamp }) => ({ message, level, timestamp })) });
+        deliver({ ...done, logs: logs.map(({ message, level, timestamp }) => ({ message, level, timestamp })) });
       }, LATE_LOG_MS).unref();
     };
     try {

@@ -5,10 +5,10 @@
 
 // Structured log values for the host's trace items (lib/tail/index.js): once the host asks (a
 // call of kind "tail-logs" with `on: true`, made for a worker that has tail consumers), each
-// console.debug/info/log/warn/error call keeps its arguments (each structured-cloned, or its
-// inspected text where it cannot be), with its level, time and formatted line; a later
-// "tail-logs" call takes what was kept, and the host matches the lines to the invocations it
-// traces. Each incoming request's `cf` is kept the same way (by URL), for the trace's
+// console.debug/info/log/warn/error call keeps its arguments (as workerd's trace does: JSON
+// where a value is plain data, else its string; jsonForTail()), with its level, time and
+// formatted line; a later "tail-logs" call takes what was kept, and the host matches the lines
+// to the invocations it traces. Each incoming request's `cf` is kept the same way (by URL), for the trace's
 // event.request.cf. Workers without tail consumers are never asked, and their console is left
 // as it is.
 const TAIL_LEVELS = ["debug", "info", "log", "warn", "error"];
@@ -17,11 +17,24 @@ const TAIL_KEEP = 1000;
 let tailRecords = null;
 let tailRequests = [];
 
-function cloneForTail(value) {
+/**
+ * A log's values as workerd's trace carries them: JSON of each value that is null, a number, a
+ * boolean, a string, an array, undefined (null), a plain object or one with a toJSON() method;
+ * any other value as its string (a function's source, "[object Map]", "RangeError: bad"); a
+ * value that throws as {}.
+ */
+function jsonForTail(value) {
+  let json = true;
+  if (value !== null && (typeof value === "object" || typeof value === "function")) {
+    const proto = Object.getPrototypeOf(value);
+    json = typeof value === "object" && (proto === Object.prototype || proto === null || Array.isArray(value) || typeof value.toJSON === "function");
+  }
   try {
-    return ops.structuredClone(value);
+    if (!json) return JSON.stringify(String(value));
+    const text = JSON.stringify(value);
+    return text === undefined ? "null" : text;
   } catch {
-    return internals.inspect(value);
+    return "{}";
   }
 }
 
@@ -47,7 +60,7 @@ function recordTailLogs() {
     if (typeof original !== "function") continue;
     const recorded = function (...args) {
       if (tailRecords.length < TAIL_KEEP) {
-        tailRecords.push({ level, timestamp: Date.now(), text: internals.format(args), message: args.map(cloneForTail) });
+        tailRecords.push({ level, timestamp: Date.now(), text: internals.format(args), message: JSON.parse(`[${args.map(jsonForTail).join(", ")}]`) });
       }
       return Reflect.apply(original, this, args);
     };
