@@ -314,8 +314,8 @@ test("CommonJS modules: require, module, exports, __filename; node: modules with
     "notes.txt": { type: "text", content: "plain notes" },
     "value.cjs": `module.exports = "just a string";`,
     "broken.cjs": `require("./missing");`,
-    "esm.js": `export const x = 1;`,
-    "needs-esm.cjs": `require("./esm.js");`,
+    "esm.js": `export const x = 1; export default { x: 2 };`,
+    "needs-esm.cjs": `module.exports = require("./esm.js").x;`,
   };
   const script = `import math, { add, where } from "./lib/math.cjs";
     import value from "./value.cjs";
@@ -331,10 +331,10 @@ test("CommonJS modules: require, module, exports, __filename; node: modules with
     createWorker({ script: `import "./broken.cjs"; export default { fetch() {} }`, modules, onLog() {} }),
     /Cannot find module '\.\/missing' required by broken\.cjs/,
   );
-  await assert.rejects(
-    createWorker({ script: `import "./needs-esm.cjs"; export default { fetch() {} }`, modules, onLog() {} }),
-    /require\(\) of the ES module esm\.js is not supported/,
-  );
+  // require() of an ES module runs it and gives its default export (export_commonjs_default, on at
+  // today's date), as workerd's require(esm).
+  const esm = await useWorker(t, { script: `import x from "./needs-esm.cjs"; export default { fetch() { return new Response(String(x)); } }`, modules });
+  assert.equal(await (await dispatch(esm, "http://localhost/")).text(), "2");
   // Without nodejs_compat, node: modules cannot be required.
   await assert.rejects(
     createWorker({ script: `import "./lib/math.cjs"; export default { fetch() {} }`, modules, compatibilityDate: "2024-01-01", onLog() {} }),
