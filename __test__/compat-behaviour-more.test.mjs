@@ -108,7 +108,7 @@ test("rpc_params_dup_stubs: from 2026-01-20 a stub passed as an RPC argument sta
     return out;`;
   const bindings = { SERVICE: service };
   const now = [1, 2, 3];
-  const then = [1, 2, "The RPC stub was disposed, or the worker holding its object is gone."];
+  const then = [1, 2, "RPC stub used after being disposed."];
   assert.deepEqual(await run(t, body, undefined, undefined, { bindings }), now);
   assert.deepEqual(await run(t, body, "2026-01-19", undefined, { bindings }), then);
   assert.deepEqual(await run(t, body, "2026-01-20", undefined, { bindings }), now);

@@ -183,7 +183,7 @@ test("errors thrown by an object reach the caller; a class without DurableObject
   assert.equal(await get(worker, "/plain"), "plain object 64");
   const [name, message] = await get(worker, "/plain-rpc");
   assert.equal(name, "TypeError");
-  assert.match(message, /does not extend DurableObject/);
+  assert.match(message, /class was not declared with `extends DurableObject`/);
 });
 
 test("storage under dir survives dispose and a new worker; one file per object", async (t) => {

@@ -2,7 +2,8 @@
 // and ServiceStub classes (instanceof, "Illegal constructor"), RpcPromise/RpcProperty refusing to
 // be serialized inside a value, the owner's disposer run when the last stub for an RpcTarget or
 // function passed by reference is let go (and dup() under rpc_params_dup_stubs), RpcStub of a
-// plain object, waitUntil refused at global scope, and RPC on bindings under the experimental flag.
+// plain object, waitUntil refused at global scope, RPC on bindings under the experimental flag,
+// props of a ctx.exports binding passed over RPC, and a property's catch()/finally().
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { dispatch, service } from "../index.js";
@@ -116,4 +117,28 @@ test("the experimental flag gives service bindings RPC methods before the rpc fl
   const experimental = await useWorker(t, { bindings: { CALLEE: service(callee) }, compatibilityDate: "2024-01-01", compatibilityFlags: ["experimental"], unsafeExperimental: true, script });
   assert.equal(await (await dispatch(old, "http://localhost/")).text(), "undefined");
   assert.equal(await (await dispatch(experimental, "http://localhost/")).text(), "5");
+});
+
+test("ctx.exports.<Entrypoint>({ props }) returned over RPC keeps its props; a property's catch() and finally() work as a promise's", { timeout: 60_000 }, async (t) => {
+  const factory = await useWorker(t, {
+    compatibilityFlags: ["enable_ctx_exports"],
+    script: `import { WorkerEntrypoint } from "cloudflare:workers";
+      export class Greeter extends WorkerEntrypoint { greet(name) { return this.ctx.props.greeting + ", " + name + "!"; } }
+      export default class extends WorkerEntrypoint {
+        makeGreeter(greeting) { return this.ctx.exports.Greeter({ props: { greeting } }); }
+        get answer() { return Promise.resolve(42); }
+        get broken() { return Promise.reject(new Error("REJECTED")); }
+      }`,
+  });
+  const worker = await useWorker(t, {
+    bindings: { FACTORY: service(factory) },
+    script: `export default { async fetch(request, env) {
+      const greeter = await env.FACTORY.makeGreeter("Yo");
+      let finallyRan = false;
+      const answer = await env.FACTORY.answer.finally(() => { finallyRan = true; });
+      const caught = await env.FACTORY.broken.catch((e) => e.message);
+      return Response.json([await greeter.greet("Alice"), await env.FACTORY.makeGreeter("Hi").greet("Bob"), answer, finallyRan, caught]);
+    } };`,
+  });
+  assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), ["Yo, Alice!", "Hi, Bob!", 42, true, "REJECTED"]);
 });

@@ -128,7 +128,7 @@ test("RpcTargets come back as stubs: calls on them reach the object in the calle
     value: 16,
     piped: 102,
     pipedValue: 7,
-    afterDispose: "The RPC stub was disposed, or the worker holding its object is gone.",
+    afterDispose: "RPC stub used after being disposed.",
     isFunctionStub: "function",
   });
 });
@@ -151,7 +151,7 @@ test("stubs received as arguments are released when the call ends, unless dup()e
     const duped = [await env.SVC.keep(fn, true), await env.SVC.callKept("b"), await env.SVC.callKept("c")];
     return { plain, duped, calls };`, { SVC: service(target) });
   assert.deepEqual(result, {
-    plain: ["kept", "error: The RPC stub was disposed, or the worker holding its object is gone."],
+    plain: ["kept", "error: RPC stub used after being disposed."],
     duped: ["kept", "called with b", "called with c"],
     calls: 2,
   });

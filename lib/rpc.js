@@ -104,7 +104,7 @@ function hostIds(caller, list, dup = false) {
       return register(worker, rest);
     }
     if (caller === undefined) throw new Error("RPC stubs can only be passed by a worker.");
-    if (entry.binding !== undefined) return register(caller, { binding: entry.binding, object: entry.object, name: entry.name });
+    if (entry.binding !== undefined) return register(caller, { binding: entry.binding, object: entry.object, name: entry.name, props: entry.props });
     return register(caller, { local: entry.local });
   });
 }
@@ -209,7 +209,8 @@ async function callThroughBinding(entry, method, args, bytes, caller) {
     if (method === "fetch") throw gone;
     return failure(gone);
   }
-  const forwarded = { ...args, object: entry.object, name: entry.name };
+  // ctx.exports.<Entrypoint>({ props }) passed on: its calls carry those props still.
+  const forwarded = { ...args, object: entry.object, name: entry.name, ...(entry.props !== undefined ? { props: entry.props } : {}) };
   if (method === "call") forwarded.stubs = hostIds(caller, args.stubs).map((id) => ({ remote: id }));
   const out = await dispatcher(entry.binding, method === "call" ? "rpc" : "fetch", JSON.stringify(forwarded), bytes);
   if (out.errorName !== undefined) {

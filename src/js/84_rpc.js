@@ -272,7 +272,7 @@ function marshal(value, params = false) {
         return place({ remote: target.stub });
       }
       // A service binding or Durable Object stub: the host makes a stub that calls through it.
-      if (target !== undefined) return place({ binding: target.binding, object: target.object, name: target.name });
+      if (target !== undefined) return place({ binding: target.binding, object: target.object, name: target.name, props: target.props });
       return place({ local: exportOwned(v, params) });
     }
     if (v === null || typeof v !== "object") return v;
@@ -335,7 +335,8 @@ function release(target) {
   if (!target.released && unhold(target)) internals.hostCall("#rpc", "dispose", { stub: target.stub }).catch(() => {});
 }
 
-const DISPOSED = "The RPC stub was disposed, or the worker holding its object is gone.";
+/** workerd's error for a call on a stub that was disposed (or handed over). */
+const DISPOSED = "RPC stub used after being disposed.";
 
 /**
  * The value `marshal` wrote, with each stub place turned into a stub for host id `ids[i]`
@@ -513,6 +514,8 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
         if (fetcher !== null && !internals.feature("rpc") && !internals.feature("experimental")) return undefined;
       }
       if (name === "then") return path.length === 0 ? undefined : (ok, fail) => send(target, path, "get", []).then(ok, fail);
+      // A property (an RpcProperty) is a promise of its value: catch() and finally() too.
+      if ((name === "catch" || name === "finally") && path.length > 0) return (...a) => send(target, path, "get", [])[name](...a);
       if (typeof name === "symbol") return undefined;
       return remoteStub(target, [...path, name], fetcher, local);
     },
@@ -545,7 +548,7 @@ function localStub(holder, path) {
         if (name === Symbol.dispose) return () => disposeHolder(holder);
         if (name === "dup") {
           return () => {
-            if (holder.disposed) throw new Error(USED_AFTER_DISPOSE);
+            if (holder.disposed) throw new Error(DISPOSED);
             return localStub(dupHolder(holder), []);
           };
         }
@@ -591,11 +594,8 @@ function passLocal(v, seen = new Map()) {
   return ops.deserialize(ops.serialize(v));
 }
 
-/** workerd's error for a call on a stub that was disposed. */
-const USED_AFTER_DISPOSE = "RPC stub used after being disposed.";
-
 async function callLocal(holder, path, kind, args) {
-  if (holder.disposed) throw new Error(USED_AFTER_DISPOSE);
+  if (holder.disposed) throw new Error(DISPOSED);
   return passLocal(await invoke(holder.value, path, kind, passLocal(args)));
 }
 
@@ -747,7 +747,9 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       leave = entered.release;
       root = entered.instance;
       if (call.kind !== "fetch" && !(root instanceof DurableObject)) {
-        throw new TypeError(`The Durable Object class "${call.durableObject.className}" does not extend DurableObject from "cloudflare:workers", so it has no RPC methods; only fetch().`);
+        throw new TypeError(
+          'The receiving Durable Object does not support RPC, because its class was not declared with `extends DurableObject`. In order to enable RPC, make sure your class extends the special class `DurableObject`, which can be imported from the module "cloudflare:workers".',
+        );
       }
     } else if (call.stub !== undefined) {
       if (!exported.has(call.stub)) throw new Error("The RPC stub was disposed: the object it pointed to is gone.");
