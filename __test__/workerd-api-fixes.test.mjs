@@ -214,3 +214,18 @@ test("MessagePort refuses a Blob and an RpcTarget; URLSearchParams skips a recor
     params: [false, "z"],
   });
 });
+
+test("Request: cf.cacheControl cannot go with cf.cacheTtl or the cache option (workerd's TypeErrors)", { timeout: 30_000 }, async (t) => {
+  const result = await evalInWorker(t, `
+    const out = [];
+    for (const init of [{ cf: { cacheControl: "max-age=300", cacheTtl: 300 } }, { cache: "no-store", cf: { cacheControl: "no-cache" } }, { cf: { cacheControl: "max-age=300", cacheTtl: undefined } }, { cf: { cacheControl: "public" } }]) {
+      try { new Request("https://example.org", init); out.push("ok"); } catch (e) { out.push(e.constructor.name + ": " + e.message.slice(0, 60)); }
+    }
+    return out;`, { compatibilityDate: "2026-04-01" });
+  assert.deepEqual(result, [
+    "TypeError: The 'cacheControl' and 'cacheTtl' options on cf are mutually",
+    "TypeError: The 'cacheControl' option on cf cannot be used together with",
+    "ok",
+    "ok",
+  ]);
+});

@@ -498,6 +498,12 @@ class Request {
       if (!CACHE_MODES.has(mode) || (mode === "no-cache" && !internals.feature("cache_no_cache_enabled"))) throw new TypeError(`Unsupported cache mode: ${mode}`);
       this.#cache = mode;
     }
+    // workerd: cf.cacheControl excludes cf.cacheTtl and the cache option (which maps to a TTL).
+    const cf = init.cf;
+    if (cf !== null && typeof cf === "object" && "cacheControl" in cf && cf.cacheControl !== undefined) {
+      if ("cacheTtl" in cf && cf.cacheTtl !== undefined) throw new TypeError("The 'cacheControl' and 'cacheTtl' options on cf are mutually exclusive. Use 'cacheControl' for explicit Cache-Control header directives, or 'cacheTtl' for a simplified TTL, but not both.");
+      if (init.cache !== undefined) throw new TypeError("The 'cacheControl' option on cf cannot be used together with the 'cache' request option. The 'cache' option ('no-store'/'no-cache') maps to cache TTL behavior internally, which conflicts with explicit Cache-Control directives.");
+    }
     // signal: null drops the input Request's signal (as does one of the wrong type before
     // dont_substitute_null_on_type_error, 2022-06-01).
     const signal = nullOnTypeError(init.signal, (value) => value instanceof globalThis.AbortSignal, "signal", "RequestInitializerDict", "AbortSignal");
