@@ -10,12 +10,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
-
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "workerbox.js");
+import { dev, tempRoot, until } from "./dev-processes.mjs";
 
 const GATEWAY = `export default {
   async fetch(request, env) {
@@ -107,58 +103,14 @@ function writeWorker(root, name, source, config = {}) {
   return dir;
 }
 
-/** Each test's dev processes: its folder is removed only after they stopped (Node runs after-hooks in the order they were added). */
-const running = new WeakMap();
-
-function tempRoot(t) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-registry-"));
-  t.after(async () => {
-    await Promise.all((running.get(t) ?? []).map((stop) => stop()));
-    fs.rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-  });
-  return root;
-}
-
-/** Runs `workerbox dev` with `args`; resolves once it printed its "ready on" URL. */
-async function dev(t, args, registry) {
-  const child = spawn(process.execPath, [CLI, "dev", ...args, "--port", "0", "--no-persist"], { env: { ...process.env, WORKERBOX_REGISTRY: registry, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (out += d));
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-    await exited;
-  };
-  if (!running.has(t)) running.set(t, []);
-  running.get(t).push(stop);
-  t.after(stop);
-  const deadline = Date.now() + 60_000;
-  while (!/ready on (http:\/\/\S+)/.test(out)) {
-    if (child.exitCode !== null) throw new Error(`workerbox dev exited (${child.exitCode}):\n${out}`);
-    if (Date.now() > deadline) throw new Error(`workerbox dev did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { url: out.match(/ready on (http:\/\/\S+)/)[1], output: () => out, stop };
-}
-
 async function text(url) {
   const response = await fetch(url);
   return { status: response.status, body: await response.text() };
 }
 
-async function until(what, check, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test("separate dev processes: RPC, a Durable Object, a Workflow and a tail consumer of other processes, through the registry", { timeout: 240_000 }, async (t) => {
-  const root = tempRoot(t);
+  const root = tempRoot(t, "workerbox-registry-");
   const registry = path.join(root, "registry");
   const gatewayDir = writeWorker(root, "gateway", GATEWAY, {
     compatibility_flags: ["service_binding_extra_handlers"],
@@ -248,7 +200,7 @@ test("separate dev processes: RPC, a Durable Object, a Workflow and a tail consu
 });
 
 test("a worker that stops: its bindings throw naming it again, and the dev log says so", { timeout: 180_000 }, async (t) => {
-  const root = tempRoot(t);
+  const root = tempRoot(t, "workerbox-registry-");
   const registry = path.join(root, "registry");
   const gatewayDir = writeWorker(root, "gateway", GATEWAY, { services: [{ binding: "API", service: "api", entrypoint: "Api" }] });
   const apiDir = writeWorker(root, "api", API, { migrations: [{ tag: "v1", new_sqlite_classes: ["Counter"] }] });

@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { dev, tempRoot, until } from "./dev-processes.mjs";
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "workerbox.js");
 
@@ -102,16 +103,8 @@ function writeWorker(root, name, source, config = {}) {
   return dir;
 }
 
-/** Each test's running dev processes: its folder is removed only after they stopped (Node runs after-hooks in the order they were added). */
-const running = new WeakMap();
-const stopAll = (t) => Promise.all((running.get(t) ?? []).map((stop) => stop()));
-
 function projects(t) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-multi-"));
-  t.after(async () => {
-    await stopAll(t);
-    fs.rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-  });
+  const root = tempRoot(t, "workerbox-multi-");
   const gateway = writeWorker(root, "gateway", GATEWAY, {
     services: [
       { binding: "AUTH", service: "auth" },
@@ -128,43 +121,11 @@ function projects(t) {
   return { root, gateway, auth, api, tailer, registry };
 }
 
-/** Runs `workerbox dev` with `args`; resolves once it printed its "ready on" URL. */
-async function dev(t, args, registry, { persist = false } = {}) {
-  const child = spawn(process.execPath, [CLI, "dev", ...args, "--port", "0", ...(persist ? [] : ["--no-persist"])], { env: { ...process.env, WORKERBOX_REGISTRY: registry, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (out += d));
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-    await exited;
-  };
-  if (!running.has(t)) running.set(t, []);
-  running.get(t).push(stop);
-  t.after(stop);
-  const deadline = Date.now() + 60_000;
-  while (!/ready on (http:\/\/\S+)/.test(out)) {
-    if (child.exitCode !== null) throw new Error(`workerbox dev exited (${child.exitCode}):\n${out}`);
-    if (Date.now() > deadline) throw new Error(`workerbox dev did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, url: out.match(/ready on (http:\/\/\S+)/)[1], output: () => out, exited };
-}
-
 async function text(url, init) {
   const response = await fetch(url, init);
   return { status: response.status, body: await response.text() };
 }
 
-async function until(what, check, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test("workerbox dev -c gateway -c auth -c api -c tailer: services, entrypoint, RPC, a Durable Object of another worker, tail events", { timeout: 180_000 }, async (t) => {
   const p = projects(t);

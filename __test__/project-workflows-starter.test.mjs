@@ -15,6 +15,7 @@ import path from "node:path";
 import { execFileSync } from "node:child_process";
 import WebSocket from "ws";
 import { startDevServer } from "../lib/project/index.js";
+import { until } from "./dev-processes.mjs";
 
 const MIRROR = process.env.WORKERBOX_TEMPLATES_MIRROR ?? "/work/.mirror/cloudflare+templates/repo";
 const TEMPLATE = "workflows-starter-template";
@@ -41,15 +42,6 @@ function starter(t) {
   return dir;
 }
 
-async function until(what, check, ms) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test("the workflows starter template: start an instance, poll it to waiting, send its event, poll it to complete; the Durable Object's updates over a WebSocket", { timeout: 120_000 }, async (t) => {
   const dir = starter(t);

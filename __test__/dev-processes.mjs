@@ -1,0 +1,63 @@
+// `workerbox dev` as a child process for the tests that drive separate dev servers: a test's temp
+// folder whose after-hook stops the test's dev processes before removing it, `dev()` (resolves
+// once the server printed its "ready on" URL), and `until()` (polls a check, bounded).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "workerbox.js");
+
+/** Each test's running dev processes (Node runs after-hooks in the order they were added). */
+const running = new WeakMap();
+
+/** Stops every dev process `t` started. */
+export const stopAll = (t) => Promise.all((running.get(t) ?? []).map((stop) => stop()));
+
+/** A temp folder for test `t`, removed after the test's dev processes have stopped. */
+export function tempRoot(t, prefix) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  t.after(async () => {
+    await stopAll(t);
+    fs.rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  });
+  return root;
+}
+
+/**
+ * Runs `workerbox dev` with `args` (on port 0, `--no-persist` unless `persist`) and the file
+ * registry at `registry`; resolves once it printed its "ready on" URL, within 60 s.
+ */
+export async function dev(t, args, registry, { persist = false } = {}) {
+  const child = spawn(process.execPath, [CLI, "dev", ...args, "--port", "0", ...(persist ? [] : ["--no-persist"])], { env: { ...process.env, WORKERBOX_REGISTRY: registry, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (out += d));
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+  };
+  if (!running.has(t)) running.set(t, []);
+  running.get(t).push(stop);
+  t.after(stop);
+  const deadline = Date.now() + 60_000;
+  while (!/ready on (http:\/\/\S+)/.test(out)) {
+    if (child.exitCode !== null) throw new Error(`workerbox dev exited (${child.exitCode}):\n${out}`);
+    if (Date.now() > deadline) throw new Error(`workerbox dev did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, url: out.match(/ready on (http:\/\/\S+)/)[1], output: () => out, exited, stop };
+}
+
+/** Polls `check()` every 100 ms until it gives a truthy value (returned), or fails after `ms`. */
+export async function until(what, check, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
