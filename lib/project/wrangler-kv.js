@@ -34,6 +34,24 @@ function unlink(file) {
 }
 
 /**
+ * Miniflare's SQLite index `file` (tables made by `schema` if missing) beside its `blobs` folder,
+ * opened as a D1 database on first use: a function resolving to it.
+ */
+function miniflareIndex(file, blobs, schema) {
+  let opened = null;
+  return () =>
+    (opened ??= (async () => {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.mkdirSync(blobs, { recursive: true });
+      if (!fs.existsSync(file)) fs.writeFileSync(file, "", { flag: "a" });
+      const { d1 } = require("../d1.js");
+      const database = d1({ dir: file }).database();
+      for (const sql of schema) await database.prepare(sql).run();
+      return database;
+    })());
+}
+
+/**
  * A `kv()` binding (from `kv`, the API's factory) on namespace `namespaceId` of state folder
  * `v3` in Miniflare's layout: what a worker writes, wrangler reads, and the other way round.
  * `folder` and `uniqueKey`: where Miniflare keeps another store built on its KV object (the
@@ -42,17 +60,7 @@ function unlink(file) {
 function wranglerKv(kv, v3, namespaceId, objectId, folder = "kv", uniqueKey = KV_CLASS) {
   const file = path.join(v3, folder, uniqueKey, `${objectId}.sqlite`);
   const blobs = path.join(v3, folder, namespaceId, "blobs");
-  let opened = null;
-  const db = () =>
-    (opened ??= (async () => {
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.mkdirSync(blobs, { recursive: true });
-      if (!fs.existsSync(file)) fs.writeFileSync(file, "", { flag: "a" });
-      const { d1 } = require("../d1.js");
-      const database = d1({ dir: file }).database();
-      for (const sql of SCHEMA) await database.prepare(sql).run();
-      return database;
-    })());
+  const db = miniflareIndex(file, blobs, SCHEMA);
   const live = (row, now = Date.now()) => row !== null && (row.expiration === null || row.expiration > now);
 
   return kv({
@@ -103,4 +111,4 @@ function wranglerKv(kv, v3, namespaceId, objectId, folder = "kv", uniqueKey = KV
   });
 }
 
-module.exports = { wranglerKv, KV_CLASS };
+module.exports = { wranglerKv, miniflareIndex, KV_CLASS };

@@ -13,6 +13,7 @@ const crypto = require("node:crypto");
 const fs = require("node:fs");
 const path = require("node:path");
 const { miniflareObjectId } = require("./wrangler-state.js");
+const { miniflareIndex } = require("./wrangler-kv.js");
 
 const R2_CLASS = "miniflare-R2BucketObject";
 
@@ -78,17 +79,7 @@ function fromRow(row, value) {
 function wranglerR2(storage, v3, bucketName) {
   const file = r2IndexFile(v3, bucketName);
   const blobs = path.join(v3, "r2", bucketName, "blobs");
-  let opened = null;
-  const db = () =>
-    (opened ??= (async () => {
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.mkdirSync(blobs, { recursive: true });
-      if (!fs.existsSync(file)) fs.writeFileSync(file, "", { flag: "a" });
-      const { d1 } = require("../d1.js");
-      const database = d1({ dir: file }).database();
-      for (const sql of SCHEMA) await database.prepare(sql).run();
-      return database;
-    })());
+  const db = miniflareIndex(file, blobs, SCHEMA);
   const blob = (id) => fs.promises.readFile(path.join(blobs, id));
   const unlink = (id) => fs.rm(path.join(blobs, id), { force: true }, () => {});
 
