@@ -221,6 +221,8 @@ export interface NativeResponse {
   body?: BodyBytes
   /** Set when the body streams: its chunks arrive through the dispatcher's `#body` calls. */
   bodyStream?: number
+  /** CPU time the event had used when it responded, in milliseconds. */
+  cpuMs: number
 }
 
 /**

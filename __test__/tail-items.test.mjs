@@ -3,7 +3,8 @@
 // workerd binary: JSON of plain data — null, numbers, booleans, strings, arrays, plain objects,
 // values with toJSON() such as a Date — and any other value as its string: a function's source,
 // "[object Map]", "RangeError: bad"); console.group's label is no line of the trace; the
-// request's `cf` is the one the worker saw (the host's `cf` laid over the default one).
+// request's `cf` is the one the worker saw (the host's `cf` laid over the default one); cpuTime
+// is the CPU the invocation used before it responded.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createWorker, dispatch } from "workerbox";
@@ -65,4 +66,34 @@ test("a worker without tail consumers keeps its console as it was", { timeout: 3
   const worker = await createWorker({ script: `export default { fetch() { return new Response(console.log.name + " " + console.log.toString().includes("tailRecords")); } };` });
   t.after(() => worker.dispose());
   assert.equal(await (await dispatch(worker, "http://example.com/")).text(), "log false");
+});
+
+test("trace items: cpuTime is the CPU the invocation used before it responded, in whole ms; wallTime covers its waits", { timeout: 60_000 }, async (t) => {
+  const items = [];
+  const producer = await createWorker({
+    script: `export default {
+  async fetch(request) {
+    if (new URL(request.url).pathname === "/busy") {
+      const end = performance.now() + 60;
+      let x = 0;
+      while (performance.now() < end) x++;
+      await new Promise((r) => setTimeout(r, 5));
+      return new Response(String(x > 0));
+    }
+    await new Promise((r) => setTimeout(r, 80));
+    return new Response("idle");
+  },
+};`,
+    tailConsumers: [(events) => items.push(...events)],
+  });
+  t.after(() => producer.dispose());
+  assert.equal(await (await dispatch(producer, "http://example.com/busy")).text(), "true");
+  await until("the busy item", () => items.length === 1);
+  assert.equal(await (await dispatch(producer, "http://example.com/idle")).text(), "idle");
+  await until("the idle item", () => items.length === 2);
+  const [busy, idle] = items;
+  // A 60 ms spin gets at least a third of a core even on a loaded machine; waiting uses next to none.
+  assert.ok(Number.isInteger(busy.cpuTime) && busy.cpuTime >= 20 && busy.cpuTime <= busy.wallTime + 5, `busy cpuTime ${busy.cpuTime}, wallTime ${busy.wallTime}`);
+  assert.ok(Number.isInteger(idle.cpuTime) && idle.cpuTime < 20, `idle cpuTime ${idle.cpuTime}`);
+  assert.ok(idle.wallTime >= 75, `idle wallTime ${idle.wallTime}`);
 });

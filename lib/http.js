@@ -143,6 +143,9 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
  * Builds Node's Response from the worker's { status, statusText, headers, body }; `stream`
  * (a ReadableStream fed by the worker) is the body when the worker streams it.
  */
+/** The CPU time (ms) each answer's event had used when it responded, for tail consumers' `cpuTime`. */
+const cpuTimes = new WeakMap();
+
 function toNodeResponse(outcome, method, stream = null) {
   const withoutBody = NULL_BODY_STATUS.has(outcome.status) || method === "HEAD";
   if (withoutBody && stream !== null) stream.cancel("the response has no body").catch(() => {});
@@ -155,6 +158,7 @@ function toNodeResponse(outcome, method, stream = null) {
   const headers = response.headers;
   const flat = outcome.headers;
   for (let i = 0; i + 1 < flat.length; i += 2) headers.append(flat[i], flat[i + 1]);
+  if (typeof outcome.cpuMs === "number") cpuTimes.set(response, outcome.cpuMs);
   return response;
 }
 
@@ -168,4 +172,4 @@ function unrecognizedMethod(method) {
   return new Response("ERROR: Unrecognized request method.", { status: 501, statusText: "Not Implemented", headers: { "content-type": "text/plain" } });
 }
 
-module.exports = { toNativeRequest, toNodeResponse, unrecognizedMethod };
+module.exports = { toNativeRequest, toNodeResponse, unrecognizedMethod, cpuTimes };

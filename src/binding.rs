@@ -205,6 +205,8 @@ pub struct NativeResponse {
   pub body: Option<crate::binding_bytes::BodyBytes>,
   /// Set when the body streams: its chunks arrive through the dispatcher's `#body` calls.
   pub body_stream: Option<u32>,
+  /// CPU time the event had used when it responded, in milliseconds.
+  pub cpu_ms: f64,
 }
 
 /// The env-teardown hook that disposes a worker. Created and consumed on Node's thread only;
@@ -397,6 +399,7 @@ fn native_response(response: ResponseData) -> NativeResponse {
     status_text: response.status_text,
     headers: response.headers.into_iter().flat_map(|(k, v)| [k, v]).collect(),
     body_stream: response.body.stream_id(),
+    cpu_ms: response.cpu_ms,
     body: response.body.into_bytes().map(crate::binding_bytes::BodyBytes),
   }
 }

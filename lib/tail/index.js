@@ -13,6 +13,7 @@
 // its request (by URL); a line or request that finds none keeps the host's text and cf.
 
 const rpc = require("../rpc.js");
+const { cpuTimes } = require("../http.js");
 
 /** workerd's outcome names for what dispatch() reported. */
 function outcomeOf(error) {
@@ -128,7 +129,7 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
     // Lines written from now on belong to this request, not to one that already answered.
     for (const other of running) if (other.finishing) running.delete(other);
     running.add(invocation);
-    const item = (status, error) => ({
+    const item = (status, error, cpuMs = 0) => ({
       scriptName: scriptName ?? null,
       event: { request: { url, method, headers, cf: plain ? {} : { ...(input.cf ?? {}) } }, ...(status !== undefined ? { response: { status } } : {}) },
       eventTimestamp: started,
@@ -138,13 +139,14 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
       outcome: outcomeOf(error),
       executionModel: "stateless",
       truncated: false,
-      cpuTime: 0,
+      // Whole milliseconds, as production reports them (0 for an invocation that threw).
+      cpuTime: Math.round(cpuMs),
       wallTime: Date.now() - started,
     });
     // Console lines reach Node on their own channel, possibly just after the answer: the item
     // is finished a moment later (LATE_LOG_MS), without holding the response back.
-    const finish = (status, error) => {
-      const done = item(status, error);
+    const finish = (status, error, cpuMs) => {
+      const done = item(status, error, cpuMs);
       invocation.finishing = true;
       setTimeout(async () => {
         running.delete(invocation);
@@ -170,7 +172,7 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
     };
     try {
       const response = await dispatch(worker, input);
-      finish(response.status);
+      finish(response.status, undefined, cpuTimes.get(response));
       return response;
     } catch (error) {
       finish(undefined, error);

@@ -284,6 +284,9 @@ pub struct ResponseData {
   /// Header pairs in the worker's header-list order, duplicates (e.g. `set-cookie`) kept.
   pub headers: Vec<(String, String)>,
   pub body: Body,
+  /// CPU time the event had used on the isolate thread when it responded, in milliseconds (a
+  /// tail consumer's `cpuTime`).
+  pub cpu_ms: f64,
 }
 
 /// A JavaScript error as the worker saw it, plus where it happened when V8 knows.

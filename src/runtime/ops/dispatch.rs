@@ -50,6 +50,7 @@ fn error_from_args(scope: &mut v8::PinScope, args: &v8::FunctionCallbackArgument
 
 /// `ops.respond(id, status, statusText, flatHeaders, body: Uint8Array | streamId | null)`
 fn op_respond<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let cpu_ms = event_cpu_ms(scope, args.get(0).uint32_value(scope).unwrap_or(0));
   let Some(Pending::Fetch(reply)) = take(scope, &args) else { return };
   let status = args.get(1).uint32_value(scope).unwrap_or(500) as u16;
   let status_text = arg_string(scope, &args, 2);
@@ -61,7 +62,21 @@ fn op_respond<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackAr
   } else {
     view_bytes(body).map_or(Body::Empty, |bytes| Body::Bytes(bytes.into()))
   };
-  reply(Ok(ResponseData { status, status_text, headers, body }));
+  reply(Ok(ResponseData { status, status_text, headers, body, cpu_ms }));
+}
+
+/// The CPU time event `id` has used so far: its finished turns, plus the running turn's when the
+/// event owns it.
+fn event_cpu_ms(scope: &mut v8::PinScope, id: u32) -> f64 {
+  let state = state(scope);
+  let s = state.borrow();
+  let mut used = s.cpu_used.get(&id).copied().unwrap_or_default();
+  if s.current_owner == Some(id) {
+    if let Some((_, turn, _)) = s.monitor.current_turn() {
+      used += turn;
+    }
+  }
+  used.as_secs_f64() * 1000.0
 }
 
 /// `ops.respondError(id, name, message, stack)`
