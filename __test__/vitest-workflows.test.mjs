@@ -102,7 +102,7 @@ test("cloudflare:test's Workflow introspection, remote-only AI / Vectorize / Ima
       `  await expect(stub.n).rejects.toThrow('does not implement the method "n"');`,
       `  stub[Symbol.dispose]();`,
       `  await expect(stub.add(1)).rejects.toThrow(/disposed/);`,
-      `  expect(() => new RpcStub(1 as any)).toThrow("the value must be an RpcTarget, a function or an RpcStub");`,
+      `  expect(() => new RpcStub(1 as any)).toThrow("Failed to construct 'JsRpcStub': constructor parameter 1 is not of type 'JsObject'.");`,
       `});`,
     ].join("\n"),
   });

@@ -197,9 +197,9 @@ export const SELF = new Proxy(
   {
     get(_, key) {
       if (key in selfExtras) return selfExtras[key];
-      const target = workerExports.default;
-      const value = target[key];
-      return typeof value === "function" ? value.bind(target) : value;
+      // The stub's own members: each is callable as is (a stub's calls do not depend on `this`),
+      // and a property read stays awaitable (binding it would make a plain function of it).
+      return workerExports.default[key];
     },
   },
 );

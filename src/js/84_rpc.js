@@ -689,6 +689,14 @@ function missingMember(receiver, name, atRoot) {
   return error instanceof Error ? error : new TypeError(`The RPC receiver does not implement the method "${name}".`);
 }
 
+/** An object of handlers as a call's root: its functions get env and ctx after the argument. */
+class HandlerRoot {
+  constructor(handlers, envCtx) {
+    this.handlers = handlers;
+    this.envCtx = envCtx;
+  }
+}
+
 /** The receiver of a call into entrypoint `name` ("default" or a named export). */
 function entrypoint(name, ctx, kind, supplied) {
   const namespace = internals.namespace ?? {};
@@ -699,7 +707,7 @@ function entrypoint(name, ctx, kind, supplied) {
     return { fetch: (request) => value.fetch(request, internals.workerEnv, ctx) };
   }
   // Its other functions take RPC calls with env and ctx added (callHandler), as in workerd.
-  if (value !== null && typeof value === "object") return { handlers: value, envCtx: { env: internals.workerEnv, ctx } };
+  if (value !== null && typeof value === "object") return new HandlerRoot(value, { env: internals.workerEnv, ctx });
   if (value === undefined) throw new TypeError(`The worker has no entrypoint named "${name}".`);
   throw new TypeError(
     `The receiving Worker does not allow its methods to be called over RPC: its ${name === "default" ? "default export" : `export "${name}"`} is not a class extending WorkerEntrypoint from "cloudflare:workers".`,
@@ -762,7 +770,8 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       root = entrypoint(name, ctx, call.kind, supplied);
     }
     if (call.kind === "fetch") return serveFetch(root, args);
-    if (root.envCtx !== undefined && root.handlers !== undefined) return invoke(root.handlers, call.path, call.kind, args, root.envCtx);
+    // (Tested by class: an entrypoint instance may answer any property, as workerbox/vitest's runner does.)
+    if (root instanceof HandlerRoot) return invoke(root.handlers, call.path, call.kind, args, root.envCtx);
     return invoke(root, call.path, call.kind, args);
   };
   // Received stubs go before the answer does, so the caller sees its objects let go (their
