@@ -1,6 +1,7 @@
 // `workerbox dev` as a child process for the tests that drive separate dev servers: a test's temp
 // folder whose after-hook stops the test's dev processes before removing it, `dev()` (resolves
-// once the server printed its "ready on" URL), and `until()` (polls a check, bounded).
+// once the server printed its "ready on" URL), `writeWorker()` (a small wrangler project), and
+// `until()` (polls a check, bounded).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -51,13 +52,22 @@ export async function dev(t, args, registry, { persist = false } = {}) {
   return { child, url: out.match(/ready on (http:\/\/\S+)/)[1], output: () => out, exited, stop };
 }
 
-/** Polls `check()` every 100 ms until it gives a truthy value (returned), or fails after `ms`. */
-export async function until(what, check, ms = 30_000) {
+/** A worker project `root/name`: `src/index.js` holding `source`, and its wrangler.jsonc (`config` added). */
+export function writeWorker(root, name, source, config = {}) {
+  const dir = path.join(root, name);
+  fs.mkdirSync(path.join(dir, "src"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "src", "index.js"), source);
+  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name, main: "src/index.js", compatibility_date: "2025-06-01", ...config }, null, 2));
+  return dir;
+}
+
+/** Polls `check()` every `everyMs` until it gives a truthy value (returned), or fails after `ms`. */
+export async function until(what, check, ms = 30_000, everyMs = 100) {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await check();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }

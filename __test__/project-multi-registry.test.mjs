@@ -9,9 +9,8 @@
 // as is an entrypoint or Durable Object class the running worker does not export.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import path from "node:path";
-import { dev, tempRoot, until } from "./dev-processes.mjs";
+import { dev, tempRoot, until, writeWorker } from "./dev-processes.mjs";
 
 const GATEWAY = `export default {
   async fetch(request, env) {
@@ -94,14 +93,6 @@ export default {
   fetch() { return Response.json(received); },
 };
 `;
-
-function writeWorker(root, name, source, config = {}) {
-  const dir = path.join(root, name);
-  fs.mkdirSync(path.join(dir, "src"), { recursive: true });
-  fs.writeFileSync(path.join(dir, "src", "index.js"), source);
-  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name, main: "src/index.js", compatibility_date: "2025-06-01", ...config }, null, 2));
-  return dir;
-}
 
 async function text(url) {
   const response = await fetch(url);

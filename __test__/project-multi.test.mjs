@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { dev, tempRoot, until } from "./dev-processes.mjs";
+import { dev, tempRoot, until, writeWorker } from "./dev-processes.mjs";
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "workerbox.js");
 
@@ -94,14 +94,6 @@ export default {
   },
 };
 `;
-
-function writeWorker(root, name, source, config = {}) {
-  const dir = path.join(root, name);
-  fs.mkdirSync(path.join(dir, "src"), { recursive: true });
-  fs.writeFileSync(path.join(dir, "src", "index.js"), source);
-  fs.writeFileSync(path.join(dir, "wrangler.jsonc"), JSON.stringify({ name, main: "src/index.js", compatibility_date: "2025-06-01", ...config }, null, 2));
-  return dir;
-}
 
 function projects(t) {
   const root = tempRoot(t, "workerbox-multi-");

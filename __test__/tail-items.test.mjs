@@ -9,15 +9,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createWorker, dispatch } from "workerbox";
 
-async function until(what, check, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { until as poll } from "./dev-processes.mjs";
+
+const until = (what, check) => poll(what, check, 10_000, 20);
 
 test("trace items: logged values as workerd carries them, levels, the request's cf", { timeout: 60_000 }, async (t) => {
   const items = [];
