@@ -204,7 +204,7 @@ async function dev(options) {
   if (names.length) console.log(`  bindings: ${names.join(", ")}`);
   if (project.assets) console.log(`  assets: ${path.relative(process.cwd(), project.assets.directory) || "."} (${project.assets.size} files)`);
   if (project.crons.length) console.log(`  crons: ${project.crons.join(", ")} — run one with ${server.url}__scheduled?cron=${encodeURIComponent(project.crons[0])}`);
-  if (project.stateDir) console.log(`  state: ${path.relative(process.cwd(), project.stateDir) || project.stateDir} (wrangler's local state: D1 and KV shared with wrangler dev, R2 imported)`);
+  if (project.stateDir) console.log(`  state: ${path.relative(process.cwd(), project.stateDir) || project.stateDir} (wrangler's local state: D1, KV, R2 and Durable Objects shared with wrangler dev)`);
   console.log(`ready on ${server.url}`);
   onSignals(() => group.close());
 }
