@@ -23,7 +23,7 @@ internals.eventEndHooks.push((id) => {
 });
 
 function arm(callback, delay, args, repeat) {
-  const event = ops.currentEvent();
+  const event = internals.flowEvent(); // the request whose async flow sets it (52_io_owner.js)
   let record;
   if (event !== undefined) {
     record = timersByEvent.get(event);

@@ -102,7 +102,7 @@ function fillBundle() {
 /** Each request's /tmp, by event id ("global" outside any). */
 const tmps = new Map();
 function tmp() {
-  const key = ops.currentEvent() ?? "global";
+  const key = internals.flowEvent() ?? "global";
   let dir = tmps.get(key);
   if (dir === undefined) {
     dir = new Node("dir", S_IFDIR | 0o777);
