@@ -3,9 +3,12 @@
 // response, time from saving a change to the new code answering, and the RSS of the whole
 // process tree once serving. Each round starts twice on one fresh copy of the project: "cold"
 // is its first start ever (no bundle or code cache of it), "warm" the usual restart after an
-// edit (stop, start again: the caches of the first start are there). Prints one JSON object.
+// edit (stop, start again: the caches of the first start are there); workerbox's compiled code
+// of a round stays in that round (bench/lib.mjs, workerboxCaches). Prints one JSON object;
+// --phases adds the median time since the process started at each of workerbox dev's start-up
+// marks (lib/project/timing.js).
 //
-//   node bench/dev.mjs [--quick] [--node=path/to/node] [--wrangler=path/to/wrangler.js]
+//   node bench/dev.mjs [--quick] [--phases] [--node=path/to/node] [--wrangler=path/to/wrangler.js]
 //
 // wrangler comes from --wrangler, else from bench/.tools/wrangler (installed there from the npm
 // registry on first use; git-ignored). If it cannot be had, its entry says why.
@@ -14,12 +17,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { treeRss, WRANGLER_VERSION, wranglerPath, benchNode, devEnv, freePort, until, stop, median } from "./lib.mjs";
+import { treeRss, WRANGLER_VERSION, wranglerPath, benchNode, devEnv, freePort, until, stop, median, workerboxCaches, COLD_MEANS, phaseMarks, medianPhases } from "./lib.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const quick = process.argv.includes("--quick");
 const ROUNDS = quick ? 2 : 5;
 const NODE = benchNode();
+const caches = await workerboxCaches();
+const marks = phaseMarks();
 
 function project() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-dev-bench-"));
@@ -31,12 +36,15 @@ function project() {
 }
 
 /** One start of `args` in `dir`: first answer `v<from> /x`, then a save to `v<to>` and its answer. */
-async function start(dir, args, from, to) {
+async function start(dir, args, from, to, env) {
   const port = await freePort();
   const began = performance.now();
-  const child = spawn(NODE, [...args(dir, port)], { cwd: dir, stdio: process.env.DEV_BENCH_VERBOSE ? "inherit" : ["ignore", "pipe", "pipe"], env: devEnv() });
+  const phases = args === TOOLS.workerbox && marks.on;
+  const child = spawn(NODE, [...args(dir, port)], { cwd: dir, stdio: process.env.DEV_BENCH_VERBOSE ? "inherit" : ["ignore", "pipe", "pipe"], env: { ...devEnv(), ...env, ...(phases ? marks.env : {}) } });
   let output = "";
   for (const stream of [child.stdout, child.stderr]) stream?.on("data", (chunk) => (output = (output + chunk).slice(-1500)));
+  if (phases) marks.collect(child);
+  let result;
   const exited = new Promise((resolve) => child.on("exit", resolve));
   try {
     const url = `http://127.0.0.1:${port}/x`;
@@ -47,24 +55,29 @@ async function start(dir, args, from, to) {
     const saved = performance.now();
     fs.writeFileSync(path.join(dir, "src", "greeting.ts"), `export const greeting = (name: string): string => "${to} " + name;\n`);
     const reloadMs = await until(url, (body) => body === `${to} /x`, saved, child);
-    return { firstMs, reloadMs, rssMb };
+    result = { firstMs, reloadMs, rssMb };
   } catch (error) {
     error.message += `\n${output.trim()}`;
     throw error;
   } finally {
     await stop(child, exited);
   }
+  // Read once the process has ended: its stderr is then all in.
+  if (phases) result.phases = marks.phases();
+  return result;
 }
 
 /** A fresh project started twice: cold (its first start) and warm (a restart after an edit). */
 async function once(args) {
   const dir = project();
+  const cache = args === TOOLS.workerbox ? caches.fresh() : null;
   try {
-    const cold = await start(dir, args, "v1", "v2");
-    const warm = await start(dir, args, "v2", "v3");
+    const cold = await start(dir, args, "v1", "v2", cache?.env);
+    const warm = await start(dir, args, "v2", "v3", cache?.env);
     return { cold, warm };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+    cache?.remove();
   }
 }
 
@@ -73,12 +86,13 @@ const summary = (runs) => ({
   firstResponseMs: median(runs.map((r) => r.firstMs)),
   saveToNewCodeMs: median(runs.map((r) => r.reloadMs)),
   rssMb: median(runs.map((r) => r.rssMb)),
+  ...(runs[0]?.phases ? { phases: medianPhases(runs.map((r) => r.phases)) } : {}),
 });
 
 const TOOLS = {
   workerbox: (dir, port) => [path.join(root, "bin", "workerbox.js"), "dev", dir, "--port", String(port), "--host", "127.0.0.1", "--no-persist"],
 };
-const result = { bench: "dev", node: execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim(), load: os.loadavg().map((l) => +l.toFixed(2)) };
+const result = { bench: "dev", node: execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim(), load: os.loadavg().map((l) => +l.toFixed(2)), cold: COLD_MEANS };
 try {
   const wrangler = wranglerPath();
   TOOLS.wrangler = (dir, port) => [wrangler, "dev", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(port + 1)];
@@ -118,4 +132,5 @@ if (TOOLS.wrangler) {
   }
 }
 result.loadAfter = os.loadavg().map((l) => +l.toFixed(2));
+caches.remove();
 console.log(JSON.stringify(result));

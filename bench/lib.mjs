@@ -2,7 +2,9 @@
 // `wrangler dev` (where wrangler comes from, ports, polling for the first answer, stopping).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -64,6 +66,68 @@ export const benchNode = () => process.argv.find((a) => a.startsWith("--node="))
 
 /** Environment for both dev commands: no colors, no telemetry, non-interactive. */
 export const devEnv = () => ({ ...process.env, NO_COLOR: "1", WRANGLER_SEND_METRICS: "false", CI: "1" });
+
+/**
+ * Code caches for the rounds of a dev bench. workerbox keeps V8's compiled code in its per-user
+ * cache folder, keyed by the source, so a "cold" start of a fresh copy would still find what an
+ * earlier round (or any earlier run) compiled from the same files. Each round gets a folder of
+ * its own (WORKERBOX_CACHE_DIR) holding only the startup snapshot, which any earlier use of this
+ * workerbox build leaves: a user who has run workerbox before, but never this project. Made
+ * here once, so no round pays for it. `fresh()` gives `{ env, remove }` for one round; `remove()`
+ * removes the base. (Node's own compile cache of workerbox's files, in the OS temp folder, is
+ * left as any earlier run of workerbox left it: it holds no project code.)
+ */
+export async function workerboxCaches() {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-bench-cache-"));
+  const { createWorker } = createRequire(import.meta.url)("../index.js");
+  const worker = await createWorker({ script: "export default { fetch() { return new Response('') } }", cacheDir: base });
+  await worker.dispose();
+  const snapshots = fs.readdirSync(base).filter((name) => name.startsWith("snapshot-"));
+  if (snapshots.length === 0) throw new Error(`workerboxCaches: no startup snapshot was written to ${base}`);
+  return {
+    fresh() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-bench-round-"));
+      for (const name of snapshots) fs.copyFileSync(path.join(base, name), path.join(dir, name));
+      return { env: { WORKERBOX_CACHE_DIR: dir }, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+    },
+    remove: () => fs.rmSync(base, { recursive: true, force: true }),
+  };
+}
+
+/** What the JSON says a cold start had: the same for every dev bench. */
+export const COLD_MEANS = "a fresh copy of the project and, for workerbox, a per-round WORKERBOX_CACHE_DIR holding only the startup snapshot (no bundle or compiled code of the project anywhere)";
+
+/**
+ * `--phases`: workerbox dev's start-up marks (WORKERBOX_DEV_TIMING, lib/project/timing.js) read
+ * from a child's stderr. Returns `{ env, collect(child), phases() }`; phases() gives the ms since
+ * the process started at each mark of the last start collected.
+ */
+export function phaseMarks() {
+  const on = process.argv.includes("--phases");
+  let text = "";
+  return {
+    on,
+    env: on ? { WORKERBOX_DEV_TIMING: "1" } : {},
+    collect(child) {
+      text = "";
+      child.stderr?.on("data", (chunk) => (text += chunk));
+    },
+    phases() {
+      const out = {};
+      for (const line of text.split("\n")) {
+        const match = /^\[timing\] ([\d.]+) (.*?)(?: \(.*\))?$/.exec(line);
+        if (match && !(match[2] in out)) out[match[2]] = +match[1];
+      }
+      return out;
+    },
+  };
+}
+
+/** Medians of each phase over `list` (objects of phases()). */
+export function medianPhases(list) {
+  const names = [...new Set(list.flatMap((p) => Object.keys(p)))];
+  return Object.fromEntries(names.map((name) => [name, median(list.map((p) => p[name]).filter((v) => v !== undefined))]));
+}
 
 export function freePort() {
   return new Promise((resolve, reject) => {

@@ -7,9 +7,12 @@
 // RSS of the whole process tree then. Each round starts a fresh copy twice: the first start
 // ("cold": the top-level numbers, no cache of that copy exists) and a restart of the same copy
 // ("warm": the usual restart, under `warm`, with whatever caches the first start left, for both
-// tools). Prints one JSON object.
+// tools). workerbox's compiled code of a round stays in that round (bench/lib.mjs,
+// workerboxCaches): a cold start finds none from earlier rounds. Prints one JSON object;
+// --phases adds the median time since the process started at each of workerbox dev's start-up
+// marks (lib/project/timing.js).
 //
-//   node bench/starters.mjs [--quick] [--only=react-router,remix,d1] [--node=path/to/node] [--wrangler=path/to/wrangler.js]
+//   node bench/starters.mjs [--quick] [--phases] [--only=react-router,remix,d1] [--node=path/to/node] [--wrangler=path/to/wrangler.js]
 //
 // wrangler dev does not apply D1 migrations; `wrangler d1 migrations apply DB --local` runs
 // before the cold start, timed on its own (migrateMs) and in the sum
@@ -20,7 +23,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { treeRss, WRANGLER_VERSION, wranglerPath, benchNode, devEnv, freePort, until, stop, median } from "./lib.mjs";
+import { treeRss, WRANGLER_VERSION, wranglerPath, benchNode, devEnv, freePort, until, stop, median, workerboxCaches, COLD_MEANS, phaseMarks, medianPhases } from "./lib.mjs";
 import { copyStarter } from "../scripts/starters.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -28,6 +31,8 @@ const quick = process.argv.includes("--quick");
 const ROUNDS = quick ? 2 : 5;
 const NODE = benchNode();
 const log = (line) => console.error(`[starters] ${line}`);
+const caches = await workerboxCaches();
+const marks = phaseMarks();
 
 const STARTERS = {
   "react-router": {
@@ -69,32 +74,41 @@ function runToEnd(args, cwd) {
 }
 
 /** One start of `tool` in `dir`, to the first good answer. */
-async function serve(starter, tool, wrangler, dir) {
+async function serve(starter, tool, wrangler, dir, env) {
   const port = await freePort();
   const args = tool === "workerbox"
     ? [path.join(root, "bin", "workerbox.js"), "dev", dir, "--port", String(port), "--host", "127.0.0.1"]
     : [wrangler, "dev", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(await freePort())];
   const start = performance.now();
-  const child = spawn(NODE, args, { cwd: dir, stdio: process.env.DEV_BENCH_VERBOSE ? "inherit" : "ignore", env: devEnv() });
+  const phases = tool === "workerbox" && marks.on;
+  const stdio = process.env.DEV_BENCH_VERBOSE ? "inherit" : ["ignore", "ignore", phases ? "pipe" : "ignore"];
+  const child = spawn(NODE, args, { cwd: dir, stdio, env: { ...devEnv(), ...env, ...(phases ? marks.env : {}) } });
+  if (phases) marks.collect(child);
   const exited = new Promise((resolve) => child.on("exit", resolve));
+  let result;
   try {
     const firstMs = await until(`http://127.0.0.1:${port}${starter.path}`, starter.ready, start, child);
-    return { firstMs, rssMb: treeRss(child.pid) / 2 ** 20 };
+    result = { firstMs, rssMb: treeRss(child.pid) / 2 ** 20 };
   } finally {
     await stop(child, exited);
   }
+  // Read once the process has ended: its stderr is then all in.
+  if (phases) result.phases = marks.phases();
+  return result;
 }
 
 /** A fresh copy started twice: cold, then warm. */
 async function once(starter, tool, wrangler) {
   const { dir, remove } = await starter.copy();
+  const cache = tool === "workerbox" ? caches.fresh() : null;
   try {
     const migrateMs = tool === "wrangler" && starter.migrate ? await runToEnd([wrangler, ...starter.migrate], dir) : undefined;
-    const cold = await serve(starter, tool, wrangler, dir);
-    const warm = await serve(starter, tool, wrangler, dir);
+    const cold = await serve(starter, tool, wrangler, dir, cache?.env);
+    const warm = await serve(starter, tool, wrangler, dir, cache?.env);
     return { ...cold, migrateMs, warm };
   } finally {
     remove();
+    cache?.remove();
   }
 }
 
@@ -105,6 +119,10 @@ function summary(runs) {
     rssMb: median(runs.map((r) => r.rssMb)),
     warm: { firstResponseMs: median(runs.map((r) => r.warm.firstMs)), rssMb: median(runs.map((r) => r.warm.rssMb)) },
   };
+  if (runs[0].phases) {
+    out.phases = medianPhases(runs.map((r) => r.phases));
+    out.warm.phases = medianPhases(runs.map((r) => r.warm.phases));
+  }
   if (runs[0].migrateMs !== undefined) {
     out.migrateMs = median(runs.map((r) => r.migrateMs));
     out.firstResponseWithMigrationsMs = median(runs.map((r) => r.migrateMs + r.firstMs));
@@ -112,7 +130,7 @@ function summary(runs) {
   return out;
 }
 
-const result = { bench: "starters", node: execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim(), load: os.loadavg().map((l) => +l.toFixed(2)), workerbox: {}, wrangler: {} };
+const result = { bench: "starters", node: execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim(), load: os.loadavg().map((l) => +l.toFixed(2)), cold: COLD_MEANS, workerbox: {}, wrangler: {} };
 let wrangler = null;
 try {
   wrangler = wranglerPath();
@@ -152,4 +170,5 @@ for (const name of Object.keys(result.workerbox)) {
   };
 }
 result.loadAfter = os.loadavg().map((l) => +l.toFixed(2));
+caches.remove();
 console.log(JSON.stringify(result));

@@ -16,6 +16,8 @@ try {
   require("node:module").enableCompileCache?.();
 } catch {}
 
+const { mark } = require("../lib/project/timing.js");
+mark("cli: entry");
 const fs = require("node:fs");
 const http = require("node:http");
 const path = require("node:path");
@@ -186,6 +188,7 @@ async function dev(options) {
   const targets = options.configs.length ? options.configs : [options.file ?? "."];
   if (options.cache === false || !targets.every((t) => require("../lib/project/bundle-cache.js").hasBundleCache(t))) require("../lib/project/bundle.js").warmEsbuild();
   const { startDevServers } = require("../lib/project/multi.js");
+  mark("cli: dev tooling loaded");
   let group;
   try {
     group = await startDevServers(options.configs.length ? options.configs : [options.file ?? "."], { port: options.port, host: options.host, env: options.env, vars: options.vars, persistTo: options.persistTo, watch: options.watch, migrate: options.migrate, inspect: options.inspect, verbose: options.verbose, cache: options.cache });

@@ -17,6 +17,7 @@ const { readConfig } = require("./config.js");
 const { runBuild, watchedByBuild } = require("./build.js");
 const { describeProblem } = require("./report.js");
 const { userCacheDir, pruneCodeCache } = require("./code-cache.js");
+const { mark } = require("./timing.js");
 
 const IGNORED_DIRS = new Set(["node_modules", ".git", ".workerbox", ".wrangler"]);
 /** Files editors write beside the one being saved (swap, backup, lock and temp files). */
@@ -315,7 +316,9 @@ async function startDevServer(dir, options = {}) {
   };
 
   // The custom build runs first: it may make the files the configuration names (main).
+  mark("dev: start");
   const first = readConfig(dir, { env: options.env, requireMain: false });
+  mark("dev: config read");
   if (first.build) await customBuild(first.build);
 
   // A configuration error stops here; a build or start-up error is shown (log and error page)
@@ -323,6 +326,7 @@ async function startDevServer(dir, options = {}) {
   // just read is the one to use; otherwise it is read again (and a missing main reported).
   const reuse = !first.build && (first.mainFile === undefined || fs.existsSync(first.mainFile));
   project = reuse ? await projectFromConfig(first, loadOptions(false)) : await load(false);
+  mark("dev: bindings, assets, migrations");
   if (project.redirectedFrom) {
     log(paint(color, "cyan", `⎔ using the configuration the build wrote: ${path.relative(process.cwd(), project.configFile) || project.configFile} (pointed to by .wrangler/deploy/config.json)`));
   }
@@ -338,6 +342,7 @@ async function startDevServer(dir, options = {}) {
     try {
       const known = project.warnings.length;
       await project.rebuild();
+      mark(`dev: bundle (${project.cache?.status ?? "no cache"})`);
       cacheNote();
       // The bundle's own warnings (esbuild's), found only now.
       for (const warning of project.warnings.slice(known)) log(paint(color, "yellow", `▲ ${warning}`));
@@ -346,6 +351,7 @@ async function startDevServer(dir, options = {}) {
       const starting = startWorker(project, workerExtra());
       void globalThis.Response, globalThis.Headers, globalThis.Request;
       current = { worker: await starting, inflight: 0 };
+      mark("dev: worker created");
       if (current.worker.inspectorUrl) log(`Debugger listening on ${current.worker.inspectorUrl} (chrome://inspect, or attach from VS Code to 127.0.0.1:${inspect})`);
     } catch (error) {
       // A binding that cannot work (a Durable Object class the bundle does not export) stops the
@@ -489,7 +495,12 @@ async function startDevServer(dir, options = {}) {
 
   let address;
   const origin = () => `http://${address}`;
+  let answered = false;
   const requestLog = (req, status, ms) => {
+    if (!answered) {
+      answered = true;
+      mark(`dev: first answer ${status} (${ms.toFixed(1)} ms)`);
+    }
     if (!warmed) setImmediate(warmUp);
     const pathOnly = req.url.split("?")[0];
     emitter.emit("request", { method: req.method, path: pathOnly, status, ms });
@@ -608,6 +619,7 @@ async function startDevServer(dir, options = {}) {
     }
     throw error;
   }
+  mark("dev: listening");
   const bound = server.address();
   address = `${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port}`;
 
