@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createWorker, dispatch, kv, service } from "../index.js";
 import { useWorker } from "./helpers.mjs";
+import { spawnNodeSync } from "./child-node.mjs";
 
 /** Runs `body` (inside an async function with `env`) in a worker with `bindings`; returns its JSON. */
 async function run(t, bindings, body, extra = {}) {
@@ -221,7 +222,6 @@ test("bad binding definitions are a TypeError naming the binding", async () => {
 });
 
 test("idle workers with bindings do not keep Node alive", async () => {
-  const { spawnSync } = await import("node:child_process");
   const root = path.dirname(path.dirname(new URL(import.meta.url).pathname));
   const code = `
     const { createWorker, dispatch, kv } = require(${JSON.stringify(path.join(root, "index.js"))});
@@ -229,7 +229,7 @@ test("idle workers with bindings do not keep Node alive", async () => {
       const w = await createWorker({ script: "export default { async fetch(r, env) { await env.K.put('a', 'b'); return new Response(await env.K.get('a')) } }", bindings: { K: kv() }, onLog() {} });
       console.log(await (await dispatch(w, "http://localhost/")).text());
     })();`;
-  const result = spawnSync(process.execPath, ["-e", code], { encoding: "utf8", timeout: 20000 });
+  const result = spawnNodeSync(["-e", code], { encoding: "utf8", timeout: 20000 });
   assert.equal(result.error, undefined);
   assert.equal(result.status, 0, result.stderr);
   assert.equal(result.stdout.trim(), "b");

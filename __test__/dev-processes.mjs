@@ -5,10 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
-
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "workerbox.js");
+import { CLI, scaled, spawnNode } from "./child-node.mjs";
 
 /** Each test's running dev processes (Node runs after-hooks in the order they were added). */
 const running = new WeakMap();
@@ -28,10 +25,10 @@ export function tempRoot(t, prefix) {
 
 /**
  * Runs `workerbox dev` with `args` (on port 0, `--no-persist` unless `persist`) and the file
- * registry at `registry`; resolves once it printed its "ready on" URL, within 60 s.
+ * registry at `registry`; resolves once it printed its "ready on" URL, within 60 s (times WORKERBOX_TEST_TIME_SCALE).
  */
 export async function dev(t, args, registry, { persist = false } = {}) {
-  const child = spawn(process.execPath, [CLI, "dev", ...args, "--port", "0", ...(persist ? [] : ["--no-persist"])], { env: { ...process.env, WORKERBOX_REGISTRY: registry, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawnNode([CLI, "dev", ...args, "--port", "0", ...(persist ? [] : ["--no-persist"])], { env: { ...process.env, WORKERBOX_REGISTRY: registry, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   child.stderr.on("data", (d) => (out += d));
@@ -43,7 +40,7 @@ export async function dev(t, args, registry, { persist = false } = {}) {
   if (!running.has(t)) running.set(t, []);
   running.get(t).push(stop);
   t.after(stop);
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + scaled(60_000);
   while (!/ready on (http:\/\/\S+)/.test(out)) {
     if (child.exitCode !== null) throw new Error(`workerbox dev exited (${child.exitCode}):\n${out}`);
     if (Date.now() > deadline) throw new Error(`workerbox dev did not start:\n${out}`);
@@ -61,9 +58,9 @@ export function writeWorker(root, name, source, config = {}) {
   return dir;
 }
 
-/** Polls `check()` every `everyMs` until it gives a truthy value (returned), or fails after `ms`. */
+/** Polls `check()` every `everyMs` until it gives a truthy value (returned), or fails after `ms` (times WORKERBOX_TEST_TIME_SCALE). */
 export async function until(what, check, ms = 30_000, everyMs = 100) {
-  const deadline = Date.now() + ms;
+  const deadline = Date.now() + scaled(ms);
   for (;;) {
     const value = await check();
     if (value) return value;

@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createWorker, dispatch, durableObject } from "../index.js";
 import { useWorker, runChild } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 const INDEX = fileURLToPath(new URL("../index.js", import.meta.url));
 
@@ -193,20 +194,20 @@ test("alarms: run on time with the alarm cleared, can be deleted, and a throwing
   assert.equal(typeof scheduled, "number");
   const started = Date.now();
   let runs = [];
-  while (runs.length === 0 && Date.now() - started < 3000) {
+  while (runs.length === 0 && Date.now() - started < scaled(3000)) {
     await new Promise((r) => setTimeout(r, 20));
     runs = await get(worker, "/runs?name=on-time");
   }
   assert.deepEqual(runs, [{ retryCount: 0, isRetry: false, alarmNow: null }]);
 
-  assert.equal(await get(worker, "/schedule?name=cancelled&ms=80") > Date.now() - 1000, true);
+  assert.equal(await get(worker, `/schedule?name=cancelled&ms=${scaled(80)}`) > Date.now() - 1000, true);
   assert.equal(await get(worker, "/cancel?name=cancelled"), null);
-  await new Promise((r) => setTimeout(r, 200));
+  await new Promise((r) => setTimeout(r, scaled(200)));
   assert.deepEqual(await get(worker, "/runs?name=cancelled"), []);
 
   // Fails once; workerd retries 2 s later with retryCount 1.
   await get(worker, "/schedule?name=retried&ms=10&fail=1");
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + scaled(5000);
   while ((runs = await get(worker, "/runs?name=retried")).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual(runs.map((r) => [r.retryCount, r.isRetry]), [[0, false], [1, true]]);
 });

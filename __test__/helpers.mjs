@@ -1,12 +1,12 @@
 // Shared test helpers: start workers that are always disposed, run code inside a worker, copy
 // project fixtures to temporary folders, and run attacks in child processes.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createWorker, dispatch } from "../index.js";
+import { scaled, spawnNode } from "./child-node.mjs";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures");
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -47,8 +47,9 @@ export async function evalInWorker(t, body, options = {}) {
   return response.json();
 }
 
-/** Waits (up to `ms`) until `condition()` is true; log lines arrive asynchronously. */
+/** Waits (up to `ms`, times WORKERBOX_TEST_TIME_SCALE) until `condition()` is true; log lines arrive asynchronously. */
 export async function waitFor(condition, ms = 2000) {
+  ms = scaled(ms);
   const deadline = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms: ${condition}`);
@@ -64,12 +65,12 @@ export async function waitFor(condition, ms = 2000) {
 export function runChild(source, env, timeoutMs) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const proc = spawn(process.execPath, ["-e", source], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawnNode(["-e", source], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     proc.stdout.setEncoding("utf8").on("data", (c) => (stdout += c));
     proc.stderr.setEncoding("utf8").on("data", (c) => (stderr = (stderr + c).slice(-3000)));
-    const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
+    const timer = setTimeout(() => proc.kill("SIGKILL"), scaled(timeoutMs));
     proc.on("exit", (status, signal) => {
       clearTimeout(timer);
       let result = {};
@@ -140,7 +141,7 @@ const VITEST = path.join(ROOT, "node_modules", "vitest", "vitest.mjs");
 export function runVitest(cwd, extra = []) {
   const outputFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-vitest-report-")), "report.json");
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [VITEST, "run", "--reporter=json", "--reporter=default", `--outputFile.json=${outputFile}`, ...extra], {
+    const child = spawnNode([VITEST, "run", "--reporter=json", "--reporter=default", `--outputFile.json=${outputFile}`, ...extra], {
       cwd,
       env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", VITE_CONFIG_NATIVE_IGNORE_WARNING: "true" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -148,7 +149,7 @@ export function runVitest(cwd, extra = []) {
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), scaled(60_000));
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);

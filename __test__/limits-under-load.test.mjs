@@ -7,7 +7,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import os from "node:os";
-import { spawn } from "node:child_process";
+import { spawnNode } from "./child-node.mjs";
 import { ATTACK_PRELUDE, runChild } from "./helpers.mjs";
 
 /** How long any one dispatch may take to settle on a loaded machine before the test fails. */
@@ -70,7 +70,7 @@ function finished(result) {
 describe("limits with a CPU hog on every core", { concurrency: 1, timeout: 600_000 }, () => {
   let hogs = [];
   before(() => {
-    hogs = Array.from({ length: os.availableParallelism() }, () => spawn(process.execPath, ["-e", "for(;;){}"], { stdio: "ignore" }));
+    hogs = Array.from({ length: os.availableParallelism() }, () => spawnNode(["-e", "for(;;){}"], { stdio: "ignore" }));
   });
   after(() => {
     for (const hog of hogs) hog.kill("SIGKILL");

@@ -3,7 +3,7 @@
 // process.platform/process.arch redefined before anything loads stands for the other machine.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawnNodeSync } from "./child-node.mjs";
 import { fileURLToPath } from "node:url";
 
 const loader = fileURLToPath(new URL("../lib/load-native.js", import.meta.url));
@@ -14,7 +14,7 @@ function loadAs(platform, arch) {
     Object.defineProperty(process, "arch", { value: ${JSON.stringify(arch)} });
     try { require(${JSON.stringify(loader)}); console.log(JSON.stringify({ loaded: true })); }
     catch (e) { console.log(JSON.stringify({ message: e.message, code: e.code, cause: !!e.cause })); }`;
-  const r = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
+  const r = spawnNodeSync(["-e", script], { encoding: "utf8" });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout.trim().split("\n").pop());
 }

@@ -5,7 +5,7 @@
 // Reads source files only; needs no build.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawnNodeSync } from "./child-node.mjs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -13,7 +13,7 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const SCRIPT = path.join(root, "scripts", "module-graph.mjs");
 
 function graph(...args) {
-  const run = spawnSync(process.execPath, [SCRIPT, ...args], { encoding: "utf8" });
+  const run = spawnNodeSync([SCRIPT, ...args], { encoding: "utf8" });
   return run;
 }
 

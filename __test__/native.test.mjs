@@ -2,14 +2,16 @@
 // Node's), idle workers do not keep Node alive, and dispose() really ends the worker's threads.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { createWorker, dispatch } from "../index.js";
+import { spawnNodeSync } from "./child-node.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const addon = readdirSync(root).find((f) => f.endsWith(".node"));
+// The one this Node loads (an arm64 build may lie beside the x64 one: npm run test:arm64).
+const addon = readdirSync(root).find((f) => f.endsWith(".node") && f.includes(`.${process.platform}-${process.arch}-`));
 
 test("the addon exports only napi entry points: no V8, cppgc or C glue symbols", () => {
   assert.ok(addon, "a built .node file in the package root");
@@ -75,7 +77,7 @@ test("a process with live, idle workers exits on its own", () => {
       const res = await dispatch(worker, "http://localhost/");
       console.log(await res.text());
     })();`;
-  const result = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 20000 });
+  const result = spawnNodeSync(["-e", script], { encoding: "utf8", timeout: 20000 });
   assert.equal(result.error, undefined, "the child exited before the timeout");
   assert.equal(result.status, 0, result.stderr);
   assert.equal(result.stdout.trim(), "bye");
@@ -89,7 +91,7 @@ test("process.exit with a worker busy in an infinite loop does not crash", () =>
       dispatch(worker, "http://localhost/").catch(() => {});
       setTimeout(() => process.exit(7), 50);
     })();`;
-  const result = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 20000 });
+  const result = spawnNodeSync(["-e", script], { encoding: "utf8", timeout: 20000 });
   assert.equal(result.error, undefined, "the child exited before the timeout");
   assert.equal(result.status, 7, result.stderr);
 });

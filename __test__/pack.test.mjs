@@ -8,20 +8,23 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { nodeCommand, scaled } from "./child-node.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
 function run(command, args, cwd) {
-  return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 120_000, env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" } });
+  return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: scaled(120_000), env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" } });
 }
 
-test("npm pack of workerbox and its platform package install offline and work with require and import", { timeout: 240_000 }, (t) => {
+test("npm pack of workerbox and its platform package install offline and work with require and import", { timeout: scaled(240_000) }, (t) => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-pack-"));
   t.after(() => fs.rmSync(work, { recursive: true, force: true }));
   const platform = path.join(work, "platform");
-  fs.cpSync(path.join(root, "npm", "linux-x64-gnu"), platform, { recursive: true });
-  fs.copyFileSync(path.join(root, "workerbox.linux-x64-gnu.node"), path.join(platform, "workerbox.linux-x64-gnu.node"));
+  // This Node's CPU: x64 here, arm64 under npm run test:arm64 (npm itself runs on the host's Node, hence --cpu).
+  const target = `linux-${process.arch}-gnu`;
+  fs.cpSync(path.join(root, "npm", target), platform, { recursive: true });
+  fs.copyFileSync(path.join(root, `workerbox.${target}.node`), path.join(platform, `workerbox.${target}.node`));
   const mainTarball = path.join(work, JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], root))[0].filename);
   const platformTarball = path.join(work, JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], platform))[0].filename);
 
@@ -37,7 +40,7 @@ test("npm pack of workerbox and its platform package install offline and work wi
   const app = path.join(work, "app");
   fs.mkdirSync(app);
   fs.writeFileSync(path.join(app, "package.json"), JSON.stringify({ name: "app", private: true }));
-  run(npm, ["install", "--offline", "--no-package-lock", mainTarball, platformTarball, ...depTarballs], app);
+  run(npm, ["install", "--offline", "--no-package-lock", `--cpu=${process.arch}`, mainTarball, platformTarball, ...depTarballs], app);
 
   const script = `export default { fetch(request) { return new Response("hello from " + new URL(request.url).pathname) } }`;
   fs.writeFileSync(path.join(app, "cjs.cjs"), `const { createWorker, dispatch } = require("workerbox");
@@ -47,8 +50,8 @@ test("npm pack of workerbox and its platform package install offline and work wi
     import { loadProject } from "workerbox/project";
     const w = await createWorker({ script: ${JSON.stringify(script)}, onLog() {} });
     console.log(await (await dispatch(w, "http://localhost/esm")).text(), typeof loadProject); await w.dispose();`);
-  assert.equal(run(process.execPath, ["cjs.cjs"], app).trim(), "hello from /cjs");
-  assert.equal(run(process.execPath, ["esm.mjs"], app).trim(), "hello from /esm function");
+  assert.equal(run(...nodeCommand(["cjs.cjs"]), app).trim(), "hello from /cjs");
+  assert.equal(run(...nodeCommand(["esm.mjs"]), app).trim(), "hello from /esm function");
   // Nothing was built: the installed tree has no Rust sources or build output.
   assert.ok(!fs.existsSync(path.join(app, "node_modules", "workerbox", "Cargo.toml")));
   assert.ok(!fs.existsSync(path.join(app, "node_modules", "workerbox", "target")));

@@ -6,10 +6,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { loadProject, startDevServer, readConfig, ConfigError } from "../lib/project/index.js";
 import { createWorker, dispatch, d1 } from "../index.js";
+import { execNode } from "./child-node.mjs";
 
 const BIN = fileURLToPath(new URL("../bin/workerbox.js", import.meta.url));
 
@@ -145,7 +145,7 @@ test("workerbox d1 migrations list and apply, on the local database workerbox de
     "migrations/0001_notes.sql": "CREATE TABLE notes (name TEXT);",
     "migrations/0002_seed.sql": "INSERT INTO notes VALUES ('seeded');",
   });
-  const cli = (...args) => execFileSync(process.execPath, [BIN, "d1", "migrations", ...args, "--config", dir], { encoding: "utf8" });
+  const cli = (...args) => execNode([BIN, "d1", "migrations", ...args, "--config", dir], { encoding: "utf8" });
   assert.match(cli("list", "DB"), /pending {2}0001_notes\.sql\npending {2}0002_seed\.sql\n2 migration\(s\) to apply for app-db/);
   assert.match(cli("apply", "app-db", "--local"), /applied 0001_notes\.sql\napplied 0002_seed\.sql\napp-db: 2 applied, 0 pending \(table d1_migrations\)\./);
   assert.match(cli("list", "DB"), /applied {2}0001_notes\.sql\napplied {2}0002_seed\.sql\nNo migrations to apply for app-db/);

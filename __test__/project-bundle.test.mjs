@@ -6,12 +6,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { loadProject, startWorker, BuildError } from "workerbox/project";
 import { dispatch } from "workerbox";
 import { copyFixture } from "./helpers.mjs";
+import { scaled, spawnNode } from "./child-node.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const FIXTURES = path.join(HERE, "fixtures");
@@ -75,12 +75,12 @@ test("without esbuild: a JavaScript main loads unbundled with a warning; a TypeS
   fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace("no_bundle = true\n", ""));
   const ts = copy(t, "ts-app");
   const dir = path.join(FIXTURES, "bundle", "no-esbuild");
-  const child = spawn(process.execPath, ["-r", path.join(dir, "hide-esbuild.cjs"), path.join(dir, "check.cjs"), js, ts], { cwd: HERE, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawnNode(["-r", path.join(dir, "hide-esbuild.cjs"), path.join(dir, "check.cjs"), js, ts], { cwd: HERE, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
   child.stderr.on("data", (chunk) => (stderr += chunk));
-  const [code] = await once(child, "exit", { signal: AbortSignal.timeout(30000) });
+  const [code] = await once(child, "exit", { signal: AbortSignal.timeout(scaled(30000)) });
   assert.equal(code, 0, stderr);
   const result = JSON.parse(stdout);
   assert.equal(result.text, "HELLO PLAIN");

@@ -10,11 +10,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { once } from "node:events";
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { startDevServer } from "workerbox/project";
-
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "workerbox.js");
+import { CLI, scaled, spawnNode } from "./child-node.mjs";
 
 const WORKER = `export class Counter {
   fetch() {
@@ -105,10 +102,10 @@ test("a Durable Object class the bundle does not export stops the start, naming 
     return true;
   });
   // The CLI prints it with a frame of the config and exits 1.
-  const child = spawn(process.execPath, [CLI, "dev", dir, "--port", "0", "--no-persist"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+  const child = spawnNode([CLI, "dev", dir, "--port", "0", "--no-persist"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
   let stderr = "";
   child.stderr.on("data", (chunk) => (stderr += chunk));
-  const [code] = await once(child, "exit", { signal: AbortSignal.timeout(30000) });
+  const [code] = await once(child, "exit", { signal: AbortSignal.timeout(scaled(30000)) });
   assert.equal(code, 1, stderr);
   assert.ok(stderr.includes("✘ [ERROR] durable_objects.bindings[0].class_name: Durable Object binding OBJ: class Missing is not exported"), stderr);
   assert.ok(stderr.includes(`wrangler.jsonc:9:9:\n`), stderr);

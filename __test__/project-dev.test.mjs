@@ -9,13 +9,12 @@ import path from "node:path";
 import net from "node:net";
 import http from "node:http";
 import { once } from "node:events";
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { startDevServer } from "workerbox/project";
 import { copyFixture } from "./helpers.mjs";
+import { CLI, scaled, spawnNode } from "./child-node.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const CLI = path.join(HERE, "..", "bin", "workerbox.js");
 
 const copyApp = (t) => copyFixture(t, "ts-app");
 
@@ -204,23 +203,23 @@ test("a taken port is a clear error (API) and exit code 1 (CLI)", async (t) => {
     assert.equal(error.message, `port ${port} on 127.0.0.1 is already in use; stop the other server or pass --port (0 picks a free port)`);
     return true;
   });
-  const child = spawn(process.execPath, [CLI, "dev", dir, "--port", String(port), "--no-persist"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawnNode([CLI, "dev", dir, "--port", String(port), "--no-persist"], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk) => (stderr += chunk));
-  const [code] = await once(child, "exit", { signal: AbortSignal.timeout(20000) });
+  const [code] = await once(child, "exit", { signal: AbortSignal.timeout(scaled(20000)) });
   assert.equal(code, 1);
   assert.match(stderr, new RegExp(`workerbox dev: port ${port} on 127\\.0\\.0\\.1 is already in use`));
 });
 
 /** Starts the CLI and resolves once it prints its URL. */
 async function startCli(t, args, ready) {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+  const child = spawnNode([CLI, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
   t.after(() => child.exitCode === null && child.kill("SIGKILL"));
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (chunk) => (stderr += chunk));
   const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`CLI did not start: ${stdout}${stderr}`)), 20000);
+    const timer = setTimeout(() => reject(new Error(`CLI did not start: ${stdout}${stderr}`)), scaled(20000));
     child.stdout.on("data", (chunk) => {
       stdout += chunk;
       const match = ready.exec(stdout);

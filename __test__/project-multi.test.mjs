@@ -10,11 +10,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { dev, tempRoot, until, writeWorker } from "./dev-processes.mjs";
-
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "workerbox.js");
+import { CLI, spawnNode } from "./child-node.mjs";
 
 const GATEWAY = `let hits = 0;
 export default {
@@ -229,7 +226,7 @@ test("the registry ignores (and removes) the entry of a process that is gone, an
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-registry-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   // A pid that is not running: a child that exited.
-  const child = spawn(process.execPath, ["-e", "0"]);
+  const child = spawnNode(["-e", "0"]);
   await new Promise((resolve) => child.once("exit", resolve));
   fs.writeFileSync(path.join(dir, "ghost.json"), JSON.stringify({ name: "ghost", pid: child.pid, host: "127.0.0.1", port: 1 }));
   assert.equal(registry.lookup("ghost", dir), null);
@@ -290,7 +287,7 @@ test("bad multi-worker input: no configs, two configs of one name, -c with a pro
   const twin = writeWorker(p.root, "twin", AUTH);
   fs.writeFileSync(path.join(twin, "wrangler.jsonc"), JSON.stringify({ name: "auth", main: "src/index.js", compatibility_date: "2025-06-01" }));
   await assert.rejects(startDevServers([p.auth, twin], { port: 0, persistTo: false, registryDir: p.registry }), /two configs name their worker "auth"/);
-  const child = spawn(process.execPath, [CLI, "dev", p.auth, "-c", p.api], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawnNode([CLI, "dev", p.auth, "-c", p.api], { stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   child.stderr.on("data", (d) => (err += d));
   const [code] = await new Promise((resolve) => child.once("exit", (...a) => resolve(a)));

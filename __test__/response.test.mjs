@@ -181,7 +181,7 @@ test("a buffered response keeps Node's Response surface: class, tag, status and 
 
 test("loading workerbox and creating a worker leave Node's fetch classes unloaded; the first dispatch loads them", async () => {
   // In a child process, so that this process's own use of Response does not count.
-  const { execFileSync } = await import("node:child_process");
+  const { execNode } = await import("./child-node.mjs");
   const index = new URL("../index.js", import.meta.url).pathname;
   const code = `
     const loaded = () => process.moduleLoadList.some((name) => name.includes("undici"));
@@ -193,6 +193,6 @@ test("loading workerbox and creating a worker leave Node's fetch classes unloade
       console.log(JSON.stringify({ before, after: loaded(), text }));
       await worker.dispose();
     })();`;
-  const out = execFileSync(process.execPath, ["-e", code], { encoding: "utf8", timeout: 30_000 });
+  const out = execNode(["-e", code], { encoding: "utf8", timeout: 30_000 });
   assert.deepEqual(JSON.parse(out.trim().split("\n").pop()), { before: false, after: true, text: "ok" });
 });

@@ -2,11 +2,11 @@
 // unless the host allows it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { dispatch } from "../index.js";
 import { evalInWorker, useWorker } from "./helpers.mjs";
+import { spawnNodeSync } from "./child-node.mjs";
 
 test("no Node globals inside the worker", async (t) => {
   const probe = `return {
@@ -81,7 +81,7 @@ test("isolates boot from source when the snapshot is disabled (WORKERBOX_NO_SNAP
       console.log(await (await dispatch(w, "http://localhost/")).text());
       await w.dispose();
     })();`;
-  const result = spawnSync(process.execPath, ["-e", code], { encoding: "utf8", timeout: 20000, env: { ...process.env, WORKERBOX_NO_SNAPSHOT: "1" } });
+  const result = spawnNodeSync(["-e", code], { encoding: "utf8", timeout: 20000, env: { ...process.env, WORKERBOX_NO_SNAPSHOT: "1" } });
   assert.equal(result.status, 0, result.stderr);
   assert.equal(result.stdout.trim(), "function /b");
 });

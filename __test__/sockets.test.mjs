@@ -9,10 +9,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
 import tls from "node:tls";
-import { spawn } from "node:child_process";
 import { dispatch, durableObject } from "../index.js";
 import { CERT, CERT_FILE, KEY, listen, starttlsEchoServer, trustTestCertificate } from "./socket-servers.mjs";
 import { useWorker, waitFor } from "./helpers.mjs";
+import { spawnNode } from "./child-node.mjs";
 
 const CANNOT_CONNECT = "proxy request failed, cannot connect to the specified address";
 const OTHER_REQUEST =
@@ -301,7 +301,7 @@ test("connect() at global scope is refused; disposing the worker closes its open
  * drops further SYNs, so a connect() there waits as for an unreachable host. Killed after the test.
  */
 async function blackhole(t) {
-  const child = spawn(process.execPath, ["-e", `const s = require("net").createServer(); s.listen({ port: 0, host: "127.0.0.1", backlog: 1 }, () => console.log(s.address().port));`], { stdio: ["ignore", "pipe", "ignore"] });
+  const child = spawnNode(["-e", `const s = require("net").createServer(); s.listen({ port: 0, host: "127.0.0.1", backlog: 1 }, () => console.log(s.address().port));`], { stdio: ["ignore", "pipe", "ignore"] });
   const fillers = [];
   t.after(() => {
     for (const socket of fillers) socket.destroy();

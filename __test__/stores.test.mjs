@@ -3,13 +3,13 @@
 // workers getting their caller's stores, and no acknowledged write lost when a writer is killed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { clearPool, createWorker, dispatch, kv, poolStats, storage } from "../index.js";
 import { useWorker, waitFor } from "./helpers.mjs";
+import { spawnNode } from "./child-node.mjs";
 
 const INDEX = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), "index.js");
 
@@ -156,7 +156,7 @@ function child(code, { onLine } = {}) {
     const RPC = ${JSON.stringify(RPC)};
     const rpc = async (worker, calls) => (await dispatch(worker, { url: "http://localhost/", method: "POST", body: JSON.stringify(calls) })).json();
     (async () => { ${code} })().catch((error) => { console.error(error); process.exit(1); });`;
-  const process_ = spawn(process.execPath, ["-e", source], { stdio: ["ignore", "pipe", "pipe"] });
+  const process_ = spawnNode(["-e", source], { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   let pending = "";

@@ -19,6 +19,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { nodeCommand, scaled } from "./child-node.mjs";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -60,7 +61,8 @@ before(async () => {
   const unpacked = path.join(work, "unpacked");
   fs.mkdirSync(unpacked);
   await run(["tar", "xzf", path.join(work, packed), "-C", unpacked], work);
-  fs.copyFileSync(path.join(root, "workerbox.linux-x64-gnu.node"), path.join(unpacked, "package", "workerbox.linux-x64-gnu.node"));
+  const addon = `workerbox.linux-${process.arch}-gnu.node`; // arm64 under npm run test:arm64
+  fs.copyFileSync(path.join(root, addon), path.join(unpacked, "package", addon));
   tarball = path.join(work, "workerbox-with-addon.tgz");
   await run(["tar", "czf", tarball, "-C", unpacked, "package"], work);
 });
@@ -92,7 +94,7 @@ async function passes(dir) {
   const outputFile = path.join(dir, "report.json");
   let output;
   try {
-    output = await run([process.execPath, vitest, "run", "--reporter=json", "--reporter=default", `--outputFile.json=${outputFile}`], dir, 90_000);
+    output = await run(nodeCommand([vitest, "run", "--reporter=json", "--reporter=default", `--outputFile.json=${outputFile}`]).flat(), dir, scaled(90_000));
   } catch (error) {
     assert.fail(error.message);
   }

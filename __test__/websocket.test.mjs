@@ -8,13 +8,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import http from "node:http";
 import WebSocketClient, { WebSocketServer } from "ws";
 import { dispatch, durableObject } from "../index.js";
 import { startDevServer } from "../lib/project/index.js";
 import { useWorker, evalInWorker, runChild } from "./helpers.mjs";
+import { CLI, scaled, spawnNode } from "./child-node.mjs";
 
 const ECHO = `export default { async fetch(request) {
   if (request.headers.get("upgrade") !== "websocket") return new Response("plain " + new URL(request.url).pathname);
@@ -39,6 +39,7 @@ function watch(ws) {
 }
 
 async function until(check, ms = 5000) {
+  ms = scaled(ms);
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${check}`);
@@ -127,8 +128,7 @@ test("workerbox serve joins real clients too, and plain answers to an upgrade pa
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, "worker.js");
   fs.writeFileSync(file, ECHO.replace('if (request.headers.get("upgrade") !== "websocket")', 'if (new URL(request.url).pathname === "/no")'));
-  const bin = fileURLToPath(new URL("../bin/workerbox.js", import.meta.url));
-  const child = spawn(process.execPath, [bin, "serve", file, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawnNode([CLI, "serve", file, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
   t.after(() => child.kill("SIGKILL"));
   let out = "";
   child.stdout.setEncoding("utf8").on("data", (chunk) => (out += chunk));

@@ -9,17 +9,15 @@
 // otherwise that test is skipped (CI does not install wrangler).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { loadProject } from "workerbox/project";
 import { createWorker, dispatch, kv, d1, storage } from "workerbox";
+import { CLI, execNode, underEmulator } from "./child-node.mjs";
 
 const require = (await import("node:module")).createRequire(import.meta.url);
 const { miniflareObjectId } = require("../lib/project/wrangler-state.js");
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "workerbox.js");
 
 const CONFIG = {
   name: "shared-state",
@@ -369,7 +367,7 @@ test("state in the old .workerbox/state layout is copied to .wrangler/state/v3 o
 
 test("CLI: d1 execute --json, kv key put/get/list, r2 object put/get on the project's local state", async (t) => {
   const dir = project(t);
-  const cli = (...args) => execFileSync(process.execPath, [CLI, ...args, "--config", dir], { cwd: dir, encoding: "utf8", timeout: 30_000, input: "" });
+  const cli = (...args) => execNode([CLI, ...args, "--config", dir], { cwd: dir, encoding: "utf8", timeout: 30_000, input: "" });
   const created = JSON.parse(cli("d1", "execute", "my-db", "--local", "--json", "--command", "CREATE TABLE t (a INTEGER, b TEXT); INSERT INTO t VALUES (1, 'cli')"));
   assert.equal(created.length, 2);
   assert.deepEqual(created.map((r) => r.success), [true, true]);
@@ -404,10 +402,11 @@ test("CLI: d1 execute --json, kv key put/get/list, r2 object put/get on the proj
 const WRANGLER = path.join(path.dirname(CLI), "..", "bench", ".tools", "wrangler", "node_modules", "wrangler", "bin", "wrangler.js");
 const [major, minor] = process.versions.node.split(".").map(Number);
 const wranglerNode = process.env.WRANGLER_NODE ?? (major > 22 || (major === 22 && minor >= 12) ? process.execPath : undefined);
-const noWrangler = !fs.existsSync(WRANGLER) ? "wrangler is not installed in bench/.tools (node scripts/wrangler-state-roundtrip.mjs installs it)" : !wranglerNode ? "wrangler needs Node 22.12+ (set WRANGLER_NODE)" : false;
+const noWrangler = !fs.existsSync(WRANGLER) ? "wrangler is not installed in bench/.tools (node scripts/wrangler-state-roundtrip.mjs installs it)" : !wranglerNode ? "wrangler needs Node 22.12+ (set WRANGLER_NODE)"
+  : underEmulator("scripts/wrangler-state-roundtrip.mjs starts Node itself (wrangler, and workerbox as process.execPath), which qemu-user without binfmt_misc cannot exec");
 
 test("wrangler itself: D1, KV, R2 and a Durable Object written by wrangler read by workerbox, and the other way", { skip: noWrangler, timeout: 240_000 }, () => {
   const script = path.join(path.dirname(CLI), "..", "scripts", "wrangler-state-roundtrip.mjs");
-  const out = execFileSync(process.execPath, [script, `--node=${wranglerNode}`, `--wrangler=${WRANGLER}`], { encoding: "utf8", timeout: 220_000 });
+  const out = execNode([script, `--node=${wranglerNode}`, `--wrangler=${WRANGLER}`], { encoding: "utf8", timeout: 220_000 });
   assert.match(out, /round trip ok/);
 });

@@ -34,7 +34,7 @@
 // because of the addon. node:test's own per-file child processes are avoided the same way
 // (--test-isolation=none).
 import { spawnSync, spawn } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -162,11 +162,55 @@ if (!existsSync(node)) {
   }
 }
 
-// 4. The tests, one file at a time (so that each gets its own row and time bound). A test's
-// child Node is started through the same launcher (__test__/child-node.mjs), with its timeouts
-// scaled for the emulation (10 to 20 times slower than x64 here).
+// 3b. The arm64 builds of the native tools the tests use, from npm, at the versions `npm ci` put in
+// node_modules (there as x64 builds, which Node arm64 refuses): esbuild's binary, workerd's (what
+// Miniflare runs) and the N-API bindings Vite loads. They go to .ci/nodes/arm64-tools/, beside
+// Node, not into node_modules: the tests find the bindings through NODE_PATH (searched after
+// node_modules, where the arm64 package is missing) and the two executables through
+// ESBUILD_BINARY_PATH and MINIFLARE_WORKERD_PATH, each a small script that runs the binary under
+// qemu-aarch64 (the emulated Node cannot exec an arm64 binary itself; see the top).
 const LAUNCHER = ["qemu-aarch64", "-L", SYSROOT];
-const testEnv = { ...process.env, WORKERBOX_TEST_NODE_LAUNCHER: JSON.stringify(LAUNCHER), WORKERBOX_TEST_TIME_SCALE: "10" };
+const tools = resolve(root, ".ci", "nodes", "arm64-tools");
+const versionOf = (pkg, dir = root) => {
+  try {
+    return JSON.parse(readFileSync(resolve(dir, "node_modules", pkg, "package.json"), "utf8")).version;
+  } catch {
+    return null;
+  }
+};
+// [arm64 package, the installed package whose version it must have, the executable inside it]
+const TOOLS = [
+  ["@esbuild/linux-arm64", "esbuild", "bin/esbuild"],
+  ["@cloudflare/workerd-linux-arm64", "workerd", "bin/workerd"],
+  ["@rolldown/binding-linux-arm64-gnu", "@rolldown/binding-linux-x64-gnu", null],
+  ["lightningcss-linux-arm64-gnu", "lightningcss", null],
+];
+const wanted = TOOLS.map(([pkg, from, bin]) => ({ pkg, version: versionOf(from), bin })).filter((t) => t.version);
+const stale = wanted.filter((t) => versionOf(t.pkg, tools) !== t.version);
+if (stale.length) {
+  const specs = wanted.map((t) => `${t.pkg}@${t.version}`);
+  console.log(`== npm install ${specs.join(" ")} (into ${tools})`);
+  mkdirSync(tools, { recursive: true });
+  const r = run("npm", ["install", "--no-audit", "--no-fund", "--no-save", "--no-package-lock", "--force", "--cpu=arm64", "--ignore-scripts", "--prefix", tools, ...specs], { stdio: "inherit" });
+  if (r.status !== 0) {
+    console.error(`could not install ${specs.join(" ")} into ${tools}`);
+    process.exit(1);
+  }
+}
+const wrappers = resolve(targetRoot, TARGET, "tools");
+mkdirSync(wrappers, { recursive: true });
+const toolEnv = { NODE_PATH: resolve(tools, "node_modules") };
+for (const { pkg, bin } of wanted.filter((t) => t.bin)) {
+  const file = resolve(wrappers, basename(bin));
+  writeFileSync(file, `#!/bin/sh\nexec ${LAUNCHER.map((a) => JSON.stringify(a)).join(" ")} ${JSON.stringify(resolve(tools, "node_modules", pkg, bin))} "$@"\n`);
+  chmodSync(file, 0o755);
+  toolEnv[basename(bin) === "esbuild" ? "ESBUILD_BINARY_PATH" : "MINIFLARE_WORKERD_PATH"] = file;
+}
+
+// 4. The tests, one file at a time (so that each gets its own row and time bound). A test's
+// child Node is started through the same launcher (__test__/child-node.mjs), with its time bounds
+// scaled for the emulation (10 to 20 times slower than x64 here).
+const testEnv = { ...process.env, ...toolEnv, WORKERBOX_TEST_NODE_LAUNCHER: JSON.stringify(LAUNCHER), WORKERBOX_TEST_TIME_SCALE: "10" };
 function runFile(file) {
   return new Promise((done) => {
     const started = Date.now();
