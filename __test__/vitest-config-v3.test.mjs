@@ -3,8 +3,8 @@
 // `defineWorkersProject`, imported from workerbox/vitest or workerbox/vitest/config, with the
 // pool options as an object or a function of `{ inject }`, Miniflare's binding options in both
 // their list and object forms, and that pool's default of isolatedStorage on. Also: a wrangler
-// `assets.directory` a build has not made yet does not stop the tests, and the experimental
-// cloudflare.config.ts form is refused by name; the wrangler file's `define` applies.
+// `assets.directory` a build has not made yet does not stop the tests; the wrangler file's `define`
+// applies. (The experimental cloudflare.config.ts form: vitest-new-config.test.mjs.)
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -133,11 +133,4 @@ test("defineWorkersConfig refuses what is not a configuration, naming the option
   const config = defineWorkersConfig({ test: { pool: "x", poolOptions: { workers: {} }, include: ["a"] } });
   assert.deepEqual(config.test, { include: ["a"] });
   assert.equal(config.plugins[0].name, "workerbox:vitest");
-});
-
-test("cloudflareTest({ experimental: { newConfig: true } }) (a worker in cloudflare.config.ts) is refused by name", { timeout: 120_000 }, async (t) => {
-  const dir = project(t, `import { cloudflareTest } from "workerbox/vitest";\nexport default { plugins: [cloudflareTest({ experimental: { newConfig: true } })] };\n`);
-  const { code, output } = await runVitest(dir);
-  assert.notEqual(code, 0);
-  assert.match(output, /experimental: \{ newConfig: true \} \}\): a worker defined in cloudflare\.config\.ts \(wrangler\/experimental-config\) is not supported by workerbox\/vitest/);
 });

@@ -162,14 +162,18 @@ function tomlLine(text, keyPath) {
 
 /** Collects problems and warnings while the configuration is checked. */
 class Checker {
-  constructor(file, positionOf) {
+  constructor(file, positionOf, rename) {
     this.file = file;
     this.positionOf = positionOf;
+    // A key path's name as the user wrote it, when the file is not a wrangler file (cloudflare.config.ts).
+    this.rename = rename;
     this.problems = [];
     this.warnings = [];
     this.notes = []; // worth knowing, not a problem: shown only when asked (`workerbox dev --verbose`)
   }
   keyName(keyPath) {
+    const renamed = this.rename?.(keyPath);
+    if (renamed !== undefined) return renamed;
     return keyPath.reduce((name, p) => (typeof p === "number" ? `${name}[${p}]` : name ? `${name}.${p}` : p), "");
   }
   error(keyPath, message) {
@@ -652,7 +656,6 @@ function readConfig(target, { env, redirect = true, requireMain = true, requireW
   } else if (redirected?.missing) {
     early.push({ file: redirected.pointer, message: `points to ${redirected.missing}, which does not exist: run the project's build (e.g. \`npm run build\`) first; using ${path.basename(userFile)} meanwhile` });
   }
-  const root = path.dirname(file);
   let text;
   try {
     text = fs.readFileSync(file, "utf8");
@@ -665,6 +668,21 @@ function readConfig(target, { env, redirect = true, requireMain = true, requireW
   for (const problem of early) c.warnings.push({ ...problem, text: formatProblem(problem) });
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError([{ file, line: 1, message: "the configuration must be an object/table" }]);
   for (const other of others) c.warn([], `${path.basename(other)} is also present and is ignored (${path.basename(file)} takes precedence)`);
+  return checkConfig(c, raw, { file, userFile, env, requireMain, requireWorker, requireAssetsDirectory });
+}
+
+/**
+ * readConfig() for a configuration given as a wrangler-shaped object rather than read from a
+ * wrangler file (lib/project/config-cloudflare.js: cloudflare.config.ts). `rename(keyPath)` names
+ * a key as that file writes it, for messages; the same checks and result as readConfig().
+ */
+function readConfigObject(file, raw, { rename, requireMain = true, requireWorker = true, requireAssetsDirectory = true } = {}) {
+  const c = new Checker(file, () => ({}), rename);
+  return checkConfig(c, raw, { file, userFile: file, env: undefined, requireMain, requireWorker, requireAssetsDirectory });
+}
+
+function checkConfig(c, raw, { file, userFile, env, requireMain, requireWorker, requireAssetsDirectory }) {
+  const root = path.dirname(file);
   const { merged, own } = applyEnv(c, raw, env);
   const config = normalise(c, merged, { root, own, requireAssetsDirectory }, env);
   // requireWorker: false (workerbox/vitest: tests may use only the bindings) accepts neither.
@@ -694,4 +712,4 @@ function at(own, env, key) {
   return env && own.has(key) ? ["env", env, key] : [key];
 }
 
-module.exports = { readConfig, ConfigError, CONFIG_FILES, SUPPORTED, UNSUPPORTED, DEPLOY_ONLY };
+module.exports = { readConfig, readConfigObject, ConfigError, CONFIG_FILES, SUPPORTED, UNSUPPORTED, DEPLOY_ONLY };

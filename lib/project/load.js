@@ -191,7 +191,12 @@ function buildBindings(config, { state, services = {}, peers, api, storeCache })
 async function loadProject(target, options = {}) {
   if (options === null || typeof options !== "object") throw new TypeError("loadProject: options must be an object");
   // Without the first bundle, main need not exist yet (workerbox/vitest resolves it itself).
-  return projectFromConfig(readConfig(target, { env: options.env, requireMain: options.build !== false }), options);
+  const requireMain = options.build !== false;
+  // A cloudflare.config.ts (wrangler's experimental config; `env` is its functions' ctx.mode, as wrangler passes it).
+  const { cloudflareConfigTarget, readCloudflareConfig } = require("./config-cloudflare.js");
+  const newConfig = cloudflareConfigTarget(target, require("./config.js").CONFIG_FILES);
+  if (newConfig) return projectFromConfig(await readCloudflareConfig(newConfig, { mode: options.env, requireMain }), options);
+  return projectFromConfig(readConfig(target, { env: options.env, requireMain }), options);
 }
 
 /** Whether `flags` name one of workerd's experimental compatibility flags. */

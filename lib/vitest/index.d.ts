@@ -10,6 +10,14 @@ export interface WorkersPoolOptions {
   main?: string;
   /** The wrangler configuration whose bindings, vars and compatibility settings the tests get. */
   wrangler?: { configPath?: string; environment?: string };
+  experimental?: {
+    /**
+     * The worker is described by a `cloudflare.config.ts` (wrangler's experimental config:
+     * `defineWorker` from `wrangler/experimental-config`) instead of a wrangler file: `true` for the
+     * one in the project root, or `{ configPath }` relative to it. Not with `wrangler`.
+     */
+    newConfig?: boolean | { configPath?: string };
+  };
   /** Accepted for compatibility and ignored with a warning: every binding runs locally. */
   remoteBindings?: boolean;
   /**

@@ -27,6 +27,8 @@ function cloudflareTest(options = {}) {
   /** The running Vitest's dist folder (from configureVitest). */
   let distPath;
   let root = process.cwd();
+  /** Vite's mode: what a cloudflare.config.ts function gets as ctx.mode (experimental.newConfig). */
+  let mode;
   // Wrangler's module rules (Text, Data, CompiledWasm), with the wrangler file's own `rules`.
   const rules = moduleRulesPlugin(() => projectRules(options, root), () => root);
   return {
@@ -35,6 +37,7 @@ function cloudflareTest(options = {}) {
     enforce: "pre",
     configResolved(config) {
       root = config.root;
+      mode = config.mode;
     },
     configureVitest(context) {
       distPath = context.vitest.distPath;
@@ -72,13 +75,13 @@ function cloudflareTest(options = {}) {
       if (id === "vitest/runtime" && importer === SNAPSHOT_ENVIRONMENT && distPath) return path.join(distPath, "runtime.js");
       if (id === "vitest" && importer === ISOLATED_STORAGE_SETUP && distPath) return path.join(distPath, "index.js");
     },
-    load(id) {
+    async load(id) {
       if (id === TEST_MODULE) {
         const source = fs.readFileSync(TEST_MODULE_FILE, "utf8");
         // As Cloudflare's pool: the worker's main module is imported with cloudflare:test, so it
         // runs before the test file's body (a test file it imports registers its suites then,
         // not inside a test), and Vitest re-runs the tests when it changes.
-        const main = mainModule(options, root);
+        const main = await mainModule(options, root, mode);
         return main ? `${source}\nimport ${JSON.stringify(main)};\n` : source;
       }
       return rules.load(id);
@@ -108,9 +111,9 @@ function projectRules(options, root) {
  * starts with "/" and is no file there, under the Vite root), or undefined when there is none yet
  * (a globalSetup may still be building it: the pool waits for it then).
  */
-function mainModule(options, root) {
+async function mainModule(options, root, mode) {
   if (typeof options === "function") return undefined;
-  const config = projectConfig(options, root);
+  const config = options.experimental?.newConfig ? await newProjectConfig(options, root, mode) : projectConfig(options, root);
   const main = typeof options.main === "string" ? options.main : config?.main;
   if (typeof main !== "string") return undefined;
   const resolved = typeof options.main === "string" ? path.resolve(root, main) : config.mainFile;
@@ -118,9 +121,21 @@ function mainModule(options, root) {
   return undefined;
 }
 
+/** The project's cloudflare.config.ts (experimental.newConfig) as read, or undefined when it cannot be (the pool reports why). */
+async function newProjectConfig(options, root, mode) {
+  const { readCloudflareConfig, cloudflareConfigPath } = require("../project/config-cloudflare.js");
+  try {
+    return await readCloudflareConfig(cloudflareConfigPath(root, options.experimental.newConfig), { mode, requireMain: false, requireWorker: false, requireAssetsDirectory: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** The project's wrangler file as read (undefined without one, or when it cannot be read: the pool reports that). */
 function projectConfig(options, root) {
   const { readConfig, CONFIG_FILES } = require("../project/config.js");
+  // A worker in cloudflare.config.ts (experimental.newConfig) has no wrangler file, nor its `rules`.
+  if (typeof options !== "function" && options.experimental?.newConfig) return undefined;
   // Pool options given as a function are known only when the pool starts: the root's file then.
   const wrangler = typeof options === "function" ? undefined : options.wrangler;
   const configPath = wrangler?.configPath ? path.resolve(root, wrangler.configPath) : CONFIG_FILES.map((f) => path.join(root, f)).find((f) => fs.existsSync(f));

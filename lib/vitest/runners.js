@@ -90,12 +90,13 @@ async function durableCall(url, bindings) {
  * from the wrangler configuration (`wrangler.configPath`, else one in the root, if any), with
  * `miniflare.bindings` over its vars and `main` over its main.
  */
-async function projectSettings(options, root, warn, log) {
-  if (options.experimental?.newConfig) throw new Error("cloudflareTest({ experimental: { newConfig: true } }): a worker defined in cloudflare.config.ts (wrangler/experimental-config) is not supported by workerbox/vitest; describe it in a wrangler.jsonc or wrangler.toml file");
+async function projectSettings(options, root, warn, log, mode) {
+  // experimental.newConfig: the worker is described by a cloudflare.config.ts instead.
+  const newConfig = newConfigPath(options, root);
   const extra = options.miniflare ?? {};
   // Auxiliary workers first: the main worker's service bindings name them.
   const auxiliary = await startAuxiliaryWorkers(extra.workers, root, log);
-  const configPath = options.wrangler?.configPath ? path.resolve(root, options.wrangler.configPath) : ["wrangler.jsonc", "wrangler.json", "wrangler.toml"].map((f) => path.join(root, f)).find((f) => fs.existsSync(f));
+  const configPath = newConfig ?? (options.wrangler?.configPath ? path.resolve(root, options.wrangler.configPath) : ["wrangler.jsonc", "wrangler.json", "wrangler.toml"].map((f) => path.join(root, f)).find((f) => fs.existsSync(f)));
   let bindings = {};
   /** The wrangler file's `define`: globals in the isolate, as Cloudflare's pool sets them. */
   let defines = {};
@@ -112,7 +113,7 @@ async function projectSettings(options, root, warn, log) {
   const remoteOnly = [];
   let main = options.main ? await mainFile(options.main, path.resolve(root, options.main), root, "cloudflareTest({ main })") : undefined;
   if (configPath) {
-    const project = await loadTestProject(configPath, options, extra, auxiliary).catch(async (error) => {
+    const project = await loadTestProject(configPath, options, extra, auxiliary, newConfig && { mode }).catch(async (error) => {
       await auxiliary.dispose();
       throw error;
     });
@@ -138,14 +139,14 @@ async function projectSettings(options, root, warn, log) {
     }
     for (const object of project.config.bindings?.durableObjects ?? []) if (!object.scriptName) durableClasses.add(object.className);
     for (const m of project.config.migrations ?? []) for (const name of [...m.newClasses, ...m.newSqliteClasses, ...m.renamedClasses.map((r) => r.to)]) durableClasses.add(name);
-    const raw = rawConfig(configPath);
+    const raw = project.config.raw ?? rawConfig(configPath);
     for (const name of declaredDurableExports(raw)) durableClasses.add(name);
     // Rate limiters (`ratelimits`), counted in Node; cloudflare:test's reset() clears them.
     const limiters = makeRateLimiters(raw.ratelimits, require("../../index.js"));
     Object.assign(bindings, limiters.bindings, makePipelines(raw.pipelines, require("../../index.js")));
     resetters.push(limiters.reset);
     remoteOnly.push(...remoteOnlyBindings(raw));
-    if (project.config.main !== undefined) main ??= await mainFile(project.config.main, project.config.mainFile, root, `${path.basename(configPath)}: main`);
+    if (project.config.main !== undefined) main ??= await mainFile(project.config.main, project.config.mainFile, root, `${path.basename(configPath)}: ${newConfig ? "entrypoint" : "main"}`);
   }
   if (options.remoteBindings) warn("remoteBindings is ignored: workerbox runs every binding locally");
   // Bindings in Miniflare's option names (kvNamespaces, d1Databases, …), over the wrangler file's.
@@ -165,14 +166,35 @@ async function projectSettings(options, root, warn, log) {
 }
 
 /**
- * The project of the wrangler file, for tests: in-memory storage, no bundle, and
- * `miniflare.queueConsumers` settings (such as a shorter maxBatchTimeout) over its consumers'.
+ * `experimental.newConfig` (true, or `{ configPath }` relative to the root): the path of the
+ * cloudflare.config.ts to read, or undefined when the option is off. Checked as Cloudflare's pool
+ * checks it: not with `wrangler`, and the file must exist.
  */
-async function loadTestProject(configPath, options, extra, auxiliary) {
+function newConfigPath(options, root) {
+  const option = options.experimental?.newConfig;
+  if (option === undefined || option === false) return undefined;
+  const where = "cloudflareTest({ experimental: { newConfig } })";
+  const { cloudflareConfigPath, NEW_CONFIG_FILE } = require("../project/config-cloudflare.js");
+  const valid = option === true || (option !== null && typeof option === "object" && !Array.isArray(option) && Object.keys(option).every((k) => k === "configPath") && (option.configPath === undefined || typeof option.configPath === "string"));
+  if (!valid) throw new TypeError(`${where}: must be true, or { configPath: "<path to ${NEW_CONFIG_FILE}>" } (got ${JSON.stringify(option)})`);
+  if (options.wrangler !== undefined) throw new TypeError(`${where}: \`wrangler\` cannot be used together with \`experimental.newConfig\`; configure the worker in ${NEW_CONFIG_FILE} instead`);
+  const file = cloudflareConfigPath(root, option);
+  if (!fs.existsSync(file)) throw new Error(`${where} is on but there is no ${path.basename(file)} at ${file}`);
+  return file;
+}
+
+/**
+ * The project of the wrangler file (or of the cloudflare.config.ts, when `newConfig` is
+ * `{ mode }`: Vite's mode, config functions' ctx.mode), for tests: in-memory storage, no bundle,
+ * and `miniflare.queueConsumers` settings (such as a shorter maxBatchTimeout) over its consumers'.
+ */
+async function loadTestProject(configPath, options, extra, auxiliary, newConfig) {
   const { readConfig } = require("../project/config.js");
+  const { readCloudflareConfig } = require("../project/config-cloudflare.js");
   const { projectFromConfig } = require("../project/load.js");
   // An `assets` table without `directory` (another tool serves the assets) is skipped, as Cloudflare's pool does.
-  const config = readConfig(configPath, { env: options.wrangler?.environment, requireMain: false, requireWorker: false, requireAssetsDirectory: false });
+  const settings = { env: options.wrangler?.environment, requireMain: false, requireWorker: false, requireAssetsDirectory: false };
+  const config = newConfig ? await readCloudflareConfig(configPath, { ...settings, mode: newConfig.mode }) : readConfig(configPath, settings);
   const overrides = Array.isArray(extra.queueConsumers) ? {} : (extra.queueConsumers ?? {});
   for (const consumer of config.bindings.queues.consumers) {
     const override = overrides[consumer.queue];
@@ -244,7 +266,8 @@ async function startRunner(project, options, distPath) {
   // imports it as ./module-evaluator.js.
   const moduleEvaluator = vitestWorker && path.join(path.dirname(vitestWorker), "module-evaluator.js");
   if (!vitestWorker || !fs.existsSync(vitestWorker) || !fs.existsSync(moduleEvaluator)) throw new Error(`workerbox/vitest: Vitest is not installed in ${root} (it is a peer dependency: npm install --save-dev vitest)`);
-  const settings = await projectSettings(options, root, warn, log);
+  // Vite's mode (Vitest's "test" unless --mode): cloudflare.config.ts functions get it as ctx.mode.
+  const settings = await projectSettings(options, root, warn, log, project.vite?.config?.mode);
   const phases = { settingsMs: performance.now() - started };
   const { createWorker, dispatch, service } = require("../../index.js");
   // Only the pool's own upgrade request starts Vitest in the runner.
@@ -294,7 +317,7 @@ async function startRunner(project, options, distPath) {
       const now = require("../../index.js").codeCacheStats();
       phases.codeCache = { hits: now.hits - stats.codeCache.hits, misses: now.misses - stats.codeCache.misses };
     }
-    return { worker, socket: response.webSocket, auxiliary: settings.auxiliary, startMs: performance.now() - started, phases };
+    return { worker, socket: response.webSocket, auxiliary: settings.auxiliary, stores: madeStores(settings.bindings, options), startMs: performance.now() - started, phases };
   } catch (error) {
     await worker?.dispose();
     await settings.auxiliary.dispose();
@@ -318,9 +341,29 @@ function timed(load, phases) {
   };
 }
 
+/**
+ * The embedded stores (KV, R2, D1: native SQLite databases) this runner's file made: not one the
+ * user handed in through `miniflare.bindings`, which may outlive the file.
+ */
+function madeStores(bindings, options) {
+  const given = new Set(Object.values(options.miniflare?.bindings ?? {}));
+  return Object.values(bindings)
+    .filter((binding) => !given.has(binding) && typeof binding?.store?.close === "function")
+    .map((binding) => binding.store);
+}
+
+/**
+ * Ends a runner: its isolate, its auxiliary workers, and then the in-memory stores its file made
+ * (closed now, so that their memory is given back at once: a store's JS handle would keep it
+ * until Node's garbage collector runs, which does not know its size).
+ */
 async function disposeRunner(runner) {
-  await runner.worker.dispose();
-  await runner.auxiliary.dispose();
+  try {
+    await runner.worker.dispose();
+    await runner.auxiliary.dispose();
+  } finally {
+    for (const store of runner.stores ?? []) store.close();
+  }
 }
 
 module.exports = { startRunner, disposeRunner, HOST_BINDING };
