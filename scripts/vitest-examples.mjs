@@ -8,9 +8,15 @@
 // workerbox from `npm pack` of this checkout (the built addon added), and each Vitest config runs
 // on its own.
 //
-//   node scripts/vitest-examples.mjs --from <workers-sdk checkout or git dir> [--only a,b] [--keep]
-//     --only   run these projects (folder names) only
-//     --keep   leave the temporary folder (its path is printed)
+// A dependency the npm registry does not have but whose source is public (`@msw/cloudflare`, from
+// github.com/mswjs/cloudflare) is built from a git mirror of it with esbuild, packed, and installed
+// from that tarball; without a mirror it is left out, and the projects that import it fail on that.
+//
+//   node scripts/vitest-examples.mjs --from <workers-sdk checkout or git dir> [--mirrors <dir>] [--only a,b] [--keep]
+//     --mirrors  where git mirrors of such dependencies are (`<owner>+<name>/repo`); default: the
+//                folder holding --from's, when --from is such a mirror (`…/cloudflare+workers-sdk/repo`)
+//     --only     run these projects (folder names) only
+//     --keep     leave the temporary folder (its path is printed)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -25,21 +31,72 @@ const CLOUDFLARE_PACKAGES = ["@cloudflare/vitest-plugin", "@cloudflare/vitest-po
 const own = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
 // wrangler: some projects' globalSetup builds an auxiliary worker with `wrangler build`.
 // Other `catalog:` versions (msw, …) are the monorepo's own catalog's (pnpm-workspace.yaml).
+// wrangler: the checkout's own version, when it has one (new-config imports its `wrangler/experimental-config`).
 const PINNED = { vitest: own.devDependencies.vitest, vite: "8.3.8", typescript: "5.9.3", miniflare: own.devDependencies.miniflare, wrangler: "^4" };
+/** Dependencies the registry lacks, built from their source: the mirror to find and how to build. */
+const FROM_SOURCE = { "@msw/cloudflare": { repo: "mswjs/cloudflare", entry: "src/index.ts", outfile: "build/index.mjs" } };
 /** Their dependencies that are only types, or Cloudflare's pool itself. */
 const DROPPED = new Set(["@cloudflare/workers-types", "@types/node", ...CLOUDFLARE_PACKAGES]);
 const RUN_TIMEOUT_MS = 180_000;
 
 function parseArgs(argv) {
-  const args = { from: undefined, only: undefined, keep: false };
+  const args = { from: undefined, mirrors: undefined, only: undefined, keep: false };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--from") args.from = argv[++i];
+    else if (argv[i] === "--mirrors") args.mirrors = argv[++i];
     else if (argv[i] === "--only") args.only = new Set(argv[++i].split(","));
     else if (argv[i] === "--keep") args.keep = true;
     else throw new Error(`unknown argument ${argv[i]}`);
   }
   if (!args.from) throw new Error("give --from <workers-sdk checkout or git dir>");
+  const mirror = /^(.*)[\\/][^\\/]+\+[^\\/]+[\\/]repo[\\/]?$/.exec(path.resolve(args.from));
+  args.mirrors = args.mirrors ? path.resolve(args.mirrors) : mirror?.[1];
   return args;
+}
+
+/** A file of the workers-sdk checkout (work tree or git dir), or undefined. */
+async function sourceFile(from, file, cwd) {
+  if (fs.existsSync(path.join(from, file))) return fs.readFileSync(path.join(from, file), "utf8");
+  const shown = await run(["git", "--git-dir", from, "show", `HEAD:${file}`], cwd, { allowFailure: true });
+  return shown.code === 0 ? shown.stdout : undefined;
+}
+
+/** The mirror of `repo` under `mirrors` (a bare git dir, or a work tree), or undefined. */
+function findMirror(mirrors, repo) {
+  if (!mirrors) return undefined;
+  const [owner, name] = repo.split("/");
+  return [path.join(mirrors, `${owner}+${name}`, "repo"), path.join(mirrors, `${owner}+${name}`)].find((dir) => fs.existsSync(dir));
+}
+
+/**
+ * Builds a dependency the registry lacks from its mirror (FROM_SOURCE): its entry compiled with
+ * esbuild (its own dependencies left as imports), its package.json without scripts and dev
+ * dependencies, packed. Returns `{ tarball, commit }`.
+ */
+async function buildFromSource(name, mirror, work) {
+  const { repo, entry, outfile } = FROM_SOURCE[name];
+  const dir = path.join(work, "from-source", name.replace("/", "+"));
+  fs.mkdirSync(dir, { recursive: true });
+  const isWorkTree = fs.existsSync(path.join(mirror, "package.json"));
+  let commit = "work tree";
+  if (isWorkTree) {
+    for (const item of ["package.json", path.dirname(entry)]) fs.cpSync(path.join(mirror, item), path.join(dir, item), { recursive: true });
+  } else {
+    const archive = path.join(dir, "source.tar");
+    await run(["git", "--git-dir", mirror, "archive", "-o", archive, "HEAD", "package.json", path.dirname(entry)], dir);
+    await run(["tar", "xf", archive, "-C", dir], dir);
+    fs.rmSync(archive);
+    commit = (await run(["git", "--git-dir", mirror, "log", "-1", "--format=%h %cs", "HEAD"], dir)).stdout.trim();
+  }
+  const esbuild = await import("esbuild");
+  await esbuild.build({ entryPoints: [path.join(dir, entry)], outfile: path.join(dir, outfile), bundle: true, packages: "external", format: "esm", platform: "neutral", target: "es2022", sourcemap: true, logLevel: "error" });
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+  delete pkg.devDependencies;
+  delete pkg.scripts;
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify(pkg, null, 2));
+  fs.rmSync(path.join(dir, path.dirname(entry)), { recursive: true });
+  const packed = await run([npm, "pack", "--silent", "--pack-destination", path.join(work, "from-source")], dir);
+  return { tarball: path.join(work, "from-source", packed.stdout.trim().split("\n").at(-1)), commit: `github.com/${repo} ${commit}` };
 }
 
 /** Copies the examples (and the monorepo's vitest.shared.ts their configs extend) under `dest`. */
@@ -180,8 +237,27 @@ async function main() {
   try {
     const examples = await copyExamples(path.resolve(args.from), work);
     const swapped = swapImports(examples);
+    const wrangler = JSON.parse((await sourceFile(path.resolve(args.from), "packages/wrangler/package.json", work)) ?? "{}").version;
+    // Exactly that version: the registry's later ones moved cloudflare.config.ts's helpers
+    // (4.164's wrangler/experimental-config exports only defineWranglerConfig).
+    if (wrangler) PINNED.wrangler = wrangler;
     const tarball = await packWorkerbox(work);
     const pkg = rewriteManifest(examples, tarball);
+    // What the registry lacks: built from its source when a mirror of it is at hand.
+    for (const name of Object.keys(FROM_SOURCE)) {
+      if (!(name in pkg.devDependencies)) continue;
+      const view = await run([npm, "view", name, "version"], work, { allowFailure: true });
+      if (view.code === 0 && view.stdout.trim() !== "") continue;
+      const mirror = findMirror(args.mirrors, FROM_SOURCE[name].repo);
+      if (!mirror) {
+        console.error(`${name} is not in the npm registry, and there is no mirror of github.com/${FROM_SOURCE[name].repo} under ${args.mirrors ?? "(no --mirrors)"}: left out`);
+        continue;
+      }
+      const built = await buildFromSource(name, mirror, work);
+      pkg.devDependencies[name] = `file:${built.tarball}`;
+      console.error(`${name} is not in the npm registry: built from ${built.commit} with esbuild`);
+    }
+    fs.writeFileSync(path.join(examples, "package.json"), JSON.stringify(pkg, null, 2));
     console.error(`examples in ${examples}: imports changed in ${swapped} files; installing ${Object.keys(pkg.devDependencies).length} packages…`);
     const installStarted = performance.now();
     // The monorepo installs with pnpm, which does not hold peer ranges against each other as npm
