@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { dispatch } from "../index.js";
 import { evalInWorker, useWorker } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 // Inside the worker: rewrite `html` (a string, or an array of chunks) with `rewriter`.
 const PRELUDE = `
@@ -317,6 +318,7 @@ test("HTMLRewriter: 100,000 nested elements rewrite, with a handler and an end t
      for (let i = 1; i <= depth; i++) expected += '<div d="' + (i % 10) + '">';
      expected += "x" + "</div>".repeat(depth);
      return { opened, closed, sync, same: out === expected, length: out.length };`,
+    { limits: { wallMs: scaled(30_000) } },
   );
   assert.deepEqual(result, { opened: 100000, closed: 100000, sync: 99990, same: true, length: 100000 * 11 + 1 + 100000 * 6 });
 });

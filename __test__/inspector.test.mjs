@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import WebSocket from "ws";
 import { createWorker, dispatch } from "../index.js";
 import { freePort } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 /** A minimal CDP client: send(method, params) → result; events by name. */
 async function connect(url) {
@@ -135,7 +136,7 @@ test("the CPU profiler records a profile", async (t) => {
 });
 
 test("a pause longer than the CPU limit does not stop the request", async (t) => {
-  const worker = await createWorker({ script: SCRIPT, inspector: { port: 0 }, limits: { cpuMs: 50 }, onLog() {} });
+  const worker = await createWorker({ script: SCRIPT, inspector: { port: 0 }, limits: { cpuMs: scaled(50) }, onLog() {} });
   t.after(() => worker.dispose());
   const cdp = await connect(worker.inspectorUrl);
   t.after(() => cdp.close());
@@ -143,7 +144,7 @@ test("a pause longer than the CPU limit does not stop the request", async (t) =>
   const pausedNow = cdp.next("Debugger.paused");
   const answered = dispatch(worker, "http://w/debugger").then((r) => r.text());
   await pausedNow;
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await new Promise((resolve) => setTimeout(resolve, scaled(300)));
   await cdp.send("Debugger.resume");
   assert.equal(await answered, "10");
 });
@@ -243,7 +244,7 @@ test("workerbox dev --inspect: the project's worker is listed by its name, with 
 });
 
 test("a session carries on with the isolate that replaces one stopped by a limit", async (t) => {
-  const worker = await createWorker({ script: `export default { fetch(request) { if (new URL(request.url).pathname === "/spin") for (;;); return new Response("ok"); } };`, inspector: { port: 0 }, limits: { cpuMs: 50 }, onLog() {} });
+  const worker = await createWorker({ script: `export default { fetch(request) { if (new URL(request.url).pathname === "/spin") for (;;); return new Response("ok"); } };`, inspector: { port: 0 }, limits: { cpuMs: scaled(50) }, onLog() {} });
   t.after(() => worker.dispose());
   const cdp = await connect(worker.inspectorUrl);
   t.after(() => cdp.close());

@@ -4,6 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createWorker, dispatch } from "../index.js";
 import { useWorker } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 const IMPORTS = `
 import { Buffer as B, isUtf8, isAscii, transcode } from "node:buffer";
@@ -231,7 +232,7 @@ function moduleSource(wrap) {
   return `${IMPORTS}\n${functions}\nconst cases = [${CASES.map((_, i) => `case${i}`).join(", ")}];\n${wrap}`;
 }
 
-test("node: modules give the same results inside a worker as in Node", { timeout: 30_000 }, async (t) => {
+test("node: modules give the same results inside a worker as in Node", { timeout: scaled(30_000) }, async (t) => {
   const worker = await useWorker(t, {
     script: moduleSource(`export default { async fetch(request) {
       const i = Number(new URL(request.url).searchParams.get("case"));

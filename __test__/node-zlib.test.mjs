@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import zlib from "node:zlib";
 import { dispatch } from "../index.js";
 import { useWorker } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 const TEXT = "Lorem ipsum dolor sit amet, ✓ consectetur adipiscing elit. ".repeat(500);
 
@@ -71,7 +72,7 @@ async function call(worker, name, input) {
   return (await dispatch(worker, new Request("http://localhost/", { method: "POST", body: JSON.stringify({ name, input }) }))).json();
 }
 
-test("node:zlib gives Node's results: round trips, crc32, constants, errors", { timeout: 30_000 }, async (t) => {
+test("node:zlib gives Node's results: round trips, crc32, constants, errors", { timeout: scaled(30_000) }, async (t) => {
   const worker = await useWorker(t, { script: workerScript("const EXTRA = {};"), compatibilityFlags: ["nodejs_compat"] });
   const { CASES: nodeCases } = await import("data:text/javascript;base64," + Buffer.from(`${casesSource}\nexport { CASES };`).toString("base64"));
   const { Buffer: B } = await import("node:buffer");

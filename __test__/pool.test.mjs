@@ -5,8 +5,10 @@ import { test, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { createWorker, dispatch, kv, configurePool, poolStats, clearPool } from "../index.js";
 import { waitFor } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
-const DEFAULTS = { spares: 1, idleMs: 10_000, maxTotal: 16 };
+// idleMs outlasts a test's creates (ten times longer under an emulator).
+const DEFAULTS = { spares: 1, idleMs: scaled(10_000), maxTotal: 16 };
 let serial = 0;
 
 /** A script no other test uses (its own pool key), with a module-level request counter. */
@@ -19,7 +21,7 @@ function uniqueScript(extra = "") {
 
 /** Polls the pool's stats (short awaits, bounded) until `condition(stats)` holds. */
 async function statsUntil(condition, ms = 10_000) {
-  const deadline = Date.now() + ms;
+  const deadline = Date.now() + scaled(ms);
   let stats = poolStats();
   while (!condition(stats)) {
     if (Date.now() > deadline) throw new Error(`pool stats never satisfied ${condition}: ${JSON.stringify(stats)}`);
