@@ -210,7 +210,10 @@ async function runConfig(vitest, { dir, config }, work, index) {
   const seconds = (performance.now() - started) / 1000;
   const report = fs.existsSync(outputFile) ? JSON.parse(fs.readFileSync(outputFile, "utf8")) : null;
   const output = `${result.stdout}\n${result.stderr}`;
+  // Vitest's own stop, before any pool starts: the config's include matches no file.
+  const noFiles = /No test files found/.test(output) ? output.replace(/\x1b\[[0-9;]*m/g, "").match(/include: (.*)/)?.[1].trim() ?? "?" : undefined;
   return {
+    noFiles,
     passed: report?.numPassedTests ?? 0,
     failed: report?.numFailedTests ?? 0,
     skipped: (report?.numPendingTests ?? 0) + (report?.numTodoTests ?? 0),
@@ -219,7 +222,7 @@ async function runConfig(vitest, { dir, config }, work, index) {
     ok: result.code === 0,
     timedOut: result.killed,
     seconds,
-    error: result.code === 0 ? "" : (result.killed ? `timed out after ${RUN_TIMEOUT_MS / 1000} s` : (firstFailure(report, output) ?? `exit ${result.code}`)),
+    error: result.code === 0 ? "" : noFiles !== undefined ? `no test files (Vitest's own stop, whatever the pool: include ${noFiles})` : (result.killed ? `timed out after ${RUN_TIMEOUT_MS / 1000} s` : (firstFailure(report, output) ?? `exit ${result.code}`)),
   };
 }
 
@@ -287,7 +290,8 @@ async function main() {
     }
     const sum = (key) => rows.reduce((total, row) => total + row[key], 0);
     console.log(table(rows));
-    console.log(`\n${rows.filter((r) => r.ok).length}/${rows.length} configs pass; tests: ${sum("passed")} passed, ${sum("failed")} failed, ${sum("skipped")} skipped of ${sum("total")}`);
+    const empty = rows.filter((r) => r.noFiles !== undefined).length;
+    console.log(`\n${rows.filter((r) => r.ok).length}/${rows.length} configs pass${empty ? ` (${empty} with no test files)` : ""}; tests: ${sum("passed")} passed, ${sum("failed")} failed, ${sum("skipped")} skipped of ${sum("total")}`);
   } finally {
     if (args.keep) console.error(`kept ${work}`);
     else fs.rmSync(work, { recursive: true, force: true });
