@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { createWorker, dispatch, clearPool } from "../index.js";
 import { evalInWorker, useWorker, waitFor } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 test("2,000 concurrent dispatches: each answered exactly once, interleaving at awaits", async (t) => {
   const worker = await useWorker(t, {
@@ -32,9 +33,11 @@ test("concurrent dispatches finish out of order, sharing module globals", async 
         return new Response(finished.join(","));
       } }`,
   });
+  // Delays ten times longer under an emulator, where the three dispatches alone take milliseconds.
+  const [long, short, middle] = [scaled(30), scaled(1), scaled(15)];
   const order = [];
-  await Promise.all([30, 1, 15].map((delay) => dispatch(worker, `http://localhost/?delay=${delay}`).then(async (r) => order.push(await r.text()))));
-  assert.deepEqual(order, ["1", "1,15", "1,15,30"]);
+  await Promise.all([long, short, middle].map((delay) => dispatch(worker, `http://localhost/?delay=${delay}`).then(async (r) => order.push(await r.text()))));
+  assert.deepEqual(order, [`${short}`, `${short},${middle}`, `${short},${middle},${long}`]);
 });
 
 test("limits.maxInFlight queues requests in FIFO order; limits.maxQueued rejects beyond it", async (t) => {
@@ -245,7 +248,8 @@ test("idle workers use no CPU: their threads' CPU time does not grow over a quie
   await clearPool();
   const workers = await Promise.all(Array.from({ length: 5 }, () => useWorker(t, { script: `export default { fetch() { return new Response("") } }` })));
   for (const worker of workers) await dispatch(worker, "http://localhost/");
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // Work the requests left (finishing on background threads) settles first: ten times longer under an emulator.
+  await new Promise((resolve) => setTimeout(resolve, scaled(100)));
   const before = workerThreadCpuTicks();
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const after = workerThreadCpuTicks();

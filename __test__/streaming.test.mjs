@@ -7,6 +7,7 @@ import http from "node:http";
 import crypto from "node:crypto";
 import { dispatch, service } from "../index.js";
 import { useWorker, waitFor } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 /** A promise with its resolve function, for gating one side on the other. */
 function gate() {
@@ -141,7 +142,7 @@ const STUCK_BODY = `let first = true;
 /** Polls the worker's /state (its `cancelled`) until the stream's cancel() has run, for up to 5 s. */
 async function cancelledReason(worker) {
   let state = null;
-  for (const deadline = Date.now() + 5000; state === null && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + scaled(5000); state === null && Date.now() < deadline; ) {
     state = await (await dispatch(worker, "http://localhost/state")).json();
     if (state === null) await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -150,7 +151,9 @@ async function cancelledReason(worker) {
 
 test("a body that stops producing while a timer keeps the worker busy errors the read after limits.bodyIdleMs, and is cancelled in the worker", async (t) => {
   const worker = await useWorker(t, {
-    limits: { bodyIdleMs: 300 },
+    // The bound and the pauses around it are ten times longer under an emulator (the worker's
+    // steady 100 ms chunks stay well inside it).
+    limits: { bodyIdleMs: scaled(300) },
     script: `let cancelled = null;
     export default { async fetch(request) {
       const path = new URL(request.url).pathname;
@@ -170,14 +173,14 @@ test("a body that stops producing while a timer keeps the worker busy errors the
   const response = await dispatch(worker, "http://localhost/stall");
   const reader = response.body.getReader();
   assert.equal(new TextDecoder().decode((await reader.read()).value), "head;");
-  await assert.rejects(reader.read(), (error) => error.code === "ERR_BODY_STALLED" && /300 ms/.test(error.message) && /limits\.bodyIdleMs/.test(error.message));
+  await assert.rejects(reader.read(), (error) => error.code === "ERR_BODY_STALLED" && error.message.includes(`${scaled(300)} ms`) && /limits\.bodyIdleMs/.test(error.message));
   const took = Date.now() - started;
-  assert.ok(took >= 250 && took < 5000, `stalled after ${took} ms`);
+  assert.ok(took >= scaled(250) && took < scaled(5000), `stalled after ${took} ms`);
   const state = await cancelledReason(worker);
   assert.match(String(state), /bodyIdleMs/);
   // A body that keeps producing, and a reader that pauses longer than the bound, are fine.
   const steady = await dispatch(worker, "http://localhost/steady");
-  await new Promise((resolve) => setTimeout(resolve, 600));
+  await new Promise((resolve) => setTimeout(resolve, scaled(600)));
   assert.equal(await steady.text(), "chunk 1;chunk 2;chunk 3;chunk 4;chunk 5;");
 });
 

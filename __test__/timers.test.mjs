@@ -2,21 +2,24 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { evalInWorker } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 test("timers fire by due time, then creation order; cleared timers never fire", async (t) => {
+  // The delays outlast the calls that make the timers (ten times longer under an emulator, where
+  // those calls alone can take 20 ms and due times then rightly reorder them).
   const order = await evalInWorker(t, `
     const seen = [];
     await new Promise((resolve) => {
-      setTimeout(() => seen.push("20ms"), 20);
+      setTimeout(() => seen.push("20ms"), ${scaled(20)});
       setTimeout(() => seen.push("0ms-a"), 0);
       setTimeout(() => seen.push("0ms-b"));
-      const cancelled = setTimeout(() => seen.push("cancelled"), 5);
+      const cancelled = setTimeout(() => seen.push("cancelled"), ${scaled(5)});
       clearTimeout(cancelled);
-      setTimeout((x, y) => seen.push("args:" + x + y), 10, "p", "q");
+      setTimeout((x, y) => seen.push("args:" + x + y), ${scaled(10)}, "p", "q");
       Promise.resolve().then(() => seen.push("microtask"));
       queueMicrotask(() => seen.push("queued microtask"));
       seen.push("sync");
-      setTimeout(resolve, 40);
+      setTimeout(resolve, ${scaled(40)});
     });
     return seen;`);
   assert.deepEqual(order, ["sync", "microtask", "queued microtask", "0ms-a", "0ms-b", "args:pq", "20ms"]);

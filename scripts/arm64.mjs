@@ -210,11 +210,14 @@ for (const { pkg, bin } of wanted.filter((t) => t.bin)) {
 // 4. The tests, one file at a time (so that each gets its own row and time bound). A test's
 // child Node is started through the same launcher (__test__/child-node.mjs), with its time bounds
 // scaled for the emulation (10 to 20 times slower than x64 here).
-const testEnv = { ...process.env, ...toolEnv, WORKERBOX_TEST_NODE_LAUNCHER: JSON.stringify(LAUNCHER), WORKERBOX_TEST_TIME_SCALE: "10" };
+// The factor every test's own time bound is multiplied by (__test__/child-node.mjs's scaled()),
+// node:test's default per-test timeout (300 s on x64) included.
+const TIME_SCALE = 10;
+const testEnv = { ...process.env, ...toolEnv, WORKERBOX_TEST_NODE_LAUNCHER: JSON.stringify(LAUNCHER), WORKERBOX_TEST_TIME_SCALE: String(TIME_SCALE) };
 function runFile(file) {
   return new Promise((done) => {
     const started = Date.now();
-    const child = spawn(LAUNCHER[0], [...LAUNCHER.slice(1), node, "--test", "--test-isolation=none", "--test-timeout=300000", "--test-reporter=tap", `__test__/${file}`], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: testEnv });
+    const child = spawn(LAUNCHER[0], [...LAUNCHER.slice(1), node, "--test", "--test-isolation=none", `--test-timeout=${300_000 * TIME_SCALE}`, "--test-reporter=tap", `__test__/${file}`], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: testEnv });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
