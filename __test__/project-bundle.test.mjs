@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import { loadProject, startWorker, BuildError } from "workerbox/project";
 import { dispatch } from "workerbox";
 import { copyFixture } from "./helpers.mjs";
@@ -160,4 +161,26 @@ test("incremental: rebuilds reuse one esbuild context, see edits (module-rule fi
   await project.dispose();
   // After dispose(), rebuild() makes a new context.
   assert.match((await project.rebuild()).script, /blew up: /);
+});
+
+test("module rules reach esbuild as a filter: the default rules' extensions only, any relative path for a glob without one", async (t) => {
+  const { rulesFilter, effectiveRules } = createRequire(import.meta.url)("../lib/project/bundle.js");
+  const defaults = rulesFilter(effectiveRules());
+  for (const claimed of ["./greeting.txt", "../x/page.html", "./add.wasm", "./add.wasm?module", "/abs/blob.bin"]) assert.ok(defaults.test(claimed), claimed);
+  for (const passed of ["./view", "./a.js", "greet-lib", "node:fs", "greeting.txt"]) assert.ok(!defaults.test(passed), passed);
+  assert.equal(String(rulesFilter(effectiveRules([{ type: "Text", globs: ["**/*.{tmpl,md}"] }]))), "/^[./]/");
+  // Such a rule still claims its files in a bundle (the default ones too).
+  const dir = copy(t, "ts-app");
+  const config = path.join(dir, "wrangler.jsonc");
+  fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace(`"main": "src/index.ts",`, `"main": "src/index.ts",\n  "rules": [{ "type": "Text", "globs": ["**/*.{tmpl,md}"], "fallthrough": true }],`));
+  fs.writeFileSync(path.join(dir, "src", "page.tmpl"), "<p>from a template</p>\n");
+  const index = path.join(dir, "src", "index.ts");
+  fs.writeFileSync(index, `// @ts-ignore\nimport template from "./page.tmpl";\n${fs.readFileSync(index, "utf8").replace(`case "/mark":`, `case "/template":\n        return new Response(template);\n      case "/mark":`)}`);
+  const project = await loadProject(dir, { persistTo: false });
+  assert.equal(project.options.modules[path.join(dir, "src", "page.tmpl")].type, "text");
+  assert.equal(project.options.modules[path.join(dir, "src", "greeting.txt")].type, "text");
+  const worker = await startWorker(project, { onLog() {} });
+  t.after(() => worker.dispose());
+  assert.equal(await (await dispatch(worker, "http://localhost/template")).text(), "<p>from a template</p>\n");
+  assert.equal((await (await dispatch(worker, "http://localhost/info")).json()).sum, 5);
 });

@@ -275,3 +275,44 @@ test("a request path that starts with // stays a path on the dev server's origin
   });
   assert.deepEqual(response, [404, "worker fallback: //nowhere//here"]);
 });
+
+test("the server listens while the first worker is made: a request that comes meanwhile waits for it", { timeout: scaled(60000) }, async (t) => {
+  const dir = copyApp(t);
+  // A top level that takes a while: the port is open well before the worker is ready.
+  const index = path.join(dir, "src", "index.ts");
+  fs.writeFileSync(index, `const until = Date.now() + 300;\nwhile (Date.now() < until) {}\n${fs.readFileSync(index, "utf8")}`);
+  const blocker = net.createServer();
+  await new Promise((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+  const { port } = blocker.address();
+  await new Promise((resolve) => blocker.close(resolve));
+  let resolved = false;
+  const starting = startDevServer(dir, { port, persistTo: false, watch: false, log() {} }).then((server) => {
+    resolved = true;
+    return server;
+  });
+  t.after(async () => (await starting).close());
+  // Connect as soon as the port takes connections, then ask.
+  const deadline = Date.now() + scaled(30000);
+  let socket;
+  let connectedBeforeStart;
+  while (socket === undefined) {
+    try {
+      socket = await new Promise((resolve, reject) => {
+        const attempt = net.connect(port, "127.0.0.1", () => resolve(attempt));
+        attempt.once("error", reject);
+      });
+      connectedBeforeStart = !resolved;
+    } catch {
+      assert.ok(Date.now() < deadline, "the dev server never took a connection");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+  let text = "";
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk) => (text += chunk));
+  socket.write("GET /mark HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n");
+  await once(socket, "close");
+  assert.equal(connectedBeforeStart, true, "the port took the connection before startDevServer resolved");
+  assert.match(text, /^HTTP\/1\.1 200 OK\r\n/);
+  assert.ok(text.endsWith("\r\n\r\nv1") || text.includes("\r\n\r\n2\r\nv1\r\n"), text);
+});

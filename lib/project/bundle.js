@@ -56,6 +56,28 @@ function ruleFor(rules, file, root) {
   return rules.find((rule) => rule.match(relative) || rule.match(path.basename(file)));
 }
 
+/**
+ * The import paths the module rules can claim, as a filter esbuild checks itself: every import
+ * that passes it is a round trip to this process (a 2.4 MB bundle has ~160 imports, ~50 ms of
+ * them). When every glob of a non-JavaScript rule ends in `*.<extension>` (the defaults do), only
+ * relative or absolute paths ending in one of those extensions (or `?module`) can be claimed;
+ * otherwise any relative or absolute path can. Null: no rule can claim any.
+ */
+function rulesFilter(rules) {
+  const extensions = new Set();
+  for (const rule of rules) {
+    if (rule.type === "ESModule" || rule.type === "CommonJS") continue;
+    for (const glob of rule.globs) {
+      const match = /(?:^|\/)\*\.([A-Za-z0-9_?-]+(?:\.[A-Za-z0-9_?-]+)*)$/.exec(glob);
+      if (!match) return /^[./]/;
+      // picomatch's `?` is any one character.
+      extensions.add(match[1].replace(/\./g, "\\.").replace(/\?/g, "."));
+    }
+  }
+  if (extensions.size === 0) return null;
+  return new RegExp(`^[./].*\\.(?:${[...extensions].join("|")})(?:\\?module)?$`);
+}
+
 /** An esbuild plugin that turns files matched by Text/Data/CompiledWasm rules into modules. */
 function modulesPlugin(rules, root, outdir, modules) {
   return {
@@ -63,7 +85,9 @@ function modulesPlugin(rules, root, outdir, modules) {
     setup(build) {
       // An incremental context runs this setup once: each rebuild starts from an empty map.
       build.onStart(() => modules.clear());
-      build.onResolve({ filter: /.*/ }, (args) => {
+      const filter = rulesFilter(rules);
+      if (filter === null) return;
+      build.onResolve({ filter }, (args) => {
         if (args.kind === "entry-point" || !/^[./]/.test(args.path)) return undefined;
         const cleaned = args.path.replace(/\?module$/, "");
         const rule = ruleFor(rules, path.resolve(args.resolveDir, cleaned), root);
@@ -300,4 +324,4 @@ function unbundled(config, rules, { reason } = {}) {
   };
 }
 
-module.exports = { warmEsbuild, bundle, incrementalBundles, loadEsbuild, mapError, effectiveRules, BuildError, DEFAULT_RULES };
+module.exports = { warmEsbuild, bundle, incrementalBundles, loadEsbuild, mapError, effectiveRules, rulesFilter, BuildError, DEFAULT_RULES };

@@ -265,7 +265,9 @@ function upgradeHandler({ getWorker, dispatch, origin, onDone = () => {}, onErro
  */
 async function startDevServer(dir, options = {}) {
   // options.wrapDispatch (lib/project/multi.js): tail workers see each invocation.
-  const dispatch = options.wrapDispatch ? options.wrapDispatch(require("../api.js").dispatch) : require("../api.js").dispatch;
+  // The runtime (lib/api.js, the native addon) loads once the first bundle is on its way.
+  const apiDispatch = (...args) => require("../api.js").dispatch(...args);
+  const dispatch = options.wrapDispatch ? options.wrapDispatch(apiDispatch) : apiDispatch;
   const color = options.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
   const log = options.log ?? ((line) => console.log(line));
   const emitter = new EventEmitter();
@@ -317,15 +319,17 @@ async function startDevServer(dir, options = {}) {
 
   // The custom build runs first: it may make the files the configuration names (main).
   mark("dev: start");
-  const first = readConfig(dir, { env: options.env, requireMain: false });
+  // (lib/project/multi.js read it already: options.firstConfig.)
+  const first = options.firstConfig ?? readConfig(dir, { env: options.env, requireMain: false });
   mark("dev: config read");
   if (first.build) await customBuild(first.build);
 
   // A configuration error stops here; a build or start-up error is shown (log and error page)
   // until an edit fixes it. Without a build, and with its main in place, the configuration
   // just read is the one to use; otherwise it is read again (and a missing main reported).
+  // The first bundle starts before the bindings are made (bundleFirst).
   const reuse = !first.build && (first.mainFile === undefined || fs.existsSync(first.mainFile));
-  project = reuse ? await projectFromConfig(first, loadOptions(false)) : await load(false);
+  project = reuse ? await projectFromConfig(first, { ...loadOptions(false), bundleFirst: true }) : await load(false);
   mark("dev: bindings, assets, migrations");
   if (project.redirectedFrom) {
     log(paint(color, "cyan", `⎔ using the configuration the build wrote: ${path.relative(process.cwd(), project.configFile) || project.configFile} (pointed to by .wrangler/deploy/config.json)`));
@@ -338,7 +342,13 @@ async function startDevServer(dir, options = {}) {
     if (applied.length) log(`D1 ${binding}: applied ${applied.length} migration(s) from ${path.relative(process.cwd(), folder) || folder}: ${applied.join(", ")}`);
   }
   let failure = null; // why there is no worker although the project has one
-  if (project.config.mainFile) {
+  let lastFailed = false; // after a failed build any source change retries
+  // The first worker is made while the server starts listening and the watcher starts; a
+  // request that comes meanwhile waits for it (firstStart). A ConfigError rejects it.
+  const firstStart = project.config.mainFile ? startFirst() : null;
+  let started = firstStart === null;
+  const firstSettled = firstStart?.then(() => {}, () => {}).finally(() => (started = true));
+  async function startFirst() {
     try {
       const known = project.warnings.length;
       await project.rebuild();
@@ -356,11 +366,9 @@ async function startDevServer(dir, options = {}) {
     } catch (error) {
       // A binding that cannot work (a Durable Object class the bundle does not export) stops the
       // start, as wrangler's does; a build or start-up error waits for an edit that fixes it.
-      if (error.name === "ConfigError") {
-        await project.dispose?.();
-        throw error;
-      }
       failure = error;
+      if (error.name === "ConfigError") throw error;
+      lastFailed = true;
       log(paint(color, "red", `✘ the worker failed to start; fix it and save to retry:\n${describe(error)}`));
     }
   }
@@ -370,8 +378,8 @@ async function startDevServer(dir, options = {}) {
     if (generation.inflight === 0) generation.worker.dispose().catch(() => {});
   };
 
-  let reloading = Promise.resolve();
-  let lastFailed = failure !== null; // after a failed build any source change retries
+  // Reloads (and the background esbuild context) wait for the first start.
+  let reloading = firstSettled ?? Promise.resolve();
   let configPending = false; // a config reload failed: the next retry reloads the config too
   /** Rebuilds (and, when the config changed, reloads) the project, then swaps the worker. */
   function reload(changed = [], { config = false } = {}) {
@@ -441,7 +449,6 @@ async function startDevServer(dir, options = {}) {
     warmTimer = setTimeout(warmUp, ms);
     warmTimer.unref?.();
   }
-  scheduleWarm(1000);
   // The code cache's folder is kept under its budget, off the start's path and every 25 reloads.
   let reloadsSincePrune = 0;
   const pruneTimer = codeCacheDir ? setTimeout(() => pruneCodeCache(codeCacheDir), 2000) : null;
@@ -457,7 +464,9 @@ async function startDevServer(dir, options = {}) {
   let watcher = null;
   let pending = new Set();
   let timer = null;
-  if (options.watch !== false) {
+  /** Starts the watcher (once the server listens: its folder walk runs while the worker is made). */
+  function startWatching() {
+    if (options.watch === false) return;
     watcher = watchTree(project.projectRoot, (file) => {
       if (EDITOR_TEMP.test(path.basename(file))) return;
       changesSeen++;
@@ -539,6 +548,7 @@ async function startDevServer(dir, options = {}) {
     });
   });
   async function handle(req, res) {
+    if (!started) await firstSettled;
     // A call from another dev server's binding (lib/project/multi.js) is answered there.
     if (options.onRequest && (await options.onRequest(req, res, current?.worker ?? null))) return;
     const url = requestUrl(req, origin());
@@ -587,7 +597,7 @@ async function startDevServer(dir, options = {}) {
   const toWorkerFor = (generation) => nodeHandler({ getWorker: () => generation.worker, dispatch, origin, onDone: requestLog, onError: (error, req) => reportUncaught(project.mapError(error), `${req.method} ${req.url}`) });
 
   // WebSocket upgrades reach the worker; a 101 answer with a WebSocket is joined to the client.
-  server.on("upgrade", upgradeHandler({
+  const upgrade = upgradeHandler({
     getWorker: () => {
       if (!current) throw failure ?? new Error("the project has no worker");
       return current.worker;
@@ -596,7 +606,11 @@ async function startDevServer(dir, options = {}) {
     origin,
     onDone: requestLog,
     onError: (error, req) => reportUncaught(project.mapError(error), `${req.method} ${req.url}`),
-  }));
+  });
+  server.on("upgrade", async (req, socket, head) => {
+    if (!started) await firstSettled;
+    return upgrade(req, socket, head);
+  });
 
   const port = options.port ?? project.config.dev?.port ?? 8787;
   const host = options.host ?? project.config.dev?.ip ?? "127.0.0.1";
@@ -609,7 +623,7 @@ async function startDevServer(dir, options = {}) {
       });
     });
   } catch (error) {
-    watcher?.close();
+    await firstSettled;
     await project.dispose?.();
     if (current) await current.worker.dispose();
     if (error.code === "EADDRINUSE") {
@@ -622,6 +636,20 @@ async function startDevServer(dir, options = {}) {
   mark("dev: listening");
   const bound = server.address();
   address = `${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port}`;
+  startWatching();
+  try {
+    await firstStart;
+  } catch (error) {
+    // A binding that cannot work: the start stops (see startFirst()).
+    watcher?.close();
+    await new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    await project.dispose?.();
+    throw error;
+  }
+  scheduleWarm(1000);
 
   // Defined with their getters (Object.assign would copy what they return now): `worker` and
   // `project` follow reloads.

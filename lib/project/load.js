@@ -206,8 +206,33 @@ function hasExperimentalFlag(flags) {
   return flags.some((flag) => experimental.has(flag));
 }
 
-/** loadProject() for a configuration already read (the dev server reads it first for `build`). */
+/**
+ * loadProject() for a configuration already read (the dev server reads it first for `build`).
+ * `bundleFirst` (the dev server's, with `build: false`): the first bundle starts before the
+ * runtime loads and the bindings are made, so esbuild works meanwhile; the first rebuild() takes it.
+ */
 async function projectFromConfig(config, options) {
+  // `incremental`: rebuilds reuse one esbuild context (the dev server's; it calls dispose()).
+  const incremental = options.incremental ? incrementalBundles() : undefined;
+  const cache = options.cache ? bundleCache(config, { env: options.env }) : undefined;
+  let early = options.bundleFirst && config.mainFile ? bundle(config, { incremental, cache }) : null;
+  // Awaited by the first rebuild(), which reports a failure; until then it is not unhandled.
+  early?.catch(() => {});
+  try {
+    return await loadWith(config, options, { incremental, cache, early: () => {
+      const taken = early;
+      early = null;
+      return taken;
+    } });
+  } catch (error) {
+    // An esbuild context the early bundle made must not outlive the failed load.
+    await early?.catch(() => {});
+    await incremental?.dispose();
+    throw error;
+  }
+}
+
+async function loadWith(config, options, { incremental, cache, early }) {
   const api = require("../api.js");
   // State lives beside the user's config, also when a build's configuration is used, where
   // wrangler keeps it; state kept in workerbox's earlier layout is copied there on first start.
@@ -249,9 +274,6 @@ async function projectFromConfig(config, options) {
   // Lines of _redirects / _headers that were skipped, as wrangler warns of them.
   if (assets) warnings.push(...assets.problems);
 
-  // `incremental`: rebuilds reuse one esbuild context (the dev server's; it calls dispose()).
-  const incremental = options.incremental ? incrementalBundles() : undefined;
-  const cache = options.cache ? bundleCache(config, { env: options.env }) : undefined;
   const project = {
     name: config.name,
     root: config.root,
@@ -274,6 +296,7 @@ async function projectFromConfig(config, options) {
     mapper: { mapStack: (t) => t, mapLocation: () => null },
     /** Ends what `incremental` keeps open (esbuild's context); rebuild() still works after. */
     async dispose() {
+      await early()?.catch(() => {});
       await incremental?.dispose();
       await cache?.pending;
     },
@@ -296,7 +319,7 @@ async function projectFromConfig(config, options) {
         project.options = null;
         return null;
       }
-      const built = await bundle(config, { incremental, cache });
+      const built = await (early() ?? bundle(config, { incremental, cache }));
       checkExports(config, built.exports);
       project.cache = built.cache ?? null;
       project.inputs = built.inputs;

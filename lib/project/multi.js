@@ -30,9 +30,9 @@ const isLoopback = (address) => address === "127.0.0.1" || address === "::1" || 
  * server entry `{ server, project }` of a worker served here, or undefined.
  */
 function makePeers(local, registryDir) {
-  const api = require("../api.js");
-  const { Binding } = require("../bindings.js");
-  const rpc = require("../rpc.js");
+  // Loaded on first use: the dev server starts bundling before the runtime loads.
+  const api = () => require("../api.js");
+  const rpc = () => require("../rpc.js");
 
   /** Forwards a request to worker `name` in another dev process (registry entry `entry`). */
   const forward = async (name, entry, entrypoint, request) => {
@@ -78,7 +78,7 @@ function makePeers(local, registryDir) {
       throw new TypeError(`workerbox: ${what}: worker ${JSON.stringify(name)} runs in another workerbox dev process (pid ${entry.pid}), and functions, RpcTargets and RPC stubs cannot be passed between processes (only structured-clonable values; or serve both workers from one dev server: workerbox dev -c … -c …)`);
     }
     const { head, bytes: out } = await registry.call(entry, name, { binding, method, args }, bytes);
-    if (head.thrown) throw rpc.remoteError(head.thrown);
+    if (head.thrown) throw rpc().remoteError(head.thrown);
     return { json: head.json, bytes: out ?? undefined };
   };
 
@@ -109,7 +109,7 @@ function makePeers(local, registryDir) {
   return {
     service(entry, config) {
       const what = `service binding ${entry.binding} of ${config.name ?? "the worker"}${entry.entrypoint ? `, entrypoint ${entry.entrypoint}` : ""}`;
-      const binding = api.service(() => null);
+      const binding = api().service(() => null);
       // Read at each call (lib/bindings.js callService): the other worker's current generation.
       let last = null;
       Object.defineProperty(binding, "handler", {
@@ -137,7 +137,7 @@ function makePeers(local, registryDir) {
     durableObject(entry, config) {
       const name = entry.scriptName;
       // workerd's ids for the home worker's unique key (<script>-<Class>), as its own binding has them.
-      const namespace = api.durableObject(entry.className, { uniqueKey: `${name}-${entry.className}` });
+      const namespace = api().durableObject(entry.className, { uniqueKey: `${name}-${entry.className}` });
       const home = () => local(name);
       const where = `Durable Object binding ${entry.binding} of ${config.name ?? "the worker"} (class ${entry.className} of worker ${JSON.stringify(name)})`;
       // The objects live in the other worker, with its storage: wrangler's files (lib/project/wrangler-state.js).
@@ -167,7 +167,7 @@ function makePeers(local, registryDir) {
 
     workflow(entry, config) {
       const name = entry.scriptName;
-      const binding = new Binding("workflow", null);
+      const binding = new (require("../bindings.js").Binding)("workflow", null);
       binding.className = entry.className;
       const what = `workflow binding ${entry.binding} of ${config.name ?? "the worker"}`;
       binding.answer = (method, args, bytes) => {
@@ -187,9 +187,9 @@ function makePeers(local, registryDir) {
       const entry = registry.lookup(name, registryDir);
       if (!entry || entry.pid === process.pid) return null;
       return async (events) => {
-        const answer = await remoteCall(name, `tail consumer ${name}`, { kind: "tail" }, "tail", {}, rpc.serialize(events));
+        const answer = await remoteCall(name, `tail consumer ${name}`, { kind: "tail" }, "tail", {}, rpc().serialize(events));
         const parsed = JSON.parse(answer.json ?? "{}");
-        if (parsed.error) throw rpc.remoteError(parsed.error);
+        if (parsed.error) throw rpc().remoteError(parsed.error);
       };
     },
   };
@@ -354,6 +354,7 @@ async function startDevServers(targets, options = {}) {
       const log = options.log ?? ((line) => console.log(line));
       const server = await startDevServer(targets[i], {
         ...options,
+        firstConfig: configs[i],
         port: i === 0 ? options.port : 0,
         host: i === 0 ? options.host : "127.0.0.1",
         peers,
