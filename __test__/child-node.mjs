@@ -47,7 +47,10 @@ export const scaled = (ms) => ms * timeScale();
  * Why a test cannot run here, when Node runs under a launcher (an emulator), else false: for
  * node:test's `skip` option, which prints the reason. Only for what the emulation itself lacks.
  */
-export const underEmulator = (why) => (launcher().length ? `under ${launcher()[0]}: ${why}` : false);
+export const underEmulator = (why) => (emulated() ? `under ${launcher()[0]}: ${why}` : false);
+
+/** Whether Node runs under a launcher (an emulator such as qemu-aarch64). */
+export const emulated = () => launcher().length > 0;
 
 /** `[file, args]` that run this Node with `args`, through the launcher if one is set. */
 export function nodeCommand(args) {

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createWorker, dispatch } from "../index.js";
-import { scaled, spawnNode } from "./child-node.mjs";
+import { scaled, spawnNode, timeScale } from "./child-node.mjs";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures");
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -104,10 +104,13 @@ export const attackWorker = (limits) => `createWorker({
  * peakBeforeMb, peakMb } (the child's peak RSS before the attack and at the end).
  */
 export function attackInChild(attack, { memoryMb = 64, timeoutMs = 120_000 } = {}) {
+  // The default 30 s CPU and wall limits, stretched under an emulator (a 100M-element fill alone
+  // takes longer than 30 s there); unchanged otherwise.
+  const limits = timeScale() > 1 ? { memoryMb, cpuMs: scaled(30_000), wallMs: scaled(30_000) } : { memoryMb };
   const child = `
     ${ATTACK_PRELUDE}
     (async () => {
-      const worker = await ${attackWorker({ memoryMb })};
+      const worker = await ${attackWorker(limits)};
       // The process's peak RSS, before the attack and after it.
       const peakMb = () => Number(/VmHWM:\\s+(\\d+)/.exec(require("node:fs").readFileSync("/proc/self/status", "utf8"))[1]) / 1024;
       const peakBeforeMb = peakMb();

@@ -7,6 +7,7 @@ import net from "node:net";
 import zlib from "node:zlib";
 import { createWorker, dispatch, kv } from "../index.js";
 import { ATTACK_PRELUDE, attackWorker, evalInWorker, runChild, useWorker, waitFor } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 /**
  * Runs a worker whose handler runs `attack` (request "/") in a child process: "/" is dispatched,
@@ -322,7 +323,7 @@ test("memories a WebAssembly module declares itself are capped at limits.memoryM
   assert.deepEqual([result.name, result.length, result.source, result.ctor], ["Module", 1, "function Module() { [native code] }", true]);
 });
 
-test("log lines queued for a busy host are bounded: the excess is dropped and counted", { timeout: 30_000 }, async (t) => {
+test("log lines queued for a busy host are bounded: the excess is dropped and counted", { timeout: scaled(30_000) }, async (t) => {
   const lines = [];
   let blocked = false;
   const worker = await useWorker(t, {
@@ -330,7 +331,7 @@ test("log lines queued for a busy host are bounded: the excess is dropped and co
       // The first line keeps Node's thread busy while the worker writes 30 MB of lines.
       if (!blocked) {
         blocked = true;
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, scaled(500));
       }
       lines.push([level, /^x+$/.test(message) ? "long" : message]);
     },
@@ -343,7 +344,7 @@ test("log lines queued for a busy host are bounded: the excess is dropped and co
   });
   assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "ok");
   await waitFor(() => lines.length > 1000, 10_000);
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await new Promise((resolve) => setTimeout(resolve, scaled(200)));
   assert.equal(await (await dispatch(worker, "http://localhost/after")).text(), "ok");
   await waitFor(() => lines.some(([, m]) => m === "after"), 10_000);
   const notice = lines.findIndex(([level, m]) => level === "warn" && /log line\(s\) were dropped/.test(m));

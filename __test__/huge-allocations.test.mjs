@@ -7,6 +7,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { attackInChild, evalInWorker, expectMemoryLimitInChild } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 // Each of these aborted Node with V8's fatal "out of memory" before the heap-limit headroom grew
 // for builtins that never check for termination (src/runtime/isolate/limits.rs).
@@ -19,9 +20,9 @@ const oneStepBombs = [
 
 // Two at a time: each child is one busy thread. The suite has its own bound (Node 26 applies
 // --test-timeout to a describe block as a whole).
-describe("one-step memory bombs", { concurrency: 2, timeout: 600_000 }, () => {
+describe("one-step memory bombs", { concurrency: 2, timeout: scaled(600_000) }, () => {
   for (const [name, attack] of oneStepBombs) {
-    test(`memory bomb: ${name} ends as ERR_MEMORY_LIMIT and the worker recovers`, { timeout: 150_000 }, async () => {
+    test(`memory bomb: ${name} ends as ERR_MEMORY_LIMIT and the worker recovers`, { timeout: scaled(150_000) }, async () => {
       await expectMemoryLimitInChild(attack);
     });
   }
@@ -29,7 +30,7 @@ describe("one-step memory bombs", { concurrency: 2, timeout: 600_000 }, () => {
 
 // Allocations workerd answers with a RangeError the script can catch: the worker keeps running
 // (it is not stopped for memory it never held), in a child process in case it regresses.
-test("ArrayBuffers past the cap, string doubling and new Array(1e9) throw what workerd throws, and the worker is not stopped", { timeout: 150_000 }, async () => {
+test("ArrayBuffers past the cap, string doubling and new Array(1e9) throw what workerd throws, and the worker is not stopped", { timeout: scaled(150_000) }, async () => {
   const result = await attackInChild(`globalThis.runs = (globalThis.runs ?? 0) + 1;
     const out = [];
     const attempts = [
@@ -76,7 +77,7 @@ const invalidSizeBombs = [
 
 describe("invalid-size bombs", { concurrency: 2 }, () => {
   for (const [name, attack] of invalidSizeBombs) {
-    test(`invalid-size bomb: ${name} ends as a RangeError, not a process abort`, { timeout: 150_000 }, async () => {
+    test(`invalid-size bomb: ${name} ends as a RangeError, not a process abort`, { timeout: scaled(150_000) }, async () => {
       const result = await attackInChild(`try { ${attack}; } catch (e) { return new Response(e.name + ": " + e.message) }`);
       assert.equal(result.signal, null, `the child was killed by ${result.signal}: ${result.stderr}`);
       assert.equal(result.status, 0, result.stderr);
@@ -110,7 +111,7 @@ describe("invalid-size bombs", { concurrency: 2 }, () => {
 // The long Array.prototype.fill and Array.from of an array-like run in steps a limit can stop
 // (src/js/03_long_builtins.js); limits-under-load.test.mjs has the bombs. Results, argument
 // conversions and reads happen as the built-ins' do.
-test("a long fill and Array.from of a long array-like give the built-ins' results, in the same order of steps", { timeout: 60_000 }, async (t) => {
+test("a long fill and Array.from of a long array-like give the built-ins' results, in the same order of steps", { timeout: scaled(60_000) }, async (t) => {
   const result = await evalInWorker(t, `
     const N = 2 ** 20 + 5;
     const log = [];
@@ -128,7 +129,7 @@ test("a long fill and Array.from of a long array-like give the built-ins' result
       proxy: new Proxy(new Array(N), {}).fill(1, N - 1)[N - 1],
       tooLong: message(() => Array.from({ length: 2 ** 32 })),
       names: [Array.prototype.fill.name, Array.prototype.fill.length, String(Array.prototype.fill), Array.from.name, Array.from.length, String(Array.from)],
-    };`);
+    };`, { limits: { wallMs: scaled(30_000) } });
   assert.deepEqual(result, {
     same: true,
     filled: ["undefined", "7", "7", "undefined", 8],
@@ -144,7 +145,7 @@ test("a long fill and Array.from of a long array-like give the built-ins' result
 
 // JSON.parse keeps a frame per open bracket outside the heap: a text nested deeper than
 // memoryMb × 8192 levels is refused before V8 parses it (src/js/02_huge_strings.js).
-test("JSON.parse refuses nesting deeper than memoryMb × 8192 levels, and parses deep text under it and brackets inside strings", { timeout: 60_000 }, async (t) => {
+test("JSON.parse refuses nesting deeper than memoryMb × 8192 levels, and parses deep text under it and brackets inside strings", { timeout: scaled(60_000) }, async (t) => {
   const body = `
     const message = (f) => { try { const v = f(); return Array.isArray(v) ? "array" : typeof v + " " + v.length; } catch (e) { return e.name + ": " + e.message; } };
     return [

@@ -7,11 +7,12 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import os from "node:os";
-import { spawnNode } from "./child-node.mjs";
+import { scaled, spawnNode } from "./child-node.mjs";
 import { ATTACK_PRELUDE, runChild } from "./helpers.mjs";
 
 /** How long any one dispatch may take to settle on a loaded machine before the test fails. */
-const SETTLE_MS = 20_000;
+// (The bounds and cpuMs values below are ten times larger under an emulator: scaled().)
+const SETTLE_MS = scaled(20_000);
 
 /**
  * The child program: a worker under `limits` whose fetch handler runs the attack named by the
@@ -67,7 +68,7 @@ function finished(result) {
   return result;
 }
 
-describe("limits with a CPU hog on every core", { concurrency: 1, timeout: 600_000 }, () => {
+describe("limits with a CPU hog on every core", { concurrency: 1, timeout: scaled(600_000) }, () => {
   let hogs = [];
   before(() => {
     hogs = Array.from({ length: os.availableParallelism() }, () => spawnNode(["-e", "for(;;){}"], { stdio: "ignore" }));
@@ -79,10 +80,10 @@ describe("limits with a CPU hog on every core", { concurrency: 1, timeout: 600_0
   // Before the fix, a turn of the isolate restarted after a memory stop could start before the
   // scheduler thread (starved of CPU) took the restart's Reset: that turn found the watchdog
   // armed, asked for nothing, and a 50 ms cpuMs loop ran on unwatched.
-  test("60 limit hits in a row (50 CPU, 10 memory) each settle with their code, and the next request is served", { timeout: 300_000 }, async () => {
+  test("60 limit hits in a row (50 CPU, 10 memory) each settle with their code, and the next request is served", { timeout: scaled(300_000) }, async () => {
     const plan = Array.from({ length: 60 }, (_, i) => (i % 6 === 5 ? "/mem" : "/cpu"));
     // cpuMs 100: the memory loop reaches 64 MB in about 40 ms of CPU, so most /mem hits are memory stops.
-    const { stops, next } = finished(await runPlan({ cpuMs: 100, memoryMb: 64 }, plan));
+    const { stops, next } = finished(await runPlan({ cpuMs: scaled(100), memoryMb: 64 }, plan));
     assert.equal(stops.length, 60);
     for (const stop of stops) {
       // On a loaded machine the memory loop may still use its 100 ms of CPU first: either stop is right.
@@ -96,20 +97,20 @@ describe("limits with a CPU hog on every core", { concurrency: 1, timeout: 600_0
   // Built-ins that write element after element without checking for termination: they ran on
   // for 5-15 s of CPU after the stop, so under cpuMs the 2 s grace ran out first (ERR_WORKER_FAILED).
   const bombs = [
-    ["new Array(1e9).fill(0)", { cpuMs: 50, memoryMb: 64 }, ["ERR_CPU_LIMIT", "ERR_MEMORY_LIMIT"]],
+    ["new Array(1e9).fill(0)", { cpuMs: scaled(50), memoryMb: 64 }, ["ERR_CPU_LIMIT", "ERR_MEMORY_LIMIT"]],
     ["new Array(1e9).fill(0)", { memoryMb: 64 }, ["ERR_MEMORY_LIMIT"]],
-    ["Array.from({ length: 1e9 })", { cpuMs: 50, memoryMb: 64 }, ["ERR_CPU_LIMIT", "ERR_MEMORY_LIMIT"]],
+    ["Array.from({ length: 1e9 })", { cpuMs: scaled(50), memoryMb: 64 }, ["ERR_CPU_LIMIT", "ERR_MEMORY_LIMIT"]],
     ["Array.from({ length: 1e9 })", { memoryMb: 64 }, ["ERR_MEMORY_LIMIT"]],
   ];
   for (const [bomb, limits, expected] of bombs) {
-    test(`${bomb} under ${JSON.stringify(limits)} ends as ${expected.join(" or ")}, and the worker recovers`, { timeout: 300_000 }, async () => {
+    test(`${bomb} under ${JSON.stringify(limits)} ends as ${expected.join(" or ")}, and the worker recovers`, { timeout: scaled(300_000) }, async () => {
       const { stops, next } = finished(await runPlan(limits, ["/bomb"], bomb));
       assert.ok(expected.includes(stops[0].outcome), JSON.stringify(stops[0]));
       assert.equal(next[0].outcome, "fine");
     });
   }
 
-  test("JSON.parse of a text nested ten million levels deep is a RangeError before V8 parses it", { timeout: 300_000 }, async () => {
+  test("JSON.parse of a text nested ten million levels deep is a RangeError before V8 parses it", { timeout: scaled(300_000) }, async () => {
     const { stops, next } = finished(await runPlan({ memoryMb: 128 }, ["/bomb"], "JSON.parse('['.repeat(1e7))"));
     assert.match(stops[0].outcome, /^RangeError: JSON\.parse\(\): the text nests arrays and objects more than 1048576 levels deep/);
     assert.equal(next[0].outcome, "fine");
