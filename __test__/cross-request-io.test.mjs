@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { dispatch } from "../index.js";
 import { useWorker } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 const OTHER_REQUEST =
   "Error: Cannot perform I/O on behalf of a different request. I/O objects (such as streams, request/response bodies, and others) created in the context of one request handler cannot be accessed from a different request's handler. This is a limitation of Cloudflare Workers which allows us to improve overall performance.";
@@ -115,7 +116,7 @@ async function both(worker, c) {
   return [await (await first).text(), await second.text()];
 }
 
-test("an I/O object used from another request throws workerd's error, with workerd's I/O type", { timeout: 60_000 }, async (t) => {
+test("an I/O object used from another request throws workerd's error, with workerd's I/O type", { timeout: scaled(60_000) }, async (t) => {
   const upstream = await upstreamServer(t);
   const worker = await useWorker(t, { script: SCRIPT(upstream), filename: "cross-request.js", compatibilityDate: "2026-04-01" });
   const got = {};
@@ -127,14 +128,14 @@ test("an I/O object used from another request throws workerd's error, with worke
   assert.deepEqual(got, EXPECTED);
 });
 
-test("the request that made a fetch() response still reads it after another request touched nothing", { timeout: 30_000 }, async (t) => {
+test("the request that made a fetch() response still reads it after another request touched nothing", { timeout: scaled(30_000) }, async (t) => {
   const upstream = await upstreamServer(t);
   const worker = await useWorker(t, { script: SCRIPT(upstream), filename: "cross-request.js", compatibilityDate: "2026-04-01" });
   const [made] = await both(worker, "same");
   assert.equal(made, "hello upstream");
 });
 
-test("the runtime's I/O objects work as before within the request that made them", { timeout: 30_000 }, async (t) => {
+test("the runtime's I/O objects work as before within the request that made them", { timeout: scaled(30_000) }, async (t) => {
   const script = `
 export default {
   async fetch(req) {

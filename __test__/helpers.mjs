@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createWorker, dispatch } from "../index.js";
-import { scaled, spawnNode, timeScale } from "./child-node.mjs";
+import { emulated, scaled, spawnNode, timeScale } from "./child-node.mjs";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures");
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -31,6 +31,9 @@ export function copyFixture(t, ...parts) {
 
 /** Starts a worker for the duration of one test; disposed when the test ends. */
 export async function useWorker(t, options) {
+  // Under an emulator the default 30 s CPU and wall limits are scaled like the tests' own bounds
+  // (limits a test sets are kept); unchanged otherwise.
+  if (emulated()) options = { ...options, limits: { cpuMs: scaled(30_000), wallMs: scaled(30_000), ...options?.limits } };
   const worker = await createWorker({ onLog: () => {}, ...options });
   t.after(() => worker.dispose());
   return worker;
