@@ -29,9 +29,9 @@ const EXAMPLE_DIRS = ["fixtures/vitest-plugin-examples", "fixtures/vitest-pool-w
 const CLOUDFLARE_PACKAGES = ["@cloudflare/vitest-plugin", "@cloudflare/vitest-pool-workers"];
 /** What replaces the examples' workspace and catalog versions. */
 const own = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
-// wrangler: some projects' globalSetup builds an auxiliary worker with `wrangler build`.
+// wrangler: some projects' globalSetup builds an auxiliary worker with `wrangler build`, so it is
+// the newest wrangler 4 whose CLI runs on this Node (wranglerForThisNode()).
 // Other `catalog:` versions (msw, …) are the monorepo's own catalog's (pnpm-workspace.yaml).
-// wrangler: the checkout's own version, when it has one (new-config imports its `wrangler/experimental-config`).
 const PINNED = { vitest: own.devDependencies.vitest, vite: "8.3.8", typescript: "5.9.3", miniflare: own.devDependencies.miniflare, wrangler: "^4" };
 /** Dependencies the registry lacks, built from their source: the mirror to find and how to build. */
 const FROM_SOURCE = { "@msw/cloudflare": { repo: "mswjs/cloudflare", entry: "src/index.ts", outfile: "build/index.mjs" } };
@@ -59,6 +59,53 @@ async function sourceFile(from, file, cwd) {
   if (fs.existsSync(path.join(from, file))) return fs.readFileSync(path.join(from, file), "utf8");
   const shown = await run(["git", "--git-dir", from, "show", `HEAD:${file}`], cwd, { allowFailure: true });
   return shown.code === 0 ? shown.stdout : undefined;
+}
+
+/** The newest wrangler 4 whose `engines.node` (">=x.y.z") this Node meets, or undefined. */
+async function wranglerForThisNode(cwd) {
+  const listed = await run([npm, "view", "wrangler@^4", "version", "engines.node", "--json"], cwd, { allowFailure: true });
+  if (listed.code !== 0) return undefined;
+  const parse = (v) => v.split(/[.-]/).slice(0, 3).map(Number);
+  const atLeast = (a, b) => a[0] !== b[0] ? a[0] > b[0] : a[1] !== b[1] ? a[1] > b[1] : a[2] >= b[2];
+  const node = parse(process.versions.node);
+  const fits = JSON.parse(listed.stdout)
+    .filter((e) => /^\d+\.\d+\.\d+$/.test(e.version) && /^>=\s*\d+(\.\d+){0,2}$/.test(e["engines.node"] ?? ""))
+    .filter((e) => atLeast(node, [...parse(e["engines.node"].replace(/^>=\s*/, "")), 0, 0].slice(0, 3)))
+    .map((e) => e.version)
+    .sort((a, b) => {
+      const [x, y] = [parse(a), parse(b)];
+      return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+    });
+  return fits.at(-1);
+}
+
+/**
+ * A project whose cloudflare.config.ts imports `wrangler/experimental-config` (new-config) while
+ * the wrangler installed for the others (one whose CLI runs on this Node) predates that module:
+ * that project gets the module of the checkout's own wrangler version in its own node_modules —
+ * the registry's files of that version, as a package holding only that subpath (it imports
+ * nothing; its CLI needs a newer Node and is not what the project uses).
+ */
+async function experimentalConfigHelpers(examples, from, work) {
+  const installed = JSON.parse(fs.readFileSync(path.join(examples, "node_modules", "wrangler", "package.json"), "utf8"));
+  if (installed.exports?.["./experimental-config"]) return;
+  const users = fs.readdirSync(examples).filter((dir) => fs.existsSync(path.join(examples, dir, "cloudflare.config.ts")) && fs.readFileSync(path.join(examples, dir, "cloudflare.config.ts"), "utf8").includes("wrangler/experimental-config"));
+  if (users.length === 0) return;
+  const version = JSON.parse((await sourceFile(from, "packages/wrangler/package.json", work)) ?? "{}").version;
+  if (!version) return console.error(`wrangler ${installed.version} has no wrangler/experimental-config, and the checkout names no wrangler version: ${users.join(", ")} cannot load it`);
+  const dir = path.join(work, "wrangler-experimental-config");
+  fs.mkdirSync(dir, { recursive: true });
+  const packed = await run([npm, "pack", "--silent", `wrangler@${version}`, "--pack-destination", dir], dir);
+  const files = ["package/wrangler-dist/experimental-config.mjs", "package/wrangler-dist/experimental-config.d.mts"];
+  await run(["tar", "xzf", path.join(dir, packed.stdout.trim().split("\n").at(-1)), "-C", dir, ...files], dir);
+  for (const user of users) {
+    const target = path.join(examples, user, "node_modules", "wrangler");
+    fs.mkdirSync(path.join(target, "wrangler-dist"), { recursive: true });
+    for (const file of files) fs.copyFileSync(path.join(dir, file), path.join(target, file.replace(/^package\//, "")));
+    const exports = { "./experimental-config": { types: "./wrangler-dist/experimental-config.d.mts", import: "./wrangler-dist/experimental-config.mjs" } };
+    fs.writeFileSync(path.join(target, "package.json"), JSON.stringify({ name: "wrangler", version, type: "commonjs", exports }, null, 2));
+  }
+  console.error(`wrangler ${installed.version} (the newest whose CLI runs on Node ${process.versions.node}) has no wrangler/experimental-config: ${users.join(", ")} get that module of wrangler ${version}`);
 }
 
 /** The mirror of `repo` under `mirrors` (a bare git dir, or a work tree), or undefined. */
@@ -211,7 +258,8 @@ async function runConfig(vitest, { dir, config }, work, index) {
   const report = fs.existsSync(outputFile) ? JSON.parse(fs.readFileSync(outputFile, "utf8")) : null;
   const output = `${result.stdout}\n${result.stderr}`;
   // Vitest's own stop, before any pool starts: the config's include matches no file.
-  const noFiles = /No test files found/.test(output) ? output.replace(/\x1b\[[0-9;]*m/g, "").match(/include: (.*)/)?.[1].trim() ?? "?" : undefined;
+  // (Vitest says so also when a globalSetup failed first: that is an error, not this.)
+  const noFiles = /No test files found/.test(output) && !/Unhandled Error/.test(output) ? output.replace(/\x1b\[[0-9;]*m/g, "").match(/include: (.*)/)?.[1].trim() ?? "?" : undefined;
   return {
     noFiles,
     passed: report?.numPassedTests ?? 0,
@@ -240,10 +288,7 @@ async function main() {
   try {
     const examples = await copyExamples(path.resolve(args.from), work);
     const swapped = swapImports(examples);
-    const wrangler = JSON.parse((await sourceFile(path.resolve(args.from), "packages/wrangler/package.json", work)) ?? "{}").version;
-    // Exactly that version: the registry's later ones moved cloudflare.config.ts's helpers
-    // (4.164's wrangler/experimental-config exports only defineWranglerConfig).
-    if (wrangler) PINNED.wrangler = wrangler;
+    PINNED.wrangler = (await wranglerForThisNode(work)) ?? PINNED.wrangler;
     const tarball = await packWorkerbox(work);
     const pkg = rewriteManifest(examples, tarball);
     // What the registry lacks: built from its source when a mirror of it is at hand.
@@ -279,6 +324,7 @@ async function main() {
     }
     if (missing.length > 0) console.error(`not in the registry, left out: ${missing.join(", ")}`);
     console.error(`installed in ${((performance.now() - installStarted) / 1000).toFixed(0)} s`);
+    await experimentalConfigHelpers(examples, path.resolve(args.from), work);
     const vitest = path.join(examples, "node_modules", "vitest", "vitest.mjs");
     const rows = [];
     const list = configs(examples, args.only);
