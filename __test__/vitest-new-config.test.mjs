@@ -150,6 +150,10 @@ test("loadProject() takes a cloudflare.config.ts: the worker runs with its bindi
   t.after(() => worker.dispose());
   assert.equal(await (await dispatch(worker, "http://w/")).text(), "mode undefined");
   assert.equal(await (await dispatch(worker, "http://w/kv")).text(), "value");
+  // The folder, holding cloudflare.config.ts and no wrangler file, is read the same; `env` is ctx.mode.
+  const byFolder = await loadProject(dir, { persistTo: false, env: "staging" });
+  t.after(() => byFolder.dispose());
+  assert.equal(byFolder.config.bindings.vars.MY_TEXT, "mode staging");
 });
 
 test("cloudflareTest({ experimental: { newConfig: true } }): the tests get the worker of cloudflare.config.ts (bindings, SELF, ctx.mode 'test')", { timeout: 120_000 }, async (t) => {
