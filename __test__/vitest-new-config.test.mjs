@@ -3,7 +3,7 @@
 // entrypoints, definitions as values, promises or functions of { mode }) into the configuration a
 // wrangler file gives, with errors and warnings naming the file and the key as it writes them;
 // workerbox/vitest takes it with `cloudflareTest({ experimental: { newConfig } })`, and
-// loadProject() takes the file as its target.
+// loadProject() and `workerbox dev` take the file, or a folder holding it, as their target.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -154,6 +154,17 @@ test("loadProject() takes a cloudflare.config.ts: the worker runs with its bindi
   const byFolder = await loadProject(dir, { persistTo: false, env: "staging" });
   t.after(() => byFolder.dispose());
   assert.equal(byFolder.config.bindings.vars.MY_TEXT, "mode staging");
+});
+
+test("workerbox dev (startDevServers) serves the worker of a folder's cloudflare.config.ts", { timeout: 60_000 }, async (t) => {
+  const dir = project(t, { "cloudflare.config.ts": CONFIG_LOCAL });
+  const { startDevServers } = require("../lib/project/multi.js");
+  const registryDir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-new-config-registry-"));
+  t.after(() => fs.rmSync(registryDir, { recursive: true, force: true }));
+  const group = await startDevServers([dir], { port: 0, host: "127.0.0.1", watch: false, persistTo: false, log: () => {}, registryDir });
+  t.after(() => group.close());
+  assert.equal(await (await fetch(new URL("/kv", group.url))).text(), "value");
+  assert.equal(await (await fetch(group.url)).text(), "mode undefined");
 });
 
 test("cloudflareTest({ experimental: { newConfig: true } }): the tests get the worker of cloudflare.config.ts (bindings, SELF, ctx.mode 'test')", { timeout: 120_000 }, async (t) => {

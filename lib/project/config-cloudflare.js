@@ -367,4 +367,16 @@ function cloudflareConfigTarget(target, wranglerFiles) {
   return fs.existsSync(file) && !wranglerFiles.some((name) => fs.existsSync(path.join(resolved, name))) ? file : undefined;
 }
 
-module.exports = { readCloudflareConfig, cloudflareConfigPath, cloudflareConfigTarget, NEW_CONFIG_FILE };
+/**
+ * A project's configuration, whichever form it has: the cloudflare.config.ts `target` names
+ * (cloudflareConfigTarget()), with `env` as its functions' ctx.mode (as wrangler passes --env),
+ * else its wrangler file (readConfig(), `env` its `env.<name>` section). loadProject() and
+ * `workerbox dev` read through this.
+ */
+async function readProjectConfig(target, { env, requireMain = true } = {}) {
+  const { readConfig, CONFIG_FILES } = require("./config.js");
+  const newConfig = cloudflareConfigTarget(target, CONFIG_FILES);
+  return newConfig ? readCloudflareConfig(newConfig, { mode: env, requireMain }) : readConfig(target, { env, requireMain });
+}
+
+module.exports = { readCloudflareConfig, readProjectConfig, cloudflareConfigPath, cloudflareConfigTarget, NEW_CONFIG_FILE };

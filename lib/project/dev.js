@@ -13,7 +13,6 @@ const util = require("node:util");
 const { Readable } = require("node:stream");
 const { EventEmitter } = require("node:events");
 const { loadProject, projectFromConfig, startWorker } = require("./load.js");
-const { readConfig } = require("./config.js");
 const { runBuild, watchedByBuild } = require("./build.js");
 const { describeProblem } = require("./report.js");
 const { userCacheDir, pruneCodeCache } = require("./code-cache.js");
@@ -320,7 +319,8 @@ async function startDevServer(dir, options = {}) {
   // The custom build runs first: it may make the files the configuration names (main).
   mark("dev: start");
   // (lib/project/multi.js read it already: options.firstConfig.)
-  const first = options.firstConfig ?? readConfig(dir, { env: options.env, requireMain: false });
+  // Its wrangler file, or its cloudflare.config.ts (lib/project/config-cloudflare.js).
+  const first = options.firstConfig ?? (await require("./config-cloudflare.js").readProjectConfig(dir, { env: options.env, requireMain: false }));
   mark("dev: config read");
   if (first.build) await customBuild(first.build);
 

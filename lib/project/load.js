@@ -10,7 +10,7 @@
 
 const fs = require("node:fs");
 const path = require("node:path");
-const { readConfig, ConfigError } = require("./config.js");
+const { ConfigError } = require("./config.js");
 const { bundle, incrementalBundles, mapError } = require("./bundle.js");
 const { bundleCache } = require("./bundle-cache.js");
 const { createAssetHandler } = require("./assets.js");
@@ -191,12 +191,9 @@ function buildBindings(config, { state, services = {}, peers, api, storeCache })
 async function loadProject(target, options = {}) {
   if (options === null || typeof options !== "object") throw new TypeError("loadProject: options must be an object");
   // Without the first bundle, main need not exist yet (workerbox/vitest resolves it itself).
-  const requireMain = options.build !== false;
-  // A cloudflare.config.ts (wrangler's experimental config; `env` is its functions' ctx.mode, as wrangler passes it).
-  const { cloudflareConfigTarget, readCloudflareConfig } = require("./config-cloudflare.js");
-  const newConfig = cloudflareConfigTarget(target, require("./config.js").CONFIG_FILES);
-  if (newConfig) return projectFromConfig(await readCloudflareConfig(newConfig, { mode: options.env, requireMain }), options);
-  return projectFromConfig(readConfig(target, { env: options.env, requireMain }), options);
+  // A wrangler file, or a cloudflare.config.ts (wrangler's experimental config: config-cloudflare.js).
+  const { readProjectConfig } = require("./config-cloudflare.js");
+  return projectFromConfig(await readProjectConfig(target, { env: options.env, requireMain: options.build !== false }), options);
 }
 
 /** Whether `flags` name one of workerd's experimental compatibility flags. */

@@ -325,13 +325,14 @@ async function answerForwarded(req, res, server, name) {
  */
 async function startDevServers(targets, options = {}) {
   const { startDevServer } = require("./dev.js");
-  const { readConfig } = require("./config.js");
   if (!Array.isArray(targets) || targets.length === 0) throw new TypeError("startDevServers: pass one or more project folders or config files");
   const registryDir = options.registryDir ?? registry.registryDir();
   const entries = new Map(); // worker name -> { server }
   const peers = makePeers((name) => entries.get(name), registryDir);
   // Names first: a binding may name a worker whose config comes later in the list.
-  const configs = targets.map((target) => readConfig(target, { env: options.env, requireMain: false }));
+  // (A wrangler file, or a cloudflare.config.ts: lib/project/config-cloudflare.js.)
+  const { readProjectConfig } = require("./config-cloudflare.js");
+  const configs = await Promise.all(targets.map((target) => readProjectConfig(target, { env: options.env, requireMain: false })));
   const names = configs.map((config, i) => config.name ?? (targets.length === 1 ? undefined : `worker-${i + 1}`));
   for (let i = 0; i < names.length; i++) {
     if (names[i] !== undefined && names.indexOf(names[i]) !== i) throw new Error(`startDevServers: two configs name their worker ${JSON.stringify(names[i])} (${configs[names.indexOf(names[i])].file}, ${configs[i].file})`);
