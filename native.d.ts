@@ -63,6 +63,14 @@ export declare class NativeStore {
    */
   checkpoint(action: string): void
   /**
+   * Releases the store now instead of when this object is garbage-collected: an in-memory
+   * store's database is closed and its memory given back, and every later call to it (from
+   * Node, or from a worker still bound to it) fails saying it was closed; a store on a file is
+   * only let go by this handle (its file stays open for the other stores on it). Returns
+   * whether an in-memory database was closed; closing twice does nothing.
+   */
+  close(): boolean
+  /**
    * Answers one call from Node, as a worker's binding call to this store is answered, on
    * libuv's thread pool (SQLite blocks). Resolves to `{ json, bytes }` or
    * `{ errorName, errorMessage }`; `now` is the host's `Date.now()`.

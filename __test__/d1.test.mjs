@@ -358,6 +358,31 @@ test("database() in Node is the full D1 API on the binding's own in-memory datab
   assert.equal(out, 2);
 });
 
+test("the embedded store's close() frees an in-memory database at once: later calls from a worker, from Node and a new createWorker fail saying it was closed", async (t) => {
+  const binding = d1();
+  const db = binding.database();
+  await db.exec("CREATE TABLE k (v)");
+  const script = `export default { async fetch(request, env) {
+    try { return Response.json(await env.DB.prepare("SELECT count(*) AS n FROM k").first("n")); }
+    catch (e) { return Response.json({ error: e.message }); }
+  } }`;
+  const worker = await useWorker(t, { script, bindings: { DB: binding } });
+  assert.equal(await (await dispatch(worker, "http://localhost/")).json(), 0);
+  // workerbox/vitest closes the stores a test file made when its runner ends (lib/vitest/runners.js).
+  assert.equal(binding.store.close(), true);
+  assert.equal(binding.store.close(), false, "closing twice does nothing");
+  assert.match((await (await dispatch(worker, "http://localhost/")).json()).error, /the store was closed/);
+  await assert.rejects(db.prepare("SELECT 1").all(), /store was closed \(close\(\) was called on it\)/);
+  await assert.rejects(useWorker(t, { script, bindings: { DB: binding } }), /createWorker: this d1\(\) store was closed/);
+  // A store on a file is only let go by that handle: another binding on the folder keeps it open.
+  const dir = tempDir(t, "d1-close");
+  const onFile = d1({ dir });
+  const other = d1({ dir });
+  await onFile.database().exec("CREATE TABLE f (v); INSERT INTO f VALUES (1)");
+  assert.equal(onFile.store.close(), false);
+  assert.equal(await other.database().prepare("SELECT count(*) AS n FROM f").first("n"), 1);
+});
+
 test("readD1Migrations reads .sql files in name order and splits them; applyD1Migrations applies the pending ones once, recorded in d1_migrations", async (t) => {
   const dir = tempDir(t, "d1-migrations");
   const migrations = path.join(dir, "migrations");

@@ -467,7 +467,7 @@ pub fn create_worker<'env>(
     limits: options.limits.map(NativeLimits::into_limits).unwrap_or_default(),
     log: sink,
     host: Some(Arc::new(NodeHost { dispatcher })),
-    stores: Stores::new(stores.into_iter().map(|(name, handle)| (name, handle.store.clone())).chain(private_cache)),
+    stores: Stores::new(stores.into_iter().map(|(name, handle)| Ok((name, handle.open_store("createWorker")?.clone()))).collect::<Result<Vec<_>>>()?.into_iter().chain(private_cache)),
     public_network_only: options.public_network_only,
     code_cache: options.code_cache.unwrap_or(true),
     code_cache_dir: options.cache_dir.map(std::path::PathBuf::from),

@@ -13,6 +13,18 @@ use napi_derive::napi;
 #[napi]
 pub struct NativeStore {
   pub(super) store: Store,
+  /// Set by `close()`: Node's calls and new workers are refused.
+  closed: std::sync::atomic::AtomicBool,
+}
+
+impl NativeStore {
+  /// The store, unless `close()` was called (then an error naming `what` was refused).
+  pub(super) fn open_store(&self, what: &str) -> Result<&Store> {
+    if self.closed.load(std::sync::atomic::Ordering::Acquire) {
+      return Err(napi::Error::new(napi::Status::InvalidArg, format!("{what}: this {} store was closed (close() was called on it)", self.store.kind().api())));
+    }
+    Ok(&self.store)
+  }
 }
 
 #[napi]
@@ -28,7 +40,7 @@ impl NativeStore {
       (StoreKind::D1, Some(ms)) if ms.is_finite() && ms > 0.0 => Store::d1(dir, std::time::Duration::from_secs_f64(ms / 1000.0)),
       _ => Store::open(kind, dir),
     };
-    Ok(Self { store: store.map_err(napi::Error::from_reason)? })
+    Ok(Self { store: store.map_err(napi::Error::from_reason)?, closed: Default::default() })
   }
 
   /// A test checkpoint of an in-memory KV, R2-style or D1 store (workerbox/vitest's
@@ -40,16 +52,30 @@ impl NativeStore {
     let Some(action) = crate::runtime::store::Checkpoint::parse(&action) else {
       return Err(napi::Error::new(napi::Status::InvalidArg, format!("checkpoint: unknown action {action:?} (\"open\", \"rollback\" or \"release\")")));
     };
-    self.store.checkpoint(action).map_err(napi::Error::from_reason)
+    self.open_store("checkpoint")?.checkpoint(action).map_err(napi::Error::from_reason)
+  }
+
+  /// Releases the store now instead of when this object is garbage-collected: an in-memory
+  /// store's database is closed and its memory given back, and every later call to it (from
+  /// Node, or from a worker still bound to it) fails saying it was closed; a store on a file is
+  /// only let go by this handle (its file stays open for the other stores on it). Returns
+  /// whether an in-memory database was closed; closing twice does nothing.
+  #[napi]
+  pub fn close(&self) -> bool {
+    if self.closed.swap(true, std::sync::atomic::Ordering::AcqRel) {
+      return false;
+    }
+    self.store.close()
   }
 
   /// Answers one call from Node, as a worker's binding call to this store is answered, on
   /// libuv's thread pool (SQLite blocks). Resolves to `{ json, bytes }` or
   /// `{ errorName, errorMessage }`; `now` is the host's `Date.now()`.
   #[napi(ts_return_type = "Promise<NativeHostAnswer>")]
-  pub fn call(&self, method: String, args: String, bytes: Option<Buffer>, now: f64) -> AsyncTask<StoreCallTask> {
+  pub fn call(&self, method: String, args: String, bytes: Option<Buffer>, now: f64) -> Result<AsyncTask<StoreCallTask>> {
+    let store = self.open_store(&method)?.clone();
     let call = HostCall { binding: String::new(), method, args, bytes: bytes.map(|b| bytes::Bytes::from(Vec::from(b))) };
-    AsyncTask::new(StoreCallTask { store: self.store.clone(), call: Some(call), now_ms: now })
+    Ok(AsyncTask::new(StoreCallTask { store, call: Some(call), now_ms: now }))
   }
 }
 

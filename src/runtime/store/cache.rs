@@ -30,6 +30,11 @@ pub struct CacheStore {
 }
 
 impl CacheStore {
+  /// Its database (to close it, [`super::Database::close`]).
+  pub(crate) fn database(&self) -> &super::Database {
+    &self.db
+  }
+
   /// Where the store's database is (in memory, or its file).
   pub(crate) fn location(&self) -> &super::Location {
     self.db.location()

@@ -57,7 +57,7 @@ impl StoreKind {
   }
 
   /// How errors name the store, as the JS API that made it.
-  fn api(self) -> &'static str {
+  pub fn api(self) -> &'static str {
     match self {
       StoreKind::Kv => "kv()",
       StoreKind::Objects => "storage()",
@@ -127,6 +127,18 @@ impl Store {
       Store::Cache(_) => return Err("the Cache API's store takes no checkpoints".into()),
     };
     done.map_err(|e| format!("{}: {e}", self.kind().api()))
+  }
+
+  /// Closes the store's database if it is in memory (see [`super::Database::close`]): its
+  /// memory is given back now and every later call fails saying the store was closed. A store
+  /// on a file stays open for the other stores on that file (false).
+  pub fn close(&self) -> bool {
+    match self {
+      Store::Kv(store) => store.database().close(),
+      Store::Objects(store) => store.database().close(),
+      Store::Cache(store) => store.database().close(),
+      Store::D1(store) => store.database().close(),
+    }
   }
 
   /// Answers one binding call, blocking until the store has done it. `now_ms` is the time the

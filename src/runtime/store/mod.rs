@@ -39,6 +39,7 @@ use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -90,6 +91,8 @@ pub struct Database {
   schema: &'static str,
   setup: Option<Setup>,
   connection: Mutex<Option<Connection>>,
+  /// Set by [`Database::close`]: every later use fails instead of opening a new database.
+  closed: AtomicBool,
 }
 
 /// Settings a store family gives each of its connections once, when it is opened (limits,
@@ -105,12 +108,12 @@ fn open_files() -> MutexGuard<'static, HashMap<PathBuf, Weak<Database>>> {
 impl Database {
   /// A new private in-memory database whose tables `schema` makes (on first use).
   pub fn memory(schema: &'static str) -> Arc<Database> {
-    Arc::new(Database { location: Location::Memory, schema, setup: None, connection: Mutex::new(None) })
+    Arc::new(Database { location: Location::Memory, schema, setup: None, connection: Mutex::new(None), closed: AtomicBool::new(false) })
   }
 
   /// As [`Database::memory`], with `setup` run on the connection when it is made.
   pub fn memory_with(schema: &'static str, setup: Setup) -> Arc<Database> {
-    Arc::new(Database { location: Location::Memory, schema, setup: Some(setup), connection: Mutex::new(None) })
+    Arc::new(Database { location: Location::Memory, schema, setup: Some(setup), connection: Mutex::new(None), closed: AtomicBool::new(false) })
   }
 
   /// A store family's database: in memory without `dir`, else its file (`kind`'s name) there.
@@ -123,7 +126,7 @@ impl Database {
   /// has its family's settings.
   pub fn open_with(dir: Option<&Path>, kind: StoreKind, schema: &'static str, setup: Option<Setup>) -> Result<Arc<Database>, StoreError> {
     match dir {
-      None => Ok(Arc::new(Database { location: Location::Memory, schema, setup, connection: Mutex::new(None) })),
+      None => Ok(Arc::new(Database { location: Location::Memory, schema, setup, connection: Mutex::new(None), closed: AtomicBool::new(false) })),
       Some(dir) => Database::file(dir, kind.file_name(), schema, setup),
     }
   }
@@ -173,7 +176,7 @@ impl Database {
     if let Some(setup) = setup {
       setup(&connection).map_err(fail("configured"))?;
     }
-    let database = Database { location, schema, setup, connection: Mutex::new(Some(connection)) };
+    let database = Database { location, schema, setup, connection: Mutex::new(Some(connection)), closed: AtomicBool::new(false) };
     database.transaction(TransactionBehavior::Immediate, "given its tables", |c| c.execute_batch(schema))?;
     Ok(database)
   }
@@ -212,6 +215,9 @@ impl Database {
   /// The connection, made first if this is an in-memory database's first use.
   fn connection(&self) -> Result<MutexGuard<'_, Option<Connection>>, StoreError> {
     let mut slot = self.connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if self.closed.load(Ordering::Acquire) {
+      return Err(StoreError { location: self.location.clone(), failed: "used", cause: "the store was closed (its binding's close() was called, or the test file that made it ended)".into() });
+    }
     if slot.is_none() {
       let connection = Connection::open_in_memory().map_err(|e| self.error("opened", e))?;
       if let Some(setup) = self.setup {
@@ -252,6 +258,21 @@ impl Database {
     };
     let slot = self.connection()?;
     slot.as_ref().expect("made by connection()").execute_batch(sql).map_err(|e| self.error("checkpointed", e))
+  }
+
+  /// Closes an in-memory database now, giving its memory back, rather than when the last store
+  /// holding it is dropped (a JS handle waits for Node's garbage collector, which does not know
+  /// its size). Every later use fails with an error that says so. A database on a file is shared
+  /// by every store on that file in this process, so it is left open (false).
+  pub fn close(&self) -> bool {
+    if self.location != Location::Memory {
+      return false;
+    }
+    let mut slot = self.connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    self.closed.store(true, Ordering::Release);
+    // Dropping the connection closes it (a transaction left open is rolled back).
+    drop(slot.take());
+    true
   }
 
   /// The database's location.
