@@ -6,7 +6,10 @@ const { Buffer } = vendored;
 require("node:internal/buffer_checks").install(Buffer);
 
 exports.Buffer = Buffer;
-exports.SlowBuffer = vendored.SlowBuffer;
+// Node's SlowBuffer(size): allocUnsafeSlow's checks (NaN and negative sizes are RangeErrors).
+exports.SlowBuffer = function SlowBuffer(size) {
+  return Buffer.allocUnsafeSlow(size);
+};
 exports.INSPECT_MAX_BYTES = vendored.INSPECT_MAX_BYTES;
 exports.kMaxLength = vendored.kMaxLength;
 exports.kStringMaxLength = 2 ** 29 - 24;
@@ -42,20 +45,49 @@ exports.isAscii = function isAscii(input) {
   return true;
 };
 
-const TRANSCODE = new Set(["ascii", "latin1", "binary", "ucs2", "ucs-2", "utf16le", "utf-16le", "utf8", "utf-8"]);
+const TRANSCODE = { ascii: "ascii", latin1: "latin1", binary: "latin1", ucs2: "utf16le", "ucs-2": "utf16le", utf16le: "utf16le", "utf-16le": "utf16le", utf8: "utf8", "utf-8": "utf8" };
+const transcodeError = (message) => new Error(message);
 
-/** Re-encodes `source` from one encoding to another, as Node's transcode does for its encodings. */
+/**
+ * Re-encodes `source` from one encoding to another as workerd's (ICU's) transcode does: ascii and
+ * latin1 input read as windows-1252, characters an ascii or latin1 output cannot hold become "?",
+ * malformed UTF-8 becomes U+FFFD (an error when the output is UTF-16), and odd-length UTF-16 input
+ * or a lone surrogate in it going to UTF-8 is an error.
+ */
 exports.transcode = function transcode(source, fromEncoding, toEncoding) {
-  const from = String(fromEncoding).toLowerCase();
-  const to = String(toEncoding).toLowerCase();
-  if (!TRANSCODE.has(from) || !TRANSCODE.has(to)) {
-    const error = new Error(`Unable to transcode Buffer [U_ILLEGAL_ARGUMENT_ERROR]`);
-    error.code = "U_ILLEGAL_ARGUMENT_ERROR";
-    throw error;
+  if (!(source instanceof Uint8Array)) {
+    const { describeReceived } = require("node:internal/errors");
+    throw Object.assign(new TypeError(`The "source" argument must be an instance of ArrayBufferView. Received ${describeReceived(source)}`), { code: "ERR_INVALID_ARG_TYPE" });
   }
-  const bytes = toBytes(source, "source");
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(from);
-  return Buffer.from(text, to);
+  const from = TRANSCODE[String(fromEncoding).toLowerCase()];
+  const to = TRANSCODE[String(toEncoding).toLowerCase()];
+  for (const [name, known] of [[fromEncoding, from], [toEncoding, to]]) {
+    if (known === undefined) throw Object.assign(new TypeError(`Unknown encoding: ${name}`), { code: "ERR_UNKNOWN_ENCODING" });
+  }
+  if (source.length === 0) return Buffer.alloc(0);
+  let text;
+  if (from === "utf8") {
+    try {
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(source);
+    } catch {
+      if (to === "utf16le") throw transcodeError("Unable to transcode buffer");
+      text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(source);
+    }
+  } else if (from === "utf16le") {
+    if (source.length % 2 !== 0) throw transcodeError("UTF-16le input size should be multiple of 2");
+    text = Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString("utf16le");
+    if (to === "utf8" && !text.isWellFormed()) throw transcodeError("Expected UTF8 length mismatch");
+  } else {
+    text = new TextDecoder("windows-1252").decode(source);
+  }
+  if (to === "utf8" || to === "utf16le") return Buffer.from(text, to);
+  const limit = to === "ascii" ? 0x7f : 0xff;
+  const bytes = [];
+  for (const char of text) {
+    const code = char.codePointAt(0);
+    bytes.push(code <= limit && code !== 0xfffd ? code : 0x3f);
+  }
+  return Buffer.from(bytes);
 };
 
 exports.resolveObjectURL = function resolveObjectURL() {
@@ -132,3 +164,30 @@ function withEncodingCode(method) {
 }
 for (const name of ["toString", "write", "fill"]) Buffer.prototype[name] = withEncodingCode(Buffer.prototype[name]);
 for (const name of ["from", "byteLength", "alloc"]) Buffer[name] = withEncodingCode(Buffer[name]);
+
+// Node's argument handling over all of the above (node/internal/buffer_node.js).
+require("node:internal/buffer_node").install(Buffer, exports);
+
+// The module's Buffer is a function of its own with the package's prototype and statics, so that
+// its call form is Node's (Buffer(size) is Buffer.alloc(size), anything else Buffer.from(...));
+// the package's buffers, made on the same prototype, are its instances.
+const PackageBuffer = Buffer;
+function NodeBuffer(arg, encodingOrOffset, length) {
+  if (typeof arg === "number") {
+    if (typeof encodingOrOffset === "string") {
+      const { invalidArgType } = require("node:internal/errors");
+      throw invalidArgType("string", "string", arg);
+    }
+    return PackageBuffer.alloc(arg);
+  }
+  return PackageBuffer.from(arg, encodingOrOffset, length);
+}
+for (const key of Reflect.ownKeys(PackageBuffer)) {
+  if (key === "length" || key === "name" || key === "prototype") continue;
+  Object.defineProperty(NodeBuffer, key, Object.getOwnPropertyDescriptor(PackageBuffer, key));
+}
+Object.setPrototypeOf(NodeBuffer, Object.getPrototypeOf(PackageBuffer));
+NodeBuffer.prototype = PackageBuffer.prototype;
+Object.defineProperty(NodeBuffer, "name", { value: "Buffer" });
+Object.defineProperty(PackageBuffer.prototype, "constructor", { value: NodeBuffer, writable: true, configurable: true, enumerable: false });
+exports.Buffer = NodeBuffer;
