@@ -191,13 +191,16 @@ const CASES = [
     };`],
   ["assert", `
     const caught = (fn) => { try { fn(); return "no throw"; } catch (error) { return [error.name, error.code, error.message, error.operator, error.generatedMessage]; } };
+    // node:assert follows workerd where workerd differs from Node (always strict, its own
+    // messages; __test__/node-misc-workerd.test.mjs): only the error's kind is compared for those.
+    const failed = (fn) => { try { fn(); return "no throw"; } catch (error) { return [error.name, error.code]; } };
     return [
-      caught(() => assert.strictEqual(1, 2)), caught(() => assert.strictEqual("a", "a")), caught(() => assert.equal(1, "1")), caught(() => assert.notEqual(1, 2)),
-      caught(() => assert.deepStrictEqual({ a: [1] }, { a: [1] })), caught(() => assert.deepStrictEqual({ a: 1 }, { a: "1" })[0]), caught(() => assert.deepEqual({ a: 1 }, { a: "1" })),
+      failed(() => assert.strictEqual(1, 2)), caught(() => assert.strictEqual("a", "a")), caught(() => assert.notEqual(1, 2)),
+      caught(() => assert.deepStrictEqual({ a: [1] }, { a: [1] })), failed(() => assert.deepStrictEqual({ a: 1 }, { a: "1" })[0]),
       caught(() => assert.ok(0, "custom message")), caught(() => assert(true)), caught(() => assert.throws(() => { throw new TypeError("bad"); }, TypeError)),
       caught(() => assert.throws(() => { throw new TypeError("bad"); }, /bad/)), caught(() => assert.throws(() => { throw new TypeError("bad"); }, { name: "TypeError", message: "bad" })),
-      caught(() => assert.throws(() => {})), caught(() => assert.doesNotThrow(() => {})), caught(() => assert.match("abc", /b/)), caught(() => assert.notStrictEqual(1, 1)[0]),
-      caught(() => strictAssert.equal(1, "1")[0]), caught(() => assert.fail("boom")), caught(() => assert.ifError(null)), await assert.rejects(Promise.reject(new Error("r")), /r/).then(() => "rejected as expected"),
+      caught(() => assert.throws(() => {})), caught(() => assert.doesNotThrow(() => {})), caught(() => assert.match("abc", /b/)), failed(() => assert.notStrictEqual(1, 1)[0]),
+      failed(() => strictAssert.equal(1, "1")[0]), caught(() => assert.fail("boom")), caught(() => assert.ifError(null)), await assert.rejects(Promise.reject(new Error("r")), /r/).then(() => "rejected as expected"),
       await assert.doesNotReject(Promise.resolve(1)).then(() => "resolved as expected"), typeof assert.AssertionError, strictAssert === assert.strict,
     ];`],
   ["url", `

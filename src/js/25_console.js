@@ -11,6 +11,8 @@ let quoteTopLevel = false;
 let circular = new Map();
 // Whether every entry goes on its own line (util.inspect's compact: false, for assert's diffs).
 let expanded = false;
+// Whether any object that fits goes on one line, however deep (compact: true, assert's messages).
+let oneLine = false;
 // Whether non-enumerable own properties are shown too, as `[key]` (Node's showHidden): workerd
 // inspects the values of its API objects' attributes that way (`usages: [ 'sign', [length]: 1 ]`).
 let showHidden = false;
@@ -124,8 +126,9 @@ function wrap(prefix, items, open, close, depth = 0, arrayValues, extra = 0) {
   if (items.length === 0) return `${prefix}${open}${close}`;
   if (expanded) return `${prefix}${open}\n  ${items.map((i) => i.replace(/\n/g, "\n  ")).join(",\n  ")}\n${close}`;
   let output = items;
-  if (arrayValues !== undefined && items.length > 6) output = groupInColumns(items, depth, arrayValues, extra);
-  if (currentDepth - depth < 3 && output.length === items.length) {
+  if (arrayValues !== undefined && items.length > 6 && !oneLine) output = groupInColumns(items, depth, arrayValues, extra);
+  // compact: true (assert's messages) puts any object that fits on one line, however deep.
+  if ((oneLine || currentDepth - depth < 3) && output.length === items.length) {
     const start = output.length + 2 * depth + prefix.length + open.length + 10;
     if (fitsOneLine(output, start)) {
       const joined = output.join(", ");
@@ -321,11 +324,12 @@ function inspect(value, options) {
   const previous = maxDepth;
   const depth = options?.depth;
   maxDepth = depth === null || depth === Infinity ? Infinity : typeof depth === "number" ? depth : MAX_DEPTH;
-  const outer = [currentDepth, quoteTopLevel, circular, expanded, showHidden];
+  const outer = [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine];
   currentDepth = 0;
   showHidden = options?.showHidden === true;
   quoteTopLevel = options?.quoteStrings === true;
   expanded = options?.compact === false;
+  oneLine = options?.compact === true;
   circular = new Map();
   try {
     return inspectValue(value, [], 0);
@@ -333,7 +337,7 @@ function inspect(value, options) {
     return `<uninspectable: ${error && error.message}>`;
   } finally {
     maxDepth = previous;
-    [currentDepth, quoteTopLevel, circular, expanded, showHidden] = outer;
+    [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine] = outer;
   }
 }
 

@@ -1,16 +1,20 @@
 // node:assert: Node's assertion functions and AssertionError (code ERR_ASSERTION, with actual,
-// expected, operator and generatedMessage). Messages follow current Node's (22+) wording; the multi-line
-// diffs Node prints for deep comparisons are shortened to both values inspected.
+// expected, operator and generatedMessage), as workerd has them: always strict (equal is
+// strictEqual, deepEqual deepStrictEqual, as in Node's strict mode), with workerd's messages
+// (its "[Diff] Actual / Expected" for strictEqual, Node's older "+ actual - expected" for deep
+// comparisons; multi-line values are diffed line by line).
 
-const { isDeepStrictEqual, isDeepEqual } = require("internal/comparisons");
+const { isDeepStrictEqual } = require("internal/comparisons");
 
 const show = (value) => internals.inspect(value, { depth: 1000, quoteStrings: true });
+// Deep comparisons inspect as workerd's AssertionError does: one line up to the break length.
+const showCompact = (value) => internals.inspect(value, { depth: 1000, quoteStrings: true, compact: true });
 const showExpanded = (value) => internals.inspect(value, { depth: 1000, quoteStrings: true, compact: false });
 
-/** A line diff of two texts: "  " both, "+ " actual only, "- " expected only (LCS-based). */
-function lineDiff(actual, expected) {
-  const a = actual.split("\n");
-  const b = expected.split("\n");
+/** A line diff of two texts: "  " both, "+ " actual only, "- " expected only (LCS-based), or other marks. */
+function lineDiff(actual, expected, [same, added, removed] = ["  ", "+ ", "- "]) {
+  const a = Array.isArray(actual) ? actual : actual.split("\n");
+  const b = Array.isArray(expected) ? expected : expected.split("\n");
   const lcs = Array.from({ length: a.length + 1 }, () => new Array(b.length + 1).fill(0));
   for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
   const out = [];
@@ -18,12 +22,12 @@ function lineDiff(actual, expected) {
   let j = 0;
   while (i < a.length || j < b.length) {
     if (i < a.length && j < b.length && a[i] === b[j]) {
-      out.push(`  ${a[i++]}`);
+      out.push(`${same}${a[i++]}`);
       j++;
     } else if (i < a.length && (j >= b.length || lcs[i + 1][j] >= lcs[i][j + 1])) {
-      out.push(`+ ${a[i++]}`);
+      out.push(`${added}${a[i++]}`);
     } else {
-      out.push(`- ${b[j++]}`);
+      out.push(`${removed}${b[j++]}`);
     }
   }
   return out.join("\n");
@@ -61,14 +65,37 @@ const HEADERS = {
   notDeepEqual: 'Expected "actual" not to be loosely deep-equal to:',
 };
 
+/** workerd's strictEqual message: the values' inspections diffed ("-" actual, "+" expected). */
+function strictEqualMessage(actual, expected) {
+  const a = show(actual);
+  const e = show(expected);
+  if (a === e) return `Values have the same structure but are not reference-equal:\n\n${a.split("\n").map((line) => `    ${line}`).join("\n")}\n`;
+  const strings = typeof actual === "string" && typeof expected === "string";
+  // Strings are diffed by their lines, each but the last shown ending in an escaped newline.
+  const lines = (text) => text.split("\n").map((line, i, all) => (i < all.length - 1 ? `${line}\\n` : line));
+  const body = strings ? lineDiff(lines(actual), lines(expected), ["    ", "-   ", "+   "]) : lineDiff(a, e, ["    ", "-   ", "+   "]);
+  return `Values are not strictly equal:\n\n\n[Diff] Actual / Expected\n\n\n${body}\n${strings ? "\n" : ""}`;
+}
+
 function generated(actual, expected, operator) {
   switch (operator) {
     case "strictEqual":
     case "deepStrictEqual": {
-      const a = show(actual);
-      const e = show(expected);
-      if (!a.includes("\n") && !e.includes("\n") && (typeof actual !== "object" || actual === null) && (typeof expected !== "object" || expected === null)) {
-        return `${HEADERS[operator]}\n\n${a} !== ${e}\n`;
+      const a = showCompact(actual);
+      const e = showCompact(expected);
+      if (!a.includes("\n") && !e.includes("\n") && a !== e) {
+        // Node's older single-line form: short primitives side by side, else both lines, with
+        // a caret under the first difference when they fit in 80 columns.
+        const length = a.length + e.length;
+        const primitive = (v) => typeof v !== "object" || v === null;
+        if (length <= 12 && primitive(actual) && primitive(expected) && (actual !== 0 || expected !== 0)) return `${HEADERS[operator]}\n\n${a} !== ${e}\n`;
+        let indicator = "";
+        if (length > 12 && length < 80) {
+          let i = 0;
+          while (a[i] === e[i]) i++;
+          if (i > 2) indicator = `\n  ${" ".repeat(i)}^`;
+        }
+        return `${HEADERS[operator]}\n+ actual - expected\n\n+ ${a}\n- ${e}${indicator}`;
       }
       return `${HEADERS[operator]}\n+ actual - expected\n\n${lineDiff(showExpanded(actual), showExpanded(expected))}\n`;
     }
@@ -121,29 +148,31 @@ assert.fail = function (actual, expected, message, operator) {
   }
   fail(actual, expected, message, operator ?? "fail");
 };
-assert.equal = (actual, expected, message) => {
-  if (!(actual == expected || (actual !== actual && expected !== expected))) fail(actual, expected, message, "=="); // eslint-disable-line eqeqeq
+// workerd's messages for these are given, not generated (generatedMessage false).
+assert.strictEqual = function strictEqual(actual, expected, message) {
+  if (!Object.is(actual, expected)) fail(actual, expected, message ?? strictEqualMessage(actual, expected), "strictEqual");
 };
-assert.notEqual = (actual, expected, message) => {
-  if (actual == expected || (actual !== actual && expected !== expected)) fail(actual, expected, message, "!="); // eslint-disable-line eqeqeq
+assert.notStrictEqual = function notStrictEqual(actual, expected, message) {
+  if (Object.is(actual, expected)) fail(actual, expected, message ?? "Expected actual to be strictly unequal to expected", "notStrictEqual");
 };
-assert.strictEqual = (actual, expected, message) => {
-  if (!Object.is(actual, expected)) fail(actual, expected, message, "strictEqual");
-};
-assert.notStrictEqual = (actual, expected, message) => {
-  if (Object.is(actual, expected)) fail(actual, expected, message, "notStrictEqual");
-};
-assert.deepEqual = (actual, expected, message) => {
-  if (!isDeepEqual(actual, expected)) fail(actual, expected, message, "deepEqual");
-};
-assert.notDeepEqual = (actual, expected, message) => {
-  if (isDeepEqual(actual, expected)) fail(actual, expected, message, "notDeepEqual");
-};
-assert.deepStrictEqual = (actual, expected, message) => {
+assert.deepStrictEqual = function deepStrictEqual(actual, expected, message) {
   if (!isDeepStrictEqual(actual, expected)) fail(actual, expected, message, "deepStrictEqual");
 };
-assert.notDeepStrictEqual = (actual, expected, message) => {
-  if (isDeepStrictEqual(actual, expected)) fail(actual, expected, message, "notDeepStrictEqual");
+assert.notDeepStrictEqual = function notDeepStrictEqual(actual, expected, message) {
+  if (isDeepStrictEqual(actual, expected)) fail(actual, expected, message ?? "Expected actual to not be deeply strictly equal to expected", "notDeepStrictEqual");
+};
+// As in workerd, the loose comparisons are the strict ones (Node's strict mode).
+assert.equal = function equal(actual, expected, message) {
+  assert.strictEqual(actual, expected, message);
+};
+assert.notEqual = function notEqual(actual, expected, message) {
+  assert.notStrictEqual(actual, expected, message);
+};
+assert.deepEqual = function deepEqual(actual, expected, message) {
+  assert.deepStrictEqual(actual, expected, message);
+};
+assert.notDeepEqual = function notDeepEqual(actual, expected, message) {
+  assert.notDeepStrictEqual(actual, expected, message);
 };
 /**
  * workerd's partial comparison: `expected`'s own enumerable keys (and symbols) must be in `actual`

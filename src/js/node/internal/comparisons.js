@@ -11,6 +11,14 @@ const enumerableKeys = (value, strict) => {
   return keys;
 };
 
+const BOXED = [
+  ["NumberObject", Number.prototype.valueOf],
+  ["StringObject", String.prototype.valueOf],
+  ["BooleanObject", Boolean.prototype.valueOf],
+  ["BigIntObject", BigInt.prototype.valueOf],
+  ["SymbolObject", Symbol.prototype.valueOf],
+];
+
 function isDeepEqual(a, b, strict, memo) {
   if (strict ? Object.is(a, b) : a == b || (a !== a && b !== b)) return true; // eslint-disable-line eqeqeq
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) {
@@ -41,8 +49,10 @@ function isDeepEqual(a, b, strict, memo) {
     const x = new Uint8Array(a);
     const y = new Uint8Array(b);
     for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  } else if (valueIs("NumberObject", a) || valueIs("StringObject", a) || valueIs("BooleanObject", a) || valueIs("BigIntObject", a) || valueIs("SymbolObject", a)) {
-    if (!Object.is(a.valueOf(), b.valueOf())) return false;
+  } else if (BOXED.some(([kind]) => valueIs(kind, a))) {
+    // Each side unboxed by its own type's valueOf (a boxed value's prototype may be another's).
+    const [kind, unbox] = BOXED.find(([name]) => valueIs(name, a));
+    if (!valueIs(kind, b) || !Object.is(unbox.call(a), unbox.call(b))) return false;
   } else if (valueIs("WeakMap", a) || valueIs("WeakSet", a) || valueIs("Promise", a)) {
     return false;
   }
