@@ -149,6 +149,23 @@ internals.installPerformanceClasses = function installPerformanceClasses() {
   for (const name of ["PerformanceEntry", "PerformanceMark", "PerformanceMeasure", "PerformanceResourceTiming", "PerformanceObserver", "PerformanceObserverEntryList"]) {
     lazy(name, () => impl().classes[name]);
   }
+  // enable_nodejs_perf_hooks_module adds Node's members (stubs, as workerd's).
+  const node = internals.features.has("enable_nodejs_perf_hooks_module");
+  for (const name of node ? ["timerify", "eventLoopUtilization", "markResourceTiming"] : []) {
+    const method = { [name](...args) { return impl().nodeMethods[name](...args); } }[name];
+    Object.defineProperty(proto, name, { value: method, writable: true, configurable: true, enumerable: true });
+  }
+  for (const name of node ? ["eventCounts", "nodeTiming"] : ["eventCounts"]) {
+    const get = { [name]() { return impl().accessors[name](); } }[name];
+    Object.defineProperty(proto, name, { get: Object.defineProperty(get, "name", { value: `get ${name}` }), configurable: true, enumerable: true });
+  }
+  // As in workerd with these flags, performance is an EventTarget (its listeners on a target of its own).
+  let target;
+  Object.setPrototypeOf(proto, EventTarget.prototype);
+  for (const name of ["addEventListener", "removeEventListener", "dispatchEvent"]) {
+    const method = { [name](...args) { return Reflect.apply(EventTarget.prototype[name], (target ??= new EventTarget()), args); } }[name];
+    Object.defineProperty(proto, name, { value: method, writable: true, configurable: true, enumerable: true });
+  }
 };
 
 /**

@@ -1,5 +1,6 @@
 // node:events: the `events` npm package's EventEmitter, with the newer statics Node added since
-// (`on`, `getEventListeners`, `setMaxListeners`, `addAbortListener`, `errorMonitor`).
+// (`on`, `getEventListeners`, `getMaxListeners`, `setMaxListeners`, `addAbortListener`,
+// `errorMonitor`, `usingDomains`) and EventEmitterAsyncResource.
 const EventEmitter = require("vendor:events");
 
 module.exports = EventEmitter;
@@ -7,17 +8,32 @@ EventEmitter.errorMonitor ??= Symbol("events.errorMonitor");
 EventEmitter.captureRejectionSymbol ??= Symbol.for("nodejs.rejection");
 EventEmitter.captureRejections ??= false;
 
-/** The listeners of `name` on an EventEmitter or EventTarget. */
+EventEmitter.usingDomains = false;
+EventEmitter.kMaxEventTargetListeners ??= Symbol("events.maxEventTargetListeners");
+EventEmitter.kMaxEventTargetListenersWarned ??= Symbol("events.maxEventTargetListenersWarned");
+
+/** The listeners of `name` on an EventEmitter; an EventTarget's are not listed (an empty array, as in workerd). */
 EventEmitter.getEventListeners = function getEventListeners(emitter, name) {
-  if (typeof emitter.listeners === "function") return emitter.listeners(name);
-  const error = new TypeError("getEventListeners: EventTarget listeners cannot be listed in this runtime");
-  error.code = "ERR_METHOD_NOT_IMPLEMENTED";
-  throw error;
+  if (typeof emitter?.listeners === "function") return emitter.listeners(name);
+  if (typeof emitter?.addEventListener === "function") return [];
+  const { invalidArgType } = require("node:internal/errors");
+  throw invalidArgType("emitter", "EventEmitter or EventTarget", emitter);
+};
+
+/** The listener limit of an EventEmitter or EventTarget. */
+EventEmitter.getMaxListeners = function getMaxListeners(emitterOrTarget) {
+  if (typeof emitterOrTarget?.getMaxListeners === "function") return emitterOrTarget.getMaxListeners();
+  if (typeof emitterOrTarget?.addEventListener === "function") return emitterOrTarget[EventEmitter.kMaxEventTargetListeners] ?? EventEmitter.defaultMaxListeners;
+  const { invalidArgType } = require("node:internal/errors");
+  throw invalidArgType("emitter", "EventEmitter or EventTarget", emitterOrTarget);
 };
 
 EventEmitter.setMaxListeners = function setMaxListeners(n = EventEmitter.defaultMaxListeners, ...targets) {
   if (targets.length === 0) EventEmitter.defaultMaxListeners = n;
-  for (const target of targets) if (typeof target.setMaxListeners === "function") target.setMaxListeners(n);
+  for (const target of targets) {
+    if (typeof target.setMaxListeners === "function") target.setMaxListeners(n);
+    else if (typeof target?.addEventListener === "function") target[EventEmitter.kMaxEventTargetListeners] = n;
+  }
 };
 
 /** Calls `listener` once when `signal` aborts; returns a disposable that removes it. */
@@ -107,3 +123,30 @@ EventEmitter.prototype.emit = function (type, ...args) {
   }
   return Reflect.apply(emit, this, [type, ...args]);
 };
+
+/** An EventEmitter whose listeners run in the async context it was made in (node:async_hooks' AsyncResource). */
+class EventEmitterAsyncResource extends EventEmitter {
+  #resource;
+  constructor(options = undefined) {
+    const name = typeof options === "string" ? options : options?.name;
+    super(typeof options === "object" ? options : undefined);
+    const { AsyncResource } = require("node:async_hooks");
+    this.#resource = new AsyncResource(name ?? new.target.name, options);
+  }
+  emit(...args) {
+    return this.#resource.runInAsyncScope(super.emit, this, ...args);
+  }
+  emitDestroy() {
+    this.#resource.emitDestroy?.();
+  }
+  get asyncResource() {
+    return this.#resource;
+  }
+  get asyncId() {
+    return this.#resource.asyncId?.();
+  }
+  get triggerAsyncId() {
+    return this.#resource.triggerAsyncId?.();
+  }
+}
+EventEmitter.EventEmitterAsyncResource = EventEmitterAsyncResource;

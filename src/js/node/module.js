@@ -5,7 +5,16 @@
 // carrying all of the above.
 const { notImplemented } = require("node:internal/errors");
 
-const builtinModules = ops.nodeModuleNames();
+// As workerd's: Node's list of built-in modules whatever this worker's flags let it import.
+const builtinModules = ("_http_agent _http_client _http_common _http_incoming _http_outgoing _http_server _stream_duplex _stream_passthrough " +
+  "_stream_readable _stream_transform _stream_wrap _stream_writable _tls_common _tls_wrap assert assert/strict async_hooks buffer " +
+  "child_process cluster console constants crypto dgram diagnostics_channel dns dns/promises domain events fs fs/promises http http2 " +
+  "https inspector inspector/promises module net os path path/posix path/win32 perf_hooks process punycode querystring readline " +
+  "readline/promises repl stream stream/consumers stream/promises stream/web string_decoder sys timers timers/promises tls " +
+  "trace_events tty url util util/types v8 vm wasi worker_threads zlib").split(" ");
+const builtinSet = new Set(builtinModules);
+/** Built-ins Node only knows with the node: prefix. */
+const schemeOnly = new Set(["test", "test/reporters", "sea", "sqlite"]);
 
 function createRequire(path) {
   const text = `${path}`;
@@ -31,7 +40,8 @@ const _extensions = {
 
 function isBuiltin(specifier) {
   const name = String(specifier);
-  return ops.nodeModuleAllowed(name.startsWith("node:") ? name.slice(5) : name);
+  if (name.startsWith("node:")) return builtinSet.has(name.slice(5)) || schemeOnly.has(name.slice(5));
+  return builtinSet.has(name);
 }
 
 const constants = Object.freeze({ __proto__: null, compileCacheStatus: Object.freeze({ __proto__: null, FAILED: 0, ENABLED: 1, ALREADY_ENABLED: 2, DISABLED: 3 }) });

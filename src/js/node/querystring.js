@@ -1,9 +1,70 @@
-// node:querystring: the `querystring-es3` npm package (Node's parse/stringify), with Node's
-// `escape`/`unescape` and the `decode`/`encode` aliases.
-const qs = require("vendor:querystring-es3");
+// node:querystring: Node's parse/stringify (a null-prototype result, multi-character separators,
+// `maxKeys` counting separators, custom encoders and decoders), `escape`/`unescape`/
+// `unescapeBuffer` and the `decode`/`encode` aliases.
 
-exports.parse = exports.decode = qs.parse;
-exports.stringify = exports.encode = qs.stringify;
+/** `text` decoded by `decode`; when that throws, by unescape() (bad escapes kept as they are). */
+function decodeText(text, decode) {
+  try {
+    return decode(text);
+  } catch {
+    return exports.unescape(text, true);
+  }
+}
+
+exports.parse = exports.decode = function parse(query, sep, eq, options) {
+  const result = { __proto__: null };
+  if (typeof query !== "string" || query.length === 0) return result;
+  const sepText = sep ? String(sep) : "&";
+  const eqText = eq ? String(eq) : "=";
+  const maxKeys = typeof options?.maxKeys === "number" ? options.maxKeys : 1000;
+  const decode = typeof options?.decodeURIComponent === "function" ? options.decodeURIComponent : exports.unescape;
+  let parts = sepText === "" ? [query] : query.split(sepText);
+  if (maxKeys > 0 && Number.isFinite(maxKeys)) parts = parts.slice(0, maxKeys);
+  for (const part of parts) {
+    if (part.length === 0) continue;
+    const at = eqText === "" ? 0 : part.indexOf(eqText);
+    let key = at < 0 ? part : part.slice(0, at);
+    let value = at < 0 ? "" : part.slice(at + eqText.length);
+    key = key.length > 0 ? decodeText(key.replace(/\+/g, "%20"), decode) : key;
+    value = value.length > 0 ? decodeText(value.replace(/\+/g, "%20"), decode) : value;
+    const existing = result[key];
+    if (existing === undefined) result[key] = value;
+    else if (Array.isArray(existing)) existing.push(value);
+    else result[key] = [existing, value];
+  }
+  return result;
+};
+
+/** A value as query text: strings, finite numbers, bigints and booleans; anything else is "". */
+function primitiveText(value) {
+  switch (typeof value) {
+    case "string":
+      return value;
+    case "number":
+      return Number.isFinite(value) ? `${value}` : "";
+    case "bigint":
+      return `${value}`;
+    case "boolean":
+      return value ? "true" : "false";
+    default:
+      return "";
+  }
+}
+
+exports.stringify = exports.encode = function stringify(object, sep, eq, options) {
+  if (object === null || typeof object !== "object") return "";
+  const sepText = sep ? String(sep) : "&";
+  const eqText = eq ? String(eq) : "=";
+  const encode = typeof options?.encodeURIComponent === "function" ? options.encodeURIComponent : exports.escape;
+  const fields = [];
+  for (const key of Object.keys(object)) {
+    const value = object[key];
+    const prefix = encode(primitiveText(key)) + eqText;
+    if (Array.isArray(value)) for (const item of value) fields.push(prefix + encode(primitiveText(item)));
+    else fields.push(prefix + encode(primitiveText(value)));
+  }
+  return fields.join(sepText);
+};
 const hex = Array.from({ length: 256 }, (_, i) => `%${i.toString(16).toUpperCase().padStart(2, "0")}`);
 const unreserved = /[A-Za-z0-9\-._~!'()*]/;
 /**
@@ -27,11 +88,11 @@ exports.escape = function escape(text) {
   }
   return out;
 };
-exports.unescape = function unescape(text) {
+exports.unescape = function unescape(text, decodeSpaces) {
   try {
-    return decodeURIComponent(String(text));
+    return decodeURIComponent(text);
   } catch {
-    return exports.unescapeBuffer(text).toString();
+    return exports.unescapeBuffer(text, decodeSpaces).toString();
   }
 };
 /** `%XX` escapes as bytes, everything else as its UTF-8 bytes; malformed escapes stay as text. */

@@ -14,7 +14,7 @@ function invalidArg(name, expected, value) {
   return error;
 }
 
-function fileURLToPath(input) {
+function fileURLToPath(input, options = undefined) {
   const url = typeof input === "string" ? new URL(input) : input;
   if (!(url instanceof URL)) throw invalidArg("path", "of type string or an instance of URL", input);
   if (url.protocol !== "file:") {
@@ -22,6 +22,7 @@ function fileURLToPath(input) {
     error.code = "ERR_INVALID_URL_SCHEME";
     throw error;
   }
+  if (options?.windows) return windowsPathOf(url);
   if (url.hostname !== "") {
     const error = new TypeError(`File URL host must be "localhost" or empty on linux`);
     error.code = "ERR_INVALID_FILE_URL_HOST";
@@ -35,8 +36,49 @@ function fileURLToPath(input) {
   return decodeURIComponent(url.pathname);
 }
 
-function pathToFileURL(path) {
+/** fileURLToPath(url, { windows: true }): a drive path (C:\\dir\\file) or, with a host, a UNC path. */
+function windowsPathOf(url) {
+  const pathname = url.pathname;
+  if (/%2f|%5c/i.test(pathname)) {
+    const error = new TypeError("File URL path must not include encoded \\ or / characters");
+    error.code = "ERR_INVALID_FILE_URL_PATH";
+    throw error;
+  }
+  const path = decodeURIComponent(pathname.replaceAll("/", "\\"));
+  if (url.hostname !== "") return `\\\\${domainToUnicode(url.hostname)}${path}`;
+  const letter = path.codePointAt(1) | 0x20;
+  if (!(letter >= 0x61 && letter <= 0x7a) || path[2] !== ":") {
+    const error = new TypeError("File URL path must be absolute");
+    error.code = "ERR_INVALID_FILE_URL_PATH";
+    throw error;
+  }
+  return path.slice(1);
+}
+
+const escapePath = (path) => path.replace(/%/g, "%25").replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/\t/g, "%09");
+
+function pathToFileURL(path, options = undefined) {
   if (typeof path !== "string") throw invalidArg("path", "of type string", path);
+  if (options?.windows) {
+    const { win32 } = require("node:path");
+    if (path.startsWith("\\\\")) {
+      // A UNC path: \\server\share\file (or \\?\UNC\server\share\file).
+      const start = path.startsWith("\\\\?\\UNC\\") ? 8 : 2;
+      const end = path.indexOf("\\", start);
+      const invalid = (reason) => Object.assign(new TypeError(`The argument 'path' ${reason}. Received ${JSON.stringify(path)}`), { code: "ERR_INVALID_ARG_VALUE" });
+      if (end === -1) throw invalid("Missing UNC resource path");
+      if (end === 2) throw invalid("Empty UNC servername");
+      const url = new URL("file://");
+      url.hostname = domainToASCII(path.slice(start, end));
+      url.pathname = escapePath(path.slice(end).replaceAll("\\", "/")).replace(/#/g, "%23").replace(/\?/g, "%3F");
+      return url;
+    }
+    let resolved = win32.resolve(path).replaceAll("\\", "/");
+    if ((path.endsWith("\\") || path.endsWith("/")) && !resolved.endsWith("/")) resolved += "/";
+    const url = new URL("file://");
+    url.pathname = escapePath(resolved.startsWith("/") ? resolved : `/${resolved}`).replace(/#/g, "%23").replace(/\?/g, "%3F");
+    return url;
+  }
   const { resolve } = require("node:path");
   let resolved = resolve(path);
   if (path.endsWith("/") && !resolved.endsWith("/")) resolved += "/";
@@ -45,7 +87,14 @@ function pathToFileURL(path) {
   return url;
 }
 
+function missingDomain() {
+  const error = new TypeError('The "domain" argument must be specified');
+  error.code = "ERR_MISSING_ARGS";
+  return error;
+}
+
 function domainToASCII(domain) {
+  if (arguments.length === 0) throw missingDomain();
   try {
     return new URL(`ws://${domain}`).hostname;
   } catch {
@@ -54,6 +103,7 @@ function domainToASCII(domain) {
 }
 
 function domainToUnicode(domain) {
+  if (arguments.length === 0) throw missingDomain();
   const ascii = domainToASCII(domain);
   if (ascii === "") return "";
   return ascii
@@ -96,17 +146,21 @@ function decodePunycode(input) {
 }
 
 function urlToHttpOptions(url) {
+  const { hostname, pathname, port, username, password, search } = url;
+  // As Node's: the URL's own properties too, and fields read one by one (a copied URL has none).
   const options = {
+    __proto__: null,
+    ...url,
     protocol: url.protocol,
-    hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
+    hostname: typeof hostname === "string" && hostname.startsWith("[") ? hostname.slice(1, -1) : hostname,
     hash: url.hash,
-    search: url.search,
-    pathname: url.pathname,
-    path: `${url.pathname || ""}${url.search || ""}`,
+    search,
+    pathname,
+    path: `${pathname || ""}${search || ""}`,
     href: url.href,
   };
-  if (url.port !== "") options.port = Number(url.port);
-  if (url.username || url.password) options.auth = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  if (port !== "") options.port = Number(port);
+  if (username || password) options.auth = `${decodeURIComponent(username)}:${decodeURIComponent(password)}`;
   return options;
 }
 
@@ -185,6 +239,7 @@ function parse(input, parseQueryString = false, slashesDenoteHost = false) {
 function format(input, options) {
   if (typeof input === "string") input = parse(input);
   else if (input instanceof URL) {
+    if (options !== undefined && (options === null || typeof options !== "object")) throw invalidArg("options", "of type object", options);
     const { auth = true, fragment = true, search = true, unicode = false } = options ?? {};
     let out = `${input.protocol}${input.host !== "" || input.protocol === "file:" ? "//" : ""}`;
     if (auth && (input.username || input.password)) out += `${input.username}${input.password ? `:${input.password}` : ""}@`;

@@ -50,7 +50,11 @@ function callbackify(original) {
   if (typeof original !== "function") throw invalidArg("original", "of type function", original);
   function callbackified(...args) {
     const callback = args.pop();
-    if (typeof callback !== "function") throw invalidArg("last argument", "of type function", callback);
+    if (typeof callback !== "function") {
+      const error = new TypeError(`The last argument must be of type function. Received ${describeReceived(callback)}`);
+      error.code = "ERR_INVALID_ARG_TYPE";
+      throw error;
+    }
     Reflect.apply(original, this, args).then(
       (value) => queueMicrotask(() => callback(null, value)),
       (reason) => {
@@ -64,11 +68,11 @@ function callbackify(original) {
       },
     );
   }
-  // As Node's: the original's own properties, with one more argument and "Callbackified" added to the name.
+  // As Node's: the original's own properties, with one more argument and "Callbackified" added to
+  // the name; a plain function (an async original's prototype is not kept).
   const descriptors = Object.getOwnPropertyDescriptors(original);
   if (typeof descriptors.length?.value === "number") descriptors.length.value++;
   if (typeof descriptors.name?.value === "string") descriptors.name.value += "Callbackified";
-  Object.setPrototypeOf(callbackified, Object.getPrototypeOf(original));
   Object.defineProperties(callbackified, descriptors);
   return callbackified;
 }
@@ -141,12 +145,45 @@ function log(...args) {
   console.log("%s - %s", time, format(...args));
 }
 
+/**
+ * The caller's stack as objects ({ functionName, scriptName, lineNumber, columnNumber, column }),
+ * at most `frameCount` (1 to 200) of them; the runtime's own frames are left out.
+ */
+function getCallSites(frameCount = 8) {
+  return callSites(frameCount, getCallSites);
+}
+/** The old name Node first gave getCallSites (workerd keeps both). */
+function getCallSite(frameCount = 8) {
+  return callSites(frameCount, getCallSite);
+}
+function callSites(frameCount, above) {
+  if (typeof frameCount !== "number" || !(frameCount >= 1 && frameCount <= 200)) throw new Error("Frame count should be between 1 and 200 inclusive.");
+  const { prepareStackTrace, stackTraceLimit } = Error;
+  const holder = {};
+  let sites;
+  try {
+    Error.stackTraceLimit = 200;
+    Error.prepareStackTrace = (_, frames) => frames;
+    Error.captureStackTrace(holder, above);
+    sites = holder.stack;
+  } finally {
+    Error.prepareStackTrace = prepareStackTrace;
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+  if (!Array.isArray(sites)) return [];
+  return sites.slice(0, Math.trunc(frameCount)).map((site) => {
+    const column = site.getColumnNumber();
+    return { functionName: site.getFunctionName() ?? "", scriptName: site.getFileName() ?? "", lineNumber: site.getLineNumber(), columnNumber: column, column };
+  });
+}
+
 function toUSVString(text) {
   return String(text).toWellFormed();
 }
 
+// An escape sequence: CSI, or OSC ended by BEL, ESC \ or ST.
 // eslint-disable-next-line no-control-regex
-const ANSI = /[\u001B\u009B][[\]()#;?]*(?:(?:(?:(?:;[-a-zA-Z\d/#&.:=?%@~_]+)*|[a-zA-Z\d]+(?:;[-a-zA-Z\d/#&.:=?%@~_]*)*)?\u0007)|(?:(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-ntqry=><~]))/g;
+const ANSI = /[\u001B\u009B][[\]()#;?]*(?:(?:(?:(?:;[-a-zA-Z\d/#&.:=?%@~_]+)*|[a-zA-Z\d]+(?:;[-a-zA-Z\d/#&.:=?%@~_]*)*)?(?:\u0007|\u001B\\|\u009C))|(?:(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-ntqry=><~]))/g;
 const stripVTControlCharacters = (text) => {
   if (typeof text !== "string") throw invalidArg("str", "of type string", text);
   return text.replace(ANSI, "");
@@ -250,7 +287,7 @@ function parseEnv(content) {
 Object.assign(exports, {
   log, _errnoException: notImplemented("_errnoException"), _exceptionWithHostPort: notImplemented("_exceptionWithHostPort"),
   format, formatWithOptions, inspect, promisify, callbackify, inherits, deprecate, debuglog, debug: debuglog, aborted, parseEnv, styleText,
-  isDeepStrictEqual, types, toUSVString, stripVTControlCharacters, TextEncoder, TextDecoder,
+  isDeepStrictEqual, types, toUSVString, getCallSites, getCallSite, stripVTControlCharacters, TextEncoder, TextDecoder,
   isArray: Array.isArray,
   isBoolean: (value) => typeof value === "boolean",
   isBuffer: (value) => require("node:buffer").Buffer.isBuffer(value),

@@ -29,7 +29,10 @@ class PerformanceEntry {
   get startTime() { return this.#start; }
   get duration() { return this.#duration; }
   toJSON() {
-    return { name: this.name, entryType: this.entryType, startTime: this.startTime, duration: this.duration, detail: this.detail ?? null };
+    const json = { name: this.name, entryType: this.entryType, startTime: this.startTime, duration: this.duration };
+    // workerd leaves `detail` out when there is none.
+    if (this.detail !== undefined && this.detail !== null) json.detail = this.detail;
+    return json;
   }
 }
 
@@ -126,7 +129,51 @@ const methods = {
   setResourceTimingBufferSize() {},
 };
 
+// enable_nodejs_perf_hooks_module's Node members of `performance`, stubs as workerd has them:
+// no event loop to measure, so every figure is 0.
+class PerformanceNodeTiming {
+  constructor(key) {
+    if (key !== kCreate) illegal();
+    Object.assign(this, { name: "node", entryType: "node", startTime: 0, duration: 0, nodeStart: 0, v8Start: 0, bootstrapComplete: 0, environment: 0, loopStart: 0, loopExit: 0, idleTime: 0 });
+    this.uvMetricsInfo = { loopCount: 0, events: 0, eventsWaiting: 0 };
+  }
+  toJSON() {
+    return { ...this, uvMetricsInfo: { ...this.uvMetricsInfo } };
+  }
+}
+
+/** A read-only map of event counts (always empty: no UI events in a worker). */
+class EventCounts {
+  #map = new Map();
+  constructor(key) {
+    if (key !== kCreate) illegal();
+  }
+  get size() { return this.#map.size; }
+  get(key) { return this.#map.get(key); }
+  has(key) { return this.#map.has(key); }
+  entries() { return this.#map.entries(); }
+  keys() { return this.#map.keys(); }
+  values() { return this.#map.values(); }
+  forEach(callback, thisArg) { this.#map.forEach((value, key) => callback.call(thisArg, value, key, this)); }
+  [Symbol.iterator]() { return this.#map.entries(); }
+  get [Symbol.toStringTag]() { return "EventCounts"; }
+}
+
+let nodeTiming;
+let eventCounts;
+const nodeMethods = {
+  eventLoopUtilization: () => ({ idle: 0, active: 0, utilization: 0 }),
+  timerify: (fn) => fn,
+  markResourceTiming() {},
+};
+const accessors = {
+  nodeTiming: () => (nodeTiming ??= new PerformanceNodeTiming(kCreate)),
+  eventCounts: () => (eventCounts ??= new EventCounts(kCreate)),
+};
+
 module.exports = {
   methods,
+  nodeMethods,
+  accessors,
   classes: { PerformanceEntry, PerformanceMark, PerformanceMeasure, PerformanceResourceTiming, PerformanceObserver, PerformanceObserverEntryList },
 };

@@ -10,10 +10,14 @@ const { notImplemented, notImplementedError, invalidArgType } = require("node:in
 const NODE_VERSION = "22.19.0";
 const VERSION_KEYS = ["node", "v8", "modules", "zlib", "brotli", "zstd", "ares", "napi", "llhttp", "nghttp2", "acorn", "ada", "simdutf", "nbytes", "ncrypto", "uvwasi", "uv", "openssl", "sqlite", "icu", "undici", "simdjson", "unicode", "cldr", "tz", "cjs_module_lexer", "amaro", "merve"];
 
-let cwd = "/bundle";
+// The working directory belongs to the request (the global scope has its own), as in workerd:
+// every request starts in /bundle whatever the others or the top level changed it to.
+const cwds = new Map();
+const cwdKey = () => internals.flowEvent?.() ?? "global";
+const currentCwd = () => cwds.get(cwdKey()) ?? "/bundle";
 
 function resolveDir(path) {
-  const parts = path.startsWith("/") ? [] : cwd.split("/").filter(Boolean);
+  const parts = path.startsWith("/") ? [] : currentCwd().split("/").filter(Boolean);
   for (const part of path.split("/")) {
     if (part === "..") parts.pop();
     else if (part !== "." && part !== "") parts.push(part);
@@ -21,15 +25,37 @@ function resolveDir(path) {
   return `/${parts.join("/")}`;
 }
 
+/** workerd's chdir errors: the message without the code, the path without its leading "/". */
+function chdirError(code, text, path) {
+  const error = new Error(path === undefined ? text : `${text}, chdir '${path}'`);
+  error.code = code;
+  error.syscall = "chdir";
+  if (path !== undefined) error.path = path;
+  return error;
+}
+
 function chdir(directory) {
   if (typeof directory !== "string") throw invalidArgType("directory", "string", directory);
-  if (directory === "") {
-    const error = new Error("ENOENT: no such file or directory, chdir");
-    error.code = "ENOENT";
-    error.syscall = "chdir";
-    throw error;
+  if (directory === "") throw chdirError("ENOENT", "no such file or directory");
+  const target = resolveDir(directory);
+  if (directory.length > 4096) throw chdirError("ENAMETOOLONG", "name too long", target.slice(1));
+  const vfs = require("node:internal/vfs");
+  let found;
+  try {
+    found = vfs.lookup(target, "chdir");
+  } catch (error) {
+    if (error?.code === "ENOTDIR") throw chdirError("ENOTDIR", "not a directory", target.slice(1));
+    throw chdirError("ENOENT", "no such file or directory", target.slice(1));
   }
-  cwd = resolveDir(directory);
+  if (found.node === undefined) throw chdirError("ENOENT", "no such file or directory", target.slice(1));
+  if (found.node.kind !== "dir") throw chdirError("ENOTDIR", "not a directory", target.slice(1));
+  const key = cwdKey();
+  if (target === "/bundle") cwds.delete(key);
+  else {
+    // A request's entry stays until it goes back to /bundle; keep the table small regardless.
+    if (cwds.size >= 1000 && !cwds.has(key)) cwds.delete(cwds.keys().next().value);
+    cwds.set(key, target);
+  }
 }
 
 function hrtime(time) {
@@ -133,7 +159,7 @@ function logStream(fd, log) {
       callback();
     },
   });
-  Object.assign(stream, { fd, isTTY: false, readable: false, _type: "fs", _isStdio: true });
+  Object.assign(stream, { fd, readable: false, _type: "fs", _isStdio: true }); // isTTY undefined, as workerd's
   return stream;
 }
 
@@ -169,7 +195,18 @@ function install(target) {
     moduleLoadList: [],
     _preload_modules: [],
     _exiting: false,
-    cwd: () => cwd,
+    // Node's IPC and listener fields, there (as workerd has them) but undefined.
+    _channel: undefined,
+    _disconnect: undefined,
+    _handleQueue: undefined,
+    _pendingMessage: undefined,
+    _send: undefined,
+    _maxListeners: undefined,
+    config: {
+      target_defaults: { default_configuration: "Release" },
+      variables: { host_arch: "x64", target_arch: "x64", node_byteorder: "little", node_module_version: 127, napi_build_version: "9", v8_enable_i18n_support: 1, v8_enable_webassembly: 1, node_use_openssl: true, shlib_suffix: "so" },
+    },
+    cwd: () => currentCwd(),
     chdir,
     umask,
     hrtime,
@@ -218,7 +255,11 @@ function install(target) {
     getActiveResourcesInfo: notImplemented("process.getActiveResourcesInfo"),
     setUncaughtExceptionCaptureCallback: notImplemented("process.setUncaughtExceptionCaptureCallback"),
     hasUncaughtExceptionCaptureCallback: notImplemented("process.hasUncaughtExceptionCaptureCallback"),
-    loadEnvFile: notImplemented("process.loadEnvFile"),
+    /** KEY=value lines of a dotenv file (`.env` in the working directory by default) into process.env. */
+    loadEnvFile(path = ".env") {
+      const text = require("node:fs").readFileSync(path, "utf8");
+      Object.assign(process.env, require("node:util").parseEnv(text));
+    },
     permission: { has: notImplemented("process.permission.has") },
     finalization: {
       register: notImplemented("process.finalization.register"),
