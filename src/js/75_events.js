@@ -23,6 +23,9 @@ class Event {
   constructor(type, init = {}) {
     if (arguments.length === 0) throw new TypeError("Failed to construct 'Event': 1 argument required, but only 0 present.");
     if (internals.ownAccessors !== null) internals.ownAccessors(this);
+    if (init !== undefined && init !== null && typeof init !== "object" && typeof init !== "function") {
+      throw new TypeError("Failed to construct 'Event': constructor parameter 2 is not of type 'Init'.");
+    }
     init ??= {};
     this.#type = internals.domString(type);
     this.#bubbles = Boolean(init.bubbles);
@@ -84,6 +87,8 @@ class Event {
     return !this.#defaultPrevented;
   }
   set returnValue(value) {
+    // workerd's returnValue is read-only; the standard's setter (with pedantic_wpt here) cancels.
+    if (!internals.feature("pedantic_wpt")) throw new TypeError("Cannot assign to read only property 'returnValue' of object '#<Event>'");
     if (!value) this.preventDefault();
   }
   // workerd's target is undefined until the event is dispatched, and its timeStamp always 0.
@@ -165,6 +170,17 @@ class CustomEvent extends Event {
   }
 }
 
+/**
+ * workerd has no capture phase and no passive listeners, and refuses them rather than ignore
+ * them (`method`'s TypeError); with pedantic_wpt they are the standard's options here.
+ */
+function refuseUnsupported(method, options, { capture, passive }) {
+  if (internals.feature("pedantic_wpt")) return;
+  const dictionary = options !== null && (typeof options === "object" || typeof options === "function");
+  if (capture) throw new TypeError(`${method}(): ${dictionary ? "options.capture" : "useCapture"} must be false.`);
+  if (passive) throw new TypeError(`${method}(): options.passive must be false.`);
+}
+
 /** removeEventListener's options: only `capture` is read. */
 function flattenOptions(options) {
   if (options === null || (typeof options !== "object" && typeof options !== "function")) return { capture: Boolean(options) };
@@ -205,9 +221,14 @@ class EventTarget {
   addEventListener(type, callback, options = undefined) {
     if (arguments.length < 2) throw new TypeError("Failed to execute 'addEventListener' on 'EventTarget': 2 arguments required.");
     if (callback !== null && callback !== undefined && typeof callback !== "function" && typeof callback !== "object") {
-      throw new TypeError("Failed to execute 'addEventListener' on 'EventTarget': the listener must be a function or an object with handleEvent().");
+      throw new TypeError("Failed to execute 'addEventListener' on 'EventTarget': parameter 2 is not of type 'function or HandlerObject'.");
+    }
+    // workerd reads a listener object's handleEvent when it is added (the standard: when called).
+    if (typeof callback === "object" && callback !== null && typeof callback.handleEvent !== "function" && !internals.feature("pedantic_wpt")) {
+      throw new TypeError("Incorrect type for the 'handleEvent' field on 'HandlerObject': the provided value is not of type 'function'.");
     }
     const { capture, once, passive, signal } = addOptions(options);
+    refuseUnsupported("addEventListener", options, { capture, passive });
     if (callback === null || callback === undefined) return;
     if (signal && signal.aborted) return;
     type = internals.domString(type);
@@ -224,6 +245,7 @@ class EventTarget {
   removeEventListener(type, callback, options = undefined) {
     type = internals.domString(type);
     const { capture } = flattenOptions(options);
+    refuseUnsupported("removeEventListener", options, { capture });
     const list = this.#listeners.get(type);
     if (!list) return;
     const index = list.findIndex((l) => l.callback === callback && l.capture === capture);
@@ -312,6 +334,17 @@ internals.eventInit = function eventInit(className, given, init) {
   return init ?? {};
 };
 
+/** workerd's ExtendableEvent: there for instanceof and subclassing; only the runtime makes one. */
+class ExtendableEvent extends Event {
+  constructor() {
+    throw new TypeError("Illegal constructor");
+    // eslint-disable-next-line no-unreachable
+    super();
+  }
+  waitUntil() {}
+}
+
 internals.defineGlobal("Event", Event);
+internals.defineGlobal("ExtendableEvent", ExtendableEvent);
 internals.defineGlobal("CustomEvent", CustomEvent);
 internals.defineGlobal("EventTarget", EventTarget);
