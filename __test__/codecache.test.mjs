@@ -73,7 +73,8 @@ test("cacheDir keeps the cache for later processes; a corrupt entry is refused a
   const run = () => JSON.parse(execNode(["-e", child], { encoding: "utf8", timeout: 30_000, env: { ...process.env, WORKERBOX_CACHE_DIR: "" } }));
   const first = run();
   assert.equal(first.misses, 1);
-  assert.equal(first.stored, 1);
+  // Stored once loaded, and again when disposed (with what the request compiled).
+  assert.equal(first.stored, 2);
   const files = fs.readdirSync(dir).filter((f) => f.endsWith(".v8cache"));
   assert.equal(files.length, 1);
   const snapshots = fs.readdirSync(dir).filter((f) => /^snapshot-[0-9a-f]+\.bin$/.test(f));
@@ -82,7 +83,7 @@ test("cacheDir keeps the cache for later processes; a corrupt entry is refused a
   assert.deepEqual([second.hits, second.misses, second.rejected, second.text], [1, 0, 0, first.text]);
   fs.writeFileSync(path.join(dir, files[0]), Buffer.alloc(256, 0x5a));
   const third = run();
-  assert.deepEqual([third.rejected, third.stored, third.text], [1, 1, first.text]);
+  assert.deepEqual([third.rejected, third.stored, third.text], [1, 2, first.text]);
   assert.ok(fs.statSync(path.join(dir, files[0])).size > 256, "the corrupt entry was replaced");
   // A damaged snapshot file is not used: the process makes its own and writes it back.
   const snapshot = path.join(dir, snapshots[0]);
@@ -91,9 +92,33 @@ test("cacheDir keeps the cache for later processes; a corrupt entry is refused a
   assert.equal(fourth.text, first.text);
   assert.ok(fs.statSync(snapshot).size > 100_000, "the damaged snapshot was replaced");
   // Its fresh snapshot differs from the one the entry was made with: V8 refuses, we re-store.
-  assert.deepEqual([fourth.rejected, fourth.stored], [1, 1]);
+  assert.deepEqual([fourth.rejected, fourth.stored], [1, 2]);
   const fifth = run();
   assert.deepEqual([fifth.hits, fifth.rejected, fifth.text], [1, 0, first.text]);
+});
+
+test("the main script's entry is made again when the worker is disposed, with the functions its requests compiled", async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-cache-refresh-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // A function the top level does not call: V8 compiles it lazily, on the first request.
+  const body = Array.from({ length: 200 }, (_, i) => `  total += (n * ${i + 1}) % ${i + 7};`).join("\n");
+  const script = `const tag = ${JSON.stringify(`refresh ${process.hrtime.bigint()}`)};\nfunction work(n) {\n  let total = 0;\n${body}\n  return total;\n}\nexport default { fetch() { return new Response(tag + " " + work(3)); } }`;
+  const entrySize = (request) => {
+    for (const file of fs.readdirSync(dir)) if (file.endsWith(".v8cache")) fs.rmSync(path.join(dir, file));
+    const child = `const { createWorker, dispatch } = require(${JSON.stringify(root)});
+      (async () => {
+        const w = await createWorker({ script: ${JSON.stringify(script)}, cacheDir: ${JSON.stringify(dir)}, pool: false, onLog() {} });
+        if (${request}) await (await dispatch(w, "http://x/")).text();
+        await w.dispose();
+      })();`;
+    execNode(["-e", child], { encoding: "utf8", timeout: 30_000, env: { ...process.env, WORKERBOX_CACHE_DIR: "" } });
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith(".v8cache"));
+    assert.equal(files.length, 1, `files: ${files}`);
+    return fs.statSync(path.join(dir, files[0])).size;
+  };
+  const idle = entrySize(false);
+  const served = entrySize(true);
+  assert.ok(served > idle + 500, `the entry after a request (${served} bytes) holds more code than one without (${idle} bytes)`);
 });
 
 test("without cacheDir the startup snapshot is kept in the per-user cache (WORKERBOX_CACHE_DIR), and an empty value keeps nothing", async (t) => {

@@ -73,8 +73,9 @@ pub(crate) struct Registry {
 }
 
 /// Code compiled without a cache entry: an ES module, or a classic script (the function
-/// wrappers of `node:` modules, embedded npm files and host CommonJS, `ops/node.rs`).
-enum Uncached {
+/// wrappers of `node:` modules, embedded npm files and host CommonJS, `ops/node.rs`; the
+/// worker's main script, `script.rs`).
+pub(crate) enum Uncached {
   Module(v8::Global<v8::Module>),
   Script(v8::Global<v8::UnboundScript>),
 }
@@ -158,6 +159,12 @@ impl NodeGate {
 }
 
 impl Registry {
+  /// Makes `entry` again from `code` when the worker is disposed, with every function that ran
+  /// by then (the main script: a restart's first request then compiles little).
+  pub(crate) fn refresh_on_dispose(&mut self, code: Uncached, entry: code_cache::Entry) {
+    self.uncached.push((code, entry));
+  }
+
   pub fn new(modules: &[ExtraModule], limits: &Limits) -> Self {
     let sources = modules.iter().map(|m| (normalize(&m.name), m.clone())).collect();
     // Modules named by absolute path keep it for their stack traces and import.meta.url.

@@ -115,8 +115,12 @@ pub fn load<'s>(
     }
     if format.is_some() || module_has_exports(tc, module) {
       let namespace = evaluate_module(tc, module)?;
-      // After the top level ran, so the functions it compiled are in the entry too.
+      // After the top level ran, so the functions it compiled are in the entry too; made again
+      // when the worker is disposed, with what its requests compiled.
       remember(&compiled, || module.get_unbound_module_script(tc).create_code_cache());
+      if let (false, Some(entry), Some(registry)) = (compiled.cache_hit, compiled.cache, tc.get_slot::<RegistryRef>().cloned()) {
+        registry.borrow_mut().refresh_on_dispose(modules::Uncached::Module(v8::Global::new(tc, module)), entry);
+      }
       return Ok(Loaded { format: ScriptFormat::Module, namespace: Some(namespace) });
     }
   }
@@ -129,6 +133,10 @@ pub fn load<'s>(
   }
   tc.perform_microtask_checkpoint();
   remember(&compiled, || script.get_unbound_script(tc).create_code_cache());
+  if let (false, Some(entry), Some(registry)) = (compiled.cache_hit, compiled.cache, tc.get_slot::<RegistryRef>().cloned()) {
+    let unbound = script.get_unbound_script(tc);
+    registry.borrow_mut().refresh_on_dispose(modules::Uncached::Script(v8::Global::new(tc, unbound)), entry);
+  }
   Ok(Loaded { format: ScriptFormat::ServiceWorker, namespace: None })
 }
 
