@@ -360,6 +360,7 @@ async function startDevServer(dir, options = {}) {
       // by the first request.
       const starting = startWorker(project, workerExtra());
       void globalThis.Response, globalThis.Headers, globalThis.Request;
+      mark("dev: fetch classes loaded");
       current = { worker: await starting, inflight: 0 };
       mark("dev: worker created");
       if (current.worker.inspectorUrl) log(`Debugger listening on ${current.worker.inspectorUrl} (chrome://inspect, or attach from VS Code to 127.0.0.1:${inspect})`);

@@ -17,6 +17,7 @@ const { createAssetHandler } = require("./assets.js");
 const wranglerState = require("./wrangler-state.js");
 const { wranglerKv } = require("./wrangler-kv.js");
 const { LOCAL_BINDING_FACTORIES } = require("./local-bindings.js");
+const { mark } = require("./timing.js");
 
 const { safeName, ownDir } = wranglerState;
 
@@ -231,6 +232,7 @@ async function projectFromConfig(config, options) {
 
 async function loadWith(config, options, { incremental, cache, early }) {
   const api = require("../api.js");
+  mark("dev: runtime loaded");
   // State lives beside the user's config, also when a build's configuration is used, where
   // wrangler keeps it; state kept in workerbox's earlier layout is copied there on first start.
   const projectRoot = config.projectRoot ?? config.root;
