@@ -638,6 +638,9 @@ async function startDevServer(dir, options = {}) {
   const bound = server.address();
   address = `${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port}`;
   startWatching();
+  // While esbuild still bundles (a first start), Node's fetch classes load now, not after it
+  // (otherwise startFirst() has loaded them already, while the isolate was made).
+  void globalThis.Response, globalThis.Headers, globalThis.Request;
   try {
     await firstStart;
   } catch (error) {
