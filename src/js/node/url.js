@@ -55,12 +55,18 @@ function windowsPathOf(url) {
   return path.slice(1);
 }
 
-const escapePath = (path) => path.replace(/%/g, "%25").replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/\t/g, "%09");
+// The characters a file URL's path gets escaped here (the URL's pathname setter escapes the
+// rest of what it must): "%" first, the whitespace controls, and those Node escapes beyond the
+// WHATWG path set ("#", "?", "[", "]", "^", "|", "~", and "\\" in a POSIX path).
+const PATH_ESCAPES = { "\n": "%0A", "\r": "%0D", "\t": "%09", "#": "%23", "?": "%3F", "[": "%5B", "]": "%5D", "^": "%5E", "|": "%7C", "~": "%7E", "\\": "%5C" };
+const escapePath = (path) => path.replace(/%/g, "%25").replace(/[\n\r\t#?[\]^|~\\]/g, (c) => PATH_ESCAPES[c]);
 
 function pathToFileURL(path, options = undefined) {
   if (typeof path !== "string") throw invalidArg("path", "of type string", path);
   if (options?.windows) {
     const { win32 } = require("node:path");
+    // An extended-length path (\\?\C:\...) is the path after its prefix.
+    if (path.startsWith("\\\\?\\") && !path.startsWith("\\\\?\\UNC\\")) path = path.slice(4);
     if (path.startsWith("\\\\")) {
       // A UNC path: \\server\share\file (or \\?\UNC\server\share\file).
       const start = path.startsWith("\\\\?\\UNC\\") ? 8 : 2;
@@ -70,20 +76,20 @@ function pathToFileURL(path, options = undefined) {
       if (end === 2) throw invalid("Empty UNC servername");
       const url = new URL("file://");
       url.hostname = domainToASCII(path.slice(start, end));
-      url.pathname = escapePath(path.slice(end).replaceAll("\\", "/")).replace(/#/g, "%23").replace(/\?/g, "%3F");
+      url.pathname = escapePath(path.slice(end).replaceAll("\\", "/"));
       return url;
     }
     let resolved = win32.resolve(path).replaceAll("\\", "/");
     if ((path.endsWith("\\") || path.endsWith("/")) && !resolved.endsWith("/")) resolved += "/";
     const url = new URL("file://");
-    url.pathname = escapePath(resolved.startsWith("/") ? resolved : `/${resolved}`).replace(/#/g, "%23").replace(/\?/g, "%3F");
+    url.pathname = escapePath(resolved.startsWith("/") ? resolved : `/${resolved}`);
     return url;
   }
   const { resolve } = require("node:path");
   let resolved = resolve(path);
   if (path.endsWith("/") && !resolved.endsWith("/")) resolved += "/";
   const url = new URL("file://");
-  url.pathname = resolved.replace(/%/g, "%25").replace(/\\/g, "%5C").replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/\t/g, "%09").replace(/#/g, "%23").replace(/\?/g, "%3F");
+  url.pathname = escapePath(resolved);
   return url;
 }
 
