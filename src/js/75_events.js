@@ -205,6 +205,25 @@ function addOptions(options) {
   return { capture, once, passive, signal };
 }
 
+/**
+ * Whether a listener's exception leaves dispatchEvent(), as in workerd: for EventTargets a script
+ * made (EventTarget itself or its own subclasses) without pedantic_wpt; the runtime's own targets
+ * (the global scope, WebSocket, MessagePort, AbortSignal, EventSource, performance, …) report it.
+ */
+let runtimeTargets;
+function rethrowsListenerErrors(target) {
+  if (internals.feature("pedantic_wpt") || target === internals.globalEventTarget) return false;
+  runtimeTargets ??= new Set(
+    ["WebSocket", "MessagePort", "BroadcastChannel", "AbortSignal", "EventSource", "Performance", "FileReader", "Worker"]
+      .map((name) => globalThis[name]?.prototype)
+      .filter((proto) => proto !== undefined && proto !== EventTarget.prototype),
+  );
+  for (let proto = Object.getPrototypeOf(target); proto !== null && proto !== EventTarget.prototype; proto = Object.getPrototypeOf(proto)) {
+    if (runtimeTargets.has(proto)) return false;
+  }
+  return true;
+}
+
 class EventTarget {
   #listeners = new Map(); // type -> [{ callback, capture, once, passive, removed }]
   #reflect = null; // the object whose `on<type>` property is a handler too (see internals.eventTargetReflect)
@@ -294,6 +313,13 @@ class EventTarget {
         if (typeof listener.callback === "function") listener.callback.call(setThis ? this : undefined, event);
         else if (typeof listener.callback.handleEvent === "function") Reflect.apply(listener.callback.handleEvent, setThis ? listener.callback : undefined, [event]);
       } catch (error) {
+        // workerd: a listener's exception leaves dispatchEvent() of a script's own EventTarget,
+        // and the listeners after it are not called (the standard reports it and goes on).
+        if (rethrowsListenerErrors(this)) {
+          internals.eventSetPassive(event, false);
+          internals.eventSetDispatch(event, this, null, NONE);
+          throw error;
+        }
         internals.reportError(error);
       }
       internals.eventSetPassive(event, false);
