@@ -11,7 +11,7 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 import { serialize, deserialize } from "./serialize.mjs";
 import { Console } from "./console.mjs";
 import { addRemoteOnlyBindings } from "./remote-bindings.mjs";
-import { builtinModules } from "node:module";
+import workerProcess from "node:process";
 
 // Vitest writes test output through node:console's Console over its own streams, which workerd's
 // node:console cannot make; the runner's does (before Vitest's modules are linked, which happens
@@ -25,10 +25,11 @@ let settings = { cwd: "/", main: undefined, token: undefined };
 process.cwd = () => settings.cwd;
 
 /**
- * The `node:` modules the worker's own code may import (node:module's list follows the worker's
- * compatibility flags, not the runner's trust).
+ * Whether the worker's own code may import `node:<name>`: the worker's process.getBuiltinModule
+ * answers by the worker's compatibility date and flags, not by the runner's trust (node:module's
+ * builtinModules is Node's fixed list, as in workerd, so it cannot tell).
  */
-const workerBuiltins = new Set(builtinModules);
+const workerBuiltin = (name) => typeof workerProcess?.getBuiltinModule === "function" && workerProcess.getBuiltinModule(`node:${name}`) !== undefined;
 
 /**
  * Makes Vitest's module runner import a `node:` module for the tests and the worker's code only
@@ -40,7 +41,7 @@ function gateExternalImports(Evaluator) {
   if (typeof run !== "function" || run.workerboxGated) return;
   const gated = function runExternalModule(id) {
     const name = typeof id === "string" && id.startsWith("node:") ? id.slice(5) : undefined;
-    if (name !== undefined && !workerBuiltins.has(name)) {
+    if (name !== undefined && !workerBuiltin(name)) {
       return Promise.reject(new Error(`No such module "${id}": the worker's compatibility date and flags do not give it (workerd refuses the import too)`));
     }
     return run.call(this, id);
