@@ -15,6 +15,13 @@ class MessageEvent extends Event {
   #data;
   #lastEventId;
   #source;
+  #origin = null;
+  static {
+    /** Gives an EventSource's message event the origin of its URL (src/js/87_eventsource.js). */
+    internals.messageEventSetOrigin = (event, origin) => {
+      event.#origin = origin;
+    };
+  }
   constructor(type, init = undefined) {
     init = internals.eventInit("MessageEvent", arguments.length, init);
     super(type, init);
@@ -27,9 +34,10 @@ class MessageEvent extends Event {
   get data() {
     return this.#data;
   }
-  // workerd has no origin for messages within the isolate (nor for WebSocket messages): null.
+  // workerd has no origin for messages within the isolate (nor for WebSocket messages): null;
+  // an EventSource's messages have its URL's.
   get origin() {
-    return null;
+    return this.#origin;
   }
   get lastEventId() {
     return this.#lastEventId;
