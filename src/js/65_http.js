@@ -334,6 +334,8 @@ function serializeMimeType(text) {
   return out;
 }
 
+internals.serializeMimeType = serializeMimeType;
+
 function illegal(what) {
   return new TypeError(`Illegal invocation: ${what} called on an object that is not a ${what.split(".")[0]}`);
 }

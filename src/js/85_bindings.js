@@ -285,7 +285,31 @@ class KVNamespace {
 }
 
 /** Sends a request to the host handler of binding `name`; resolves to the Response it gave. */
-async function fetchThroughHost(name, request, extra = undefined) {
+/**
+ * A fetch through the host (service bindings, Durable Object stubs, RPC stubs): as in workerd,
+ * the request's signal rejects it with its reason, when aborted already or before the answer.
+ */
+function fetchThroughHost(name, request, extra = undefined) {
+  const signal = request.signal;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  const answer = fetchThroughHostUnaborted(name, request, extra);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    answer.then(
+      (response) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(response);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+async function fetchThroughHostUnaborted(name, request, extra) {
   const headers = [];
   for (const [k, v] of internals.headersList(request.headers)) headers.push(k, v);
   const hasBody = request.method !== "GET" && request.method !== "HEAD";

@@ -4,7 +4,7 @@
 // (a small response comes whole with its head). An AbortSignal cancels a request in flight,
 // and its response body while that is still being read.
 
-const { Request, URL, ReadableStream } = globalThis;
+const { Request, Response, URL, ReadableStream, atob } = globalThis;
 const OUTBOUND = "#outbound";
 let intercepted = false;
 
@@ -70,11 +70,62 @@ async function upload(id, stream) {
   }
 }
 
+/** The bytes of `text` with its %XX escapes decoded (the URL Standard's percent-decode). */
+function percentDecode(text) {
+  const bytes = new Uint8Array(text.length);
+  let length = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x25 && /^[0-9A-Fa-f]{2}$/.test(text.slice(i + 1, i + 3))) {
+      bytes[length++] = parseInt(text.slice(i + 1, i + 3), 16);
+      i += 2;
+    } else {
+      bytes[length++] = c & 0xff;
+    }
+  }
+  return bytes.subarray(0, length);
+}
+
+/**
+ * The answer to a fetch of a data: URL, as workerd makes it (src/workerd/api/data-url.c++): 200
+ * with the URL's MIME type (text/plain;charset=US-ASCII when it has none or a bad one) and its
+ * decoded bytes (base64 when the type ends in ";base64"), no body for a method other than GET;
+ * null for a data: URL without a comma (refused as any other scheme).
+ */
+function dataUrlResponse(request) {
+  const url = URL.parse(request.url);
+  if (url === null) return null;
+  url.hash = "";
+  const href = url.href.slice("data:".length);
+  const comma = href.indexOf(",");
+  if (comma === -1) return null;
+  let type = href.slice(0, comma).replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, "");
+  let bytes = percentDecode(href.slice(comma + 1));
+  const semicolon = type.lastIndexOf(";");
+  if (semicolon !== -1 && /^base64$/i.test(type.slice(semicolon + 1).trim()) && type.slice(-2) === "64") {
+    type = type.slice(0, semicolon);
+    let text = "";
+    for (const byte of bytes) text += String.fromCharCode(byte);
+    text = text.replace(/[^A-Za-z0-9+/]/g, "");
+    if (text.length % 4 === 1) text = text.slice(0, -1);
+    const binary = atob(text);
+    bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  }
+  if (type.startsWith(";")) type = `text/plain${type}`;
+  const contentType = internals.serializeMimeType(type) || "text/plain;charset=US-ASCII";
+  return new Response(request.method === "GET" ? bytes : null, { status: 200, headers: { "content-type": contentType } });
+}
+
 async function fetch(input, init = undefined) {
   if (arguments.length === 0) throw new TypeError("Failed to execute 'fetch': 1 argument required, but only 0 present.");
   let request = new Request(input, init);
   const signal = request.signal;
   signal.throwIfAborted();
+  if (/^data:/i.test(request.url)) {
+    const response = dataUrlResponse(request);
+    if (response !== null) return response;
+  }
   if (!internals.feature("fetch_standard_url")) {
     // Before fetch_standard_url (2024-06-03) fetch() parsed the URL with KJ's parser.
     const href = internals.legacyHref(request.url);
