@@ -11,6 +11,19 @@
 
 /** Marks a stub's place inside a serialized value: `{ [STUB_KEY]: index into the stub list }`. */
 const STUB_KEY = "\u0000workerbox.rpc.stub";
+/**
+ * Wraps a serialized value holding the places below, so that the receiver looks for them even
+ * when the value holds no stub: `{ [SPECIAL_KEY]: value }`.
+ */
+const SPECIAL_KEY = "\u0000workerbox.rpc.special";
+/** A DOMException's place: `{ [DOM_EXCEPTION_KEY]: [message, name, stack] }` (V8 would clone it as an Error). */
+const DOM_EXCEPTION_KEY = "\u0000workerbox.rpc.domexception";
+/**
+ * An AbortSignal's place (enable_abortsignal_rpc): `{ [SIGNAL_KEY]: { reason } }` when aborted,
+ * else `{ [SIGNAL_KEY]: { trigger } }`, a function whose call settles when the signal aborts
+ * (with `{ reason }`) or when the receiver lets it go (with `{}`).
+ */
+const SIGNAL_KEY = "\u0000workerbox.rpc.signal";
 /** Read through a stub proxy: where its calls go (`{ binding }` or `{ stub }`). */
 const kTarget = Symbol("workerbox.rpc.target");
 /** What a stub of `new RpcStub(value)` stands for: `{ value, disposed }`. */
@@ -245,6 +258,7 @@ function exportOwned(v, params) {
  */
 function marshal(value, params = false) {
   const stubs = [];
+  let special = false;
   // The stubs for host stubs passed on (`remote` entries), as `send` may hand them over.
   const passed = [];
   const seen = new Map();
@@ -278,6 +292,15 @@ function marshal(value, params = false) {
     if (v === null || typeof v !== "object") return v;
     if (v instanceof RpcTarget) return place({ local: exportOwned(v, params) });
     if (seen.has(v)) return seen.get(v);
+    if (v instanceof DOMException) {
+      special = true;
+      return { [DOM_EXCEPTION_KEY]: [v.message, v.name, typeof v.stack === "string" ? v.stack : ""] };
+    }
+    if (internals.isAbortSignal(v) && internals.feature("enable_abortsignal_rpc")) {
+      special = true;
+      if (v.aborted) return { [SIGNAL_KEY]: { reason: walk(v.reason) } };
+      return { [SIGNAL_KEY]: { trigger: walk(signalTrigger(v)) } };
+    }
     if (Array.isArray(v)) {
       const out = [];
       seen.set(v, out);
@@ -304,7 +327,37 @@ function marshal(value, params = false) {
     return out;
   };
   const replaced = walk(value);
-  return { bytes: ops.serialize(replaced), stubs, passed };
+  return { bytes: ops.serialize(special ? { [SPECIAL_KEY]: replaced } : replaced), stubs, passed };
+}
+
+/**
+ * What an AbortSignal sent over RPC leaves here: a function the receiver calls once, settling
+ * when the signal aborts (`{ reason }`) or when the receiver's stub for it is let go (`{}`).
+ */
+function signalTrigger(signal) {
+  let settle;
+  const settled = new Promise((resolve) => (settle = resolve));
+  const onAbort = () => settle({ reason: signal.reason });
+  signal.addEventListener("abort", onAbort, { once: true });
+  const trigger = () => settled;
+  trigger[Symbol.dispose] = () => {
+    signal.removeEventListener("abort", onAbort);
+    settle({});
+  };
+  return trigger;
+}
+
+/** The AbortSignal a receiver gets for one sent over RPC (see signalTrigger). */
+function receivedSignal({ reason, trigger }) {
+  if (trigger === undefined) return AbortSignal.abort(reason);
+  const controller = new AbortController();
+  Promise.resolve(trigger()).then(
+    (result) => {
+      if (result !== null && typeof result === "object" && "reason" in result) controller.abort(result.reason);
+    },
+    () => {},
+  );
+  return controller.signal;
 }
 
 /** Host stub id → how many stubs in this worker stand for it (each dup() adds one). */
@@ -343,13 +396,25 @@ const DISPOSED = "RPC stub used after being disposed.";
  * (each also pushed onto `created` when given).
  */
 function unmarshal(bytes, ids, created = undefined) {
-  const value = ops.deserialize(bytes);
-  if (ids.length === 0) return value;
+  let value = ops.deserialize(bytes);
+  const special = value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype && Object.hasOwn(value, SPECIAL_KEY);
+  if (special) value = value[SPECIAL_KEY];
+  else if (ids.length === 0) return value;
   const seen = new Set();
   const walk = (v) => {
     if (v === null || typeof v !== "object" || seen.has(v)) return v;
     const proto = Object.getPrototypeOf(v);
     if (proto === Object.prototype && Object.hasOwn(v, STUB_KEY)) return stubFor(ids[v[STUB_KEY]], created);
+    if (special && proto === Object.prototype && Object.hasOwn(v, DOM_EXCEPTION_KEY)) {
+      const [message, name, stack] = v[DOM_EXCEPTION_KEY];
+      const error = new DOMException(message, name);
+      if (stack !== "") Object.defineProperty(error, "stack", { value: stack, writable: true, configurable: true });
+      return error;
+    }
+    if (special && proto === Object.prototype && Object.hasOwn(v, SIGNAL_KEY)) {
+      const { reason, trigger } = v[SIGNAL_KEY];
+      return receivedSignal({ reason: walk(reason), trigger: walk(trigger) });
+    }
     seen.add(v);
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) v[i] = walk(v[i]);
