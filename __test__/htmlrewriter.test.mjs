@@ -210,7 +210,6 @@ test("HTMLRewriter: a throwing handler errors the body with its error; bad selec
      try {
        await rewrite(new HTMLRewriter().on("p", { async element() { await new Promise((r) => setTimeout(r, 5)); throw new TypeError("async boom"); } }), "<p>x</p>");
      } catch (e) { out.async = [e.name, e.message]; }
-     await rewrite(new HTMLRewriter().on("p", { element(e) { try { e.append(new ReadableStream()); } catch (err) { out.streamed = err.name; } } }), "<p>x</p>");
      try { new HTMLRewriter().on("p:hover", { element() {} }); } catch (e) { out.selector = [e.name, e.message]; }
      try { new HTMLRewriter().on("div >", {}); } catch (e) { out.dangling = e.name; }
      try { new HTMLRewriter().transform("not a response"); } catch (e) { out.notResponse = e.name; }
@@ -222,7 +221,61 @@ test("HTMLRewriter: a throwing handler errors the body with its error; bad selec
   assert.match(result.selector[1], /p:hover/);
   assert.equal(result.dangling, "TypeError");
   assert.equal(result.notResponse, "TypeError");
-  assert.equal(result.streamed, "TypeError", "streamed content is refused");
+});
+
+test("HTMLRewriter: streamed content, attribute iterators, charsets, lol_html's refusals and eager input, as in workerd", async (t) => {
+  const result = await run(
+    t,
+    `const out = {};
+     const enc = new TextEncoder();
+     const bytes = (text) => new ReadableStream({ start(c) { c.enqueue(enc.encode(text)); c.close(); } });
+     // Content from a Response or a ReadableStream is read whole, then inserted.
+     out.streamed = await rewrite(new HTMLRewriter().on("p", { async element(e) {
+       e.append(new Response("<b>s</b>"), { html: true });
+       e.prepend(bytes("<i>"));
+       e.setAttribute("k", "v");
+     } }), "<p>x</p>");
+     try {
+       await rewrite(new HTMLRewriter().on("p", { element(e) { e.prepend(new Response(new Uint8Array([0x61, 0xe2, 0x28, 0xa1]))); } }), "<p>x</p>");
+     } catch (e) { out.badUtf8 = [e.name, e.message]; }
+     // An attributes iterator stops at a change of the attributes, and with its handler.
+     let stale;
+     await rewrite(new HTMLRewriter().on("p", { element(e) {
+       const it = e.attributes;
+       out.first = it.next().value;
+       e.removeAttribute("b");
+       try { it.next(); } catch (err) { out.mutated = [err.name, err.message]; }
+       out.fresh = [...e.attributes];
+       stale = e.attributes;
+       try { e.tagName = "a b"; } catch (err) { out.tagName = err.message; }
+       try { e.setAttribute("a=", "1"); } catch (err) { out.attrName = err.message; }
+     } }), '<p a="1" b="2">x</p>');
+     try { stale.next(); } catch (err) { out.stale = err.message; }
+     // The charset of the content type must be one lol_html can rewrite.
+     out.charsets = ["bogus", "utf-16le", "windows-1252"].map((cs) => {
+       try { new HTMLRewriter().transform(new Response("x", { headers: { "content-type": "text/html; charset=" + cs } })); return "ok"; } catch (e) { return e.message; }
+     });
+     // The source is pumped from the start: writes into a TransformStream finish before any read.
+     const { readable, writable } = new TransformStream();
+     const response = new HTMLRewriter().on("p", { element(e) { e.prepend("!"); } }).transform(new Response(readable));
+     const writer = writable.getWriter();
+     for (const part of ["<p>", "y", "</p>"]) await writer.write(enc.encode(part));
+     await writer.close();
+     out.eager = await response.text();
+     return out;`,
+  );
+  assert.deepEqual(result, {
+    streamed: '<p k="v">&lt;i&gt;x<b>s</b></p>',
+    badUtf8: ["TypeError", "Parser error: Invalid UTF-8"],
+    first: ["a", "1"],
+    mutated: ["Error", "The attributes of this element have been modified during iteration. You must create a new iterator after modifying attributes."],
+    fresh: [["a", "1"]],
+    tagName: "Parser error: ` ` character is forbidden in the tag name",
+    attrName: "Parser error: `=` character is forbidden in the attribute name",
+    stale: "This content token is no longer valid. Content tokens are only valid during the execution of the relevant content handler.",
+    charsets: ["Parser error: Unknown character encoding has been provided.", "Parser error: Expected ASCII-compatible encoding.", "ok"],
+    eager: "<p>!y</p>",
+  });
 });
 
 test("HTMLRewriter: selectors lol_html supports", async (t) => {

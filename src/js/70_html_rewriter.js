@@ -9,6 +9,7 @@
 const ResponseClass = globalThis.Response;
 const HeadersClass = globalThis.Headers;
 const ReadableStreamClass = globalThis.ReadableStream;
+const { TextDecoder } = globalThis;
 
 // Handler flags, as src/runtime/rewriter.rs reads them.
 const ON_ELEMENT = 1;
@@ -28,12 +29,48 @@ function isHtml(options) {
   return options !== undefined && options !== null && Boolean(options.html);
 }
 
-/** Inserted content: a string (streamed content, a ReadableStream or Response, is not supported). */
-function contentString(content) {
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The text of streamed content (a ReadableStream or a Response's body), which must be UTF-8. */
+async function streamedText(content) {
+  const stream = content instanceof ResponseClass ? content.body : content;
+  if (stream === null) return "";
+  const parts = [];
+  for await (const chunk of stream) parts.push(internals.chunkBytes(chunk));
+  let size = 0;
+  for (const part of parts) size += part.byteLength;
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.byteLength;
+  }
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new TypeError("Parser error: Invalid UTF-8");
+  }
+}
+
+/**
+ * Inserted content: a string, or (as in workerd) a ReadableStream or Response whose body is read
+ * whole before the rewriter goes on (a promise of its text in the queue; see settleQueue()).
+ */
+function contentOf(content) {
   if (content instanceof ReadableStreamClass || content instanceof ResponseClass) {
-    throw new TypeError("HTMLRewriter: content must be a string; streamed content (a ReadableStream or Response) is not supported.");
+    const text = streamedText(content);
+    text.catch(() => {});
+    return text;
   }
   return String(content);
+}
+
+/** Waits for the streamed content in the queued calls; the queue then holds only strings. */
+async function settleQueue(queue) {
+  for (let i = 1; i < queue.length; i += 4) {
+    if (typeof queue[i] !== "string") queue[i] = await queue[i];
+  }
+  return queue;
 }
 
 let invalidate;
@@ -65,29 +102,38 @@ class ContentToken {
  */
 function callToken(token, method, a = "", b = "", html = false) {
   const session = sessionOf(token);
-  const queued = session.queue;
-  session.queue = [];
-  return ops.rewriterCall(session.id, method, String(a), String(b), html, queued);
+  // The queued calls before streamed content still waiting to be read go first; the rest wait.
+  let ready = 0;
+  while (ready < session.queue.length && typeof session.queue[ready + 1] === "string") ready += 4;
+  const queued = session.queue.slice(0, ready);
+  session.queue = session.queue.slice(ready);
+  try {
+    return ops.rewriterCall(session.id, method, String(a), String(b), html, queued);
+  } catch (error) {
+    // lol_html's refusals (a bad tag name, comment text, …) say so, as in workerd.
+    if (error instanceof TypeError && !error.message.startsWith("Parser error: ")) throw new TypeError(`Parser error: ${error.message}`);
+    throw error;
+  }
 }
 
 /** Queues a token method that cannot fail; it is sent with the next round trip. */
 function queueCall(token, method, a = "", b = "", html = false) {
   const session = sessionOf(token);
-  session.queue.push(method, String(a), String(b), html ? "1" : "");
+  session.queue.push(method, typeof a === "string" ? a : a instanceof Promise ? a : String(a), String(b), html ? "1" : "");
 }
 
 const asciiLowercase = (s) => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
 
 /** lol_html's rule for attribute names (with UTF-8, the only other failure cannot happen). */
 function checkAttributeName(name) {
-  if (name === "") throw new TypeError("Attribute name can't be empty.");
+  if (name === "") throw new TypeError("Parser error: Attribute name can't be empty.");
   const bad = /[ \n\r\t\f/>=]/.exec(name);
-  if (bad) throw new TypeError(`\`${bad[0]}\` character is forbidden in the attribute name`);
+  if (bad) throw new TypeError(`Parser error: \`${bad[0]}\` character is forbidden in the attribute name`);
 }
 
 /** Queues an insertion of `content` (text, or HTML with `{ html: true }`) and returns the token. */
 function insert(token, method, content, options) {
-  queueCall(token, method, contentString(content), "", isHtml(options));
+  queueCall(token, method, contentOf(content), "", isHtml(options));
   return token;
 }
 
@@ -108,11 +154,53 @@ class SiblingContentToken extends ContentToken {
   }
 }
 
+const MUTATED = "The attributes of this element have been modified during iteration. You must create a new iterator after modifying attributes.";
+const ITERATOR_PROTOTYPE = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
+let invalidateIterator;
+
+/**
+ * `element.attributes`: an iterator over [name, value] pairs that, as workerd's, stops working
+ * when its handler returns or the element's attributes change (setAttribute/removeAttribute).
+ */
+class AttributesIterator {
+  #element;
+  #list;
+  #index = 0;
+  #mutated = false;
+  constructor(key, element, list) {
+    if (key !== TOKEN_KEY) throw new TypeError("Illegal constructor");
+    this.#element = element;
+    this.#list = list;
+  }
+  static {
+    invalidateIterator = (iterator) => {
+      iterator.#mutated = true;
+    };
+  }
+  next() {
+    sessionOf(this.#element);
+    if (this.#mutated) throw new Error(MUTATED);
+    if (this.#index >= this.#list.length) return { done: true, value: undefined };
+    const [name, value] = this.#list[this.#index++];
+    return { done: false, value: [name, value] };
+  }
+  [Symbol.iterator]() {
+    return this;
+  }
+}
+Object.setPrototypeOf(AttributesIterator.prototype, ITERATOR_PROTOTYPE);
+
 class Element extends SiblingContentToken {
   // What lol_html reported with the handler call, until a change makes it stale (null).
   #tagName;
   #namespaceURI;
   #attributes;
+  #iterators = [];
+  #mutated() {
+    this.#attributes = null;
+    for (const iterator of this.#iterators) invalidateIterator(iterator);
+    this.#iterators = [];
+  }
   constructor(key, session, tagName, namespaceURI, flatAttributes) {
     super(key, session);
     this.#tagName = tagName;
@@ -139,7 +227,9 @@ class Element extends SiblingContentToken {
     return this.#namespaceURI;
   }
   get attributes() {
-    return this.#attributeList().map(([name, value]) => [name, value])[Symbol.iterator]();
+    const iterator = new AttributesIterator(TOKEN_KEY, this, this.#attributeList());
+    this.#iterators.push(iterator);
+    return iterator;
   }
   get removed() {
     return callToken(this, "removed");
@@ -157,13 +247,13 @@ class Element extends SiblingContentToken {
     name = String(name);
     sessionOf(this);
     checkAttributeName(name);
-    queueCall(this, "setAttribute", name, value);
-    this.#attributes = null;
+    queueCall(this, "setAttribute", name, String(value));
+    this.#mutated();
     return this;
   }
   removeAttribute(name) {
-    queueCall(this, "removeAttribute", name);
-    this.#attributes = null;
+    queueCall(this, "removeAttribute", String(name));
+    this.#mutated();
     return this;
   }
   prepend(content, options) {
@@ -403,8 +493,20 @@ async function drive(session, event, controller) {
     if (session.cancelled) return produced;
     const queued = session.queue;
     session.queue = [];
+    if (queued.some((item) => typeof item !== "string")) {
+      flush();
+      await settleQueue(queued);
+      if (session.cancelled) return produced;
+    }
     event = ops.rewriterResume(session.id, queued);
   }
+}
+
+/** Reads `reader` to its end, dropping what comes. */
+async function drain(reader) {
+  try {
+    for (;;) if ((await reader.read()).done) return;
+  } catch {}
 }
 
 /** The rewritten body: pulls the source, feeds the rewriter, runs handlers, enqueues output. */
@@ -454,20 +556,49 @@ function rewrittenBody(source, elements, document) {
           }
         } catch (error) {
           close();
-          reader.cancel(error).catch(() => {});
+          // The output fails; as in workerd, what is still written to the source is taken (and
+          // dropped) rather than refused, so its writer does not see the rewriter's error.
+          drain(reader);
           throw error;
         }
       },
       cancel(reason) {
         session.cancelled = true;
         close();
-        return reader.cancel(reason);
+        // As in workerd, whose rewriter learns that its output is gone when it next writes: the
+        // source is cancelled once its next chunk (or its end) has come.
+        reader.read().then(
+          () => reader.cancel(reason).catch(() => {}),
+          () => {},
+        );
       },
     },
-    { highWaterMark: 0 },
+    // As in workerd, the source is pumped through the rewriter from the start, not only when the
+    // output is read: up to this much output waits for a reader before the pump pauses.
+    { highWaterMark: COALESCE, size: (chunk) => chunk.byteLength },
   );
   freed.register(stream, session.id, session);
   return stream;
+}
+
+const NOT_ASCII_COMPATIBLE = new Set(["utf-16le", "utf-16be", "iso-2022-jp"]);
+
+/**
+ * Refuses a charset lol_html cannot rewrite, with workerd's errors. (A known ASCII-compatible
+ * charset other than UTF-8 is rewritten as UTF-8 here: see docs/compatibility.md.)
+ */
+function checkCharset(contentType) {
+  if (contentType === null) return;
+  const match = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
+  if (match === null) return;
+  const label = match[1] ?? match[2];
+  let encoding;
+  try {
+    encoding = new TextDecoder(label).encoding;
+  } catch {
+    throw new TypeError("Parser error: Unknown character encoding has been provided.");
+  }
+  if (NOT_ASCII_COMPATIBLE.has(encoding)) throw new TypeError("Parser error: Expected ASCII-compatible encoding.");
 }
 
 class HTMLRewriter {
@@ -493,6 +624,7 @@ class HTMLRewriter {
     const init = { status: response.status, statusText: response.statusText, headers };
     const source = response.body;
     if (source === null) return new ResponseClass(null, init);
+    checkCharset(response.headers.get("content-type"));
     return new ResponseClass(rewrittenBody(source, [...this.#elements], [...this.#document]), init);
   }
 
