@@ -54,13 +54,35 @@ test("DigestStream hashes what is written, incrementally", async (t) => {
     await new ReadableStream({ start(c) { c.enqueue(enc("ab")); c.enqueue(enc("c")); c.close(); } }).pipeTo(piped);
     let unknown;
     try { new crypto.DigestStream("SHA-3"); } catch (e) { unknown = e.name; }
-    return { sha: hex(await stream.digest), bytes: stream.bytesWritten, isWritable: stream instanceof WritableStream, md5: hex(await piped.digest), unknown };
+    const disposed = new crypto.DigestStream("SHA-256");
+    disposed[Symbol.dispose]();
+    disposed[Symbol.dispose]();
+    const afterDispose = await disposed.getWriter().write(enc("x")).then(() => "written", (e) => e.message);
+    return { sha: hex(await stream.digest), bytes: String(stream.bytesWritten), bytesType: typeof stream.bytesWritten, isWritable: stream instanceof WritableStream, md5: hex(await piped.digest), unknown, afterDispose };
   `);
   assert.equal(out.sha, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  assert.equal(out.bytes, 3);
+  assert.equal(out.bytes, "3");
+  assert.equal(out.bytesType, "bigint", "a bigint, as in workerd");
+  assert.equal(out.afterDispose, "The DigestStream was disposed.", "workerd's error for a write after [Symbol.dispose]()");
   assert.equal(out.isWritable, true);
   assert.equal(out.md5, "900150983cd24fb0d6963f7d28e17f72");
   assert.equal(out.unknown, "NotSupportedError");
+});
+
+test("DigestStream takes workerd's checksums: crc32, crc32c, crc64nvme (the catalogue's check values)", async (t) => {
+  const out = await run(t, `
+    const sums = {};
+    for (const name of ["crc32", "CRC32C", "crc64nvme"]) {
+      const stream = new crypto.DigestStream(name);
+      const writer = stream.getWriter();
+      await writer.write(enc("1234"));
+      await writer.write(enc("56789"));
+      await writer.close();
+      sums[name] = hex(await stream.digest);
+    }
+    return sums;
+  `);
+  assert.deepEqual(out, { crc32: "cbf43926", CRC32C: "e3069283", crc64nvme: "ae8b14860a799888" });
 });
 
 test("HMAC: RFC 4231 vectors, verify, generateKey, JWK, and interop with Node", async (t) => {

@@ -138,7 +138,6 @@ const CASES = {
       iv: code(() => c.createCipheriv("aes-128-cbc", B.alloc(16), B.alloc(8))),
       auth: (() => { try { bad.final(); return "no error"; } catch (e) { return e.message; } })(),
       badDecrypt: code(() => badPad.final()),
-      hmacDigest: code(() => c.createHmac("nope", "k")),
       pbkdf2Digest: code(() => c.pbkdf2Sync("p", "s", 1, 1, "nope")),
       // (timingSafeEqual with unequal lengths: workerd differs from Node there; node-vs-workerd.test.mjs)
       randomSize: code(() => c.randomBytes(-1)),
@@ -176,7 +175,8 @@ const CASES = {
     out.ecJwk = c.createPublicKey(k.ec384Spki).export({ format: "jwk" });
     out.ed = [c.createPrivateKey(k.edPkcs8).asymmetricKeyType, c.createPublicKey(k.edPkcs8).export({ format: "pem", type: "spki" }) === k.edSpki];
     const secret = c.createSecretKey("c2VjcmV0", "base64");
-    out.secret = [secret.type, secret.symmetricKeySize, secret.export().toString(), secret.export({ format: "jwk" })];
+    // (workerd's JWK of a secret key also has ext: true, Node's not)
+    out.secret = [secret.type, secret.symmetricKeySize, secret.export().toString(), (({ ext, ...jwk }) => jwk)(secret.export({ format: "jwk" }))];
     out.isKeyObject = rsaPriv instanceof c.KeyObject;
     const fromCertificate = c.createPublicKey(k.certificate);
     out.certificate = [fromCertificate.type, fromCertificate.asymmetricKeyType, fromCertificate.asymmetricKeyDetails.modulusLength, fromCertificate.export({ type: "spki", format: "pem" })];
@@ -246,12 +246,15 @@ const CROSS = `async (c, B, k, input) => {
   const open = c.createDecipheriv("aes-256-gcm", B.from(input.key, "hex"), B.from(input.nodeGcm[0], "hex"));
   open.setAuthTag(B.from(input.nodeGcm[2], "hex"));
   out.nodeGcmPlain = open.update(input.nodeGcm[1], "hex", "utf8") + open.final("utf8");
-  out.oaep = c.publicEncrypt(k.rsaSpki, data).toString("base64");
-  out.oaep256 = c.publicEncrypt({ key: k.rsaPkcs8, oaepHash: "sha256" }, data).toString("base64");
+  // workerd's defaults differ from Node's (PKCS #1 v1.5 padding; SHA-256 for OAEP): named here.
+  out.oaep = c.publicEncrypt({ key: k.rsaSpki, padding: c.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha1" }, data).toString("base64");
+  out.oaep256 = c.publicEncrypt({ key: k.rsaPkcs8, padding: c.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, data).toString("base64");
+  // (Node no longer decrypts PKCS #1 v1.5, CVE-2023-46809: the worker opens Node's and its own)
+  out.pkcs1 = [c.privateDecrypt(k.rsaPkcs8, B.from(input.nodePkcs1, "base64")).toString(), c.privateDecrypt(k.rsaPkcs1, c.publicEncrypt(k.rsaSpki, data)).toString()];
   const x = c.generateKeyPairSync("x25519");
   out.x25519 = { publicKey: x.publicKey.export({ type: "spki", format: "pem" }), secret: c.diffieHellman({ privateKey: x.privateKey, publicKey: c.createPublicKey(input.nodeX25519) }).toString("hex") };
   out.ecdh = c.diffieHellman({ privateKey: c.createPrivateKey(k.ec256Pkcs8), publicKey: c.createPublicKey(input.nodeEcPublic) }).toString("hex");
-  out.nodeOaepPlain = c.privateDecrypt(k.rsaPkcs1, B.from(input.nodeOaep, "base64")).toString();
+  out.nodeOaepPlain = c.privateDecrypt({ key: k.rsaPkcs1, padding: c.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha1" }, B.from(input.nodeOaep, "base64")).toString();
   const pair = c.generateKeyPairSync("ec", { namedCurve: "P-256", publicKeyEncoding: { type: "spki", format: "pem" }, privateKeyEncoding: { type: "pkcs8", format: "pem" } });
   out.generated = { publicKey: pair.publicKey, signature: c.sign("sha256", data, pair.privateKey).toString("base64") };
   const edPair = c.generateKeyPairSync("ed25519");
@@ -364,6 +367,7 @@ test("node:crypto signatures and ciphertexts cross between the worker and Node",
     nodePsMax: crypto.sign("sha256", data, { key: KEYS.rsaPkcs8, padding: 6 }).toString("base64"),
     nodeGcm: [iv.toString("hex"), Buffer.concat([gcm.update(data), gcm.final()]).toString("hex"), gcm.getAuthTag().toString("hex")],
     nodeOaep: crypto.publicEncrypt(KEYS.rsaSpki, data).toString("base64"),
+    nodePkcs1: crypto.publicEncrypt({ key: KEYS.rsaSpki, padding: crypto.constants.RSA_PKCS1_PADDING }, data).toString("base64"),
     nodeX25519: nodeX25519.publicKey.export({ type: "spki", format: "pem" }),
     nodeEcPublic: nodeEc.publicKey.export({ type: "spki", format: "pem" }),
   };
@@ -376,6 +380,7 @@ test("node:crypto signatures and ciphertexts cross between the worker and Node",
   assert.equal(crypto.diffieHellman({ privateKey: nodeEc.privateKey, publicKey: crypto.createPublicKey(KEYS.ec256Spki) }).toString("hex"), out.ecdh, "ECDH P-256 agreement");
   assert.equal(crypto.privateDecrypt(KEYS.rsaPkcs8, Buffer.from(out.oaep, "base64")).toString(), message, "RSA-OAEP (SHA-1) to Node");
   assert.equal(crypto.privateDecrypt({ key: KEYS.rsaPkcs8, oaepHash: "sha256" }, Buffer.from(out.oaep256, "base64")).toString(), message, "RSA-OAEP (SHA-256) to Node");
+  assert.deepEqual(out.pkcs1, [message, message], "PKCS #1 v1.5 (workerd's default) from Node and round trip");
   assert.ok(crypto.verify("sha256", data, KEYS.ec256Spki, Buffer.from(out.es256, "base64")), "ES256 (DER)");
   assert.ok(crypto.verify("sha256", data, { key: KEYS.ec256Spki, dsaEncoding: "ieee-p1363" }, Buffer.from(out.es256p1363, "base64")), "ES256 (P1363)");
   assert.ok(crypto.verify("sha384", data, KEYS.ec384Spki, Buffer.from(out.es384, "base64")), "ES384");
@@ -415,21 +420,25 @@ export default { fetch() {
   const code = (f) => { try { f(); return "no error"; } catch (e) { return e.code + ": " + e.message; } };
   return Response.json({
     curve: code(() => c.generateKeyPairSync("ec", { namedCurve: "secp256k1" })),
-    dh: code(() => c.createDiffieHellman(512)),
+    dh: code(() => c.createDiffieHellman(10001)),
     encrypted: code(() => c.createPrivateKey("-----BEGIN ENCRYPTED PRIVATE KEY-----\\nAAAA\\n-----END ENCRYPTED PRIVATE KEY-----")),
     notPem: code(() => c.createPublicKey("hello")),
     gcmIv: code(() => c.createCipheriv("aes-128-gcm", new Uint8Array(16), new Uint8Array(7))),
     scryptMem: code(() => c.scryptSync("p", "s", 16, { N: 2 ** 20, r: 8 })),
     hash: code(() => c.createHash("sha3-999")),
+    hmac: code(() => c.createHmac("nope", "k")),
+    jwk: JSON.stringify(c.createSecretKey("ab").export({ format: "jwk" })),
   });
 } }`,
   });
   const out = await (await dispatch(worker, "http://localhost/")).json();
   assert.match(out.curve, /^ERR_CRYPTO_INVALID_CURVE: /);
-  assert.match(out.dh, /^ERR_METHOD_NOT_IMPLEMENTED: /);
-  assert.match(out.encrypted, /^ERR_FEATURE_UNAVAILABLE_ON_PLATFORM: Encrypted private keys/);
-  assert.match(out.notPem, /^ERR_INVALID_ARG_VALUE: /);
+  assert.match(out.dh, /: DiffieHellman init failed: requested prime size too large$/);
+  assert.equal(out.encrypted, "undefined: Failed to parse private key", "workerd's message for an encrypted key without its passphrase");
+  assert.equal(out.notPem, "undefined: Failed to parse public key", "workerd's message");
   assert.match(out.gcmIv, /^ERR_CRYPTO_INVALID_IV: .*12 or 16 bytes/);
   assert.match(out.scryptMem, /^ERR_CRYPTO_INVALID_SCRYPT_PARAMS: /);
-  assert.match(out.hash, /^ERR_CRYPTO_INVALID_DIGEST: /);
+  assert.equal(out.hash, "undefined: Digest method not supported", "workerd's message, without a code");
+  assert.equal(out.hmac, "undefined: Digest method not supported");
+  assert.equal(out.jwk, '{"kty":"oct","ext":true,"k":"YWI"}', "workerd adds ext: true");
 });

@@ -310,9 +310,17 @@ function checkJwk(jwk, algorithm, usages, extractable, expectedAlg, use) {
 // ---------------------------------------------------------------------------------------------
 // Key generation, import and export
 
+/** An error workerd reports from the operation itself: a rejection even before capture_async_api_throws. */
+const rejectLater = (error) => Promise.resolve().then(() => Promise.reject(error));
+
 function generateKey(algorithm, extractable, usages) {
   const name = algorithm.name;
   const kind = asymmetricKind(name);
+  if (kind === "RSA") {
+    // workerd generates with the exponents 3 and 65537 only (others can make generation loop).
+    const exponent = new Uint8Array(algorithm.publicExponent).reduce((n, b) => n * 256 + b, 0);
+    if (exponent !== 3 && exponent !== 65537) return rejectLater(fail("OperationError", `The "publicExponent" must be either 3 or 65537, but got ${exponent}.`));
+  }
   if (kind === undefined) {
     checkUsages(usages, secretUsages(name), name);
     let bits;
@@ -358,6 +366,10 @@ function generateKey(algorithm, extractable, usages) {
 function importKey(format, keyData, algorithm, extractable, usages) {
   const name = algorithm.name;
   const kind = asymmetricKind(name);
+  // workerd reads a JWK's alg as an algorithm name: a non-string one names no algorithm it knows.
+  if (format === "jwk" && keyData?.alg !== undefined && typeof keyData.alg !== "string") {
+    return rejectLater(fail("NotSupportedError", `Unrecognized or unimplemented algorithm "${String(keyData.alg)}"`));
+  }
   if (kind === undefined) return importSecretKey(format, keyData, algorithm, extractable, usages);
   const keyAlgorithm = { name };
   const params = { kind, format };
@@ -758,9 +770,12 @@ const subtle = new SubtleCrypto(SUBTLE_TOKEN);
 // a native hasher kept by id.
 class DigestStream extends globalThis.WritableStream {
   #digest;
-  #bytesWritten = 0;
+  #bytesWritten = 0n;
+  #dispose;
   constructor(algorithm) {
-    const { name } = digestAlgorithm(algorithm);
+    // Besides the digests, workerd's checksums: crc32, crc32c, crc64nvme.
+    const checksum = typeof algorithm === "string" ? algorithm.toLowerCase() : undefined;
+    const { name } = ["crc32", "crc32c", "crc64nvme"].includes(checksum) ? { name: checksum } : digestAlgorithm(algorithm);
     let id;
     try {
       id = ops.digestCreate(name);
@@ -774,25 +789,42 @@ class DigestStream extends globalThis.WritableStream {
     });
     digest.catch(() => {});
     let self;
+    let disposed = false;
+    let open = true;
     super({
       write(chunk) {
+        if (disposed) throw new Error("The DigestStream was disposed.");
         let bytes;
         if (typeof chunk === "string") bytes = new TextEncoder().encode(chunk);
         else if (chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk)) bytes = bufferSource(chunk, "chunk");
-        else throw new TypeError("DigestStream: chunks must be strings, ArrayBuffers or ArrayBufferViews");
+        else throw new TypeError("DigestStream is a byte stream but received an object of non-ArrayBuffer/ArrayBufferView/string type on its writable side.");
         ops.digestUpdate(id, bytes);
-        self.#bytesWritten += bytes.byteLength;
+        self.#bytesWritten += BigInt(bytes.byteLength);
       },
       close() {
+        if (disposed) throw new Error("The DigestStream was disposed.");
+        open = false;
         resolve(arrayBuffer(ops.digestFinish(id)));
       },
       abort(reason) {
-        ops.digestDrop(id);
+        if (open) ops.digestDrop(id);
+        open = false;
         reject(reason);
       },
     });
     self = this;
     this.#digest = digest;
+    // [Symbol.dispose](): the hasher is freed and later writes fail (workerd's message); again, nothing.
+    this.#dispose = () => {
+      if (disposed) return;
+      disposed = true;
+      if (open) ops.digestDrop(id);
+      open = false;
+      reject(new Error("The DigestStream was disposed."));
+    };
+  }
+  [Symbol.dispose]() {
+    this.#dispose();
   }
   get digest() {
     return this.#digest;

@@ -13,104 +13,139 @@ const LazyTransform = util.lazyStream(stream.Transform);
 
 // A Hash or Hmac collected before digest() frees its native state.
 const unfinished = new internals.FinalizationRegistry((id) => ops.nodeHashDrop(id));
+const kHandle = Symbol("kHandle");
+const kFinalized = Symbol("kFinalized");
 
-function invalidDigest(algorithm, hmac) {
-  if (typeof algorithm !== "string") return invalidArgType(hmac ? "hmac" : "algorithm", "of type string", algorithm);
-  // Node's createHash answers OpenSSL's message without a code; workerbox adds the code.
-  return hmac ? nodeError(TypeError, "ERR_CRYPTO_INVALID_DIGEST", `Invalid digest: ${algorithm}`) : nodeError(Error, "ERR_CRYPTO_INVALID_DIGEST", "Digest method not supported");
+function invalidDigest(algorithm) {
+  if (typeof algorithm !== "string") return invalidArgType("algorithm", "of type string", algorithm);
+  // workerd's message (from its C++) has no code.
+  return new Error("Digest method not supported");
 }
 
-function track(object, id) {
-  unfinished.register(object, id, object);
-  return id;
+function finalizedError(kind) {
+  const error = new Error(`${kind} context has already been finalized.`);
+  error.name = "OperationError";
+  return error;
 }
 
-class Hash extends LazyTransform {
+/**
+ * The native state of one running hash or HMAC (workerd's HashHandle / HmacHandle, kept under
+ * the instance's kHandle symbol as there): its digest() ends it, and update/copy after that
+ * throw workerd's "already been finalized" error.
+ */
+class DigestHandle {
   #id;
-  #algorithm;
-  constructor(algorithm, options) {
-    super(options);
-    const canonical = algorithm instanceof Hash ? algorithm.#algorithm : digestName(algorithm);
+  #kind;
+  #digest;
+  constructor(id, kind) {
+    this.#id = id;
+    this.#kind = kind;
+    unfinished.register(this, id, this);
+  }
+  update(bytes) {
+    if (this.#id === undefined) throw finalizedError(this.#kind);
+    ops.nodeHashUpdate(this.#id, bytes);
+    return true;
+  }
+  /** The digest; asked again, the same bytes (workerd caches them). */
+  digest() {
+    if (this.#id !== undefined) {
+      const id = this.#id;
+      this.#id = undefined;
+      unfinished.unregister(this);
+      this.#digest = ops.nodeHashDigest(id);
+    }
+    return new Uint8Array(this.#digest);
+  }
+  copy() {
+    if (this.#id === undefined) throw finalizedError(this.#kind);
+    return new DigestHandle(ops.nodeHashCopy(this.#id), this.#kind);
+  }
+}
+
+function hashFinalized() {
+  return nodeError(Error, "ERR_CRYPTO_HASH_FINALIZED", "Digest already called");
+}
+
+function validateOutputLength(options) {
+  const length = options !== null && typeof options === "object" ? options.outputLength : undefined;
+  if (length !== undefined) util.validateUint32(length, "options.outputLength");
+  return length;
+}
+
+// Function constructors, as workerd's (and Node's): callable without `new`.
+function Hash(algorithm, options) {
+  if (!(this instanceof Hash)) return new Hash(algorithm, options);
+  const outputLength = validateOutputLength(options);
+  let canonical;
+  if (algorithm instanceof DigestHandle) {
+    this[kHandle] = algorithm;
+  } else {
+    if (typeof algorithm !== "string") throw invalidArgType("algorithm", "of type string", algorithm);
+    canonical = digestName(algorithm);
     if (canonical === undefined) throw invalidDigest(algorithm);
-    if (options?.outputLength !== undefined && options.outputLength !== DIGEST_SIZES[canonical]) {
+    if (outputLength !== undefined && outputLength !== DIGEST_SIZES[canonical]) {
       throw nodeError(Error, "ERR_OSSL_EVP_NOT_XOF_OR_INVALID_LENGTH", "Output length is not supported for this digest (it is not an XOF)");
     }
-    this.#algorithm = canonical;
-    // `new Hash(hash)` is how copy() makes its object; the id is replaced below.
-    this.#id = algorithm instanceof Hash ? undefined : track(this, ops.nodeHashCreate(canonical));
+    this[kHandle] = new DigestHandle(ops.nodeHashCreate(canonical), "Hash");
   }
-
-  static #copyOf(source, id) {
-    const copy = new Hash(source);
-    copy.#id = track(copy, id);
-    return copy;
-  }
-
-  update(data, inputEncoding) {
-    if (this.#id === undefined) throw nodeError(Error, "ERR_CRYPTO_HASH_FINALIZED", "Digest already called");
-    ops.nodeHashUpdate(this.#id, toBuffer(data, inputEncoding));
-    return this;
-  }
-
-  digest(outputEncoding) {
-    if (this.#id === undefined) throw nodeError(Error, "ERR_CRYPTO_HASH_FINALIZED", "Digest already called");
-    const id = this.#id;
-    this.#id = undefined;
-    unfinished.unregister(this);
-    return encodeOutput(ops.nodeHashDigest(id), outputEncoding);
-  }
-
-  copy(_options) {
-    if (this.#id === undefined) throw nodeError(Error, "ERR_CRYPTO_HASH_FINALIZED", "Digest already called");
-    return Hash.#copyOf(this, ops.nodeHashCopy(this.#id));
-  }
-
-  _transform(chunk, encoding, callback) {
-    this.update(chunk, encoding);
-    callback();
-  }
-
-  _flush(callback) {
-    this.push(this.digest());
-    callback();
-  }
+  this[kFinalized] = false;
+  LazyTransform.call(this, options);
 }
+Object.setPrototypeOf(Hash.prototype, LazyTransform.prototype);
+Object.setPrototypeOf(Hash, LazyTransform);
 
-class Hmac extends LazyTransform {
-  #id;
-  #done = false;
-  constructor(algorithm, key, options) {
-    super(options);
-    const canonical = digestName(algorithm);
-    if (canonical === undefined || canonical.startsWith("sha512-")) throw invalidDigest(algorithm, true);
-    const bytes = keys.secretBytes(key, "key", options?.encoding);
-    this.#id = track(this, ops.nodeHashCreate(canonical, bytes));
-  }
+Hash.prototype.copy = function copy(options) {
+  if (this[kFinalized]) throw hashFinalized();
+  return new Hash(this[kHandle].copy(), options);
+};
 
-  update(data, inputEncoding) {
-    if (this.#done) throw nodeError(Error, "ERR_CRYPTO_HASH_FINALIZED", "Digest already called");
-    ops.nodeHashUpdate(this.#id, toBuffer(data, inputEncoding));
-    return this;
-  }
+Hash.prototype.update = function update(data, inputEncoding) {
+  if (this[kFinalized]) throw hashFinalized();
+  if (typeof data !== "string" && !ArrayBuffer.isView(data)) throw invalidArgType("data", "of type string or an instance of Buffer, TypedArray, or DataView", data);
+  this[kHandle].update(toBuffer(data, inputEncoding));
+  return this;
+};
 
-  digest(outputEncoding) {
-    // As in Node, a second digest() answers an empty result.
-    if (this.#done) return encodeOutput(Buffer.alloc(0), outputEncoding);
-    this.#done = true;
-    unfinished.unregister(this);
-    return encodeOutput(ops.nodeHashDigest(this.#id), outputEncoding);
-  }
+Hash.prototype.digest = function digest(outputEncoding) {
+  if (this[kFinalized]) throw hashFinalized();
+  const bytes = this[kHandle].digest();
+  this[kFinalized] = true;
+  return encodeOutput(bytes, outputEncoding);
+};
 
-  _transform(chunk, encoding, callback) {
-    this.update(chunk, encoding);
-    callback();
-  }
+Hash.prototype._transform = function _transform(chunk, encoding, callback) {
+  this[kHandle].update(toBuffer(chunk, encoding));
+  callback();
+};
 
-  _flush(callback) {
-    this.push(this.digest());
-    callback();
-  }
+Hash.prototype._flush = function _flush(callback) {
+  this.push(Buffer.from(this[kHandle].digest()));
+  callback();
+};
+
+function Hmac(algorithm, key, options) {
+  if (!(this instanceof Hmac)) return new Hmac(algorithm, key, options);
+  if (typeof algorithm !== "string") throw invalidArgType("hmac", "of type string", algorithm);
+  const canonical = digestName(algorithm);
+  const bytes = keys.secretBytes(key, "key", options?.encoding);
+  if (canonical === undefined || canonical.startsWith("sha512-")) throw invalidDigest(algorithm);
+  this[kHandle] = new DigestHandle(ops.nodeHashCreate(canonical, bytes), "HMAC");
+  this[kFinalized] = false;
+  LazyTransform.call(this, options);
 }
+Object.setPrototypeOf(Hmac.prototype, LazyTransform.prototype);
+Object.setPrototypeOf(Hmac, LazyTransform);
+
+Hmac.prototype.update = Hash.prototype.update;
+Hmac.prototype.digest = function digest(outputEncoding) {
+  // As in Node, a second digest() answers an empty result.
+  if (this[kFinalized]) return encodeOutput(Buffer.alloc(0), outputEncoding);
+  this[kFinalized] = true;
+  return encodeOutput(this[kHandle].digest(), outputEncoding);
+};
+Hmac.prototype._transform = Hash.prototype._transform;
+Hmac.prototype._flush = Hash.prototype._flush;
 
 exports.Hash = Hash;
 exports.Hmac = Hmac;
@@ -119,13 +154,15 @@ exports.createHmac = (algorithm, key, options) => new Hmac(algorithm, key, optio
 
 /** One-shot hash: hex by default, as Node's crypto.hash(). */
 exports.hash = function hash(algorithm, data, outputEncoding = "hex") {
+  util.validateString(algorithm, "algorithm");
+  util.validateString(outputEncoding, "outputEncoding");
   if (typeof data !== "string" && !ArrayBuffer.isView(data)) throw invalidArgType("data", "of type string or an instance of Buffer, TypedArray, or DataView", data);
   return new Hash(algorithm).update(data).digest(outputEncoding === "buffer" ? undefined : outputEncoding);
 };
 
 exports.getHashes = () => [...util.DIGESTS, "RSA-MD5", "RSA-SHA1", "RSA-SHA224", "RSA-SHA256", "RSA-SHA384", "RSA-SHA512"];
 exports.getCiphers = () => [...ciphers.CIPHERS];
-exports.getCurves = () => ["prime256v1", "secp384r1"];
+exports.getCurves = () => ["secp224r1", "prime256v1", "secp384r1", "secp521r1"];
 
 // --- Randomness -------------------------------------------------------------------------------
 
@@ -218,76 +255,122 @@ exports.timingSafeEqual = function timingSafeEqual(a, b) {
 
 // --- Key derivation ---------------------------------------------------------------------------
 
-function pbkdf2Bytes(password, salt, iterations, keylen, digest) {
-  const hash = webDigest(digest);
-  const params = { hash, key: keys.secretBytes(password, "password"), salt: toBuffer(salt, undefined, "salt"), iterations, length: keylen * 8 };
-  return Buffer.from(native("subtle", "pbkdf2", params));
+/** A digest name for PBKDF2/HKDF: canonical, or a TypeError naming it (workerd: "Invalid digest"). */
+function kdfDigest(digest) {
+  const canonical = digestName(digest);
+  if (canonical === undefined) throw nodeError(TypeError, "ERR_CRYPTO_INVALID_DIGEST", `Invalid digest: ${digest}`);
+  return canonical;
 }
 
-function pbkdf2Args(iterations, keylen, digest) {
-  checkInteger(iterations, "iterations", 1);
-  checkInteger(keylen, "keylen", 0);
-  if (typeof digest !== "string") throw invalidArgType("digest", "of type string", digest);
+function byteSource(value, name) {
+  if (typeof value === "string" || ArrayBuffer.isView(value) || value instanceof ArrayBuffer || (typeof SharedArrayBuffer === "function" && value instanceof SharedArrayBuffer)) return toBuffer(value, undefined, name);
+  throw invalidArgType(name, "of type string or an instance of ArrayBuffer, Buffer, TypedArray, or DataView", value);
+}
+
+function pbkdf2Check(password, salt, iterations, keylen, digest) {
+  util.validateString(digest, "digest");
+  const params = { password: keys.secretBytes(password, "password"), salt: byteSource(salt, "salt") };
+  util.validateInt32(iterations, "iterations", 1);
+  util.validateInt32(keylen, "keylen", 0);
+  return { ...params, iterations, length: keylen, digest };
+}
+
+function pbkdf2Bytes({ password, salt, iterations, length, digest }) {
+  return Buffer.from(native("node", "pbkdf2", { hash: kdfDigest(digest), password, salt, iterations, length }));
 }
 
 exports.pbkdf2Sync = function pbkdf2Sync(password, salt, iterations, keylen, digest) {
-  pbkdf2Args(iterations, keylen, digest);
-  return pbkdf2Bytes(password, salt, iterations, keylen, digest);
+  return pbkdf2Bytes(pbkdf2Check(password, salt, iterations, keylen, digest));
 };
 
 exports.pbkdf2 = function pbkdf2(password, salt, iterations, keylen, digest, callback) {
+  if (typeof digest === "function") util.validateString(undefined, "digest");
   checkFunction(callback, "callback");
-  pbkdf2Args(iterations, keylen, digest);
-  webDigest(digest);
-  later(callback, () => pbkdf2Bytes(password, salt, iterations, keylen, digest));
+  const params = pbkdf2Check(password, salt, iterations, keylen, digest);
+  later(callback, () => pbkdf2Bytes(params));
 };
 
 /** Largest scrypt working memory accepted, whatever maxmem says (it lives outside the V8 heap). */
 const SCRYPT_MEMORY_CAP = 256 * 1024 * 1024;
+const SCRYPT_DEFAULTS = { N: 16384, r: 8, p: 1, maxmem: 32 * 1024 * 1024 };
+const K_MAX_LENGTH = require("node:buffer").kMaxLength;
 
-function scryptBytes(password, salt, keylen, options = {}) {
-  checkInteger(keylen, "keylen", 0);
-  if (options === null || typeof options !== "object") throw invalidArgType("options", "of type object", options);
-  const N = options.N ?? options.cost ?? 16384;
-  const r = options.r ?? options.blockSize ?? 8;
-  const p = options.p ?? options.parallelization ?? 1;
-  const maxmem = options.maxmem ?? 32 * 1024 * 1024;
-  for (const [name, value] of [["N", N], ["r", r], ["p", p]]) checkInteger(value, name, 1);
-  // OpenSSL's rule, which Node applies: the table (N + 2 blocks of 128·r bytes) and the p
-  // lanes must fit in maxmem, and p·r stays under 2^30.
-  const memory = 128 * r * (N + 2 + p);
-  if (N < 2 || (N & (N - 1)) !== 0 || memory > maxmem || memory > SCRYPT_MEMORY_CAP || p * r > 2 ** 30 - 1) {
-    const reason = memory > SCRYPT_MEMORY_CAP ? "workerbox's 256 MiB memory limit exceeded" : memory > maxmem ? "memory limit exceeded" : "N must be a power of 2 greater than 1";
-    throw nodeError(RangeError, "ERR_CRYPTO_INVALID_SCRYPT_PARAMS", `Invalid scrypt params: ${reason}`);
+/** workerd's argument checks: bytes, keylen, and each of N/cost, r/blockSize, p/parallelization once. */
+function scryptCheck(password, salt, keylen, options) {
+  const params = { password: keys.secretBytes(password, "password"), salt: byteSource(salt, "salt") };
+  util.validateInteger(keylen, "keylen", 0, K_MAX_LENGTH);
+  let { N, r, p, maxmem } = SCRYPT_DEFAULTS;
+  if (options !== undefined && options !== null) {
+    const pick = (short, long, current) => {
+      let value = current;
+      if (options[short] !== undefined) value = util.validateUint32(options[short], short);
+      if (options[long] !== undefined) {
+        if (options[short] !== undefined) throw util.invalidArgValue(long, options[long]);
+        value = util.validateUint32(options[long], long);
+      }
+      return value;
+    };
+    N = pick("N", "cost", N);
+    r = pick("r", "blockSize", r);
+    p = pick("p", "parallelization", p);
+    if (options.maxmem !== undefined) maxmem = util.validateInteger(options.maxmem, "maxmem", 0);
+    N ||= SCRYPT_DEFAULTS.N;
+    r ||= SCRYPT_DEFAULTS.r;
+    p ||= SCRYPT_DEFAULTS.p;
+    maxmem ||= SCRYPT_DEFAULTS.maxmem;
   }
-  const params = { password: keys.secretBytes(password, "password"), salt: toBuffer(salt, undefined, "salt"), N, r, p, length: keylen };
-  return Buffer.from(native("node", "scrypt", params, "ERR_CRYPTO_INVALID_SCRYPT_PARAMS"));
+  return { ...params, N, r, p, maxmem, length: keylen };
 }
 
-exports.scryptSync = (password, salt, keylen, options) => scryptBytes(password, salt, keylen, options ?? {});
+function scryptBytes({ password, salt, N, r, p, maxmem, length }) {
+  // OpenSSL's rules, which workerd applies: N a power of two above 1 and below 2^(16r), p·r
+  // under 2^30, and the table (N + 2 blocks of 128·r bytes) with the p lanes within maxmem.
+  const memory = 128 * r * (N + 2 + p);
+  let reason;
+  if (N < 2 || (N & (N - 1)) !== 0) reason = "N must be a power of 2 greater than 1";
+  else if (r * 16 < 53 && N >= 2 ** (r * 16)) reason = "N must be less than 2^(16 * r)";
+  else if (p * r > 2 ** 30 - 1) reason = "p * r must be less than 2^30";
+  else if (memory > maxmem) reason = "memory limit exceeded";
+  else if (memory > SCRYPT_MEMORY_CAP) reason = "workerbox's 256 MiB memory limit exceeded";
+  if (reason !== undefined) throw nodeError(RangeError, "ERR_CRYPTO_INVALID_SCRYPT_PARAMS", `Invalid scrypt params: ${reason}`);
+  return Buffer.from(native("node", "scrypt", { password, salt, N, r, p, length }, "ERR_CRYPTO_INVALID_SCRYPT_PARAMS"));
+}
+
+exports.scryptSync = (password, salt, keylen, options) => scryptBytes(scryptCheck(password, salt, keylen, options));
 
 exports.scrypt = function scrypt(password, salt, keylen, options, callback) {
-  if (typeof options === "function") [callback, options] = [options, {}];
+  if (callback === undefined) [callback, options] = [options, undefined];
+  const params = scryptCheck(password, salt, keylen, options);
   checkFunction(callback, "callback");
-  later(callback, () => scryptBytes(password, salt, keylen, options ?? {}));
+  later(callback, () => scryptBytes(params));
 };
 
-function hkdfBytes(digest, ikm, salt, info, keylen) {
-  const hash = webDigest(digest);
-  checkInteger(keylen, "keylen", 0);
-  const infoBytes = toBuffer(info, undefined, "info");
-  if (infoBytes.length > 1024) throw util.outOfRange("info", "must not contain more than 1024 bytes", infoBytes.length);
-  if (keylen > 255 * DIGEST_SIZES[digestName(digest)]) throw nodeError(RangeError, "ERR_CRYPTO_INVALID_KEYLEN", "Invalid key length");
-  const out = native("subtle", "hkdf", { hash, key: keys.secretBytes(ikm, "ikm"), salt: toBuffer(salt, undefined, "salt"), info: infoBytes, length: keylen * 8 });
+function hkdfCheck(digest, ikm, salt, info, keylen) {
+  util.validateString(digest, "digest");
+  let key;
+  if (ikm instanceof keys.KeyObject) key = keys.secretBytes(ikm, "ikm");
+  else if (typeof CryptoKey === "function" && ikm instanceof CryptoKey) key = keys.secretBytes(ikm, "ikm");
+  else if (typeof ikm === "string" || ArrayBuffer.isView(ikm) || ikm instanceof ArrayBuffer) key = toBuffer(ikm, undefined, "ikm");
+  else throw invalidArgType("ikm", "of type string or an instance of SecretKeyObject, ArrayBuffer, TypedArray, DataView, or Buffer", ikm);
+  const params = { key, salt: byteSource(salt, "salt"), info: byteSource(info, "info") };
+  util.validateInteger(keylen, "length", 0, K_MAX_LENGTH);
+  if (params.info.length > 1024) throw util.outOfRange("info", "must not contain more than 1024 bytes", params.info.length);
+  return { ...params, digest, length: keylen };
+}
+
+function hkdfBytes({ digest, key, salt, info, length }) {
+  const hash = kdfDigest(digest);
+  if (length > 255 * DIGEST_SIZES[hash]) throw nodeError(RangeError, "ERR_CRYPTO_INVALID_KEYLEN", "Invalid key length");
+  const out = native("node", "hkdf", { hash, key, salt, info, length });
   return out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
 }
 
-exports.hkdfSync = hkdfBytes;
+exports.hkdfSync = (digest, ikm, salt, info, keylen) => hkdfBytes(hkdfCheck(digest, ikm, salt, info, keylen));
 
 exports.hkdf = function hkdf(digest, ikm, salt, info, keylen, callback) {
+  const params = hkdfCheck(digest, ikm, salt, info, keylen);
   checkFunction(callback, "callback");
-  webDigest(digest);
-  later(callback, () => hkdfBytes(digest, ikm, salt, info, keylen));
+  later(callback, () => hkdfBytes(params));
 };
 
 // --- The rest ---------------------------------------------------------------------------------
@@ -343,24 +426,42 @@ exports.constants = Object.freeze({
   defaultCipherList: "",
 });
 
-// RSA encryption: OAEP only (crypto.subtle's RSA-OAEP). Node 20 refuses PKCS #1 v1.5 padding in
-// privateDecrypt too (CVE-2023-46809); raw RSA (no padding) is not offered.
-function rsaEncryption(encrypt, name) {
+// RSA encryption with workerd's defaults (PKCS #1 v1.5 padding, SHA-256 for OAEP), options read
+// from the key argument (a KeyObject's own properties too, as workerd does). OAEP runs through
+// crypto.subtle's RSA-OAEP; PKCS #1 v1.5 and no padding natively (webcrypto/node.rs).
+function rsaEncryption(isPrivate, encrypt, keyName) {
   return function (key, buffer) {
-    const opts = key !== null && typeof key === "object" && !ArrayBuffer.isView(key) && !(key instanceof keys.KeyObject) ? key : {};
-    const object = keys.prepareKey(key, encrypt);
-    if (object.asymmetricKeyType !== "rsa") throw nodeError(Error, "ERR_CRYPTO_UNSUPPORTED_OPERATION", `${name} needs an RSA key`);
-    const padding = opts.padding ?? exports.constants.RSA_PKCS1_OAEP_PADDING;
-    if (padding !== exports.constants.RSA_PKCS1_OAEP_PADDING) {
-      throw nodeError(Error, "ERR_CRYPTO_UNSUPPORTED_OPERATION", `${name}: only RSA_PKCS1_OAEP_PADDING is supported by workerbox`);
+    util.checkMissing([key, buffer], [keyName, "buffer"]);
+    const wantType = isPrivate ? "private" : "public";
+    let object;
+    if (key instanceof keys.KeyObject || (typeof CryptoKey === "function" && key instanceof CryptoKey)) {
+      if (key.type !== wantType) throw nodeError(TypeError, "ERR_CRYPTO_INVALID_KEY_OBJECT_TYPE", `Invalid key object type ${key.type}, expected ${wantType}.`);
+      object = key instanceof keys.KeyObject ? key : keys.KeyObject.from(key);
+    } else {
+      object = isPrivate ? keys.createPrivateKey(key) : keys.createPublicKey(key);
     }
-    const params = { name: "RSA-OAEP", hash: webDigest(opts.oaepHash ?? "sha1", "options.oaepHash"), key: object[keys.kState].der, data: toBuffer(buffer, opts.encoding, "buffer") };
-    if (opts.oaepLabel !== undefined) params.label = toBuffer(opts.oaepLabel, undefined, "options.oaepLabel");
-    return Buffer.from(native("subtle", encrypt ? "encrypt" : "decrypt", params, encrypt ? "ERR_CRYPTO_OPERATION_FAILED" : "ERR_OSSL_RSA_OAEP_DECODING_ERROR"));
+    if (object.asymmetricKeyType !== "rsa") throw nodeError(Error, "ERR_CRYPTO_UNSUPPORTED_OPERATION", "The key is not an RSA key");
+    const opts = key !== null && typeof key === "object" ? key : {};
+    const { padding = exports.constants.RSA_PKCS1_PADDING, oaepHash = "sha256", oaepLabel, encoding = "utf8" } = opts;
+    if (typeof padding !== "number") throw invalidArgType("options.padding", "of type number", padding);
+    util.validateString(oaepHash, "options.oaepHash");
+    const data = typeof buffer === "string" ? Buffer.from(buffer, encoding) : toBuffer(buffer, undefined, "buffer");
+    const der = object[keys.kState].der;
+    if (padding === exports.constants.RSA_PKCS1_OAEP_PADDING && encrypt !== isPrivate) {
+      const params = { name: "RSA-OAEP", hash: webDigest(oaepHash, "options.oaepHash"), key: der, data };
+      if (oaepLabel !== undefined) params.label = typeof oaepLabel === "string" ? Buffer.from(oaepLabel, encoding) : toBuffer(oaepLabel, undefined, "options.oaepLabel");
+      return Buffer.from(native("subtle", encrypt ? "encrypt" : "decrypt", params, encrypt ? "ERR_CRYPTO_OPERATION_FAILED" : "ERR_OSSL_RSA_OAEP_DECODING_ERROR"));
+    }
+    if (padding !== exports.constants.RSA_PKCS1_PADDING && padding !== exports.constants.RSA_NO_PADDING) {
+      throw nodeError(Error, "ERR_CRYPTO_UNSUPPORTED_OPERATION", `Unsupported RSA padding ${padding}`);
+    }
+    return Buffer.from(native("node", "rsaCipher", { key: der, private: isPrivate, encrypt, padding, data }));
   };
 }
-exports.publicEncrypt = rsaEncryption(true, "publicEncrypt");
-exports.privateDecrypt = rsaEncryption(false, "privateDecrypt");
+exports.publicEncrypt = rsaEncryption(false, true, "key");
+exports.privateDecrypt = rsaEncryption(true, false, "privateKey");
+exports.privateEncrypt = rsaEncryption(true, true, "privateKey");
+exports.publicDecrypt = rsaEncryption(false, false, "key");
 
 /** The shared secret of an ECDH (P-256/P-384) or X25519 private key and a peer's public key. */
 exports.diffieHellman = function diffieHellman(options) {
@@ -375,19 +476,33 @@ exports.diffieHellman = function diffieHellman(options) {
   }
   const kind = { ec: "EC", x25519: "X25519" }[mine.kind];
   if (kind === undefined) throw nodeError(Error, "ERR_CRYPTO_INCOMPATIBLE_KEY", `Diffie-Hellman is not supported for ${mine.kind} keys`);
-  return Buffer.from(native("subtle", "deriveBits", { kind, namedCurve: mine.curve, key: mine.der, public: theirs.der }));
+  try {
+    return Buffer.from(native("subtle", "deriveBits", { kind, namedCurve: mine.curve, key: mine.der, public: theirs.der }));
+  } catch (error) {
+    // workerd's message (it derives on no EC curve; here P-256 and P-384 work).
+    throw new Error(`Failed to derive shared secret: ${error.message}`);
+  }
 };
 
 // checkPrime(Sync) and generatePrime(Sync): internal/crypto_prime.js.
 Object.assign(exports, require("node:internal/crypto_prime"));
 
-// Not provided (see docs/compatibility.md): DiffieHellman groups, ECDH objects, privateEncrypt/publicDecrypt,
-// X509Certificate, Certificate, createCipher/createDecipher (deprecated, no IV).
-for (const name of ["createDiffieHellman", "createDiffieHellmanGroup", "getDiffieHellman", "createECDH", "privateEncrypt", "publicDecrypt"]) {
-  exports[name] = function () {
-    throw nodeError(Error, "ERR_METHOD_NOT_IMPLEMENTED", `The ${name}() method is not implemented in workerbox`);
-  };
-}
+// X509Certificate and Certificate (SPKAC): internal/crypto_x509.js.
+const x509 = require("node:internal/crypto_x509");
+exports.X509Certificate = x509.X509Certificate;
+exports.Certificate = x509.Certificate;
+
+// DiffieHellman, DiffieHellmanGroup and ECDH: internal/crypto_dh.js.
+const dh = require("node:internal/crypto_dh");
+Object.assign(exports, {
+  DiffieHellman: dh.DiffieHellman,
+  DiffieHellmanGroup: dh.DiffieHellmanGroup,
+  createDiffieHellman: dh.createDiffieHellman,
+  createDiffieHellmanGroup: dh.createDiffieHellmanGroup,
+  getDiffieHellman: dh.getDiffieHellman,
+  ECDH: dh.ECDH,
+  createECDH: dh.createECDH,
+});
 
 // The IV-less createCipher/createDecipher/Cipher/Decipher (removed from Node 22): workerd keeps
 // them as ERR_METHOD_NOT_IMPLEMENTED stubs until remove_nodejs_compat_eol_v22.

@@ -9,8 +9,11 @@
 
 mod asymmetric;
 mod cancel;
+mod crc;
 mod jwk;
 pub mod node;
+pub mod node_dh;
+pub mod node_x509;
 mod scrypt;
 mod symmetric;
 

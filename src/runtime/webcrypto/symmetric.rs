@@ -43,7 +43,11 @@ pub fn new_hasher(name: &str) -> Result<Box<dyn DynDigest>> {
     "SHA-256" => Box::new(sha2::Sha256::default()),
     "SHA-384" => Box::new(sha2::Sha384::default()),
     "SHA-512" => Box::new(sha2::Sha512::default()),
-    other => return Err(Error::NotSupported(format!("Unrecognized hash algorithm '{other}'"))),
+    // DigestStream's checksums (crc.rs).
+    other => match super::crc::Checksum::new(other) {
+      Some(checksum) => Box::new(checksum),
+      None => return Err(Error::NotSupported(format!("Unrecognized hash algorithm '{other}'"))),
+    },
   })
 }
 

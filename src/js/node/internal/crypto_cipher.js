@@ -13,16 +13,37 @@ const { secretBytes } = require("node:internal/crypto_keys");
 const { StringDecoder } = require("node:string_decoder");
 const LazyTransform = require("node:internal/crypto_util").lazyStream(require("node:stream").Transform);
 
-const CIPHERS = ["aes-128-cbc", "aes-192-cbc", "aes-256-cbc", "aes-128-ctr", "aes-192-ctr", "aes-256-ctr", "aes-128-gcm", "aes-192-gcm", "aes-256-gcm"];
+// name -> [OpenSSL NID, block size, IV length, key length, mode]
+const CIPHER_INFO = {
+  "aes-128-cbc": [419, 16, 16, 16, "cbc"],
+  "aes-192-cbc": [423, 16, 16, 24, "cbc"],
+  "aes-256-cbc": [427, 16, 16, 32, "cbc"],
+  "aes-128-ctr": [904, 1, 16, 16, "ctr"],
+  "aes-192-ctr": [905, 1, 16, 24, "ctr"],
+  "aes-256-ctr": [906, 1, 16, 32, "ctr"],
+  "aes-128-ecb": [418, 16, 0, 16, "ecb"],
+  "aes-192-ecb": [422, 16, 0, 24, "ecb"],
+  "aes-256-ecb": [426, 16, 0, 32, "ecb"],
+  "aes-128-ofb": [420, 1, 16, 16, "ofb"],
+  "aes-192-ofb": [424, 1, 16, 24, "ofb"],
+  "aes-256-ofb": [428, 1, 16, 32, "ofb"],
+  "aes-128-gcm": [895, 1, 12, 16, "gcm"],
+  "aes-192-gcm": [898, 1, 12, 24, "gcm"],
+  "aes-256-gcm": [901, 1, 12, 32, "gcm"],
+  "chacha20-poly1305": [1018, 1, 12, 32, "chacha20-poly1305"],
+};
+const CIPHERS = Object.keys(CIPHER_INFO);
 const ALIASES = { aes128: "aes-128-cbc", aes192: "aes-192-cbc", aes256: "aes-256-cbc", "id-aes128-gcm": "aes-128-gcm", "id-aes192-gcm": "aes-192-gcm", "id-aes256-gcm": "aes-256-gcm" };
 exports.CIPHERS = CIPHERS;
+// The authenticated modes: a tag, AAD, output at final().
+const AEAD = new Set(["gcm", "chacha20-poly1305"]);
 
 function parseCipher(name) {
   if (typeof name !== "string") throw invalidArgType("cipher", "of type string", name);
   const lower = ALIASES[name.toLowerCase()] ?? name.toLowerCase();
   if (!CIPHERS.includes(lower)) throw nodeError(Error, "ERR_CRYPTO_UNKNOWN_CIPHER", "Unknown cipher");
-  const [, bits, mode] = lower.split("-");
-  return { keyLength: Number(bits) / 8, mode };
+  const [, , , keyLength, mode] = CIPHER_INFO[lower];
+  return { keyLength, mode };
 }
 
 /** GCM's counter block: `iv` advanced by `blocks` in its last 32 bits only (inc32). */
@@ -60,9 +81,16 @@ class CipherBase extends LazyTransform {
     const { keyLength, mode } = parseCipher(cipher);
     const keyBytes = secretBytes(key, "key");
     if (keyBytes.length !== keyLength) throw nodeError(RangeError, "ERR_CRYPTO_INVALID_KEYLEN", "Invalid key length");
-    if (iv === null || iv === undefined) throw nodeError(TypeError, "ERR_CRYPTO_INVALID_IV", "Invalid initialization vector");
-    const ivBytes = toBuffer(iv, undefined, "iv");
-    if (mode === "gcm") {
+    if ((iv === null || iv === undefined) && mode !== "ecb") throw nodeError(TypeError, "ERR_CRYPTO_INVALID_IV", "Invalid initialization vector");
+    const ivBytes = iv === null || iv === undefined ? Buffer.alloc(0) : toBuffer(iv, undefined, "iv");
+    if (mode === "ecb") {
+      if (ivBytes.length !== 0) throw nodeError(TypeError, "ERR_CRYPTO_INVALID_IV", "Invalid initialization vector");
+    } else if (mode === "chacha20-poly1305") {
+      if (ivBytes.length !== 12) throw nodeError(TypeError, "ERR_CRYPTO_INVALID_IV", "Invalid initialization vector");
+      const tagLength = options?.authTagLength;
+      if (tagLength !== undefined && tagLength !== 16) throw nodeError(TypeError, "ERR_CRYPTO_INVALID_AUTH_TAG", `Invalid authentication tag length: ${tagLength}`);
+      this.#tagLength = 16;
+    } else if (mode === "gcm") {
       if (ivBytes.length !== 12 && ivBytes.length !== 16) {
         throw nodeError(TypeError, "ERR_CRYPTO_INVALID_IV", ivBytes.length === 0 ? "Invalid initialization vector" : `Invalid initialization vector: workerbox supports AES-GCM ivs of 12 or 16 bytes (got ${ivBytes.length})`);
       }
@@ -113,8 +141,21 @@ class CipherBase extends LazyTransform {
       const blocks = Math.floor(input.length / 16);
       this.#gcmCounter = addCounter32(this.#gcmCounter, blocks);
       this.#pending = input.subarray(blocks * 16);
-    } else if (this.#mode === "gcm") {
+    } else if (AEAD.has(this.#mode)) {
       this.#pending = input;
+    } else if (this.#mode === "ofb") {
+      // The keystream carries on from the last whole block's (its output XOR its input).
+      const carried = this.#pending.length;
+      const stream = this.#run(input, this.#iv, false);
+      out = stream.subarray(carried);
+      const blocks = Math.floor(input.length / 16);
+      if (blocks > 0) {
+        const last = (blocks - 1) * 16;
+        const next = Buffer.alloc(16);
+        for (let i = 0; i < 16; i++) next[i] = stream[last + i] ^ input[last + i];
+        this.#iv = next;
+      }
+      this.#pending = input.subarray(blocks * 16);
     } else if (this.#mode === "ctr") {
       const carried = this.#pending.length;
       out = this.#run(input, this.#iv, false).subarray(carried);
@@ -138,12 +179,12 @@ class CipherBase extends LazyTransform {
     if (this.#finished) throw nodeError(Error, "ERR_CRYPTO_INVALID_STATE", "Invalid state for operation final");
     this.#finished = true;
     let out = Buffer.alloc(0);
-    if (this.#mode === "gcm") {
+    if (AEAD.has(this.#mode)) {
       // Streamed: update() gave every byte; the one-shot pass over the message makes the tag.
       const streamed = this.#gcmCounter !== undefined;
       const message = streamed ? Buffer.concat(this.#gcmMessage) : this.#pending;
       this.#gcmMessage = [];
-      const params = { mode: "gcm", encrypt: this.#encrypt, key: this.#key, iv: this.#iv, data: message, aad: this.#aad };
+      const params = { mode: this.#mode, encrypt: this.#encrypt, key: this.#key, iv: this.#iv, data: message, aad: this.#aad };
       if (this.#encrypt) {
         const tagLength = this.#tagLength ?? 16;
         params.tagLength = tagLength * 8;
@@ -162,7 +203,7 @@ class CipherBase extends LazyTransform {
         }
         out = streamed ? Buffer.alloc(0) : Buffer.from(opened);
       }
-    } else if (this.#mode === "ctr") {
+    } else if (this.#mode === "ctr" || this.#mode === "ofb") {
       // update() already returned every byte.
     } else if (this.#pending.length > 0 || this.#padding) {
       try {
@@ -206,7 +247,7 @@ class CipherBase extends LazyTransform {
   }
 
   setAAD(buffer, options) {
-    if (this.#mode !== "gcm") throw nodeError(Error, "ERR_CRYPTO_INVALID_STATE", "Invalid state for operation setAAD");
+    if (!AEAD.has(this.#mode)) throw nodeError(Error, "ERR_CRYPTO_INVALID_STATE", "Invalid state for operation setAAD");
     this.#aad = Buffer.concat([this.#aad, toBuffer(buffer, options?.encoding, "buffer")]);
     return this;
   }
@@ -217,7 +258,7 @@ class CipherBase extends LazyTransform {
   }
 
   setAuthTag(tag, encoding) {
-    if (this.#encrypt || this.#mode !== "gcm" || this.#finished) throw nodeError(Error, "ERR_CRYPTO_INVALID_STATE", "Invalid state for operation setAuthTag");
+    if (this.#encrypt || !AEAD.has(this.#mode) || this.#finished) throw nodeError(Error, "ERR_CRYPTO_INVALID_STATE", "Invalid state for operation setAuthTag");
     const bytes = toBuffer(tag, encoding, "buffer");
     if (bytes.length < 12 || bytes.length > 16 || (this.#tagLength !== undefined && bytes.length !== this.#tagLength)) {
       throw nodeError(TypeError, "ERR_CRYPTO_INVALID_AUTH_TAG", `Invalid authentication tag length: ${bytes.length}`);
@@ -243,13 +284,19 @@ exports.Decipheriv = Decipheriv;
 exports.createCipheriv = (cipher, key, iv, options) => new Cipheriv(cipher, key, iv, options);
 exports.createDecipheriv = (cipher, key, iv, options) => new Decipheriv(cipher, key, iv, options);
 
-exports.getCipherInfo = function getCipherInfo(name) {
-  let parsed;
-  try {
-    parsed = parseCipher(name);
-  } catch {
-    return undefined;
-  }
-  const canonical = ALIASES[name.toLowerCase()] ?? name.toLowerCase();
-  return { name: canonical, nid: undefined, blockSize: parsed.mode === "cbc" ? 16 : 1, ivLength: parsed.mode === "gcm" ? 12 : 16, keyLength: parsed.keyLength, mode: parsed.mode };
+/** The cipher's facts, or undefined when it is unknown or the asked key/IV lengths do not fit it. */
+exports.getCipherInfo = function getCipherInfo(nameOrNid, options = {}) {
+  let canonical;
+  if (typeof nameOrNid === "number") canonical = CIPHERS.find((name) => CIPHER_INFO[name][0] === nameOrNid);
+  else if (typeof nameOrNid === "string") canonical = ALIASES[nameOrNid.toLowerCase()] ?? nameOrNid.toLowerCase();
+  else throw invalidArgType("nameOrNid", "of type string or number", nameOrNid);
+  if (options === null || typeof options !== "object") throw invalidArgType("options", "of type object", options);
+  const info = CIPHER_INFO[canonical];
+  if (info === undefined) return undefined;
+  const [nid, blockSize, ivLength, keyLength, mode] = info;
+  const { keyLength: askedKey, ivLength: askedIv } = options;
+  if (askedKey !== undefined && askedKey !== keyLength) return undefined;
+  // GCM takes IVs of other lengths too (workerbox: 12 or 16 bytes).
+  if (askedIv !== undefined && askedIv !== ivLength && !(mode === "gcm" && askedIv === 16)) return undefined;
+  return { name: canonical, nid, blockSize, ivLength, keyLength, mode };
 };

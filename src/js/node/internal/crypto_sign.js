@@ -49,9 +49,18 @@ function signParams(algorithm, key, data, opts) {
   }
 }
 
-function signBytes(algorithm, data, keyInput) {
+/** workerd refuses DSA keys for signatures (it reads them, but does not sign with them). */
+function refuseDsa(key, signing) {
+  if (key.asymmetricKeyType === "dsa") throw new Error(`${signing ? "Signing" : "Verifying"} with DSA keys is not currently supported`);
+}
+
+function signBytes(algorithm, data, keyInput, streaming) {
+  if (keyInput === undefined || keyInput === null) throw new Error("No key provided to sign");
   const opts = options(keyInput);
   const key = prepareKey(keyInput, false);
+  refuseDsa(key, true);
+  // Sign objects (createSign) hash first; workerd cannot set a digest for Ed25519 there.
+  if (streaming && key.asymmetricKeyType === "ed25519") throw new Error("Failed to set signature digest");
   const params = signParams(algorithm, key, data, opts);
   delete params.auto;
   delete params.digestSize;
@@ -64,9 +73,12 @@ function signBytes(algorithm, data, keyInput) {
   return Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength);
 }
 
-function verifyBytes(algorithm, data, keyInput, signature) {
+function verifyBytes(algorithm, data, keyInput, signature, streaming) {
+  if (keyInput === undefined || keyInput === null) throw new Error("No key provided to sign");
   const opts = options(keyInput);
   const key = prepareKey(keyInput, true);
+  refuseDsa(key, false);
+  if (streaming && key.asymmetricKeyType === "ed25519") throw new Error("Failed to set signature digest");
   const params = signParams(algorithm, key, data, opts);
   const { auto, digestSize } = params;
   delete params.auto;
@@ -98,6 +110,7 @@ class Sign extends LazyWritable {
     this.#algorithm = algorithm;
   }
   update(data, encoding) {
+    if (this.#chunks === undefined) throw new Error("Signing context has already been finalized");
     this.#chunks.push(Buffer.from(toBuffer(data, encoding)));
     return this;
   }
@@ -106,9 +119,11 @@ class Sign extends LazyWritable {
     callback();
   }
   sign(privateKey, outputEncoding) {
+    if (this.#chunks === undefined) throw new Error("Signing context has already been finalized");
     const data = Buffer.concat(this.#chunks);
-    this.#chunks = [];
-    return encodeOutput(signBytes(this.#algorithm, data, privateKey), outputEncoding);
+    const signature = signBytes(this.#algorithm, data, privateKey, true);
+    this.#chunks = undefined;
+    return encodeOutput(signature, outputEncoding);
   }
 }
 
@@ -122,6 +137,7 @@ class Verify extends LazyWritable {
     this.#algorithm = algorithm;
   }
   update(data, encoding) {
+    if (this.#chunks === undefined) throw new Error("Signing context has already been finalized");
     this.#chunks.push(Buffer.from(toBuffer(data, encoding)));
     return this;
   }
@@ -130,9 +146,12 @@ class Verify extends LazyWritable {
     callback();
   }
   verify(publicKey, signature, signatureEncoding) {
+    if (this.#chunks === undefined) throw new Error("Verification context has already been finalized");
+    if (publicKey === undefined || publicKey === null) throw new Error("No key provided to sign");
     const data = Buffer.concat(this.#chunks);
-    this.#chunks = [];
-    return verifyBytes(this.#algorithm, data, publicKey, toBuffer(signature, signatureEncoding, "signature"));
+    const valid = verifyBytes(this.#algorithm, data, publicKey, toBuffer(signature, signatureEncoding, "signature"), true);
+    this.#chunks = undefined;
+    return valid;
   }
 }
 

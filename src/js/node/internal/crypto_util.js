@@ -35,7 +35,9 @@ exports.toBuffer = function toBuffer(data, encoding, name = "data") {
 /** `bytes` as a Buffer, or a string when `encoding` names one. */
 exports.encodeOutput = function encodeOutput(bytes, encoding) {
   const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return encoding === undefined || encoding === "buffer" ? buffer : buffer.toString(encoding);
+  if (encoding === undefined || encoding === "buffer") return buffer;
+  // An object's toString() names it (and may throw), as Buffer#toString reads it in workerd.
+  return buffer.toString(typeof encoding === "string" ? encoding : String(encoding));
 };
 
 // Node (OpenSSL) digest names, lower-cased, with the aliases Node accepts.
@@ -100,6 +102,28 @@ exports.checkInteger = function checkInteger(value, name, min = 0, max = 2 ** 31
   if (typeof value !== "number") throw exports.invalidArgType(name, "of type number", value);
   if (!Number.isInteger(value) || value < min || value > max) throw exports.outOfRange(name, `>= ${min} && <= ${max}`, value);
   return value;
+};
+
+/** Node's validateInteger / validateInt32: a number, an integer, within [min, max]. */
+exports.validateInteger = function validateInteger(value, name, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
+  if (typeof value !== "number") throw exports.invalidArgType(name, "of type number", value);
+  if (!Number.isInteger(value)) throw exports.outOfRange(name, "an integer", value);
+  if (value < min || value > max) throw exports.outOfRange(name, `>= ${min} && <= ${max}`, value);
+  return value;
+};
+exports.validateInt32 = (value, name, min = -2147483648, max = 2147483647) => exports.validateInteger(value, name, min, max);
+exports.validateUint32 = (value, name, positive = false) => exports.validateInteger(value, name, positive ? 1 : 0, 4294967295);
+
+exports.validateString = function validateString(value, name) {
+  if (typeof value !== "string") throw exports.invalidArgType(name, "of type string", value);
+  return value;
+};
+
+/** ERR_MISSING_ARGS for the first of `names` whose value (in `values`) is undefined. */
+exports.checkMissing = function checkMissing(values, names) {
+  for (let i = 0; i < names.length; i++) {
+    if (values[i] === undefined) throw nodeError(TypeError, "ERR_MISSING_ARGS", `The "${names[i]}" argument must be specified`);
+  }
 };
 
 exports.checkFunction = function checkFunction(value, name) {
