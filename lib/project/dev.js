@@ -148,6 +148,27 @@ async function writeResponse(res, response) {
   }
 }
 
+let fetchClassesLoaded = false;
+/**
+ * Loads Node's fetch classes (undici) and runs what the first request runs of them (a Request
+ * with headers, a Response with a body and its reader), so that V8 compiles that code now,
+ * while this thread would wait anyway, not on the first request's path.
+ */
+function loadFetchClasses() {
+  if (fetchClassesLoaded) return;
+  fetchClassesLoaded = true;
+  try {
+    const request = new Request("http://localhost/", { method: "GET", headers: new Headers({ accept: "text/html" }) });
+    void request.headers.get("accept");
+    const response = new Response("warm", { status: 200, headers: { "content-type": "text/plain" } });
+    for (const entry of response.headers) void entry;
+    void response.headers.getSetCookie();
+    response.body.getReader().read().catch(() => {});
+  } catch {
+    // Only a warm-up.
+  }
+}
+
 /**
  * An http.Server request handler that sends every request to `getWorker()` through dispatch(),
  * streaming both bodies. `onError(error, req)` may map the error (stacks) before the 500.
@@ -359,7 +380,7 @@ async function startDevServer(dir, options = {}) {
       // Node's fetch classes (undici: ~30 ms to load) are loaded while the isolate is made, not
       // by the first request.
       const starting = startWorker(project, workerExtra());
-      void globalThis.Response, globalThis.Headers, globalThis.Request;
+      loadFetchClasses();
       mark("dev: fetch classes loaded");
       current = { worker: await starting, inflight: 0 };
       mark("dev: worker created");
@@ -640,7 +661,7 @@ async function startDevServer(dir, options = {}) {
   startWatching();
   // While esbuild still bundles (a first start), Node's fetch classes load now, not after it
   // (otherwise startFirst() has loaded them already, while the isolate was made).
-  void globalThis.Response, globalThis.Headers, globalThis.Request;
+  loadFetchClasses();
   try {
     await firstStart;
   } catch (error) {
