@@ -49,13 +49,30 @@ function constructorName(value) {
   }
 }
 
+// util.inspect's numericSeparator: integer digits in groups of three joined by "_" (and the
+// fraction's from its start), for numbers and bigints.
+let numericSeparator = false;
+const groupDigits = (digits) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, "_");
+function separated(value) {
+  if (typeof value === "bigint") return `${groupDigits(String(value))}n`;
+  const text = String(value);
+  if (!Number.isFinite(value) || text.includes("e")) return text;
+  const integer = Math.trunc(value);
+  const whole = groupDigits(String(integer)); // -0.5 is "0" here, as in Node
+  if (integer === value) return whole;
+  const fraction = text.slice(text.indexOf(".") + 1);
+  return `${whole}.${fraction.replace(/(\d{3})(?=\d)/g, "$1_")}`;
+}
+
 function formatPrimitive(value, nested) {
   switch (typeof value) {
     case "string":
       return nested ? quote(value) : value;
     case "number":
+      if (numericSeparator) return separated(value);
       return Object.is(value, -0) ? "-0" : String(value);
     case "bigint":
+      if (numericSeparator) return separated(value);
       return `${value}n`;
     case "symbol":
       return value.toString();
@@ -324,8 +341,9 @@ function inspect(value, options) {
   const previous = maxDepth;
   const depth = options?.depth;
   maxDepth = depth === null || depth === Infinity ? Infinity : typeof depth === "number" ? depth : MAX_DEPTH;
-  const outer = [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine];
+  const outer = [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator];
   currentDepth = 0;
+  numericSeparator = options?.numericSeparator === true;
   showHidden = options?.showHidden === true;
   quoteTopLevel = options?.quoteStrings === true;
   expanded = options?.compact === false;
@@ -337,13 +355,22 @@ function inspect(value, options) {
     return `<uninspectable: ${error && error.message}>`;
   } finally {
     maxDepth = previous;
-    [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine] = outer;
+    [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator] = outer;
   }
 }
 
 /** util.format: %s %d %i %f %j %o %O %c %% directives in a leading string, then the rest inspected. */
-function format(args) {
+function format(args, options = undefined) {
   if (args.length === 0) return "";
+  // util.format with util.inspect.defaultOptions.numericSeparator: %d, %i and %s of numbers too.
+  if (options?.numericSeparator === true && !numericSeparator) {
+    numericSeparator = true;
+    try {
+      return format(args, options);
+    } finally {
+      numericSeparator = false;
+    }
+  }
   const first = args[0];
   let rest = 1;
   let out = "";
@@ -354,13 +381,13 @@ function format(args) {
       const arg = args[rest++];
       switch (directive) {
         case "%s":
-          return typeof arg === "string" ? arg : typeof arg === "bigint" ? `${arg}n` : typeof arg === "object" && arg !== null ? inspectValue(arg, [], 1) : formatPrimitive(arg, false);
+          return typeof arg === "string" ? arg : typeof arg === "bigint" ? formatPrimitive(arg, false) : typeof arg === "object" && arg !== null ? inspectValue(arg, [], 1) : formatPrimitive(arg, false);
         case "%d":
-          return typeof arg === "bigint" ? `${arg}n` : typeof arg === "symbol" ? "NaN" : formatPrimitive(Number(arg), false);
+          return typeof arg === "bigint" ? formatPrimitive(arg, false) : typeof arg === "symbol" ? "NaN" : formatPrimitive(Number(arg), false);
         case "%i":
-          return typeof arg === "bigint" ? `${arg}n` : typeof arg === "symbol" ? "NaN" : String(parseInt(arg, 10));
+          return typeof arg === "bigint" ? formatPrimitive(arg, false) : typeof arg === "symbol" ? "NaN" : formatPrimitive(parseInt(arg, 10), false);
         case "%f":
-          return typeof arg === "symbol" ? "NaN" : String(parseFloat(arg));
+          return typeof arg === "symbol" ? "NaN" : formatPrimitive(parseFloat(arg), false);
         case "%j":
           try {
             return JSON.stringify(arg);

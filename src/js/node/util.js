@@ -20,10 +20,10 @@ function inspect(value, options) {
 inspect.custom = Symbol.for("nodejs.util.inspect.custom");
 inspect.defaultOptions = { depth: 2 };
 
-const format = (...args) => internals.format(args);
+const format = (...args) => internals.format(args, { numericSeparator: inspect.defaultOptions.numericSeparator });
 const formatWithOptions = (options, ...args) => {
   if (typeof options !== "object" || options === null) throw invalidArg("inspectOptions", "of type object", options);
-  return internals.format(args);
+  return internals.format(args, { numericSeparator: options.numericSeparator ?? inspect.defaultOptions.numericSeparator });
 };
 
 const kCustomPromisify = Symbol.for("nodejs.util.promisify.custom");
