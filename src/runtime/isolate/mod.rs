@@ -107,6 +107,7 @@ pub(crate) fn run(startup: Startup) {
       store_clock: store_clock.clone(),
       cpu_culprit: None,
       codecs: HashMap::new(),
+      zlib_handles: HashMap::new(),
       text_decoders: HashMap::new(),
       icu_decoders: HashMap::new(),
       url_patterns: HashMap::new(),

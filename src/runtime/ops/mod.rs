@@ -25,6 +25,7 @@ mod timers;
 mod url;
 mod urlpattern;
 mod wasm;
+mod zlib;
 
 pub(crate) use state::{nodejs_compat, ContextHolds, IsolateState, Pending, StateRef, Timer};
 pub(crate) use super::values::{arg_string, new_string, read_string_array, string_array, throw_type_error, uint8_array, uint8_array_from, view_bytes};
@@ -38,6 +39,7 @@ pub(crate) use node_crypto::NodeHash;
 pub(crate) use urlpattern::Pattern as UrlPatternState;
 pub(crate) use queue::queue_args;
 pub(crate) use rpc::rpc_args;
+pub(crate) use zlib::ZlibHandle;
 
 /// An op as V8 calls it (each `fn op_x(scope, args, rv)` converted with `map_fn_to`).
 type OpFn = v8::FunctionCallback;
@@ -69,6 +71,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     url::register(&mut install);
     urlpattern::register(&mut install);
     wasm::register(&mut install);
+    zlib::register(&mut install);
     ops
   })
 }

@@ -89,6 +89,8 @@ pub(crate) struct IsolateState {
   pub cpu_culprit: Option<u32>,
   /// Open CompressionStream/DecompressionStream codecs, by id.
   pub codecs: HashMap<u32, super::Codec>,
+  /// node:zlib's native handles (ops/zlib.rs), by id.
+  pub zlib_handles: HashMap<u32, super::ZlibHandle>,
   /// TextDecoders in the middle of a streaming decode, by id.
   pub text_decoders: HashMap<u32, encoding_rs::Decoder>,
   /// The same for CJK encodings decoded with ICU (before text_decoder_cjk_decoder), with the encoding.

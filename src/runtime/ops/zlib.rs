@@ -1,0 +1,804 @@
+//! node:zlib's native handle: what Node's `zlib` binding (`Zlib`, `BrotliEncoder`, …) is to its
+//! JS layer. One streaming codec per id; JS writes to it with a flush kind, an input slice and an
+//! output slice, and the output is written in place into the caller's buffer; the op answers
+//! how much of each slice is left (`[availOut, availIn]`) or the error Node would report
+//! (`[message, code, errno]`). The JS side (src/js/node/zlib.js) turns that into streams,
+//! one-shot calls and errors.
+//!
+//! zlib through zlib-rs (zlib's own API in Rust: windowBits, memLevel, strategy, dictionaries,
+//! `params()` and every flush kind act as in zlib), brotli through the `brotli` crate, zstd
+//! through `ruzstd` (pure Rust; its encoder has one level, about zstd's level 1, and writes one
+//! frame per flush; see docs/compatibility.md).
+
+use super::{state, throw_type_error, view_bytes, OpFn};
+use v8::MapFnTo;
+use zlib_rs::c_api::z_stream;
+use zlib_rs::deflate::{self, DeflateConfig, DeflateStream, Method, Strategy};
+use zlib_rs::inflate::{self, InflateConfig, InflateStream};
+use zlib_rs::{DeflateFlush, InflateFlush, ReturnCode};
+
+pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
+  install("zlibNew", op_new.map_fn_to());
+  install("zlibInit", op_init.map_fn_to());
+  install("zlibSetParam", op_set_param.map_fn_to());
+  install("zlibWrite", op_write.map_fn_to());
+  install("zlibParams", op_params.map_fn_to());
+  install("zlibReset", op_reset.map_fn_to());
+  install("zlibClose", op_close.map_fn_to());
+  install("zlibRun", op_run.map_fn_to());
+}
+
+// Node's mode numbers (zlib.constants.DEFLATE, …).
+const DEFLATE: i32 = 1;
+const INFLATE: i32 = 2;
+const GZIP: i32 = 3;
+const GUNZIP: i32 = 4;
+const DEFLATERAW: i32 = 5;
+const INFLATERAW: i32 = 6;
+const UNZIP: i32 = 7;
+const BROTLI_DECODE: i32 = 8;
+const BROTLI_ENCODE: i32 = 9;
+const ZSTD_COMPRESS: i32 = 10;
+const ZSTD_DECOMPRESS: i32 = 11;
+
+const Z_FINISH: i32 = 4;
+const Z_BUF_ERROR: i32 = -5;
+
+/// An error as Node's binding reports it: message, code, errno.
+pub(crate) struct ZError(String, String, i32);
+
+fn zerr(message: &str, code: &str, errno: i32) -> ZError {
+  ZError(message.to_owned(), code.to_owned(), errno)
+}
+
+fn code_name(err: i32) -> &'static str {
+  match err {
+    0 => "Z_OK",
+    1 => "Z_STREAM_END",
+    2 => "Z_NEED_DICT",
+    -1 => "Z_ERRNO",
+    -2 => "Z_STREAM_ERROR",
+    -3 => "Z_DATA_ERROR",
+    -4 => "Z_MEM_ERROR",
+    -5 => "Z_BUF_ERROR",
+    -6 => "Z_VERSION_ERROR",
+    _ => "Z_UNKNOWN_ERROR",
+  }
+}
+
+/// One open handle.
+pub(crate) enum ZlibHandle {
+  Zlib(Box<ZlibCtx>),
+  BrotliEncode(Box<BrotliEnc>),
+  BrotliDecode(Box<BrotliDec>),
+  ZstdEncode(Box<ZstdEnc>),
+  ZstdDecode(Box<ZstdDec>),
+}
+
+/// A zlib stream (deflate, inflate, gzip, gunzip, raw, unzip) in the state Node's ZlibContext has,
+/// over zlib-rs's zlib API (its `__internal-api`: the z_stream functions, so `params()` can run
+/// with an output buffer as zlib's deflateParams expects).
+pub(crate) struct ZlibCtx {
+  mode: i32,
+  /// Boxed: zlib's state points back at its stream.
+  strm: Box<z_stream>,
+  /// deflate or inflate state allocated (ended on drop).
+  live: bool,
+  flush: i32,
+  err: i32,
+  dictionary: Vec<u8>,
+  gzip_id_bytes_read: u8,
+  /// Where the stream's pointers rest between writes: no buffer of JS's is kept.
+  park: Box<[u8; 1]>,
+}
+
+impl ZlibCtx {
+  fn deflates(&self) -> bool {
+    matches!(self.mode, DEFLATE | GZIP | DEFLATERAW)
+  }
+
+  fn dstream(&mut self) -> Option<&mut DeflateStream<'static>> {
+    if !self.live || !self.deflates() {
+      return None;
+    }
+    // SAFETY: `strm` was set up by deflate::init (`live`, deflating mode) and is boxed: it does not move.
+    unsafe { DeflateStream::from_stream_mut(&mut *self.strm) }
+  }
+
+  fn istream(&mut self) -> Option<&mut InflateStream<'static>> {
+    if !self.live || self.deflates() {
+      return None;
+    }
+    // SAFETY: as in `dstream`, for inflate::init.
+    unsafe { InflateStream::from_stream_mut(&mut *self.strm) }
+  }
+
+  fn park(&mut self) {
+    self.strm.next_in = std::ptr::null();
+    self.strm.avail_in = 0;
+    self.strm.next_out = self.park.as_mut_ptr();
+    self.strm.avail_out = 0;
+  }
+
+  fn error(&self, message: &str) -> ZError {
+    // zlib's own message when it has one (e.g. "incorrect header check").
+    let msg = if self.strm.msg.is_null() {
+      message.to_owned()
+    } else {
+      // SAFETY: zlib-rs sets msg to a NUL-terminated static string.
+      unsafe { std::ffi::CStr::from_ptr(self.strm.msg) }.to_string_lossy().into_owned()
+    };
+    ZError(msg, code_name(self.err).to_owned(), self.err)
+  }
+
+  fn init(&mut self, level: i32, window_bits: i32, mem_level: i32, strategy: i32, dictionary: Vec<u8>) -> Option<ZError> {
+    let mut window_bits = match self.mode {
+      GZIP | GUNZIP => window_bits + 16,
+      UNZIP => window_bits + 32,
+      DEFLATERAW | INFLATERAW => -window_bits,
+      _ => window_bits,
+    };
+    // zlib takes windowBits 8 for a zlib stream only (it writes 9); a raw or gzip one gets 9.
+    if self.deflates() && self.mode != DEFLATE && window_bits.abs() % 16 == 8 {
+      window_bits += window_bits.signum();
+    }
+    self.dictionary = dictionary;
+    let strategy = Strategy::try_from(strategy).unwrap_or_default();
+    self.err = if self.deflates() {
+      deflate::init(&mut self.strm, DeflateConfig { level, method: Method::Deflated, window_bits, mem_level, strategy }) as i32
+    } else {
+      inflate::init(&mut self.strm, InflateConfig { window_bits }) as i32
+    };
+    if self.err != 0 {
+      return Some(zerr("Init error", code_name(self.err), self.err));
+    }
+    self.live = true;
+    self.park();
+    self.set_dictionary()
+  }
+
+  fn set_dictionary(&mut self) -> Option<ZError> {
+    if self.dictionary.is_empty() {
+      return None;
+    }
+    let dictionary = std::mem::take(&mut self.dictionary);
+    self.err = 0;
+    if self.deflates() {
+      if let Some(s) = self.dstream() {
+        self.err = deflate::set_dictionary(s, &dictionary) as i32;
+      }
+    } else if self.mode == INFLATERAW {
+      // A raw stream has no header asking for it: set it up front.
+      if let Some(s) = self.istream() {
+        self.err = inflate::set_dictionary(s, &dictionary) as i32;
+      }
+    }
+    self.dictionary = dictionary;
+    if self.err != 0 {
+      return Some(self.error("Failed to set dictionary"));
+    }
+    None
+  }
+
+  fn inflate_now(&mut self) -> i32 {
+    let flush = InflateFlush::try_from(self.flush).unwrap_or_default();
+    match self.istream() {
+      // SAFETY: next_in/next_out point into buffers live for this call (see `write_into`).
+      Some(s) => unsafe { inflate::inflate(s, flush) as i32 },
+      None => ReturnCode::StreamError as i32,
+    }
+  }
+
+  /// One write: `input` into `output` with `self.flush`; returns (availOut, availIn).
+  fn write_into(&mut self, input: &[u8], output: &mut [u8]) -> (usize, usize) {
+    self.strm.next_in = input.as_ptr();
+    self.strm.avail_in = input.len() as u32;
+    self.strm.next_out = output.as_mut_ptr();
+    self.strm.avail_out = output.len() as u32;
+    self.strm.msg = std::ptr::null_mut();
+    self.work();
+    let left = (self.strm.avail_out as usize, self.strm.avail_in as usize);
+    // A parked stream keeps no pointer into `input` or `output`: a later params() writes nowhere.
+    self.park();
+    left
+  }
+
+  fn work(&mut self) {
+    if self.deflates() {
+      let flush = DeflateFlush::try_from(self.flush).unwrap_or_default();
+      self.err = match self.dstream() {
+        Some(s) => deflate::deflate(s, flush) as i32,
+        None => ReturnCode::StreamError as i32,
+      };
+      return;
+    }
+    if self.mode == UNZIP && self.strm.avail_in > 0 {
+      // Tell gzip from zlib by the first two bytes, as Node does (the inflater itself detects
+      // either; the mode decides whether concatenated members are read).
+      // SAFETY: avail_in > 0 bytes are readable at next_in.
+      let input = unsafe { std::slice::from_raw_parts(self.strm.next_in, self.strm.avail_in as usize) };
+      let mut next = 0;
+      if self.gzip_id_bytes_read == 0 {
+        if input[0] == 0x1f {
+          self.gzip_id_bytes_read = 1;
+          next = 1;
+        } else {
+          self.mode = INFLATE;
+        }
+      }
+      if self.mode == UNZIP && self.gzip_id_bytes_read == 1 && next < input.len() {
+        if input[next] == 0x8b {
+          self.gzip_id_bytes_read = 2;
+          self.mode = GUNZIP;
+        } else {
+          self.mode = INFLATE;
+        }
+      }
+    }
+    self.err = self.inflate_now();
+    if self.mode != INFLATERAW && self.err == ReturnCode::NeedDict as i32 && !self.dictionary.is_empty() {
+      let dictionary = std::mem::take(&mut self.dictionary);
+      self.err = match self.istream() {
+        Some(s) => inflate::set_dictionary(s, &dictionary) as i32,
+        None => ReturnCode::StreamError as i32,
+      };
+      self.dictionary = dictionary;
+      if self.err == 0 {
+        self.err = self.inflate_now();
+      } else if self.err == ReturnCode::DataError as i32 {
+        // A dictionary that does not match: "Bad dictionary", not bad input.
+        self.err = ReturnCode::NeedDict as i32;
+      }
+    }
+    // Another gzip member may follow (trailing zero bytes are padding, not a member).
+    // SAFETY: avail_in > 0 bytes are readable at next_in.
+    while self.strm.avail_in > 0 && self.mode == GUNZIP && self.err == ReturnCode::StreamEnd as i32 && unsafe { *self.strm.next_in } != 0 {
+      if self.reset().is_some() {
+        return;
+      }
+      self.err = self.inflate_now();
+    }
+  }
+
+  fn check(&self, avail_out: usize) -> Option<ZError> {
+    match self.err {
+      0 | Z_BUF_ERROR => {
+        if avail_out != 0 && self.flush == Z_FINISH {
+          return Some(self.error("unexpected end of file"));
+        }
+        None
+      }
+      1 => None,
+      2 => Some(if self.dictionary.is_empty() { self.error("Missing dictionary") } else { self.error("Bad dictionary") }),
+      _ => Some(self.error("Zlib error")),
+    }
+  }
+
+  fn reset(&mut self) -> Option<ZError> {
+    self.err = 0;
+    if self.deflates() {
+      if let Some(s) = self.dstream() {
+        self.err = deflate::reset(s) as i32;
+      }
+    } else if matches!(self.mode, INFLATE | INFLATERAW | GUNZIP) {
+      if let Some(s) = self.istream() {
+        self.err = inflate::reset(s) as i32;
+      }
+    }
+    if self.err != 0 {
+      return Some(self.error("Failed to reset stream"));
+    }
+    self.set_dictionary()
+  }
+
+  fn params(&mut self, level: i32, strategy: i32) -> Option<ZError> {
+    self.err = 0;
+    if matches!(self.mode, DEFLATE | DEFLATERAW) {
+      let strategy = Strategy::try_from(strategy).unwrap_or_default();
+      // Parked: no output space, so pending data makes it Z_BUF_ERROR (as in workerd).
+      self.park();
+      if let Some(s) = self.dstream() {
+        self.err = deflate::params(s, level, strategy) as i32;
+      }
+    }
+    if self.err != 0 && self.err != Z_BUF_ERROR {
+      return Some(self.error("Failed to set parameters"));
+    }
+    None
+  }
+}
+
+impl Drop for ZlibCtx {
+  fn drop(&mut self) {
+    if let Some(s) = self.dstream() {
+      let _ = deflate::end(s);
+    } else if let Some(s) = self.istream() {
+      inflate::end(s);
+    }
+    self.live = false;
+  }
+}
+
+type BrotliEncState = brotli::enc::encode::BrotliEncoderStateStruct<brotli::enc::StandardAlloc>;
+type Heap<T> = brotli::HeapAlloc<T>;
+
+pub(crate) struct BrotliEnc {
+  state: BrotliEncState,
+  failed: bool,
+}
+
+pub(crate) struct BrotliDec {
+  state: brotli::BrotliState<Heap<u8>, Heap<u32>, Heap<brotli::HuffmanCode>>,
+  /// The decoder's last answer: 0 error, 1 success, 2 needs input, 3 needs output.
+  last: u8,
+  error: Option<String>,
+}
+
+fn brotli_encode_work(e: &mut BrotliEnc, flush: i32, input: &[u8], output: &mut [u8]) -> (usize, usize) {
+  use brotli::enc::encode::BrotliEncoderOperation as Op;
+  let op = match flush {
+    1 => Op::BROTLI_OPERATION_FLUSH,
+    2 => Op::BROTLI_OPERATION_FINISH,
+    3 => Op::BROTLI_OPERATION_EMIT_METADATA,
+    _ => Op::BROTLI_OPERATION_PROCESS,
+  };
+  let (mut avail_in, mut in_off, mut avail_out, mut out_off, mut total) = (input.len(), 0, output.len(), 0, None);
+  let ok = e.state.compress_stream(op, &mut avail_in, input, &mut in_off, &mut avail_out, output, &mut out_off, &mut total, &mut |_, _, _, _| ());
+  if !ok {
+    e.failed = true;
+  }
+  (avail_out, avail_in)
+}
+
+fn brotli_decode_work(d: &mut BrotliDec, input: &[u8], output: &mut [u8]) -> (usize, usize) {
+  let (mut avail_in, mut in_off, mut avail_out, mut out_off, mut total) = (input.len(), 0, output.len(), 0, 0);
+  let result = brotli::BrotliDecompressStream(&mut avail_in, &mut in_off, input, &mut avail_out, &mut out_off, output, &mut total, &mut d.state);
+  d.last = match result {
+    brotli::BrotliResult::ResultFailure => {
+      // Node names the decoder's error: ERR_ + the C name without "BROTLI_DECODER".
+      let name = format!("{:?}", d.state.error_code);
+      d.error = Some(format!("ERR_{}", name.trim_start_matches("BROTLI_DECODER")));
+      0
+    }
+    brotli::BrotliResult::ResultSuccess => 1,
+    brotli::BrotliResult::NeedsMoreInput => 2,
+    brotli::BrotliResult::NeedsMoreOutput => 3,
+  };
+  (avail_out, avail_in)
+}
+
+/// zstd compression: input is gathered and written as one frame at each flush or end (ruzstd
+/// compresses whole frames); the frame is then handed out as output space allows.
+pub(crate) struct ZstdEnc {
+  input: Vec<u8>,
+  out: Vec<u8>,
+  out_at: usize,
+  /// A frame was written since the last end (an end with no new input writes none).
+  framed: bool,
+}
+
+pub(crate) struct ZstdDec {
+  decoder: Option<ruzstd::decoding::FrameDecoder>,
+  /// Input not yet decoded (ruzstd decodes whole blocks; a partial one waits here).
+  input: Vec<u8>,
+  error: Option<String>,
+  /// A frame was started and not finished.
+  in_frame: bool,
+}
+
+fn zstd_encode_work(e: &mut ZstdEnc, flush: i32, input: &[u8], output: &mut [u8]) -> (usize, usize) {
+  e.input.extend_from_slice(input);
+  let frame_due = match flush {
+    2 => !e.input.is_empty() || !e.framed,
+    1 => !e.input.is_empty(),
+    _ => false,
+  };
+  if frame_due && e.out_at >= e.out.len() {
+    let data = std::mem::take(&mut e.input);
+    e.out = ruzstd::encoding::compress_to_vec(&data[..], ruzstd::encoding::CompressionLevel::Fastest);
+    e.out_at = 0;
+    e.framed = flush != 2;
+  }
+  let n = (e.out.len() - e.out_at).min(output.len());
+  output[..n].copy_from_slice(&e.out[e.out_at..e.out_at + n]);
+  e.out_at += n;
+  (output.len() - n, 0)
+}
+
+/// The size of a zstd frame header starting at `b`, once its first 5 bytes are known.
+fn zstd_header_len(b: &[u8]) -> Option<usize> {
+  let magic = u32::from_le_bytes(b.get(..4)?.try_into().ok()?);
+  if magic & 0xFFFF_FFF0 == 0x184D_2A50 {
+    return Some(8); // skippable frame: magic + size
+  }
+  let fhd = *b.get(4)?;
+  let single = fhd & 0x20 != 0;
+  let dict = [0, 1, 2, 4][(fhd & 3) as usize];
+  let fcs = match fhd >> 6 {
+    0 => usize::from(single),
+    1 => 2,
+    2 => 4,
+    _ => 8,
+  };
+  Some(5 + usize::from(!single) + dict + fcs)
+}
+
+fn zstd_decode_work(d: &mut ZstdDec, input: &[u8], output: &mut [u8]) -> (usize, usize) {
+  d.input.extend_from_slice(input);
+  let mut written = 0;
+  let mut used = 0;
+  while written < output.len() {
+    let rest = &d.input[used..];
+    if d.decoder.is_none() {
+      if rest.is_empty() {
+        break;
+      }
+      // Skippable frames are passed over whole.
+      if rest.len() >= 8 && u32::from_le_bytes(rest[..4].try_into().unwrap()) & 0xFFFF_FFF0 == 0x184D_2A50 {
+        let size = 8 + u32::from_le_bytes(rest[4..8].try_into().unwrap()) as usize;
+        if rest.len() < size {
+          d.in_frame = true;
+          break;
+        }
+        used += size;
+        d.in_frame = false;
+        continue;
+      }
+      if rest.len() >= 4 && u32::from_le_bytes(rest[..4].try_into().unwrap()) != 0xFD2F_B528 {
+        d.error = Some("Unknown frame descriptor".to_owned());
+        break;
+      }
+      match zstd_header_len(rest) {
+        Some(n) if rest.len() >= n => {}
+        _ => {
+          d.in_frame = true;
+          break;
+        }
+      }
+      d.decoder = Some(ruzstd::decoding::FrameDecoder::new());
+      d.in_frame = true;
+    }
+    let decoder = d.decoder.as_mut().unwrap();
+    match decoder.decode_from_to(rest, &mut output[written..]) {
+      Ok((read, wrote)) => {
+        used += read;
+        written += wrote;
+        if decoder.is_finished() && decoder.can_collect() == 0 {
+          d.decoder = None;
+          d.in_frame = false;
+          continue;
+        }
+        if read == 0 && wrote == 0 {
+          break;
+        }
+      }
+      Err(error) => {
+        // libzstd's words for what went wrong (workerd's messages carry them).
+        let bad_magic = matches!(error, ruzstd::decoding::errors::FrameDecoderError::ReadFrameHeaderError(ruzstd::decoding::errors::ReadFrameHeaderError::BadMagicNumber(_)));
+        d.error = Some(if bad_magic { "Unknown frame descriptor" } else { "Data corruption detected" }.to_owned());
+        break;
+      }
+    }
+  }
+  d.input.drain(..used);
+  (output.len() - written, 0)
+}
+
+impl ZlibHandle {
+  fn new(mode: i32) -> Option<Self> {
+    Some(match mode {
+      DEFLATE..=UNZIP => ZlibHandle::Zlib(Box::new(ZlibCtx { mode, strm: Box::default(), live: false, flush: 0, err: 0, dictionary: Vec::new(), gzip_id_bytes_read: 0, park: Box::new([0]) })),
+      BROTLI_ENCODE => ZlibHandle::BrotliEncode(Box::new(BrotliEnc { state: BrotliEncState::new(brotli::enc::StandardAlloc::default()), failed: false })),
+      BROTLI_DECODE => ZlibHandle::BrotliDecode(Box::new(BrotliDec { state: brotli::BrotliState::new(Heap::default(), Heap::default(), Heap::default()), last: 2, error: None })),
+      ZSTD_COMPRESS => ZlibHandle::ZstdEncode(Box::new(ZstdEnc { input: Vec::new(), out: Vec::new(), out_at: 0, framed: false })),
+      ZSTD_DECOMPRESS => ZlibHandle::ZstdDecode(Box::new(ZstdDec { decoder: None, input: Vec::new(), error: None, in_frame: false })),
+      _ => return None,
+    })
+  }
+
+  /// Runs the codec over `input` into `output`; returns (availOut, availIn) or the error.
+  fn write(&mut self, flush: i32, input: &[u8], output: &mut [u8]) -> Result<(usize, usize), ZError> {
+    match self {
+      ZlibHandle::Zlib(z) => {
+        if !z.live {
+          return Err(zerr("zlib binding closed", "ERR_ZLIB_BINDING_CLOSED", -1));
+        }
+        z.flush = flush;
+        let left = z.write_into(input, output);
+        match z.check(left.0) {
+          Some(error) => Err(error),
+          None => Ok(left),
+        }
+      }
+      ZlibHandle::BrotliEncode(e) => {
+        let left = brotli_encode_work(e, flush, input, output);
+        if e.failed {
+          return Err(zerr("Compression failed", "ERR_BROTLI_COMPRESSION_FAILED", -1));
+        }
+        Ok(left)
+      }
+      ZlibHandle::BrotliDecode(d) => {
+        let left = brotli_decode_work(d, input, output);
+        if let Some(code) = &d.error {
+          return Err(zerr("Decompression failed", code, -1));
+        }
+        if flush == 2 && d.last == 2 {
+          return Err(zerr("Unexpected end of file", "Z_BUF_ERROR", Z_BUF_ERROR));
+        }
+        Ok(left)
+      }
+      ZlibHandle::ZstdEncode(e) => Ok(zstd_encode_work(e, flush, input, output)),
+      ZlibHandle::ZstdDecode(d) => {
+        let left = zstd_decode_work(d, input, output);
+        if let Some(error) = &d.error {
+          return Err(ZError(format!("Zstd decompression failed: {error}"), "ERR_ZSTD_DECOMPRESSION_FAILED".into(), -1));
+        }
+        if flush == 2 && d.in_frame && left.0 > 0 {
+          return Err(zerr("unexpected end of file", "ERR_ZSTD_DECOMPRESSION_FAILED", -1));
+        }
+        Ok(left)
+      }
+    }
+  }
+
+  fn set_param(&mut self, key: u32, value: u32) -> Option<ZError> {
+    use brotli::enc::encode::BrotliEncoderParameter as P;
+    match self {
+      ZlibHandle::BrotliEncode(e) => {
+        let param = match key {
+          0 => P::BROTLI_PARAM_MODE,
+          1 => P::BROTLI_PARAM_QUALITY,
+          2 => P::BROTLI_PARAM_LGWIN,
+          3 => P::BROTLI_PARAM_LGBLOCK,
+          4 => P::BROTLI_PARAM_DISABLE_LITERAL_CONTEXT_MODELING,
+          5 => P::BROTLI_PARAM_SIZE_HINT,
+          6 => P::BROTLI_PARAM_LARGE_WINDOW,
+          // The crate's encoder picks these itself: taken, with no effect.
+          7 | 8 => return None,
+          _ => return Some(zerr("Setting parameter failed", "ERR_BROTLI_PARAM_SET_FAILED", -1)),
+        };
+        // brotli's C encoder refuses these; the crate would take them.
+        let refused = match key {
+          0 => value > 3,
+          1 => value > 11,
+          2 => !(10..=30).contains(&value),
+          3 => value != 0 && !(16..=24).contains(&value),
+          4 | 6 => value > 1,
+          _ => false,
+        };
+        if refused || !e.state.set_parameter(param, value) {
+          return Some(zerr("Setting parameter failed", "ERR_BROTLI_PARAM_SET_FAILED", -1));
+        }
+        None
+      }
+      ZlibHandle::BrotliDecode(d) => match key {
+        0 => None,
+        1 => {
+          d.state.large_window = value != 0;
+          None
+        }
+        _ => Some(zerr("Setting parameter failed", "ERR_BROTLI_PARAM_SET_FAILED", -1)),
+      },
+      // ruzstd has no parameters to set; the values were checked on the JS side.
+      ZlibHandle::ZstdEncode(_) | ZlibHandle::ZstdDecode(_) => None,
+      ZlibHandle::Zlib(_) => None,
+    }
+  }
+
+  fn reset(&mut self) -> Option<ZError> {
+    match self {
+      // As in Node, an unzip stream keeps the kind its first bytes decided.
+      ZlibHandle::Zlib(z) => z.reset(),
+      other => {
+        let mode = match other {
+          ZlibHandle::BrotliEncode(_) => BROTLI_ENCODE,
+          ZlibHandle::BrotliDecode(_) => BROTLI_DECODE,
+          ZlibHandle::ZstdEncode(_) => ZSTD_COMPRESS,
+          ZlibHandle::ZstdDecode(_) => ZSTD_DECOMPRESS,
+          ZlibHandle::Zlib(_) => unreachable!(),
+        };
+        *other = ZlibHandle::new(mode).expect("known mode");
+        None
+      }
+    }
+  }
+}
+
+fn error_array<'s>(scope: &mut v8::PinScope<'s, '_>, error: ZError) -> v8::Local<'s, v8::Value> {
+  let items = [super::new_string(scope, &error.0).into(), super::new_string(scope, &error.1).into(), v8::Integer::new(scope, error.2).into()];
+  v8::Array::new_with_elements(scope, &items).into()
+}
+
+fn int_arg(scope: &mut v8::PinScope, args: &v8::FunctionCallbackArguments, i: i32) -> i32 {
+  args.get(i).int32_value(scope).unwrap_or(0)
+}
+
+/// `ops.zlibNew(mode) -> id | null`
+fn op_new<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let mode = int_arg(scope, &args, 0);
+  let Some(handle) = ZlibHandle::new(mode) else { return rv.set_null() };
+  let state = state(scope);
+  let mut s = state.borrow_mut();
+  let id = s.next_id();
+  s.zlib_handles.insert(id, handle);
+  rv.set_uint32(id);
+}
+
+/// `ops.zlibInit(id, level, windowBits, memLevel, strategy, dictionary?) -> null | [message, code, errno]`
+/// (zlib modes; the values were range-checked in JS).
+fn op_init<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let id = args.get(0).uint32_value(scope).unwrap_or(0);
+  let (level, window_bits, mem_level, strategy) = (int_arg(scope, &args, 1), int_arg(scope, &args, 2), int_arg(scope, &args, 3), int_arg(scope, &args, 4));
+  let dictionary = view_bytes(args.get(5)).unwrap_or_default();
+  let state = state(scope);
+  let result = match state.borrow_mut().zlib_handles.get_mut(&id) {
+    Some(ZlibHandle::Zlib(z)) => z.init(level, window_bits, mem_level, strategy, dictionary),
+    Some(_) => None,
+    None => return throw_type_error(scope, "zlib binding closed"),
+  };
+  match result {
+    Some(error) => rv.set(error_array(scope, error)),
+    None => rv.set_null(),
+  }
+}
+
+/// `ops.zlibSetParam(id, key, value) -> null | [message, code, errno]` (brotli and zstd).
+fn op_set_param<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let id = args.get(0).uint32_value(scope).unwrap_or(0);
+  let (key, value) = (args.get(1).uint32_value(scope).unwrap_or(u32::MAX), args.get(2).uint32_value(scope).unwrap_or(0));
+  let state = state(scope);
+  let result = match state.borrow_mut().zlib_handles.get_mut(&id) {
+    Some(handle) => handle.set_param(key, value),
+    None => return throw_type_error(scope, "zlib binding closed"),
+  };
+  match result {
+    Some(error) => rv.set(error_array(scope, error)),
+    None => rv.set_null(),
+  }
+}
+
+/// A view's bytes in place: (pointer, length), valid while `store` lives.
+fn view_place(scope: &mut v8::PinScope, value: v8::Local<v8::Value>) -> Option<(Option<v8::SharedRef<v8::BackingStore>>, usize, usize)> {
+  let view = v8::Local::<v8::ArrayBufferView>::try_from(value).ok()?;
+  let store = view.buffer(scope).map(|b| b.get_backing_store());
+  Some((store, view.byte_offset(), view.byte_length()))
+}
+
+/// `ops.zlibWrite(id, flush, input, inOff, inLen, output, outOff, outLen) -> [availOut, availIn]
+/// | [message, code, errno]`. The output is written into `output` in place; bounds were checked
+/// in JS and are checked again here.
+fn op_write<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let id = args.get(0).uint32_value(scope).unwrap_or(0);
+  let flush = int_arg(scope, &args, 1);
+  let in_off = args.get(3).uint32_value(scope).unwrap_or(0) as usize;
+  let in_len = args.get(4).uint32_value(scope).unwrap_or(0) as usize;
+  let out_off = args.get(6).uint32_value(scope).unwrap_or(0) as usize;
+  let out_len = args.get(7).uint32_value(scope).unwrap_or(0) as usize;
+  let input = if args.get(2).is_null_or_undefined() { None } else { view_place(scope, args.get(2)) };
+  let Some(output) = view_place(scope, args.get(5)) else {
+    return throw_type_error(scope, "zlibWrite: the output must be an ArrayBufferView");
+  };
+  let in_ok = input.as_ref().map_or(in_len == 0, |(_, _, len)| in_off.checked_add(in_len).is_some_and(|end| end <= *len));
+  if !in_ok {
+    return throw_type_error(scope, "Input access is not within bounds");
+  }
+  if !out_off.checked_add(out_len).is_some_and(|end| end <= output.2) {
+    return throw_type_error(scope, "Output access is not within bounds");
+  }
+  // The input is copied (it may share a buffer with the output); the output is written in place.
+  let input_bytes: Vec<u8> = match &input {
+    Some((Some(store), off, _)) if in_len > 0 => match store.data() {
+      // SAFETY: [off + in_off, off + in_off + in_len) lies in the view, inside the live store.
+      Some(data) => unsafe { std::slice::from_raw_parts((data.as_ptr() as *const u8).add(off + in_off), in_len) }.to_vec(),
+      None => Vec::new(),
+    },
+    _ => Vec::new(),
+  };
+  let mut out_bytes = vec![0u8; out_len];
+  let state = state(scope);
+  let result = match state.borrow_mut().zlib_handles.get_mut(&id) {
+    Some(handle) => handle.write(flush, &input_bytes, &mut out_bytes),
+    None => return throw_type_error(scope, "zlib binding closed"),
+  };
+  match result {
+    Ok((avail_out, avail_in)) => {
+      let produced = out_len - avail_out;
+      if produced > 0 {
+        if let Some(data) = output.0.as_ref().and_then(|s| s.data()) {
+          // SAFETY: [off + out_off, + produced) lies inside the output view, in the live store.
+          unsafe { std::ptr::copy_nonoverlapping(out_bytes.as_ptr(), (data.as_ptr() as *mut u8).add(output.1 + out_off), produced) };
+        }
+      }
+      let items = [v8::Number::new(scope, avail_out as f64).into(), v8::Number::new(scope, avail_in as f64).into()];
+      rv.set(v8::Array::new_with_elements(scope, &items).into());
+    }
+    Err(error) => rv.set(error_array(scope, error)),
+  }
+}
+
+/// `ops.zlibParams(id, level, strategy) -> null | [message, code, errno]`
+fn op_params<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let id = args.get(0).uint32_value(scope).unwrap_or(0);
+  let (level, strategy) = (int_arg(scope, &args, 1), int_arg(scope, &args, 2));
+  let state = state(scope);
+  let result = match state.borrow_mut().zlib_handles.get_mut(&id) {
+    Some(ZlibHandle::Zlib(z)) => z.params(level, strategy),
+    Some(_) => None,
+    None => return throw_type_error(scope, "zlib binding closed"),
+  };
+  match result {
+    Some(error) => rv.set(error_array(scope, error)),
+    None => rv.set_null(),
+  }
+}
+
+/// `ops.zlibReset(id) -> null | [message, code, errno]`
+fn op_reset<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let id = args.get(0).uint32_value(scope).unwrap_or(0);
+  let state = state(scope);
+  let result = match state.borrow_mut().zlib_handles.get_mut(&id) {
+    Some(handle) => handle.reset(),
+    None => return throw_type_error(scope, "zlib binding closed"),
+  };
+  match result {
+    Some(error) => rv.set(error_array(scope, error)),
+    None => rv.set_null(),
+  }
+}
+
+/// `ops.zlibClose(id)`: frees the codec (closing twice is harmless).
+fn op_close<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let id = args.get(0).uint32_value(scope).unwrap_or(0);
+  let handle = state(scope).borrow_mut().zlib_handles.remove(&id);
+  drop(handle);
+}
+
+/// How a one-shot run ended badly.
+enum RunError {
+  Codec(ZError),
+  TooLarge,
+}
+
+/// workerd's one-shot loop (zlibSync & co.): all of `input` with `flush`, the output grown in
+/// Rust up to `max` bytes, so a bomb fails before any of its output reaches the worker's heap.
+fn run(handle: &mut ZlibHandle, flush: i32, input: &[u8], max: usize) -> Result<Vec<u8>, RunError> {
+  let mut out: Vec<u8> = Vec::new();
+  let mut at = 0;
+  loop {
+    let room = (64 * 1024).max(out.len()).min(8 << 20).min(max - out.len());
+    if room == 0 {
+      // Exactly full: more output means too large, none means it fitted.
+      let mut probe = [0u8; 1];
+      let (avail_out, _) = handle.write(flush, &input[at..], &mut probe).map_err(RunError::Codec)?;
+      if avail_out == 0 {
+        return Err(RunError::TooLarge);
+      }
+      return Ok(out);
+    }
+    let start = out.len();
+    out.resize(start + room, 0);
+    let (avail_out, avail_in) = handle.write(flush, &input[at..], &mut out[start..]).map_err(RunError::Codec)?;
+    at = input.len() - avail_in;
+    out.truncate(start + room - avail_out);
+    if avail_out != 0 {
+      return Ok(out);
+    }
+  }
+}
+
+/// `ops.zlibRun(id, flush, input, maxOutputLength) -> Uint8Array | [message, code, errno] | null`
+/// (null: the output passed maxOutputLength). The handle is closed afterwards.
+fn op_run<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let id = args.get(0).uint32_value(scope).unwrap_or(0);
+  let flush = int_arg(scope, &args, 1);
+  let input = view_bytes(args.get(2)).unwrap_or_default();
+  let max = args.get(3).number_value(scope).unwrap_or(0.0).max(0.0) as usize;
+  let Some(mut handle) = state(scope).borrow_mut().zlib_handles.remove(&id) else {
+    return throw_type_error(scope, "zlib binding closed");
+  };
+  match run(&mut handle, flush, &input, max) {
+    Ok(output) => rv.set(super::uint8_array(scope, output).into()),
+    Err(RunError::Codec(error)) => rv.set(error_array(scope, error)),
+    Err(RunError::TooLarge) => rv.set_null(),
+  }
+}
