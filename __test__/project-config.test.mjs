@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { readConfig, loadProject, ConfigError } from "workerbox/project";
 import { createWorker, dispatch } from "workerbox";
+import { scaled } from "./child-node.mjs";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "config");
 const FORMATS = { "full-toml": "wrangler.toml", "full-jsonc": "wrangler.jsonc", "full-json": "wrangler.json" };
@@ -201,7 +202,8 @@ test("loadProject: createWorker options with embedded bindings (D1 migrated, the
   assert.deepEqual(project.options.limits, { cpuMs: 50 });
   assert.deepEqual(project.crons, ["*/5 * * * *", "0 0 * * 1"]);
 
-  const worker = await createWorker({ ...project.options, onLog() {} });
+  // The config's 50 ms of CPU, ten times longer under an emulator (the first request's bundle start alone passes 50 ms there).
+  const worker = await createWorker({ ...project.options, limits: { cpuMs: scaled(project.options.limits.cpuMs) }, onLog() {} });
   t.after(() => worker.dispose());
   const body = await (await dispatch(worker, "http://localhost/")).json();
   // alias (old-lib -> src/new-lib.js), define (VERSION), the Text rule for .md, vars, secrets, KV.
