@@ -5,8 +5,7 @@
 //! one huge buffer: the input waiting in the codec is what the worker wrote, and the output
 //! exists only a chunk at a time.
 //!
-//! node:zlib uses the same codecs with a compression level, and brotli (the `brotli` crate;
-//! its decoder is driven through the crate's streaming API with a bounded output buffer).
+//! `zlibCrc32` (node:zlib's crc32) lives here too; node:zlib's codecs are ops/zlib.rs.
 
 use super::{arg_string, state, throw_type_error, uint8_array, view_bytes, OpFn};
 use flate2::write::{DeflateDecoder, DeflateEncoder, GzDecoder, GzEncoder, ZlibDecoder, ZlibEncoder};
@@ -22,7 +21,6 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("codecPending", op_codec_pending.map_fn_to());
   install("codecDrop", op_codec_drop.map_fn_to());
   install("zlibCrc32", op_zlib_crc32.map_fn_to());
-  install("codecFlush", op_codec_flush.map_fn_to());
 }
 
 /// Output handed to JS per `codecRead`, roughly (one input slice may overshoot it).
@@ -39,9 +37,9 @@ pub(crate) struct Codec {
   kind: Kind,
   pending: Vec<u8>,
   fed: usize,
-  /// node:zlib's rules for input after the end of a stream: a gzip member may be followed by
-  /// another (or by zero bytes, ignored); anything after a zlib, raw or brotli stream is
-  /// ignored. Without it (the web streams), such input is an error.
+  /// zlib's lenient rules for input after the end of a stream (DecompressionStream before
+  /// strict_compression_checks): a gzip member may be followed by another (or by zero bytes,
+  /// ignored); anything after a zlib or raw stream is ignored. Without it, such input is an error.
   lenient: bool,
   /// The stream ended and later input is ignored (lenient only).
   ended: bool,
@@ -54,60 +52,6 @@ enum Kind {
   GzipDecode(GzDecoder<Vec<u8>>),
   DeflateDecode(ZlibDecoder<Vec<u8>>),
   RawDecode(DeflateDecoder<Vec<u8>>),
-  BrotliEncode(brotli::CompressorWriter<Vec<u8>>),
-  BrotliDecode(Box<BrotliDecoder>),
-}
-
-type Heap<T> = brotli::HeapAlloc<T>;
-
-/// A brotli decoder whose output is pulled a bounded buffer at a time.
-pub(crate) struct BrotliDecoder {
-  state: brotli::BrotliState<Heap<u8>, Heap<u32>, Heap<brotli::HuffmanCode>>,
-  out: Vec<u8>,
-  /// The decoder holds output it could not hand over yet.
-  more_output: bool,
-  done: bool,
-}
-
-impl BrotliDecoder {
-  fn new() -> Self {
-    BrotliDecoder { state: brotli::BrotliState::new(Heap::default(), Heap::default(), Heap::default()), out: Vec::new(), more_output: false, done: false }
-  }
-
-  /// Feeds `input` until the output reaches [`OUTPUT_CHUNK`] or the input is used; returns
-  /// how much input was used.
-  fn feed(&mut self, input: &[u8]) -> std::io::Result<usize> {
-    if self.done {
-      return if input.is_empty() { Ok(0) } else { Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "data after the end of the compressed stream")) };
-    }
-    let mut buffer = vec![0u8; 16 * 1024];
-    let (mut avail_in, mut offset) = (input.len(), 0);
-    loop {
-      let (mut avail_out, mut out_offset, mut total) = (buffer.len(), 0, 0);
-      let result = brotli::BrotliDecompressStream(&mut avail_in, &mut offset, input, &mut avail_out, &mut out_offset, &mut buffer, &mut total, &mut self.state);
-      self.out.extend_from_slice(&buffer[..out_offset]);
-      self.more_output = false;
-      match result {
-        brotli::BrotliResult::NeedsMoreInput => return Ok(offset),
-        brotli::BrotliResult::ResultSuccess => {
-          self.done = true;
-          return Ok(offset);
-        }
-        brotli::BrotliResult::NeedsMoreOutput => {
-          if self.out.len() >= OUTPUT_CHUNK {
-            self.more_output = true;
-            return Ok(offset);
-          }
-        }
-        brotli::BrotliResult::ResultFailure => {
-          // Node names the decoder's error: ERR_ + the C name without "BROTLI_DECODER".
-          let name = format!("{:?}", self.state.error_code);
-          let code = format!("ERR_{}", name.trim_start_matches("BROTLI_DECODER"));
-          return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("brotli:{code}")));
-        }
-      }
-    }
-  }
 }
 
 macro_rules! each_kind {
@@ -119,30 +63,12 @@ macro_rules! each_kind {
       Kind::GzipDecode($c) => $body,
       Kind::DeflateDecode($c) => $body,
       Kind::RawDecode($c) => $body,
-      Kind::BrotliEncode($c) => $body,
-      Kind::BrotliDecode(_) => unreachable!("brotli decoding has its own path"),
-    }
-  };
-}
-
-/// `each_kind!` for the flate2 kinds only (the others are handled before it is reached).
-macro_rules! each_flate {
-  ($kind:expr, $c:ident => $body:expr) => {
-    match $kind {
-      Kind::GzipEncode($c) => $body,
-      Kind::DeflateEncode($c) => $body,
-      Kind::RawEncode($c) => $body,
-      Kind::GzipDecode($c) => $body,
-      Kind::DeflateDecode($c) => $body,
-      Kind::RawDecode($c) => $body,
-      Kind::BrotliEncode(_) | Kind::BrotliDecode(_) => unreachable!("brotli has its own path"),
     }
   };
 }
 
 impl Codec {
   fn new(format: &str, decompress: bool, level: Option<u32>) -> Option<Self> {
-    let quality = level.unwrap_or(11).min(11);
     let level = level.map(|l| Compression::new(l.min(9))).unwrap_or_default();
     let kind = match (format, decompress) {
       ("gzip", false) => Kind::GzipEncode(GzEncoder::new(Vec::new(), level)),
@@ -151,8 +77,6 @@ impl Codec {
       ("gzip", true) => Kind::GzipDecode(GzDecoder::new(Vec::new())),
       ("deflate", true) => Kind::DeflateDecode(ZlibDecoder::new(Vec::new())),
       ("deflate-raw", true) => Kind::RawDecode(DeflateDecoder::new(Vec::new())),
-      ("brotli", false) => Kind::BrotliEncode(brotli::CompressorWriter::new(Vec::new(), 16 * 1024, quality, 22)),
-      ("brotli", true) => Kind::BrotliDecode(Box::new(BrotliDecoder::new())),
       _ => return None,
     };
     Some(Codec { kind, pending: Vec::new(), fed: 0, lenient: false, ended: false })
@@ -160,12 +84,11 @@ impl Codec {
 
   /// Whether input written so far is not all turned into output yet (the next read makes more).
   fn has_pending(&self) -> bool {
-    let more_output = matches!(&self.kind, Kind::BrotliDecode(d) if d.more_output);
-    (!self.ended && self.fed < self.pending.len()) || more_output
+    !self.ended && self.fed < self.pending.len()
   }
 
   fn decodes(&self) -> bool {
-    matches!(self.kind, Kind::GzipDecode(_) | Kind::DeflateDecode(_) | Kind::RawDecode(_) | Kind::BrotliDecode(_))
+    matches!(self.kind, Kind::GzipDecode(_) | Kind::DeflateDecode(_) | Kind::RawDecode(_))
   }
 
   /// Queues `input` to be fed by later reads.
@@ -182,21 +105,6 @@ impl Codec {
   fn read(&mut self) -> std::io::Result<Option<Vec<u8>>> {
     if self.ended {
       self.fed = self.pending.len();
-    }
-    if let Kind::BrotliDecode(d) = &mut self.kind {
-      if self.fed == self.pending.len() && !d.more_output {
-        return Ok(None);
-      }
-      while d.out.len() < OUTPUT_CHUNK && (self.fed < self.pending.len() || d.more_output) {
-        if d.done && self.lenient {
-          self.ended = true;
-          self.fed = self.pending.len();
-          break;
-        }
-        let end = (self.fed + DECODE_STEP).min(self.pending.len());
-        self.fed += d.feed(&self.pending[self.fed..end])?;
-      }
-      return Ok(Some(std::mem::take(&mut d.out)));
     }
     if self.fed == self.pending.len() {
       return Ok(None);
@@ -245,50 +153,28 @@ impl Codec {
     Ok(Some(output))
   }
 
-  /// Node's Z_SYNC_FLUSH for an encoder: everything written so far becomes decodable output.
-  /// All queued input must have been read.
-  fn flush(&mut self) -> std::io::Result<Vec<u8>> {
-    if let Kind::BrotliDecode(d) = &mut self.kind {
-      return Ok(std::mem::take(&mut d.out));
-    }
-    each_kind!(&mut self.kind, c => {
-      c.flush()?;
-      Ok(std::mem::take(c.get_mut()))
-    })
-  }
-
   /// Ends the stream (all input must have been read); returns the remaining output.
   /// `complete`: a decoder whose stream did not end fails ("unexpected end of file"), as in
   /// node:zlib (CompressionStream leaves that check to its caller).
   fn finish(self, complete: bool) -> std::io::Result<Vec<u8>> {
     let truncated = || std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "unexpected end of file");
-    match self.kind {
-      Kind::BrotliDecode(d) => {
-        if complete && !d.done {
-          return Err(truncated());
-        }
-        Ok(d.out)
-      }
-      Kind::BrotliEncode(c) => Ok(c.into_inner()),
-      mut kind => {
-        // A lenient decoder told the input is not complete keeps what it decoded of a stream cut
-        // short (DecompressionStream before strict_compression_checks).
-        if !complete && self.lenient && Self::is_decoder(&kind) {
-          return Ok(each_flate!(&mut kind, c => {
-            let _ = c.try_finish();
-            std::mem::take(c.get_mut())
-          }));
-        }
-        if complete && !self.ended && Self::is_decoder(&kind) {
-          // A stream that has ended takes no more input; one that has not takes this byte.
-          let probe = each_flate!(&mut kind, c => c.write(&[0]));
-          if !matches!(probe, Ok(0)) {
-            return Err(truncated());
-          }
-        }
-        each_flate!(kind, c => c.finish())
+    let mut kind = self.kind;
+    // A lenient decoder told the input is not complete keeps what it decoded of a stream cut
+    // short (DecompressionStream before strict_compression_checks).
+    if !complete && self.lenient && Self::is_decoder(&kind) {
+      return Ok(each_kind!(&mut kind, c => {
+        let _ = c.try_finish();
+        std::mem::take(c.get_mut())
+      }));
+    }
+    if complete && !self.ended && Self::is_decoder(&kind) {
+      // A stream that has ended takes no more input; one that has not takes this byte.
+      let probe = each_kind!(&mut kind, c => c.write(&[0]));
+      if !matches!(probe, Ok(0)) {
+        return Err(truncated());
       }
     }
+    each_kind!(kind, c => c.finish())
   }
 
   fn is_decoder(kind: &Kind) -> bool {
@@ -366,7 +252,7 @@ fn op_codec_finish<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallb
   }
 }
 
-/// `ops.codecPending(id) -> boolean`: whether the codec still holds input (or brotli output) that
+/// `ops.codecPending(id) -> boolean`: whether the codec still holds input that
 /// later reads turn into output; false once what was written has all been read out.
 fn op_codec_pending<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
@@ -389,22 +275,4 @@ fn op_zlib_crc32<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbac
   let mut hasher = crc32fast::Hasher::new_with_initial(initial);
   hasher.update(&bytes);
   rv.set_uint32(hasher.finalize());
-}
-
-/// `ops.codecFlush(id) -> Uint8Array`: node:zlib's `flush()` (a sync flush), after the queued
-/// input has been read.
-fn op_codec_flush<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
-  let id = args.get(0).uint32_value(scope).unwrap_or(0);
-  let state = state(scope);
-  let result = match state.borrow_mut().codecs.get_mut(&id) {
-    Some(codec) => codec.flush(),
-    None => return throw_type_error(scope, "The compression stream is closed."),
-  };
-  match result {
-    Ok(output) => rv.set(uint8_array(scope, output).into()),
-    Err(error) => {
-      state.borrow_mut().codecs.remove(&id);
-      codec_error(scope, error);
-    }
-  }
 }
