@@ -57,6 +57,7 @@ fn main() {
   let source = source.replacen(check, r#"if(void 0!==o.type&&exports.pedanticWpt())throw new RangeError("Invalid type is specified")"#, 1);
   let source = workerd_stream_schedule(&source);
   let source = reword_stream_errors(&source);
+  let source = workerd_stream_strategies(&source);
   let source = hide_stream_slots(&source);
   let source = hook_stream_creation(&source);
   let patched = PathBuf::from(env::var("OUT_DIR").unwrap()).join("web-streams-polyfill.js");
@@ -230,6 +231,31 @@ fn reword_stream_errors(source: &str) -> String {
     let wrapped = format!("new TypeError({text})");
     assert!(out.contains(&wrapped), "web-streams-polyfill: the error {text} was not found");
     out = out.replace(&wrapped, &format!("new TypeError({replacement})"));
+  }
+  out
+}
+
+/// Queuing strategies as workerd takes them (its highWaterMark is a Web IDL unsigned integer), unless
+/// pedantic_wpt (`exports.pedanticWpt()`) asks for the Streams Standard's checks: an invalid
+/// highWaterMark is workerd's `TypeError` rather than a `RangeError`; a byte stream ignores a
+/// strategy's `size` rather than refusing it; `ByteLengthQueuingStrategy`'s `size` of a value
+/// without a `byteLength` (or of nothing) is `undefined` rather than a `TypeError`.
+fn workerd_stream_strategies(source: &str) -> String {
+  let patches: &[(&str, &str)] = &[
+    (
+      r#"if(Te(r)||r<0)throw new RangeError("Invalid highWaterMark");return r}"#,
+      r#"if(Te(r)||r<0){if(exports.pedanticWpt())throw new RangeError("Invalid highWaterMark");throw new TypeError(Te(r)||r===-1/0?"The value cannot be converted because it is not an integer.":"The value cannot be converted because it is negative and this API expects a positive bigint.")}return r}"#,
+    ),
+    (
+      r#"if(void 0!==r.size)throw new RangeError("The strategy for a byte stream cannot have a size function");"#,
+      r#"if(void 0!==r.size&&exports.pedanticWpt())throw new RangeError("The strategy for a byte stream cannot have a size function");"#,
+    ),
+    (r#"const Vr=e=>e.byteLength;"#, r#"const Vr=e=>exports.pedanticWpt?.()?e.byteLength:e?.byteLength;"#),
+  ];
+  let mut out = source.to_string();
+  for (text, replacement) in patches {
+    assert_eq!(out.matches(text).count(), 1, "web-streams-polyfill: {text} was not found once");
+    out = out.replacen(text, replacement, 1);
   }
   out
 }

@@ -56,3 +56,27 @@ test("stream errors are worded as workerd's: released readers and writers, locke
     abortReleased: "TypeError: This WritableStream writer has been released."
   });
 });
+
+test("queuing strategies as workerd takes them (build.rs, workerd_stream_strategies); pedantic_wpt keeps the Streams Standard's checks", async (t) => {
+  const body = `
+    const msg = (f) => { try { f(); return "ok"; } catch (e) { return e.name + ": " + e.message; } };
+    const size = new ByteLengthQueuingStrategy({ highWaterMark: 1 }).size;
+    return {
+      negative: msg(() => new ReadableStream(undefined, { highWaterMark: -1 })),
+      notNumber: msg(() => new WritableStream(undefined, { highWaterMark: "foo" })),
+      bytesWithSize: msg(() => new ReadableStream({ type: "bytes" }, { size() { return 1; } })),
+      sizeOfNothing: msg(() => size()) === "ok" ? String(size()) : msg(() => size()),
+    };`;
+  assert.deepEqual(await evalInWorker(t, body), {
+    negative: "TypeError: The value cannot be converted because it is negative and this API expects a positive bigint.",
+    notNumber: "TypeError: The value cannot be converted because it is not an integer.",
+    bytesWithSize: "ok",
+    sizeOfNothing: "undefined",
+  });
+  assert.deepEqual(await evalInWorker(t, body, { compatibilityFlags: ["pedantic_wpt"] }), {
+    negative: "RangeError: Invalid highWaterMark",
+    notNumber: "RangeError: Invalid highWaterMark",
+    bytesWithSize: "RangeError: The strategy for a byte stream cannot have a size function",
+    sizeOfNothing: "TypeError: Cannot read properties of undefined (reading 'byteLength')",
+  });
+});
