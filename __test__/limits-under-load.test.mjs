@@ -7,7 +7,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import os from "node:os";
-import { scaled, spawnNode } from "./child-node.mjs";
+import { emulated, scaled, spawnNode } from "./child-node.mjs";
 import { ATTACK_PRELUDE, runChild } from "./helpers.mjs";
 
 /** How long any one dispatch may take to settle on a loaded machine before the test fails. */
@@ -57,6 +57,8 @@ const program = (limits) => `${ATTACK_PRELUDE}
   })();`;
 
 function runPlan(limits, plan, bomb = "") {
+  // Under an emulator the default 30 s CPU and wall limits scale too (limits given here are kept).
+  if (emulated()) limits = { cpuMs: scaled(30_000), wallMs: scaled(30_000), ...limits };
   return runChild(program(limits), { PLAN: JSON.stringify(plan), BOMB: bomb }, 280_000);
 }
 
