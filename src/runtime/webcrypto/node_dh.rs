@@ -57,10 +57,46 @@ fn uint(bytes: &[u8]) -> BigUint {
   BigUint::from_bytes_be(bytes)
 }
 
+/// The odd primes below 2^20, for sieving candidates.
+fn sieving_primes() -> &'static [u32] {
+  static PRIMES: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+  PRIMES.get_or_init(|| {
+    const LIMIT: usize = 1 << 20;
+    let mut composite = vec![false; LIMIT];
+    let mut primes = Vec::new();
+    for n in 3..LIMIT {
+      if composite[n] {
+        continue;
+      }
+      primes.push(n as u32);
+      let mut m = n * n;
+      while m < LIMIT {
+        composite[m] = true;
+        m += n;
+      }
+    }
+    primes
+  })
+}
+
+/// a^-1 mod the prime m.
+fn inverse_mod(a: u64, m: u64) -> u64 {
+  let (mut base, mut exponent, mut result) = (a % m, m - 2, 1u64);
+  while exponent > 0 {
+    if exponent & 1 == 1 {
+      result = result * base % m;
+    }
+    base = base * base % m;
+    exponent >>= 1;
+  }
+  result
+}
+
 fn generate_prime(bits: usize, generator: u64) -> Result<Vec<u8>> {
   use num_bigint_dig::prime::{probably_prime, probably_prime_miller_rabin};
-  if !(2..=MAX_BITS).contains(&bits) {
-    return Err(Error::Operation(format!("Invalid prime length {bits}")));
+  // Below 16 bits there are too few safe primes of each size to search for one.
+  if !(16..=MAX_BITS).contains(&bits) {
+    return Err(Error::Operation(format!("DiffieHellman init failed: could not generate parameters of {bits} bits")));
   }
   let (add, rem) = match generator {
     2 => (24u32, 23u32),
@@ -68,38 +104,44 @@ fn generate_prime(bits: usize, generator: u64) -> Result<Vec<u8>> {
     _ => (12, 11),
   };
   let mut rng = super::cancel::CancellableRng;
-  let small: Vec<u32> = (3u32..4000).filter(|n| (2..*n).take_while(|d| d * d <= *n).all(|d| n % d != 0)).collect();
+  // Small sizes are not sieved (their primes are among the sieving ones).
+  let small: &[u32] = if bits > 64 { sieving_primes() } else { &[] };
+  // 2, 3 and 5 divide `add` (or are excluded by the class), so they are not sieved.
+  let small: Vec<(u32, u64)> = small.iter().filter(|s| add % **s != 0).map(|s| (*s, inverse_mod(add as u64, *s as u64))).collect();
+  const WINDOW: usize = 1 << 16;
   loop {
     // A random candidate with its top bit set, moved to the residue class `rem` mod `add`.
     let mut p = rng.gen_biguint(bits);
     p |= BigUint::from(1u32) << (bits - 1);
     let r = &p % add;
     p = p - r + rem;
-    if p.bits() != bits {
-      continue;
-    }
-    // Walk the class (p += add): p mod s for each small prime s is kept as a u32 and stepped,
-    // so trial division of p and q = (p - 1) / 2 costs no bignum work.
-    let mut residues: Vec<u32> = small.iter().map(|s| (&p % *s).to_bytes_be().iter().fold(0u32, |a, b| a * 256 + *b as u32)).collect();
-    let mut offset = BigUint::from(0u32);
-    for _ in 0..200_000 {
-      // p mod s != 0 and q mod s != 0, where 2q = p - 1, i.e. p mod s != 1 (small sizes skip the
-      // sieve: their primes are among the sieving ones).
-      let survives = bits <= 32 || residues.iter().all(|r| *r != 0 && *r != 1);
-      if survives {
-        super::cancel::check();
-        let candidate = &p + &offset;
-        let q: BigUint = &candidate >> 1usize;
-        if probably_prime_miller_rabin(&q, 1, true) && probably_prime_miller_rabin(&candidate, 1, true) && probably_prime(&q, 20) && probably_prime(&candidate, 20) {
-          if candidate.bits() != bits {
-            break;
-          }
-          return Ok(candidate.to_bytes_be());
+    // Candidate i is p + i·add. Strike those ≡ 0 mod a small prime s (p not prime) or ≡ 1
+    // (then s divides q = (p - 1) / 2): i ≡ (target - p) · add⁻¹ mod s.
+    let mut struck = vec![false; WINDOW];
+    for (s, inverse) in &small {
+      let s64 = *s as u64;
+      let pm = (&p % *s).to_bytes_be().iter().fold(0u64, |a, b| a * 256 + *b as u64);
+      for target in [0u64, 1] {
+        let mut i = ((target + s64 - pm) % s64 * inverse % s64) as usize;
+        while i < WINDOW {
+          struck[i] = true;
+          i += *s as usize;
         }
       }
-      offset += add;
-      for (r, s) in residues.iter_mut().zip(&small) {
-        *r = (*r + add) % s;
+    }
+    super::cancel::check();
+    for (i, struck) in struck.iter().enumerate() {
+      if *struck {
+        continue;
+      }
+      let candidate = &p + BigUint::from(i as u64 * add as u64);
+      if candidate.bits() != bits {
+        break;
+      }
+      super::cancel::check();
+      let q: BigUint = &candidate >> 1usize;
+      if probably_prime_miller_rabin(&q, 1, true) && probably_prime_miller_rabin(&candidate, 1, true) && probably_prime(&q, 20) && probably_prime(&candidate, 20) {
+        return Ok(candidate.to_bytes_be());
       }
     }
   }
