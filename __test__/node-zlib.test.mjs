@@ -145,6 +145,8 @@ const EXTRA = `const EXTRA = {
       zstdEmpty: z.zstdCompressSync("").length > 0,
     };
   },
+  // The module's functions and classes, in order (its constants left out).
+  keys: (z) => Object.keys(z).filter((k) => !/^(Z_|BROTLI_|ZSTD_|DEFLATE$|INFLATE$|GZIP$|GUNZIP$|UNZIP$|DEFLATERAW$|INFLATERAW$|ZLIB_)/.test(k)),
   // zstd, dictionaries, params(), flush kinds and the native handle.
   extras: async (z, B) => {
     const text = "zstd and zlib extras ".repeat(200);
@@ -279,4 +281,6 @@ test("node:zlib errors, zstd, dictionaries and params behave as on workerd", { t
     handle: ["function", "function", "function", "function", "function", "function"],
     info: [true, true, "abc"],
   });
+  // workerd's node:zlib members, in its order (probed on workerd 1.20260426.1).
+  assert.deepEqual((await call(worker, "keys")).value, ["crc32", "codes", "constants", "Gzip", "Gunzip", "Deflate", "DeflateRaw", "Inflate", "InflateRaw", "Unzip", "BrotliCompress", "BrotliDecompress", "ZstdCompress", "ZstdDecompress", "createGzip", "createGunzip", "createDeflate", "createDeflateRaw", "createInflate", "createInflateRaw", "createUnzip", "createBrotliCompress", "createBrotliDecompress", "createZstdCompress", "createZstdDecompress", "inflate", "inflateSync", "deflate", "deflateSync", "inflateRaw", "inflateRawSync", "deflateRaw", "deflateRawSync", "gzip", "gzipSync", "gunzip", "gunzipSync", "unzip", "unzipSync", "brotliDecompress", "brotliDecompressSync", "brotliCompress", "brotliCompressSync", "zstdCompress", "zstdCompressSync", "zstdDecompress", "zstdDecompressSync"]);
 });

@@ -482,9 +482,13 @@ for (const [name, value] of Object.entries(constants)) {
   Object.defineProperty(exports, name, { value, enumerable: true, writable: false, configurable: false });
 }
 
-for (const name of Object.keys(MODES)) exports[name] = classes[name];
-for (const name of Object.keys(MODES)) exports[`create${name}`] = (options) => new classes[name](options);
-for (const [name, [, mode]] of Object.entries(MODES)) {
+// In workerd's order: the classes, their create functions, then each callback/sync pair.
+const CLASS_ORDER = ["Gzip", "Gunzip", "Deflate", "DeflateRaw", "Inflate", "InflateRaw", "Unzip", "BrotliCompress", "BrotliDecompress", "ZstdCompress", "ZstdDecompress"];
+const FUNCTION_ORDER = ["Inflate", "Deflate", "InflateRaw", "DeflateRaw", "Gzip", "Gunzip", "Unzip", "BrotliDecompress", "BrotliCompress", "ZstdCompress", "ZstdDecompress"];
+for (const name of CLASS_ORDER) exports[name] = classes[name];
+for (const name of CLASS_ORDER) exports[`create${name}`] = (options) => new classes[name](options);
+for (const name of FUNCTION_ORDER) {
+  const mode = MODES[name][1];
   const lower = name[0].toLowerCase() + name.slice(1);
   // The name workerd's errors for a bad input give the native call.
   const native = mode <= constants.UNZIP ? "zlib" : lower;
