@@ -225,6 +225,7 @@ fn reword_stream_errors(source: &str) -> String {
     (r#""Readable side is not in a state that permits enqueue""#, r#""The readable side of this TransformStream is no longer readable.""#),
     (r#""ReadableStream.prototype.pipeTo's first argument must be a WritableStream""#, r#""Failed to execute 'pipeTo' on 'ReadableStream': parameter 1 is not of type 'WritableStream'.""#),
     (r#""view must have non-zero byteLength""#, r#""You must call read() on a \"byob\" reader with a positive-sized TypedArray object.""#),
+    (r#""This BYOB request has been invalidated""#, r#""This ReadableStreamBYOBRequest has been invalidated.""#),
   ];
   let mut out = source.to_string();
   for (text, replacement) in words {
@@ -239,7 +240,9 @@ fn reword_stream_errors(source: &str) -> String {
 /// pedantic_wpt (`exports.pedanticWpt()`) asks for the Streams Standard's checks: an invalid
 /// highWaterMark is workerd's `TypeError` rather than a `RangeError`; a byte stream ignores a
 /// strategy's `size` rather than refusing it; `ByteLengthQueuingStrategy`'s `size` of a value
-/// without a `byteLength` (or of nothing) is `undefined` rather than a `TypeError`.
+/// without a `byteLength` (or of nothing) is `undefined` rather than a `TypeError`; a size
+/// algorithm's result that is not a size (a promise, NaN, a negative number) errors the stream
+/// with workerd's `TypeError`.
 fn workerd_stream_strategies(source: &str) -> String {
   let patches: &[(&str, &str)] = &[
     (
@@ -249,6 +252,10 @@ fn workerd_stream_strategies(source: &str) -> String {
     (
       r#"if(void 0!==r.size)throw new RangeError("The strategy for a byte stream cannot have a size function");"#,
       r#"if(void 0!==r.size&&exports.pedanticWpt())throw new RangeError("The strategy for a byte stream cannot have a size function");"#,
+    ),
+    (
+      r#"if("number"!=typeof(o=r)||Te(o)||o<0||r===1/0)throw new RangeError("Size must be a finite, non-NaN, non-negative number.");"#,
+      r#"if("number"!=typeof(o=r)||Te(o)||o<0||r===1/0){if(exports.pedanticWpt?.())throw new RangeError("Size must be a finite, non-NaN, non-negative number.");throw new TypeError(o<0&&o!==-1/0?"The value cannot be converted because it is negative and this API expects a positive bigint.":"The value cannot be converted because it is not an integer.")}"#,
     ),
     (r#"const Vr=e=>e.byteLength;"#, r#"const Vr=e=>exports.pedanticWpt?.()?e.byteLength:e?.byteLength;"#),
   ];

@@ -66,17 +66,20 @@ test("queuing strategies as workerd takes them (build.rs, workerd_stream_strateg
       notNumber: msg(() => new WritableStream(undefined, { highWaterMark: "foo" })),
       bytesWithSize: msg(() => new ReadableStream({ type: "bytes" }, { size() { return 1; } })),
       sizeOfNothing: msg(() => size()) === "ok" ? String(size()) : msg(() => size()),
+      asyncSize: await new ReadableStream({ pull(c) { c.enqueue(1); } }, { async size() { return 1; } }).getReader().read().then(() => "read", (e) => e.name + ": " + e.message),
     };`;
   assert.deepEqual(await evalInWorker(t, body), {
     negative: "TypeError: The value cannot be converted because it is negative and this API expects a positive bigint.",
     notNumber: "TypeError: The value cannot be converted because it is not an integer.",
     bytesWithSize: "ok",
     sizeOfNothing: "undefined",
+    asyncSize: "TypeError: The value cannot be converted because it is not an integer.",
   });
   assert.deepEqual(await evalInWorker(t, body, { compatibilityFlags: ["pedantic_wpt"] }), {
     negative: "RangeError: Invalid highWaterMark",
     notNumber: "RangeError: Invalid highWaterMark",
     bytesWithSize: "RangeError: The strategy for a byte stream cannot have a size function",
     sizeOfNothing: "TypeError: Cannot read properties of undefined (reading 'byteLength')",
+    asyncSize: "RangeError: Size must be a finite, non-NaN, non-negative number.",
   });
 });
