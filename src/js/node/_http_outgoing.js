@@ -1,10 +1,10 @@
 // node:_http_outgoing: node:http's OutgoingMessage and header validators (Node's internal module).
-const http = require("node:http");
+const outgoing = require("node:internal/http_outgoing");
 module.exports = {
-  OutgoingMessage: http.OutgoingMessage,
-  validateHeaderName: http.validateHeaderName,
-  validateHeaderValue: http.validateHeaderValue,
-  kUniqueHeaders: Symbol("kUniqueHeaders"),
-  kHighWaterMark: Symbol("kHighWaterMark"),
-  parseUniqueHeadersOption: (headers) => (Array.isArray(headers) ? new Set(headers.map((h) => String(h).toLowerCase())) : null),
+  OutgoingMessage: outgoing.OutgoingMessage,
+  validateHeaderName: outgoing.validateHeaderName,
+  validateHeaderValue: outgoing.validateHeaderValue,
+  kUniqueHeaders: outgoing.kUniqueHeaders,
+  kHighWaterMark: outgoing.kHighWaterMark,
+  parseUniqueHeadersOption: outgoing.parseUniqueHeadersOption,
 };

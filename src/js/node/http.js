@@ -1,11 +1,11 @@
 // node:http (enable_nodejs_http_modules; implied by nodejs_compat from 2025-08-15): the client
 // (request, get, ClientRequest, IncomingMessage, Agent) runs over fetch(), as in workerd (see
-// internal/http_client.js); METHODS, STATUS_CODES, maxHeaderSize and the header validators are
+// internal/http_client.js); OutgoingMessage is workerd-shaped (internal/http_outgoing.js); METHODS, STATUS_CODES, maxHeaderSize and the header validators are
 // Node's. The server half (createServer, Server, ServerResponse) is workerd's adapter, with
 // enable_nodejs_http_server_modules (internal/http_server.js: servers answer fetch events through
 // httpServerHandler from cloudflare:node); without that flag they throw
 // ERR_METHOD_NOT_IMPLEMENTED.
-const { Writable } = require("node:stream");
+const { OutgoingMessage, validateHeaderName, validateHeaderValue } = require("node:internal/http_outgoing");
 const { Agent, ClientRequest, IncomingMessage, request, get } = require("node:internal/http_client");
 const { notImplementedError, notImplementedClass } = require("node:internal/errors");
 
@@ -29,28 +29,6 @@ const STATUS_CODES = {
   510: "Not Extended", 511: "Network Authentication Required",
 };
 
-const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
-function validateHeaderName(name, label = "Header name") {
-  if (typeof name !== "string" || !name || !TOKEN.test(name)) {
-    const error = new TypeError(`${label} must be a valid HTTP token ["${name}"]`);
-    error.code = "ERR_INVALID_HTTP_TOKEN";
-    throw error;
-  }
-}
-function validateHeaderValue(name, value) {
-  if (value === undefined) {
-    const error = new TypeError(`Invalid value "${value}" for header "${name}"`);
-    error.code = "ERR_HTTP_INVALID_HEADER_VALUE";
-    throw error;
-  }
-  if (/[^\t\x20-\x7e\x80-\xff]/.test(String(value))) {
-    const error = new TypeError(`Invalid character in header content ["${name}"]`);
-    error.code = "ERR_INVALID_CHAR";
-    throw error;
-  }
-}
-
-class OutgoingMessage extends Writable {}
 
 /** Server, ServerResponse and createServer: the adapter when its flag is on, stubs otherwise. */
 function serverHalf() {

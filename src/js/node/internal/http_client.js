@@ -30,15 +30,29 @@ class Agent extends EventEmitter {
   }
   destroy() {}
   getName(options = {}) {
-    return `${options.host || "localhost"}:${options.port || ""}:${options.localAddress || ""}${options.family === 4 || options.family === 6 ? `:${options.family}` : ""}`;
+    const socketPath = options.socketPath ? `:${options.socketPath}` : "";
+    return `${options.host || "localhost"}:${options.port || ""}:${options.localAddress || ""}${socketPath}${options.family === 4 || options.family === 6 ? `:${options.family}` : ""}`;
   }
 }
 
+/** How a repeated header folds (Node's rules): kept first, joined with ", " or "; ", or listed. */
+const FIRST_WINS = new Set(["age", "host", "from", "etag", "server", "referer", "expires", "location", "user-agent", "retry-after", "content-type", "max-forwards",
+  "authorization", "last-modified", "content-length", "if-modified-since", "proxy-authorization", "if-unmodified-since"]);
+const kBody = Symbol("kBody");
+const READ_PIECE = 16384; // a long body chunk is handed out in pieces, as a socket would
+
 class IncomingMessage extends Readable {
-  constructor(response) {
+  #socket;
+  #reader = null;
+  #reading = false;
+  /** `socket`, as Node takes it; a fetch Response (the client's answer) fills the message from it. */
+  constructor(socket = undefined) {
     super();
-    this.statusCode = response?.status;
-    this.statusMessage = response?.statusText ?? "";
+    this.aborted = false;
+    this.url = "";
+    this.method = null;
+    this.statusCode = null;
+    this.statusMessage = null;
     this.httpVersion = "1.1";
     this.httpVersionMajor = 1;
     this.httpVersionMinor = 1;
@@ -47,40 +61,127 @@ class IncomingMessage extends Readable {
     this.trailers = {};
     this.rawTrailers = [];
     this.complete = false;
-    this.url = response?.url ?? "";
-    if (response) {
-      for (const [name, value] of response.headers) {
-        this.rawHeaders.push(name, value);
-        this.headers[name] = name in this.headers ? (name === "set-cookie" ? [].concat(this.headers[name], value) : `${this.headers[name]}, ${value}`) : name === "set-cookie" ? [value] : value;
-      }
-      this.#reader = response.body?.getReader();
+    this.joinDuplicateHeaders = false;
+    this.cloudflare = { cf: undefined, env: undefined, ctx: undefined };
+    this._consuming = false;
+    this._dumped = false;
+    this._paused = false;
+    this[kBody] = null;
+    if (typeof Response === "function" && socket instanceof Response) {
+      this.statusCode = socket.status;
+      this.statusMessage = socket.statusText;
+      this.url = socket.url;
+      const raw = [];
+      for (const [name, value] of socket.headers) raw.push(name, value);
+      this._addHeaderLines(raw, raw.length);
+      this[kBody] = socket.body;
+    } else {
+      this.#socket = socket;
     }
   }
-  #reader;
+  get connection() {
+    return this.#socket;
+  }
+  set connection(value) {
+    this.#socket = value;
+  }
+  get socket() {
+    return this.#socket;
+  }
+  set socket(value) {
+    this.#socket = value;
+  }
+  /** Adds one header line to `dest` as Node does (`Set-Cookie` listed, `Cookie` joined with "; "). */
+  _addHeaderLine(field, value, dest) {
+    field = String(field).toLowerCase();
+    if (field === "set-cookie") {
+      if (dest[field] !== undefined) dest[field].push(value);
+      else dest[field] = [value];
+    } else if (FIRST_WINS.has(field)) {
+      if (this.joinDuplicateHeaders && dest[field] !== undefined) dest[field] += `, ${value}`;
+      else if (dest[field] === undefined) dest[field] = value;
+    } else if (typeof dest[field] === "string") {
+      dest[field] += (field === "cookie" ? "; " : ", ") + value;
+    } else {
+      dest[field] = value;
+    }
+  }
+  _addHeaderLines(headers, n) {
+    if (!Array.isArray(headers) || this.complete) return;
+    this.rawHeaders = headers;
+    for (let i = 0; i < n; i += 2) this._addHeaderLine(headers[i], headers[i + 1], this.headers);
+  }
   _read() {
-    if (!this.#reader) {
+    this._consuming = true;
+    const body = this[kBody];
+    if (!body) {
       this.complete = true;
       this.push(null);
       return;
     }
-    this.#reader.read().then(
-      ({ done, value }) => {
-        if (done) {
-          this.complete = true;
-          this.push(null);
-        } else this.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
-      },
-      (error) => this.destroy(error),
-    );
+    if (this.#reading) return;
+    this.#reading = true;
+    this.#reader ??= body.getReader();
+    const pump = () =>
+      this.#reader.read().then(
+        ({ done, value }) => {
+          if (this.destroyed) return;
+          if (done) {
+            this.#reading = false;
+            this.complete = true;
+            this.push(null);
+            return;
+          }
+          let more = true;
+          for (let at = 0; at < value.byteLength; at += READ_PIECE) {
+            more = this.push(Buffer.from(value.buffer, value.byteOffset + at, Math.min(READ_PIECE, value.byteLength - at)));
+          }
+          if (more) pump();
+          else this.#reading = false;
+        },
+        (error) => {
+          this.#reading = false;
+          this.destroy(error);
+        },
+      );
+    pump();
   }
   _destroy(error, callback) {
+    if (!this.readableEnded || !this.complete) {
+      this.aborted = true;
+      this.emit("aborted");
+    }
     this.#reader?.cancel(error ?? undefined).catch(() => {});
-    callback(error);
+    // As in workerd: the error is only emitted when something listens for it.
+    queueMicrotask(() => callback(this.listenerCount("error") === 0 ? undefined : error));
+  }
+  _dump() {
+    if (this._dumped) return;
+    this._dumped = true;
+    this.removeAllListeners("data");
+    this.resume();
+  }
+  /** Every destination gets every chunk (workerd's pipe: no backpressure, several destinations). */
+  pipe(destination, options = undefined) {
+    const end = options?.end !== false;
+    this.on("data", (chunk) => destination.write(chunk));
+    this.once("end", () => {
+      if (end) destination.end();
+    });
+    this.once("error", (error) => destination.emit("error", error));
+    this.resume();
+    return destination;
   }
   setTimeout(msecs, callback) {
     if (callback) this.once("timeout", callback);
     return this;
   }
+}
+
+function codedError(Type, code, message) {
+  const error = new Type(message);
+  error.code = code;
+  return error;
 }
 
 function toOptions(input, options, defaultProtocol) {
@@ -99,9 +200,16 @@ function toOptions(input, options, defaultProtocol) {
   }
   const host = options.hostname ?? options.host?.replace(/:\d+$/, "") ?? url?.hostname ?? "localhost";
   const port = options.port ?? (url?.port || undefined);
-  const path = options.path ?? (url ? url.pathname + url.search : "/");
+  const path = options.path || (url ? url.pathname + url.search : "/");
+  if (/[^\u0021-\u00ff]/.test(path)) throw codedError(TypeError, "ERR_UNESCAPED_CHARACTERS", "Request path contains unescaped characters");
+  let method = options.method;
+  if (method !== undefined && method !== null && typeof method !== "string") throw invalidArgType("options.method", "string", method);
+  if (method && !/^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/.test(method)) throw codedError(TypeError, "ERR_INVALID_HTTP_TOKEN", `Method must be a valid HTTP token ["${method}"]`);
+  if (options.headers && !Array.isArray(options.headers) && "host" in options.headers && typeof options.headers.host !== "string") {
+    throw invalidArgType("host", "string", options.headers.host);
+  }
   const bracketed = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-  return { ...options, url: `${protocol}//${bracketed}${port ? `:${port}` : ""}${path}`, method: (options.method ?? "GET").toUpperCase() };
+  return { ...options, url: `${protocol}//${bracketed}${port ? `:${port}` : ""}${path}`, path, method: (method || "GET").toUpperCase() };
 }
 
 class ClientRequest extends Writable {
@@ -118,17 +226,28 @@ class ClientRequest extends Writable {
     }
     this.#options = toOptions(input, options, defaultProtocol);
     this.method = this.#options.method;
-    this.path = this.#options.path ?? new URL(this.#options.url).pathname;
+    this.path = this.#options.path;
     this.host = new URL(this.#options.url).hostname;
     this.protocol = new URL(this.#options.url).protocol;
     this.aborted = false;
     this.reusedSocket = false;
     this.headersSent = false;
-    for (const [name, value] of Object.entries(this.#options.headers ?? {})) this.setHeader(name, value);
+    const headers = this.#options.headers;
+    if (Array.isArray(headers)) {
+      if (headers.length % 2 !== 0) throw codedError(TypeError, "ERR_INVALID_ARG_VALUE", `The argument 'headers' is invalid. Received ${internals.inspect(headers)}`);
+      for (let i = 0; i < headers.length; i += 2) this.setHeader(headers[i], headers[i + 1]);
+    } else {
+      for (const [name, value] of Object.entries(headers ?? {})) this.setHeader(name, value);
+    }
     if (this.#options.auth && !this.hasHeader("authorization")) this.setHeader("authorization", `Basic ${Buffer.from(this.#options.auth).toString("base64")}`);
     if (callback) this.once("response", callback);
     this.#options.signal?.addEventListener("abort", () => this.destroy(this.#options.signal.reason));
   }
+  // Node's legacy: a request stays `writable` after end() (its error detection relies on it).
+  get writable() {
+    return true;
+  }
+  set writable(_value) {}
   setHeader(name, value) {
     if (this.headersSent) throw headersSentError();
     this.#headers.set(String(name).toLowerCase(), [String(name), value]);
@@ -191,4 +310,4 @@ function get(input, options, callback, protocol = "http:") {
   return req;
 }
 
-module.exports = { Agent, ClientRequest, IncomingMessage, request, get };
+module.exports = { Agent, ClientRequest, IncomingMessage, kBody, request, get };
