@@ -8,7 +8,7 @@
 // it. Servers cannot exist in a Worker: Server and createServer throw, with workerd's messages.
 const { Duplex } = require("node:stream");
 const { Buffer } = require("node:buffer");
-const { notImplementedClass, invalidArgType } = require("node:internal/errors");
+const { invalidArgType } = require("node:internal/errors");
 
 const IPV4_PART = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]\\d|\\d)";
 const IPV4 = `(?:${IPV4_PART}\\.){3}${IPV4_PART}`;
@@ -27,6 +27,8 @@ const isIPv4 = (input) => IPV4_RE.test(`${input}`);
 const isIPv6 = (input) => IPV6_RE.test(`${input}`);
 const isIP = (input) => (isIPv4(input) ? 4 : isIPv6(input) ? 6 : 0);
 
+const { SocketAddress, BlockList } = require("node:internal/net_address");
+
 /** An error of class `Ctor` with Node's `code`. */
 function coded(Ctor, code, message) {
   const error = new Ctor(message);
@@ -34,29 +36,6 @@ function coded(Ctor, code, message) {
   return error;
 }
 const optionNotImplemented = (name) => coded(Error, "ERR_OPTION_NOT_IMPLEMENTED", `The ${name} option is not implemented`);
-
-class SocketAddress {
-  #address;
-  #port;
-  #family;
-  #flowlabel;
-  constructor(options = {}) {
-    const { family = "ipv4", address = family === "ipv6" ? "::" : "127.0.0.1", port = 0, flowlabel = 0 } = options;
-    if (family !== "ipv4" && family !== "ipv6") {
-      throw coded(TypeError, "ERR_INVALID_ARG_VALUE", `The property 'options.family' must be one of: 'ipv4', 'ipv6'. Received ${JSON.stringify(family)}`);
-    }
-    this.#address = address;
-    this.#port = port;
-    this.#family = family;
-    this.#flowlabel = flowlabel;
-  }
-  get address() { return this.#address; }
-  get port() { return this.#port; }
-  get family() { return this.#family; }
-  get flowlabel() { return this.#flowlabel; }
-  toJSON() { return { address: this.address, port: this.port, family: this.family, flowlabel: this.flowlabel }; }
-  static isSocketAddress(value) { return value instanceof SocketAddress; }
-}
 
 const kTimer = Symbol("timer");
 const kPeer = Symbol("peer");
@@ -139,6 +118,13 @@ class NetSocket extends Duplex {
     const port = validatePort(options.port);
     const host = options.host || "localhost";
     if (options.localAddress && !isIP(options.localAddress)) throw coded(TypeError, "ERR_INVALID_IP_ADDRESS", `Invalid IP address: ${options.localAddress}`);
+    if (options.localPort !== undefined && typeof options.localPort !== "number") throw invalidArgType("options.localPort", "number", options.localPort);
+    if (options.autoSelectFamily !== undefined && options.autoSelectFamily !== null && typeof options.autoSelectFamily !== "boolean") {
+      throw invalidArgType("options.autoSelectFamily", "boolean", options.autoSelectFamily);
+    }
+    if (options.autoSelectFamilyAttemptTimeout !== undefined && options.autoSelectFamilyAttemptTimeout !== null) {
+      validateAttemptTimeout(options.autoSelectFamilyAttemptTimeout, "options.autoSelectFamilyAttemptTimeout");
+    }
     if (options.lookup != null && typeof options.lookup !== "function") throw invalidArgType("options.lookup", "function", options.lookup);
     if (callback) this.once("connect", callback);
     if (this._handle) this.#closeHandle();
@@ -376,7 +362,7 @@ class NetSocket extends Duplex {
   }
   get bufferSize() { return this._handle ? this.writableLength : undefined; }
   get bytesRead() { return this[kBytesRead]; }
-  get bytesWritten() { return this[kBytesWritten] + this.writableLength; }
+  get bytesWritten() { return this[kBytesWritten] === undefined ? undefined : this[kBytesWritten] + this.writableLength; }
   get remoteAddress() { return this[kPeer]?.address; }
   get remotePort() { return this[kPeer]?.port; }
   get remoteFamily() { return this[kPeer]?.family; }
@@ -413,14 +399,22 @@ function connect(...args) {
 function Server() {
   throw new Error("Server is not implemented");
 }
-let attemptTimeout = 10;
+let attemptTimeout = 10; // workerd's default
+
+/** Node's validateInt32(value, name, 1) for the happy-eyeballs attempt timeout. */
+function validateAttemptTimeout(value, name) {
+  if (typeof value !== "number") throw invalidArgType(name, "number", value);
+  if (!Number.isInteger(value) || value < 1 || value > 2147483647) {
+    throw coded(RangeError, "ERR_OUT_OF_RANGE", `The value of "${name}" is out of range. It must be ${Number.isInteger(value) ? ">= 1 && <= 2147483647" : "an integer"}. Received ${value}`);
+  }
+}
 
 module.exports = {
   isIP,
   isIPv4,
   isIPv6,
   SocketAddress,
-  BlockList: notImplementedClass("BlockList"),
+  BlockList,
   Socket,
   Stream: Socket,
   Server,
@@ -433,5 +427,8 @@ module.exports = {
     throw coded(TypeError, "ERR_INVALID_ARG_VALUE", `The argument 'val' is invalid. Received ${JSON.stringify(value)}`);
   },
   getDefaultAutoSelectFamilyAttemptTimeout: () => attemptTimeout,
-  setDefaultAutoSelectFamilyAttemptTimeout(value) { attemptTimeout = Math.max(10, Number(value)); },
+  setDefaultAutoSelectFamilyAttemptTimeout(value) {
+    validateAttemptTimeout(value, "value");
+    attemptTimeout = Math.max(10, value);
+  },
 };

@@ -16,9 +16,12 @@ function coded(Ctor, code, message) {
 }
 const optionNotImplemented = (name, why = "") => coded(Error, "ERR_OPTION_NOT_IMPLEMENTED", `The ${name} option is not implemented${why}`);
 
-class SecureContext {
+class TlsSecureContext {
   constructor(options = {}) { this.context = options; }
 }
+// Callable without `new`, as Node's function constructor is (`tls.SecureContext()`).
+const SecureContext = new Proxy(TlsSecureContext, { apply: (target, thisArg, args) => new target(...args) });
+Object.defineProperty(TlsSecureContext, "name", { value: "SecureContext" });
 
 /** The PEM text of `ca` (a string, Buffer, or an array of them), or undefined. */
 function pemOf(ca) {
@@ -165,7 +168,8 @@ function convertALPNProtocols(protocols, out) {
     }
     out.ALPNProtocols = Buffer.concat(parts);
   } else if (ArrayBuffer.isView(protocols)) {
-    out.ALPNProtocols = Buffer.from(protocols.buffer, protocols.byteOffset, protocols.byteLength);
+    // A copy: writing to the result leaves the caller's bytes alone.
+    out.ALPNProtocols = Buffer.from(new Uint8Array(protocols.buffer, protocols.byteOffset, protocols.byteLength));
   }
 }
 
@@ -178,13 +182,22 @@ function checkServerIdentity(hostname, cert) {
   const ips = [];
   for (const entry of alt.split(", ")) {
     if (entry.startsWith("DNS:")) dnsNames.push(entry.slice(4).toLowerCase());
-    else if (entry.startsWith("IP Address:")) ips.push(entry.slice(11));
+    else if (entry.startsWith("IP Address:")) ips.push(isIP(entry.slice(11)) ? entry.slice(11) : undefined); // a range is no address (listed as "")
   }
+  const hostParts = host.split(".");
+  // Node's rules: same number of labels, all but the first equal, and a "*" only in a first
+  // label of a name with three labels or more (not in an IDNA "xn--" label).
   const matches = (pattern) => {
-    if (pattern === host) return true;
-    if (!pattern.startsWith("*.")) return false;
-    const rest = pattern.slice(1);
-    return host.endsWith(rest) && !host.slice(0, -rest.length).includes(".") && host.length > rest.length;
+    if (!pattern) return false;
+    const parts = String(pattern).replace(/\.$/, "").toLowerCase().split(".");
+    if (parts.length !== hostParts.length || parts.includes("") || parts.some((part) => /[^\u0021-\u007f]/u.test(part))) return false;
+    for (let i = parts.length - 1; i > 0; i--) if (parts[i] !== hostParts[i]) return false;
+    const [first] = parts;
+    const pieces = first.split("*", 3);
+    if (pieces.length === 1 || first.includes("xn--")) return first === hostParts[0];
+    if (pieces.length > 2 || parts.length <= 2) return false;
+    const [prefix, suffix] = pieces;
+    return prefix.length + suffix.length <= hostParts[0].length && hostParts[0].startsWith(prefix) && hostParts[0].endsWith(suffix);
   };
   let ok;
   let reason;
