@@ -1,6 +1,6 @@
 // node:readline (enable_nodejs_readline_module; implied by nodejs_compat from 2026-03-17): a
 // Worker has no terminal or stdin, so, as in workerd, interfaces are inert — prompts do nothing,
-// question() never answers, iteration ends at once — and the cursor helpers return false.
+// question() answers "" at once, iteration ends at once — and the cursor helpers return false.
 const EventEmitter = require("node:events");
 
 class Interface extends EventEmitter {
@@ -10,7 +10,11 @@ class Interface extends EventEmitter {
   getPrompt() { return ""; }
   setPrompt() {}
   prompt() {}
-  question() {}
+  /** Answers at once with "" (no input ever comes), as workerd's does. */
+  question(query, options, callback) {
+    if (typeof options === "function") callback = options;
+    if (typeof callback === "function") callback("");
+  }
   pause() { return this; }
   resume() { return this; }
   close() {}

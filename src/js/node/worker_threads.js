@@ -6,11 +6,28 @@ const EventEmitter = require("node:events");
 const { notImplemented, notImplementedClass } = require("node:internal/errors");
 
 const environmentData = new Map();
+/** Worker: `new` throws ERR_METHOD_NOT_IMPLEMENTED; its prototype has Node's methods, which throw
+ * (or, for the promise ones, reject) the same way, as in workerd. */
+function workerClass() {
+  const Worker = notImplementedClass("Worker", EventEmitter);
+  const fail = (name) => require("node:internal/errors").notImplementedError(`Worker.${name}`);
+  for (const name of ["postMessage", "postMessageToThread", "ref", "unref"]) {
+    Worker.prototype[name] = { [name]() { throw fail(name); } }[name];
+  }
+  for (const name of ["terminate", "getHeapSnapshot", "getHeapStatistics"]) {
+    Worker.prototype[name] = { [name]() { return Promise.reject(fail(name)); } }[name];
+  }
+  Worker.prototype[Symbol.asyncDispose] = function () {
+    return Promise.reject(fail("Symbol.asyncDispose"));
+  };
+  return Worker;
+}
+
 module.exports = {
   MessageChannel: internals.MessageChannel,
   MessagePort: internals.MessagePort,
   BroadcastChannel: notImplementedClass("BroadcastChannel"),
-  Worker: notImplementedClass("Worker", EventEmitter),
+  Worker: workerClass(),
   getEnvironmentData: (key) => environmentData.get(key),
   setEnvironmentData(key, value) {
     if (value === undefined) environmentData.delete(key);

@@ -1,9 +1,9 @@
-// node:readline/promises: node:readline's inert Interface, with question() returning a promise
-// that never settles (no input ever comes), and a Readline whose cursor commands do nothing.
+// node:readline/promises: node:readline's inert Interface, with question() resolving to "" (no
+// input ever comes; workerd's answer), and a Readline whose cursor commands do nothing.
 const { Interface: Base } = require("node:readline");
 
 class Interface extends Base {
-  question() { return new Promise(() => {}); }
+  question() { return Promise.resolve(""); }
 }
 class Readline {
   clearLine() { return this; }
