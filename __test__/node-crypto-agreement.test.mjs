@@ -229,3 +229,35 @@ export default { async fetch(request) {
   assert.equal(out.ecdh224[1], nodeEcdh.computeSecret(out.ecdh224[0], "hex", "hex"));
   assert.deepEqual(out.curves, ["secp224r1", "prime256v1", "secp384r1", "secp521r1"]);
 });
+
+test("node:crypto Sign and Verify used as streams finish without errors (no stream re-construction)", { timeout: 30_000 }, async (t) => {
+  const logged = [];
+  const worker = await useWorker(t, {
+    compatibilityFlags: ["nodejs_compat"],
+    onLog: (level, message) => logged.push(`${level}: ${message}`),
+    script: `import c from "node:crypto"; import { Buffer } from "node:buffer";
+export default { async fetch() {
+  const { privateKey, publicKey } = c.generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+  let finished = 0, verified = 0;
+  const started = Date.now();
+  for (let i = 0; i < 200; i++) {
+    const sign = c.createSign("SHA256");
+    sign.on("finish", () => finished++);
+    sign.write(Buffer.from("message " + i));
+    sign.end();
+    const signature = sign.sign(privateKey);
+    const verify = c.createVerify("SHA256");
+    verify.on("finish", () => finished++);
+    verify.write(Buffer.from("message " + i));
+    verify.end();
+    if (verify.verify(publicKey, signature)) verified++;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  return Response.json({ finished, verified, ms: Date.now() - started });
+} }`,
+  });
+  const out = await (await dispatch(worker, "http://localhost/")).json();
+  assert.equal(out.verified, 200);
+  assert.equal(out.finished, 400, "every stream emits finish");
+  assert.deepEqual(logged.filter((line) => line.startsWith("error")), [], "nothing uncaught (was: a stack overflow per stream)");
+});

@@ -315,7 +315,23 @@ exports.createPublicKey = function createPublicKey(key) {
 };
 
 /** The KeyObject for a sign/verify key argument; `usePublic` turns a private key into its public half. */
+// sign()/verify() and friends are often handed the same PEM text again and again: the keys they
+// parse from a string are kept (the eight used last; never handed out by createPrivateKey
+// or createPublicKey, whose results are new objects each time).
+const PEM_CACHE_SIZE = 8;
+const pemCache = new Map();
+
+function remember(cacheKey, object) {
+  pemCache.delete(cacheKey);
+  if (pemCache.size >= PEM_CACHE_SIZE) pemCache.delete(pemCache.keys().next().value);
+  pemCache.set(cacheKey, object);
+  return object;
+}
+
 exports.prepareKey = function prepareKey(input, usePublic) {
+  const cacheKey = typeof input === "string" ? `${usePublic ? "public" : "private"}:${input}` : undefined;
+  const cached = cacheKey === undefined ? undefined : pemCache.get(cacheKey);
+  if (cached !== undefined) return remember(cacheKey, cached);
   const object = parseAsymmetric(input, !usePublic, "key");
   if (object.type === "secret") throw nodeError(TypeError, "ERR_CRYPTO_INVALID_KEY_OBJECT_TYPE", `Invalid key object type secret, expected ${usePublic ? "public" : "private"}.`);
   if (!usePublic && object.type === "public") {
@@ -323,8 +339,8 @@ exports.prepareKey = function prepareKey(input, usePublic) {
     if (given) throw nodeError(TypeError, "ERR_CRYPTO_INVALID_KEY_OBJECT_TYPE", "Invalid key object type public, expected private.");
     throw new Error(PARSE_FAILED);
   }
-  if (usePublic && object.type === "private") return publicOf(object);
-  return object;
+  const prepared = usePublic && object.type === "private" ? publicOf(object) : object;
+  return cacheKey === undefined ? prepared : remember(cacheKey, prepared);
 };
 
 /** Secret bytes from a KeyObject, CryptoKey or bytes (createHmac, pbkdf2, hkdf, ciphers). */

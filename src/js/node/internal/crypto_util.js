@@ -161,6 +161,13 @@ exports.lazyStream = function lazyStream(Base) {
       configurable: true,
       enumerable: true,
       get() {
+        // Both states become own properties first: a Writable has no _readableState, and the
+        // stream code reads it (while constructing too), which through this getter would
+        // construct the stream again and again (Sign and Verify overflowed the stack on end(),
+        // milliseconds each).
+        for (const state of ["_readableState", "_writableState"]) {
+          Object.defineProperty(this, state, { value: undefined, enumerable: true, configurable: true, writable: true });
+        }
         Base.call(this, this._streamOptions);
         if (this._writableState) this._writableState.decodeStrings = false;
         return this[name];
