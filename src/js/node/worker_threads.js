@@ -23,9 +23,15 @@ function workerClass() {
   return Worker;
 }
 
+/** The global `name` when it is the runtime's class (or the stand-in the compat flags put there), else the class. */
+function runtimeClass(name) {
+  const global = globalThis[name];
+  return typeof global === "function" && global.prototype === internals[name].prototype ? global : internals[name];
+}
+
 module.exports = {
-  MessageChannel: internals.MessageChannel,
-  MessagePort: internals.MessagePort,
+  MessageChannel: runtimeClass("MessageChannel"),
+  MessagePort: runtimeClass("MessagePort"),
   BroadcastChannel: notImplementedClass("BroadcastChannel"),
   Worker: workerClass(),
   getEnvironmentData: (key) => environmentData.get(key),
