@@ -426,7 +426,6 @@ const VENDORED: &[(&str, &str)] = &[
   ("string_decoder", "lib/string_decoder.js"),
   ("safe-buffer", "index.js"),
   ("path-browserify", "index.js"),
-  ("querystring-es3", "index.js"),
 ];
 
 /// `VENDOR_FILES` (path `<package>/<file>`, source) and `VENDOR_MAINS` (package, entry path).
