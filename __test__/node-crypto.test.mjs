@@ -6,31 +6,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
+import fs from "node:fs";
 import { dispatch } from "../index.js";
 import { useWorker } from "./helpers.mjs";
 
 // A self-signed RSA certificate (made once with `openssl req -x509`; its private key was not kept).
-const CERTIFICATE = `-----BEGIN CERTIFICATE-----
-MIIDLTCCAhWgAwIBAgIUNIYarg9StDcQqmPAewAEcgsh0WkwDQYJKoZIhvcNAQEL
-BQAwJTEjMCEGA1UEAwwad29ya2VyYm94IHRlc3QgY2VydGlmaWNhdGUwIBcNMjYx
-MTI1MTcyOTQwWhgPMjEyNjExMDExNzI5NDBaMCUxIzAhBgNVBAMMGndvcmtlcmJv
-eCB0ZXN0IGNlcnRpZmljYXRlMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKC
-AQEA4dRPeGfLOEltUoE6MprDZsaEhqU6mKqx8LiI08f7505560NqIJ9Y9+QWorY6
-Wa5dy98pUmfN0DZZwKf2lz4WVD0MtK3QV30K85E1i3/B2nx7OABbcWhQfeYsjkqp
-kDfocr4WYSzLUvOwb/A6ixLmKTanMoiCg3+mxy8xSq5v8s+/yqK9apF8BaVKjVpd
-U+qpGhdxCfL0rmqIoGfphfhY63jw+v64eADm3H0+6RqbHaJno7j9sUqUDJ/a3BWt
-Cun6fOO8FCFC1g2xlVYl2ZIIi1neQBL2tuAtD/uClilCTivEJjeWc1adhCRLouGH
-U4b5fgJQLou6X9Yp6EhcriRilwIDAQABo1MwUTAdBgNVHQ4EFgQUTTvTP2/y5Lrw
-1+0g2ls9dC32iAIwHwYDVR0jBBgwFoAUTTvTP2/y5Lrw1+0g2ls9dC32iAIwDwYD
-VR0TAQH/BAUwAwEB/zANBgkqhkiG9w0BAQsFAAOCAQEAtXwtWnpUG0u8P3ttgFUO
-jsQrNET8xQZEwCUYl/Rza9EwknUCWbshHAFV40KVMKBymne1zhc4Q6uS2e+JA7GN
-MXYEcHJQWnORQ7l08WicRxJJarRP2WKlhNH1H+kL7/cQreVfWvVyu7NyAlGyst9l
-5ALLF3BxcFotehu6FpprTLAXnDGlpfpRjSN1bQmcv0/Cgo2A2lEr7NA8q4Q76C37
-3SEwbBbyH9rlRJ5pqAJCrsIvtV2hG+hj8J7anZ8T1OQ5Z3eVE8Rg4I9gpok8kF69
-RSv7KmeueBtUayZ/ziXFXcrFGzDKuG/a3o0VXLBwwLFIlcaTSxPIunwsLhEL2DU9
-7A==
------END CERTIFICATE-----
-`;
+const CERTIFICATE = fs.readFileSync(new URL("./fixtures/self-signed-cert.pem", import.meta.url), "utf8");
 
 // Keys made by Node for this run, in the encodings real code loads them from.
 const rsa = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });

@@ -11,6 +11,7 @@ mod asymmetric;
 mod cancel;
 mod crc;
 mod jwk;
+#[macro_use]
 pub mod node;
 pub mod node_dh;
 pub mod node_x509;

@@ -31,7 +31,8 @@ fn encode_error<E: std::fmt::Display>(e: E) -> Error {
   Error::Operation(format!("Key encoding failed: {e}"))
 }
 
-/// Runs `$body` with `$c` naming the crate of the NIST curve `$curve` ("P-256" / "P-384").
+/// Runs `$body` with `$c` naming the crate of the NIST curve `$curve` (P-224, P-256, P-384, P-521;
+/// node_dh.rs uses it too).
 macro_rules! with_curve {
   ($curve:expr, $c:ident => $body:expr) => {
     match $curve {

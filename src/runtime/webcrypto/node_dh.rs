@@ -163,30 +163,7 @@ fn check(prime: &BigUint, generator: &BigUint) -> u32 {
   flags
 }
 
-/// Runs `$body` with `$c` naming the crate of a NIST curve by its WebCrypto name.
-macro_rules! with_curve {
-  ($curve:expr, $c:ident => $body:expr) => {
-    match $curve {
-      "P-224" => {
-        use p224 as $c;
-        $body
-      }
-      "P-256" => {
-        use p256 as $c;
-        $body
-      }
-      "P-384" => {
-        use p384 as $c;
-        $body
-      }
-      "P-521" => {
-        use p521 as $c;
-        $body
-      }
-      other => Err(Error::NotSupported(format!("Unsupported curve '{other}'"))),
-    }
-  };
-}
+// with_curve! (a NIST curve's crate by its WebCrypto name) comes from node.rs (#[macro_use] in mod.rs).
 
 fn ecdh_keys(curve: &str, private: Option<&[u8]>) -> Result<Out> {
   with_curve!(curve, c => {
