@@ -3,7 +3,7 @@
 //! continuation-preserved embedder data that `AsyncLocalStorage` keeps its frame in.
 
 use super::{arg_string, new_string, throw_type_error, OpFn};
-use crate::runtime::sources::{node_module_names, NODE_MODULES, VENDOR_FILES, VENDOR_MAINS};
+use crate::runtime::sources::{NODE_MODULES, VENDOR_FILES, VENDOR_MAINS};
 use crate::runtime::errors::thrown;
 use v8::MapFnTo;
 
@@ -11,7 +11,6 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("nodeModuleFactory", op_node_module_factory.map_fn_to());
   install("nodeModuleExists", op_node_module_exists.map_fn_to());
   install("nodeModuleAllowed", op_node_module_allowed.map_fn_to());
-  install("nodeModuleNames", op_node_module_names.map_fn_to());
   install("vendorFactory", op_vendor_factory.map_fn_to());
   install("vendorResolve", op_vendor_resolve.map_fn_to());
   install("valueIs", op_value_is.map_fn_to());
@@ -144,19 +143,6 @@ fn op_node_module_allowed<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::Functi
   let name = arg_string(scope, &args, 0);
   let allowed = scope.get_slot::<RegistryRef>().is_some_and(|registry| registry.borrow().node_allows(&name));
   rv.set_bool(allowed);
-}
-
-/// `ops.nodeModuleNames() -> string[]`: the `node:` modules (without `node:`) the worker may
-/// import, sorted (node:module's `builtinModules`).
-fn op_node_module_names<'s>(scope: &mut v8::PinScope<'s, '_>, _args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
-  use crate::runtime::modules::RegistryRef;
-  let mut names: Vec<&str> = match scope.get_slot::<RegistryRef>().cloned() {
-    Some(registry) => node_module_names().filter(|n| registry.borrow().node_allows(n)).collect(),
-    None => Vec::new(),
-  };
-  names.sort_unstable();
-  let values: Vec<v8::Local<v8::Value>> = names.iter().map(|n| new_string(scope, n).into()).collect();
-  rv.set(v8::Array::new_with_elements(scope, &values).into());
 }
 
 /// `ops.vendorFactory(path, patches?) -> function (exports, require, module, __filename,

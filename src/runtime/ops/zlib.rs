@@ -452,6 +452,20 @@ fn int_arg(scope: &mut v8::PinScope, args: &v8::FunctionCallbackArguments, i: i3
   args.get(i).int32_value(scope).unwrap_or(0)
 }
 
+/// Runs `f` on handle `id` and answers null, or zlib's `[message, code, errno]` when it failed; a
+/// closed handle throws.
+fn answer<'s>(scope: &mut v8::PinScope<'s, '_>, rv: &mut v8::ReturnValue<'s>, id: u32, f: impl FnOnce(&mut ZlibHandle) -> Option<ZError>) {
+  let state = state(scope);
+  let result = match state.borrow_mut().zlib_handles.get_mut(&id) {
+    Some(handle) => f(handle),
+    None => return throw_type_error(scope, "zlib binding closed"),
+  };
+  match result {
+    Some(error) => rv.set(error_array(scope, error)),
+    None => rv.set_null(),
+  }
+}
+
 /// `ops.zlibNew(mode) -> id | null`
 fn op_new<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let mode = int_arg(scope, &args, 0);
@@ -469,31 +483,17 @@ fn op_init<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArgum
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   let (level, window_bits, mem_level, strategy) = (int_arg(scope, &args, 1), int_arg(scope, &args, 2), int_arg(scope, &args, 3), int_arg(scope, &args, 4));
   let dictionary = view_bytes(args.get(5)).unwrap_or_default();
-  let state = state(scope);
-  let result = match state.borrow_mut().zlib_handles.get_mut(&id) {
-    Some(ZlibHandle::Zlib(z)) => z.init(level, window_bits, mem_level, strategy, dictionary),
-    Some(_) => None,
-    None => return throw_type_error(scope, "zlib binding closed"),
-  };
-  match result {
-    Some(error) => rv.set(error_array(scope, error)),
-    None => rv.set_null(),
-  }
+  answer(scope, &mut rv, id, |handle| match handle {
+    ZlibHandle::Zlib(z) => z.init(level, window_bits, mem_level, strategy, dictionary),
+    _ => None,
+  });
 }
 
 /// `ops.zlibSetParam(id, key, value) -> null | [message, code, errno]` (brotli and zstd).
 fn op_set_param<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   let (key, value) = (args.get(1).uint32_value(scope).unwrap_or(u32::MAX), args.get(2).uint32_value(scope).unwrap_or(0));
-  let state = state(scope);
-  let result = match state.borrow_mut().zlib_handles.get_mut(&id) {
-    Some(handle) => handle.set_param(key, value),
-    None => return throw_type_error(scope, "zlib binding closed"),
-  };
-  match result {
-    Some(error) => rv.set(error_array(scope, error)),
-    None => rv.set_null(),
-  }
+  answer(scope, &mut rv, id, |handle| handle.set_param(key, value));
 }
 
 /// A view's bytes in place: (pointer, length), valid while `store` lives.
@@ -559,30 +559,16 @@ fn op_write<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArgu
 fn op_params<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
   let (level, strategy) = (int_arg(scope, &args, 1), int_arg(scope, &args, 2));
-  let state = state(scope);
-  let result = match state.borrow_mut().zlib_handles.get_mut(&id) {
-    Some(ZlibHandle::Zlib(z)) => z.params(level, strategy),
-    Some(_) => None,
-    None => return throw_type_error(scope, "zlib binding closed"),
-  };
-  match result {
-    Some(error) => rv.set(error_array(scope, error)),
-    None => rv.set_null(),
-  }
+  answer(scope, &mut rv, id, |handle| match handle {
+    ZlibHandle::Zlib(z) => z.params(level, strategy),
+    _ => None,
+  });
 }
 
 /// `ops.zlibReset(id) -> null | [message, code, errno]`
 fn op_reset<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let id = args.get(0).uint32_value(scope).unwrap_or(0);
-  let state = state(scope);
-  let result = match state.borrow_mut().zlib_handles.get_mut(&id) {
-    Some(handle) => handle.reset(),
-    None => return throw_type_error(scope, "zlib binding closed"),
-  };
-  match result {
-    Some(error) => rv.set(error_array(scope, error)),
-    None => rv.set_null(),
-  }
+  answer(scope, &mut rv, id, |handle| handle.reset());
 }
 
 /// `ops.zlibClose(id)`: frees the codec (closing twice is harmless).
