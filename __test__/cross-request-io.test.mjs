@@ -43,6 +43,7 @@ const EXPECTED = {
 
 const SCRIPT = (upstream) => `
 let shared = null;
+let ready = false;
 let flag = false;
 const release = () => { flag = true; };
 // Request 1 waits on a timer loop (so it keeps pending I/O, as workerd needs), until request 2 is done.
@@ -54,6 +55,7 @@ export default {
     const url = new URL(req.url);
     const c = url.searchParams.get("case");
     if (url.pathname === "/make") {
+      ready = false;
       if (c === "response-body") shared = (await fetch(UP)).body;
       if (c === "response-text" || c === "response-clone") shared = await fetch(UP);
       if (c === "request-body") shared = req.body;
@@ -71,10 +73,14 @@ export default {
       if (c === "new-response-body") shared = new Response("plain");
       if (c === "new-request-body") shared = new Request("http://x/", { method: "POST", body: "reqbody" });
       if (c === "same") shared = await fetch(UP);
+      ready = true;
       await wait();
       if (c === "same") return new Response(await shared.text());
       return new Response("made " + c);
     }
+    // Request 2 goes on only once request 1 has stored its object (under emulation, making it can
+    // take longer than the host's head start).
+    while (!ready) await new Promise((r) => setTimeout(r, 5));
     let out;
     try {
       if (c === "response-body" || c === "request-body") { const { value } = await shared.getReader().read(); out = new TextDecoder().decode(value); }
@@ -110,8 +116,9 @@ async function upstreamServer(t) {
 async function both(worker, c) {
   const url = `http://localhost/make?case=${c}`;
   const first = dispatch(worker, c.startsWith("request-") ? new Request(url, { method: "POST", body: "posted-data" }) : url);
-  // Request 2 starts once request 1 has stored its object (it is waiting on its timer loop).
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  // Request 2 starts a little after request 1; in the worker it waits until request 1 has stored
+  // its object (and is waiting on its timer loop).
+  await new Promise((resolve) => setTimeout(resolve, 50));
   const second = await dispatch(worker, `http://localhost/use?case=${c}`);
   return [await (await first).text(), await second.text()];
 }

@@ -216,7 +216,9 @@ for (const { pkg, bin } of wanted.filter((t) => t.bin)) {
 // The factor every test's own time bound is multiplied by (__test__/child-node.mjs's scaled()),
 // node:test's default per-test timeout (300 s on x64) included.
 const TIME_SCALE = 10;
-const testEnv = { ...process.env, ...toolEnv, WORKERBOX_TEST_NODE_LAUNCHER: JSON.stringify(LAUNCHER), WORKERBOX_TEST_TIME_SCALE: String(TIME_SCALE) };
+// The framework starters (scripts/starters.mjs) are installed and built by this x64 Node: npm,
+// esbuild and Vite are native tools an arm64 Node under qemu-user could not exec.
+const testEnv = { ...process.env, ...toolEnv, WORKERBOX_TEST_NODE_LAUNCHER: JSON.stringify(LAUNCHER), WORKERBOX_TEST_TIME_SCALE: String(TIME_SCALE), WORKERBOX_STARTERS_NODE: process.execPath };
 function runFile(file) {
   return new Promise((done) => {
     const started = Date.now();

@@ -15,7 +15,13 @@
 //              report it themselves)
 //
 // import { prepareStarter, copyStarter } from "./scripts/starters.mjs" for the same from code.
-import { spawn } from "node:child_process";
+//
+// WORKERBOX_STARTERS_NODE names the Node that installs and builds the starters when it is not
+// the one running this script: scripts/arm64.mjs sets it to the host's x64 Node, since the arm64
+// Node under qemu-user cannot exec another arm64 binary (npm's, esbuild's and Vite's) itself. The
+// build output is JavaScript and assets, the same on every platform; the cache key then carries
+// that Node's platform and CPU, whose native packages the install holds.
+import { execFileSync, spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -56,6 +62,12 @@ export const STARTERS = {
   remix: { toolchain: "remix", command: "remix vite:build", build: ["@remix-run/dev/dist/cli.js", "vite:build"], writes: "build/server/index.js" },
 };
 export const BUILT = Object.keys(STARTERS);
+
+/** The Node that installs and builds (see WORKERBOX_STARTERS_NODE above), and its platform/CPU. */
+const BUILD_NODE = process.env.WORKERBOX_STARTERS_NODE || process.execPath;
+let buildTarget;
+const buildNodeTarget = () =>
+  (buildTarget ??= BUILD_NODE === process.execPath ? [process.platform, process.arch] : execFileSync(BUILD_NODE, ["-p", "process.platform + ' ' + process.arch"], { encoding: "utf8", timeout: 60_000 }).trim().split(" "));
 
 const INSTALL_TIMEOUT_MS = 180_000;
 const BUILD_TIMEOUT_MS = 120_000;
@@ -138,7 +150,7 @@ const failedInstalls = new Map(); // one try per toolchain and process: the next
 export async function prepareToolchain(id = "vite", { log = () => {}, installTimeoutMs = INSTALL_TIMEOUT_MS } = {}) {
   const { prefix, ...packages } = TOOLCHAINS[id];
   const manifest = { name: id === "vite" ? "workerbox-starters-toolchain" : `workerbox-starters-toolchain-${id}`, private: true, type: "module", ...packages };
-  const name = `${prefix}-${hash(JSON.stringify(manifest), process.platform, process.arch)}`;
+  const name = `${prefix}-${hash(JSON.stringify(manifest), ...buildNodeTarget())}`;
   const dir = path.join(CACHE, name);
   if (fs.existsSync(path.join(dir, ".ready"))) return dir;
   if (failedInstalls.has(id)) throw failedInstalls.get(id);
@@ -192,7 +204,7 @@ export async function prepareStarter(name, { log = () => {}, installTimeoutMs } 
   log(`building the ${name} starter (${starter.command})`);
   const started = performance.now();
   try {
-    await run(process.execPath, [path.join(toolchain, "node_modules", script), ...args], { cwd: tmp, timeoutMs: BUILD_TIMEOUT_MS, what: `building the ${name} starter` });
+    await run(BUILD_NODE, [path.join(toolchain, "node_modules", script), ...args], { cwd: tmp, timeoutMs: BUILD_TIMEOUT_MS, what: `building the ${name} starter` });
   } catch (error) {
     fs.rmSync(tmp, { recursive: true, force: true });
     throw error;
