@@ -1,7 +1,8 @@
 // workerbox/vitest: Vitest (the pinned devDependency) runs the example project in examples/vitest
 // with its tests inside workerbox isolates, and a project with a failing test reports the
 // failure (message, diff, source location) and console output as Vitest does; the runner's
-// host module loader (lib/vitest/loader.js) caches files and keeps import hints in cacheDir.
+// host module loader (lib/vitest/loader.js) caches files and keeps import hints in cacheDir; Vite's
+// async parses run on the calling thread under the pool (lib/vitest/parse-memory.js).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -104,4 +105,31 @@ test("the runner's module loader reads each file once per process, sees changed 
   t.after(() => worker.dispose());
   assert.equal(await (await dispatch(worker, "http://x/")).text(), "cB!");
   assert.deepEqual(calls, ["pkg/c", "./b.js"]);
+});
+
+test("rolldown's async parse (Vite's ssrTransform) runs on the calling thread under the pool, with the same results and errors", async () => {
+  const { createRequire } = await import("node:module");
+  const require = createRequire(import.meta.url);
+  const { parseOnCallingThread } = require("../lib/vitest/parse-memory.js");
+  // rolldown loads its binding as Vite does, into Node's require cache, where the pool looks.
+  const { parseAstAsync } = await import("rolldown/parseAst");
+  const file = Object.keys(require.cache).find((f) => /[\\/]rolldown-binding\.[^\\/]+\.node$/.test(f));
+  assert.ok(file, "rolldown's binding is in the require cache");
+  const binding = require.cache[file].exports;
+  const before = await binding.parse("a.js", "export const a = 1 + 2;");
+  const original = binding.parse;
+  try {
+    assert.equal(parseOnCallingThread({ ...require.cache, "/x/other.node": { exports: { parse: () => 0, parseSync: () => 0 } } }), 1);
+    assert.notEqual(binding.parse, original);
+    assert.equal(parseOnCallingThread(), 0, "a binding is changed once");
+    assert.equal((await parseAstAsync("let b = 2;")).body[0].type, "VariableDeclaration", "rolldown's parseAstAsync answers through it");
+    const after = binding.parse("a.js", "export const a = 1 + 2;");
+    assert.ok(after instanceof Promise);
+    assert.deepEqual((await after).program, before.program);
+    const broken = await binding.parse("a.js", "export const = ;");
+    assert.ok(broken.errors.length > 0, "a syntax error is in the result, as before");
+    await assert.rejects(binding.parse(), /./, "bad arguments reject");
+  } finally {
+    binding.parse = original;
+  }
 });

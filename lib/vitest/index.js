@@ -10,6 +10,7 @@ const { cloudflarePool } = require("./pool.js");
 const { readD1Migrations } = require("../d1.js");
 const { moduleRulesPlugin } = require("./module-rules.js");
 const { ISOLATED_STORAGE_SETUP } = require("./isolated-storage.js");
+const { parseOnCallingThread } = require("./parse-memory.js");
 
 const TEST_MODULE = "\0workerbox:cloudflare-test";
 const TEST_MODULE_FILE = path.join(__dirname, "cloudflare-test.mjs");
@@ -41,6 +42,9 @@ function cloudflareTest(options = {}) {
     },
     configureVitest(context) {
       distPath = context.vitest.distPath;
+      // Vite's parses of the tests' modules on the calling thread: their memory is given back then
+      // (lib/vitest/parse-memory.js).
+      parseOnCallingThread();
       context.project.config.poolRunner = cloudflarePool(options);
       context.project.config.pool = "workerbox";
       context.project.config.snapshotEnvironment = SNAPSHOT_ENVIRONMENT;
