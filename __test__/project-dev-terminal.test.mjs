@@ -72,6 +72,37 @@ test("an uncaught error of a request is printed with its mapped stack and the re
   assert.match(lines[at + 1], /^GET \/boom 500 \(\d+\.\d ms\)$/);
 });
 
+test("the first bundle's source map comes after the start: a stack logged before it waits for it, in order", async (t) => {
+  const source = `function where() {
+  return new Error("logged").stack;
+}
+
+export default {
+  fetch() {
+    console.log("before");
+    console.log(where());
+    console.log("after");
+    return new Response("fine");
+  },
+};
+`;
+  const dir = project(t, { source });
+  const { server, lines } = await start(t, dir);
+  // The first bundle was made without its map (bundle()'s deferMap): nothing has asked for it yet.
+  assert.equal(server.project.mapper.pending, true);
+  const done = next(server, "request");
+  assert.equal(await (await fetch(server.url)).text(), "fine");
+  await done;
+  await server.project.sourceMapReady();
+  await new Promise((resolve) => setImmediate(resolve));
+  const logged = lines.filter((line) => line.startsWith("[terminal]"));
+  assert.equal(logged.length, 3, lines.join("\n"));
+  assert.equal(logged[0], "[terminal] before");
+  assert.ok(logged[1].includes(`at where (${path.join(dir, "src", "index.js")}:2:10)`), logged[1]);
+  assert.equal(logged[2], "[terminal] after");
+  assert.equal(server.project.mapper.pending, false);
+});
+
 test("a failing scheduled handler is printed with its mapped stack", async (t) => {
   const dir = project(t);
   const { server, lines } = await start(t, dir);

@@ -184,9 +184,10 @@ async function serve(options) {
 
 async function dev(options) {
   // esbuild's service process boots while the addon and the project tooling load, unless the
-  // project has a bundle cache (a restart then likely needs no esbuild at start).
+  // project has a bundle cache (a restart then likely needs no esbuild at start): the one that
+  // makes the first bundle, without its source map, unless --inspect (lib/project/bundle.js).
   const targets = options.configs.length ? options.configs : [options.file ?? "."];
-  if (options.cache === false || !targets.every((t) => require("../lib/project/bundle-cache.js").hasBundleCache(t))) require("../lib/project/bundle.js").warmEsbuild();
+  if (options.cache === false || !targets.every((t) => require("../lib/project/bundle-cache.js").hasBundleCache(t))) require("../lib/project/bundle.js").warmEsbuild({ oneShot: options.inspect === undefined });
   const { startDevServers } = require("../lib/project/multi.js");
   mark("cli: dev tooling loaded");
   let group;

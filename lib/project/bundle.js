@@ -33,12 +33,78 @@ function loadEsbuild() {
   }
 }
 
+let oneShot = null; // { api, users } while its service runs
+/**
+ * A second copy of esbuild's JS API, with a service process of its own started without Go's
+ * garbage collector (GOGC=off, bounded by GOMEMLIMIT=1GiB; a user's own GOGC/GOMEMLIMIT win),
+ * for the dev server's first bundle: Go's collector, which the long-lived service keeps, costs
+ * that one build about a third of its time (Remix's 2.4 MB server build). The process is
+ * stopped once no first bundle uses it (releaseOneShot), so its memory goes with it; the
+ * incremental context of the reloads lives in the ordinary service. Null without esbuild.
+ */
+function oneShotEsbuild() {
+  if (oneShot !== null) return oneShot.api;
+  let id;
+  try {
+    id = require.resolve("esbuild");
+  } catch {
+    return null;
+  }
+  const cached = require.cache[id];
+  delete require.cache[id];
+  let api;
+  try {
+    api = require(id);
+  } catch {
+    return null;
+  } finally {
+    if (cached) require.cache[id] = cached;
+    else delete require.cache[id];
+  }
+  // The service starts now (initialize() spawns it) with these variables; later spawns see
+  // the environment as it was.
+  const saved = { GOGC: process.env.GOGC, GOMEMLIMIT: process.env.GOMEMLIMIT };
+  if (saved.GOGC === undefined) process.env.GOGC = "off";
+  if (saved.GOMEMLIMIT === undefined) process.env.GOMEMLIMIT = "1GiB";
+  try {
+    api.initialize({}).catch(() => {});
+  } catch {
+    // Started already.
+  } finally {
+    for (const [name, value] of Object.entries(saved)) if (value === undefined) delete process.env[name];
+  }
+  oneShot = { api, users: 0 };
+  return api;
+}
+
+/** Runs `fn(api)` with the first bundle's esbuild (oneShotEsbuild); stops its service after the last user. */
+async function withOneShot(fn) {
+  const api = oneShotEsbuild();
+  if (api === null) return fn(null);
+  const held = oneShot;
+  held.users++;
+  try {
+    return await fn(api);
+  } finally {
+    if (--held.users === 0 && oneShot === held) stopOneShotEsbuild();
+  }
+}
+
+/** Stops the first bundle's esbuild service (oneShotEsbuild), if one runs and nothing uses it. */
+function stopOneShotEsbuild() {
+  if (oneShot === null || oneShot.users > 0) return;
+  const { api } = oneShot;
+  oneShot = null;
+  api.stop?.()?.catch?.(() => {});
+}
+
 /**
  * Starts esbuild's service process now (it starts on the first call otherwise), so that it
- * boots while the rest of the dev server loads. Does nothing without esbuild.
+ * boots while the rest of the dev server loads: with `oneShot`, the service of a first bundle
+ * made without a source map (bundle()'s `deferMap`). Does nothing without esbuild.
  */
-function warmEsbuild() {
-  loadEsbuild()?.transform("", {}).catch(() => {});
+function warmEsbuild({ oneShot: first = false } = {}) {
+  (first ? oneShotEsbuild() : loadEsbuild())?.transform("", {}).catch(() => {});
 }
 
 /**
@@ -121,8 +187,16 @@ class BuildError extends Error {
  * modules, inputs, sourceMap, exports }`: createWorker's script, filename and modules, the files
  * the bundle read (to watch), a mapper for stacks, and the names the bundle exports (unknown,
  * undefined, without bundling).
+ *
+ * `deferMap` (the dev server's first bundle, when no esbuild context exists yet): the bundle is
+ * made without its source map, as a one-off build in a service of its own (oneShotEsbuild), so
+ * the first answer does not wait for the map (a quarter of esbuild's time on a large bundle);
+ * the result says `mapDeferred: true`, its `mapper` maps nothing until given one (`set()`), and
+ * nothing is saved to the bundle cache. The caller makes the map with the next bundle() call
+ * (the incremental context's first build, with the map), whose script is the same text: esbuild
+ * writes an external map without touching the code (no sourceMappingURL comment).
  */
-async function bundle(config, { outdir = path.join(config.root, ".workerbox", "bundle"), incremental, cache, lookup = true } = {}) {
+async function bundle(config, { outdir = path.join(config.root, ".workerbox", "bundle"), incremental, cache, lookup = true, deferMap = false } = {}) {
   const rules = effectiveRules(config.rules);
   if (config.noBundle) return unbundled(config, rules);
   const settings = {
@@ -150,11 +224,6 @@ async function bundle(config, { outdir = path.join(config.root, ".workerbox", "b
     }
     cacheStatus = found.corrupt ? { status: "corrupt", message: found.corrupt } : { status: "miss", message: found.miss };
   }
-  const esbuild = loadEsbuild();
-  if (esbuild === null) {
-    if (/\.(m?js)$/.test(config.mainFile)) return unbundled(config, rules, { reason: "esbuild is not installed" });
-    throw new Error(`${config.mainFile} needs bundling, but esbuild is not installed: run \`npm install --save-dev esbuild\` (it is an optional peer dependency of workerbox)`);
-  }
   if (cache) {
     // Our own folders exist before the build starts: making them later would change the mtime of
     // a folder the cache records, and the save would be refused.
@@ -165,6 +234,20 @@ async function bundle(config, { outdir = path.join(config.root, ".workerbox", "b
         // reported when written
       }
     }
+  }
+  const defer = deferMap && !incremental?.context;
+  if (defer) {
+    // Made by the first bundle's own esbuild service, without the source map.
+    const built = await withOneShot((esbuild) => (esbuild === null ? null : runEsbuild(esbuild, config, rules, outdir, { ...settings, sourcemap: false }, [], undefined, cache)));
+    if (built !== null) {
+      delete built.mapText;
+      return { ...built, mapper: laterMapper(), mapDeferred: true, ...(cacheStatus ? { cache: cacheStatus } : {}) };
+    }
+  }
+  const esbuild = loadEsbuild();
+  if (esbuild === null) {
+    if (/\.(m?js)$/.test(config.mainFile)) return unbundled(config, rules, { reason: "esbuild is not installed" });
+    throw new Error(`${config.mainFile} needs bundling, but esbuild is not installed: run \`npm install --save-dev esbuild\` (it is an optional peer dependency of workerbox)`);
   }
   const before = cache ? bundleCache.statBefore(cache, config.root, [outdir, cache.dir]) : null;
   const startedNs = BigInt(Date.now()) * 1_000_000n;
@@ -179,6 +262,23 @@ async function bundle(config, { outdir = path.join(config.root, ".workerbox", "b
   }
   delete built.mapText;
   return { ...built, ...(cacheStatus ? { cache: cacheStatus } : {}) };
+}
+
+/**
+ * A stack mapper whose source map comes later (bundle()'s `deferMap`): it maps nothing while
+ * `pending`; `set(mapper)` gives it the real one.
+ */
+function laterMapper() {
+  let inner = null;
+  return {
+    pending: true,
+    mapStack: (text) => (inner ? inner.mapStack(text) : text),
+    mapLocation: (line, column) => (inner ? inner.mapLocation(line, column) : null),
+    set(mapper) {
+      inner = mapper;
+      this.pending = false;
+    },
+  };
 }
 
 /** After a cache hit: the bundle's files in the output folder, if they are not those already. */
@@ -255,6 +355,7 @@ async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = []
     fs.mkdirSync(outdir, { recursive: true });
     fs.writeFileSync(outfile, js.text);
     if (map) fs.writeFileSync(`${outfile}.map`, map.text);
+    else fs.rmSync(`${outfile}.map`, { force: true });
   };
   // With a cache (the dev server), the copy on disk is written while the worker is created.
   if (cache) {
@@ -324,4 +425,4 @@ function unbundled(config, rules, { reason } = {}) {
   };
 }
 
-module.exports = { warmEsbuild, bundle, incrementalBundles, loadEsbuild, mapError, effectiveRules, rulesFilter, BuildError, DEFAULT_RULES };
+module.exports = { warmEsbuild, stopOneShotEsbuild, bundle, incrementalBundles, loadEsbuild, mapError, effectiveRules, rulesFilter, BuildError, DEFAULT_RULES };

@@ -182,7 +182,7 @@ function nodeHandler({ getWorker, dispatch, origin, onDone = () => {}, onError =
       status = response.status;
       await writeResponse(res, response);
     } catch (caught) {
-      const error = onError(caught, req);
+      const error = await onError(caught, req);
       const page = errorResponse(error, { method: req.method, url: req.url, headers: req.headers });
       status = page.status;
       if (!res.headersSent) res.writeHead(page.status, page.headers).end(page.body);
@@ -263,7 +263,7 @@ function upgradeHandler({ getWorker, dispatch, origin, onDone = () => {}, onErro
         socket.end(`${text}content-length: ${body.length}\r\nconnection: close\r\n\r\n${body.toString("latin1")}`, "latin1");
       }
     } catch (caught) {
-      const page = errorResponse(onError(caught, req), { method: req.method, url: req.url, headers: req.headers });
+      const page = errorResponse(await onError(caught, req), { method: req.method, url: req.url, headers: req.headers });
       status = 500;
       socket.end(`HTTP/1.1 500 Internal Server Error\r\ncontent-type: ${page.headers["content-type"]}\r\ncontent-length: ${Buffer.byteLength(page.body)}\r\nconnection: close\r\n\r\n${page.body}`);
     }
@@ -350,7 +350,11 @@ async function startDevServer(dir, options = {}) {
   // just read is the one to use; otherwise it is read again (and a missing main reported).
   // The first bundle starts before the bindings are made (bundleFirst).
   const reuse = !first.build && (first.mainFile === undefined || fs.existsSync(first.mainFile));
-  project = reuse ? await projectFromConfig(first, { ...loadOptions(false), bundleFirst: true }) : await load(false);
+  // The first bundle is made without its source map, which follows once the first request is
+  // answered (or sooner, for a stack that needs it): bundle()'s deferMap. Not with --inspect
+  // (DevTools gets the map inline with the script).
+  const firstOptions = { ...loadOptions(false), deferMap: inspect === null };
+  project = reuse ? await projectFromConfig(first, { ...firstOptions, bundleFirst: true }) : await loadProject(dir, firstOptions);
   mark("dev: bindings, assets, migrations");
   if (project.redirectedFrom) {
     log(paint(color, "cyan", `⎔ using the configuration the build wrote: ${path.relative(process.cwd(), project.configFile) || project.configFile} (pointed to by .wrangler/deploy/config.json)`));
@@ -441,24 +445,29 @@ async function startDevServer(dir, options = {}) {
     return reloading;
   }
 
-  // After a start the bundle cache answered, esbuild's context is made in the background once
-  // the first request is answered (or after a second), so the first reload is an incremental
-  // rebuild; should esbuild's bundle differ from the cached one, it is swapped in.
+  // After a start the bundle cache answered, or one whose first bundle was made without its
+  // source map (deferMap), esbuild's context is made in the background once the first request
+  // is answered (or after a second): the first reload is then an incremental rebuild, and its
+  // build gives the source map (and the bundle cache's entry); should esbuild's bundle differ
+  // from the one served, it is swapped in.
   let warmed = false;
   let warmTimer = null;
   let changesSeen = 0; // files the watcher reported
   function warmUp() {
     clearTimeout(warmTimer);
-    // Without watching, nothing but an explicit reload() rebuilds: no context is worth keeping.
-    if (warmed || closed || options.watch === false || project?.cache?.status !== "hit") return;
+    // Without watching, nothing but an explicit reload() rebuilds: no context is worth keeping,
+    // unless its build is the one that gives the source map.
+    if (warmed || closed || (project?.cache?.status !== "hit" && !project?.mapper?.pending)) return;
+    if (options.watch === false && !project?.mapper?.pending) return;
     warmed = true;
     reloading = reloading.then(async () => {
       if (closed) return;
       const seen = changesSeen;
+      const what = project.mapper?.pending ? "the bundle served" : "the cached bundle";
       try {
-        // A difference after an edit made meanwhile is that edit's (not worth a warning).
-        if (await project.warm()) {
-          if (changesSeen === seen) log(paint(color, "yellow", "▲ the cached bundle differs from esbuild's; reloading"));
+        // A difference after an edit made meanwhile is that edit's: its own reload follows.
+        if ((await project.warm()) && changesSeen === seen) {
+          log(paint(color, "yellow", `▲ ${what} differs from esbuild's; reloading`));
           reload([]);
         }
       } catch {
@@ -548,13 +557,13 @@ async function startDevServer(dir, options = {}) {
     try {
       if (!current) throw new Error("the project has no worker to run a scheduled event on");
       const result = await dispatch(current.worker, { type: "scheduled", cron, scheduledTime: time ? Number(time) : Date.now() });
-      if (result.error) reportUncaught(project.mapError(result.error), `scheduled "${cron}"`);
+      if (result.error) reportUncaught(await project.mappedError(result.error), `scheduled "${cron}"`);
       else if (result.outcome !== "ok") log(`${paint(color, "red", "✘ [ERROR]")} scheduled "${cron}": ${result.outcome}`);
       status = result.outcome === "ok" ? 200 : 500;
       body = JSON.stringify({ outcome: result.outcome, cron, noRetry: result.noRetry, ...(result.error ? { error: result.error.stack } : {}) });
     } catch (error) {
       status = 500;
-      reportUncaught(project.mapError(error), `scheduled "${cron}"`);
+      reportUncaught(await project.mappedError(error), `scheduled "${cron}"`);
       body = JSON.stringify({ outcome: "exception", cron, error: error.stack ?? String(error) });
     }
     res.writeHead(status, { "content-type": "application/json" }).end(`${body}\n`);
@@ -616,7 +625,7 @@ async function startDevServer(dir, options = {}) {
   }
   // The worker of the generation that accepted the request answers it, even if a reload swaps
   // in a new one meanwhile.
-  const toWorkerFor = (generation) => nodeHandler({ getWorker: () => generation.worker, dispatch, origin, onDone: requestLog, onError: (error, req) => reportUncaught(project.mapError(error), `${req.method} ${req.url}`) });
+  const toWorkerFor = (generation) => nodeHandler({ getWorker: () => generation.worker, dispatch, origin, onDone: requestLog, onError: async (error, req) => reportUncaught(await project.mappedError(error), `${req.method} ${req.url}`) });
 
   // WebSocket upgrades reach the worker; a 101 answer with a WebSocket is joined to the client.
   const upgrade = upgradeHandler({
@@ -627,7 +636,7 @@ async function startDevServer(dir, options = {}) {
     dispatch,
     origin,
     onDone: requestLog,
-    onError: (error, req) => reportUncaught(project.mapError(error), `${req.method} ${req.url}`),
+    onError: async (error, req) => reportUncaught(await project.mappedError(error), `${req.method} ${req.url}`),
   });
   server.on("upgrade", async (req, socket, head) => {
     if (!started) await firstSettled;

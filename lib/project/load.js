@@ -12,6 +12,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { ConfigError } = require("./config.js");
 const { bundle, incrementalBundles, mapError } = require("./bundle.js");
+const { identityMapper } = require("../sourcemap.js");
 const { bundleCache } = require("./bundle-cache.js");
 const { createAssetHandler } = require("./assets.js");
 const wranglerState = require("./wrangler-state.js");
@@ -213,7 +214,7 @@ async function projectFromConfig(config, options) {
   // `incremental`: rebuilds reuse one esbuild context (the dev server's; it calls dispose()).
   const incremental = options.incremental ? incrementalBundles() : undefined;
   const cache = options.cache ? bundleCache(config, { env: options.env }) : undefined;
-  let early = options.bundleFirst && config.mainFile ? bundle(config, { incremental, cache }) : null;
+  let early = options.bundleFirst && config.mainFile ? bundle(config, { incremental, cache, deferMap: options.deferMap }) : null;
   // Awaited by the first rebuild(), which reports a failure; until then it is not unhandled.
   early?.catch(() => {});
   try {
@@ -273,6 +274,50 @@ async function loadWith(config, options, { incremental, cache, early }) {
   // Lines of _redirects / _headers that were skipped, as wrangler warns of them.
   if (assets) warnings.push(...assets.problems);
 
+  let built0 = false; // the first build was made (only it may defer its source map)
+  let mapping = null; // the source map being made for a build that deferred it
+  /**
+   * Makes the source map of a build that deferred it: the incremental context's first build
+   * (the same script, with the map), which the bundle cache then saves. Resolves to whether its
+   * script differs from the one served (it should not: the caller then reloads).
+   */
+  const completeMap = () => {
+    const later = project.mapper;
+    if (!later.pending) return Promise.resolve(false);
+    mapping ??= bundle(config, { incremental, cache, lookup: false }).then((built) => {
+      // A script that differs (an edit came meanwhile; its reload follows) has a map of its own:
+      // the one served stays unmapped until then.
+      const same = built.script === project.options?.script;
+      later.set(same ? built.mapper : identityMapper);
+      if (same && built.sourceMap) project.options.sourceMap = built.sourceMap;
+      return !same;
+    }, (error) => {
+      // The map could not be made (a file changed into an error meanwhile): stacks stay unmapped.
+      later.set(identityMapper);
+      throw error;
+    });
+    return mapping;
+  };
+  /**
+   * The worker's log lines while its source map is being made: a line naming the bundle waits
+   * for the map (which it starts), and the lines after it wait behind it, so the order stays.
+   */
+  const heldLog = (built, onLog) => {
+    let held = null;
+    return (level, message) => {
+      if (held === null && (built.mapper.pending === false || typeof message !== "string" || !message.includes(built.filename))) return onLog(level, built.mapper.mapStack(message));
+      if (held === null) {
+        held = [];
+        project.sourceMapReady().then(() => {
+          const lines = held;
+          held = null;
+          for (const [l, m] of lines) onLog(l, built.mapper.mapStack(m));
+        });
+      }
+      held.push([level, message]);
+    };
+  };
+
   const project = {
     name: config.name,
     root: config.root,
@@ -296,6 +341,7 @@ async function loadWith(config, options, { incremental, cache, early }) {
     /** Ends what `incremental` keeps open (esbuild's context); rebuild() still works after. */
     async dispose() {
       await early()?.catch(() => {});
+      await mapping?.catch(() => {});
       await incremental?.dispose();
       await cache?.pending;
     },
@@ -305,20 +351,37 @@ async function loadWith(config, options, { incremental, cache, early }) {
       return cache?.lastSave;
     },
     /**
-     * After a build the cache answered: makes the esbuild context now (so the next reload is an
-     * incremental one) and says whether esbuild's bundle differs from the one served.
+     * After a build the cache answered, or one made without its source map (`deferMap`): makes
+     * the esbuild context now (so the next reload is an incremental one; its build gives the
+     * map, and saves the bundle cache) and says whether esbuild's bundle differs from the one
+     * served.
      */
     async warm() {
+      if (project.mapper.pending) return completeMap();
       if (!incremental || incremental.context || !project.options || project.cache?.status !== "hit") return false;
       const built = await bundle(config, { incremental, cache, lookup: false });
       return built.script !== project.options.script;
+    },
+    /** Resolves once the source map of the bundle served is there (made now if need be). */
+    async sourceMapReady() {
+      if (project.mapper.pending) await completeMap().catch(() => {});
+    },
+    /** mapError(), once the source map is there (an error before it waits for it). */
+    async mappedError(error) {
+      await project.sourceMapReady();
+      return project.mapError(error);
     },
     async rebuild() {
       if (!config.mainFile) {
         project.options = null;
         return null;
       }
-      const built = await (early() ?? bundle(config, { incremental, cache }));
+      // A source map being made (the context's first build) ends before the next build.
+      await mapping?.catch(() => {});
+      const first = early();
+      const built = await (first ?? bundle(config, { incremental, cache, deferMap: options.deferMap && !built0 }));
+      built0 = true;
+      mapping = null;
       checkExports(config, built.exports);
       project.cache = built.cache ?? null;
       project.inputs = built.inputs;
@@ -336,7 +399,7 @@ async function loadWith(config, options, { incremental, cache, early }) {
         // An experimental flag runs as under wrangler dev (Miniflare runs workerd with --experimental).
         ...(hasExperimentalFlag(config.compatibilityFlags) ? { unsafeExperimental: true } : {}),
         ...(config.cpuMs !== undefined ? { limits: { cpuMs: config.cpuMs } } : {}),
-        ...(onLog ? { onLog: (level, message) => onLog(level, built.mapper.mapStack(message)) } : {}),
+        ...(onLog ? { onLog: built.mapper.pending ? heldLog(built, onLog) : (level, message) => onLog(level, built.mapper.mapStack(message)) } : {}),
       };
       return project.options;
     },
@@ -380,7 +443,7 @@ async function startWorker(project, extra = {}) {
   try {
     return await createWorker({ ...project.options, ...extra });
   } catch (error) {
-    throw project.mapError(error);
+    throw await project.mappedError(error);
   }
 }
 
