@@ -22,31 +22,35 @@ const constants = Object.freeze(Object.assign(Object.create(null), {"UV_FS_SYMLI
 
 // ---- Stats, Dirent, Dir --------------------------------------------------------------------------
 
+// workerd's stat: a type, a size, whether the node is writable, and one time. So ino, blksize
+// and blocks are 0 (dev too, but 1 for a device), the mode is the type with 0o666 (writable) or 0o444, mtime and ctime are
+// the node's time and atime and birthtime the epoch.
+const ZERO_STATS = ["dev", "ino", "mode", "nlink", "uid", "gid", "rdev", "size", "blksize", "blocks"];
 class Stats {
   constructor(node, bigint = false) {
-    this.dev = 0;
-    this.mode = node.mode;
+    for (const key of ZERO_STATS) this[key] = 0;
+    if (node.kind === "dev") this.dev = 1; // workerd's devices are on device 1
+    const writable = node.kind === "dev" || (node.kind !== "link" && !node.readOnly);
+    this.mode = (node.mode & constants.S_IFMT) | (writable ? 0o666 : 0o444);
     this.nlink = node.nlink;
-    this.uid = 0;
-    this.gid = 0;
-    this.rdev = 0;
-    this.blksize = 4096;
-    this.ino = node.ino;
-    this.size = node.kind === "file" ? node.data.length : node.kind === "link" ? Buffer.byteLength(node.target) : 0;
-    this.blocks = Math.ceil(this.size / 512);
-    for (const time of ["atime", "mtime", "ctime", "birthtime"]) {
-      this[`${time}Ms`] = node[`${time}Ms`];
-      this[time] = new Date(node[`${time}Ms`]);
-    }
-    // { bigint: true }: Node's BigIntStats — integer fields as bigints, and the times in ns too.
+    this.size = node.kind === "file" ? node.data.length : 0;
+    const ns = node.mtimeNs ?? 0n;
+    const ms = Number(ns) / 1e6;
+    this.atimeMs = 0;
+    this.mtimeMs = ms;
+    this.ctimeMs = ms;
+    this.birthtimeMs = 0;
     if (bigint) {
-      for (const key of ["dev", "mode", "nlink", "uid", "gid", "rdev", "blksize", "ino", "size", "blocks"]) this[key] = BigInt(this[key]);
-      for (const time of ["atime", "mtime", "ctime", "birthtime"]) {
-        const ms = node[`${time}Ms`];
-        this[`${time}Ms`] = BigInt(Math.floor(ms));
-        this[`${time}Ns`] = BigInt(Math.floor(ms)) * 1000000n + BigInt(Math.round((ms % 1) * 1e6));
-      }
+      for (const key of ZERO_STATS) this[key] = BigInt(this[key]);
+      this.atimeMs = this.birthtimeMs = 0n;
+      this.mtimeMs = this.ctimeMs = ns / 1000000n;
+      this.atimeNs = this.birthtimeNs = 0n;
+      this.mtimeNs = this.ctimeNs = ns;
     }
+    this.atime = new Date(0);
+    this.mtime = new Date(ms);
+    this.ctime = new Date(ms);
+    this.birthtime = new Date(0);
   }
   isFile() { return (Number(this.mode) & constants.S_IFMT) === S_IFREG; }
   isDirectory() { return (Number(this.mode) & constants.S_IFMT) === S_IFDIR; }
@@ -96,7 +100,7 @@ function checkBoolean(value, name) {
 }
 function checkEncoding(encoding) {
   if (encoding === undefined || encoding === null || encoding === "buffer" || (typeof encoding === "string" && Buffer.isEncoding(encoding))) return encoding ?? "utf8";
-  throw Object.assign(new TypeError(`The argument 'options.encoding' is invalid encoding. Received ${typeof encoding === "string" ? `'${encoding}'` : encoding}`), { code: "ERR_INVALID_ARG_VALUE" });
+  throw Object.assign(new TypeError(`The property 'options.encoding' is invalid. Received ${typeof encoding === "string" ? `'${encoding}'` : encoding}`), { code: "ERR_INVALID_ARG_VALUE" });
 }
 function encode(buffer, encoding) {
   return encoding && encoding !== "buffer" ? buffer.toString(encoding) : buffer;
@@ -109,15 +113,36 @@ function bytesOf(data, encoding = "utf8") {
 
 // ---- Files and descriptors -----------------------------------------------------------------------
 
-const descriptors = new Map();
-let nextFd = 3;
+// Descriptors, per request as workerd's (each request, and the global scope, counts from 3).
+// 0, 1 and 2 are stdio: always open (closing them does nothing), empty files whose writes go to
+// the worker's log, up to 16 KiB a write (workerd's cut).
+const fdTables = new Map();
+function fdTable() {
+  const key = internals.flowEvent() ?? "global";
+  let table = fdTables.get(key);
+  if (table === undefined) {
+    table = { open: new Map(), next: 3 };
+    fdTables.set(key, table);
+  }
+  return table;
+}
+const releaseTmp = internals.releaseEventTmp;
+internals.releaseEventTmp = (id) => {
+  fdTables.delete(id);
+  releaseTmp?.(id);
+};
+const descriptors = { has: (fd) => fd <= 2 || fdTable().open.has(fd) };
+const STDIO_MAX_WRITE = 16384;
+const stdio = [0, 1, 2].map((fd) => Object.assign(new Node("file", S_IFREG | 0o666), { stdio: fd }));
+const stdioEntry = (fd) => ({ node: stdio[fd], path: undefined, position: 0, append: true, flags: 2 });
 
 /** Opens `path`: the node (made with O_CREAT), checked against the flags. */
-function openNode(path, flags, syscall = "open") {
+function openNode(path, flags, syscall = "open", { create = false } = {}) {
   const found = lookup(path, syscall, { follow: (flags & constants.O_NOFOLLOW) === 0 });
   let node = found.node;
   if (node === undefined) {
-    if ((flags & constants.O_CREAT) === 0) throw fsError("ENOENT", syscall, path);
+    // openSync makes a missing file whatever its flags (workerd's open has no O_CREAT).
+    if ((flags & constants.O_CREAT) === 0 && !create) throw fsError("ENOENT", syscall, path);
     if (found.parent === null || found.parent.kind !== "dir") throw fsError("ENOENT", syscall, path);
     if (found.parent.readOnly) throw fsError("EPERM", syscall, path); // creating in a read-only directory: workerd's code
     node = new Node("file", S_IFREG | 0o666);
@@ -144,10 +169,12 @@ function checkFd(fd) {
   }
 }
 
+/** The open descriptor `fd`, or workerd's EBADF (whose message is only "bad file descriptor"). */
 function entry(fd, syscall) {
   checkFd(fd);
-  const found = descriptors.get(fd);
-  if (found === undefined) throw fsError("EBADF", syscall);
+  if (fd <= 2) return stdioEntry(fd);
+  const found = fdTable().open.get(fd);
+  if (found === undefined) throw Object.assign(fsError("EBADF", syscall), { message: "bad file descriptor" });
   return found;
 }
 
@@ -159,18 +186,28 @@ function readAt(node, buffer, offset, length, position, syscall, path) {
     return bytes.length;
   }
   if (position >= node.data.length) return 0;
-  const count = node.data.copy(buffer, offset, position, Math.min(node.data.length, position + length));
-  node.atimeMs = Date.now();
-  return count;
+  return node.data.copy(buffer, offset, position, Math.min(node.data.length, position + length));
 }
 
+// The largest file workerd keeps (a write past it is EPERM "File size limit exceeded").
+const MAX_FILE_SIZE = 128 * 1024 * 1024;
+
 function writeAt(node, bytes, position, syscall, path) {
+  if (node.stdio !== undefined) {
+    const shown = bytes.subarray(0, STDIO_MAX_WRITE);
+    const text = new TextDecoder().decode(shown);
+    const line = text.endsWith("\n") ? text.slice(0, -1) : text;
+    if (node.stdio === 2) console.error(line);
+    else console.log(line);
+    return shown.length;
+  }
   if (node.kind === "dev") {
     writeDevice(node, syscall, path);
     return bytes.length;
   }
   if (node.readOnly) throw fsError("EROFS", syscall, path);
   const end = position + bytes.length;
+  if (end > MAX_FILE_SIZE) throw Object.assign(fsError("EPERM", syscall, path), { message: "File size limit exceeded" });
   if (end > node.data.length) {
     const grown = Buffer.alloc(end);
     node.data.copy(grown);
@@ -198,8 +235,9 @@ function readFileSync(path, options) {
 }
 
 function writeFileSync(path, data, options) {
-  const { encoding = "utf8", flag } = optionsOf(options);
+  const { encoding = "utf8", flag, flush } = optionsOf(options);
   checkEncoding(encoding);
+  checkBoolean(flush, "options.flush");
   const bytes = bytesOf(data, encoding);
   if (typeof path === "number") {
     const open = entry(path, "write");
@@ -220,15 +258,16 @@ function appendFileSync(path, data, options) {
 function openSync(path, flags, mode) {
   const target = toPath(path);
   const numeric = flagsOf(flags, "r");
-  const node = openNode(target, numeric);
-  const fd = nextFd++;
-  descriptors.set(fd, { node, path: target, position: 0, append: (numeric & constants.O_APPEND) !== 0, flags: numeric });
+  const node = openNode(target, numeric, "open", { create: true });
+  const table = fdTable();
+  const fd = table.next++;
+  table.open.set(fd, { node, path: target, position: 0, append: (numeric & constants.O_APPEND) !== 0, flags: numeric });
   return fd;
 }
 
 function closeSync(fd) {
-  entry(fd, "close");
-  descriptors.delete(fd);
+  checkFd(fd);
+  fdTable().open.delete(fd); // an unknown descriptor (or stdio) is no error, as in workerd
 }
 
 function readSync(fd, buffer, offsetOrOptions, length, position) {
@@ -285,8 +324,7 @@ function writeArgs(fd, data, offsetOrPosition, lengthOrEncoding, position) {
 
 function writeSync(fd, data, offsetOrPosition, lengthOrEncoding, position) {
   const { bytes, at } = writeArgs(fd, data, offsetOrPosition, lengthOrEncoding, position);
-  const open = entry(fd, "write");
-  if ((open.flags & 3) === 0) throw fsError("EBADF", "write");
+  const open = entry(fd, "write"); // a descriptor opened for reading writes too, as in workerd
   const where = open.append ? (open.node.data?.length ?? 0) : (at ?? open.position);
   const count = writeAt(open.node, bytes, where, "write", open.path);
   if (at === null) open.position = where + count;
@@ -388,6 +426,7 @@ function mkdirSync(path, options) {
 
 let tempCounter = 0;
 function mkdtempSync(prefix, options) {
+  checkEncoding(optionsOf(options).encoding);
   // workerd's names: the prefix and a counter (not Node's six random characters).
   for (;;) {
     const path = `${toPath(prefix)}${tempCounter++}`;
@@ -458,9 +497,21 @@ function renameSync(from, to) {
   b.parent.entries.set(b.name, a.node);
 }
 
+/** copyFile's mode: one of workerd's four values (anything else is ERR_INVALID_ARG_VALUE). */
+function checkCopyMode(mode = 0) {
+  if (![0, 1, 4, 2].includes(mode)) {
+    const shown = typeof mode === "string" ? `'${mode}'` : Array.isArray(mode) ? "[]" : String(mode);
+    throw Object.assign(new TypeError(`The argument 'mode' must be one of: 0, 1, 4, 2. Received ${shown}`), { code: "ERR_INVALID_ARG_VALUE" });
+  }
+  return mode;
+}
+
 function copyFileSync(from, to, mode = 0) {
   const source = toPath(from, "src");
   const dest = toPath(to, "dest");
+  checkCopyMode(mode);
+  // COPYFILE_FICLONE_FORCE: a copy-on-write clone, which the virtual filesystem cannot make.
+  if (mode & constants.COPYFILE_FICLONE_FORCE) throw Object.assign(new Error("The requested operation is unsupported"), { code: "ERR_UNSUPPORTED_OPERATION" });
   const { node } = existing(source, "copyfile");
   if (node.kind === "dir") throw fsError("EISDIR", "copyfile", source, dest);
   if ((mode & constants.COPYFILE_EXCL) && existsSync(dest)) throw fsError("EEXIST", "copyfile", source, dest);
@@ -495,6 +546,7 @@ function symlinkSync(target, path) {
 }
 
 function readlinkSync(path, options) {
+  checkEncoding(optionsOf(options).encoding);
   const target = toPath(path);
   const { node } = existing(target, "readlink", { follow: false });
   if (node.kind !== "link") throw fsError("EINVAL", "readlink", target);
@@ -502,6 +554,7 @@ function readlinkSync(path, options) {
 }
 
 function realpathSync(path, options) {
+  checkEncoding(optionsOf(options).encoding);
   const target = toPath(path);
   let resolved;
   try {
@@ -538,32 +591,72 @@ function linkSync(existingPath, newPath) {
   node.nlink++;
 }
 
+/** A truncate length, as workerd checks it: an integer >= 0 and < 2^32. */
+function checkLength(length) {
+  if (typeof length !== "number") throw invalidArgType("len", "number", length);
+  if (!Number.isInteger(length) || length < 0 || length >= 4294967296) {
+    const range = Number.isInteger(length) ? ">= 0 && < 4294967296" : "an integer";
+    throw Object.assign(new RangeError(`The value of "len" is out of range. It must be ${range}. Received ${length}`), { code: "ERR_OUT_OF_RANGE" });
+  }
+}
+
 function truncateSync(path, length = 0) {
   const target = toPath(path);
-  checkIntegerIn(length, "len", 0, Number.MAX_SAFE_INTEGER);
+  checkLength(length);
   resize(openNode(target, constants.O_RDWR, "open"), length);
 }
 
 function ftruncateSync(fd, length = 0) {
   checkFd(fd);
-  checkIntegerIn(length, "len", 0, Number.MAX_SAFE_INTEGER);
+  checkLength(length);
   resize(entry(fd, "ftruncate").node, length);
 }
 
 function resize(node, length) {
   if (node.kind !== "file") throw fsError("EISDIR", "ftruncate");
   if (node.readOnly) throw fsError("EROFS", "ftruncate");
+  if (length > MAX_FILE_SIZE) throw Object.assign(fsError("EPERM", "ftruncate"), { message: "File size limit exceeded" });
   const next = Buffer.alloc(length);
   node.data.copy(next, 0, 0, Math.min(length, node.data.length));
   node.data = next;
   node.touch();
 }
 
+/**
+ * A time for utimes, as workerd reads it: a number or bigint is milliseconds, a string is
+ * parsed as a date, a Date is itself; an invalid date is a TypeError.
+ */
+function timeOf(time, { checkDate = true } = {}) {
+  let date;
+  if (typeof time === "number" || typeof time === "string") date = new Date(time);
+  else if (typeof time === "bigint") date = new Date(Number(time));
+  else if (time instanceof Date) date = time;
+  else throw invalidArgType("time", "string, number, or bigint or an instance of Date", time);
+  if (checkDate && Number.isNaN(date.getTime())) throw new TypeError("The value cannot be converted because it is not a valid Date.");
+  return Number.isNaN(date.getTime()) ? 0n : BigInt(date.getTime()) * 1000000n;
+}
+
+/**
+ * utimes' arguments checked (before the path or descriptor is looked up): the new mtime in ns.
+ * An invalid Date is found only later (the callback forms pass it to the callback).
+ */
+function utimesArgs(path, atime, mtime, checkDate = true) {
+  if (typeof path === "number") checkFd(path);
+  else toPath(path);
+  timeOf(atime, { checkDate });
+  return timeOf(mtime, { checkDate });
+}
+
+// workerd keeps one time per node: utimes sets mtime (and so ctime); atime stays the epoch. A
+// read-only node keeps its time.
 function utimesSync(path, atime, mtime) {
+  const ns = utimesArgs(path, atime, mtime);
   const { node } = typeof path === "number" ? entry(path, "futime") : existing(toPath(path), "utime");
-  const ms = (t) => (t instanceof Date ? t.getTime() : typeof t === "string" ? Number(t) * 1000 : t * 1000);
-  node.atimeMs = ms(atime);
-  node.mtimeMs = ms(mtime);
+  if (!node.readOnly && node.stdio === undefined) node.mtimeNs = ns;
+}
+function futimesSync(fd, atime, mtime) {
+  checkFd(fd);
+  return utimesSync(fd, atime, mtime);
 }
 
 // chmod and chown check their arguments as Node does and then, as in workerd, change nothing
@@ -602,6 +695,22 @@ const callbackChecks = {
   chown: (path, uid, gid) => (toPath(path), checkIds(uid, gid)),
   lchown: (path, uid, gid) => (toPath(path), checkIds(uid, gid)),
   fchown: (fd, uid, gid) => (checkFd(fd), checkIds(uid, gid)),
+  // An unknown encoding throws at the call, before the callback is looked at.
+  readFile: (path, options) => checkEncoding(optionsOf(options).encoding),
+  readdir: (path, options) => checkEncoding(optionsOf(options).encoding),
+  readlink: (path, options) => checkEncoding(optionsOf(options).encoding),
+  realpath: (path, options) => checkEncoding(optionsOf(options).encoding),
+  mkdtemp: (path, options) => checkEncoding(optionsOf(options).encoding),
+  writeFile: (path, data, options) => checkEncoding(optionsOf(options).encoding),
+  appendFile: (path, data, options) => checkEncoding(optionsOf(options).encoding),
+  utimes: (path, atime, mtime) => (toPath(path), utimesArgs(path, atime, mtime, false)),
+  lutimes: (path, atime, mtime) => (toPath(path), utimesArgs(path, atime, mtime, false)),
+  futimes: (fd, atime, mtime) => (checkFd(fd), utimesArgs(fd, atime, mtime, false)),
+  truncate: (path, length = 0) => (typeof path === "number" ? checkFd(path) : toPath(path), checkLength(length)),
+  ftruncate: (fd, length = 0) => (checkFd(fd), checkLength(length)),
+  copyFile: (from, to, mode) => (toPath(from, "src"), toPath(to, "dest"), checkCopyMode(mode)),
+  fstat: (fd, options) => (checkFd(fd), statOptions(options)),
+  statfs: (path, options) => (toPath(path), statOptions(options)),
 };
 function chmodSync(path, mode) {
   const target = toPath(path);
@@ -697,7 +806,11 @@ function opendirSync(path, options) {
 const sync = {
   accessSync, appendFileSync, chmodSync, fchmodSync, lchmodSync, chownSync, fchownSync, lchownSync,
   closeSync, copyFileSync, cpSync, existsSync, fdatasyncSync: (fd) => void entry(fd, "fdatasync"), fsyncSync: (fd) => void entry(fd, "fsync"),
-  fstatSync: (fd, options) => new Stats(entry(fd, "fstat").node, statOptions(options).bigint === true), ftruncateSync, futimesSync: utimesSync, lstatSync, linkSync, lutimesSync: utimesSync,
+  fstatSync: (fd, options) => {
+    checkFd(fd);
+    const bigint = statOptions(options).bigint === true; // the options are checked before the descriptor
+    return new Stats(entry(fd, "fstat").node, bigint);
+  }, ftruncateSync, futimesSync, lstatSync, linkSync, lutimesSync: utimesSync,
   mkdirSync, mkdtempSync, openSync, opendirSync, readFileSync, readSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, rmdirSync,
   statSync, symlinkSync, truncateSync, unlinkSync, utimesSync, writeFileSync, writeSync,
   readvSync: (fd, buffers, position) => buffers.reduce((n, b) => n + readSync(fd, b, 0, b.byteLength, position === undefined || position === null ? null : position + n), 0),

@@ -183,7 +183,7 @@ module.exports = function makeFs({ constants, sync, callbackChecks = {}, Stats, 
         cancel: async () => {
           if (autoClose) await this.close();
         },
-      });
+      }, { highWaterMark: 0 }); // read only when asked: a handle closed before then gives an ended stream
     }
   }
 

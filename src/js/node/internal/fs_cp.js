@@ -75,7 +75,7 @@ function cloneOf(node, preserveTimestamps) {
     copy = new Node("file", S_IFREG | (node.mode & 0o777));
     copy.data = node.kind === "file" ? Buffer.from(node.data) : Buffer.alloc(0);
   }
-  if (preserveTimestamps) Object.assign(copy, { atimeMs: node.atimeMs, mtimeMs: node.mtimeMs });
+  if (preserveTimestamps) copy.mtimeNs = node.mtimeNs;
   return copy;
 }
 

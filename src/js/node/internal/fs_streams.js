@@ -26,6 +26,12 @@ function optionsOf(options) {
   return copy;
 }
 
+/** An encoding option, checked as workerd checks it (ERR_INVALID_ARG_VALUE for an unknown one). */
+function checkEncoding(encoding) {
+  if (encoding === undefined || encoding === null || encoding === "buffer" || (typeof encoding === "string" && Buffer.isEncoding(encoding))) return;
+  throw codeError(TypeError, "ERR_INVALID_ARG_VALUE", `The property 'options.encoding' is invalid. Received ${typeof encoding === "string" ? `'${encoding}'` : String(encoding)}`);
+}
+
 function checkInteger(value, name, min = 0) {
   if (typeof value !== "number") throw invalidArgType(name, "number", value);
   if (!Number.isInteger(value)) throw codeError(RangeError, "ERR_OUT_OF_RANGE", `The value of "${name}" is out of range. It must be an integer. Received ${value}`);
@@ -140,6 +146,7 @@ module.exports = function makeStreams({ fs, FileHandle, toPath }) {
   function ReadStream(pathValue, options) {
     if (!(this instanceof ReadStream)) return new ReadStream(pathValue, options);
     options = optionsOf(options);
+    checkEncoding(options.encoding);
     if (options.highWaterMark === undefined) options.highWaterMark = 64 * 1024;
     options.autoDestroy = options.autoClose === undefined ? true : options.autoClose;
     if (options.emitClose === undefined) options.emitClose = true;
@@ -214,6 +221,7 @@ module.exports = function makeStreams({ fs, FileHandle, toPath }) {
   function WriteStream(pathValue, options) {
     if (!(this instanceof WriteStream)) return new WriteStream(pathValue, options);
     options = optionsOf(options);
+    checkEncoding(options.encoding);
     options.decodeStrings = true;
     options.autoDestroy = options.autoClose === undefined ? true : options.autoClose;
     if (options.emitClose === undefined) options.emitClose = true;

@@ -149,7 +149,7 @@ function emitWarning(warning, options, codeOrCtor, maybeCtor) {
 let process;
 
 // stdout/stderr write to the worker's log (one log line per write, trailing newline dropped);
-// stdin is empty. Made on first access, as they need node:stream.
+// stdin (below) is an empty fs.ReadStream. Made on first access, as they need node:stream.
 function logStream(fd, log) {
   const { Writable } = require("node:stream");
   const stream = new Writable({
@@ -279,12 +279,8 @@ function install(target) {
   }
   lazy(process, "stdout", () => logStream(1, (line) => console.log(line)));
   lazy(process, "stderr", () => logStream(2, (line) => console.error(line)));
-  lazy(process, "stdin", () => {
-    const { Readable } = require("node:stream");
-    const stdin = new Readable({ read() { this.push(null); } });
-    stdin.fd = 0;
-    return stdin;
-  });
+  // stdin: as workerd's, an fs.ReadStream of descriptor 0, which is always empty.
+  lazy(process, "stdin", () => require("node:fs").createReadStream(null, { fd: 0, autoClose: false }));
   process.openStdin = () => process.stdin;
   // Node's unhandledRejection / rejectionHandled events, from the global events.
   let rejections = false;

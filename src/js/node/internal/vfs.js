@@ -35,26 +35,20 @@ function fsError(code, syscall, path, dest) {
   return error;
 }
 
-let nextIno = 1;
-
 class Node {
   constructor(kind, mode, readOnly = false) {
     this.kind = kind; // "dir" | "file" | "link" | "dev"
     this.mode = mode;
     this.readOnly = readOnly;
-    this.ino = nextIno++;
     this.nlink = 1;
-    const now = Date.now();
-    this.atimeMs = now;
-    this.mtimeMs = now;
-    this.ctimeMs = now;
-    this.birthtimeMs = now;
+    // As in workerd, a node keeps one time, its last modification (ns since the epoch): the
+    // epoch until utimes sets it; writes do not change it.
+    this.mtimeNs = 0n;
     if (kind === "dir") this.entries = new Map();
     if (kind === "file") this.data = Buffer.alloc(0);
   }
-  touch() {
-    this.mtimeMs = this.ctimeMs = Date.now();
-  }
+  /** Writes keep no time in workerd's filesystem: nothing to do (kept for the callers' sake). */
+  touch() {}
 }
 
 const S_IFREG = 0o100000;
@@ -83,7 +77,15 @@ function fillBundle() {
   for (const name of ops.userModuleNames()) {
     const found = ops.userModuleBytes(name);
     if (found === undefined) continue;
-    const parts = name.split("/").filter(Boolean);
+    // As workerd: the name read as a URL against file:///, skipped unless it is a file: URL.
+    let url;
+    try {
+      url = new URL(name, "file:///");
+    } catch {
+      continue;
+    }
+    if (url.protocol !== "file:") continue;
+    const parts = canonical(url.pathname).split("/").filter(Boolean);
     let dir = bundle;
     for (const part of parts.slice(0, -1)) {
       let next = dir.entries.get(part);
@@ -139,18 +141,49 @@ function names(dir) {
 /** Whether `value` is a URL: the WHATWG one, or the global one (the legacy URL before url_standard, src/js/47_url_legacy.js). */
 const isURL = (value) => value instanceof URL || (typeof globalThis.URL === "function" && value instanceof globalThis.URL);
 
+// The bytes a URL path keeps percent-encoded (WHATWG's path percent-encode set, plus % and /).
+const KEEP_ENCODED = new Set([..." \"#<>?`{}%/"].map((c) => c.charCodeAt(0)));
+const keepsEncoded = (byte) => byte < 0x21 || byte > 0x7e || KEEP_ENCODED.has(byte);
+const hex = (byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+
+/**
+ * A path's percent-encoding made canonical, as workerd's file URLs make it: a byte that needs
+ * it is encoded (`?`, `#`, space, non-ASCII as UTF-8; uppercase hex), one that does not is
+ * decoded (`%41` is `A`), so every spelling of a name finds the same file.
+ */
+function canonical(path) {
+  if (!/[^\x21-\x7e]|["#<>?`{}%]/.test(path)) return path; // the common case: nothing to do
+  let out = "";
+  for (const byte of Buffer.from(path, "utf8")) out += keepsEncoded(byte) && byte !== 0x2f ? hex(byte) : String.fromCharCode(byte);
+  // Escapes already there: decoded when the byte needs none, else kept in uppercase.
+  return out.replace(/%25([0-9A-Fa-f]{2})/g, (_, h) => {
+    const byte = parseInt(h, 16);
+    return keepsEncoded(byte) ? hex(byte) : String.fromCharCode(byte);
+  });
+}
+
+/** workerd's limits on a path: 4096 characters and 48 segments (plain Errors, no code). */
+function checkLimits(path) {
+  if (path.length > 4096) throw new Error("File path is too long");
+  let segments = 0;
+  for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47) segments++;
+  if (segments > 48) throw new Error("File path has too many segments");
+}
+
 /** `path` (string, Buffer or file: URL) as an absolute, normalized string. */
 function toPath(path, name = "path") {
   if (isURL(path)) {
     if (path.protocol !== "file:") throw new TypeError("File path must be a file: URL"); // workerd's words, no code
-    path = decodeURIComponent(path.pathname);
+    path = path.pathname;
   } else if (Buffer.isBuffer(path) || path instanceof Uint8Array) path = Buffer.from(path).toString("utf8");
   if (typeof path !== "string") {
     const { describeReceived } = require("node:internal/errors");
     throw Object.assign(new TypeError(`The "${name}" argument must be of type string or an instance of Buffer or URL. Received ${describeReceived(path)}`), { code: "ERR_INVALID_ARG_TYPE" });
   }
   if (path.includes("\u0000")) throw Object.assign(new TypeError(`The argument '${name}' must be a string, Uint8Array, or URL without null bytes. Received ${JSON.stringify(path)}`), { code: "ERR_INVALID_ARG_VALUE" });
-  return normalize(path.startsWith("/") ? path : `${cwd()}/${path}`);
+  const normalized = normalize(canonical(path.startsWith("/") ? path : `${cwd()}/${path}`));
+  checkLimits(normalized);
+  return normalized;
 }
 
 function normalize(path) {
@@ -218,4 +251,4 @@ function writeDevice(node, syscall, path) {
   if (node.device === "full") throw fsError("ENOSPC", syscall, path);
 }
 
-module.exports = { fsError, Node, names, lookup, existing, writable, toPath, normalize, readDevice, writeDevice, S_IFREG, S_IFDIR, S_IFLNK, S_IFCHR, root };
+module.exports = { canonical, fsError, Node, names, lookup, existing, writable, toPath, normalize, readDevice, writeDevice, S_IFREG, S_IFDIR, S_IFLNK, S_IFCHR, root };
