@@ -41,10 +41,11 @@ export interface WorkerOptions {
   /** Script format; detected from the script when omitted. */
   format?: "module" | "service-worker";
   /**
-   * `env` bindings (globals, for service-worker scripts): plain JSON values become vars;
-   * `kv()`, `storage()`, `d1()` and `service()` (or a `Worker`) become binding objects.
+   * `env` bindings (globals, for service-worker scripts): plain JSON values become vars, bytes
+   * an `ArrayBuffer` (workerd's data binding); `kv()`, `storage()`, `d1()` and `service()` (or a
+   * `Worker`) become binding objects.
    */
-  bindings?: Record<string, JsonValue | Binding | Worker>;
+  bindings?: Record<string, JsonValue | ArrayBuffer | ArrayBufferView | Binding | Worker>;
   /** Receives every `console.*` line of the worker. Default: prints `[worker] …` on the host console. */
   onLog?: (level: LogLevel, message: string) => void;
   /** Allow `eval()` and `new Function()` inside the worker. Default `false`, as in production. */

@@ -60,6 +60,9 @@ function defaultLog(level, message) {
 }
 
 
+/** How a data binding's bytes travel in the env JSON (src/js/90_entry.js makes them an ArrayBuffer). */
+const DATA_MARK = "__workerboxData";
+
 /** Describes the first value inside `value` that JSON would silently drop or change. */
 function findNonJson(value, where, depth = 0) {
   if (value === null || typeof value !== "object" || depth > 64) return null;
@@ -93,6 +96,12 @@ function splitBindings(bindings) {
       const definition = value instanceof Worker ? service(value) : value;
       kinds[name] = definition[kBinding];
       definitions[name] = definition;
+      continue;
+    }
+    // Bytes (an ArrayBuffer or a view of one): workerd's data binding, an ArrayBuffer in `env`.
+    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
+      const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+      vars[name] = { [DATA_MARK]: Buffer.from(bytes).toString("base64") };
       continue;
     }
     const kind = value === null ? "null" : typeof value;

@@ -320,6 +320,18 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
   waitUntilLimit = waitUntilLimitName;
   internals.compat = JSON.parse(compatJson);
   // Features the compatibility date and flags turn off (see lib/compat.js and docs/compatibility.md).
+/** The plain env values, set before the script's top level runs (src/runtime/isolate/boot.rs). */
+internals.preloadEnv = function preloadEnv(envJson) {
+  Object.assign(internals.envObject, JSON.parse(envJson));
+  internals.makeHyperdriveBindings(internals.envObject);
+  // Data bindings come as marked base64 (lib/api.js): an ArrayBuffer each, as workerd's.
+  for (const [name, value] of Object.entries(internals.envObject)) {
+    if (value !== null && typeof value === "object" && typeof value.__workerboxData === "string") internals.envObject[name] = Uint8Array.fromBase64(value.__workerboxData).buffer;
+  }
+  internals.workerEnv = internals.envObject;
+  internals.onWorkerEnv?.(internals.envObject);
+};
+
   if (!internals.compat.enabled.includes("global_navigator")) {
     delete globalThis.navigator;
     delete globalThis.Navigator;
@@ -332,13 +344,10 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
     delete ExecutionContext.prototype.exports;
     delete internals.durableStatePrototype.exports;
   }
-  // The same object `import { env } from "cloudflare:workers"` gives (src/js/84_rpc.js).
-  const bindings = Object.assign(internals.envObject, JSON.parse(envJson));
-  // Hyperdrive bindings come as marked plain values (lib/hyperdrive.js): objects with connect().
-  internals.makeHyperdriveBindings(bindings);
-  // node:process fills process.env from the plain values (nodejs_compat_populate_process_env).
-  internals.workerEnv = bindings;
-  internals.onWorkerEnv?.(bindings);
+  // The same object `import { env } from "cloudflare:workers"` gives (src/js/84_rpc.js), its
+  // plain values already there (preloadEnv, above) unless the host skipped that step.
+  const bindings = internals.envObject;
+  if (internals.workerEnv === undefined) internals.preloadEnv(envJson);
   for (const [name, kind] of Object.entries(JSON.parse(bindingsJson))) {
     const binding = internals.makeBinding(name, kind);
     if (binding !== undefined) bindings[name] = binding;

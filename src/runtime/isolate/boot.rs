@@ -207,6 +207,10 @@ pub(super) fn load_context(
       return Err(WorkerError::runtime("ERR_STOPPED", "the worker was stopped while it waited for a debugger"));
     }
   }
+  // The plain env values exist while the top level runs, as in workerd (`env` of
+  // cloudflare:workers, and process.env with nodejs_compat_populate_process_env).
+  let env_json = ops::new_string(scope, &options.env_json).into();
+  call_internal(scope, internals, "preloadEnv", &[env_json]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
   begin_turn(state, owner);
   let digest = state.borrow().source_digest;
   let cache = digest.map_or(script::CacheUse::Off, |digest| script::CacheUse::On(digest, options.code_cache_dir.as_deref()));
