@@ -62,6 +62,7 @@ function binding(b, services, where, gaps) {
     const text = typeof b.json === "string" ? b.json : content(b.json, "text", where.dir, at);
     return { name, kind: "var", value: JSON.parse(text) };
   }
+  if ("data" in b) return { name, kind: "var", value: content(b.data, "data", where.dir, at) }; // bytes: an ArrayBuffer in env
   if ("service" in b) {
     const ref = serviceRef(b.service);
     const target = services.get(ref.service);
