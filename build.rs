@@ -56,6 +56,7 @@ fn main() {
   assert_eq!(source.matches(check).count(), 1, "web-streams-polyfill: WritableStream's sink type check not found");
   let source = source.replacen(check, r#"if(void 0!==o.type&&exports.pedanticWpt())throw new RangeError("Invalid type is specified")"#, 1);
   let source = workerd_stream_schedule(&source);
+  let source = workerd_stream_sources(&source);
   let source = reword_stream_errors(&source);
   let source = workerd_stream_strategies(&source);
   let source = hide_stream_slots(&source);
@@ -199,6 +200,113 @@ fn workerd_stream_schedule(source: &str) -> String {
   out.replacen(strict, &format!("{strict}{helpers}"), 1)
 }
 
+/// What workerd does with an underlying source, sink or transformer that the polyfill does
+/// otherwise (compared with workerd on the same code):
+/// - a `start()` that throws errors the stream with what it threw instead of throwing from the
+///   constructor (`ReadableStream`, `WritableStream`, `TransformStream`);
+/// - a default read of a byte stream with an `autoAllocateChunkSize` takes up to that many queued
+///   bytes at once, in a buffer of that size;
+/// - `exports.isPiping()` tells whether a write is `pipeTo()`'s;
+/// - a default controller's strategy `size()` is asked for a chunk that goes straight to a read;
+/// - a WritableStream's abort() gives the first abort's promise each time;
+/// - a `tee()` branch's `cancel()` does not wait for the other branch's;
+/// - cancelling one of the runtime's streams rejects the reads waiting on it;
+/// - a few errors are thrown, not returned as a rejected promise, before capture_async_api_throws;
+/// - the `ReadableStream` constructor hands the stream, the source and its converted dictionary
+///   to `exports.onSource(stream, source, dict)` before the controller is set up (src/js/50_streams.js
+///   gives a byte stream workerd's default `autoAllocateChunkSize` and takes `expectedLength`),
+///   and the `TransformStream` constructor hands itself and the transformer to
+///   `exports.onTransformer(transform, transformer)` at its end (`expectedLength`).
+/// Each text must occur as often as said, or the build fails.
+fn workerd_stream_sources(source: &str) -> String {
+  let patches: &[(&str, &str, usize)] = &[
+    // The three controllers' set-up (after `workerd_stream_schedule`): the start algorithm.
+    ("h($wbs_lift(r()),", "h($wbs_lift($wbs_start(r)),", 3),
+    (
+      "void 0!==i.start?$wbs_startDone(i.start(this._transformStreamController),b):b(void 0)}",
+      "void 0!==i.start?$wbs_startDone($wbs_start(()=>i.start(this._transformStreamController)),b):b(void 0);$wbs_hook(\"onTransformer\",this,e,void 0)}",
+      1,
+    ),
+    ("if(Ir(this),\"bytes\"===o.type){", "if(Ir(this),$wbs_hook(\"onSource\",this,e,o),\"bytes\"===o.type){", 1),
+    // A default read of a byte stream with an autoAllocateChunkSize and bytes queued: one
+    // buffer of that size filled from as many queued chunks as fit (the last one split), as
+    // workerd's byte queue does, rather than the first queued chunk as it is.
+    (
+      "[C](e){const t=this._controlledReadableByteStream;if(this._queueTotalSize>0)return void Ke(this,e);",
+      "[C](e){const t=this._controlledReadableByteStream;if(this._queueTotalSize>0)return void(void 0!==this._autoAllocateChunkSize?$wbs_fillAuto(this,e):Ke(this,e));",
+      1,
+    ),
+    // ReadableStreamCancel: a stream of the runtime's ("internal" in workerd) rejects the reads
+    // waiting on it with the reason (`exports.cancelRejectsReads(stream, reason)` says with what,
+    // or undefined for the standard's: they end, done).
+    (
+      "function Yr(e,r){if(e._disturbed=!0,\"closed\"===e._state)return d(void 0);if(\"errored\"===e._state)return f(e._storedError);xr(e);",
+      "function Yr(e,r){if(e._disturbed=!0,\"closed\"===e._state)return d(void 0);if(\"errored\"===e._state)return f(e._storedError);$wbs_cancelReads(e,r);xr(e);",
+      1,
+    ),
+    // respondWithNewView() with a view on a SharedArrayBuffer (which cannot be transferred): a
+    // TypeError, as workerd's, before the buffer's size is compared.
+    (
+      "if(fe(e.buffer))throw new TypeError(\"The given view's buffer has been detached and so cannot be used as a response\");rt(",
+      "if(fe(e.buffer))throw new TypeError(\"The given view's buffer has been detached and so cannot be used as a response\");if(\"undefined\"!=typeof SharedArrayBuffer&&e.buffer instanceof SharedArrayBuffer)throw new TypeError(\"Unable to use non-detachable ArrayBuffer.\");rt(",
+      1,
+    ),
+    // pipeTo()'s writes (the pipe's read requests' chunk steps): `exports.isPiping()` is true
+    // while one is made, for the runtime's writables to word their errors as workerd's pipe does.
+    ("_chunkSteps(e){this._state._currentWrite=b(xt(this._state._writer,e),void 0,t)", "_chunkSteps(e){this._state._currentWrite=b($wbs_pipeWrite(this._state._writer,e),void 0,t)", 2),
+    // ReadableStreamDefaultControllerEnqueue: the strategy's size() is asked for every chunk,
+    // also one that goes straight to a waiting read (a size() that errors the stream, or
+    // throws, leaves that read rejected), as workerd asks it.
+    ("if(Mr(r)&&J(r)>0)X(r,t,!1);else{", "if(Mr(r)&&J(r)>0)$wbs_sized(e,t)&&X(r,t,!1);else{", 1),
+    // WritableStreamAbort: the first abort's promise is the answer to every later one (the
+    // standard resolves one made once the stream errored), as workerd keeps it.
+    ("function Bt(e,t){var r;", "function Bt(e,t){if(void 0!==e._wbsAbort)return e._wbsAbort;const x=$wbs_abort(e,t);return e._wbsAbort=x}function $wbs_abort(e,t){var r;", 1),
+    // tee(): a branch's cancel() is done at once, not when the other branch is cancelled too;
+    // the last branch cancelled cancels the source and waits for it, as in workerd.
+    (
+      "function _(t){if(u=!0,r=t,f){const t=ue([r,o]),n=Yr(e,t);a(n)}return b}",
+      "function _(t){if(u=!0,r=t,f){const t=ue([r,o]),n=Yr(e,t);return a(n),b}return d(void 0)}",
+      1,
+    ),
+    (
+      "function p(t){if(f=!0,o=t,u){const t=ue([r,o]),n=Yr(e,t);a(n)}return b}",
+      "function p(t){if(f=!0,o=t,u){const t=ue([r,o]),n=Yr(e,t);return a(n),b}return d(void 0)}",
+      1,
+    ),
+    (
+      "function w(o){if(f=!0,t=o,b){const o=ue([t,r]),n=Yr(e,o);i(n)}return h}",
+      "function w(o){if(f=!0,t=o,b){const o=ue([t,r]),n=Yr(e,o);return i(n),h}return d(void 0)}",
+      1,
+    ),
+    (
+      "function R(o){if(b=!0,r=o,f){const o=ue([t,r]),n=Yr(e,o);i(n)}return h}",
+      "function R(o){if(b=!0,r=o,f){const o=ue([t,r]),n=Yr(e,o);return i(n),h}return d(void 0)}",
+      1,
+    ),
+    // Errors workerd throws from a promise-returning method rather than returning a rejected
+    // promise, unless capture_async_api_throws (`exports.asyncThrows()`, src/js/50_streams.js):
+    // pipeTo()'s destination that is missing or not a WritableStream (a TypeError, not a
+    // string as the polyfill rejects with when it is missing), a second close() of a writable.
+    (
+      "if(void 0===e)return f(\"Parameter 1 is required in 'pipeTo'.\");if(!Et(e))return f(new TypeError(\"ReadableStream.prototype.pipeTo's first argument must be a WritableStream\"));",
+      "if(void 0===e||!Et(e))return $wbs_thrown(new TypeError(\"ReadableStream.prototype.pipeTo's first argument must be a WritableStream\"));",
+      1,
+    ),
+    ("zt(e)?f(new TypeError(\"Cannot close an already-closing stream\"))", "zt(e)?$wbs_thrown(new TypeError(\"Cannot close a writer that is already being closed\"))", 1),
+    ("zt(this)?f(new TypeError(\"Cannot close an already-closing stream\"))", "zt(this)?$wbs_thrown(new TypeError(\"Cannot close a writer that is already being closed\"))", 1),
+  ];
+  let mut out = source.to_string();
+  for (text, replacement, count) in patches {
+    assert_eq!(out.matches(text).count(), *count, "web-streams-polyfill: {text:?} was not found {count} time(s) (workerd_stream_sources)");
+    out = out.replace(text, replacement);
+  }
+  // `f` is the polyfill's rejected-promise helper; `$wbs_exports` comes from `workerd_stream_schedule`.
+  let helpers = r#"let $wbs_piping=!1;e.isPiping=()=>$wbs_piping;function $wbs_pipeWrite(w,c){$wbs_piping=!0;try{return xt(w,c)}finally{$wbs_piping=!1}}function $wbs_start(r){try{return r()}catch(x){return f(x)}}function $wbs_hook(name,a,b,c){const g=$wbs_exports[name];void 0!==g&&g(a,b,c)}function $wbs_fillAuto(c,t){const size=c._autoAllocateChunkSize,q=c._queue;let buffer;try{buffer=new ArrayBuffer(size)}catch(x){return void t._errorSteps(x)}const all=new Uint8Array(buffer);let n=0;for(;n<size&&q.length>0;){const r=q.peek(),k=Math.min(size-n,r.byteLength);all.set(new Uint8Array(r.buffer,r.byteOffset,k),n),n+=k,k===r.byteLength?q.shift():(r.byteOffset+=k,r.byteLength-=k)}c._queueTotalSize-=n,xe(c),t._chunkSteps(new Uint8Array(buffer,0,n))}function $wbs_cancelReads(s,r){const g=$wbs_exports.cancelRejectsReads;if(void 0===g)return;const x=g(s,r),k=s._reader;void 0!==x&&void 0!==k&&(te(k)?ne(k,x):bt(k)&&_t(k,x))}function $wbs_sized(c,chunk){try{c._strategySizeAlgorithm(chunk)}catch(x){throw Pr(c,x),x}const s=c._controlledReadableStream;return"readable"===s._state&&Mr(s)&&J(s)>0}function $wbs_thrown(x){const g=$wbs_exports.asyncThrows;if(void 0!==g&&g())throw x;return f(x)}"#;
+  let strict = UMD_FACTORY_START;
+  assert_eq!(out.matches(strict).count(), 1, "web-streams-polyfill: the UMD factory's start was not found");
+  out.replacen(strict, &format!("{strict}{helpers}"), 1)
+}
+
 /// workerd's wording for the stream errors user code meets most (compared with workerd on the
 /// same code): a released reader or writer, a locked stream, a closed one, an enqueue that cannot
 /// be taken. Each polyfill text (a JS expression inside `new TypeError(…)`) must occur at least
@@ -226,6 +334,12 @@ fn reword_stream_errors(source: &str) -> String {
     (r#""ReadableStream.prototype.pipeTo's first argument must be a WritableStream""#, r#""Failed to execute 'pipeTo' on 'ReadableStream': parameter 1 is not of type 'WritableStream'.""#),
     (r#""view must have non-zero byteLength""#, r#""You must call read() on a \"byob\" reader with a positive-sized TypedArray object.""#),
     (r#""This BYOB request has been invalidated""#, r#""This ReadableStreamBYOBRequest has been invalidated.""#),
+    // A released reader's pending reads; a byte chunk that is empty or detached (one enqueued
+    // before: enqueue() transfers its buffer).
+    (r#""Reader was released""#, READER_RELEASED),
+    (r#""chunk must have non-zero byteLength""#, r#""Cannot enqueue a zero-length ArrayBuffer.""#),
+    (r#""chunk's buffer must have non-zero byteLength""#, r#""Cannot enqueue a zero-length ArrayBuffer.""#),
+    (r#""chunk's buffer is detached and so cannot be enqueued""#, r#""Cannot enqueue a zero-length ArrayBuffer.""#),
   ];
   let mut out = source.to_string();
   for (text, replacement) in words {

@@ -94,15 +94,17 @@ function formatFunction(fn) {
 // object holds fewer than three levels of non-empty objects below it; arrays of more than six
 // entries are laid out in aligned columns instead.
 const BREAK_LENGTH = 80;
+/** The line length of the inspection under way: util.inspect's `breakLength` (Infinity allowed). */
+let breakLength = BREAK_LENGTH;
 // The depth of the last non-empty object whose entries were formatted (Node's currentDepth).
 let currentDepth = 0;
 
 function fitsOneLine(output, start) {
   let total = output.length + start;
-  if (total + output.length > BREAK_LENGTH) return false;
+  if (total + output.length > breakLength) return false;
   for (const entry of output) {
     total += entry.length;
-    if (total > BREAK_LENGTH) return false;
+    if (total > breakLength) return false;
   }
   return true;
 }
@@ -115,10 +117,10 @@ function groupInColumns(output, depth, values, extra) {
   const longest = Math.max(...lengths);
   const cell = longest + 2;
   const indentation = 2 * depth;
-  if (cell * 3 + indentation >= BREAK_LENGTH || (total / cell <= 5 && longest > 6)) return output;
+  if (cell * 3 + indentation >= breakLength || (total / cell <= 5 && longest > 6)) return output;
   const bias = Math.sqrt(cell - total / output.length);
   const biased = Math.max(cell - 3 - bias, 1);
-  const columns = Math.min(Math.round(Math.sqrt(2.5 * biased * count) / biased), Math.floor((BREAK_LENGTH - indentation) / cell), 12, 15);
+  const columns = Math.min(Math.round(Math.sqrt(2.5 * biased * count) / biased), Math.floor((breakLength - indentation) / cell), 12, 15);
   if (columns <= 1) return output;
   const widths = [];
   for (let column = 0; column < columns; column++) {
@@ -341,8 +343,9 @@ function inspect(value, options) {
   const previous = maxDepth;
   const depth = options?.depth;
   maxDepth = depth === null || depth === Infinity ? Infinity : typeof depth === "number" ? depth : MAX_DEPTH;
-  const outer = [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator];
+  const outer = [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength];
   currentDepth = 0;
+  breakLength = typeof options?.breakLength === "number" && options.breakLength > 0 ? options.breakLength : BREAK_LENGTH;
   numericSeparator = options?.numericSeparator === true;
   showHidden = options?.showHidden === true;
   quoteTopLevel = options?.quoteStrings === true;
@@ -355,7 +358,7 @@ function inspect(value, options) {
     return `<uninspectable: ${error && error.message}>`;
   } finally {
     maxDepth = previous;
-    [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator] = outer;
+    [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength] = outer;
   }
 }
 

@@ -35,7 +35,10 @@ for (const name of STREAM_GLOBALS) {
 }
 
 // workerd's own BYOB read: readAtLeast(minBytes, view) reads until at least `minBytes` are in
-// the view; if the stream ends first, what came is the value (done only when nothing did).
+// the view; if the stream ends first, what came is the value (done only when nothing did). While
+// one of its reads waits, the source's byobRequest.atLeast is what is still wanted.
+/** A BYOB reader -> the bytes its readAtLeast() still wants. */
+const wantedAtLeast = new WeakMap();
 Object.defineProperty(streams.ReadableStreamBYOBReader.prototype, "readAtLeast", {
   value: async function readAtLeast(minBytes, view) {
     const min = Math.trunc(Number(minBytes));
@@ -48,17 +51,41 @@ Object.defineProperty(streams.ReadableStreamBYOBReader.prototype, "readAtLeast",
     const total = view.byteLength;
     let buffer = view.buffer;
     let filled = 0;
-    for (;;) {
-      const { value, done } = await this.read(new Uint8Array(buffer, offset + filled, total - filled));
-      if (value !== undefined) {
-        buffer = value.buffer;
-        filled += value.byteLength;
+    try {
+      for (;;) {
+        wantedAtLeast.set(this, min - filled);
+        const { value, done } = await this.read(new Uint8Array(buffer, offset + filled, total - filled));
+        if (value !== undefined) {
+          buffer = value.buffer;
+          filled += value.byteLength;
+        }
+        if (done && filled === 0) return { value: new View(buffer, offset, 0), done: true };
+        if (done || filled >= min) return { value: new View(buffer, offset, Math.floor(filled / size)), done: false };
       }
-      if (done && filled === 0) return { value: new View(buffer, offset, 0), done: true };
-      if (done || filled >= min) return { value: new View(buffer, offset, Math.floor(filled / size)), done: false };
+    } finally {
+      wantedAtLeast.delete(this);
     }
   },
   writable: true,
+  enumerable: true,
+  configurable: true,
+});
+
+// workerd's byobRequest.atLeast: how many bytes the read it stands for still wants (a
+// readAtLeast()'s minimum less what came, else the standard's `min` of the read, in bytes, less
+// what was filled); null once the request was answered.
+Object.defineProperty(streams.ReadableStreamBYOBRequest.prototype, "atLeast", {
+  get: Object.getOwnPropertyDescriptor({
+    get atLeast() {
+      const controller = this?.[streams.slots._associatedReadableByteStreamController];
+      if (controller === undefined) return null;
+      const pullInto = controller[streams.slots._pendingPullIntos].peek();
+      if (pullInto === undefined) return null;
+      const reader = controller[streams.slots._controlledReadableByteStream]?.[streams.slots._reader];
+      const wanted = reader === undefined ? undefined : wantedAtLeast.get(reader);
+      return wanted ?? Math.max(0, pullInto.minimumFill - pullInto.bytesFilled);
+    },
+  }, "atLeast").get,
   enumerable: true,
   configurable: true,
 });
@@ -87,10 +114,74 @@ internals.bytesStream = (bytes) => {
 /** Writable sides that take only bytes (CompressionStream's, DecompressionStream's). */
 internals.byteWritables = new WeakSet();
 
+/**
+ * A byte stream the runtime makes (a body, a codec's or an identity pipe's readable side): no
+ * default `autoAllocateChunkSize`, so a default read waits for what its source enqueues.
+ */
+let makingRuntimeStream = false;
+/** The runtime's readable streams: cancelling one rejects the reads waiting on it, as in workerd. */
+const runtimeStreams = new WeakSet();
+internals.runtimeStreams = runtimeStreams;
+function runtimeStream(source, strategy) {
+  makingRuntimeStream = true;
+  try {
+    const stream = new streams.ReadableStream(source, strategy);
+    runtimeStreams.add(stream);
+    return stream;
+  } finally {
+    makingRuntimeStream = false;
+  }
+}
+
+/**
+ * A cancel reason as workerd's runtime streams pass it on (to the reads waiting, to the writable
+ * side of an identity pipe): an error as it is, no reason "Stream was cancelled.", anything else
+ * an Error of its text.
+ */
+internals.cancelError = (reason) => {
+  if (reason === undefined) return new Error("Stream was cancelled.");
+  return reason instanceof Error ? reason : new Error(String(reason));
+};
+// build.rs (workerd_stream_sources): asked as a stream is cancelled.
+streams.cancelRejectsReads = (stream, reason) => (runtimeStreams.has(stream) ? internals.cancelError(reason) : undefined);
+
 internals.internalStream = (source, strategy = undefined) => {
-  const stream = new internals.streams.ReadableStream(source, strategy);
+  const stream = runtimeStream(source, strategy);
   internals.internalStreams.add(stream);
   return stream;
+};
+
+// workerd's UnderlyingSource::DEFAULT_AUTO_ALLOCATE_CHUNK_SIZE: a byte stream the worker makes
+// gets a 4096-byte byobRequest for a default reader's read (and so for a body read from it)
+// unless its source names an autoAllocateChunkSize (streams_no_default_auto_allocate_chunk_size,
+// which drops the default, is experimental and refused).
+const DEFAULT_AUTO_ALLOCATE_CHUNK_SIZE = 4096;
+
+/** workerd's `expectedLength` (a Web IDL unsigned 64-bit integer): the length a body made of the stream is sent with. */
+function expectedLength(value, what) {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (Number.isNaN(number) || number === Infinity || number === -Infinity) throw new TypeError(`Failed to construct '${what}': expectedLength: The value cannot be converted because it is not an integer.`);
+  if (number < 0) throw new TypeError(`Failed to construct '${what}': expectedLength: The value cannot be converted because it is negative and this API expects a positive bigint.`);
+  return Math.trunc(number);
+}
+
+// Called by the ReadableStream constructor before it sets up the controller (build.rs,
+// workerd_stream_sources): `dict` is the source as the constructor converted it.
+streams.onSource = (stream, source, dict) => {
+  const runtime = makingRuntimeStream;
+  makingRuntimeStream = false;
+  if (runtime || source === null || source === undefined) return;
+  if (dict.type === "bytes" && dict.autoAllocateChunkSize === undefined) dict.autoAllocateChunkSize = DEFAULT_AUTO_ALLOCATE_CHUNK_SIZE;
+  const length = expectedLength(source.expectedLength, "ReadableStream");
+  if (length !== undefined) internals.fixedLengths.set(stream, { expected: length, left: () => length });
+};
+// Called at the end of the TransformStream constructor: a transformer's `expectedLength` is its
+// readable side's, as in workerd.
+streams.onTransformer = (transform, transformer) => {
+  if (transformer === null || transformer === undefined) return;
+  const length = expectedLength(transformer.expectedLength, "TransformStream");
+  if (length !== undefined) internals.fixedLengths.set(transform[streams.slots._readable], { expected: length, left: () => length });
 };
 
 /** The shape shared by the standard's transform-stream wrappers: `readable` and `writable`. */
@@ -203,6 +294,15 @@ internals.defineGlobal("TextDecoderStream", TextDecoderStream);
 const AHEAD = 1 << 20;
 /** workerd's error for data a DecompressionStream cannot decode. */
 const DECOMPRESSION_FAILED = "Decompression failed.";
+/** A codec's error as workerd's DecompressionStream words it. */
+function decompressionError(error) {
+  const message = error?.message;
+  if (typeof message !== "string") return error;
+  if (message.endsWith("data after the end of the compressed stream")) return new TypeError("Trailing bytes after end of compressed data");
+  if (message === "unexpected end of file") return new TypeError("Called close() on a decompression stream with incomplete data");
+  if (message.startsWith("The compressed data is invalid")) return new TypeError(DECOMPRESSION_FAILED);
+  return error;
+}
 function codecStream(format, decompress, what) {
   format = String(format);
   // The codecs also do brotli (for node:zlib); the web streams take only the three formats.
@@ -233,7 +333,7 @@ function codecStream(format, decompress, what) {
     try {
       return op();
     } catch (caught) {
-      const error = decompress && /^The compressed data is invalid/.test(caught?.message) ? new TypeError(DECOMPRESSION_FAILED) : caught;
+      const error = decompress ? decompressionError(caught) : caught;
       fail(error);
       throw error;
     }
@@ -285,7 +385,7 @@ function codecStream(format, decompress, what) {
     return false;
   };
   // A byte stream, as workerd's (a BYOB reader can read it).
-  const readable = new internals.streams.ReadableStream({
+  const readable = runtimeStream({
     type: "bytes",
     start(c) {
       controller = c;
@@ -435,6 +535,20 @@ function identityPipe(expected, highWaterMark) {
     else pendingWrite.reject(error);
     pendingWrite = null;
   };
+  // As in workerd, a write takes its bytes when it is made (the strategy's size() is asked
+  // then): a buffer resized, changed or transferred while the write waits in the queue does not
+  // change what is written. Also noted then: whether a pipe made the write. { chunk, bytes,
+  // piped } per write, in the order written (a write refused before it was queued leaves one
+  // that the next write skips).
+  const made = [];
+  const take = (chunk) => {
+    const bytes = chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk) ? internals.bytesOf(chunk).slice() : null;
+    made.push({ chunk, bytes, piped: streams.isPiping() });
+  };
+  const taken = (chunk) => {
+    while (made.length > 0 && made[0].chunk !== chunk) made.shift();
+    return made.shift();
+  };
   /** Errors both sides with `error`. */
   const fail = (error) => {
     errorQuietly(readController, error);
@@ -442,7 +556,7 @@ function identityPipe(expected, highWaterMark) {
     endWrite(error);
     endPull();
   };
-  const readable = new streams.ReadableStream({
+  const readable = runtimeStream({
     type: "bytes",
     start(c) {
       readController = c;
@@ -455,8 +569,9 @@ function identityPipe(expected, highWaterMark) {
       return new Promise((resolve) => (pendingPull = resolve));
     },
     cancel(reason) {
-      errorQuietly(writeController, reason);
-      endWrite(reason);
+      const error = internals.cancelError(reason);
+      errorQuietly(writeController, error);
+      endWrite(error);
     },
   }, { highWaterMark: 0 });
   const writable = new streams.WritableStream({
@@ -464,6 +579,13 @@ function identityPipe(expected, highWaterMark) {
       writeController = c;
     },
     write(chunk) {
+      const write = taken(chunk);
+      if (write?.piped && write.bytes === null) {
+        // workerd's pipe into one of its own writables words it so, whatever the chunk.
+        const error = new TypeError("This WritableStream only supports writing byte types.");
+        fail(error);
+        throw error;
+      }
       if (typeof chunk === "string") {
         const error = new TypeError("This TransformStream is being used as a byte stream, but received a string on its writable side. If you wish to write a string, you'll probably want to explicitly UTF-8-encode it with TextEncoder.");
         fail(error);
@@ -474,7 +596,7 @@ function identityPipe(expected, highWaterMark) {
         fail(error);
         throw error;
       }
-      const bytes = internals.bytesOf(chunk).slice();
+      const bytes = write?.bytes ?? internals.bytesOf(chunk).slice();
       if (remaining !== undefined) {
         // As in workerd, the write itself succeeds and the reader gets the error.
         if (bytes.byteLength > remaining) return fail(new TypeError("Attempt to write too many bytes through a FixedLengthStream."));
@@ -502,7 +624,7 @@ function identityPipe(expected, highWaterMark) {
     },
   // Without a highWaterMark, as in workerd, the writable side reports no backpressure at all:
   // desiredSize stays 1 and ready stays resolved (each write still waits for its read).
-  }, highWaterMark === undefined ? { highWaterMark: 1, size: () => 0 } : { highWaterMark, size: (chunk) => chunk?.byteLength ?? 0 });
+  }, highWaterMark === undefined ? { highWaterMark: 1, size: (chunk) => (take(chunk), 0) } : { highWaterMark, size: (chunk) => (take(chunk), chunk?.byteLength ?? 0) });
   internals.byteWritables.add(writable);
   if (expected !== undefined) internals.fixedLengths.set(readable, { expected, left: () => remaining });
   // Both sides are I/O objects of the request that made them (src/js/52_io_owner.js).
@@ -562,3 +684,23 @@ internals.defineGlobal("IdentityTransformStream", IdentityTransformStream);
 internals.defineGlobal("FixedLengthStream", FixedLengthStream);
 
 internals.defineGlobal("DecompressionStream", DecompressionStream);
+
+// build.rs (workerd_stream_sources): the stream errors workerd throws from a promise-returning
+// method before capture_async_api_throws (2022-10-31) are thrown then, and rejections after.
+streams.asyncThrows = () => !internals.feature("capture_async_api_throws");
+
+// A runtime stream (workerd's "internal" streams) takes one read at a time: a second read while
+// one waits is rejected.
+for (const [Reader, requests] of [[streams.ReadableStreamDefaultReader, streams.slots._readRequests], [streams.ReadableStreamBYOBReader, streams.slots._readIntoRequests]]) {
+  const read = Reader.prototype.read;
+  const reading = {
+    read(...args) {
+      const stream = this?.[streams.slots._ownerReadableStream];
+      if (stream !== undefined && runtimeStreams.has(stream) && this[requests]?.length > 0) {
+        return Promise.reject(new TypeError("This ReadableStream only supports a single pending read request at a time."));
+      }
+      return Reflect.apply(read, this, args);
+    },
+  }.read;
+  Object.defineProperty(Reader.prototype, "read", { value: internals.disguise(reading, read), writable: true, enumerable: true, configurable: true });
+}

@@ -539,6 +539,19 @@ class Request {
     internals.newIncomingRequest = (method, url, flatHeaders, body, cfJson) => Request.#incoming(method, url, flatHeaders, body, cfJson);
     /** A request's body for sending on: null, bytes, or a stream; marks it used. */
     internals.takeRequestBody = (request) => request.#body.take();
+    /**
+     * Whether a request's body has a length known before it is read, as workerd knows it (and
+     * sends it as content-length): bytes or text, a Blob's or another whole body's stream not
+     * read from yet (true: its length is what it holds), a FixedLengthStream's or a stream made
+     * with `expectedLength` (that number). A stream of unknown length, or no body: undefined.
+     */
+    internals.requestBodyLength = (request) => {
+      const body = request.#body;
+      if (body.stream === null) return body.bytes === null ? undefined : true;
+      const fixed = internals.fixedLengths.get(body.stream)?.expected;
+      if (fixed !== undefined) return fixed;
+      return internals.sizedStreams.has(body.stream) && !disturbed(body.stream) ? true : undefined;
+    };
   }
 
   static #incoming(method, url, flatHeaders, body, cfJson) {

@@ -313,7 +313,10 @@ async function fetchThroughHostUnaborted(name, request, extra) {
   const headers = [];
   for (const [k, v] of internals.headersList(request.headers)) headers.push(k, v);
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  // As workerd sends it: with a content-length when the body's length is known beforehand.
+  const known = hasBody && !request.headers.has("content-length") ? internals.requestBodyLength(request) : undefined;
   const body = hasBody ? new Uint8Array(await request.arrayBuffer()) : null;
+  if (known !== undefined) headers.push("content-length", String(known === true ? body.byteLength : known));
   const [head, bytes] = await hostCall(name, "fetch", { method: request.method, url: request.url, headers, ...extra }, body);
   const list = [];
   for (let i = 0; i < head.headers.length; i += 2) list.push([head.headers[i], head.headers[i + 1]]);

@@ -115,22 +115,35 @@ function asyncApisThrow() {
 }
 
 /**
- * Before streams_byob_reader_detaches_buffer (2021-11-10) a BYOB read left the caller's buffer
- * usable: the read goes into a scratch view and its bytes are copied into the caller's.
+ * Before streams_byob_reader_detaches_buffer (2021-11-10) a BYOB read of one of the runtime's
+ * streams (a body, an IdentityTransformStream's, …) left the caller's buffer usable: the read goes
+ * into a scratch view and its bytes are copied into the caller's.
  */
 function byobReadsKeepBuffers() {
   const { ReadableStreamBYOBReader } = internals.streams;
   const read = ReadableStreamBYOBReader.prototype.read;
   const keeping = {
     read(view, options = undefined) {
-      if (!ArrayBuffer.isView(view) || view.buffer.detached) return Reflect.apply(read, this, [view, options]);
+      // Only the runtime's streams (workerd's "internal" ones): a stream the worker made always
+      // detaches, as in workerd.
+      const stream = this?.[slot._ownerReadableStream];
+      if (!ArrayBuffer.isView(view) || view.buffer.detached || !internals.runtimeStreams.has(stream)) return Reflect.apply(read, this, [view, options]);
       const Ctor = view.constructor;
       const size = Ctor.BYTES_PER_ELEMENT ?? 1;
       const scratch = Ctor === DataView ? new DataView(new ArrayBuffer(view.byteLength)) : new Ctor(view.length);
+      // The caller's buffer stays the caller's while the read waits: as in workerd, a buffer
+      // transferred meanwhile gets nothing (a new empty view), and one resized smaller only what
+      // still fits at the view's offset (nothing if the view no longer fits).
+      const buffer = view.buffer;
+      const offset = view.byteOffset;
       return Reflect.apply(read, this, [scratch, options]).then(({ value, done }) => {
         if (value === undefined) return { value, done };
-        new Uint8Array(view.buffer, view.byteOffset, value.byteLength).set(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
-        return { value: new Ctor(view.buffer, view.byteOffset, value.byteLength / size), done };
+        if (buffer.detached) return { value: new Ctor(new ArrayBuffer(0)), done };
+        const room = Math.max(0, buffer.byteLength - offset);
+        const length = Math.min(value.byteLength, room - (room % size));
+        const at = offset <= buffer.byteLength ? offset : 0;
+        new Uint8Array(buffer, at, length).set(new Uint8Array(value.buffer, value.byteOffset, length));
+        return { value: new Ctor(buffer, at, length / size), done };
       });
     },
   }.read;

@@ -1,0 +1,171 @@
+// WHATWG streams as workerd has them where its own test suite (scripts/workerd-tests.mjs) found
+// workerbox differing: byte streams' default autoAllocateChunkSize and byobRequest.atLeast,
+// start() errors, tee() cancels, abort() memoised, the runtime's ("internal") streams' reads
+// (one at a time, rejected by a cancel, not detached before streams_byob_reader_detaches_buffer,
+// with writes taken when made), DecompressionStream's errors, expectedLength and a known body
+// length over a service binding, and util.inspect's breakLength. Every expected value was printed
+// by workerd (Miniflare 4.20260426.0) from the same code; workers run on loopback only and are
+// disposed when each test ends.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createWorker, dispatch, service } from "../index.js";
+import { evalInWorker } from "./helpers.mjs";
+
+const OPTIONS = { compatibilityDate: "2026-04-01", compatibilityFlags: ["nodejs_compat"] };
+const SETTLE = `
+  const settle = async (p) => { try { await p; return "fulfilled"; } catch (e) { return "rejected: " + (e instanceof Error ? e.name + ": " + e.message : typeof e); } };
+  const sync = (f) => { try { const v = f(); if (v && typeof v.then === "function") { v.catch(() => {}); return "promise"; } return "ok"; } catch (e) { return "threw: " + e.name + ": " + e.message; } };`;
+
+test("a byte stream the worker makes has workerd's autoAllocateChunkSize (4096), byobRequest.atLeast and readAtLeast", { timeout: 60_000 }, async (t) => {
+  const body = `
+    const out = {};
+    { const rs = new ReadableStream({ type: "bytes", pull(c) { out.pullView = c.byobRequest?.view.byteLength ?? null; c.byobRequest.view[0] = 65; c.byobRequest.respond(1); c.close(); } });
+      const r = await rs.getReader().read(); out.first = [r.value.byteLength, r.value.buffer.byteLength]; }
+    { const enc = new TextEncoder(); const rs = new ReadableStream({ type: "bytes", pull(c) { const n = enc.encodeInto("hello", c.byobRequest.view).written; c.byobRequest.respond(n); c.close(); } }); out.text = await new Response(rs).text(); }
+    { const rs = new ReadableStream({ type: "bytes", start(c) { c.enqueue(new Uint8Array(10000)); c.enqueue(new Uint8Array(3)); c.enqueue(new Uint8Array(5)); c.close(); } }); const r = rs.getReader(); out.reads = []; for (;;) { const x = await r.read(); if (x.done) break; out.reads.push([x.value.byteLength, x.value.buffer.byteLength]); } }
+    { const rs = new ReadableStream({ type: "bytes", autoAllocateChunkSize: 16, start(c) { c.enqueue(new Uint8Array(20)); c.enqueue(new Uint8Array(3)); } }); const x = await rs.getReader().read(); out.explicit = [x.value.byteLength, x.value.buffer.byteLength]; }
+    { const x = await new Response("abc").body.getReader().read(); out.body = x.value.byteLength; }
+    { const chunk = new Uint8Array(5); new ReadableStream({ type: "bytes", start(c) { c.enqueue(chunk); try { c.enqueue(chunk); out.second = "ok"; } catch (e) { out.second = e.name + ": " + e.message; } } }); }
+    { const seen = []; const chunks = ["hello", "there"]; const rs = new ReadableStream({ type: "bytes", pull(c) { if (!chunks.length) { c.close(); c.byobRequest.respond(0); return; } seen.push(c.byobRequest.atLeast); new TextEncoder().encodeInto(chunks.shift(), c.byobRequest.view); c.byobRequest.respond(5); } });
+      const res = await rs.getReader({ mode: "byob" }).readAtLeast(100, new Uint8Array(100)); out.atLeast = [seen, new TextDecoder().decode(res.value), res.done]; }
+    { const rs = new ReadableStream({ type: "bytes", pull(c) { c.byobRequest.view[0] = 1; c.byobRequest.respond(1); } }); const u8 = new Uint8Array(3); const p = rs.getReader({ mode: "byob" }).read(u8); out.jsDetaches = u8.byteLength; await p; }
+    return out;`;
+  assert.deepEqual(await evalInWorker(t, body, OPTIONS), {
+    pullView: 4096,
+    first: [1, 4096],
+    text: "hello",
+    reads: [[4096, 4096], [4096, 4096], [1816, 4096]],
+    explicit: [16, 16],
+    body: 3,
+    second: "TypeError: Cannot enqueue a zero-length ArrayBuffer.",
+    atLeast: [[100, 95], "hellothere", false],
+    jsDetaches: 0,
+  });
+});
+
+test("start() errors, tee() cancels, abort(), size(), pipes, cancel reasons and the runtime streams' reads are workerd's", { timeout: 60_000 }, async (t) => {
+  const body = `${SETTLE}
+    const out = {};
+    { const rs = new ReadableStream({ start() { throw new Error("boom"); } }); out.rsStart = await settle(rs.getReader().read()); }
+    { const ws = new WritableStream({ start() { throw new Error("boom"); } }); out.wsStart = await settle(ws.getWriter().write(1)); }
+    { const ts = new TransformStream({ start() { throw new Error("boom"); } }); out.tsStart = [await settle(ts.writable.getWriter().write("x")), await settle(ts.readable.getReader().read())]; }
+    { let reason; const rs = new ReadableStream({ pull(c) { c.enqueue("d"); }, cancel(r) { reason = r; } }); const [a, b] = rs.tee(); const ra = a.getReader(), rb = b.getReader(); await ra.read(); await rb.read(); await ra.cancel("one"); out.teeFirst = reason === undefined; await rb.cancel("two"); out.teeCancelled = reason !== undefined; }
+    { const ws = new WritableStream({ abort() { throw new Error("boom"); } }); const w = ws.getWriter(); out.abort = [await settle(w.abort(1)), await settle(w.abort(2))]; }
+    { const ws = new WritableStream({ write() {} }); const w = ws.getWriter(); w.write(1); w.close(); out.doubleClose = sync(() => w.close()); }
+    { const rs = new ReadableStream(); out.pipeToNothing = sync(() => rs.pipeTo()); out.pipeToNothingAwaited = await settle(new ReadableStream().pipeTo()); }
+    { let tc; const ts = new TransformStream({ start(c) { tc = c; }, transform(chunk, c) { c.enqueue(chunk); } }, {}, { highWaterMark: 1, size() { tc.error(new Error("from size")); return 1; } }); const w = ts.writable.getWriter(); const r = ts.readable.getReader(); const [, y] = await Promise.allSettled([w.write("a"), r.read()]); out.sizeError = [y.status, y.reason?.message]; }
+    { const r = new IdentityTransformStream().readable.getReader(); r.read(); out.secondRead = await settle(r.read()); }
+    out.cancelReasons = [];
+    for (const reason of ["test", undefined, new RangeError("r")]) { const ts = new IdentityTransformStream(); const w = ts.writable.getWriter(); const r = ts.readable.getReader(); const wp = w.write(new Uint8Array([1])); await r.cancel(reason); out.cancelReasons.push(await settle(wp)); }
+    { const r = new IdentityTransformStream().readable.getReader(); const p = r.read(); r.cancel(new Error("boom")); out.readOnCancel = await settle(p); }
+    { const r = new CompressionStream("deflate").readable.getReader(); const p = r.read(); r.cancel(new Error("boom")); out.codecReadOnCancel = await settle(p); }
+    { const r = new ReadableStream().getReader(); const p = r.read(); r.cancel(new Error("boom")); out.jsReadOnCancel = await settle(p); }
+    { const r = new ReadableStream().getReader(); const p = r.read(); r.releaseLock(); out.released = await settle(p); }
+    out.decompress = [];
+    const valid = new Uint8Array([120, 156, 75, 4, 0, 0, 98, 0, 98]);
+    for (const chunks of [[valid.slice(0, 5)], [valid, new Uint8Array(1)], [new Uint8Array([1, 2, 3, 4])]]) out.decompress.push(await settle(Array.fromAsync(new Blob(chunks).stream().pipeThrough(new DecompressionStream("deflate")))));
+    { const rs = new ReadableStream({ start(c) { c.enqueue(new Uint8Array([1])); c.enqueue("str"); c.close(); } }); const got = []; try { for await (const x of rs.pipeThrough(new IdentityTransformStream())) got.push(x.byteLength); } catch (e) { got.push(e.message); } out.pipeNotBytes = got; }
+    return out;`;
+  assert.deepEqual(await evalInWorker(t, body, OPTIONS), {
+    rsStart: "rejected: Error: boom",
+    wsStart: "rejected: Error: boom",
+    tsStart: ["rejected: Error: boom", "rejected: Error: boom"],
+    teeFirst: true,
+    teeCancelled: true,
+    abort: ["rejected: Error: boom", "rejected: Error: boom"],
+    doubleClose: "promise",
+    pipeToNothing: "promise",
+    pipeToNothingAwaited: "rejected: TypeError: Failed to execute 'pipeTo' on 'ReadableStream': parameter 1 is not of type 'WritableStream'.",
+    sizeError: ["rejected", "from size"],
+    secondRead: "rejected: TypeError: This ReadableStream only supports a single pending read request at a time.",
+    cancelReasons: ["rejected: Error: test", "rejected: Error: Stream was cancelled.", "rejected: RangeError: r"],
+    readOnCancel: "rejected: Error: boom",
+    codecReadOnCancel: "rejected: Error: boom",
+    jsReadOnCancel: "fulfilled",
+    released: "rejected: TypeError: This ReadableStream reader has been released.",
+    decompress: [
+      "rejected: TypeError: Called close() on a decompression stream with incomplete data",
+      "rejected: TypeError: Trailing bytes after end of compressed data",
+      "rejected: TypeError: Decompression failed.",
+    ],
+    pipeNotBytes: [1, "This WritableStream only supports writing byte types."],
+  });
+});
+
+test("before capture_async_api_throws a second close() and pipeTo() without a WritableStream throw", { timeout: 60_000 }, async (t) => {
+  const body = `${SETTLE}
+    const out = {};
+    { const ws = new WritableStream({ write() {} }); const w = ws.getWriter(); w.write(1); w.close(); out.doubleClose = sync(() => w.close()); }
+    out.pipeToNothing = sync(() => new ReadableStream().pipeTo());
+    out.pipeToObject = sync(() => new ReadableStream().pipeTo({}));
+    { const rs = new ReadableStream(); rs.getReader(); out.pipeLocked = sync(() => rs.pipeTo(new WritableStream())); }
+    return out;`;
+  const old = { compatibilityDate: "2022-01-01", compatibilityFlags: ["streams_enable_constructors", "transformstream_enable_standard_constructor"] };
+  assert.deepEqual(await evalInWorker(t, body, old), {
+    doubleClose: "threw: TypeError: Cannot close a writer that is already being closed",
+    pipeToNothing: "threw: TypeError: Failed to execute 'pipeTo' on 'ReadableStream': parameter 1 is not of type 'WritableStream'.",
+    pipeToObject: "threw: TypeError: Failed to execute 'pipeTo' on 'ReadableStream': parameter 1 is not of type 'WritableStream'.",
+    pipeLocked: "promise",
+  });
+});
+
+test("an IdentityTransformStream takes a write's bytes when it is made; without streams_byob_reader_detaches_buffer its BYOB reads keep the caller's buffer", { timeout: 60_000 }, async (t) => {
+  const body = `
+    const out = {};
+    { const { writable, readable } = new IdentityTransformStream(); const w = writable.getWriter(); const r = readable.getReader();
+      const a = new Uint8Array(new ArrayBuffer(8, { maxByteLength: 16 })); a.set([1, 2, 3, 4, 5, 6, 7, 8]); const b = new Uint8Array([9, 9]);
+      w.write(a); w.write(b); a.buffer.resize(4); b.buffer.transfer();
+      out.writes = [Array.from((await r.read()).value), Array.from((await r.read()).value)]; }
+    { const ts = new IdentityTransformStream(); const r = ts.readable.getReader({ mode: "byob" }); const w = ts.writable.getWriter();
+      const buffer = new ArrayBuffer(4096, { maxByteLength: 8192 }); const p = r.read(new Uint8Array(buffer)); buffer.resize(64); await w.write(new Uint8Array(100).fill(7)); const x = await p; out.shrunk = [x.done, x.value.byteLength, x.value.buffer.byteLength]; }
+    { const ts = new IdentityTransformStream(); const r = ts.readable.getReader({ mode: "byob" }); const w = ts.writable.getWriter();
+      const buffer = new ArrayBuffer(4096); const p = r.read(new Uint8Array(buffer)); buffer.transfer(); await w.write(new Uint8Array(10)); const x = await p; out.transferred = [x.done, x.value.byteLength, x.value.buffer.byteLength]; }
+    { const ts = new IdentityTransformStream(); const r = ts.readable.getReader({ mode: "byob" }); const w = ts.writable.getWriter();
+      const buffer = new ArrayBuffer(8192, { maxByteLength: 16384 }); const p = r.read(new Uint8Array(buffer, 4096, 1024)); buffer.resize(2048); await w.write(new Uint8Array(100)); const x = await p; out.outOfBounds = [x.done, x.value.byteLength]; }
+    { const ts = new IdentityTransformStream(); const r = ts.readable.getReader({ mode: "byob" }); const u8 = new Uint8Array(4); const p = r.read(u8); out.keeps = u8.byteLength; const w = ts.writable.getWriter(); await w.write(new Uint8Array(2)); await p; }
+    { const rs = new ReadableStream({ type: "bytes", pull(c) { c.byobRequest.view[0] = 1; c.byobRequest.respond(1); } }); const u8 = new Uint8Array(3); const p = rs.getReader({ mode: "byob" }).read(u8); out.jsDetaches = u8.byteLength; await p; }
+    return out;`;
+  const flags = { compatibilityDate: "2026-04-01", compatibilityFlags: ["nodejs_compat", "streams_byob_reader_does_not_detach_buffer"] };
+  assert.deepEqual(await evalInWorker(t, body, flags), {
+    writes: [[1, 2, 3, 4, 5, 6, 7, 8], [9, 9]],
+    shrunk: [false, 64, 64],
+    transferred: [false, 0, 0],
+    outOfBounds: [false, 0],
+    keeps: 4,
+    jsDetaches: 0,
+  });
+});
+
+test("expectedLength is a stream's length: util.inspect shows it, and a service binding's request carries it (and a whole body's) as content-length", { timeout: 60_000 }, async (t) => {
+  const inspected = await evalInWorker(t, `
+    const util = await import("node:util");
+    const rs = new ReadableStream({ expectedLength: 10, start(c) { c.enqueue(new Uint8Array(10)); c.close(); } });
+    const long = { alpha: "a".repeat(30), beta: "b".repeat(30), gamma: "c".repeat(30) };
+    return [util.inspect(new ReadableStream(), { breakLength: Infinity }), util.inspect(long, { breakLength: Infinity }), util.inspect(long, { breakLength: 200 }), util.inspect(long), util.inspect(rs, { breakLength: Infinity }), util.inspect(new TransformStream({ expectedLength: 3 }).readable, { breakLength: Infinity })];`, OPTIONS);
+  const line = "{ alpha: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', beta: 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', gamma: 'cccccccccccccccccccccccccccccc' }";
+  assert.deepEqual(inspected, [
+    "ReadableStream { locked: false, [state]: 'readable', [supportsBYOB]: false, [length]: undefined }",
+    line,
+    line,
+    "{\n  alpha: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',\n  beta: 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',\n  gamma: 'cccccccccccccccccccccccccccccc'\n}",
+    "ReadableStream { locked: false, [state]: 'readable', [supportsBYOB]: false, [length]: 10n }",
+    "ReadableStream { locked: false, [state]: 'readable', [supportsBYOB]: false, [length]: 3n }",
+  ]);
+
+  const binding = service({ fetch: () => new Response("not started", { status: 503 }) });
+  const script = `export default { async fetch(request, env) {
+    if (request.headers.get("x-inner")) return new Response(String(request.headers.get("content-length")));
+    const bodies = () => ["hellohello", new Uint8Array(10), new ReadableStream({ expectedLength: 3, start(c) { c.enqueue(new Uint8Array(3)); c.close(); } }), new Blob(["abc"]).stream(), new Response("abcd").body, ""];
+    const out = [];
+    for (const body of bodies()) out.push(await (await env.S.fetch("http://x/", { method: "POST", body, headers: { "x-inner": "1" } })).text());
+    const { readable, writable } = new TransformStream({ expectedLength: 2 });
+    const w = writable.getWriter(); w.write(new Uint8Array(2)); w.close();
+    out.push(await (await env.S.fetch(new Request("http://x/", { method: "POST", body: readable, headers: { "x-inner": "1" } }))).text());
+    return Response.json(out);
+  } }`;
+  const worker = await createWorker({ script, filename: "length.js", ...OPTIONS, bindings: { S: binding }, onLog: () => {} });
+  t.after(() => worker.dispose());
+  binding.handler = worker;
+  const response = await dispatch(worker, "http://localhost/");
+  assert.deepEqual(await response.json(), ["10", "10", "3", "3", "4", "0", "2"]);
+});
