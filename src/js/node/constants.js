@@ -1,8 +1,8 @@
 // node:constants (deprecated in Node): os.constants' errno, signal, priority and dlopen numbers
 // flattened into one object, then the fs and crypto constants (this runtime's, and for names it
-// has no use for, the values workerd gives), as workerd exports them.
+// has no use for, the values workerd gives), as workerd exports them (read-only).
 const { errno, signals, priority, dlopen } = require("node:internal/os_constants");
-module.exports = {
+const constants = {
   ...dlopen, ...errno, ...signals, ...priority,
   SIGINFO: 29, UV_FS_SYMLINK_DIR: 1, UV_FS_SYMLINK_JUNCTION: 2, O_RDONLY: 0, O_WRONLY: 1, O_RDWR: 2,
   UV_DIRENT_UNKNOWN: 0, UV_DIRENT_FILE: 1, UV_DIRENT_DIR: 2, UV_DIRENT_LINK: 3, UV_DIRENT_FIFO: 4,
@@ -35,3 +35,7 @@ module.exports = {
   TLS1_VERSION: 769, TLS1_1_VERSION: 770, TLS1_2_VERSION: 771, TLS1_3_VERSION: 772,
   POINT_CONVERSION_COMPRESSED: 2, POINT_CONVERSION_UNCOMPRESSED: 4, POINT_CONVERSION_HYBRID: 6,
 };
+// As workerd's: every property read-only (an assignment throws in strict code), the object
+// itself extensible and the properties configurable.
+for (const key of Object.keys(constants)) Object.defineProperty(constants, key, { writable: false });
+module.exports = constants;

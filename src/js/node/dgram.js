@@ -8,7 +8,7 @@ class Socket extends EventEmitter {
   constructor(type, callback) {
     super();
     if (typeof type === "string") type = { type };
-    if (typeof type !== "object" || type === null) throw invalidArgType("type", "object", type);
+    if (typeof type !== "object" || type === null || Array.isArray(type)) throw invalidArgType("type", "object", type);
     if (callback !== undefined && typeof callback !== "function") throw invalidArgType("callback", "function", callback);
   }
   bind() { return this; }

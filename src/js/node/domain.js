@@ -15,4 +15,5 @@ class Domain extends EventEmitter {
   bind(callback) { return callback; }
 }
 const createDomain = () => new Domain();
-module.exports = { Domain, active: null, createDomain, create: createDomain };
+// workerd's `create` is a Domain made at load, not a function (Node's domain.create()).
+module.exports = { Domain, active: null, createDomain, create: createDomain() };
