@@ -93,6 +93,17 @@ function layoutPatches(v24) {
   return {
     "readable-stream/lib/internal/streams/state.js": [["let defaultHighWaterMarkBytes = 16 * 1024", "let defaultHighWaterMarkBytes = 64 * 1024"]],
     "readable-stream/lib/internal/streams/writable.js": [
+      // An object-mode write keeps the encoding it was given (none: undefined), as Node 22's.
+      [
+        "    cb = encoding\n    encoding = state.defaultEncoding\n  } else {\n    if (!encoding) encoding = state.defaultEncoding\n",
+        "    cb = encoding\n    encoding = state.objectMode ? null : state.defaultEncoding\n  } else {\n    if (!encoding) encoding = state.objectMode ? encoding : state.defaultEncoding\n",
+      ],
+      // Chunks wait behind chunks already buffered (those written before the stream was constructed
+      // flush on a later tick, which another write may come before here, where nextTick is a microtask).
+      [
+        "  if (state.writing || state.corked || state.errored || !state.constructed) {\n",
+        "  if (state.writing || state.corked || state.errored || !state.constructed || state.bufferedIndex < state.buffered.length) {\n",
+      ],
       ["const kOnFinished = Symbol('kOnFinished')\n", `const kOnFinished = Symbol('kOnFinished')\nconst kState = Symbol('kState')\nconst kBufferedValue = Symbol('kBufferedValue')\n`],
       ["function WritableState(options, stream, isDuplex) {\n", "function WritableState(options, stream, isDuplex) {\n  this[kState] = 0\n"],
       ["function resetBuffer(state) {", `${DEFINE_STATE_LAYOUT}defineStateLayout(WritableState.prototype, kState, ${JSON.stringify(WRITABLE_FLAGS)}, ${values([["errored", "kErroredValue", "null"], ["defaultEncoding", "kDefaultEncodingValue", "'utf8'"], ["writecb", "kWriteCbValue", "null"], ["afterWriteTickInfo", "kAfterWriteTickInfoValue", "null"]])}, ${!v24})

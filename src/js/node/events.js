@@ -1,12 +1,45 @@
 // node:events: the `events` npm package's EventEmitter, with the newer statics Node added since
 // (`on`, `getEventListeners`, `getMaxListeners`, `setMaxListeners`, `addAbortListener`,
-// `errorMonitor`, `usingDomains`) and EventEmitterAsyncResource.
-const EventEmitter = require("vendor:events");
+// `errorMonitor`, `usingDomains`), Node's emit (errorMonitor, and captureRejections: a listener's
+// rejected promise becomes the emitter's 'error' or its [Symbol.for('nodejs.rejection')] call)
+// and EventEmitterAsyncResource. The constructor is Node's (it takes { captureRejections }) over
+// the package's prototype, so `instanceof` holds for either.
+const Package = require("vendor:events");
+const { invalidArgType } = require("node:internal/errors");
+
+const kCapture = Symbol("kCapture");
+function EventEmitter(options) {
+  EventEmitter.init.call(this, options);
+}
+EventEmitter.prototype = Package.prototype;
+Object.defineProperty(Package.prototype, "constructor", { value: EventEmitter, writable: true, configurable: true });
+for (const key of Reflect.ownKeys(Package)) {
+  if (!["prototype", "length", "name", "arguments", "caller"].includes(key)) Object.defineProperty(EventEmitter, key, Object.getOwnPropertyDescriptor(Package, key));
+}
+EventEmitter.EventEmitter = EventEmitter;
+EventEmitter.init = function init(options) {
+  Package.init.call(this);
+  if (options?.captureRejections) {
+    if (typeof options.captureRejections !== "boolean") throw invalidArgType("options.captureRejections", "boolean", options.captureRejections);
+    this[kCapture] = true;
+  } else {
+    this[kCapture] = EventEmitter.prototype[kCapture];
+  }
+};
 
 module.exports = EventEmitter;
 EventEmitter.errorMonitor ??= Symbol("events.errorMonitor");
 EventEmitter.captureRejectionSymbol ??= Symbol.for("nodejs.rejection");
-EventEmitter.captureRejections ??= false;
+EventEmitter.prototype[kCapture] = false;
+Object.defineProperty(EventEmitter, "captureRejections", {
+  get: () => EventEmitter.prototype[kCapture],
+  set(value) {
+    if (typeof value !== "boolean") throw invalidArgType("EventEmitter.captureRejections", "boolean", value);
+    EventEmitter.prototype[kCapture] = value;
+  },
+  enumerable: true,
+  configurable: true,
+});
 
 EventEmitter.usingDomains = false;
 EventEmitter.kMaxEventTargetListeners ??= Symbol("events.maxEventTargetListeners");
@@ -109,20 +142,67 @@ EventEmitter.on = function on(emitter, name, options = {}) {
   };
 };
 
-// An 'error' event nobody listens for throws; Node names a non-Error value in the message
-// (the package reads `.message` of it, which is undefined for strings and the like).
-const { emit } = EventEmitter.prototype;
-EventEmitter.prototype.emit = function (type, ...args) {
-  if (type === "error" && this.listenerCount("error") === 0 && !(args[0] instanceof Error)) {
+// Node's emit. An 'error' event nobody listens for throws (an Error itself; any other value
+// named in ERR_UNHANDLED_ERROR's message, after errorMonitor's listeners have seen it).
+EventEmitter.prototype.emit = function emit(type, ...args) {
+  const events = this._events;
+  let unhandled = type === "error";
+  if (events !== undefined) {
+    if (unhandled && events[EventEmitter.errorMonitor] !== undefined) this.emit(EventEmitter.errorMonitor, ...args);
+    unhandled = unhandled && events.error === undefined;
+  } else if (!unhandled) {
+    return false;
+  }
+  if (unhandled) {
     const value = args[0];
+    if (value instanceof Error) throw value;
     const shown = typeof value === "string" ? `'${value}'` : internals.inspect(value);
     const error = new Error(`Unhandled error. (${shown})`);
     error.code = "ERR_UNHANDLED_ERROR";
     error.context = value;
     throw error;
   }
-  return Reflect.apply(emit, this, [type, ...args]);
+  const handler = events[type];
+  if (handler === undefined) return false;
+  if (typeof handler === "function") {
+    const result = Reflect.apply(handler, this, args);
+    if (result !== undefined && result !== null) captureRejection(this, result, type, args);
+  } else {
+    for (const listener of [...handler]) {
+      const result = Reflect.apply(listener, this, args);
+      if (result !== undefined && result !== null) captureRejection(this, result, type, args);
+    }
+  }
+  return true;
 };
+
+/** With captureRejections, a listener's rejected promise goes to the emitter (a tick later). */
+function captureRejection(emitter, promise, type, args) {
+  if (!emitter[kCapture]) return;
+  try {
+    const { then } = promise;
+    if (typeof then === "function") {
+      Reflect.apply(then, promise, [undefined, (error) => queueMicrotask(() => rejected(emitter, error, type, args))]);
+    }
+  } catch (error) {
+    emitter.emit("error", error);
+  }
+}
+
+function rejected(emitter, error, type, args) {
+  if (typeof emitter[EventEmitter.captureRejectionSymbol] === "function") {
+    emitter[EventEmitter.captureRejectionSymbol](error, type, ...args);
+    return;
+  }
+  // Its own 'error' is not captured again (a rejection there would loop).
+  const previous = emitter[kCapture];
+  try {
+    emitter[kCapture] = false;
+    emitter.emit("error", error);
+  } finally {
+    emitter[kCapture] = previous;
+  }
+}
 
 /** An EventEmitter whose listeners run in the async context it was made in (node:async_hooks' AsyncResource). */
 class EventEmitterAsyncResource extends EventEmitter {

@@ -21,7 +21,7 @@ module.exports = stream;
           ({ value, done }) => {
             reading = false;
             if (done) this.push(null);
-            else this.push(value instanceof Uint8Array && !options.objectMode ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : value);
+            else this.push(value); // as Node's adapter: push() itself makes a Uint8Array a Buffer (a Buffer stays the same object)
           },
           (error) => this.destroy(error),
         );
@@ -51,7 +51,9 @@ module.exports = stream;
     return new stream.Writable({
       ...options,
       write(chunk, encoding, callback) {
-        writer.write(typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk).then(() => callback(), callback);
+        // As Node's adapter: a string is bytes unless the stream is in object mode (or keeps strings).
+        const bytes = typeof chunk === "string" && !options.objectMode && options.decodeStrings !== false;
+        writer.write(bytes ? Buffer.from(chunk, encoding) : chunk).then(() => callback(), callback);
       },
       final(callback) {
         writer.close().then(() => callback(), callback);
@@ -61,14 +63,40 @@ module.exports = stream;
       },
     });
   };
-  /** A WHATWG WritableStream over a Node Writable. */
+  /**
+   * A WHATWG WritableStream over a Node Writable, as Node's adapter: a write is done once the
+   * Writable takes it (or, when it asks to, once it drains); close ends it and waits for its
+   * finish; an error of the Writable errors the stream.
+   */
   stream.Writable.toWeb = function toWeb(writable) {
+    let drain = null;
+    let controller;
+    writable.on("drain", () => {
+      const waiting = drain;
+      drain = null;
+      waiting?.resolve();
+    });
+    stream.finished(writable, { readable: false }, (error) => {
+      if (!error) return;
+      drain?.reject(error);
+      drain = null;
+      controller.error(error);
+    });
     return new internals.streams.WritableStream({
+      start(c) {
+        controller = c;
+      },
       write(chunk) {
-        return new Promise((resolve, reject) => writable.write(chunk, (error) => (error ? reject(error) : resolve())));
+        if (writable.writableNeedDrain || !writable.write(chunk)) {
+          drain = Promise.withResolvers();
+          return drain.promise;
+        }
       },
       close() {
-        return new Promise((resolve) => writable.end(resolve));
+        return new Promise((resolve, reject) => {
+          stream.finished(writable, { readable: false }, (error) => (error ? reject(error) : resolve()));
+          if (!writable.writableEnded) writable.end();
+        });
       },
       abort(reason) {
         writable.destroy(reason instanceof Error ? reason : undefined);
@@ -76,6 +104,10 @@ module.exports = stream;
     });
   };
 }
+// A Duplex is destroyed as a Writable is (Node 22's): writes still buffered (corked) call back
+// with ERR_STREAM_DESTROYED.
+stream.Duplex.prototype.destroy = stream.Writable.prototype.destroy;
+
 stream.Duplex.fromWeb = function fromWeb(pair, options = {}) {
   return stream.Duplex.from({ readable: stream.Readable.fromWeb(pair.readable, options), writable: stream.Writable.fromWeb(pair.writable, options) });
 };

@@ -64,16 +64,21 @@ exports.setInterval = async function* setInterval(delay, value, options = {}) {
     pending++;
     wake?.();
   }, delay);
-  const onAbort = () => wake?.();
+  // An abort stops the ticks at once (those already come are still handed out).
+  const onAbort = () => {
+    clearInterval(id);
+    wake?.();
+  };
   signal?.addEventListener("abort", onAbort);
   try {
-    for (;;) {
+    // As Node's: ticks that came while the consumer was busy are all handed out, an abort
+    // meanwhile notwithstanding; the abort ends the loop when it next waits.
+    while (!signal?.aborted) {
       if (pending === 0) await new Promise((resolve) => (wake = resolve));
       wake = null;
-      if (signal?.aborted) throw abortError(signal);
-      pending--;
-      yield value;
+      for (; pending > 0; pending--) yield value;
     }
+    throw abortError(signal);
   } finally {
     clearInterval(id);
     signal?.removeEventListener("abort", onAbort);
