@@ -360,3 +360,65 @@ test("dispatch({ cf }) lays the host's cf over the default, key by key; a bad cf
   assert.equal((await seen("http://localhost/")).colo, "DFW");
   await assert.rejects(dispatch(worker, { url: "http://localhost/", cf: [1] }), /request\.cf must be an object/);
 });
+
+test("structuredClone shares a SharedArrayBuffer, copies Headers and DOMException and refuses other runtime classes, as workerd printed", async (t) => {
+  const result = await evalInWorker(t, `
+    const out = {};
+    const sab = new SharedArrayBuffer(2);
+    const copy = structuredClone({ a: new Uint8Array(sab) });
+    copy.a[0] = 7;
+    out.sab = [copy.a.buffer === sab, new Uint8Array(sab)[0]];
+    const h = structuredClone(new Headers([["x", "1"], ["set-cookie", "a"], ["set-cookie", "b"]]));
+    out.headers = [h instanceof Headers, [...h]];
+    const d1 = new DOMException("m", "NotAllowedError");
+    const d2 = structuredClone(d1);
+    out.dom = [d2 instanceof DOMException, d2.name, d2.message, d2.code, d2.stack === d1.stack, d2 !== d1];
+    try { structuredClone(new TextEncoder()); } catch (e) { out.encoder = [e.name, e.message, e instanceof DOMException]; }
+    try { structuredClone({ blob: new Blob(["x"]) }); } catch (e) { out.blob = e.message; }
+    const mark = Symbol.for("cloudflare:internal-class");
+    const d = Object.getOwnPropertyDescriptor(Headers.prototype, mark);
+    out.marker = [Headers.prototype[mark] === mark, new Response()[mark] === mark, TextEncoder.prototype[mark] === mark, [d.writable, d.enumerable, d.configurable]];
+    class Mine { a = 1; }
+    out.userClass = JSON.stringify(structuredClone(new Mine()));
+    return out;`);
+  // workerd 1.20260426's answers for the same code.
+  assert.deepEqual(result, {
+    sab: [false, 7],
+    headers: [true, [["set-cookie", "a"], ["set-cookie", "b"], ["x", "1"]]],
+    dom: [true, "NotAllowedError", "m", 0, true, true],
+    encoder: ["DataCloneError", 'Could not serialize object of type "TextEncoder". This type does not support serialization.', true],
+    blob: 'Could not serialize object of type "Blob". This type does not support serialization.',
+    marker: [true, true, true, [false, false, false]],
+    userClass: '{"a":1}',
+  });
+});
+
+test("Blob reads a resizable buffer's bytes once every part is converted; blob() takes the last valid type of a list, as workerd printed", async (t) => {
+  const result = await evalInWorker(
+    t,
+    `
+    const out = {};
+    const buffer = new ArrayBuffer(4, { maxByteLength: 16 });
+    new Uint8Array(buffer).fill(0x41);
+    const grow = { [Symbol.toPrimitive]() { buffer.resize(6); new Uint8Array(buffer, 4).fill(0x43); return "B"; } };
+    out.grown = await new Blob([new Uint8Array(buffer), grow]).text();
+    const shrink = new ArrayBuffer(4, { maxByteLength: 16 });
+    new Uint8Array(shrink).fill(0x41);
+    out.shrunk = await new Blob([new Uint8Array(shrink), { toString() { shrink.resize(1); return "B"; } }]).text();
+    out.types = await Promise.all(["text/plain, x/y, text/html", "text/html, */*", 'a/b;x="1,2", bogus'].map(async (t) => (await new Response("x", { headers: { "content-type": t } }).blob()).type));
+    return out;`,
+    { compatibilityDate: "2025-01-01", compatibilityFlags: ["resizable_array_buffer_in_blob"] },
+  );
+  // workerd 1.20260426's answers for the same code.
+  assert.deepEqual(result, { grown: "AAAACCB", shrunk: "AB", types: ["text/html", "text/html", 'a/b;x="1,2"'] });
+});
+
+test("a Blob holds at most 128 MiB, with workerd's RangeError", { timeout: 60_000 }, async (t) => {
+  const result = await evalInWorker(t, `
+    const attempt = (f) => { try { f(); return "no error"; } catch (e) { return e.name + ": " + e.message; } };
+    return [attempt(() => new Blob([new Uint8Array(64 * 1024 * 1024), new Uint8Array(64 * 1024 * 1024 + 1)])), attempt(() => new File([" ", new Blob([new Uint8Array(128 * 1024 * 1024)])], "f"))];`,
+    // Room for the parts and their copies (the default 128 MB would fail the allocation first).
+    { limits: { memoryMb: 512 } },
+  );
+  assert.deepEqual(result, ["RangeError: Blob size 134217729 exceeds limit 134217728", "RangeError: Blob size 134217729 exceeds limit 134217728"]);
+});

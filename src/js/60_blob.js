@@ -12,14 +12,30 @@ function normalizeType(type) {
   return /^[\x20-\x7e]*$/.test(text) ? text.toLowerCase() : "";
 }
 
-/** One blob part as Web IDL converts it: bytes are copied now, anything else becomes a string. */
+/** A buffer or view among the blob parts, read once every part is converted. */
+class BufferPart {
+  constructor(source) {
+    this.source = source;
+  }
+  /** Its bytes now (a resizable buffer may have shrunk or grown since it was reached). */
+  copy() {
+    const part = this.source;
+    if (part instanceof ArrayBuffer) return new Uint8Array(part.slice(0));
+    return new Uint8Array(part.buffer.slice(part.byteOffset, part.byteOffset + part.byteLength));
+  }
+}
+
+/**
+ * One blob part as Web IDL converts it: a Blob's bytes, a buffer or view kept to be read when
+ * every part is converted (as workerd reads them: a later part's conversion may resize it), and
+ * anything else a string.
+ */
 function convertPart(part) {
   if (part instanceof Blob) return internals.blobBytes(part);
   if (internals.feature("no_resizable_array_buffer_in_blob") && (part instanceof ArrayBuffer ? part.resizable : ArrayBuffer.isView(part) && part.buffer.resizable)) {
-    throw new TypeError("Cannot create a Blob with a resizable ArrayBuffer (the no_resizable_array_buffer_in_blob compatibility flag is on).");
+    throw new TypeError("Cannot create a Blob with a resizable ArrayBuffer");
   }
-  if (part instanceof ArrayBuffer) return new Uint8Array(part.slice(0));
-  if (ArrayBuffer.isView(part)) return new Uint8Array(part.buffer.slice(part.byteOffset, part.byteOffset + part.byteLength));
+  if (part instanceof ArrayBuffer || ArrayBuffer.isView(part)) return new BufferPart(part);
   return internals.domString(part);
 }
 
@@ -60,7 +76,7 @@ function convertParts(parts, what) {
   }
   const out = [];
   for (const part of { [Symbol.iterator]: () => method.call(parts) }) out.push(convertPart(part));
-  return out;
+  return out.map((part) => (part instanceof BufferPart ? part.copy() : part));
 }
 
 /** Web IDL's [Clamp] long long: clamped, then rounded half to even (slice(1.5) starts at 2). */
@@ -72,6 +88,18 @@ function clampLongLong(value) {
   const rest = x - r;
   if (rest > 0.5 || (rest === 0.5 && r % 2 !== 0)) r += 1;
   return r === 0 ? 0 : r;
+}
+
+/** The largest Blob workerd makes (128 MiB). */
+const BLOB_LIMIT = 128 * 1024 * 1024;
+
+/** A Blob's bytes from its converted parts; workerd's RangeError beyond BLOB_LIMIT. */
+function joinParts(converted, endings) {
+  if (converted.length === 0) return new Uint8Array(0);
+  const chunks = converted.map((part) => partBytes(part, endings));
+  const size = chunks.reduce((n, c) => n + c.byteLength, 0);
+  if (size > BLOB_LIMIT) throw new RangeError(`Blob size ${size} exceeds limit ${BLOB_LIMIT}`);
+  return concat(chunks);
 }
 
 /** Joins byte chunks into one Uint8Array (shared with the other bootstrap files). */
@@ -99,7 +127,7 @@ class Blob {
     options = dictionary(options, what);
     const endings = endingsOf(options, what);
     const type = options.type;
-    this.#bytes = converted.length === 0 ? new Uint8Array(0) : concat(converted.map((part) => partBytes(part, endings)));
+    this.#bytes = joinParts(converted, endings);
     this.#type = type === undefined ? "" : normalizeType(internals.domString(type));
   }
   static {
@@ -159,10 +187,10 @@ class File extends Blob {
     const lastModified = options.lastModified;
     const type = options.type;
     super();
-    const bytes = converted.length === 0 ? new Uint8Array(0) : concat(converted.map((part) => partBytes(part, endings)));
+    const bytes = joinParts(converted, endings);
     internals.blobInit(this, bytes, type === undefined ? "" : internals.domString(type));
     this.#name = name;
-    this.#lastModified = lastModified === undefined ? Date.now() : Math.trunc(Number(lastModified)) || 0;
+    this.#lastModified = lastModified === undefined ? Date.now() : Math.trunc(+lastModified) || 0; // unary plus: a BigInt is a TypeError, as Web IDL's long long
   }
   get name() {
     return this.#name;

@@ -268,7 +268,7 @@ function defineBodyMethods(Class, state, headers) {
       const type = headers(this).get("content-type") ?? "";
       // blob_standard_mime_type (2024-06-03): the MIME type serialized; before, the header as is.
       if (!internals.feature("blob_standard_mime_type")) return internals.newBlob(bytes.slice(), type, true);
-      return internals.newBlob(bytes.slice(), serializeMimeType(type), true);
+      return internals.newBlob(bytes.slice(), extractMimeType(type), true);
     },
     async formData() {
       const bytes = await state(this).consume();
@@ -335,6 +335,20 @@ function serializeMimeType(text) {
 }
 
 internals.serializeMimeType = serializeMimeType;
+
+/**
+ * Fetch's "extract a MIME type" from a Content-Type value that may list several (comma-separated,
+ * outside quotes): the last that parses and is not the any-type wildcard, serialized; "" when
+ * none does.
+ */
+function extractMimeType(header) {
+  let found = "";
+  for (const value of String(header).match(/(?:[^,"]|"(?:[^"\\]|\\.)*"?)+/g) ?? []) {
+    const serialized = serializeMimeType(value);
+    if (serialized !== "" && !serialized.startsWith("*/*")) found = serialized;
+  }
+  return found;
+}
 
 function illegal(what) {
   return new TypeError(`Illegal invocation: ${what} called on an object that is not a ${what.split(".")[0]}`);

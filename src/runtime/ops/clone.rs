@@ -3,9 +3,16 @@
 //! arrays, errors, cycles). Uncloneable values throw an Error named "DataCloneError", which the
 //! JS wrapper turns into a DOMException. Also `ops.serialize(value)` / `ops.deserialize(bytes)`:
 //! the same format as bytes, for values that leave the isolate (queue messages of content type
-//! `v8`, read back by another isolate or by Node's own `v8.Deserializer`).
+//! `v8`, read back by another isolate or by Node's own `v8.Deserializer`). API classes the
+//! bootstrap gives clone hooks (`ops.setCloneHooks`: Headers, DOMException) are written as host
+//! objects through their JS `serialize`; no JS may run while V8 deserializes, so each is read
+//! back as a placeholder `{ [HOOKED_KEY]: [name, value] }` that the JS reviver
+//! (`ops.setCloneReviver`) turns into the object once the value is read. structuredClone shares
+//! a SharedArrayBuffer with the copy, as in workerd.
 
 use super::{new_string, OpFn};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use v8::{MapFnTo, ValueDeserializerHelper, ValueSerializerHelper};
 
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
@@ -13,6 +20,83 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("serialize", op_serialize.map_fn_to());
   install("deserialize", op_deserialize.map_fn_to());
   install("markUncloneable", op_mark_uncloneable.map_fn_to());
+  install("setCloneHooks", op_set_clone_hooks.map_fn_to());
+  install("setCloneReviver", op_set_clone_reviver.map_fn_to());
+}
+
+/// The private key of a prototype's clone hooks (`{ name, serialize }`), and of the global's
+/// reviver (see the module comment).
+fn hooks_key<'s>(scope: &mut v8::PinScope<'s, '_>) -> v8::Local<'s, v8::Private> {
+  let name = new_string(scope, "workerbox.cloneHooks");
+  v8::Private::for_api(scope, Some(name))
+}
+
+fn reviver_key<'s>(scope: &mut v8::PinScope<'s, '_>) -> v8::Local<'s, v8::Private> {
+  let name = new_string(scope, "workerbox.cloneReviver");
+  v8::Private::for_api(scope, Some(name))
+}
+
+/// The key of a placeholder for an object read through clone hooks.
+const HOOKED_KEY: &str = "\u{0}workerbox.cloned";
+
+/// `ops.setCloneHooks(prototype, name, serialize)`: instances of `prototype` clone as host
+/// objects: `serialize(object)` gives a cloneable value, read back as a placeholder (see above).
+fn op_set_clone_hooks<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let (Ok(prototype), Ok(name), Ok(serialize)) = (
+    v8::Local::<v8::Object>::try_from(args.get(0)),
+    v8::Local::<v8::String>::try_from(args.get(1)),
+    v8::Local::<v8::Function>::try_from(args.get(2)),
+  ) else {
+    return super::throw_type_error(scope, "setCloneHooks: expected (prototype, name, serialize)");
+  };
+  let hooks = v8::Object::new(scope);
+  let parts: [(&str, v8::Local<v8::Value>); 2] = [("name", name.into()), ("serialize", serialize.into())];
+  for (key, value) in parts {
+    let key = new_string(scope, key);
+    let _: Option<bool> = hooks.set(scope, key.into(), value);
+  }
+  let key = hooks_key(scope);
+  prototype.set_private(scope, key, hooks.into());
+}
+
+/// `ops.setCloneReviver(revive)`: `revive(value)` replaces the placeholders in a value just read.
+fn op_set_clone_reviver<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let Ok(revive) = v8::Local::<v8::Function>::try_from(args.get(0)) else {
+    return super::throw_type_error(scope, "setCloneReviver: expected a function");
+  };
+  let global = scope.get_current_context().global(scope);
+  let key = reviver_key(scope);
+  global.set_private(scope, key, revive.into());
+}
+
+/// `value` with its placeholders revived, when the read made any (`hooked`).
+fn revived<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Local<'s, v8::Value>, hooked: &Cell<bool>) -> Option<v8::Local<'s, v8::Value>> {
+  if !hooked.get() {
+    return Some(value);
+  }
+  let global = scope.get_current_context().global(scope);
+  let key = reviver_key(scope);
+  let revive = v8::Local::<v8::Function>::try_from(global.get_private(scope, key)?).ok()?;
+  let recv = v8::undefined(scope).into();
+  revive.call(scope, recv, &[value])
+}
+
+/// The clone hooks of `object`'s class (the first prototype in its chain that has some).
+fn hooks_of<'s>(scope: &mut v8::PinScope<'s, '_>, object: v8::Local<'s, v8::Object>) -> Option<v8::Local<'s, v8::Object>> {
+  let key = hooks_key(scope);
+  let mut current = object;
+  for _ in 0..64 {
+    if let Some(hooks) = current.get_private(scope, key).and_then(|v| v8::Local::<v8::Object>::try_from(v).ok()) {
+      return Some(hooks);
+    }
+    current = current.get_prototype(scope).and_then(|p| v8::Local::<v8::Object>::try_from(p).ok())?;
+  }
+  None
+}
+
+fn hook<'s>(scope: &mut v8::PinScope<'s, '_>, hooks: v8::Local<'s, v8::Object>, name: &str) -> Option<v8::Local<'s, v8::Function>> {
+  let key = new_string(scope, name);
+  v8::Local::<v8::Function>::try_from(hooks.get(scope, key.into())?).ok()
 }
 
 /// The private key that marks a prototype whose instances are platform objects V8's serializer
@@ -39,6 +123,14 @@ fn op_mark_uncloneable<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionC
 /// name and own properties survive; otherwise V8 writes it itself (type, message, stack, cause).
 struct Cloner {
   errors: bool,
+  /// Whether an error's own `stack` is written too (structuredClone); an RPC value's error
+  /// arrives with the receiver's stack, as workerd deserializes errors from another worker.
+  keep_stack: bool,
+  /// structuredClone within this isolate: the SharedArrayBuffers met, shared with the copy (their
+  /// ids index this list). None: they cannot be cloned (values that leave the isolate).
+  shared: Option<Rc<RefCell<Vec<v8::Global<v8::SharedArrayBuffer>>>>>,
+  /// Set when a read made a placeholder for an object with clone hooks (to revive after).
+  hooked: Rc<Cell<bool>>,
 }
 
 /// A context's `EvalError.prototype` and `URIError.prototype`, taken before the user's script
@@ -66,6 +158,8 @@ pub(crate) fn remember_error_prototypes(scope: &mut v8::PinScope, context: v8::L
 
 /// The tag before an error written by [`Cloner`] (workerd's number for it).
 const NATIVE_ERROR_TAG: u32 = 10;
+/// The tag before an object written through its class's clone hooks (its class name, then the value).
+const HOOKS_TAG: u32 = 0x7762;
 /// The error types written as a number; any other name is written out (index 0).
 const ERROR_TYPES: [&str; 8] = ["", "Error", "TypeError", "RangeError", "ReferenceError", "SyntaxError", "EvalError", "URIError"];
 
@@ -94,7 +188,7 @@ impl Cloner {
     let rest = v8::Object::new(scope);
     for i in 0..names.length() {
       let key = names.get_index(scope, i)?;
-      if key.strict_equals(name_key.into()) || key.strict_equals(message_key.into()) {
+      if key.strict_equals(name_key.into()) || key.strict_equals(message_key.into()) || (!self.keep_stack && key.to_rust_string_lossy(scope) == "stack") {
         continue;
       }
       let value = error.get(scope, key)?;
@@ -121,7 +215,7 @@ impl v8::ValueSerializerImpl for Cloner {
 
   /// Whether a marked prototype (see `op_mark_uncloneable`) is in the object's chain.
   fn is_host_object<'s>(&self, scope: &mut v8::PinScope<'s, '_>, object: v8::Local<'s, v8::Object>) -> Option<bool> {
-    if self.errors && object.is_native_error() {
+    if (self.errors && object.is_native_error()) || hooks_of(scope, object).is_some() {
       return Some(true);
     }
     let key = uncloneable_key(scope);
@@ -145,13 +239,29 @@ impl v8::ValueSerializerImpl for Cloner {
     object: v8::Local<'s, v8::Object>,
     serializer: &dyn v8::ValueSerializerHelper,
   ) -> Option<bool> {
+    if let Some(hooks) = hooks_of(scope, object) {
+      let context = scope.get_current_context();
+      let key = new_string(scope, "name");
+      let name = hooks.get(scope, key.into())?;
+      let serialize = hook(scope, hooks, "serialize")?;
+      let value = serialize.call(scope, hooks.into(), &[object.into()])?;
+      serializer.write_uint32(HOOKS_TAG);
+      serializer.write_value(context, name)?;
+      return serializer.write_value(context, value);
+    }
     if self.errors && object.is_native_error() {
       return self.write_error(scope, object, serializer);
     }
     let name = object.get_constructor_name().to_rust_string_lossy(scope);
-    let message = new_string(scope, &format!("{name} object could not be cloned."));
+    let message = new_string(scope, &format!("Could not serialize object of type \"{name}\". This type does not support serialization."));
     self.throw_data_clone_error(scope, message);
     None
+  }
+
+  fn get_shared_array_buffer_id<'s>(&self, scope: &mut v8::PinScope<'s, '_>, shared_array_buffer: v8::Local<'s, v8::SharedArrayBuffer>) -> Option<u32> {
+    let mut list = self.shared.as_ref()?.borrow_mut();
+    list.push(v8::Global::new(scope, shared_array_buffer));
+    Some((list.len() - 1) as u32)
   }
 }
 
@@ -161,7 +271,10 @@ impl v8::ValueDeserializerImpl for Cloner {
   fn read_host_object<'s>(&self, scope: &mut v8::PinScope<'s, '_>, input: &dyn v8::ValueDeserializerHelper) -> Option<v8::Local<'s, v8::Object>> {
     let context = scope.get_current_context();
     let (mut tag, mut index) = (0u32, 0u32);
-    if !input.read_uint32(&mut tag) || tag != NATIVE_ERROR_TAG || !input.read_uint32(&mut index) || index as usize >= ERROR_TYPES.len() {
+    if input.read_uint32(&mut tag) && tag == HOOKS_TAG {
+      return read_hooked(scope, context, input, &self.hooked);
+    }
+    if tag != NATIVE_ERROR_TAG || !input.read_uint32(&mut index) || index as usize >= ERROR_TYPES.len() {
       let message = new_string(scope, "Unable to deserialize cloned data.");
       v8::ValueSerializerImpl::throw_data_clone_error(self, scope, message);
       return None;
@@ -210,6 +323,30 @@ impl v8::ValueDeserializerImpl for Cloner {
     }
     Some(error)
   }
+
+  fn get_shared_array_buffer_from_id<'s>(&self, scope: &mut v8::PinScope<'s, '_>, transfer_id: u32) -> Option<v8::Local<'s, v8::SharedArrayBuffer>> {
+    // A new SharedArrayBuffer over the same memory, as workerd's copy has.
+    let found = self.shared.as_ref().and_then(|list| list.borrow().get(transfer_id as usize).map(|g| v8::Local::new(scope, g)));
+    let found = found.map(|shared| v8::SharedArrayBuffer::with_backing_store(scope, &shared.get_backing_store()));
+    if found.is_none() {
+      let message = new_string(scope, "Unable to deserialize cloned data.");
+      v8::ValueSerializerImpl::throw_data_clone_error(self, scope, message);
+    }
+    found
+  }
+}
+
+/// Reads an object written through its class's clone hooks as its placeholder (no JS may run
+/// while V8 deserializes; the reviver makes the object after).
+fn read_hooked<'s>(scope: &mut v8::PinScope<'s, '_>, context: v8::Local<'s, v8::Context>, input: &dyn v8::ValueDeserializerHelper, hooked: &Cell<bool>) -> Option<v8::Local<'s, v8::Object>> {
+  let name = input.read_value(context)?;
+  let value = input.read_value(context)?;
+  let parts = v8::Array::new_with_elements(scope, &[name, value]);
+  let placeholder = v8::Object::new(scope);
+  let key = new_string(scope, HOOKED_KEY);
+  placeholder.create_data_property(scope, key.into(), parts.into())?;
+  hooked.set(true);
+  Some(placeholder)
 }
 
 /// `ops.structuredClone(value, transfer?)`: `transfer` is an array of distinct, detachable
@@ -235,15 +372,16 @@ fn op_structured_clone<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionC
       };
       if let Some(problem) = problem {
         let message = new_string(scope, problem);
-        return v8::ValueSerializerImpl::throw_data_clone_error(&Cloner { errors: false }, scope, message);
+        return v8::ValueSerializerImpl::throw_data_clone_error(&Cloner { errors: false, keep_stack: true, shared: None, hooked: Rc::default() }, scope, message);
       }
       transfer.push(buffer);
     }
   }
   let errors = super::state(scope).borrow().nodejs_compat.enabled.iter().any(|f| f == "enhanced_error_serialization");
   let context = scope.get_current_context();
+  let shared = Rc::new(RefCell::new(Vec::new()));
   let data = {
-    let serializer = v8::ValueSerializer::new(scope, Box::new(Cloner { errors }));
+    let serializer = v8::ValueSerializer::new(scope, Box::new(Cloner { errors, keep_stack: true, shared: Some(shared.clone()), hooked: Rc::default() }));
     serializer.write_header();
     for (id, buffer) in transfer.iter().enumerate() {
       serializer.transfer_array_buffer(id as u32, *buffer);
@@ -264,25 +402,32 @@ fn op_structured_clone<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionC
       v8::ArrayBuffer::with_backing_store(scope, &store)
     })
     .collect();
-  let deserializer = v8::ValueDeserializer::new(scope, Box::new(Cloner { errors }), &data);
-  for (id, buffer) in moved.iter().enumerate() {
-    deserializer.transfer_array_buffer(id as u32, *buffer);
-  }
-  if deserializer.read_header(context) != Some(true) {
-    return;
-  }
-  if let Some(copy) = deserializer.read_value(context) {
+  let hooked: Rc<Cell<bool>> = Rc::default();
+  let copy = {
+    let deserializer = v8::ValueDeserializer::new(scope, Box::new(Cloner { errors, keep_stack: true, shared: Some(shared), hooked: hooked.clone() }), &data);
+    for (id, buffer) in moved.iter().enumerate() {
+      deserializer.transfer_array_buffer(id as u32, *buffer);
+    }
+    if deserializer.read_header(context) != Some(true) {
+      return;
+    }
+    deserializer.read_value(context)
+  };
+  if let Some(copy) = copy.and_then(|copy| revived(scope, copy, &hooked)) {
     rv.set(copy);
   }
 }
 
-/// `ops.serialize(value)`: V8's serialization of `value` (with its header) as a Uint8Array.
+/// `ops.serialize(value, errors?)`: V8's serialization of `value` (with its header) as a
+/// Uint8Array. With `errors` (an RPC value under enhanced_error_serialization) an error is
+/// written as workerd writes it: with its own properties, but not its stack.
 fn op_serialize<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let value = args.get(0);
+  let errors = args.get(1).is_true();
   let context = scope.get_current_context();
   let data = {
-    // Leaving the isolate (queue messages Node may read): V8's own format only.
-    let serializer = v8::ValueSerializer::new(scope, Box::new(Cloner { errors: false }));
+    // Leaving the isolate (queue messages Node may read): V8's own format unless `errors`.
+    let serializer = v8::ValueSerializer::new(scope, Box::new(Cloner { errors, keep_stack: false, shared: None, hooked: Rc::default() }));
     serializer.write_header();
     if serializer.write_value(context, value) != Some(true) {
       return; // the DataCloneError is already thrown
@@ -305,11 +450,15 @@ fn op_deserialize<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallba
     return super::throw_type_error(scope, "deserialize: expected a Uint8Array");
   };
   let context = scope.get_current_context();
-  let deserializer = v8::ValueDeserializer::new(scope, Box::new(Cloner { errors: false }), &data);
-  if deserializer.read_header(context) != Some(true) {
-    return;
-  }
-  if let Some(value) = deserializer.read_value(context) {
+  let hooked: Rc<Cell<bool>> = Rc::default();
+  let value = {
+    let deserializer = v8::ValueDeserializer::new(scope, Box::new(Cloner { errors: false, keep_stack: true, shared: None, hooked: hooked.clone() }), &data);
+    if deserializer.read_header(context) != Some(true) {
+      return;
+    }
+    deserializer.read_value(context)
+  };
+  if let Some(value) = value.and_then(|value| revived(scope, value, &hooked)) {
     rv.set(value);
   }
 }
