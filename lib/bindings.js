@@ -294,6 +294,20 @@ async function callService(definition, method, args, bytes, dispatch, caller) {
     const result = await dispatch(handler, { type: "scheduled", cron: args.cron, scheduledTime: args.scheduledTime });
     return { json: JSON.stringify({ outcome: result.outcome, noRetry: result.noRetry }) };
   }
+  // service_binding_extra_handlers: `env.SVC.queue(queueName, messages)` runs the bound worker's
+  // queue() handler on that batch (bodies are V8-serialized, their sizes in the message list).
+  if (method === "queue") {
+    if (!rpc.isWorker(handler)) throw new TypeError("queue(): this service binding's handler is not a workerbox worker, so it has no queue() handler to run");
+    const bodies = [];
+    let at = 0;
+    for (const m of args.messages) {
+      bodies.push(Buffer.from(bytes.subarray(at, at + m.size)));
+      at += m.size;
+    }
+    const metas = { messages: args.messages.map(({ id, timestamp, attempts, contentType }) => ({ id, timestamp, attempts, contentType })) };
+    const { outcome, decisions } = await require("./queues/queue.js").runBatchIn(handler, args.queue, metas, bodies);
+    return { json: JSON.stringify({ outcome, ...decisions }) };
+  }
   if (method !== "fetch") throw new TypeError(`unknown service binding operation "${method}"`);
   if (definition.entrypoint !== undefined) return rpc.fetchInto(handler, { entrypoint: definition.entrypoint }, args, bytes, caller);
   if (typeof handler !== "function" && typeof handler.dispatch !== "function" && typeof handler.fetch !== "function") {

@@ -119,8 +119,13 @@ async function callWorker(worker, call, bytes) {
   // No result at all: the worker could not run the call (a NativeError).
   if (outcome.resultJson === undefined) return errorAnswer(access.toError(outcome));
   if (outcome.error) return errorAnswer(outcome.error);
-  const { stubs: locals } = JSON.parse(outcome.resultJson);
-  return { json: JSON.stringify({ stubs: hostIds(worker, locals) }), bytes: outcome.result };
+  const { stubs: locals, thrown, released } = JSON.parse(outcome.resultJson);
+  // The stubs the call received and let go when it ended: their owners learn it before the
+  // answer goes back, so the caller's objects are disposed by the time its call resolves, as in
+  // workerd.
+  for (const id of released ?? []) await callStub("dispose", { stub: id }, null, worker).catch(() => {});
+  // thrown: the call threw, and the result is the error as a value (asked for by errorValue).
+  return { json: JSON.stringify({ stubs: hostIds(worker, locals), ...(thrown === true ? { thrown } : {}) }), bytes: outcome.result };
 }
 
 const isWorker = (handler) => handler !== null && typeof handler === "object" && typeof handler.dispatch === "function";
@@ -131,7 +136,7 @@ const isWorker = (handler) => handler !== null && typeof handler === "object" &&
  */
 async function callService(handler, entrypoint, caller, args, bytes) {
   if (isWorker(handler)) {
-    const call = { entrypoint: entrypoint ?? "default", path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs, args.dupStubs), ...(args.props !== undefined ? { props: args.props } : {}) };
+    const call = { entrypoint: entrypoint ?? "default", path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs, args.dupStubs), ...(args.props !== undefined ? { props: args.props } : {}), ...errorValue(args) };
     return callWorker(handler, call, bytes);
   }
   if (typeof handler === "function" || handler === null || typeof handler !== "object") {
@@ -194,7 +199,7 @@ async function callStub(method, args, bytes, caller) {
   const { stub, ...rest } = args;
   if (entry.binding !== undefined) return callThroughBinding(entry, method, rest, bytes, caller);
   if (method === "fetch") return fetchInto(entry.worker, { stub: entry.local }, rest, bytes, caller);
-  return callWorker(entry.worker, { stub: entry.local, path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs, args.dupStubs) }, bytes);
+  return callWorker(entry.worker, { stub: entry.local, path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs, args.dupStubs), ...errorValue(args) }, bytes);
 }
 
 /**
@@ -247,6 +252,9 @@ function nodeStub(call, local = {}, path = []) {
     },
   });
 }
+
+/** A worker caller's `errorValue` (an error thrown comes back as a value: src/js/84_rpc_serve.js), passed on. */
+const errorValue = (args) => (args.errorValue === true ? { errorValue: true } : {});
 
 /** An answer that makes the caller's promise reject with this error's name, message and stack. */
 const errorAnswer = ({ name, message, stack }) => ({ json: JSON.stringify({ error: { name, message, stack } }) });

@@ -90,7 +90,8 @@ internals.ctxExports = function ctxExports() {
   if (ownExports !== undefined) return ownExports;
   const out = {};
   for (const [name, value] of Object.entries(internals.namespace ?? {})) {
-    const handlerObject = name === "default" && value !== null && typeof value === "object" && typeof value.fetch === "function";
+    // Every exported object is a handler entrypoint (workerd's named handlers), as is the default one.
+    const handlerObject = value !== null && typeof value === "object" && !Array.isArray(value) && (name !== "default" || typeof value.fetch === "function" || Object.keys(value).length > 0);
     if (internals.isEntrypointClass(value) || handlerObject) out[name] = internals.makeBinding(`#self:${name}`, "service");
     else if (typeof value === "function" && value.prototype instanceof DurableObject) out[name] = internals.makeBinding(`#self-do:${name}`, `durable_object:${name}`);
   }
@@ -190,9 +191,8 @@ const cloudflareModules = {
     withExports,
     withEnvAndExports,
     waitUntil: (promise) => {
-      // While the module runs (internals.start has not yet filled the env) there is no request to
-      // wait for, as in workerd.
-      if (internals.workerEnv === undefined) throw new Error(GLOBAL_SCOPE);
+      // Outside any event (while the module runs) there is no request to wait for, as in workerd.
+      if (internals.flowEvent() === undefined) throw new Error(GLOBAL_SCOPE);
       return internals.trackBackground(promise);
     },
   }),
@@ -257,10 +257,29 @@ function exportOwned(v, params) {
  * arrays, Maps and Sets are walked; everything else is left to the structured clone.
  */
 function marshal(value, params = false) {
+  const prepared = prepare(value, params);
+  return { bytes: serializeValue(prepared), ...prepared };
+}
+
+/** The bytes of a prepared value (errors in it with their own properties under enhanced_error_serialization, as workerd sends them). */
+const serializeValue = (prepared) => ops.serialize(prepared.special ? { [SPECIAL_KEY]: prepared.replaced } : prepared.replaced, internals.feature("enhanced_error_serialization"));
+
+/** marshal(), once the bodies of the Requests and Responses in `value` are read (84_rpc_http.js). */
+async function marshalAsync(value, params = false) {
+  const prepared = prepare(value, params);
+  if (prepared.pending.length > 0) await Promise.all(prepared.pending);
+  return { bytes: serializeValue(prepared), ...prepared };
+}
+
+/** The walk of marshal(): the value with its places, the stubs, and the body reads pending. */
+function prepare(value, params) {
   const stubs = [];
+  const pending = [];
   let special = false;
-  // The stubs for host stubs passed on (`remote` entries), as `send` may hand them over.
+  // The stubs for host stubs passed on (`remote` entries) and the `new RpcStub()` holders sent,
+  // as `send` may hand them over.
   const passed = [];
+  const locals = [];
   const seen = new Map();
   const place = (entry) => {
     stubs.push(entry);
@@ -277,11 +296,13 @@ function marshal(value, params = false) {
       if (local !== undefined) {
         if (local.disposed) throw new DOMException("An RPC stub that was disposed cannot be sent.", "DataCloneError");
         const held = dupHolder(local);
+        locals.push(local);
         return place({ local: exportObject(local.value, () => disposeHolder(held)) });
       }
       const target = v[kTarget];
       if (target?.stub !== undefined) {
         if (target.released) throw new DOMException("An RPC stub that was disposed cannot be sent.", "DataCloneError");
+        internals.checkIo(target.owner, "Client");
         passed.push(target);
         return place({ remote: target.stub });
       }
@@ -295,6 +316,12 @@ function marshal(value, params = false) {
     if (v instanceof DOMException) {
       special = true;
       return { [DOM_EXCEPTION_KEY]: [v.message, v.name, typeof v.stack === "string" ? v.stack : ""] };
+    }
+    // A Request or Response: its parts, the body read before the value is written.
+    const http = internals.rpcHttp.encode(v, pending, walk);
+    if (http !== undefined) {
+      special = true;
+      return http;
     }
     if (internals.isAbortSignal(v) && internals.feature("enable_abortsignal_rpc")) {
       special = true;
@@ -320,14 +347,39 @@ function marshal(value, params = false) {
       return out;
     }
     const proto = Object.getPrototypeOf(v);
-    if (proto !== Object.prototype && proto !== null) return v;
+    if (proto !== Object.prototype) {
+      unserializable(v, proto);
+      return v;
+    }
     const out = {};
     seen.set(v, out);
     for (const key of Object.keys(v)) out[key] = walk(v[key]);
     return out;
   };
   const replaced = walk(value);
-  return { bytes: ops.serialize(special ? { [SPECIAL_KEY]: replaced } : replaced), stubs, passed };
+  return { replaced, special, stubs, passed, locals, pending };
+}
+
+const objectTag = Object.prototype.toString;
+
+/**
+ * Throws workerd's DataCloneError for an object RPC cannot send: an instance of a class that is
+ * not an RpcTarget, an object without a prototype, or a Proxy that emulates neither a plain
+ * object nor an RpcTarget. Built-in values V8 clones (Dates, typed arrays, errors…) pass.
+ */
+function unserializable(v, proto) {
+  if (proto !== null && objectTag.call(v) !== "[object Object]") return;
+  if (ops.isProxy(v)) {
+    throw new DOMException(
+      "Proxy could not be serialized because it is not a valid RPC receiver type. The Proxy must emulate either a plain object or an RpcTarget, as indicated by the Proxy's prototype chain.",
+      "DataCloneError",
+    );
+  }
+  const ctor = proto === null ? undefined : Object.getOwnPropertyDescriptor(proto, "constructor")?.value;
+  // The runtime's own classes are the serializer's to judge (src/js/99_runtime_classes.js).
+  if (typeof ctor === "function" && ops.runtimeFunction(ctor)) return;
+  const type = typeof ctor === "function" && typeof ctor.name === "string" && ctor.name !== "" ? ctor.name : "Object";
+  throw new DOMException(`Could not serialize object of type "${type}". This type does not support serialization.`, "DataCloneError");
 }
 
 /**
@@ -366,7 +418,8 @@ const holds = new Map();
 /** A new stub for host stub `id`, pushed onto `created` when given. */
 function stubFor(id, created = undefined) {
   holds.set(id, (holds.get(id) ?? 0) + 1);
-  const stub = remoteStub({ stub: id, released: false }, []);
+  // Tied to the request it arrived in (owner): another request cannot send it on.
+  const stub = remoteStub({ stub: id, released: false, owner: internals.ioOwner() }, []);
   created?.push(stub);
   return stub;
 }
@@ -383,9 +436,15 @@ function unhold(target) {
   return true;
 }
 
-/** Lets go of one stub for a host stub; the host forgets it when no stub here stands for it. */
-function release(target) {
-  if (!target.released && unhold(target)) internals.hostCall("#rpc", "dispose", { stub: target.stub }).catch(() => {});
+/**
+ * Lets go of one stub for a host stub; the host forgets it when no stub here stands for it. With
+ * `into` (an array) the host stub's id is collected there instead, for a call's answer to carry
+ * (84_rpc_serve.js), so the host lets it go before the caller sees the answer.
+ */
+function release(target, into = undefined) {
+  if (target.released || !unhold(target)) return;
+  if (into !== undefined) into.push(target.stub);
+  else internals.hostCall("#rpc", "dispose", { stub: target.stub }).catch(() => {});
 }
 
 /** workerd's error for a call on a stub that was disposed (or handed over). */
@@ -411,6 +470,7 @@ function unmarshal(bytes, ids, created = undefined) {
       if (stack !== "") Object.defineProperty(error, "stack", { value: stack, writable: true, configurable: true });
       return error;
     }
+    if (special && proto === Object.prototype && Object.hasOwn(v, internals.rpcHttp.KEY)) return internals.rpcHttp.decode(v, walk);
     if (special && proto === Object.prototype && Object.hasOwn(v, SIGNAL_KEY)) {
       const { reason, trigger } = v[SIGNAL_KEY];
       return receivedSignal({ reason: walk(reason), trigger: walk(trigger) });
@@ -434,14 +494,21 @@ function unmarshal(bytes, ids, created = undefined) {
   return walk(value);
 }
 
-/** An error thrown on the other side of a call, with its name, message and remote stack. */
-function remoteError({ name, message, stack }) {
+/**
+ * An error thrown on the other side of a call: its name and message, with this side's stack (the
+ * call's, as workerd gives it) and, under enhanced_error_serialization, the other own properties
+ * the thrower gave it (`props`).
+ */
+function remoteError({ name, message, props }) {
   const Kind = { TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError }[name] ?? Error;
   const error = new Kind(message);
+  Error.captureStackTrace?.(error, send);
   if (Kind === Error && name !== "Error") {
     Object.defineProperty(error, "name", { value: name, writable: true, configurable: true, enumerable: false });
   }
-  if (typeof stack === "string" && stack !== "") error.stack = stack;
+  if (props !== null && typeof props === "object") {
+    for (const key of Object.keys(props)) if (key !== "stack" && key !== "message" && key !== "name") error[key] = props[key];
+  }
   // An error thrown on the other side of an RPC call says so, as in workerd.
   error.remote = true;
   return error;
@@ -454,11 +521,16 @@ async function send(target, path, kind, args) {
   if (target.released) throw new Error(DISPOSED);
   // Whether the host gives the receiver stubs of its own for those passed on (rpc_params_dup_stubs).
   const dupStubs = internals.feature("rpc_params_dup_stubs");
-  const { bytes, stubs, passed } = marshal(args, dupStubs);
+  const { bytes, stubs, passed, locals } = await marshalAsync(args, dupStubs);
   // Otherwise they are handed over: the caller's are gone from here on (the receiver lets the
-  // host stub go when its call ends), as workerd transferred them.
-  if (!dupStubs) for (const moved of passed) if (!moved.released) unhold(moved);
-  const call = { path, kind, stubs, dupStubs };
+  // host stub go when its call ends), as workerd transferred them; so is a `new RpcStub()` sent
+  // (its export holds the reference now).
+  if (!dupStubs) {
+    for (const moved of passed) if (!moved.released) unhold(moved);
+    for (const holder of locals) disposeHolder(holder);
+  }
+  // errorValue: an error the callee throws comes back as a value (with its own properties).
+  const call = { path, kind, stubs, dupStubs, errorValue: true };
   // A stub's call goes to the host's stub table; a binding's (service or Durable Object, whose
   // object id and name ride along) to that binding.
   const [answer, payload] =
@@ -469,6 +541,7 @@ async function send(target, path, kind, args) {
   if (payload === null) return undefined;
   const created = [];
   const result = unmarshal(payload, answer.stubs ?? [], created);
+  if (answer.thrown) throw remoteError(result);
   // An object result gets a disposer of the stubs in it (`using result = await stub.method()`),
   // as workerd adds one.
   if (result !== null && typeof result === "object" && !Object.hasOwn(result, Symbol.dispose) && Object.isExtensible(result)) {
@@ -482,34 +555,46 @@ async function send(target, path, kind, args) {
  * `stub.getCounter().increment()` calls `increment` on whatever `getCounter()` resolves to.
  * `value()` gives the promise of the value this stands for, made on first use.
  */
-function pipelined(value, key) {
+function pipelined(value, key, unboxed = undefined) {
   let memo;
-  const resolve = () => (memo ??= key === undefined ? value() : value().then((v) => readMember(v, key)));
+  // `value()` gives a promise of `{ v }`: boxed, so that a stub or property met along the path is
+  // not awaited (a thenable adopted) before the path's end, as workerd pipelines through it.
+  const boxed = () => (memo ??= key === undefined ? value() : value().then(({ v }) => ({ v: readMember(v, key) })));
+  const resolve = () => (key === undefined && unboxed !== undefined ? unboxed : boxed().then(({ v }) => v));
+  // The request that made it: another may await a call's result (a plain promise), but not
+  // pipeline on it or await a property of it, as in workerd.
+  const owner = internals.ioOwner();
   return new Proxy(function rpcPromise() {}, {
     getPrototypeOf: protoTrap("RpcPromise"),
     get(_, name) {
       if (name === kKind) return "RpcPromise";
       if (name === "then" || name === "catch" || name === "finally") {
+        if (key !== undefined) internals.checkIo(owner, "Pipeline");
         const promise = resolve();
         return promise[name].bind(promise);
       }
       if (typeof name === "symbol") return undefined;
-      return pipelined(resolve, name);
+      internals.checkIo(owner, "JsRpcPromise");
+      return pipelined(boxed, name);
     },
     apply(_, __, args) {
+      internals.checkIo(owner, "JsRpcPromise");
       const call =
         key === undefined
-          ? () => resolve().then((f) => callMember(f, undefined, args))
-          : () => value().then((v) => callMember(v, key, args));
+          ? () => boxed().then(({ v }) => callMember(v, undefined, args))
+          : () => value().then(({ v }) => callMember(v, key, args));
       return started(call());
     },
   });
 }
 
-/** A pipelined promise over a call already sent (its rejection is the caller's to see). */
+/**
+ * A pipelined promise over a call already sent (its rejection is the caller's to see: marked
+ * handled rather than given a reaction, so that awaiting it keeps the caller's async stack).
+ */
 function started(promise) {
-  promise.catch(() => {});
-  return pipelined(() => promise);
+  ops.markHandled(promise);
+  return pipelined(() => promise.then((v) => ({ v })), undefined, promise);
 }
 
 function readMember(v, key) {
@@ -547,6 +632,8 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
       if (name === kKind) return kind;
       if (name === kTarget) return path.length === 0 ? target : undefined;
       if (path.length === 0) {
+        // The class it is an instance of (`env.SVC.constructor()` is workerd's "Illegal constructor").
+        if (name === "constructor" && KIND_PROTO[kind] !== undefined) return KIND_PROTO[kind]().constructor;
         if (name === Symbol.dispose) return () => target.stub !== undefined && release(target);
         if (name === "dup") return () => (target.stub !== undefined ? stubFor(target.stub) : remoteStub(target, path, fetcher, local));
         // fetch() on a stub received over RPC: into the object's fetch(), or through the
@@ -570,6 +657,13 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
             return answer;
           };
         }
+        // service_binding_extra_handlers: queue(queueName, messages) runs the bound worker's
+        // queue() handler on that batch (89_queue.js).
+        if (fetcher !== null && name === "queue" && target.binding !== undefined && internals.compat?.enabled.includes("service_binding_extra_handlers")) {
+          return (queueName, messages) => internals.fetcherQueue(target.binding, queueName, messages);
+        }
+        // A property for any name, even one the binding keeps (fetch), as workerd's test hook.
+        if (fetcher !== null && name === "getRpcMethodForTestOnly") return (method) => remoteStub(target, [String(method)], fetcher, local);
         if (fetcher !== null && FETCH_SHORTCUTS.has(name) && !internals.feature("fetcher_no_get_put_delete")) {
           return fetchShortcut(fetcher, FETCH_SHORTCUTS.get(name));
         }
@@ -661,7 +755,7 @@ function passLocal(v, seen = new Map()) {
 
 async function callLocal(holder, path, kind, args) {
   if (holder.disposed) throw new Error(DISPOSED);
-  return passLocal(await invoke(holder.value, path, kind, passLocal(args)));
+  return passLocal(await internals.rpc.invoke(holder.value, path, kind, passLocal(args)));
 }
 
 /** cloudflare:workers' RpcStub: `new RpcStub(value)` of an RpcTarget or function (or another stub, duplicated). */
@@ -684,183 +778,6 @@ class RpcStub {
 internals.serviceStub = (name, fetcher) => remoteStub({ binding: name }, [], fetcher);
 internals.remoteStub = remoteStub;
 
-// ---- Serving calls ----------------------------------------------------------------------------
+// ---- Shared with 84_rpc_serve.js (serving calls) ----------------------------------------------
 
-/** Names that are never reachable over RPC, whatever the receiver. */
-const HIDDEN = new Set(["constructor", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"]);
-
-/** Reads `name` of a receiver as RPC allows: class members come from its prototype chain. */
-function rpcMember(receiver, name, classy) {
-  if (typeof name !== "string" || HIDDEN.has(name) || name in Object.prototype) return undefined;
-  if (classy) {
-    // Instance fields of an entrypoint or RpcTarget stay private, also one shadowing a class
-    // member (workerd fails the lookup); its class's members are public, read through the
-    // receiver itself (a constructor that returns a Proxy gets its traps, as in workerd).
-    if (Object.hasOwn(receiver, name)) return undefined;
-    let proto = Object.getPrototypeOf(receiver);
-    while (proto !== null && proto !== Object.prototype && proto !== RpcTarget.prototype && proto !== WorkerEntrypoint.prototype) {
-      if (Object.hasOwn(proto, name)) return receiver[name];
-      proto = Object.getPrototypeOf(proto);
-    }
-    return undefined;
-  }
-  return receiver[name];
-}
-
-const isClassy = (v) => v instanceof RpcTarget || v instanceof WorkerEntrypoint || v instanceof DurableObject;
-
-const HANDLER_ARITY =
-  "over RPC because it has the wrong number of arguments. A simple function handler can only be called over RPC if it has exactly the arguments (arg, env, ctx), where only the first argument comes from the client. To support multi-argument RPC functions, use class-based syntax (extending WorkerEntrypoint) instead.";
-const HANDLER_ARGS =
-  "with the wrong number of arguments. When calling a top-level handler function that is not declared as part of a class, you must always send exactly one argument. In order to support variable numbers of arguments, the server must use class-based syntax (extending WorkerEntrypoint) instead.";
-
-/**
- * A call into a function of an object of handlers (`export default { method(arg, env, ctx) {} }`):
- * one argument from the client, then env and ctx, as workerd calls them.
- */
-function callHandler(fn, receiver, name, args, envCtx) {
-  if (Math.max(fn.length, 3) !== 3) throw new TypeError(`Cannot call handler function "${name}" ${HANDLER_ARITY}`);
-  if (args.length !== 1) throw new TypeError(`Attempted to call RPC function "${name}" ${HANDLER_ARGS}`);
-  return Reflect.apply(fn, receiver, [args[0], envCtx.env, envCtx.ctx]);
-}
-
-async function invoke(root, path, kind, args, envCtx = undefined) {
-  if (path.length === 0) {
-    if (typeof root !== "function") throw new TypeError("The RPC receiver is not a function.");
-    return Reflect.apply(root, undefined, args);
-  }
-  let receiver = root;
-  for (let i = 0; i < path.length - 1; i++) {
-    receiver = await rpcMember(receiver, path[i], isClassy(receiver));
-    if (receiver === null || receiver === undefined) throw new TypeError(`The RPC receiver has no property "${path[i]}".`);
-  }
-  const last = path[path.length - 1];
-  const member = rpcMember(receiver, last, isClassy(receiver));
-  // A property that reads as undefined fails as a missing method does, as in workerd.
-  if (kind === "get" && member !== undefined) return member;
-  if (typeof member !== "function") throw missingMember(receiver, last, path.length === 1);
-  if (envCtx !== undefined) return callHandler(member, receiver, last, args, envCtx);
-  return Reflect.apply(member, receiver, args);
-}
-
-/**
- * The error for a member `name` the receiver does not offer over RPC. A stand-in main module
- * (workerbox/vitest's runner, `__workerboxMissingMember`) may word it for the receivers it calls
- * into, as Cloudflare's Vitest pool words it for the classes it wraps.
- */
-function missingMember(receiver, name, atRoot) {
-  const explain = atRoot ? internals.namespace?.__workerboxMissingMember : undefined;
-  const error = typeof explain === "function" ? explain(receiver, name) : undefined;
-  return error instanceof Error ? error : new TypeError(`The RPC receiver does not implement the method "${name}".`);
-}
-
-/** An object of handlers as a call's root: its functions get env and ctx after the argument. */
-class HandlerRoot {
-  constructor(handlers, envCtx) {
-    this.handlers = handlers;
-    this.envCtx = envCtx;
-  }
-}
-
-/** The receiver of a call into entrypoint `name` ("default" or a named export). */
-function entrypoint(name, ctx, kind, supplied) {
-  const namespace = internals.namespace ?? {};
-  const value = namespace[name] ?? supplied;
-  if (internals.isEntrypointClass(value)) return new value(ctx, internals.workerEnv);
-  // An object of handlers (the default export or a named one) takes fetch() calls, as in workerd.
-  if (value !== null && typeof value === "object" && kind === "fetch") {
-    return { fetch: (request) => value.fetch(request, internals.workerEnv, ctx) };
-  }
-  // Its other functions take RPC calls with env and ctx added (callHandler), as in workerd.
-  if (value !== null && typeof value === "object") return new HandlerRoot(value, { env: internals.workerEnv, ctx });
-  if (value === undefined) throw new TypeError(`The worker has no entrypoint named "${name}".`);
-  throw new TypeError(
-    `The receiving Worker does not allow its methods to be called over RPC: its ${name === "default" ? "default export" : `export "${name}"`} is not a class extending WorkerEntrypoint from "cloudflare:workers".`,
-  );
-}
-
-/** A `fetch()` through a binding to a named entrypoint: the request arrives as plain parts. */
-async function serveFetch(receiver, [method, url, headers, body]) {
-  if (typeof receiver.fetch !== "function") throw new TypeError("The entrypoint has no fetch() handler.");
-  const list = [];
-  for (let i = 0; i + 1 < headers.length; i += 2) list.push([headers[i], headers[i + 1]]);
-  const response = await receiver.fetch(new Request(url, { method, headers: list, body }));
-  if (!(response instanceof Response)) throw new TypeError("The entrypoint's fetch() handler must return a Response.");
-  const flat = [];
-  for (const [k, v] of internals.headersList(response.headers)) flat.push(k, v);
-  if (response.webSocket !== null) {
-    return { status: 101, statusText: response.statusText, headers: flat, body: null, webSocket: internals.webSocketForHost(response.webSocket) };
-  }
-  const bytes = response.body === null ? null : new Uint8Array(await response.arrayBuffer());
-  return { status: response.status, statusText: response.statusText, headers: flat, body: bytes };
-}
-
-const DURABLE_HOST_CALLS = new Set(["alarm", "run", "evict", "ids", "alarms", "checkpoint"]);
-
-/** Called by the native side for every RPC call into this worker. Never throws. */
-internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
-  const { ctx, work } = internals.eventContext(id);
-  let leave = null;
-  /** Stubs that came in as arguments: released when the call is over, unless dup()ed. */
-  const received = [];
-  const run = async () => {
-    const call = JSON.parse(callJson);
-    if (call.kind === "dispose") return releaseExport(call.stub);
-    // A WebSocket message or close from the host.
-    if (call.kind === "ws") return internals.webSocketEvent(call, argsBytes);
-    // The host gave up on a response body (lib/bodies.js).
-    if (call.kind === "body") return internals.cancelResponseBody(call.stream, call.reason);
-    const args = unmarshal(argsBytes, call.stubs ?? [], received);
-    if (call.props !== undefined) internals.setContextProps(ctx, call.props);
-    // The host's own calls on Durable Objects (alarms, runInDurableObject, eviction, listing).
-    if (call.durableObject !== undefined && DURABLE_HOST_CALLS.has(call.kind)) return internals.durableHostCall(call, args);
-    let root;
-    if (call.durableObject !== undefined) {
-      const entered = await internals.durableObjectFor(call.durableObject);
-      leave = entered.release;
-      root = entered.instance;
-      if (call.kind !== "fetch" && !(root instanceof DurableObject)) {
-        throw new TypeError(
-          'The receiving Durable Object does not support RPC, because its class was not declared with `extends DurableObject`. In order to enable RPC, make sure your class extends the special class `DurableObject`, which can be imported from the module "cloudflare:workers".',
-        );
-      }
-    } else if (call.stub !== undefined) {
-      if (!exported.has(call.stub)) throw new Error("The RPC stub was disposed: the object it pointed to is gone.");
-      root = exported.get(call.stub);
-    } else {
-      const name = call.entrypoint ?? "default";
-      // Entrypoint classes a stand-in main module (workerbox/vitest's runner) supplies on demand.
-      const supply = internals.namespace?.__workerboxEntrypoint;
-      const supplied = internals.namespace?.[name] === undefined && typeof supply === "function" ? await supply(name) : undefined;
-      root = entrypoint(name, ctx, call.kind, supplied);
-    }
-    if (call.kind === "fetch") return serveFetch(root, args);
-    // (Tested by class: an entrypoint instance may answer any property, as workerbox/vitest's runner does.)
-    if (root instanceof HandlerRoot) return invoke(root.handlers, call.path, call.kind, args, root.envCtx);
-    return invoke(root, call.path, call.kind, args);
-  };
-  // Received stubs go before the answer does, so the caller sees its objects let go (their
-  // disposers run) by the time its call resolves, as in workerd.
-  let passedOn = new Set();
-  const releaseReceived = () => {
-    for (const stub of received.splice(0)) if (!passedOn.has(stub[kTarget].stub)) stub[Symbol.dispose]();
-  };
-  run()
-    .then((result) => {
-      const { bytes, stubs } = marshal(result);
-      // A received stub handed back in the result now belongs to the caller.
-      passedOn = new Set(stubs.map((s) => s.remote));
-      releaseReceived();
-      ops.respondRpc(id, bytes, JSON.stringify({ stubs }));
-    })
-    .catch((error) => {
-      releaseReceived();
-      const [name, message, stack] = internals.errorParts(error);
-      ops.respondRpc(id, undefined, undefined, name, message, stack);
-    })
-    .finally(() => {
-      leave?.();
-      releaseReceived();
-      work.responded(false);
-    });
-};
+internals.rpc = { marshal, marshalAsync, unmarshal, release, releaseExport, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject };

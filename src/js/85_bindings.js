@@ -336,7 +336,13 @@ class Fetcher {
   }
 
   fetch(input, init = undefined) {
-    return fetchThroughHost(this.#name, new Request(input, init));
+    const request = new Request(input, init);
+    // As workerd's Fetcher: a redirect is followed (to this same service) unless the request says
+    // otherwise; a hop to another origin drops Authorization from
+    // strip_authorization_on_cross_origin_redirect's date (86_fetch.js followRedirects).
+    if (request.redirect !== "follow") return fetchThroughHost(this.#name, request);
+    const name = this.#name;
+    return internals.followRedirects(request, (url, hop) => fetchThroughHost(name, new Request(url, hop)), !internals.feature("strip_authorization_on_cross_origin_redirect"));
   }
 
   get [Symbol.toStringTag]() {

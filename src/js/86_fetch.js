@@ -205,15 +205,25 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /**
  * Before strip_authorization_on_cross_origin_redirect (2025-09-01) workerd kept a request's
  * Authorization header when a redirect led to another origin. The network layer drops it, so
- * such a request follows its redirects here, one `redirect: "manual"` fetch per hop, with the
- * Fetch standard's method and body rules (the body is kept in memory for 307 and 308).
+ * such a request follows its redirects here (see followRedirects).
  */
-async function followKeepingAuthorization(request) {
+function followKeepingAuthorization(request) {
+  return followRedirects(request, (url, init) => fetch(url, init), true);
+}
+
+/**
+ * Follows `request`'s redirects one hop at a time, each sent by `send(url, init)` with redirect
+ * "manual" (a fetch, or a service binding's), with the Fetch standard's method and body rules (the
+ * body is kept in memory for 307 and 308). A hop to another origin drops the Authorization header
+ * unless `keepAuthorization`.
+ */
+async function followRedirects(request, send, keepAuthorization) {
   let method = request.method;
   let body = method === "GET" || method === "HEAD" ? null : await request.arrayBuffer();
   let url = request.url;
+  const headers = new Headers(request.headers);
   for (let hop = 0; ; hop++) {
-    const response = await fetch(url, { method, headers: request.headers, body, redirect: "manual", signal: request.signal });
+    const response = await send(url, { method, headers, body, redirect: "manual", signal: request.signal });
     const location = response.headers.get("location");
     if (!REDIRECTS.has(response.status) || location === null) {
       if (hop === 0) return response;
@@ -229,8 +239,10 @@ async function followKeepingAuthorization(request) {
       method = "GET";
       body = null;
     }
+    if (!keepAuthorization && next.origin !== new URL(url).origin) headers.delete("authorization");
     url = next.href;
   }
 }
+internals.followRedirects = followRedirects;
 
 internals.defineGlobal("fetch", fetch);

@@ -343,5 +343,36 @@ internals.queueBatch = function queueBatch(queueName, batchJson, bodies) {
   return { batch, result, event: (waitUntil) => new QueueEvent(kConstruct, batch, result, waitUntil) };
 };
 
+/**
+ * `env.SERVICE.queue(queueName, messages)` (service_binding_extra_handlers): runs the bound
+ * worker's queue() handler on a batch made here, as workerd's Fetcher.queue(). Each message is
+ * `{ id, timestamp, attempts, body }` (structured-cloned) or `{ …, serializedBody }` (bytes V8's
+ * serializer wrote, passed as they are); resolves to `{ outcome, ackAll, retryBatch,
+ * explicitAcks, retryMessages }`.
+ */
+internals.fetcherQueue = async function fetcherQueue(binding, queueName, messages) {
+  const metas = [];
+  const parts = [];
+  for (const m of messages ?? []) {
+    if ((m?.body === undefined) === (m?.serializedBody === undefined)) throw new TypeError("Expected one of body or serializedBody for each message");
+    let bytes;
+    if (m.body !== undefined) bytes = encodeBody(m.body, "v8");
+    else if (m.serializedBody instanceof ArrayBuffer) bytes = new Uint8Array(m.serializedBody.slice(0));
+    else if (ArrayBuffer.isView(m.serializedBody)) bytes = new Uint8Array(m.serializedBody.buffer.slice(m.serializedBody.byteOffset, m.serializedBody.byteOffset + m.serializedBody.byteLength));
+    else throw new TypeError("serializedBody must be an ArrayBuffer or an ArrayBufferView.");
+    const timestamp = m.timestamp instanceof Date ? m.timestamp.getTime() : Number(m.timestamp ?? Date.now());
+    metas.push({ id: String(m.id), timestamp, attempts: Number(m.attempts ?? 1), contentType: "v8", size: bytes.byteLength });
+    parts.push(bytes);
+  }
+  const all = new Uint8Array(parts.reduce((n, b) => n + b.byteLength, 0));
+  let at = 0;
+  for (const b of parts) {
+    all.set(b, at);
+    at += b.byteLength;
+  }
+  const [answer] = await internals.hostCall(binding, "queue", { queue: String(queueName), messages: metas }, all);
+  return answer;
+};
+
 // Its promise-returning methods throw synchronously before capture_async_api_throws (97_compat.js).
 internals.asyncApiPrototypes.push(WorkerQueue.prototype);

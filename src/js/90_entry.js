@@ -310,8 +310,14 @@ internals.holdCurrentEvent = () => {
   return { id, release: work === undefined ? () => {} : work.hold() };
 };
 
-/** Background work outside any event (`waitUntil` from `cloudflare:workers`). */
-internals.trackBackground = (promise) => trackBackground(promise, null, null);
+/**
+ * `waitUntil` from `cloudflare:workers`: the running event's background work (its timers live
+ * on until it settles, as ctx.waitUntil's do), or the worker's outside any event.
+ */
+internals.trackBackground = (promise) => {
+  const id = internals.flowEvent();
+  trackBackground(promise, null, (id === undefined ? undefined : runningWork.get(id)) ?? null);
+};
 
 /** Called by the native side once the user's script has loaded. Throws if there is no handler. */
 internals.start = function start(envJson, scriptFormat, namespace, bindingsJson, waitUntilLimitMs, compatJson, waitUntilLimitName) {

@@ -35,7 +35,7 @@ pub(crate) fn node_module_names() -> impl Iterator<Item = &'static str> {
 /// Bootstrap files compiled whole, so that the startup snapshot (which keeps compiled code)
 /// holds all of their functions: the paths of every request, module load and WebSocket, which
 /// each worker would otherwise compile again on first use.
-pub(crate) const EAGER_FILES: &[&str] = &["75_events.js", "76_websocket.js", "80_timers.js", "84_rpc.js", "85_bindings.js", "90_entry.js", "95_node.js", "96_commonjs.js"];
+pub(crate) const EAGER_FILES: &[&str] = &["75_events.js", "76_websocket.js", "80_timers.js", "84_rpc.js", "84_rpc_serve.js", "85_bindings.js", "90_entry.js", "95_node.js", "96_commonjs.js"];
 
 /// The prefix of every internal script's resource name (the bootstrap files, the streams
 /// implementation); `ops.runtimeFunction` goes by it, as `internals.isInternalScript` does in JS.

@@ -10,6 +10,16 @@ use v8::MapFnTo;
 
 pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("respondRpc", op_respond_rpc.map_fn_to());
+  install("markHandled", op_mark_handled.map_fn_to());
+}
+
+/// `ops.markHandled(promise)`: a rejection of `promise` (a call's result the caller may never
+/// await) is not reported as unhandled, without adding a reaction to it, which would cut V8's
+/// async stack traces through it (workerd's rejected calls show the caller's `at async` frames).
+fn op_mark_handled<'s>(_scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  if let Ok(promise) = v8::Local::<v8::Promise>::try_from(args.get(0)) {
+    promise.mark_as_handled();
+  }
 }
 
 /// `ops.respondRpc(id, resultBytes, resultJson)` or `ops.respondRpc(id, undefined, undefined,

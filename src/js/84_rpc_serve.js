@@ -1,0 +1,269 @@
+// Workers RPC, the serving side: `internals.dispatchRpc`, which the native side calls for every
+// call from the host into this worker (into its entrypoints, its Durable Objects, and the objects
+// it handed out by reference), and `invoke`, which finds the member a call names as workerd's
+// rules allow (class members of entrypoints and RpcTargets, own properties of plain objects and
+// functions, descending into stubs) and calls or reads it. Marshalling and the calling side are
+// 84_rpc.js's (shared through `internals.rpc`).
+
+const { marshalAsync, marshal, unmarshal, release, releaseExport, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject } = internals.rpc;
+
+/** Names that are never reachable over RPC, whatever the receiver. */
+const HIDDEN = new Set(["constructor", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"]);
+/** Names a call may not name on an entrypoint (or Durable Object), as workerd reserves them. */
+const RESERVED_ENTRYPOINT = new Set(["fetch", "connect", "alarm", "webSocketMessage", "webSocketClose", "webSocketError", "dup", "constructor"]);
+/** Names a call may not name on an object passed by reference. */
+const RESERVED_TARGET = new Set(["dup", "constructor"]);
+const STUB_KINDS = new Set(["RpcStub", "ServiceStub", "DurableObjectStub"]);
+
+/**
+ * Reads `name` of a receiver as RPC allows it, by `mode`: "class" (an entrypoint, Durable Object
+ * or RpcTarget: members of its class, from its prototype chain, never own fields), "own" (a plain
+ * object or function: its own properties), "handlers" (an object of handlers: its properties
+ * other than Object.prototype's), "stub" (a stub: the remote property, checked over there).
+ */
+function rpcMember(receiver, name, mode) {
+  if (mode === "stub") return receiver[name];
+  if (typeof name !== "string" || HIDDEN.has(name)) return undefined;
+  if (mode === "own") return Object.hasOwn(receiver, name) ? receiver[name] : undefined;
+  if (mode === "class") {
+    // Instance fields of an entrypoint or RpcTarget stay private, also one shadowing a class
+    // member (workerd fails the lookup); anything else it reads as (through its prototype chain,
+    // or a Proxy's traps) is public, unless it is Object.prototype's own member, as in workerd.
+    if (Object.hasOwn(receiver, name)) return undefined;
+    const value = receiver[name];
+    return value === Object.prototype[name] ? undefined : value;
+  }
+  if (name in Object.prototype) return undefined;
+  return receiver[name];
+}
+
+const lookupFailure = (name) => new TypeError(`The RPC receiver does not implement the method "${name}".`);
+
+/**
+ * How a value reached on a call's path (at `name`) is read further, as workerd decides: a plain
+ * object or a function by its own properties, an RpcTarget (or a Proxy whose prototype chain says
+ * it is one) by its class, a stub (or a property of one, once inside a stub) remotely. Anything
+ * else (a primitive, an instance of another class, a pipelined RpcPromise) has no members.
+ */
+function modeOf(v, name, inStub) {
+  if (v === null || (typeof v !== "object" && typeof v !== "function")) throw lookupFailure(name);
+  const kind = v[kKind];
+  if (STUB_KINDS.has(kind) || (inStub && kind === "RpcProperty")) return "stub";
+  if (kind === "RpcPromise" || kind === "RpcProperty") throw lookupFailure(name);
+  if (Object.getPrototypeOf(v) === Object.prototype) return "own";
+  if (v instanceof RpcTarget) return "class";
+  if (typeof v === "function") return "own";
+  throw lookupFailure(name);
+}
+
+/** The mode a call's root is read in (see rpcMember), and the names reserved on it. */
+function rootMode(root) {
+  if (root instanceof WorkerEntrypoint || root instanceof DurableObject) return ["class", RESERVED_ENTRYPOINT];
+  if (root instanceof RpcTarget) return ["class", RESERVED_TARGET];
+  return [root?.[kKind] !== undefined ? "stub" : "own", RESERVED_TARGET];
+}
+
+const HANDLER_ARITY =
+  "over RPC because it has the wrong number of arguments. A simple function handler can only be called over RPC if it has exactly the arguments (arg, env, ctx), where only the first argument comes from the client. To support multi-argument RPC functions, use class-based syntax (extending WorkerEntrypoint) instead.";
+const HANDLER_ARGS =
+  "with the wrong number of arguments. When calling a top-level handler function that is not declared as part of a class, you must always send exactly one argument. In order to support variable numbers of arguments, the server must use class-based syntax (extending WorkerEntrypoint) instead.";
+
+/**
+ * A call into a function of an object of handlers (`export default { method(arg, env, ctx) {} }`):
+ * one argument from the client, then env and ctx, as workerd calls them.
+ */
+function callHandler(fn, receiver, name, args, envCtx) {
+  if (Math.max(fn.length, 3) !== 3) throw new TypeError(`Cannot call handler function "${name}" ${HANDLER_ARITY}`);
+  if (args.length !== 1) throw new TypeError(`Attempted to call RPC function "${name}" ${HANDLER_ARGS}`);
+  return Reflect.apply(fn, receiver, [args[0], envCtx.env, envCtx.ctx]);
+}
+
+/**
+ * Runs a call (`kind` "call") or property read ("get") of `path` on `root`, with workerd's
+ * lookup rules and errors. `envCtx`: the root is an object of handlers, whose functions get env
+ * and ctx after the caller's one argument.
+ */
+function invoke(root, path, kind, args, envCtx = undefined) {
+  if (path.length === 0) {
+    if (typeof root !== "function") throw new TypeError("The RPC receiver is not a function.");
+    return Reflect.apply(root, undefined, args);
+  }
+  let [mode, reserved] = envCtx !== undefined ? ["handlers", RESERVED_ENTRYPOINT] : rootMode(root);
+  let receiver = root;
+  let inStub = mode === "stub";
+  const member = (i) => {
+    const name = path[i];
+    if (reserved.has(name)) throw new TypeError(`'${name}' is a reserved method and cannot be called over RPC.`);
+    const value = rpcMember(receiver, name, mode);
+    // A property that reads as undefined fails as a missing method does, as in workerd.
+    if (value === undefined) throw i === 0 ? missingMember(receiver, name, true) : lookupFailure(name);
+    return value;
+  };
+  for (let i = 0; i < path.length - 1; i++) {
+    const next = member(i);
+    mode = modeOf(next, path[i], inStub);
+    if (mode === "stub") inStub = true;
+    receiver = next;
+  }
+  const last = path[path.length - 1];
+  const value = member(path.length - 1);
+  if (kind === "get") return value;
+  if (typeof value !== "function") throw new TypeError(`"${path.join(".")}" is not a function.`);
+  if (envCtx !== undefined && path.length === 1) return callHandler(value, receiver, last, args, envCtx);
+  return Reflect.apply(value, receiver, args);
+}
+internals.rpc.invoke = invoke;
+
+/**
+ * The error for a member `name` the receiver does not offer over RPC. A stand-in main module
+ * (workerbox/vitest's runner, `__workerboxMissingMember`) may word it for the receivers it calls
+ * into, as Cloudflare's Vitest pool words it for the classes it wraps.
+ */
+function missingMember(receiver, name, atRoot) {
+  const explain = atRoot ? internals.namespace?.__workerboxMissingMember : undefined;
+  const error = typeof explain === "function" ? explain(receiver, name) : undefined;
+  return error instanceof Error ? error : new TypeError(`The RPC receiver does not implement the method "${name}".`);
+}
+
+/** An object of handlers as a call's root: its functions get env and ctx after the argument. */
+class HandlerRoot {
+  constructor(handlers, envCtx) {
+    this.handlers = handlers;
+    this.envCtx = envCtx;
+  }
+}
+
+/** The receiver of a call into entrypoint `name` ("default" or a named export). */
+function entrypoint(name, ctx, kind, supplied) {
+  const namespace = internals.namespace ?? {};
+  const value = namespace[name] ?? supplied;
+  if (internals.isEntrypointClass(value)) return new value(ctx, internals.workerEnv);
+  // An object of handlers (the default export or a named one) takes fetch() calls, as in workerd.
+  if (value !== null && typeof value === "object" && kind === "fetch") {
+    return { fetch: (request) => value.fetch(request, internals.workerEnv, ctx) };
+  }
+  // Its other functions take RPC calls with env and ctx added (callHandler), as in workerd.
+  if (value !== null && typeof value === "object") return new HandlerRoot(value, { env: internals.workerEnv, ctx });
+  if (value === undefined) throw new TypeError(`The worker has no entrypoint named "${name}".`);
+  throw new TypeError(
+    `The receiving Worker does not allow its methods to be called over RPC: its ${name === "default" ? "default export" : `export "${name}"`} is not a class extending WorkerEntrypoint from "cloudflare:workers".`,
+  );
+}
+
+/** A `fetch()` through a binding to a named entrypoint: the request arrives as plain parts. */
+async function serveFetch(receiver, [method, url, headers, body]) {
+  if (typeof receiver.fetch !== "function") throw new TypeError("The entrypoint has no fetch() handler.");
+  const list = [];
+  for (let i = 0; i + 1 < headers.length; i += 2) list.push([headers[i], headers[i + 1]]);
+  const response = await receiver.fetch(new Request(url, { method, headers: list, body }));
+  if (!(response instanceof Response)) throw new TypeError("The entrypoint's fetch() handler must return a Response.");
+  const flat = [];
+  for (const [k, v] of internals.headersList(response.headers)) flat.push(k, v);
+  if (response.webSocket !== null) {
+    return { status: 101, statusText: response.statusText, headers: flat, body: null, webSocket: internals.webSocketForHost(response.webSocket) };
+  }
+  const bytes = response.body === null ? null : new Uint8Array(await response.arrayBuffer());
+  return { status: response.status, statusText: response.statusText, headers: flat, body: bytes };
+}
+
+const DURABLE_HOST_CALLS = new Set(["alarm", "run", "evict", "ids", "alarms", "checkpoint"]);
+
+/** Called by the native side for every RPC call into this worker. Never throws. */
+internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
+  const { ctx, work } = internals.eventContext(id);
+  let leave = null;
+  /** Stubs that came in as arguments: released when the call is over, unless dup()ed. */
+  const received = [];
+  const call = JSON.parse(callJson);
+  const run = async () => {
+    if (call.kind === "dispose") return releaseExport(call.stub);
+    // A WebSocket message or close from the host.
+    if (call.kind === "ws") return internals.webSocketEvent(call, argsBytes);
+    // The host gave up on a response body (lib/bodies.js).
+    if (call.kind === "body") return internals.cancelResponseBody(call.stream, call.reason);
+    const args = unmarshal(argsBytes, call.stubs ?? [], received);
+    if (call.props !== undefined) internals.setContextProps(ctx, call.props);
+    // The host's own calls on Durable Objects (alarms, runInDurableObject, eviction, listing).
+    if (call.durableObject !== undefined && DURABLE_HOST_CALLS.has(call.kind)) return internals.durableHostCall(call, args);
+    let root;
+    if (call.durableObject !== undefined) {
+      const entered = await internals.durableObjectFor(call.durableObject);
+      leave = entered.release;
+      root = entered.instance;
+      if (call.kind !== "fetch" && !(root instanceof DurableObject)) {
+        throw new TypeError(
+          'The receiving Durable Object does not support RPC, because its class was not declared with `extends DurableObject`. In order to enable RPC, make sure your class extends the special class `DurableObject`, which can be imported from the module "cloudflare:workers".',
+        );
+      }
+    } else if (call.stub !== undefined) {
+      if (!exported.has(call.stub)) throw new Error("The RPC stub was disposed: the object it pointed to is gone.");
+      root = exported.get(call.stub);
+    } else {
+      const name = call.entrypoint ?? "default";
+      // Entrypoint classes a stand-in main module (workerbox/vitest's runner) supplies on demand.
+      const supply = internals.namespace?.__workerboxEntrypoint;
+      const supplied = internals.namespace?.[name] === undefined && typeof supply === "function" ? await supply(name) : undefined;
+      root = entrypoint(name, ctx, call.kind, supplied);
+    }
+    if (call.kind === "fetch") return serveFetch(root, args);
+    // (Tested by class: an entrypoint instance may answer any property, as workerbox/vitest's runner does.)
+    if (root instanceof HandlerRoot) return invoke(root.handlers, call.path, call.kind, args, root.envCtx);
+    return invoke(root, call.path, call.kind, args);
+  };
+  // Received stubs go before the answer does, so the caller sees its objects let go (their
+  // disposers run) by the time its call resolves, as in workerd.
+  // The answer names them (`released`): the host lets them go before the caller sees it.
+  let passedOn = new Set();
+  const releaseReceived = (into = undefined) => {
+    for (const stub of received.splice(0)) {
+      const target = stub[kTarget];
+      if (target?.stub !== undefined && !passedOn.has(target)) release(target, into);
+    }
+  };
+  run()
+    .then(async (result) => {
+      const { bytes, stubs, passed } = await marshalAsync(result);
+      // A received stub handed back itself in the result now belongs to the caller (a dup() of
+      // it is another stub: the received one still goes).
+      passedOn = new Set(passed);
+      const released = [];
+      releaseReceived(released);
+      ops.respondRpc(id, bytes, JSON.stringify({ stubs, released }));
+    })
+    .catch((error) => {
+      const thrown = call.errorValue === true ? thrownValue(error) : null;
+      if (thrown !== null) {
+        const released = [];
+        releaseReceived(released);
+        return ops.respondRpc(id, thrown.bytes, JSON.stringify({ stubs: thrown.stubs, thrown: true, released }));
+      }
+      releaseReceived();
+      const [name, message, stack] = internals.errorParts(error);
+      ops.respondRpc(id, undefined, undefined, name, message, stack);
+    })
+    .finally(() => {
+      leave?.();
+      releaseReceived();
+      work.responded(false);
+    });
+};
+
+/**
+ * An error a call threw, as the value the caller makes its error from (84_rpc.js remoteError):
+ * name and message, and under enhanced_error_serialization its other own properties, as workerd
+ * sends them. Null when it cannot be sent so (not an Error, or a property that cannot be cloned):
+ * the error then goes back as name, message and stack.
+ */
+function thrownValue(error) {
+  if (!(error instanceof Error)) return null;
+  const props = {};
+  if (internals.feature("enhanced_error_serialization")) {
+    for (const key of Object.keys(error)) if (key !== "stack" && key !== "message" && key !== "name") props[key] = error[key];
+  }
+  try {
+    const { bytes, stubs } = marshal({ name: String(error.name), message: String(error.message), props });
+    return { bytes, stubs };
+  } catch {
+    return null;
+  }
+}
