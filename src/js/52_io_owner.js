@@ -38,9 +38,6 @@ internals.enterEventFrame = (id, fn = undefined) => {
   }
 };
 
-/** Whether an AsyncLocalStorage frame holds nothing but the event (no store of any storage). */
-internals.eventOnlyFrame = (frame) => frame.size === 1 && frame.has(kEvent);
-
 /** The event whose async flow is running, or undefined. */
 function flowEvent() {
   const frame = ops.continuationGet();

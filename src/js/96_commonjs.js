@@ -17,8 +17,11 @@ function normalizeModulePath(path) {
   return parts.join("/");
 }
 
-/** `require` for the module named `referrer`; `origin` is its real path, when known (createRequire). */
-function requireFrom(referrer, nodeEnabled, origin = undefined) {
+/**
+ * `require` for the module named `referrer`; `origin` is its real path, when known (createRequire),
+ * whose require gives a module's value itself at any date (`direct`), as workerd's does.
+ */
+function requireFrom(referrer, nodeEnabled, origin = undefined, direct = false) {
   return function require(specifier) {
     specifier = String(specifier);
     const bare = specifier.startsWith("node:") ? specifier.slice(5) : specifier;
@@ -29,23 +32,32 @@ function requireFrom(referrer, nodeEnabled, origin = undefined) {
     // Bare names ("buffer") reach node: modules only with nodejs_compat_v2, as in workerd.
     const bareAllowed = internals.compat?.enabled.includes("nodejs_compat_v2") && ops.nodeModuleAllowed(bare);
     if (nodeEnabled && (specifier.startsWith("node:") || bareAllowed) && !bare.startsWith("internal/")) {
-      if (ops.nodeModuleAllowed(bare)) return internals.loadNodeModule(bare);
-      return fromHost(specifier, referrer, nodeEnabled, origin);
+      // createRequire's require gives a node: module's namespace before require_returns_default_export
+      // (2026-01-22), as workerd's; a CommonJS module's require gives its exports.
+      if (ops.nodeModuleAllowed(bare)) {
+        // Its ES module form is made now (if not yet), so that the named exports an import sees
+        // keep their values whatever the code that required it patches later, as workerd's.
+        const namespace = ops.nodeModuleNamespace(bare);
+        return direct && !internals.feature("require_returns_default_export") ? namespace : internals.loadNodeModule(bare);
+      }
+      return fromHost(specifier, referrer, nodeEnabled, origin, direct);
     }
     const relative = specifier.startsWith("./") || specifier.startsWith("../");
     const base = referrer.includes("/") ? referrer.slice(0, referrer.lastIndexOf("/")) : "";
     const name = normalizeModulePath(relative ? `${base}/${specifier}` : specifier);
     for (const candidate of [name, `${name}.js`, `${name}.cjs`, `${name}.json`, `${name}/index.js`]) {
       const found = ops.userModule(candidate);
-      if (found !== undefined) return required(candidate, found, nodeEnabled);
+      if (found !== undefined) return required(candidate, found, nodeEnabled, direct);
     }
-    return fromHost(specifier, referrer, nodeEnabled, origin);
+    return fromHost(specifier, referrer, nodeEnabled, origin, direct);
   };
 }
 
 /** What require() gives for module `name` (`found`: ops.userModule's answer). */
-function required(name, found, nodeEnabled) {
-  return found[0] === "esm" ? requireEsModule(name) : asRequired(load(name, found, nodeEnabled));
+function required(name, found, nodeEnabled, direct = false) {
+  if (found[0] === "esm") return requireEsModule(name);
+  const value = load(name, found, nodeEnabled);
+  return direct ? value : asRequired(value);
 }
 
 /**
@@ -55,8 +67,20 @@ function required(name, found, nodeEnabled) {
  * export; before that, with require_returns_default_export, its default export when it has one
  * (else a mutable copy of the namespace), or the namespace itself.
  */
+// ES modules whose require() met a top-level await: required again, they fail again (the module
+// stays unfinished), as in workerd.
+const stalled = new Set();
+const STALLED = "Top-level await in module is not permitted at this time.";
+
 function requireEsModule(name) {
-  const namespace = ops.requireEsModule(name);
+  if (stalled.has(name)) throw new Error(STALLED);
+  let namespace;
+  try {
+    namespace = ops.requireEsModule(name);
+  } catch (error) {
+    if (error?.message === STALLED) stalled.add(name);
+    throw error;
+  }
   if (namespace.__cjsUnwrapDefault === true) return namespace.default;
   if ("module.exports" in namespace) return namespace["module.exports"];
   if (internals.feature("export_commonjs_default")) return namespace.default;
@@ -79,10 +103,10 @@ function asRequired(value) {
 }
 
 /** A module the host's loadModule finds for `require(specifier)` in `referrer`, else the error. */
-function fromHost(specifier, referrer, nodeEnabled, origin) {
+function fromHost(specifier, referrer, nodeEnabled, origin, direct = false) {
   const name = ops.hostModule(specifier, referrer, origin);
   if (name === undefined) throw moduleNotFound(specifier, referrer);
-  return required(name, ops.userModule(name), nodeEnabled);
+  return required(name, ops.userModule(name), nodeEnabled, direct);
 }
 
 function moduleNotFound(specifier, referrer) {
@@ -129,7 +153,7 @@ function runCommonJs(name, factory, nodeEnabled, filename = `/${name}`) {
 internals.createRequire = function createRequire(path) {
   const text = String(path);
   const name = normalizeModulePath(text.replace(/^file:\/\//, ""));
-  return requireFrom(name, true, text);
+  return requireFrom(name, true, text, true);
 };
 
 internals.loadCommonJs = function loadCommonJs(name, nodeEnabled) {

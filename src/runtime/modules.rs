@@ -689,6 +689,20 @@ fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
   exports_module(scope, registry, key, exports.into())
 }
 
+/// The namespace of the `node:` module `name`, instantiated and evaluated now (a synthetic module
+/// evaluates synchronously): what process.getBuiltinModule answers under new_module_registry,
+/// as in workerd. `None` with an exception thrown when the worker may not import it.
+pub(crate) fn node_namespace<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, name: &str) -> Option<v8::Local<'a, v8::Value>> {
+  let module = resolve_node(scope, registry, &format!("node:{name}"), name, false)?;
+  if module.get_status() == v8::ModuleStatus::Uninstantiated {
+    module.instantiate_module(scope, resolve)?;
+  }
+  if module.get_status() != v8::ModuleStatus::Evaluated {
+    module.evaluate(scope)?;
+  }
+  Some(module.get_module_namespace())
+}
+
 /// Calls one of the bootstrap's module loaders (`internals.loadNodeModule`, …) with `args`;
 /// `None` when it threw, with its exception passed on to whoever resolves the import.
 fn call_loader<'a>(scope: &mut v8::PinScope<'a, '_>, loader: v8::Local<'a, v8::Function>, args: &[v8::Local<'a, v8::Value>]) -> Option<v8::Local<'a, v8::Value>> {

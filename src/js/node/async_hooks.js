@@ -77,8 +77,8 @@ class AsyncLocalStorage {
   static bind(fn) {
     checkFunction(fn, "fn");
     const frame = currentFrame();
-    // A frame that only names the running event (src/js/52_io_owner.js) is no store: no guard, as before.
-    const check = frame === null || internals.eventOnlyFrame(frame) ? () => {} : requestGuard();
+    // Bound during a request: callable in that request only (even with no store set), as workerd.
+    const check = requestGuard();
     return function bound(...args) {
       check();
       return runInFrame(frame, fn, this, args);

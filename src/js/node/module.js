@@ -19,10 +19,12 @@ const schemeOnly = new Set(["test", "test/reporters", "sea", "sqlite"]);
 function createRequire(path) {
   const text = `${path}`;
   if (!text.startsWith("/") && !text.startsWith("file:")) {
-    const error = new TypeError(`The argument 'path' must be a file URL object, a file URL string, or an absolute path string. Received ${JSON.stringify(text)}`);
+    const error = new TypeError(`The argument must be a file URL object, a file URL string, or an absolute path string. Received ${JSON.stringify(text)}`);
     error.code = "ERR_INVALID_ARG_VALUE";
     throw error;
   }
+  // As workerd's (whose registry keys modules by path alone): no query or fragment.
+  if (text.startsWith("file:") && /[?#]/.test(text)) throw new TypeError("The specifier must not have query string parameters or hash fragments.");
   const require = internals.createRequire(text);
   require.resolve = notImplemented("module.createRequire.resolve");
   require.resolve.paths = notImplemented("module.createRequire.resolve.paths");

@@ -20,9 +20,11 @@ const env = new Proxy(
       return Reflect.set(target, prop, coerceEnvValue(prop, value));
     },
     defineProperty(target, prop, descriptor) {
-      if ("get" in descriptor || "set" in descriptor) throw new TypeError("process.env values must not have a getter or setter");
+      // ERR_INVALID_ARG_VALUE TypeErrors, as workerd's.
+      const refuse = (message) => Object.assign(new TypeError(message), { code: "ERR_INVALID_ARG_VALUE" });
+      if ("get" in descriptor || "set" in descriptor) throw refuse("process.env values must not have a getter or setter");
       if (!descriptor.configurable || !descriptor.enumerable || !descriptor.writable || !("value" in descriptor)) {
-        throw new TypeError("process.env values must be configurable, enumerable, writable and given explicitly");
+        throw refuse("process.env values must be configurable, enumerable, writable and given explicitly");
       }
       return Reflect.defineProperty(target, prop, { ...descriptor, value: coerceEnvValue(prop, descriptor.value) });
     },
@@ -76,6 +78,8 @@ function nextTick(callback, ...args) {
 function getBuiltinModule(id) {
   const name = String(id).startsWith("node:") ? String(id).slice(5) : String(id);
   if (!ops.nodeModuleAllowed(name)) return undefined;
+  // Under new_module_registry workerd answers with the module's namespace (as import has it).
+  if (internals.compat?.enabled.includes("new_module_registry")) return ops.nodeModuleNamespace(name);
   return internals.loadNodeModule(name);
 }
 

@@ -17,6 +17,8 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("userModule", op_user_module.map_fn_to());
   install("hostModule", op_host_module.map_fn_to());
   install("requireEsModule", op_require_es_module.map_fn_to());
+  install("nodeModuleNamespace", op_node_module_namespace.map_fn_to());
+  install("proxyDetails", op_proxy_details.map_fn_to());
   install("runScript", op_run_script.map_fn_to());
   install("userModuleNames", op_user_module_names.map_fn_to());
   install("userModuleBytes", op_user_module_bytes.map_fn_to());
@@ -263,6 +265,30 @@ fn op_require_es_module<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::Function
     }
   }
   rv.set(module.get_module_namespace());
+}
+
+/// `ops.proxyDetails(value) -> [target, handler] | null | undefined`: a proxy's target and handler
+/// (util.inspect shows proxies without running their traps, as Node's getProxyDetails lets it),
+/// null for a revoked proxy, undefined for any other value.
+fn op_proxy_details<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let Ok(proxy) = v8::Local::<v8::Proxy>::try_from(args.get(0)) else { return };
+  if proxy.is_revoked() {
+    rv.set_null();
+    return;
+  }
+  let parts = [proxy.get_target(scope), proxy.get_handler(scope)];
+  rv.set(v8::Array::new_with_elements(scope, &parts).into());
+}
+
+/// `ops.nodeModuleNamespace(name) -> namespace`: the `node:` module `name` as `import` has it
+/// (process.getBuiltinModule under new_module_registry). Throws when the worker may not import it.
+fn op_node_module_namespace<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  use crate::runtime::modules::{node_namespace, RegistryRef};
+  let name = arg_string(scope, &args, 0);
+  let Some(registry) = scope.get_slot::<RegistryRef>().cloned() else { return };
+  if let Some(namespace) = node_namespace(scope, &registry, &name) {
+    rv.set(namespace);
+  }
 }
 
 /// `ops.userModule(name) -> [kind, content, filename] | undefined`: a module given in `modules`
