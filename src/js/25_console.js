@@ -16,6 +16,8 @@ let oneLine = false;
 // Whether non-enumerable own properties are shown too, as `[key]` (Node's showHidden): workerd
 // inspects the values of its API objects' attributes that way (`usages: [ 'sign', [length]: 1 ]`).
 let showHidden = false;
+/** util.inspect's showProxy: a proxy shown as its target and handler. */
+let showProxy = false;
 const MAX_ITEMS = 100;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const TypedArray = Object.getPrototypeOf(Uint8Array);
@@ -240,15 +242,25 @@ function formatPromise(value, seen, depth) {
 function inspectValue(value, seen, depth) {
   if (value === null) return "null";
   if (typeof value !== "object" && typeof value !== "function") return formatPrimitive(value, depth > 0 || quoteTopLevel);
-  if (typeof value === "function") {
-    const base = formatFunction(value);
-    const extra = depth <= maxDepth ? ownEntries(value, seen, depth, false) : [];
-    return extra.length ? wrap(`${base} `, extra, "{", "}", depth) : base;
-  }
+  const proxy = ops.proxyDetails(value);
+  if (proxy !== undefined) return formatProxy(value, proxy, seen, depth);
   if (seen.includes(value)) {
     // The object a cycle leads back to gets `<ref *n>` in front of it (see below).
     if (!circular.has(value)) circular.set(value, circular.size + 1);
     return `[Circular *${circular.get(value)}]`;
+  }
+  if (typeof value === "function") {
+    // A function's own properties, shown as an object's (a cycle through them as one too).
+    const base = formatFunction(value);
+    if (depth > maxDepth) return base;
+    seen.push(value);
+    try {
+      const extra = ownEntries(value, seen, depth, false);
+      const shown = extra.length ? wrap(`${base} `, extra, "{", "}", depth) : base;
+      return circular.has(value) ? `<ref *${circular.get(value)}> ${shown}` : shown;
+    } finally {
+      seen.pop();
+    }
   }
   const custom = value[CUSTOM_INSPECT];
   if (typeof custom === "function" && custom !== inspect) {
@@ -362,6 +374,56 @@ function inspect(value, options) {
   }
 }
 
+// The global classes whose toString %s counts as built-in (Node's builtInObjects).
+let builtInNames;
+/** Whether `value`'s toString is a built-in one (Node's hasBuiltInToString; a proxy counts as one). */
+function hasBuiltInToString(value) {
+  if (ops.isProxy(value)) return true;
+  if (typeof value[Symbol.toPrimitive] === "function") return false;
+  if (typeof value.toString !== "function") return true;
+  if (Object.hasOwn(value, "toString")) return false;
+  let pointer = value;
+  do pointer = Object.getPrototypeOf(pointer);
+  while (pointer !== null && !Object.hasOwn(pointer, "toString"));
+  if (pointer === null) return true;
+  builtInNames ??= new Set(Object.getOwnPropertyNames(globalThis).filter((name) => /^[A-Z][a-zA-Z0-9]+$/.test(name)));
+  const descriptor = Object.getOwnPropertyDescriptor(pointer, "constructor");
+  return descriptor !== undefined && typeof descriptor.value === "function" && builtInNames.has(descriptor.value.name);
+}
+
+/**
+ * A proxy, shown without running any of its traps, as Node's inspect shows one: with showProxy its
+ * target and handler (`Proxy [ target, handler ]`), else what the target's custom inspector
+ * gives (called on the proxy) or `Proxy(target)`; a revoked one is `<Revoked Proxy>`.
+ */
+function formatProxy(value, proxy, seen, depth) {
+  if (proxy === null) return "<Revoked Proxy>";
+  const [target, handler] = proxy;
+  if (showProxy) {
+    if (depth > maxDepth) return "Proxy [Array]";
+    return wrap("Proxy ", [inspectValue(target, seen, depth + 1), inspectValue(handler, seen, depth + 1)], "[", "]", depth);
+  }
+  if (target !== null && (typeof target === "object" || typeof target === "function") && !ops.isProxy(target)) {
+    const custom = target[CUSTOM_INSPECT];
+    if (typeof custom === "function" && custom !== inspect) {
+      const shown = custom.call(value, maxDepth - depth, { depth: maxDepth - depth, customInspect: true, showProxy: false, stylize: (text) => text }, inspect);
+      if (shown !== value) return typeof shown === "string" ? shown : inspectValue(shown, seen, depth);
+    }
+  }
+  return `Proxy(${inspectValue(target, seen, depth)})`;
+}
+
+/** internals.inspect (util.inspect's): inspect() with Node's `showProxy` option. */
+function inspectWithProxies(value, options) {
+  const previous = showProxy;
+  showProxy = Boolean(options?.showProxy);
+  try {
+    return inspect(value, options);
+  } finally {
+    showProxy = previous;
+  }
+}
+
 /** util.format: %s %d %i %f %j %o %O %c %% directives in a leading string, then the rest inspected. */
 function format(args, options = undefined) {
   if (args.length === 0) return "";
@@ -384,7 +446,11 @@ function format(args, options = undefined) {
       const arg = args[rest++];
       switch (directive) {
         case "%s":
-          return typeof arg === "string" ? arg : typeof arg === "bigint" ? formatPrimitive(arg, false) : typeof arg === "object" && arg !== null ? inspectValue(arg, [], 1) : formatPrimitive(arg, false);
+          // Node's rule: an object whose toString is a built-in one is inspected one level deep,
+          // any other value is String() of it (numbers and bigints as inspect shows them).
+          if (typeof arg === "number" || typeof arg === "bigint") return formatPrimitive(arg, false);
+          if (typeof arg !== "object" || arg === null || !hasBuiltInToString(arg)) return typeof arg === "symbol" ? arg.toString() : String(arg);
+          return inspect(arg, { depth: 0 });
         case "%d":
           return typeof arg === "bigint" ? formatPrimitive(arg, false) : typeof arg === "symbol" ? "NaN" : formatPrimitive(Number(arg), false);
         case "%i":
@@ -499,6 +565,6 @@ internals.attachV8Console = () => {
   }
 };
 
-internals.inspect = inspect;
+internals.inspect = inspectWithProxies;
 internals.format = format;
 internals.defineGlobal("console", console);

@@ -206,6 +206,9 @@ class File extends Blob {
   }
 }
 
+// Web IDL attributes are enumerable: workerd lists File.prototype's name and lastModified.
+for (const key of ["name", "lastModified"]) Object.defineProperty(File.prototype, key, { enumerable: true });
+
 /**
  * A FormData entry value: strings stay strings, Blobs become Files. A Blob given without a file
  * name is named after the entry, as workerd names it (the standard says "blob").

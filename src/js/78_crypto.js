@@ -6,6 +6,7 @@ const INTEGER_ARRAYS = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Ui
 
 class Crypto {
   getRandomValues(array) {
+    if (!(this instanceof Crypto)) throw new TypeError("Illegal invocation"); // as workerd: not callable unbound
     if (!INTEGER_ARRAYS.some((Type) => array instanceof Type)) {
       throw new internals.DOMException("The data provided must be an integer-typed array.", "TypeMismatchError");
     }

@@ -1,5 +1,6 @@
 // node:util: format/inspect (the runtime's Node-style formatter, shared with console),
-// promisify/callbackify, inherits, deprecate, debuglog, isDeepStrictEqual, types, aborted, log and
+// promisify/callbackify, inherits, deprecate, debuglog, isDeepStrictEqual, types, aborted, log,
+// MIMEType/MIMEParams (node:internal/mime) and
 // the legacy is* checks.
 
 const types = require("node:util/types");
@@ -288,6 +289,7 @@ Object.assign(exports, {
   log, _errnoException: notImplemented("_errnoException"), _exceptionWithHostPort: notImplemented("_exceptionWithHostPort"),
   format, formatWithOptions, inspect, promisify, callbackify, inherits, deprecate, debuglog, debug: debuglog, aborted, parseEnv, styleText,
   isDeepStrictEqual, types, toUSVString, getCallSites, getCallSite, stripVTControlCharacters, TextEncoder, TextDecoder,
+  MIMEType: require("node:internal/mime").MIMEType, MIMEParams: require("node:internal/mime").MIMEParams,
   isArray: Array.isArray,
   isBoolean: (value) => typeof value === "boolean",
   isBuffer: (value) => require("node:buffer").Buffer.isBuffer(value),
