@@ -209,7 +209,8 @@ fn workerd_stream_schedule(source: &str) -> String {
 /// - `exports.isPiping()` tells whether a write is `pipeTo()`'s;
 /// - a default controller's strategy `size()` is asked for a chunk that goes straight to a read;
 /// - a WritableStream's abort() gives the first abort's promise each time;
-/// - a `tee()` branch's `cancel()` does not wait for the other branch's;
+/// - a `tee()` branch's `cancel()` does not wait for the other branch's, and a byte stream's
+///   branches read whole chunks from the source;
 /// - cancelling one of the runtime's streams rejects the reads waiting on it;
 /// - a few errors are thrown, not returned as a rejected promise, before capture_async_api_throws;
 /// - the `ReadableStream` constructor hands the stream, the source and its converted dictionary
@@ -261,6 +262,19 @@ fn workerd_stream_sources(source: &str) -> String {
     // WritableStreamAbort: the first abort's promise is the answer to every later one (the
     // standard resolves one made once the stream errored), as workerd keeps it.
     ("function Bt(e,t){var r;", "function Bt(e,t){if(void 0!==e._wbsAbort)return e._wbsAbort;const x=$wbs_abort(e,t);return e._wbsAbort=x}function $wbs_abort(e,t){var r;", 1),
+    // A byte stream's tee(): a branch's pull reads whole chunks from the source (a default read)
+    // and both branches queue them, so each branch's BYOB reads are filled to their own sizes
+    // (the standard reads into the pulling branch's view and gives the other branch that much).
+    (
+      "const e=Ze(o._readableStreamController);return null===e?p():y(e._view,!1),d(void 0)}",
+      "return p(),d(void 0)}",
+      1,
+    ),
+    (
+      "const e=Ze(n._readableStreamController);return null===e?p():y(e._view,!0),d(void 0)}",
+      "return p(),d(void 0)}",
+      1,
+    ),
     // tee(): a branch's cancel() is done at once, not when the other branch is cancelled too;
     // the last branch cancelled cancels the source and waits for it, as in workerd.
     (

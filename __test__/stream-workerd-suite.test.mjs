@@ -16,7 +16,7 @@ const SETTLE = `
   const settle = async (p) => { try { await p; return "fulfilled"; } catch (e) { return "rejected: " + (e instanceof Error ? e.name + ": " + e.message : typeof e); } };
   const sync = (f) => { try { const v = f(); if (v && typeof v.then === "function") { v.catch(() => {}); return "promise"; } return "ok"; } catch (e) { return "threw: " + e.name + ": " + e.message; } };`;
 
-test("a byte stream the worker makes has workerd's autoAllocateChunkSize (4096), byobRequest.atLeast and readAtLeast", { timeout: 60_000 }, async (t) => {
+test("a byte stream the worker makes has workerd's autoAllocateChunkSize (4096), byobRequest.atLeast and readAtLeast; its tee() branches fill their own BYOB reads", { timeout: 60_000 }, async (t) => {
   const body = `
     const out = {};
     { const rs = new ReadableStream({ type: "bytes", pull(c) { out.pullView = c.byobRequest?.view.byteLength ?? null; c.byobRequest.view[0] = 65; c.byobRequest.respond(1); c.close(); } });
@@ -29,6 +29,10 @@ test("a byte stream the worker makes has workerd's autoAllocateChunkSize (4096),
     { const seen = []; const chunks = ["hello", "there"]; const rs = new ReadableStream({ type: "bytes", pull(c) { if (!chunks.length) { c.close(); c.byobRequest.respond(0); return; } seen.push(c.byobRequest.atLeast); new TextEncoder().encodeInto(chunks.shift(), c.byobRequest.view); c.byobRequest.respond(5); } });
       const res = await rs.getReader({ mode: "byob" }).readAtLeast(100, new Uint8Array(100)); out.atLeast = [seen, new TextDecoder().decode(res.value), res.done]; }
     { const rs = new ReadableStream({ type: "bytes", pull(c) { c.byobRequest.view[0] = 1; c.byobRequest.respond(1); } }); const u8 = new Uint8Array(3); const p = rs.getReader({ mode: "byob" }).read(u8); out.jsDetaches = u8.byteLength; await p; }
+    { let controller; const dec = new TextDecoder(); const rs = new ReadableStream({ type: "bytes", start(c) { controller = c; } }); const [b1, b2] = rs.tee();
+      const r1 = b1.getReader({ mode: "byob" }), r2 = b2.getReader({ mode: "byob" }); const ps = [r1.read(new Uint8Array(2)), r2.read(new Uint8Array(3))];
+      controller.enqueue(new TextEncoder().encode("hello")); const res = await Promise.all(ps); const more = await r1.read(new Uint8Array(10));
+      out.teeByob = [dec.decode(res[0].value), dec.decode(res[1].value), dec.decode(more.value)]; }
     return out;`;
   assert.deepEqual(await evalInWorker(t, body, OPTIONS), {
     pullView: 4096,
@@ -40,6 +44,7 @@ test("a byte stream the worker makes has workerd's autoAllocateChunkSize (4096),
     second: "TypeError: Cannot enqueue a zero-length ArrayBuffer.",
     atLeast: [[100, 95], "hellothere", false],
     jsDetaches: 0,
+    teeByob: ["he", "hel", "llo"],
   });
 });
 
