@@ -14,6 +14,7 @@ const { Readable } = require("node:stream");
 const { EventEmitter } = require("node:events");
 const { loadProject, projectFromConfig, startWorker } = require("./load.js");
 const { runBuild, watchedByBuild } = require("./build.js");
+const { stopOneShotEsbuild } = require("./bundle.js");
 const { describeProblem } = require("./report.js");
 const { userCacheDir, pruneCodeCache } = require("./code-cache.js");
 const { mark } = require("./timing.js");
@@ -378,6 +379,8 @@ async function startDevServer(dir, options = {}) {
       const known = project.warnings.length;
       await project.rebuild();
       mark(`dev: bundle (${project.cache?.status ?? "no cache"})`);
+      // The first bundle's esbuild process (booted by the CLI) ends, if this start did not need it.
+      stopOneShotEsbuild();
       cacheNote();
       // The bundle's own warnings (esbuild's), found only now.
       for (const warning of project.warnings.slice(known)) log(paint(color, "yellow", `▲ ${warning}`));
