@@ -71,6 +71,31 @@ function resolve(specifier, from) {
 const VENDOR_PATCHES = {
   // workerd's path.resolve() starts from "/", not from process.cwd() ("/bundle").
   "path-browserify/index.js": [["          cwd = process.cwd();\n", "          cwd = '/';\n"]],
+  // UTF-8 through the engine's TextEncoder, not the package's array of bytes per string (which
+  // takes seconds and gigabytes for a 128 MiB string): the same bytes (a lone surrogate is
+  // U+FFFD) and, as before, only whole characters where the room runs out.
+  "buffer/index.js": [
+    ["        return utf8ToBytes(string).length\n      case 'ucs2':", "        return utf8Length(string)\n      case 'ucs2':"],
+    ["          return mustMatch ? -1 : utf8ToBytes(string).length // assume utf8", "          return mustMatch ? -1 : utf8Length(string) // assume utf8"],
+    [
+      "function utf8Write (buf, string, offset, length) {\n  return blitBuffer(utf8ToBytes(string, buf.length - offset), buf, offset, length)\n}",
+      `function utf8Write (buf, string, offset, length) {
+  return new TextEncoder().encodeInto(string, buf.subarray(offset, Math.min(buf.length, offset + length))).written
+}
+function utf8Length (string) {
+  if (/^[\\x00-\\x7f]*$/.test(string)) return string.length
+  let n = 0
+  for (let i = 0; i < string.length; i++) {
+    const c = string.charCodeAt(i)
+    if (c < 0x80) n += 1
+    else if (c < 0x800) n += 2
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < string.length && (string.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++ }
+    else n += 3
+  }
+  return n
+}`,
+    ],
+  ],
 };
 
 function load(key) {

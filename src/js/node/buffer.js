@@ -47,6 +47,25 @@ exports.isAscii = function isAscii(input) {
 
 const TRANSCODE = { ascii: "ascii", latin1: "latin1", binary: "latin1", ucs2: "utf16le", "ucs-2": "utf16le", utf16le: "utf16le", "utf-16le": "utf16le", utf8: "utf8", "utf-8": "utf8" };
 const transcodeError = (message) => new Error(message);
+const TRANSCODE_LIMIT = 134217728;
+
+/** The output size of UTF-8 → UTF-16 (code units × 2) or UTF-16 → UTF-8 (bytes), counted without decoding. */
+function exactSize(source, from) {
+  let size = 0;
+  if (from === "utf8") {
+    // A code unit per lead byte, two for a 4-byte sequence's.
+    for (let i = 0; i < source.length; i++) {
+      const byte = source[i];
+      if ((byte & 0xc0) !== 0x80) size += byte >= 0xf0 ? 4 : 2;
+    }
+    return size;
+  }
+  for (let i = 0; i + 1 < source.length; i += 2) {
+    const unit = source[i] | (source[i + 1] << 8);
+    size += unit < 0x80 ? 1 : unit < 0x800 ? 2 : unit >= 0xd800 && unit <= 0xdbff ? 4 : unit >= 0xdc00 && unit <= 0xdfff ? 0 : 3;
+  }
+  return size;
+}
 
 /**
  * Re-encodes `source` from one encoding to another as workerd's (ICU's) transcode does: ascii and
@@ -65,6 +84,13 @@ exports.transcode = function transcode(source, fromEncoding, toEncoding) {
     if (known === undefined) throw Object.assign(new TypeError(`Unknown encoding: ${name}`), { code: "ERR_UNKNOWN_ENCODING" });
   }
   if (source.length === 0) return Buffer.alloc(0);
+  // workerd's bound on the output (its isolates' 128 MiB), checked before anything is copied:
+  // the exact size where workerd knows it (UTF-16 from UTF-8, UTF-8 from UTF-16, UTF-16 from
+  // latin1/ascii), else the input times the output's widest character (3 for UTF-8, 2 for UTF-16).
+  const n = source.length;
+  const bound = to === "utf16le" ? n * 2 : from === "utf16le" && to === "utf8" ? (n / 2) * 3 : n * ({ utf8: 3, utf16le: 2 }[to] ?? 1);
+  const exact = (from === "utf8" && to === "utf16le") || (from === "utf16le" && to === "utf8");
+  if (bound > TRANSCODE_LIMIT && (!exact || exactSize(source, from) > TRANSCODE_LIMIT)) throw transcodeError(exact ? "Buffer is too large to transcode" : "Source buffer is too large to transcode");
   let text;
   if (from === "utf8") {
     try {
