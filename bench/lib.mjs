@@ -74,8 +74,10 @@ export const devEnv = () => ({ ...process.env, NO_COLOR: "1", WRANGLER_SEND_METR
  * its own (WORKERBOX_CACHE_DIR) holding only the startup snapshot, which any earlier use of this
  * workerbox build leaves: a user who has run workerbox before, but never this project. Made
  * here once, so no round pays for it. `fresh()` gives `{ env, remove }` for one round; `remove()`
- * removes the base. (Node's own compile cache of workerbox's files, in the OS temp folder, is
- * left as any earlier run of workerbox left it: it holds no project code.)
+ * removes the base. Node's own compile cache (workerbox dev turns it on: the code of workerbox's
+ * and esbuild's JavaScript) is the round's too (NODE_COMPILE_CACHE, empty at the round's first
+ * start): npm does not make it at install, so a cold start does not find one an earlier round
+ * (or run) made; the warm start finds the one its cold start left.
  */
 export async function workerboxCaches() {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-bench-cache-"));
@@ -88,14 +90,19 @@ export async function workerboxCaches() {
     fresh() {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-bench-round-"));
       for (const name of snapshots) fs.copyFileSync(path.join(base, name), path.join(dir, name));
-      return { env: { WORKERBOX_CACHE_DIR: dir }, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+      const compileCache = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-bench-node-cache-"));
+      const remove = () => {
+        fs.rmSync(dir, { recursive: true, force: true });
+        fs.rmSync(compileCache, { recursive: true, force: true });
+      };
+      return { env: { WORKERBOX_CACHE_DIR: dir, NODE_COMPILE_CACHE: compileCache }, remove };
     },
     remove: () => fs.rmSync(base, { recursive: true, force: true }),
   };
 }
 
 /** What the JSON says a cold start had: the same for every dev bench. */
-export const COLD_MEANS = "a fresh copy of the project and, for workerbox, a per-round WORKERBOX_CACHE_DIR holding only the startup snapshot (no bundle or compiled code of the project anywhere)";
+export const COLD_MEANS = "a fresh copy of the project and, for workerbox, a per-round WORKERBOX_CACHE_DIR holding only the startup snapshot (no bundle or compiled code of the project anywhere) and an empty per-round NODE_COMPILE_CACHE (no compiled code of workerbox's or esbuild's JavaScript from an earlier round)";
 
 /**
  * `--phases`: workerbox dev's start-up marks (WORKERBOX_DEV_TIMING, lib/project/timing.js) read
