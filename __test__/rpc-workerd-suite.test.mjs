@@ -8,11 +8,12 @@
 // binding's queue() (service_binding_extra_handlers) with bodies, serialized bodies and a crafted
 // host object, ctx.exports for a named object of handlers, a stub or pipelined call of one request
 // used from another (workerd's I/O-context errors), cloudflare:workers' waitUntil in an RPC call,
-// and a service binding's fetch() following redirects.
+// a service binding's fetch() following redirects, and Response.error() as workerd treats it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createWorker, dispatch, service } from "../index.js";
 
+import { scaled } from "./child-node.mjs";
 const WORKER = `import { WorkerEntrypoint, RpcTarget, RpcStub, waitUntil } from "cloudflare:workers";
 let shared;
 let later;
@@ -118,7 +119,7 @@ const WORKERD = {
   imported: "done",
 };
 
-test("RPC errors, lookup, DataCloneErrors, stub handover, HTTP values, queue() and named handlers as in workerd", { timeout: 60_000 }, async () => {
+test("RPC errors, lookup, DataCloneErrors, stub handover, HTTP values, queue() and named handlers as in workerd", { timeout: scaled(60_000) }, async () => {
   const self = service({ fetch: () => new Response("not started", { status: 503 }) });
   const worker = await createWorker({
     script: WORKER,
@@ -159,7 +160,7 @@ async function run(env) {
 export default { async fetch(req, env) { return Response.json(await run(env)); }, async test(c, env) { console.log("RESULT " + JSON.stringify(await run(env))); } };
 `;
 
-test("a service binding's fetch() follows redirects to the same service, dropping Authorization across origins, as workerd printed", { timeout: 60_000 }, async () => {
+test("a service binding's fetch() follows redirects to the same service, dropping Authorization across origins, as workerd printed", { timeout: scaled(60_000) }, async () => {
   const server = service({ fetch: () => new Response("not started", { status: 503 }) });
   const worker = await createWorker({ script: REDIRECTS, format: "module", compatibilityDate: "2025-12-01", compatibilityFlags: ["nodejs_compat"], bindings: { Server: server }, onLog() {} });
   try {
@@ -170,6 +171,40 @@ test("a service binding's fetch() follows redirects to the same service, droppin
     assert.deepEqual(out.same, [200, true, "http://a.example/echo", "GET http://a.example/echo secret "]);
     assert.deepEqual(out.cross, [200, true, "http://b.example/echo", "POST http://b.example/echo - y"]);
     assert.deepEqual([out.manual[0], out.manual[1], out.manual[3]], [302, false, ""]);
+  } finally {
+    await worker.dispose();
+  }
+});
+
+const ERROR_RESPONSE = `import { WorkerEntrypoint } from "cloudflare:workers";
+export class S extends WorkerEntrypoint {
+  fetch(req) { return new URL(req.url).pathname === "/error" ? Response.error() : new Response("ok"); }
+  errorResponse() { return Response.error(); }
+}
+async function run(env) {
+  const out = {};
+  try { await env.S.fetch("http://x/error"); out.fetchError = "no error"; } catch (e) { out.fetchError = e.name + ": " + e.message; }
+  try { new Response("", Response.error()); } catch (e) { out.construct = e.name + ": " + e.message; }
+  try { new Response("", { status: 600 }); } catch (e) { out.status600 = e.name + ": " + e.message; }
+  const r = await env.S.errorResponse();
+  out.rpc = [r instanceof Response, r.type, r.status, r.ok];
+  return out;
+}
+export default { async fetch(req, env) { return Response.json(await run(env)); }, async test(c, env) { console.log("RESULT " + JSON.stringify(await run(env))); } };
+`;
+
+test("Response.error(): refused as a fetch handler's answer, and crossing RPC as itself; the Response status range error, as workerd printed", { timeout: scaled(60_000) }, async () => {
+  const s = service({ fetch: () => new Response("not started", { status: 503 }) });
+  const worker = await createWorker({ script: ERROR_RESPONSE, format: "module", compatibilityDate: "2025-12-01", compatibilityFlags: ["nodejs_compat"], bindings: { S: s }, onLog() {} });
+  try {
+    s.handler = worker;
+    s.entrypoint = "S";
+    assert.deepEqual(await (await dispatch(worker, "http://x/")).json(), {
+      fetchError: "TypeError: Return value from serve handler must not be an error response (like Response.error())",
+      construct: "RangeError: Responses may only be constructed with status codes in the range 200 to 599, inclusive.",
+      status600: "RangeError: Responses may only be constructed with status codes in the range 200 to 599, inclusive.",
+      rpc: [true, "error", 0, false],
+    });
   } finally {
     await worker.dispose();
   }

@@ -654,7 +654,7 @@ function toStatus(value) {
 
 function checkStatus(status) {
   if (!Number.isInteger(status) || ((status < 200 || status > 599) && status !== 101)) {
-    throw new RangeError(`Failed to construct 'Response': The status provided (${status}) is outside the range [200, 599].`);
+    throw new RangeError("Responses may only be constructed with status codes in the range 200 to 599, inclusive.");
   }
 }
 

@@ -27,6 +27,8 @@ internals.rpcHttp = {
       return { [KEY]: parts };
     }
     if (v instanceof Response) {
+      // Response.error() (status 0, which no constructor takes) crosses as itself.
+      if (v.type === "error") return { [KEY]: ["error"] };
       const parts = ["response", v.status, v.statusText, new Headers(v.headers), v.cf ?? null, null];
       readInto(v, parts, 5, pending);
       return { [KEY]: parts };
@@ -42,6 +44,7 @@ internals.rpcHttp = {
       const received = signal === null || signal === undefined ? null : walk(signal);
       return new Request(url, { method, headers, redirect, ...(cf === null ? {} : { cf }), ...(received === null ? {} : { signal: received }), body });
     }
+    if (parts[0] === "error") return Response.error();
     const [, status, statusText, headers, cf, body] = parts;
     return new Response(body, { status, statusText, headers, ...(cf === null ? {} : { cf }) });
   },

@@ -157,6 +157,7 @@ async function serveFetch(receiver, [method, url, headers, body]) {
   for (let i = 0; i + 1 < headers.length; i += 2) list.push([headers[i], headers[i + 1]]);
   const response = await receiver.fetch(new Request(url, { method, headers: list, body }));
   if (!(response instanceof Response)) throw new TypeError("The entrypoint's fetch() handler must return a Response.");
+  if (response.type === "error") throw new TypeError("Return value from serve handler must not be an error response (like Response.error())");
   const flat = [];
   for (const [k, v] of internals.headersList(response.headers)) flat.push(k, v);
   if (response.webSocket !== null) {

@@ -428,7 +428,7 @@ async function respond(id, response, work, requestHeaders) {
     return;
   }
   if (response.type === "error") {
-    fail(id, new TypeError("The fetch handler returned Response.error(), a network error."), work);
+    fail(id, new TypeError("Return value from serve handler must not be an error response (like Response.error())"), work);
     return;
   }
   const parts = internals.responseParts(response);
