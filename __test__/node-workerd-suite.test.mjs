@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { dispatch } from "../index.js";
 import { evalInWorker, useWorker } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 const NODE = { compatibilityFlags: ["nodejs_compat"], compatibilityDate: "2026-04-01" };
 
 test("v8, vm, wasi, tty, domain, dgram, constants, util.format %s, MIMEType, File, getRandomValues, stream aliases, captureRejections", async (t) => {
@@ -126,7 +127,7 @@ test("AsyncLocalStorage.bind made in a request throws in another (bind_asyncloca
   assert.deepEqual([second.status, await second.text()], [500, "Cannot call this AsyncLocalStorage bound function outside of the request in which it was created."]);
 });
 
-test("timers/promises setInterval hands out the ticks that came while the loop was busy, an abort notwithstanding", { timeout: 20_000 }, async (t) => {
+test("timers/promises setInterval hands out the ticks that came while the loop was busy, an abort notwithstanding", { timeout: scaled(20_000) }, async (t) => {
   const body = `const { setInterval, setTimeout } = await import("node:timers/promises");
     const controller = new AbortController();
     let count = 0;
@@ -187,4 +188,30 @@ test("a node: module required and then patched keeps its named exports for impor
     required.setTimeout = original;
     return out;`;
   assert.deepEqual(await evalInWorker(t, body, { compatibilityDate: "2026-04-01", compatibilityFlags: ["nodejs_compat", "require_returns_default_export"] }), [true, true, "patched"]);
+});
+
+test("util.inspect: getters (the getters option), a class's prototype accessors with showHidden, a function's kind as Node names it", async (t) => {
+  const body = `const util = (await import("node:util")).default;
+    class X { constructor() { this._y = 123; } get y() { return this._y; } method() {} }
+    const fn = (() => function* () {})();
+    Object.setPrototypeOf(fn, Object.getPrototypeOf(async () => {}));
+    return [
+      util.inspect(new X(), { getters: true, showHidden: true }), util.inspect(new X(), { showHidden: true }), util.inspect(new X()),
+      util.inspect({ get a() { return { b: 1 }; }, get n() { return null; }, set s(v) {} }, { getters: true }),
+      util.inspect({ get a() { throw new Error("no"); } }, { getters: true }),
+      util.inspect(async function* abc() {}), util.inspect(fn), util.inspect(() => {}), util.inspect(function named() {}),
+      util.format("%o", new X()).split("\\n")[0],
+    ];`;
+  assert.deepEqual(await evalInWorker(t, body, NODE), [
+    "X { _y: 123, [y]: [Getter: 123] }",
+    "X { _y: 123, [y]: [Getter] }",
+    "X { _y: 123 }",
+    "{ a: [Getter] { b: 1 }, n: [Getter: null], s: [Setter] }",
+    "{ a: [Getter: <Inspection threw (no)>] }",
+    "[AsyncGeneratorFunction: abc]",
+    "[GeneratorFunction (anonymous)] AsyncFunction",
+    "[Function (anonymous)]",
+    "[Function: named]",
+    "X { _y: 123, [y]: [Getter] }",
+  ]);
 });

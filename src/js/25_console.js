@@ -18,6 +18,8 @@ let oneLine = false;
 let showHidden = false;
 /** util.inspect's showProxy: a proxy shown as its target and handler. */
 let showProxy = false;
+/** util.inspect's getters: true, "get" or "set" reads accessors' values (see accessorText()). */
+let getters = false;
 const MAX_ITEMS = 100;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const TypedArray = Object.getPrototypeOf(Uint8Array);
@@ -88,8 +90,17 @@ function formatPrimitive(value, nested) {
 function formatFunction(fn) {
   const source = Function.prototype.toString.call(fn);
   if (source.startsWith("class")) return `[class ${fn.name || "(anonymous)"}]`;
-  const kind = fn.constructor && fn.constructor.name !== "Function" ? fn.constructor.name : "Function";
-  return fn.name ? `[${kind}: ${fn.name}]` : `[${kind} (anonymous)]`;
+  // As Node's: the kind from what the function is (not its prototype), then its constructor's
+  // name when that differs, and a toStringTag that is neither (unless it is an own enumerable).
+  let kind = "Function";
+  if (ops.valueIs("GeneratorFunction", fn)) kind = `Generator${kind}`;
+  if (ops.valueIs("AsyncFunction", fn)) kind = `Async${kind}`;
+  const constructor = constructorName(fn);
+  let base = `[${kind}${constructor === null ? " (null prototype)" : ""}${fn.name === "" || fn.name === undefined ? " (anonymous)" : `: ${String(fn.name)}`}]`;
+  if (constructor !== null && constructor !== "" && constructor !== kind) base += ` ${constructor}`;
+  const tag = fn[Symbol.toStringTag];
+  if (typeof tag === "string" && tag !== "" && tag !== constructor && !Object.prototype.propertyIsEnumerable.call(fn, Symbol.toStringTag)) base += ` [${tag}]`;
+  return base;
 }
 
 // Node's layout rules (breakLength 80, compact 3): entries go on one line when they fit and the
@@ -165,8 +176,50 @@ function ownEntries(value, seen, depth, skipIndices) {
     if (skipIndices && typeof key === "string" && /^(0|[1-9]\d*)$/.test(key)) continue;
     const descriptor = Object.getOwnPropertyDescriptor(value, key);
     if (!descriptor || (!descriptor.enumerable && !showHidden)) continue;
-    const shown = "value" in descriptor ? inspectValue(descriptor.value, seen, depth + 1) : descriptor.get && descriptor.set ? "[Getter/Setter]" : descriptor.get ? "[Getter]" : "[Setter]";
-    items.push(`${descriptor.enumerable ? formatKey(key) : `[${typeof key === "symbol" ? key.toString() : key}]`}: ${shown}`);
+    items.push(entryText(key, descriptor, value, seen, depth));
+  }
+  return items;
+}
+
+/** `key: value` for one property (`[key]` when not enumerable); an accessor as Node shows it. */
+function entryText(key, descriptor, receiver, seen, depth) {
+  const shown = "value" in descriptor ? inspectValue(descriptor.value, seen, depth + 1) : accessorText(descriptor, receiver, seen, depth);
+  return `${descriptor.enumerable ? formatKey(key) : `[${typeof key === "symbol" ? key.toString() : key}]`}: ${shown}`;
+}
+
+/** An accessor: `[Getter]`, or with util.inspect's `getters` its value read from `receiver` (`[Getter: 1]`, `[Getter] { … }`). */
+function accessorText(descriptor, receiver, seen, depth) {
+  const label = descriptor.get && descriptor.set ? "Getter/Setter" : descriptor.get ? "Getter" : "Setter";
+  const wanted = getters === true || (getters === "get" && !descriptor.set) || (getters === "set" && descriptor.set);
+  if (!descriptor.get || !wanted) return `[${label}]`;
+  try {
+    const value = descriptor.get.call(receiver);
+    if (value === null) return `[${label}: null]`;
+    if (typeof value === "object" || typeof value === "function") return `[${label}] ${inspectValue(value, seen, depth + 1)}`;
+    return `[${label}: ${formatPrimitive(value, true)}]`;
+  } catch (error) {
+    return `[${label}: <Inspection threw (${error?.message})>]`;
+  }
+}
+
+/**
+ * With showHidden, Node also shows the properties an instance gets from its classes' prototypes
+ * (up to the first built-in one): accessors and values, not methods, as `[key]: …`.
+ */
+function prototypeEntries(value, seen, depth) {
+  const items = [];
+  const known = new Set(Reflect.ownKeys(value));
+  builtInNames ??= new Set(Object.getOwnPropertyNames(globalThis).filter((name) => /^[A-Z][a-zA-Z0-9]+$/.test(name)));
+  for (let proto = Object.getPrototypeOf(value); proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    const constructor = Object.getOwnPropertyDescriptor(proto, "constructor")?.value;
+    if (typeof constructor === "function" && builtInNames.has(constructor.name) && globalThis[constructor.name] === constructor) break;
+    for (const key of Reflect.ownKeys(proto)) {
+      if (key === "constructor" || known.has(key)) continue;
+      known.add(key);
+      const descriptor = Object.getOwnPropertyDescriptor(proto, key);
+      if (typeof descriptor.value === "function") continue;
+      items.push(entryText(key, { ...descriptor, enumerable: false }, value, seen, depth));
+    }
   }
   return items;
 }
@@ -341,6 +394,7 @@ function formatEntries(value, seen, depth, name, isArray) {
     return wrap(`Set(${value.size}) `, items, "{", "}", depth);
   }
   const items = ownEntries(value, seen, depth, false);
+  if (showHidden) items.push(...prototypeEntries(value, seen, depth));
   const tag = value[Symbol.toStringTag];
   let prefix = name === "Object" ? "" : name === null ? "[Object: null prototype] " : `${name || "Object"} `;
   if (typeof tag === "string" && tag !== name && tag !== "") prefix = `${prefix || "Object "}[${tag}] `;
@@ -413,14 +467,15 @@ function formatProxy(value, proxy, seen, depth) {
   return `Proxy(${inspectValue(target, seen, depth)})`;
 }
 
-/** internals.inspect (util.inspect's): inspect() with Node's `showProxy` option. */
+/** internals.inspect (util.inspect's): inspect() with Node's `showProxy` and `getters` options. */
 function inspectWithProxies(value, options) {
-  const previous = showProxy;
+  const previous = [showProxy, getters];
   showProxy = Boolean(options?.showProxy);
+  getters = options?.getters ?? false;
   try {
     return inspect(value, options);
   } finally {
-    showProxy = previous;
+    [showProxy, getters] = previous;
   }
 }
 
