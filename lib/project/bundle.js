@@ -107,6 +107,12 @@ function warmEsbuild({ oneShot: first = false } = {}) {
   (first ? oneShotEsbuild() : loadEsbuild())?.transform("", {}).catch(() => {});
 }
 
+/** picomatch's matcher for `globs` (with dotfiles), compiled on its first use: a bundle whose imports no rule can claim never needs one. */
+function lazyMatcher(globs) {
+  let match = null;
+  return (file) => (match ??= picomatch(globs, { dot: true }))(file);
+}
+
 /**
  * The project's rules followed by the defaults, as wrangler combines them: a project rule of some
  * type replaces the default rule of that type unless it says `fallthrough: true`.
@@ -114,7 +120,7 @@ function warmEsbuild({ oneShot: first = false } = {}) {
 function effectiveRules(rules = []) {
   const replaced = new Set(rules.filter((r) => !r.fallthrough).map((r) => r.type));
   const all = [...rules, ...DEFAULT_RULES.filter((r) => !replaced.has(r.type))];
-  return all.map((rule) => ({ ...rule, match: picomatch(rule.globs, { dot: true }) }));
+  return all.map((rule) => ({ ...rule, match: lazyMatcher(rule.globs) }));
 }
 
 function ruleFor(rules, file, root) {
