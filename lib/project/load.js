@@ -276,6 +276,7 @@ async function loadWith(config, options, { incremental, cache, early }) {
 
   let built0 = false; // the first build was made (only it may defer its source map)
   let mapping = null; // the source map being made for a build that deferred it
+  let disposed = false;
   /**
    * Makes the source map of a build that deferred it: the incremental context's first build
    * (the same script, with the map), which the bundle cache then saves. Resolves to whether its
@@ -284,6 +285,11 @@ async function loadWith(config, options, { incremental, cache, early }) {
   const completeMap = () => {
     const later = project.mapper;
     if (!later.pending) return Promise.resolve(false);
+    // A project disposed meanwhile (a config reload replaced it) starts no esbuild context.
+    if (disposed) {
+      later.set(identityMapper);
+      return Promise.resolve(false);
+    }
     mapping ??= bundle(config, { incremental, cache, lookup: false }).then((built) => {
       // A script that differs (an edit came meanwhile; its reload follows) has a map of its own:
       // the one served stays unmapped until then.
@@ -340,6 +346,7 @@ async function loadWith(config, options, { incremental, cache, early }) {
     mapper: { mapStack: (t) => t, mapLocation: () => null },
     /** Ends what `incremental` keeps open (esbuild's context); rebuild() still works after. */
     async dispose() {
+      disposed = true;
       await early()?.catch(() => {});
       await mapping?.catch(() => {});
       await incremental?.dispose();
