@@ -204,6 +204,7 @@ fn workerd_stream_schedule(source: &str) -> String {
 /// otherwise (compared with workerd on the same code):
 /// - a `start()` that throws errors the stream with what it threw instead of throwing from the
 ///   constructor (`ReadableStream`, `WritableStream`, `TransformStream`);
+/// - a read that takes what is queued does not call `pull()`;
 /// - a default read of a byte stream with an `autoAllocateChunkSize` takes up to that many queued
 ///   bytes at once, in a buffer of that size;
 /// - `exports.isPiping()` tells whether a write is `pipeTo()`'s;
@@ -262,6 +263,20 @@ fn workerd_stream_sources(source: &str) -> String {
     // WritableStreamAbort: the first abort's promise is the answer to every later one (the
     // standard resolves one made once the stream errored), as workerd keeps it.
     ("function Bt(e,t){var r;", "function Bt(e,t){if(void 0!==e._wbsAbort)return e._wbsAbort;const x=$wbs_abort(e,t);return e._wbsAbort=x}function $wbs_abort(e,t){var r;", 1),
+    // A read that takes its chunk (or bytes) from the queue does not call pull(), as workerd's
+    // queue does not (the standard pulls again to fill the queue up to the high water mark);
+    // pull() comes when a read waits on an empty queue, and then until the queue is full again.
+    (
+      "this._closeRequested&&0===this._queue.length?(wr(this),xr(t)):gr(this),e._chunkSteps(r)}else",
+      "this._closeRequested&&0===this._queue.length&&(wr(this),xr(t)),e._chunkSteps(r)}else",
+      1,
+    ),
+    (
+      "function Ke(e,t){const r=e._queue.shift();e._queueTotalSize-=r.byteLength,xe(e);",
+      "function Ke(e,t){const r=e._queue.shift();e._queueTotalSize-=r.byteLength,$wbs_drained(e);",
+      1,
+    ),
+    ("if(Me(e,d)){const t=Fe(d);return xe(e),void o._chunkSteps(t)}", "if(Me(e,d)){const t=Fe(d);return $wbs_drained(e),void o._chunkSteps(t)}", 1),
     // A byte stream's tee(): a branch's pull reads whole chunks from the source (a default read)
     // and both branches queue them, so each branch's BYOB reads are filled to their own sizes
     // (the standard reads into the pulling branch's view and gives the other branch that much).
@@ -315,7 +330,7 @@ fn workerd_stream_sources(source: &str) -> String {
     out = out.replace(text, replacement);
   }
   // `f` is the polyfill's rejected-promise helper; `$wbs_exports` comes from `workerd_stream_schedule`.
-  let helpers = r#"let $wbs_piping=!1;e.isPiping=()=>$wbs_piping;function $wbs_pipeWrite(w,c){$wbs_piping=!0;try{return xt(w,c)}finally{$wbs_piping=!1}}function $wbs_start(r){try{return r()}catch(x){return f(x)}}function $wbs_hook(name,a,b,c){const g=$wbs_exports[name];void 0!==g&&g(a,b,c)}function $wbs_fillAuto(c,t){const size=c._autoAllocateChunkSize,q=c._queue;let buffer;try{buffer=new ArrayBuffer(size)}catch(x){return void t._errorSteps(x)}const all=new Uint8Array(buffer);let n=0;for(;n<size&&q.length>0;){const r=q.peek(),k=Math.min(size-n,r.byteLength);all.set(new Uint8Array(r.buffer,r.byteOffset,k),n),n+=k,k===r.byteLength?q.shift():(r.byteOffset+=k,r.byteLength-=k)}c._queueTotalSize-=n,xe(c),t._chunkSteps(new Uint8Array(buffer,0,n))}function $wbs_cancelReads(s,r){const g=$wbs_exports.cancelRejectsReads;if(void 0===g)return;const x=g(s,r),k=s._reader;void 0!==x&&void 0!==k&&(te(k)?ne(k,x):bt(k)&&_t(k,x))}function $wbs_sized(c,chunk){try{c._strategySizeAlgorithm(chunk)}catch(x){throw Pr(c,x),x}const s=c._controlledReadableStream;return"readable"===s._state&&Mr(s)&&J(s)>0}function $wbs_thrown(x){const g=$wbs_exports.asyncThrows;if(void 0!==g&&g())throw x;return f(x)}"#;
+  let helpers = r#"let $wbs_piping=!1;e.isPiping=()=>$wbs_piping;function $wbs_pipeWrite(w,c){$wbs_piping=!0;try{return xt(w,c)}finally{$wbs_piping=!1}}function $wbs_start(r){try{return r()}catch(x){return f(x)}}function $wbs_hook(name,a,b,c){const g=$wbs_exports[name];void 0!==g&&g(a,b,c)}function $wbs_fillAuto(c,t){const size=c._autoAllocateChunkSize,q=c._queue;let buffer;try{buffer=new ArrayBuffer(size)}catch(x){return void t._errorSteps(x)}const all=new Uint8Array(buffer);let n=0;for(;n<size&&q.length>0;){const r=q.peek(),k=Math.min(size-n,r.byteLength);all.set(new Uint8Array(r.buffer,r.byteOffset,k),n),n+=k,k===r.byteLength?q.shift():(r.byteOffset+=k,r.byteLength-=k)}c._queueTotalSize-=n,$wbs_drained(c),t._chunkSteps(new Uint8Array(buffer,0,n))}function $wbs_drained(c){0===c._queueTotalSize&&c._closeRequested&&(Ue(c),xr(c._controlledReadableByteStream))}function $wbs_cancelReads(s,r){const g=$wbs_exports.cancelRejectsReads;if(void 0===g)return;const x=g(s,r),k=s._reader;void 0!==x&&void 0!==k&&(te(k)?ne(k,x):bt(k)&&_t(k,x))}function $wbs_sized(c,chunk){try{c._strategySizeAlgorithm(chunk)}catch(x){throw Pr(c,x),x}const s=c._controlledReadableStream;return"readable"===s._state&&Mr(s)&&J(s)>0}function $wbs_thrown(x){const g=$wbs_exports.asyncThrows;if(void 0!==g&&g())throw x;return f(x)}"#;
   let strict = UMD_FACTORY_START;
   assert_eq!(out.matches(strict).count(), 1, "web-streams-polyfill: the UMD factory's start was not found");
   out.replacen(strict, &format!("{strict}{helpers}"), 1)

@@ -3,20 +3,21 @@
 // start() errors, tee() cancels, abort() memoised, the runtime's ("internal") streams' reads
 // (one at a time, rejected by a cancel, not detached before streams_byob_reader_detaches_buffer,
 // with writes taken when made), DecompressionStream's errors, expectedLength and a known body
-// length over a service binding, and util.inspect's breakLength. Every expected value was printed
-// by workerd (Miniflare 4.20260426.0) from the same code; workers run on loopback only and are
-// disposed when each test ends.
+// length over a service binding, util.inspect's breakLength, when pull() is called, and an
+// identity pipe's abort. Every expected value was printed by workerd (Miniflare 4.20260426.0)
+// from the same code; workers run on loopback only and are disposed when each test ends.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createWorker, dispatch, service } from "../index.js";
 import { evalInWorker } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 const OPTIONS = { compatibilityDate: "2026-04-01", compatibilityFlags: ["nodejs_compat"] };
 const SETTLE = `
   const settle = async (p) => { try { await p; return "fulfilled"; } catch (e) { return "rejected: " + (e instanceof Error ? e.name + ": " + e.message : typeof e); } };
   const sync = (f) => { try { const v = f(); if (v && typeof v.then === "function") { v.catch(() => {}); return "promise"; } return "ok"; } catch (e) { return "threw: " + e.name + ": " + e.message; } };`;
 
-test("a byte stream the worker makes has workerd's autoAllocateChunkSize (4096), byobRequest.atLeast and readAtLeast; its tee() branches fill their own BYOB reads", { timeout: 60_000 }, async (t) => {
+test("a byte stream the worker makes has workerd's autoAllocateChunkSize (4096), byobRequest.atLeast and readAtLeast; its tee() branches fill their own BYOB reads", { timeout: scaled(60_000) }, async (t) => {
   const body = `
     const out = {};
     { const rs = new ReadableStream({ type: "bytes", pull(c) { out.pullView = c.byobRequest?.view.byteLength ?? null; c.byobRequest.view[0] = 65; c.byobRequest.respond(1); c.close(); } });
@@ -48,7 +49,7 @@ test("a byte stream the worker makes has workerd's autoAllocateChunkSize (4096),
   });
 });
 
-test("start() errors, tee() cancels, abort(), size(), pipes, cancel reasons and the runtime streams' reads are workerd's", { timeout: 60_000 }, async (t) => {
+test("start() errors, tee() cancels, abort(), size(), pipes, cancel reasons and the runtime streams' reads are workerd's", { timeout: scaled(60_000) }, async (t) => {
   const body = `${SETTLE}
     const out = {};
     { const rs = new ReadableStream({ start() { throw new Error("boom"); } }); out.rsStart = await settle(rs.getReader().read()); }
@@ -97,7 +98,7 @@ test("start() errors, tee() cancels, abort(), size(), pipes, cancel reasons and 
   });
 });
 
-test("before capture_async_api_throws a second close() and pipeTo() without a WritableStream throw", { timeout: 60_000 }, async (t) => {
+test("before capture_async_api_throws a second close() and pipeTo() without a WritableStream throw", { timeout: scaled(60_000) }, async (t) => {
   const body = `${SETTLE}
     const out = {};
     { const ws = new WritableStream({ write() {} }); const w = ws.getWriter(); w.write(1); w.close(); out.doubleClose = sync(() => w.close()); }
@@ -114,7 +115,7 @@ test("before capture_async_api_throws a second close() and pipeTo() without a Wr
   });
 });
 
-test("an IdentityTransformStream takes a write's bytes when it is made; without streams_byob_reader_detaches_buffer its BYOB reads keep the caller's buffer", { timeout: 60_000 }, async (t) => {
+test("an IdentityTransformStream takes a write's bytes when it is made; without streams_byob_reader_detaches_buffer its BYOB reads keep the caller's buffer", { timeout: scaled(60_000) }, async (t) => {
   const body = `
     const out = {};
     { const { writable, readable } = new IdentityTransformStream(); const w = writable.getWriter(); const r = readable.getReader();
@@ -141,7 +142,7 @@ test("an IdentityTransformStream takes a write's bytes when it is made; without 
   });
 });
 
-test("expectedLength is a stream's length: util.inspect shows it, and a service binding's request carries it (and a whole body's) as content-length", { timeout: 60_000 }, async (t) => {
+test("expectedLength is a stream's length: util.inspect shows it, and a service binding's request carries it (and a whole body's) as content-length", { timeout: scaled(60_000) }, async (t) => {
   const inspected = await evalInWorker(t, `
     const util = await import("node:util");
     const rs = new ReadableStream({ expectedLength: 10, start(c) { c.enqueue(new Uint8Array(10)); c.close(); } });
@@ -173,4 +174,77 @@ test("expectedLength is a stream's length: util.inspect shows it, and a service 
   binding.handler = worker;
   const response = await dispatch(worker, "http://localhost/");
   assert.deepEqual(await response.json(), ["10", "10", "3", "3", "4", "0", "2"]);
+});
+
+test("a read that takes what is queued does not call pull(); a read waiting on an empty queue does, until the queue is full", { timeout: scaled(60_000) }, async (t) => {
+  const body = `
+    const log = [];
+    const tick = () => new Promise((r) => setTimeout(r, 5));
+    let n = 0;
+    const rs = new ReadableStream({ pull(c) { log.push("pull" + n); c.enqueue(n++); if (n > 6) c.close(); } }, { highWaterMark: 2 });
+    await tick(); log.push("q=" + n);
+    const r = rs.getReader();
+    for (let i = 0; i < 4; i++) { log.push("read " + (await r.read()).value); await tick(); log.push("n=" + n); }
+    let m = 0;
+    const rs2 = new ReadableStream({ pull(c) { log.push("p2-" + m); if (m === 0) c.enqueue("x"); if (m === 1) c.close(); m++; } });
+    const r2 = rs2.getReader(); await tick(); log.push("before m=" + m);
+    await r2.read(); await tick(); log.push("after m=" + m);
+    let k = 0;
+    const bytes = new ReadableStream({ type: "bytes", pull(c) { log.push("b" + k); c.enqueue(new Uint8Array([k++])); if (k > 6) c.close(); } }, { highWaterMark: 2 });
+    await tick();
+    const br = bytes.getReader({ mode: "byob" });
+    for (let i = 0; i < 3; i++) { log.push("byob " + (await br.read(new Uint8Array(1))).value[0]); await tick(); log.push("k=" + k); }
+    br.releaseLock();
+    log.push("default " + (await bytes.getReader().read()).value.length); await tick(); log.push("k=" + k);
+    return log;`;
+  assert.deepEqual(await evalInWorker(t, body, OPTIONS), [
+    "pull0", "pull1", "q=2", "read 0", "n=2", "read 1", "n=2", "pull2", "pull3", "pull4", "read 2", "n=5", "read 3", "n=5",
+    "p2-0", "before m=1", "after m=1",
+    "b0", "b1", "byob 0", "k=2", "byob 1", "k=2", "b2", "b3", "b4", "byob 2", "k=5", "default 2", "k=5",
+  ]);
+});
+
+test("an identity pipe's readable side meets an abort or the end when it is read; util.inspect shows its writable side errored or closed at once", { timeout: 60_000 }, async (t) => {
+  const body = `
+    const util = await import("node:util");
+    const show = (x) => util.inspect(x, { breakLength: Infinity });
+    const tick = () => new Promise((r) => setTimeout(r, 5));
+    const out = [];
+    const ts = new IdentityTransformStream();
+    const w = ts.writable.getWriter();
+    const ap = w.abort(new Error("Oops"));
+    out.push(show(ts.writable));
+    await tick();
+    out.push(show(ts.readable));
+    const r = ts.readable.getReader();
+    let closed = "pending"; r.closed.then(() => closed = "ok", (e) => closed = "rejected " + e.message);
+    await tick(); out.push("closed " + closed);
+    try { await ap; out.push("abort ok"); } catch (e) { out.push("abort rejected " + e.message); }
+    try { await r.read(); out.push("read ok"); } catch (e) { out.push("read rejected " + e.message); }
+    await tick(); out.push("closed " + closed, show(ts.readable));
+    const f = new FixedLengthStream(2); const fw = f.writable.getWriter(); fw.write(new Uint8Array(2)); fw.close();
+    out.push(show(f.writable));
+    const fixed = new FixedLengthStream(5); const w5 = fixed.writable.getWriter();
+    w5.write(new Uint8Array([1, 2, 3])); w5.write(new Uint8Array([4, 5])); w5.close();
+    const r5 = fixed.readable.getReader();
+    for (let i = 0; i < 3; i++) { const x = await r5.read(); out.push([x.done, x.value?.byteLength ?? null], show(fixed.readable)); }
+    const short = new FixedLengthStream(5); const ws = short.writable.getWriter(); ws.write(new Uint8Array([1])); ws.close();
+    const rs = short.readable.getReader(); out.push((await rs.read()).value.byteLength, show(short.readable));
+    try { await rs.read(); out.push("read ok"); } catch (e) { out.push("read rejected " + e.message); }
+    return out;`;
+  assert.deepEqual(await evalInWorker(t, body, OPTIONS), [
+    "WritableStream { locked: true, [state]: 'errored', [expectsBytes]: true }",
+    "ReadableStream { locked: false, [state]: 'readable', [supportsBYOB]: true, [length]: undefined }",
+    "closed pending",
+    "abort ok",
+    "read rejected Oops",
+    "closed rejected Oops",
+    "ReadableStream { locked: true, [state]: 'errored', [supportsBYOB]: true, [length]: undefined }",
+    "WritableStream { locked: true, [state]: 'closed', [expectsBytes]: true }",
+    [false, 3], "ReadableStream { locked: true, [state]: 'readable', [supportsBYOB]: true, [length]: 2n }",
+    [false, 2], "ReadableStream { locked: true, [state]: 'readable', [supportsBYOB]: true, [length]: 0n }",
+    [true, null], "ReadableStream { locked: true, [state]: 'closed', [supportsBYOB]: true, [length]: 0n }",
+    1, "ReadableStream { locked: true, [state]: 'readable', [supportsBYOB]: true, [length]: 4n }",
+    "read rejected FixedLengthStream did not see all expected bytes before close().",
+  ]);
 });

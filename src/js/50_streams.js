@@ -525,6 +525,8 @@ function identityPipe(expected, highWaterMark) {
   let remaining = expected;
   let pendingWrite = null; // { bytes, resolve, reject }: a write waiting for a read
   let pendingPull = null; // a read waiting for a write: resolves the pull
+  let aborted = null; // { reason } of an abort() the readable side has not met yet
+  let ended = null; // { error } of a close() the readable side has not met yet (error: null or a TypeError)
   const endPull = () => {
     pendingPull?.();
     pendingPull = null;
@@ -562,6 +564,12 @@ function identityPipe(expected, highWaterMark) {
       readController = c;
     },
     pull(c) {
+      if (aborted !== null) return errorQuietly(c, aborted.reason);
+      if (ended !== null) {
+        if (ended.error !== null) return errorQuietly(c, ended.error);
+        c.close();
+        return c.byobRequest?.respond(0);
+      }
       if (pendingWrite !== null) {
         c.enqueue(pendingWrite.bytes);
         return endWrite();
@@ -610,15 +618,25 @@ function identityPipe(expected, highWaterMark) {
       return new Promise((resolve, reject) => (pendingWrite = { bytes, resolve, reject }));
     },
     close() {
-      // As in workerd, close() itself succeeds and the reader gets the error.
-      if (remaining !== undefined && remaining !== 0) {
-        errorQuietly(readController, new TypeError("FixedLengthStream did not see all expected bytes before close()."));
-      } else {
-        readController.close();
+      // As in workerd, close() itself succeeds and the reader gets the error; and the readable
+      // side learns of the end when it is read: a read waiting now ends at once, else the next
+      // read does (until then it still reads as "readable").
+      const error = remaining !== undefined && remaining !== 0 ? new TypeError("FixedLengthStream did not see all expected bytes before close().") : null;
+      if (pendingPull === null) {
+        ended = { error };
+        return;
       }
+      if (error !== null) errorQuietly(readController, error);
+      else readController.close();
       endPull();
     },
     abort(reason) {
+      // As in workerd, the readable side learns of the abort when it is read: a read waiting
+      // now fails at once, else the next read does (until then it still reads as "readable").
+      if (pendingPull === null) {
+        aborted = { reason };
+        return;
+      }
       errorQuietly(readController, reason);
       endPull();
     },

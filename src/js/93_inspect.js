@@ -65,9 +65,20 @@ shape(streams.ReadableStream, ["locked"], {
     ["length", lengthLeft(stream)],
   ],
 });
+/**
+ * A writable's state as workerd shows it: one of the runtime's (bytes only) has no "erroring"
+ * (it is "errored" once aborted) and is "closed" once close() was asked.
+ */
+function writableState(stream) {
+  const state = stream[slot._state];
+  if (!internals.byteWritables.has(stream)) return state;
+  if (state === "erroring") return "errored";
+  const closing = stream[slot._closeRequest] !== undefined || stream[slot._inFlightCloseRequest] !== undefined;
+  return state === "writable" && closing ? "closed" : state;
+}
 shape(streams.WritableStream, ["locked"], {
   internal: (stream) => [
-    ["state", stream[slot._state]],
+    ["state", writableState(stream)],
     ["expectsBytes", internals.byteWritables.has(stream)],
   ],
 });
