@@ -9,6 +9,7 @@ import { useWorker } from "./helpers.mjs";
 
 const CALLEE = `
 import { WorkerEntrypoint } from "cloudflare:workers";
+import { scaled } from "./child-node.mjs";
 export default class extends WorkerEntrypoint {
   async fetch() { await scheduler.wait(5000); return new Response("late"); }
   echo(value) { return value; }
@@ -28,7 +29,7 @@ async function run(t, body, options = {}) {
   return (await dispatch(worker, "http://localhost/")).json();
 }
 
-test("a service binding's fetch() rejects with its signal's reason, aborted before or during the call", { timeout: 30_000 }, async (t) => {
+test("a service binding's fetch() rejects with its signal's reason, aborted before or during the call", { timeout: scaled(30_000) }, async (t) => {
   const callee = await useWorker(t, { script: CALLEE });
   const started = Date.now();
   const result = await run(
@@ -54,7 +55,7 @@ test("a service binding's fetch() rejects with its signal's reason, aborted befo
   assert.ok(Date.now() - started < 2500, "the aborted calls did not wait for their answers");
 });
 
-test("an AbortSignal passed over RPC aborts the receiver's copy with the same reason (enable_abortsignal_rpc)", { timeout: 30_000 }, async (t) => {
+test("an AbortSignal passed over RPC aborts the receiver's copy with the same reason (enable_abortsignal_rpc)", { timeout: scaled(30_000) }, async (t) => {
   const callee = await useWorker(t, { script: CALLEE, compatibilityFlags: ["enable_abortsignal_rpc"], unsafeExperimental: true });
   const result = await run(
     t,

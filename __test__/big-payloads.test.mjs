@@ -10,6 +10,7 @@ import http from "node:http";
 import { kv } from "../index.js";
 import { useWorker } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 const MB = 1048576;
 const SCRIPT = `export default { async fetch(req, env) {
   const u = new URL(req.url);
@@ -31,7 +32,7 @@ function payload(mb) {
   return payloads.get(mb);
 }
 
-test("request bodies of 10, 50 and 95 MB are read whole and hashed at the default memory limit", { timeout: 120_000 }, async (t) => {
+test("request bodies of 10, 50 and 95 MB are read whole and hashed at the default memory limit", { timeout: scaled(120_000) }, async (t) => {
   const worker = await useWorker(t, { script: SCRIPT, onLog() {} });
   for (const mb of [10, 50, 95]) {
     const { bytes, expected } = payload(mb);
@@ -48,7 +49,7 @@ test("request bodies of 10, 50 and 95 MB are read whole and hashed at the defaul
   }
 });
 
-test("fetch() responses of 10, 50 and 95 MB are read whole and hashed at the default memory limit", { timeout: 120_000 }, async (t) => {
+test("fetch() responses of 10, 50 and 95 MB are read whole and hashed at the default memory limit", { timeout: scaled(120_000) }, async (t) => {
   const server = http.createServer((req, res) => {
     const { bytes } = payload(Number(req.url.slice(1)));
     res.writeHead(200, { "content-length": bytes.length });
@@ -63,7 +64,7 @@ test("fetch() responses of 10, 50 and 95 MB are read whole and hashed at the def
   }
 });
 
-test("KV values up to 25 MiB (and 95 MB from a handler-backed namespace) are read whole and hashed at the default memory limit", { timeout: 120_000 }, async (t) => {
+test("KV values up to 25 MiB (and 95 MB from a handler-backed namespace) are read whole and hashed at the default memory limit", { timeout: scaled(120_000) }, async (t) => {
   const namespace = kv();
   await namespace.namespace().put("ten", payload(10).bytes);
   await namespace.namespace().put("max", payload(25).bytes);

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { createWorker, dispatch } from "../index.js";
 import { useWorker, waitFor } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 const OK = `export default { fetch() { return new Response("ok") } }`;
 
 test("a syntax error rejects createWorker with a SyntaxError naming file, line and column", async () => {
@@ -162,7 +163,7 @@ test("dispose answers requests still in flight", async () => {
   await outcome;
 });
 
-test("dispose racing node: module loads answers ERR_WORKER_DISPOSED, never the loader's own failure", { timeout: 120_000 }, async () => {
+test("dispose racing node: module loads answers ERR_WORKER_DISPOSED, never the loader's own failure", { timeout: scaled(120_000) }, async () => {
   // Each request imports every node: module; the worker is disposed 0-12 ms in, mostly while a
   // module's factory is compiled or run. Before the fix an op caught the termination and threw a
   // TypeError in its place, so the handler went on and failed with "ops.nodeModuleFactory(...)

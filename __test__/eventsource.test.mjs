@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { dispatch, service } from "../index.js";
 import { useWorker } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 /** Runs `body` (inside an async function with `env`) in a worker with `bindings`; returns its JSON. */
 async function run(t, bindings, body) {
   const worker = await useWorker(t, {
@@ -19,7 +20,7 @@ async function run(t, bindings, body) {
 
 const STREAM = { "content-type": "text/event-stream" };
 
-test("EventSource parses fields, comments, named events and CRLF/CR line ends split across chunks", { timeout: 30_000 }, async (t) => {
+test("EventSource parses fields, comments, named events and CRLF/CR line ends split across chunks", { timeout: scaled(30_000) }, async (t) => {
   const seen = [];
   const chunks = [":comment\r", "\nid: 7\r\nevent: ping\ndata: a\r", "\ndata:  b\r\rdata: one\n", "\nid\ndata: two\n\n", "data: tail-no-end"];
   const result = await run(
@@ -64,7 +65,7 @@ test("EventSource parses fields, comments, named events and CRLF/CR line ends sp
   assert.deepEqual(seen, [{ accept: "text/event-stream", "cache-control": "no-cache", "last-event-id": null }]);
 });
 
-test("EventSource reconnects after a disconnect (retry: clamped to 1 s) and sends the last event id", { timeout: 30_000 }, async (t) => {
+test("EventSource reconnects after a disconnect (retry: clamped to 1 s) and sends the last event id", { timeout: scaled(30_000) }, async (t) => {
   let connections = 0;
   const result = await run(
     t,
@@ -91,7 +92,7 @@ test("EventSource reconnects after a disconnect (retry: clamped to 1 s) and send
   assert.equal(connections, 2);
 });
 
-test("EventSource fails for good on a non-2xx status or a content type other than text/event-stream", { timeout: 30_000 }, async (t) => {
+test("EventSource fails for good on a non-2xx status or a content type other than text/event-stream", { timeout: scaled(30_000) }, async (t) => {
   const result = await run(
     t,
     {
@@ -119,7 +120,7 @@ test("EventSource fails for good on a non-2xx status or a content type other tha
   ]);
 });
 
-test("EventSource.from() reads a worker's stream (BOM skipped); close() and Symbol.dispose close it", { timeout: 30_000 }, async (t) => {
+test("EventSource.from() reads a worker's stream (BOM skipped); close() and Symbol.dispose close it", { timeout: scaled(30_000) }, async (t) => {
   const result = await run(
     t,
     {},

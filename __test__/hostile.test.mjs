@@ -49,7 +49,7 @@ test("PBKDF2 iteration counts above 100,000 are refused, as in production", asyn
   ]);
 });
 
-test("RSA-8192 key generation is stopped by limits.cpuMs and by dispose()", { timeout: 20_000 }, async (t) => {
+test("RSA-8192 key generation is stopped by limits.cpuMs and by dispose()", { timeout: scaled(20_000) }, async (t) => {
   const script = `export default { async fetch() {
     await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 8192, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign"]);
     return new Response("generated");
@@ -106,7 +106,7 @@ test("a handler error whose stack or message cannot be read is still reported as
   }
 });
 
-test("a gzip bomb decompresses in bounded chunks, as fast as it is read", { timeout: 60_000 }, async (t) => {
+test("a gzip bomb decompresses in bounded chunks, as fast as it is read", { timeout: scaled(60_000) }, async (t) => {
   const { gzipSync } = await import("node:zlib");
   const bomb = gzipSync(Buffer.alloc(256 * 1024 * 1024), { level: 9 }); // ~260 KB
   const worker = await useWorker(t, {
@@ -145,7 +145,7 @@ test("compression streams still round-trip, and invalid data errors the readable
   assert.deepEqual(result, { gzip: [true, true], deflate: [true, true], "deflate-raw": [true, true], invalid: "TypeError" });
 });
 
-test("pending timers are bounded: a million setTimeouts in one request stop at workerd's 10,000 active timeouts", { timeout: 60_000 }, async (t) => {
+test("pending timers are bounded: a million setTimeouts in one request stop at workerd's 10,000 active timeouts", { timeout: scaled(60_000) }, async (t) => {
   const worker = await useWorker(t, {
     limits: { memoryMb: 64 },
     script: `export default { fetch(request) {
@@ -160,7 +160,7 @@ test("pending timers are bounded: a million setTimeouts in one request stop at w
   assert.equal(await (await dispatch(worker, "http://localhost/ok")).text(), "fine");
 });
 
-test("pending binding calls and fetches count against limits.memoryMb: a flood of un-awaited ones ends as ERR_MEMORY_LIMIT", { timeout: 60_000 }, async (t) => {
+test("pending binding calls and fetches count against limits.memoryMb: a flood of un-awaited ones ends as ERR_MEMORY_LIMIT", { timeout: scaled(60_000) }, async (t) => {
   let calls = 0;
   const never = kv({
     get: () => null,
@@ -197,7 +197,7 @@ test("pending binding calls and fetches count against limits.memoryMb: a flood o
   assert.equal(await (await dispatch(worker, "http://localhost/ok")).text(), "fine");
 });
 
-test("bytes the engine hands a worker count against limits.memoryMb: node:zlib's gunzipSync of a 100 KB bomb ends as ERR_MEMORY_LIMIT", { timeout: 60_000 }, async (t) => {
+test("bytes the engine hands a worker count against limits.memoryMb: node:zlib's gunzipSync of a 100 KB bomb ends as ERR_MEMORY_LIMIT", { timeout: scaled(60_000) }, async (t) => {
   const bomb = zlib.gzipSync(Buffer.alloc(100 * 1024 * 1024));
   const worker = await useWorker(t, {
     limits: { memoryMb: 64, cpuMs: 20_000 },
@@ -215,7 +215,7 @@ test("bytes the engine hands a worker count against limits.memoryMb: node:zlib's
   assert.equal(await (await dispatch(worker, "http://localhost/ok")).text(), "fine");
 });
 
-test("waitUntil work gets limits.waitUntilMs after the response, then is cancelled with a warning", { timeout: 20_000 }, async (t) => {
+test("waitUntil work gets limits.waitUntilMs after the response, then is cancelled with a warning", { timeout: scaled(20_000) }, async (t) => {
   const lines = [];
   const worker = await useWorker(t, {
     limits: { waitUntilMs: 100 },
@@ -236,7 +236,7 @@ test("waitUntil work gets limits.waitUntilMs after the response, then is cancell
   assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "answered");
 });
 
-test("waitUntil work is bounded by limits.wallMs too: an hour-long timer ends at the wall limit", { timeout: 20_000 }, async (t) => {
+test("waitUntil work is bounded by limits.wallMs too: an hour-long timer ends at the wall limit", { timeout: scaled(20_000) }, async (t) => {
   const lines = [];
   const worker = await useWorker(t, {
     limits: { wallMs: 300 },
@@ -355,7 +355,7 @@ test("log lines queued for a busy host are bounded: the excess is dropped and co
   assert.ok(delivered >= 8000, `${delivered}: about 8 MB of lines were queued and delivered`);
 });
 
-test("a response body that can never produce another chunk errors the host's read instead of hanging it", { timeout: 20_000 }, async (t) => {
+test("a response body that can never produce another chunk errors the host's read instead of hanging it", { timeout: scaled(20_000) }, async (t) => {
   for (const isolation of ["shared", "per-request"]) {
     const worker = await useWorker(t, {
       isolation,
@@ -401,7 +401,7 @@ test("a script that ignores termination: its dispatches reject, dispose() settle
   assert.ok(result.lived < scaled(20_000), `the child lived ${result.lived} ms`);
 });
 
-test("replaceAll and global RegExp replaces on a 64M-character string stop at the CPU or memory limit, and the worker serves the next request", { timeout: 120_000 }, async () => {
+test("replaceAll and global RegExp replaces on a 64M-character string stop at the CPU or memory limit, and the worker serves the next request", { timeout: scaled(120_000) }, async () => {
   for (const attack of ["'a'.repeat(2 ** 26).replaceAll('a', 'bb')", "'a'.repeat(2 ** 26).replace(/a/g, 'b')", "'a'.repeat(2 ** 26).replace(/a/g, () => 'b')"]) {
     const served = await stopInChild(attack, { cpuMs: 200, memoryMb: 128 }, { waitForOk: true });
     assert.equal(served.status, 0, served.stderr);
@@ -441,7 +441,7 @@ test("on long strings, replaceAll and RegExp replaces (run in JavaScript there) 
   assert.deepEqual(inWorker, inNode);
 });
 
-test("JSON.parse of '['.repeat(4e6) runs to its end, then stops as ERR_CPU_LIMIT and the worker serves the next request", { timeout: 90_000 }, async () => {
+test("JSON.parse of '['.repeat(4e6) runs to its end, then stops as ERR_CPU_LIMIT and the worker serves the next request", { timeout: scaled(90_000) }, async () => {
   // V8's JSON parser does not look for a termination request while it parses: it runs to its
   // end (about 0.3 s of CPU here), and the stop takes effect then. On a machine so busy that the
   // parse needs more than the 2 s grace, the worker is declared failed instead (the bounded

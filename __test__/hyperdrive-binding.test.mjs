@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { createWorker, dispatch, hyperdrive } from "../index.js";
 
-test("env.HD.connect() opens a socket to the database's host and port; the parts are own read-only properties; Node keeps the plain parts", { timeout: 30_000 }, async (t) => {
+import { scaled } from "./child-node.mjs";
+test("env.HD.connect() opens a socket to the database's host and port; the parts are own read-only properties; Node keeps the plain parts", { timeout: scaled(30_000) }, async (t) => {
   const server = net.createServer((socket) => socket.on("data", (data) => socket.write(Buffer.concat([Buffer.from("echo:"), data]))));
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   t.after(() => server.close());

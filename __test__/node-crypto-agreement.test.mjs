@@ -35,6 +35,7 @@ const INPUT = {
 
 const WORKER = `import c from "node:crypto";
 import { Buffer as B } from "node:buffer";
+import { scaled } from "./child-node.mjs";
 export default { async fetch(request) {
   const input = await request.json();
   const error = (f) => { try { f(); return "no error"; } catch (e) { return e.name + ": " + e.message; } };
@@ -87,7 +88,7 @@ export default { async fetch(request) {
   });
 } }`;
 
-test("node:crypto Diffie-Hellman, ECDH, raw RSA, encrypted and DSA keys, ECB/OFB/ChaCha20 agree with Node", { timeout: 60_000 }, async (t) => {
+test("node:crypto Diffie-Hellman, ECDH, raw RSA, encrypted and DSA keys, ECB/OFB/ChaCha20 agree with Node", { timeout: scaled(60_000) }, async (t) => {
   const worker = await useWorker(t, { script: WORKER, compatibilityFlags: ["nodejs_compat"] });
   const response = await dispatch(worker, new Request("http://localhost/", { method: "POST", body: JSON.stringify(INPUT) }));
   const out = await response.json();
@@ -150,7 +151,7 @@ test("node:crypto Diffie-Hellman, ECDH, raw RSA, encrypted and DSA keys, ECB/OFB
   assert.equal(out.pbkdf2, crypto.pbkdf2Sync("pw", "salt", 3, 40, "sha224").toString("hex"));
 });
 
-test("node:crypto createDiffieHellman(bits) makes a safe prime that Node accepts", { timeout: 60_000 }, async (t) => {
+test("node:crypto createDiffieHellman(bits) makes a safe prime that Node accepts", { timeout: scaled(60_000) }, async (t) => {
   const worker = await useWorker(t, {
     compatibilityFlags: ["nodejs_compat"],
     script: `import c from "node:crypto";
@@ -169,7 +170,7 @@ export default { fetch() {
   assert.equal(node.computeSecret(out.publicKey, "hex").length, 64);
 });
 
-test("node:crypto X509Certificate reads a certificate as Node does; secp224r1 keys and ECDH", { timeout: 60_000 }, async (t) => {
+test("node:crypto X509Certificate reads a certificate as Node does; secp224r1 keys and ECDH", { timeout: scaled(60_000) }, async (t) => {
   const worker = await useWorker(t, {
     compatibilityFlags: ["nodejs_compat"],
     script: `import c from "node:crypto";
@@ -210,7 +211,7 @@ export default { async fetch(request) {
   assert.deepEqual(out.curves, ["secp224r1", "prime256v1", "secp384r1", "secp521r1"]);
 });
 
-test("node:crypto Sign and Verify used as streams finish without errors (no stream re-construction)", { timeout: 30_000 }, async (t) => {
+test("node:crypto Sign and Verify used as streams finish without errors (no stream re-construction)", { timeout: scaled(30_000) }, async (t) => {
   const logged = [];
   const worker = await useWorker(t, {
     compatibilityFlags: ["nodejs_compat"],

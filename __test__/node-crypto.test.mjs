@@ -296,6 +296,7 @@ const JWS = `(c, B, k, input) => {
 function workerScript() {
   return `import c from "node:crypto";
 import { Buffer as B } from "node:buffer";
+import { scaled } from "./child-node.mjs";
 ${casesSource}
 const CROSS = ${CROSS};
 const JWS = ${JWS};
@@ -320,7 +321,7 @@ async function cryptoWorker(t) {
   return useWorker(t, { script: workerScript(), compatibilityFlags: ["nodejs_compat"] });
 }
 
-test("node:crypto gives Node's results: hashes, HMACs, KDFs, ciphers, keys, signatures, errors", { timeout: 60_000 }, async (t) => {
+test("node:crypto gives Node's results: hashes, HMACs, KDFs, ciphers, keys, signatures, errors", { timeout: scaled(60_000) }, async (t) => {
   const worker = await cryptoWorker(t);
   const { CASES: nodeCases } = await nodeFunctions();
   for (const name of CASE_NAMES) {
@@ -330,7 +331,7 @@ test("node:crypto gives Node's results: hashes, HMACs, KDFs, ciphers, keys, sign
   }
 });
 
-test("node:crypto signatures and ciphertexts cross between the worker and Node", { timeout: 60_000 }, async (t) => {
+test("node:crypto signatures and ciphertexts cross between the worker and Node", { timeout: scaled(60_000) }, async (t) => {
   const worker = await cryptoWorker(t);
   const message = "cross-checked message ✓";
   const data = Buffer.from(message);
@@ -379,7 +380,7 @@ test("node:crypto signatures and ciphertexts cross between the worker and Node",
   assert.equal(crypto.createPublicKey(out.generatedRsa.publicKey).asymmetricKeyDetails.modulusLength, 1024);
 });
 
-test("node:crypto serves jsonwebtoken's flows (HS256, RS256, ES256) both ways", { timeout: 30_000 }, async (t) => {
+test("node:crypto serves jsonwebtoken's flows (HS256, RS256, ES256) both ways", { timeout: scaled(30_000) }, async (t) => {
   const worker = await cryptoWorker(t);
   const { JWS: nodeJws } = await nodeFunctions();
   const fromNode = await nodeJws(crypto, Buffer, KEYS, null);
@@ -393,7 +394,7 @@ test("node:crypto serves jsonwebtoken's flows (HS256, RS256, ES256) both ways", 
   assert.deepEqual(check.verified, [true, true, true, false], "Node verifies the worker's tokens");
 });
 
-test("node:crypto refuses what it does not support with Node-style errors", { timeout: 30_000 }, async (t) => {
+test("node:crypto refuses what it does not support with Node-style errors", { timeout: scaled(30_000) }, async (t) => {
   const worker = await useWorker(t, {
     compatibilityFlags: ["nodejs_compat"],
     script: `import c from "node:crypto";

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { dispatch } from "../index.js";
 import { useWorker } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 async function run(t, imports, body) {
   const worker = await useWorker(t, {
     compatibilityDate: "2026-08-01",
@@ -17,7 +18,7 @@ async function run(t, imports, body) {
   return (await dispatch(worker, "http://w/")).json();
 }
 
-test("string_decoder: pieces decode as the whole Buffer; state checks; encodings", { timeout: 60_000 }, async (t) => {
+test("string_decoder: pieces decode as the whole Buffer; state checks; encodings", { timeout: scaled(60_000) }, async (t) => {
   const out = await run(t, `import { StringDecoder } from "node:string_decoder"; import { Buffer } from "node:buffer";`, `
     const pieces = (encoding, hex, cuts) => {
       const d = new StringDecoder(encoding); const bytes = Buffer.from(hex, "hex"); let out = ""; let at = 0;
@@ -46,7 +47,7 @@ test("string_decoder: pieces decode as the whole Buffer; state checks; encodings
   });
 });
 
-test("path: ERR_INVALID_ARG_TYPE for non-strings, format() checks, path.win32 is the Windows half", { timeout: 60_000 }, async (t) => {
+test("path: ERR_INVALID_ARG_TYPE for non-strings, format() checks, path.win32 is the Windows half", { timeout: scaled(60_000) }, async (t) => {
   const out = await run(t, `import path from "node:path"; import win32 from "node:path/win32";`, `
     return {
       types: [code(() => path.join(1)), code(() => path.basename("a", 1)), code(() => path.relative("a", null)), code(() => path.format("x"))],
@@ -60,7 +61,7 @@ test("path: ERR_INVALID_ARG_TYPE for non-strings, format() checks, path.win32 is
   });
 });
 
-test("crypto: checkPrime/generatePrime, sync and with callbacks, with workerd's checks", { timeout: 60_000 }, async (t) => {
+test("crypto: checkPrime/generatePrime, sync and with callbacks, with workerd's checks", { timeout: scaled(60_000) }, async (t) => {
   const out = await run(t, `import crypto from "node:crypto"; import { Buffer } from "node:buffer";`, `
     const safe = Buffer.from(crypto.generatePrimeSync(32, { safe: true })).readUInt32BE();
     const withRem = Buffer.from(crypto.generatePrimeSync(32, { add: 12n, rem: 11n })).readUInt32BE();
@@ -88,7 +89,7 @@ test("crypto: checkPrime/generatePrime, sync and with callbacks, with workerd's 
   });
 });
 
-test("querystring.escape: Node's UTF-8 escaping, its surrogate pairing and ERR_INVALID_URI", { timeout: 60_000 }, async (t) => {
+test("querystring.escape: Node's UTF-8 escaping, its surrogate pairing and ERR_INVALID_URI", { timeout: scaled(60_000) }, async (t) => {
   const out = await run(t, `import qs from "node:querystring";`, `
     return {
       escaped: [qs.escape("a b&c=d/é!~*()'"), qs.escape(String.fromCharCode(0xd801) + "test"), qs.escape([5, 10]), qs.escape({ toString: 5, valueOf: () => "v" })],

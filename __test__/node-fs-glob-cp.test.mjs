@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { dispatch } from "../index.js";
 import { useWorker } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 const FLAGS = { compatibilityDate: "2026-08-01", compatibilityFlags: ["nodejs_compat"] };
 
 async function run(t, body) {
@@ -20,7 +21,7 @@ async function run(t, body) {
   return (await dispatch(worker, "http://w/")).json();
 }
 
-test("glob: patterns, braces, ** with dot entries, extglobs, exclude, withFileTypes, callback and promises", { timeout: 60_000 }, async (t) => {
+test("glob: patterns, braces, ** with dot entries, extglobs, exclude, withFileTypes, callback and promises", { timeout: scaled(60_000) }, async (t) => {
   const out = await run(t, `
     for (const dir of ["a/b/c", "a/bc/e", "a/.hidden/x", "a/c/d"]) fs.mkdirSync("/tmp/g/" + dir, { recursive: true });
     for (const file of ["a/b/c/d", "a/bc/e/f", "a/.hidden/x/f", "a/c/d/f", "a/.b"]) fs.writeFileSync("/tmp/g/" + file, "x");
@@ -60,7 +61,7 @@ test("glob: patterns, braces, ** with dot entries, extglobs, exclude, withFileTy
   });
 });
 
-test("cp: workerd's rules for files, directories and symlinks, with its error codes", { timeout: 60_000 }, async (t) => {
+test("cp: workerd's rules for files, directories and symlinks, with its error codes", { timeout: scaled(60_000) }, async (t) => {
   const out = await run(t, `
     fs.writeFileSync("/tmp/a", "foo");
     fs.mkdirSync("/tmp/dir");
@@ -105,7 +106,7 @@ test("cp: workerd's rules for files, directories and symlinks, with its error co
   });
 });
 
-test("directories: readdir and opendir as workerd lists them, mkdir/mkdtemp/rm rules, BigInt stats", { timeout: 60_000 }, async (t) => {
+test("directories: readdir and opendir as workerd lists them, mkdir/mkdtemp/rm rules, BigInt stats", { timeout: scaled(60_000) }, async (t) => {
   const out = await run(t, `
     const dir = fs.opendirSync("/", { recursive: true });
     const names = [];
@@ -141,7 +142,7 @@ test("directories: readdir and opendir as workerd lists them, mkdir/mkdtemp/rm r
   });
 });
 
-test("Read/WriteStream: callable without new, a custom fs, a FileHandle as fd, option checks", { timeout: 60_000 }, async (t) => {
+test("Read/WriteStream: callable without new, a custom fs, a FileHandle as fd, option checks", { timeout: scaled(60_000) }, async (t) => {
   const out = await run(t, `
     const calls = { open: 0, read: 0, close: 0, writev: 0 };
     const custom = {
@@ -179,7 +180,7 @@ test("Read/WriteStream: callable without new, a custom fs, a FileHandle as fd, o
   });
 });
 
-test("workerd's answers: chmod/chown check and change nothing, access, links, writes, constants", { timeout: 60_000 }, async (t) => {
+test("workerd's answers: chmod/chown check and change nothing, access, links, writes, constants", { timeout: scaled(60_000) }, async (t) => {
   const out = await run(t, `
     fs.writeFileSync("/tmp/f", "abc");
     const before = fs.statSync("/tmp/f").mode;

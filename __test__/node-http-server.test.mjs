@@ -9,9 +9,10 @@ import assert from "node:assert/strict";
 import { dispatch } from "../index.js";
 import { useWorker } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 const FLAGS = ["nodejs_compat"];
 
-test("ServerResponse: the head counts in writableLength while corked, writes after end() fail by callback, statusText is workerd's 'unknown'", { timeout: 60_000 }, async (t) => {
+test("ServerResponse: the head counts in writableLength while corked, writes after end() fail by callback, statusText is workerd's 'unknown'", { timeout: scaled(60_000) }, async (t) => {
   const script = `
     import http from "node:http";
     import { handleAsNodeRequest } from "cloudflare:node";
@@ -46,7 +47,7 @@ test("ServerResponse: the head counts in writableLength while corked, writes aft
   assert.deepEqual(await (await dispatch(worker, "http://localhost/seen")).json(), { lengths: [0, 108, 114, 0], late: "ERR_STREAM_WRITE_AFTER_END" });
 });
 
-test("node:http servers: ports are registered per isolate, request headers fold as Node's, the body pipes to several destinations", { timeout: 60_000 }, async (t) => {
+test("node:http servers: ports are registered per isolate, request headers fold as Node's, the body pipes to several destinations", { timeout: scaled(60_000) }, async (t) => {
   const script = `
     import http from "node:http";
     import { Writable } from "node:stream";
@@ -95,7 +96,7 @@ test("node:http servers: ports are registered per isolate, request headers fold 
   assert.deepEqual(checks.address, { port: 8080, family: "IPv4", address: "127.0.0.1" });
 });
 
-test("node:net BlockList and SocketAddress, node:tls identity checks, node:dns lookup() argument checks", { timeout: 60_000 }, async (t) => {
+test("node:net BlockList and SocketAddress, node:tls identity checks, node:dns lookup() argument checks", { timeout: scaled(60_000) }, async (t) => {
   const script = `
     import net from "node:net";
     import tls from "node:tls";

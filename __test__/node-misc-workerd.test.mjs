@@ -7,10 +7,11 @@ import assert from "node:assert/strict";
 import { dispatch } from "../index.js";
 import { evalInWorker, useWorker } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 const NODE = { compatibilityFlags: ["nodejs_compat"], compatibilityDate: "2026-04-01" };
 const code = (f) => `(() => { try { const r = (${f})(); return ["ok", r]; } catch (e) { return [e.name, e.code ?? null, e.message]; } })()`;
 
-test("node:buffer checks arguments as workerd does: from, alloc, byteLength, compare, copy, concat, write, fill, toString", { timeout: 60_000 }, async (t) => {
+test("node:buffer checks arguments as workerd does: from, alloc, byteLength, compare, copy, concat, write, fill, toString", { timeout: scaled(60_000) }, async (t) => {
   const r = await evalInWorker(t, `
     const { Buffer, SlowBuffer, kMaxLength } = await import("node:buffer");
     return {

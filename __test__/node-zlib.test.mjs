@@ -193,7 +193,7 @@ const EXTRA = `const EXTRA = {
   },
 };`;
 
-test("node:zlib output crosses between the worker and Node; streams; bombs stop at maxOutputLength", { timeout: 60_000 }, async (t) => {
+test("node:zlib output crosses between the worker and Node; streams; bombs stop at maxOutputLength", { timeout: scaled(60_000) }, async (t) => {
   const worker = await useWorker(t, { script: workerScript(EXTRA), compatibilityFlags: ["nodejs_compat"], limits: { memoryMb: 256 } });
   const text = TEXT;
   const compressed = (await call(worker, "compress", { text })).value;
@@ -233,7 +233,7 @@ test("node:zlib output crosses between the worker and Node; streams; bombs stop 
   assert.deepEqual(bomb, { small: "Memory limit exceeded", standard: "Memory limit exceeded", brotli: "Memory limit exceeded", info: "ERR_BUFFER_TOO_LARGE" });
 });
 
-test("node:zlib errors, zstd, dictionaries and params behave as on workerd", { timeout: 30_000 }, async (t) => {
+test("node:zlib errors, zstd, dictionaries and params behave as on workerd", { timeout: scaled(30_000) }, async (t) => {
   const worker = await useWorker(t, { script: workerScript(EXTRA), compatibilityFlags: ["nodejs_compat"] });
   const { value: errors, error } = await call(worker, "workerdErrors");
   assert.equal(error, undefined);

@@ -16,6 +16,7 @@ import { startDevServer } from "workerbox/project";
 import { createAssetHandler } from "../lib/project/assets.js";
 import { parseRedirects, parseHeaders } from "../lib/project/assets-rules.js";
 
+import { scaled } from "./child-node.mjs";
 const REDIRECTS = `# moved pages
 /old-about /about 301
 /home /
@@ -82,7 +83,7 @@ async function get(server, target) {
   return { status: response.statusCode, location: response.headers.location, body, headers: response.headers };
 }
 
-test("workerbox dev applies _redirects and _headers as Cloudflare does", { timeout: 120_000 }, async (t) => {
+test("workerbox dev applies _redirects and _headers as Cloudflare does", { timeout: scaled(120_000) }, async (t) => {
   const dir = site(t);
   const lines = [];
   const server = await startDevServer(dir, { port: 0, persistTo: false, watch: false, log: (line) => lines.push(line) });
@@ -206,7 +207,7 @@ const COMPARED = ["/old-about", "/old-about?x=1", "/home", "/blog/2024/hello", "
 const SHOWN = ["location", "x-user", "x-robots-tag", "x-frame-options", "cache-control", "x-api", "x-tenant", "content-type"];
 const summary = (status, body, header) => `${status} ${status >= 300 && status < 400 ? "" : body} ${SHOWN.filter((h) => header(h) != null).map((h) => `${h}=${header(h)}`).join(" ")}`;
 
-test("every answer matches Miniflare's (Cloudflare's asset worker in workerd) for the same site", { timeout: 120_000 }, async (t) => {
+test("every answer matches Miniflare's (Cloudflare's asset worker in workerd) for the same site", { timeout: scaled(120_000) }, async (t) => {
   const dir = site(t);
   const { Miniflare } = await import("miniflare");
   const script = fs.readFileSync(path.join(dir, "worker.js"), "utf8");

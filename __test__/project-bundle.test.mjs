@@ -137,7 +137,7 @@ export default {
   });
 });
 
-test("incremental: rebuilds reuse one esbuild context, see edits (module-rule files too) and end with dispose()", { timeout: 60_000 }, async (t) => {
+test("incremental: rebuilds reuse one esbuild context, see edits (module-rule files too) and end with dispose()", { timeout: scaled(60_000) }, async (t) => {
   const dir = copy(t, "ts-app");
   const project = await loadProject(dir, { persistTo: false, incremental: true });
   t.after(() => project.dispose());

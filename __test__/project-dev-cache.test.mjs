@@ -12,6 +12,7 @@ import { once } from "node:events";
 import { loadProject, startDevServer } from "workerbox/project";
 import { createWorker, dispatch } from "../index.js";
 
+import { scaled } from "./child-node.mjs";
 const require = (await import("node:module")).createRequire(import.meta.url);
 const { pruneCodeCache } = require("../lib/project/code-cache.js");
 const { cacheRoot } = require("../lib/project/bundle-cache.js");
@@ -175,7 +176,7 @@ test("a damaged cache slot is ignored with a log line, removed, and the worker b
   assert.equal(again.text, "v1 root-lib one");
 });
 
-test("after a start from the cache, a saved edit reloads (esbuild's context is made then or in the background)", { timeout: 60_000 }, async (t) => {
+test("after a start from the cache, a saved edit reloads (esbuild's context is made then or in the background)", { timeout: scaled(60_000) }, async (t) => {
   const dir = project(t, BASE);
   await load(t, dir);
   const lines = [];

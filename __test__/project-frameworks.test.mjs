@@ -18,10 +18,11 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { startDevServer } from "../lib/project/index.js";
 import { copyStarter } from "../scripts/starters.mjs";
+import { scaled } from "./child-node.mjs";
 
 const STARTERS = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "starters");
 // Installing and building on a cold cache takes a while; a warm one, a second.
-const PREPARE = { timeout: 300_000 };
+const PREPARE = { timeout: scaled(300_000) };
 
 /** A starter of fixtures/starters/ (no packages needed) in a temporary folder. */
 function plainStarter(t, name) {

@@ -10,6 +10,7 @@ import path from "node:path";
 import { startDevServer, readConfig } from "workerbox/project";
 import { analyticsEngine } from "../index.js";
 
+import { scaled } from "./child-node.mjs";
 function project(t, config, worker) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-local-bindings-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -37,7 +38,7 @@ export default { async fetch(request, env) {
   return new Response("not found", { status: 404 });
 } };`;
 
-test("workerbox dev: rate limits, data points and sent mail under the state folder, version metadata", { timeout: 120_000 }, async (t) => {
+test("workerbox dev: rate limits, data points and sent mail under the state folder, version metadata", { timeout: scaled(120_000) }, async (t) => {
   const dir = project(t, {
     ratelimits: [{ name: "LIMITER", namespace_id: "1001", simple: { limit: 2, period: 60 } }],
     analytics_engine_datasets: [{ binding: "EVENTS", dataset: "api_calls" }],

@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { dev, tempRoot, until, writeWorker } from "./dev-processes.mjs";
 
+import { scaled } from "./child-node.mjs";
 const GATEWAY = `export default {
   async fetch(request, env) {
     const url = new URL(request.url);
@@ -100,7 +101,7 @@ async function text(url) {
 }
 
 
-test("separate dev processes: RPC, a Durable Object, a Workflow and a tail consumer of other processes, through the registry", { timeout: 240_000 }, async (t) => {
+test("separate dev processes: RPC, a Durable Object, a Workflow and a tail consumer of other processes, through the registry", { timeout: scaled(240_000) }, async (t) => {
   const root = tempRoot(t, "workerbox-registry-");
   const registry = path.join(root, "registry");
   const gatewayDir = writeWorker(root, "gateway", GATEWAY, {
@@ -190,7 +191,7 @@ test("separate dev processes: RPC, a Durable Object, a Workflow and a tail consu
   assert.deepEqual(items.logs.map((l) => [l.level, l.message]), [["log", ["gateway served", "/plain", { n: 1 }]]]);
 });
 
-test("a worker that stops: its bindings throw naming it again, and the dev log says so", { timeout: 180_000 }, async (t) => {
+test("a worker that stops: its bindings throw naming it again, and the dev log says so", { timeout: scaled(180_000) }, async (t) => {
   const root = tempRoot(t, "workerbox-registry-");
   const registry = path.join(root, "registry");
   const gatewayDir = writeWorker(root, "gateway", GATEWAY, { services: [{ binding: "API", service: "api", entrypoint: "Api" }] });

@@ -11,7 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { dev, tempRoot, until, writeWorker } from "./dev-processes.mjs";
-import { CLI, spawnNode } from "./child-node.mjs";
+import { CLI, spawnNode, scaled } from "./child-node.mjs";
 
 const GATEWAY = `let hits = 0;
 export default {
@@ -116,7 +116,7 @@ async function text(url, init) {
 }
 
 
-test("workerbox dev -c gateway -c auth -c api -c tailer: services, entrypoint, RPC, a Durable Object of another worker, tail events", { timeout: 180_000 }, async (t) => {
+test("workerbox dev -c gateway -c auth -c api -c tailer: services, entrypoint, RPC, a Durable Object of another worker, tail events", { timeout: scaled(180_000) }, async (t) => {
   const p = projects(t);
   const server = await dev(t, ["-c", p.gateway, "-c", p.auth, "-c", p.api, "-c", p.tailer], p.registry);
   assert.deepEqual(await text(new URL("/auth", server.url), { headers: { "x-from": "test" } }), { status: 200, body: "auth says hi to /auth via test" });
@@ -155,7 +155,7 @@ test("workerbox dev -c gateway -c auth -c api -c tailer: services, entrypoint, R
   assert.deepEqual(plain.logs[0].message, ["served", "/plain"]);
 });
 
-test("a change to one worker reloads only it: the gateway keeps its module state, the api answers with its new code", { timeout: 180_000 }, async (t) => {
+test("a change to one worker reloads only it: the gateway keeps its module state, the api answers with its new code", { timeout: scaled(180_000) }, async (t) => {
   const p = projects(t);
   // State on disk (the api's .wrangler/state): its Durable Object's storage outlives its reload.
   const server = await dev(t, ["-c", p.gateway, "-c", p.auth, "-c", p.api, "-c", p.tailer], p.registry, { persist: true });
@@ -175,7 +175,7 @@ test("a change to one worker reloads only it: the gateway keeps its module state
   assert.ok(fs.readdirSync(path.join(p.api, ".wrangler", "state", "v3", "do", folder)).some((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite"));
 });
 
-test("two workerbox dev processes find each other through the registry: 503 naming the worker before it starts, its answer after (fetch, RPC, a Durable Object)", { timeout: 180_000 }, async (t) => {
+test("two workerbox dev processes find each other through the registry: 503 naming the worker before it starts, its answer after (fetch, RPC, a Durable Object)", { timeout: scaled(180_000) }, async (t) => {
   const p = projects(t);
   const gateway = await dev(t, ["-c", p.gateway], p.registry);
   const missing = await text(new URL("/auth", gateway.url));
@@ -203,7 +203,7 @@ test("two workerbox dev processes find each other through the registry: 503 nami
   void api;
 });
 
-test("loadProjects: several configs started together, bindings between them without a server", { timeout: 120_000 }, async (t) => {
+test("loadProjects: several configs started together, bindings between them without a server", { timeout: scaled(120_000) }, async (t) => {
   const { loadProjects } = await import("workerbox/project");
   const { dispatch } = await import("workerbox");
   const p = projects(t);
@@ -242,7 +242,7 @@ test("the registry ignores (and removes) the entry of a process that is gone, an
   assert.equal(registry.lookup("svc", dir), null);
 });
 
-test("createWorker's tailConsumers: a worker's tail() and a function in Node get each fetch's trace item", { timeout: 60_000 }, async (t) => {
+test("createWorker's tailConsumers: a worker's tail() and a function in Node get each fetch's trace item", { timeout: scaled(60_000) }, async (t) => {
   const { createWorker, dispatch } = await import("workerbox");
   const tailer = await createWorker({
     script: `let got = [];
@@ -279,7 +279,7 @@ export default {
   await assert.rejects(createWorker({ script: "export default { fetch() {} }", tailConsumers: ["nope"] }), /tailConsumers must be an array of workers/);
 });
 
-test("bad multi-worker input: no configs, two configs of one name, -c with a project folder too", { timeout: 60_000 }, async (t) => {
+test("bad multi-worker input: no configs, two configs of one name, -c with a project folder too", { timeout: scaled(60_000) }, async (t) => {
   const { startDevServers, loadProjects } = await import("workerbox/project");
   const p = projects(t);
   await assert.rejects(startDevServers([]), /pass one or more project folders or config files/);

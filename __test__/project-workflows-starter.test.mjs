@@ -17,6 +17,7 @@ import WebSocket from "ws";
 import { startDevServer } from "../lib/project/index.js";
 import { until } from "./dev-processes.mjs";
 
+import { scaled } from "./child-node.mjs";
 const MIRROR = process.env.WORKERBOX_TEMPLATES_MIRROR ?? "/work/.mirror/cloudflare+templates/repo";
 const TEMPLATE = "workflows-starter-template";
 
@@ -43,7 +44,7 @@ function starter(t) {
 }
 
 
-test("the workflows starter template: start an instance, poll it to waiting, send its event, poll it to complete; the Durable Object's updates over a WebSocket", { timeout: 120_000 }, async (t) => {
+test("the workflows starter template: start an instance, poll it to waiting, send its event, poll it to complete; the Durable Object's updates over a WebSocket", { timeout: scaled(120_000) }, async (t) => {
   const dir = starter(t);
   if (dir === null) {
     t.skip(`no git mirror of cloudflare/templates with ${TEMPLATE} at ${MIRROR} (set WORKERBOX_TEMPLATES_MIRROR)`);

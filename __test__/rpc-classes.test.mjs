@@ -11,6 +11,7 @@ import { useWorker } from "./helpers.mjs";
 
 const CALLEE = `
 import { WorkerEntrypoint, RpcTarget } from "cloudflare:workers";
+import { scaled } from "./child-node.mjs";
 export default class extends WorkerEntrypoint {
   add(a, b) { return a + b; }
   async use(counter, by) { return await counter.increment(by); }
@@ -19,7 +20,7 @@ export default class extends WorkerEntrypoint {
   get prop() { return 7; }
 }`;
 
-test("RpcPromise, RpcProperty, RpcStub and ServiceStub answer instanceof as in workerd and cannot be constructed; nested ones do not serialize", { timeout: 60_000 }, async (t) => {
+test("RpcPromise, RpcProperty, RpcStub and ServiceStub answer instanceof as in workerd and cannot be constructed; nested ones do not serialize", { timeout: scaled(60_000) }, async (t) => {
   const callee = await useWorker(t, { script: CALLEE });
   const worker = await useWorker(t, {
     bindings: { CALLEE: service(callee) },
@@ -58,7 +59,7 @@ test("RpcPromise, RpcProperty, RpcStub and ServiceStub answer instanceof as in w
   });
 });
 
-test("an RpcTarget or function passed by reference is disposed when the receiver lets it go; with rpc_params_dup_stubs one with dup() is duplicated", { timeout: 60_000 }, async (t) => {
+test("an RpcTarget or function passed by reference is disposed when the receiver lets it go; with rpc_params_dup_stubs one with dup() is duplicated", { timeout: scaled(60_000) }, async (t) => {
   const callee = await useWorker(t, { script: CALLEE });
   const worker = await useWorker(t, {
     bindings: { CALLEE: service(callee) },
@@ -99,7 +100,7 @@ test("an RpcTarget or function passed by reference is disposed when the receiver
   assert.deepEqual(out, { plain: [5, 2], dupable: [4, 1, 1, 0], stub: [1, 0, 1] });
 });
 
-test("waitUntil from cloudflare:workers throws workerd's global-scope error while the module runs", { timeout: 60_000 }, async (t) => {
+test("waitUntil from cloudflare:workers throws workerd's global-scope error while the module runs", { timeout: scaled(60_000) }, async (t) => {
   const worker = await useWorker(t, {
     script: `import { waitUntil } from "cloudflare:workers";
       let atLoad;
@@ -110,7 +111,7 @@ test("waitUntil from cloudflare:workers throws workerd's global-scope error whil
   assert.match(text, /^Disallowed operation called within global scope\./);
 });
 
-test("the experimental flag gives service bindings RPC methods before the rpc flag's date, as in workerd", { timeout: 60_000 }, async (t) => {
+test("the experimental flag gives service bindings RPC methods before the rpc flag's date, as in workerd", { timeout: scaled(60_000) }, async (t) => {
   const callee = await useWorker(t, { script: CALLEE });
   const script = `export default { async fetch(request, env) { return new Response(String(typeof env.CALLEE.add === "function" ? await env.CALLEE.add(2, 3) : typeof env.CALLEE.add)); } };`;
   const old = await useWorker(t, { bindings: { CALLEE: service(callee) }, compatibilityDate: "2024-01-01", script });
@@ -119,7 +120,7 @@ test("the experimental flag gives service bindings RPC methods before the rpc fl
   assert.equal(await (await dispatch(experimental, "http://localhost/")).text(), "5");
 });
 
-test("ctx.exports.<Entrypoint>({ props }) returned over RPC keeps its props; a property's catch() and finally() work as a promise's", { timeout: 60_000 }, async (t) => {
+test("ctx.exports.<Entrypoint>({ props }) returned over RPC keeps its props; a property's catch() and finally() work as a promise's", { timeout: scaled(60_000) }, async (t) => {
   const factory = await useWorker(t, {
     compatibilityFlags: ["enable_ctx_exports"],
     script: `import { WorkerEntrypoint } from "cloudflare:workers";

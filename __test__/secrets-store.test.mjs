@@ -11,6 +11,7 @@ import { secretsStoreSecret } from "../index.js";
 import { startDevServer } from "workerbox/project";
 import { evalInWorker } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 test("get() resolves to the value, or rejects as Miniflare does when there is none", async (t) => {
   let rotated = "first";
   const out = await evalInWorker(t, `const out = [];
@@ -36,7 +37,7 @@ test("secretsStoreSecret() options are checked", () => {
   assert.throws(() => secretsStoreSecret({ value: "a", get: () => "b" }), /give value or get, not both/);
 });
 
-test("workerbox dev reads the secret wrangler's local Secrets Store keeps (written by Miniflare)", { timeout: 120_000 }, async (t) => {
+test("workerbox dev reads the secret wrangler's local Secrets Store keeps (written by Miniflare)", { timeout: scaled(120_000) }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-secrets-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   // What `wrangler secrets-store secret create store1 --name API_KEY` does locally: Miniflare's

@@ -7,6 +7,7 @@ import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createWorker, dispatch, clearPool, poolStats } from "../index.js";
 
+import { scaled } from "./child-node.mjs";
 // Node's own heap grows by tens of MB between its major GCs; collect it before each reading so
 // the numbers show what the addon keeps, not when Node last collected.
 v8.setFlagsFromString("--expose-gc");
@@ -50,7 +51,7 @@ const rssMb = () => {
 /** Memory Node's own V8 heap holds (its pages are in RSS too). */
 const nodeHeapMb = () => v8.getHeapStatistics().total_physical_size / 1024 / 1024;
 
-test(`${CYCLES} create/dispose cycles after a warm-up: RSS growth outside Node's heap stays under 40 MB and every thread is joined`, { timeout: 300_000 }, async (t) => {
+test(`${CYCLES} create/dispose cycles after a warm-up: RSS growth outside Node's heap stays under 40 MB and every thread is joined`, { timeout: scaled(300_000) }, async (t) => {
   // Warm up allocators and V8's process-wide state before taking the baseline. RSS goes on
   // climbing slowly over tens of thousands of cycles, but not because of the addon: it is Node's
   // own young generation, which V8 grows towards its maximum while createWorker's JS allocates

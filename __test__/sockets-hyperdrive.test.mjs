@@ -17,6 +17,7 @@ import { dispatch, createWorker, hyperdrive } from "workerbox";
 import { runVitest } from "./helpers.mjs";
 import { POSTGRES_MISSING, startPostgres } from "../scripts/postgres-server.mjs";
 
+import { scaled } from "./child-node.mjs";
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 const SKIP = POSTGRES_MISSING;
@@ -75,7 +76,7 @@ function project(t, url, files = {}) {
   return dir;
 }
 
-test("createWorker: hyperdrive(url) in bindings, the bundled pg queries that database", { skip: SKIP, timeout: 60_000 }, async (t) => {
+test("createWorker: hyperdrive(url) in bindings, the bundled pg queries that database", { skip: SKIP, timeout: scaled(60_000) }, async (t) => {
   const url = await ownDatabase("from_create_worker");
   const loaded = await loadProject(project(t, `${base}/postgres`), { persistTo: false });
   const worker = await createWorker({ ...loaded.options, bindings: { ...loaded.options.bindings, DB: hyperdrive(url) }, onLog() {} });
@@ -83,7 +84,7 @@ test("createWorker: hyperdrive(url) in bindings, the bundled pg queries that dat
   assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), { database: "from_create_worker", answer: 42 });
 });
 
-test("workerbox dev: the wrangler file's hyperdrive entry, over HTTP", { skip: SKIP, timeout: 60_000 }, async (t) => {
+test("workerbox dev: the wrangler file's hyperdrive entry, over HTTP", { skip: SKIP, timeout: scaled(60_000) }, async (t) => {
   const url = await ownDatabase("from_dev");
   const server = await startDevServer(project(t, url), { port: 0, persistTo: false, color: false, log() {} });
   t.after(() => server.close());
@@ -91,7 +92,7 @@ test("workerbox dev: the wrangler file's hyperdrive entry, over HTTP", { skip: S
   assert.deepEqual(await response.json(), { database: "from_dev", answer: 42 });
 });
 
-test("getPlatformProxy: env.DB has the connection's parts, and Node's pg connects with them", { skip: SKIP, timeout: 60_000 }, async (t) => {
+test("getPlatformProxy: env.DB has the connection's parts, and Node's pg connects with them", { skip: SKIP, timeout: scaled(60_000) }, async (t) => {
   const url = await ownDatabase("from_proxy");
   const proxy = await getPlatformProxy({ configPath: project(t, url), persist: false });
   t.after(() => proxy.dispose());
@@ -103,14 +104,14 @@ test("getPlatformProxy: env.DB has the connection's parts, and Node's pg connect
   assert.equal((await client.query("SELECT current_database() AS d")).rows[0].d, "from_proxy");
 });
 
-test("workerbox/test: useProject points Hyperdrive at the test's own database (vars over the wrangler file's entry)", { skip: SKIP, timeout: 60_000 }, async (t) => {
+test("workerbox/test: useProject points Hyperdrive at the test's own database (vars over the wrangler file's entry)", { skip: SKIP, timeout: scaled(60_000) }, async (t) => {
   const url = await ownDatabase("from_use_project");
   const app = await useProject(t, project(t, `${base}/postgres`), { vars: { DB: hyperdrive(url) } });
   assert.deepEqual(await (await app.fetch("/")).json(), { database: "from_use_project", answer: 42 });
   assert.equal(app.env.DB.database, "from_use_project");
 });
 
-test("workerbox/vitest: a test file queries through env.DB from the wrangler file, and through SELF", { skip: SKIP, timeout: 240_000 }, async (t) => {
+test("workerbox/vitest: a test file queries through env.DB from the wrangler file, and through SELF", { skip: SKIP, timeout: scaled(240_000) }, async (t) => {
   const url = await ownDatabase("from_vitest");
   const dir = project(t, url, {
     "vitest.config.mjs": `import { cloudflareTest } from "workerbox/vitest";\nexport default { plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.jsonc" } })] };\n`,

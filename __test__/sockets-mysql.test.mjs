@@ -17,6 +17,7 @@ import { dispatch } from "workerbox";
 import { freePort } from "./helpers.mjs";
 import { trustTestCertificate } from "./socket-servers.mjs";
 
+import { scaled } from "./child-node.mjs";
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const FIXTURES = path.join(ROOT, "__test__", "fixtures", "sockets");
 const require = createRequire(import.meta.url);
@@ -160,7 +161,7 @@ async function runWorker(t, vars = {}, { expectError = null } = {}) {
   return out;
 }
 
-test("mysql2 in a worker, through Hyperdrive's env.DB: a pool (two connections at once), a prepared statement, a rolled-back transaction, a duplicate key's error, a 2 MB value", { skip: SKIP, timeout: 120_000 }, async (t) => {
+test("mysql2 in a worker, through Hyperdrive's env.DB: a pool (two connections at once), a prepared statement, a rolled-back transaction, a duplicate key's error, a 2 MB value", { skip: SKIP, timeout: scaled(120_000) }, async (t) => {
   // A fresh database for the worker, made from the host.
   const mysql = require("mysql2/promise");
   const admin = await mysql.createConnection({ host: "127.0.0.1", port: server.port, user: "root" });
@@ -170,7 +171,7 @@ test("mysql2 in a worker, through Hyperdrive's env.DB: a pool (two connections a
   assert.equal(out.tls, "", "no TLS unless asked for");
 });
 
-test("mysql2 with ssl upgrades its connections with tls.connect({ socket }) and verifies the server against NODE_EXTRA_CA_CERTS", { skip: SKIP, timeout: 120_000 }, async (t) => {
+test("mysql2 with ssl upgrades its connections with tls.connect({ socket }) and verifies the server against NODE_EXTRA_CA_CERTS", { skip: SKIP, timeout: scaled(120_000) }, async (t) => {
   trustTestCertificate(t, false);
   await runWorker(t, { SSL: "1" }, { expectError: /invalid peer certificate: UnknownIssuer/ });
   process.env.NODE_EXTRA_CA_CERTS = path.join(FIXTURES, "cert.pem");

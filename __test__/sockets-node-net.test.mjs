@@ -23,6 +23,7 @@ const echoServer = (t) => listen(t, net.createServer((socket) => socket.pipe(soc
 async function inWorker(t, body) {
   const script = `import net from "node:net";
 import tls from "node:tls";
+import { scaled } from "./child-node.mjs";
 const describe = (e) => (e?.code ? e.code + ": " : e?.constructor?.name + ": ") + e?.message;
 /** The socket's events, in order, as short strings. */
 function record(socket) {
@@ -47,7 +48,7 @@ export default { async fetch() {
   return JSON.parse(text);
 }
 
-test("net.connect() echoes over TCP: events in Node's order, write callbacks, addresses, end() half-closes and the socket closes", { timeout: 30_000 }, async (t) => {
+test("net.connect() echoes over TCP: events in Node's order, write callbacks, addresses, end() half-closes and the socket closes", { timeout: scaled(30_000) }, async (t) => {
   const port = await echoServer(t);
   const result = await inWorker(t, `
     const socket = net.connect(${port}, "127.0.0.1");
@@ -69,7 +70,7 @@ test("net.connect() echoes over TCP: events in Node's order, write callbacks, ad
   assert.deepEqual(result.after, { readyState: "closed", destroyed: true, bytesRead: 5, bytesWritten: 5 });
 });
 
-test("net.createConnection({ host, port }, cb): a server that ends makes 'end', this side's end and 'close'; a write afterwards fails", { timeout: 30_000 }, async (t) => {
+test("net.createConnection({ host, port }, cb): a server that ends makes 'end', this side's end and 'close'; a write afterwards fails", { timeout: scaled(30_000) }, async (t) => {
   const port = await listen(t, net.createServer((socket) => socket.end("bye")));
   const result = await inWorker(t, `
     let connected = false;
@@ -85,7 +86,7 @@ test("net.createConnection({ host, port }, cb): a server that ends makes 'end', 
   assert.equal(result.remote, undefined, "a closed socket has no peer");
 });
 
-test("net.connect() to a closed port emits 'error' with workerd's message, then 'close' with hadError; a write made meanwhile fails", { timeout: 30_000 }, async (t) => {
+test("net.connect() to a closed port emits 'error' with workerd's message, then 'close' with hadError; a write made meanwhile fails", { timeout: scaled(30_000) }, async (t) => {
   const port = await freePort();
   const result = await inWorker(t, `
     const socket = net.connect({ port: ${port}, host: "127.0.0.1" });
@@ -101,7 +102,7 @@ test("net.connect() to a closed port emits 'error' with workerd's message, then 
   assert.equal(result.callable, true, "net.Socket() without new makes a socket, as in Node and workerd");
 });
 
-test("pause() stops reading from the network (the peer is held back) and resume() takes the rest", { timeout: 30_000 }, async (t) => {
+test("pause() stops reading from the network (the peer is held back) and resume() takes the rest", { timeout: scaled(30_000) }, async (t) => {
   const total = 4 * 1024 * 1024;
   const port = await listen(t, net.createServer((socket) => socket.end(Buffer.alloc(total, 7))));
   const result = await inWorker(t, `
@@ -123,7 +124,7 @@ test("pause() stops reading from the network (the peer is held back) and resume(
   assert.equal(result.bytesRead, total);
 });
 
-test("setTimeout() emits 'timeout' after idle time (the socket stays open); setTimeout(0) turns it off; destroy() closes without error, destroy(error) with it", { timeout: 30_000 }, async (t) => {
+test("setTimeout() emits 'timeout' after idle time (the socket stays open); setTimeout(0) turns it off; destroy() closes without error, destroy(error) with it", { timeout: scaled(30_000) }, async (t) => {
   const peers = [];
   const port = await listen(t, net.createServer((socket) => {
     peers.push(socket);
@@ -160,7 +161,7 @@ test("setTimeout() emits 'timeout' after idle time (the socket stays open); setT
   await waitFor(() => peers.length === 2 && peers.every((socket) => socket.destroyed || socket.readableEnded), 5000);
 });
 
-test("tls.connect(): ca trusts the test certificate, servername is sent as SNI and checked, rejectUnauthorized: false skips the check; errors name the reason", { timeout: 30_000 }, async (t) => {
+test("tls.connect(): ca trusts the test certificate, servername is sent as SNI and checked, rejectUnauthorized: false skips the check; errors name the reason", { timeout: scaled(30_000) }, async (t) => {
   const port = await listen(t, tls.createServer({ key: KEY, cert: CERT }, (socket) => {
     socket.on("error", () => {});
     socket.write(`sni=${socket.servername}`);
@@ -208,7 +209,7 @@ test("tls.connect(): ca trusts the test certificate, servername is sent as SNI a
   }
 });
 
-test("tls.connect({ socket }) upgrades a connected net.Socket after a STARTTLS exchange (trusting NODE_EXTRA_CA_CERTS); a per-socket ca is ignored there, as workerd ignores it, and rejectUnauthorized: false is refused", { timeout: 30_000 }, async (t) => {
+test("tls.connect({ socket }) upgrades a connected net.Socket after a STARTTLS exchange (trusting NODE_EXTRA_CA_CERTS); a per-socket ca is ignored there, as workerd ignores it, and rejectUnauthorized: false is refused", { timeout: scaled(30_000) }, async (t) => {
   const port = await starttlsEchoServer(t);
   trustTestCertificate(t);
   const result = await inWorker(t, `

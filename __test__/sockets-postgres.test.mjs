@@ -14,6 +14,7 @@ import { loadProject, startWorker } from "workerbox/project";
 import { dispatch, createWorker, hyperdrive } from "workerbox";
 import { POSTGRES_MISSING, startPostgres as startServer } from "../scripts/postgres-server.mjs";
 
+import { scaled } from "./child-node.mjs";
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 const SKIP = POSTGRES_MISSING;
@@ -209,18 +210,18 @@ async function runPostgresJs(t, connectionString, { ssl }) {
   assert.equal(out.ssl, ssl);
 }
 
-test("postgres.js in a worker through Hyperdrive: parameters, a rolled-back transaction, a unique violation's code, a cursor, LISTEN/NOTIFY", { skip: SKIP, timeout: 120_000 }, async (t) => {
+test("postgres.js in a worker through Hyperdrive: parameters, a rolled-back transaction, a unique violation's code, a cursor, LISTEN/NOTIFY", { skip: SKIP, timeout: scaled(120_000) }, async (t) => {
   await runPostgresJs(t, server.url, { ssl: false });
 });
 
-test("postgres.js with sslmode=require upgrades to TLS and trusts the test CA from NODE_EXTRA_CA_CERTS", { skip: SKIP, timeout: 120_000 }, async (t) => {
+test("postgres.js with sslmode=require upgrades to TLS and trusts the test CA from NODE_EXTRA_CA_CERTS", { skip: SKIP, timeout: scaled(120_000) }, async (t) => {
   const previous = process.env.NODE_EXTRA_CA_CERTS;
   t.after(() => (previous === undefined ? delete process.env.NODE_EXTRA_CA_CERTS : (process.env.NODE_EXTRA_CA_CERTS = previous)));
   process.env.NODE_EXTRA_CA_CERTS = path.join(ROOT, "__test__", "fixtures", "sockets", "cert.pem");
   await runPostgresJs(t, `${server.url}?sslmode=require`, { ssl: true });
 });
 
-test("pg over node:net (a net.Socket given as its stream) runs the same queries", { skip: SKIP, timeout: 120_000 }, async (t) => {
+test("pg over node:net (a net.Socket given as its stream) runs the same queries", { skip: SKIP, timeout: scaled(120_000) }, async (t) => {
   // pg picks pg-cloudflare in a worker; its `stream` option makes it use node:net instead (plain
   // only: pg upgrades a non-Cloudflare stream in a worker with pg-cloudflare's startTls()).
   const worker = `import net from "node:net";\n${WORKER}`

@@ -11,9 +11,10 @@ import { createWorker, dispatch } from "workerbox";
 
 import { until as poll } from "./dev-processes.mjs";
 
+import { scaled } from "./child-node.mjs";
 const until = (what, check) => poll(what, check, 10_000, 20);
 
-test("trace items: logged values as workerd carries them, levels, the request's cf", { timeout: 60_000 }, async (t) => {
+test("trace items: logged values as workerd carries them, levels, the request's cf", { timeout: scaled(60_000) }, async (t) => {
   const items = [];
   const lines = [];
   const producer = await createWorker({
@@ -56,13 +57,13 @@ test("trace items: logged values as workerd carries them, levels, the request's 
   assert.deepEqual(two.logs[3].message, ["inside", "/two"]);
 });
 
-test("a worker without tail consumers keeps its console as it was", { timeout: 30_000 }, async (t) => {
+test("a worker without tail consumers keeps its console as it was", { timeout: scaled(30_000) }, async (t) => {
   const worker = await createWorker({ script: `export default { fetch() { return new Response(console.log.name + " " + console.log.toString().includes("tailRecords")); } };` });
   t.after(() => worker.dispose());
   assert.equal(await (await dispatch(worker, "http://example.com/")).text(), "log false");
 });
 
-test("trace items: cpuTime is the CPU the invocation used before it responded, in whole ms; wallTime covers its waits", { timeout: 60_000 }, async (t) => {
+test("trace items: cpuTime is the CPU the invocation used before it responded, in whole ms; wallTime covers its waits", { timeout: scaled(60_000) }, async (t) => {
   const items = [];
   const producer = await createWorker({
     script: `export default {

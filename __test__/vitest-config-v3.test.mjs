@@ -28,6 +28,7 @@ export default { fetch: (request, env) => new Response(env.GREETING) };
 const TESTS = `import { env, SELF, runInDurableObject } from "cloudflare:test";
 import { it, expect } from "vitest";
 
+import { scaled } from "./child-node.mjs";
 it("has the wrangler file's and miniflare's bindings", async () => {
   expect(await (await SELF.fetch("http://w/")).text()).toBe("hello from the pool options");
   await env.DB.exec("CREATE TABLE notes (text TEXT)");
@@ -80,7 +81,7 @@ function project(t, config) {
   return dir;
 }
 
-test("defineWorkersConfig (workerbox/vitest/config): test.poolOptions.workers with miniflare's list and object binding forms, isolatedStorage on by default", { timeout: 120_000 }, async (t) => {
+test("defineWorkersConfig (workerbox/vitest/config): test.poolOptions.workers with miniflare's list and object binding forms, isolatedStorage on by default", { timeout: scaled(120_000) }, async (t) => {
   const dir = project(
     t,
     `import { defineWorkersConfig } from "workerbox/vitest/config";
@@ -103,7 +104,7 @@ export default defineWorkersConfig({
   assert.equal(report.numPassedTests, 3, output);
 });
 
-test("defineWorkersProject with pool options as a function of { inject }, in a function config", { timeout: 120_000 }, async (t) => {
+test("defineWorkersProject with pool options as a function of { inject }, in a function config", { timeout: scaled(120_000) }, async (t) => {
   const dir = project(
     t,
     `import { defineWorkersProject } from "workerbox/vitest";

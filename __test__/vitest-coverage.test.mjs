@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runVitest } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
 const MATH = `export function sign(n) {
@@ -73,7 +74,7 @@ async function summary(dir, config, provider) {
 const counts = (summary) => Object.fromEntries(Object.entries(summary).map(([metric, value]) => [metric, `${value.covered}/${value.total}`]));
 
 for (const provider of ["istanbul", "v8"]) {
-  test(`--coverage with @vitest/coverage-${provider}: src/math.js's summary equals plain Vitest's in Node`, { timeout: 240_000 }, async (t) => {
+  test(`--coverage with @vitest/coverage-${provider}: src/math.js's summary equals plain Vitest's in Node`, { timeout: scaled(240_000) }, async (t) => {
     const dir = project(t);
     const inWorkers = await summary(dir, `workers-${provider}.config.mjs`, provider);
     const inNode = await summary(dir, `node-${provider}.config.mjs`, provider);
@@ -84,7 +85,7 @@ for (const provider of ["istanbul", "v8"]) {
   });
 }
 
-test("--coverage counts the worker's code a test reaches through SELF (its main module, run in the isolate), with either provider", { timeout: 240_000 }, async (t) => {
+test("--coverage counts the worker's code a test reaches through SELF (its main module, run in the isolate), with either provider", { timeout: scaled(240_000) }, async (t) => {
   const dir = project(t);
   fs.rmSync(path.join(dir, "test", "sign.test.js"));
   fs.rmSync(path.join(dir, "test", "clamp.test.js"));

@@ -9,7 +9,7 @@
 // module (workerd's require(esm)) and the `url` of a fetch() the host's outbound handler answers.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnNodeSync, underEmulator } from "./child-node.mjs";
+import { spawnNodeSync, underEmulator, scaled } from "./child-node.mjs";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -23,7 +23,7 @@ const ADD_WASM = Buffer.from("0061736d0100000001070160027f7f017f0302010007070103
 const makeProject = (t, files) => vitestProject(t, "fixes", files);
 const config = (options) => `import { cloudflareTest } from "workerbox/vitest";\nexport default { plugins: [cloudflareTest(${options})] };\n`;
 
-test("createPagesEventContext: needs ASSETS; next() with the original request (a clone for the function), a relative rewrite, no next", { timeout: 120_000 }, async (t) => {
+test("createPagesEventContext: needs ASSETS; next() with the original request (a clone for the function), a relative rewrite, no next", { timeout: scaled(120_000) }, async (t) => {
   const dir = makeProject(t, {
     "wrangler.jsonc": JSON.stringify({ name: "pages", compatibility_date: "2026-01-01" }),
     "vitest.config.mjs": config(`{ miniflare: { serviceBindings: { ASSETS: () => new Response("asset") } } }`),
@@ -56,7 +56,7 @@ test("createPagesEventContext: needs ASSETS; next() with the original request (a
   assert.equal(report.numPassedTests, 2, output);
 });
 
-test("no_nodejs_compat_v2 is dropped as Cloudflare's pool drops it: process and Buffer are there", { timeout: 120_000 }, async (t) => {
+test("no_nodejs_compat_v2 is dropped as Cloudflare's pool drops it: process and Buffer are there", { timeout: scaled(120_000) }, async (t) => {
   const dir = makeProject(t, {
     "wrangler.jsonc": JSON.stringify({ name: "optout", compatibility_date: "2026-01-01", compatibility_flags: ["nodejs_compat", "no_nodejs_compat_v2"] }),
     "vitest.config.mjs": config("{}"),
@@ -67,7 +67,7 @@ test("no_nodejs_compat_v2 is dropped as Cloudflare's pool drops it: process and 
   assert.equal(report.numPassedTests, 1, output);
 });
 
-test("a Durable Object class of an auxiliary worker (script_name, and miniflare.durableObjects' scriptName): its objects, listed; runInDurableObject refuses them", { timeout: 120_000 }, async (t) => {
+test("a Durable Object class of an auxiliary worker (script_name, and miniflare.durableObjects' scriptName): its objects, listed; runInDurableObject refuses them", { timeout: scaled(120_000) }, async (t) => {
   const other = `import { DurableObject } from "cloudflare:workers";\nexport class Other extends DurableObject { async fetch() { await this.ctx.storage.put("k", 1); return new Response("other body"); } }\nexport default { fetch: () => new Response("other") };\n`;
   const dir = makeProject(t, {
     "wrangler.jsonc": JSON.stringify({ name: "main", main: "src/index.js", compatibility_date: "2026-01-01", durable_objects: { bindings: [{ name: "OTHER", class_name: "Other", script_name: "other" }] } }),
@@ -94,7 +94,7 @@ test("a Durable Object class of an auxiliary worker (script_name, and miniflare.
   assert.equal(report.numPassedTests, 1, output);
 });
 
-test("a Durable Object's missing RPC members fail with Cloudflare's pool's messages; outboundService's answers carry the request's URL", { timeout: 120_000 }, async (t) => {
+test("a Durable Object's missing RPC members fail with Cloudflare's pool's messages; outboundService's answers carry the request's URL", { timeout: scaled(120_000) }, async (t) => {
   const dir = makeProject(t, {
     "wrangler.jsonc": JSON.stringify({ name: "rpc", main: "src/index.js", compatibility_date: "2026-01-01", durable_objects: { bindings: [{ name: "OBJ", class_name: "Obj" }] }, migrations: [{ tag: "v1", new_sqlite_classes: ["Obj"] }] }),
     "src/index.js": `import { DurableObject } from "cloudflare:workers";\nexport class Obj extends DurableObject { field = 1; method() { return 2; } }\nexport default { fetch: () => new Response("ok") };\n`,
@@ -120,7 +120,7 @@ test("a Durable Object's missing RPC members fail with Cloudflare's pool's messa
   assert.equal(report.numPassedTests, 2, output);
 });
 
-test("a dependency's require() of a built-in the worker's flags lack gets unenv's polyfill, as wrangler bundles it; its require(\"./x.wasm?module\") gets { default: WebAssembly.Module }", { timeout: 120_000 }, async (t) => {
+test("a dependency's require() of a built-in the worker's flags lack gets unenv's polyfill, as wrangler bundles it; its require(\"./x.wasm?module\") gets { default: WebAssembly.Module }", { timeout: scaled(120_000) }, async (t) => {
   const dir = makeProject(t, {
     "wrangler.jsonc": JSON.stringify({ name: "polyfill", compatibility_date: "2025-12-13", compatibility_flags: ["nodejs_compat"] }),
     "node_modules/uses-perf-hooks/package.json": JSON.stringify({ name: "uses-perf-hooks", version: "1.0.0", main: "index.js" }),
@@ -136,7 +136,7 @@ test("a dependency's require() of a built-in the worker's flags lack gets unenv'
   assert.equal(report.numPassedTests, 2, output);
 });
 
-test("the worker's main module is imported with cloudflare:test, before the test file's body: a test file it imports registers its suites there, not inside a test", { timeout: 120_000 }, async (t) => {
+test("the worker's main module is imported with cloudflare:test, before the test file's body: a test file it imports registers its suites there, not inside a test", { timeout: scaled(120_000) }, async (t) => {
   const dir = makeProject(t, {
     "wrangler.jsonc": JSON.stringify({ name: "eager", main: "src/index.js", compatibility_date: "2026-01-01", durable_objects: { bindings: [{ name: "OBJ", class_name: "Obj" }] }, migrations: [{ tag: "v1", new_sqlite_classes: ["Obj"] }] }),
     "src/index.js": `import { DurableObject } from "cloudflare:workers";\nimport { rows } from "../test/shared.test.js";\nexport class Obj extends DurableObject { rows() { return rows; } }\nexport default { fetch: () => new Response("ok") };\n`,
@@ -180,7 +180,7 @@ test("runtime: require() of an ES module gives what workerd's require(esm) gives
   });
 });
 
-test("types: cloudflare:test's env is ProvidedEnv (the Vitest 3 form's, which projects augment) as well as Cloudflare.Env", { timeout: 120_000, skip: underEmulator("TypeScript 7's tsc is a native binary that tsc.js finds with import.meta.resolve (node_modules holds the x64 one; NODE_PATH does not apply) and execs itself, which qemu-user without binfmt_misc cannot") }, (t) => {
+test("types: cloudflare:test's env is ProvidedEnv (the Vitest 3 form's, which projects augment) as well as Cloudflare.Env", { timeout: scaled(120_000), skip: underEmulator("TypeScript 7's tsc is a native binary that tsc.js finds with import.meta.resolve (node_modules holds the x64 one; NODE_PATH does not apply) and execs itself, which qemu-user without binfmt_misc cannot") }, (t) => {
   const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-vitest-types-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));

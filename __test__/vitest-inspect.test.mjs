@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import { runVitest, freePort } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const WebSocket = createRequire(import.meta.url)("ws");
 
@@ -62,7 +63,7 @@ async function client(url, t) {
   };
 }
 
-test("--inspect: the test isolate is listed on Vitest's inspector port and a client evaluates code in it", { timeout: 120_000 }, async (t) => {
+test("--inspect: the test isolate is listed on Vitest's inspector port and a client evaluates code in it", { timeout: scaled(120_000) }, async (t) => {
   const dir = project(t, `import { it, expect } from "vitest";\nit("waits for the debugger to look", async () => {\n  globalThis.inspectedValue = 42;\n  await new Promise((resolve) => setTimeout(resolve, 3000));\n  expect(1).toBe(1);\n});\n`);
   const port = await freePort();
   const run = runVitest(dir, [`--inspect=127.0.0.1:${port}`, "--no-file-parallelism"]);
@@ -80,7 +81,7 @@ test("--inspect: the test isolate is listed on Vitest's inspector port and a cli
   assert.equal(report.numPassedTests, 1, output);
 });
 
-test("--inspect-brk: the test file stops at its first line until the debugger resumes it", { timeout: 120_000 }, async (t) => {
+test("--inspect-brk: the test file stops at its first line until the debugger resumes it", { timeout: scaled(120_000) }, async (t) => {
   const dir = project(t, `import { it, expect } from "vitest";\nit("runs once resumed", () => {\n  expect(2 + 2).toBe(4);\n});\n`);
   const port = await freePort();
   const run = runVitest(dir, [`--inspect-brk=127.0.0.1:${port}`, "--no-file-parallelism"]);

@@ -125,6 +125,7 @@ it("the write was waited for and undone, not carried into this test", async () =
 const SHARED = `import { env } from "cloudflare:test";
 import { it, expect } from "vitest";
 
+import { scaled } from "./child-node.mjs";
 const seed = () => env.COUNTER.get(env.COUNTER.idFromName("seed"));
 it("writes", async () => {
   await env.KV.put("a", "x");
@@ -162,19 +163,19 @@ function project(t, isolatedStorage) {
   return dir;
 }
 
-test("isolatedStorage: true: KV, R2, D1 and Durable Objects are rolled back after each test, to the state beforeAll left (a describe block's own beforeAll: until the block ends)", { timeout: 120_000 }, async (t) => {
+test("isolatedStorage: true: KV, R2, D1 and Durable Objects are rolled back after each test, to the state beforeAll left (a describe block's own beforeAll: until the block ends)", { timeout: scaled(120_000) }, async (t) => {
   const { code, report, output } = await runVitest(project(t, true));
   assert.equal(code, 0, output);
   assert.equal(report.numPassedTests, 8, output);
 });
 
-test("isolatedStorage is off by default: a test sees the previous test's writes", { timeout: 120_000 }, async (t) => {
+test("isolatedStorage is off by default: a test sees the previous test's writes", { timeout: scaled(120_000) }, async (t) => {
   const { code, report, output } = await runVitest(project(t, undefined));
   assert.equal(code, 0, output);
   assert.equal(report.numPassedTests, 2, output);
 });
 
-test("isolatedStorage refuses concurrent tests with an error naming the test", { timeout: 120_000 }, async (t) => {
+test("isolatedStorage refuses concurrent tests with an error naming the test", { timeout: scaled(120_000) }, async (t) => {
   const dir = project(t, true);
   fs.writeFileSync(path.join(dir, "test", "storage.test.js"), `import { it, expect } from "vitest";\nit.concurrent("runs beside another", () => { expect(1).toBe(1); });\nit.concurrent("the other", () => { expect(1).toBe(1); });\n`);
   const { code, report, output } = await runVitest(dir);
@@ -183,13 +184,13 @@ test("isolatedStorage refuses concurrent tests with an error naming the test", {
   assert.match(output, /isolatedStorage does not work with concurrent tests \("runs beside another" is test\.concurrent\)/);
 });
 
-test("isolatedStorage must be a boolean", { timeout: 120_000 }, async (t) => {
+test("isolatedStorage must be a boolean", { timeout: scaled(120_000) }, async (t) => {
   const { code, output } = await runVitest(project(t, "yes"));
   assert.notEqual(code, 0);
   assert.match(output, /cloudflareTest\(\{ isolatedStorage \}\) must be a boolean, got string/);
 });
 
-test("checkpointStorage(): a worker's KV, R2, D1 and Durable Object writes are undone by rollback(), kept by release(); a store in a file is refused", { timeout: 60_000 }, async (t) => {
+test("checkpointStorage(): a worker's KV, R2, D1 and Durable Object writes are undone by rollback(), kept by release(); a store in a file is refused", { timeout: scaled(60_000) }, async (t) => {
   const { createWorker, dispatch, kv, storage, d1, durableObject, checkpointStorage } = await import("../index.js");
   const bindings = { KV: kv(), BUCKET: storage(), DB: d1(), COUNTER: durableObject("Counter") };
   const worker = await createWorker({
@@ -231,7 +232,7 @@ export default {
   await assert.rejects(checkpointStorage({ FILED: kv({ dir }) }), /FILED: kv\(\): .*only an in-memory database takes checkpoints/);
 });
 
-test("checkpointStorage(): after a rollback, Durable Objects' alarms are armed as their storage says (a deleted one fires again, one set since does not)", { timeout: 60_000 }, async (t) => {
+test("checkpointStorage(): after a rollback, Durable Objects' alarms are armed as their storage says (a deleted one fires again, one set since does not)", { timeout: scaled(60_000) }, async (t) => {
   const { createWorker, dispatch, durableObject, checkpointStorage } = await import("../index.js");
   const bindings = { ALARMED: durableObject("Alarmed") };
   const worker = await createWorker({

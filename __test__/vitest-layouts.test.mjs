@@ -106,14 +106,14 @@ async function passes(dir) {
 
 const withWorkerbox = () => ({ vite: VITE, vitest: VITEST, workerbox: `file:${tarball}` });
 
-test("npm: node_modules as plain folders", { timeout: 240_000 }, async () => {
+test("npm: node_modules as plain folders", { timeout: scaled(240_000) }, async () => {
   const dir = project(path.join(work, "npm"), manifest(withWorkerbox()));
   await run([npm, "install", "--prefer-offline"], dir);
   assert.equal(isLink(path.join(dir, "node_modules", "vitest")), false);
   await passes(dir);
 });
 
-test("pnpm: node_modules entries are symlinks into node_modules/.pnpm", { timeout: 240_000 }, async () => {
+test("pnpm: node_modules entries are symlinks into node_modules/.pnpm", { timeout: scaled(240_000) }, async () => {
   const dir = project(path.join(work, "pnpm"), manifest(withWorkerbox()));
   await run([...PNPM, "install", "--prefer-offline"], dir);
   assert.equal(isLink(path.join(dir, "node_modules", "vitest")), true);
@@ -121,7 +121,7 @@ test("pnpm: node_modules entries are symlinks into node_modules/.pnpm", { timeou
   await passes(dir);
 });
 
-test("pnpm with shamefully-hoist: Vitest's own dependencies hoisted, still symlinks", { timeout: 240_000 }, async () => {
+test("pnpm with shamefully-hoist: Vitest's own dependencies hoisted, still symlinks", { timeout: scaled(240_000) }, async () => {
   const dir = project(path.join(work, "pnpm-shamefully-hoist"), manifest(withWorkerbox()));
   fs.writeFileSync(path.join(dir, ".npmrc"), "shamefully-hoist=true\n");
   await run([...PNPM, "install", "--prefer-offline"], dir);
@@ -129,7 +129,7 @@ test("pnpm with shamefully-hoist: Vitest's own dependencies hoisted, still symli
   await passes(dir);
 });
 
-test("pnpm with node-linker=hoisted: plain folders, as npm makes them", { timeout: 240_000 }, async () => {
+test("pnpm with node-linker=hoisted: plain folders, as npm makes them", { timeout: scaled(240_000) }, async () => {
   const dir = project(path.join(work, "pnpm-hoisted"), manifest(withWorkerbox()));
   fs.writeFileSync(path.join(dir, ".npmrc"), "node-linker=hoisted\n");
   await run([...PNPM, "install", "--prefer-offline"], dir);
@@ -137,14 +137,14 @@ test("pnpm with node-linker=hoisted: plain folders, as npm makes them", { timeou
   await passes(dir);
 });
 
-test("Yarn 1: its node_modules linker", { timeout: 240_000 }, async () => {
+test("Yarn 1: its node_modules linker", { timeout: scaled(240_000) }, async () => {
   const dir = project(path.join(work, "yarn"), manifest(withWorkerbox()));
   await run([...YARN, "install", "--prefer-offline", "--non-interactive", "--no-progress"], dir);
   assert.ok(fs.existsSync(path.join(dir, "yarn.lock")));
   await passes(dir);
 });
 
-test("npm workspaces: the worker imports a linked workspace package; Vitest and workerbox hoisted to the workspace root", { timeout: 240_000 }, async () => {
+test("npm workspaces: the worker imports a linked workspace package; Vitest and workerbox hoisted to the workspace root", { timeout: scaled(240_000) }, async () => {
   const dir = path.join(work, "workspaces");
   fs.mkdirSync(path.join(dir, "packages", "shared"), { recursive: true });
   fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "workspace-root", private: true, workspaces: ["packages/*"], overrides: { vite: VITE } }));
@@ -159,7 +159,7 @@ test("npm workspaces: the worker imports a linked workspace package; Vitest and 
   await passes(app);
 });
 
-test("npm link: workerbox is a symlink to a folder with its own dependencies and its own Vitest", { timeout: 240_000 }, async () => {
+test("npm link: workerbox is a symlink to a folder with its own dependencies and its own Vitest", { timeout: scaled(240_000) }, async () => {
   const dir = path.join(work, "link");
   const checkout = path.join(dir, "workerbox");
   fs.mkdirSync(checkout, { recursive: true });

@@ -7,9 +7,10 @@ import assert from "node:assert/strict";
 import { runVitest, vitestProject } from "./helpers.mjs";
 
 
+import { scaled } from "./child-node.mjs";
 const makeProject = (t, files) => vitestProject(t, "local", files);
 
-test("the wrangler file's and Miniflare's options make the bindings a test uses", { timeout: 240_000 }, async (t) => {
+test("the wrangler file's and Miniflare's options make the bindings a test uses", { timeout: scaled(240_000) }, async (t) => {
   const options = `{ miniflare: {
     ratelimits: { MF_LIMIT: { simple: { limit: 1, period: 10 } } },
     analyticsEngineDatasets: { MF_AE: { dataset: "mf" } },

@@ -141,7 +141,7 @@ test("cloudflare.config.ts errors name the file and the key as it writes them", 
   }
 });
 
-test("loadProject() takes a cloudflare.config.ts: the worker runs with its bindings", { timeout: 60_000 }, async (t) => {
+test("loadProject() takes a cloudflare.config.ts: the worker runs with its bindings", { timeout: scaled(60_000) }, async (t) => {
   const dir = project(t, { "cloudflare.config.ts": CONFIG_LOCAL });
   const loaded = await loadProject(path.join(dir, "cloudflare.config.ts"), { persistTo: false });
   t.after(() => loaded.dispose());
@@ -156,7 +156,7 @@ test("loadProject() takes a cloudflare.config.ts: the worker runs with its bindi
   assert.equal(byFolder.config.bindings.vars.MY_TEXT, "mode staging");
 });
 
-test("workerbox dev (startDevServers) serves the worker of a folder's cloudflare.config.ts", { timeout: 60_000 }, async (t) => {
+test("workerbox dev (startDevServers) serves the worker of a folder's cloudflare.config.ts", { timeout: scaled(60_000) }, async (t) => {
   const dir = project(t, { "cloudflare.config.ts": CONFIG_LOCAL });
   const { startDevServers } = require("../lib/project/multi.js");
   const registryDir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-new-config-registry-"));
@@ -167,7 +167,7 @@ test("workerbox dev (startDevServers) serves the worker of a folder's cloudflare
   assert.equal(await (await fetch(group.url)).text(), "mode undefined");
 });
 
-test("cloudflareTest({ experimental: { newConfig: true } }): the tests get the worker of cloudflare.config.ts (bindings, SELF, ctx.mode 'test')", { timeout: 120_000 }, async (t) => {
+test("cloudflareTest({ experimental: { newConfig: true } }): the tests get the worker of cloudflare.config.ts (bindings, SELF, ctx.mode 'test')", { timeout: scaled(120_000) }, async (t) => {
   const dir = vitestProject(t, "new-config", {
     ...HELPERS,
     "src/index.ts": WORKER,
@@ -178,6 +178,7 @@ test("cloudflareTest({ experimental: { newConfig: true } }): the tests get the w
 import { it, expect } from "vitest";
 import worker from "../src/index";
 
+import { scaled } from "./child-node.mjs";
 it("has the bindings of cloudflare.config.ts", async () => {
   expect(env.MY_TEXT).toBe("mode test");
   expect(env.SETTINGS).toEqual({ retries: 3 });
@@ -200,7 +201,7 @@ it("unit-tests the handler", async () => {
   assert.equal(report.numPassedTests, 2, output);
 });
 
-test("cloudflareTest({ experimental: { newConfig } }) refuses `wrangler` beside it and a missing file, by name", { timeout: 120_000 }, async (t) => {
+test("cloudflareTest({ experimental: { newConfig } }) refuses `wrangler` beside it and a missing file, by name", { timeout: scaled(120_000) }, async (t) => {
   for (const [options, expected] of [
     [`{ experimental: { newConfig: true }, wrangler: { configPath: "./wrangler.jsonc" } }`, /`wrangler` cannot be used together with `experimental\.newConfig`/],
     [`{ experimental: { newConfig: { configPath: "./worker.config.ts" } } }`, /experimental: \{ newConfig \} \}\) is on but there is no worker\.config\.ts at .*worker\.config\.ts/],

@@ -9,12 +9,13 @@ import assert from "node:assert/strict";
 import { runVitest, vitestProject } from "./helpers.mjs";
 
 
+import { scaled } from "./child-node.mjs";
 const makeProject = (t, files) => vitestProject(t, "workflows", files);
 
 // 1x1 PNG (a red pixel).
 const PNG = "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de0000000c4944415408d763f8cfc000000301010018dd8db00000000049454e44ae426082";
 
-test("cloudflare:test's Workflow introspection, remote-only AI / Vectorize / Images bindings, assets without a directory, RpcStub", { timeout: 240_000 }, async (t) => {
+test("cloudflare:test's Workflow introspection, remote-only AI / Vectorize / Images bindings, assets without a directory, RpcStub", { timeout: scaled(240_000) }, async (t) => {
   const dir = makeProject(t, {
     "wrangler.jsonc": JSON.stringify({
       name: "flows",

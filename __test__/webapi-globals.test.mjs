@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { dispatch } from "../index.js";
 import { evalInWorker, useWorker, waitFor } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 /** Runs `body` in a fresh worker whose log lines are collected; returns { result, lines }. */
 async function runLogged(t, body, settleMs = 50) {
   const lines = [];
@@ -413,7 +414,7 @@ test("Blob reads a resizable buffer's bytes once every part is converted; blob()
   assert.deepEqual(result, { grown: "AAAACCB", shrunk: "AB", types: ["text/html", "text/html", 'a/b;x="1,2"'] });
 });
 
-test("a Blob holds at most 128 MiB, with workerd's RangeError", { timeout: 60_000 }, async (t) => {
+test("a Blob holds at most 128 MiB, with workerd's RangeError", { timeout: scaled(60_000) }, async (t) => {
   const result = await evalInWorker(t, `
     const attempt = (f) => { try { f(); return "no error"; } catch (e) { return e.name + ": " + e.message; } };
     return [attempt(() => new Blob([new Uint8Array(64 * 1024 * 1024), new Uint8Array(64 * 1024 * 1024 + 1)])), attempt(() => new File([" ", new Blob([new Uint8Array(128 * 1024 * 1024)])], "f"))];`,

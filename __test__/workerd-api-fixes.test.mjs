@@ -11,9 +11,10 @@ import assert from "node:assert/strict";
 import { dispatch } from "../index.js";
 import { evalInWorker, useWorker } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 const DATE = "2026-04-01";
 
-test("Web APIs: abort reason, onabort, queueMicrotask, WebSocketPair, timers per event", { timeout: 60_000 }, async (t) => {
+test("Web APIs: abort reason, onabort, queueMicrotask, WebSocketPair, timers per event", { timeout: scaled(60_000) }, async (t) => {
   const result = await evalInWorker(t, `
     const out = {};
     const ac = new AbortController(); ac.abort();
@@ -43,7 +44,7 @@ test("Web APIs: abort reason, onabort, queueMicrotask, WebSocketPair, timers per
   });
 });
 
-test("CompressionStream keeps its output for the reader; bad input is 'Decompression failed.'", { timeout: 60_000 }, async (t) => {
+test("CompressionStream keeps its output for the reader; bad input is 'Decompression failed.'", { timeout: scaled(60_000) }, async (t) => {
   const result = await evalInWorker(t, `
     const enc = new TextEncoder(), dec = new TextDecoder();
     const cs = new CompressionStream("gzip");
@@ -75,7 +76,7 @@ test("CompressionStream keeps its output for the reader; bad input is 'Decompres
   assert.deepEqual(result, { same: true, smaller: true, pending: "waits for the reader", readSome: true, badError: "TypeError: Decompression failed." });
 });
 
-test("FormData: multipart with LF line ends, workerd's messages, live iterators", { timeout: 60_000 }, async (t) => {
+test("FormData: multipart with LF line ends, workerd's messages, live iterators", { timeout: scaled(60_000) }, async (t) => {
   const result = await evalInWorker(t, `
     const out = {};
     const body = '---\\nContent-Disposition: form-data; name="a"\\n\\none\\n---\\nContent-Disposition: form-data; name="a"\\n\\ntwo\\n-----';
@@ -103,7 +104,7 @@ test("FormData: multipart with LF line ends, workerd's messages, live iterators"
   });
 });
 
-test("node: AsyncLocalStorage options, timers, diagnostics_channel, util", { timeout: 60_000 }, async (t) => {
+test("node: AsyncLocalStorage options, timers, diagnostics_channel, util", { timeout: scaled(60_000) }, async (t) => {
   const result = await evalInWorker(t, `
     const { AsyncLocalStorage } = await import("node:async_hooks");
     const timers = await import("node:timers");
@@ -156,7 +157,7 @@ test("node: AsyncLocalStorage options, timers, diagnostics_channel, util", { tim
   });
 });
 
-test("node:timers: an Immediate of another request cannot be disposed or cleared there", { timeout: 30_000 }, async (t) => {
+test("node:timers: an Immediate of another request cannot be disposed or cleared there", { timeout: scaled(30_000) }, async (t) => {
   const worker = await useWorker(t, {
     compatibilityDate: DATE,
     compatibilityFlags: ["nodejs_compat"],
@@ -175,7 +176,7 @@ test("node:timers: an Immediate of another request cannot be disposed or cleared
   assert.deepEqual(await (await dispatch(worker, "http://localhost/use")).json(), ["(I/O type: IoContext)", "(I/O type: IoContext)"]);
 });
 
-test("WebSocket subprotocols must be distinct tokens; CloseEvent's reason is a USVString; an IdentityTransformStream without highWaterMark reports no backpressure", { timeout: 30_000 }, async (t) => {
+test("WebSocket subprotocols must be distinct tokens; CloseEvent's reason is a USVString; an IdentityTransformStream without highWaterMark reports no backpressure", { timeout: scaled(30_000) }, async (t) => {
   const result = await evalInWorker(t, `
     const out = {};
     for (const protocols of ["invalid protocol with spaces", ["chat", "chat"]]) {
@@ -194,7 +195,7 @@ test("WebSocket subprotocols must be distinct tokens; CloseEvent's reason is a U
   assert.deepEqual(result, { "invalid protocol with spaces": "SyntaxError", "chat,chat": "SyntaxError", reason: true, desiredSize: 1, sameReady: true, read: [1, 9] });
 });
 
-test("MessagePort refuses a Blob and an RpcTarget; URLSearchParams skips a record's symbol keys", { timeout: 30_000 }, async (t) => {
+test("MessagePort refuses a Blob and an RpcTarget; URLSearchParams skips a record's symbol keys", { timeout: scaled(30_000) }, async (t) => {
   const result = await evalInWorker(t, `
     const { RpcTarget } = await import("cloudflare:workers");
     const out = {};
@@ -215,7 +216,7 @@ test("MessagePort refuses a Blob and an RpcTarget; URLSearchParams skips a recor
   });
 });
 
-test("Request: cf.cacheControl cannot go with cf.cacheTtl or the cache option (workerd's TypeErrors)", { timeout: 30_000 }, async (t) => {
+test("Request: cf.cacheControl cannot go with cf.cacheTtl or the cache option (workerd's TypeErrors)", { timeout: scaled(30_000) }, async (t) => {
   const result = await evalInWorker(t, `
     const out = [];
     for (const init of [{ cf: { cacheControl: "max-age=300", cacheTtl: 300 } }, { cache: "no-store", cf: { cacheControl: "no-cache" } }, { cf: { cacheControl: "max-age=300", cacheTtl: undefined } }, { cf: { cacheControl: "public" } }]) {

@@ -10,6 +10,7 @@ import { dispatch, service, workflow } from "../index.js";
 import { introspectWorkflow, introspectWorkflowInstance } from "../lib/test/index.js";
 import { useWorker } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 /** Counts the real step callbacks that ran, by step name (seen from Node through a service binding). */
 function counter() {
   const counts = {};
@@ -54,7 +55,7 @@ async function setup(t) {
   return { wf, counts: count.counts, create };
 }
 
-test("introspectWorkflowInstance(): sleeps skipped and a step's result mocked; the real callback never runs", { timeout: 30_000 }, async (t) => {
+test("introspectWorkflowInstance(): sleeps skipped and a step's result mocked; the real callback never runs", { timeout: scaled(30_000) }, async (t) => {
   const { wf, counts, create } = await setup(t);
   const instance = await introspectWorkflowInstance(wf, "i1");
   t.after(() => instance.dispose());
@@ -71,7 +72,7 @@ test("introspectWorkflowInstance(): sleeps skipped and a step's result mocked; t
   await assert.rejects(instance.getError(), /is complete, so it has no error/);
 });
 
-test("mockStepError(step, error, times) fails the first attempts; disableRetryDelays() retries at once; the real step then runs", { timeout: 30_000 }, async (t) => {
+test("mockStepError(step, error, times) fails the first attempts; disableRetryDelays() retries at once; the real step then runs", { timeout: scaled(30_000) }, async (t) => {
   const { wf, counts, create } = await setup(t);
   const instance = await introspectWorkflowInstance(wf, "i2");
   t.after(() => instance.dispose());
@@ -88,7 +89,7 @@ test("mockStepError(step, error, times) fails the first attempts; disableRetryDe
   assert.equal(counts.scan, 1);
 });
 
-test("a step that fails for good: waitForStepResult() rejects with its error; getError() as Cloudflare's introspector gives it", { timeout: 30_000 }, async (t) => {
+test("a step that fails for good: waitForStepResult() rejects with its error; getError() as Cloudflare's introspector gives it", { timeout: scaled(30_000) }, async (t) => {
   const { wf, create } = await setup(t);
   const instance = await introspectWorkflowInstance(wf, "i3");
   t.after(() => instance.dispose());
@@ -107,7 +108,7 @@ test("a step that fails for good: waitForStepResult() rejects with its error; ge
   await assert.rejects(instance.getOutput(), /is errored, so it has no output/);
 });
 
-test("mockEvent() answers the wait (again after restart()); forceEventTimeout() times the wait out at once", { timeout: 30_000 }, async (t) => {
+test("mockEvent() answers the wait (again after restart()); forceEventTimeout() times the wait out at once", { timeout: scaled(30_000) }, async (t) => {
   const { wf, create } = await setup(t);
   const decided = await introspectWorkflowInstance(wf, "e1");
   t.after(() => decided.dispose());
@@ -133,7 +134,7 @@ test("mockEvent() answers the wait (again after restart()); forceEventTimeout() 
   assert.deepEqual(await timedOut.getError(), { name: "Error", message: "Execution timed out after 86400000ms" });
 });
 
-test("introspectWorkflow(): modifyAll() reaches every instance a worker creates until dispose(), which ends their runs", { timeout: 30_000 }, async (t) => {
+test("introspectWorkflow(): modifyAll() reaches every instance a worker creates until dispose(), which ends their runs", { timeout: scaled(30_000) }, async (t) => {
   const { wf, counts, create } = await setup(t);
   const introspector = await introspectWorkflow(wf);
   await introspector.modifyAll(async (m) => {
@@ -167,7 +168,7 @@ test("introspectWorkflow(): modifyAll() reaches every instance a worker creates 
   assert.equal(counts.scan, undefined);
 });
 
-test("pause and terminate seen through waitForStatus(); a mocked result set twice, bad steps and bad bindings are refused", { timeout: 30_000 }, async (t) => {
+test("pause and terminate seen through waitForStatus(); a mocked result set twice, bad steps and bad bindings are refused", { timeout: scaled(30_000) }, async (t) => {
   const { wf, create } = await setup(t);
   const instance = await introspectWorkflowInstance(wf, "p1");
   t.after(() => instance.dispose());
@@ -194,7 +195,7 @@ test("pause and terminate seen through waitForStatus(); a mocked result set twic
   await assert.rejects(never.waitForStatus("complete", { timeoutMs: 200 }), /timed out after 200 ms waiting for instance never to be created/);
 });
 
-test("waitForStepResult() resolves when the step is done, while the run goes on with a slow step", { timeout: 30_000 }, async (t) => {
+test("waitForStepResult() resolves when the step is done, while the run goes on with a slow step", { timeout: scaled(30_000) }, async (t) => {
   const wf = workflow({ className: "TwoSteps" });
   t.after(() => wf.close());
   await useWorker(t, {

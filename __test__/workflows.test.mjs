@@ -13,6 +13,7 @@ import path from "node:path";
 import { createWorker, dispatch, service, workflow } from "../index.js";
 import { useWorker } from "./helpers.mjs";
 
+import { scaled } from "./child-node.mjs";
 /** A module worker exporting `classes`, whose fetch() runs `body` with `env` and answers its JSON result. */
 function script(classes, body = "return null;") {
   return `import { WorkflowEntrypoint } from "cloudflare:workers";
@@ -526,7 +527,7 @@ test("wrangler config: workflows entries are checked; a class in another worker 
   }
 });
 
-test("a sleep, a retry delay and a step longer than limits.bindingMs: each step call is asked again until done, the run completes", { timeout: 30_000 }, async (t) => {
+test("a sleep, a retry delay and a step longer than limits.bindingMs: each step call is asked again until done, the run completes", { timeout: scaled(30_000) }, async (t) => {
   const wf = workflow({ className: "Slow" });
   t.after(() => wf.close());
   const worker = await useWorker(t, {

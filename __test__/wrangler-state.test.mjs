@@ -14,7 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { loadProject } from "workerbox/project";
 import { createWorker, dispatch, kv, d1, storage } from "workerbox";
-import { CLI, execNode, underEmulator } from "./child-node.mjs";
+import { CLI, execNode, underEmulator, scaled } from "./child-node.mjs";
 
 const require = (await import("node:module")).createRequire(import.meta.url);
 const { miniflareObjectId } = require("../lib/project/wrangler-state.js");
@@ -168,7 +168,7 @@ test("written by workerbox (D1 queries and migrations, KV puts and deletes), rea
   assert.ok(Math.abs(listed.keys[0].expiration - (Date.now() / 1000 + 600)) < 30);
 });
 
-test("written by workerbox (R2 puts, replacements and deletes from a worker and from Node), read by Miniflare", { skip: noWorkerd, timeout: 120_000 }, async (t) => {
+test("written by workerbox (R2 puts, replacements and deletes from a worker and from Node), read by Miniflare", { skip: noWorkerd, timeout: scaled(120_000) }, async (t) => {
   const dir = project(t);
   fs.writeFileSync(
     path.join(dir, "src", "index.js"),
@@ -246,7 +246,7 @@ export default {
   },
 };`;
 
-test("Durable Objects shared with Miniflare (wrangler's local mode): ids, KV and SQL storage and alarms, both ways", { skip: noWorkerd, timeout: 180_000 }, async (t) => {
+test("Durable Objects shared with Miniflare (wrangler's local mode): ids, KV and SQL storage and alarms, both ways", { skip: noWorkerd, timeout: scaled(180_000) }, async (t) => {
   const dir = project(t, {
     ...CONFIG,
     durable_objects: { bindings: [{ name: "NS", class_name: "Counter" }] },
@@ -405,7 +405,7 @@ const wranglerNode = process.env.WRANGLER_NODE ?? (major > 22 || (major === 22 &
 const noWrangler = !fs.existsSync(WRANGLER) ? "wrangler is not installed in bench/.tools (node scripts/wrangler-state-roundtrip.mjs installs it)" : !wranglerNode ? "wrangler needs Node 22.12+ (set WRANGLER_NODE)"
   : underEmulator("scripts/wrangler-state-roundtrip.mjs starts Node itself (wrangler, and workerbox as process.execPath), which qemu-user without binfmt_misc cannot exec");
 
-test("wrangler itself: D1, KV, R2 and a Durable Object written by wrangler read by workerbox, and the other way", { skip: noWrangler, timeout: 240_000 }, () => {
+test("wrangler itself: D1, KV, R2 and a Durable Object written by wrangler read by workerbox, and the other way", { skip: noWrangler, timeout: scaled(240_000) }, () => {
   const script = path.join(path.dirname(CLI), "..", "scripts", "wrangler-state-roundtrip.mjs");
   const out = execNode([script, `--node=${wranglerNode}`, `--wrangler=${WRANGLER}`], { encoding: "utf8", timeout: 220_000 });
   assert.match(out, /round trip ok/);
