@@ -280,14 +280,16 @@ fn workerd_stream_sources(source: &str) -> String {
     // A byte stream's tee(): a branch's pull reads whole chunks from the source (a default read)
     // and both branches queue them, so each branch's BYOB reads are filled to their own sizes
     // (the standard reads into the pulling branch's view and gives the other branch that much).
+    // The source keeps the branch that pulled last (`_wbsTeeBranch`): its byobRequest.atLeast is
+    // that branch's readAtLeast() (src/js/50_streams.js).
     (
       "const e=Ze(o._readableStreamController);return null===e?p():y(e._view,!1),d(void 0)}",
-      "return p(),d(void 0)}",
+      "return e._wbsTeeBranch=o,p(),d(void 0)}",
       1,
     ),
     (
       "const e=Ze(n._readableStreamController);return null===e?p():y(e._view,!0),d(void 0)}",
-      "return p(),d(void 0)}",
+      "return e._wbsTeeBranch=n,p(),d(void 0)}",
       1,
     ),
     // tee(): a branch's cancel() is done at once, not when the other branch is cancelled too;

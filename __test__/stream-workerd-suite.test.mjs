@@ -34,6 +34,11 @@ test("a byte stream the worker makes has workerd's autoAllocateChunkSize (4096),
       const r1 = b1.getReader({ mode: "byob" }), r2 = b2.getReader({ mode: "byob" }); const ps = [r1.read(new Uint8Array(2)), r2.read(new Uint8Array(3))];
       controller.enqueue(new TextEncoder().encode("hello")); const res = await Promise.all(ps); const more = await r1.read(new Uint8Array(10));
       out.teeByob = [dec.decode(res[0].value), dec.decode(res[1].value), dec.decode(more.value)]; }
+    { const seen = []; const chunks = ["abcde", "fghij"]; const enc = new TextEncoder(); const dec = new TextDecoder();
+      const rs = new ReadableStream({ type: "bytes", pull(c) { if (!chunks.length) { c.close(); c.byobRequest.respond(0); return; } seen.push(c.byobRequest.atLeast); enc.encodeInto(chunks.shift(), c.byobRequest.view); c.byobRequest.respond(5); } });
+      const [a, b] = rs.tee(); const ra = a.getReader({ mode: "byob" }), rb = b.getReader({ mode: "byob" });
+      const [x, y] = await Promise.all([ra.readAtLeast(50, new Uint8Array(50)), rb.readAtLeast(3, new Uint8Array(4))]);
+      out.teeAtLeast = [seen, dec.decode(x.value), dec.decode(y.value)]; }
     return out;`;
   assert.deepEqual(await evalInWorker(t, body, OPTIONS), {
     pullView: 4096,
@@ -46,6 +51,7 @@ test("a byte stream the worker makes has workerd's autoAllocateChunkSize (4096),
     atLeast: [[100, 95], "hellothere", false],
     jsDetaches: 0,
     teeByob: ["he", "hel", "llo"],
+    teeAtLeast: [[50, 45], "abcdefghij", "abcd"],
   });
 });
 

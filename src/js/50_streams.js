@@ -81,8 +81,11 @@ Object.defineProperty(streams.ReadableStreamBYOBRequest.prototype, "atLeast", {
       if (controller === undefined) return null;
       const pullInto = controller[streams.slots._pendingPullIntos].peek();
       if (pullInto === undefined) return null;
-      const reader = controller[streams.slots._controlledReadableByteStream]?.[streams.slots._reader];
-      const wanted = reader === undefined ? undefined : wantedAtLeast.get(reader);
+      const stream = controller[streams.slots._controlledReadableByteStream];
+      const reader = stream?.[streams.slots._reader];
+      // A tee()'s source: what the readAtLeast() of the branch that pulled wants.
+      const branchReader = stream?.[streams.slots._wbsTeeBranch]?.[streams.slots._reader];
+      const wanted = (reader === undefined ? undefined : wantedAtLeast.get(reader)) ?? (branchReader === undefined ? undefined : wantedAtLeast.get(branchReader));
       return wanted ?? Math.max(0, pullInto.minimumFill - pullInto.bytesFilled);
     },
   }, "atLeast").get,
