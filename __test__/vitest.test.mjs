@@ -2,7 +2,8 @@
 // with its tests inside workerbox isolates, and a project with a failing test reports the
 // failure (message, diff, source location) and console output as Vitest does; the runner's
 // host module loader (lib/vitest/loader.js) caches files and keeps import hints in cacheDir; Vite's
-// async parses run on the calling thread under the pool (lib/vitest/parse-memory.js).
+// async parses run on the calling thread under the pool (lib/vitest/parse-memory.js), and with no
+// runner left for a second the pool has V8 reduce Node's heap (lib/vitest/idle-gc.js).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -132,4 +133,34 @@ test("rolldown's async parse (Vite's ssrTransform) runs on the calling thread un
   } finally {
     binding.parse = original;
   }
+});
+
+test("with no runner left for a second, the pool runs one memory-reducing collection of Node's heap, and the process stays responsive", { timeout: 30_000 }, async () => {
+  const { createRequire } = await import("node:module");
+  const v8 = await import("node:v8");
+  const { runnerStarted, runnerEnded, IDLE_MS } = createRequire(import.meta.url)("../lib/vitest/idle-gc.js");
+  const newSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size;
+  // Grow the young generation as carrying modules does: objects that survive a few scavenges.
+  let kept = [];
+  for (let i = 0; i < 300; i++) {
+    const batch = Array.from({ length: 2000 }, (_, j) => ({ text: `${"x".repeat(20)}${j}`, j }));
+    if (i % 5 === 0) kept.push(batch);
+  }
+  kept = null;
+  const grown = newSpace();
+  assert.ok(grown >= 4 << 20, `the young generation grew (${grown} bytes)`);
+  runnerStarted();
+  runnerEnded();
+  // A runner starting within the second puts the collection off until it ends too.
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 2));
+  runnerStarted();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+  assert.equal(newSpace(), grown, "no collection while a runner lives");
+  runnerEnded();
+  const ticks = [];
+  const ticker = setInterval(() => ticks.push(Date.now()), 50);
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS + 1000));
+  clearInterval(ticker);
+  assert.ok(newSpace() < grown / 2, `the young generation shrank (${grown} -> ${newSpace()} bytes)`);
+  assert.ok(ticks.length >= 10, `timers kept firing around the collection (${ticks.length})`);
 });

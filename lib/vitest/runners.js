@@ -17,6 +17,7 @@ const { workflowHost } = require("./workflow-host.js");
 const { isolatedStorageHost, isolatedStorageOption } = require("./isolated-storage.js");
 const { coverageHost, coverageWorkerOptions } = require("./coverage.js");
 const { inspectorOption } = require("./inspect.js");
+const { runnerStarted, runnerEnded } = require("./idle-gc.js");
 
 const RUNNER = path.join(__dirname, "runner.mjs");
 /** Node's globals for the runner's own modules (see lib/vitest/loader.js). */
@@ -257,6 +258,18 @@ async function mainFile(main, resolved, root, where) {
  * one the isolate loads, never one resolved again from the project or from workerbox.
  */
 async function startRunner(project, options, distPath) {
+  // Counted from here (lib/vitest/idle-gc.js collects only with no runner starting or alive).
+  runnerStarted();
+  try {
+    return await startCounted(project, options, distPath);
+  } catch (error) {
+    runnerEnded();
+    throw error;
+  }
+}
+
+/** startRunner's work. */
+async function startCounted(project, options, distPath) {
   const started = performance.now();
   const root = project.config.root;
   const warn = (text) => project.vitest.logger.warn(`[workerbox] ${text}`);
@@ -363,6 +376,8 @@ async function disposeRunner(runner) {
     await runner.auxiliary.dispose();
   } finally {
     for (const store of runner.stores ?? []) store.close();
+    // With no runner left, one collection of Node's heap a second later (lib/vitest/idle-gc.js).
+    runnerEnded();
   }
 }
 
