@@ -35,6 +35,9 @@ const EXPECTED = {
   "ws-pair": xreq("Native"),
   "ws-close": xreq("Native"),
   abort: xreq("RefcountedCanceler"),
+  // AbortSignal.aborted and throwIfAborted (workerd's cross-context-promise-test checks the former).
+  "signal-aborted": xreq("RefcountedCanceler"),
+  "signal-throw": xreq("RefcountedCanceler"),
   "js-readable": "x",
   "js-response": "jsbody",
   "js-writable": "wrote",
@@ -70,6 +73,7 @@ export default {
       if (c === "ws-pair" || c === "ws-close") { const [a, b] = Object.values(new WebSocketPair()); a.accept(); b.accept(); shared = a; }
       if (c === "blob") shared = new Blob(["abc"]);
       if (c === "abort") shared = new AbortController();
+      if (c === "signal-aborted" || c === "signal-throw") shared = AbortSignal.abort();
       if (c === "new-response-body") shared = new Response("plain");
       if (c === "new-request-body") shared = new Request("http://x/", { method: "POST", body: "reqbody" });
       if (c === "same") shared = await fetch(UP);
@@ -95,6 +99,8 @@ export default {
       if (c === "ws-pair") { shared.send("hi"); out = "sent"; }
       if (c === "ws-close") { shared.close(1000, "bye"); out = "closed"; }
       if (c === "abort") { shared.abort(); out = "aborted"; }
+      if (c === "signal-aborted") out = String(shared.aborted);
+      if (c === "signal-throw") { shared.throwIfAborted(); out = "not thrown"; }
     } catch (e) { out = "THREW " + describe(e); }
     release();
     return new Response(String(out));

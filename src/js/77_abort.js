@@ -12,6 +12,8 @@ class AbortSignal extends EventTarget {
   #onabortListener = null;
   #dependents = new Set(); // signals from AbortSignal.any() that follow this one
   #sources = null; // for a signal from AbortSignal.any(): the non-dependent signals it follows
+  /** The request it belongs to: another reading whether it aborted throws, as workerd's canceler does. */
+  #owner = internals.ioOwner();
 
   constructor(token) {
     if (token !== kConstruct) throw new TypeError("Illegal constructor");
@@ -25,6 +27,8 @@ class AbortSignal extends EventTarget {
 
   static {
     internals.isAbortSignal = (value) => value !== null && typeof value === "object" && #aborted in value;
+    /** Whether it aborted, for the runtime's own use (no check of the request it belongs to). */
+    internals.signalAborted = (signal) => signal.#aborted;
     internals.signalAbort = (signal, reason) => signal.#abort(reason);
     /** Aborts with `reason` as given, even undefined (workerd's WritableStream abort(), src/js/98_pedantic.js). */
     internals.signalAbortAsIs = (signal, reason) => signal.#abort(reason, true);
@@ -54,6 +58,7 @@ class AbortSignal extends EventTarget {
   }
 
   get aborted() {
+    internals.checkIo(this.#owner, "RefcountedCanceler");
     return this.#aborted;
   }
 
@@ -62,6 +67,7 @@ class AbortSignal extends EventTarget {
   }
 
   throwIfAborted() {
+    internals.checkIo(this.#owner, "RefcountedCanceler");
     if (this.#aborted) throw this.#reason;
   }
 

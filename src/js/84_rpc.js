@@ -325,7 +325,7 @@ function prepare(value, params) {
     }
     if (internals.isAbortSignal(v) && internals.feature("enable_abortsignal_rpc")) {
       special = true;
-      if (v.aborted) return { [SIGNAL_KEY]: { reason: walk(v.reason) } };
+      if (internals.signalAborted(v)) return { [SIGNAL_KEY]: { reason: walk(v.reason) } };
       return { [SIGNAL_KEY]: { trigger: walk(signalTrigger(v)) } };
     }
     if (Array.isArray(v)) {
