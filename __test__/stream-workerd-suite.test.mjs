@@ -17,7 +17,7 @@ const SETTLE = `
   const settle = async (p) => { try { await p; return "fulfilled"; } catch (e) { return "rejected: " + (e instanceof Error ? e.name + ": " + e.message : typeof e); } };
   const sync = (f) => { try { const v = f(); if (v && typeof v.then === "function") { v.catch(() => {}); return "promise"; } return "ok"; } catch (e) { return "threw: " + e.name + ": " + e.message; } };`;
 
-test("a byte stream the worker makes has workerd's autoAllocateChunkSize (4096), byobRequest.atLeast and readAtLeast; its tee() branches fill their own BYOB reads", { timeout: scaled(60_000) }, async (t) => {
+test("a byte stream the worker makes has workerd's autoAllocateChunkSize (4096), byobRequest.atLeast and readAtLeast (in elements, one call at a time); its tee() branches fill their own BYOB reads", { timeout: scaled(60_000) }, async (t) => {
   const body = `
     const out = {};
     { const rs = new ReadableStream({ type: "bytes", pull(c) { out.pullView = c.byobRequest?.view.byteLength ?? null; c.byobRequest.view[0] = 65; c.byobRequest.respond(1); c.close(); } });
@@ -39,6 +39,12 @@ test("a byte stream the worker makes has workerd's autoAllocateChunkSize (4096),
       const [a, b] = rs.tee(); const ra = a.getReader({ mode: "byob" }), rb = b.getReader({ mode: "byob" });
       const [x, y] = await Promise.all([ra.readAtLeast(50, new Uint8Array(50)), rb.readAtLeast(3, new Uint8Array(4))]);
       out.teeAtLeast = [seen, dec.decode(x.value), dec.decode(y.value)]; }
+    const oneByte = () => { let i = 1; return new ReadableStream({ type: "bytes", pull(c) { if (i > 8) { c.close(); c.byobRequest?.respond(0); return; } const v = c.byobRequest.view; v[0] = i++; c.byobRequest.respond(1); } }); };
+    out.elements = [];
+    { const r = oneByte().getReader({ mode: "byob" }); const x = await r.readAtLeast(2, new Uint16Array(4)); out.elements.push(x.value.constructor.name, x.value.length); }
+    { const r = oneByte().getReader({ mode: "byob" }); const x = await r.readAtLeast(1, new Uint32Array(2)); out.elements.push(x.value.length); }
+    { const r = oneByte().getReader({ mode: "byob" }); const [a, b] = await Promise.all([r.readAtLeast(2, new Uint16Array(2)), r.readAtLeast(2, new Uint8Array(2))]); out.elements.push(Array.from(a.value), Array.from(b.value)); }
+    { const r = oneByte().getReader({ mode: "byob" }); try { await r.readAtLeast(3, new Uint16Array(2)); } catch (e) { out.elements.push(e.message); } }
     return out;`;
   assert.deepEqual(await evalInWorker(t, body, OPTIONS), {
     pullView: 4096,
@@ -52,6 +58,7 @@ test("a byte stream the worker makes has workerd's autoAllocateChunkSize (4096),
     jsDetaches: 0,
     teeByob: ["he", "hel", "llo"],
     teeAtLeast: [[50, 45], "abcdefghij", "abcd"],
+    elements: ["Uint16Array", 2, 1, [513, 1027], [5, 6], "Minimum bytes to read (6) exceeds size of buffer (4)."],
   });
 });
 

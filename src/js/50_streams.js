@@ -34,19 +34,31 @@ for (const name of STREAM_GLOBALS) {
   internals.defineGlobal(name, value);
 }
 
-// workerd's own BYOB read: readAtLeast(minBytes, view) reads until at least `minBytes` are in
-// the view; if the stream ends first, what came is the value (done only when nothing did). While
-// one of its reads waits, the source's byobRequest.atLeast is what is still wanted.
+// workerd's own BYOB read: readAtLeast(minElements, view) reads until at least `minElements` of
+// the view's elements are in it; if the stream ends first, what came is the value (done only when
+// nothing did). A reader's readAtLeast() calls run one after another, so two of them never share
+// out the chunks between them. While one of its reads waits, the source's byobRequest.atLeast is
+// what is still wanted, in bytes.
 /** A BYOB reader -> the bytes its readAtLeast() still wants. */
 const wantedAtLeast = new WeakMap();
+/** A BYOB reader -> the end of its last readAtLeast() (a promise that never rejects). */
+const lastAtLeast = new WeakMap();
 Object.defineProperty(streams.ReadableStreamBYOBReader.prototype, "readAtLeast", {
-  value: async function readAtLeast(minBytes, view) {
-    const min = Math.trunc(Number(minBytes));
-    if (!(min > 0)) throw new TypeError(`Requested invalid minimum number of bytes to read (${minBytes}).`);
+  value: async function readAtLeast(minElements, view) {
+    const count = Math.trunc(Number(minElements));
+    if (!(count > 0)) throw new TypeError(`Requested invalid minimum number of bytes to read (${minElements}).`);
     if (!ArrayBuffer.isView(view)) throw new TypeError("readAtLeast: the view must be an ArrayBufferView.");
-    if (min > view.byteLength) throw new TypeError(`Minimum bytes to read (${min}) exceeds size of buffer (${view.byteLength}).`);
-    const View = view.constructor;
     const size = view.BYTES_PER_ELEMENT ?? 1;
+    // As workerd checks it: the count, then the bytes it stands for, against the view's bytes.
+    if (count > view.byteLength) throw new TypeError(`Minimum bytes to read (${count}) exceeds size of buffer (${view.byteLength}).`);
+    const min = count * size;
+    if (min > view.byteLength) throw new TypeError(`Minimum bytes to read (${min}) exceeds size of buffer (${view.byteLength}).`);
+    const previous = lastAtLeast.get(this);
+    let finished;
+    const mine = new Promise((resolve) => (finished = resolve));
+    lastAtLeast.set(this, mine);
+    if (previous !== undefined) await previous;
+    const View = view.constructor;
     const offset = view.byteOffset;
     const total = view.byteLength;
     let buffer = view.buffer;
@@ -64,6 +76,8 @@ Object.defineProperty(streams.ReadableStreamBYOBReader.prototype, "readAtLeast",
       }
     } finally {
       wantedAtLeast.delete(this);
+      finished();
+      if (lastAtLeast.get(this) === mine) lastAtLeast.delete(this);
     }
   },
   writable: true,
