@@ -5,12 +5,13 @@ import { evalInWorker } from "./helpers.mjs";
 import { scaled } from "./child-node.mjs";
 
 test("timers fire by due time, then creation order; cleared timers never fire", async (t) => {
-  // The delays outlast the calls that make the timers (ten times longer under an emulator, where
-  // those calls alone can take 20 ms and due times then rightly reorder them).
+  // The delays outlast the calls that make the timers by far (ten times longer under an emulator,
+  // where those calls alone took more than 100 ms on a loaded machine, and due times then rightly
+  // reordered them).
   const order = await evalInWorker(t, `
     const seen = [];
     await new Promise((resolve) => {
-      setTimeout(() => seen.push("20ms"), ${scaled(20)});
+      setTimeout(() => seen.push("200ms"), ${scaled(200)});
       setTimeout(() => seen.push("0ms-a"), 0);
       setTimeout(() => seen.push("0ms-b"));
       const cancelled = setTimeout(() => seen.push("cancelled"), ${scaled(5)});
@@ -19,10 +20,10 @@ test("timers fire by due time, then creation order; cleared timers never fire", 
       Promise.resolve().then(() => seen.push("microtask"));
       queueMicrotask(() => seen.push("queued microtask"));
       seen.push("sync");
-      setTimeout(resolve, ${scaled(40)});
+      setTimeout(resolve, ${scaled(250)});
     });
     return seen;`);
-  assert.deepEqual(order, ["sync", "microtask", "queued microtask", "0ms-a", "0ms-b", "args:pq", "20ms"]);
+  assert.deepEqual(order, ["sync", "microtask", "queued microtask", "0ms-a", "0ms-b", "args:pq", "200ms"]);
 });
 
 test("setInterval repeats until cleared, including from inside its callback", async (t) => {
