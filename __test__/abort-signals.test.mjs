@@ -6,10 +6,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { dispatch, service } from "../index.js";
 import { useWorker } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 const CALLEE = `
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { scaled } from "./child-node.mjs";
 export default class extends WorkerEntrypoint {
   async fetch() { await scheduler.wait(5000); return new Response("late"); }
   echo(value) { return value; }

@@ -9,6 +9,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import { dispatch } from "../index.js";
 import { useWorker } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 // The self-signed RSA certificate node-crypto.test.mjs reads too.
 const CERTIFICATE = fs.readFileSync(new URL("./fixtures/self-signed-cert.pem", import.meta.url), "utf8");
@@ -35,7 +36,6 @@ const INPUT = {
 
 const WORKER = `import c from "node:crypto";
 import { Buffer as B } from "node:buffer";
-import { scaled } from "./child-node.mjs";
 export default { async fetch(request) {
   const input = await request.json();
   const error = (f) => { try { f(); return "no error"; } catch (e) { return e.name + ": " + e.message; } };

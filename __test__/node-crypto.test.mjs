@@ -9,6 +9,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import { dispatch } from "../index.js";
 import { useWorker } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 // A self-signed RSA certificate (made once with `openssl req -x509`; its private key was not kept).
 const CERTIFICATE = fs.readFileSync(new URL("./fixtures/self-signed-cert.pem", import.meta.url), "utf8");
@@ -296,7 +297,6 @@ const JWS = `(c, B, k, input) => {
 function workerScript() {
   return `import c from "node:crypto";
 import { Buffer as B } from "node:buffer";
-import { scaled } from "./child-node.mjs";
 ${casesSource}
 const CROSS = ${CROSS};
 const JWS = ${JWS};

@@ -8,10 +8,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { dispatch, service } from "../index.js";
 import { useWorker } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 const CALLEE = `
 import { WorkerEntrypoint, RpcTarget } from "cloudflare:workers";
-import { scaled } from "./child-node.mjs";
 export default class extends WorkerEntrypoint {
   add(a, b) { return a + b; }
   async use(counter, by) { return await counter.increment(by); }

@@ -13,6 +13,7 @@ import tls from "node:tls";
 import { dispatch } from "../index.js";
 import { CERT, KEY, listen, starttlsEchoServer, trustTestCertificate } from "./socket-servers.mjs";
 import { useWorker, waitFor, freePort } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 const CANNOT_CONNECT = "proxy request failed, cannot connect to the specified address";
 
@@ -23,7 +24,6 @@ const echoServer = (t) => listen(t, net.createServer((socket) => socket.pipe(soc
 async function inWorker(t, body) {
   const script = `import net from "node:net";
 import tls from "node:tls";
-import { scaled } from "./child-node.mjs";
 const describe = (e) => (e?.code ? e.code + ": " : e?.constructor?.name + ": ") + e?.message;
 /** The socket's events, in order, as short strings. */
 function record(socket) {

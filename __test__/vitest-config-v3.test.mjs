@@ -11,6 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runVitest } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
@@ -28,7 +29,6 @@ export default { fetch: (request, env) => new Response(env.GREETING) };
 const TESTS = `import { env, SELF, runInDurableObject } from "cloudflare:test";
 import { it, expect } from "vitest";
 
-import { scaled } from "./child-node.mjs";
 it("has the wrangler file's and miniflare's bindings", async () => {
   expect(await (await SELF.fetch("http://w/")).text()).toBe("hello from the pool options");
   await env.DB.exec("CREATE TABLE notes (text TEXT)");

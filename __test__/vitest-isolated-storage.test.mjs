@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runVitest } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
@@ -125,7 +126,6 @@ it("the write was waited for and undone, not carried into this test", async () =
 const SHARED = `import { env } from "cloudflare:test";
 import { it, expect } from "vitest";
 
-import { scaled } from "./child-node.mjs";
 const seed = () => env.COUNTER.get(env.COUNTER.idFromName("seed"));
 it("writes", async () => {
   await env.KV.put("a", "x");

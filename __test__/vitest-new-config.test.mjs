@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { runVitest, vitestProject } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
 
 const require = createRequire(import.meta.url);
 const { readCloudflareConfig } = require("../lib/project/config-cloudflare.js");
@@ -178,7 +179,6 @@ test("cloudflareTest({ experimental: { newConfig: true } }): the tests get the w
 import { it, expect } from "vitest";
 import worker from "../src/index";
 
-import { scaled } from "./child-node.mjs";
 it("has the bindings of cloudflare.config.ts", async () => {
   expect(env.MY_TEXT).toBe("mode test");
   expect(env.SETTINGS).toEqual({ retries: 3 });
