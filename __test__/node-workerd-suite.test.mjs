@@ -215,3 +215,38 @@ test("util.inspect: getters (the getters option), a class's prototype accessors 
     "X { _y: 123, [y]: [Getter] }",
   ]);
 });
+
+test("util.inspect: an error inside an object shows its stack (in brackets without frames), laid out as Node lays it out, compact: true too", async (t) => {
+  const body = `const util = (await import("node:util")).default;
+    const err = new Error("foo\\nbar"); err.stack = "Error: foo\\nbar\\n    at f (x.js:1:1)";
+    const long = new Error("foo"); long.stack = "Error: foo\\n    at aVeryLongFunctionNameThatGoesOnAndOn (some/long/path/to/a/file.js:100:20)\\n    at g (y.js:2:2)";
+    const bare = new Error("x"); bare.stack = "Error: x";
+    return [util.inspect({ e: bare }), util.inspect({ e: err }), util.inspect({ err, nested: { err } }, { compact: true }), util.inspect({ long }, { compact: true }), util.inspect([err])];`;
+  assert.deepEqual(await evalInWorker(t, body, NODE), [
+    "{ e: [Error: x] }",
+    "{\n  e: Error: foo\n  bar\n      at f (x.js:1:1)\n}",
+    "{ err: Error: foo\n   bar\n       at f (x.js:1:1),\n  nested: { err: Error: foo\n      bar\n          at f (x.js:1:1) } }",
+    "{ long:\n   Error: foo\n       at aVeryLongFunctionNameThatGoesOnAndOn (some/long/path/to/a/file.js:100:20)\n       at g (y.js:2:2) }",
+    "[\n  Error: foo\n  bar\n      at f (x.js:1:1)\n]",
+  ]);
+});
+
+test("util.inspect: an error's own properties after its stack, sparse arrays' empty items, a null-prototype object named by what made it; format's %o/%O quote strings", async (t) => {
+  const body = `const util = (await import("node:util")).default;
+    const err = new Error("foo\\nbar"); err.stack = "Error: foo\\nbar\\n    at f (x.js:1:1)"; err.foo = "bar";
+    const coded = Object.assign(new Error("x"), { code: "E_X" }); coded.stack = "Error: x\\n    at g (y.js:2:2)";
+    class Foobar extends Array {}
+    const arr = new Foobar(5); arr.aaa = true;
+    const sparse = [1, , , 4]; sparse[9] = 10;
+    return [util.inspect(err, { compact: true, breakLength: 5 }), util.inspect(coded), util.inspect(arr), util.inspect(sparse), util.inspect(Object.setPrototypeOf(new (class Foo {})(), null)), util.inspect(Object.create(null)),
+      util.format("%o", "foo"), util.format("%O", "foo"), util.format("%O", [1, "a"])];`;
+  assert.deepEqual(await evalInWorker(t, body, NODE), [
+    "{ Error: foo\nbar\n    at f (x.js:1:1)\n  foo: 'bar' }",
+    "Error: x\n    at g (y.js:2:2) {\n  code: 'E_X'\n}",
+    "Foobar(5) [ <5 empty items>, aaa: true ]",
+    "[ 1, <2 empty items>, 4, <5 empty items>, 10 ]",
+    "[Foo: null prototype] {}",
+    "[Object: null prototype] {}",
+    "'foo'", "'foo'", "[ 1, 'a' ]",
+  ]);
+});

@@ -160,13 +160,16 @@ function wrap(prefix, items, open, close, depth = 0, arrayValues, extra = 0) {
   let output = items;
   if (arrayValues !== undefined && items.length > 6 && !oneLine) output = groupInColumns(items, depth, arrayValues, extra);
   // compact: true (assert's messages) puts any object that fits on one line, however deep.
-  if ((oneLine || currentDepth - depth < 3) && output.length === items.length) {
+  // (A prefix of several lines, an error's stack, puts the entries on lines of their own, as in Node.)
+  if ((oneLine || currentDepth - depth < 3) && output.length === items.length && !prefix.includes("\n")) {
     const start = output.length + 2 * depth + prefix.length + open.length + 10;
     if (fitsOneLine(output, start)) {
       const joined = output.join(", ");
       if (!joined.includes("\n")) return `${prefix}${open} ${joined} ${close}`;
     }
   }
+  // compact: true that does not fit: Node's `{ a,\n  b }`, its lines indented where they were made.
+  if (oneLine) return `${prefix}${open} ${output.join(`,\n${" ".repeat(3 * depth + 2)}`)} ${close}`;
   return `${prefix}${open}\n  ${output.map((i) => i.replace(/\n/g, "\n  ")).join(",\n  ")}\n${close}`;
 }
 
@@ -184,7 +187,10 @@ function ownEntries(value, seen, depth, skipIndices) {
 /** `key: value` for one property (`[key]` when not enumerable); an accessor as Node shows it. */
 function entryText(key, descriptor, receiver, seen, depth) {
   const shown = "value" in descriptor ? inspectValue(descriptor.value, seen, depth + 1) : accessorText(descriptor, receiver, seen, depth);
-  return `${descriptor.enumerable ? formatKey(key) : `[${typeof key === "symbol" ? key.toString() : key}]`}: ${shown}`;
+  const name = descriptor.enumerable ? formatKey(key) : `[${typeof key === "symbol" ? key.toString() : key}]`;
+  // compact: true puts a value wider than the line under its key, as Node does.
+  if (oneLine && shown.replace(/\n/g, "").length > breakLength) return `${name}:\n${" ".repeat(3 * (depth + 1))}${shown}`;
+  return `${name}: ${shown}`;
 }
 
 /** An accessor: `[Getter]`, or with util.inspect's `getters` its value read from `receiver` (`[Getter: 1]`, `[Getter] { … }`). */
@@ -325,16 +331,24 @@ function inspectValue(value, seen, depth) {
   if (shape !== undefined) return formatApiObject(value, shape, seen, depth);
   if (value instanceof Error) {
     const stack = typeof value.stack === "string" ? value.stack : `${value.name}: ${value.message}`;
-    if (showHidden) {
-      seen.push(value);
-      try {
-        const hidden = ownEntries(value, seen, depth, false);
-        if (hidden.length) return wrap(`${stack} `, hidden, "{", "}", depth);
-      } finally {
-        seen.pop();
-      }
+    // Nested, as Node shows it: the whole stack (in brackets when it has no frames), its lines
+    // indented as compact: true indents them (the other layouts indent them in wrap()).
+    let shown = stack;
+    if (depth > 0) shown = !stack.includes("\n    at") ? `[${stack}]` : oneLine ? stack.replace(/\n/g, `\n${" ".repeat(3 * depth)}`) : stack;
+    // Its own enumerable properties (all of them with showHidden) after it, as Node shows them.
+    seen.push(value);
+    let entries;
+    try {
+      entries = ownEntries(value, seen, depth, false);
+    } finally {
+      seen.pop();
     }
-    return depth > 0 ? `[${stack}]`.replace(/^\[([^\n]*)\n[\s\S]*\]$/, "[$1]") : stack;
+    if (entries.length === 0) return shown;
+    if (oneLine && shown.includes("\n")) {
+      const pad = " ".repeat(3 * depth + 2);
+      return `{ ${shown}\n${pad}${entries.join(`,\n${pad}`)} }`;
+    }
+    return wrap(`${shown} `, entries, "{", "}", depth);
   }
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString();
   if (value instanceof RegExp) return RegExp.prototype.toString.call(value);
@@ -364,11 +378,28 @@ function inspectValue(value, seen, depth) {
 /** The entries of an object, array, typed array, buffer, Map or Set, laid out as Node does. */
 function formatEntries(value, seen, depth, name, isArray) {
   if (isArray) {
-    const items = value.slice(0, MAX_ITEMS).map((item) => inspectValue(item, seen, depth + 1));
+    // Holes as Node shows them: `<n empty items>` for each run of them.
+    const items = [];
+    let holes = 0;
+    let sparse = false;
+    const hole = () => {
+      sparse = true;
+      items.push(`<${holes} empty item${holes > 1 ? "s" : ""}>`);
+    };
+    for (let i = 0; i < Math.min(value.length, MAX_ITEMS); i++) {
+      if (!Object.hasOwn(value, i)) {
+        holes++;
+        continue;
+      }
+      if (holes > 0) hole();
+      holes = 0;
+      items.push(inspectValue(value[i], seen, depth + 1));
+    }
+    if (holes > 0) hole();
     const more = value.length > MAX_ITEMS ? 1 : 0;
     if (more) items.push(`... ${value.length - MAX_ITEMS} more item${value.length - MAX_ITEMS > 1 ? "s" : ""}`);
     const extra = ownEntries(value, seen, depth, true);
-    return wrap(name === "Array" ? "" : `${name}(${value.length}) `, [...items, ...extra], "[", "]", depth, extra.length ? undefined : value, more);
+    return wrap(name === "Array" ? "" : `${name}(${value.length}) `, [...items, ...extra], "[", "]", depth, extra.length || sparse ? undefined : value, more);
   }
   if (value instanceof TypedArray) {
     const items = Array.from(value.subarray(0, MAX_ITEMS), (n) => formatPrimitive(n, true));
@@ -396,7 +427,8 @@ function formatEntries(value, seen, depth, name, isArray) {
   const items = ownEntries(value, seen, depth, false);
   if (showHidden) items.push(...prototypeEntries(value, seen, depth));
   const tag = value[Symbol.toStringTag];
-  let prefix = name === "Object" ? "" : name === null ? "[Object: null prototype] " : `${name || "Object"} `;
+  // A null-prototype object is named by what made it (V8's constructor name), as Node names it.
+  let prefix = name === "Object" ? "" : name === null ? `[${ops.constructorName(value) || "Object"}: null prototype] ` : `${name || "Object"} `;
   if (typeof tag === "string" && tag !== name && tag !== "") prefix = `${prefix || "Object "}[${tag}] `;
   return wrap(prefix, items, "{", "}", depth);
 }
@@ -520,9 +552,9 @@ function format(args, options = undefined) {
           }
         case "%o":
           // Node's %o: with non-enumerable properties (an array's [length]), four levels deep.
-          return inspect(arg, { showHidden: true, depth: 4 });
+          return inspect(arg, { showHidden: true, depth: 4, quoteStrings: true });
         case "%O":
-          return inspect(arg);
+          return inspect(arg, { quoteStrings: true }); // a string quoted, as inspect shows one
         case "%c":
           return "";
       }

@@ -19,6 +19,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("requireEsModule", op_require_es_module.map_fn_to());
   install("nodeModuleNamespace", op_node_module_namespace.map_fn_to());
   install("proxyDetails", op_proxy_details.map_fn_to());
+  install("constructorName", op_constructor_name.map_fn_to());
   install("runScript", op_run_script.map_fn_to());
   install("userModuleNames", op_user_module_names.map_fn_to());
   install("userModuleBytes", op_user_module_bytes.map_fn_to());
@@ -278,6 +279,13 @@ fn op_proxy_details<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCall
   }
   let parts = [proxy.get_target(scope), proxy.get_handler(scope)];
   rv.set(v8::Array::new_with_elements(scope, &parts).into());
+}
+
+/// `ops.constructorName(object) -> string`: V8's own name for the object's constructor (what made
+/// it, whatever its prototype is now), as Node's inspect names a null-prototype object.
+fn op_constructor_name<'s>(_scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let Ok(object) = v8::Local::<v8::Object>::try_from(args.get(0)) else { return };
+  rv.set(object.get_constructor_name().into());
 }
 
 /// `ops.nodeModuleNamespace(name) -> namespace`: the `node:` module `name` as `import` has it
