@@ -207,7 +207,8 @@ fn workerd_stream_schedule(source: &str) -> String {
 /// - a read that takes what is queued does not call `pull()`;
 /// - a default read of a byte stream with an `autoAllocateChunkSize` takes up to that many queued
 ///   bytes at once, in a buffer of that size;
-/// - `exports.isPiping()` tells whether a write is `pipeTo()`'s;
+/// - `pipeTo()` writes a chunk a microtask after reading it, and not once its signal aborted it;
+///   `exports.isPiping()` tells whether a write is `pipeTo()`'s;
 /// - a default controller's strategy `size()` is asked for a chunk that goes straight to a read;
 /// - a WritableStream's abort() gives the first abort's promise each time;
 /// - a `tee()` branch's `cancel()` does not wait for the other branch's, and a byte stream's
@@ -253,9 +254,13 @@ fn workerd_stream_sources(source: &str) -> String {
       "if(fe(e.buffer))throw new TypeError(\"The given view's buffer has been detached and so cannot be used as a response\");if(\"undefined\"!=typeof SharedArrayBuffer&&e.buffer instanceof SharedArrayBuffer)throw new TypeError(\"Unable to use non-detachable ArrayBuffer.\");rt(",
       1,
     ),
-    // pipeTo()'s writes (the pipe's read requests' chunk steps): `exports.isPiping()` is true
-    // while one is made, for the runtime's writables to word their errors as workerd's pipe does.
-    ("_chunkSteps(e){this._state._currentWrite=b(xt(this._state._writer,e),void 0,t)", "_chunkSteps(e){this._state._currentWrite=b($wbs_pipeWrite(this._state._writer,e),void 0,t)", 2),
+    // pipeTo()'s writes (the pipe's read requests' chunk steps): made a microtask after the read,
+    // as workerd's pipe loop writes once its read's promise settled, and not made once the pipe's
+    // signal has aborted it (`_wbsAborted`, set by the abort algorithm), so a chunk whose read
+    // set off the abort (through the source's pull()) is not written; `exports.isPiping()` is
+    // true while one is made, for the runtime's writables to word their errors as workerd's pipe.
+    ("_chunkSteps(e){this._state._currentWrite=b(xt(this._state._writer,e),void 0,t)", "_chunkSteps(e){this._state._currentWrite=b($wbs_pipeWrite(this._state,e),void 0,t)", 2),
+    ("if(S=()=>{const r=void 0!==i.reason?i.reason:new br(\"Aborted\",\"AbortError\")", "if(S=()=>{l._wbsAborted=!0;const r=void 0!==i.reason?i.reason:new br(\"Aborted\",\"AbortError\")", 1),
     // ReadableStreamDefaultControllerEnqueue: the strategy's size() is asked for every chunk,
     // also one that goes straight to a waiting read (a size() that errors the stream, or
     // throws, leaves that read rejected), as workerd asks it.
@@ -332,7 +337,7 @@ fn workerd_stream_sources(source: &str) -> String {
     out = out.replace(text, replacement);
   }
   // `f` is the polyfill's rejected-promise helper; `$wbs_exports` comes from `workerd_stream_schedule`.
-  let helpers = r#"let $wbs_piping=!1;e.isPiping=()=>$wbs_piping;function $wbs_pipeWrite(w,c){$wbs_piping=!0;try{return xt(w,c)}finally{$wbs_piping=!1}}function $wbs_start(r){try{return r()}catch(x){return f(x)}}function $wbs_hook(name,a,b,c){const g=$wbs_exports[name];void 0!==g&&g(a,b,c)}function $wbs_fillAuto(c,t){const size=c._autoAllocateChunkSize,q=c._queue;let buffer;try{buffer=new ArrayBuffer(size)}catch(x){return void t._errorSteps(x)}const all=new Uint8Array(buffer);let n=0;for(;n<size&&q.length>0;){const r=q.peek(),k=Math.min(size-n,r.byteLength);all.set(new Uint8Array(r.buffer,r.byteOffset,k),n),n+=k,k===r.byteLength?q.shift():(r.byteOffset+=k,r.byteLength-=k)}c._queueTotalSize-=n,$wbs_drained(c),t._chunkSteps(new Uint8Array(buffer,0,n))}function $wbs_drained(c){0===c._queueTotalSize&&c._closeRequested&&(Ue(c),xr(c._controlledReadableByteStream))}function $wbs_cancelReads(s,r){const g=$wbs_exports.cancelRejectsReads;if(void 0===g)return;const x=g(s,r),k=s._reader;void 0!==x&&void 0!==k&&(te(k)?ne(k,x):bt(k)&&_t(k,x))}function $wbs_sized(c,chunk){try{c._strategySizeAlgorithm(chunk)}catch(x){throw Pr(c,x),x}const s=c._controlledReadableStream;return"readable"===s._state&&Mr(s)&&J(s)>0}function $wbs_thrown(x){const g=$wbs_exports.asyncThrows;if(void 0!==g&&g())throw x;return f(x)}"#;
+  let helpers = r#"let $wbs_piping=!1;e.isPiping=()=>$wbs_piping;function $wbs_pipeWrite(s,c){return b(a(void 0),()=>{if(!s._wbsAborted){$wbs_piping=!0;try{return xt(s._writer,c)}finally{$wbs_piping=!1}}})}function $wbs_start(r){try{return r()}catch(x){return f(x)}}function $wbs_hook(name,a,b,c){const g=$wbs_exports[name];void 0!==g&&g(a,b,c)}function $wbs_fillAuto(c,t){const size=c._autoAllocateChunkSize,q=c._queue;let buffer;try{buffer=new ArrayBuffer(size)}catch(x){return void t._errorSteps(x)}const all=new Uint8Array(buffer);let n=0;for(;n<size&&q.length>0;){const r=q.peek(),k=Math.min(size-n,r.byteLength);all.set(new Uint8Array(r.buffer,r.byteOffset,k),n),n+=k,k===r.byteLength?q.shift():(r.byteOffset+=k,r.byteLength-=k)}c._queueTotalSize-=n,$wbs_drained(c),t._chunkSteps(new Uint8Array(buffer,0,n))}function $wbs_drained(c){0===c._queueTotalSize&&c._closeRequested&&(Ue(c),xr(c._controlledReadableByteStream))}function $wbs_cancelReads(s,r){const g=$wbs_exports.cancelRejectsReads;if(void 0===g)return;const x=g(s,r),k=s._reader;void 0!==x&&void 0!==k&&(te(k)?ne(k,x):bt(k)&&_t(k,x))}function $wbs_sized(c,chunk){try{c._strategySizeAlgorithm(chunk)}catch(x){throw Pr(c,x),x}const s=c._controlledReadableStream;return"readable"===s._state&&Mr(s)&&J(s)>0}function $wbs_thrown(x){const g=$wbs_exports.asyncThrows;if(void 0!==g&&g())throw x;return f(x)}"#;
   let strict = UMD_FACTORY_START;
   assert_eq!(out.matches(strict).count(), 1, "web-streams-polyfill: the UMD factory's start was not found");
   out.replacen(strict, &format!("{strict}{helpers}"), 1)

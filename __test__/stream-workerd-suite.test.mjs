@@ -84,6 +84,14 @@ test("start() errors, tee() cancels, abort(), size(), pipes, cancel reasons and 
     const valid = new Uint8Array([120, 156, 75, 4, 0, 0, 98, 0, 98]);
     for (const chunks of [[valid.slice(0, 5)], [valid, new Uint8Array(1)], [new Uint8Array([1, 2, 3, 4])]]) out.decompress.push(await settle(Array.fromAsync(new Blob(chunks).stream().pipeThrough(new DecompressionStream("deflate")))));
     { const rs = new ReadableStream({ start(c) { c.enqueue(new Uint8Array([1])); c.enqueue("str"); c.close(); } }); const got = []; try { for await (const x of rs.pipeThrough(new IdentityTransformStream())) got.push(x.byteLength); } catch (e) { got.push(e.message); } out.pipeNotBytes = got; }
+    { const controller = new AbortController(); let ready = false;
+      const source = new ReadableStream({ start(c) { c.enqueue(new Uint8Array([1])); }, pull() { if (ready) controller.abort(new Error("boom")); } });
+      const { readable, writable } = new TransformStream(); const reader = readable.getReader(); ready = true;
+      out.pipeAbortedInPull = [await settle(source.pipeTo(writable, { signal: controller.signal })), await settle(reader.read())]; }
+    { const got = []; const rs = new ReadableStream({ start(c) { c.enqueue("a"); c.enqueue("b"); c.close(); } });
+      await rs.pipeTo(new WritableStream({ write(x) { got.push(x); }, close() { got.push("closed"); } })); out.pipeAll = got; }
+    { const got = []; const rs = new ReadableStream({ pull(c) { if (got.length < 3) c.enqueue(got.length); else c.close(); } }, { highWaterMark: 0 });
+      await rs.pipeTo(new WritableStream({ write(x) { got.push(x); } })); out.pipePulled = got; }
     return out;`;
   assert.deepEqual(await evalInWorker(t, body, OPTIONS), {
     rsStart: "rejected: Error: boom",
@@ -108,6 +116,9 @@ test("start() errors, tee() cancels, abort(), size(), pipes, cancel reasons and 
       "rejected: TypeError: Decompression failed.",
     ],
     pipeNotBytes: [1, "This WritableStream only supports writing byte types."],
+    pipeAbortedInPull: ["rejected: Error: boom", "rejected: Error: boom"],
+    pipeAll: ["a", "b", "closed"],
+    pipePulled: [0, 1, 2],
   });
 });
 
