@@ -62,6 +62,18 @@ test("a byte stream the worker makes has workerd's autoAllocateChunkSize (4096),
   });
 });
 
+test("with the experimental streams_no_default_auto_allocate_chunk_size a byte stream has no default autoAllocateChunkSize", { timeout: 60_000 }, async (t) => {
+  const body = `
+    const out = [];
+    const rs = new ReadableStream({ type: "bytes", pull(c) { out.push(c.byobRequest === null); c.enqueue(new Uint8Array([1, 2])); c.close(); } });
+    const x = await rs.getReader().read(); out.push(x.value.byteLength);
+    const rs2 = new ReadableStream({ type: "bytes", autoAllocateChunkSize: 8, pull(c) { out.push(c.byobRequest?.view.byteLength ?? null); c.byobRequest.respond(1); c.close(); } });
+    out.push((await rs2.getReader().read()).value.byteLength);
+    return out;`;
+  const options = { compatibilityDate: "2026-04-01", compatibilityFlags: ["nodejs_compat", "experimental", "streams_no_default_auto_allocate_chunk_size"], unsafeExperimental: true };
+  assert.deepEqual(await evalInWorker(t, body, options), [true, 2, 8, 1]);
+});
+
 test("start() errors, tee() cancels, abort(), size(), pipes, cancel reasons and the runtime streams' reads are workerd's", { timeout: scaled(60_000) }, async (t) => {
   const body = `${SETTLE}
     const out = {};

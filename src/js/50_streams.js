@@ -170,8 +170,8 @@ internals.internalStream = (source, strategy = undefined) => {
 
 // workerd's UnderlyingSource::DEFAULT_AUTO_ALLOCATE_CHUNK_SIZE: a byte stream the worker makes
 // gets a 4096-byte byobRequest for a default reader's read (and so for a body read from it)
-// unless its source names an autoAllocateChunkSize (streams_no_default_auto_allocate_chunk_size,
-// which drops the default, is experimental and refused).
+// unless its source names an autoAllocateChunkSize, or the experimental
+// streams_no_default_auto_allocate_chunk_size (with unsafeExperimental) drops the default.
 const DEFAULT_AUTO_ALLOCATE_CHUNK_SIZE = 4096;
 
 /** workerd's `expectedLength` (a Web IDL unsigned 64-bit integer): the length a body made of the stream is sent with. */
@@ -189,7 +189,9 @@ streams.onSource = (stream, source, dict) => {
   const runtime = makingRuntimeStream;
   makingRuntimeStream = false;
   if (runtime || source === null || source === undefined) return;
-  if (dict.type === "bytes" && dict.autoAllocateChunkSize === undefined) dict.autoAllocateChunkSize = DEFAULT_AUTO_ALLOCATE_CHUNK_SIZE;
+  if (dict.type === "bytes" && dict.autoAllocateChunkSize === undefined && !internals.feature("streams_no_default_auto_allocate_chunk_size")) {
+    dict.autoAllocateChunkSize = DEFAULT_AUTO_ALLOCATE_CHUNK_SIZE;
+  }
   const length = expectedLength(source.expectedLength, "ReadableStream");
   if (length !== undefined) internals.fixedLengths.set(stream, { expected: length, left: () => length });
 };
