@@ -9,8 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runVitest } from "./helpers.mjs";
-
-import { scaled } from "./child-node.mjs";
+import { emulated, scaled } from "./child-node.mjs";
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
 const MATH = `export function sign(n) {
@@ -51,7 +50,10 @@ function project(t) {
 
 for (const provider of ["istanbul", "v8"]) {
     fs.writeFileSync(path.join(dir, `workers-${provider}.config.mjs`), `import { cloudflareTest } from "workerbox/vitest";\nexport default { plugins: [cloudflareTest({})], test: { coverage: ${coverage(provider)} } };\n`);
-    fs.writeFileSync(path.join(dir, `node-${provider}.config.mjs`), `export default { test: { coverage: ${coverage(provider)} } };\n`);
+    // Plain Vitest's default pool forks Node processes; under qemu-user (scripts/arm64.mjs) the
+    // arm64 Node cannot exec another, so there it runs the files on worker threads instead.
+    const pool = emulated() ? `pool: "threads", ` : "";
+    fs.writeFileSync(path.join(dir, `node-${provider}.config.mjs`), `export default { test: { ${pool}coverage: ${coverage(provider)} } };\n`);
   }
   return dir;
 }
