@@ -553,6 +553,8 @@ class Request {
     internals.newIncomingRequest = (method, url, flatHeaders, body, cfJson) => Request.#incoming(method, url, flatHeaders, body, cfJson);
     /** A request's body for sending on: null, bytes, or a stream; marks it used. */
     internals.takeRequestBody = (request) => request.#body.take();
+    /** Requests whose body (bytes now) came from a stream of unknown length: sent without a length. */
+    internals.bodyLengthUnknown = new WeakSet();
     /**
      * Whether a request's body has a length known before it is read, as workerd knows it (and
      * sends it as content-length): bytes or text, a Blob's or another whole body's stream not
@@ -560,6 +562,7 @@ class Request {
      * with `expectedLength` (that number). A stream of unknown length, or no body: undefined.
      */
     internals.requestBodyLength = (request) => {
+      if (internals.bodyLengthUnknown.has(request)) return undefined;
       const body = request.#body;
       if (body.stream === null) return body.bytes === null ? undefined : true;
       const fixed = internals.fixedLengths.get(body.stream)?.expected;

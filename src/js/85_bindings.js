@@ -342,7 +342,15 @@ class Fetcher {
     // strip_authorization_on_cross_origin_redirect's date (86_fetch.js followRedirects).
     if (request.redirect !== "follow") return fetchThroughHost(this.#name, request);
     const name = this.#name;
-    return internals.followRedirects(request, (url, hop) => fetchThroughHost(name, new Request(url, hop)), !internals.feature("strip_authorization_on_cross_origin_redirect"));
+    // followRedirects() keeps the body in memory; a body whose length was not known before (a
+    // stream) still goes without a content-length, as workerd sends it.
+    const unknownLength = internals.requestBodyLength(request) === undefined;
+    const send = (url, hop) => {
+      const next = new Request(url, hop);
+      if (unknownLength) internals.bodyLengthUnknown.add(next);
+      return fetchThroughHost(name, next);
+    };
+    return internals.followRedirects(request, send, !internals.feature("strip_authorization_on_cross_origin_redirect"));
   }
 
   get [Symbol.toStringTag]() {
