@@ -320,12 +320,6 @@ internals.trackBackground = (promise) => {
 };
 
 /** Called by the native side once the user's script has loaded. Throws if there is no handler. */
-internals.start = function start(envJson, scriptFormat, namespace, bindingsJson, waitUntilLimitMs, compatJson, waitUntilLimitName) {
-  format = scriptFormat;
-  waitUntilMs = waitUntilLimitMs;
-  waitUntilLimit = waitUntilLimitName;
-  internals.compat = JSON.parse(compatJson);
-  // Features the compatibility date and flags turn off (see lib/compat.js and docs/compatibility.md).
 /** The plain env values, set before the script's top level runs (src/runtime/isolate/boot.rs). */
 internals.preloadEnv = function preloadEnv(envJson) {
   Object.assign(internals.envObject, JSON.parse(envJson));
@@ -338,6 +332,12 @@ internals.preloadEnv = function preloadEnv(envJson) {
   internals.onWorkerEnv?.(internals.envObject);
 };
 
+internals.start = function start(envJson, scriptFormat, namespace, bindingsJson, waitUntilLimitMs, compatJson, waitUntilLimitName) {
+  format = scriptFormat;
+  waitUntilMs = waitUntilLimitMs;
+  waitUntilLimit = waitUntilLimitName;
+  internals.compat = JSON.parse(compatJson);
+  // Features the compatibility date and flags turn off (see lib/compat.js and docs/compatibility.md).
   if (!internals.compat.enabled.includes("global_navigator")) {
     delete globalThis.navigator;
     delete globalThis.Navigator;
