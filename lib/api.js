@@ -11,7 +11,7 @@ const native = require("./load-native.js"); // ../native.js, with an error namin
 native.prewarm();
 const { toNativeRequest, toNodeResponse, unrecognizedMethod } = require("./http.js");
 const { resolveCompat } = require("./compat.js");
-const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher } = require("./bindings.js");
+const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher, setQueueBatchRunner } = require("./bindings.js");
 const { HostBodies } = require("./bodies.js");
 const { validateModules, validateLoader, isPlainObject } = require("./modules.js");
 const { inspectorOptions, createInspector } = require("./inspector.js");
@@ -482,6 +482,7 @@ durable.setLogger((worker, level, message) => workerLogs.get(worker)?.(level, me
 require("./store-client.js").setWorkerAccess({ createWorker, dispatch });
 workflows.setWorkerAccess({ isWorker: (value) => value instanceof Worker, log: (worker, level, message) => workerLogs.get(worker)?.(level, message) });
 queues.setWorkerAccess({ isWorker: (value) => value instanceof Worker, runBatch: runQueueBatch, log: (worker, level, message) => workerLogs.get(worker)?.(level, message) });
+setQueueBatchRunner(runQueueBatch);
 
 /**
  * Runs a worker's queue() handler on one batch: `{ type: "queue", queue, messages }`. Resolves

@@ -305,7 +305,7 @@ async function callService(definition, method, args, bytes, dispatch, caller) {
       at += m.size;
     }
     const metas = { messages: args.messages.map(({ id, timestamp, attempts, contentType }) => ({ id, timestamp, attempts, contentType })) };
-    const { outcome, decisions } = await require("./queues/queue.js").runBatchIn(handler, args.queue, metas, bodies);
+    const { outcome, decisions } = await runQueueBatch(handler, args.queue, metas, bodies);
     return { json: JSON.stringify({ outcome, ...decisions }) };
   }
   if (method !== "fetch") throw new TypeError(`unknown service binding operation "${method}"`);
@@ -412,4 +412,12 @@ function createDispatcher(definitions, dispatch, bodies, self = () => undefined)
   };
 }
 
-module.exports = { kv, storage, service, selfService, cacheStore, kBinding, Binding, createDispatcher };
+/** Runs one queue batch in a worker (for a service binding's queue()): set by lib/api.js, which owns the workers. */
+let runQueueBatch = () => {
+  throw new Error("queue(): no worker access was set (lib/api.js sets it)");
+};
+function setQueueBatchRunner(run) {
+  runQueueBatch = run;
+}
+
+module.exports = { kv, storage, service, selfService, cacheStore, kBinding, Binding, createDispatcher, setQueueBatchRunner };

@@ -35,11 +35,6 @@ function setWorkerAccess(access) {
 /** Queues that name a worker as producer or consumer, so its dispose() can tell them. */
 const queuesOfWorker = new WeakMap();
 
-/** Runs one batch (`metas` as the native side takes it, bodies as bytes) in `worker`. */
-function runBatchIn(worker, name, metas, bodies) {
-  return runBatch(worker, name, metas, bodies);
-}
-
 function workerDisposed(worker) {
   for (const q of queuesOfWorker.get(worker) ?? []) q._workerGone(worker);
   queuesOfWorker.delete(worker);
@@ -434,4 +429,4 @@ function queue(options = {}) {
   return new Queue(checked);
 }
 
-module.exports = { queue, Queue, setWorkerAccess, workerDisposed, runBatchIn };
+module.exports = { queue, Queue, setWorkerAccess, workerDisposed };
