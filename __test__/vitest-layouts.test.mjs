@@ -139,7 +139,10 @@ test("pnpm with node-linker=hoisted: plain folders, as npm makes them", { timeou
 
 test("Yarn 1: its node_modules linker", { timeout: scaled(240_000) }, async () => {
   const dir = project(path.join(work, "yarn"), manifest(withWorkerbox()));
-  await run([...YARN, "install", "--prefer-offline", "--non-interactive", "--no-progress"], dir);
+  // A cache folder of this run's own: Yarn 1 keeps a file: tarball it has seen once under its
+  // name and version and installed that copy again (an earlier build, another platform's addon),
+  // even after `yarn cache clean workerbox`.
+  await run([...YARN, "install", "--non-interactive", "--no-progress", "--cache-folder", path.join(work, "yarn-cache")], dir);
   assert.ok(fs.existsSync(path.join(dir, "yarn.lock")));
   await passes(dir);
 });
