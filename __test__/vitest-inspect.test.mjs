@@ -64,15 +64,15 @@ async function client(url, t) {
 }
 
 test("--inspect: the test isolate is listed on Vitest's inspector port and a client evaluates code in it", { timeout: scaled(120_000) }, async (t) => {
-  const dir = project(t, `import { it, expect } from "vitest";\nit("waits for the debugger to look", async () => {\n  globalThis.inspectedValue = 42;\n  await new Promise((resolve) => setTimeout(resolve, 3000));\n  expect(1).toBe(1);\n});\n`);
+  const dir = project(t, `import { it, expect } from "vitest";\nit("waits for the debugger to look", async () => {\n  globalThis.inspectedValue = 42;\n  await new Promise((resolve) => setTimeout(resolve, ${scaled(3000)}));\n  expect(1).toBe(1);\n}, ${scaled(3000) + 10_000});\n`);
   const port = await freePort();
   const run = runVitest(dir, [`--inspect=127.0.0.1:${port}`, "--no-file-parallelism"]);
-  const listed = await target(port, Date.now() + 30_000);
+  const listed = await target(port, Date.now() + scaled(30_000));
   assert.match(listed.title, /workerbox\/vitest/);
   const session = await client(listed.webSocketDebuggerUrl, t);
   await session.post("Runtime.enable");
   let value;
-  for (const deadline = Date.now() + 5000; value !== 42 && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+  for (const deadline = Date.now() + scaled(5000); value !== 42 && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
     value = (await session.post("Runtime.evaluate", { expression: "globalThis.inspectedValue", returnByValue: true })).result?.result?.value;
   }
   assert.equal(value, 42);
@@ -85,7 +85,7 @@ test("--inspect-brk: the test file stops at its first line until the debugger re
   const dir = project(t, `import { it, expect } from "vitest";\nit("runs once resumed", () => {\n  expect(2 + 2).toBe(4);\n});\n`);
   const port = await freePort();
   const run = runVitest(dir, [`--inspect-brk=127.0.0.1:${port}`, "--no-file-parallelism"]);
-  const listed = await target(port, Date.now() + 30_000);
+  const listed = await target(port, Date.now() + scaled(30_000));
   const session = await client(listed.webSocketDebuggerUrl, t);
   const paused = session.event("Debugger.paused");
   await session.post("Debugger.enable");
