@@ -155,7 +155,9 @@ test("with no runner left for a second, the pool runs one memory-reducing collec
   await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 2));
   runnerStarted();
   await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-  assert.equal(newSpace(), grown, "no collection while a runner lives");
+  // (V8 may still resize the young generation a little on its own, as Node 26's does: only the
+  // memory-reducing collection halves it.)
+  assert.ok(newSpace() > grown / 2, `no collection while a runner lives (${grown} -> ${newSpace()} bytes)`);
   runnerEnded();
   const ticks = [];
   const ticker = setInterval(() => ticks.push(Date.now()), 50);
