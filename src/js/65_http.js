@@ -286,18 +286,19 @@ const MIME_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HTTP_WS = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 
 /**
- * A content-type parsed and serialized as the MIME Sniffing standard says ("Text/HTML; Charset=x"
- * becomes "text/html;charset=x"), or "" when it is not a valid MIME type.
+ * A MIME type parsed as the MIME Sniffing standard says: `{ type, subtype, params }` (type,
+ * subtype and parameter names lowercased, the first of a repeated parameter kept), or null when
+ * `text` is not a valid MIME type. node:util's MIMEType parses with it too.
  */
-function serializeMimeType(text) {
+function parseMimeType(text) {
   text = String(text).replace(HTTP_WS, "");
   const slash = text.indexOf("/");
-  if (slash === -1) return "";
+  if (slash === -1) return null;
   const type = text.slice(0, slash);
   let end = text.indexOf(";", slash);
   if (end === -1) end = text.length;
   const subtype = text.slice(slash + 1, end).replace(HTTP_WS, "");
-  if (!MIME_TOKEN.test(type) || !MIME_TOKEN.test(subtype)) return "";
+  if (!MIME_TOKEN.test(type) || !MIME_TOKEN.test(subtype)) return null;
   const params = new Map();
   let at = end;
   while (at < text.length) {
@@ -326,14 +327,25 @@ function serializeMimeType(text) {
     }
     if (name !== "" && MIME_TOKEN.test(name) && /^[\t\x20-\x7e\x80-\xff]*$/.test(value) && !params.has(name)) params.set(name, value);
   }
-  let out = `${type.toLowerCase()}/${subtype.toLowerCase()}`;
-  for (const [name, value] of params) {
+  return { type: type.toLowerCase(), subtype: subtype.toLowerCase(), params };
+}
+
+/**
+ * A content-type parsed and serialized as the MIME Sniffing standard says ("Text/HTML; Charset=x"
+ * becomes "text/html;charset=x"), or "" when it is not a valid MIME type.
+ */
+function serializeMimeType(text) {
+  const parsed = parseMimeType(text);
+  if (parsed === null) return "";
+  let out = `${parsed.type}/${parsed.subtype}`;
+  for (const [name, value] of parsed.params) {
     const quoted = value === "" || !MIME_TOKEN.test(value);
     out += `;${name}=${quoted ? `"${value.replace(/["\\]/g, "\\$&")}"` : value}`;
   }
   return out;
 }
 
+internals.parseMimeType = parseMimeType;
 internals.serializeMimeType = serializeMimeType;
 
 /**

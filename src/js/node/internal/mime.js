@@ -6,48 +6,9 @@
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const QUOTED_OK = /^[\t\x20-\x7e\x80-\xff]*$/;
-const WS = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 
-/** `text` parsed: { type, subtype, params: Map }, or null when it is not a MIME type. */
-function parse(text) {
-  text = String(text).replace(WS, "");
-  const slash = text.indexOf("/");
-  if (slash === -1) return null;
-  const type = text.slice(0, slash);
-  let end = text.indexOf(";", slash);
-  if (end === -1) end = text.length;
-  const subtype = text.slice(slash + 1, end).replace(WS, "");
-  if (!TOKEN.test(type) || !TOKEN.test(subtype)) return null;
-  const params = new Map();
-  let at = end;
-  while (at < text.length) {
-    at++; // the ";"
-    while (/[\t\n\r ]/.test(text[at] ?? "")) at++;
-    let nameEnd = at;
-    while (nameEnd < text.length && text[nameEnd] !== ";" && text[nameEnd] !== "=") nameEnd++;
-    const name = text.slice(at, nameEnd).toLowerCase();
-    at = nameEnd;
-    if (text[at] === ";" || at >= text.length) continue;
-    at++; // the "="
-    let value = "";
-    if (text[at] === '"') {
-      at++;
-      while (at < text.length && text[at] !== '"') {
-        if (text[at] === "\\" && at + 1 < text.length) at++;
-        value += text[at++];
-      }
-      while (at < text.length && text[at] !== ";") at++;
-    } else {
-      let valueEnd = text.indexOf(";", at);
-      if (valueEnd === -1) valueEnd = text.length;
-      value = text.slice(at, valueEnd).replace(WS, "");
-      at = valueEnd;
-      if (value === "") continue;
-    }
-    if (name !== "" && TOKEN.test(name) && QUOTED_OK.test(value) && !params.has(name)) params.set(name, value);
-  }
-  return { type: type.toLowerCase(), subtype: subtype.toLowerCase(), params };
-}
+/** `text` parsed: { type, subtype, params: Map }, or null when it is not a MIME type (the runtime's parser, src/js/65_http.js). */
+const parse = (text) => internals.parseMimeType(text);
 
 function serializeParams(params) {
   let out = "";
