@@ -89,7 +89,9 @@ function reasonOf(row, test) {
 /**
  * A known-failures list from these results: every test that passes on workerd and fails here,
  * once per file and test (with `variant` when it fails in one variant only), its reason the
- * error it failed with; reasons already written for an entry are kept.
+ * error it failed with. An earlier entry's reason is kept only while it still ends with the same
+ * error (a category written before the error, such as "API differs in detail: …"), so a reason never
+ * outlives the failure it described; a hand-written `why` is kept as it is.
  */
 export function knownFailuresFrom(rows, previous = []) {
   const byKey = new Map();
@@ -103,12 +105,14 @@ export function knownFailuresFrom(rows, previous = []) {
   }
   const variantsOf = new Map();
   for (const row of rows) variantsOf.set(row.file, [...(variantsOf.get(row.file) ?? []), row.variant]);
-  const kept = new Map(previous.map((k) => [`${k.file}|${k.test}|${k.variant ?? ""}`, k.reason]));
+  const kept = new Map(previous.map((k) => [`${k.file}|${k.test}|${k.variant ?? ""}`, k]));
   const out = [];
   for (const [key, e] of byKey) {
     const all = e.variants.length === variantsOf.get(key.split("|")[0]).length;
     const entry = { file: e.file, test: e.test, ...(all ? {} : { variant: e.variants[0] }), reason: e.reason };
-    entry.reason = kept.get(`${entry.file}|${entry.test}|${entry.variant ?? ""}`) ?? entry.reason;
+    const before = kept.get(`${entry.file}|${entry.test}|${entry.variant ?? ""}`);
+    if (before?.reason?.endsWith(entry.reason)) entry.reason = before.reason;
+    if (before?.why) entry.why = before.why;
     out.push(entry);
   }
   return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.test < b.test ? -1 : 1));
