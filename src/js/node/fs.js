@@ -7,6 +7,7 @@
 const { Buffer } = require("node:buffer");
 const { notImplementedError, invalidArgType } = require("node:internal/errors");
 const vfs = require("node:internal/vfs");
+const { Dir } = require("node:internal/fs_dir");
 const { fsError, Node, lookup, existing, writable, toPath, readDevice, writeDevice, S_IFREG, S_IFDIR, S_IFLNK } = vfs;
 
 const constants = Object.freeze(Object.assign(Object.create(null), {"UV_FS_SYMLINK_DIR":1, "UV_FS_SYMLINK_JUNCTION":2, "O_RDONLY":0, "O_WRONLY":1, "O_RDWR":2, "UV_DIRENT_UNKNOWN":0,
@@ -20,7 +21,7 @@ const constants = Object.freeze(Object.assign(Object.create(null), {"UV_FS_SYMLI
   "UV_FS_COPYFILE_EXCL":1, "COPYFILE_EXCL":1, "UV_FS_COPYFILE_FICLONE":2, "COPYFILE_FICLONE":2,
   "UV_FS_COPYFILE_FICLONE_FORCE":4, "COPYFILE_FICLONE_FORCE":4})); // a null prototype, as Node's
 
-// ---- Stats, Dirent, Dir --------------------------------------------------------------------------
+// ---- Stats, Dirent ------------------------------------------------------------------------------
 
 // workerd's stat: a type, a size, whether the node is writable, and one time. So ino, blksize
 // and blocks are 0 (dev too, but 1 for a device), the mode is the type with 0o666 (writable) or 0o444, mtime and ctime are
@@ -743,63 +744,11 @@ function fchownSync(fd, uid, gid) {
   entry(fd, "fstat");
 }
 
-const dirClosed = () => Object.assign(new Error("Directory handle was closed"), { code: "ERR_DIR_CLOSED" });
-class Dir {
-  #entries;
-  #closed = false;
-  constructor(path, options) {
-    this.path = path;
-    this.#entries = readdirSync(path, { ...options, withFileTypes: true });
-  }
-  readSync() {
-    if (this.#closed) throw dirClosed();
-    return this.#entries.shift() ?? null;
-  }
-  async read(callback) {
-    if (typeof callback === "function") {
-      let outcome;
-      try {
-        outcome = [null, this.readSync()];
-      } catch (error) {
-        outcome = [error];
-      }
-      queueMicrotask(() => callback(...outcome));
-      return;
-    }
-    return this.readSync();
-  }
-  closeSync() {
-    if (this.#closed) throw dirClosed();
-    this.#closed = true;
-  }
-  async close(callback) {
-    let error = null;
-    try {
-      this.closeSync();
-    } catch (caught) {
-      error = caught;
-    }
-    if (typeof callback === "function") queueMicrotask(() => callback(error));
-    else if (error) throw error;
-  }
-  async [Symbol.asyncDispose]() {
-    if (!this.#closed) this.closeSync();
-  }
-  [Symbol.dispose]() {
-    if (!this.#closed) this.closeSync();
-  }
-  async *[Symbol.asyncIterator]() {
-    try {
-      for (let dirent = this.readSync(); dirent !== null; dirent = this.readSync()) yield dirent;
-    } finally {
-      if (!this.#closed) this.closeSync();
-    }
-  }
-}
 function opendirSync(path, options) {
   const checked = checkedOptions(options, { encodingString: false });
   checkEncoding(checked.encoding);
-  return new Dir(toPath(path), { encoding: checked.encoding, recursive: checked.recursive });
+  const where = toPath(path);
+  return new Dir(where, readdirSync(where, { encoding: checked.encoding, recursive: checked.recursive, withFileTypes: true }));
 }
 
 
