@@ -184,3 +184,37 @@ test("module rules reach esbuild as a filter: the default rules' extensions only
   assert.equal(await (await dispatch(worker, "http://localhost/template")).text(), "<p>from a template</p>\n");
   assert.equal((await (await dispatch(worker, "http://localhost/info")).json()).sum, 5);
 });
+
+test("process.env.NODE_ENV is the bundle's constant, as wrangler dev defines it: the shell's NODE_ENV, else development; a project's define wins", async (t) => {
+  const dir = copy(t, "bundle", "plain-js");
+  const config = path.join(dir, "wrangler.toml");
+  fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace("no_bundle = true\n", ""));
+  // React's CommonJS entry points pick a build this way: only the chosen one is bundled.
+  fs.writeFileSync(path.join(dir, "src", "mode.cjs"), `if (process.env.NODE_ENV === "production") module.exports = require("./mode-production.cjs");\nelse module.exports = require("./mode-development.cjs");\n`);
+  fs.writeFileSync(path.join(dir, "src", "mode-production.cjs"), `module.exports = "PRODUCTION_BUILD";\n`);
+  fs.writeFileSync(path.join(dir, "src", "mode-development.cjs"), `module.exports = "DEVELOPMENT_BUILD";\n`);
+  // No nodejs_compat: the worker has no `process`, so the reads must be constants.
+  fs.writeFileSync(path.join(dir, "src", "index.js"), `import mode from "./mode.cjs";\nexport default { fetch() { return Response.json([process.env.NODE_ENV, global.process.env.NODE_ENV, globalThis.process.env.NODE_ENV, mode]); } };\n`);
+  const saved = process.env.NODE_ENV;
+  t.after(() => (saved === undefined ? delete process.env.NODE_ENV : (process.env.NODE_ENV = saved)));
+  const answer = async (setting) => {
+    if (setting === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = setting;
+    const project = await loadProject(dir, { persistTo: false });
+    const worker = await startWorker(project, { onLog() {} });
+    try {
+      return { body: await (await dispatch(worker, "http://localhost/")).json(), script: fs.readFileSync(project.options.filename, "utf8") };
+    } finally {
+      await worker.dispose();
+    }
+  };
+  const development = await answer(undefined);
+  assert.deepEqual(development.body, ["development", "development", "development", "DEVELOPMENT_BUILD"]);
+  assert.ok(!development.script.includes("PRODUCTION_BUILD"), "the production branch's module is left out");
+  const production = await answer("production");
+  assert.deepEqual(production.body, ["production", "production", "production", "PRODUCTION_BUILD"]);
+  assert.ok(!production.script.includes("DEVELOPMENT_BUILD"));
+  // The project's own define of the key wins over both.
+  fs.writeFileSync(config, `${fs.readFileSync(config, "utf8").replace("[[rules]]", `[define]\n"process.env.NODE_ENV" = '"staging"'\n\n[[rules]]`)}`);
+  assert.deepEqual((await answer("production")).body, ["staging", "production", "production", "DEVELOPMENT_BUILD"]);
+});

@@ -2,11 +2,12 @@
 // Bundling a project's worker with esbuild (an optional peer dependency): TypeScript and JSX,
 // npm packages resolved with the `workerd`/`worker`/`browser` conditions, module rules (Text,
 // Data and CompiledWasm files become separate modules of the worker, as in wrangler),
-// `define`/`alias`, Node built-ins as wrangler treats them (./node-builtins.js), and an external
-// source map. Also owns mapping a worker's error stacks and log lines from the bundle back to
-// the original files and lines, and the no-bundle fallback. With `cache` (the dev server), a
-// first build is answered from the bundle cache when it can be (bundle-cache.js) and its files
-// are written after the call returns (while the worker is created).
+// `define`/`alias` (with `process.env.NODE_ENV` as wrangler dev defines it), Node built-ins as
+// wrangler treats them (./node-builtins.js), and an external source map. Also owns mapping a
+// worker's error stacks and log lines from the bundle back to the original files and lines, and
+// the no-bundle fallback. With `cache` (the dev server), a first build is answered from the
+// bundle cache when it can be (bundle-cache.js) and its files are written after the call
+// returns (while the worker is created).
 
 const fs = require("node:fs");
 const path = require("node:path");
@@ -23,6 +24,18 @@ const DEFAULT_RULES = [
   { type: "CompiledWasm", globs: ["**/*.wasm", "**/*.wasm?module"] },
 ];
 const MODULE_KIND = { Text: "text", Data: "data", CompiledWasm: "wasm", ESModule: "esm", CommonJS: "commonjs" };
+
+/**
+ * `process.env.NODE_ENV` (and its `global.`/`globalThis.` forms) as the bundle's constant, as
+ * wrangler dev defines it: the shell's NODE_ENV, else "development". A project's own `define`
+ * of the same keys wins. Besides matching what code reads, a package's branch for the other
+ * mode is left out of the bundle: React's CommonJS entry points pick their development or
+ * production build by it (on Remix's server build, 2.4 MB with both, 2.07 MB with one).
+ */
+function nodeEnvDefine() {
+  const value = JSON.stringify(process.env.NODE_ENV || "development");
+  return { "process.env.NODE_ENV": value, "global.process.env.NODE_ENV": value, "globalThis.process.env.NODE_ENV": value };
+}
 
 /** esbuild, if installed (it is an optional peer dependency), else null. */
 function loadEsbuild() {
@@ -211,7 +224,7 @@ async function bundle(config, { outdir = path.join(config.root, ".workerbox", "b
     mainFields: ["browser", "module", "main"],
     minify: config.minify === true,
     keepNames: true,
-    define: config.define,
+    define: { ...nodeEnvDefine(), ...config.define },
     alias: config.alias,
     tsconfig: config.tsconfig ? path.resolve(config.root, config.tsconfig) : undefined,
     loader: { ".js": "jsx", ".mjs": "js", ".cjs": "js" },
