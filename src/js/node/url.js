@@ -1,7 +1,6 @@
 // node:url: the WHATWG URL and URLSearchParams (the runtime's own), the file-URL helpers for
-// POSIX paths, domainToASCII/Unicode, urlToHttpOptions, format(), and the legacy
-// parse()/resolve() API returning Url objects, worked out with the WHATWG parser (for an
-// absolute URL the fields are its parts; for a relative one, only path, search and hash).
+// POSIX paths, domainToASCII/Unicode, urlToHttpOptions, format(); the legacy
+// parse()/resolve()/resolveObject() API and its Url objects are node:internal/url_legacy's.
 
 const { URL } = internals; // the WHATWG URL, whatever url_standard makes the global one
 
@@ -170,81 +169,11 @@ function urlToHttpOptions(url) {
   return options;
 }
 
-/** The legacy Url object. */
-function Url() {
-  this.protocol = null;
-  this.slashes = null;
-  this.auth = null;
-  this.host = null;
-  this.port = null;
-  this.hostname = null;
-  this.hash = null;
-  this.search = null;
-  this.query = null;
-  this.pathname = null;
-  this.path = null;
-  this.href = null;
-}
-
-const ABSOLUTE = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
-
-function parse(input, parseQueryString = false, slashesDenoteHost = false) {
-  if (input instanceof Url) return input;
-  if (typeof input !== "string") throw invalidArg("url", "of type string", input);
-  const text = input.trim();
-  const result = new Url();
-  const protocolRelative = slashesDenoteHost && text.startsWith("//");
-  if (ABSOLUTE.test(text) || protocolRelative) {
-    const url = new URL(protocolRelative ? `placeholder:${text}` : text);
-    const special = ["http:", "https:", "ftp:", "ws:", "wss:", "file:"].includes(url.protocol);
-    result.protocol = protocolRelative ? null : url.protocol;
-    result.slashes = protocolRelative || special || text.slice(url.protocol.length).startsWith("//") ? true : null;
-    if (url.username || url.password) result.auth = decodeURIComponent(url.username) + (url.password ? `:${decodeURIComponent(url.password)}` : "");
-    if (result.slashes) {
-      result.hostname = url.hostname;
-      result.port = url.port || null;
-      result.host = url.host;
-    }
-    result.pathname = url.pathname || (result.slashes ? "/" : null);
-    result.search = url.search || null;
-    result.hash = url.hash || null;
-    if (!result.slashes && !special) {
-      // Like Node, a non-special scheme without slashes (other than javascript:) still has an
-      // [auth@]host[:port] part up to the first "/", "?" or "#" ("mailto:user@host").
-      const rest = text.slice(url.protocol.length).split(/[?#]/)[0];
-      if (url.protocol === "javascript:") {
-        result.pathname = rest || null;
-      } else {
-        const cut = rest.indexOf("/");
-        let authority = cut < 0 ? rest : rest.slice(0, cut);
-        result.pathname = cut < 0 ? null : rest.slice(cut);
-        const at = authority.lastIndexOf("@");
-        result.auth = at < 0 ? null : decodeURIComponent(authority.slice(0, at));
-        authority = authority.slice(at + 1);
-        const port = /:(\d*)$/.exec(authority);
-        result.port = port && port[1] !== "" ? port[1] : null;
-        result.hostname = (port ? authority.slice(0, port.index) : authority).toLowerCase();
-        result.host = result.hostname + (result.port ? `:${result.port}` : "");
-      }
-    }
-  } else {
-    const url = new URL(text, "http://x");
-    const hashAt = text.indexOf("#");
-    const queryAt = text.indexOf("?");
-    result.pathname = text.slice(0, Math.min(...[queryAt, hashAt, text.length].filter((i) => i >= 0))) || null;
-    result.search = url.search || (queryAt >= 0 && (hashAt < 0 || queryAt < hashAt) ? "" : null) || null;
-    result.hash = url.hash || null;
-  }
-  result.query = result.search ? result.search.slice(1) : parseQueryString ? "" : null;
-  if (parseQueryString) result.query = querystring.parse(result.query ?? "");
-  result.path = (result.pathname ?? "") + (result.search ?? "") || null;
-  result.href = format(result);
-  return result;
-}
+const { Url, urlParse: parse, urlResolve: resolve, urlResolveObject: resolveObject } = require("node:internal/url_legacy");
 
 function format(input, options) {
-  if (typeof input === "string") input = parse(input);
-  else if (input instanceof URL) {
+  if (typeof input === "string") return parse(input).format();
+  if (input instanceof URL) {
     if (options !== undefined && (options === null || typeof options !== "object")) throw invalidArg("options", "of type object", options);
     const { auth = true, fragment = true, search = true, unicode = false } = options ?? {};
     let out = `${input.protocol}${input.host !== "" || input.protocol === "file:" ? "//" : ""}`;
@@ -254,45 +183,12 @@ function format(input, options) {
     if (search) out += input.search;
     if (fragment) out += input.hash;
     return out;
-  } else if (input === null || typeof input !== "object") throw invalidArg("urlObject", "of type object", input);
-  let auth = input.auth ? `${encodeURIComponent(input.auth).replace(/%3A/i, ":")}@` : "";
-  const protocol = input.protocol ? (input.protocol.endsWith(":") ? input.protocol : `${input.protocol}:`) : "";
-  let host = "";
-  if (input.host) host = auth + input.host;
-  else if (input.hostname) host = auth + (input.hostname.includes(":") ? `[${input.hostname}]` : input.hostname) + (input.port ? `:${input.port}` : "");
-  let pathname = input.pathname ?? "";
-  let search = input.search ?? (input.query && typeof input.query === "object" && Object.keys(input.query).length ? `?${querystring.stringify(input.query)}` : "");
-  if (search && !search.startsWith("?")) search = `?${search}`;
-  let hash = input.hash ?? "";
-  if (hash && !hash.startsWith("#")) hash = `#${hash}`;
-  const slashed = input.slashes || ["http:", "https:", "ftp:", "gopher:", "file:", "ws:", "wss:"].includes(protocol);
-  if (slashed || (host && !protocol)) {
-    if (slashed || host) host = `//${host}`;
-    if (pathname && !pathname.startsWith("/")) pathname = `/${pathname}`;
+  } else if (input === null || typeof input !== "object") {
+    throw invalidArg("urlObject", "of type string or an instance of Object", input);
   }
-  pathname = pathname.replace(/[?#]/g, encodeURIComponent);
-  search = search.replace(/#/g, "%23");
-  auth = "";
-  return `${protocol}${host}${pathname}${search}${hash}`;
+  return Url.prototype.format.call(input);
 }
-
-function resolve(from, to) {
-  const base = new URL(from, "resolve://");
-  const resolved = new URL(to, base);
-  if (resolved.protocol === "resolve:") {
-    const { pathname, search, hash } = resolved;
-    return from.startsWith("/") ? `${pathname}${search}${hash}` : `${pathname.slice(1)}${search}${hash}`;
-  }
-  return resolved.toString();
-}
-
-Url.prototype.format = function () {
-  return format(this);
-};
-Url.prototype.resolve = function (relative) {
-  return resolve(this.href, relative);
-};
 
 Object.assign(exports, {
-  URL, URLSearchParams, fileURLToPath, pathToFileURL, domainToASCII, domainToUnicode, urlToHttpOptions, format, parse, resolve, Url,
+  URL, URLSearchParams, fileURLToPath, pathToFileURL, domainToASCII, domainToUnicode, urlToHttpOptions, format, parse, resolve, resolveObject, Url,
 });
