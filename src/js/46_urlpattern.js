@@ -7,16 +7,28 @@
 const COMPONENTS = ["protocol", "username", "password", "hostname", "port", "pathname", "search", "hash"];
 const freed = new FinalizationRegistry((id) => ops.urlPatternDrop(id));
 
-/** A constructor/exec input as JSON for the native side: a string, or an init dictionary. */
-function inputJson(input) {
+/** A constructor/exec input as a string, or an init dictionary of the members given (as strings). */
+function inputInit(input) {
   // URLPatternInit members and string inputs are USVStrings: lone surrogates become U+FFFD.
-  if (typeof input === "string") return JSON.stringify(input.toWellFormed());
+  if (typeof input === "string") return input.toWellFormed();
   if (input === null || typeof input !== "object") throw new TypeError("URLPattern: the input must be a string or a URLPatternInit object.");
   const init = {};
   for (const key of [...COMPONENTS, "baseURL"]) {
     if (input[key] !== undefined) init[key] = String(input[key]).toWellFormed();
   }
-  return JSON.stringify(init);
+  return init;
+}
+
+/**
+ * An exec()/test() init as workerd matches it: its search and hash lose their leading "?"/"#"
+ * and are then canonicalized by ada's setters, which drop one more (so "??" matches as "").
+ */
+function matchedInit(init) {
+  if (typeof init === "string") return init;
+  const out = { ...init };
+  if (out.search?.startsWith("?")) out.search = out.search.slice(1);
+  if (out.hash?.startsWith("#")) out.hash = out.hash.slice(1);
+  return out;
 }
 
 class URLPattern {
@@ -29,7 +41,7 @@ class URLPattern {
       options = baseURL;
       baseURL = undefined;
     }
-    const [id, parts, hasRegExpGroups] = ops.urlPatternCreate(inputJson(input), baseURL === undefined ? undefined : String(baseURL), Boolean(options?.ignoreCase));
+    const [id, parts, hasRegExpGroups] = ops.urlPatternCreate(JSON.stringify(inputInit(input)), baseURL === undefined ? undefined : String(baseURL), Boolean(options?.ignoreCase));
     this.#id = id;
     this.#parts = parts;
     this.#hasRegExpGroups = hasRegExpGroups;
@@ -42,7 +54,8 @@ class URLPattern {
 
   exec(input = {}, baseURL = undefined) {
     if (typeof input !== "string" && baseURL !== undefined) throw new TypeError("URLPattern: a base URL may only be given with a string input.");
-    const json = ops.urlPatternExec(this.#id, inputJson(input), baseURL === undefined ? undefined : String(baseURL));
+    const init = inputInit(input);
+    const json = ops.urlPatternExec(this.#id, JSON.stringify(matchedInit(init)), baseURL === undefined ? undefined : String(baseURL));
     if (json === null) return null;
     const result = JSON.parse(json);
     // A group that did not participate in the match is undefined (JSON can only say null).
@@ -50,7 +63,8 @@ class URLPattern {
       const groups = result[name]?.groups;
       if (groups) for (const key of Object.keys(groups)) if (groups[key] === null) groups[key] = undefined;
     }
-    result.inputs = baseURL === undefined ? [input] : [input, String(baseURL)];
+    // As workerd's: a dictionary (or a URL object) is given back as the members it read.
+    result.inputs = baseURL === undefined ? [typeof input === "string" ? input : init] : [input, String(baseURL)];
     return result;
   }
 

@@ -56,10 +56,14 @@ function dictionary(value, what) {
   return value;
 }
 
-/** The `endings` member: "transparent" (default) or "native". */
+/**
+ * The `endings` member: "transparent" (default) or "native". workerd leaves it unimplemented
+ * (any value but undefined throws, its jsg::Unimplemented); with pedantic_wpt it is the standard's.
+ */
 function endingsOf(options, what) {
   const value = options.endings;
   if (value === undefined) return "transparent";
+  if (!internals.feature("pedantic_wpt")) throw new Error("The 'endings' field on 'Options' is not implemented.");
   const text = String(value);
   if (text !== "transparent" && text !== "native") {
     throw new TypeError(`Failed to construct '${what}': The provided value '${text}' is not a valid enum value of type EndingType.`);
@@ -354,6 +358,9 @@ internals.parseFormData = (bytes, contentType) => {
   const form = new FormData();
   const type = String(contentType ?? "").toLowerCase();
   if (type.startsWith("application/x-www-form-urlencoded")) {
+    // As workerd: a charset parameter other than UTF-8's names is refused, not decoded.
+    const charset = parameter(contentType, "charset");
+    if (charset !== null && !/^(?:utf-?8|unicode-1-1-utf-8)$/i.test(charset)) throw new TypeError("Non-utf-8 application/x-www-form-urlencoded body.");
     for (const [k, v] of new URLSearchParams(decoder.decode(bytes))) form.append(k, v);
     return form;
   }

@@ -110,14 +110,14 @@ internals.reportError = function reportError(error) {
 };
 
 internals.defineGlobal("reportError", function reportError(error) {
-  if (arguments.length === 0) throw new TypeError("Failed to execute 'reportError': 1 argument required, but only 0 present.");
+  if (arguments.length === 0) throw new TypeError("Failed to execute 'reportError' on 'ServiceWorkerGlobalScope': parameter 1 is not of type 'JsValue'."); // workerd's words
   internals.reportError(error);
 });
 
 /**
  * Promises an `unhandledrejection` event was dispatched for and that are still unhandled, with
- * their reasons (a later `rejectionhandled` event carries the reason too, as the HTML standard
- * says; workerd gives it as undefined).
+ * their reasons (a later `rejectionhandled` event carries the reason too under pedantic_wpt, as
+ * the HTML standard says; otherwise undefined, as workerd gives it).
  */
 const reported = new WeakMap();
 
@@ -129,7 +129,8 @@ const reported = new WeakMap();
 internals.promiseRejection = function promiseRejection(type, promise, reason) {
   if (type === "rejectionhandled") {
     if (!reported.has(promise)) return false;
-    reason = reported.get(promise);
+    // workerd's rejectionhandled event has no reason; the HTML standard's (pedantic_wpt) has it.
+    reason = internals.feature("pedantic_wpt") ? reported.get(promise) : undefined;
     reported.delete(promise);
     globalTarget.dispatchEvent(new PromiseRejectionEvent(ILLEGAL, type, promise, reason));
     return false;

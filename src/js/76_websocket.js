@@ -120,6 +120,8 @@ class WebSocket extends EventTarget {
   /** A close came from the partner before this end sent one (only without auto-reply). */
   #closeReceived = false;
   #accepted = false;
+  /** accept()'s allowHalfOpen when given (undefined: the compatibility flag's default). */
+  #allowHalfOpen = undefined;
   /** Events that came before accept(). */
   #pending = [];
   /** The other end in this isolate, or null when the partner is at the host (`#hostId`). */
@@ -301,9 +303,13 @@ class WebSocket extends EventTarget {
   }
 
   /** Starts delivering events to this end (messages that came before are delivered now). */
-  accept() {
+  accept(options = undefined) {
     if (this.#detached) throw new TypeError("This WebSocket was returned in a Response; use the other end of the pair.");
     if (this.#accepted) throw new TypeError("accept() was already called on this WebSocket.");
+    // accept({ allowHalfOpen }): whether a close that comes in is answered by itself (false,
+    // the default under web_socket_auto_reply_to_close) or left to the script's close().
+    const allowHalfOpen = options === undefined || options === null ? undefined : options.allowHalfOpen;
+    if (allowHalfOpen !== undefined) this.#allowHalfOpen = Boolean(allowHalfOpen);
     this.#accepted = true;
     // A socket that came from the host: the host now sends what it kept for it.
     if (this.#hostId !== null) internals.hostCall("#ws", "accept", { socket: this.#hostId }).catch(() => {});
@@ -385,9 +391,10 @@ class WebSocket extends EventTarget {
     } else if (item.type === "close") {
       if (this.#state === CLOSED) return;
       this.#unhold();
-      if (!this.#closeSent && !internals.feature("web_socket_auto_reply_to_close")) {
-        // Before web_socket_auto_reply_to_close (2026-04-07): no close goes back by itself (the
-        // script calls close()), and readyState is CLOSING during the close event.
+      if (!this.#closeSent && (this.#allowHalfOpen ?? !internals.feature("web_socket_auto_reply_to_close"))) {
+        // Half-open (before web_socket_auto_reply_to_close, 2026-04-07, or accept({ allowHalfOpen:
+        // true })): no close goes back by itself (the script calls close()), and readyState is
+        // CLOSING during the close event.
         this.#state = CLOSING;
         this.#closeReceived = true;
         this.dispatchEvent(new CloseEvent("close", { code: item.code, reason: item.reason, wasClean: item.wasClean }));

@@ -50,6 +50,17 @@ class Navigator {
   get platform() {
     return "";
   }
+  /**
+   * Sends `body` to `url` in a POST in the background (the running event's waitUntil work), as
+   * workerd does; outside any request (the top level) it sends nothing and answers false.
+   */
+  sendBeacon(url, body = undefined) {
+    if (arguments.length === 0) throw new TypeError("Failed to execute 'sendBeacon' on 'Navigator': 1 argument required, but only 0 present.");
+    url = String(url);
+    if (internals.flowEvent() === undefined) return false;
+    internals.trackBackground(internals.fetch(url, { method: "POST", body }));
+    return true;
+  }
   get [Symbol.toStringTag]() {
     return "Navigator";
   }

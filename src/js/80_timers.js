@@ -98,16 +98,18 @@ internals.defineGlobal("clearTimeout", clearTimeout);
 internals.defineGlobal("clearInterval", function clearInterval(id) { clearTimeout(id); });
 internals.defineGlobal("queueMicrotask", queueMicrotask);
 
-// performance: a monotonic clock starting when the worker started. (The origin is worked out
-// on first use: this file also runs once at snapshot time, long before any worker starts.)
-let timeOrigin;
+// performance: as workerd's, now() is on Date.now()'s scale (milliseconds since the epoch) and
+// timeOrigin is 0; here it is the epoch time of the worker's start plus a monotonic clock, so
+// it never goes back. (That start is worked out on first use: this file also runs once at
+// snapshot time, long before any worker starts.)
+let clockStart;
 class Performance {
   get timeOrigin() {
-    timeOrigin ??= Date.now() - ops.now();
-    return timeOrigin;
+    return 0;
   }
   now() {
-    return ops.now();
+    clockStart ??= Date.now() - ops.now();
+    return clockStart + ops.now();
   }
   toJSON() {
     return { timeOrigin: this.timeOrigin };

@@ -122,7 +122,9 @@ async function fetch(input, init = undefined) {
   let request = new Request(input, init);
   const signal = request.signal;
   signal.throwIfAborted();
-  if (/^data:/i.test(request.url)) {
+  // A data: URL as the URL Standard parses it (before fetch_standard_url, request.url keeps the
+  // text as given, leading spaces and all; workerd still answers it).
+  if (/^[\x00-\x20]*data:/i.test(request.url)) {
     const response = dataUrlResponse(request);
     if (response !== null) return response;
   }
@@ -246,3 +248,4 @@ async function followRedirects(request, send, keepAuthorization) {
 internals.followRedirects = followRedirects;
 
 internals.defineGlobal("fetch", fetch);
+internals.fetch = fetch; // the runtime's own, whatever the worker does to the global (navigator.sendBeacon)

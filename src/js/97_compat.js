@@ -77,12 +77,12 @@ function legacyTransformStream() {
  * promise. `fn` behaves so: when the promise it returns is already rejected, that is thrown
  * (any other result, a promise or not, is returned as it is).
  */
-function throwingSynchronously(fn) {
+function throwingSynchronously(fn, staysRejected = undefined) {
   const wrapped = {
     [fn.name](...args) {
       const result = Reflect.apply(fn, this, args);
       const [state, reason] = ops.promiseState(result) ?? [];
-      if (state !== "rejected") return result;
+      if (state !== "rejected" || staysRejected?.(reason)) return result;
       result.catch(() => {});
       throw reason;
     },
@@ -90,11 +90,11 @@ function throwingSynchronously(fn) {
   return internals.disguise(wrapped, fn);
 }
 
-function wrapMethods(prototype, names) {
+function wrapMethods(prototype, names, staysRejected = undefined) {
   for (const name of names) {
     const descriptor = Object.getOwnPropertyDescriptor(prototype, name);
     if (descriptor === undefined || typeof descriptor.value !== "function") continue;
-    descriptor.value = throwingSynchronously(descriptor.value);
+    descriptor.value = throwingSynchronously(descriptor.value, staysRejected);
     Object.defineProperty(prototype, name, descriptor);
   }
 }
@@ -105,7 +105,9 @@ function asyncApisThrow() {
   wrapMethods(Request.prototype, body);
   wrapMethods(Response.prototype, body);
   wrapMethods(Blob.prototype, ["arrayBuffer", "bytes", "text"]);
-  wrapMethods(SubtleCrypto.prototype, Object.getOwnPropertyNames(SubtleCrypto.prototype).filter((name) => name !== "constructor"));
+  // SubtleCrypto throws only its argument errors; the operations' own (DOMExceptions) reject.
+  const cryptoError = (reason) => reason instanceof internals.DOMException;
+  wrapMethods(SubtleCrypto.prototype, Object.getOwnPropertyNames(SubtleCrypto.prototype).filter((name) => name !== "constructor"), cryptoError);
   wrapMethods(Cache.prototype, ["match", "put", "delete"]);
   wrapMethods(CacheStorage.prototype, ["open"]);
   // Bindings and storage: a method that does not return a promise is left as it is.
@@ -576,7 +578,7 @@ internals.prepareContext = (function prepareCompatContext(memoryMb, compatJson) 
       Object.defineProperty(this, "compatibilityFlags", {
         get() {
           if (flags === undefined) {
-            flags = {};
+            flags = Object.create(null); // no prototype, as workerd's
             for (const name of internals.compat?.enabled ?? []) flags[name] = true;
             for (const name of internals.compat?.off ?? []) flags[name] = false;
             Object.freeze(flags);

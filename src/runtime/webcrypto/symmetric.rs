@@ -201,7 +201,7 @@ fn gcm(key: &[u8], iv: &[u8], aad: &[u8], tag_bits: f64, data: &[u8], encrypt: b
   with_aes!(key.len(), A => match iv.len() {
     12 => with_tag!(A, U12),
     16 => with_tag!(A, U16),
-    0 => Err(Error::Operation("AES-GCM iv must not be empty".into())),
+    0 => Err(Error::Operation("AES-GCM IV must not be empty.".into())),
     _ => match tag_bits as u32 {
       32 | 64 | 96 | 104 | 112 | 120 | 128 => gcm_parts::<A>(key, iv, aad, tag_bits as usize / 8, data, encrypt),
       _ => Err(Error::Operation(format!("AES-GCM tagLength {tag_bits} is invalid"))),
