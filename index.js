@@ -38,3 +38,4 @@ module.exports.sendEmail = api.sendEmail;
 module.exports.secretsStoreSecret = api.secretsStoreSecret;
 module.exports.versionMetadata = api.versionMetadata;
 module.exports.memoryCache = api.memoryCache;
+module.exports.workerLoader = api.workerLoader;

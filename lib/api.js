@@ -22,6 +22,7 @@ const workflows = require("./workflows/index.js");
 const rpc = require("./rpc.js");
 const durable = require("./durable.js");
 const websocket = require("./websocket.js");
+const workerLoaders = require("./worker-loader.js");
 
 const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector", "sourceMap", "unsafeExperimental", "unsafeExposeGc", "trustLoadedModules", "tailConsumers"]);
 const LIMITS = {
@@ -182,11 +183,12 @@ function validateOptions(options) {
   }
   const split = splitBindings(options.bindings);
   if (options.outbound !== undefined) {
-    if (typeof options.outbound !== "function") {
-      throw new TypeError("createWorker: options.outbound must be a function (request) => Response | Promise<Response>");
+    const isService = options.outbound instanceof Binding && options.outbound[kBinding] === "service";
+    if (typeof options.outbound !== "function" && !isService) {
+      throw new TypeError("createWorker: options.outbound must be a function (request) => Response | Promise<Response>, or a service() binding");
     }
-    // The worker's fetch() then goes to this handler, as a service binding's requests do.
-    const definition = service(options.outbound);
+    // The worker's fetch() then goes to this handler (or service), as a service binding's requests do.
+    const definition = isService ? options.outbound : service(options.outbound);
     split.definitions["#outbound"] = definition;
     split.bindingsJson = JSON.stringify({ ...JSON.parse(split.bindingsJson), "#outbound": "outbound" });
   }
@@ -362,6 +364,7 @@ class Worker {
     durable.workerDisposed(this);
     websocket.workerDisposed(this);
     rpc.workerDisposed(this);
+    workerLoaders.workerDisposed(this);
     inspectors.get(this)?.close();
     inspectors.delete(this);
   }
@@ -435,6 +438,8 @@ async function createWorker(options) {
   if (inspector) inspectors.set(worker, inspector);
   rpc.setDispatcher(worker, dispatcher);
   workerLogs.set(worker, log);
+  // Worker Loader bindings: what the workers they load inherit from this one.
+  workerLoaders.bindParent(worker, definitions, { onLog: log, limits, network, outbound: definitions["#outbound"] });
   if (tailConsumers?.length) {
     const onError = (error) => log("error", `workerbox: a tail consumer failed: ${error?.stack ?? error}`);
     tails.set(worker, require("./tail/index.js").tailed(dispatchUntailed, { scriptName: null, consumers: () => tailConsumers, onError }));
@@ -480,6 +485,7 @@ rpc.setWorkerAccess(nativeOf, toError);
 websocket.setWorkerAccess(nativeOf, holdForSocket);
 durable.setLogger((worker, level, message) => workerLogs.get(worker)?.(level, message));
 require("./store-client.js").setWorkerAccess({ createWorker, dispatch });
+workerLoaders.setWorkerAccess({ createWorker, dispatch });
 workflows.setWorkerAccess({ isWorker: (value) => value instanceof Worker, log: (worker, level, message) => workerLogs.get(worker)?.(level, message) });
 queues.setWorkerAccess({ isWorker: (value) => value instanceof Worker, runBatch: runQueueBatch, log: (worker, level, message) => workerLogs.get(worker)?.(level, message) });
 setQueueBatchRunner(runQueueBatch);
@@ -637,5 +643,6 @@ module.exports.applyD1Migrations = applyD1Migrations;
 module.exports.queue = queues.queue;
 module.exports.workflow = workflows.workflow;
 module.exports.hyperdrive = require("./hyperdrive.js").hyperdrive;
+module.exports.workerLoader = workerLoaders.workerLoader;
 // The smaller bindings wrangler simulates (lib/simulated/).
 Object.assign(module.exports, require("./simulated/index.js"));

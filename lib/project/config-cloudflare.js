@@ -53,6 +53,7 @@ const BINDINGS = {
   },
   "secrets-store-secret": { options: ["storeId", "secretName"], add: (name, b, out) => out.push(["secrets_store_secrets"], name, { binding: name, store_id: b.storeId, secret_name: b.secretName }) },
   "version-metadata": { options: [], add: (name, b, out) => out.one("version_metadata", name, { binding: name }) },
+  "worker-loader": { options: [], add: (name, b, out) => out.push(["worker_loaders"], name, { binding: name }) },
   assets: { options: [], add: (name, b, out) => out.assetsBinding(name) },
   // Made in the test isolate by workerbox/vitest (lib/vitest/remote-bindings.mjs); warned about elsewhere.
   ai: { options: ["remote"], add: (name, b, out) => out.one("ai", name, { binding: name }) },
@@ -64,7 +65,7 @@ const BINDINGS = {
   "mtls-certificate": { options: ["id", "remote"], add: (name, b, out) => out.push(["mtls_certificates"], name, { binding: name, certificate_id: b.id }) },
 };
 /** Binding types cloudflare.config.ts has that workerbox does not provide. */
-const UNSUPPORTED_BINDINGS = ["agent-memory", "ai-search", "ai-search-namespace", "artifacts", "flagship", "logfwdr", "media", "stream", "vpc-network", "vpc-service", "web-search", "worker-loader"];
+const UNSUPPORTED_BINDINGS = ["agent-memory", "ai-search", "ai-search-namespace", "artifacts", "flagship", "logfwdr", "media", "stream", "vpc-network", "vpc-service", "web-search"];
 
 /** A problem in the file: a ConfigError naming it and the key. */
 function fail(file, key, message) {

@@ -1,10 +1,11 @@
 "use strict";
 // The wrangler configuration keys of the smaller bindings wrangler simulates (config.js calls
 // this while it checks a configuration): `ratelimits`, `analytics_engine_datasets`,
-// `send_email`, `secrets_store_secrets` and `version_metadata`, checked as wrangler checks them
+// `send_email`, `secrets_store_secrets`, `version_metadata` and `worker_loaders`, checked as wrangler checks them
 // (its messages' rules: a ratelimit's period is 10 or 60, a send_email binding has
 // destination_address or allowed_destination_addresses, not both) and normalised to
-// `out.bindings.{ ratelimits, analyticsEngine, sendEmail, secretsStore, versionMetadata }`.
+// `out.bindings.{ ratelimits, analyticsEngine, sendEmail, secretsStore, versionMetadata,
+// workerLoaders }`.
 
 /**
  * Checks the keys of `raw` into `out.bindings`. `c` is config.js's Checker, `at(key)` the key path
@@ -56,9 +57,15 @@ function localBindings(c, raw, out, at, bindingName) {
     const binding = bindingName(raw.version_metadata, "binding", at("version_metadata"));
     if (binding) out.bindings.versionMetadata.push({ binding });
   }
+  // A Worker Loader: [[worker_loaders]] binding = "LOADER" (docs/bindings.md).
+  out.bindings.workerLoaders = c.tables(raw.worker_loaders, at("worker_loaders"), (entry, kp) => {
+    c.known(entry, kp, ["binding"]);
+    const binding = bindingName(entry, "binding", kp);
+    return binding && { binding };
+  });
 }
 
 /** The keys localBindings() reads. */
-const LOCAL_BINDING_KEYS = ["ratelimits", "analytics_engine_datasets", "send_email", "secrets_store_secrets", "version_metadata"];
+const LOCAL_BINDING_KEYS = ["ratelimits", "analytics_engine_datasets", "send_email", "secrets_store_secrets", "version_metadata", "worker_loaders"];
 
 module.exports = { localBindings, LOCAL_BINDING_KEYS };

@@ -236,7 +236,7 @@ class Checker {
 /** Top-level keys that an `env.<name>` section inherits when it does not set them. */
 const INHERITED = ["name", "main", "compatibility_date", "compatibility_flags", "rules", "alias", "assets", "triggers", "minify", "tsconfig", "no_bundle", "limits", "base_dir", "find_additional_modules", "preserve_file_names", "build", "workers_dev", "routes", "route", "upload_source_maps", "observability", "placement", "logpush", "keep_vars"];
 /** Keys an `env.<name>` section must set itself (wrangler does not inherit them). */
-const NOT_INHERITED = ["vars", "define", "kv_namespaces", "r2_buckets", "d1_databases", "durable_objects", "queues", "services", "analytics_engine_datasets", "hyperdrive", "vectorize", "ai", "browser", "images", "send_email", "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "version_metadata", "workflows", "pipelines", "secrets_store_secrets", "ratelimits"];
+const NOT_INHERITED = ["vars", "define", "kv_namespaces", "r2_buckets", "d1_databases", "durable_objects", "queues", "services", "analytics_engine_datasets", "hyperdrive", "vectorize", "ai", "browser", "images", "send_email", "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "version_metadata", "workflows", "pipelines", "secrets_store_secrets", "ratelimits", "worker_loaders"];
 /** Keys that matter only when deploying; read, not used locally. */
 const DEPLOY_ONLY = ["$schema", "account_id", "workers_dev", "preview_urls", "routes", "route", "send_metrics", "keep_vars", "upload_source_maps", "observability", "logpush", "placement", "first_party_worker", "compliance_region"];
 /** Bindings or features workerbox does not provide (yet); configuring one warns. */

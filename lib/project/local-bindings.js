@@ -51,6 +51,12 @@ const LOCAL_BINDING_FACTORIES = {
     list: (b) => b.versionMetadata ?? [],
     create: (versionMetadata) => versionMetadata(),
   },
+  // The workers a loader loads are made in this process, as the project's own (lib/worker-loader.js).
+  worker_loaders: {
+    factory: "workerLoader",
+    list: (b) => b.workerLoaders ?? [],
+    create: (workerLoader) => workerLoader(),
+  },
 };
 
 module.exports = { LOCAL_BINDING_FACTORIES, SECRETS_FOLDER, SECRETS_CLASS };

@@ -129,6 +129,7 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
         else if (b.kind === "r2") bindings[b.name] = storage();
         else if (b.kind === "queue") bindings[b.name] = queue();
         else if (b.kind === "memoryCache") bindings[b.name] = memoryCache({ limits: b.limits, id: b.id });
+        else if (b.kind === "workerLoader") bindings[b.name] = api.workerLoader(b.id === undefined ? {} : { id: b.id });
       }
       const modules = {};
       for (const m of w.modules) modules[m.name] = { type: m.kind, content: m.content };
@@ -148,7 +149,15 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
         pool: false,
       };
       if (VARIANTS[variant].workerboxDate) options.compatibilityDate = VARIANTS[variant].workerboxDate;
-      if (w.outbound) options.outbound = (request) => dispatch(workers.get(w.outbound), request);
+      // A global outbound naming an entrypoint (of this worker or another): a service binding to it.
+      if (w.outbound && w.outboundEntrypoint !== undefined) {
+        const def = service({ fetch: () => new Response("service not started", { status: 503 }) });
+        patches.push(() => {
+          def.handler = workers.get(w.outbound) ?? def.handler;
+          def.entrypoint = w.outboundEntrypoint;
+        });
+        options.outbound = def;
+      } else if (w.outbound) options.outbound = (request) => dispatch(workers.get(w.outbound), request);
       try {
         workers.set(w.name, await withTimeout(createWorker(options), timeoutMs, "createWorker"));
       } catch (e) {

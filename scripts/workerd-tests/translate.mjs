@@ -90,6 +90,8 @@ function binding(b, services, where, gaps) {
     const { maxKeys = 0, maxValueSize = 0, maxTotalValueSize = 0 } = b.memoryCache.limits ?? {};
     return { name, kind: "memoryCache", id: b.memoryCache.id, limits: { maxKeys, maxValueSize, maxTotalValueSize } };
   }
+  // A Worker Loader (workerLoader = (id = "…")): createWorker's workerLoader({ id }).
+  if ("workerLoader" in b) return { name, kind: "workerLoader", id: b.workerLoader?.id };
   if ("fromEnvironment" in b) {
     const value = process.env[b.fromEnvironment];
     if (value === undefined) {
@@ -151,10 +153,14 @@ export function translate(config, dir) {
         if (t) bindings.push(t);
       }
       let outbound = null;
+      let outboundEntrypoint;
       if (w.globalOutbound !== undefined) {
         const ref = serviceRef(w.globalOutbound);
         const target = services.get(ref.service);
-        if (target?.worker) outbound = ref.service;
+        if (target?.worker) {
+          outbound = ref.service;
+          if (ref.entrypoint !== undefined && ref.entrypoint !== "default") outboundEntrypoint = ref.entrypoint;
+        }
         else if (!target?.network && !target?.external) gaps.push(`${where}: globalOutbound ${ref.service} is not a worker or network service`);
       }
       const doClasses = {};
@@ -166,7 +172,7 @@ export function translate(config, dir) {
       }
       // --expose-gc becomes createWorker's unsafeExposeGc; other V8 flags have no per-worker form.
       const exposeGc = (config.v8Flags ?? []).includes("--expose-gc");
-      workers.push({ name: s.name, modules, flags: kept, bindings, outbound, doClasses, exposeGc });
+      workers.push({ name: s.name, modules, flags: kept, bindings, outbound, outboundEntrypoint, doClasses, exposeGc });
     }
     if (workers.length === 0) throw new Untranslatable("no worker services");
   } catch (e) {

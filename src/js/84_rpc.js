@@ -306,6 +306,13 @@ function prepare(value, params) {
         passed.push(target);
         return place({ remote: target.stub });
       }
+      // An entrypoint of a loaded worker (89_worker_loader.js) stays in this worker, as in workerd.
+      if (target?.loaded === true) throw new DOMException(LOADED_NOT_TRANSFERABLE, "DataCloneError");
+      // ctx.exports.<Entrypoint> itself (workerd's LoopbackServiceStub) is not serializable; what
+      // calling it with { props } gives is.
+      if (target?.binding?.startsWith("#self:") && !Object.hasOwn(target, "props")) {
+        throw new DOMException('Could not serialize object of type "LoopbackServiceStub". This type does not support serialization.', "DataCloneError");
+      }
       // A service binding or Durable Object stub: the host makes a stub that calls through it.
       if (target !== undefined) return place({ binding: target.binding, object: target.object, name: target.name, props: target.props });
       return place({ local: exportOwned(v, params) });
@@ -447,6 +454,10 @@ function release(target, into = undefined) {
   else internals.hostCall("#rpc", "dispose", { stub: target.stub }).catch(() => {});
 }
 
+/** workerd's DataCloneError for an entrypoint of a loaded worker sent over RPC. */
+const LOADED_NOT_TRANSFERABLE =
+  "Entrypoints to dynamically-loaded workers cannot be transferred to other Workers, because the system does not know how to reload this Worker from scratch. Instead, have the parent Worker expose an entrypoint which constructs the dynamic worker and forwards to it.";
+
 /** workerd's error for a call on a stub that was disposed (or handed over). */
 const DISPOSED = "RPC stub used after being disposed.";
 
@@ -531,6 +542,8 @@ async function send(target, path, kind, args) {
   }
   // errorValue: an error the callee throws comes back as a value (with its own properties).
   const call = { path, kind, stubs, dupStubs, errorValue: true };
+  // A loaded worker's entrypoint (89_worker_loader.js) names its worker once the loader has it.
+  if (target.ready !== undefined) Object.assign(call, await target.ready());
   // A stub's call goes to the host's stub table; a binding's (service or Durable Object, whose
   // object id and name ride along) to that binding.
   const [answer, payload] =

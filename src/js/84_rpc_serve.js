@@ -184,6 +184,8 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
     if (call.kind === "body") return internals.cancelResponseBody(call.stream, call.reason);
     const args = unmarshal(argsBytes, call.stubs ?? [], received);
     if (call.props !== undefined) internals.setContextProps(ctx, call.props);
+    // Props a loader gave a loaded worker's entrypoint (lib/worker-loader.js): an RPC value, stubs and all.
+    if (call.propsValue !== undefined) internals.setContextProps(ctx, unmarshal(Uint8Array.fromBase64(call.propsValue.bytes), call.propsValue.stubs));
     // The host's own calls on Durable Objects (alarms, runInDurableObject, eviction, listing).
     if (call.durableObject !== undefined && DURABLE_HOST_CALLS.has(call.kind)) return internals.durableHostCall(call, args);
     let root;

@@ -374,8 +374,10 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
     if (exported === undefined) {
       throw new TypeError("The worker module has no default export; expected `export default { fetch(request, env, ctx) { … } }`.");
     }
-    // A tail worker's (tail(), trace()) and an email worker's handlers count too, as in workerd.
-    if (exported === null || !["fetch", "scheduled", "queue", "tail", "trace", "email"].some((name) => typeof exported[name] === "function")) {
+    // A tail worker's (tail(), trace()) and an email worker's handlers count too, as in workerd;
+    // so does any function, which takes RPC calls (workerd starts such a worker too).
+    const handles = exported !== null && (["fetch", "scheduled", "queue", "tail", "trace", "email"].some((name) => typeof exported[name] === "function") || (typeof exported === "object" && Object.values(exported).some((value) => typeof value === "function")));
+    if (!handles) {
       throw new TypeError(`The worker module's default export has no fetch(), scheduled() or queue() handler (it is ${describeValue(exported)}); expected \`export default { fetch(request, env, ctx) { … } }\`.`);
     }
     handler = exported;
@@ -477,7 +479,7 @@ internals.dispatchFetch = function dispatchFetch(id, method, url, flatHeaders, b
     const request = internals.newIncomingRequest(method, url, flatHeaders, body, cfJson);
     if (format === "module") {
       if (typeof handler.fetch !== "function") {
-        throw new TypeError("The worker module has no fetch() handler (its default export only has scheduled()).");
+        throw new TypeError("Handler does not export a fetch() function.");
       }
       result = handler.fetch(request, env, new ExecutionContext(null, work));
     } else {
