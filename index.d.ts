@@ -453,6 +453,12 @@ export interface MemoryCacheBinding extends Binding {
  * first). Bindings with the same `id` share entries.
  */
 export declare function memoryCache(options?: { limits?: { maxKeys?: number; maxValueSize?: number; maxTotalValueSize?: number }; id?: string }): MemoryCacheBinding;
+/**
+ * workerd's unsafe-eval binding: in the worker, `env.NAME.eval(code, name?)`, `newFunction(body,
+ * name?, ...params)`, `newAsyncFunction(body, name?, ...params)` and `newWasmModule(bytes)` compile
+ * code whether or not the worker allows eval. For tests and tools that need it.
+ */
+export declare function unsafeEval(): Binding;
 
 /** A data point as written by `writeDataPoint()`, read back in Node (blobs written as bytes are Buffers). */
 export interface AnalyticsEngineDataPoint {

@@ -38,4 +38,5 @@ module.exports.sendEmail = api.sendEmail;
 module.exports.secretsStoreSecret = api.secretsStoreSecret;
 module.exports.versionMetadata = api.versionMetadata;
 module.exports.memoryCache = api.memoryCache;
+module.exports.unsafeEval = api.unsafeEval;
 module.exports.workerLoader = api.workerLoader;

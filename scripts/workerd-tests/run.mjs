@@ -75,6 +75,9 @@ if (typeof base === "function") {
   };
 }
 export default wrapped;
+// The default export above is the harness's own: where the module has none, ctx.exports (and
+// cloudflare:workers' exports) leave it out, as workerd's have no default entrypoint then.
+export const __workerboxExports = base === undefined ? (own) => { const { default: _, ...rest } = own; return Object.freeze(rest); } : undefined;
 `;
 }
 
@@ -87,7 +90,7 @@ const withTimeout = (promise, ms, what) =>
  */
 export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose = false, expected = [] } = {}) {
   const api = require("../../index.js");
-  const { createWorker, dispatch, service, durableObject, kv, storage, queue, memoryCache } = api;
+  const { createWorker, dispatch, service, durableObject, kv, storage, queue, memoryCache, unsafeEval } = api;
   const result = { tests: {}, errors: {}, note: null };
   const workers = new Map();
   const patches = [];
@@ -129,6 +132,7 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
         else if (b.kind === "r2") bindings[b.name] = storage();
         else if (b.kind === "queue") bindings[b.name] = queue();
         else if (b.kind === "memoryCache") bindings[b.name] = memoryCache({ limits: b.limits, id: b.id });
+        else if (b.kind === "unsafeEval") bindings[b.name] = unsafeEval();
         else if (b.kind === "workerLoader") bindings[b.name] = api.workerLoader(b.id === undefined ? {} : { id: b.id });
       }
       const modules = {};

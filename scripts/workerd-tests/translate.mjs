@@ -92,6 +92,7 @@ function binding(b, services, where, gaps) {
   }
   // A Worker Loader (workerLoader = (id = "…")): createWorker's workerLoader({ id }).
   if ("workerLoader" in b) return { name, kind: "workerLoader", id: b.workerLoader?.id };
+  if ("unsafeEval" in b) return { name, kind: "unsafeEval" };
   if ("fromEnvironment" in b) {
     const value = process.env[b.fromEnvironment];
     if (value === undefined) {

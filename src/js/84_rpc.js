@@ -120,9 +120,21 @@ internals.envObject = {};
 const kEnvOverride = Object.freeze({ override: "env" });
 const kExportsOverride = Object.freeze({ override: "exports" });
 
-function frameOverride(key) {
+/**
+ * The env (or exports) the importable view reads now, by workerd's rules: an object given to
+ * withEnv()/withExports() in this async frame; null or undefined given there, an empty one (with
+ * env_module_nullable_support); else the worker's own, which disallow_importable_env empties
+ * (withEnv/withExports still work then). Any other value given falls through to that.
+ */
+const EMPTY = emptyView();
+function currentOf(key, base) {
   const frame = ops.continuationGet();
-  return frame instanceof Map ? frame.get(key) : undefined;
+  if (frame instanceof Map && frame.has(key)) {
+    const value = frame.get(key);
+    if ((value !== null && typeof value === "object") || typeof value === "function") return value;
+    if (value == null && internals.feature("env_module_nullable_support")) return EMPTY;
+  }
+  return internals.feature("disallow_importable_env") ? EMPTY : base();
 }
 
 function withOverrides(name, overrides, fn) {
@@ -157,8 +169,8 @@ function viewOf(current) {
   );
 }
 
-const importableEnv = viewOf(() => frameOverride(kEnvOverride) ?? internals.envObject);
-const importableExports = viewOf(() => frameOverride(kExportsOverride) ?? internals.ctxExports());
+const importableEnv = viewOf(() => currentOf(kEnvOverride, () => internals.envObject));
+const importableExports = viewOf(() => currentOf(kExportsOverride, internals.ctxExports));
 const withEnv = (newEnv, fn) => withOverrides("withEnv", [[kEnvOverride, newEnv]], fn);
 const withExports = (newExports, fn) => withOverrides("withExports", [[kExportsOverride, newExports]], fn);
 const withEnvAndExports = (newEnv, newExports, fn) => withOverrides("withEnvAndExports", [[kEnvOverride, newEnv], [kExportsOverride, newExports]], fn);
@@ -184,9 +196,8 @@ const cloudflareModules = {
     RpcPromise,
     RpcProperty,
     ServiceStub,
-    // With disallow_importable_env both are empty views, as in workerd.
-    env: internals.feature("disallow_importable_env") ? emptyView() : importableEnv,
-    exports: internals.feature("disallow_importable_env") ? emptyView() : importableExports,
+    env: importableEnv,
+    exports: importableExports,
     withEnv,
     withExports,
     withEnvAndExports,
@@ -206,7 +217,10 @@ internals.loadCloudflareModule = function loadCloudflareModule(name) {
   if (!loadedCloudflare.has(name)) {
     const make = cloudflareModules[name];
     if (make === undefined) {
-      throw new TypeError(`No such module "cloudflare:${name}": workerbox has cloudflare:${Object.keys(cloudflareModules).join(", cloudflare:")}`);
+      // workerd: modules (89_unsafe.js) come here by their whole specifier.
+      const specifier = name.startsWith("workerd:") ? name : `cloudflare:${name}`;
+      const known = Object.keys(cloudflareModules).map((n) => (n.startsWith("workerd:") ? n : `cloudflare:${n}`));
+      throw new TypeError(`No such module "${specifier}": workerbox has ${known.join(", ")}`);
     }
     loadedCloudflare.set(name, make());
   }

@@ -320,9 +320,14 @@ internals.trackBackground = (promise) => {
 };
 
 /** Called by the native side once the user's script has loaded. Throws if there is no handler. */
-/** The plain env values, set before the script's top level runs (src/runtime/isolate/boot.rs). */
-internals.preloadEnv = function preloadEnv(envJson) {
+/**
+ * The env, set before the script's top level runs (src/runtime/isolate/boot.rs): its plain values
+ * and, given `bindingsJson`, its bindings too, as workerd's env is whole while the top level runs.
+ */
+let bindingsMade = false;
+internals.preloadEnv = function preloadEnv(envJson, bindingsJson) {
   Object.assign(internals.envObject, JSON.parse(envJson));
+  if (bindingsJson !== undefined) makeBindings(bindingsJson);
   internals.makeHyperdriveBindings(internals.envObject);
   // Data bindings come as marked base64 (lib/api.js): an ArrayBuffer each, as workerd's.
   for (const [name, value] of Object.entries(internals.envObject)) {
@@ -331,6 +336,14 @@ internals.preloadEnv = function preloadEnv(envJson) {
   internals.workerEnv = internals.envObject;
   internals.onWorkerEnv?.(internals.envObject);
 };
+
+function makeBindings(bindingsJson) {
+  bindingsMade = true;
+  for (const [name, kind] of Object.entries(JSON.parse(bindingsJson))) {
+    const binding = internals.makeBinding(name, kind);
+    if (binding !== undefined) internals.envObject[name] = binding;
+  }
+}
 
 internals.start = function start(envJson, scriptFormat, namespace, bindingsJson, waitUntilLimitMs, compatJson, waitUntilLimitName) {
   format = scriptFormat;
@@ -354,10 +367,7 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
   // plain values already there (preloadEnv, above) unless the host skipped that step.
   const bindings = internals.envObject;
   if (internals.workerEnv === undefined) internals.preloadEnv(envJson);
-  for (const [name, kind] of Object.entries(JSON.parse(bindingsJson))) {
-    const binding = internals.makeBinding(name, kind);
-    if (binding !== undefined) bindings[name] = binding;
-  }
+  if (!bindingsMade) makeBindings(bindingsJson);
   if (format === "module") {
     env = bindings;
     internals.namespace = namespace;

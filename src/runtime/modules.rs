@@ -398,6 +398,10 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
   if let Some(name) = specifier.strip_prefix("cloudflare:") {
     return resolve_cloudflare(scope, registry, specifier, name);
   }
+  // workerd's own modules (workerd:unsafe) come from the same loader, by their whole specifier.
+  if specifier.starts_with("workerd:") {
+    return resolve_cloudflare(scope, registry, specifier, specifier);
+  }
   let trusted = registry.borrow().is_trusted(referrer_name);
   let node_name = match specifier.strip_prefix("node:") {
     // A trusted host module (trustLoadedModules) imports any node: module, whatever the flags.
@@ -511,7 +515,7 @@ fn resolve_new<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, spe
   if hosted_referrer {
     return resolve_from(scope, registry, specifier, referrer);
   }
-  if specifier.starts_with("cloudflare:") || specifier.starts_with("node:") || node_specifier(specifier, registry).is_some() {
+  if specifier.starts_with("cloudflare:") || specifier.starts_with("workerd:") || specifier.starts_with("node:") || node_specifier(specifier, registry).is_some() {
     if let Err(message) = module_urls::check_attributes(specifier, attributes, None) {
       return fail(scope, message);
     }

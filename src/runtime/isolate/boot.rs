@@ -42,7 +42,26 @@ pub(super) fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> (v
   isolate.set_capture_stack_trace_for_uncaught_exceptions(true, 16);
   isolate.set_host_import_module_dynamically_callback(modules::import_dynamically);
   isolate.set_host_initialize_import_meta_object_callback(modules::init_import_meta);
+  isolate.set_modify_code_generation_from_strings_callback(code_from_strings);
   (isolate, budget)
+}
+
+/// What `new Function()` with no arguments compiles (V8's CreateDynamicFunction): no code of the caller's.
+const EMPTY_FUNCTION_SOURCE: &str = "(function anonymous(\n) {\n\n})";
+
+/// V8 asks this when a context that disallows code generation compiles a string, and for any
+/// eval/Function source that is not a string. As workerd: `new Function()` (and a class extending
+/// Function, constructed with no arguments) is allowed, since it holds no code of the caller's
+/// (V8 calls that source "code like": it had no argument that is not); other strings, that same
+/// text given to eval included, are refused (V8 then throws its EvalError). So is a source that is
+/// not a string (`eval(5)`, as workerd refuses it) other than undefined (`eval()`, which workerd
+/// answers with undefined), unless the context allows code generation: then it goes back
+/// unchanged, as eval gives it.
+fn code_from_strings<'s>(scope: &mut v8::PinScope<'s, '_>, source: v8::Local<'s, v8::Value>, is_code_like: bool) -> v8::ModifyCodeGenerationFromStringsResult<'s> {
+  let allowed = source.is_undefined()
+    || scope.get_current_context().is_code_generation_from_strings_allowed()
+    || (is_code_like && source.is_string() && source.to_rust_string_lossy(scope) == EMPTY_FUNCTION_SOURCE);
+  v8::ModifyCodeGenerationFromStringsResult { codegen_allowed: allowed, modified_source: None }
 }
 
 /// Formats an error's stack through its context's `internals.formatStack` (src/js/04_stack_traces.js),
@@ -210,19 +229,25 @@ pub(super) fn load_context(
   // The plain env values exist while the top level runs, as in workerd (`env` of
   // cloudflare:workers, and process.env with nodejs_compat_populate_process_env).
   let env_json = ops::new_string(scope, &options.env_json).into();
-  call_internal(scope, internals, "preloadEnv", &[env_json]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
+  let bindings_json = ops::new_string(scope, &options.bindings_json).into();
+  call_internal(scope, internals, "preloadEnv", &[env_json, bindings_json]).map_err(|e| WorkerError::runtime("ERR_BOOTSTRAP", e.stack))?;
   begin_turn(state, owner);
   let digest = state.borrow().source_digest;
   let cache = digest.map_or(script::CacheUse::Off, |digest| script::CacheUse::On(digest, options.code_cache_dir.as_deref()));
   state.borrow_mut().global_scope = true;
   // allow_eval_during_startup (2025-06-01): eval and new Function work while the script's top
   // level runs, as in workerd; afterwards only with allowEval.
-  let startup_eval = state.borrow().nodejs_compat.enabled.iter().any(|f| f == "allow_eval_during_startup");
-  if startup_eval && !options.allow_eval {
+  // allow_insecure_inefficient_logged_eval (experimental): eval works throughout, as allowEval.
+  let (startup_eval, logged_eval) = {
+    let flags = &state.borrow().nodejs_compat.enabled;
+    (flags.iter().any(|f| f == "allow_eval_during_startup"), flags.iter().any(|f| f == "allow_insecure_inefficient_logged_eval"))
+  };
+  let eval_allowed = options.allow_eval || logged_eval;
+  if startup_eval || eval_allowed {
     context.set_allow_generation_from_strings(true);
   }
   let loaded = script::load(scope, &options.script, &options.filename, format, cache);
-  context.set_allow_generation_from_strings(options.allow_eval);
+  context.set_allow_generation_from_strings(eval_allowed);
   state.borrow_mut().global_scope = false;
   end_turn(state);
   if state.borrow().monitor.stop_pending() {

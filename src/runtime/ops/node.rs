@@ -69,13 +69,13 @@ pub(super) fn compile_factory_with<'s>(scope: &mut v8::PinScope<'s, '_>, resourc
   }
 }
 
-/// `ops.runScript(code, filename, lineOffset, columnOffset) -> value`: node:vm's
+/// `ops.runScript(code, filename, lineOffset, columnOffset, force) -> value`: node:vm's
 /// `runInThisContext`, for workers that allow code generation (`allowEval`); the script's
 /// positions in stack traces are its own (its name and offsets). Otherwise it throws the
-/// EvalError that `eval` would.
+/// EvalError that `eval` would, unless `force` is true (the unsafe-eval binding, 89_unsafe.js).
 fn op_run_script<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let context = scope.get_current_context();
-  if !context.is_code_generation_from_strings_allowed() {
+  if !args.get(4).is_true() && !context.is_code_generation_from_strings_allowed() {
     let message = new_string(scope, "Code generation from strings disallowed for this context");
     let error = v8::Exception::error(scope, message);
     let name_key = new_string(scope, "name");
