@@ -96,8 +96,11 @@ export interface WorkerOptions {
     put(cache: string, url: string, entry: CacheEntry): MaybePromise<void>;
     delete(cache: string, url: string): MaybePromise<boolean>;
   };
-  /** Answers the worker's `fetch()` calls in the host (Node's Request/Response) instead of the network. */
-  outbound?: (request: Request) => Response | Promise<Response>;
+  /**
+   * Answers the worker's `fetch()` calls in the host (Node's Request/Response) instead of the
+   * network; or a `service()` binding, whose worker (entrypoint) answers them.
+   */
+  outbound?: ((request: Request) => Response | Promise<Response>) | Binding;
   /** Reuse V8's compiled code for a script loaded before in this process (default true). */
   codeCache?: boolean;
   /** Also keep the code cache in this directory. */
@@ -424,6 +427,13 @@ export interface HyperdriveBinding {
 }
 /** A Hyperdrive binding for `bindings` that connects to `connectionString` (postgres:// or mysql://), as wrangler dev's localConnectionString. */
 export declare function hyperdrive(connectionString: string): HyperdriveBinding;
+
+/**
+ * workerd's Worker Loader: in the worker, `env.NAME.get(name, getCode)` and `env.NAME.load(code)`
+ * make workers from code at run time, each a workerbox worker of its own (docs/bindings.md).
+ * Loaders with the same `id` share the workers they load (within one parent worker).
+ */
+export declare function workerLoader(options?: { id?: string }): Binding;
 
 /** A rate limiter binding (`env.LIMITER.limit({ key })` in the worker; docs/bindings.md). */
 export interface RateLimitBinding extends Binding {

@@ -209,3 +209,28 @@ test("worker loader: worker_loaders in a wrangler config (loadProject), not inhe
   const staging = await readConfig(dir, { env: "staging" });
   assert.deepEqual(staging.bindings.workerLoaders, [], "worker_loaders is not inherited by an environment, as in wrangler");
 });
+
+test("worker loader: loaded workers are disposed with their parent (their timers stop)", { timeout: 60_000 }, async () => {
+  const ticks = [];
+  const parent = await createWorker({
+    // The loaded worker's call never ends: it ticks until its worker is gone.
+    script: `export default { async fetch(req, env, ctx) {
+      const w = env.LOADER.get("ticker", () => ({ compatibilityDate: "2025-01-01", mainModule: "t.js", modules: { "t.js": "export default { start() { return new Promise(() => setInterval(() => console.log('tick'), 5)); } }" } }));
+      ctx.waitUntil(w.getEntrypoint().start(null).catch(() => {}));
+      return new Response("started");
+    } }`,
+    format: "module",
+    compatibilityDate: "2025-06-01",
+    bindings: { LOADER: workerLoader() },
+    onLog: (level, message) => message === "tick" && ticks.push(Date.now()),
+  });
+  assert.equal(await (await dispatch(parent, "http://p/")).text(), "started");
+  const deadline = Date.now() + 5_000;
+  while (ticks.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(ticks.length >= 3, `the loaded worker's interval runs (${ticks.length} ticks)`);
+  await parent.dispose();
+  await new Promise((r) => setTimeout(r, 100)); // its disposal is under way when the parent's resolves
+  const after = ticks.length;
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(ticks.length, after, "no tick after the parent was disposed");
+});
