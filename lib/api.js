@@ -439,7 +439,15 @@ async function createWorker(options) {
   rpc.setDispatcher(worker, dispatcher);
   workerLogs.set(worker, log);
   // Worker Loader bindings: what the workers they load inherit from this one.
-  workerLoaders.bindParent(worker, definitions, { onLog: log, limits, network, outbound: definitions["#outbound"] });
+  // Their console lines go to this worker's onLog (not to its tail consumers: they are not its own).
+  const loadedLog = (level, message) => {
+    try {
+      onLog(level, message);
+    } catch (error) {
+      console.error("workerbox: options.onLog threw while handling a loaded worker's log line:", error);
+    }
+  };
+  workerLoaders.bindParent(worker, definitions, { onLog: loadedLog, limits, network, outbound: definitions["#outbound"] });
   if (tailConsumers?.length) {
     const onError = (error) => log("error", `workerbox: a tail consumer failed: ${error?.stack ?? error}`);
     tails.set(worker, require("./tail/index.js").tailed(dispatchUntailed, { scriptName: null, consumers: () => tailConsumers, onError }));
