@@ -173,6 +173,8 @@ export interface NativeModule {
   name: string
   kind: string
   content: Buffer
+  /** A CommonJS module's named exports, when given (`{ type: "commonjs", namedExports }`). */
+  namedExports?: Array<string>
 }
 
 /** The warm pool's settings, as `index.js` validated them. */

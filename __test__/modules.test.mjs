@@ -51,3 +51,21 @@ test("missing modules and syntax errors in modules are clear errors", async () =
   await assert.rejects(createWorker({ script: "export default {}", modules: { "x.js": 5 }, onLog() {} }), /options\.modules\["x\.js"\] must be a string, bytes/);
   await assert.rejects(createWorker({ script: "export default {}", modules: { "x": { type: "yaml", content: "" } }, onLog() {} }), /options\.modules\["x"\]\.type must be one of/);
 });
+
+// workerd's `namedExports` of a CommonJS module (its commonjs-module-test): the named exports are
+// exactly the names given, one that module.exports lacks being undefined (checked against workerd).
+// Without them, here, the own properties of module.exports (workerd: `default` alone).
+test("a CommonJS module's namedExports are its named exports, as workerd's", async (t) => {
+  const worker = await useWorker(t, {
+    script: `import { foo, bar, default as baz } from "foo";
+      import * as ns from "foo";
+      import * as plain from "plain";
+      export default { fetch() {
+        return Response.json({ foo, bar: bar === undefined, same: baz.foo === foo, keys: Object.keys(ns).sort(), hasBar: "bar" in ns, plain: Object.keys(plain).sort() });
+      } };`,
+    modules: { foo: { type: "commonjs", content: "exports.foo = 1; exports.hidden = 2;", namedExports: ["foo", "bar"] }, plain: { type: "commonjs", content: "exports.a = 1; exports.b = 2;" } },
+  });
+  assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), { foo: 1, bar: true, same: true, keys: ["bar", "default", "foo"], hasBar: true, plain: ["a", "b", "default"] });
+  await assert.rejects(createWorker({ script: "export default {}", modules: { x: { type: "esm", content: "", namedExports: ["a"] } }, onLog() {} }), /options\.modules\["x"\]\.namedExports is only for a module of type "commonjs"/);
+  await assert.rejects(createWorker({ script: "export default {}", modules: { x: { type: "commonjs", content: "", namedExports: "a" } }, onLog() {} }), /options\.modules\["x"\]\.namedExports must be an array of strings/);
+});

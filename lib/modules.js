@@ -20,9 +20,15 @@ function isPlainObject(value) {
 function moduleEntry(name, spec, where, typeRequired = true) {
   let kind;
   let content = spec;
+  let namedExports;
   if (isPlainObject(spec)) {
-    ({ type: kind, content } = spec);
+    ({ type: kind, content, namedExports } = spec);
     if ((typeRequired || kind !== undefined) && !MODULE_TYPES.has(kind)) throw new TypeError(`${where}.type must be one of ${[...MODULE_TYPES].join(", ")}`);
+    // A CommonJS module's named exports, as workerd's `namedExports`: exactly these names.
+    if (namedExports !== undefined) {
+      if (kind !== "commonjs") throw new TypeError(`${where}.namedExports is only for a module of type "commonjs"`);
+      if (!Array.isArray(namedExports) || !namedExports.every((n) => typeof n === "string")) throw new TypeError(`${where}.namedExports must be an array of strings`);
+    }
   }
   const isBytes = content instanceof ArrayBuffer || ArrayBuffer.isView(content);
   if (typeof content !== "string" && !isBytes) {
@@ -31,7 +37,7 @@ function moduleEntry(name, spec, where, typeRequired = true) {
   const extension = /\.[^./]+$/.exec(name)?.[0] ?? "";
   kind ??= EXTENSION_TYPES[extension] ?? (isBytes ? "data" : "text");
   const buffer = typeof content === "string" ? Buffer.from(content, "utf8") : ArrayBuffer.isView(content) ? Buffer.from(content.buffer, content.byteOffset, content.byteLength) : Buffer.from(content);
-  return { kind, content: buffer };
+  return namedExports === undefined ? { kind, content: buffer } : { kind, content: buffer, namedExports: [...namedExports] };
 }
 
 /** Normalises `options.modules` into [{ name, kind, content: Buffer }], naming any bad entry. */

@@ -69,6 +69,8 @@ pub struct NativeModule {
   pub name: String,
   pub kind: String,
   pub content: Buffer,
+  /// A CommonJS module's named exports, when given (`{ type: "commonjs", namedExports }`).
+  pub named_exports: Option<Vec<String>>,
 }
 
 #[napi(object)]
@@ -489,7 +491,7 @@ pub fn create_worker<'env>(
           "commonjs" => ModuleKind::CommonJs,
           _ => ModuleKind::Data,
         };
-        ExtraModule { name: m.name, kind, content: bytes::Bytes::from(Vec::from(m.content)) }
+        ExtraModule { name: m.name, kind, content: bytes::Bytes::from(Vec::from(m.content)), named_exports: m.named_exports }
       })
       .collect(),
   };

@@ -136,7 +136,7 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
         else if (b.kind === "workerLoader") bindings[b.name] = api.workerLoader(b.id === undefined ? {} : { id: b.id });
       }
       const modules = {};
-      for (const m of w.modules) modules[m.name] = { type: m.kind, content: m.content };
+      for (const m of w.modules) modules[m.name] = m.namedExports === undefined ? { type: m.kind, content: m.content } : { type: m.kind, content: m.content, namedExports: m.namedExports };
       const options = {
         script: harness(w.modules[0].name),
         filename: w.flags.includes("new_module_registry") ? HARNESS_NEW_REGISTRY : HARNESS,

@@ -12,6 +12,7 @@ mod messages;
 mod modules;
 mod options;
 pub mod inspector;
+mod module_exports;
 mod module_loader;
 mod module_urls;
 mod monitor;

@@ -10,6 +10,7 @@
 use super::code_cache;
 use super::sources;
 use super::values;
+use super::module_exports;
 use super::module_loader;
 use super::module_urls;
 use super::monitor::Monitor;
@@ -24,17 +25,19 @@ use std::sync::Arc;
 #[derive(Default)]
 pub(crate) struct Registry {
   sources: HashMap<String, ExtraModule>,
-  compiled: HashMap<String, v8::Global<v8::Module>>,
-  names: HashMap<i32, String>,
+  pub(super) compiled: HashMap<String, v8::Global<v8::Module>>,
+  pub(super) names: HashMap<i32, String>,
   node_loader: Option<v8::Global<v8::Function>>,
   /// Which `node:` modules the worker may import.
   node_gate: NodeGate,
   /// `internals.loadCommonJs`.
-  commonjs_loader: Option<v8::Global<v8::Function>>,
+  pub(super) commonjs_loader: Option<v8::Global<v8::Function>>,
   /// `internals.loadCloudflareModule`, for `cloudflare:` modules (`cloudflare:workers`).
   cloudflare_loader: Option<v8::Global<v8::Function>>,
-  /// The exports objects behind synthetic modules (node: and CommonJS), by identity hash.
-  node_exports: HashMap<i32, v8::Global<v8::Value>>,
+  /// The exports objects behind synthetic modules (node: and CommonJS), by identity hash, and
+  /// the names each exports (module_exports.rs).
+  pub(super) node_exports: HashMap<i32, v8::Global<v8::Value>>,
+  pub(super) export_names: HashMap<i32, Vec<String>>,
   /// The host's module loader (`createWorker({ loadModule })`), and the worker's monitor that
   /// a load waits under (it is a binding call: `binding_ms` bounds it).
   loader: Option<(Arc<dyn Host>, Arc<Monitor>)>,
@@ -285,7 +288,7 @@ impl Registry {
       self.trusted.insert(name.clone());
     }
     if let (false, Some((kind, content))) = (self.sources.contains_key(&name), module) {
-      self.sources.insert(name.clone(), ExtraModule { name: name.clone(), kind, content });
+      self.sources.insert(name.clone(), ExtraModule { name: name.clone(), kind, content, named_exports: None });
       self.origins.insert(name.clone(), host_name);
     }
     name
@@ -453,7 +456,7 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
 fn compile_source<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, source: ExtraModule, key: String, name: &str) -> Option<v8::Local<'a, v8::Module>> {
   let resource_name = registry.borrow().origin(&key).to_owned();
   let module = match source.kind {
-    ModuleKind::CommonJs => return resolve_commonjs(scope, registry, name),
+    ModuleKind::CommonJs => return module_exports::resolve_commonjs(scope, registry, name),
     ModuleKind::EsModule => {
       let text = String::from_utf8_lossy(&source.content).into_owned();
       let code = values::new_string(scope, &text);
@@ -690,7 +693,7 @@ fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
   let loader = v8::Local::new(scope, registry.borrow().node_loader.as_ref()?);
   let arg = values::new_string(scope, name).into();
   let exports = call_loader(scope, loader, &[arg]).and_then(|v| v8::Local::<v8::Object>::try_from(v).ok())?;
-  exports_module(scope, registry, key, exports.into())
+  module_exports::exports_module(scope, registry, key, exports.into(), None)
 }
 
 /// The namespace of the `node:` module `name`, instantiated and evaluated now (a synthetic module
@@ -709,7 +712,7 @@ pub(crate) fn node_namespace<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &Re
 
 /// Calls one of the bootstrap's module loaders (`internals.loadNodeModule`, …) with `args`;
 /// `None` when it threw, with its exception passed on to whoever resolves the import.
-fn call_loader<'a>(scope: &mut v8::PinScope<'a, '_>, loader: v8::Local<'a, v8::Function>, args: &[v8::Local<'a, v8::Value>]) -> Option<v8::Local<'a, v8::Value>> {
+pub(crate) fn call_loader<'a>(scope: &mut v8::PinScope<'a, '_>, loader: v8::Local<'a, v8::Function>, args: &[v8::Local<'a, v8::Value>]) -> Option<v8::Local<'a, v8::Value>> {
   v8::tc_scope!(let tc, scope);
   let recv = v8::undefined(tc).into();
   let result = loader.call(tc, recv, args);
@@ -728,66 +731,9 @@ fn resolve_cloudflare<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryR
   let loader = v8::Local::new(scope, registry.borrow().cloudflare_loader.as_ref()?);
   let arg = values::new_string(scope, name).into();
   let exports = call_loader(scope, loader, &[arg])?;
-  exports_module(scope, registry, specifier.to_owned(), exports)
+  module_exports::exports_module(scope, registry, specifier.to_owned(), exports, None)
 }
 
-/// A CommonJS module from `modules`: `internals.loadCommonJs(name, nodeEnabled)` runs it (once
-/// per context) and its `module.exports` becomes a synthetic module.
-fn resolve_commonjs<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, name: &str) -> Option<v8::Local<'a, v8::Module>> {
-  let loader = v8::Local::new(scope, registry.borrow().commonjs_loader.as_ref()?);
-  let (node_enabled, trusted) = (registry.borrow().node_enabled(), registry.borrow().is_trusted(name));
-  // A trusted host module's require() reaches every node: module ("trusted", 96_commonjs.js).
-  let flag: v8::Local<v8::Value> = if trusted { values::new_string(scope, "trusted").into() } else { v8::Boolean::new(scope, node_enabled).into() };
-  let args = [values::new_string(scope, name).into(), flag];
-  let exports = call_loader(scope, loader, &args)?;
-  exports_module(scope, registry, name.to_owned(), exports)
-}
-
-/// A synthetic module over an exports value: `default` is the value, and each own enumerable
-/// property of an object is a named export too.
-fn exports_module<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, key: String, exports: v8::Local<'a, v8::Value>) -> Option<v8::Local<'a, v8::Module>> {
-  let mut names = vec![values::new_string(scope, "default")];
-  if let Ok(object) = v8::Local::<v8::Object>::try_from(exports) {
-    let keys = object.get_own_property_names(scope, v8::GetPropertyNamesArgs::default())?;
-    for i in 0..keys.length() {
-      let key = keys.get_index(scope, i)?.to_rust_string_lossy(scope);
-      if key != "default" {
-        names.push(values::new_string(scope, &key));
-      }
-    }
-  }
-  let resource = values::new_string(scope, &key);
-  let module = v8::Module::create_synthetic_module(scope, resource, &names, evaluate_node);
-  let mut registry = registry.borrow_mut();
-  registry.node_exports.insert(module.get_identity_hash().get(), v8::Global::new(scope, exports));
-  registry.names.insert(module.get_identity_hash().get(), key.clone());
-  registry.compiled.insert(key, v8::Global::new(scope, module));
-  Some(module)
-}
-
-/// Sets a `node:` module's exports from its exports object.
-fn evaluate_node<'a>(context: v8::Local<'a, v8::Context>, module: v8::Local<'a, v8::Module>) -> Option<v8::Local<'a, v8::Value>> {
-  // SAFETY: V8 calls this synchronously while evaluating the module, with `context` entered.
-  v8::callback_scope!(unsafe let scope, context);
-  let registry = scope.get_slot::<RegistryRef>()?.clone();
-  let exports = v8::Local::new(scope, registry.borrow().node_exports.get(&module.get_identity_hash().get())?);
-  let default = values::new_string(scope, "default");
-  module.set_synthetic_module_export(scope, default, exports)?;
-  let Ok(exports) = v8::Local::<v8::Object>::try_from(exports) else {
-    return Some(v8::undefined(scope).into());
-  };
-  let keys = exports.get_own_property_names(scope, v8::GetPropertyNamesArgs::default())?;
-  for i in 0..keys.length() {
-    let key = keys.get_index(scope, i)?;
-    if key.to_rust_string_lossy(scope) == "default" {
-      continue;
-    }
-    let value = exports.get(scope, key)?;
-    let name = key.to_string(scope)?;
-    module.set_synthetic_module_export(scope, name, value)?;
-  }
-  Some(v8::undefined(scope).into())
-}
 
 /// Sets a non-JS module's default export: WebAssembly.Module, string, ArrayBuffer or JSON.
 fn evaluate_synthetic<'a>(context: v8::Local<'a, v8::Context>, module: v8::Local<'a, v8::Module>) -> Option<v8::Local<'a, v8::Value>> {

@@ -123,7 +123,7 @@ pub fn key(options: &WorkerOptions) -> Key {
     Some(dir) => field(dir.as_os_str().as_encoded_bytes()),
   }
   field(&(modules.len() as u64).to_le_bytes());
-  for ExtraModule { name, kind, content } in modules {
+  for ExtraModule { name, kind, content, named_exports } in modules {
     field(name.as_bytes());
     field(match kind {
       ModuleKind::EsModule => b"esm",
@@ -134,6 +134,10 @@ pub fn key(options: &WorkerOptions) -> Key {
       ModuleKind::CommonJs => b"commonjs",
     });
     field(content);
+    match named_exports {
+      None => field(b"no-named-exports"),
+      Some(names) => field(names.join("\0").as_bytes()),
+    }
   }
   hash.finish()
 }

@@ -297,7 +297,7 @@ fn pool_key_ignores_the_sinks_and_covers_the_rest() {
   let mut limits = base.clone();
   limits.limits.cpu_ms = 5;
   let mut module = base.clone();
-  module.modules.push(ExtraModule { name: "a.txt".into(), kind: ModuleKind::Text, content: "x".into() });
+  module.modules.push(ExtraModule { name: "a.txt".into(), kind: ModuleKind::Text, content: "x".into(), named_exports: None });
   let mut module_content = module.clone();
   module_content.modules[0].content = "y".into();
   let keys = [&base, &env, &limits, &module, &module_content].map(pool::key);

@@ -101,7 +101,7 @@ pub enum ModuleKind {
   /// The default export is the parsed JSON.
   Json,
   /// CommonJS (`require`, `module`, `exports`): the default export is `module.exports`, and its
-  /// own enumerable properties are named exports too.
+  /// own properties are named exports too (or the names given, `ExtraModule::named_exports`).
   CommonJs,
 }
 
@@ -111,6 +111,9 @@ pub struct ExtraModule {
   pub name: String,
   pub kind: ModuleKind,
   pub content: Bytes,
+  /// A CommonJS module's named exports as given (workerd's `namedExports`): exactly these, rather
+  /// than the own properties of its `module.exports` (src/runtime/module_exports.rs).
+  pub named_exports: Option<Vec<String>>,
 }
 
 /// An outbound HTTP request from the worker's `fetch()`.
