@@ -220,6 +220,8 @@ async function create(state, parent, code) {
     unsafeExperimental: code.allowExperimental === true,
     ...(settings.limits !== undefined ? { limits: settings.limits } : {}),
     network: settings.network,
+    // Loaded code is mostly loaded once: no warm spare is kept for it.
+    pool: false,
     ...(outbound !== undefined ? { outbound } : {}),
     ...(tailConsumers !== undefined ? { tailConsumers } : {}),
   });
