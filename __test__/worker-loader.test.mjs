@@ -234,3 +234,11 @@ test("worker loader: loaded workers are disposed with their parent (their timers
   await new Promise((r) => setTimeout(r, 200));
   assert.equal(ticks.length, after, "no tick after the parent was disposed");
 });
+
+test("worker loader: Miniflare's workerLoaders option (workerbox/vitest) makes the binding", async () => {
+  const { addMiniflareBindings } = await import("../lib/vitest/miniflare-options.js");
+  const api = await import("../index.js");
+  const bindings = {};
+  addMiniflareBindings(bindings, { workerLoaders: { LOADER: {} } }, { where: "test", api });
+  assert.equal(bindings.LOADER?.constructor?.name, "WorkerLoaderBinding");
+});

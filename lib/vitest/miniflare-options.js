@@ -1,6 +1,6 @@
 // Bindings given in Miniflare's option names (`cloudflareTest({ miniflare: { kvNamespaces,
 // r2Buckets, d1Databases, durableObjects, queueProducers, serviceBindings, hyperdrives,
-// bindings, ratelimits, analyticsEngineDatasets, email, secretsStoreSecrets, versionMetadata } })`, and the same keys of each `miniflare.workers` entry), as Cloudflare's pool
+// bindings, ratelimits, analyticsEngineDatasets, email, secretsStoreSecrets, versionMetadata, workerLoaders } })`, and the same keys of each `miniflare.workers` entry), as Cloudflare's pool
 // takes them: each a list of binding names or an object keyed by binding name. They are added
 // over the wrangler file's. An option that would make a binding workerbox cannot make is named
 // in an error, never ignored.
@@ -17,7 +17,7 @@ const NOT_BINDINGS = new Set([
   "queueConsumers", "durableObjectsPersist", "assets", "unsafeBindings",
 ]);
 /** The binding options made here. */
-const MADE = ["kvNamespaces", "r2Buckets", "d1Databases", "durableObjects", "queueProducers", "serviceBindings", "hyperdrives", "bindings", "textBlobBindings", "dataBlobBindings", "wasmBindings", "ratelimits", "analyticsEngineDatasets", "email", "secretsStoreSecrets", "versionMetadata"];
+const MADE = ["kvNamespaces", "r2Buckets", "d1Databases", "durableObjects", "queueProducers", "serviceBindings", "hyperdrives", "bindings", "textBlobBindings", "dataBlobBindings", "wasmBindings", "ratelimits", "analyticsEngineDatasets", "email", "secretsStoreSecrets", "versionMetadata", "workerLoaders"];
 
 /** `[bindingName, value]` pairs from a list of names or an object keyed by binding name. */
 function entries(value, key, where) {
@@ -100,7 +100,8 @@ function addMiniflareBindings(bindings, options, { where, api, services = () => 
  * namespace_id?, simple: { limit, period } } }`, `analyticsEngineDatasets: { NAME: { dataset } }`,
  * `email: { send_email: [{ name, destination_address?, allowed_destination_addresses?,
  * allowed_sender_addresses? }] }`, `secretsStoreSecrets: { NAME: { store_id, secret_name } }`
- * (no value: get() rejects as not found), `versionMetadata: "NAME"`. All in memory.
+ * (no value: get() rejects as not found), `versionMetadata: "NAME"`, `workerLoaders: { NAME: {} }`.
+ * All in memory.
  */
 function addSimulatedBindings(bindings, options, where, api) {
   const table = (key) => {
@@ -137,6 +138,7 @@ function addSimulatedBindings(bindings, options, where, api) {
     if (typeof options.versionMetadata !== "string") throw new TypeError(`${where}: versionMetadata must be the binding's name`);
     bindings[options.versionMetadata] = api.versionMetadata();
   }
+  for (const [name] of table("workerLoaders")) bindings[name] = api.workerLoader();
 }
 
 module.exports = { addMiniflareBindings };
