@@ -90,12 +90,17 @@ export interface WorkerOptions {
   inspector?: boolean | { port?: number; host?: string; name?: string; waitForDebugger?: boolean };
   /** A source map of `script` (object or JSON): errors from the worker name the original files, and DevTools gets it. */
   sourceMap?: string | { version: number; sources: string[]; mappings: string; [key: string]: unknown };
-  /** The store behind the worker's `caches` (default: a fresh in-memory store per worker). */
-  cache?: {
-    match(cache: string, url: string): MaybePromise<CacheEntry | null>;
-    put(cache: string, url: string, entry: CacheEntry): MaybePromise<void>;
-    delete(cache: string, url: string): MaybePromise<boolean>;
-  };
+  /**
+   * The store behind the worker's `caches` (default: a fresh in-memory store per worker); or
+   * `{ service }`, a cache service spoken to over HTTP as workerd's cacheApiOutbound is.
+   */
+  cache?:
+    | {
+        match(cache: string, url: string): MaybePromise<CacheEntry | null>;
+        put(cache: string, url: string, entry: CacheEntry): MaybePromise<void>;
+        delete(cache: string, url: string): MaybePromise<boolean>;
+      }
+    | { service: BackingService };
   /**
    * Answers the worker's `fetch()` calls in the host (Node's Request/Response) instead of the
    * network; or a `service()` binding, whose worker (entrypoint) answers them.
@@ -337,6 +342,13 @@ export interface StorageHandlers {
  */
 export declare function kv(options?: { dir?: string } | KVHandlers): KVBinding;
 /**
+ * A KV namespace whose backing is a service, spoken to in workerd's KV HTTP protocol (as a workerd
+ * `kvNamespace` naming a service): see docs/bindings.md, "Bindings backed by a service".
+ */
+export declare function kv(options: { service: BackingService }): Binding;
+/** A service a binding speaks workerd's HTTP protocol to: a worker, a `service()` binding or a fetch handler. */
+export type BackingService = Worker | Binding | ((request: Request) => MaybePromise<Response>) | { fetch(request: Request): MaybePromise<Response> };
+/**
  * An object storage bucket with R2's API: in memory, in the SQLite file `dir/storage.sqlite3`
  * (shared with every binding and process using that folder), or answered by your handlers.
  */
@@ -488,6 +500,8 @@ export interface AnalyticsEngineBinding extends Binding {
   clear(): Promise<void>;
 }
 export declare function analyticsEngine(options?: { dataset?: string; dir?: string }): AnalyticsEngineBinding;
+/** A dataset whose data points are POSTed to a service, as workerd's analyticsEngine binding does. */
+export declare function analyticsEngine(options: { dataset?: string; service: BackingService }): Binding;
 
 /** A message a worker sent through a send_email binding. */
 export interface SentEmail {
@@ -826,6 +840,8 @@ export interface PendingQueueMessage {
 
 /** A queue: producers send to it from `env`, its consumer's `queue()` handler receives batches. */
 export declare function queue(options?: QueueOptions): Queue;
+/** A producer whose backing is a service, spoken to in workerd's queue HTTP protocol. */
+export declare function queue(options: { service: BackingService }): Binding;
 /** Runs the worker's `queue(batch, env, ctx)` handler on one batch and resolves to what it acked and retried. */
 export declare function dispatch(worker: Worker, input: QueueInput): Promise<QueueResult>;
 

@@ -63,10 +63,43 @@ const CACHE_METHODS = ["match", "put", "delete"];
  */
 function cacheStore(handlers) {
   if (handlers === undefined) return null;
+  // A cache service spoken to over HTTP (workerd's cacheApiOutbound).
+  if (handlers !== null && typeof handlers === "object" && handlers.service !== undefined) return serviceBacked("cache", handlers.service, "createWorker: options.cache");
   if (handlers === null || typeof handlers !== "object" || CACHE_METHODS.some((m) => typeof handlers[m] !== "function")) {
     throw new TypeError("createWorker: options.cache must be an object with match(cache, url), put(cache, url, entry) and delete(cache, url) functions");
   }
   return new Binding("cache", handlers);
+}
+
+/**
+ * The Cache API over HTTP to a cache service, as workerd speaks to its cacheApiOutbound:
+ * match() is a GET of the URL with `Cache-Control: only-if-cached` (a hit is an answer whose
+ * CF-Cache-Status is HIT; anything else a miss), put() a PUT whose body is the response
+ * serialized as HTTP/1.1 (status line, headers, body), delete() a PURGE (200: deleted).
+ */
+async function callCacheService(backing, method, args, bytes, dispatch, caller) {
+  const send = (httpMethod, headers, body = null) => callService(backing, "fetch", { method: httpMethod, url: args.url, headers }, body, dispatch, caller);
+  switch (method) {
+    case "match": {
+      const answer = await send("GET", ["cache-control", "only-if-cached"]);
+      const head = JSON.parse(answer.json);
+      const status = head.headers.findIndex((v, i) => i % 2 === 0 && v.toLowerCase() === "cf-cache-status");
+      if (status === -1 || head.headers[status + 1] !== "HIT") return { json: "null" };
+      return { json: JSON.stringify({ status: head.status, statusText: head.statusText, headers: head.headers }), bytes: answer.bytes ?? Buffer.alloc(0) };
+    }
+    case "put": {
+      let text = `HTTP/1.1 ${args.status} ${args.statusText ?? ""}\r\n`;
+      for (let i = 0; i + 1 < args.headers.length; i += 2) text += `${args.headers[i]}: ${args.headers[i + 1]}\r\n`;
+      const payload = Buffer.concat([Buffer.from(text + "\r\n", "latin1"), bytes ?? Buffer.alloc(0)]);
+      await send("PUT", ["content-length", String(payload.byteLength)], payload);
+      return { json: "null" };
+    }
+    case "delete": {
+      const answer = await send("PURGE", ["x-real-ip", "127.0.0.1"]);
+      return { json: JSON.stringify(JSON.parse(answer.json).status === 200) };
+    }
+  }
+  throw new TypeError(`unknown cache operation "${method}"`);
 }
 
 async function callCache(handler, method, args, bytes) {
@@ -112,12 +145,30 @@ function storage(options = {}) {
 }
 
 /**
+ * A binding whose backing is a service spoken to in workerd's HTTP protocol for `kind` (the
+ * worker's binding kind, "kv_http", "queue_http", …): the worker's requests (and RPC calls) go to
+ * `target` — a workerbox worker, a `service()` binding (for a named entrypoint) or a fetch
+ * handler — as a service binding's do. workerd backs KV, queue and Analytics Engine bindings so.
+ */
+function serviceBacked(kind, target, where) {
+  let backing;
+  if (target instanceof Binding && target[kBinding] === "service") backing = target;
+  else if (rpc.isWorker(target) || typeof target === "function" || (target !== null && typeof target === "object" && typeof target.fetch === "function")) backing = service(target);
+  else throw new TypeError(`${where}: options.service must be a workerbox worker, a service() binding or a fetch handler (request) => Response`);
+  const binding = new Binding(kind, null);
+  binding.service = backing;
+  return binding;
+}
+
+/**
  * A KV namespace binding. `kv()` keeps data in memory, `kv({ dir })` in `dir/kv.sqlite3`, and
  * `kv({ get, put, delete, list })` calls your own handlers (sync or async). One binding given to
- * several workers is one namespace.
+ * several workers is one namespace. `kv({ service })` is a namespace whose backing is a service
+ * spoken to in KV's HTTP protocol (workerd's `kvNamespace` naming a service).
  */
 function kv(options = {}) {
   if (options === null || typeof options !== "object") throw new TypeError("kv(): options must be an object: kv(), kv({ dir }) or kv({ get, put, delete, list })");
+  if (options.service !== undefined) return serviceBacked("kv_http", options.service, "kv()");
   if (KV_METHODS.some((m) => m in options)) {
     for (const m of KV_METHODS) {
       if (typeof options[m] !== "function") throw new TypeError(`kv(): handler "${m}" must be a function (a custom KV needs get, put, delete and list)`);
@@ -396,6 +447,11 @@ function createDispatcher(definitions, dispatch, bodies, self = () => undefined)
       if (definition.store !== null) throw new Error(`env.${name} is answered by its embedded store, not by the host`);
       const args = JSON.parse(argsJson);
       const kind = definition[kBinding];
+      // A binding whose backing is a service (serviceBacked()): its HTTP requests and RPC calls go there.
+      if (definition.service instanceof Binding) {
+        const answer = await (kind === "cache" ? callCacheService : callService)(definition.service, method, args, bytes, dispatch, self());
+        return { json: answer.json, bytes: answer.bytes ?? undefined };
+      }
       const call = { kv: callKV, storage: callStorage, cache: callCache, queue: callQueue }[kind];
       // A binding family defined in its own file (d1) answers its calls itself.
       const answer =
@@ -420,4 +476,4 @@ function setQueueBatchRunner(run) {
   runQueueBatch = run;
 }
 
-module.exports = { kv, storage, service, selfService, cacheStore, kBinding, Binding, createDispatcher, setQueueBatchRunner };
+module.exports = { kv, storage, service, serviceBacked, selfService, cacheStore, kBinding, Binding, createDispatcher, setQueueBatchRunner };

@@ -146,6 +146,13 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 /** The CPU time (ms) each answer's event had used when it responded, for tail consumers' `cpuTime`. */
 const cpuTimes = new WeakMap();
 
+/**
+ * A header value as an HTTP client receives it from workerd: a value with characters beyond
+ * Latin-1 (workerd sends its UTF-8 bytes) as those bytes, one character each, as Node's HTTP
+ * parser gives them. (Node's Headers takes nothing else.)
+ */
+const byteString = (value) => (/[^\x00-\xff]/.test(value) ? Buffer.from(value, "utf8").toString("latin1") : value);
+
 function toNodeResponse(outcome, method, stream = null) {
   const withoutBody = NULL_BODY_STATUS.has(outcome.status) || method === "HEAD";
   if (withoutBody && stream !== null) stream.cancel("the response has no body").catch(() => {});
@@ -157,7 +164,7 @@ function toNodeResponse(outcome, method, stream = null) {
   const response = buffered ? bufferedResponse(body, init) : new Response(body, init);
   const headers = response.headers;
   const flat = outcome.headers;
-  for (let i = 0; i + 1 < flat.length; i += 2) headers.append(flat[i], flat[i + 1]);
+  for (let i = 0; i + 1 < flat.length; i += 2) headers.append(flat[i], byteString(flat[i + 1]));
   if (typeof outcome.cpuMs === "number") cpuTimes.set(response, outcome.cpuMs);
   return response;
 }

@@ -15,7 +15,7 @@
 // Workers are the API's (lib/api.js): it hands this file, through setWorkerAccess(), how to tell
 // a worker, run a batch in one and write to its log, so nothing here imports the API.
 
-const { Binding } = require("../bindings.js");
+const { Binding, serviceBacked } = require("../bindings.js");
 const { CONTENT_TYPES, shown, messageId, decodeBody } = require("./messages.js");
 const { Backlog } = require("./backlog.js");
 const producer = require("./producer.js");
@@ -395,6 +395,12 @@ class Queue extends Binding {
 function queue(options = {}) {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new TypeError("queue(): options must be an object such as { maxBatchSize: 10, maxBatchTimeout: 5 }");
+  }
+  // A producer whose backing is a service spoken to in workerd's queue HTTP protocol.
+  if (options.service !== undefined) {
+    const other = Object.keys(options).filter((key) => key !== "service");
+    if (other.length > 0) throw new TypeError(`queue(): options.service cannot be combined with ${other.join(", ")} (the service is the queue)`);
+    return serviceBacked("queue_http", options.service, "queue()");
   }
   for (const key of Object.keys(options)) {
     if (!OPTION_NAMES.includes(key)) throw new TypeError(`queue(): unknown option "${key}" (known options: ${OPTION_NAMES.join(", ")})`);

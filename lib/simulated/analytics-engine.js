@@ -80,6 +80,8 @@ function analyticsEngine(options = {}) {
   if (options === null || typeof options !== "object") throw new TypeError("analyticsEngine(): options must be an object such as { dataset: \"events\", dir: \".workerbox/ae\" }");
   const { dataset = "dataset", dir } = options;
   if (typeof dataset !== "string" || dataset === "") throw new TypeError("analyticsEngine(): dataset must be a non-empty string");
+  // Backed by a service (workerd's analyticsEngine binding): each data point is POSTed to it.
+  if (options.service !== undefined) return require("../bindings.js").serviceBacked(`analytics_engine_http:${dataset}`, options.service, "analyticsEngine()");
   if (dir !== undefined && (typeof dir !== "string" || dir === "")) throw new TypeError("analyticsEngine(): dir must be a folder path");
   return new AnalyticsEngineBinding(dataset, dir);
 }

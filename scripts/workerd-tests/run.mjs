@@ -90,7 +90,7 @@ const withTimeout = (promise, ms, what) =>
  */
 export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose = false, expected = [] } = {}) {
   const api = require("../../index.js");
-  const { createWorker, dispatch, service, durableObject, kv, storage, queue, memoryCache, unsafeEval } = api;
+  const { createWorker, dispatch, service, durableObject, kv, storage, queue, memoryCache, unsafeEval, analyticsEngine } = api;
   const result = { tests: {}, errors: {}, note: null };
   const workers = new Map();
   const patches = [];
@@ -103,19 +103,25 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
   try {
     for (const w of plan.workers) {
       const bindings = {};
+      // A service binding to one of the config's workers, filled in once every worker exists
+      // (services may name each other or themselves).
+      const serviceTo = (b) => {
+        const def = service({ fetch: () => new Response("service not started", { status: 503 }) });
+        patches.push(() => {
+          const target = workers.get(b.service);
+          if (!target) return;
+          def.handler = target;
+          if (b.entrypoint !== undefined && b.entrypoint !== "default") def.entrypoint = b.entrypoint;
+        });
+        return def;
+      };
       for (const b of w.bindings) {
         if (b.kind === "var") bindings[b.name] = b.value;
-        else if (b.kind === "service") {
-          // Filled in once every worker exists (services may name each other or themselves).
-          const def = service({ fetch: () => new Response("service not started", { status: 503 }) });
-          patches.push(() => {
-            const target = workers.get(b.service);
-            if (!target) return;
-            def.handler = target;
-            if (b.entrypoint !== undefined && b.entrypoint !== "default") def.entrypoint = b.entrypoint;
-          });
-          bindings[b.name] = def;
-        } else if (b.kind === "network") {
+        else if (b.kind === "service") bindings[b.name] = serviceTo(b);
+        else if (b.kind === "kv" && b.service) bindings[b.name] = kv({ service: serviceTo(b) });
+        else if (b.kind === "queue" && b.service) bindings[b.name] = queue({ service: serviceTo(b) });
+        else if (b.kind === "analyticsEngine") bindings[b.name] = analyticsEngine({ dataset: b.dataset, service: serviceTo(b) });
+        else if (b.kind === "network") {
           bindings[b.name] = service(async (request) => {
             if (!b.address) return fetch(request);
             const url = new URL(request.url);
@@ -154,6 +160,7 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
       };
       if (VARIANTS[variant].workerboxDate) options.compatibilityDate = VARIANTS[variant].workerboxDate;
       // A global outbound naming an entrypoint (of this worker or another): a service binding to it.
+      if (w.cacheService) options.cache = { service: serviceTo(w.cacheService) };
       if (w.outbound && w.outboundEntrypoint !== undefined) {
         const def = service({ fetch: () => new Response("service not started", { status: 503 }) });
         patches.push(() => {

@@ -1,7 +1,8 @@
 // Translation of one parsed `.wd-test` config into a plan for workerbox: per worker service its
 // modules (main module first, embeds read relative to the config), compatibility flags (those
 // workerbox accepts), bindings as neutral descriptions (var / service / durable object / kv /
-// r2 / queue / memory cache / outbound) and its global outbound. What cannot be carried over is listed in
+// r2 / queue / analytics engine / memory cache / outbound; a kv, queue or analytics engine
+// binding naming a worker service carries it) and its global outbound. What cannot be carried over is listed in
 // `gaps` (the test still runs without it) or makes the config `untranslatable` (with the reason).
 // run.mjs turns the plan into createWorker options; nothing here touches workerbox.
 import { existsSync, readFileSync } from "node:fs";
@@ -54,6 +55,12 @@ function serviceRef(v) {
   return null;
 }
 
+/** The worker service a KV / queue binding names (its backing), or nothing (a local store). */
+function backing(designator, services) {
+  const ref = serviceRef(designator);
+  return ref && services.get(ref.service)?.worker ? { service: ref.service, entrypoint: ref.entrypoint } : {};
+}
+
 function binding(b, services, where, gaps) {
   const name = b.name;
   const at = `${where} binding ${name}`;
@@ -82,9 +89,19 @@ function binding(b, services, where, gaps) {
     const className = typeof v === "string" ? v : v.className;
     return { name, kind: "durableObject", className, service: typeof v === "string" ? null : v.serviceName ?? null };
   }
-  if ("kvNamespace" in b) return { name, kind: "kv" };
+  // A KV namespace, queue or Analytics Engine dataset names the service that backs it; when that
+  // is one of the config's workers, the binding speaks workerd's HTTP protocol to it.
+  if ("kvNamespace" in b) return { name, kind: "kv", ...backing(b.kvNamespace, services) };
   if ("r2Bucket" in b || "r2Admin" in b) return { name, kind: "r2" };
-  if ("queue" in b) return { name, kind: "queue" };
+  if ("queue" in b) return { name, kind: "queue", ...backing(b.queue, services) };
+  if ("analyticsEngine" in b) {
+    const ref = serviceRef(b.analyticsEngine);
+    if (!services.get(ref?.service)?.worker) {
+      gaps.push(`${at}: analyticsEngine service "${ref?.service}" is not a worker (omitted)`);
+      return null;
+    }
+    return { name, kind: "analyticsEngine", dataset: ref.service, service: ref.service, entrypoint: ref.entrypoint };
+  }
   if ("memoryCache" in b) {
     // workerd's unset limits are 0, which keeps nothing.
     const { maxKeys = 0, maxValueSize = 0, maxTotalValueSize = 0 } = b.memoryCache.limits ?? {};
@@ -166,14 +183,21 @@ export function translate(config, dir) {
       }
       const doClasses = {};
       for (const ns of w.durableObjectNamespaces ?? []) doClasses[ns.className] = { sql: ns.enableSql === true, ephemeral: "ephemeralLocal" in ns };
-      for (const key of ["cacheApiOutbound", "streamingTails", "tails", "durableObjectStorage", "limits", "moduleFallback"]) {
+      // The Cache API's backing service (workerd's cacheApiOutbound), when it is a worker.
+      let cacheService = null;
+      if (w.cacheApiOutbound !== undefined) {
+        const ref = serviceRef(w.cacheApiOutbound);
+        if (services.get(ref?.service)?.worker) cacheService = { service: ref.service, entrypoint: ref.entrypoint };
+        else gaps.push(`${where}: cacheApiOutbound ${ref?.service} is not a worker service (not carried over)`);
+      }
+      for (const key of ["streamingTails", "tails", "durableObjectStorage", "limits", "moduleFallback"]) {
         if (w[key] === undefined) continue;
         if (key === "durableObjectStorage" && ("inMemory" in w[key] || "none" in w[key])) continue;
         gaps.push(`${where}: ${key} is not carried over`);
       }
       // --expose-gc becomes createWorker's unsafeExposeGc; other V8 flags have no per-worker form.
       const exposeGc = (config.v8Flags ?? []).includes("--expose-gc");
-      workers.push({ name: s.name, modules, flags: kept, bindings, outbound, outboundEntrypoint, doClasses, exposeGc });
+      workers.push({ name: s.name, modules, flags: kept, bindings, outbound, outboundEntrypoint, doClasses, exposeGc, cacheService });
     }
     if (workers.length === 0) throw new Untranslatable("no worker services");
   } catch (e) {

@@ -118,11 +118,17 @@ internals.sizedStreams = new WeakSet();
 
 /** A byte stream of a copy of `bytes` (a body, `Blob.stream()`), which knows its length. */
 internals.bytesStream = (bytes) => {
+  // An empty one stays "readable" (with 0 bytes left) until it is read, as workerd's does.
   const stream = internals.internalStream({
     type: "bytes",
     start(controller) {
-      if (bytes.byteLength > 0) controller.enqueue(bytes.slice());
+      if (bytes.byteLength === 0) return;
+      controller.enqueue(bytes.slice());
       controller.close();
+    },
+    pull(controller) {
+      controller.close();
+      controller.byobRequest?.respond(0);
     },
   });
   internals.sizedStreams.add(stream);

@@ -24,6 +24,16 @@ const KNOWN_METHODS = new Set(["PATCH", "PURGE", "TRACE", "COPY", "LOCK", "MKCOL
 const REDIRECT_MODES = new Set(["follow", "manual", "error"]);
 const CACHE_MODES = new Set(["no-store", "no-cache", "reload"]);
 
+/**
+ * As workerd checks a request's cf against its cache mode when it is sent: `cache: "no-store"`
+ * means a cacheTtl of -1, so a cf.cacheTtl of anything else is a TypeError.
+ */
+internals.checkCacheModeCf = (request) => {
+  const cf = request.cf;
+  if (request.cache !== "no-store" || cf === null || typeof cf !== "object" || !("cacheTtl" in cf)) return;
+  if (cf.cacheTtl !== -1) throw new TypeError(`CacheTtl: ${String(cf.cacheTtl)}, is not compatible with cache: no-store header.`);
+};
+
 // ---- Body ------------------------------------------------------------------------------------
 
 /**
@@ -518,12 +528,12 @@ class Request {
     if (init.cf !== undefined) this.#cf = copyCf(init.cf);
     if (init.cache !== undefined) {
       // workerd's cache modes; any other (only-if-cached, default, …) is a TypeError there.
-      // The option came with cache_option_enabled (2024-11-11), "no-cache" with cache_no_cache_enabled.
-      if (!internals.feature("cache_option_enabled")) {
-        throw new Error("The 'cache' field on 'RequestInitializerDict' is not implemented (it needs the cache_option_enabled compatibility flag or a compatibility date from 2024-11-11).");
-      }
+      // The option came with cache_option_enabled (2024-11-11), "no-cache" with
+      // cache_no_cache_enabled, "reload" with cache_reload_enabled. (workerd's messages, word for word.)
+      if (!internals.feature("cache_option_enabled")) throw new Error("The 'cache' field on 'RequestInitializerDict' is not implemented.");
       const mode = internals.domString(init.cache);
-      if (!CACHE_MODES.has(mode) || (mode === "no-cache" && !internals.feature("cache_no_cache_enabled"))) throw new TypeError(`Unsupported cache mode: ${mode}`);
+      const off = (mode === "no-cache" && !internals.feature("cache_no_cache_enabled")) || (mode === "reload" && !internals.feature("cache_reload_enabled"));
+      if (!CACHE_MODES.has(mode) || off) throw new TypeError(`Unsupported cache mode: ${mode}`);
       this.#cache = mode;
     }
     // workerd: cf.cacheControl excludes cf.cacheTtl and the cache option (which maps to a TTL).
@@ -744,7 +754,7 @@ class Response {
       (response) => response.#headers,
     );
     /** A Response as fetch() returns it: any status the server sent, immutable headers, its URL. */
-    internals.newFetchResponse = (status, statusText, flatHeaders, body, url, redirected) => {
+    internals.newFetchResponse = (status, statusText, flatHeaders, body, url, redirected, type = "basic") => {
       const response = new Response(null);
       response.#status = status;
       response.#statusText = statusText;
@@ -755,7 +765,7 @@ class Response {
       response.#body = body instanceof ReadableStream ? BodyState.fromHost(null, body) : BodyState.fromHost(body);
       response.#url = url;
       response.#redirected = redirected;
-      response.#type = "basic";
+      response.#type = type;
       return response;
     };
     /** What the host gets: status, statusText, raw header list, and the body (bytes or a stream). */

@@ -317,13 +317,29 @@ async function fetchThroughHostUnaborted(name, request, extra) {
   const known = hasBody && !request.headers.has("content-length") ? internals.requestBodyLength(request) : undefined;
   const body = hasBody ? new Uint8Array(await request.arrayBuffer()) : null;
   if (known !== undefined) headers.push("content-length", String(known === true ? body.byteLength : known));
+  // A body of unknown length goes chunked, and the receiving worker sees it so (as in workerd).
+  if (hasBody && request.body !== null && known === undefined && !request.headers.has("content-length") && !request.headers.has("transfer-encoding")) {
+    headers.push("transfer-encoding", "chunked");
+  }
   const [head, bytes] = await hostCall(name, "fetch", { method: request.method, url: request.url, headers, ...extra }, body);
-  const list = [];
-  for (let i = 0; i < head.headers.length; i += 2) list.push([head.headers[i], head.headers[i + 1]]);
+  // Header values arrive as bytes (one character each, as a Node handler's or lib/http.js's
+  // toNodeResponse gives them); workerd reads them as UTF-8.
+  for (let i = 1; i < head.headers.length; i += 2) {
+    const value = head.headers[i];
+    if (/[\x80-\xff]/.test(value) && !/[^\x00-\xff]/.test(value)) head.headers[i] = decoder.decode(Uint8Array.from(value, (c) => c.charCodeAt(0)));
+  }
   // A WebSocket answer: its end here talks to the one the host holds.
-  if (head.webSocket !== undefined) return new Response(null, { status: 101, statusText: head.statusText, headers: list, webSocket: internals.webSocketFromHost(head.webSocket) });
+  if (head.webSocket !== undefined) {
+    const list = [];
+    for (let i = 0; i < head.headers.length; i += 2) list.push([head.headers[i], head.headers[i + 1]]);
+    return new Response(null, { status: 101, statusText: head.statusText, headers: list, webSocket: internals.webSocketFromHost(head.webSocket) });
+  }
   const nullBody = [101, 204, 205, 304].includes(head.status) || request.method === "HEAD";
-  return new Response(nullBody ? null : bytes ?? new Uint8Array(0), { status: head.status, statusText: head.statusText, headers: list });
+  // As workerd's: immutable headers and the request's URL (no fragment), type "default".
+  const hash = request.url.indexOf("#");
+  const url = hash === -1 ? request.url : request.url.slice(0, hash);
+  // An empty status text is none: the status's own, as a Response made without one has.
+  return internals.newFetchResponse(head.status, head.statusText === "" ? null : head.statusText, head.headers, nullBody ? null : bytes ?? new Uint8Array(0), url, false, "default");
 }
 internals.fetchThroughHost = fetchThroughHost;
 
@@ -337,6 +353,12 @@ class Fetcher {
 
   fetch(input, init = undefined) {
     const request = new Request(input, init);
+    try {
+      internals.checkCacheModeCf(request);
+    } catch (error) {
+      // A rejection (found when the request is sent, as workerd's), whatever capture_async_api_throws says.
+      return Promise.resolve().then(() => Promise.reject(error));
+    }
     // As workerd's Fetcher: a redirect is followed (to this same service) unless the request says
     // otherwise; a hop to another origin drops Authorization from
     // strip_authorization_on_cross_origin_redirect's date (86_fetch.js followRedirects).

@@ -82,11 +82,28 @@ function base64(bytes) {
 /** A blob as it crosses to the host: a string, or `{ base64 }` for bytes. */
 const aeWire = (item) => (item === null ? null : item.text !== undefined ? item.text : { base64: base64(item.bytes) });
 
+/**
+ * A data point as workerd's writeLogfwdr posts it to an Analytics Engine service: its
+ * AnalyticsEngineEvent in Cap'n Proto's JSON (Data as byte arrays, 64-bit integers as strings,
+ * every double, the blobs given).
+ */
+function aeEventJson(dataset, index, blobs, doubles) {
+  const event = { accountId: "1", dataset: [...encoder.encode(dataset)], schemaVersion: "0", index1: [...(index?.bytes ?? [])], timestamp: String(BigInt(Date.now()) * 1000000n) };
+  for (let i = 0; i < AE_MAX_MEMBERS; i++) event[`double${i + 1}`] = doubles[i] ?? 0;
+  blobs.forEach((blob, i) => {
+    if (blob !== null) event[`blob${i + 1}`] = [...blob.bytes];
+  });
+  return JSON.stringify(event);
+}
+
 class AnalyticsEngineDataset {
   #name;
-  constructor(token, name) {
+  /** The dataset's name when its backing is a service spoken to over HTTP (kind "analytics_engine_http:<dataset>"). */
+  #httpDataset;
+  constructor(token, name, httpDataset = null) {
     illegal(token);
     this.#name = name;
+    this.#httpDataset = httpDataset;
   }
 
   /** Checks the data point as workerd does and hands it to the host; returns nothing. */
@@ -112,6 +129,11 @@ class AnalyticsEngineDataset {
       return item;
     });
     if (doubles.length > AE_MAX_MEMBERS) throw new TypeError(`${AE_PREFIX}Maximum of ${AE_MAX_MEMBERS} doubles supported.`);
+    if (this.#httpDataset !== null) {
+      const request = new Request("https://fake-host", { method: "POST", body: aeEventJson(this.#httpDataset, index, blobValues, doubles) });
+      internals.fetchThroughHost(this.#name, request).then((response) => response.arrayBuffer(), () => {}).catch(() => {});
+      return;
+    }
     const point = { index1: index === null ? "" : aeWire(index), blobs: blobValues.map(aeWire), doubles, timestamp: Date.now() };
     // Production writes without waiting; so does this (a failed write is the host's to report).
     internals.hostCall(this.#name, "write", point).catch(() => {});
@@ -362,6 +384,7 @@ const LOCAL_KINDS = {
 
 const makeOtherBinding = internals.makeBinding;
 internals.makeBinding = function makeBinding(name, kind) {
+  if (kind.startsWith("analytics_engine_http:")) return new AnalyticsEngineDataset(kConstruct, name, kind.slice("analytics_engine_http:".length));
   const Class = LOCAL_KINDS[kind];
   return Class === undefined ? makeOtherBinding(name, kind) : new Class(kConstruct, name);
 };

@@ -89,13 +89,17 @@ function prepare(body, options, what) {
 /** The producer binding: `env.QUEUE.send(body, options)` and `sendBatch(messages, options)`. */
 class WorkerQueue {
   #name;
-  constructor(token, name) {
+  /** Whether the queue is a service spoken to in workerd's HTTP protocol (kind "queue_http"). */
+  #http;
+  constructor(token, name, http = false) {
     if (token !== kConstruct) throw new TypeError("Illegal constructor");
     this.#name = name;
+    this.#http = http;
   }
 
   async send(body, options = undefined) {
     const message = prepare(body, options, "Queue send");
+    if (this.#http) return httpSend(this.#name, message, options);
     if (message.bytes.byteLength > MESSAGE_LIMIT) {
       throw new Error(`Queue send failed: message length of ${message.bytes.byteLength} bytes exceeds limit of ${MESSAGE_LIMIT}`);
     }
@@ -114,6 +118,7 @@ class WorkerQueue {
       if (entry === null || typeof entry !== "object") throw new TypeError(`sendBatch(): message ${i} must be an object such as { body }, got ${describe(entry)}`);
       return prepare(entry.body, entry, "Queue sendBatch");
     });
+    if (this.#http) return httpSendBatch(this.#name, prepared, list, batchDelay);
     if (prepared.length > BATCH_COUNT_LIMIT) {
       throw new Error(`Queue sendBatch failed: batch message count of ${prepared.length} exceeds limit of ${BATCH_COUNT_LIMIT}`);
     }
@@ -146,6 +151,7 @@ class WorkerQueue {
 
   /** The queue's backlog: `{ backlogCount, backlogBytes, oldestMessageTimestamp }`. */
   async metrics() {
+    if (this.#http) return httpMetrics(this.#name);
     const [json] = await ops.hostCall(this.#name, "metrics", "{}", null);
     const metrics = JSON.parse(json);
     metrics.oldestMessageTimestamp = metrics.oldestMessageTimestamp ? new Date(metrics.oldestMessageTimestamp) : undefined;
@@ -157,9 +163,96 @@ class WorkerQueue {
   }
 }
 
+// ---- Producer over HTTP: a queue whose backing is a service ------------------------------------
+// As workerd's WorkerQueue speaks to its queue service: POST https://fake-host/message (the body's
+// bytes; X-Msg-Fmt names the content type when one was given or JSON is the default,
+// X-Msg-Delay-Secs the delay), POST /batch (JSON: each body in base64, its contentType and
+// delaySecs; CF-Queue-Batch-* headers), GET /metrics. The service's limits are its own; a status
+// other than 200 rejects with its CF-Queues-Error-Cause/-Code under queue_expose_error_codes (and
+// always for metrics()), else with `Queue send failed: <status text>`.
+
+/** A metrics object as workerd's struct gives it: the time a Date, and 0 (none) undefined. */
+function metricsOf(value, what) {
+  if (value === null || typeof value !== "object") throw new Error(`Failed to parse queue ${what} response`);
+  const stamp = value.oldestMessageTimestamp;
+  const out = { backlogCount: Number(value.backlogCount ?? 0), backlogBytes: Number(value.backlogBytes ?? 0) };
+  out.oldestMessageTimestamp = stamp === undefined || stamp === null || Number(stamp) === 0 ? undefined : new Date(Number(stamp));
+  return out;
+}
+
+async function httpAnswer(response, op, alwaysCodes) {
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    if (alwaysCodes || internals.feature("queue_expose_error_codes")) {
+      const cause = response.headers.get("cf-queues-error-cause") ?? "Unknown Internal Error";
+      throw new Error(`${cause} (${response.headers.get("cf-queues-error-code") ?? "15000"})`);
+    }
+    throw new Error(`Queue ${op} failed: ${response.statusText}`);
+  }
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`Failed to parse queue ${op === "metrics" ? "metrics" : "send"} response${text}`);
+  }
+}
+
+function sendAnswer(value) {
+  if (value === null || typeof value !== "object" || value.metadata === null || typeof value.metadata !== "object") {
+    throw new Error(`Failed to parse queue send response${JSON.stringify(value)}`);
+  }
+  return { metadata: { metrics: metricsOf(value.metadata.metrics ?? {}, "send") } };
+}
+
+/** Whether a message's content type goes on the wire (given, or JSON as the default). */
+const explicitType = (entry) => entry?.contentType !== undefined || internals.feature("queues_json_messages");
+
+async function httpSend(name, message, options) {
+  const headers = { "content-type": "application/octet-stream" };
+  if (explicitType(options)) headers["X-Msg-Fmt"] = message.contentType;
+  if (message.delaySeconds !== undefined) headers["X-Msg-Delay-Secs"] = String(message.delaySeconds);
+  const request = new Request("https://fake-host/message", { method: "POST", headers, body: message.bytes });
+  return sendAnswer(await httpAnswer(await internals.fetchThroughHost(name, request), "send", false));
+}
+
+function base64(bytes) {
+  let binary = "";
+  for (let i = 0; i < bytes.byteLength; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+async function httpSendBatch(name, prepared, entries, batchDelay) {
+  let total = 0;
+  let largest = 0;
+  const messages = prepared.map((m, i) => {
+    total += m.bytes.byteLength;
+    largest = Math.max(largest, m.bytes.byteLength);
+    const wire = { body: base64(m.bytes) };
+    if (explicitType(entries[i])) wire.contentType = m.contentType;
+    if (m.delaySeconds !== undefined) wire.delaySecs = m.delaySeconds;
+    return wire;
+  });
+  const headers = {
+    "CF-Queue-Batch-Count": String(prepared.length),
+    "CF-Queue-Batch-Bytes": String(total),
+    "CF-Queue-Largest-Msg": String(largest),
+    "content-type": "application/json",
+  };
+  if (batchDelay !== undefined) headers["X-Msg-Delay-Secs"] = String(batchDelay);
+  const request = new Request("https://fake-host/batch", { method: "POST", headers, body: JSON.stringify({ messages }) });
+  return sendAnswer(await httpAnswer(await internals.fetchThroughHost(name, request), "sendBatch", false));
+}
+
+async function httpMetrics(name) {
+  const response = await internals.fetchThroughHost(name, new Request("https://fake-host/metrics"));
+  return metricsOf(await httpAnswer(response, "metrics", true), "metrics");
+}
+
 const makeOtherBinding = internals.makeBinding;
 internals.makeBinding = function makeBinding(name, kind) {
-  return kind === "queue" ? new WorkerQueue(kConstruct, name) : makeOtherBinding(name, kind);
+  if (kind === "queue") return new WorkerQueue(kConstruct, name);
+  if (kind === "queue_http") return new WorkerQueue(kConstruct, name, true);
+  return makeOtherBinding(name, kind);
 };
 
 // ---- Consumer: what a queue() handler receives ------------------------------------------------

@@ -545,6 +545,8 @@ internals.prepareContext = (function prepareCompatContext(memoryMb, compatJson) 
     Object.defineProperty(prototype, "languages", { get: () => ["en"], enumerable: true, configurable: true });
   }
   if (!on("http_headers_getsetcookie")) delete Headers.prototype.getSetCookie;
+  // Request's `cache` came with cache_option_enabled: before it, no such property at all.
+  if (!on("cache_option_enabled")) delete globalThis.Request.prototype.cache;
   if (!on("streams_enable_constructors")) {
     const advice = (name) => `To use the new ${name}() constructor, enable the streams_enable_constructors compatibility flag (or use a compatibility date from 2022-11-30).`;
     internals.defineGlobal("ReadableStream", refusingConstructor(ReadableStream, advice("ReadableStream")));
