@@ -112,9 +112,10 @@ function binding(b, services, where, gaps) {
   if ("unsafeEval" in b) return { name, kind: "unsafeEval" };
   if ("fromEnvironment" in b) {
     const value = process.env[b.fromEnvironment];
+    // Unset (workerd's test sidecar sets these), the binding is null, as workerd makes it.
     if (value === undefined) {
-      gaps.push(`${at}: fromEnvironment ${b.fromEnvironment} is not set (workerd's test sidecar sets it)`);
-      return null;
+      gaps.push(`${at}: fromEnvironment ${b.fromEnvironment} is not set (workerd's test sidecar sets it): null, as in workerd`);
+      return { name, kind: "var", value: null };
     }
     return { name, kind: "var", value };
   }

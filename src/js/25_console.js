@@ -20,6 +20,17 @@ let showHidden = false;
 let showProxy = false;
 /** util.inspect's getters: true, "get" or "set" reads accessors' values (see accessorText()). */
 let getters = false;
+/** util.inspect's colors: each kind of value in its ANSI style, as Node's inspect.styles. */
+let colors = false;
+const STYLES = { special: [36, 39], number: [33, 39], bigint: [33, 39], boolean: [33, 39], undefined: [90, 39], null: [1, 22], string: [32, 39], symbol: [32, 39], date: [35, 39], regexp: [31, 39], module: [4, 24] };
+/** `text` in `style` when colors are on. */
+function stylize(text, style) {
+  if (!colors) return text;
+  const [open, close] = STYLES[style];
+  return `\x1b[${open}m${text}\x1b[${close}m`;
+}
+/** The length of `text` as shown (without color codes). */
+const shownLength = (text) => (colors ? text.replace(/\x1b\[\d+m/g, "").length : text.length);
 const MAX_ITEMS = 100;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const TypedArray = Object.getPrototypeOf(Uint8Array);
@@ -38,8 +49,8 @@ const ESCAPES = { "'": "\\'", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r
 
 function formatKey(key) {
   // Node 24+ shows symbol keys bare (`Symbol(k): 2`); older Nodes bracketed them.
-  if (typeof key === "symbol") return key.toString();
-  return IDENTIFIER.test(key) ? key : quote(key);
+  if (typeof key === "symbol") return stylize(key.toString(), "symbol");
+  return IDENTIFIER.test(key) ? key : stylize(quote(key), "string");
 }
 
 function constructorName(value) {
@@ -116,7 +127,7 @@ function fitsOneLine(output, start) {
   let total = output.length + start;
   if (total + output.length > breakLength) return false;
   for (const entry of output) {
-    total += entry.length;
+    total += shownLength(entry);
     if (total > breakLength) return false;
   }
   return true;
@@ -125,7 +136,7 @@ function fitsOneLine(output, start) {
 /** Arrays of more than six entries: rows of aligned columns, about as wide as tall. */
 function groupInColumns(output, depth, values, extra) {
   const count = output.length - extra;
-  const lengths = output.slice(0, count).map((entry) => entry.length);
+  const lengths = output.slice(0, count).map(shownLength);
   const total = lengths.reduce((sum, length) => sum + length + 2, 0);
   const longest = Math.max(...lengths);
   const cell = longest + 2;
@@ -146,8 +157,10 @@ function groupInColumns(output, depth, values, extra) {
   for (let i = 0; i < count; i += columns) {
     const last = Math.min(i + columns, count) - 1;
     let row = "";
-    for (let j = i; j < last; j++) row += numeric ? `${output[j]}, `.padStart(widths[j - i]) : `${output[j]}, `.padEnd(widths[j - i]);
-    row += numeric ? output[last].padStart(widths[last - i] - 2) : output[last];
+    // Padded by the length shown (color codes take no room).
+    const pad = (j, width) => " ".repeat(Math.max(0, width - lengths[j] - (j < last ? 2 : 0)));
+    for (let j = i; j < last; j++) row += numeric ? `${pad(j, widths[j - i])}${output[j]}, ` : `${output[j]}, ${pad(j, widths[j - i])}`;
+    row += numeric ? pad(last, widths[last - i] - 2) + output[last] : output[last];
     rows.push(row);
   }
   if (extra) rows.push(output[count]);
@@ -162,7 +175,7 @@ function wrap(prefix, items, open, close, depth = 0, arrayValues, extra = 0) {
   // compact: true (assert's messages) puts any object that fits on one line, however deep.
   // (A prefix of several lines, an error's stack, puts the entries on lines of their own, as in Node.)
   if ((oneLine || currentDepth - depth < 3) && output.length === items.length && !prefix.includes("\n")) {
-    const start = output.length + 2 * depth + prefix.length + open.length + 10;
+    const start = output.length + 2 * depth + shownLength(prefix) + open.length + 10;
     if (fitsOneLine(output, start)) {
       const joined = output.join(", ");
       if (!joined.includes("\n")) return `${prefix}${open} ${joined} ${close}`;
@@ -189,7 +202,7 @@ function entryText(key, descriptor, receiver, seen, depth) {
   const shown = "value" in descriptor ? inspectValue(descriptor.value, seen, depth + 1) : accessorText(descriptor, receiver, seen, depth);
   const name = descriptor.enumerable ? formatKey(key) : `[${typeof key === "symbol" ? key.toString() : key}]`;
   // compact: true puts a value wider than the line under its key, as Node does.
-  if (oneLine && shown.replace(/\n/g, "").length > breakLength) return `${name}:\n${" ".repeat(3 * (depth + 1))}${shown}`;
+  if (oneLine && shownLength(shown.replace(/\n/g, "")) > breakLength) return `${name}:\n${" ".repeat(3 * (depth + 1))}${shown}`;
   return `${name}: ${shown}`;
 }
 
@@ -197,7 +210,7 @@ function entryText(key, descriptor, receiver, seen, depth) {
 function accessorText(descriptor, receiver, seen, depth) {
   const label = descriptor.get && descriptor.set ? "Getter/Setter" : descriptor.get ? "Getter" : "Setter";
   const wanted = getters === true || (getters === "get" && !descriptor.set) || (getters === "set" && descriptor.set);
-  if (!descriptor.get || !wanted) return `[${label}]`;
+  if (!descriptor.get || !wanted) return stylize(`[${label}]`, "special");
   try {
     const value = descriptor.get.call(receiver);
     if (value === null) return `[${label}: null]`;
@@ -299,31 +312,35 @@ function formatPromise(value, seen, depth) {
 }
 
 function inspectValue(value, seen, depth) {
-  if (value === null) return "null";
-  if (typeof value !== "object" && typeof value !== "function") return formatPrimitive(value, depth > 0 || quoteTopLevel);
+  if (value === null) return stylize("null", "null");
+  if (typeof value !== "object" && typeof value !== "function") {
+    const quoted = depth > 0 || quoteTopLevel;
+    const shown = formatPrimitive(value, quoted);
+    return typeof value === "string" && !quoted ? shown : stylize(shown, typeof value);
+  }
   const proxy = ops.proxyDetails(value);
   if (proxy !== undefined) return formatProxy(value, proxy, seen, depth);
   if (seen.includes(value)) {
     // The object a cycle leads back to gets `<ref *n>` in front of it (see below).
     if (!circular.has(value)) circular.set(value, circular.size + 1);
-    return `[Circular *${circular.get(value)}]`;
+    return stylize(`[Circular *${circular.get(value)}]`, "special");
   }
   if (typeof value === "function") {
     // A function's own properties, shown as an object's (a cycle through them as one too).
     const base = formatFunction(value);
-    if (depth > maxDepth) return base;
+    if (depth > maxDepth) return stylize(base, "special");
     seen.push(value);
     try {
       const extra = ownEntries(value, seen, depth, false);
-      const shown = extra.length ? wrap(`${base} `, extra, "{", "}", depth) : base;
-      return circular.has(value) ? `<ref *${circular.get(value)}> ${shown}` : shown;
+      const shown = extra.length ? wrap(`${base} `, extra, "{", "}", depth) : stylize(base, "special");
+      return circular.has(value) ? `${stylize(`<ref *${circular.get(value)}>`, "special")} ${shown}` : shown;
     } finally {
       seen.pop();
     }
   }
   const custom = value[CUSTOM_INSPECT];
   if (typeof custom === "function" && custom !== inspect) {
-    const options = { depth: maxDepth - depth, customInspect: true, stylize: (text) => text };
+    const options = { depth: maxDepth - depth, customInspect: true, colors, stylize: (text, style) => (STYLES[style] ? stylize(text, style) : text) };
     const shown = custom.call(value, maxDepth - depth, options, inspect);
     if (shown !== value) return typeof shown === "string" ? shown : inspectValue(shown, seen, depth);
   }
@@ -333,7 +350,8 @@ function inspectValue(value, seen, depth) {
     const stack = typeof value.stack === "string" ? value.stack : `${value.name}: ${value.message}`;
     // Nested, as Node shows it: the whole stack (in brackets when it has no frames), its lines
     // indented as compact: true indents them (the other layouts indent them in wrap()).
-    let shown = stack;
+    // (At the top, an error with no stack at all, as Node brackets it: `[BadCustomError: foo]`.)
+    let shown = typeof value.stack === "string" ? stack : `[${stack}]`;
     if (depth > 0) shown = !stack.includes("\n    at") ? `[${stack}]` : oneLine ? stack.replace(/\n/g, `\n${" ".repeat(3 * depth)}`) : stack;
     // Its own enumerable properties (all of them with showHidden) after it, as Node shows them.
     seen.push(value);
@@ -350,8 +368,8 @@ function inspectValue(value, seen, depth) {
     }
     return wrap(`${shown} `, entries, "{", "}", depth);
   }
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString();
-  if (value instanceof RegExp) return RegExp.prototype.toString.call(value);
+  if (value instanceof Date) return stylize(Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString(), "date");
+  if (value instanceof RegExp) return stylize(RegExp.prototype.toString.call(value), "regexp");
   if (value instanceof Promise) return formatPromise(value, seen, depth);
   if (value instanceof WeakMap || value instanceof WeakSet) return `${constructorName(value)} { <items unknown> }`;
   if (value instanceof Boolean || value instanceof Number || value instanceof String) {
@@ -363,13 +381,13 @@ function inspectValue(value, seen, depth) {
   // (With showHidden an array always has one: its length.)
   const hasEntries = isArray || value instanceof TypedArray ? value.length > 0 || showHidden : value instanceof Map || value instanceof Set ? value.size > 0 : Reflect.ownKeys(value).some((key) => showHidden || Object.prototype.propertyIsEnumerable.call(value, key));
   // Past the depth limit an object is only named; an empty one is still shown whole, as in Node.
-  if (depth > maxDepth && hasEntries) return isArray ? "[Array]" : `[${name || "Object"}]`;
+  if (depth > maxDepth && hasEntries) return stylize(isArray ? "[Array]" : `[${name || "Object"}]`, "special");
   seen.push(value);
   // Node counts only objects with entries toward the levels below (see wrap()).
   if (hasEntries) currentDepth = depth;
   try {
     const shown = formatEntries(value, seen, depth, name, isArray);
-    return circular.has(value) ? `<ref *${circular.get(value)}> ${shown}` : shown;
+    return circular.has(value) ? `${stylize(`<ref *${circular.get(value)}>`, "special")} ${shown}` : shown;
   } finally {
     seen.pop();
   }
@@ -412,9 +430,10 @@ function formatEntries(value, seen, depth, name, isArray) {
     }
     return wrap(`${name}(${value.length}) `, items, "[", "]", depth, value, more);
   }
-  if (value instanceof ArrayBuffer) {
+  if (value instanceof ArrayBuffer || (typeof SharedArrayBuffer === "function" && value instanceof SharedArrayBuffer)) {
     const bytes = Array.from(new Uint8Array(value, 0, Math.min(value.byteLength, 50)), (b) => b.toString(16).padStart(2, "0"));
-    return `ArrayBuffer { [Uint8Contents]: <${bytes.join(" ")}${value.byteLength > 50 ? " ..." : ""}>, byteLength: ${value.byteLength} }`;
+    const kind = value instanceof ArrayBuffer ? "ArrayBuffer" : "SharedArrayBuffer";
+    return `${kind} { ${stylize("[Uint8Contents]", "special")}: <${bytes.join(" ")}${value.byteLength > 50 ? " ..." : ""}>, byteLength: ${stylize(String(value.byteLength), "number")} }`;
   }
   if (value instanceof Map) {
     const items = [...value].slice(0, MAX_ITEMS).map(([k, v]) => `${inspectValue(k, seen, depth + 1)} => ${inspectValue(v, seen, depth + 1)}`);
@@ -441,8 +460,9 @@ function inspect(value, options) {
   const previous = maxDepth;
   const depth = options?.depth;
   maxDepth = depth === null || depth === Infinity ? Infinity : typeof depth === "number" ? depth : MAX_DEPTH;
-  const outer = [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength];
+  const outer = [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength, colors];
   currentDepth = 0;
+  colors = options?.colors === true;
   breakLength = typeof options?.breakLength === "number" && options.breakLength > 0 ? options.breakLength : BREAK_LENGTH;
   numericSeparator = options?.numericSeparator === true;
   showHidden = options?.showHidden === true;
@@ -456,7 +476,7 @@ function inspect(value, options) {
     return `<uninspectable: ${error && error.message}>`;
   } finally {
     maxDepth = previous;
-    [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength] = outer;
+    [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength, colors] = outer;
   }
 }
 
@@ -492,11 +512,11 @@ function formatProxy(value, proxy, seen, depth) {
   if (target !== null && (typeof target === "object" || typeof target === "function") && !ops.isProxy(target)) {
     const custom = target[CUSTOM_INSPECT];
     if (typeof custom === "function" && custom !== inspect) {
-      const shown = custom.call(value, maxDepth - depth, { depth: maxDepth - depth, customInspect: true, showProxy: false, stylize: (text) => text }, inspect);
+      const shown = custom.call(value, maxDepth - depth, { depth: maxDepth - depth, customInspect: true, showProxy: false, colors, stylize: (text, style) => (STYLES[style] ? stylize(text, style) : text) }, inspect);
       if (shown !== value) return typeof shown === "string" ? shown : inspectValue(shown, seen, depth);
     }
   }
-  return `Proxy(${inspectValue(target, seen, depth)})`;
+  return `${stylize("Proxy(", "special")}${inspectValue(target, seen, depth)}${stylize(")", "special")}`;
 }
 
 /** internals.inspect (util.inspect's): inspect() with Node's `showProxy` and `getters` options. */
@@ -526,6 +546,8 @@ function format(args, options = undefined) {
   const first = args[0];
   let rest = 1;
   let out = "";
+  // util.formatWithOptions({ colors: true }): the values inspected are colored (not %s's, %d's, …).
+  const withColors = options?.colors === true;
   if (typeof first === "string") {
     out = first.replace(/%[sdifjoOc%]/g, (directive) => {
       if (directive === "%%") return "%";
@@ -547,25 +569,28 @@ function format(args, options = undefined) {
         case "%j":
           try {
             return JSON.stringify(arg);
-          } catch {
-            return "[Circular]";
+          } catch (error) {
+            // Only a cycle is shown as such (V8's "Converting circular structure" TypeError);
+            // anything else a toJSON() throws goes on, as in Node.
+            if (error instanceof TypeError && /circular structure/i.test(error.message)) return "[Circular]";
+            throw error;
           }
         case "%o":
           // Node's %o: with non-enumerable properties (an array's [length]), four levels deep.
-          return inspect(arg, { showHidden: true, depth: 4, quoteStrings: true });
+          return inspect(arg, { showHidden: true, depth: 4, quoteStrings: true, colors: withColors });
         case "%O":
-          return inspect(arg, { quoteStrings: true }); // a string quoted, as inspect shows one
+          return inspect(arg, { quoteStrings: true, colors: withColors }); // a string quoted, as inspect shows one
         case "%c":
           return "";
       }
       return directive;
     });
   } else {
-    out = inspect(first);
+    out = inspect(first, { colors: withColors });
   }
   for (; rest < args.length; rest++) {
     const arg = args[rest];
-    out += " " + (typeof arg === "string" ? arg : inspect(arg));
+    out += " " + (typeof arg === "string" ? arg : inspect(arg, { colors: withColors }));
   }
   return out;
 }

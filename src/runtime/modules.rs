@@ -15,7 +15,7 @@ use super::module_loader;
 use super::module_urls;
 use super::monitor::Monitor;
 use super::types::{ExtraModule, Host, Limits, ModuleKind};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -366,6 +366,12 @@ fn refuse_attributes<T>(scope: &mut v8::PinScope) -> Option<T> {
   None
 }
 
+thread_local! {
+  /// Whether the resolution under way is a dynamic `import()` (whose failure the script can catch
+  /// and read: it gets workerd's message alone, see resolve_node).
+  static DYNAMIC_IMPORT: Cell<bool> = const { Cell::new(false) };
+}
+
 fn throw(scope: &mut v8::PinScope, message: &str) {
   let message = values::new_string(scope, message);
   let error = v8::Exception::type_error(scope, message);
@@ -571,7 +577,10 @@ pub(crate) fn import_dynamically<'s>(
         let attributes = module_urls::attribute_pairs(tc, attributes, 2);
         resolve_new(tc, &registry, &specifier, &referrer_name, &attributes)
       } else {
-        resolve_from(tc, &registry, &specifier, &referrer_name)
+        let before = DYNAMIC_IMPORT.replace(true);
+        let resolved = resolve_from(tc, &registry, &specifier, &referrer_name);
+        DYNAMIC_IMPORT.set(before);
+        resolved
       };
       resolved.and_then(|module| {
         if module.get_status() == v8::ModuleStatus::Uninstantiated && module.instantiate_module(tc, resolve).is_none() {
@@ -680,6 +689,12 @@ fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
     }
   }
   if !allowed {
+    if DYNAMIC_IMPORT.get() {
+      // What a script may catch and compare is workerd's message; a static import (the worker
+      // does not start) gets the longer one, naming what may be imported.
+      throw(scope, &format!("No such module \"{specifier}\"."));
+      return None;
+    }
     let gate = registry.borrow().node_gate.clone();
     let mut known: Vec<String> = sources::node_module_names().filter(|n| gate.allows(n)).map(|n| format!("node:{n}")).collect();
     known.sort();

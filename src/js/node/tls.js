@@ -128,9 +128,18 @@ function connect(...args) {
   const why = " for an upgrade of an existing socket (tls.connect({ socket })) in workerbox; trust a certificate with NODE_EXTRA_CA_CERTS instead";
   if (!verify) throw optionNotImplemented("options.rejectUnauthorized", why);
   const plain = options.socket;
-  if (!(plain instanceof Socket)) throw coded(TypeError, "ERR_INVALID_ARG_TYPE", 'The "options.socket" property must be a net.Socket in workerbox (a socket connected with node:net)');
   // Writes and reads wait for the upgraded connection.
   socket.connecting = true;
+  if (!(plain instanceof Socket)) {
+    // Any other Duplex is the transport as it is, as workerd's JSStreamSocket makes it: the
+    // bytes pass through it unencrypted (there is no TLS engine in the isolate).
+    queueMicrotask(() => {
+      if (!socket.destroyed) socket._adoptUpgraded(duplexTransport(plain), undefined, {});
+    });
+    plain.once("close", () => socket.destroy());
+    socket.once("close", () => plain.destroy());
+    return socket;
+  }
   const upgrade = () => {
     if (socket.destroyed) return;
     if (!plain._handle || plain.destroyed) return void socket.destroy(coded(Error, "ERR_SOCKET_CLOSED", "Socket is closed"));
@@ -147,6 +156,41 @@ function connect(...args) {
   plain.once("close", () => socket.destroy());
   socket.once("close", () => plain.destroy());
   return socket;
+}
+
+/** A Node Duplex as the connection object net.Socket adopts (readable, writable, opened, closed). */
+function duplexTransport(duplex) {
+  let closedResolve;
+  const closed = new Promise((resolve) => (closedResolve = resolve));
+  duplex.once("close", () => closedResolve());
+  const readable = new ReadableStream({
+    start(controller) {
+      duplex.on("data", (chunk) => controller.enqueue(new Uint8Array(Buffer.from(chunk))));
+      duplex.once("end", () => controller.close());
+      duplex.once("error", (error) => controller.error(error));
+    },
+    cancel() {
+      duplex.destroy();
+    },
+  });
+  const writable = new WritableStream({
+    write: (chunk) => new Promise((resolve, reject) => duplex.write(chunk, (error) => (error ? reject(error) : resolve()))),
+    close: () => new Promise((resolve) => duplex.end(resolve)),
+    abort: () => void duplex.destroy(),
+  });
+  return {
+    readable,
+    writable,
+    opened: Promise.resolve({}),
+    closed,
+    close() {
+      duplex.destroy();
+      return closed;
+    },
+    startTls() {
+      throw new Error("startTls() should not be called for a duplex stream");
+    },
+  };
 }
 
 function onEndBeforeSecure() {

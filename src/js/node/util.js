@@ -24,7 +24,7 @@ inspect.defaultOptions = { depth: 2 };
 const format = (...args) => internals.format(args, { numericSeparator: inspect.defaultOptions.numericSeparator });
 const formatWithOptions = (options, ...args) => {
   if (typeof options !== "object" || options === null) throw invalidArg("inspectOptions", "of type object", options);
-  return internals.format(args, { numericSeparator: options.numericSeparator ?? inspect.defaultOptions.numericSeparator });
+  return internals.format(args, { numericSeparator: options.numericSeparator ?? inspect.defaultOptions.numericSeparator, colors: options.colors === true });
 };
 
 const kCustomPromisify = Symbol.for("nodejs.util.promisify.custom");

@@ -178,6 +178,15 @@ class IncomingMessage extends Readable {
   }
 }
 
+/** A timeout in milliseconds, as Node's getTimerDuration checks it. */
+function timerDuration(msecs, name) {
+  if (typeof msecs !== "number") throw invalidArgType(name, "number", msecs);
+  if (!(msecs >= 0) || msecs > 2 ** 31 - 1) {
+    throw codedError(RangeError, "ERR_OUT_OF_RANGE", `The value of "${name}" is out of range. It must be >= 0 && <= ${2 ** 31 - 1}. Received ${msecs}`);
+  }
+  return msecs;
+}
+
 function codedError(Type, code, message) {
   const error = new Type(message);
   error.code = code;
@@ -217,6 +226,9 @@ class ClientRequest extends Writable {
   #headers = new Map();
   #options;
   #controller = new AbortController();
+  #timer = null;
+  /** Headers given as an array (or setHost: false): no Host header is added, as in Node. */
+  #noHost = false;
   constructor(input, options, callback, defaultProtocol = "http:") {
     // Not destroyed on finish: that would abort the fetch() that end() starts.
     super({ autoDestroy: false });
@@ -233,6 +245,8 @@ class ClientRequest extends Writable {
     this.reusedSocket = false;
     this.headersSent = false;
     const headers = this.#options.headers;
+    this.#noHost = Array.isArray(headers) || (this.#options.setHost !== undefined && !this.#options.setHost);
+    if (this.#options.timeout !== undefined) this.timeout = timerDuration(this.#options.timeout, "timeout");
     if (Array.isArray(headers)) {
       if (headers.length % 2 !== 0) throw codedError(TypeError, "ERR_INVALID_ARG_VALUE", `The argument 'headers' is invalid. Received ${internals.inspect(headers)}`);
       for (let i = 0; i < headers.length; i += 2) this.setHeader(headers[i], headers[i + 1]);
@@ -262,9 +276,28 @@ class ClientRequest extends Writable {
   flushHeaders() {}
   setNoDelay() {}
   setSocketKeepAlive() {}
+  /**
+   * As workerd's: after `msecs` (from now) "timeout" is emitted (on the response too) and the
+   * fetch() is aborted; 0 clears it.
+   */
   setTimeout(msecs, callback) {
+    this.timeout = timerDuration(msecs, "msecs");
+    this.#startTimer();
     if (callback) this.once("timeout", callback);
     return this;
+  }
+  clearTimeout(callback) {
+    return this.setTimeout(0, callback);
+  }
+  #startTimer() {
+    clearTimeout(this.#timer);
+    this.#timer = null;
+    if (!this.timeout) return;
+    this.#timer = setTimeout(() => {
+      this.emit("timeout");
+      this.res?.emit("timeout");
+      this.#controller.abort();
+    }, this.timeout);
   }
   abort() {
     this.aborted = true;
@@ -281,18 +314,28 @@ class ClientRequest extends Writable {
       for (const item of [].concat(value)) headers.append(name, String(item));
     }
     const hasBody = this.#chunks.length > 0 && this.method !== "GET" && this.method !== "HEAD";
-    fetch(this.#options.url, { method: this.method, headers, body: hasBody ? Buffer.concat(this.#chunks) : undefined, redirect: "manual", signal: this.#controller.signal }).then(
-      (response) => {
-        const message = new IncomingMessage(response);
-        message.req = this;
-        this.res = message;
-        if (!this.emit("response", message)) message.resume();
-      },
-      (error) => this.destroy(error),
-    );
+    if (this.timeout && this.#timer === null) this.#startTimer();
+    const answer = (response) => {
+      const message = new IncomingMessage(response);
+      message.req = this;
+      this.res = message;
+      if (!this.emit("response", message)) message.resume();
+    };
     callback();
+    if (this.#noHost && this.#headers.size === 0) {
+      // No header at all, so no Host: workerd answers as a server must (RFC 7230 5.4), itself.
+      queueMicrotask(() => answer(new Response(null, { status: 400, statusText: "Bad Request", headers: { connection: "close" } })));
+      return;
+    }
+    fetch(this.#options.url, { method: this.method, headers, body: hasBody ? Buffer.concat(this.#chunks) : undefined, redirect: "manual", signal: this.#controller.signal }).then(answer, (error) => {
+      // As workerd's: the request has ended by the time fetch() fails, so the failure is logged,
+      // not emitted ("error" comes only for what goes wrong before).
+      this.destroyed = true;
+      console.log(error);
+    });
   }
   _destroy(error, callback) {
+    clearTimeout(this.#timer);
     this.#controller.abort(error ?? undefined);
     if (!error && !this.res) this.emit("abort");
     callback(error);
