@@ -81,7 +81,7 @@ export interface WorkerOptions {
    * item shaped as Cloudflare's TraceItem (a worker's `tail(events)` handler, or a function
    * called in Node). See docs/bindings.md, "Tail workers".
    */
-  tailConsumers?: (Worker | ((events: any[]) => void))[];
+  tailConsumers?: (Worker | Binding | ((events: any[]) => void))[];
   /**
    * Serve this worker to Chrome DevTools / VS Code (Chrome DevTools Protocol): `true` is
    * `{ port: 9229, host: "127.0.0.1" }`. One port serves many workers (listed by `name`, default

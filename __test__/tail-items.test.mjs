@@ -92,3 +92,32 @@ test("trace items: cpuTime is the CPU the invocation used before it responded, i
   assert.ok(Number.isInteger(idle.cpuTime) && idle.cpuTime < 20, `idle cpuTime ${idle.cpuTime}`);
   assert.ok(idle.wallTime >= 75, `idle wallTime ${idle.wallTime}`);
 });
+
+test("a tail consumer may be a service() binding filled in later: a worker tailing itself (workerd's tails naming the worker)", { timeout: scaled(60_000) }, async (t) => {
+  const { service } = await import("workerbox");
+  const self = service(() => new Response("not yet"));
+  const worker = await createWorker({
+    script: `const seen = [];
+export default {
+  fetch(request) {
+    if (new URL(request.url).pathname === "/seen") return Response.json(seen);
+    console.log("line of", new URL(request.url).pathname);
+    return new Response("ok");
+  },
+  tail(events) { seen.push(...events.map((e) => [e.event.request.url, e.logs.map((l) => l.message)])); },
+};`,
+    format: "module",
+    tailConsumers: [self],
+  });
+  t.after(() => worker.dispose());
+  self.handler = worker;
+  assert.equal(await (await dispatch(worker, "http://example.com/one")).text(), "ok");
+  let seen = null;
+  await until("the worker's own tail() ran", async () => {
+    // (Reading /seen is traced too; it logs nothing.)
+    seen = await (await dispatch(worker, "http://example.com/seen")).json();
+    return seen.some(([url]) => url === "http://example.com/one");
+  });
+  assert.deepEqual(seen.find(([url]) => url === "http://example.com/one"), ["http://example.com/one", [["line of", "/one"]]]);
+  await assert.rejects(async () => createWorker({ script: "export default {}", tailConsumers: [{}] }), /tailConsumers must be an array of workers, service\(\) bindings/);
+});

@@ -399,8 +399,10 @@ async function createWorker(options) {
   const inspector = inspectorSettings === null ? null : await createInspector(inspectorSettings, filename, native.NativeInspector);
   // tailConsumers: workers (or functions in Node) given a trace item after each fetch (lib/tail/).
   const tailConsumers = options.tailConsumers;
-  if (tailConsumers !== undefined && (!Array.isArray(tailConsumers) || !tailConsumers.every((c) => c instanceof Worker || typeof c === "function"))) {
-    throw new TypeError("createWorker: options.tailConsumers must be an array of workers (or functions (events) => void called in Node)");
+  // A service() binding names its worker when the trace item goes (it may be filled in later).
+  const tailConsumer = (c) => c instanceof Worker || typeof c === "function" || (c instanceof Binding && c[kBinding] === "service");
+  if (tailConsumers !== undefined && (!Array.isArray(tailConsumers) || !tailConsumers.every(tailConsumer))) {
+    throw new TypeError("createWorker: options.tailConsumers must be an array of workers, service() bindings of workers (or functions (events) => void called in Node)");
   }
   const log = (level, message) => {
     tails.get(worker)?.log(level, message);

@@ -92,7 +92,10 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
     for (const invocation of running) invocation.logs.push(entry);
   };
   const deliver = (item) => {
-    for (const target of consumers()) {
+    for (const consumer of consumers()) {
+      // A service() binding to a worker (made before that worker, e.g. the producer itself): the
+      // worker it names now.
+      const target = consumer !== null && typeof consumer === "object" && !rpc.isWorker(consumer) && "handler" in consumer ? consumer.handler : consumer;
       if (typeof target === "function") {
         Promise.resolve()
           .then(() => target([item]))

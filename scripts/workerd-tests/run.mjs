@@ -161,6 +161,7 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
       if (VARIANTS[variant].workerboxDate) options.compatibilityDate = VARIANTS[variant].workerboxDate;
       // A global outbound naming an entrypoint (of this worker or another): a service binding to it.
       if (w.cacheService) options.cache = { service: serviceTo(w.cacheService) };
+      if (w.tails?.length) options.tailConsumers = w.tails.map(serviceTo);
       if (w.outbound && w.outboundEntrypoint !== undefined) {
         const def = service({ fetch: () => new Response("service not started", { status: 503 }) });
         patches.push(() => {

@@ -191,14 +191,21 @@ export function translate(config, dir) {
         if (services.get(ref?.service)?.worker) cacheService = { service: ref.service, entrypoint: ref.entrypoint };
         else gaps.push(`${where}: cacheApiOutbound ${ref?.service} is not a worker service (not carried over)`);
       }
-      for (const key of ["streamingTails", "tails", "durableObjectStorage", "limits", "moduleFallback"]) {
+      // Tail workers (workerd's `tails`, the legacy tail() handler): the worker services named.
+      const tails = [];
+      for (const t of w.tails ?? []) {
+        const ref = serviceRef(t);
+        if (services.get(ref?.service)?.worker) tails.push({ service: ref.service, entrypoint: ref.entrypoint });
+        else gaps.push(`${where}: tail ${ref?.service} is not a worker service (not carried over)`);
+      }
+      for (const key of ["streamingTails", "durableObjectStorage", "limits", "moduleFallback"]) {
         if (w[key] === undefined) continue;
         if (key === "durableObjectStorage" && ("inMemory" in w[key] || "none" in w[key])) continue;
         gaps.push(`${where}: ${key} is not carried over`);
       }
       // --expose-gc becomes createWorker's unsafeExposeGc; other V8 flags have no per-worker form.
       const exposeGc = (config.v8Flags ?? []).includes("--expose-gc");
-      workers.push({ name: s.name, modules, flags: kept, bindings, outbound, outboundEntrypoint, doClasses, exposeGc, cacheService });
+      workers.push({ name: s.name, modules, flags: kept, bindings, outbound, outboundEntrypoint, doClasses, exposeGc, cacheService, tails });
     }
     if (workers.length === 0) throw new Untranslatable("no worker services");
   } catch (e) {
