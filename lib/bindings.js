@@ -359,6 +359,8 @@ async function callService(definition, method, args, bytes, dispatch, caller) {
     const { outcome, decisions } = await runQueueBatch(handler, args.queue, metas, bodies);
     return { json: JSON.stringify({ outcome, ...decisions }) };
   }
+  // The caller gave up on a fetch into a named entrypoint (lib/rpc.js cancelFetch).
+  if (method === "fetchCancel") return definition.entrypoint !== undefined && rpc.isWorker(handler) ? rpc.cancelFetch(handler, args.token) : { json: "null" };
   if (method !== "fetch") throw new TypeError(`unknown service binding operation "${method}"`);
   if (definition.entrypoint !== undefined) return rpc.fetchInto(handler, { entrypoint: definition.entrypoint }, args, bytes, caller);
   if (typeof handler !== "function" && typeof handler.dispatch !== "function" && typeof handler.fetch !== "function") {

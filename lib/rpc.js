@@ -93,13 +93,15 @@ function workerDisposed(worker) {
  * rpc_params_dup_stubs, from 2026-01-20) a stub passed on gets a host id of its own, so the
  * receiver disposing it leaves the caller's usable; otherwise it is handed over (the receiver
  * disposing it when the call ends disposes the caller's too, as workerd's transfer did).
+ * An entry marked `dup` (a result's stub its sender still holds otherwise: 84_rpc.js handOver)
+ * gets a host id of its own too.
  */
 function hostIds(caller, list, dup = false) {
   return (list ?? []).map((entry) => {
     if (entry.remote !== undefined) {
       const target = stubs.get(entry.remote);
       if (target === undefined) throw new Error("An RPC stub passed in this call was already disposed.");
-      if (!dup) return entry.remote;
+      if (!dup && entry.dup !== true) return entry.remote;
       const { worker, ...rest } = target;
       return register(worker, rest);
     }
@@ -120,12 +122,36 @@ async function callWorker(worker, call, bytes) {
   if (outcome.resultJson === undefined) return errorAnswer(access.toError(outcome));
   if (outcome.error) return errorAnswer(outcome.error);
   const { stubs: locals, thrown, released } = JSON.parse(outcome.resultJson);
+  // The result's stubs first: one that copies a stub the call let go (a dup() of an argument)
+  // still finds it.
+  const ids = hostIds(worker, locals);
   // The stubs the call received and let go when it ended: their owners learn it before the
   // answer goes back, so the caller's objects are disposed by the time its call resolves, as in
   // workerd.
   for (const id of released ?? []) await callStub("dispose", { stub: id }, null, worker).catch(() => {});
   // thrown: the call threw, and the result is the error as a value (asked for by errorValue).
-  return { json: JSON.stringify({ stubs: hostIds(worker, locals), ...(thrown === true ? { thrown } : {}) }), bytes: outcome.result };
+  return { json: JSON.stringify({ stubs: ids, ...(thrown === true ? { thrown } : {}) }), bytes: outcome.result };
+}
+
+/**
+ * A call's answer for `caller`: a stub in its result that stands for one of the caller's own
+ * objects, held by nothing else, is named with the caller's id for it (`{ stub, own }`), so that
+ * the caller may use and dispose it locally (it then asks the host to `forget` the stub), as
+ * Cap'n Proto shortens a capability that points back to its holder.
+ */
+function shortenHome(answer, caller) {
+  if (caller === undefined || typeof answer.json !== "string") return answer;
+  const parsed = JSON.parse(answer.json);
+  if (!Array.isArray(parsed.stubs) || parsed.stubs.length === 0) return answer;
+  const home = new Map();
+  parsed.stubs = parsed.stubs.map((id) => {
+    const entry = stubs.get(id);
+    if (entry === undefined || entry.worker !== caller || entry.local === undefined) return id;
+    if ((localHolds.get(caller)?.get(entry.local) ?? 0) !== 1 || home.has(id)) return id;
+    home.set(id, { stub: id, own: entry.local });
+    return home.get(id);
+  });
+  return home.size === 0 ? answer : { ...answer, json: JSON.stringify(parsed) };
 }
 
 const isWorker = (handler) => handler !== null && typeof handler === "object" && typeof handler.dispatch === "function";
@@ -137,7 +163,7 @@ const isWorker = (handler) => handler !== null && typeof handler === "object" &&
 async function callService(handler, entrypoint, caller, args, bytes) {
   if (isWorker(handler)) {
     const call = { entrypoint: entrypoint ?? "default", path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs, args.dupStubs), ...(args.props !== undefined ? { props: args.props } : {}), ...errorValue(args) };
-    return callWorker(handler, call, bytes);
+    return shortenHome(await callWorker(handler, call, bytes), caller);
   }
   if (typeof handler === "function" || handler === null || typeof handler !== "object") {
     return failure(new TypeError("This service binding is a host function: it only has fetch(), no RPC methods."));
@@ -165,7 +191,8 @@ async function callService(handler, entrypoint, caller, args, bytes) {
  */
 async function fetchInto(worker, base, args, bytes, caller = undefined) {
   const parts = [args.method, args.url, args.headers, bytes ? new Uint8Array(bytes) : null];
-  const answer = await callWorker(worker, { ...base, path: [], kind: "fetch", stubs: [] }, serialize(parts));
+  // token: names this fetch for cancelFetch() (its caller giving up).
+  const answer = await callWorker(worker, { ...base, path: [], kind: "fetch", stubs: [], ...(typeof args.token === "string" ? { token: args.token } : {}) }, serialize(parts));
   const parsed = JSON.parse(answer.json);
   if (parsed.error) throw remoteError(parsed.error);
   const response = deserialize(answer.bytes);
@@ -179,9 +206,26 @@ async function fetchInto(worker, base, args, bytes, caller = undefined) {
   return { json: JSON.stringify(head), bytes: response.body ? Buffer.from(response.body) : null };
 }
 
+/**
+ * The caller of fetch `token` into `worker` (fetchInto) gave up on it: the worker aborts that
+ * request's signal (enable_request_signal). Resolves once it has run its abort handlers.
+ */
+async function cancelFetch(worker, token) {
+  const handle = access.nativeOf(worker);
+  if (typeof token !== "string" || handle === undefined || handle.disposed) return { json: "null" };
+  await handle.rpc(JSON.stringify({ kind: "cancel", token }), Buffer.alloc(0)).catch(() => {});
+  return { json: "null" };
+}
+
 /** A call, fetch() or dispose on a stub (`#rpc`), from worker `caller`. */
 async function callStub(method, args, bytes, caller) {
   const entry = stubs.get(args.stub);
+  // The caller took a stub of its own object home (84_rpc.js stubFor): the host forgets it
+  // without disposing the object, which the caller now holds itself.
+  if (method === "forget") {
+    if (entry !== undefined) unregister(args.stub, entry);
+    return { json: "null" };
+  }
   if (method === "dispose") {
     if (entry === undefined) return { json: "null" };
     const last = unregister(args.stub, entry);
@@ -199,7 +243,7 @@ async function callStub(method, args, bytes, caller) {
   const { stub, ...rest } = args;
   if (entry.binding !== undefined) return callThroughBinding(entry, method, rest, bytes, caller);
   if (method === "fetch") return fetchInto(entry.worker, { stub: entry.local }, rest, bytes, caller);
-  return callWorker(entry.worker, { stub: entry.local, path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs, args.dupStubs), ...errorValue(args) }, bytes);
+  return shortenHome(await callWorker(entry.worker, { stub: entry.local, path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs, args.dupStubs), ...errorValue(args) }, bytes), caller);
 }
 
 /**
@@ -261,4 +305,4 @@ const errorAnswer = ({ name, message, stack }) => ({ json: JSON.stringify({ erro
 
 const failure = (error) => (error instanceof Error ? errorAnswer(error) : errorAnswer({ name: "Error", message: String(error) }));
 
-module.exports = { setWorkerAccess, setDispatcher, callService, callStub, callWorker, hostIds, fetchInto, workerDisposed, isWorker, serialize, deserialize, remoteError, nodeStub };
+module.exports = { setWorkerAccess, setDispatcher, callService, callStub, callWorker, hostIds, fetchInto, cancelFetch, workerDisposed, isWorker, serialize, deserialize, remoteError, nodeStub };

@@ -232,6 +232,8 @@ internals.loadCloudflareModule = function loadCloudflareModule(name) {
 const exported = new Map();
 /** Export id → what letting the object go does (its disposer, or a stub's release). */
 const releasers = new Map();
+/** Export id → the event whose async flow exported it (see stubFor's own exports coming home). */
+const exportEvents = new Map();
 let nextExport = 1;
 
 function exportObject(value, release = undefined) {
@@ -241,6 +243,7 @@ function exportObject(value, release = undefined) {
   const id = nextExport++;
   exported.set(id, value);
   if (release !== undefined) releasers.set(id, release);
+  exportEvents.set(id, internals.flowEvent());
   return id;
 }
 
@@ -249,6 +252,7 @@ function releaseExport(id) {
   const release = releasers.get(id);
   exported.delete(id);
   releasers.delete(id);
+  exportEvents.delete(id);
   release?.();
 }
 
@@ -293,6 +297,8 @@ function prepare(value, params) {
   // The stubs for host stubs passed on (`remote` entries) and the `new RpcStub()` holders sent,
   // as `send` may hand them over.
   const passed = [];
+  /** Where each of `passed` sits in `stubs` (a result's hand-over may mark it: handOver()). */
+  const passedAt = [];
   const locals = [];
   const seen = new Map();
   const place = (entry) => {
@@ -318,6 +324,7 @@ function prepare(value, params) {
         if (target.released) throw new DOMException("An RPC stub that was disposed cannot be sent.", "DataCloneError");
         internals.checkIo(target.owner, "Client");
         passed.push(target);
+        passedAt.push(stubs.length);
         return place({ remote: target.stub });
       }
       // An entrypoint of a loaded worker (89_worker_loader.js) stays in this worker, as in workerd.
@@ -343,6 +350,12 @@ function prepare(value, params) {
     if (http !== undefined) {
       special = true;
       return http;
+    }
+    // A ReadableStream or WritableStream: an object serving it is exported (84_rpc_streams.js).
+    const stream = internals.rpcStreams.encode(v, walk);
+    if (stream !== undefined) {
+      special = true;
+      return stream;
     }
     if (internals.isAbortSignal(v) && internals.feature("enable_abortsignal_rpc")) {
       special = true;
@@ -378,7 +391,7 @@ function prepare(value, params) {
     return out;
   };
   const replaced = walk(value);
-  return { replaced, special, stubs, passed, locals, pending };
+  return { replaced, special, stubs, passed, passedAt, locals, pending };
 }
 
 const objectTag = Object.prototype.toString;
@@ -436,8 +449,23 @@ function receivedSignal({ reason, trigger }) {
 /** Host stub id → how many stubs in this worker stand for it (each dup() adds one). */
 const holds = new Map();
 
-/** A new stub for host stub `id`, pushed onto `created` when given. */
+/**
+ * A new stub for host stub `id`, pushed onto `created` when given. `{ stub, own }` in place of an
+ * id is a host stub for this worker's own export `own`, held by nothing else: when the export
+ * was made in the async flow running now (an object this request sent, coming home), a local
+ * stub of it whose last let-go releases the export, as Cap'n Proto shortens a capability that
+ * points home, and the host forgets its stub; otherwise (another request's object) a stub
+ * through the host as any, so that workerd's I/O-context rules still apply to it.
+ */
 function stubFor(id, created = undefined) {
+  if (id !== null && typeof id === "object") {
+    const { stub: hostId, own } = id;
+    if (!exported.has(own) || exportEvents.get(own) !== internals.flowEvent()) return stubFor(hostId, created);
+    internals.hostCall("#rpc", "forget", { stub: hostId }).catch(() => {});
+    const stub = localStub({ value: exported.get(own), disposed: false, count: { n: 1, last: () => releaseExport(own) } }, []);
+    created?.push(stub);
+    return stub;
+  }
   holds.set(id, (holds.get(id) ?? 0) + 1);
   // Tied to the request it arrived in (owner): another request cannot send it on.
   const stub = remoteStub({ stub: id, released: false, owner: internals.ioOwner() }, []);
@@ -455,6 +483,19 @@ function unhold(target) {
   }
   holds.delete(target.stub);
   return true;
+}
+
+/**
+ * A call's result hands the stubs passed on in it over to the caller, as workerd transfers a
+ * result's stubs: this side's hold on each goes; where this side still holds the same host stub
+ * otherwise (the argument it came in as, a dup() of it), the host gives the caller one of its
+ * own (`dup` in its entry).
+ */
+function handOver({ passed, passedAt, stubs }) {
+  passed.forEach((target, i) => {
+    if (target.released) return;
+    if (!unhold(target)) stubs[passedAt[i]].dup = true;
+  });
 }
 
 /**
@@ -496,6 +537,8 @@ function unmarshal(bytes, ids, created = undefined) {
       return error;
     }
     if (special && proto === Object.prototype && Object.hasOwn(v, internals.rpcHttp.KEY)) return internals.rpcHttp.decode(v, walk);
+    // A stream owns its stub (not one of `created`, which a call's end or a result's disposer lets go).
+    if (special && proto === Object.prototype && Object.hasOwn(v, internals.rpcStreams.KEY)) return internals.rpcStreams.decode(v, (p) => stubFor(ids[p[STUB_KEY]]));
     if (special && proto === Object.prototype && Object.hasOwn(v, SIGNAL_KEY)) {
       const { reason, trigger } = v[SIGNAL_KEY];
       return receivedSignal({ reason: walk(reason), trigger: walk(trigger) });
@@ -759,7 +802,10 @@ function dupHolder(holder) {
 function disposeHolder(holder) {
   if (holder.disposed) return;
   holder.disposed = true;
-  if (--holder.count.n === 0) holder.value?.[Symbol.dispose]?.();
+  if (--holder.count.n > 0) return;
+  // An own export come home (stubFor) releases the export instead.
+  if (holder.count.last !== undefined) holder.count.last();
+  else holder.value?.[Symbol.dispose]?.();
 }
 
 const newLocalStub = (value) => localStub({ value, disposed: false, count: { n: 1 } }, []);
@@ -807,4 +853,4 @@ internals.remoteStub = remoteStub;
 
 // ---- Shared with 84_rpc_serve.js (serving calls) ----------------------------------------------
 
-internals.rpc = { marshal, marshalAsync, unmarshal, release, releaseExport, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject };
+internals.rpc = { marshal, marshalAsync, unmarshal, release, releaseExport, handOver, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject };

@@ -3,6 +3,23 @@
 // body. The body is read whole before the value is written (84_rpc.js marshalAsync); the
 // receiver gets a new Request or Response over those bytes.
 
+/**
+ * Signals of incoming requests (enable_request_signal) that subrequests leave behind, as workerd's
+ * IGNORE_FOR_SUBREQUESTS signals (unless request_signal_passthrough): a fetch() of such a request,
+ * or of one made from it, is not aborted by it, and a Request sent over RPC goes without it.
+ */
+internals.ignoredForSubrequests = new WeakSet();
+
+/** A token naming one fetch through the host, so that giving up on it can name it too (85_bindings.js). */
+const randomUUID = crypto.randomUUID.bind(crypto);
+internals.randomToken = () => randomUUID();
+
+/** The signal a subrequest for `request` follows: a never-aborting one in place of an ignored one. */
+internals.subrequestSignal = (request) => {
+  const signal = request.signal;
+  return internals.ignoredForSubrequests.has(signal) ? internals.newAbortSignal() : signal;
+};
+
 /** A Request's or Response's place inside a serialized value: `{ [KEY]: [kind, …parts] }`. */
 const KEY = "\u0000workerbox.rpc.http";
 
@@ -21,7 +38,7 @@ internals.rpcHttp = {
    */
   encode(v, pending, walk) {
     if (v instanceof Request) {
-      const signal = internals.feature("enable_abortsignal_rpc") ? walk(v.signal) : null;
+      const signal = internals.feature("enable_abortsignal_rpc") && !internals.ignoredForSubrequests.has(v.signal) ? walk(v.signal) : null;
       const parts = ["request", v.url, v.method, new Headers(v.headers), v.redirect, v.cf ?? null, null, signal];
       readInto(v, parts, 6, pending);
       return { [KEY]: parts };

@@ -5,7 +5,7 @@
 // functions, descending into stubs) and calls or reads it. Marshalling and the calling side are
 // 84_rpc.js's (shared through `internals.rpc`).
 
-const { marshalAsync, marshal, unmarshal, release, releaseExport, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject } = internals.rpc;
+const { marshalAsync, marshal, unmarshal, release, releaseExport, handOver, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject } = internals.rpc;
 
 /** Names that are never reachable over RPC, whatever the receiver. */
 const HIDDEN = new Set(["constructor", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"]);
@@ -151,11 +151,51 @@ function entrypoint(name, ctx, kind, supplied) {
 }
 
 /** A `fetch()` through a binding to a named entrypoint: the request arrives as plain parts. */
-async function serveFetch(receiver, [method, url, headers, body]) {
+/** Fetches under way with enable_request_signal, by the caller's token: their signal's controller and event. */
+const incomingFetches = new Map();
+
+/**
+ * The caller gave up on fetch `token` before its response: its request.signal aborts with
+ * workerd's "The client has disconnected", in the async flow of the fetch's own event (whose
+ * I/O objects the abort handlers use). Settles once the waitUntil work those handlers started
+ * has, or after a second, so that the caller's rejection comes after their effects.
+ */
+function cancelIncomingFetch(token) {
+  const incoming = incomingFetches.get(token);
+  if (incoming === undefined) return undefined;
+  incomingFetches.delete(token);
+  const { controller, event } = incoming;
+  const abort = () => controller.abort(new DOMException("The client has disconnected", "AbortError"));
+  const started = internals.collectBackground(() => (event === undefined ? abort() : ops.runAsEvent(event, () => internals.enterEventFrame(event, abort))));
+  if (started.length === 0) return undefined;
+  return new Promise((resolve) => {
+    const timer = ops.timerStart(resolve, 1000, false, true);
+    Promise.allSettled(started).then(() => {
+      ops.timerCancel(timer);
+      resolve();
+    });
+  });
+}
+
+async function serveFetch(receiver, [method, url, headers, body], token = undefined) {
   if (typeof receiver.fetch !== "function") throw new TypeError("The entrypoint has no fetch() handler.");
   const list = [];
   for (let i = 0; i + 1 < headers.length; i += 2) list.push([headers[i], headers[i + 1]]);
-  const response = await receiver.fetch(new Request(url, { method, headers: list, body }));
+  // enable_request_signal: request.signal aborts when the caller gives up before the response
+  // (cancelIncomingFetch); subrequests leave it behind unless request_signal_passthrough.
+  let signal;
+  if (token !== undefined && internals.feature("enable_request_signal")) {
+    const controller = new AbortController();
+    signal = controller.signal;
+    if (!internals.feature("request_signal_passthrough")) internals.ignoredForSubrequests.add(signal);
+    incomingFetches.set(token, { controller, event: internals.flowEvent() });
+  }
+  let response;
+  try {
+    response = await receiver.fetch(new Request(url, { method, headers: list, body, signal }));
+  } finally {
+    if (token !== undefined) incomingFetches.delete(token);
+  }
   if (!(response instanceof Response)) throw new TypeError("The entrypoint's fetch() handler must return a Response.");
   if (response.type === "error") throw new TypeError("Return value from serve handler must not be an error response (like Response.error())");
   const flat = [];
@@ -182,6 +222,8 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
     if (call.kind === "ws") return internals.webSocketEvent(call, argsBytes);
     // The host gave up on a response body (lib/bodies.js).
     if (call.kind === "body") return internals.cancelResponseBody(call.stream, call.reason);
+    // The caller of a fetch gave up on it.
+    if (call.kind === "cancel") return cancelIncomingFetch(call.token);
     const args = unmarshal(argsBytes, call.stubs ?? [], received);
     if (call.props !== undefined) internals.setContextProps(ctx, call.props);
     // Props a loader gave a loaded worker's entrypoint (lib/worker-loader.js): an RPC value, stubs and all.
@@ -208,7 +250,7 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       const supplied = internals.namespace?.[name] === undefined && typeof supply === "function" ? await supply(name) : undefined;
       root = entrypoint(name, ctx, call.kind, supplied);
     }
-    if (call.kind === "fetch") return serveFetch(root, args);
+    if (call.kind === "fetch") return serveFetch(root, args, call.token);
     // (Tested by class: an entrypoint instance may answer any property, as workerbox/vitest's runner does.)
     if (root instanceof HandlerRoot) return invoke(root.handlers, call.path, call.kind, args, root.envCtx);
     return invoke(root, call.path, call.kind, args);
@@ -225,10 +267,12 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
   };
   run()
     .then(async (result) => {
-      const { bytes, stubs, passed } = await marshalAsync(result);
+      const prepared = await marshalAsync(result);
+      const { bytes, stubs, passed } = prepared;
       // A received stub handed back itself in the result now belongs to the caller (a dup() of
       // it is another stub: the received one still goes).
       passedOn = new Set(passed);
+      handOver(prepared);
       const released = [];
       releaseReceived(released);
       ops.respondRpc(id, bytes, JSON.stringify({ stubs, released }));

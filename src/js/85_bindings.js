@@ -290,20 +290,31 @@ class KVNamespace {
  * the request's signal rejects it with its reason, when aborted already or before the answer.
  */
 function fetchThroughHost(name, request, extra = undefined) {
-  const signal = request.signal;
+  const signal = internals.subrequestSignal(request);
   if (signal.aborted) return Promise.reject(signal.reason);
-  const answer = fetchThroughHostUnaborted(name, request, extra);
+  // The receiving entrypoint learns that this side gave up (its request.signal aborts under
+  // enable_request_signal): the rejection waits for it to have run its abort handlers.
+  const token = internals.randomToken();
+  const answer = fetchThroughHostUnaborted(name, request, { ...extra, token });
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+    let gaveUp = false;
+    const onAbort = () => {
+      gaveUp = true;
+      const reason = signal.reason;
+      hostCall(name, "fetchCancel", { ...extra, token }).then(
+        () => reject(reason),
+        () => reject(reason),
+      );
+    };
     signal.addEventListener("abort", onAbort, { once: true });
     answer.then(
       (response) => {
         signal.removeEventListener("abort", onAbort);
-        resolve(response);
+        if (!gaveUp) resolve(response);
       },
       (error) => {
         signal.removeEventListener("abort", onAbort);
-        reject(error);
+        if (!gaveUp) reject(error);
       },
     );
   });

@@ -121,7 +121,7 @@ async function fetch(input, init = undefined) {
   if (arguments.length === 0) throw new TypeError("Failed to execute 'fetch': 1 argument required, but only 0 present.");
   let request = new Request(input, init);
   internals.checkCacheModeCf(request);
-  const signal = request.signal;
+  const signal = internals.subrequestSignal(request);
   signal.throwIfAborted();
   // A data: URL as the URL Standard parses it (before fetch_standard_url, request.url keeps the
   // text as given, leading spaces and all; workerd still answers it).

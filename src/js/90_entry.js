@@ -123,6 +123,21 @@ function isCustomThenable(value) {
   return value !== null && (typeof value === "object" || typeof value === "function") && !(value instanceof Promise) && typeof value.then === "function";
 }
 
+/** The background work registered while internals.collectBackground runs its function (else null). */
+let collecting = null;
+
+/** Runs `fn`; returns the settlements of the waitUntil work registered meanwhile. */
+internals.collectBackground = (fn) => {
+  const previous = collecting;
+  collecting = [];
+  try {
+    fn();
+    return collecting;
+  } finally {
+    collecting = previous;
+  }
+};
+
 function trackBackground(promise, list, work) {
   ops.backgroundStart();
   let finished = false;
@@ -138,6 +153,7 @@ function trackBackground(promise, list, work) {
     .catch((error) => internals.reportError(error))
     .finally(done);
   if (list) list.push(settled);
+  collecting?.push(settled);
 }
 
 class ExecutionContext {
@@ -308,6 +324,12 @@ internals.holdCurrentEvent = () => {
   const id = ops.currentEvent();
   const work = id === undefined ? undefined : runningWork.get(id);
   return { id, release: work === undefined ? () => {} : work.hold() };
+};
+
+/** Holds event `id` open (its timers alive) until the returned function is called; a no-op once it is over. */
+internals.holdEvent = (id) => {
+  const work = id === undefined ? undefined : runningWork.get(id);
+  return work === undefined ? () => {} : work.hold();
 };
 
 /**

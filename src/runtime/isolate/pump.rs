@@ -49,8 +49,13 @@ pub(super) fn pump(
             Idle::Worked => continue,
             Idle::Nothing => {}
           }
-          // Before sleeping, fail what nothing can ever settle.
-          fail_hung_work(state, events);
+          // Before sleeping, fail what nothing can ever settle; wake up to look again when an
+          // event that looks hung has looked so for long enough (timer id 0 is no timer).
+          if let Some(at) = fail_hung_work(state, events) {
+            let pos = early.partition_point(|&(_, d)| d <= at);
+            early.insert(pos, (0, at));
+            continue;
+          }
           state.borrow_mut().arm_deadlines(true);
           match idle.recv(inbox, !monitor.concurrent_callers.load(std::sync::atomic::Ordering::Relaxed)) {
             Ok(message) => message,
@@ -197,6 +202,12 @@ pub(super) fn pump(
 pub(super) struct EventQueue {
   pub(super) waiting: VecDeque<Event>,
   pub(super) next_id: u32,
+  /// Running events that hang on their own (see [`fail_hung_work`]): fetch events and calls into
+  /// an entrypoint, not calls on an object passed by reference or into a Durable Object (whose
+  /// work may be another event's, as it shares workerd's context with it). Pruned lazily.
+  pub(super) hang_checked: std::collections::HashSet<u32>,
+  /// Checked events found with nothing of their own left, since when (see [`HANG_GRACE`]).
+  pub(super) hang_since: HashMap<u32, Instant>,
 }
 
 impl Drop for EventQueue {
@@ -257,6 +268,14 @@ pub(super) fn start_event(
       // Armed only if the event outlasts this turn (IsolateState::arm_deadlines).
       s.unarmed_deadlines.push((id, Instant::now()));
     }
+  }
+  let checked = match &event {
+    Event::Fetch { .. } => true,
+    Event::Rpc { event, .. } => hangs_on_its_own(&event.call_json),
+    _ => false,
+  };
+  if checked {
+    events.hang_checked.insert(id);
   }
   let (pending, call) = match event {
     Event::Fetch { request, reply } => (Pending::Fetch(reply), EntryCall::Fetch(request)),
@@ -319,20 +338,45 @@ pub(super) fn start_event(
   id
 }
 
+/// How long an event must have had nothing of its own left (while other running events had work)
+/// before it is failed as hung: an answer on its way through the host (a call another request
+/// made, whose result the event awaits) leaves the isolate idle for that long at most.
+const HANG_GRACE: Duration = Duration::from_millis(500);
+
+/// workerd's message for a request it canceled because nothing of its own was left to settle it.
+const HUNG: &str = "The Workers runtime canceled this request because it detected that your Worker's code had hung and would never generate a response. Refer to: https://developers.cloudflare.com/workers/observability/errors/";
+
+/// Whether an RPC event into this worker is one whose own pending work is tracked: a call
+/// (or fetch) into an entrypoint, not a call on an exported object, a Durable Object's event,
+/// or the host's own messages (WebSocket events, body cancels, disposals).
+fn hangs_on_its_own(call_json: &str) -> bool {
+  let Ok(call) = serde_json::from_str::<serde_json::Value>(call_json) else { return false };
+  let kind = call.get("kind").and_then(|k| k.as_str()).unwrap_or("");
+  matches!(kind, "call" | "get" | "fetch") && call.get("stub").is_none() && call.get("durableObject").is_none()
+}
+
 /// Events whose handler promise is still pending while the worker has no timer or binding
 /// call left that could settle it will never finish (production Workers says the
 /// same). Answer them now instead of letting the host wait forever. Likewise release whoever
-/// waits for `waitUntil` work that can no longer settle.
-pub(super) fn fail_hung_work(state: &StateRef, events: &EventQueue) {
+/// waits for `waitUntil` work that can no longer settle. While other work is still under way,
+/// an event with none of its own left (no timer it set, no binding call, fetch or RPC call it
+/// made) is canceled with workerd's "hung" error, as workerd does per request, once it has
+/// been so for [`HANG_GRACE`]. Returns when to look again, if such an event is waiting for that.
+pub(super) fn fail_hung_work(state: &StateRef, events: &mut EventQueue) -> Option<Instant> {
+  if !events.waiting.is_empty() {
+    return None;
+  }
+  if !state.borrow().nothing_pending() {
+    return fail_hung_events(state, events);
+  }
   let (hung, stuck_background, waiters) = {
     let mut s = state.borrow_mut();
-    if !s.nothing_pending() || !events.waiting.is_empty() {
-      return;
-    }
     let hung: Vec<Pending> = s.pending.drain().map(|(_, p)| p).collect();
     let stuck = if s.background > 0 && !s.settled_waiters.is_empty() { std::mem::take(&mut s.background) } else { 0 };
     (hung, stuck, s.settled_waiters_if_idle())
   };
+  events.hang_checked.clear();
+  events.hang_since.clear();
   for pending in hung {
     pending.fail(WorkerError::runtime(
       "ERR_NEVER_RESPONDS",
@@ -341,6 +385,56 @@ pub(super) fn fail_hung_work(state: &StateRef, events: &EventQueue) {
   }
   warn_unsettled(state, stuck_background);
   waiters.into_iter().for_each(|w| w());
+  None
+}
+
+/// The per-event half of [`fail_hung_work`]: fails the checked events that own no pending
+/// timer or I/O while only other running events do. Work of an event that has already answered
+/// (its `waitUntil` work, a stream it handed out) or of no event may settle anyone's promise, as
+/// workerd lets a request wait on another context's background work: then nothing is failed.
+fn fail_hung_events(state: &StateRef, events: &mut EventQueue) -> Option<Instant> {
+  let now = Instant::now();
+  let mut again = None;
+  let hung: Vec<Pending> = {
+    let mut s = state.borrow_mut();
+    events.hang_checked.retain(|id| s.pending.contains_key(id));
+    if events.hang_checked.is_empty() {
+      events.hang_since.clear();
+      return None;
+    }
+    let owners = s.timers.values().filter(|t| !t.internal).map(|t| t.owner).chain(s.host_calls.values().map(|(_, owner, _)| *owner));
+    let mut busy = std::collections::HashSet::new();
+    for owner in owners {
+      match owner {
+        Some(id) if s.pending.contains_key(&id) => {
+          busy.insert(id);
+        }
+        _ => {
+          events.hang_since.clear();
+          return None;
+        }
+      }
+    }
+    let candidates: Vec<u32> = events.hang_checked.iter().copied().filter(|id| !busy.contains(id)).collect();
+    events.hang_since.retain(|id, _| candidates.contains(id));
+    let mut hung = Vec::new();
+    for id in candidates {
+      let since = *events.hang_since.entry(id).or_insert(now);
+      if now.duration_since(since) >= HANG_GRACE {
+        events.hang_checked.remove(&id);
+        events.hang_since.remove(&id);
+        hung.extend(s.take_pending(id));
+      } else {
+        let at = since + HANG_GRACE;
+        again = Some(again.map_or(at, |t: Instant| t.min(at)));
+      }
+    }
+    hung
+  };
+  for pending in hung {
+    pending.fail(WorkerError::runtime("ERR_NEVER_RESPONDS", HUNG));
+  }
+  again
 }
 
 /// Response bodies still being written to the host while the worker has no timer, binding call

@@ -1,0 +1,225 @@
+// ReadableStream and WritableStream as Workers RPC values, as workerd sends them (a byte stream
+// to the other side, in either direction, as an argument or a result). The sender locks the
+// stream and exports an RpcTarget over it (a StreamSource reading it, a StreamSink writing it);
+// the receiver gets a new stream whose pulls and writes are RPC calls on that object's stub,
+// which the stream owns and lets go when it is done, canceled or aborted. The sender's object
+// works on its stream in the async flow of the request that sent it, so the request's own I/O
+// objects (an IdentityTransformStream's sides, a body) stay usable from those calls, and holds
+// that request open (its timers alive: a stream's pull() may wait on one) until the stream is
+// done with, as workerd keeps the request's context for it.
+// Marshalling itself is 84_rpc.js's (prepare / unmarshal call encode / decode here).
+
+/** A stream's place inside a serialized value: `{ [KEY]: [kind, stub place] }`. */
+const KEY = "\u0000workerbox.rpc.stream";
+
+/** What a receiver's stream reports when the other side goes away before its end, as workerd words it. */
+const READ_DISCONNECTED = "ReadableStream received over RPC disconnected prematurely.";
+const WRITE_DISCONNECTED = "WritableStream received over RPC was disconnected because the remote execution context has endeded.";
+
+/** Runs `fn` in the async flow of event `owner` (the request that sent the stream), if any. */
+const inFlow = (owner, fn) => (owner === undefined ? fn() : internals.enterEventFrame(owner, fn));
+
+/** A chunk as bytes (a Uint8Array over its memory), or workerd's TypeError for anything else. */
+function asBytes(value) {
+  if (value instanceof Uint8Array) return value;
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  throw new TypeError("This ReadableStream did not return bytes.");
+}
+
+/** The sender's side of a ReadableStream: the receiver's pulls read it. */
+class StreamSource extends internals.rpc.RpcTarget {
+  #reader;
+  #owner;
+  #done = false;
+  #letGo;
+
+  constructor(stream) {
+    super();
+    this.#reader = stream.getReader();
+    this.#owner = internals.flowEvent();
+    this.#letGo = internals.holdEvent(this.#owner);
+  }
+
+  #finish() {
+    this.#done = true;
+    this.#letGo();
+  }
+
+  async read() {
+    let result;
+    try {
+      result = await inFlow(this.#owner, () => this.#reader.read());
+    } catch (error) {
+      this.#finish();
+      throw error;
+    }
+    const { done, value } = result;
+    if (done) {
+      this.#finish();
+      return { done: true };
+    }
+    // A view of part of a larger buffer is copied: the clone would carry all of that buffer.
+    const bytes = asBytes(value);
+    return { done: false, value: bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice() };
+  }
+
+  cancel() {
+    if (this.#done) return undefined;
+    this.#finish();
+    return inFlow(this.#owner, () => this.#reader.cancel(new Error(READ_DISCONNECTED)));
+  }
+
+  /** The receiver let go before the end: the stream is canceled. */
+  [Symbol.dispose]() {
+    if (this.#done) return;
+    this.#finish();
+    inFlow(this.#owner, () => this.#reader.cancel(new Error(READ_DISCONNECTED))).catch(() => {});
+  }
+}
+
+/** The sender's side of a WritableStream: the receiver's writes land in it. */
+class StreamSink extends internals.rpc.RpcTarget {
+  #writer;
+  #owner;
+  #done = false;
+  #letGo;
+
+  constructor(stream) {
+    super();
+    this.#writer = stream.getWriter();
+    this.#owner = internals.flowEvent();
+    this.#letGo = internals.holdEvent(this.#owner);
+  }
+
+  #finish() {
+    this.#done = true;
+    this.#letGo();
+  }
+
+  write(chunk) {
+    return inFlow(this.#owner, () => this.#writer.write(chunk));
+  }
+
+  close() {
+    this.#finish();
+    return inFlow(this.#owner, () => this.#writer.close());
+  }
+
+  /** The receiver aborted: its reason stays there, as in workerd (the stream here gets workerd's disconnect error). */
+  abort() {
+    if (this.#done) return undefined;
+    this.#finish();
+    return inFlow(this.#owner, () => this.#writer.abort(new Error(WRITE_DISCONNECTED)));
+  }
+
+  /** The receiver let go without closing: the stream is aborted. */
+  [Symbol.dispose]() {
+    if (this.#done) return;
+    this.#finish();
+    inFlow(this.#owner, () => this.#writer.abort(new Error(WRITE_DISCONNECTED))).catch(() => {});
+  }
+}
+
+/** A ReadableStream whose chunks come from `stub`'s read() calls. */
+function remoteReadable(stub) {
+  let held = true;
+  const letGo = () => {
+    if (!held) return;
+    held = false;
+    stub[Symbol.dispose]();
+  };
+  return new ReadableStream(
+    {
+      async pull(controller) {
+        let result;
+        try {
+          result = await stub.read();
+        } catch {
+          letGo();
+          controller.error(new Error(READ_DISCONNECTED));
+          return;
+        }
+        if (result?.done !== false) {
+          letGo();
+          controller.close();
+        } else {
+          controller.enqueue(result.value);
+        }
+      },
+      async cancel() {
+        try {
+          await stub.cancel();
+        } catch {
+          // The other side is gone already: nothing is left to cancel.
+        } finally {
+          letGo();
+        }
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** A WritableStream whose writes go to `stub`'s write() calls. */
+function remoteWritable(stub) {
+  let held = true;
+  const letGo = () => {
+    if (!held) return;
+    held = false;
+    stub[Symbol.dispose]();
+  };
+  return new WritableStream({
+    async write(chunk) {
+      try {
+        await stub.write(asBytes(chunk));
+      } catch (error) {
+        letGo();
+        throw error;
+      }
+    },
+    async close() {
+      try {
+        await stub.close();
+      } finally {
+        letGo();
+      }
+    },
+    async abort() {
+      try {
+        await stub.abort();
+      } catch {
+        // Gone already.
+      } finally {
+        letGo();
+      }
+    },
+  });
+}
+
+internals.rpcStreams = {
+  KEY,
+
+  /**
+   * The place for `v` when it is a ReadableStream or WritableStream, else undefined; `walk`
+   * exports the object that serves it. A locked stream cannot be sent (workerd's TypeError).
+   */
+  encode(v, walk) {
+    if (v instanceof ReadableStream) {
+      if (v.locked) throw new TypeError("The ReadableStream has been locked to a reader.");
+      return { [KEY]: ["readable", walk(new StreamSource(v))] };
+    }
+    if (v instanceof WritableStream) {
+      if (v.locked) throw new TypeError("The WritableStream has been locked to a writer.");
+      return { [KEY]: ["writable", walk(new StreamSink(v))] };
+    }
+    return undefined;
+  },
+
+  /** The stream for a place `encode` wrote; `take` makes the stub the stream owns from its place. */
+  decode(v, take) {
+    const [kind, place] = v[KEY];
+    const stub = take(place);
+    return kind === "writable" ? remoteWritable(stub) : remoteReadable(stub);
+  },
+};
