@@ -2,8 +2,8 @@
 // found different here: Blob's unimplemented `endings`, reportError()'s message, AES-GCM's empty
 // IV (rejected, also before capture_async_api_throws), performance's clock, a data: URL with
 // leading spaces before fetch_standard_url, FormData's charset check, the `Cloudflare` global's
-// flags object, WebSocket accept({ allowHalfOpen }), navigator.sendBeacon and URLPattern exec()
-// of an init or a URL. Every expected value was printed by workerd (v1.20260426.1) from the same code.
+// flags object, WebSocket accept({ allowHalfOpen }), navigator.sendBeacon, URLPattern exec()
+// of an init or a URL, and a service binding's props (the callee's ctx.props). Every expected value was printed by workerd (v1.20260426.1) from the same code.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { evalInWorker, useWorker } from "./helpers.mjs";
@@ -135,4 +135,27 @@ test("URLPattern exec(): an init or URL object is given back as the members read
     ["", "", { hostname: "example.com", pathname: "5" }, false],
     ["x", "y", { protocol: "https:", username: "", password: "", hostname: "example.com", port: "", pathname: "/", search: "?x", hash: "#y" }, false],
   ]);
+});
+
+test("service(worker, { props }): the callee's ctx.props on fetch() and RPC; an object of handlers gets none with nonclass_entrypoint_reuses_ctx_across_invocations", async (t) => {
+  const callee = `import { WorkerEntrypoint } from "cloudflare:workers";
+    export class Named extends WorkerEntrypoint { props() { return this.ctx.props; } }
+    export default { fetch(request, env, ctx) { return Response.json(ctx.props); } };`;
+  const plain = await useWorker(t, { compatibilityFlags: ["nodejs_compat"], script: callee });
+  const reusing = await useWorker(t, { compatibilityFlags: ["nodejs_compat", "nonclass_entrypoint_reuses_ctx_across_invocations"], script: callee });
+  const caller = await useWorker(t, {
+    bindings: {
+      PLAIN: service(plain, { props: { foo: 123 } }),
+      NAMED: service(plain, { entrypoint: "Named", props: { a: [1, "b"] } }),
+      NONE: service(plain),
+      REUSING: service(reusing, { props: false }),
+      REUSING_NAMED: service(reusing, { entrypoint: "Named", props: { b: 2 } }),
+    },
+    script: `export default { async fetch(request, env) {
+      const json = async (binding) => (await binding.fetch("http://x/")).json();
+      return Response.json([await json(env.PLAIN), await env.NAMED.props(), await json(env.NONE), await json(env.REUSING), await env.REUSING_NAMED.props()]);
+    } }`,
+  });
+  assert.deepEqual(await (await dispatch(caller, "http://localhost/")).json(), [{ foo: 123 }, { a: [1, "b"] }, {}, {}, { b: 2 }]);
+  assert.throws(() => service(plain, { props: { big: 1n } }), /service\(\): options.props must be a JSON value/);
 });

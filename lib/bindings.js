@@ -186,6 +186,8 @@ function kv(options = {}) {
  * A service binding: `env.NAME.fetch()` calls `handler(request)`, or a workerbox worker (its
  * default export, or `options.entrypoint`, a named WorkerEntrypoint class), whose RPC methods
  * `env.NAME.method(…)` calls too. An object with methods answers RPC calls from Node.
+ * `options.props` (a JSON value, a worker handler only) is the callee's `ctx.props` on every
+ * fetch and call through the binding, as workerd's service designator `props`.
  */
 function service(handler, options = {}) {
   const ok = typeof handler === "function" || (handler !== null && typeof handler === "object");
@@ -196,8 +198,17 @@ function service(handler, options = {}) {
     throw new TypeError("service(): options.entrypoint must be the name of an exported WorkerEntrypoint class");
   }
   if (entrypoint !== undefined && !rpc.isWorker(handler)) throw new TypeError("service(): options.entrypoint needs a workerbox worker as the handler");
+  let props;
+  if (options.props !== undefined) {
+    try {
+      props = JSON.parse(JSON.stringify(options.props));
+    } catch (error) {
+      throw new TypeError(`service(): options.props must be a JSON value (it becomes the callee's ctx.props): ${error.message}`);
+    }
+  }
   const binding = new Binding("service", handler);
   binding.entrypoint = entrypoint;
+  if (props !== undefined) binding.props = props;
   return binding;
 }
 
@@ -338,7 +349,9 @@ async function callStorage(handler, method, args, bytes) {
 async function callService(definition, method, args, bytes, dispatch, caller) {
   // A binding of the worker to itself (selfService()): the caller is the worker it names.
   const handler = definition.handler === SELF ? caller : definition.handler;
-  if (method === "rpc") return rpc.callService(handler, definition.entrypoint, caller, args, bytes);
+  // service(…, { props }): the callee's ctx.props, for calls and fetches alike.
+  const props = definition.props !== undefined && rpc.isWorker(handler) ? { props: definition.props } : {};
+  if (method === "rpc") return rpc.callService(handler, definition.entrypoint, caller, { ...args, ...props }, bytes);
   // service_binding_extra_handlers: `env.SVC.scheduled(options)` runs the bound worker's handler.
   if (method === "scheduled") {
     if (!rpc.isWorker(handler)) throw new TypeError("scheduled(): this service binding's handler is not a workerbox worker, so it has no scheduled() handler to run");
@@ -362,7 +375,7 @@ async function callService(definition, method, args, bytes, dispatch, caller) {
   // The caller gave up on a fetch into a named entrypoint (lib/rpc.js cancelFetch).
   if (method === "fetchCancel") return definition.entrypoint !== undefined && rpc.isWorker(handler) ? rpc.cancelFetch(handler, args.token) : { json: "null" };
   if (method !== "fetch") throw new TypeError(`unknown service binding operation "${method}"`);
-  if (definition.entrypoint !== undefined) return rpc.fetchInto(handler, { entrypoint: definition.entrypoint }, args, bytes, caller);
+  if (definition.entrypoint !== undefined || props.props !== undefined) return rpc.fetchInto(handler, { entrypoint: definition.entrypoint ?? "default", ...props }, args, bytes, caller);
   if (typeof handler !== "function" && typeof handler.dispatch !== "function" && typeof handler.fetch !== "function") {
     throw new TypeError("This service binding's handler has no fetch(request) method.");
   }

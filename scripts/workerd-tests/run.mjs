@@ -106,7 +106,7 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
       // A service binding to one of the config's workers, filled in once every worker exists
       // (services may name each other or themselves).
       const serviceTo = (b) => {
-        const def = service({ fetch: () => new Response("service not started", { status: 503 }) });
+        const def = service({ fetch: () => new Response("service not started", { status: 503 }) }, b.props !== undefined ? { props: b.props } : {});
         patches.push(() => {
           const target = workers.get(b.service);
           if (!target) return;

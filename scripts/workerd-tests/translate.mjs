@@ -74,8 +74,13 @@ function binding(b, services, where, gaps) {
     const ref = serviceRef(b.service);
     const target = services.get(ref.service);
     if (!target) throw new Untranslatable(`${at}: names service "${ref.service}", which the config does not define`);
-    if (ref.props !== undefined) gaps.push(`${at}: service props are not passed (workerbox's service() has no props)`);
-    if (target.worker) return { name, kind: "service", service: ref.service, entrypoint: ref.entrypoint };
+    // props = (json = "…"): the callee's ctx.props (service()'s props).
+    let props;
+    if (ref.props !== undefined) {
+      if (typeof ref.props?.json === "string") props = JSON.parse(ref.props.json);
+      else gaps.push(`${at}: service props other than (json = …) are not passed`);
+    }
+    if (target.worker) return { name, kind: "service", service: ref.service, entrypoint: ref.entrypoint, ...(props !== undefined ? { props } : {}) };
     // An external service at the address of one of the config's own sockets (workerd's
     // `loopback:` pairs, RPC over a real connection): a binding to the service that socket serves.
     const served = target.external?.address === undefined ? undefined : where.sockets?.get(target.external.address);

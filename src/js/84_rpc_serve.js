@@ -207,6 +207,13 @@ async function serveFetch(receiver, [method, url, headers, body], token = undefi
   return { status: response.status, statusText: response.statusText, headers: flat, body: bytes };
 }
 
+/** Whether `call` goes into an object of handlers whose ctx workerd reuses (the flag above). */
+function reusesCtx(call) {
+  if (!internals.feature("nonclass_entrypoint_reuses_ctx_across_invocations") || call.durableObject !== undefined || call.stub !== undefined) return false;
+  const value = internals.namespace?.[call.entrypoint ?? "default"];
+  return value !== null && typeof value === "object";
+}
+
 const DURABLE_HOST_CALLS = new Set(["alarm", "run", "evict", "ids", "alarms", "checkpoint"]);
 
 /** Called by the native side for every RPC call into this worker. Never throws. */
@@ -225,7 +232,9 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
     // The caller of a fetch gave up on it.
     if (call.kind === "cancel") return cancelIncomingFetch(call.token);
     const args = unmarshal(argsBytes, call.stubs ?? [], received);
-    if (call.props !== undefined) internals.setContextProps(ctx, call.props);
+    // A binding's props are the callee's ctx.props; with nonclass_entrypoint_reuses_ctx_across_invocations
+    // workerd gives an object of handlers (not a class) one ctx made without them.
+    if (call.props !== undefined && !reusesCtx(call)) internals.setContextProps(ctx, call.props);
     // Props a loader gave a loaded worker's entrypoint (lib/worker-loader.js): an RPC value, stubs and all.
     if (call.propsValue !== undefined) internals.setContextProps(ctx, unmarshal(Uint8Array.fromBase64(call.propsValue.bytes), call.propsValue.stubs));
     // The host's own calls on Durable Objects (alarms, runInDurableObject, eviction, listing).
