@@ -242,3 +242,35 @@ test("worker loader: Miniflare's workerLoaders option (workerbox/vitest) makes t
   addMiniflareBindings(bindings, { workerLoaders: { LOADER: {} } }, { where: "test", api });
   assert.equal(bindings.LOADER?.constructor?.name, "WorkerLoaderBinding");
 });
+
+test("Durable Object facets: ctx.facets.get() with ctx.exports.<Class>({ props }) and a loaded worker's getDurableObjectClass()", { timeout: 60_000 }, async (t) => {
+  const actor = `import { DurableObject } from "cloudflare:workers";
+export class Actor extends DurableObject {
+  i = 0;
+  inc() { return ++this.i; }
+  props() { const { g, ...rest } = this.ctx.props; return rest; }
+  viaParent() { return this.ctx.facets.get("g", () => ({ class: this.ctx.props.g })).greet("Bob"); }
+}`;
+  const worker = await useWorker(t, {
+    script: `import { DurableObject } from "cloudflare:workers";
+export class Greeter extends DurableObject {
+  n = 0;
+  greet(name) { return this.ctx.props.greeting + ", " + name; }
+  count() { return ++this.n; }
+}
+export class Holder extends DurableObject {
+  async run() {
+    const w = this.env.LOADER.get("facets", () => ({ compatibilityDate: "2025-01-01", mainModule: "a.js", modules: { "a.js": ${JSON.stringify(actor)} } }));
+    const local = this.ctx.facets.get("local", () => ({ class: this.ctx.exports.Greeter({ props: { greeting: "Hi" } }) }));
+    const loaded = this.ctx.facets.get("loaded", () => ({ class: w.getDurableObjectClass("Actor", { props: { x: 1, g: this.ctx.exports.Greeter({ props: { greeting: "Yo" } }) } }) }));
+    return [await local.greet("Ann"), await local.count(), await local.count(), await loaded.inc(), await loaded.inc(), await loaded.props(), await loaded.viaParent(), typeof this.ctx.exports.Greeter.idFromName];
+  }
+}
+export default { async fetch(req, env, ctx) { return Response.json(await ctx.exports.Holder.getByName("h").run()); } };`,
+    format: "module",
+    compatibilityDate: "2025-06-01",
+    compatibilityFlags: ["enable_ctx_exports"],
+    bindings: { LOADER: workerLoader() },
+  });
+  assert.deepEqual(await (await dispatch(worker, "http://p/")).json(), ["Hi, Ann", 1, 2, 1, 2, { x: 1 }, "Yo, Bob", "function"]);
+});

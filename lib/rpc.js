@@ -219,6 +219,8 @@ async function cancelFetch(worker, token) {
 
 /** A call, fetch() or dispose on a stub (`#rpc`), from worker `caller`. */
 async function callStub(method, args, bytes, caller) {
+  // A call on a Durable Object facet (ctx.facets, lib/facets.js).
+  if (method === "rpc" && args.facet !== undefined) return require("./facets.js").callFacet(args, bytes, caller, (id) => stubs.get(id));
   const entry = stubs.get(args.stub);
   // The caller took a stub of its own object home (84_rpc.js stubFor): the host forgets it
   // without disposing the object, which the caller now holds itself.

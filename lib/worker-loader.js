@@ -71,6 +71,18 @@ function workerDisposed(worker) {
   for (const record of state.byKey.values()) record.ready.then((child) => child.dispose(), () => {});
 }
 
+/**
+ * A loaded worker's Durable Object class (getDurableObjectClass(), for a facet: lib/facets.js),
+ * from `target` ({ loaded, entrypoint: class name, propsId }) of `owner`'s loaders.
+ */
+async function loadedClass(owner, target) {
+  const state = parents.get(owner);
+  if (state === undefined) throw new Error("The worker that loaded this class has been disposed.");
+  const record = recordOf(state, target.loaded);
+  const child = await record.ready;
+  return { home: child, className: target.entrypoint, props: propsOf(record, target) };
+}
+
 const json = (value) => ({ json: JSON.stringify(value) });
 
 /** An answer that rejects the caller's RPC call with `error` (its name and message). */
@@ -227,4 +239,4 @@ async function create(state, parent, code) {
   });
 }
 
-module.exports = { workerLoader, WorkerLoaderBinding, bindParent, workerDisposed, setWorkerAccess, kBinding };
+module.exports = { workerLoader, WorkerLoaderBinding, bindParent, workerDisposed, setWorkerAccess, loadedClass, kBinding };

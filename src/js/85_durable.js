@@ -161,8 +161,74 @@ internals.defineGlobal("WebSocketRequestResponsePair", WebSocketRequestResponseP
 // The kind's rest is "<ClassName>", or "<ClassName>:<unique key>" for workerd's ids and layout.
 internals.makeDurableObjectBinding = (name, rest) => {
   const cut = rest.indexOf(":");
-  return cut === -1 ? new DurableObjectNamespace(kDurable, name, rest) : new DurableObjectNamespace(kDurable, name, rest.slice(0, cut), rest.slice(cut + 1));
+  const namespace = cut === -1 ? new DurableObjectNamespace(kDurable, name, rest) : new DurableObjectNamespace(kDurable, name, rest.slice(0, cut), rest.slice(cut + 1));
+  return name.startsWith("#self-do:") ? loopbackNamespace(namespace, name) : namespace;
 };
+
+// ---- Facets (workerd's ctx.facets) -------------------------------------------------------------
+
+/**
+ * A Durable Object class as a value (workerd's DurableObjectClass): what ctx.exports.<Class>({ props })
+ * and a loaded worker's getDurableObjectClass() give, for ctx.facets.get(). It crosses RPC as a
+ * stub (src/js/84_rpc.js), so a loaded worker can be given one of its parent's classes.
+ */
+internals.durableObjectClass = (target) =>
+  new Proxy(function DurableObjectClass() {}, {
+    get(_, key) {
+      if (key === internals.rpc.kTarget) return target;
+      if (key === Symbol.toStringTag) return "DurableObjectClass";
+      return undefined;
+    },
+    apply() {
+      throw new TypeError("Illegal invocation");
+    },
+  });
+
+/** ctx.exports.<Class>: the namespace, and called with { props } the class as a value (workerd's LoopbackDurableObjectNamespace). */
+function loopbackNamespace(namespace, binding) {
+  return new Proxy(function LoopbackDurableObjectNamespace() {}, {
+    get(_, key) {
+      const value = Reflect.get(namespace, key, namespace);
+      return typeof value === "function" ? value.bind(namespace) : value;
+    },
+    has: (_, key) => key in namespace,
+    getPrototypeOf: () => Object.getPrototypeOf(namespace),
+    apply(_, __, [options]) {
+      return internals.durableObjectClass({ binding, props: options?.props });
+    },
+  });
+}
+
+/** What the host needs to find a facet's class (lib/facets.js): a stub, one of this worker's classes, or a loaded worker's. */
+async function classEntry(value) {
+  const target = typeof value === "function" ? value[internals.rpc.kTarget] : undefined;
+  if (target?.loaded === true && target.ready !== undefined) {
+    const { loaded, entrypoint, propsId } = await target.ready();
+    return { binding: target.binding, loaded, entrypoint, propsId };
+  }
+  if (target?.stub !== undefined) return { remote: target.stub };
+  if (typeof target?.binding === "string" && target.binding.startsWith("#self-do:")) return { binding: target.binding, props: target.props };
+  throw new TypeError("A facet's class must be a Durable Object class: ctx.exports.<Class>({ props }), or a loaded worker's getDurableObjectClass().");
+}
+
+/**
+ * `ctx.facets.get(name, getStartupOptions)`: a stub for the facet `name` of this object, an
+ * object of the class getStartupOptions() names (asked on first use), with an id of its own
+ * derived from this object's; its calls go through the host (lib/facets.js) to the worker that
+ * has the class.
+ */
+function facetStub(state, name, getStartupOptions) {
+  if (typeof getStartupOptions !== "function") throw new TypeError("Failed to execute 'get' on 'DurableObjectFacets': parameter 2 is not of type 'Function'.");
+  const facet = idForName(`facet:${state.id.toString()}`, name);
+  let fields;
+  const ready = () =>
+    (fields ??= (async () => {
+      const options = await getStartupOptions();
+      return { facet, class: await classEntry(options?.class) };
+    })());
+  // Sent as "#rpc" calls with `facet` set; `loaded` keeps it in this worker (not transferable).
+  return internals.remoteStub({ binding: "#rpc", loaded: true, ready }, []);
+}
 
 /** The class argument of the storage ops: the class, or "workerd:<unique key>" (workerd's layout, src/runtime/store/durable.rs). */
 const storageClass = (spec) => (spec.uniqueKey ? `workerd:${spec.uniqueKey}` : spec.className);
@@ -192,6 +258,19 @@ class DurableObjectState {
   }
   get exports() {
     return internals.ctxExports();
+  }
+  /** The props its class was given (a facet's: `ctx.exports.Class({ props })`); `{}` without. */
+  get props() {
+    return this._props ?? {};
+  }
+  /** workerd's Durable Object facets: `get(name, () => ({ class }))` (see facetStub). */
+  get facets() {
+    const state = this;
+    return (this._facets ??= {
+      get: (name, getStartupOptions) => facetStub(state, String(name), getStartupOptions),
+      abort() {},
+      delete() {},
+    });
   }
   /** Runs `callback` now and holds every incoming call until its promise settles. */
   blockConcurrencyWhile(callback) {
@@ -354,6 +433,9 @@ function liveObject(spec) {
   const identity = { className: spec.className, id: spec.id, name: spec.name ?? null, dir: spec.dir, sql: spec.sql, uniqueKey: spec.uniqueKey };
   const makeStorage = (hold) => internals.makeDurableStorage(handle, { spec: identity, sql: spec.sql !== false, hold });
   const state = new DurableObjectState(kDurable, id, makeStorage);
+  // A facet's props (lib/facets.js): plain, or an RPC value with stubs.
+  if (spec.propsValue !== undefined) state._props = internals.rpc.unmarshal(Uint8Array.fromBase64(spec.propsValue.bytes), spec.propsValue.stubs);
+  else if (spec.props !== undefined) state._props = spec.props;
   entry = { state, instance: undefined, handle };
   live.set(key, entry);
   try {

@@ -149,8 +149,20 @@ class WorkerStub {
     return internals.remoteStub({ binding, loaded: true, ready }, [], fetcher);
   }
 
-  getDurableObjectClass() {
-    throw new Error("workerbox does not support Durable Object facets, so a loaded worker's Durable Object classes cannot be used (getDurableObjectClass()).");
+  /** The loaded worker's Durable Object class `name`, its objects' ctx.props `options.props`: for ctx.facets.get(). */
+  getDurableObjectClass(name = undefined, options = undefined) {
+    const className = name === undefined || name === null ? "default" : String(name);
+    const binding = this.#binding;
+    const key = this.#key;
+    const props = options?.props === undefined ? undefined : marshal(options.props);
+    let extra;
+    const ready = () =>
+      (extra ??= key.then(async (loaded) => {
+        let propsId;
+        if (props !== undefined) [{ id: propsId }] = await internals.hostCall(binding, "props", { loaded, bytes: props.bytes.toBase64(), stubs: props.stubs });
+        return { loaded, entrypoint: className, propsId };
+      }));
+    return internals.durableObjectClass({ binding, loaded: true, ready });
   }
 
   get [Symbol.toStringTag]() {

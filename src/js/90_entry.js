@@ -399,7 +399,9 @@ internals.start = function start(envJson, scriptFormat, namespace, bindingsJson,
       handler = classHandler(exported);
       return;
     }
-    if (exported === undefined && Object.values(namespace).some(internals.isEntrypointClass)) {
+    // Only named entrypoints or Durable Object classes: served over service bindings and namespaces.
+    const servesCalls = (value) => internals.isEntrypointClass(value) || (typeof value === "function" && value.prototype instanceof internals.rpc.DurableObject);
+    if (exported === undefined && Object.values(namespace).some(servesCalls)) {
       handler = {}; // only named entrypoints: served over service bindings
       return;
     }
