@@ -5,7 +5,8 @@
 // locally, a request canceled with workerd's "hung" error when nothing of its own is left to
 // settle it while other requests go on, and request.signal (enable_request_signal) aborting when
 // the caller of a fetch into an entrypoint gives up, left behind by subrequests and RPC unless
-// request_signal_passthrough. Every worker is disposed when its test ends.
+// request_signal_passthrough, and a service binding's connect() into an entrypoint's connect(socket)
+// handler. Every worker is disposed when its test ends.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { dispatch } from "../index.js";
@@ -172,4 +173,31 @@ test("request.signal aborts when the caller of a fetch into an entrypoint gives 
     rpcReason: "The client has disconnected",
     subrequest: "aborted: The client has disconnected",
   });
+});
+
+const CONNECT = `import { WorkerEntrypoint } from "cloudflare:workers";
+export class S extends WorkerEntrypoint {
+  async connect(socket) {
+    const reader = socket.readable.getReader();
+    const { value } = await reader.read();
+    const writer = socket.writable.getWriter();
+    await writer.write(new TextEncoder().encode("hello " + new TextDecoder().decode(value)));
+    await writer.close();
+  }
+}
+export default { async fetch(req, env, ctx) {
+  const socket = ctx.exports.S.connect("localhost:8081");
+  await socket.opened;
+  const writer = socket.writable.getWriter();
+  await writer.write(new TextEncoder().encode("there"));
+  let text = "";
+  const dec = new TextDecoder();
+  for await (const chunk of socket.readable) text += dec.decode(chunk, { stream: true });
+  await socket.closed;
+  return new Response(text + dec.decode());
+} };`;
+
+test("a service binding's connect() reaches the entrypoint's connect(socket) handler, its two directions as streams", { timeout: scaled(30_000) }, async (t) => {
+  const worker = await useWorker(t, { script: CONNECT, format: "module", compatibilityFlags: FLAGS });
+  assert.equal(await (await dispatch(worker, "http://x/")).text(), "hello there");
 });

@@ -853,4 +853,4 @@ internals.remoteStub = remoteStub;
 
 // ---- Shared with 84_rpc_serve.js (serving calls) ----------------------------------------------
 
-internals.rpc = { marshal, marshalAsync, unmarshal, release, releaseExport, handOver, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject };
+internals.rpc = { send, marshal, marshalAsync, unmarshal, release, releaseExport, handOver, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject };

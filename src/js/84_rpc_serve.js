@@ -142,6 +142,10 @@ function entrypoint(name, ctx, kind, supplied) {
   if (value !== null && typeof value === "object" && kind === "fetch") {
     return { fetch: (request) => value.fetch(request, internals.workerEnv, ctx) };
   }
+  // And connect() calls (a socket to its connect handler), as in workerd.
+  if (value !== null && typeof value === "object" && kind === "connect") {
+    return { connect: typeof value.connect === "function" ? (socket) => value.connect(socket, internals.workerEnv, ctx) : undefined };
+  }
   // Its other functions take RPC calls with env and ctx added (callHandler), as in workerd.
   if (value !== null && typeof value === "object") return new HandlerRoot(value, { env: internals.workerEnv, ctx });
   if (value === undefined) throw new TypeError(`The worker has no entrypoint named "${name}".`);
@@ -260,6 +264,7 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       root = entrypoint(name, ctx, call.kind, supplied);
     }
     if (call.kind === "fetch") return serveFetch(root, args, call.token);
+    if (call.kind === "connect") return internals.rpcStreams.serveConnect(root, args);
     // (Tested by class: an entrypoint instance may answer any property, as workerbox/vitest's runner does.)
     if (root instanceof HandlerRoot) return invoke(root.handlers, call.path, call.kind, args, root.envCtx);
     return invoke(root, call.path, call.kind, args);

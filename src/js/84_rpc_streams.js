@@ -197,8 +197,61 @@ function remoteWritable(stub) {
   });
 }
 
+/**
+ * A socket over two streams: what one side writes to `writable`, the other reads from its
+ * `readable`. `done` settles when the connection is over (the callee's handler has returned).
+ */
+function streamSocket(readable, writable, done) {
+  const opened = Promise.resolve({});
+  const closed = Promise.resolve(done).then(() => undefined);
+  closed.catch(() => {});
+  return Object.freeze({
+    readable,
+    writable,
+    opened,
+    closed,
+    upgraded: false,
+    secureTransport: "off",
+    close() {
+      readable.cancel().catch(() => {});
+      writable.abort().catch(() => {});
+      return closed.catch(() => {});
+    },
+    startTls() {
+      throw new TypeError("startTls() is not available on a socket to a Worker's connect() handler.");
+    },
+  });
+}
+
+/**
+ * `connect(address)` through service binding `binding`: the bound entrypoint's
+ * `connect(socket)` handler gets a socket whose readable side is what this side writes and whose
+ * writable side this side reads, as workerd's Fetcher.connect() gives.
+ */
+function connectThrough(binding, address, options) {
+  if (arguments.length < 2 || address === undefined) throw new TypeError("connect(): an address is required.");
+  const up = new TransformStream();
+  const down = new TransformStream();
+  const call = internals.rpc.send({ binding }, [], "connect", [up.readable, down.writable, typeof address === "string" ? address : String(address?.hostname ?? address)]);
+  return streamSocket(down.readable, up.writable, call);
+}
+
+/** A call's `connect` into an entrypoint: its handler gets a socket over the two streams. */
+async function serveConnect(root, [readable, writable]) {
+  if (typeof root?.connect !== "function") throw new TypeError("The entrypoint has no connect() handler.");
+  let finish;
+  const done = new Promise((resolve) => (finish = resolve));
+  try {
+    await root.connect(streamSocket(readable, writable, done));
+  } finally {
+    finish();
+  }
+}
+
 internals.rpcStreams = {
   KEY,
+  connect: connectThrough,
+  serveConnect,
 
   /**
    * The place for `v` when it is a ReadableStream or WritableStream, else undefined; `walk`

@@ -362,6 +362,14 @@ class Fetcher {
     this.#name = name;
   }
 
+  /**
+   * A socket to the bound worker's `connect(socket)` handler, as workerd's Fetcher.connect():
+   * the two directions cross as RPC streams (84_rpc_streams.js).
+   */
+  connect(address, options = undefined) {
+    return internals.rpcStreams.connect(this.#name, address, options);
+  }
+
   fetch(input, init = undefined) {
     const request = new Request(input, init);
     try {
