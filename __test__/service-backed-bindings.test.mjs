@@ -195,21 +195,40 @@ test("a service binding's response and the cache option are workerd's", { timeou
   assert.deepEqual(early, ["rejected", "CacheTtl: 0, is not compatible with cache: no-store header."]);
 });
 
-test("a header value beyond Latin-1 crosses as its UTF-8 bytes; an empty body is readable with 0 bytes left", { timeout: 60000 }, async (t) => {
-  const backend = await createWorker({ script: `export default { fetch: () => new Response("", { headers: { "x-m": "z🤓" } }) };`, format: "module" });
+test("a header value crosses from worker to worker as it was, to Node as its UTF-8 bytes; an empty body is readable with 0 bytes left", { timeout: 60000 }, async (t) => {
+  const backend = await createWorker({ script: `export default { fetch: () => new Response("", { headers: { "x-m": "z🤓", "x-l": "b\\u00c3\\u00a5r" } }) };`, format: "module" });
   t.after(() => backend.dispose());
   const out = await runner(
     t,
     `async (env) => {
       const { inspect } = await import("node:util");
       const r = await env.S.fetch("http://p/");
-      return [r.headers.get("x-m"), inspect(r.body).includes("[state]: 'readable'"), inspect(new Response("").body).includes("[length]: 0n"), await r.text()];
+      return [r.headers.get("x-m"), r.headers.get("x-l"), inspect(r.body).includes("[state]: 'readable'"), inspect(new Response("").body).includes("[length]: 0n"), await r.text()];
     }`,
     { S: backend },
     { compatibilityFlags: ["nodejs_compat"] },
   );
-  assert.deepEqual(out, ["z🤓", true, true, ""]);
+  // From worker to worker a header's text is kept (workerd's headers are UTF-8 both ways).
+  assert.deepEqual(out, ["z🤓", "b\u00c3\u00a5r", true, true, ""]);
   // Node gets what an HTTP client gets from workerd: the bytes, one character each.
   const response = await dispatch(backend, { url: "http://p/" });
   assert.equal(response.headers.get("x-m"), Buffer.from("z🤓", "utf8").toString("latin1"));
+});
+
+test("kv({ service }).put() takes a stream already partly read (what is left of it is sent)", { timeout: 60000 }, async (t) => {
+  const { seen, handler } = recorder(() => new Response(""));
+  const out = await runner(
+    t,
+    `async (env) => {
+      const rs = new ReadableStream({ type: "bytes", start(c) { c.enqueue(new TextEncoder().encode("hello")); c.enqueue(new TextEncoder().encode("world")); c.close(); } });
+      const reader = rs.getReader({ mode: "byob" });
+      await reader.read(new Uint8Array(5));
+      reader.releaseLock();
+      await env.KV.put("key", rs);
+      return "put";
+    }`,
+    { KV: kv({ service: handler }) },
+  );
+  assert.equal(out, "put");
+  assert.deepEqual([seen[0].method, seen[0].body], ["PUT", "world"]);
 });

@@ -399,11 +399,16 @@ async function callService(definition, method, args, bytes, dispatch, caller) {
     response = new Response(body, { status: response.status, statusText: response.statusText, headers: [...response.headers] });
   }
   if (!(response instanceof Response)) throw new TypeError(`the service handler must return a Response, got ${response === null ? "null" : typeof response}`);
-  const flat = [];
-  for (const [name, value] of response.headers) {
-    if (name !== "set-cookie") flat.push(name, value);
+  // A worker's answer: its own header list (values beyond Latin-1 as they were; workerd keeps
+  // a header's text from worker to worker), else Node's.
+  let flat = require("./http.js").rawHeaders.get(response);
+  if (flat === undefined) {
+    flat = [];
+    for (const [name, value] of response.headers) {
+      if (name !== "set-cookie") flat.push(name, value);
+    }
+    for (const cookie of response.headers.getSetCookie()) flat.push("set-cookie", cookie);
   }
-  for (const cookie of response.headers.getSetCookie()) flat.push("set-cookie", cookie);
   const body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
   return { json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: flat }), bytes: body };
 }

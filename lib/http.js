@@ -145,6 +145,8 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
  */
 /** The CPU time (ms) each answer's event had used when it responded, for tail consumers' `cpuTime`. */
 const cpuTimes = new WeakMap();
+/** The header list (flat: name, value, …) each answer had in the worker. */
+const rawHeaders = new WeakMap();
 
 /**
  * A header value as an HTTP client receives it from workerd: a value with characters beyond
@@ -166,6 +168,9 @@ function toNodeResponse(outcome, method, stream = null) {
   const flat = outcome.headers;
   for (let i = 0; i + 1 < flat.length; i += 2) headers.append(flat[i], byteString(flat[i + 1]));
   if (typeof outcome.cpuMs === "number") cpuTimes.set(response, outcome.cpuMs);
+  // The worker's own header list, for a caller worker (lib/bindings.js callService): its values
+  // as they were, where Node's Headers hold bytes.
+  rawHeaders.set(response, flat);
   return response;
 }
 
@@ -179,4 +184,4 @@ function unrecognizedMethod(method) {
   return new Response("ERROR: Unrecognized request method.", { status: 501, statusText: "Not Implemented", headers: { "content-type": "text/plain" } });
 }
 
-module.exports = { toNativeRequest, toNodeResponse, unrecognizedMethod, cpuTimes };
+module.exports = { toNativeRequest, toNodeResponse, unrecognizedMethod, cpuTimes, rawHeaders };

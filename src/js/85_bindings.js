@@ -333,12 +333,6 @@ async function fetchThroughHostUnaborted(name, request, extra) {
     headers.push("transfer-encoding", "chunked");
   }
   const [head, bytes] = await hostCall(name, "fetch", { method: request.method, url: request.url, headers, ...extra }, body);
-  // Header values arrive as bytes (one character each, as a Node handler's or lib/http.js's
-  // toNodeResponse gives them); workerd reads them as UTF-8.
-  for (let i = 1; i < head.headers.length; i += 2) {
-    const value = head.headers[i];
-    if (/[\x80-\xff]/.test(value) && !/[^\x00-\xff]/.test(value)) head.headers[i] = decoder.decode(Uint8Array.from(value, (c) => c.charCodeAt(0)));
-  }
   // A WebSocket answer: its end here talks to the one the host holds.
   if (head.webSocket !== undefined) {
     const list = [];

@@ -117,16 +117,16 @@ class KVNamespace {
       const view = value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
       body = view.slice();
     } else if (value instanceof ReadableStream) {
-      body = value;
+      // Read here: a stream already partly read (a BYOB read, then released) is taken too, as
+      // workerd pumps what is left of it.
+      body = await internals.readAllBytes(value);
     } else if (value !== null && typeof value === "object") {
       throw new TypeError("KV put() accepts only strings, ArrayBuffers, ArrayBufferViews, and ReadableStreams as values.");
     } else {
       body = String(value);
       headers["content-type"] = "text/plain;charset=UTF-8";
     }
-    const init = { method: "PUT", headers, body };
-    if (body instanceof ReadableStream) init.duplex = "half";
-    const response = await this.#send(url, init);
+    const response = await this.#send(url, { method: "PUT", headers, body });
     if (response.status < 200 || response.status >= 300) throw failed("PUT", response);
     await response.arrayBuffer();
   }
