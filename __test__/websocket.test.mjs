@@ -341,3 +341,34 @@ test("an open socket keeps Node's event loop alive, and timers set in its handle
   assert.equal(result.status, 0, result.stderr);
   assert.deepEqual(result.replies, ["late 0", "late 1", "late 2", "late 3", "late 4"]);
 });
+
+test("a worker's WebSocket through a service binding still receives what the other end sends before it takes the close", { timeout: scaled(60_000) }, async (t) => {
+  const { createWorker, service } = await import("../index.js");
+  const server = await createWorker({
+    script: `export default { fetch() {
+      const pair = new WebSocketPair();
+      pair[0].addEventListener("message", (event) => pair[0].send("echo " + event.data));
+      pair[0].accept();
+      return new Response(null, { status: 101, webSocket: pair[1] });
+    } };`,
+    compatibilityFlags: ["web_socket_auto_reply_to_close"],
+  });
+  t.after(() => server.dispose());
+  const client = await createWorker({
+    script: `export default { async fetch(request, env) {
+      const ws = (await env.S.fetch("http://s/", { headers: { Upgrade: "websocket" } })).webSocket;
+      const got = [];
+      const closed = new Promise((resolve) => ws.addEventListener("close", (e) => resolve(e.code)));
+      ws.addEventListener("message", (e) => got.push(e.data));
+      ws.accept();
+      ws.send("data");
+      ws.close(1000, "bye");
+      const code = await closed;
+      return Response.json([got, code]);
+    } };`,
+    bindings: { S: service(server) },
+  });
+  t.after(() => client.dispose());
+  // (workerd: the message sent in answer to "data" arrives after close(), before the close event.)
+  assert.deepEqual(await (await dispatch(client, "http://c/")).json(), [["echo data"], 1000]);
+});

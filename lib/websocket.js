@@ -45,8 +45,8 @@ function endpoint(worker, id) {
 /** Sends an event to the worker side of endpoint `e`; a worker that cannot take it closes the partner. */
 function toWorker(e, call, bytes = EMPTY) {
   const handle = nativeOf(e.worker);
-  if (handle === undefined || handle.disposed) return gone(e, "the worker was disposed");
-  handle
+  if (handle === undefined || handle.disposed) return Promise.resolve(gone(e, "the worker was disposed"));
+  return handle
     .rpc(JSON.stringify({ kind: "ws", socket: e.id, ...call }), bytes)
     .then((outcome) => {
       if (outcome.resultJson === undefined || outcome.error) gone(e, outcome.error?.message ?? outcome.message ?? "the worker could not take the message");
@@ -72,14 +72,29 @@ function deliverMessage(partner, text, bytes) {
   }
 }
 
-function deliverClose(partner, code, reason, wasClean) {
-  if (partner instanceof HostWebSocket) partner._receiveClose(code, reason, wasClean);
-  else if (partner !== null && !partner.closed) {
-    if (partner.inbox !== null) return void partner.inbox.push({ type: "close", code, reason, wasClean });
-    partner.closed = true;
-    endpointsOf(partner.worker).delete(partner.id);
-    toWorker(partner, { type: "close", code, reason, wasClean });
-  }
+/**
+ * A close for `partner`; `after` runs once it has taken it. A worker's end takes it as an event:
+ * until that has run, what the worker sends (from the message events before it) still goes out,
+ * as a WebSocket is only closed for sending once its close has been received.
+ */
+function deliverClose(partner, code, reason, wasClean, after = null) {
+  if (partner instanceof HostWebSocket) {
+    partner._receiveClose(code, reason, wasClean);
+    after?.();
+  } else if (partner !== null && !partner.closed) {
+    if (partner.inbox !== null) {
+      partner.inbox.push({ type: "close", code, reason, wasClean });
+      return void after?.();
+    }
+    if (partner.closing === true) return void after?.();
+    partner.closing = true;
+    const done = () => {
+      partner.closed = true;
+      endpointsOf(partner.worker).delete(partner.id);
+      after?.();
+    };
+    toWorker(partner, { type: "close", code, reason, wasClean }).then(done, done);
+  } else after?.();
 }
 
 /** Delivers kept messages and closes to `to`, in order. */
@@ -112,13 +127,23 @@ function fromWorker(worker, method, args, bytes) {
     replay(inbox, e);
   } else if (method === "send") deliverMessage(e.partner, args.text === true, bytes ?? EMPTY);
   else if (method === "close") {
-    e.closed = true;
-    endpointsOf(worker).delete(e.id);
     const code = args.code ?? 1000;
     const reason = args.reason ?? "";
-    deliverClose(e.partner, code, reason, true);
-    // The other side answers the close, which completes the handshake for the worker's end.
-    toWorker(e, { type: "close", code, reason, wasClean: true });
+    // The other side answers the close, which completes the handshake for the worker's end; until
+    // it has taken the close, what it sends (from the messages before it) still arrives here.
+    // The worker's close() call is answered once its own close is on its way to it, so that the
+    // worker is not left with nothing pending in between (it may be awaiting that close).
+    return new Promise((resolve) => {
+      const finish = () => {
+        if (!e.closed) {
+          e.closed = true;
+          endpointsOf(worker).delete(e.id);
+          toWorker(e, { type: "close", code, reason, wasClean: true });
+        }
+        resolve({ json: "null" });
+      };
+      deliverClose(e.partner, code, reason, true, finish);
+    });
   } else throw new TypeError(`unknown WebSocket operation "${method}"`);
   return { json: "null" };
 }
