@@ -163,13 +163,19 @@ function rulesFilter(rules) {
   return new RegExp(`^[./].*\\.(?:${[...extensions].join("|")})(?:\\?module)?$`);
 }
 
-/** An esbuild plugin that turns files matched by Text/Data/CompiledWasm rules into modules. */
-function modulesPlugin(rules, root, outdir, modules) {
+/**
+ * An esbuild plugin that turns files matched by Text/Data/CompiledWasm rules into modules.
+ * `context`: the plugin serves an incremental context (its rebuilds share `modules`).
+ */
+function modulesPlugin(rules, root, outdir, modules, { context = true } = {}) {
   return {
     name: "workerbox-module-rules",
     setup(build) {
-      // An incremental context runs this setup once: each rebuild starts from an empty map.
-      build.onStart(() => modules.clear());
+      // An incremental context runs this setup once: each rebuild starts from an empty map. A
+      // one-off build has a map of its own and no onStart callback: esbuild would wait for Node
+      // to answer it before reading any file, and on a first start Node's thread is busy
+      // loading the runtime meanwhile.
+      if (context) build.onStart(() => modules.clear());
       const filter = rulesFilter(rules);
       if (filter === null) return;
       build.onResolve({ filter }, (args) => {
@@ -338,6 +344,7 @@ function incrementalBundles() {
 async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = [], incremental = undefined, cache = undefined) {
   const modules = incremental?.context ? incremental.modules : new Map();
   const outfile = path.join(outdir, "index.js");
+  const context = incremental !== undefined && typeof esbuild.context === "function";
   let result;
   try {
     const options = {
@@ -354,9 +361,9 @@ async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = []
       logLevel: "silent",
       external: ["cloudflare:*"],
       ...settings,
-      plugins: [...plugins, nodeBuiltinsPlugin(config), modulesPlugin(rules, config.root, outdir, modules)],
+      plugins: [...plugins, nodeBuiltinsPlugin(config, { context }), modulesPlugin(rules, config.root, outdir, modules, { context })],
     };
-    if (incremental === undefined || typeof esbuild.context !== "function") result = await esbuild.build(options);
+    if (!context) result = await esbuild.build(options);
     else {
       if (!incremental.context) {
         incremental.context = await esbuild.context(options);
@@ -444,4 +451,4 @@ function unbundled(config, rules, { reason } = {}) {
   };
 }
 
-module.exports = { warmEsbuild, stopOneShotEsbuild, bundle, incrementalBundles, loadEsbuild, mapError, effectiveRules, rulesFilter, BuildError, DEFAULT_RULES };
+module.exports = { warmEsbuild, stopOneShotEsbuild, bundle, incrementalBundles, loadEsbuild, mapError, effectiveRules, rulesFilter, modulesPlugin, BuildError, DEFAULT_RULES };
