@@ -201,3 +201,55 @@ test("a service binding's connect() reaches the entrypoint's connect(socket) han
   const worker = await useWorker(t, { script: CONNECT, format: "module", compatibilityFlags: FLAGS });
   assert.equal(await (await dispatch(worker, "http://x/")).text(), "hello there");
 });
+
+const TEARDOWN = `import { WorkerEntrypoint, RpcTarget } from "cloudflare:workers";
+class Counter extends RpcTarget {
+  constructor() { super(); this.disposed = false; }
+  increment() { return 1; }
+  [Symbol.dispose]() { this.disposed = true; }
+}
+export class S extends WorkerEntrypoint {
+  keep(counter) {
+    const dup = counter.dup();
+    return { use() { return dup.increment(); }, [Symbol.dispose]() { dup[Symbol.dispose](); } };
+  }
+  leakPlain(counter) { counter.dup(); return { foo: 1 }; }
+  leak(counter) { counter.dup(); const ctx = this.ctx; return { abort() { ctx.abort(new RangeError("stop")); } }; }
+}
+async function until(f) { for (let i = 0; i < 200 && !f(); i++) await scheduler.wait(10); return f(); }
+export default { async fetch(req, env, ctx) {
+  const S = ctx.exports.S;
+  const out = {};
+  {
+    const counter = new Counter();
+    const obj = await S.keep(counter);
+    out.keptWhileHeld = [await obj.use(), counter.disposed];
+    obj[Symbol.dispose]();
+    out.resultDisposerRan = await until(() => counter.disposed);
+  }
+  {
+    const counter = new Counter();
+    await S.leakPlain(counter);
+    out.plainResultEndsContext = await until(() => counter.disposed);
+  }
+  {
+    const counter = new Counter();
+    const obj = await S.leak(counter);
+    await scheduler.wait(20);
+    const before = counter.disposed;
+    let error;
+    try { await obj.abort(); } catch (e) { error = e.name + ": " + e.message; }
+    out.abort = [before, error, await until(() => counter.disposed)];
+  }
+  return Response.json(out);
+} };`;
+
+test("a call's context lasts while its result's objects are held: then the result's disposer runs and the stubs it kept go; ctx.abort() lets them go at once", { timeout: scaled(30_000) }, async (t) => {
+  const worker = await useWorker(t, { script: TEARDOWN, format: "module", compatibilityFlags: [...FLAGS, "rpc_params_dup_stubs"] });
+  assert.deepEqual(await (await dispatch(worker, "http://x/")).json(), {
+    keptWhileHeld: [1, false],
+    resultDisposerRan: true,
+    plainResultEndsContext: true,
+    abort: [false, "RangeError: stop", true],
+  });
+});

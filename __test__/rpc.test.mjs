@@ -142,7 +142,7 @@ test("functions pass by reference: the callee's calls run back in the caller", a
   assert.deepEqual(result, { said: "callback said hi there", calls: 1 });
 });
 
-test("stubs received as arguments are released when the call ends, unless dup()ed", async (t) => {
+test("stubs received as arguments are released when the call ends; a dup() goes with the call's context", async (t) => {
   const target = await callee(t);
   const result = await run(t, `
     let calls = 0;
@@ -150,10 +150,14 @@ test("stubs received as arguments are released when the call ends, unless dup()e
     const plain = [await env.SVC.keep(fn, false), await env.SVC.callKept("a")];
     const duped = [await env.SVC.keep(fn, true), await env.SVC.callKept("b"), await env.SVC.callKept("c")];
     return { plain, duped, calls };`, { SVC: service(target) });
+  // As workerd 1.20260426 printed for the same worker: the dup() kept in a global is let go with
+  // the keep() call's context, and a later call (another request) gets the cross-request error.
+  const otherRequest =
+    "error: Cannot perform I/O on behalf of a different request. I/O objects (such as streams, request/response bodies, and others) created in the context of one request handler cannot be accessed from a different request's handler. This is a limitation of Cloudflare Workers which allows us to improve overall performance. (I/O type: Client)";
   assert.deepEqual(result, {
     plain: ["kept", "error: RPC stub used after being disposed."],
-    duped: ["kept", "called with b", "called with c"],
-    calls: 2,
+    duped: ["kept", otherRequest, otherRequest],
+    calls: 0,
   });
 });
 

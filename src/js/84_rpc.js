@@ -468,14 +468,54 @@ function stubFor(id, created = undefined) {
   }
   holds.set(id, (holds.get(id) ?? 0) + 1);
   // Tied to the request it arrived in (owner): another request cannot send it on.
-  const stub = remoteStub({ stub: id, released: false, owner: internals.ioOwner() }, []);
+  const target = { stub: id, released: false, owner: internals.ioOwner() };
+  // The request's context holds it: let go when that request is over (see releaseEventStubs).
+  if (target.owner !== null && target.owner !== undefined) {
+    let owned = ownedStubs.get(target.owner);
+    if (owned === undefined) ownedStubs.set(target.owner, (owned = new Set()));
+    owned.add(target);
+  }
+  const stub = remoteStub(target, []);
   created?.push(stub);
   return stub;
+}
+
+/** Event id → the stubs (their targets) that request's context holds, released when it is over. */
+const ownedStubs = new Map();
+
+/**
+ * Request `id`'s context is over (or aborted): the stubs it holds are let go, dup()s included, as
+ * workerd disposes them when it tears the context down (a call's context lasts while its
+ * result's stubs are held, and while its waitUntil work runs).
+ */
+function releaseEventStubs(id) {
+  const owned = ownedStubs.get(id);
+  if (owned === undefined) return;
+  ownedStubs.delete(id);
+  for (const target of owned) {
+    target.tornDown = true;
+    release(target);
+  }
+}
+internals.releaseEventStubs = releaseEventStubs;
+internals.eventEndHooks.push(releaseEventStubs);
+
+/** Runs `fn` once every export in `ids` has been let go by the other side. */
+function onAllReleased(ids, fn) {
+  let left = ids.length;
+  for (const id of ids) {
+    const previous = releasers.get(id);
+    releasers.set(id, () => {
+      previous?.();
+      if (--left === 0) fn();
+    });
+  }
 }
 
 /** Marks a stub released and drops its hold; true when no other stub here stands for its host stub. */
 function unhold(target) {
   target.released = true;
+  ownedStubs.get(target.owner)?.delete(target);
   const left = (holds.get(target.stub) ?? 1) - 1;
   if (left > 0) {
     holds.set(target.stub, left);
@@ -586,7 +626,12 @@ function remoteError({ name, message, props }) {
 
 /** Sends one call to `target` through the host; resolves to the (unmarshalled) result. */
 async function send(target, path, kind, args) {
-  if (target.released) throw new Error(DISPOSED);
+  if (target.released) {
+    // Let go with its request's context (not disposed by the script): from another request,
+    // workerd's cross-request error, as there.
+    if (target.tornDown === true) internals.checkIo(target.owner, "Client");
+    throw new Error(DISPOSED);
+  }
   // Whether the host gives the receiver stubs of its own for those passed on (rpc_params_dup_stubs).
   const dupStubs = internals.feature("rpc_params_dup_stubs");
   const { bytes, stubs, passed, locals } = await marshalAsync(args, dupStubs);
@@ -853,4 +898,4 @@ internals.remoteStub = remoteStub;
 
 // ---- Shared with 84_rpc_serve.js (serving calls) ----------------------------------------------
 
-internals.rpc = { send, marshal, marshalAsync, unmarshal, release, releaseExport, handOver, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject };
+internals.rpc = { send, marshal, marshalAsync, unmarshal, release, releaseExport, handOver, onAllReleased, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject };

@@ -5,7 +5,7 @@
 // functions, descending into stubs) and calls or reads it. Marshalling and the calling side are
 // 84_rpc.js's (shared through `internals.rpc`).
 
-const { marshalAsync, marshal, unmarshal, release, releaseExport, handOver, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject } = internals.rpc;
+const { marshalAsync, marshal, unmarshal, release, releaseExport, handOver, onAllReleased, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject } = internals.rpc;
 
 /** Names that are never reachable over RPC, whatever the receiver. */
 const HIDDEN = new Set(["constructor", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"]);
@@ -287,6 +287,23 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       // it is another stub: the received one still goes).
       passedOn = new Set(passed);
       handOver(prepared);
+      // A result holding objects of this call (RpcTargets, functions) keeps the call's context
+      // open until the caller has let them all go; then the result's own [Symbol.dispose]() runs
+      // and the context ends (its other stubs let go), as workerd tears it down.
+      const held = stubs.filter((entry) => entry.local !== undefined).map((entry) => entry.local);
+      if (held.length > 0) {
+        const letGo = internals.holdEvent(id);
+        const dispose = result !== null && typeof result === "object" ? result[Symbol.dispose] : undefined;
+        onAllReleased(held, () => {
+          try {
+            if (typeof dispose === "function") Reflect.apply(dispose, result, []);
+          } catch (error) {
+            internals.reportError(error);
+          } finally {
+            letGo();
+          }
+        });
+      }
       const released = [];
       releaseReceived(released);
       ops.respondRpc(id, bytes, JSON.stringify({ stubs, released }));

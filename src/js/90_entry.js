@@ -36,6 +36,9 @@ const runningWork = new Map();
 
 class EventWork {
   #id;
+  get id() {
+    return this.#id;
+  }
   #waits = new Set();
   /** WebSockets made in this event and still open: the event lasts until they close. */
   #holds = 0;
@@ -169,6 +172,15 @@ class ExecutionContext {
   }
   passThroughOnException() {
     // There is no origin to fall back to locally; errors are reported to the host instead.
+  }
+  /**
+   * Aborts the request's context, as workerd's ctx.abort(): the stubs it holds are let go (their
+   * objects disposed) and the call running now fails with `reason` (workerd's own error without one).
+   */
+  abort(reason = undefined) {
+    const id = this.#work?.id;
+    if (id !== undefined) internals.releaseEventStubs?.(id);
+    throw arguments.length === 0 || reason === undefined ? new Error("Worker execution was aborted due to call to ctx.abort().") : reason;
   }
   /** The worker's own entrypoints and Durable Object classes, as bindings. */
   get exports() {
