@@ -218,20 +218,3 @@ test("process.env.NODE_ENV is the bundle's constant, as wrangler dev defines it:
   fs.writeFileSync(config, `${fs.readFileSync(config, "utf8").replace("[[rules]]", `[define]\n"process.env.NODE_ENV" = '"staging"'\n\n[[rules]]`)}`);
   assert.deepEqual((await answer("production")).body, ["staging", "production", "production", "DEVELOPMENT_BUILD"]);
 });
-
-test("a one-off build's plugins register no onStart callback (esbuild would wait for Node's answer before reading a file); an incremental context's do", () => {
-  const require = createRequire(import.meta.url);
-  const { modulesPlugin, effectiveRules } = require("../lib/project/bundle.js");
-  const { nodeBuiltinsPlugin } = require("../lib/project/node-builtins.js");
-  const registered = (plugin) => {
-    const calls = { onStart: 0 };
-    const build = { onStart: () => calls.onStart++, onResolve() {}, onLoad() {}, onEnd() {}, resolve() {} };
-    plugin.setup(build);
-    return calls.onStart;
-  };
-  const config = { compatibilityDate: "2025-06-01", compatibilityFlags: ["nodejs_compat"] };
-  assert.equal(registered(modulesPlugin(effectiveRules(), "/p", "/p/out", new Map(), { context: false })), 0);
-  assert.equal(registered(nodeBuiltinsPlugin(config, { context: false })), 0);
-  assert.equal(registered(modulesPlugin(effectiveRules(), "/p", "/p/out", new Map(), { context: true })), 1);
-  assert.equal(registered(nodeBuiltinsPlugin(config, { context: true })), 1);
-});

@@ -163,19 +163,13 @@ function rulesFilter(rules) {
   return new RegExp(`^[./].*\\.(?:${[...extensions].join("|")})(?:\\?module)?$`);
 }
 
-/**
- * An esbuild plugin that turns files matched by Text/Data/CompiledWasm rules into modules.
- * `context`: the plugin serves an incremental context (its rebuilds share `modules`).
- */
-function modulesPlugin(rules, root, outdir, modules, { context = true } = {}) {
+/** An esbuild plugin that turns files matched by Text/Data/CompiledWasm rules into modules. */
+function modulesPlugin(rules, root, outdir, modules) {
   return {
     name: "workerbox-module-rules",
     setup(build) {
-      // An incremental context runs this setup once: each rebuild starts from an empty map. A
-      // one-off build has a map of its own and no onStart callback: esbuild would wait for Node
-      // to answer it before reading any file, and on a first start Node's thread is busy
-      // loading the runtime meanwhile.
-      if (context) build.onStart(() => modules.clear());
+      // An incremental context runs this setup once: each rebuild starts from an empty map.
+      build.onStart(() => modules.clear());
       const filter = rulesFilter(rules);
       if (filter === null) return;
       build.onResolve({ filter }, (args) => {
@@ -344,7 +338,6 @@ function incrementalBundles() {
 async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = [], incremental = undefined, cache = undefined) {
   const modules = incremental?.context ? incremental.modules : new Map();
   const outfile = path.join(outdir, "index.js");
-  const context = incremental !== undefined && typeof esbuild.context === "function";
   let result;
   try {
     const options = {
@@ -361,9 +354,9 @@ async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = []
       logLevel: "silent",
       external: ["cloudflare:*"],
       ...settings,
-      plugins: [...plugins, nodeBuiltinsPlugin(config, { context }), modulesPlugin(rules, config.root, outdir, modules, { context })],
+      plugins: [...plugins, nodeBuiltinsPlugin(config), modulesPlugin(rules, config.root, outdir, modules)],
     };
-    if (!context) result = await esbuild.build(options);
+    if (incremental === undefined || typeof esbuild.context !== "function") result = await esbuild.build(options);
     else {
       if (!incremental.context) {
         incremental.context = await esbuild.context(options);
@@ -451,4 +444,4 @@ function unbundled(config, rules, { reason } = {}) {
   };
 }
 
-module.exports = { warmEsbuild, stopOneShotEsbuild, bundle, incrementalBundles, loadEsbuild, mapError, effectiveRules, rulesFilter, modulesPlugin, BuildError, DEFAULT_RULES };
+module.exports = { warmEsbuild, stopOneShotEsbuild, bundle, incrementalBundles, loadEsbuild, mapError, effectiveRules, rulesFilter, BuildError, DEFAULT_RULES };

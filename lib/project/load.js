@@ -217,10 +217,6 @@ async function projectFromConfig(config, options) {
   let early = options.bundleFirst && config.mainFile ? bundle(config, { incremental, cache, deferMap: options.deferMap }) : null;
   // Awaited by the first rebuild(), which reports a failure; until then it is not unhandled.
   early?.catch(() => {});
-  // esbuild's JS API sends the build request from a promise callback: one turn of the event loop
-  // lets it go before loadWith() loads the runtime (tens of ms of synchronous work, during which
-  // esbuild would otherwise not have started).
-  if (early) await new Promise((resolve) => setImmediate(resolve));
   try {
     return await loadWith(config, options, { incremental, cache, early: () => {
       const taken = early;

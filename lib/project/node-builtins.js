@@ -52,12 +52,8 @@ function unenvPolyfill(name) {
   }
 }
 
-/**
- * The esbuild plugin for `config` (its compatibility date and flags, and its file for messages).
- * `context`: it serves an incremental context, whose rebuilds share its state (cleared by an
- * onStart callback); a one-off build's plugin has fresh state and no onStart round trip.
- */
-function nodeBuiltinsPlugin(config, { context = true } = {}) {
+/** The esbuild plugin for `config` (its compatibility date and flags, and its file for messages). */
+function nodeBuiltinsPlugin(config) {
   const { mode, enabled } = nodeCompat(config.compatibilityDate, config.compatibilityFlags);
   const where = config.file ? `compatibility_flags in ${config.file}` : "compatibilityFlags";
   const provides = (name) => mode === "v1" || mode === "v2" || (mode === "als" && name === "async_hooks");
@@ -76,7 +72,7 @@ function nodeBuiltinsPlugin(config, { context = true } = {}) {
     name: "workerbox-node-builtins",
     setup(build) {
       const unprovided = new Map(); // node:<name> -> files importing it, when the mode lacks it
-      if (context) build.onStart(() => unprovided.clear());
+      build.onStart(() => unprovided.clear());
 
       /** The runtime's `node:<name>`, or unenv's polyfill where the worker lacks the module's flag. */
       const builtin = (name, args) => {
