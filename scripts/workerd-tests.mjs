@@ -93,13 +93,28 @@ function findWorkerd() {
   return { binary, tag: `v${version}`, date };
 }
 
+/** The tag's flag table: the all-compat-flags variant turns on what that workerd release dates, not what later ones do. */
+const COMPAT_CAPNP = "src/workerd/io/compatibility-date.capnp";
+
+/**
+ * The newest `compatEnableDate` in a workerd release's flag table. workerd's all-compat-flags
+ * variant runs at 2999-12-31, which turns on every flag that release dates; workerbox's own flag
+ * table is newer (it dates flags the release leaves undated, e.g. nodejs_compat on 2026-08-04), so
+ * its side of the variant runs at the release's newest date instead of its own.
+ */
+function newestFlagDate(capnp) {
+  const dates = [...capnp.matchAll(/\$compatEnableDate\("(\d{4}-\d{2}-\d{2})"\)/g)].map((m) => m[1]).sort();
+  if (!dates.length) throw new Error(`no compatEnableDate in ${COMPAT_CAPNP}`);
+  return dates.at(-1);
+}
+
 /** Fills `dest` with the three test directories of `tag` (and the rest of src/workerd/api, which configs embed from). */
 function fetchSources(tag, dest, src) {
   const tmp = `${dest}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   const archive = (gitDir) => {
-    const tar = execFileSync("git", ["--git-dir", gitDir, "archive", "--format=tar", tag, "src/workerd/api"], { maxBuffer: 1 << 30 });
+    const tar = execFileSync("git", ["--git-dir", gitDir, "archive", "--format=tar", tag, "src/workerd/api", COMPAT_CAPNP], { maxBuffer: 1 << 30 });
     execFileSync("tar", ["-x", "-C", tmp], { input: tar });
   };
   if (src) {
@@ -112,7 +127,7 @@ function fetchSources(tag, dest, src) {
     rmSync(clone, { recursive: true, force: true });
     try {
       execFileSync("git", ["clone", "--quiet", "--depth", "1", "--filter=blob:none", "--sparse", "--branch", tag, REPO, clone], { stdio: "inherit" });
-      execFileSync("git", ["-C", clone, "sparse-checkout", "set", "src/workerd/api"], { stdio: "inherit" });
+      execFileSync("git", ["-C", clone, "sparse-checkout", "set", "--no-cone", "/src/workerd/api/", `/${COMPAT_CAPNP}`], { stdio: "inherit" });
     } catch (e) {
       rmSync(tmp, { recursive: true, force: true });
       rmSync(clone, { recursive: true, force: true });
@@ -180,7 +195,8 @@ async function main() {
   const o = parseArgs(process.argv.slice(2));
   const { binary, tag } = findWorkerd();
   const cache = path.join(ROOT, ".cache", "workerd-tests", tag);
-  if (o.refresh || !existsSync(path.join(cache, ".complete"))) fetchSources(tag, cache, o.src);
+  if (o.refresh || !existsSync(path.join(cache, ".complete")) || !existsSync(path.join(cache, COMPAT_CAPNP))) fetchSources(tag, cache, o.src);
+  VARIANTS["all-compat-flags"].workerboxDate = newestFlagDate(readFileSync(path.join(cache, COMPAT_CAPNP), "utf8"));
   const settings = buildSettings(cache);
   let files = DIRS.flatMap((d) => walk(path.join(cache, d), (n) => n.endsWith(".wd-test") || n.endsWith(".ts-wd-test"))).map((f) => path.relative(cache, f));
   if (o.subset) files = files.filter((f) => SUBSET.some((s) => f === `src/workerd/api/${s}.wd-test`));

@@ -19,7 +19,9 @@ const HARNESS_NEW_REGISTRY = "__workerd_test_harness__.js";
 /** workerd's variants: the oldest date (wd_test's default) and the far future (every dated flag on). */
 export const VARIANTS = {
   config: { workerdDate: "2000-01-01", workerboxDate: "2000-01-01" },
-  // workerbox refuses future dates: its newest known date turns every dated flag on too.
+  // workerbox refuses future dates, and its flag table is newer than the release's: the
+  // release's newest flag date (set by scripts/workerd-tests.mjs from the tag's
+  // compatibility-date.capnp) turns on the flags the binary turns on at 2999-12-31.
   "all-compat-flags": { workerdDate: "2999-12-31", workerboxDate: undefined },
 };
 
@@ -148,6 +150,8 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
         filename: w.flags.includes("new_module_registry") ? HARNESS_NEW_REGISTRY : HARNESS,
         format: "module",
         modules,
+        // The harness wraps the config's main module, which stays main (import.meta.main).
+        mainModule: w.modules[0].name,
         bindings,
         onLog,
         compatibilityFlags: w.flags,
