@@ -24,10 +24,26 @@ const STARTERS = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtur
 // Installing and building on a cold cache takes a while; a warm one, a second.
 const PREPARE = { timeout: scaled(300_000) };
 
+/** Each test's dev servers (their close()), which the removal of its folders waits for. */
+const servers = new WeakMap();
+
+/**
+ * Removes a test's folder once the test is over, after its dev servers are closed: `t.after`
+ * hooks run in the order they were added, and a server still open when its folder goes would
+ * write its bundle's source map and cache into a new folder of that name (the first bundle's map
+ * is made late).
+ */
+function removeAfterServers(t, remove) {
+  t.after(async () => {
+    for (const close of servers.get(t) ?? []) await close();
+    remove();
+  });
+}
+
 /** A starter of fixtures/starters/ (no packages needed) in a temporary folder. */
 function plainStarter(t, name) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `workerbox-starter-${name}-`));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  removeAfterServers(t, () => fs.rmSync(dir, { recursive: true, force: true }));
   fs.cpSync(path.join(STARTERS, name), dir, { recursive: true });
   return dir;
 }
@@ -45,18 +61,16 @@ async function builtStarter(t, name) {
     throw new Error(`the ${name} starter could not be prepared (node scripts/starters.mjs ${name} says the same): ${error.message}`, { cause: error });
   }
   const { dir, remove } = copy;
-  t.after(remove);
+  removeAfterServers(t, remove);
   return dir;
 }
 
 async function serve(t, dir, options = {}) {
   const lines = [];
   const server = await startDevServer(dir, { port: 0, watch: false, log: (line) => lines.push(line), ...options });
-  let closed = false;
-  const close = async () => {
-    if (!closed) await server.close();
-    closed = true;
-  };
+  let closing = null;
+  const close = () => (closing ??= server.close());
+  servers.set(t, [...(servers.get(t) ?? []), close]);
   t.after(close);
   return { server, lines, close, request: (p, init) => request(server, p, init) };
 }
