@@ -1,8 +1,9 @@
 // The caches of `workerbox dev` (lib/project/bundle-cache.js, lib/project/code-cache.js): a start
 // whose inputs did not change is served from the cached bundle (same code, esbuild not run); an
 // edited input, a new file that would now resolve first, a nearer node_modules package, an edited
-// package.json or tsconfig base file and a config change all miss; a damaged cache slot is ignored with a log line; `cache: false` keeps
-// nothing; the code cache folder is pruned oldest-used first.
+// package.json or tsconfig base file and a config change all miss; a damaged cache slot is
+// ignored with a log line; `cache: false` keeps nothing; a project folder removed before the
+// late writes is not made again; the code cache folder is pruned oldest-used first.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -15,7 +16,9 @@ import { createWorker, dispatch } from "../index.js";
 import { scaled } from "./child-node.mjs";
 const require = (await import("node:module")).createRequire(import.meta.url);
 const { pruneCodeCache } = require("../lib/project/code-cache.js");
-const { cacheRoot } = require("../lib/project/bundle-cache.js");
+const { cacheRoot, bundleCache } = require("../lib/project/bundle-cache.js");
+const { bundle } = require("../lib/project/bundle.js");
+const { readProjectConfig } = require("../lib/project/config-cloudflare.js");
 
 /** Writes `files` under a new temp project, everything dated 10 s back (older than any build). */
 function project(t, files) {
@@ -198,6 +201,20 @@ test("cache: false (--no-cache) keeps no bundle cache", async (t) => {
   assert.equal(await (await fetch(server.url)).text(), "v1 root-lib one");
   await server.close();
   assert.equal(fs.existsSync(cacheRoot({ root: dir })), false);
+});
+
+test("a project folder removed while its bundle's files are still to be written is not made again by them", async (t) => {
+  const dir = project(t, BASE);
+  const config = await readProjectConfig(dir);
+  const cache = bundleCache(config);
+  // bundle() returns before its copy in .workerbox/bundle/ and the cache slot are written (a dev
+  // server writes them while the worker is created); the folder goes meanwhile, as a test's
+  // temporary copy may before its dev server is closed.
+  await bundle(config, { cache });
+  fs.rmSync(dir, { recursive: true, force: true });
+  await cache.pending;
+  assert.equal(fs.existsSync(dir), false);
+  assert.deepEqual(cache.lastSave, { skipped: `the project folder ${dir} is gone` });
 });
 
 test("the code cache folder is pruned to its budget, the entries used longest ago first", (t) => {

@@ -63,7 +63,16 @@ function cacheRoot(config) {
  */
 function bundleCache(config, { env } = {}) {
   const slot = sha(`${config.file}\0${env ?? config.env ?? ""}`).slice(0, 16);
-  return { dir: path.join(cacheRoot(config), slot), known: null };
+  return { dir: path.join(cacheRoot(config), slot), root: config.projectRoot ?? config.root, known: null };
+}
+
+/**
+ * Whether the project folder of `holder` is gone (removed while the dev server still ran, e.g. a
+ * test's temporary copy): its late writes (the bundle's copy, the cache) are then skipped rather
+ * than making the folder again.
+ */
+function projectGone(holder) {
+  return holder?.root !== undefined && !fs.existsSync(holder.root);
 }
 
 /**
@@ -267,6 +276,7 @@ function lookup(holder, key) {
  * changed after the build began. Never throws: a cache that cannot be written only costs a build.
  */
 function save(holder, key, built, { root, startedNs, before, mapText, extra }) {
+  if (projectGone(holder)) return { skipped: `the project folder ${holder.root} is gone` };
   // The slot's folder first: making it changes the mtime of folders recorded below.
   try {
     fs.mkdirSync(holder.dir, { recursive: true });
@@ -313,4 +323,4 @@ function save(holder, key, built, { root, startedNs, before, mapText, extra }) {
   }
 }
 
-module.exports = { bundleCache, hasBundleCache, buildKey, lookup, save, statBefore, cacheRoot, watchedPaths };
+module.exports = { bundleCache, hasBundleCache, buildKey, lookup, save, statBefore, cacheRoot, watchedPaths, projectGone };

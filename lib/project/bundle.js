@@ -303,6 +303,7 @@ function laterMapper() {
 /** After a cache hit: the bundle's files in the output folder, if they are not those already. */
 function refreshOutfile(cache, built) {
   cache.pending = Promise.resolve(cache.pending).then(() => new Promise((resolve) => setImmediate(() => {
+    if (bundleCache.projectGone(cache)) return resolve();
     try {
       if (fs.statSync(built.filename).size !== Buffer.byteLength(built.script)) throw new Error("differs");
     } catch {
@@ -380,7 +381,7 @@ async function runEsbuild(esbuild, config, rules, outdir, settings, plugins = []
   if (cache) {
     cache.pending = Promise.resolve(cache.pending).then(() => new Promise((resolve) => setImmediate(() => {
       try {
-        writeOut();
+        if (!bundleCache.projectGone(cache)) writeOut();
       } catch {
         // Only a copy for people to read: the worker runs from memory.
       }
