@@ -492,6 +492,9 @@ function releaseEventStubs(id) {
   const owned = ownedStubs.get(id);
   if (owned === undefined) return;
   ownedStubs.delete(id);
+  // A Durable Object's context outlives its events (its props' stubs, made as its first event
+  // came in, among them): what it got stays.
+  if (internals.isDurableEvent?.(id)) return;
   for (const target of owned) {
     target.tornDown = true;
     release(target);
