@@ -77,6 +77,11 @@ export interface WorkerOptions {
    */
   trustLoadedModules?: boolean;
   /**
+   * The module of `modules` that counts as the worker's main module too (`import.meta.main` is
+   * true in it), when the script only wraps it, as a test runner's harness does.
+   */
+  mainModule?: string;
+  /**
    * Tail workers: after each fetch this worker handles, each consumer gets a list of one trace
    * item shaped as Cloudflare's TraceItem (a worker's `tail(events)` handler, or a function
    * called in Node). See docs/bindings.md, "Tail workers".

@@ -24,7 +24,7 @@ const durable = require("./durable.js");
 const websocket = require("./websocket.js");
 const workerLoaders = require("./worker-loader.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector", "sourceMap", "unsafeExperimental", "unsafeExposeGc", "trustLoadedModules", "tailConsumers"]);
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector", "sourceMap", "unsafeExperimental", "unsafeExposeGc", "trustLoadedModules", "tailConsumers", "mainModule"]);
 const LIMITS = {
   maxInFlight: { min: 1, integer: true, text: "an integer of at least 1" },
   maxQueued: { min: 0, integer: true, text: "an integer of at least 0" },
@@ -225,6 +225,11 @@ function validateOptions(options) {
   if (typeof unsafeExposeGc !== "boolean") throw new TypeError(`createWorker: options.unsafeExposeGc must be a boolean, got ${shown(unsafeExposeGc)}`);
   if (typeof trustLoadedModules !== "boolean") throw new TypeError(`createWorker: options.trustLoadedModules must be a boolean, got ${shown(trustLoadedModules)}`);
   if (trustLoadedModules && options.loadModule === undefined) throw new TypeError("createWorker: options.trustLoadedModules applies only with loadModule");
+  // mainModule: the module of `modules` that import.meta.main is true in too (the script wraps it).
+  const { mainModule } = options;
+  if (mainModule !== undefined && (typeof mainModule !== "string" || !Object.hasOwn(options.modules ?? {}, mainModule))) {
+    throw new TypeError(`createWorker: options.mainModule must name one of options.modules, got ${shown(mainModule)}`);
+  }
   const { pool: poolOption = true } = options;
   if (typeof poolOption !== "boolean") throw new TypeError(`createWorker: options.pool must be a boolean, got ${shown(poolOption)}`);
   // Imports the worker's modules cannot answer go to the host's loader. A warm spare from the
@@ -239,7 +244,7 @@ function validateOptions(options) {
   for (const [name, definition] of Object.entries(split.definitions)) {
     if (definition.store !== null) stores[name] = definition.store;
   }
-  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, moduleLoader: loadModule !== undefined, inspector, sourceMap: parseSourceMap(options.sourceMap), stores, compat: { ...resolveCompat(options.compatibilityDate, options.compatibilityFlags, "createWorker", { experimental: unsafeExperimental }), ...(trustLoadedModules ? { trustLoadedModules } : {}), ...(unsafeExposeGc ? { exposeGc: true } : {}) }, ...split };
+  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, moduleLoader: loadModule !== undefined, inspector, sourceMap: parseSourceMap(options.sourceMap), stores, compat: { ...resolveCompat(options.compatibilityDate, options.compatibilityFlags, "createWorker", { experimental: unsafeExperimental }), ...(trustLoadedModules ? { trustLoadedModules } : {}), ...(mainModule === undefined ? {} : { mainModule }), ...(unsafeExposeGc ? { exposeGc: true } : {}) }, ...split };
 }
 
 /**

@@ -198,6 +198,9 @@ const cloudflareModules = {
     ServiceStub,
     env: importableEnv,
     exports: importableExports,
+    // workerd's proxy of the running request's ctx.cache (its CacheContext, for cache purges):
+    // workerbox's requests have none, so it reads as empty, as workerd's does outside a request.
+    cache: emptyView(),
     withEnv,
     withExports,
     withEnvAndExports,

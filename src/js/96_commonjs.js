@@ -42,6 +42,12 @@ function requireFrom(referrer, nodeEnabled, origin = undefined, direct = false) 
       }
       return fromHost(specifier, referrer, nodeEnabled, origin, direct);
     }
+    // A file:///bundle/ URL (import.meta.resolve's answer under new_module_registry) names a bundle module.
+    if (specifier.startsWith("file:///bundle/")) {
+      try {
+        specifier = decodeURIComponent(specifier.slice("file:///bundle/".length));
+      } catch {}
+    }
     const relative = specifier.startsWith("./") || specifier.startsWith("../");
     const base = referrer.includes("/") ? referrer.slice(0, referrer.lastIndexOf("/")) : "";
     const name = normalizeModulePath(relative ? `${base}/${specifier}` : specifier);
@@ -69,16 +75,16 @@ function required(name, found, nodeEnabled, direct = false) {
  */
 // ES modules whose require() met a top-level await: required again, they fail again (the module
 // stays unfinished), as in workerd.
-const stalled = new Set();
-const STALLED = "Top-level await in module is not permitted at this time.";
+const stalled = new Map();
+const STALLED = /^Top-level await (in module is not permitted|is not supported)/;
 
 function requireEsModule(name) {
-  if (stalled.has(name)) throw new Error(STALLED);
+  if (stalled.has(name)) throw new Error(stalled.get(name));
   let namespace;
   try {
     namespace = ops.requireEsModule(name);
   } catch (error) {
-    if (error?.message === STALLED) stalled.add(name);
+    if (STALLED.test(error?.message)) stalled.set(name, error.message);
     throw error;
   }
   if (namespace.__cjsUnwrapDefault === true) return namespace.default;
@@ -91,10 +97,10 @@ function requireEsModule(name) {
 /**
  * What require() gives for one of the worker's modules: its value, or before
  * export_commonjs_default (2022-10-31) an object like the module's namespace, `{ default: value }`,
- * as workerd gave then.
+ * as workerd gave then (its legacy module registry only: under new_module_registry, the value).
  */
 function asRequired(value) {
-  if (internals.feature("export_commonjs_default")) return value;
+  if (internals.feature("export_commonjs_default") || internals.feature("new_module_registry")) return value;
   const namespace = Object.create(null, {
     default: { value, writable: true, enumerable: true, configurable: false },
     [Symbol.toStringTag]: { value: "Module" },
@@ -133,12 +139,20 @@ function load(name, [kind, content, filename], nodeEnabled) {
 }
 
 /** Runs a CommonJS module once; `filename` is the host's name for a module it loaded. */
-function runCommonJs(name, factory, nodeEnabled, filename = `/${name}`) {
+function runCommonJs(name, factory, nodeEnabled, hostFilename) {
   let module = commonJsCache.get(name);
   if (module !== undefined) return module.exports;
+  let filename = hostFilename ?? `/${name}`;
+  let dir = filename.includes("/") ? filename.slice(0, filename.lastIndexOf("/")) || "/" : "/";
+  // Under new_module_registry a bundle module's are workerd's: its base name, and its directory
+  // under /bundle ("dir/m": "m" and "/bundle/dir").
+  if (hostFilename === undefined && internals.feature("new_module_registry")) {
+    const slash = name.lastIndexOf("/");
+    filename = name.slice(slash + 1);
+    dir = slash < 0 ? "/bundle" : `/bundle/${name.slice(0, slash)}`;
+  }
   module = { exports: {}, id: name, filename, loaded: false };
   commonJsCache.set(name, module);
-  const dir = filename.includes("/") ? filename.slice(0, filename.lastIndexOf("/")) || "/" : "/";
   try {
     Reflect.apply(factory, module.exports, [module.exports, requireFrom(name, nodeEnabled), module, filename, dir]);
   } catch (error) {

@@ -12,7 +12,6 @@ mod messages;
 mod modules;
 mod options;
 pub mod inspector;
-mod module_exports;
 mod module_loader;
 mod module_urls;
 mod monitor;

@@ -4,13 +4,40 @@
 //! and `./a.js?v=2` is a module instance of its own, whose `import.meta.url` keeps the query),
 //! a module that is not there is `TypeError: Module not found: <url>`, `import.meta` has `main`,
 //! `url` and `resolve()`, and import attributes are checked (`type: "json"` only, and only for a
-//! JSON module). src/runtime/modules.rs asks here when the flag is on.
+//! JSON module). src/runtime/modules/ asks here when the flag is on.
 
 use super::values::new_string;
 use super::types::ModuleKind;
 
 /// Where the worker's modules live.
 pub(crate) const BUNDLE: &str = "file:///bundle/";
+
+/// The name a module given in `modules` has under the new registry, as workerd normalizes it:
+/// trimmed; a URL stays that URL, unless it is inside the bundle (`file:///bundl%65/x` is `x`);
+/// any other name is a path inside the bundle whatever its leading slashes and `..`s, its query
+/// and fragment dropped and its percent-escapes decoded (`/%61bc?q#f` is `abc`).
+pub(crate) fn bundle_module_name(name: &str) -> String {
+  let trimmed = name.trim();
+  if let Ok(url) = url::Url::parse(trimmed) {
+    let decoded = percent_decode(url.path());
+    return match decoded.strip_prefix("/bundle/") {
+      Some(inside) if url.scheme() == "file" && url.host_str().is_none_or(str::is_empty) => inside.to_owned(),
+      _ => url.to_string(),
+    };
+  }
+  let path = trimmed.split(['?', '#']).next().unwrap_or_default();
+  let mut parts: Vec<String> = Vec::new();
+  for part in percent_decode(path).split('/') {
+    match part {
+      "" | "." => {}
+      ".." => {
+        parts.pop();
+      }
+      part => parts.push(part.to_owned()),
+    }
+  }
+  parts.join("/")
+}
 
 /// The URL of the module with registry key `key` (its name, with any query and fragment).
 pub(crate) fn module_url(key: &str) -> Option<url::Url> {
@@ -20,7 +47,17 @@ pub(crate) fn module_url(key: &str) -> Option<url::Url> {
 /// `specifier` resolved against the module with registry key `referrer`, as a URL string:
 /// `import.meta.resolve(specifier)`. `None` when it is not a valid URL reference.
 pub(crate) fn resolve(specifier: &str, referrer: &str) -> Option<url::Url> {
-  module_url(referrer)?.join(specifier).ok()
+  module_url(referrer)?.join(&bytes_as_utf8(specifier)).ok()
+}
+
+/// A specifier whose every character is below U+0100 and which, taken as bytes, is UTF-8 (`"\xE9\x83\xA8"`)
+/// names what those bytes spell (`"部"`), as workerd reads such a one-byte string.
+fn bytes_as_utf8(specifier: &str) -> std::borrow::Cow<'_, str> {
+  if specifier.is_ascii() || specifier.chars().any(|c| c as u32 > 0xFF) {
+    return specifier.into();
+  }
+  let bytes: Vec<u8> = specifier.chars().map(|c| c as u8).collect();
+  String::from_utf8(bytes).map_or(specifier.into(), Into::into)
 }
 
 /// For a URL inside the bundle: the registry key (name, query and fragment: one module

@@ -23,7 +23,10 @@ static PLATFORM: OnceLock<v8::SharedRef<v8::Platform>> = OnceLock::new();
 /// Array(1000); a.fill(0) }` (once optimized) ignored every limit, and `for (;;) k.push(new
 /// Array(1000))` grew the heap past 15 GB until V8 aborted the process. Without unrolling, both
 /// stop at once (Node's V8 13/14 stop them too); loop-heavy code measured no slower.
-pub(crate) const V8_FLAGS: &str = "--no-turboshaft-loop-unrolling";
+///
+/// `--js-source-phase-imports`: `import source m from "x.wasm"` and `import.source()`, as workerd
+/// has them (src/runtime/modules/source.rs).
+pub(crate) const V8_FLAGS: &str = "--no-turboshaft-loop-unrolling --js-source-phase-imports";
 
 /// Initialises V8 for this process if that has not happened yet and returns its platform.
 /// Cheap after the first call.

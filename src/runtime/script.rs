@@ -110,7 +110,7 @@ pub fn load<'s>(
       registry.name_main(module, filename);
       registry.set_main_source(filename, source);
     }
-    if module.instantiate_module(tc, modules::resolve).is_none() {
+    if module.instantiate_module2(tc, modules::resolve, crate::runtime::modules::source::resolve_source).is_none() {
       return Err(thrown(tc));
     }
     if format.is_some() || module_has_exports(tc, module) {

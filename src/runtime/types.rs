@@ -112,7 +112,7 @@ pub struct ExtraModule {
   pub kind: ModuleKind,
   pub content: Bytes,
   /// A CommonJS module's named exports as given (workerd's `namedExports`): exactly these, rather
-  /// than the own properties of its `module.exports` (src/runtime/module_exports.rs).
+  /// than the own properties of its `module.exports` (src/runtime/modules/exports.rs).
   pub named_exports: Option<Vec<String>>,
 }
 

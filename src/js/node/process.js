@@ -76,6 +76,14 @@ function nextTick(callback, ...args) {
 }
 
 function getBuiltinModule(id) {
+  // workerd answers for its cloudflare: and workerd: modules too, with their namespaces.
+  if (/^(cloudflare|workerd):/.test(String(id))) {
+    try {
+      return ops.nodeModuleNamespace(String(id));
+    } catch {
+      return undefined;
+    }
+  }
   const name = String(id).startsWith("node:") ? String(id).slice(5) : String(id);
   if (!ops.nodeModuleAllowed(name)) return undefined;
   // Under new_module_registry workerd answers with the module's namespace (as import has it).

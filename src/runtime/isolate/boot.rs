@@ -42,6 +42,7 @@ pub(super) fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> (v
   isolate.set_capture_stack_trace_for_uncaught_exceptions(true, 16);
   isolate.set_host_import_module_dynamically_callback(modules::import_dynamically);
   isolate.set_host_initialize_import_meta_object_callback(modules::init_import_meta);
+  isolate.set_host_import_module_with_phase_dynamically_callback(crate::runtime::modules::source::import_source_dynamically);
   isolate.set_modify_code_generation_from_strings_callback(code_from_strings);
   (isolate, budget)
 }
@@ -188,6 +189,10 @@ pub(super) fn load_context(
   }
   if state.borrow().nodejs_compat.enabled.iter().any(|f| f == "new_module_registry") {
     registry.use_new_registry();
+  }
+  registry.set_global_scope_switch(|scope, on| std::mem::replace(&mut ops::state(scope).borrow_mut().global_scope, on));
+  if let Some(name) = state.borrow().nodejs_compat.main_module.as_deref() {
+    registry.set_wrapped_main(name);
   }
   let commonjs = internal_function(scope, internals, "loadCommonJs")?;
   registry.enable_commonjs(v8::Global::new(scope, commonjs));

@@ -238,7 +238,7 @@ fn op_require_es_module<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::Function
     // Already run, or running (a cycle through require()): its namespace as it stands.
     v8::ModuleStatus::Evaluated | v8::ModuleStatus::Evaluating => return rv.set(module.get_module_namespace()),
     v8::ModuleStatus::Uninstantiated => {
-      if module.instantiate_module(scope, resolve).is_none() {
+      if module.instantiate_module2(scope, resolve, crate::runtime::modules::source::resolve_source).is_none() {
         return;
       }
     }
@@ -252,7 +252,14 @@ fn op_require_es_module<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::Function
     }
     match promise.state() {
       v8::PromiseState::Pending => {
-        let message = new_string(scope, "Top-level await in module is not permitted at this time.");
+        // Workerd's words, which its new module registry (new_module_registry) words otherwise.
+        let text = if registry.borrow().new_registry {
+          let url = crate::runtime::module_urls::module_url(&name).map_or(name.clone(), String::from);
+          format!("Top-level await is not supported in this context for module: {url}")
+        } else {
+          "Top-level await in module is not permitted at this time.".to_owned()
+        };
+        let message = new_string(scope, &text);
         let error = v8::Exception::error(scope, message);
         scope.throw_exception(error);
         return;

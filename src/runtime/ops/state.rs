@@ -233,7 +233,8 @@ pub(crate) fn nodejs_compat(compat_json: &str) -> NodeCompat {
   let on = |name: &str| enabled.iter().any(|f| f == name);
   let modules = on("nodejs_compat");
   let trusted_loader = serde_json::from_str::<serde_json::Value>(compat_json).ok().and_then(|c| c.get("trustLoadedModules")?.as_bool()).unwrap_or(false);
-  NodeCompat { modules, globals: modules && on("nodejs_compat_v2"), als: on("nodejs_als"), enabled, trusted_loader }
+  let main_module = serde_json::from_str::<serde_json::Value>(compat_json).ok().and_then(|c| Some(c.get("mainModule")?.as_str()?.to_owned()));
+  NodeCompat { modules, globals: modules && on("nodejs_compat_v2"), als: on("nodejs_als"), enabled, trusted_loader, main_module }
 }
 
 /// See [`nodejs_compat`].
@@ -247,4 +248,7 @@ pub(crate) struct NodeCompat {
   /// Vitest runner's): they import every `node:` module, whatever the flags; the worker's own
   /// code still sees only what its flags allow.
   pub trusted_loader: bool,
+  /// `mainModule`: the module of `modules` that counts as the main one too (`import.meta.main`),
+  /// when the script only wraps it.
+  pub main_module: Option<String>,
 }

@@ -4,8 +4,8 @@
 //! module given with `namedExports` (workerd's config field), exactly those names (one the object
 //! lacks is `undefined`), as workerd derives a CommonJS module's named exports.
 
-use super::modules::{call_loader, RegistryRef};
-use super::values;
+use super::{call_loader, RegistryRef};
+use crate::runtime::values;
 
 /// A CommonJS module from `modules`: `internals.loadCommonJs(name, nodeEnabled)` runs it (once
 /// per context) and its `module.exports` becomes a synthetic module.

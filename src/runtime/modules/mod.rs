@@ -10,7 +10,6 @@
 use super::code_cache;
 use super::sources;
 use super::values;
-use super::module_exports;
 use super::module_loader;
 use super::module_urls;
 use super::monitor::Monitor;
@@ -19,6 +18,9 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
+
+mod exports;
+pub(crate) mod source;
 
 /// Modules by name, compiled ones by name, and names by V8 module identity hash; with
 /// nodejs_compat, the loader of `node:` modules and their exports by module identity hash.
@@ -35,7 +37,7 @@ pub(crate) struct Registry {
   /// `internals.loadCloudflareModule`, for `cloudflare:` modules (`cloudflare:workers`).
   cloudflare_loader: Option<v8::Global<v8::Function>>,
   /// The exports objects behind synthetic modules (node: and CommonJS), by identity hash, and
-  /// the names each exports (module_exports.rs).
+  /// the names each exports (exports.rs).
   pub(super) node_exports: HashMap<i32, v8::Global<v8::Value>>,
   pub(super) export_names: HashMap<i32, Vec<String>>,
   /// The host's module loader (`createWorker({ loadModule })`), and the worker's monitor that
@@ -50,8 +52,13 @@ pub(crate) struct Registry {
   origins: HashMap<String, String>,
   /// What the host resolved before: (importing module, specifier) → registry name.
   aliases: HashMap<(String, String), String>,
-  /// The main module's registry name.
+  /// Sets whether what runs now counts as the worker's global scope (timers, I/O and random
+  /// values refused) and returns what it was: the isolate's flag, given by the isolate.
+  global_scope: Option<fn(&mut v8::PinScope, bool) -> bool>,
+  /// The main module's registry name, and the module the main one wraps (`mainModule`), which
+  /// counts as main too.
   main: Option<String>,
+  wrapped_main: Option<String>,
   /// Keep V8's compiled code of the modules (in this process's memory, by name and source, and
   /// in the directory when one is given).
   code_cache: bool,
@@ -65,7 +72,7 @@ pub(crate) struct Registry {
   /// as in workerd's module registry; without it the attributes are ignored.
   refuse_attributes: bool,
   /// new_module_registry: specifiers are URLs (src/runtime/module_urls.rs).
-  new_registry: bool,
+  pub(super) new_registry: bool,
   /// Modules and scripts compiled without a cache entry, whose entries are made again when the
   /// worker is disposed, with every function that ran by then.
   uncached: Vec<(Uncached, code_cache::Entry)>,
@@ -233,8 +240,29 @@ impl Registry {
   }
 
   /// Resolves as workerd's new module registry does (new_module_registry).
+  /// Makes the module `name` of `modules` count as the main one too (`import.meta.main`): the
+  /// script only wraps it (createWorker's `mainModule`, for test runners).
+  pub fn set_wrapped_main(&mut self, name: &str) {
+    self.wrapped_main = Some(if self.new_registry { module_urls::bundle_module_name(name) } else { normalize(name) });
+  }
+
+  /// Gives the registry the isolate's global-scope switch (see `global_scope`).
+  pub fn set_global_scope_switch(&mut self, switch: fn(&mut v8::PinScope, bool) -> bool) {
+    self.global_scope = Some(switch);
+  }
+
   pub fn use_new_registry(&mut self) {
     self.new_registry = true;
+    // The given modules go by the names workerd's new registry gives them (module_urls.rs);
+    // they are all inside the bundle, so none keeps an origin path of its own.
+    let given = std::mem::take(&mut self.sources);
+    for (key, mut module) in given {
+      self.origins.remove(&key);
+      module.name = module_urls::bundle_module_name(&module.name);
+      self.sources.insert(module.name.clone(), module);
+    }
+    self.given = self.sources.keys().cloned().collect();
+    self.given.sort();
   }
 
   /// Records the main module's source (a module-format worker) for /bundle.
@@ -417,7 +445,10 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
     Some(name) if trusted && registry.borrow().node_loader.is_some() => Some(name),
     _ => node_specifier(specifier, registry),
   };
-  if let Some(node_name) = node_name {
+  // A module of the bundle named like a built-in ("node:fs") stands in for it in imports, as
+  // workerd lets a bundle alias node: modules (process.getBuiltinModule still gives the built-in).
+  let bundled = specifier.starts_with("node:") && registry.borrow().sources.contains_key(specifier);
+  if let Some(node_name) = node_name.filter(|_| !bundled) {
     // A node: module workerbox does not have may come from the host's loader (a shim).
     let hosted = registry.borrow().loader.is_some() && !sources::has_node_module(node_name);
     if !hosted {
@@ -462,7 +493,7 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
 fn compile_source<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, source: ExtraModule, key: String, name: &str) -> Option<v8::Local<'a, v8::Module>> {
   let resource_name = registry.borrow().origin(&key).to_owned();
   let module = match source.kind {
-    ModuleKind::CommonJs => return module_exports::resolve_commonjs(scope, registry, name),
+    ModuleKind::CommonJs => return exports::resolve_commonjs(scope, registry, name),
     ModuleKind::EsModule => {
       let text = String::from_utf8_lossy(&source.content).into_owned();
       let code = values::new_string(scope, &text);
@@ -524,6 +555,9 @@ fn resolve_new<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, spe
   if hosted_referrer {
     return resolve_from(scope, registry, specifier, referrer);
   }
+  if specifier.starts_with("node:") && registry.borrow().sources.contains_key(specifier) {
+    return resolve_from(scope, registry, specifier, referrer);
+  }
   if specifier.starts_with("cloudflare:") || specifier.starts_with("workerd:") || specifier.starts_with("node:") || node_specifier(specifier, registry).is_some() {
     if let Err(message) = module_urls::check_attributes(specifier, attributes, None) {
       return fail(scope, message);
@@ -538,7 +572,14 @@ fn resolve_new<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, spe
   let Some(url) = module_urls::resolve(specifier, referrer) else {
     return fail(scope, module_urls::not_found(specifier));
   };
-  let found = module_urls::bundle_key(&url).and_then(|(key, name)| registry.borrow().sources.get(&name).cloned().map(|source| (key, name, source)));
+  // A module named by a URL outside the bundle ("https://example.com/mod") is found by that URL.
+  let named = || {
+    let mut bare = url.clone();
+    bare.set_query(None);
+    bare.set_fragment(None);
+    (url.to_string(), bare.to_string())
+  };
+  let found = module_urls::bundle_key(&url).or_else(|| Some(named())).and_then(|(key, name)| registry.borrow().sources.get(&name).cloned().map(|source| (key, name, source)));
   let Some((key, name, source)) = found else {
     if has_loader {
       return resolve_from(scope, registry, specifier, referrer);
@@ -552,6 +593,25 @@ fn resolve_new<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, spe
     return Some(v8::Local::new(scope, module));
   }
   compile_source(scope, registry, source, key, &name)
+}
+
+/// The module `import(specifier)` (or `import.source`) in the script or module named `referrer`
+/// (its resource name) finds, resolved like a static import from there; `attributes` are the
+/// dynamic import's `with` pairs.
+pub(crate) fn resolve_import<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, specifier: &str, referrer: &str, attributes: v8::Local<'a, v8::FixedArray>) -> Option<v8::Local<'a, v8::Module>> {
+  if attributes.length() > 0 && registry.borrow().refuse_attributes && !registry.borrow().new_registry {
+    return refuse_attributes(scope);
+  }
+  // The calling module's registry name (a module's name, normalized, whoever named it).
+  let referrer_name = normalize(referrer);
+  if registry.borrow().new_registry {
+    let attributes = module_urls::attribute_pairs(scope, attributes, 2);
+    return resolve_new(scope, registry, specifier, &referrer_name, &attributes);
+  }
+  let before = DYNAMIC_IMPORT.replace(true);
+  let resolved = resolve_from(scope, registry, specifier, &referrer_name);
+  DYNAMIC_IMPORT.set(before);
+  resolved
 }
 
 /// V8's callback for `import()`: resolves like a static import from the calling script or
@@ -569,27 +629,20 @@ pub(crate) fn import_dynamically<'s>(
   v8::tc_scope!(let tc, scope);
   let outcome = match tc.get_slot::<RegistryRef>().cloned() {
     None => None,
-    Some(registry) if attributes.length() > 0 && registry.borrow().refuse_attributes && !registry.borrow().new_registry => refuse_attributes(tc),
-    Some(registry) => {
-      // The calling module's registry name (a module's name, normalized, whoever named it).
-      let referrer_name = normalize(&referrer);
-      let resolved = if registry.borrow().new_registry {
-        let attributes = module_urls::attribute_pairs(tc, attributes, 2);
-        resolve_new(tc, &registry, &specifier, &referrer_name, &attributes)
-      } else {
-        let before = DYNAMIC_IMPORT.replace(true);
-        let resolved = resolve_from(tc, &registry, &specifier, &referrer_name);
-        DYNAMIC_IMPORT.set(before);
-        resolved
-      };
-      resolved.and_then(|module| {
-        if module.get_status() == v8::ModuleStatus::Uninstantiated && module.instantiate_module(tc, resolve).is_none() {
-          return None;
-        }
-        let evaluated = module.evaluate(tc)?;
-        Some((module, evaluated))
-      })
-    }
+    Some(registry) => resolve_import(tc, &registry, &specifier, &referrer, attributes).and_then(|module| {
+      if module.get_status() == v8::ModuleStatus::Uninstantiated && module.instantiate_module2(tc, resolve, source::resolve_source).is_none() {
+        return None;
+      }
+      // Under new_module_registry the module's top level runs outside the request that imports
+      // it, as in workerd: timers, I/O and random values there are refused as at startup.
+      let outside = registry.borrow().global_scope.filter(|_| registry.borrow().new_registry);
+      let before = outside.map(|set| set(tc, true));
+      let evaluated = module.evaluate(tc);
+      if let (Some(set), Some(before)) = (outside, before) {
+        set(tc, before);
+      }
+      Some((module, evaluated?))
+    }),
   };
   match outcome {
     Some((module, evaluated)) => {
@@ -650,7 +703,8 @@ pub(crate) extern "C" fn init_import_meta(context: v8::Local<v8::Context>, modul
       Some(origin) => url::Url::from_file_path(origin).map_or_else(|_| origin.clone(), String::from),
       None => module_urls::module_url(key).map_or_else(|| format!("{}{key}", module_urls::BUNDLE), String::from),
     };
-    (url, r.main.as_deref() == Some(key.as_str()), r.new_registry)
+    let main = r.main.as_deref() == Some(key.as_str()) || r.wrapped_main.as_deref() == Some(key.as_str());
+    (url, main, r.new_registry)
   };
   if new_registry {
     return module_urls::fill_import_meta(scope, meta, &url, main);
@@ -680,7 +734,8 @@ fn node_specifier<'a>(specifier: &'a str, registry: &RegistryRef) -> Option<&'a 
 /// A `node:` module: its exports (from `internals.loadNodeModule`) as a synthetic module with
 /// one named export per property and the exports object as `default`.
 fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, specifier: &str, name: &str, trusted: bool) -> Option<v8::Local<'a, v8::Module>> {
-  let key = format!("node:{name}");
+  // Beside a bundle module of the same name (resolve_from), the built-in has a key of its own.
+  let key = if registry.borrow().sources.contains_key(&format!("node:{name}")) { format!("node:{name} (built-in)") } else { format!("node:{name}") };
   // Checked before the compiled module is reused: a trusted module may have imported it first.
   let allowed = if trusted { sources::has_node_module(name) } else { registry.borrow().node_allows(name) };
   if allowed {
@@ -708,16 +763,21 @@ fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
   let loader = v8::Local::new(scope, registry.borrow().node_loader.as_ref()?);
   let arg = values::new_string(scope, name).into();
   let exports = call_loader(scope, loader, &[arg]).and_then(|v| v8::Local::<v8::Object>::try_from(v).ok())?;
-  module_exports::exports_module(scope, registry, key, exports.into(), None)
+  exports::exports_module(scope, registry, key, exports.into(), None)
 }
 
-/// The namespace of the `node:` module `name`, instantiated and evaluated now (a synthetic module
+/// The namespace of the `node:` module `name` (or the `cloudflare:`/`workerd:` module so named), instantiated and evaluated now (a synthetic module
 /// evaluates synchronously): what process.getBuiltinModule answers under new_module_registry,
 /// as in workerd. `None` with an exception thrown when the worker may not import it.
 pub(crate) fn node_namespace<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, name: &str) -> Option<v8::Local<'a, v8::Value>> {
-  let module = resolve_node(scope, registry, &format!("node:{name}"), name, false)?;
+  // cloudflare: and workerd: modules too (workerd's getBuiltinModule gives their namespaces).
+  let module = match name.split_once(':') {
+    Some(("cloudflare", rest)) => resolve_cloudflare(scope, registry, name, rest)?,
+    Some(("workerd", _)) => resolve_cloudflare(scope, registry, name, name)?,
+    _ => resolve_node(scope, registry, &format!("node:{name}"), name, false)?,
+  };
   if module.get_status() == v8::ModuleStatus::Uninstantiated {
-    module.instantiate_module(scope, resolve)?;
+    module.instantiate_module2(scope, resolve, source::resolve_source)?;
   }
   if module.get_status() != v8::ModuleStatus::Evaluated {
     module.evaluate(scope)?;
@@ -746,9 +806,26 @@ fn resolve_cloudflare<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryR
   let loader = v8::Local::new(scope, registry.borrow().cloudflare_loader.as_ref()?);
   let arg = values::new_string(scope, name).into();
   let exports = call_loader(scope, loader, &[arg])?;
-  module_exports::exports_module(scope, registry, specifier.to_owned(), exports, None)
+  exports::exports_module(scope, registry, specifier.to_owned(), exports, None)
 }
 
+
+/// A Wasm module's `WebAssembly.Module` (its default export, and its source for `import source`).
+/// The memories the module declares get at most the worker's memoryMb (see wasm_memory.rs).
+pub(crate) fn compile_wasm<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, source: &ExtraModule) -> Option<v8::Local<'a, v8::WasmModuleObject>> {
+  let max_pages = registry.borrow().wasm_max_pages;
+  let capped = crate::runtime::wasm_memory::cap_declared_memories(&source.content, max_pages);
+  v8::tc_scope!(let tc, scope);
+  let compiled = v8::WasmModuleObject::compile(tc, capped.as_deref().unwrap_or(&source.content));
+  if compiled.is_none() {
+    if tc.has_caught() {
+      tc.rethrow();
+    } else {
+      throw(tc, &format!("\"{}\" is not a valid WebAssembly module", source.name));
+    }
+  }
+  compiled
+}
 
 /// Sets a non-JS module's default export: WebAssembly.Module, string, ArrayBuffer or JSON.
 fn evaluate_synthetic<'a>(context: v8::Local<'a, v8::Context>, module: v8::Local<'a, v8::Module>) -> Option<v8::Local<'a, v8::Value>> {
@@ -761,23 +838,7 @@ fn evaluate_synthetic<'a>(context: v8::Local<'a, v8::Context>, module: v8::Local
     registry.sources.get(name)?.clone()
   };
   let value: v8::Local<v8::Value> = match source.kind {
-    ModuleKind::Wasm => {
-      // The memories the module declares get at most the worker's memoryMb (see wasm_memory.rs).
-      let max_pages = registry.borrow().wasm_max_pages;
-      let capped = crate::runtime::wasm_memory::cap_declared_memories(&source.content, max_pages);
-      v8::tc_scope!(let tc, scope);
-      match v8::WasmModuleObject::compile(tc, capped.as_deref().unwrap_or(&source.content)) {
-        Some(wasm) => wasm.into(),
-        None => {
-          if tc.has_caught() {
-            tc.rethrow();
-          } else {
-            throw(tc, &format!("\"{}\" is not a valid WebAssembly module", source.name));
-          }
-          return None;
-        }
-      }
-    }
+    ModuleKind::Wasm => compile_wasm(scope, &registry, &source)?.into(),
     ModuleKind::Text => values::new_string(scope, &String::from_utf8_lossy(&source.content)).into(),
     ModuleKind::Data => values::uint8_array(scope, source.content.to_vec()).buffer(scope)?.into(),
     ModuleKind::Json => {
