@@ -219,7 +219,7 @@ async function bundle(config, { outdir = path.join(config.root, ".workerbox", "b
   const rules = effectiveRules(config.rules);
   if (config.noBundle) return unbundled(config, rules);
   const settings = {
-    target: "es2022",
+    target: "es2024", // wrangler's target and loaders (its COMMON_ESBUILD_OPTIONS)
     conditions: ["workerd", "worker", "browser"],
     mainFields: ["browser", "module", "main"],
     minify: config.minify === true,
@@ -227,7 +227,7 @@ async function bundle(config, { outdir = path.join(config.root, ".workerbox", "b
     define: { ...nodeEnvDefine(), ...config.define },
     alias: config.alias,
     tsconfig: config.tsconfig ? path.resolve(config.root, config.tsconfig) : undefined,
-    loader: { ".js": "jsx", ".mjs": "js", ".cjs": "js" },
+    loader: { ".js": "jsx", ".mjs": "jsx", ".cjs": "jsx" },
     jsx: "transform",
   };
   // The bundle cache (bundle-cache.js) answers a first build (no esbuild context yet) when
