@@ -96,3 +96,18 @@ test("mainModule: the module the script wraps has import.meta.main too", { timeo
   assert.deepEqual(await (await dispatch(worker, "http://x/")).json(), [true, true]);
   await assert.rejects(createWorker({ script: "export default {}", modules: {}, mainModule: "nope", onLog() {} }), /options\.mainModule must name one of options\.modules, got "nope"/);
 });
+
+// typescript_strip_types (experimental; workerd's new-module-registry-ts-test): the ES modules,
+// the script included, lose their TypeScript types; what cannot be stripped fails createWorker.
+test("typescript_strip_types strips the types of the worker's ES modules", { timeout: 60_000 }, async (t) => {
+  const options = { compatibilityFlags: ["typescript_strip_types"], unsafeExperimental: true };
+  const worker = await useWorker(t, {
+    ...options,
+    script: `import { add, PI } from "helper"; const n: number = add(2, 3); export default { fetch(): Response { return Response.json([n, PI, (globalThis as any).x ?? null]); } };`,
+    modules: { helper: { type: "esm", content: "export function add(a: number, b: number): number { return a + b; }\nexport const PI: number = 3.14159;" } },
+  });
+  assert.deepEqual(await (await dispatch(worker, "http://x/")).json(), [5, 3.14159, null]);
+  await assert.rejects(createWorker({ ...options, script: "export default {};", modules: { bad: { type: "esm", content: "let x: = 1;" } }, onLog() {} }), /typescript_strip_types could not strip the types of bad:1:7: Unexpected "="/);
+  // Without the flag, types are a syntax error, as in workerd.
+  await assert.rejects(createWorker({ script: "const n: number = 1; export default {};", onLog() {} }), SyntaxError);
+});

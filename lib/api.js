@@ -13,7 +13,7 @@ const { toNativeRequest, toNodeResponse, unrecognizedMethod } = require("./http.
 const { resolveCompat } = require("./compat.js");
 const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher, setQueueBatchRunner } = require("./bindings.js");
 const { HostBodies } = require("./bodies.js");
-const { validateModules, validateLoader, isPlainObject } = require("./modules.js");
+const { validateModules, validateLoader, isPlainObject, stripTypeScript } = require("./modules.js");
 const { inspectorOptions, createInspector } = require("./inspector.js");
 const { stackMapper, mapError, inlineSourceMap, parseSourceMap } = require("./sourcemap.js");
 const { d1, readD1Migrations, applyD1Migrations } = require("./d1.js");
@@ -244,7 +244,10 @@ function validateOptions(options) {
   for (const [name, definition] of Object.entries(split.definitions)) {
     if (definition.store !== null) stores[name] = definition.store;
   }
-  return { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, moduleLoader: loadModule !== undefined, inspector, sourceMap: parseSourceMap(options.sourceMap), stores, compat: { ...resolveCompat(options.compatibilityDate, options.compatibilityFlags, "createWorker", { experimental: unsafeExperimental }), ...(trustLoadedModules ? { trustLoadedModules } : {}), ...(mainModule === undefined ? {} : { mainModule }), ...(unsafeExposeGc ? { exposeGc: true } : {}) }, ...split };
+  const validated = { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, moduleLoader: loadModule !== undefined, inspector, sourceMap: parseSourceMap(options.sourceMap), stores, compat: { ...resolveCompat(options.compatibilityDate, options.compatibilityFlags, "createWorker", { experimental: unsafeExperimental }), ...(trustLoadedModules ? { trustLoadedModules } : {}), ...(mainModule === undefined ? {} : { mainModule }), ...(unsafeExposeGc ? { exposeGc: true } : {}) }, ...split };
+  // typescript_strip_types (experimental): the ES modules lose their TypeScript types (lib/modules.js).
+  if (validated.compat.enabled.includes("typescript_strip_types")) stripTypeScript(validated);
+  return validated;
 }
 
 /**

@@ -85,4 +85,34 @@ async function answerModuleLoad(loadModule, { specifier, referrer, kind }) {
   return { json: JSON.stringify({ name, type, size: content.length, dependencies }), bytes: Buffer.concat(parts) };
 }
 
-module.exports = { validateModules, validateLoader, answerModuleLoad, isPlainObject };
+/**
+ * typescript_strip_types (experimental, as workerd's): the worker's ES modules (the script of a
+ * module worker and each "esm" module) lose their TypeScript types before they load. workerd strips
+ * them with swc, keeping every position; workerbox uses esbuild's transform (an optional peer
+ * dependency), which lays the code out anew, so stack traces' lines and columns can differ.
+ * Imports are kept as written (verbatimModuleSyntax). What cannot be stripped fails createWorker,
+ * naming the module. `validated` is createWorker's validated options, changed in place.
+ */
+function stripTypeScript(validated) {
+  let esbuild;
+  try {
+    esbuild = require("esbuild");
+  } catch {
+    throw new TypeError("createWorker: the typescript_strip_types flag needs the esbuild package (an optional peer dependency of workerbox): npm install esbuild");
+  }
+  const strip = (code, name) => {
+    try {
+      return esbuild.transformSync(code, { loader: "ts", target: "esnext", sourcefile: name, tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } } }).code;
+    } catch (error) {
+      const first = error.errors?.[0];
+      const where = first?.location ? `${name}:${first.location.line}:${first.location.column}` : name;
+      throw new SyntaxError(`createWorker: typescript_strip_types could not strip the types of ${where}: ${first?.text ?? error.message}`);
+    }
+  };
+  if (validated.format !== "service-worker" && typeof validated.script === "string") validated.script = strip(validated.script, validated.filename);
+  for (const module of validated.modules ?? []) {
+    if (module.kind === "esm") module.content = Buffer.from(strip(module.content.toString("utf8"), module.name), "utf8");
+  }
+}
+
+module.exports = { validateModules, validateLoader, answerModuleLoad, isPlainObject, stripTypeScript };
