@@ -1,15 +1,20 @@
 //! Compression ops for `CompressionStream` / `DecompressionStream`: gzip, deflate (zlib) and
-//! deflate-raw through `flate2`. Each stream owns a codec kept in the isolate state by id.
+//! deflate-raw. Compressing runs zlib with workerd's settings: Node's own zlib when the addon runs
+//! in Node (Chromium's, as workerd's: the same bytes, gzip header included), else zlib built in
+//! (ops/zlib_api.rs); decompressing goes through `flate2`. Each stream owns a codec kept in the isolate state by id.
 //! JS hands it input (`codecWrite`), then pulls the output in chunks of about [`OUTPUT_CHUNK`]
 //! bytes (`codecRead`) as its reader asks for them, so a small compressed bomb never becomes
 //! one huge buffer: the input waiting in the codec is what the worker wrote, and the output
 //! exists only a chunk at a time.
 //!
-//! `zlibCrc32` (node:zlib's crc32) lives here too; node:zlib's codecs are ops/zlib.rs.
+//! `zlibCrc32` (node:zlib's crc32) lives here too; node:zlib's codecs are ops/zlib.rs (on the same
+//! zlib, whose z_streams it makes with [`new_z_stream`]).
 
 use super::{arg_string, state, throw_type_error, uint8_array, view_bytes, OpFn};
-use flate2::write::{DeflateDecoder, DeflateEncoder, GzDecoder, GzEncoder, ZlibDecoder, ZlibEncoder};
-use flate2::Compression;
+#[path = "zlib_api.rs"]
+pub(crate) mod zlib_api;
+use zlib_api::zlib;
+use flate2::write::{DeflateDecoder, GzDecoder, ZlibDecoder};
 use std::io::Write;
 use v8::MapFnTo;
 
@@ -46,9 +51,9 @@ pub(crate) struct Codec {
 }
 
 enum Kind {
-  GzipEncode(GzEncoder<Vec<u8>>),
-  DeflateEncode(ZlibEncoder<Vec<u8>>),
-  RawEncode(DeflateEncoder<Vec<u8>>),
+  GzipEncode(ZEncoder),
+  DeflateEncode(ZEncoder),
+  RawEncode(ZEncoder),
   GzipDecode(GzDecoder<Vec<u8>>),
   DeflateDecode(ZlibDecoder<Vec<u8>>),
   RawDecode(DeflateDecoder<Vec<u8>>),
@@ -69,11 +74,12 @@ macro_rules! each_kind {
 
 impl Codec {
   fn new(format: &str, decompress: bool, level: Option<u32>) -> Option<Self> {
-    let level = level.map(|l| Compression::new(l.min(9))).unwrap_or_default();
+    let level = level.map_or(libz_sys::Z_DEFAULT_COMPRESSION, |l| l.min(9) as i32);
+    // zlib's window bits: 15 with 16 added for a gzip wrapper, negative for none.
     let kind = match (format, decompress) {
-      ("gzip", false) => Kind::GzipEncode(GzEncoder::new(Vec::new(), level)),
-      ("deflate", false) => Kind::DeflateEncode(ZlibEncoder::new(Vec::new(), level)),
-      ("deflate-raw", false) => Kind::RawEncode(DeflateEncoder::new(Vec::new(), level)),
+      ("gzip", false) => Kind::GzipEncode(ZEncoder::new(31, level)?),
+      ("deflate", false) => Kind::DeflateEncode(ZEncoder::new(15, level)?),
+      ("deflate-raw", false) => Kind::RawEncode(ZEncoder::new(-15, level)?),
       ("gzip", true) => Kind::GzipDecode(GzDecoder::new(Vec::new())),
       ("deflate", true) => Kind::DeflateDecode(ZlibDecoder::new(Vec::new())),
       ("deflate-raw", true) => Kind::RawDecode(DeflateDecoder::new(Vec::new())),
@@ -179,6 +185,143 @@ impl Codec {
 
   fn is_decoder(kind: &Kind) -> bool {
     matches!(kind, Kind::GzipDecode(_) | Kind::DeflateDecode(_) | Kind::RawDecode(_))
+  }
+}
+
+/// A zlib deflate stream (windowBits and level as workerd's CompressionStream sets them: memLevel 8,
+/// the default strategy) that appends its output to a Vec; written with Z_NO_FLUSH, ended with
+/// Z_FINISH, as workerd does. Shaped like flate2's write-side encoders for [`Codec`].
+pub(crate) struct ZEncoder {
+  /// Boxed: zlib keeps a pointer back to its z_stream, which therefore must not move.
+  stream: Box<libz_sys::z_stream>,
+  out: Vec<u8>,
+  done: bool,
+}
+
+unsafe extern "C" fn z_alloc(_opaque: libz_sys::voidpf, items: libz_sys::uInt, size: libz_sys::uInt) -> libz_sys::voidpf {
+  libc::calloc(items as libc::size_t, size as libc::size_t)
+}
+
+unsafe extern "C" fn z_free(_opaque: libz_sys::voidpf, address: libz_sys::voidpf) {
+  libc::free(address)
+}
+
+/// A z_stream not set up yet, with allocators, boxed (zlib's state points back at it): for
+/// deflateInit2 / inflateInit2 (node:zlib's handles in ops/zlib.rs take theirs from here too).
+pub(crate) fn new_z_stream() -> Box<libz_sys::z_stream> {
+  Box::new(libz_sys::z_stream {
+    next_in: std::ptr::null_mut(),
+    avail_in: 0,
+    total_in: 0,
+    next_out: std::ptr::null_mut(),
+    avail_out: 0,
+    total_out: 0,
+    msg: std::ptr::null_mut(),
+    state: std::ptr::null_mut(),
+    zalloc: z_alloc,
+    zfree: z_free,
+    opaque: std::ptr::null_mut(),
+    data_type: 0,
+    adler: 0,
+    reserved: 0,
+  })
+}
+
+impl ZEncoder {
+  fn new(window_bits: i32, level: i32) -> Option<Self> {
+    let mut stream = new_z_stream();
+    // SAFETY: a zeroed z_stream with allocators, as deflateInit2 wants; the version is the
+    // zlib's own, the size that of zlib.h's z_stream (the same in every zlib 1.x).
+    let result = unsafe {
+      (zlib().deflate_init2)(
+        &mut *stream,
+        level,
+        libz_sys::Z_DEFLATED,
+        window_bits,
+        8,
+        libz_sys::Z_DEFAULT_STRATEGY,
+        (zlib().version)(),
+        std::mem::size_of::<libz_sys::z_stream>() as i32,
+      )
+    };
+    (result == libz_sys::Z_OK).then(|| ZEncoder { stream, out: Vec::new(), done: false })
+  }
+
+  /// Runs deflate over `input` with `flush`, appending what it makes to the output.
+  fn run(&mut self, input: &[u8], flush: i32) -> std::io::Result<()> {
+    if self.done {
+      return if input.is_empty() { Ok(()) } else { Err(std::io::Error::other("write after the end of the compressed stream")) };
+    }
+    let stream = &mut *self.stream;
+    stream.next_in = input.as_ptr() as *mut u8;
+    stream.avail_in = input.len() as u32;
+    loop {
+      self.out.reserve(16 * 1024);
+      let spare = self.out.capacity() - self.out.len();
+      // SAFETY: next_out points at the Vec's spare capacity, whose length zlib is told; the
+      // bytes it writes there are then counted into the Vec's length.
+      let result = unsafe {
+        stream.next_out = self.out.as_mut_ptr().add(self.out.len());
+        stream.avail_out = spare as u32;
+        let result = (zlib().deflate)(stream, flush);
+        self.out.set_len(self.out.len() + spare - stream.avail_out as usize);
+        result
+      };
+      match result {
+        libz_sys::Z_STREAM_END => {
+          self.done = true;
+          break;
+        }
+        // No progress was possible: everything given is in.
+        libz_sys::Z_BUF_ERROR => break,
+        // Z_FINISH goes on until Z_STREAM_END; otherwise done once the input is in and there was
+        // room to spare for the output.
+        libz_sys::Z_OK => {
+          if stream.avail_in == 0 && stream.avail_out != 0 && flush != libz_sys::Z_FINISH {
+            break;
+          }
+        }
+        code => return Err(std::io::Error::other(format!("zlib deflate failed ({code})"))),
+      }
+    }
+    stream.next_in = std::ptr::null_mut();
+    stream.avail_in = 0;
+    Ok(())
+  }
+
+  fn get_ref(&self) -> &Vec<u8> {
+    &self.out
+  }
+
+  fn get_mut(&mut self) -> &mut Vec<u8> {
+    &mut self.out
+  }
+
+  fn try_finish(&mut self) -> std::io::Result<()> {
+    self.run(&[], libz_sys::Z_FINISH)
+  }
+
+  fn finish(mut self) -> std::io::Result<Vec<u8>> {
+    self.try_finish()?;
+    Ok(std::mem::take(&mut self.out))
+  }
+}
+
+impl Write for ZEncoder {
+  fn write(&mut self, input: &[u8]) -> std::io::Result<usize> {
+    self.run(input, libz_sys::Z_NO_FLUSH)?;
+    Ok(input.len())
+  }
+
+  fn flush(&mut self) -> std::io::Result<()> {
+    Ok(())
+  }
+}
+
+impl Drop for ZEncoder {
+  fn drop(&mut self) {
+    // SAFETY: the stream was set up by deflateInit2 and is ended once, here.
+    unsafe { (zlib().deflate_end)(&mut *self.stream) };
   }
 }
 

@@ -5,17 +5,16 @@
 //! (`[message, code, errno]`). The JS side (src/js/node/zlib.js) turns that into streams,
 //! one-shot calls and errors.
 //!
-//! zlib through zlib-rs (zlib's own API in Rust: windowBits, memLevel, strategy, dictionaries,
-//! `params()` and every flush kind act as in zlib), brotli through the `brotli` crate, zstd
+//! zlib is Node's own when the addon runs in Node (Chromium's, as workerd's: the same compressed
+//! bytes and messages), else zlib built in (ops/zlib_api.rs); windowBits, memLevel, strategy,
+//! dictionaries, `params()` and every flush kind are zlib's. Brotli through the `brotli` crate, zstd
 //! through `ruzstd` (pure Rust; its encoder has one level, about zstd's level 1, and writes one
 //! frame per flush; see docs/compatibility.md).
 
 use super::{state, throw_type_error, view_bytes, OpFn};
 use v8::MapFnTo;
-use zlib_rs::c_api::z_stream;
-use zlib_rs::deflate::{self, DeflateConfig, DeflateStream, Method, Strategy};
-use zlib_rs::inflate::{self, InflateConfig, InflateStream};
-use zlib_rs::{DeflateFlush, InflateFlush, ReturnCode};
+use super::compression::zlib_api::zlib;
+use libz_sys as z;
 
 #[path = "zlib_codecs.rs"]
 mod codecs;
@@ -45,8 +44,8 @@ const BROTLI_ENCODE: i32 = 9;
 const ZSTD_COMPRESS: i32 = 10;
 const ZSTD_DECOMPRESS: i32 = 11;
 
-const Z_FINISH: i32 = 4;
-const Z_BUF_ERROR: i32 = -5;
+const Z_FINISH: i32 = z::Z_FINISH;
+const Z_BUF_ERROR: i32 = z::Z_BUF_ERROR;
 
 /// An error as Node's binding reports it: message, code, errno.
 pub(crate) struct ZError(String, String, i32);
@@ -80,12 +79,11 @@ pub(crate) enum ZlibHandle {
 }
 
 /// A zlib stream (deflate, inflate, gzip, gunzip, raw, unzip) in the state Node's ZlibContext has,
-/// over zlib-rs's zlib API (its `__internal-api`: the z_stream functions, so `params()` can run
-/// with an output buffer as zlib's deflateParams expects).
+/// over zlib's own z_stream functions.
 pub(crate) struct ZlibCtx {
   mode: i32,
   /// Boxed: zlib's state points back at its stream.
-  strm: Box<z_stream>,
+  strm: Box<z::z_stream>,
   /// deflate or inflate state allocated (ended on drop).
   live: bool,
   flush: i32,
@@ -101,24 +99,18 @@ impl ZlibCtx {
     matches!(self.mode, DEFLATE | GZIP | DEFLATERAW)
   }
 
-  fn dstream(&mut self) -> Option<&mut DeflateStream<'static>> {
-    if !self.live || !self.deflates() {
-      return None;
-    }
-    // SAFETY: `strm` was set up by deflate::init (`live`, deflating mode) and is boxed: it does not move.
-    unsafe { DeflateStream::from_stream_mut(&mut *self.strm) }
+  /// The stream, when deflateInit2 set it up (`live`, deflating mode); boxed, it does not move.
+  fn dstream(&mut self) -> Option<*mut z::z_stream> {
+    (self.live && self.deflates()).then(|| &mut *self.strm as *mut z::z_stream)
   }
 
-  fn istream(&mut self) -> Option<&mut InflateStream<'static>> {
-    if !self.live || self.deflates() {
-      return None;
-    }
-    // SAFETY: as in `dstream`, for inflate::init.
-    unsafe { InflateStream::from_stream_mut(&mut *self.strm) }
+  /// The stream, when inflateInit2 set it up.
+  fn istream(&mut self) -> Option<*mut z::z_stream> {
+    (self.live && !self.deflates()).then(|| &mut *self.strm as *mut z::z_stream)
   }
 
   fn park(&mut self) {
-    self.strm.next_in = std::ptr::null();
+    self.strm.next_in = std::ptr::null_mut();
     self.strm.avail_in = 0;
     self.strm.next_out = self.park.as_mut_ptr();
     self.strm.avail_out = 0;
@@ -129,7 +121,7 @@ impl ZlibCtx {
     let msg = if self.strm.msg.is_null() {
       message.to_owned()
     } else {
-      // SAFETY: zlib-rs sets msg to a NUL-terminated static string.
+      // SAFETY: zlib sets msg to a NUL-terminated static string.
       unsafe { std::ffi::CStr::from_ptr(self.strm.msg) }.to_string_lossy().into_owned()
     };
     ZError(msg, code_name(self.err).to_owned(), self.err)
@@ -147,11 +139,15 @@ impl ZlibCtx {
       window_bits += window_bits.signum();
     }
     self.dictionary = dictionary;
-    let strategy = Strategy::try_from(strategy).unwrap_or_default();
-    self.err = if self.deflates() {
-      deflate::init(&mut self.strm, DeflateConfig { level, method: Method::Deflated, window_bits, mem_level, strategy }) as i32
-    } else {
-      inflate::init(&mut self.strm, InflateConfig { window_bits }) as i32
+    let strategy = if (0..=4).contains(&strategy) { strategy } else { z::Z_DEFAULT_STRATEGY };
+    let size = std::mem::size_of::<z::z_stream>() as i32;
+    // SAFETY: a fresh stream with allocators (new_z_stream); the version is the zlib's own.
+    self.err = unsafe {
+      if self.deflates() {
+        (zlib().deflate_init2)(&mut *self.strm, level, z::Z_DEFLATED, window_bits, mem_level, strategy, (zlib().version)(), size)
+      } else {
+        (zlib().inflate_init2)(&mut *self.strm, window_bits, (zlib().version)(), size)
+      }
     };
     if self.err != 0 {
       return Some(zerr("Init error", code_name(self.err), self.err));
@@ -167,14 +163,15 @@ impl ZlibCtx {
     }
     let dictionary = std::mem::take(&mut self.dictionary);
     self.err = 0;
+    // SAFETY (both): a live stream of the right kind; the dictionary is copied by zlib.
     if self.deflates() {
       if let Some(s) = self.dstream() {
-        self.err = deflate::set_dictionary(s, &dictionary) as i32;
+        self.err = unsafe { (zlib().deflate_set_dictionary)(s, dictionary.as_ptr(), dictionary.len() as z::uInt) };
       }
     } else if self.mode == INFLATERAW {
       // A raw stream has no header asking for it: set it up front.
       if let Some(s) = self.istream() {
-        self.err = inflate::set_dictionary(s, &dictionary) as i32;
+        self.err = unsafe { (zlib().inflate_set_dictionary)(s, dictionary.as_ptr(), dictionary.len() as z::uInt) };
       }
     }
     self.dictionary = dictionary;
@@ -185,17 +182,17 @@ impl ZlibCtx {
   }
 
   fn inflate_now(&mut self) -> i32 {
-    let flush = InflateFlush::try_from(self.flush).unwrap_or_default();
+    let flush = self.flush;
     match self.istream() {
       // SAFETY: next_in/next_out point into buffers live for this call (see `write_into`).
-      Some(s) => unsafe { inflate::inflate(s, flush) as i32 },
-      None => ReturnCode::StreamError as i32,
+      Some(s) => unsafe { (zlib().inflate)(s, flush) },
+      None => z::Z_STREAM_ERROR,
     }
   }
 
   /// One write: `input` into `output` with `self.flush`; returns (availOut, availIn).
   fn write_into(&mut self, input: &[u8], output: &mut [u8]) -> (usize, usize) {
-    self.strm.next_in = input.as_ptr();
+    self.strm.next_in = input.as_ptr() as *mut u8;
     self.strm.avail_in = input.len() as u32;
     self.strm.next_out = output.as_mut_ptr();
     self.strm.avail_out = output.len() as u32;
@@ -209,10 +206,11 @@ impl ZlibCtx {
 
   fn work(&mut self) {
     if self.deflates() {
-      let flush = DeflateFlush::try_from(self.flush).unwrap_or_default();
+      let flush = self.flush;
       self.err = match self.dstream() {
-        Some(s) => deflate::deflate(s, flush) as i32,
-        None => ReturnCode::StreamError as i32,
+        // SAFETY: as in `inflate_now`.
+        Some(s) => unsafe { (zlib().deflate)(s, flush) },
+        None => z::Z_STREAM_ERROR,
       };
       return;
     }
@@ -240,23 +238,24 @@ impl ZlibCtx {
       }
     }
     self.err = self.inflate_now();
-    if self.mode != INFLATERAW && self.err == ReturnCode::NeedDict as i32 && !self.dictionary.is_empty() {
+    if self.mode != INFLATERAW && self.err == z::Z_NEED_DICT && !self.dictionary.is_empty() {
       let dictionary = std::mem::take(&mut self.dictionary);
       self.err = match self.istream() {
-        Some(s) => inflate::set_dictionary(s, &dictionary) as i32,
-        None => ReturnCode::StreamError as i32,
+        // SAFETY: a live inflate stream; the dictionary is copied by zlib.
+        Some(s) => unsafe { (zlib().inflate_set_dictionary)(s, dictionary.as_ptr(), dictionary.len() as z::uInt) },
+        None => z::Z_STREAM_ERROR,
       };
       self.dictionary = dictionary;
       if self.err == 0 {
         self.err = self.inflate_now();
-      } else if self.err == ReturnCode::DataError as i32 {
+      } else if self.err == z::Z_DATA_ERROR {
         // A dictionary that does not match: "Bad dictionary", not bad input.
-        self.err = ReturnCode::NeedDict as i32;
+        self.err = z::Z_NEED_DICT;
       }
     }
     // Another gzip member may follow (trailing zero bytes are padding, not a member).
     // SAFETY: avail_in > 0 bytes are readable at next_in.
-    while self.strm.avail_in > 0 && self.mode == GUNZIP && self.err == ReturnCode::StreamEnd as i32 && unsafe { *self.strm.next_in } != 0 {
+    while self.strm.avail_in > 0 && self.mode == GUNZIP && self.err == z::Z_STREAM_END && unsafe { *self.strm.next_in } != 0 {
       if self.reset().is_some() {
         return;
       }
@@ -280,13 +279,14 @@ impl ZlibCtx {
 
   fn reset(&mut self) -> Option<ZError> {
     self.err = 0;
+    // SAFETY (both): a live stream of the right kind.
     if self.deflates() {
       if let Some(s) = self.dstream() {
-        self.err = deflate::reset(s) as i32;
+        self.err = unsafe { (zlib().deflate_reset)(s) };
       }
     } else if matches!(self.mode, INFLATE | INFLATERAW | GUNZIP) {
       if let Some(s) = self.istream() {
-        self.err = inflate::reset(s) as i32;
+        self.err = unsafe { (zlib().inflate_reset)(s) };
       }
     }
     if self.err != 0 {
@@ -298,11 +298,12 @@ impl ZlibCtx {
   fn params(&mut self, level: i32, strategy: i32) -> Option<ZError> {
     self.err = 0;
     if matches!(self.mode, DEFLATE | DEFLATERAW) {
-      let strategy = Strategy::try_from(strategy).unwrap_or_default();
+      let strategy = if (0..=4).contains(&strategy) { strategy } else { z::Z_DEFAULT_STRATEGY };
       // Parked: no output space, so pending data makes it Z_BUF_ERROR (as in workerd).
       self.park();
       if let Some(s) = self.dstream() {
-        self.err = deflate::params(s, level, strategy) as i32;
+        // SAFETY: a live deflate stream, parked (no buffer of JS's is pointed at).
+        self.err = unsafe { (zlib().deflate_params)(s, level, strategy) };
       }
     }
     if self.err != 0 && self.err != Z_BUF_ERROR {
@@ -314,10 +315,11 @@ impl ZlibCtx {
 
 impl Drop for ZlibCtx {
   fn drop(&mut self) {
+    // SAFETY: a live stream, ended once.
     if let Some(s) = self.dstream() {
-      let _ = deflate::end(s);
+      unsafe { (zlib().deflate_end)(s) };
     } else if let Some(s) = self.istream() {
-      inflate::end(s);
+      unsafe { (zlib().inflate_end)(s) };
     }
     self.live = false;
   }
@@ -326,7 +328,7 @@ impl Drop for ZlibCtx {
 impl ZlibHandle {
   fn new(mode: i32) -> Option<Self> {
     Some(match mode {
-      DEFLATE..=UNZIP => ZlibHandle::Zlib(Box::new(ZlibCtx { mode, strm: Box::default(), live: false, flush: 0, err: 0, dictionary: Vec::new(), gzip_id_bytes_read: 0, park: Box::new([0]) })),
+      DEFLATE..=UNZIP => ZlibHandle::Zlib(Box::new(ZlibCtx { mode, strm: super::compression::new_z_stream(), live: false, flush: 0, err: 0, dictionary: Vec::new(), gzip_id_bytes_read: 0, park: Box::new([0]) })),
       BROTLI_ENCODE => ZlibHandle::BrotliEncode(Box::new(BrotliEnc { state: BrotliEncState::new(brotli::enc::StandardAlloc::default()), failed: false })),
       BROTLI_DECODE => ZlibHandle::BrotliDecode(Box::new(BrotliDec { state: brotli::BrotliState::new(Heap::default(), Heap::default(), Heap::default()), last: 2, error: None })),
       ZSTD_COMPRESS => ZlibHandle::ZstdEncode(Box::new(ZstdEnc { input: Vec::new(), out: Vec::new(), out_at: 0, framed: false })),
