@@ -346,7 +346,7 @@ async function callStorage(handler, method, args, bytes) {
   throw new TypeError(`unknown storage operation "${method}"`);
 }
 
-async function callService(definition, method, args, bytes, dispatch, caller) {
+async function callService(definition, method, args, bytes, dispatch, caller, bodies = undefined) {
   // A binding of the worker to itself (selfService()): the caller is the worker it names.
   const handler = definition.handler === SELF ? caller : definition.handler;
   // service(…, { props }): the callee's ctx.props, for calls and fetches alike.
@@ -408,6 +408,13 @@ async function callService(definition, method, args, bytes, dispatch, caller) {
       if (name !== "set-cookie") flat.push(name, value);
     }
     for (const cookie of response.headers.getSetCookie()) flat.push("set-cookie", cookie);
+  }
+  // A worker's answer to a worker caller streams, as workerd delivers it: the caller reads it
+  // chunk by chunk through its own `#body` reads (lib/bodies.js), as the callee writes it.
+  const nullBody = [101, 204, 205, 304].includes(response.status) || args.method === "HEAD";
+  if (bodies !== undefined && rpc.isWorker(handler) && response.body !== null && !nullBody) {
+    const stream = bodies.addRequestBody(response.body, { holdLoop: false });
+    return { json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: flat, stream }), bytes: null };
   }
   const body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
   return { json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: flat }), bytes: body };
@@ -479,7 +486,7 @@ function createDispatcher(definitions, dispatch, bodies, self = () => undefined)
           ? await definition.answer(method, args, bytes, self())
           : call
             ? await call(definition.handler, method, args, bytes)
-            : await callService(definition, method, args, bytes, dispatch, self());
+            : await callService(definition, method, args, bytes, dispatch, self(), bodies);
       return { json: answer.json, bytes: answer.bytes ?? undefined };
     } catch (error) {
       const isError = error instanceof Error;

@@ -77,6 +77,7 @@ class HostBodies {
   /** `limits.bodyIdleMs`: how long a response body may stall while read (0: no bound). */
   #idleMs;
   #requests = new Map(); // id -> ReadableStreamDefaultReader
+  #unheld = new Set(); // ids of #requests that do not hold Node's event loop open
   #responses = new Map(); // id -> OutgoingBody
   // Response bodies Node cancelled while no write was waiting: id -> reason. The worker's next
   // call for the id (a write, or its close or error) is answered from here, and removes it.
@@ -101,7 +102,10 @@ class HostBodies {
    * thread-safe function that does not hold the loop open by itself.
    */
   #holdLoop() {
-    const open = this.#requests.size + this.#responses.size > 0;
+    let held = this.#responses.size;
+    for (const id of this.#requests.keys()) if (!this.#unheld.has(id)) held++;
+    for (const id of this.#unheld) if (!this.#requests.has(id)) this.#unheld.delete(id);
+    const open = held > 0;
     if (open && this.#keepAlive === null) this.#keepAlive = setInterval(() => {}, 2 ** 30);
     else if (!open && this.#keepAlive !== null) {
       clearInterval(this.#keepAlive);
@@ -109,9 +113,14 @@ class HostBodies {
     }
   }
 
-  /** Registers a Node ReadableStream as a request body; returns the id the worker reads it by. */
-  addRequestBody(stream) {
+  /**
+   * Registers a Node ReadableStream as a body the worker reads (a request's, or the answer of a
+   * service binding's fetch); returns the id the worker reads it by. `holdLoop: false`: the open
+   * body alone does not keep Node's event loop alive (an answer its caller never reads).
+   */
+  addRequestBody(stream, { holdLoop = true } = {}) {
     const id = this.#nextRequest++;
+    if (!holdLoop) this.#unheld.add(id);
     this.#requests.set(id, stream.getReader());
     this.#holdLoop();
     return id;

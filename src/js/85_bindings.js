@@ -76,13 +76,56 @@ class HostCancelled {
   }
 }
 
+/** Bytes a response body's pump may hold read but not yet taken by the host (its backpressure, with the host's own 64 KiB window). */
+const PUMP_AHEAD = 64 * 1024;
+
 /**
  * Sends a response body to the host chunk by chunk. The host answers each write when its
  * reader wants more (backpressure), or with `cancelled` when its reader gave up, which cancels
- * the worker's stream; an error in the worker's stream errors the host's.
+ * the worker's stream; an error in the worker's stream errors the host's. The stream is read
+ * again while a chunk is on its way (up to PUMP_AHEAD bytes read ahead, written one at a time,
+ * in order), so one that makes its chunks one by one has each taken as it is made, not several
+ * queued ones in one read, as workerd's in-process pump takes them (a caller worker's
+ * readAtLeast() sees those chunks).
  */
 internals.pumpToHost = async function pumpToHost(stream, body) {
   let reader = null;
+  const queue = [];
+  let queuedBytes = 0;
+  let sending = false;
+  /** What stopped the writes: `{ cancelled: true, reason }` (the host's reader gave up) or `{ error }`. */
+  let outcome = null;
+  let wake = null;
+  const woken = () => {
+    const resolve = wake;
+    wake = null;
+    resolve?.();
+  };
+  const sendAll = async () => {
+    sending = true;
+    while (queue.length > 0 && outcome === null) {
+      const bytes = queue[0];
+      try {
+        const [answer] = await hostCall(BODY, "write", { stream }, bytes);
+        if (answer.cancelled) outcome = { cancelled: true, reason: answer.reason };
+      } catch (error) {
+        outcome = { error };
+      }
+      // A read the pump waits on meanwhile is given up on (the stream may never give another chunk).
+      if (outcome !== null) pumpsByStream.get(stream)?.(outcome.cancelled ? new HostCancelled(outcome.reason) : outcome.error);
+      queue.shift();
+      queuedBytes -= bytes.byteLength;
+      woken();
+    }
+    sending = false;
+    woken();
+  };
+  /** Waits until the queue is under the bound (`all`: empty); true when the host's reader gave up. */
+  const sent = async (all) => {
+    while (outcome === null && sending && (all || queuedBytes >= PUMP_AHEAD)) await new Promise((resolve) => (wake = resolve));
+    if (outcome !== null && !outcome.cancelled) throw outcome.error;
+    return outcome !== null;
+  };
   try {
     reader = body.getReader();
     for (;;) {
@@ -99,11 +142,17 @@ internals.pumpToHost = async function pumpToHost(stream, body) {
       if (done) break;
       const bytes = chunkBytes(value);
       if (bytes.byteLength === 0) continue;
-      const [answer] = await hostCall(BODY, "write", { stream }, bytes);
-      if (answer.cancelled) {
-        await reader.cancel(answer.reason).catch(() => {});
+      queue.push(bytes);
+      queuedBytes += bytes.byteLength;
+      if (!sending) sendAll();
+      if (await sent(false)) {
+        await reader.cancel(outcome.reason).catch(() => {});
         return;
       }
+    }
+    if (await sent(true)) {
+      await reader.cancel(outcome.reason).catch(() => {});
+      return;
     }
     await hostCall(BODY, "close", { stream });
   } catch (error) {
@@ -344,7 +393,9 @@ async function fetchThroughHostUnaborted(name, request, extra) {
   const hash = request.url.indexOf("#");
   const url = hash === -1 ? request.url : request.url.slice(0, hash);
   // An empty status text is none: the status's own, as a Response made without one has.
-  return internals.newFetchResponse(head.status, head.statusText === "" ? null : head.statusText, head.headers, nullBody ? null : bytes ?? new Uint8Array(0), url, false, "default");
+  // A worker's answer streams (head.stream): its body arrives chunk by chunk, as workerd delivers it.
+  const answer = nullBody ? null : head.stream !== undefined ? internals.hostBodyStream(head.stream) : bytes ?? new Uint8Array(0);
+  return internals.newFetchResponse(head.status, head.statusText === "" ? null : head.statusText, head.headers, answer, url, false, "default");
 }
 internals.fetchThroughHost = fetchThroughHost;
 
