@@ -345,3 +345,14 @@ test("CommonJS modules: require, module, exports, __filename; node: modules with
     /Cannot find module 'node:path' required by lib\/math\.cjs: it is not one of the worker's modules \(node: modules need the nodejs_compat flag\)/,
   );
 });
+
+// workerd's process.exit (its process-exit-test): at the top level it is ignored (workerd logs a
+// warning), in a request the request fails with workerd's message.
+test("process.exit: ignored at the top level, fails the request with workerd's message", async (t) => {
+  const script = `process.exit(9999);
+    export default { async fetch() { process.exit(123); } };`;
+  const worker = await useWorker(t, { script, compatibilityFlags: ["nodejs_compat"] });
+  const response = await dispatch(worker, "http://localhost/").catch((error) => error);
+  const text = response instanceof Error ? response.message : await response.text();
+  assert.match(text, /The Node\.js process\.exit\(123\) API was called\. Canceling the request\./);
+});

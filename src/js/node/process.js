@@ -91,8 +91,18 @@ function getBuiltinModule(id) {
   return internals.loadNodeModule(name);
 }
 
+/**
+ * workerd's process.exit(): outside a request (the script's top level) it is ignored, with a
+ * warning; in one, the request fails with workerd's message. (workerd also stops the request's
+ * JavaScript at once, so no `finally` runs, and breaks a Durable Object's instance; here the
+ * error is thrown, so code around the call may still run.)
+ */
 function exit(code = 0) {
-  const error = new Error(`process.exit(${code}) was called: a worker cannot end its process; the current request fails instead`);
+  if (internals.flowEvent() === undefined) {
+    internals.logWarning?.("process.exit(...) called without a current request context. Ignoring.");
+    return;
+  }
+  const error = new Error(`The Node.js process.exit(${code}) API was called. Canceling the request.`);
   error.code = "ERR_PROCESS_EXIT";
   throw error;
 }
