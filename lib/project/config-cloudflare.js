@@ -295,10 +295,11 @@ function convert(worker, file) {
     name(["limits"], "limits", { cpu_ms: "cpuMs" });
   }
   (Array.isArray(worker.tailConsumers) ? worker.tailConsumers : []).forEach((consumer, i) => {
-    if (consumer?.streaming) return warn(`tailConsumers[${i}]`, "streaming tail consumers are not supported by workerbox; ignored");
-    raw.tail_consumers ??= [];
-    raw.tail_consumers.push({ service: consumer?.workerName });
-    name(["tail_consumers", raw.tail_consumers.length - 1], `tailConsumers[${i}]`, { service: "workerName" });
+    // { streaming: true }: a streaming tail worker (wrangler's streaming_tail_consumers).
+    const key = consumer?.streaming ? "streaming_tail_consumers" : "tail_consumers";
+    raw[key] ??= [];
+    raw[key].push({ service: consumer?.workerName });
+    name([key, raw[key].length - 1], `tailConsumers[${i}]`, { service: "workerName" });
   });
   if (worker.unsafe !== undefined) warn("unsafe", "not supported by workerbox; ignored");
 

@@ -236,12 +236,12 @@ class Checker {
 /** Top-level keys that an `env.<name>` section inherits when it does not set them. */
 const INHERITED = ["name", "main", "compatibility_date", "compatibility_flags", "rules", "alias", "assets", "triggers", "minify", "tsconfig", "no_bundle", "limits", "base_dir", "find_additional_modules", "preserve_file_names", "build", "workers_dev", "routes", "route", "upload_source_maps", "observability", "placement", "logpush", "keep_vars"];
 /** Keys an `env.<name>` section must set itself (wrangler does not inherit them). */
-const NOT_INHERITED = ["vars", "define", "kv_namespaces", "r2_buckets", "d1_databases", "durable_objects", "queues", "services", "analytics_engine_datasets", "hyperdrive", "vectorize", "ai", "browser", "images", "send_email", "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "version_metadata", "workflows", "pipelines", "secrets_store_secrets", "ratelimits", "worker_loaders"];
+const NOT_INHERITED = ["vars", "define", "kv_namespaces", "r2_buckets", "d1_databases", "durable_objects", "queues", "services", "analytics_engine_datasets", "hyperdrive", "vectorize", "ai", "browser", "images", "send_email", "dispatch_namespaces", "mtls_certificates", "tail_consumers", "streaming_tail_consumers", "unsafe", "version_metadata", "workflows", "pipelines", "secrets_store_secrets", "ratelimits", "worker_loaders"];
 /** Keys that matter only when deploying; read, not used locally. */
 const DEPLOY_ONLY = ["$schema", "account_id", "workers_dev", "preview_urls", "routes", "route", "send_metrics", "keep_vars", "upload_source_maps", "observability", "logpush", "placement", "first_party_worker", "compliance_region"];
 /** Bindings or features workerbox does not provide (yet); configuring one warns. */
 const UNSUPPORTED = ["vectorize", "ai", "browser", "images", "dispatch_namespaces", "mtls_certificates", "unsafe", "pipelines", "wasm_modules", "text_blobs", "data_blobs", "base_dir", "find_additional_modules", "preserve_file_names", "jsx_factory", "jsx_fragment", "node_compat", "usage_model", "legacy_env", "containers", "unsafe_hello_world"];
-const SUPPORTED = ["name", "main", "compatibility_date", "compatibility_flags", "vars", "kv_namespaces", "r2_buckets", "d1_databases", "hyperdrive", "durable_objects", "migrations", "queues", "workflows", "services", "assets", "triggers", "rules", "define", "alias", "env", "minify", "tsconfig", "no_bundle", "limits", "dev", "build", "tail_consumers", ...LOCAL_BINDING_KEYS];
+const SUPPORTED = ["name", "main", "compatibility_date", "compatibility_flags", "vars", "kv_namespaces", "r2_buckets", "d1_databases", "hyperdrive", "durable_objects", "migrations", "queues", "workflows", "services", "assets", "triggers", "rules", "define", "alias", "env", "minify", "tsconfig", "no_bundle", "limits", "dev", "build", "tail_consumers", "streaming_tail_consumers", ...LOCAL_BINDING_KEYS];
 
 const RULE_TYPES = ["ESModule", "CommonJS", "Text", "Data", "CompiledWasm"];
 const HTML_HANDLING = ["auto-trailing-slash", "force-trailing-slash", "drop-trailing-slash", "none"];
@@ -431,6 +431,13 @@ function normalise(c, raw, base, envName) {
     c.known(entry, kp, ["service", "environment"]);
     const service = c.string(entry, "service", kp, { required: true });
     return service && { service, environment: c.string(entry, "environment", kp) };
+  });
+
+  // Streaming tail workers (lib/tail/stream.js): their tailStream() gets each invocation's events.
+  out.streamingTailConsumers = c.tables(raw.streaming_tail_consumers, at("streaming_tail_consumers"), (entry, kp) => {
+    c.known(entry, kp, ["service"]);
+    const service = c.string(entry, "service", kp, { required: true });
+    return service && { service };
   });
 
   if (raw.assets !== undefined && c.type(raw.assets, at("assets"), "table")) {

@@ -311,6 +311,8 @@ async function startDevServer(dir, options = {}) {
   const codeCacheDir = cache ? userCacheDir() : null;
   const workerExtra = () => ({
     ...(codeCacheDir ? { cacheDir: codeCacheDir } : {}),
+    // options.streamingTails (lib/project/multi.js): streaming tail workers, as createWorker's.
+    ...(options.streamingTails?.length ? { streamingTails: options.streamingTails } : {}),
     ...(inspect === null ? {} : { inspector: { port: inspect, host: "127.0.0.1", name: project.name ?? "worker" } }),
   });
   const loadOptions = (build) => ({ env: options.env, persistTo: options.persistTo, services: options.services, peers: options.peers, vars: options.vars, onLog, build, storeCache, migrate: options.migrate, incremental: true, cache });

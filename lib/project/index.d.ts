@@ -67,6 +67,8 @@ export interface ProjectConfig {
   dev?: { port?: number; ip?: string };
   /** Workers that receive this one's trace items (served beside it: startDevServers). */
   tailConsumers: { service: string; environment?: string }[];
+  /** Streaming tail workers (`streaming_tail_consumers`). */
+  streamingTailConsumers: { service: string }[];
   migrations: { tag: string; newClasses: string[]; newSqliteClasses: string[]; deletedClasses: string[]; renamedClasses: { from: string; to: string }[] }[];
   bindings: {
     vars: Record<string, JsonValue>;

@@ -5,7 +5,8 @@
 // between them are resolved at call time (peers()): a service binding (with its `entrypoint`)
 // goes to the named worker's current generation, a Durable Object binding with `script_name` to
 // that worker's namespace (same storage folder), a Workflow with `script_name` to that worker's
-// workflow, and `tail_consumers` get each invocation's trace item (lib/tail/). A worker of another
+// workflow, and `tail_consumers` get each invocation's trace item (lib/tail/), and
+// `streaming_tail_consumers` its events (lib/tail/stream.js). A worker of another
 // `workerbox dev` process is found through the file registry (registry.js) and reached over
 // loopback: fetch() as an HTTP request to its server, and RPC methods, Durable Object calls,
 // Workflow calls and trace items as binding calls (registry.call(), answered by
@@ -353,6 +354,13 @@ async function startDevServers(targets, options = {}) {
       const consumers = () => (configs[i].tailConsumers ?? []).map((c) => entries.get(c.service)?.server.worker ?? (entries.has(c.service) ? null : peers.remoteTail(c.service)) ?? c.service);
       let tail = null;
       const log = options.log ?? ((line) => console.log(line));
+      // streaming_tail_consumers: service() bindings that name the worker served here when an
+      // invocation starts (a name not served here is reported as not running).
+      const streamingTails = (configs[i].streamingTailConsumers ?? []).map((c) => {
+        const binding = require("../bindings.js").service(() => null);
+        Object.defineProperty(binding, "handler", { configurable: true, enumerable: true, get: () => entries.get(c.service)?.server.worker ?? c.service });
+        return binding;
+      });
       const server = await startDevServer(targets[i], {
         ...options,
         firstConfig: configs[i],
@@ -368,6 +376,7 @@ async function startDevServers(targets, options = {}) {
           return tail.dispatch;
         },
         onWorkerLog: (level, message) => tail?.log(level, message),
+        streamingTails,
         onRequest: (req, res) => answerForwarded(req, res, slot.server, name),
       });
       slot.server = server;

@@ -67,6 +67,12 @@ function producerRecords(worker) {
       const at = pool.logs.findIndex((r) => r.level === level && (r.text === text || r.text === text.trimStart()));
       return at === -1 ? undefined : pool.logs.splice(at, 1)[0];
     },
+    /** The same for streaming tails: the record stays for legacy tails, marked as streamed. */
+    streamedLog(level, text) {
+      const record = pool.logs.find((r) => !r.streamed && r.level === level && (r.text === text || r.text === text.trimStart()));
+      if (record) record.streamed = true;
+      return record;
+    },
     /** The cf the worker saw for a request to `url`, or undefined. */
     cf(url) {
       const at = pool.requests.findIndex((r) => r.url === url);
@@ -75,18 +81,20 @@ function producerRecords(worker) {
   };
 }
 
+/** Each producer's records, shared by its legacy and streaming tails (lib/tail/stream.js). */
+const producers = new WeakMap();
+function recordsOf(worker) {
+  if (worker === null || typeof worker !== "object") return null;
+  if (!producers.has(worker)) producers.set(worker, producerRecords(worker));
+  return producers.get(worker);
+}
+
 /**
  * `consumers()` returns the consumer workers (Worker objects) to call now, or the names of those
  * not running (reported through `onError`). Returns `{ dispatch, log }`.
  */
 function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
   const running = new Set();
-  const producers = new WeakMap();
-  const recordsOf = (worker) => {
-    if (worker === null || typeof worker !== "object") return null;
-    if (!producers.has(worker)) producers.set(worker, producerRecords(worker));
-    return producers.get(worker);
-  };
   const log = (level, message) => {
     const entry = { message: [message], level: LEVELS.has(level) ? level : "log", timestamp: Date.now(), text: message };
     for (const invocation of running) invocation.logs.push(entry);
@@ -185,4 +193,4 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
   return { dispatch: wrapped, log };
 }
 
-module.exports = { tailed, outcomeOf };
+module.exports = { tailed, outcomeOf, recordsOf, framesOf, LATE_LOG_MS };

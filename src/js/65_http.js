@@ -203,6 +203,17 @@ async function readAll(stream, strict = false, sizeHint = null, exclusive = fals
 }
 internals.readAllBytes = readAll;
 
+/**
+ * workerd's warning for a FormData body given with a Content-Type of the caller's own (it lacks
+ * the boundary only the FormData serializer knows), logged when something listens for warnings
+ * (internals.logWarning, src/js/89_tail.js).
+ */
+function warnFormDataType() {
+  internals.logWarning?.(
+    "A FormData body was provided with a custom Content-Type header when constructing a Request or Response object. This will prevent the recipient of the Request or Response from being able to parse the body. Consider omitting the custom Content-Type header.",
+  );
+}
+
 /** Extracts a body from a BodyInit: bytes or a stream, and the content-type they imply. */
 function extractBody(init) {
   if (init === undefined || init === null) return { bytes: null, stream: null, type: null };
@@ -554,6 +565,7 @@ class Request {
       }
       const { bytes, stream, type } = extractBody(init.body);
       if (type !== null && !this.#headers.has("content-type")) this.#headers.append("content-type", type);
+      else if (type !== null && type.startsWith("multipart/form-data")) warnFormDataType();
       this.#body = new BodyState(bytes, stream);
     } else {
       if (inputBody !== null && !inputBody.empty && (this.#method === "GET" || this.#method === "HEAD")) {
@@ -734,10 +746,14 @@ class Response {
         // As workerd: a zero-length buffer-backed body ("", an empty buffer, Blob or
         // URLSearchParams) is taken as no body (and no content-type); any other body is refused.
         if (stream !== null || bytes.byteLength > 0) throw new TypeError("Response with null body status (101, 204, 205, or 304) cannot have a body.");
+        internals.logWarning?.(
+          `Constructing a Response with a null body status (${status}) and a non-null, zero-length body. This is technically incorrect, and we recommend you update your code to explicitly pass in a \`null\` body, e.g. \`new Response(null, { status: ${status}, ... })\`. (We continue to allow the zero-length body behavior because it was previously the only way to construct a Response with a null body status. This behavior may change in the future.)`,
+        );
         this.#body = new BodyState(null);
         return;
       }
       if (type !== null && !this.#headers.has("content-type")) this.#headers.append("content-type", type);
+      else if (type !== null && type.startsWith("multipart/form-data")) warnFormDataType();
       this.#body = new BodyState(bytes, stream);
     } else {
       this.#body = new BodyState(null);

@@ -69,6 +69,16 @@ function recordTailLogs() {
   }
 }
 
+/**
+ * workerd's IoContext::logWarning(): a warn-level line for the worker's log, written only when
+ * something listens for warnings (here: tail workers, once the host has asked for structured
+ * logs), as workerd writes them only when a tracer or inspector is there.
+ */
+internals.logWarning = function logWarning(text) {
+  if (tailRecords === null) return;
+  globalThis.console?.warn?.(text);
+};
+
 function answerTailLogs(id, call) {
   const { work } = internals.eventContext(id);
   try {
@@ -103,8 +113,102 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
     }
     return undefined;
   })()
-    .then(() => ops.respondRpc(id, ops.serialize(undefined), '{"stubs":[]}'))
+    .then((more) => ops.respondRpc(id, ops.serialize(more), '{"stubs":[]}'))
     .catch((error) => {
+      const [name, message, stack] = internals.errorParts(error);
+      ops.respondRpc(id, undefined, undefined, name, message, stack);
+    })
+    .finally(() => work.responded(false));
+};
+
+// Streaming tail workers (lib/tail/stream.js): the host delivers a traced invocation's events as
+// calls of kind "tail-stream", each carrying a list of TailEvents of one invocation, in order.
+// The onset event goes to the module's tailStream(event, env, ctx) (a WorkerEntrypoint class's
+// tailStream(event, env)); what it returns (or resolves to) receives the later events: a
+// function gets each event, an object its method named for the event's type (outcome, spanOpen,
+// spanClose, diagnosticChannel, exception, log, return, attributes). Anything else stops the
+// stream, as in workerd. The handler is forgotten after the outcome event.
+const tailStreamHandlers = new Map();
+const TAIL_STREAM_METHODS = { streamDiagnostic: "streamDiagEvent" };
+let tailStreamWarned = false;
+// An invocation's stream is open from its onset to its outcome: the onset's call is held open
+// (its timers alive) and a timer of its own keeps the worker from looking idle meanwhile, so
+// that code awaiting events still to come is not taken for hung (workerd keeps the tail
+// worker's invocation open the same way). Closed at the outcome, when this worker stops
+// taking the invocation's events, or after TAIL_STREAM_OPEN_MS at most.
+const TAIL_STREAM_OPEN_MS = 60_000;
+const tailStreamOpen = new Map();
+const setTailTimer = globalThis.setTimeout;
+const clearTailTimer = globalThis.clearTimeout;
+
+function openTailStream(id, key) {
+  const release = internals.holdEvent(id);
+  const timer = setTailTimer(() => closeTailStream(key), TAIL_STREAM_OPEN_MS);
+  tailStreamOpen.set(key, () => {
+    clearTailTimer(timer);
+    release();
+  });
+}
+
+function closeTailStream(key) {
+  const close = tailStreamOpen.get(key);
+  tailStreamOpen.delete(key);
+  tailStreamHandlers.delete(key);
+  close?.();
+}
+
+/** Runs a batch of events; resolves to whether this worker still wants the invocation's events. */
+async function runTailStream(ctx, events) {
+  let key;
+  for (const event of events) {
+    key = event?.invocationId;
+    const type = event?.event?.type;
+    if (type === "onset") {
+      const exported = internals.namespace?.default;
+      let target = exported;
+      let args = [event, internals.workerEnv, ctx];
+      if (internals.isEntrypointClass(exported)) {
+        target = new exported(ctx, internals.workerEnv);
+        args = [event, internals.workerEnv];
+      }
+      tailStreamHandlers.set(key, null);
+      if (target === null || typeof target?.tailStream !== "function") {
+        if (!tailStreamWarned) console.warn("A worker configured to act as a streaming tail worker does not export a tailStream() handler.");
+        tailStreamWarned = true;
+        continue;
+      }
+      const handler = await Reflect.apply(target.tailStream, target, args);
+      if (typeof handler === "function" || (handler !== null && typeof handler === "object")) tailStreamHandlers.set(key, handler);
+      continue;
+    }
+    const handler = tailStreamHandlers.get(key);
+    if (type === "outcome") tailStreamHandlers.delete(key);
+    if (typeof handler === "function") {
+      await Reflect.apply(handler, handler, [event]);
+    } else if (handler !== null && typeof handler === "object") {
+      const method = handler[TAIL_STREAM_METHODS[type] ?? type];
+      if (typeof method === "function") await Reflect.apply(method, handler, [event]);
+    }
+  }
+  const more = tailStreamHandlers.get(key) != null;
+  if (!more) closeTailStream(key);
+  return more;
+}
+
+const dispatchBeforeTailStream = internals.dispatchRpc;
+internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
+  if (!callJson.startsWith('{"kind":"tail-stream"')) return dispatchBeforeTailStream(id, callJson, argsBytes);
+  const { ctx, work } = internals.eventContext(id);
+  let key;
+  (async () => {
+    const events = ops.deserialize(argsBytes);
+    key = events[0]?.invocationId;
+    if (events[0]?.event?.type === "onset" && !tailStreamOpen.has(key)) openTailStream(id, key);
+    return runTailStream(ctx, events);
+  })()
+    .then((more) => ops.respondRpc(id, ops.serialize(more), '{"stubs":[]}'))
+    .catch((error) => {
+      closeTailStream(key);
       const [name, message, stack] = internals.errorParts(error);
       ops.respondRpc(id, undefined, undefined, name, message, stack);
     })

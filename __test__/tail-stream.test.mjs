@@ -1,0 +1,227 @@
+// Streaming tail workers (createWorker's streamingTails, lib/tail/stream.js, src/js/89_tail.js):
+// each fetch and JS RPC invocation of the traced worker reaches the tail's tailStream() with its
+// onset event, and the handler it returned gets the invocation's later events in order. The
+// expected events are those workerd printed for the same two workers (a `workerd test` probe with
+// `streamingTails = ["tail"]`): per invocation onset → log… → return → outcome, or onset → log…
+// → exception → outcome for a fetch that threw; a JS RPC call's onset names its entrypoint, then
+// an attributes event carries jsrpc.method. Spans (spanOpen/spanClose of subrequests and binding
+// calls) are not produced here. Also: a failing tail never reaches the traced worker, and
+// workerd's warnings (a FormData body with a custom Content-Type, a null-body status given "")
+// are warn-level log events.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { createWorker, dispatch, service } from "workerbox";
+
+import { until as poll, tempRoot, writeWorker } from "./dev-processes.mjs";
+import { scaled } from "./child-node.mjs";
+
+const until = (what, check) => poll(what, check, 10_000, 20);
+
+const PRODUCER = `import { WorkerEntrypoint } from "cloudflare:workers";
+export class Svc extends WorkerEntrypoint {
+  async ping(x) { console.log("in ping", x); return "pong"; }
+}
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    if (url.pathname === "/run") {
+      const r = await env.SELF.fetch("http://example.com/path?q=1", { headers: { "x-a": "b" } });
+      await r.text();
+      try { await env.SELF.fetch("http://example.com/throw"); } catch {}
+      return new Response(await env.RPC.ping(5));
+    }
+    console.log("hello", { a: 1 }, [2]);
+    console.warn("careful");
+    if (url.pathname === "/throw") throw new RangeError("bad thing");
+    return new Response("ok", { status: 201 });
+  },
+};`;
+
+const TAIL = `const events = [];
+export default {
+  tailStream(event, env, ctx) {
+    events.push(event);
+    return (ev) => { events.push(ev); };
+  },
+  fetch() {
+    return new Response(JSON.stringify(events, (k, v) => (typeof v === "bigint" ? v + "n" : v)));
+  },
+};`;
+
+/** A producer tailed by a tail worker, with SELF and RPC (entrypoint Svc) bound to itself. */
+async function traced(t, extra = {}) {
+  const tail = await createWorker({ script: TAIL, filename: "tail.js", compatibilityFlags: ["nodejs_compat"] });
+  t.after(() => tail.dispose());
+  const self = service({ fetch: () => new Response("not yet") });
+  const rpc = service({ fetch: () => new Response("not yet") });
+  const producer = await createWorker({ script: PRODUCER, filename: "main.js", compatibilityFlags: ["nodejs_compat"], bindings: { SELF: self, RPC: rpc }, streamingTails: [tail], onLog: () => {}, ...extra });
+  t.after(() => producer.dispose());
+  self.handler = producer;
+  rpc.handler = producer;
+  rpc.entrypoint = "Svc";
+  return { tail, producer };
+}
+
+const eventsOf = async (tail) => JSON.parse(await (await dispatch(tail, "http://tail/")).text());
+
+test("streaming tails: fetch and JS RPC invocations' events as workerd gives them", { timeout: scaled(60_000) }, async (t) => {
+  const { tail, producer } = await traced(t);
+  assert.equal(await (await dispatch(producer, "http://example.com/run")).text(), "pong");
+  let events = [];
+  await until("the three invocations' outcomes", async () => {
+    events = await eventsOf(tail);
+    return events.filter((e) => e.event.type === "outcome").length >= 4;
+  });
+  const byInvocation = new Map();
+  for (const e of events) {
+    if (!byInvocation.has(e.invocationId)) byInvocation.set(e.invocationId, []);
+    byInvocation.get(e.invocationId).push(e);
+  }
+  const find = (check) => [...byInvocation.values()].find((list) => check(list[0].event));
+  const path = find((onset) => onset.info?.url === "http://example.com/path?q=1");
+  const threw = find((onset) => onset.info?.url === "http://example.com/throw");
+  const ping = find((onset) => onset.info?.type === "jsrpc");
+  assert.ok(path && threw && ping, JSON.stringify(events, null, 1));
+  for (const list of [path, threw, ping]) {
+    // One trace and invocation per stream; sequence 0, 1, 2…; the onset's spanContext has the
+    // trace alone, the others name the onset's span; timestamps are Dates (ISO text here).
+    assert.deepEqual(list.map((e) => e.sequence), list.map((_, i) => i));
+    const [onset, ...rest] = list;
+    assert.match(onset.spanContext.traceId, /^[0-9a-f]{32}$/);
+    assert.match(onset.invocationId, /^[0-9a-f]{32}$/);
+    assert.match(onset.event.spanId, /^[0-9a-f]{16}$/);
+    assert.deepEqual(Object.keys(onset.spanContext), ["traceId"]);
+    for (const e of rest) assert.deepEqual(e.spanContext, { traceId: onset.spanContext.traceId, spanId: onset.event.spanId });
+    for (const e of list) assert.ok(!Number.isNaN(Date.parse(e.timestamp)));
+    assert.deepEqual(Object.keys(list.at(-1).event), ["type", "outcome", "cpuTime", "wallTime"]);
+  }
+  // workerd: {"type":"onset","executionModel":"stateless","spanId":…,"scriptTags":[],"info":{"type":"fetch","method":"GET","url":…,"headers":[{"name":"x-a","value":"b"}]}}
+  assert.deepEqual({ ...path[0].event, spanId: "s" }, { type: "onset", executionModel: "stateless", spanId: "s", scriptTags: [], info: { type: "fetch", method: "GET", url: "http://example.com/path?q=1", headers: [{ name: "x-a", value: "b" }] } });
+  assert.deepEqual(
+    path.slice(1).map((e) => e.event),
+    [
+      { type: "log", level: "log", message: ["hello", { a: 1 }, [2]] },
+      { type: "log", level: "warn", message: ["careful"] },
+      { type: "return", info: { type: "fetch", statusCode: 201 } },
+      { ...path.at(-1).event, type: "outcome", outcome: "ok" },
+    ],
+  );
+  assert.deepEqual(
+    threw.slice(1).map((e) => e.event),
+    [
+      { type: "log", level: "log", message: ["hello", { a: 1 }, [2]] },
+      { type: "log", level: "warn", message: ["careful"] },
+      { type: "exception", name: "RangeError", message: "bad thing", stack: threw[3].event.stack },
+      { ...threw.at(-1).event, type: "outcome", outcome: "exception" },
+    ],
+  );
+  // The stack is the frames alone, as workerd's ("    at Object.fetch (worker:9:59)").
+  assert.match(threw[3].event.stack, /^\s+at /);
+  // workerd: onset {…,"entrypoint":"Svc","scriptTags":[],"info":{"type":"jsrpc"}}, attributes [jsrpc.method], log, return, outcome.
+  assert.deepEqual({ ...ping[0].event, spanId: "s" }, { type: "onset", executionModel: "stateless", spanId: "s", entrypoint: "Svc", scriptTags: [], info: { type: "jsrpc" } });
+  assert.deepEqual(
+    ping.slice(1).map((e) => e.event),
+    [
+      { type: "attributes", info: [{ name: "jsrpc.method", value: "ping" }] },
+      { type: "log", level: "log", message: ["in ping", 5] },
+      { type: "return" },
+      { ...ping.at(-1).event, type: "outcome", outcome: "ok" },
+    ],
+  );
+});
+
+test("streaming tails: a handler object gets its event type's method; a failing tail leaves the worker alone", { timeout: scaled(60_000) }, async (t) => {
+  const tail = await createWorker({
+    script: `let seen = [];
+export default {
+  tailStream(event) {
+    seen.push("onset");
+    return {
+      log(ev) { seen.push("log:" + ev.event.message[0]); throw new Error("tail handler broke"); },
+      outcome(ev) { seen.push("outcome:" + ev.event.outcome); },
+    };
+  },
+  fetch() { return Response.json(seen); },
+};`,
+  });
+  t.after(() => tail.dispose());
+  const lines = [];
+  const received = [];
+  const producer = await createWorker({
+    script: `export default { fetch() { console.log("one"); return new Response("fine"); } };`,
+    streamingTails: [tail, (onset) => (received.push(onset.event.type), (ev) => received.push(ev.event.type))],
+    onLog: (level, message) => lines.push([level, message]),
+  });
+  t.after(() => producer.dispose());
+  const response = await dispatch(producer, "http://x/");
+  assert.equal(response.status, 200);
+  assert.equal(await response.text(), "fine");
+  // The Node function consumer gets every event; the failing worker's error goes to onLog.
+  await until("the Node consumer's outcome", () => received.includes("outcome"));
+  assert.deepEqual(received, ["onset", "log", "return", "outcome"]);
+  await until("the tail's failure reported", () => lines.some(([level, text]) => level === "error" && text.includes("tail handler broke")));
+  assert.ok(lines.some(([, text]) => text.startsWith("workerbox: a streaming tail worker failed")));
+  // After its handler threw, that tail gets no more of the invocation's events.
+  assert.deepEqual(await (await dispatch(tail, "http://tail/")).json(), ["onset", "log:one"]);
+});
+
+test("streaming tails: workerd's warnings are warn-level log events (only when tailed)", { timeout: scaled(60_000) }, async (t) => {
+  const SCRIPT = `export default {
+  fetch() {
+    const form = new FormData();
+    form.append("key", "value");
+    new Request("http://example.com", { method: "POST", body: form, headers: { "Content-Type": "multipart/form-data" } });
+    new Response("", { status: 204 });
+    return new Response("ok");
+  },
+};`;
+  const events = [];
+  const lines = [];
+  const producer = await createWorker({ script: SCRIPT, streamingTails: [() => (ev) => events.push(ev.event)] });
+  t.after(() => producer.dispose());
+  const plain = await createWorker({ script: SCRIPT, onLog: (level, message) => lines.push([level, message]) });
+  t.after(() => plain.dispose());
+  assert.equal(await (await dispatch(producer, "http://x/")).text(), "ok");
+  await until("the outcome", () => events.some((e) => e.type === "outcome"));
+  const warnings = events.filter((e) => e.type === "log" && e.level === "warn").map((e) => e.message[0]);
+  assert.equal(warnings.length, 2, JSON.stringify(events));
+  assert.ok(warnings[0].startsWith("A FormData body was provided with a custom Content-Type header"));
+  assert.ok(warnings[1].startsWith("Constructing a Response with a null body status (204) and a non-null, zero-length body."));
+  // Nobody listening: no warning lines, as workerd writes them only for a tracer or inspector.
+  assert.equal(await (await dispatch(plain, "http://x/")).text(), "ok");
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.deepEqual(lines, []);
+});
+
+test("streaming tails: bad option values are refused by name", async () => {
+  await assert.rejects(createWorker({ script: "export default {}", streamingTails: "tail" }), /options\.streamingTails must be an array/);
+  await assert.rejects(createWorker({ script: "export default {}", streamingTails: [42] }), /options\.streamingTails must be an array/);
+});
+
+test("workerbox dev: streaming_tail_consumers names the tail worker served beside the producer", { timeout: scaled(120_000) }, async (t) => {
+  const { startDevServers } = await import("workerbox/project");
+  const root = tempRoot(t, "workerbox-tail-stream-");
+  const producer = writeWorker(root, "producer", `export default { fetch(request) { console.log("served", new URL(request.url).pathname); return new Response("hi"); } };`, {
+    streaming_tail_consumers: [{ service: "tailer" }],
+  });
+  const tailer = writeWorker(root, "tailer", TAIL);
+  const { readConfig } = await import("workerbox/project");
+  assert.deepEqual(readConfig(producer).streamingTailConsumers, [{ service: "tailer" }]);
+  const bad = writeWorker(root, "bad", "export default {}", { streaming_tail_consumers: [{ name: "tailer" }] });
+  assert.throws(() => readConfig(bad), /streaming_tail_consumers\[0\]/);
+  const servers = await startDevServers([producer, tailer], { port: 0, host: "127.0.0.1", persistTo: false, registryDir: path.join(root, "registry"), log: () => {}, watch: false });
+  t.after(() => servers.close());
+  assert.equal(await (await fetch(new URL("/page", servers.url))).text(), "hi");
+  const tailUrl = servers.servers[1].url;
+  const events = await until("the producer's outcome", async () => {
+    const list = JSON.parse(await (await fetch(tailUrl)).text());
+    return list.some((e) => e.event.type === "outcome") && list;
+  });
+  assert.deepEqual(
+    events.map((e) => e.event.type),
+    ["onset", "log", "return", "outcome"],
+  );
+  assert.equal(events[0].event.info.url, new URL("/page", servers.url).href);
+  assert.deepEqual(events[1].event.message, ["served", "/page"]);
+});

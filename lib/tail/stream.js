@@ -1,0 +1,194 @@
+"use strict";
+// Streaming tail workers on the host (workerd's `streamingTails`, wrangler's
+// `streaming_tail_consumers`): `attach(worker, { consumers, scriptName, onError })` makes each
+// invocation of `worker` traced: a fetch (dispatch() from Node, or a service binding's fetch into
+// the default entrypoint) or a JS RPC call into one of its entrypoints. Each traced invocation
+// is a stream of TailEvents shaped as workerd's (spanContext, invocationId, timestamp, sequence,
+// event): onset (info: fetch or jsrpc), the invocation's console lines (log), attributes
+// (jsrpc.method), exception, return (jsrpc) and outcome. Every consumer gets the onset event by
+// a call into its tailStream(event, env, ctx) export and the others, in order, through the
+// handler it returned (a call of kind "tail-stream", src/js/89_tail.js); a consumer may also be a
+// function in Node, called as tailStream(event). Delivery is asynchronous: the traced worker
+// never waits for its tails, and a failing tail only reaches `onError`.
+// Not produced (workerd makes them): spans (spanOpen/spanClose/attributes) for the invocation's
+// subrequests, binding calls (KV, R2, cache, ...) and outgoing RPC, diagnosticChannel events,
+// and traces of scheduled, queue, alarm and WebSocket events.
+
+const crypto = require("node:crypto");
+const rpc = require("../rpc.js");
+const { cpuTimes } = require("../http.js");
+const { outcomeOf, recordsOf, framesOf, LATE_LOG_MS } = require("./index.js");
+
+const LEVELS = new Set(["debug", "info", "log", "warn", "error"]);
+
+/** Each traced worker's streaming tails: { consumers, scriptName, onError, running }. */
+const streams = new WeakMap();
+
+function attach(worker, { consumers, scriptName = null, onError = () => {} }) {
+  streams.set(worker, { consumers, scriptName, onError, running: new Set() });
+}
+
+const isTraced = (worker) => streams.has(worker);
+
+/** A console line of a traced worker: it belongs to the invocations running now. */
+function log(worker, level, message) {
+  const stream = streams.get(worker);
+  if (stream === undefined) return;
+  const line = { level: LEVELS.has(level) ? level : "log", text: message, timestamp: new Date() };
+  for (const invocation of stream.running) invocation.lines.push(line);
+}
+
+const hex = (bytes) => crypto.randomBytes(bytes).toString("hex");
+
+/** Where one invocation's events go: a chain per consumer, so that they arrive in order. */
+function consumerChain(stream, consumer) {
+  // A service() binding to a worker: the worker it names when the invocation starts.
+  const target = consumer !== null && typeof consumer === "object" && !rpc.isWorker(consumer) && "handler" in consumer ? consumer.handler : consumer;
+  let chain = Promise.resolve(true);
+  let handler = null;
+  const fail = (error) => {
+    stream.onError(error);
+    return false;
+  };
+  return (event) => {
+    chain = chain.then(async (more) => {
+      if (!more) return false;
+      if (typeof target === "function") {
+        // A function in Node: tailStream(event) for the onset, then its handler.
+        if (event.event.type === "onset") {
+          handler = await target(event);
+          return typeof handler === "function" || (handler !== null && typeof handler === "object");
+        }
+        if (typeof handler === "function") await handler(event);
+        else if (typeof handler?.[event.event.type] === "function") await handler[event.event.type](event);
+        return event.event.type !== "outcome";
+      }
+      if (!rpc.isWorker(target)) return fail(new Error(`streaming tail consumer ${typeof target === "string" ? `"${target}" ` : ""}is not a running worker; events of ${stream.scriptName ?? "a worker"} were dropped`));
+      const answer = await rpc.callWorker(target, { kind: "tail-stream" }, rpc.serialize([event]));
+      const parsed = JSON.parse(answer.json ?? "{}");
+      if (parsed.error) return fail(rpc.remoteError(parsed.error));
+      return answer.bytes ? rpc.deserialize(answer.bytes) === true : false;
+    }).catch(fail);
+  };
+}
+
+/**
+ * Runs one invocation of `worker` traced: `onset` is the onset's info ({ type: "fetch", … } or
+ * { type: "jsrpc" }), `entrypoint` its entrypoint name (none for the default one), `method` a JS
+ * RPC call's method name. `run()` performs it and resolves to `{ status?, error?, cpuMs? }` (an
+ * error of the invocation itself, which is reported, not thrown). Resolves to what run() did.
+ */
+async function traced(worker, { info, entrypoint, method }, run) {
+  const stream = streams.get(worker);
+  const consumers = stream.consumers();
+  if (consumers.length === 0) return run();
+  const records = rpc.isWorker(worker) ? recordsOf(worker) : null;
+  if (records) await records.start();
+  const traceId = hex(16);
+  const spanId = hex(8);
+  const invocationId = hex(16);
+  let sequence = 0;
+  const sends = consumers.map((consumer) => consumerChain(stream, consumer));
+  const emit = (event, timestamp = new Date()) => {
+    const tailEvent = { spanContext: sequence === 0 ? { traceId } : { traceId, spanId }, invocationId, timestamp, sequence: sequence++, event };
+    for (const send of sends) send(tailEvent);
+  };
+  const started = new Date();
+  const onset = { type: "onset", executionModel: "stateless", spanId };
+  if (entrypoint !== undefined && entrypoint !== "default") onset.entrypoint = entrypoint;
+  if (stream.scriptName) onset.scriptName = stream.scriptName;
+  onset.scriptTags = [];
+  onset.info = info;
+  emit(onset, started);
+  if (method !== undefined) emit({ type: "attributes", info: [{ name: "jsrpc.method", value: method }] }, started);
+  const invocation = { lines: [] };
+  // Lines written from now on belong to this invocation, not to one that already answered.
+  for (const other of stream.running) if (other.finished) stream.running.delete(other);
+  stream.running.add(invocation);
+  const result = await run();
+  const ended = new Date();
+  invocation.finished = true;
+  // Console lines reach Node on their own channel, possibly just after the answer: the rest of
+  // the events go a moment later (LATE_LOG_MS), the invocation's answer not held back.
+  setTimeout(async () => {
+    stream.running.delete(invocation);
+    const took = records ? await records.take().catch(() => false) : false;
+    for (const line of invocation.lines) {
+      const kept = took ? records.streamedLog(line.level, line.text) : undefined;
+      emit({ type: "log", level: line.level, message: kept ? kept.message : [line.text] }, kept ? new Date(kept.timestamp) : line.timestamp);
+    }
+    const { error, status, cpuMs } = result;
+    if (error !== undefined) {
+      const frames = framesOf(error);
+      emit({ type: "exception", name: error?.name ?? "Error", message: error?.message ?? String(error), ...(frames ? { stack: frames } : {}) }, ended);
+    } else if (info.type === "jsrpc") {
+      emit({ type: "return" }, ended);
+    } else if (status !== undefined) {
+      emit({ type: "return", info: { type: "fetch", statusCode: status } }, ended);
+    }
+    emit({ type: "outcome", outcome: outcomeOf(error), cpuTime: Math.round(cpuMs ?? 0), wallTime: ended - started }, ended);
+  }, LATE_LOG_MS).unref();
+  return result;
+}
+
+/** The onset info of a fetch: method, URL and headers ({ name, value } each), cf when given. */
+function fetchInfo(method, url, headers, cf) {
+  const info = { type: "fetch", method: String(method ?? "GET").toUpperCase(), url: String(url) };
+  if (cf !== null && typeof cf === "object" && Object.keys(cf).length > 0) info.cfJson = cf;
+  info.headers = [];
+  for (const [name, value] of headers) info.headers.push({ name: String(name).toLowerCase(), value: String(value) });
+  return info;
+}
+
+/** dispatch() of a fetch into a traced worker (`next` does it untraced). */
+async function dispatch(worker, input, next) {
+  if (input !== null && typeof input === "object" && input.type !== undefined && input.type !== "fetch") return next(worker, input);
+  const plain = typeof input === "string" || input instanceof URL;
+  const headers = plain ? [] : input.headers instanceof Headers ? [...input.headers] : Array.isArray(input.headers) ? input.headers : Object.entries(input.headers ?? {});
+  const info = fetchInfo(plain ? "GET" : input.method, plain ? input : input.url, headers, plain ? null : input.cf);
+  let response;
+  const result = await traced(worker, { info }, async () => {
+    try {
+      response = await next(worker, input);
+      return { status: response.status, cpuMs: cpuTimes.get(response) };
+    } catch (error) {
+      return { error };
+    }
+  });
+  if (result.error !== undefined) throw result.error;
+  return response;
+}
+
+/**
+ * rpc.callWorker() of a call into an entrypoint of a traced worker: a JS RPC method call
+ * (`call.kind` "call"/"get") or a fetch into a named entrypoint (`call.kind` "fetch", whose
+ * request is the serialized [method, url, headers, body]).
+ */
+async function callWorker(worker, call, bytes, next) {
+  let info;
+  let method;
+  if (call.kind === "fetch") {
+    let parts = [];
+    try {
+      parts = rpc.deserialize(bytes);
+    } catch {}
+    info = fetchInfo(parts?.[0], parts?.[1], Array.isArray(parts?.[2]) ? parts[2] : Object.entries(parts?.[2] ?? {}), null);
+  } else {
+    info = { type: "jsrpc" };
+    method = Array.isArray(call.path) ? call.path.join(".") : undefined;
+  }
+  const result = await traced(worker, { info, entrypoint: call.entrypoint, method }, async () => {
+    const answer = await next(worker, call, bytes);
+    const parsed = JSON.parse(answer.json ?? "{}");
+    if (parsed.error) return { answer, error: rpc.remoteError(parsed.error) };
+    if (call.kind === "fetch" && answer.bytes) {
+      try {
+        return { answer, status: rpc.deserialize(answer.bytes)?.status };
+      } catch {}
+    }
+    return { answer };
+  });
+  return result.answer;
+}
+
+module.exports = { attach, isTraced, log, dispatch, callWorker };
