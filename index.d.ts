@@ -88,6 +88,13 @@ export interface WorkerOptions {
    */
   tailConsumers?: (Worker | Binding | ((events: any[]) => void))[];
   /**
+   * Streaming tail workers (workerd's `streamingTails`): each fetch or JS RPC invocation of this
+   * worker calls their `tailStream(onsetEvent, env, ctx)` export, and the handler it returns gets
+   * the invocation's later events (log, exception, return, outcome…) in order. A function is
+   * called in Node as `tailStream(onsetEvent)`. See docs/bindings.md, "Streaming tail workers".
+   */
+  streamingTails?: (Worker | Binding | ((onsetEvent: any) => unknown))[];
+  /**
    * Serve this worker to Chrome DevTools / VS Code (Chrome DevTools Protocol): `true` is
    * `{ port: 9229, host: "127.0.0.1" }`. One port serves many workers (listed by `name`, default
    * `filename`); `waitForDebugger` holds the script's start until a client runs it. See docs/api.md.

@@ -23,8 +23,11 @@ const rpc = require("./rpc.js");
 const durable = require("./durable.js");
 const websocket = require("./websocket.js");
 const workerLoaders = require("./worker-loader.js");
+const tailStreams = require("./tail/stream.js");
 
 const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector", "sourceMap", "unsafeExperimental", "unsafeExposeGc", "trustLoadedModules", "tailConsumers", "mainModule"]);
+// streamingTails: workers given each invocation's events as they happen (lib/tail/stream.js).
+OPTION_NAMES.add("streamingTails");
 const LIMITS = {
   maxInFlight: { min: 1, integer: true, text: "an integer of at least 1" },
   maxQueued: { min: 0, integer: true, text: "an integer of at least 0" },
@@ -412,8 +415,13 @@ async function createWorker(options) {
   if (tailConsumers !== undefined && (!Array.isArray(tailConsumers) || !tailConsumers.every(tailConsumer))) {
     throw new TypeError("createWorker: options.tailConsumers must be an array of workers, service() bindings of workers (or functions (events) => void called in Node)");
   }
+  const streamingTails = options.streamingTails;
+  if (streamingTails !== undefined && (!Array.isArray(streamingTails) || !streamingTails.every(tailConsumer))) {
+    throw new TypeError("createWorker: options.streamingTails must be an array of workers, service() bindings of workers (or functions (onsetEvent) => handler called in Node)");
+  }
   const log = (level, message) => {
     tails.get(worker)?.log(level, message);
+    if (worker !== undefined) tailStreams.log(worker, level, message);
     try {
       onLog(level, message);
     } catch (error) {
@@ -461,6 +469,10 @@ async function createWorker(options) {
   if (tailConsumers?.length) {
     const onError = (error) => log("error", `workerbox: a tail consumer failed: ${error?.stack ?? error}`);
     tails.set(worker, require("./tail/index.js").tailed(dispatchUntailed, { scriptName: null, consumers: () => tailConsumers, onError }));
+  }
+  if (streamingTails?.length) {
+    const onError = (error) => log("error", `workerbox: a streaming tail worker failed: ${error?.stack ?? error}`);
+    tailStreams.attach(worker, { scriptName: null, consumers: () => streamingTails, onError });
   }
   for (const [name, definition] of Object.entries(definitions)) {
     if (definition instanceof queues.Queue) definition._bound(worker, name);
@@ -543,6 +555,12 @@ async function dispatchScheduled(handle, input, worker) {
  * resolves to `{ outcome: "ok" | "exception", noRetry, error? }`.
  */
 function dispatch(worker, input) {
+  if (worker instanceof Worker && tailStreams.isTraced(worker)) return tailStreams.dispatch(worker, input, dispatchTailed);
+  return dispatchTailed(worker, input);
+}
+
+/** dispatch() past streaming tails: with the legacy tail consumers' trace, if any. */
+function dispatchTailed(worker, input) {
   const tail = worker instanceof Worker ? tails.get(worker) : undefined;
   return tail ? tail.dispatch(worker, input) : dispatchUntailed(worker, input);
 }

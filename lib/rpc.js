@@ -154,6 +154,15 @@ function shortenHome(answer, caller) {
   return home.size === 0 ? answer : { ...answer, json: JSON.stringify(parsed) };
 }
 
+/**
+ * callWorker() for a call into one of a worker's entrypoints (a service binding's RPC call or
+ * fetch): traced when the worker has streaming tails (lib/tail/stream.js).
+ */
+function callEntrypoint(worker, call, bytes) {
+  const streams = require("./tail/stream.js");
+  return streams.isTraced(worker) ? streams.callWorker(worker, call, bytes, callWorker) : callWorker(worker, call, bytes);
+}
+
 const isWorker = (handler) => handler !== null && typeof handler === "object" && typeof handler.dispatch === "function";
 
 /**
@@ -163,7 +172,7 @@ const isWorker = (handler) => handler !== null && typeof handler === "object" &&
 async function callService(handler, entrypoint, caller, args, bytes) {
   if (isWorker(handler)) {
     const call = { entrypoint: entrypoint ?? "default", path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs, args.dupStubs), ...(args.props !== undefined ? { props: args.props } : {}), ...errorValue(args) };
-    return shortenHome(await callWorker(handler, call, bytes), caller);
+    return shortenHome(await callEntrypoint(handler, call, bytes), caller);
   }
   if (typeof handler === "function" || handler === null || typeof handler !== "object") {
     return failure(new TypeError("This service binding is a host function: it only has fetch(), no RPC methods."));
@@ -192,7 +201,8 @@ async function callService(handler, entrypoint, caller, args, bytes) {
 async function fetchInto(worker, base, args, bytes, caller = undefined) {
   const parts = [args.method, args.url, args.headers, bytes ? new Uint8Array(bytes) : null];
   // token: names this fetch for cancelFetch() (its caller giving up).
-  const answer = await callWorker(worker, { ...base, path: [], kind: "fetch", stubs: [], ...(typeof args.token === "string" ? { token: args.token } : {}) }, serialize(parts));
+  const call = { ...base, path: [], kind: "fetch", stubs: [], ...(typeof args.token === "string" ? { token: args.token } : {}) };
+  const answer = await (base.entrypoint !== undefined ? callEntrypoint : callWorker)(worker, call, serialize(parts));
   const parsed = JSON.parse(answer.json);
   if (parsed.error) throw remoteError(parsed.error);
   const response = deserialize(answer.bytes);

@@ -166,6 +166,7 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
       // A global outbound naming an entrypoint (of this worker or another): a service binding to it.
       if (w.cacheService) options.cache = { service: serviceTo(w.cacheService) };
       if (w.tails?.length) options.tailConsumers = w.tails.map(serviceTo);
+      if (w.streamingTails?.length) options.streamingTails = w.streamingTails.map(serviceTo);
       if (w.outbound && w.outboundEntrypoint !== undefined) {
         const def = service({ fetch: () => new Response("service not started", { status: 503 }) });
         patches.push(() => {

@@ -203,14 +203,21 @@ export function translate(config, dir) {
         if (services.get(ref?.service)?.worker) tails.push({ service: ref.service, entrypoint: ref.entrypoint });
         else gaps.push(`${where}: tail ${ref?.service} is not a worker service (not carried over)`);
       }
-      for (const key of ["streamingTails", "durableObjectStorage", "limits", "moduleFallback"]) {
+      // Streaming tail workers (workerd's `streamingTails`, tailStream()): the same, as createWorker's streamingTails.
+      const streamingTails = [];
+      for (const t of w.streamingTails ?? []) {
+        const ref = serviceRef(t);
+        if (services.get(ref?.service)?.worker) streamingTails.push({ service: ref.service, entrypoint: ref.entrypoint });
+        else gaps.push(`${where}: streaming tail ${ref?.service} is not a worker service (not carried over)`);
+      }
+      for (const key of ["durableObjectStorage", "limits", "moduleFallback"]) {
         if (w[key] === undefined) continue;
         if (key === "durableObjectStorage" && ("inMemory" in w[key] || "none" in w[key])) continue;
         gaps.push(`${where}: ${key} is not carried over`);
       }
       // --expose-gc becomes createWorker's unsafeExposeGc; other V8 flags have no per-worker form.
       const exposeGc = (config.v8Flags ?? []).includes("--expose-gc");
-      workers.push({ name: s.name, modules, flags: kept, bindings, outbound, outboundEntrypoint, doClasses, exposeGc, cacheService, tails });
+      workers.push({ name: s.name, modules, flags: kept, bindings, outbound, outboundEntrypoint, doClasses, exposeGc, cacheService, tails, streamingTails });
     }
     if (workers.length === 0) throw new Untranslatable("no worker services");
   } catch (e) {
