@@ -4,8 +4,8 @@
 // expected events are those workerd printed for the same two workers (a `workerd test` probe with
 // `streamingTails = ["tail"]`): per invocation onset → log… → return → outcome, or onset → log…
 // → exception → outcome for a fetch that threw; a JS RPC call's onset names its entrypoint, then
-// an attributes event carries jsrpc.method. Spans (spanOpen/spanClose of subrequests and binding
-// calls) are not produced here. Also: a failing tail never reaches the traced worker, and
+// an attributes event carries jsrpc.method (a method that threw: the outcome follows alone).
+// Spans (spanOpen/spanClose of subrequests and binding calls) are not produced here. Also: a failing tail never reaches the traced worker, and
 // workerd's warnings (a FormData body with a custom Content-Type, a null-body status given "")
 // are warn-level log events.
 import { test } from "node:test";
@@ -21,6 +21,7 @@ const until = (what, check) => poll(what, check, 10_000, 20);
 const PRODUCER = `import { WorkerEntrypoint } from "cloudflare:workers";
 export class Svc extends WorkerEntrypoint {
   async ping(x) { console.log("in ping", x); return "pong"; }
+  async boom() { throw new TypeError("rpc broke"); }
 }
 export default {
   async fetch(request, env) {
@@ -29,6 +30,7 @@ export default {
       const r = await env.SELF.fetch("http://example.com/path?q=1", { headers: { "x-a": "b" } });
       await r.text();
       try { await env.SELF.fetch("http://example.com/throw"); } catch {}
+      try { await env.RPC.boom(); } catch {}
       return new Response(await env.RPC.ping(5));
     }
     console.log("hello", { a: 1 }, [2]);
@@ -71,7 +73,7 @@ test("streaming tails: fetch and JS RPC invocations' events as workerd gives the
   let events = [];
   await until("the three invocations' outcomes", async () => {
     events = await eventsOf(tail);
-    return events.filter((e) => e.event.type === "outcome").length >= 4;
+    return events.filter((e) => e.event.type === "outcome").length >= 5;
   });
   const byInvocation = new Map();
   for (const e of events) {
@@ -81,9 +83,11 @@ test("streaming tails: fetch and JS RPC invocations' events as workerd gives the
   const find = (check) => [...byInvocation.values()].find((list) => check(list[0].event));
   const path = find((onset) => onset.info?.url === "http://example.com/path?q=1");
   const threw = find((onset) => onset.info?.url === "http://example.com/throw");
-  const ping = find((onset) => onset.info?.type === "jsrpc");
-  assert.ok(path && threw && ping, JSON.stringify(events, null, 1));
-  for (const list of [path, threw, ping]) {
+  const rpcCalls = [...byInvocation.values()].filter((list) => list[0].event.info?.type === "jsrpc");
+  const ping = rpcCalls.find((list) => list[1]?.event.info?.[0]?.value === "ping");
+  const boom = rpcCalls.find((list) => list[1]?.event.info?.[0]?.value === "boom");
+  assert.ok(path && threw && ping && boom, JSON.stringify(events, null, 1));
+  for (const list of [path, threw, ping, boom]) {
     // One trace and invocation per stream; sequence 0, 1, 2…; the onset's spanContext has the
     // trace alone, the others name the onset's span; timestamps are Dates (ISO text here).
     assert.deepEqual(list.map((e) => e.sequence), list.map((_, i) => i));
@@ -127,6 +131,14 @@ test("streaming tails: fetch and JS RPC invocations' events as workerd gives the
       { type: "log", level: "log", message: ["in ping", 5] },
       { type: "return" },
       { ...ping.at(-1).event, type: "outcome", outcome: "ok" },
+    ],
+  );
+  // A method that threw: workerd gives no exception or return event, only the outcome.
+  assert.deepEqual(
+    boom.slice(1).map((e) => e.event),
+    [
+      { type: "attributes", info: [{ name: "jsrpc.method", value: "boom" }] },
+      { ...boom.at(-1).event, type: "outcome", outcome: "exception" },
     ],
   );
 });
@@ -192,6 +204,22 @@ test("streaming tails: workerd's warnings are warn-level log events (only when t
   assert.equal(await (await dispatch(plain, "http://x/")).text(), "ok");
   await new Promise((resolve) => setTimeout(resolve, 100));
   assert.deepEqual(lines, []);
+});
+
+test("streaming tails beside legacy tail consumers: both get the logged values", { timeout: scaled(60_000) }, async (t) => {
+  const items = [];
+  const events = [];
+  const producer = await createWorker({
+    script: `export default { fetch() { console.log("both", { n: 1 }); return new Response("ok"); } };`,
+    tailConsumers: [(list) => items.push(...list)],
+    streamingTails: [() => (ev) => events.push(ev.event)],
+    onLog: () => {},
+  });
+  t.after(() => producer.dispose());
+  assert.equal(await (await dispatch(producer, "http://x/")).text(), "ok");
+  await until("the trace item and the outcome", () => items.length === 1 && events.some((e) => e.type === "outcome"));
+  assert.deepEqual(items[0].logs.map((l) => l.message), [["both", { n: 1 }]]);
+  assert.deepEqual(events.filter((e) => e.type === "log").map((e) => e.message), [["both", { n: 1 }]]);
 });
 
 test("streaming tails: bad option values are refused by name", async () => {

@@ -58,27 +58,36 @@ function producerRecords(worker) {
     }
     return true;
   };
-  return {
+  // A record is used once by each kind of tail the producer has, then dropped.
+  const use = (kind, level, text) => {
+    const at = pool.logs.findIndex((r) => !r.usedBy?.has(kind) && r.level === level && (r.text === text || r.text === text.trimStart()));
+    if (at === -1) return undefined;
+    const record = pool.logs[at];
+    (record.usedBy ??= new Set()).add(kind);
+    if ([...records.users].every((k) => record.usedBy.has(k))) pool.logs.splice(at, 1);
+    return record;
+  };
+  const records = {
     start: () => (started ??= call(true).then(absorb, () => false)),
     /** Resolves to whether the producer answered (else the lines keep the host's text). */
     take: () => call(false).then(absorb, () => false),
     /** The kept values of a line (level, text), or undefined; each is used once. */
     log(level, text) {
-      const at = pool.logs.findIndex((r) => r.level === level && (r.text === text || r.text === text.trimStart()));
-      return at === -1 ? undefined : pool.logs.splice(at, 1)[0];
+      return use("legacy", level, text);
     },
-    /** The same for streaming tails: the record stays for legacy tails, marked as streamed. */
+    /** The same for streaming tails (lib/tail/stream.js). */
     streamedLog(level, text) {
-      const record = pool.logs.find((r) => !r.streamed && r.level === level && (r.text === text || r.text === text.trimStart()));
-      if (record) record.streamed = true;
-      return record;
+      return use("streaming", level, text);
     },
+    /** Which kinds of tail take this producer's records ("legacy", "streaming"). */
+    users: new Set(),
     /** The cf the worker saw for a request to `url`, or undefined. */
     cf(url) {
       const at = pool.requests.findIndex((r) => r.url === url);
       return at === -1 ? undefined : pool.requests.splice(at, 1)[0].cf;
     },
   };
+  return records;
 }
 
 /** Each producer's records, shared by its legacy and streaming tails (lib/tail/stream.js). */
@@ -127,6 +136,7 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
     // Only fetch events are traced (scheduled and queue go through unchanged).
     if (input !== null && typeof input === "object" && input.type !== undefined && input.type !== "fetch") return dispatch(worker, input);
     const records = rpc.isWorker(worker) ? recordsOf(worker) : null;
+    records?.users.add("legacy");
     if (records) await records.start();
     const started = Date.now();
     // dispatch() takes a Request, a URL (string or URL) or { url, method, headers, body }.

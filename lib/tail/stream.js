@@ -83,6 +83,7 @@ async function traced(worker, { info, entrypoint, method }, run) {
   const consumers = stream.consumers();
   if (consumers.length === 0) return run();
   const records = rpc.isWorker(worker) ? recordsOf(worker) : null;
+  records?.users.add("streaming");
   if (records) await records.start();
   const traceId = hex(16);
   const spanId = hex(8);
@@ -118,7 +119,10 @@ async function traced(worker, { info, entrypoint, method }, run) {
       emit({ type: "log", level: line.level, message: kept ? kept.message : [line.text] }, kept ? new Date(kept.timestamp) : line.timestamp);
     }
     const { error, status, cpuMs } = result;
-    if (error !== undefined) {
+    // A JS RPC call that threw: no exception event, only the outcome (as workerd, whose caller gets the error).
+    if (error !== undefined && info.type === "jsrpc") {
+      // nothing before the outcome
+    } else if (error !== undefined) {
       const frames = framesOf(error);
       emit({ type: "exception", name: error?.name ?? "Error", message: error?.message ?? String(error), ...(frames ? { stack: frames } : {}) }, ended);
     } else if (info.type === "jsrpc") {
@@ -181,6 +185,8 @@ async function callWorker(worker, call, bytes, next) {
     const answer = await next(worker, call, bytes);
     const parsed = JSON.parse(answer.json ?? "{}");
     if (parsed.error) return { answer, error: rpc.remoteError(parsed.error) };
+    // thrown: the method threw, its error sent as the result (asked for by errorValue).
+    if (parsed.thrown === true) return { answer, error: new Error("the JS RPC method threw") };
     if (call.kind === "fetch" && answer.bytes) {
       try {
         return { answer, status: rpc.deserialize(answer.bytes)?.status };
