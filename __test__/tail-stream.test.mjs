@@ -206,6 +206,45 @@ test("streaming tails: workerd's warnings are warn-level log events (only when t
   assert.deepEqual(lines, []);
 });
 
+test("streaming tails: a JS RPC call returning a stream ends (outcome) when the caller has read it, after its return", { timeout: scaled(60_000) }, async (t) => {
+  const events = [];
+  const rpc = service({ fetch: () => new Response("not yet") });
+  const producer = await createWorker({
+    script: `import { WorkerEntrypoint } from "cloudflare:workers";
+export class Streamer extends WorkerEntrypoint {
+  async slow() {
+    let sent = 0;
+    return new ReadableStream({
+      async pull(controller) {
+        if (sent === 3) return controller.close();
+        await scheduler.wait(100);
+        controller.enqueue(new TextEncoder().encode("chunk" + sent++));
+      },
+    });
+  }
+}
+export default {
+  async fetch(request, env) {
+    return new Response(await new Response(await env.RPC.slow()).text());
+  },
+};`,
+    bindings: { RPC: rpc },
+    streamingTails: [(onset) => onset.event.info.type === "jsrpc" && ((ev) => events.push(ev))],
+    onLog: () => {},
+  });
+  t.after(() => producer.dispose());
+  rpc.handler = producer;
+  rpc.entrypoint = "Streamer";
+  assert.equal(await (await dispatch(producer, "http://x/")).text(), "chunk0chunk1chunk2");
+  await until("the JS RPC call's outcome", () => events.some((e) => e.event.type === "outcome"));
+  const returned = events.find((e) => e.event.type === "return");
+  const outcome = events.find((e) => e.event.type === "outcome");
+  assert.deepEqual(events.map((e) => e.event.type), ["attributes", "return", "outcome"]);
+  // The stream took ~300 ms to read after the method returned (workerd's jsrpc-timing-test).
+  assert.ok(outcome.timestamp - returned.timestamp >= 200, `return ${returned.timestamp.toISOString()}, outcome ${outcome.timestamp.toISOString()}`);
+  assert.ok(outcome.event.wallTime >= 200);
+});
+
 test("streaming tails beside legacy tail consumers: both get the logged values", { timeout: scaled(60_000) }, async (t) => {
   const items = [];
   const events = [];

@@ -65,9 +65,34 @@ function register(worker, target) {
   return id;
 }
 
+/** Who waits for host ids to go (whenReleased): id → resolvers. */
+const releaseWaiters = new Map();
+
+function releasedId(id) {
+  const waiting = releaseWaiters.get(id);
+  if (waiting === undefined) return;
+  releaseWaiters.delete(id);
+  for (const resolve of waiting) resolve();
+}
+
+/** Resolves once every host id of `ids` has been let go (disposed, forgotten, its worker gone). */
+function whenReleased(ids) {
+  const held = ids.filter((id) => stubs.has(id));
+  return Promise.all(
+    held.map(
+      (id) =>
+        new Promise((resolve) => {
+          if (!releaseWaiters.has(id)) releaseWaiters.set(id, []);
+          releaseWaiters.get(id).push(resolve);
+        }),
+    ),
+  ).then(() => {});
+}
+
 /** Forgets host id `id`; true when it was the last for its worker's object. */
 function unregister(id, entry) {
   stubs.delete(id);
+  releasedId(id);
   byWorker.get(entry.worker)?.delete(id);
   if (entry.local === undefined) return false;
   const counts = localHolds.get(entry.worker);
@@ -82,7 +107,10 @@ function unregister(id, entry) {
 
 /** Forgets the stubs a disposed worker held: calls on them fail with a clear error. */
 function workerDisposed(worker) {
-  for (const id of byWorker.get(worker) ?? []) stubs.delete(id);
+  for (const id of byWorker.get(worker) ?? []) {
+    stubs.delete(id);
+    releasedId(id);
+  }
   byWorker.delete(worker);
   localHolds.delete(worker);
 }
@@ -318,3 +346,5 @@ const errorAnswer = ({ name, message, stack }) => ({ json: JSON.stringify({ erro
 const failure = (error) => (error instanceof Error ? errorAnswer(error) : errorAnswer({ name: "Error", message: String(error) }));
 
 module.exports = { setWorkerAccess, setDispatcher, callService, callStub, callWorker, hostIds, fetchInto, cancelFetch, workerDisposed, isWorker, serialize, deserialize, remoteError, nodeStub };
+// A traced JS RPC call's outcome waits for its result's stubs to go (lib/tail/stream.js).
+module.exports.whenReleased = whenReleased;

@@ -9,7 +9,8 @@
 // a call into its tailStream(event, env, ctx) export and the others, in order, through the
 // handler it returned (a call of kind "tail-stream", src/js/89_tail.js); a consumer may also be a
 // function in Node, called as tailStream(event). Delivery is asynchronous: the traced worker
-// never waits for its tails, and a failing tail only reaches `onError`.
+// never waits for its tails, and a failing tail only reaches `onError`. A JS RPC call's outcome
+// waits for the caller to let go of its result's stubs (a returned stream read to its end).
 // Not produced (workerd makes them): spans (spanOpen/spanClose/attributes) for the invocation's
 // subrequests, binding calls (KV, R2, cache, ...) and outgoing RPC, diagnosticChannel events,
 // and traces of scheduled, queue, alarm and WebSocket events.
@@ -130,7 +131,14 @@ async function traced(worker, { info, entrypoint, method }, run) {
     } else if (status !== undefined) {
       emit({ type: "return", info: { type: "fetch", statusCode: status } }, ended);
     }
-    emit({ type: "outcome", outcome: outcomeOf(error), cpuTime: Math.round(cpuMs ?? 0), wallTime: ended - started }, ended);
+    // A JS RPC result holding objects of the call (a ReadableStream, an RpcTarget, a function):
+    // the invocation ends when the caller has let them all go, as workerd ends its context then.
+    let over = ended;
+    if (result.held !== undefined) {
+      await result.held;
+      over = new Date();
+    }
+    emit({ type: "outcome", outcome: outcomeOf(error), cpuTime: Math.round(cpuMs ?? 0), wallTime: over - started }, over);
   }, LATE_LOG_MS).unref();
   return result;
 }
@@ -192,7 +200,9 @@ async function callWorker(worker, call, bytes, next) {
         return { answer, status: rpc.deserialize(answer.bytes)?.status };
       } catch {}
     }
-    return { answer };
+    // The result's stubs (host ids): the outcome waits for them to be let go.
+    const ids = Array.isArray(parsed.stubs) ? parsed.stubs.map((id) => (typeof id === "object" && id !== null ? id.stub : id)).filter((id) => typeof id === "number") : [];
+    return ids.length > 0 ? { answer, held: rpc.whenReleased(ids) } : { answer };
   });
   return result.answer;
 }
