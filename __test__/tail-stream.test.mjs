@@ -245,6 +245,41 @@ export default {
   assert.ok(outcome.event.wallTime >= 200);
 });
 
+test("streaming tails: a scheduled event, as workerd gives it (a handler that threw: its exception, outcome ok)", { timeout: scaled(60_000) }, async (t) => {
+  const events = [];
+  const producer = await createWorker({
+    script: `export default {
+  async scheduled(event) {
+    console.log("cron", event.cron);
+    if (event.cron === "throw") throw new RangeError("sched broke");
+  },
+};`,
+    streamingTails: [(onset) => (events.push(onset), (ev) => events.push(ev))],
+    onLog: () => {},
+  });
+  t.after(() => producer.dispose());
+  assert.equal((await dispatch(producer, { type: "scheduled", cron: "* * * * *", scheduledTime: 5000 })).outcome, "ok");
+  await until("the outcome", () => events.some((e) => e.event.type === "outcome"));
+  // workerd: onset info {"type":"scheduled","scheduledTime":"1970-01-01T00:00:05.000Z","cron":"* * * * *"}, log, return, outcome ok.
+  assert.deepEqual({ ...events[0].event, spanId: "s" }, { type: "onset", executionModel: "stateless", spanId: "s", scriptTags: [], info: { type: "scheduled", scheduledTime: new Date(5000), cron: "* * * * *" } });
+  assert.deepEqual(
+    events.slice(1).map((e) => e.event),
+    [{ type: "log", level: "log", message: ["cron", "* * * * *"] }, { type: "return" }, { ...events.at(-1).event, type: "outcome", outcome: "ok" }],
+  );
+  events.length = 0;
+  assert.equal((await dispatch(producer, { type: "scheduled", cron: "throw" })).outcome, "exception");
+  await until("the outcome", () => events.some((e) => e.event.type === "outcome"));
+  assert.deepEqual(
+    events.slice(1).map((e) => e.event),
+    [
+      { type: "log", level: "log", message: ["cron", "throw"] },
+      { type: "exception", name: "RangeError", message: "sched broke", stack: events[2].event.stack },
+      { ...events.at(-1).event, type: "outcome", outcome: "ok" },
+    ],
+  );
+  assert.match(events[2].event.stack, /^\s+at /);
+});
+
 test("streaming tails beside legacy tail consumers: both get the logged values", { timeout: scaled(60_000) }, async (t) => {
   const items = [];
   const events = [];

@@ -2,10 +2,10 @@
 // Streaming tail workers on the host (workerd's `streamingTails`, wrangler's
 // `streaming_tail_consumers`): `attach(worker, { consumers, scriptName, onError })` makes each
 // invocation of `worker` traced: a fetch (dispatch() from Node, or a service binding's fetch into
-// the default entrypoint) or a JS RPC call into one of its entrypoints. Each traced invocation
-// is a stream of TailEvents shaped as workerd's (spanContext, invocationId, timestamp, sequence,
-// event): onset (info: fetch or jsrpc), the invocation's console lines (log), attributes
-// (jsrpc.method), exception, return (jsrpc) and outcome. Every consumer gets the onset event by
+// the default entrypoint), a scheduled event, or a JS RPC call into one of its entrypoints. Each
+// traced invocation is a stream of TailEvents shaped as workerd's (spanContext, invocationId,
+// timestamp, sequence, event): onset (info: fetch, scheduled or jsrpc), the invocation's console
+// lines (log), attributes (jsrpc.method), exception, return and outcome. Every consumer gets the onset event by
 // a call into its tailStream(event, env, ctx) export and the others, in order, through the
 // handler it returned (a call of kind "tail-stream", src/js/89_tail.js); a consumer may also be a
 // function in Node, called as tailStream(event). Delivery is asynchronous: the traced worker
@@ -13,7 +13,7 @@
 // waits for the caller to let go of its result's stubs (a returned stream read to its end).
 // Not produced (workerd makes them): spans (spanOpen/spanClose/attributes) for the invocation's
 // subrequests, binding calls (KV, R2, cache, ...) and outgoing RPC, diagnosticChannel events,
-// and traces of scheduled, queue, alarm and WebSocket events.
+// and traces of queue, alarm and WebSocket events.
 
 const crypto = require("node:crypto");
 const rpc = require("../rpc.js");
@@ -126,7 +126,7 @@ async function traced(worker, { info, entrypoint, method }, run) {
     } else if (error !== undefined) {
       const frames = framesOf(error);
       emit({ type: "exception", name: error?.name ?? "Error", message: error?.message ?? String(error), ...(frames ? { stack: frames } : {}) }, ended);
-    } else if (info.type === "jsrpc") {
+    } else if (info.type === "jsrpc" || info.type === "scheduled") {
       emit({ type: "return" }, ended);
     } else if (status !== undefined) {
       emit({ type: "return", info: { type: "fetch", statusCode: status } }, ended);
@@ -138,7 +138,7 @@ async function traced(worker, { info, entrypoint, method }, run) {
       await result.held;
       over = new Date();
     }
-    emit({ type: "outcome", outcome: outcomeOf(error), cpuTime: Math.round(cpuMs ?? 0), wallTime: over - started }, over);
+    emit({ type: "outcome", outcome: result.outcome ?? outcomeOf(error), cpuTime: Math.round(cpuMs ?? 0), wallTime: over - started }, over);
   }, LATE_LOG_MS).unref();
   return result;
 }
@@ -154,6 +154,7 @@ function fetchInfo(method, url, headers, cf) {
 
 /** dispatch() of a fetch into a traced worker (`next` does it untraced). */
 async function dispatch(worker, input, next) {
+  if (input !== null && typeof input === "object" && input.type === "scheduled") return dispatchScheduled(worker, input, next);
   if (input !== null && typeof input === "object" && input.type !== undefined && input.type !== "fetch") return next(worker, input);
   const plain = typeof input === "string" || input instanceof URL;
   const headers = plain ? [] : input.headers instanceof Headers ? [...input.headers] : Array.isArray(input.headers) ? input.headers : Object.entries(input.headers ?? {});
@@ -169,6 +170,27 @@ async function dispatch(worker, input, next) {
   });
   if (result.error !== undefined) throw result.error;
   return response;
+}
+
+/**
+ * dispatch() of a scheduled event: onset info { type: "scheduled", scheduledTime, cron }, then
+ * return, or the exception the handler threw, and the outcome: "ok" either way, as workerd
+ * gives it (the thrown error is in the dispatch result).
+ */
+async function dispatchScheduled(worker, input, next) {
+  const time = input.scheduledTime instanceof Date ? input.scheduledTime.getTime() : (input.scheduledTime ?? Date.now());
+  const info = { type: "scheduled", scheduledTime: new Date(typeof time === "number" ? time : NaN), cron: typeof input.cron === "string" ? input.cron : "" };
+  let value;
+  const result = await traced(worker, { info }, async () => {
+    try {
+      value = await next(worker, input);
+      return value.error !== undefined ? { error: value.error, outcome: "ok" } : {};
+    } catch (error) {
+      return { thrown: error, error };
+    }
+  });
+  if (result.thrown !== undefined) throw result.thrown;
+  return value;
 }
 
 /**
