@@ -2,7 +2,7 @@
 // attributes in workerd's order (read through the object, so subclasses and live values show),
 // internal state in brackets, and map-likes with their entries. The shapes were printed by
 // workerd (2025 compatibility dates); an attribute an object lacks here is left out. The
-// formatting itself is src/js/25_console.js's (`internals.inspectAs`).
+// formatting itself is src/js/25_inspect.js's (`internals.inspectAs`).
 
 const slot = internals.streams.slots;
 const streams = internals.streams;

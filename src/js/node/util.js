@@ -15,11 +15,27 @@ function invalidArg(name, expected, value) {
 
 function inspect(value, options) {
   // The legacy signature: inspect(value, showHidden, depth, colors).
-  if (typeof options !== "object" || options === null) options = arguments.length > 2 ? { depth: arguments[2] } : undefined;
-  return internals.inspect(value, { ...inspect.defaultOptions, ...options, quoteStrings: true });
+  if (typeof options !== "object" || options === null) {
+    const legacy = {};
+    if (typeof options === "boolean") legacy.showHidden = options;
+    if (arguments.length > 2 && arguments[2] !== undefined) legacy.depth = arguments[2];
+    if (arguments.length > 3 && arguments[3] !== undefined) legacy.colors = arguments[3];
+    options = legacy;
+  }
+  return internals.inspect(value, { ...defaultOptions, ...options, quoteStrings: true, inspect });
 }
 inspect.custom = Symbol.for("nodejs.util.inspect.custom");
-inspect.defaultOptions = { depth: 2 };
+// Node's defaults; setting inspect.defaultOptions merges an object into them.
+const defaultOptions = { showHidden: false, depth: 2, colors: false, customInspect: true, showProxy: false, maxArrayLength: 100, maxStringLength: 10000, breakLength: 80, compact: 3, sorted: false, getters: false, numericSeparator: false };
+Object.defineProperty(inspect, "defaultOptions", {
+  get: () => defaultOptions,
+  set(options) {
+    if (typeof options !== "object" || options === null) throw invalidArg("options", "of type object", options);
+    Object.assign(defaultOptions, options);
+  },
+  enumerable: true,
+  configurable: true,
+});
 
 const format = (...args) => internals.format(args, { numericSeparator: inspect.defaultOptions.numericSeparator });
 const formatWithOptions = (options, ...args) => {
@@ -190,17 +206,10 @@ const stripVTControlCharacters = (text) => {
   return text.replace(ANSI, "");
 };
 
-// Node's inspect.colors: each style's opening and closing SGR codes.
-const COLORS = {
-  reset: [0, 0], bold: [1, 22], dim: [2, 22], italic: [3, 23], underline: [4, 24], blink: [5, 25], inverse: [7, 27], hidden: [8, 28],
-  strikethrough: [9, 29], doubleunderline: [21, 24], black: [30, 39], red: [31, 39], green: [32, 39], yellow: [33, 39], blue: [34, 39],
-  magenta: [35, 39], cyan: [36, 39], white: [37, 39], bgBlack: [40, 49], bgRed: [41, 49], bgGreen: [42, 49], bgYellow: [43, 49],
-  bgBlue: [44, 49], bgMagenta: [45, 49], bgCyan: [46, 49], bgWhite: [47, 49], framed: [51, 54], overlined: [53, 55], gray: [90, 39],
-  redBright: [91, 39], greenBright: [92, 39], yellowBright: [93, 39], blueBright: [94, 39], magentaBright: [95, 39], cyanBright: [96, 39],
-  whiteBright: [97, 39], bgGray: [100, 49], bgRedBright: [101, 49], bgGreenBright: [102, 49], bgYellowBright: [103, 49],
-  bgBlueBright: [104, 49], bgMagentaBright: [105, 49], bgCyanBright: [106, 49], bgWhiteBright: [107, 49],
-};
-inspect.colors = COLORS;
+// Node's inspect.colors and inspect.styles (src/js/25_inspect.js's, which inspect reads).
+inspect.colors = internals.inspectColors;
+inspect.styles = internals.inspectStyles;
+const COLORS = inspect.colors;
 
 /**
  * `text` in the styles `format` names (one or a list; "none" is none). A worker's output is never
@@ -217,7 +226,7 @@ function styleText(format, text, { validateStream = true, stream = undefined } =
   let right = "";
   for (const key of Array.isArray(format) ? format : [format]) {
     if (key === "none") continue;
-    const codes = typeof key === "string" && Object.hasOwn(COLORS, key) ? COLORS[key] : undefined;
+    const codes = typeof key === "string" && Object.keys(COLORS).includes(key) ? COLORS[key] : undefined;
     if (codes === undefined) {
       const allowed = Object.keys(COLORS).map((name) => `'${name}'`).join(", ");
       const error = new TypeError(`The argument 'format' must be one of: ${allowed}. Received ${inspect(key)}`);

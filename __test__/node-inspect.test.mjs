@@ -1,0 +1,107 @@
+// util.inspect as Node's (issue 44 "Fidelity III", workerd's node/tests/util-nodejs-test
+// `utilInspect`, Node's own inspect test): the legacy (value, showHidden, depth, colors)
+// signature, inspect.styles/colors, defaultOptions, maxArrayLength/maxStringLength, lone
+// surrogates, long multi-line strings, boxed primitives / dates / regexps with keys, DataView and
+// ArrayBuffer details, sparse and huge arrays, errors (causes, stacks without frames, names
+// changed), subclass and null-prototype prefixes, classes, custom inspectors' arguments and a
+// stack overflow. The expected values are Node's (the same the test asserts workerd prints).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { evalInWorker } from "./helpers.mjs";
+
+const OPTIONS = { compatibilityDate: "2025-01-01", compatibilityFlags: ["nodejs_compat"] };
+
+const CASES = String.raw`
+  const out = {};
+  out.legacyHidden = util.inspect([1, 2, 3], true);
+  out.legacyDepth = util.inspect({ a: { b: { c: { d: 2 } } } }, false, null);
+  out.legacyColors = util.inspect(1, false, 0, true) === '\x1b[' + util.inspect.colors[util.inspect.styles.number][0] + 'm1\x1b[39m';
+  out.styles = util.inspect.styles.special + ',' + util.inspect.styles.undefined;
+  out.lone = util.inspect('\ud800x\udc00');
+  out.multiLine = util.inspect('a'.repeat(70) + '\n' + 'b'.repeat(20));
+  out.boxed = (() => { const s = new String('hello'); s[Symbol('foo')] = 123; return util.inspect(s, { showHidden: true }); })();
+  out.boxedSymbol = util.inspect(Object(Symbol('foo')));
+  out.boxedBigInt = (() => { const b = Object(55n); b.foo = 'bar'; return util.inspect(b); })();
+  out.regexpKeys = (() => { const r = /123/gi; r.aprop = 42; return util.inspect(r); })();
+  out.regexpDeep = (() => { const r = /regexp/; r.aprop = 42; return util.inspect({ a: r }, { depth: 0 }); })();
+  out.dataView = util.inspect(new DataView(new Uint8Array([1, 2, 3, 4]).buffer, 1, 2));
+  out.bufferKeys = (() => { const ab = new Uint8Array([1, 2, 3, 4]).buffer; ab.x = 42; return util.inspect(ab); })();
+  out.bufferMax = util.inspect(new ArrayBuffer(3), { maxArrayLength: 2 });
+  out.detached = (() => { const ab = new ArrayBuffer(4); structuredClone(ab, { transfer: [ab] }); return util.inspect(ab); })();
+  out.hugeSparse = (() => { const a = []; a[2 ** 32 - 2] = 'max'; a[2 ** 32 - 1] = 'too far'; a[0] = 0; return util.inspect(a); })();
+  out.notIndex = (() => { const a = []; a[2 ** 32] = true; return util.inspect(a); })();
+  out.sparseMax = (() => { const a = ['foo', , 'baz']; a[100] = 'qux'; return util.inspect(a, { maxArrayLength: 2 }); })();
+  out.setMax = util.inspect(new Set([1, 2, 3]), { maxArrayLength: 1 });
+  out.mapKeys = (() => { const m = new Map([['foo', null]]); m.bar = 42; return util.inspect(m); })();
+  out.promiseKeys = (() => { const p = Promise.resolve('foo'); p.bar = 42; return util.inspect(p); })();
+  out.maxString = util.inspect('x'.repeat(10), { maxStringLength: 4 });
+  out.causeNoStack = (() => { const e = new Error('', { cause: false }); delete e.stack; return util.inspect(e); })();
+  out.causeEmptyStack = (() => { const e = new Error(undefined, { cause: null }); e.stack = ''; return util.inspect(e); })();
+  out.nameNumber = (() => { const e = new RangeError('foo'); e.name = 404; return util.inspect(e).split('\n')[0]; })();
+  out.stackNumber = (() => { const e = new RangeError('foo'); e.stack = 404; return util.inspect(e); })();
+  out.compactError = (() => { const e = new Error('foo'); e.stack = 'Error: foo'; e.bar = true; return util.inspect(e, { compact: true }); })();
+  out.nullProtoError = (() => { const e = new Error('This is a stack'); e.stack = 'This is a stack'; Object.setPrototypeOf(e, null); e.bar = true; return util.inspect(e); })();
+  out.subclasses = [util.inspect(new (class SetSubclass extends Set {})([1, 2, 3])), util.inspect(new (class MapSubclass extends Map {})([['foo', 42]])), util.inspect(new (class PromiseSubclass extends Promise {})(() => {}))].join(' | ');
+  out.classes = [util.inspect(class extends Error {}), util.inspect({ class() {} }.class)].join(' | ');
+  out.tagOwn = util.inspect({ [Symbol.toStringTag]: 'a' });
+  out.anonymousCtor = util.inspect(new (function () {})());
+  out.symbolKey = util.inspect({ [Symbol('sym\nbol')]: 42 });
+  out.hiddenKey = util.inspect(Object.defineProperty({}, 'Non\nenumerable\tkey', { value: true }), { showHidden: true });
+  out.getterColors = util.inspect({ get foo() { return 1; } }, { getters: true, colors: true });
+  out.pendingColors = util.inspect(new Promise(() => {}), { colors: true });
+  out.userStylize = util.inspect([1, 2, 3], { stylize() { return 'x'; } });
+  out.depthUndefined = util.inspect({ a: { b: { c: { d: 0 } } } }, { depth: undefined });
+  out.customArgs = (() => { let seen; util.inspect({ [util.inspect.custom](depth, options, inspect) { seen = [depth, typeof options.stylize, options.showHidden, inspect === util.inspect, Object.keys(options).length]; return 1; } }); return seen; })();
+  out.badDefaults = (() => { try { util.inspect.defaultOptions = null; return 'no'; } catch (e) { return [e.code, e.message]; } })();
+  out.overflow = (() => { const list = {}; let head = list; for (let i = 0; i < 100000; i++) head = head.next = {}; return util.inspect(list, { depth: Infinity }).includes('[Object: Inspection interrupted prematurely. Maximum call stack size exceeded.]'); })();
+  return out;
+`;
+
+const EXPECTED = {
+  legacyHidden: "[ 1, 2, 3, [length]: 3 ]",
+  legacyDepth: "{\n  a: { b: { c: { d: 2 } } }\n}",
+  legacyColors: true,
+  styles: "cyan,grey",
+  lone: "'\\ud800x\\udc00'",
+  multiLine: `'${"a".repeat(70)}\\n' +\n  '${"b".repeat(20)}'`,
+  boxed: "[String: 'hello'] { [length]: 5, Symbol(foo): 123 }",
+  boxedSymbol: "[Symbol: Symbol(foo)]",
+  boxedBigInt: "[BigInt: 55n] { foo: 'bar' }",
+  regexpKeys: "/123/gi { aprop: 42 }",
+  regexpDeep: "{ a: /regexp/ }",
+  dataView: "DataView {\n  byteLength: 2,\n  byteOffset: 1,\n  buffer: ArrayBuffer { [Uint8Contents]: <01 02 03 04>, byteLength: 4 }\n}",
+  bufferKeys: "ArrayBuffer { [Uint8Contents]: <01 02 03 04>, byteLength: 4, x: 42 }",
+  bufferMax: "ArrayBuffer { [Uint8Contents]: <00 00 ... 1 more byte>, byteLength: 3 }",
+  detached: "ArrayBuffer { (detached), byteLength: 0 }",
+  hugeSparse: "[ 0, <4294967293 empty items>, 'max', '4294967295': 'too far' ]",
+  notIndex: "[ '4294967296': true ]",
+  sparseMax: "[ 'foo', <1 empty item>, ... 99 more items ]",
+  setMax: "Set(3) { 1, ... 2 more items }",
+  mapKeys: "Map(1) { 'foo' => null, bar: 42 }",
+  promiseKeys: "Promise { 'foo', bar: 42 }",
+  maxString: "'xxxx'... 6 more characters",
+  causeNoStack: "[Error] { [cause]: false }",
+  causeEmptyStack: "[Error] { [cause]: null }",
+  nameNumber: "404 [RangeError]: foo",
+  stackNumber: "[404]",
+  compactError: "{ [Error: foo] bar: true }",
+  nullProtoError: "[[Error: null prototype]: This is a stack] { bar: true }",
+  subclasses: "SetSubclass(3) [Set] { 1, 2, 3 } | MapSubclass(1) [Map] { 'foo' => 42 } | PromiseSubclass [Promise] { <pending> }",
+  classes: "[class (anonymous) extends Error] | [Function: class]",
+  tagOwn: "{ Symbol(Symbol.toStringTag): 'a' }",
+  anonymousCtor: "{}",
+  symbolKey: "{ Symbol(sym\\nbol): 42 }",
+  hiddenKey: "{ ['Non\\nenumerable\\tkey']: true }",
+  getterColors: "{ foo: \x1b[36m[Getter:\x1b[39m \x1b[33m1\x1b[39m\x1b[36m]\x1b[39m }",
+  pendingColors: "Promise { \x1b[36m<pending>\x1b[39m }",
+  userStylize: "[ x, x, x ]",
+  depthUndefined: "{\n  a: { b: { c: { d: 0 } } }\n}",
+  customArgs: [2, "function", false, true, 13],
+  badDefaults: ["ERR_INVALID_ARG_TYPE", 'The "options" argument must be of type object. Received null'],
+  overflow: true,
+};
+
+test("util.inspect: Node's output for the cases of Node's own inspect test", { timeout: 120_000 }, async (t) => {
+  const r = await evalInWorker(t, `const { default: util } = await import("node:util");\n${CASES}`, OPTIONS);
+  for (const key of Object.keys(EXPECTED)) assert.deepEqual(r[key], EXPECTED[key], key);
+});

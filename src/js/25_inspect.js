@@ -1,0 +1,831 @@
+// util.inspect's engine, shared by console (src/js/26_console.js), node:util and the runtime's
+// messages: Node's layout of primitives, objects, arrays, typed arrays and buffers, Maps and
+// Sets, errors, promises, proxies and functions, with its options (depth, colors/styles,
+// showHidden, compact, breakLength, maxArrayLength, maxStringLength, sorted, getters,
+// customInspect, numericSeparator) and [util.inspect.custom] methods.
+
+const MAX_DEPTH = 2;
+const CUSTOM_INSPECT = Symbol.for("nodejs.util.inspect.custom");
+// The depth limit of the inspection under way (util.inspect's `depth` option; 2 by default).
+let maxDepth = MAX_DEPTH;
+// Whether a string at the top is quoted (util.inspect) or not (console.log, util.format).
+let quoteTopLevel = false;
+// The objects a cycle leads back to in the inspection under way, with their `*n` numbers.
+let circular = new Map();
+// Whether every entry goes on its own line (util.inspect's compact: false, for assert's diffs).
+let expanded = false;
+// Whether any object that fits goes on one line, however deep (compact: true, assert's messages).
+let oneLine = false;
+// Whether non-enumerable own properties are shown too, as `[key]` (Node's showHidden): workerd
+// inspects the values of its API objects' attributes that way (`usages: [ 'sign', [length]: 1 ]`).
+let showHidden = false;
+/** util.inspect's showProxy: a proxy shown as its target and handler. */
+let showProxy = false;
+/** util.inspect's getters: true, "get" or "set" reads accessors' values (see accessorText()). */
+let getters = false;
+/** util.inspect's colors: each kind of value in its ANSI style, as Node's inspect.styles. */
+let colors = false;
+// Node's inspect.styles (each kind of value → a color's name) and inspect.colors (each name →
+// its opening and closing SGR codes); util.inspect.styles/colors are these objects, so a worker
+// that changes them changes what inspect prints.
+const STYLES = { special: "cyan", number: "yellow", bigint: "yellow", boolean: "yellow", undefined: "grey", null: "bold", string: "green", symbol: "green", date: "magenta", regexp: "red", module: "underline" };
+const COLORS = {
+  reset: [0, 0], bold: [1, 22], dim: [2, 22], italic: [3, 23], underline: [4, 24], blink: [5, 25], inverse: [7, 27], hidden: [8, 28],
+  strikethrough: [9, 29], doubleunderline: [21, 24], black: [30, 39], red: [31, 39], green: [32, 39], yellow: [33, 39], blue: [34, 39],
+  magenta: [35, 39], cyan: [36, 39], white: [37, 39], bgBlack: [40, 49], bgRed: [41, 49], bgGreen: [42, 49], bgYellow: [43, 49],
+  bgBlue: [44, 49], bgMagenta: [45, 49], bgCyan: [46, 49], bgWhite: [47, 49], framed: [51, 54], overlined: [53, 55], gray: [90, 39],
+  redBright: [91, 39], greenBright: [92, 39], yellowBright: [93, 39], blueBright: [94, 39], magentaBright: [95, 39], cyanBright: [96, 39],
+  whiteBright: [97, 39], bgGray: [100, 49], bgRedBright: [101, 49], bgGreenBright: [102, 49], bgYellowBright: [103, 49],
+  bgBlueBright: [104, 49], bgMagentaBright: [105, 49], bgCyanBright: [106, 49], bgWhiteBright: [107, 49],
+};
+// Node's other names for some of them (not enumerable, as there).
+for (const [alias, name] of Object.entries({ grey: "gray", blackBright: "gray", bgGrey: "bgGray", bgBlackBright: "bgGray", faint: "dim", crossedout: "strikethrough", strikeThrough: "strikethrough", crossedOut: "strikethrough", conceal: "hidden", swapColors: "inverse", swapcolors: "inverse", doubleUnderline: "doubleunderline" })) {
+  Object.defineProperty(COLORS, alias, { get: () => COLORS[name], set: (codes) => (COLORS[name] = codes), configurable: true, enumerable: false });
+}
+internals.inspectStyles = STYLES;
+internals.inspectColors = COLORS;
+/** `text` in `style` when colors are on (as is when the style names no color). */
+function stylize(text, style) {
+  if (!colors) return userStylize === undefined ? text : userStylize(text, style);
+  const codes = COLORS[STYLES[style]];
+  if (codes === undefined) return text;
+  return `\x1b[${codes[0]}m${text}\x1b[${codes[1]}m`;
+}
+/** The length of `text` as shown (without color codes). */
+const shownLength = (text) => (colors ? text.replace(/\x1b\[\d+m/g, "").length : text.length);
+// East Asian wide characters take two columns (Node's getStringWidth), for aligning array columns.
+const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/g;
+const shownWidth = (text) => shownLength(text) + (text.match(WIDE)?.length ?? 0);
+// util.inspect's maxArrayLength (entries of arrays, typed arrays, Sets, Maps; bytes of buffers)
+// and maxStringLength; sorted; customInspect; a stylize function of the caller's own.
+let MAX_ITEMS = 100;
+let maxStringLength = Infinity;
+let sorted = false;
+let customInspect = true;
+let userStylize;
+/** The options a [util.inspect.custom]() method gets (the caller's, with stylize), and its `inspect`. */
+let customOptions = {};
+let customInspectFn;
+/** `… n more item(s)` */
+const more = (count, unit = "item") => `... ${count} more ${unit}${count > 1 ? "s" : ""}`;
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const TypedArray = Object.getPrototypeOf(Uint8Array);
+
+// Node's choice of quotes: single, else double when the text has single quotes, else backticks.
+function quote(text) {
+  let mark = "'";
+  if (text.includes("'")) {
+    if (!text.includes('"')) mark = '"';
+    else if (!text.includes("`") && !text.includes("${")) mark = "`";
+  }
+  // Control characters as \xNN, a lone surrogate as \uXXXX (lower case), as Node escapes them.
+  const special = mark === "'" ? /['\\\x00-\x1f\x7f-\x9f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g : /[\\\x00-\x1f\x7f-\x9f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+  const escaped = text.replace(special, (c) => ESCAPES[c] ?? (c.charCodeAt(0) >= 0xd800 ? `\\u${c.charCodeAt(0).toString(16)}` : `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`));
+  return `${mark}${escaped}${mark}`;
+}
+const ESCAPES = { "'": "\\'", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f", "\v": "\\v" };
+
+/** `Symbol(description)`, its control characters, quotes and backslashes escaped as Node does in keys. */
+const symbolText = (symbol) => symbol.toString().replace(/[\x00-\x1f'\\\x7f-\x9f]/g, (c) => ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+
+function formatKey(key) {
+  // Node 24+ shows symbol keys bare (`Symbol(k): 2`); older Nodes bracketed them.
+  if (typeof key === "symbol") return stylize(symbolText(key), "symbol");
+  return IDENTIFIER.test(key) ? key : stylize(quote(key), "string");
+}
+
+/**
+ * The name Node shows for an object: the first own `constructor` up its prototype chain that is a
+ * named function it is an instance of (null with no prototype; V8's name when there is none).
+ */
+const isInstance = (value, ctor) => {
+  try {
+    return value instanceof ctor;
+  } catch {
+    return false;
+  }
+};
+/** A function's: its prototype's `constructor` as read (null without a prototype). */
+function functionConstructorName(fn) {
+  try {
+    const proto = Object.getPrototypeOf(fn);
+    if (proto === null) return null;
+    const ctor = proto.constructor;
+    return typeof ctor === "function" && ctor.name ? ctor.name : "";
+  } catch {
+    return "";
+  }
+}
+function constructorName(value) {
+  try {
+    let first;
+    for (let object = value; object !== null; ) {
+      const descriptor = Object.getOwnPropertyDescriptor(object, "constructor");
+      const ctor = descriptor?.value;
+      if (typeof ctor === "function" && ctor.name !== "" && typeof ctor.name === "string" && isInstance(value, ctor)) return ctor.name;
+      object = Object.getPrototypeOf(object);
+      if (first === undefined) first = object;
+    }
+    if (first === null) return null;
+    return ops.constructorName(value) || "";
+  } catch {
+    return "";
+  }
+}
+
+// util.inspect's numericSeparator: integer digits in groups of three joined by "_" (and the
+// fraction's from its start), for numbers and bigints.
+let numericSeparator = false;
+const groupDigits = (digits) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, "_");
+function separated(value) {
+  if (typeof value === "bigint") return `${groupDigits(String(value))}n`;
+  const text = String(value);
+  if (!Number.isFinite(value) || text.includes("e")) return text;
+  const integer = Math.trunc(value);
+  const whole = groupDigits(String(integer)); // -0.5 is "0" here, as in Node
+  if (integer === value) return whole;
+  const fraction = text.slice(text.indexOf(".") + 1);
+  return `${whole}.${fraction.replace(/(\d{3})(?=\d)/g, "$1_")}`;
+}
+
+function formatPrimitive(value, nested) {
+  switch (typeof value) {
+    case "string":
+      return nested ? quote(value) : value;
+    case "number":
+      if (numericSeparator) return separated(value);
+      return Object.is(value, -0) ? "-0" : String(value);
+    case "bigint":
+      if (numericSeparator) return separated(value);
+      return `${value}n`;
+    case "symbol":
+      return value.toString();
+    case "undefined":
+      return "undefined";
+    default:
+      return String(value);
+  }
+}
+
+function formatFunction(fn) {
+  const source = Function.prototype.toString.call(fn);
+  if (/^class[\s{]/.test(source)) {
+    // `[class A [Tag] extends B]`, as Node names a class.
+    const constructor = functionConstructorName(fn);
+    let base = `class ${(Object.hasOwn(fn, "name") && fn.name) || "(anonymous)"}`;
+    if (constructor !== "Function" && constructor !== null && constructor !== "") base += ` [${constructor}]`;
+    const tag = shownTag(fn, constructor);
+    if (tag !== "" && tag !== constructor) base += ` [${tag}]`;
+    if (constructor === null) base += " extends [null prototype]";
+    else if (Object.getPrototypeOf(fn).name) base += ` extends ${Object.getPrototypeOf(fn).name}`;
+    return `[${base}]`;
+  }
+  // As Node's: the kind from what the function is (not its prototype), then its constructor's
+  // name when that differs, and a toStringTag that is neither (unless it is an own enumerable).
+  let kind = "Function";
+  if (ops.valueIs("GeneratorFunction", fn)) kind = `Generator${kind}`;
+  if (ops.valueIs("AsyncFunction", fn)) kind = `Async${kind}`;
+  const constructor = functionConstructorName(fn);
+  let base = `[${kind}${constructor === null ? " (null prototype)" : ""}${fn.name === "" || fn.name === undefined ? " (anonymous)" : `: ${String(fn.name)}`}]`;
+  if (constructor !== null && constructor !== "" && constructor !== kind) base += ` ${constructor}`;
+  const tag = fn[Symbol.toStringTag];
+  if (typeof tag === "string" && tag !== "" && tag !== constructor && !Object.prototype.propertyIsEnumerable.call(fn, Symbol.toStringTag)) base += ` [${tag}]`;
+  return base;
+}
+
+// Node's layout rules (breakLength 80, compact 3): entries go on one line when they fit and the
+// object holds fewer than three levels of non-empty objects below it; arrays of more than six
+// entries are laid out in aligned columns instead.
+const BREAK_LENGTH = 80;
+/** The line length of the inspection under way: util.inspect's `breakLength` (Infinity allowed). */
+let breakLength = BREAK_LENGTH;
+// The depth of the last non-empty object whose entries were formatted (Node's currentDepth).
+let currentDepth = 0;
+
+function fitsOneLine(output, start) {
+  let total = output.length + start;
+  if (total + output.length > breakLength) return false;
+  for (const entry of output) {
+    total += shownLength(entry);
+    if (total > breakLength) return false;
+  }
+  return true;
+}
+
+/** Arrays of more than six entries: rows of aligned columns, about as wide as tall. */
+function groupInColumns(output, depth, values, extra) {
+  const count = output.length - extra;
+  const lengths = output.slice(0, count).map(shownWidth);
+  const total = lengths.reduce((sum, length) => sum + length + 2, 0);
+  const longest = Math.max(...lengths);
+  const cell = longest + 2;
+  const indentation = 2 * depth;
+  if (cell * 3 + indentation >= breakLength || (total / cell <= 5 && longest > 6)) return output;
+  const bias = Math.sqrt(cell - total / output.length);
+  const biased = Math.max(cell - 3 - bias, 1);
+  const columns = Math.min(Math.round(Math.sqrt(2.5 * biased * count) / biased), Math.floor((breakLength - indentation) / cell), 12, 15);
+  if (columns <= 1) return output;
+  const widths = [];
+  for (let column = 0; column < columns; column++) {
+    let width = 0;
+    for (let i = column; i < output.length; i += columns) if (lengths[i] > width) width = lengths[i];
+    widths.push(width + 2);
+  }
+  const numeric = values !== undefined && Array.from({ length: count }, (_, i) => values[i]).every((v) => typeof v === "number" || typeof v === "bigint");
+  const rows = [];
+  for (let i = 0; i < count; i += columns) {
+    const last = Math.min(i + columns, count) - 1;
+    let row = "";
+    // Padded by the length shown (color codes take no room).
+    const pad = (j, width) => " ".repeat(Math.max(0, width - lengths[j] - (j < last ? 2 : 0)));
+    for (let j = i; j < last; j++) row += numeric ? `${pad(j, widths[j - i])}${output[j]}, ` : `${output[j]}, ${pad(j, widths[j - i])}`;
+    row += numeric ? pad(last, widths[last - i] - 2) + output[last] : output[last];
+    rows.push(row);
+  }
+  if (extra) rows.push(output[count]);
+  return rows;
+}
+
+function wrap(prefix, items, open, close, depth = 0, arrayValues, extra = 0) {
+  if (items.length === 0) return `${prefix}${open}${close}`;
+  if (expanded) return `${prefix}${open}\n  ${items.map((i) => i.replace(/\n/g, "\n  ")).join(",\n  ")}\n${close}`;
+  let output = items;
+  if (arrayValues !== undefined && items.length > 6 && !oneLine) output = groupInColumns(items, depth, arrayValues, extra);
+  // compact: true (assert's messages) puts any object that fits on one line, however deep.
+  // (A prefix of several lines, an error's stack, puts the entries on lines of their own, as in Node.)
+  if ((oneLine || currentDepth - depth < 3) && output.length === items.length && !prefix.includes("\n")) {
+    const start = output.length + 2 * depth + shownLength(prefix) + open.length + 10;
+    if (fitsOneLine(output, start)) {
+      const joined = output.join(", ");
+      if (!joined.includes("\n")) return `${prefix}${open} ${joined} ${close}`;
+    }
+  }
+  // compact: true that does not fit: Node's `{ a,\n  b }`, its lines indented where they were made.
+  if (oneLine) return `${prefix}${open} ${output.join(`,\n${" ".repeat(3 * depth + 2)}`)} ${close}`;
+  return `${prefix}${open}\n  ${output.map((i) => i.replace(/\n/g, "\n  ")).join(",\n  ")}\n${close}`;
+}
+
+/** Whether `key` is an array index (below 2 ** 32 - 1). */
+const isIndex = (key) => typeof key === "string" && /^(0|[1-9]\d*)$/.test(key) && Number(key) < 4294967295;
+
+function ownEntries(value, seen, depth, skipIndices) {
+  const items = [];
+  const keys = Reflect.ownKeys(value);
+  for (const key of keys) {
+    if (skipIndices && isIndex(key)) continue;
+    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+    if (!descriptor || (!descriptor.enumerable && !showHidden)) continue;
+    items.push(entryText(key, descriptor, value, seen, depth));
+  }
+  if (sorted) items.sort(typeof sorted === "function" ? sorted : undefined);
+  return items;
+}
+
+/** `key: value` for one property (`[key]` when not enumerable); an accessor as Node shows it. */
+function entryText(key, descriptor, receiver, seen, depth) {
+  const shown = "value" in descriptor ? inspectValue(descriptor.value, seen, depth + 1) : accessorText(descriptor, receiver, seen, depth);
+  const name = descriptor.enumerable && key !== "__proto__" ? formatKey(key) : `[${typeof key === "symbol" ? stylize(symbolText(key), "symbol") : IDENTIFIER.test(key) && key !== "__proto__" ? key : stylize(quote(key), "string")}]`;
+  // compact: true puts a value wider than the line under its key, as Node does.
+  if (oneLine && shownLength(shown.replace(/\n/g, "")) > breakLength) return `${name}:\n${" ".repeat(3 * (depth + 1))}${shown}`;
+  return `${name}: ${shown}`;
+}
+
+/** An accessor: `[Getter]`, or with util.inspect's `getters` its value read from `receiver` (`[Getter: 1]`, `[Getter] { … }`). */
+function accessorText(descriptor, receiver, seen, depth) {
+  const label = descriptor.get && descriptor.set ? "Getter/Setter" : descriptor.get ? "Getter" : "Setter";
+  const wanted = getters === true || (getters === "get" && !descriptor.set) || (getters === "set" && descriptor.set);
+  if (!descriptor.get || !wanted) return stylize(`[${label}]`, "special");
+  try {
+    const value = descriptor.get.call(receiver);
+    if (value !== null && (typeof value === "object" || typeof value === "function")) return `${stylize(`[${label}]`, "special")} ${inspectValue(value, seen, depth + 1)}`;
+    return `${stylize(`[${label}:`, "special")} ${inspectValue(value, seen, depth + 1)}${stylize("]", "special")}`;
+  } catch (error) {
+    return `${stylize(`[${label}:`, "special")} ${stylize(`<Inspection threw (${error?.message})>`, "special")}${stylize("]", "special")}`;
+  }
+}
+
+/**
+ * With showHidden, Node also shows the properties an instance gets from its classes' prototypes
+ * (up to the first built-in one): accessors and values, not methods, as `[key]: …`.
+ */
+function prototypeEntries(value, seen, depth) {
+  const items = [];
+  const known = new Set(Reflect.ownKeys(value));
+  builtInNames ??= new Set(Object.getOwnPropertyNames(globalThis).filter((name) => /^[A-Z][a-zA-Z0-9]+$/.test(name)));
+  for (let proto = Object.getPrototypeOf(value); proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    const constructor = Object.getOwnPropertyDescriptor(proto, "constructor")?.value;
+    if (typeof constructor === "function" && builtInNames.has(constructor.name) && globalThis[constructor.name] === constructor) break;
+    for (const key of Reflect.ownKeys(proto)) {
+      if (key === "constructor" || known.has(key)) continue;
+      known.add(key);
+      const descriptor = Object.getOwnPropertyDescriptor(proto, key);
+      if (typeof descriptor.value === "function") continue;
+      items.push(entryText(key, descriptor, value, seen, depth));
+    }
+  }
+  return items;
+}
+
+// ---- The runtime's API objects -----------------------------------------------------------------
+// workerd shows its API objects by their attributes, in its own order, rather than by own
+// properties (they have none): `Request { method: 'POST', … }`, internal state in brackets
+// (`ReadableStream { locked: false, [state]: 'readable', … }`) and map-likes with their entries
+// (`Headers(1) { 'a' => '1', [immutable]: false }`). src/js/93_inspect.js gives each class's shape.
+
+/** API prototypes → { keys, internal?(object) → [[label, value]], entries?(object) → [[key, value]] }. */
+const apiShapes = new Map();
+/** Registers how instances of `Class` (and of subclasses without their own shape) are shown. */
+internals.inspectAs = (Class, shape) => apiShapes.set(Class.prototype, shape);
+
+function apiShape(value) {
+  for (let proto = Object.getPrototypeOf(value); proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    const shape = apiShapes.get(proto);
+    if (shape !== undefined) return shape;
+  }
+  return undefined;
+}
+
+/**
+ * An API object as workerd's console shows it: its attributes (those that throw left out) and
+ * internal state (non-enumerable, so in brackets) are copied onto a plain object, which is
+ * inspected on its own with showHidden (so the name is not counted in the line's width, and
+ * the levels below start afresh), and the name is put in front.
+ */
+function formatApiObject(value, shape, seen, depth) {
+  const name = constructorName(value) || "Object";
+  if (depth > maxDepth) return `[${name}]`;
+  const record = {};
+  for (const key of shape.keys) {
+    try {
+      if (key in value) record[key] = value[key];
+    } catch {}
+  }
+  for (const [label, item] of shape.internal?.(value) ?? []) Object.defineProperty(record, label, { value: item, enumerable: false });
+  const entries = shape.entries?.(value);
+  const outer = [maxDepth, currentDepth, showHidden];
+  maxDepth -= depth;
+  currentDepth = 0;
+  showHidden = true;
+  seen.push(value);
+  try {
+    if (entries === undefined) return `${name} ${inspectValue(record, seen, 0)}`;
+    // A map-like: `Headers(1) { 'a' => '1', [immutable]: false }`, laid out as workerd lays out
+    // `Object(1) { … }` before it puts the class's name in.
+    const items = entries.map(([key, item]) => `${inspectValue(key, seen, 1)} => ${inspectValue(item, seen, 1)}`);
+    items.push(...ownEntries(record, seen, 0, false));
+    return wrap(`Object(${entries.length}) `, items, "{", "}", 0).replace("Object", name);
+  } finally {
+    seen.pop();
+    [maxDepth, currentDepth, showHidden] = outer;
+  }
+}
+
+/** `Promise { 1 }`, `Promise { <pending> }`, `Promise { <rejected> Error: … }`, as in Node. */
+function formatPromise(value, seen, depth) {
+  const [state, result] = ops.promiseState(value);
+  if (state === "pending") return wrap(prefixOf(constructorName(value), "Promise", "", shownTag(value, constructorName(value))), [stylize("<pending>", "special"), ...ownEntries(value, seen, depth, false)], "{", "}", depth);
+  if (depth > maxDepth) return "[Promise]";
+  seen.push(value);
+  try {
+    const shown = inspectValue(result, seen, depth + 1);
+    return wrap(prefixOf(constructorName(value), "Promise", "", shownTag(value, constructorName(value))), [state === "rejected" ? `${stylize("<rejected>", "special")} ${shown}` : shown, ...ownEntries(value, seen, depth, false)], "{", "}", depth);
+  } finally {
+    seen.pop();
+  }
+}
+
+/**
+ * A quoted string: cut at maxStringLength; one longer than 16 characters that does not fit on the
+ * line is split after each newline into `'…\n' +` pieces, one a line (not with compact: true).
+ */
+function formatString(value, depth) {
+  let trailer = "";
+  if (value.length > maxStringLength) {
+    trailer = `... ${more(value.length - maxStringLength, "character").slice(4)}`;
+    value = value.slice(0, Math.max(0, maxStringLength));
+  }
+  if (!oneLine && value.length > 16 && value.length > breakLength - 2 * depth - 4 && value.includes("\n")) {
+    const pieces = value.split(/(?<=\n)/).map((piece) => stylize(quote(piece), "string"));
+    return pieces.join(" +\n  ") + trailer;
+  }
+  return stylize(quote(value), "string") + trailer;
+}
+
+/** `[Number: 1]`, `[String: 'a']`, `[Symbol: Symbol(a)]`… (a subclass's name in brackets). */
+function boxedPrimitive(value) {
+  for (const [kind, Type] of [["NumberObject", Number], ["StringObject", String], ["BooleanObject", Boolean], ["BigIntObject", BigInt], ["SymbolObject", Symbol]]) {
+    if (!ops.valueIs(kind, value)) continue;
+    const primitive = Type.prototype.valueOf.call(value);
+    const name = constructorName(value);
+    const type = Type.name;
+    const label = name === null ? `${type} (null prototype)` : name === type || name === "" ? type : `${type} (${name})`;
+    const saved = colors;
+    colors = false;
+    const tag = shownTag(value, name);
+    const shown = `[${label}: ${typeof primitive === "string" ? quote(primitive) : formatPrimitive(primitive, true)}]${tag !== "" && tag !== type ? ` [${tag}]` : ""}`;
+    colors = saved;
+    return { shown: stylize(shown, typeof primitive === "symbol" ? "symbol" : typeof primitive), type };
+  }
+  return undefined;
+}
+
+/** The toStringTag Node shows after the name (not an own one, which shows as a key). */
+function shownTag(value, name) {
+  let tag;
+  try {
+    tag = value[Symbol.toStringTag];
+  } catch {
+    return "";
+  }
+  if (typeof tag !== "string" || tag === "" || tag === name) return "";
+  const own = Object.getOwnPropertyDescriptor(value, Symbol.toStringTag);
+  if (own !== undefined && (showHidden || own.enumerable)) return "";
+  return tag;
+}
+
+/** `Name(size) [Tag] `, as Node prefixes a Map, Set, typed array… (`[Map: null prototype]`). */
+function prefixOf(name, fallback, size, tag) {
+  const base = name === null ? `[${fallback}${size}: null prototype] ` : `${name || fallback}${size} `;
+  return tag !== "" && tag !== (name ?? fallback) ? `${base}[${tag}] ` : base;
+}
+
+/** `base { own keys }` when the object has own keys to show (all of them with showHidden), else `base`. */
+function withOwnKeys(base, value, seen, depth, skipIndices) {
+  if (depth > maxDepth) return base;
+  seen.push(value);
+  try {
+    const items = ownEntries(value, seen, depth, skipIndices);
+    return items.length ? wrapBase(base, items, depth) : base;
+  } finally {
+    seen.pop();
+  }
+}
+
+/**
+ * `base { entries }` (a function's, error's, date's… own keys after it); with compact: true,
+ * Node's `{ base entries }`, on one line when it fits, else the entries on lines of their own.
+ */
+function wrapBase(base, items, depth) {
+  if (!oneLine) return wrap(`${base} `, items, "{", "}", depth);
+  let total = items.length;
+  for (const item of items) total += shownLength(item);
+  if (total + items.length <= breakLength && !base.includes("\n")) return `{ ${base} ${items.join(", ")} }`;
+  const indentation = `\n${" ".repeat(3 * depth)}`;
+  return `{ ${base}${indentation}  ${items.join(`,${indentation}  `)} }`;
+}
+
+/**
+ * An error as Node shows it: its stack (else Error.prototype.toString() of it; in brackets when
+ * it has no frames), the name fixed up when it differs from the class's, then its own keys (those
+ * the stack already shows left out) and a `[cause]` / `[errors]` it has.
+ */
+function formatError(error, seen, depth) {
+  let stack;
+  const rawStack = error.stack;
+  if (!rawStack) stack = Error.prototype.toString.call(error);
+  else if (typeof rawStack === "string") stack = rawStack;
+  else stack = inspectValue(rawStack, seen, depth);
+  const keys = Reflect.ownKeys(error).filter((key) => showHidden || Object.prototype.propertyIsEnumerable.call(error, key));
+  if (!showHidden) {
+    for (const key of ["name", "message", "stack"]) {
+      const at = keys.indexOf(key);
+      if (at !== -1 && (typeof error[key] !== "string" || stack.includes(error[key]))) keys.splice(at, 1);
+    }
+  }
+  if ("cause" in error && !keys.includes("cause")) keys.push("cause");
+  if (Array.isArray(Object.getOwnPropertyDescriptor(error, "errors")?.value) && !keys.includes("errors")) keys.push("errors");
+  stack = improveStack(stack, error);
+  const message = typeof error.message === "string" ? error.message : "";
+  let from = message ? stack.indexOf(message) : -1;
+  if (from !== -1) from += message.length;
+  if (stack.indexOf("\n    at", from) === -1) stack = `[${stack}]`;
+  else if (oneLine && depth > 0) stack = stack.replace(/\n/g, `\n${" ".repeat(3 * depth)}`);
+  if (keys.length === 0) return stack;
+  if (depth > maxDepth) return stack;
+  seen.push(error);
+  try {
+    const items = keys.map((key) => {
+      const descriptor = Object.getOwnPropertyDescriptor(error, key) ?? { value: error[key], enumerable: false };
+      return entryText(key, descriptor, error, seen, depth);
+    });
+    return wrapBase(stack, items, depth);
+  } finally {
+    seen.pop();
+  }
+}
+
+/** Node's name fix-up: `RangeError` for a name changed to a non-string, or an error of a subclass. */
+function improveStack(stack, error) {
+  const raw = error.name;
+  const name = raw != null ? String(raw) : "Error";
+  const constructor = constructorName(error);
+  const prefix = () => prefixOf(constructor, "Error", "", shownTag(error, constructor)).slice(0, -1);
+  if (raw != null && typeof raw !== "string") return stack.replace(name, `${name} [${prefix()}]`);
+  const length = name.length;
+  if (constructor === null || (name.endsWith("Error") && stack.startsWith(name) && (stack.length === length || stack[length] === ":" || stack[length] === "\n"))) {
+    let fallback = "Error";
+    let cut = length;
+    if (constructor === null) {
+      const start = /^([A-Z][a-z_ A-Z0-9[\]()-]+)(?::|\n\s+at)/.exec(stack) || /^([a-z_A-Z0-9-]*Error)$/.exec(stack);
+      fallback = start?.[1] || "";
+      cut = fallback.length;
+      fallback ||= "Error";
+    }
+    const shown = constructor === null ? prefixOf(null, fallback, "", shownTag(error, null)).slice(0, -1) : prefix();
+    if (name !== shown) {
+      if (shown.includes(name)) stack = cut === 0 ? `${shown}: ${stack}` : `${shown}${stack.slice(cut)}`;
+      else stack = `${shown} [${name}]${stack.slice(cut)}`;
+    }
+  }
+  return stack;
+}
+
+function inspectValue(value, seen, depth) {
+  if (value === null) return stylize("null", "null");
+  if (typeof value !== "object" && typeof value !== "function") {
+    const quoted = depth > 0 || quoteTopLevel;
+    if (typeof value === "string" && quoted) return formatString(value, depth);
+    const shown = formatPrimitive(value, quoted);
+    return typeof value === "string" && !quoted ? shown : stylize(shown, typeof value);
+  }
+  const proxy = ops.proxyDetails(value);
+  if (proxy !== undefined) return formatProxy(value, proxy, seen, depth);
+  if (seen.includes(value)) {
+    // The object a cycle leads back to gets `<ref *n>` in front of it (see below).
+    if (!circular.has(value)) circular.set(value, circular.size + 1);
+    return stylize(`[Circular *${circular.get(value)}]`, "special");
+  }
+  if (typeof value === "function") {
+    // A function's own properties, shown as an object's (a cycle through them as one too).
+    const base = formatFunction(value);
+    if (depth > maxDepth) return stylize(base, "special");
+    seen.push(value);
+    try {
+      const extra = ownEntries(value, seen, depth, false);
+      const shown = extra.length ? wrap(`${base} `, extra, "{", "}", depth) : stylize(base, "special");
+      return circular.has(value) ? `${stylize(`<ref *${circular.get(value)}>`, "special")} ${shown}` : shown;
+    } finally {
+      seen.pop();
+    }
+  }
+  const custom = customInspect ? value[CUSTOM_INSPECT] : undefined;
+  if (typeof custom === "function" && custom !== inspect && custom !== customInspectFn) {
+    const options = { ...customOptions };
+    const shown = custom.call(value, maxDepth === Infinity && customOptions.depth === null ? null : maxDepth - depth, options, customInspectFn ?? inspect);
+    if (shown !== value) return typeof shown === "string" ? shown : inspectValue(shown, seen, depth);
+  }
+  const shape = apiShape(value);
+  if (shape !== undefined) return formatApiObject(value, shape, seen, depth);
+  if (value instanceof Error || ops.valueIs("NativeError", value)) return formatError(value, seen, depth);
+  // A Date or RegExp (a real one, not an object that only inherits from one), its own keys after it.
+  // (`Foo /a/g` for a subclass's, `[RegExp: null prototype] /a/g` without a prototype.)
+  if (ops.valueIs("Date", value)) {
+    const time = Date.prototype.getTime.call(value);
+    const name = constructorName(value);
+    const prefix = prefixOf(name, "Date", "", shownTag(value, name));
+    const text = Number.isNaN(time) ? "Invalid Date" : Date.prototype.toISOString.call(value);
+    return withOwnKeys(stylize(prefix === "Date " ? text : `${prefix}${text}`, "date"), value, seen, depth, false);
+  }
+  if (ops.valueIs("RegExp", value)) {
+    const name = constructorName(value);
+    const prefix = prefixOf(name, "RegExp", "", shownTag(value, name));
+    const text = RegExp.prototype.toString.call(name === null ? new RegExp(value) : value);
+    return withOwnKeys(stylize(prefix === "RegExp " ? text : `${prefix}${text}`, "regexp"), value, seen, depth, false);
+  }
+  if (ops.valueIs("Promise", value)) return formatPromise(value, seen, depth);
+  if (ops.valueIs("WeakMap", value) || ops.valueIs("WeakSet", value)) {
+    const name = constructorName(value);
+    return wrap(prefixOf(name, ops.valueIs("WeakMap", value) ? "WeakMap" : "WeakSet", "", shownTag(value, name)), [stylize("<items unknown>", "special"), ...ownEntries(value, seen, depth, false)], "{", "}", depth);
+  }
+  const boxed = boxedPrimitive(value);
+  if (boxed !== undefined) {
+    if (depth > maxDepth) return boxed.shown;
+    return withOwnKeys(boxed.shown, value, seen, depth, boxed.type === "String");
+  }
+
+  const name = constructorName(value);
+  const isArray = Array.isArray(value);
+  // (With showHidden an array always has one: its length.)
+  const isTyped = ops.valueIs("TypedArray", value);
+  const hasOwnKeys = () => Reflect.ownKeys(value).some((key) => showHidden || Object.prototype.propertyIsEnumerable.call(value, key));
+  const hasEntries = isArray ? value.length > 0 || showHidden : isTyped ? TypedArrayLength(value) > 0 || showHidden : ops.valueIs("Map", value) ? MapSize(value) > 0 || hasOwnKeys() : ops.valueIs("Set", value) ? SetSize(value) > 0 || hasOwnKeys() : hasOwnKeys();
+  // Past the depth limit an object is only named; an empty one is still shown whole, as in Node.
+  if (depth > maxDepth && hasEntries) return stylize(name === null ? "[Object: null prototype]" : `[${prefixOf(name, isArray ? "Array" : "Object", "", shownTag(value, name)).slice(0, -1)}]`, "special");
+  seen.push(value);
+  // Node counts only objects with entries toward the levels below (see wrap()).
+  if (hasEntries) currentDepth = depth;
+  try {
+    const shown = formatEntries(value, seen, depth, name, isArray);
+    return circular.has(value) ? `${stylize(`<ref *${circular.get(value)}>`, "special")} ${shown}` : shown;
+  } catch (error) {
+    // Too deep for the stack (a long linked list with depth: Infinity): this object is named only, as Node does.
+    if (!(error instanceof RangeError) || !String(error.message).includes("call stack")) throw error;
+    return stylize(`[${name || "Object"}: Inspection interrupted prematurely. Maximum call stack size exceeded.]`, "special");
+  } finally {
+    seen.pop();
+  }
+}
+
+/** The entries of an object, array, typed array, buffer, Map or Set, laid out as Node does. */
+const TypedArrayLength = Object.getOwnPropertyDescriptor(TypedArray.prototype, "length").get.call.bind(Object.getOwnPropertyDescriptor(TypedArray.prototype, "length").get);
+const MapSize = Object.getOwnPropertyDescriptor(Map.prototype, "size").get.call.bind(Object.getOwnPropertyDescriptor(Map.prototype, "size").get);
+const SetSize = Object.getOwnPropertyDescriptor(Set.prototype, "size").get.call.bind(Object.getOwnPropertyDescriptor(Set.prototype, "size").get);
+const MapEntries = Map.prototype.entries.call.bind(Map.prototype.entries);
+const SetValues = Set.prototype.values.call.bind(Set.prototype.values);
+const IteratorNext = (iterator) => Object.getPrototypeOf(iterator).next.call(iterator);
+
+function formatEntries(value, seen, depth, name, isArray) {
+  if (isArray) {
+    // Holes as Node shows them: `<n empty items>` for each run of them (a run counts as one of
+    // the maxArrayLength entries shown), found from the keys so that a huge sparse array is quick.
+    const items = [];
+    let output = 0;
+    let index = 0;
+    const length = value.length;
+    const present = Object.keys(value).filter(isIndex).map(Number);
+    let sparse = present.length < length;
+    for (const at of sparse ? present : Array.from({ length }, (_, i) => i)) {
+      if (output >= MAX_ITEMS) break;
+      if (at > index) {
+        const holes = at - index;
+        items.push(`<${holes} empty item${holes > 1 ? "s" : ""}>`);
+        output++;
+        index = at;
+        if (output >= MAX_ITEMS) break;
+      }
+      items.push(inspectValue(value[at], seen, depth + 1));
+      output++;
+      index = at + 1;
+    }
+    let remaining = 0;
+    if (index < length && output < MAX_ITEMS) {
+      const holes = length - index;
+      items.push(`<${holes} empty item${holes > 1 ? "s" : ""}>`);
+      index = length;
+    }
+    if (index < length) remaining = length - index;
+    if (remaining) items.push(more(remaining));
+    const extra = ownEntries(value, seen, depth, true);
+    if (showHidden) extra.push(...prototypeEntries(value, seen, depth));
+    const prefix = name === "Array" ? "" : prefixOf(name, "Array", `(${length})`, shownTag(value, name));
+    return wrap(prefix, [...items, ...extra], "[", "]", depth, extra.length || sparse ? undefined : value, remaining ? 1 : 0);
+  }
+  if (ops.valueIs("TypedArray", value)) {
+    const length = TypedArrayLength(value);
+    const items = [];
+    for (let i = 0; i < Math.min(length, MAX_ITEMS); i++) items.push(stylize(formatPrimitive(value[i], true), typeof value[i]));
+    const remaining = length > MAX_ITEMS ? 1 : 0;
+    if (remaining) items.push(more(length - MAX_ITEMS));
+    name = prefixOf(name, "TypedArray", `(${length})`, shownTag(value, name)).slice(0, -1);
+    const extra = ownEntries(value, seen, depth, true);
+    if (showHidden) {
+      // Node's showHidden extras for a typed array (its buffer only named, as Node shows it there).
+      items.push(`[BYTES_PER_ELEMENT]: ${value.BYTES_PER_ELEMENT}`, `[length]: ${length}`, `[byteLength]: ${value.byteLength}`, `[byteOffset]: ${value.byteOffset}`, `[buffer]: ArrayBuffer { byteLength: ${value.buffer.byteLength} }`);
+      return wrap(`${name} `, [...items, ...extra], "[", "]", depth);
+    }
+    return wrap(`${name} `, [...items, ...extra], "[", "]", depth, extra.length ? undefined : value, remaining);
+  }
+  if (ops.valueIs("DataView", value)) {
+    // Its byteLength, byteOffset and buffer (shown whole), then its own keys.
+    const items = [`byteLength: ${inspectValue(value.byteLength, seen, depth + 1)}`, `byteOffset: ${inspectValue(value.byteOffset, seen, depth + 1)}`, `buffer: ${inspectValue(value.buffer, seen, depth + 1)}`];
+    return wrap(prefixOf(name, "DataView", "", shownTag(value, name)), [...items, ...ownEntries(value, seen, depth, false)], "{", "}", depth);
+  }
+  if (ops.valueIs("ArrayBuffer", value) || ops.valueIs("SharedArrayBuffer", value)) {
+    const kind = ops.valueIs("ArrayBuffer", value) ? "ArrayBuffer" : "SharedArrayBuffer";
+    const byteLength = `byteLength: ${inspectValue(value.byteLength, seen, depth + 1)}`;
+    const extra = ownEntries(value, seen, depth, false);
+    const prefix = prefixOf(name, kind, "", shownTag(value, name));
+    if (value.detached) return wrap(prefix, ["(detached)", byteLength, ...extra], "{", "}", depth);
+    const shown = Math.min(value.byteLength, MAX_ITEMS);
+    let bytes = Array.from(new Uint8Array(value, 0, shown), (b) => b.toString(16).padStart(2, "0")).join(" ");
+    if (value.byteLength > shown) bytes += ` ${more(value.byteLength - shown, "byte")}`;
+    return wrap(prefix, [`${stylize("[Uint8Contents]", "special")}: <${bytes}>`, byteLength, ...extra], "{", "}", depth);
+  }
+  if (ops.valueIs("Map", value) || ops.valueIs("Set", value)) {
+    // Read through the built-in iterators (not the object's own, maybe overridden, methods).
+    const isMap = ops.valueIs("Map", value);
+    const size = isMap ? MapSize(value) : SetSize(value);
+    const iterator = isMap ? MapEntries(value) : SetValues(value);
+    const items = [];
+    for (let i = 0; i < Math.min(size, MAX_ITEMS); i++) {
+      const { value: entry } = IteratorNext(iterator);
+      items.push(isMap ? `${inspectValue(entry[0], seen, depth + 1)} => ${inspectValue(entry[1], seen, depth + 1)}` : inspectValue(entry, seen, depth + 1));
+    }
+    if (size > MAX_ITEMS) items.push(more(size - MAX_ITEMS));
+    if (sorted) items.sort(typeof sorted === "function" ? sorted : undefined);
+    const prefix = prefixOf(name, isMap ? "Map" : "Set", `(${size})`, shownTag(value, name));
+    return wrap(prefix, [...items, ...ownEntries(value, seen, depth, false), ...(showHidden ? prototypeEntries(value, seen, depth) : [])], "{", "}", depth);
+  }
+  const items = ownEntries(value, seen, depth, false);
+  if (showHidden) items.push(...prototypeEntries(value, seen, depth));
+  const tag = shownTag(value, name);
+  // A null-prototype object is named by what made it (V8's constructor name), as Node names it.
+  let prefix = name === "Object" ? "" : name === null ? `[${(tag === "" && ops.constructorName(value)) || "Object"}: null prototype] ` : `${name || "Object"} `;
+  if (tag !== "") prefix = `${prefix || "Object "}[${tag}] `;
+  return wrap(prefix, items, "{", "}", depth);
+}
+
+/**
+ * Node-style inspection of any value, for log lines and util.inspect: `options.depth` (default
+ * 2; null or Infinity for no limit), and `[Symbol.for("nodejs.util.inspect.custom")]` methods.
+ */
+function inspect(value, options) {
+  const previous = maxDepth;
+  const depth = options?.depth;
+  // (An explicit depth: undefined is no limit, as in Node.)
+  maxDepth = depth === null || depth === Infinity || (depth === undefined && options !== null && typeof options === "object" && "depth" in options) ? Infinity : typeof depth === "number" ? depth : MAX_DEPTH;
+  const outer = [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength, colors, MAX_ITEMS, maxStringLength, sorted, customInspect, userStylize, customOptions, customInspectFn];
+  currentDepth = 0;
+  const limit = (n, fallback) => (n === null || n === Infinity ? Infinity : typeof n === "number" ? Math.max(0, n) : fallback);
+  MAX_ITEMS = limit(options?.maxArrayLength, 100);
+  maxStringLength = limit(options?.maxStringLength, Infinity);
+  sorted = options?.sorted ?? false;
+  customInspect = options?.customInspect !== false;
+  userStylize = typeof options?.stylize === "function" ? options.stylize : undefined;
+  customInspectFn = options?.inspect;
+  customOptions = { ...options };
+  delete customOptions.quoteStrings;
+  delete customOptions.inspect;
+  customOptions.stylize = stylize;
+  colors = options?.colors === true;
+  breakLength = typeof options?.breakLength === "number" && options.breakLength > 0 ? options.breakLength : BREAK_LENGTH;
+  numericSeparator = options?.numericSeparator === true;
+  showHidden = options?.showHidden === true;
+  quoteTopLevel = options?.quoteStrings === true;
+  expanded = options?.compact === false;
+  oneLine = options?.compact === true;
+  circular = new Map();
+  try {
+    return inspectValue(value, [], 0);
+  } catch (error) {
+    return `<uninspectable: ${error && error.message}>`;
+  } finally {
+    maxDepth = previous;
+    [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength, colors, MAX_ITEMS, maxStringLength, sorted, customInspect, userStylize, customOptions, customInspectFn] = outer;
+  }
+}
+
+// The global classes whose toString %s counts as built-in (Node's builtInObjects).
+let builtInNames;
+/** Whether `value`'s toString is a built-in one (Node's hasBuiltInToString; a proxy counts as one). */
+function hasBuiltInToString(value) {
+  if (ops.isProxy(value)) return true;
+  if (typeof value[Symbol.toPrimitive] === "function") return false;
+  if (typeof value.toString !== "function") return true;
+  if (Object.hasOwn(value, "toString")) return false;
+  let pointer = value;
+  do pointer = Object.getPrototypeOf(pointer);
+  while (pointer !== null && !Object.hasOwn(pointer, "toString"));
+  if (pointer === null) return true;
+  builtInNames ??= new Set(Object.getOwnPropertyNames(globalThis).filter((name) => /^[A-Z][a-zA-Z0-9]+$/.test(name)));
+  const descriptor = Object.getOwnPropertyDescriptor(pointer, "constructor");
+  return descriptor !== undefined && typeof descriptor.value === "function" && builtInNames.has(descriptor.value.name);
+}
+
+/**
+ * A proxy, shown without running any of its traps, as Node's inspect shows one: with showProxy its
+ * target and handler (`Proxy [ target, handler ]`), else what the target's custom inspector
+ * gives (called on the proxy) or `Proxy(target)`; a revoked one is `<Revoked Proxy>`.
+ */
+function formatProxy(value, proxy, seen, depth) {
+  if (proxy === null) return "<Revoked Proxy>";
+  const [target, handler] = proxy;
+  if (showProxy) {
+    if (depth > maxDepth) return "Proxy [Array]";
+    return wrap("Proxy ", [inspectValue(target, seen, depth + 1), inspectValue(handler, seen, depth + 1)], "[", "]", depth);
+  }
+  if (target !== null && (typeof target === "object" || typeof target === "function") && !ops.isProxy(target)) {
+    const custom = target[CUSTOM_INSPECT];
+    if (typeof custom === "function" && custom !== inspect) {
+      const shown = custom.call(value, maxDepth - depth, { depth: maxDepth - depth, customInspect: true, showProxy: false, colors, stylize: (text, style) => (STYLES[style] ? stylize(text, style) : text) }, inspect);
+      if (shown !== value) return typeof shown === "string" ? shown : inspectValue(shown, seen, depth);
+    }
+  }
+  return `${stylize("Proxy(", "special")}${inspectValue(target, seen, depth)}${stylize(")", "special")}`;
+}
+
+/** internals.inspect (util.inspect's): inspect() with Node's `showProxy` and `getters` options. */
+function inspectWithProxies(value, options) {
+  const previous = [showProxy, getters];
+  showProxy = Boolean(options?.showProxy);
+  getters = options?.getters ?? false;
+  try {
+    return inspect(value, options);
+  } finally {
+    [showProxy, getters] = previous;
+  }
+}
+
+internals.inspect = inspectWithProxies;
+// What util.format and console (src/js/26_console.js) use.
+internals.inspectParts = {
+  inspect,
+  formatPrimitive,
+  hasBuiltInToString,
+  get numericSeparator() {
+    return numericSeparator;
+  },
+  set numericSeparator(on) {
+    numericSeparator = on;
+  },
+};
