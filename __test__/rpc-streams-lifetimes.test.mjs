@@ -5,8 +5,9 @@
 // locally, a request canceled with workerd's "hung" error when nothing of its own is left to
 // settle it while other requests go on, and request.signal (enable_request_signal) aborting when
 // the caller of a fetch into an entrypoint gives up, left behind by subrequests and RPC unless
-// request_signal_passthrough, and a service binding's connect() into an entrypoint's connect(socket)
-// handler. Every worker is disposed when its test ends.
+// request_signal_passthrough, a service binding's connect() into an entrypoint's connect(socket),
+// the end of a call's context (its stubs let go, ctx.abort()) and a Durable Object's ctx.abort().
+// Every worker is disposed when its test ends.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { dispatch } from "../index.js";
@@ -251,5 +252,44 @@ test("a call's context lasts while its result's objects are held: then the resul
     resultDisposerRan: true,
     plainResultEndsContext: true,
     abort: [false, "RangeError: stop", true],
+  });
+});
+
+const DURABLE_ABORT = `import { DurableObject, RpcTarget } from "cloudflare:workers";
+class Tester extends RpcTarget {
+  constructor(ctx) { super(); this.ctx = ctx; }
+  ping() { return "pong"; }
+  hang() { return new Promise(() => {}); }
+  abort() { this.ctx.abort("aborted here"); }
+  async breakIt() { await this.ctx.blockConcurrencyWhile(() => { throw new Error("broken section"); }); }
+}
+export class Actor extends DurableObject {
+  n = 0;
+  increment() { return ++this.n; }
+  tester() { return new Tester(this.ctx); }
+}
+export default { async fetch(req, env, ctx) {
+  const outcome = (p) => p.then((v) => "ok " + v, (e) => e.name + ": " + e.message);
+  const out = {};
+  for (const how of ["abort", "breakIt"]) {
+    const id = ctx.exports.Actor.newUniqueId();
+    const actor = ctx.exports.Actor.get(id);
+    await actor.increment();
+    const stub = await actor.tester();
+    const hang = stub.hang();
+    const ping = await stub.ping();
+    const failing = stub[how]();
+    const pingAfter = stub.ping();
+    out[how] = [ping, await outcome(failing), await outcome(pingAfter), await outcome(hang), await outcome(stub.ping()), await outcome(actor.increment()), await outcome(ctx.exports.Actor.get(id).increment())];
+  }
+  return Response.json(out);
+} };`;
+
+test("a Durable Object's ctx.abort() (or a failed blockConcurrencyWhile) fails the calls in flight, cuts off its stubs and resets it, as workerd does", { timeout: scaled(30_000) }, async (t) => {
+  const worker = await useWorker(t, { script: DURABLE_ABORT, format: "module", compatibilityFlags: FLAGS });
+  const gone = "Error: The execution context which hosts this callback is no longer running.";
+  assert.deepEqual(await (await dispatch(worker, "http://x/")).json(), {
+    abort: ["pong", "Error: aborted here", "Error: aborted here", "Error: aborted here", gone, "Error: aborted here", "ok 1"],
+    breakIt: ["pong", "Error: broken section", "Error: broken section", "Error: broken section", gone, "Error: broken section", "ok 1"],
   });
 });

@@ -74,7 +74,8 @@ async function answer(namespace, method, args, bytes, caller) {
   const spec = specOf(namespace, args.object, args.name ?? null);
   if (method === "fetch") return inObject(home, namespace, spec, () => rpc.fetchInto(home, { durableObject: spec }, args, bytes, caller));
   if (method !== "rpc") throw new TypeError(`unknown Durable Object operation "${method}"`);
-  const call = { durableObject: spec, path: args.path, kind: args.kind, stubs: rpc.hostIds(caller, args.stubs, args.dupStubs), ...(args.errorValue === true ? { errorValue: true } : {}) };
+  // session: the caller's stub, which the object's ctx.abort() cuts off (src/js/85_durable.js).
+  const call = { durableObject: spec, path: args.path, kind: args.kind, stubs: rpc.hostIds(caller, args.stubs, args.dupStubs), ...(args.errorValue === true ? { errorValue: true } : {}), ...(typeof args.session === "string" ? { session: args.session } : {}) };
   return inObject(home, namespace, spec, () => rpc.callWorker(home, call, bytes));
 }
 

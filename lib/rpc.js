@@ -149,7 +149,7 @@ async function callWorker(worker, call, bytes) {
   // No result at all: the worker could not run the call (a NativeError).
   if (outcome.resultJson === undefined) return errorAnswer(access.toError(outcome));
   if (outcome.error) return errorAnswer(outcome.error);
-  const { stubs: locals, thrown, released } = JSON.parse(outcome.resultJson);
+  const { stubs: locals, thrown, released, contextGone } = JSON.parse(outcome.resultJson);
   // The result's stubs first: one that copies a stub the call let go (a dup() of an argument)
   // still finds it.
   const ids = hostIds(worker, locals);
@@ -158,7 +158,8 @@ async function callWorker(worker, call, bytes) {
   // workerd.
   for (const id of released ?? []) await callStub("dispose", { stub: id }, null, worker).catch(() => {});
   // thrown: the call threw, and the result is the error as a value (asked for by errorValue).
-  return { json: JSON.stringify({ stubs: ids, ...(thrown === true ? { thrown } : {}) }), bytes: outcome.result };
+  // contextGone: the call went to an object of an aborted Durable Object (src/js/84_rpc.js send).
+  return { json: JSON.stringify({ stubs: ids, ...(thrown === true ? { thrown } : {}), ...(contextGone === true ? { contextGone } : {}) }), bytes: outcome.result };
 }
 
 /**

@@ -237,6 +237,8 @@ const exported = new Map();
 const releasers = new Map();
 /** Export id → the event whose async flow exported it (see stubFor's own exports coming home). */
 const exportEvents = new Map();
+/** Export id → the Durable Object state it came from, if a call into one handed it out. */
+const exportStates = new Map();
 let nextExport = 1;
 
 function exportObject(value, release = undefined) {
@@ -247,6 +249,9 @@ function exportObject(value, release = undefined) {
   exported.set(id, value);
   if (release !== undefined) releasers.set(id, release);
   exportEvents.set(id, internals.flowEvent());
+  // An object a Durable Object call handed out: aborting that object cuts it off (84_rpc_serve.js).
+  const durable = internals.durableStateOf?.(internals.flowEvent());
+  if (durable !== undefined) exportStates.set(id, durable);
   return id;
 }
 
@@ -256,6 +261,7 @@ function releaseExport(id) {
   exported.delete(id);
   releasers.delete(id);
   exportEvents.delete(id);
+  exportStates.delete(id);
   release?.();
 }
 
@@ -559,6 +565,9 @@ function release(target, into = undefined) {
 const LOADED_NOT_TRANSFERABLE =
   "Entrypoints to dynamically-loaded workers cannot be transferred to other Workers, because the system does not know how to reload this Worker from scratch. Instead, have the parent Worker expose an entrypoint which constructs the dynamic worker and forwards to it.";
 
+/** workerd's error for a call on a stub whose object's context (a Durable Object) was aborted. */
+const CONTEXT_GONE = "The execution context which hosts this callback is no longer running.";
+
 /** workerd's error for a call on a stub that was disposed (or handed over). */
 const DISPOSED = "RPC stub used after being disposed.";
 
@@ -632,6 +641,9 @@ function remoteError({ name, message, props }) {
 
 /** Sends one call to `target` through the host; resolves to the (unmarshalled) result. */
 async function send(target, path, kind, args) {
+  // A stub whose object's Durable Object was aborted, as workerd words it (the calls in flight
+  // then got the abort's reason).
+  if (target.contextGone === true) throw new Error(CONTEXT_GONE);
   if (target.released) {
     // Let go with its request's context (not disposed by the script): from another request,
     // workerd's cross-request error, as there.
@@ -657,7 +669,8 @@ async function send(target, path, kind, args) {
   const [answer, payload] =
     target.binding === undefined
       ? await internals.hostCall("#rpc", "call", { ...call, stub: target.stub }, bytes)
-      : await internals.hostCall(target.binding, "rpc", { ...call, object: target.object, name: target.name, props: target.props }, bytes);
+      : await internals.hostCall(target.binding, "rpc", { ...call, object: target.object, name: target.name, props: target.props, session: target.session }, bytes);
+  if (answer.contextGone === true) target.contextGone = true;
   if (answer.error) throw remoteError(answer.error);
   if (payload === null) return undefined;
   const created = [];
@@ -904,4 +917,4 @@ internals.remoteStub = remoteStub;
 
 // ---- Shared with 84_rpc_serve.js (serving calls) ----------------------------------------------
 
-internals.rpc = { send, marshal, marshalAsync, unmarshal, release, releaseExport, handOver, onAllReleased, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject };
+internals.rpc = { send, exportStates, CONTEXT_GONE, marshal, marshalAsync, unmarshal, release, releaseExport, handOver, onAllReleased, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject };

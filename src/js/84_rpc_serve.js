@@ -5,7 +5,7 @@
 // functions, descending into stubs) and calls or reads it. Marshalling and the calling side are
 // 84_rpc.js's (shared through `internals.rpc`).
 
-const { marshalAsync, marshal, unmarshal, release, releaseExport, handOver, onAllReleased, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject } = internals.rpc;
+const { marshalAsync, marshal, unmarshal, release, releaseExport, handOver, onAllReleased, exportStates, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject } = internals.rpc;
 
 /** Names that are never reachable over RPC, whatever the receiver. */
 const HIDDEN = new Set(["constructor", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"]);
@@ -227,6 +227,8 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
   /** Stubs that came in as arguments: released when the call is over, unless dup()ed. */
   const received = [];
   const call = JSON.parse(callJson);
+  /** The Durable Object state the call runs in (into it, or into an object it handed out): its abort fails the call. */
+  let durable;
   const run = async () => {
     if (call.kind === "dispose") return releaseExport(call.stub);
     // A WebSocket message or close from the host.
@@ -245,7 +247,8 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
     if (call.durableObject !== undefined && DURABLE_HOST_CALLS.has(call.kind)) return internals.durableHostCall(call, args);
     let root;
     if (call.durableObject !== undefined) {
-      const entered = await internals.durableObjectFor(call.durableObject);
+      const entered = await internals.durableObjectFor(call.durableObject, call.session);
+      durable = entered.state;
       leave = entered.release;
       root = entered.instance;
       if (call.kind !== "fetch" && !(root instanceof DurableObject)) {
@@ -256,6 +259,10 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
     } else if (call.stub !== undefined) {
       if (!exported.has(call.stub)) throw new Error("The RPC stub was disposed: the object it pointed to is gone.");
       root = exported.get(call.stub);
+      durable = exportStates.get(call.stub);
+      // Aborted already: the reason (the caller's stub is cut off with it, so its later calls get
+      // workerd's CONTEXT_GONE there, while those already sent get the reason, as in workerd).
+      if (durable?._aborted !== undefined) throw durable._aborted;
     } else {
       const name = call.entrypoint ?? "default";
       // Entrypoint classes a stand-in main module (workerbox/vitest's runner) supplies on demand.
@@ -263,11 +270,14 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       const supplied = internals.namespace?.[name] === undefined && typeof supply === "function" ? await supply(name) : undefined;
       root = entrypoint(name, ctx, call.kind, supplied);
     }
-    if (call.kind === "fetch") return serveFetch(root, args, call.token);
-    if (call.kind === "connect") return internals.rpcStreams.serveConnect(root, args);
-    // (Tested by class: an entrypoint instance may answer any property, as workerbox/vitest's runner does.)
-    if (root instanceof HandlerRoot) return invoke(root.handlers, call.path, call.kind, args, root.envCtx);
-    return invoke(root, call.path, call.kind, args);
+    const answer = () => {
+      if (call.kind === "fetch") return serveFetch(root, args, call.token);
+      if (call.kind === "connect") return internals.rpcStreams.serveConnect(root, args);
+      // (Tested by class: an entrypoint instance may answer any property, as workerbox/vitest's runner does.)
+      if (root instanceof HandlerRoot) return invoke(root.handlers, call.path, call.kind, args, root.envCtx);
+      return invoke(root, call.path, call.kind, args);
+    };
+    return durable === undefined ? answer() : durable._abortable(answer());
   };
   // Received stubs go before the answer does, so the caller sees its objects let go (their
   // disposers run) by the time its call resolves, as in workerd.
@@ -313,7 +323,9 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       if (thrown !== null) {
         const released = [];
         releaseReceived(released);
-        return ops.respondRpc(id, thrown.bytes, JSON.stringify({ stubs: thrown.stubs, thrown: true, released }));
+        // A call on an object an aborted Durable Object handed out: its stub is cut off (84_rpc.js send).
+        const contextGone = call.stub !== undefined && durable?._aborted !== undefined;
+        return ops.respondRpc(id, thrown.bytes, JSON.stringify({ stubs: thrown.stubs, thrown: true, released, ...(contextGone ? { contextGone } : {}) }));
       }
       releaseReceived();
       const [name, message, stack] = internals.errorParts(error);

@@ -124,7 +124,9 @@ class DurableObjectNamespace {
 
 /** A stub for one object: `id`, `name`, fetch(), and RPC methods (src/js/84_rpc.js). */
 function durableStub(binding, id) {
-  const target = { binding, object: id.toString(), name: id.name };
+  // session: this stub's own link to the object; ctx.abort() there breaks it for good (a new
+  // stub gets a new object), as workerd's stub is disconnected.
+  const target = { binding, object: id.toString(), name: id.name, session: internals.randomToken() };
   const fetcher = {
     id,
     name: id.name,
@@ -245,6 +247,10 @@ class DurableObjectState {
   /** Calls waiting to be let in, and whether one let in from there is still running. */
   #waiting = [];
   #busy = false;
+  /** Set by abort(): the error calls into the object fail with (internals.abortDurable). */
+  _aborted = undefined;
+  /** How to fail each call in flight into the object (or its objects) when it is aborted. */
+  _inflight = new Set();
   constructor(token, id, makeStorage) {
     if (token !== kDurable) throw new TypeError("Illegal constructor");
     this.#id = id;
@@ -272,9 +278,31 @@ class DurableObjectState {
       delete() {},
     });
   }
-  /** Runs `callback` now and holds every incoming call until its promise settles. */
+  /** Runs `callback` now and holds every incoming call until its promise settles; its failure breaks the object, as ctx.abort() does. */
   blockConcurrencyWhile(callback) {
-    return this._hold(callback);
+    const run = this._hold(callback);
+    run.catch((error) => internals.abortDurable(this, error));
+    return run;
+  }
+  /**
+   * workerd's ctx.abort(reason): the object is reset. The calls in flight into it (and into the
+   * objects it handed out) fail with the reason, as do later calls through the stubs that reached
+   * it; a stub got afterwards reaches a new object. The running call fails with it too.
+   */
+  abort(reason = undefined) {
+    const error = reason instanceof Error ? reason : new Error(reason === undefined ? "Worker execution was aborted due to call to ctx.abort()." : String(reason));
+    internals.abortDurable(this, error);
+    throw error;
+  }
+  /** `value` (a call's result), failing with the abort reason if the object is aborted first. */
+  _abortable(value) {
+    if (this._aborted !== undefined) return Promise.reject(this._aborted);
+    return new Promise((resolve, reject) => {
+      this._inflight.add(reject);
+      Promise.resolve(value)
+        .then(resolve, reject)
+        .finally(() => this._inflight.delete(reject));
+    });
   }
   /** Runs `work` now; calls that arrive meanwhile wait until its promise settles. */
   _hold(work) {
@@ -296,7 +324,10 @@ class DurableObjectState {
   _enter() {
     // The event of the async flow that calls in (a call resumed by another event's turn is still its caller's).
     const event = internals.flowEvent();
-    if (event !== undefined) durableEvents.add(event);
+    if (event !== undefined) {
+      durableEvents.add(event);
+      durableStates.set(event, this);
+    }
     if (this.#blocks === 0 && this.#waiting.length === 0 && !this.#busy) return Promise.resolve(noop);
     return new Promise((resolve) => {
       this.#waiting.push(resolve);
@@ -452,9 +483,12 @@ function liveObject(spec) {
  * The instance for a call from the host, made on first use. Resolves once the object may take
  * the call, to `{ instance, state, handle, release }`: call `release()` when the call is over.
  */
-internals.durableObjectFor = async function durableObjectFor(spec) {
+internals.durableObjectFor = async function durableObjectFor(spec, session = undefined) {
+  const broken = session === undefined ? undefined : brokenSessions.get(session);
+  if (broken !== undefined) throw broken;
   if (!live.has(liveKey(spec))) await supplyClass(spec.className);
   const entry = liveObject(spec);
+  if (session !== undefined) (entry.sessions ??= new Set()).add(session);
   const release = await entry.state._enter();
   return { instance: entry.instance, state: entry.state, handle: entry.handle, release };
 };
@@ -539,4 +573,27 @@ internals.durableStatePrototype = DurableObjectState.prototype;
 /** Events that are calls into a Durable Object (each enters its state above), until they end. */
 const durableEvents = new Set();
 internals.isDurableEvent = (id) => durableEvents.has(id);
-internals.eventEndHooks.push((id) => durableEvents.delete(id));
+internals.eventEndHooks.push((id) => {
+  durableEvents.delete(id);
+  durableStates.delete(id);
+});
+
+/** Event id → the Durable Object state a call of it entered (whose objects it hands out belong to it). */
+const durableStates = new Map();
+internals.durableStateOf = (event) => (event === undefined ? undefined : durableStates.get(event));
+
+/** Stub sessions whose object was aborted → the error their calls fail with. */
+const brokenSessions = new Map();
+
+/** Aborts the object of `state` with `error` (DurableObjectState.abort, a failed blockConcurrencyWhile). */
+internals.abortDurable = (state, error) => {
+  if (state._aborted !== undefined) return;
+  state._aborted = error;
+  for (const [key, entry] of live) {
+    if (entry.state !== state) continue;
+    live.delete(key);
+    for (const session of entry.sessions ?? []) brokenSessions.set(session, error);
+  }
+  for (const reject of [...state._inflight]) reject(error);
+  state._inflight.clear();
+};
