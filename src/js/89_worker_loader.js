@@ -113,6 +113,22 @@ async function create(binding, name, encoded) {
   return answer.key;
 }
 
+/**
+ * What a call into the loaded worker needs, made once: the loaded worker (`key` settles when it
+ * is), the export `entrypoint`, and `options.props` registered with the host. Props cross as RPC
+ * values do, so what cannot be sent fails at once, as in workerd.
+ */
+function readyOnce(binding, key, entrypoint, options) {
+  const props = options?.props === undefined ? undefined : marshal(options.props);
+  let fields;
+  return () =>
+    (fields ??= key.then(async (loaded) => {
+      let propsId;
+      if (props !== undefined) [{ id: propsId }] = await internals.hostCall(binding, "props", { loaded, bytes: props.bytes.toBase64(), stubs: props.stubs });
+      return { loaded, entrypoint, propsId };
+    }));
+}
+
 /** A loaded worker: `getEntrypoint()` gives a Fetcher into it. */
 class WorkerStub {
   #binding;
@@ -128,15 +144,7 @@ class WorkerStub {
     const entrypoint = name === undefined || name === null || name === "default" ? "default" : String(name);
     const binding = this.#binding;
     const key = this.#key;
-    // Props cross as RPC values do; what cannot be sent fails here, as in workerd.
-    const props = options?.props === undefined ? undefined : marshal(options.props);
-    let extra;
-    const ready = () =>
-      (extra ??= key.then(async (loaded) => {
-        let propsId;
-        if (props !== undefined) [{ id: propsId }] = await internals.hostCall(binding, "props", { loaded, bytes: props.bytes.toBase64(), stubs: props.stubs });
-        return { loaded, entrypoint, propsId };
-      }));
+    const ready = readyOnce(binding, key, entrypoint, options);
     const fetcher = {
       fetch(input, init = undefined) {
         const request = new Request(input, init);
@@ -154,14 +162,7 @@ class WorkerStub {
     const className = name === undefined || name === null ? "default" : String(name);
     const binding = this.#binding;
     const key = this.#key;
-    const props = options?.props === undefined ? undefined : marshal(options.props);
-    let extra;
-    const ready = () =>
-      (extra ??= key.then(async (loaded) => {
-        let propsId;
-        if (props !== undefined) [{ id: propsId }] = await internals.hostCall(binding, "props", { loaded, bytes: props.bytes.toBase64(), stubs: props.stubs });
-        return { loaded, entrypoint: className, propsId };
-      }));
+    const ready = readyOnce(binding, key, className, options);
     return internals.durableObjectClass({ binding, loaded: true, ready });
   }
 
