@@ -11,7 +11,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { createWorker, dispatch, service } from "workerbox";
+import { createWorker, dispatch, kv, service } from "workerbox";
 
 import { until as poll, tempRoot, writeWorker } from "./dev-processes.mjs";
 import { scaled } from "./child-node.mjs";
@@ -278,6 +278,67 @@ test("streaming tails: a scheduled event, as workerd gives it (a handler that th
     ],
   );
   assert.match(events[2].event.stack, /^\s+at /);
+});
+
+test("streaming tails: a service-backed KV namespace's operations are spans with workerd's tags", { timeout: scaled(60_000) }, async (t) => {
+  // The KV service: workerd's wire protocol (GET/PUT/DELETE /<key>, POST /bulk/get, GET /?prefix=).
+  const KV = kv({
+    service: async (request) => {
+      const url = new URL(request.url);
+      const head = (extra = {}) => ({ headers: { "cf-cache-status": "HIT", ...extra } });
+      if (request.method === "GET" && url.pathname === "/k1") return new Response("value", head({ "content-length": "5", "cf-kv-metadata": '{"m":1}' }));
+      if (request.method === "GET" && url.pathname === "/missing") return new Response(null, { status: 404 });
+      if (request.method === "POST" && url.pathname === "/bulk/get") return new Response('{"a":1,"b":2}');
+      if (request.method === "GET" && url.pathname === "/") return new Response('{"keys":[{"name":"x1"}],"list_complete":true}', head({ "content-length": "45" }));
+      return new Response(null, { status: 200 });
+    },
+  });
+  const events = [];
+  const producer = await createWorker({
+    script: `export default {
+  async fetch(request, env) {
+    await env.KV.get("k1");
+    await env.KV.get("missing", { type: "json", cacheTtl: 60 });
+    await env.KV.get(["a", "b"], "json");
+    await env.KV.put("p", "four", { expirationTtl: 60 });
+    await env.KV.put("q", new Uint8Array(3), { metadata: { a: 1 } });
+    await env.KV.list({ prefix: "x" });
+    await env.KV.delete("d");
+    return new Response("done");
+  },
+};`,
+    bindings: { KV },
+    streamingTails: [() => (ev) => events.push(ev)],
+    onLog: () => {},
+  });
+  t.after(() => producer.dispose());
+  assert.equal(await (await dispatch(producer, "http://x/")).text(), "done");
+  await until("the outcome", () => events.some((e) => e.event.type === "outcome"));
+  // Spans as the instrumentation tail of workerd's kv-test builds them: spanOpen's name, the
+  // attributes on the span's own id, and its close.
+  const spans = new Map();
+  for (const e of events) {
+    if (e.event.type === "spanOpen") spans.set(e.event.spanId, { name: e.event.name });
+    else if (e.event.type === "attributes") for (const { name, value } of e.event.info) spans.get(e.spanContext.spanId)[name] = value;
+    else if (e.event.type === "spanClose") spans.get(e.spanContext.spanId).closed = true;
+  }
+  const base = (name, op) => ({ name, "db.system.name": "cloudflare-kv", "db.operation.name": op, "cloudflare.binding.name": "KV", "cloudflare.binding.type": "KV" });
+  assert.deepEqual(
+    [...spans.values()],
+    [
+      { ...base("kv_get", "get"), "cloudflare.kv.query.keys": "k1", "cloudflare.kv.query.keys.count": 1n, "cloudflare.kv.response.cache_status": "HIT", "cloudflare.kv.response.metadata": true, "cloudflare.kv.response.size": 5n, "cloudflare.kv.response.returned_rows": 1n, closed: true },
+      { ...base("kv_get", "get"), "cloudflare.kv.query.keys": "missing", "cloudflare.kv.query.keys.count": 1n, "cloudflare.kv.query.type": "json", "cloudflare.kv.query.cache_ttl": 60n, closed: true },
+      { ...base("kv_get", "get"), "cloudflare.kv.query.keys": "a, b", "cloudflare.kv.query.keys.count": 2n, "cloudflare.kv.query.type": "json", "cloudflare.kv.response.size": 13n, "cloudflare.kv.response.returned_rows": 2n, closed: true },
+      { ...base("kv_put", "put"), "cloudflare.kv.query.keys": "p", "cloudflare.kv.query.keys.count": 1n, "cloudflare.kv.query.expiration_ttl": 60n, "cloudflare.kv.query.value_type": "text", "cloudflare.kv.query.payload.size": 4n, closed: true },
+      { ...base("kv_put", "put"), "cloudflare.kv.query.keys": "q", "cloudflare.kv.query.keys.count": 1n, "cloudflare.kv.query.metadata": true, "cloudflare.kv.query.value_type": "ArrayBuffer", "cloudflare.kv.query.payload.size": 3n, closed: true },
+      { ...base("kv_list", "list"), "cloudflare.kv.query.prefix": "x", "cloudflare.kv.response.cache_status": "HIT", "cloudflare.kv.response.size": 45n, "cloudflare.kv.response.list_complete": true, "cloudflare.kv.response.returned_rows": 1n, closed: true },
+      { ...base("kv_delete", "delete"), "cloudflare.kv.query.keys": "d", "cloudflare.kv.query.keys.count": 1n, closed: true },
+    ],
+  );
+  // The spans' events come before the outcome, each spanOpen under the invocation's span.
+  const onsetSpan = events[0].spanContext.spanId;
+  for (const e of events.filter((e) => e.event.type === "spanOpen")) assert.equal(e.spanContext.spanId, onsetSpan);
+  assert.equal(events.at(-1).event.type, "outcome");
 });
 
 test("streaming tails beside legacy tail consumers: both get the logged values", { timeout: scaled(60_000) }, async (t) => {

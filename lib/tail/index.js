@@ -45,14 +45,14 @@ const RECORD_TTL_MS = 10_000;
  */
 function producerRecords(worker) {
   let started = null;
-  const pool = { logs: [], requests: [] };
+  const pool = { logs: [], requests: [], spans: [] };
   const call = (on) => rpc.callWorker(worker, { kind: "tail-logs", ...(on ? { on: true } : {}) }, null);
   const absorb = (answer) => {
     const parsed = JSON.parse(answer.json ?? "{}");
     if (parsed.error || !answer.bytes) return false;
     const taken = rpc.deserialize(answer.bytes);
     const now = Date.now();
-    for (const list of ["logs", "requests"]) {
+    for (const list of ["logs", "requests", "spans"]) {
       pool[list] = pool[list].filter((r) => now - r.taken < RECORD_TTL_MS);
       for (const record of taken?.[list] ?? []) pool[list].push({ ...record, taken: now });
     }
@@ -81,6 +81,16 @@ function producerRecords(worker) {
     },
     /** Which kinds of tail take this producer's records ("legacy", "streaming"). */
     users: new Set(),
+    /**
+     * The spans made under a request to `url` (streaming tails) and opened from `from` to `to`
+     * (ms; the invocation's run: later ones belong to the next request to that URL), each taken once.
+     */
+    spans(url, from, to) {
+      const mine = (r) => r.url === url && r.opened >= from && r.opened <= to;
+      const taken = pool.spans.filter(mine);
+      pool.spans = pool.spans.filter((r) => !mine(r));
+      return taken;
+    },
     /** The cf the worker saw for a request to `url`, or undefined. */
     cf(url) {
       const at = pool.requests.findIndex((r) => r.url === url);

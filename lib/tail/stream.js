@@ -11,9 +11,11 @@
 // function in Node, called as tailStream(event). Delivery is asynchronous: the traced worker
 // never waits for its tails, and a failing tail only reaches `onError`. A JS RPC call's outcome
 // waits for the caller to let go of its result's stubs (a returned stream read to its end).
-// Not produced (workerd makes them): spans (spanOpen/spanClose/attributes) for the invocation's
-// subrequests, binding calls (KV, R2, cache, ...) and outgoing RPC, diagnosticChannel events,
-// and traces of queue, alarm and WebSocket events.
+// Spans: a fetch invocation's KV operations (kv_get, kv_put… of a service-backed KV namespace,
+// src/js/89_kv_http.js) as spanOpen, attributes and spanClose. Not produced (workerd makes them):
+// spans of other bindings (R2, cache, local KV), subrequests and outgoing RPC, a JS RPC or
+// scheduled invocation's spans, diagnosticChannel events, and traces of queue, alarm and
+// WebSocket events.
 
 const crypto = require("node:crypto");
 const rpc = require("../rpc.js");
@@ -41,35 +43,66 @@ function log(worker, level, message) {
 
 const hex = (bytes) => crypto.randomBytes(bytes).toString("hex");
 
-/** Where one invocation's events go: a chain per consumer, so that they arrive in order. */
+/**
+ * Where one invocation's events go, for one consumer: in order, in batches (the events emitted
+ * while a call is on its way go together in the next one, as workerd batches them; the onset
+ * alone, first).
+ */
 function consumerChain(stream, consumer) {
   // A service() binding to a worker: the worker it names when the invocation starts.
   const target = consumer !== null && typeof consumer === "object" && !rpc.isWorker(consumer) && "handler" in consumer ? consumer.handler : consumer;
-  let chain = Promise.resolve(true);
+  let more = true;
+  let sending = false;
+  let pending = [];
   let handler = null;
   const fail = (error) => {
     stream.onError(error);
-    return false;
+    more = false;
   };
-  return (event) => {
-    chain = chain.then(async (more) => {
-      if (!more) return false;
-      if (typeof target === "function") {
-        // A function in Node: tailStream(event) for the onset, then its handler.
+  const deliver = async (batch) => {
+    if (typeof target === "function") {
+      // A function in Node: tailStream(event) for the onset, then its handler.
+      for (const event of batch) {
         if (event.event.type === "onset") {
           handler = await target(event);
-          return typeof handler === "function" || (handler !== null && typeof handler === "object");
+          if (!(typeof handler === "function" || (handler !== null && typeof handler === "object"))) return false;
+          continue;
         }
         if (typeof handler === "function") await handler(event);
         else if (typeof handler?.[event.event.type] === "function") await handler[event.event.type](event);
-        return event.event.type !== "outcome";
       }
-      if (!rpc.isWorker(target)) return fail(new Error(`streaming tail consumer ${typeof target === "string" ? `"${target}" ` : ""}is not a running worker; events of ${stream.scriptName ?? "a worker"} were dropped`));
-      const answer = await rpc.callWorker(target, { kind: "tail-stream" }, rpc.serialize([event]));
-      const parsed = JSON.parse(answer.json ?? "{}");
-      if (parsed.error) return fail(rpc.remoteError(parsed.error));
-      return answer.bytes ? rpc.deserialize(answer.bytes) === true : false;
-    }).catch(fail);
+      return batch.at(-1).event.type !== "outcome";
+    }
+    if (!rpc.isWorker(target)) {
+      fail(new Error(`streaming tail consumer ${typeof target === "string" ? `"${target}" ` : ""}is not a running worker; events of ${stream.scriptName ?? "a worker"} were dropped`));
+      return false;
+    }
+    const answer = await rpc.callWorker(target, { kind: "tail-stream" }, rpc.serialize(batch));
+    const parsed = JSON.parse(answer.json ?? "{}");
+    if (parsed.error) {
+      fail(rpc.remoteError(parsed.error));
+      return false;
+    }
+    return answer.bytes ? rpc.deserialize(answer.bytes) === true : false;
+  };
+  const flush = async () => {
+    sending = true;
+    while (more && pending.length > 0) {
+      const onset = pending[0].event.type === "onset";
+      const batch = onset ? pending.splice(0, 1) : pending.splice(0);
+      try {
+        if (!(await deliver(batch))) more = false;
+      } catch (error) {
+        fail(error);
+      }
+    }
+    pending = [];
+    sending = false;
+  };
+  return (event) => {
+    if (!more) return;
+    pending.push(event);
+    if (!sending) queueMicrotask(() => sending || flush());
   };
 }
 
@@ -91,8 +124,9 @@ async function traced(worker, { info, entrypoint, method }, run) {
   const invocationId = hex(16);
   let sequence = 0;
   const sends = consumers.map((consumer) => consumerChain(stream, consumer));
-  const emit = (event, timestamp = new Date()) => {
-    const tailEvent = { spanContext: sequence === 0 ? { traceId } : { traceId, spanId }, invocationId, timestamp, sequence: sequence++, event };
+  // `within`: the span an event belongs to (a span's attributes and close), else the invocation's.
+  const emit = (event, timestamp = new Date(), within = spanId) => {
+    const tailEvent = { spanContext: sequence === 0 ? { traceId } : { traceId, spanId: within }, invocationId, timestamp, sequence: sequence++, event };
     for (const send of sends) send(tailEvent);
   };
   const started = new Date();
@@ -115,10 +149,32 @@ async function traced(worker, { info, entrypoint, method }, run) {
   setTimeout(async () => {
     stream.running.delete(invocation);
     const took = records ? await records.take().catch(() => false) : false;
+    // The invocation's console lines and the spans it made (a fetch's: made under its URL), in time order.
+    const timeline = [];
     for (const line of invocation.lines) {
       const kept = took ? records.streamedLog(line.level, line.text) : undefined;
-      emit({ type: "log", level: line.level, message: kept ? kept.message : [line.text] }, kept ? new Date(kept.timestamp) : line.timestamp);
+      const at = kept ? new Date(kept.timestamp) : line.timestamp;
+      timeline.push({ at, emit: () => emit({ type: "log", level: line.level, message: kept ? kept.message : [line.text] }, at) });
     }
+    if (took && info.type === "fetch") {
+      let href = info.url;
+      try {
+        href = new URL(info.url).href;
+      } catch {}
+      for (const span of records.spans(href, started.getTime(), ended.getTime())) {
+        const id = hex(8);
+        timeline.push({
+          at: new Date(span.opened),
+          emit: () => {
+            emit({ type: "spanOpen", name: span.name, spanId: id }, new Date(span.opened));
+            if (span.tags.length > 0) emit({ type: "attributes", info: span.tags.map(({ name, value }) => ({ name, value })) }, new Date(span.closed), id);
+            emit({ type: "spanClose", outcome: "ok" }, new Date(span.closed), id);
+          },
+        });
+      }
+    }
+    timeline.sort((a, b) => a.at - b.at);
+    for (const entry of timeline) entry.emit();
     const { error, status, cpuMs } = result;
     // A JS RPC call that threw: no exception event, only the outcome (as workerd, whose caller gets the error).
     if (error !== undefined && info.type === "jsrpc") {

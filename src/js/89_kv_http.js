@@ -12,6 +12,7 @@ const kConstruct = Symbol("construct");
 const KEY_LIMIT = 512;
 const TYPES = ["text", "arrayBuffer", "json", "stream"];
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 function checkKeyName(op, key) {
   key = String(key);
@@ -35,6 +36,49 @@ function getOptions(options) {
   return { type: options.type === undefined ? undefined : String(options.type), cacheTtl: options.cacheTtl === undefined ? undefined : Number(options.cacheTtl) };
 }
 
+/**
+ * A span for a KV operation, as workerd's KvNamespace opens one (kv_get, kv_getWithMetadata,
+ * kv_list, kv_put, kv_delete) with its db.* and cloudflare.* tags; streaming tails get it
+ * (internals.userSpan, src/js/89_tail.js). `int` makes a 64-bit integer tag (a BigInt).
+ */
+function kvSpan(name, op, binding) {
+  const span = internals.userSpan?.(name) ?? { setTag() {}, end() {} };
+  span.setTag("db.system.name", "cloudflare-kv");
+  span.setTag("db.operation.name", op);
+  span.setTag("cloudflare.binding.name", binding);
+  span.setTag("cloudflare.binding.type", "KV");
+  return span;
+}
+const int = (value) => BigInt(Math.trunc(Number(value)));
+
+/** Runs `work()` (sync part included) with `span` open; the span ends when it settles. */
+function inSpan(span, work) {
+  let result;
+  try {
+    result = work();
+  } catch (error) {
+    span.end();
+    return Promise.reject(error);
+  }
+  return Promise.resolve(result).finally(() => span.end());
+}
+
+/** get()'s type and cache TTL tags, as workerd sets them from its options. */
+function tagGetOptions(span, options) {
+  if (typeof options === "string") {
+    span.setTag("cloudflare.kv.query.type", options);
+  } else if (options !== undefined && options !== null && typeof options === "object") {
+    if (options.type !== undefined) span.setTag("cloudflare.kv.query.type", String(options.type));
+    if (options.cacheTtl !== undefined) span.setTag("cloudflare.kv.query.cache_ttl", int(options.cacheTtl));
+  }
+}
+
+/** A response body's length when its head gives it (workerd's tryGetLength), else undefined. */
+function knownLength(response) {
+  const length = response.headers.get("content-length");
+  return length !== null && /^\d+$/.test(length) ? BigInt(length) : undefined;
+}
+
 const keyUrl = (key) => `https://fake-host/${encodeURIComponent(key)}?urlencoded=true`;
 
 class KVNamespace {
@@ -50,30 +94,45 @@ class KVNamespace {
     return internals.fetchThroughHost(this.#name, new Request(url, { ...init, headers }));
   }
 
-  async #getOne(key, options) {
+  async #getOne(key, options, span) {
     key = checkKeyName("GET", key);
+    span.setTag("cloudflare.kv.query.keys", key);
+    span.setTag("cloudflare.kv.query.keys.count", 1n);
+    tagGetOptions(span, options);
     const { type = "text", cacheTtl } = getOptions(options);
     let url = keyUrl(key);
     if (cacheTtl !== undefined) url += `&cache_ttl=${Math.trunc(cacheTtl)}`;
     const response = await this.#send(url);
     const cacheStatus = response.headers.get("cf-cache-status");
+    if (cacheStatus !== null) span.setTag("cloudflare.kv.response.cache_status", cacheStatus);
     if (response.status === 404 || response.status === 410) {
       await response.body?.cancel();
       return { value: null, metadata: null, cacheStatus };
     }
     if (response.status < 200 || response.status >= 300) throw failed("GET", response);
     const meta = response.headers.get("cf-kv-metadata");
+    if (meta !== null) span.setTag("cloudflare.kv.response.metadata", true);
+    // The value is read whole first (a "stream" value then streams those bytes): its size is
+    // known, as workerd knows it from the response's length before reading.
+    const buffer = await response.arrayBuffer();
+    span.setTag("cloudflare.kv.response.size", knownLength(response) ?? BigInt(buffer.byteLength));
+    span.setTag("cloudflare.kv.response.returned_rows", 1n);
     let value;
-    if (type === "stream") value = response.body ?? new ReadableStream({ start: (c) => c.close() });
-    else if (type === "text") value = await response.text();
-    else if (type === "arrayBuffer") value = await response.arrayBuffer();
-    else if (type === "json") value = JSON.parse(await response.text());
+    if (type === "stream") value = new Response(buffer).body ?? new ReadableStream({ start: (c) => c.close() });
+    else if (type === "text") value = decoder.decode(buffer);
+    else if (type === "arrayBuffer") value = buffer;
+    else if (type === "json") value = JSON.parse(decoder.decode(buffer));
     else throw new TypeError('Unknown response type. Possible types are "text", "arrayBuffer", "json", and "stream".');
     return { value, metadata: meta === null ? null : JSON.parse(meta), cacheStatus };
   }
 
-  async #getBulk(keys, options, withMetadata) {
+  async #getBulk(keys, options, withMetadata, span) {
     keys = [...keys].map(String);
+    let keysText = keys.join(", ");
+    if (encoder.encode(keysText).byteLength > 512) keysText = `${keysText.slice(0, 509)}...`;
+    span.setTag("cloudflare.kv.query.keys", keysText);
+    span.setTag("cloudflare.kv.query.keys.count", BigInt(keys.length));
+    tagGetOptions(span, options);
     const { type, cacheTtl } = getOptions(options);
     const body = { keys };
     if (type !== undefined && type !== "") body.type = type;
@@ -81,7 +140,9 @@ class KVNamespace {
     if (cacheTtl !== undefined) body.cacheTtl = String(Math.trunc(cacheTtl));
     const response = await this.#send("https://fake-host/bulk/get", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     if (response.status < 200 || response.status >= 300) throw failed("GET_BULK", response);
-    const result = JSON.parse(await response.text());
+    const text = await response.text();
+    span.setTag("cloudflare.kv.response.size", BigInt(encoder.encode(text).byteLength));
+    const result = JSON.parse(text);
     const map = new Map();
     // As workerd copies them: own string keys that are not array indices, in order.
     if (result !== null && typeof result === "object") {
@@ -89,74 +150,118 @@ class KVNamespace {
         if (String(Number(key) >>> 0) === key && Number(key) !== 4294967295) continue;
         map.set(key, result[key]);
       }
+      span.setTag("cloudflare.kv.response.returned_rows", BigInt(map.size));
     }
     return map;
   }
 
-  async get(key, options) {
-    if (Array.isArray(key)) return this.#getBulk(key, options, false);
-    return (await this.#getOne(key, options)).value;
+  get(key, options) {
+    const span = kvSpan("kv_get", "get", this.#name);
+    if (Array.isArray(key)) return inSpan(span, () => this.#getBulk(key, options, false, span));
+    return inSpan(span, async () => (await this.#getOne(key, options, span)).value);
   }
 
-  async getWithMetadata(key, options) {
-    if (Array.isArray(key)) return this.#getBulk(key, options, true);
-    return this.#getOne(key, options);
+  getWithMetadata(key, options) {
+    const span = kvSpan("kv_getWithMetadata", "get", this.#name);
+    if (Array.isArray(key)) return inSpan(span, () => this.#getBulk(key, options, true, span));
+    return inSpan(span, () => this.#getOne(key, options, span));
   }
 
   async put(key, value, options) {
     key = checkKeyName("PUT", key);
-    let url = keyUrl(key);
-    const headers = {};
-    if (options !== undefined && options !== null) {
-      if (options.expiration !== undefined) url += `&expiration=${Math.trunc(Number(options.expiration))}`;
-      if (options.expirationTtl !== undefined) url += `&expiration_ttl=${Math.trunc(Number(options.expirationTtl))}`;
-      if (options.metadata !== undefined && options.metadata !== null) headers["CF-KV-Metadata"] = JSON.stringify(options.metadata);
-    }
-    let body;
-    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
-      const view = value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-      body = view.slice();
-    } else if (value instanceof ReadableStream) {
-      // Read here: a stream already partly read (a BYOB read, then released) is taken too, as
-      // workerd pumps what is left of it.
-      body = await internals.readAllBytes(value);
-    } else if (value !== null && typeof value === "object") {
-      throw new TypeError("KV put() accepts only strings, ArrayBuffers, ArrayBufferViews, and ReadableStreams as values.");
-    } else {
-      body = String(value);
-      headers["content-type"] = "text/plain;charset=UTF-8";
-    }
-    const response = await this.#send(url, { method: "PUT", headers, body });
-    if (response.status < 200 || response.status >= 300) throw failed("PUT", response);
-    await response.arrayBuffer();
+    const span = kvSpan("kv_put", "put", this.#name);
+    return inSpan(span, async () => {
+      span.setTag("cloudflare.kv.query.keys", key);
+      span.setTag("cloudflare.kv.query.keys.count", 1n);
+      let url = keyUrl(key);
+      const headers = {};
+      if (options !== undefined && options !== null) {
+        if (options.expiration !== undefined) {
+          span.setTag("cloudflare.kv.query.expiration", int(options.expiration));
+          url += `&expiration=${Math.trunc(Number(options.expiration))}`;
+        }
+        if (options.expirationTtl !== undefined) {
+          span.setTag("cloudflare.kv.query.expiration_ttl", int(options.expirationTtl));
+          url += `&expiration_ttl=${Math.trunc(Number(options.expirationTtl))}`;
+        }
+        if (options.metadata !== undefined && options.metadata !== null) {
+          headers["CF-KV-Metadata"] = JSON.stringify(options.metadata);
+          span.setTag("cloudflare.kv.query.metadata", true);
+        }
+      }
+      let body;
+      if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
+        const view = value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+        body = view.slice();
+        span.setTag("cloudflare.kv.query.value_type", "ArrayBuffer");
+        span.setTag("cloudflare.kv.query.payload.size", BigInt(body.byteLength));
+      } else if (value instanceof ReadableStream) {
+        span.setTag("cloudflare.kv.query.value_type", "ReadableStream");
+        // Read here: a stream already partly read (a BYOB read, then released) is taken too, as
+        // workerd pumps what is left of it.
+        body = await internals.readAllBytes(value);
+      } else if (value !== null && typeof value === "object") {
+        throw new TypeError("KV put() accepts only strings, ArrayBuffers, ArrayBufferViews, and ReadableStreams as values.");
+      } else {
+        body = String(value);
+        headers["content-type"] = "text/plain;charset=UTF-8";
+        span.setTag("cloudflare.kv.query.value_type", "text");
+        span.setTag("cloudflare.kv.query.payload.size", BigInt(encoder.encode(body).byteLength));
+      }
+      const response = await this.#send(url, { method: "PUT", headers, body });
+      if (response.status < 200 || response.status >= 300) throw failed("PUT", response);
+      await response.arrayBuffer();
+    });
   }
 
   async delete(key) {
     key = checkKeyName("DELETE", key);
-    const response = await this.#send(keyUrl(key), { method: "DELETE" });
-    if (response.status < 200 || response.status >= 300) throw failed("DELETE", response);
-    await response.body?.cancel();
+    const span = kvSpan("kv_delete", "delete", this.#name);
+    return inSpan(span, async () => {
+      span.setTag("cloudflare.kv.query.keys", key);
+      span.setTag("cloudflare.kv.query.keys.count", 1n);
+      const response = await this.#send(keyUrl(key), { method: "DELETE" });
+      if (response.status < 200 || response.status >= 300) throw failed("DELETE", response);
+      await response.body?.cancel();
+    });
   }
 
-  async list(options) {
-    const params = [];
-    if (options !== undefined && options !== null) {
-      if (options.limit !== undefined && Number(options.limit) > 0) params.push(`key_count_limit=${Math.trunc(Number(options.limit))}`);
-      if (options.prefix !== undefined && options.prefix !== null) params.push(`prefix=${encodeURIComponent(String(options.prefix))}`);
-      if (options.cursor !== undefined && options.cursor !== null) params.push(`cursor=${encodeURIComponent(String(options.cursor))}`);
-    }
-    const response = await this.#send(`https://fake-host/${params.length > 0 ? "?" + params.join("&") : ""}`);
-    // (workerd names a failed list "GET" too.)
-    if (response.status < 200 || response.status >= 300) throw failed("GET", response);
-    const cacheStatus = response.headers.get("cf-cache-status");
-    const result = JSON.parse(await response.text());
-    if (Array.isArray(result?.keys)) {
-      for (const entry of result.keys) {
-        if (entry !== null && typeof entry === "object" && typeof entry.metadata === "string") entry.metadata = JSON.parse(entry.metadata);
+  list(options) {
+    const span = kvSpan("kv_list", "list", this.#name);
+    return inSpan(span, async () => {
+      const params = [];
+      if (options !== undefined && options !== null) {
+        if (options.limit !== undefined) span.setTag("cloudflare.kv.query.limit", int(options.limit));
+        if (options.limit !== undefined && Number(options.limit) > 0) params.push(`key_count_limit=${Math.trunc(Number(options.limit))}`);
+        if (options.prefix !== undefined && options.prefix !== null) {
+          span.setTag("cloudflare.kv.query.prefix", String(options.prefix));
+          params.push(`prefix=${encodeURIComponent(String(options.prefix))}`);
+        }
+        if (options.cursor !== undefined && options.cursor !== null) {
+          span.setTag("cloudflare.kv.query.cursor", String(options.cursor));
+          params.push(`cursor=${encodeURIComponent(String(options.cursor))}`);
+        }
       }
-    }
-    result.cacheStatus = cacheStatus;
-    return result;
+      const response = await this.#send(`https://fake-host/${params.length > 0 ? "?" + params.join("&") : ""}`);
+      // (workerd names a failed list "GET" too.)
+      if (response.status < 200 || response.status >= 300) throw failed("GET", response);
+      const cacheStatus = response.headers.get("cf-cache-status");
+      if (cacheStatus !== null) span.setTag("cloudflare.kv.response.cache_status", cacheStatus);
+      const text = await response.text();
+      span.setTag("cloudflare.kv.response.size", knownLength(response) ?? BigInt(encoder.encode(text).byteLength));
+      const result = JSON.parse(text);
+      if (typeof result?.list_complete === "boolean") span.setTag("cloudflare.kv.response.list_complete", result.list_complete);
+      if (typeof result?.cursor === "string") span.setTag("cloudflare.kv.response.cursor", result.cursor);
+      if (typeof result?.expiration === "number") span.setTag("cloudflare.kv.response.expiration", int(result.expiration));
+      if (Array.isArray(result?.keys)) {
+        span.setTag("cloudflare.kv.response.returned_rows", BigInt(result.keys.length));
+        for (const entry of result.keys) {
+          if (entry !== null && typeof entry === "object" && typeof entry.metadata === "string") entry.metadata = JSON.parse(entry.metadata);
+        }
+      }
+      result.cacheStatus = cacheStatus;
+      return result;
+    });
   }
 
   get [Symbol.toStringTag]() {

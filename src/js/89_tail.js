@@ -16,6 +16,11 @@ const TAIL_LEVELS = ["debug", "info", "log", "warn", "error"];
 const TAIL_KEEP = 1000;
 let tailRecords = null;
 let tailRequests = [];
+// User spans (internals.userSpan(), as workerd's makeUserTraceSpan: KV operations…), kept like
+// the logs once the host asks, each with the URL of the request whose event made it (the host
+// gives a fetch invocation the spans made under its URL).
+let tailSpans = [];
+const eventUrls = new Map();
 
 /**
  * A log's values as workerd's trace carries them: JSON of each value that is null, a number, a
@@ -44,6 +49,11 @@ function recordTailLogs() {
   const newIncomingRequest = internals.newIncomingRequest;
   internals.newIncomingRequest = function (...args) {
     const request = Reflect.apply(newIncomingRequest, this, args);
+    const event = ops.currentEvent();
+    if (event !== undefined) {
+      eventUrls.set(event, request.url);
+      if (eventUrls.size > TAIL_KEEP) eventUrls.delete(eventUrls.keys().next().value);
+    }
     if (tailRequests.length < TAIL_KEEP) {
       try {
         tailRequests.push({ url: request.url, cf: ops.structuredClone(request.cf ?? {}) });
@@ -69,6 +79,32 @@ function recordTailLogs() {
   }
 }
 
+const NO_SPAN = Object.freeze({ setTag() {}, end() {} });
+
+/**
+ * A span of the running event (workerd's makeUserTraceSpan): `setTag(name, value)` (a string,
+ * boolean, number or BigInt), `end()`. Kept only while tails listen; streaming tails get it as
+ * spanOpen, attributes and spanClose events (lib/tail/stream.js).
+ */
+internals.userSpan = function userSpan(name) {
+  if (tailRecords === null) return NO_SPAN;
+  const event = internals.flowEvent?.() ?? ops.currentEvent();
+  const span = { name, opened: Date.now(), closed: undefined, url: eventUrls.get(event), tags: [] };
+  return {
+    setTag(tag, value) {
+      if (span.closed !== undefined) return;
+      const at = span.tags.findIndex((t) => t.name === tag);
+      if (at === -1) span.tags.push({ name: tag, value });
+      else span.tags[at].value = value;
+    },
+    end() {
+      if (span.closed !== undefined) return;
+      span.closed = Date.now();
+      if (tailSpans.length < TAIL_KEEP) tailSpans.push(span);
+    },
+  };
+};
+
 /**
  * workerd's IoContext::logWarning(): a warn-level line for the worker's log, written only when
  * something listens for warnings (here: tail workers, once the host has asked for structured
@@ -83,9 +119,10 @@ function answerTailLogs(id, call) {
   const { work } = internals.eventContext(id);
   try {
     if (call.on) recordTailLogs();
-    const taken = { logs: tailRecords ?? [], requests: tailRequests };
+    const taken = { logs: tailRecords ?? [], requests: tailRequests, spans: tailSpans };
     if (tailRecords !== null) tailRecords = [];
     tailRequests = [];
+    tailSpans = [];
     ops.respondRpc(id, ops.serialize(taken), '{"stubs":[]}');
   } catch (error) {
     const [name, message, stack] = internals.errorParts(error);
