@@ -3,8 +3,8 @@
 // signature, inspect.styles/colors, defaultOptions, maxArrayLength/maxStringLength, lone
 // surrogates, long multi-line strings, boxed primitives / dates / regexps with keys, DataView and
 // ArrayBuffer details, sparse and huge arrays, errors (causes, stacks without frames, names
-// changed), subclass and null-prototype prefixes, classes, custom inspectors' arguments and a
-// stack overflow. The expected values are Node's (the same the test asserts workerd prints).
+// changed), subclass and null-prototype prefixes, classes, custom inspectors' arguments, a
+// stack overflow, and Map/Set iterators and weak collections (V8's preview of their entries). The expected values are Node's (the same the test asserts workerd prints).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { evalInWorker } from "./helpers.mjs";
@@ -54,6 +54,13 @@ const CASES = String.raw`
   out.customArgs = (() => { let seen; util.inspect({ [util.inspect.custom](depth, options, inspect) { seen = [depth, typeof options.stylize, options.showHidden, inspect === util.inspect, Object.keys(options).length]; return 1; } }); return seen; })();
   out.badDefaults = (() => { try { util.inspect.defaultOptions = null; return 'no'; } catch (e) { return [e.code, e.message]; } })();
   out.overflow = (() => { const list = {}; let head = list; for (let i = 0; i < 100000; i++) head = head.next = {}; return util.inspect(list, { depth: Infinity }).includes('[Object: Inspection interrupted prematurely. Maximum call stack size exceeded.]'); })();
+  out.mapIterator = (() => { const it = new Map([['foo', 1], ['A', 2]]).keys(); it.next(); return util.inspect(it); })();
+  out.mapEntries = util.inspect(new Map([['foo', 'bar']]).entries());
+  out.setIteratorTag = (() => { const it = new Set([1]).values(); Object.defineProperty(it, Symbol.toStringTag, { value: 'Foo' }); return util.inspect(it); })();
+  out.weakSet = util.inspect(new WeakSet([{}]), { showHidden: true });
+  out.weakMapMax = util.inspect(new WeakMap([[{}, 1], [{}, 2]]), { showHidden: true, maxArrayLength: 0 });
+  out.typedNullProto = util.inspect(Object.setPrototypeOf(new Uint8Array(2), null));
+  out.bufferNullProto = util.inspect(Object.setPrototypeOf(new ArrayBuffer(2), null));
   return out;
 `;
 
@@ -99,6 +106,13 @@ const EXPECTED = {
   customArgs: [2, "function", false, true, 13],
   badDefaults: ["ERR_INVALID_ARG_TYPE", 'The "options" argument must be of type object. Received null'],
   overflow: true,
+  mapIterator: "[Map Iterator] { 'A' }",
+  mapEntries: "[Map Entries] { [ 'foo', 'bar' ] }",
+  setIteratorTag: "[Foo] [Set Iterator] { 1 }",
+  weakSet: "WeakSet { {} }",
+  weakMapMax: "WeakMap { ... 2 more items }",
+  typedNullProto: "[Uint8Array(2): null prototype] [ 0, 0 ]",
+  bufferNullProto: "[ArrayBuffer: null prototype] {\n  [Uint8Contents]: <00 00>,\n  byteLength: undefined\n}",
 };
 
 test("util.inspect: Node's output for the cases of Node's own inspect test", { timeout: 120_000 }, async (t) => {

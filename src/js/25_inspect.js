@@ -6,6 +6,7 @@
 
 const MAX_DEPTH = 2;
 const CUSTOM_INSPECT = Symbol.for("nodejs.util.inspect.custom");
+const { STYLES, COLORS, WIDE, more, IDENTIFIER, TypedArray, quote, ESCAPES, symbolText, isInstance, functionConstructorName, constructorName, groupDigits, separated, isIndex, prefixOf, TypedArrayLength, TypedArrayTag, ArrayBufferLength, SharedArrayBufferLength, MapSize, SetSize, MapEntries, SetValues, IteratorNext, builtInNameSet, hasBuiltInToString } = internals.inspectHelpers;
 // The depth limit of the inspection under way (util.inspect's `depth` option; 2 by default).
 let maxDepth = MAX_DEPTH;
 // Whether a string at the top is quoted (util.inspect) or not (console.log, util.format).
@@ -25,25 +26,6 @@ let showProxy = false;
 let getters = false;
 /** util.inspect's colors: each kind of value in its ANSI style, as Node's inspect.styles. */
 let colors = false;
-// Node's inspect.styles (each kind of value → a color's name) and inspect.colors (each name →
-// its opening and closing SGR codes); util.inspect.styles/colors are these objects, so a worker
-// that changes them changes what inspect prints.
-const STYLES = { special: "cyan", number: "yellow", bigint: "yellow", boolean: "yellow", undefined: "grey", null: "bold", string: "green", symbol: "green", date: "magenta", regexp: "red", module: "underline" };
-const COLORS = {
-  reset: [0, 0], bold: [1, 22], dim: [2, 22], italic: [3, 23], underline: [4, 24], blink: [5, 25], inverse: [7, 27], hidden: [8, 28],
-  strikethrough: [9, 29], doubleunderline: [21, 24], black: [30, 39], red: [31, 39], green: [32, 39], yellow: [33, 39], blue: [34, 39],
-  magenta: [35, 39], cyan: [36, 39], white: [37, 39], bgBlack: [40, 49], bgRed: [41, 49], bgGreen: [42, 49], bgYellow: [43, 49],
-  bgBlue: [44, 49], bgMagenta: [45, 49], bgCyan: [46, 49], bgWhite: [47, 49], framed: [51, 54], overlined: [53, 55], gray: [90, 39],
-  redBright: [91, 39], greenBright: [92, 39], yellowBright: [93, 39], blueBright: [94, 39], magentaBright: [95, 39], cyanBright: [96, 39],
-  whiteBright: [97, 39], bgGray: [100, 49], bgRedBright: [101, 49], bgGreenBright: [102, 49], bgYellowBright: [103, 49],
-  bgBlueBright: [104, 49], bgMagentaBright: [105, 49], bgCyanBright: [106, 49], bgWhiteBright: [107, 49],
-};
-// Node's other names for some of them (not enumerable, as there).
-for (const [alias, name] of Object.entries({ grey: "gray", blackBright: "gray", bgGrey: "bgGray", bgBlackBright: "bgGray", faint: "dim", crossedout: "strikethrough", strikeThrough: "strikethrough", crossedOut: "strikethrough", conceal: "hidden", swapColors: "inverse", swapcolors: "inverse", doubleUnderline: "doubleunderline" })) {
-  Object.defineProperty(COLORS, alias, { get: () => COLORS[name], set: (codes) => (COLORS[name] = codes), configurable: true, enumerable: false });
-}
-internals.inspectStyles = STYLES;
-internals.inspectColors = COLORS;
 /** `text` in `style` when colors are on (as is when the style names no color). */
 function stylize(text, style) {
   if (!colors) return userStylize === undefined ? text : userStylize(text, style);
@@ -53,8 +35,6 @@ function stylize(text, style) {
 }
 /** The length of `text` as shown (without color codes). */
 const shownLength = (text) => (colors ? text.replace(/\x1b\[\d+m/g, "").length : text.length);
-// East Asian wide characters take two columns (Node's getStringWidth), for aligning array columns.
-const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/g;
 const shownWidth = (text) => shownLength(text) + (text.match(WIDE)?.length ?? 0);
 // util.inspect's maxArrayLength (entries of arrays, typed arrays, Sets, Maps; bytes of buffers)
 // and maxStringLength; sorted; customInspect; a stylize function of the caller's own.
@@ -66,27 +46,6 @@ let userStylize;
 /** The options a [util.inspect.custom]() method gets (the caller's, with stylize), and its `inspect`. */
 let customOptions = {};
 let customInspectFn;
-/** `… n more item(s)` */
-const more = (count, unit = "item") => `... ${count} more ${unit}${count > 1 ? "s" : ""}`;
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-const TypedArray = Object.getPrototypeOf(Uint8Array);
-
-// Node's choice of quotes: single, else double when the text has single quotes, else backticks.
-function quote(text) {
-  let mark = "'";
-  if (text.includes("'")) {
-    if (!text.includes('"')) mark = '"';
-    else if (!text.includes("`") && !text.includes("${")) mark = "`";
-  }
-  // Control characters as \xNN, a lone surrogate as \uXXXX (lower case), as Node escapes them.
-  const special = mark === "'" ? /['\\\x00-\x1f\x7f-\x9f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g : /[\\\x00-\x1f\x7f-\x9f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-  const escaped = text.replace(special, (c) => ESCAPES[c] ?? (c.charCodeAt(0) >= 0xd800 ? `\\u${c.charCodeAt(0).toString(16)}` : `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`));
-  return `${mark}${escaped}${mark}`;
-}
-const ESCAPES = { "'": "\\'", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f", "\v": "\\v" };
-
-/** `Symbol(description)`, its control characters, quotes and backslashes escaped as Node does in keys. */
-const symbolText = (symbol) => symbol.toString().replace(/[\x00-\x1f'\\\x7f-\x9f]/g, (c) => ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
 
 function formatKey(key) {
   // Node 24+ shows symbol keys bare (`Symbol(k): 2`); older Nodes bracketed them.
@@ -98,56 +57,9 @@ function formatKey(key) {
  * The name Node shows for an object: the first own `constructor` up its prototype chain that is a
  * named function it is an instance of (null with no prototype; V8's name when there is none).
  */
-const isInstance = (value, ctor) => {
-  try {
-    return value instanceof ctor;
-  } catch {
-    return false;
-  }
-};
-/** A function's: its prototype's `constructor` as read (null without a prototype). */
-function functionConstructorName(fn) {
-  try {
-    const proto = Object.getPrototypeOf(fn);
-    if (proto === null) return null;
-    const ctor = proto.constructor;
-    return typeof ctor === "function" && ctor.name ? ctor.name : "";
-  } catch {
-    return "";
-  }
-}
-function constructorName(value) {
-  try {
-    let first;
-    for (let object = value; object !== null; ) {
-      const descriptor = Object.getOwnPropertyDescriptor(object, "constructor");
-      const ctor = descriptor?.value;
-      if (typeof ctor === "function" && ctor.name !== "" && typeof ctor.name === "string" && isInstance(value, ctor)) return ctor.name;
-      object = Object.getPrototypeOf(object);
-      if (first === undefined) first = object;
-    }
-    if (first === null) return null;
-    return ops.constructorName(value) || "";
-  } catch {
-    return "";
-  }
-}
-
 // util.inspect's numericSeparator: integer digits in groups of three joined by "_" (and the
 // fraction's from its start), for numbers and bigints.
 let numericSeparator = false;
-const groupDigits = (digits) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, "_");
-function separated(value) {
-  if (typeof value === "bigint") return `${groupDigits(String(value))}n`;
-  const text = String(value);
-  if (!Number.isFinite(value) || text.includes("e")) return text;
-  const integer = Math.trunc(value);
-  const whole = groupDigits(String(integer)); // -0.5 is "0" here, as in Node
-  if (integer === value) return whole;
-  const fraction = text.slice(text.indexOf(".") + 1);
-  return `${whole}.${fraction.replace(/(\d{3})(?=\d)/g, "$1_")}`;
-}
-
 function formatPrimitive(value, nested) {
   switch (typeof value) {
     case "string":
@@ -265,9 +177,6 @@ function wrap(prefix, items, open, close, depth = 0, arrayValues, extra = 0) {
   return `${prefix}${open}\n  ${output.map((i) => i.replace(/\n/g, "\n  ")).join(",\n  ")}\n${close}`;
 }
 
-/** Whether `key` is an array index (below 2 ** 32 - 1). */
-const isIndex = (key) => typeof key === "string" && /^(0|[1-9]\d*)$/.test(key) && Number(key) < 4294967295;
-
 function ownEntries(value, seen, depth, skipIndices) {
   const items = [];
   const keys = Reflect.ownKeys(value);
@@ -311,10 +220,9 @@ function accessorText(descriptor, receiver, seen, depth) {
 function prototypeEntries(value, seen, depth) {
   const items = [];
   const known = new Set(Reflect.ownKeys(value));
-  builtInNames ??= new Set(Object.getOwnPropertyNames(globalThis).filter((name) => /^[A-Z][a-zA-Z0-9]+$/.test(name)));
   for (let proto = Object.getPrototypeOf(value); proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
     const constructor = Object.getOwnPropertyDescriptor(proto, "constructor")?.value;
-    if (typeof constructor === "function" && builtInNames.has(constructor.name) && globalThis[constructor.name] === constructor) break;
+    if (typeof constructor === "function" && builtInNameSet().has(constructor.name) && globalThis[constructor.name] === constructor) break;
     for (const key of Reflect.ownKeys(proto)) {
       if (key === "constructor" || known.has(key)) continue;
       known.add(key);
@@ -443,12 +351,6 @@ function shownTag(value, name) {
   return tag;
 }
 
-/** `Name(size) [Tag] `, as Node prefixes a Map, Set, typed array… (`[Map: null prototype]`). */
-function prefixOf(name, fallback, size, tag) {
-  const base = name === null ? `[${fallback}${size}: null prototype] ` : `${name || fallback}${size} `;
-  return tag !== "" && tag !== (name ?? fallback) ? `${base}[${tag}] ` : base;
-}
-
 /** `base { own keys }` when the object has own keys to show (all of them with showHidden), else `base`. */
 function withOwnKeys(base, value, seen, depth, skipIndices) {
   if (depth > maxDepth) return base;
@@ -540,6 +442,34 @@ function improveStack(stack, error) {
   return stack;
 }
 
+/** `format()` with `value` on the stack of objects being shown (for cycles). */
+function withSeen(value, seen, format) {
+  seen.push(value);
+  try {
+    return format();
+  } finally {
+    seen.pop();
+  }
+}
+
+/**
+ * The entries V8 previews for an iterator or a weak collection, as Node lists them: at most
+ * maxArrayLength; key/value pairs as `k => v` (weak) or `[ k, v ]` (an iterator's entries()).
+ */
+function previewItems(value, seen, depth, weak) {
+  const [entries, isKeyValue] = ops.previewEntries(value) ?? [[], false];
+  const count = isKeyValue ? entries.length / 2 : entries.length;
+  const items = [];
+  for (let i = 0; i < Math.min(count, MAX_ITEMS); i++) {
+    if (!isKeyValue) items.push(inspectValue(entries[i], seen, depth + 1));
+    else if (weak) items.push(`${inspectValue(entries[2 * i], seen, depth + 1)} => ${inspectValue(entries[2 * i + 1], seen, depth + 1)}`);
+    else items.push(wrap("", [inspectValue(entries[2 * i], seen, depth + 2), inspectValue(entries[2 * i + 1], seen, depth + 2)], "[", "]", depth + 1));
+  }
+  if (weak && !sorted) items.sort();
+  if (count > MAX_ITEMS) items.push(more(count - MAX_ITEMS));
+  return items;
+}
+
 function inspectValue(value, seen, depth) {
   if (value === null) return stylize("null", "null");
   if (typeof value !== "object" && typeof value !== "function") {
@@ -594,8 +524,24 @@ function inspectValue(value, seen, depth) {
   }
   if (ops.valueIs("Promise", value)) return formatPromise(value, seen, depth);
   if (ops.valueIs("WeakMap", value) || ops.valueIs("WeakSet", value)) {
+    // Its entries only with showHidden (in no particular order, so sorted), as Node shows them.
     const name = constructorName(value);
-    return wrap(prefixOf(name, ops.valueIs("WeakMap", value) ? "WeakMap" : "WeakSet", "", shownTag(value, name)), [stylize("<items unknown>", "special"), ...ownEntries(value, seen, depth, false)], "{", "}", depth);
+    const prefix = prefixOf(name, ops.valueIs("WeakMap", value) ? "WeakMap" : "WeakSet", "", shownTag(value, name));
+    if (!showHidden) return wrap(prefix, [stylize("<items unknown>", "special"), ...ownEntries(value, seen, depth, false)], "{", "}", depth);
+    if (depth > maxDepth) return stylize(`[${prefix.slice(0, -1)}]`, "special");
+    return withSeen(value, seen, () => wrap(prefix, [...previewItems(value, seen, depth, true), ...ownEntries(value, seen, depth, false)], "{", "}", depth));
+  }
+  if (ops.valueIs("MapIterator", value) || ops.valueIs("SetIterator", value)) {
+    // `[Map Iterator] { 'a' }` (`[Map Entries] { [ 'a', 1 ] }` for entries()), from where it is.
+    const kind = ops.valueIs("MapIterator", value) ? "Map" : "Set";
+    let tag = shownTag(value, null);
+    if (tag !== `${kind} Iterator`) tag = `${tag === "" ? "" : `${tag}] [`}${kind} Iterator`;
+    if (depth > maxDepth) return stylize("[Object]", "special");
+    return withSeen(value, seen, () => {
+      const [, isKeyValue] = ops.previewEntries(value) ?? [[], false];
+      if (isKeyValue) tag = tag.replace(/ Iterator$/, " Entries");
+      return wrap(`[${tag}] `, [...previewItems(value, seen, depth, false), ...ownEntries(value, seen, depth, false)], "{", "}", depth);
+    });
   }
   const boxed = boxedPrimitive(value);
   if (boxed !== undefined) {
@@ -610,7 +556,7 @@ function inspectValue(value, seen, depth) {
   const hasOwnKeys = () => Reflect.ownKeys(value).some((key) => showHidden || Object.prototype.propertyIsEnumerable.call(value, key));
   const hasEntries = isArray ? value.length > 0 || showHidden : isTyped ? TypedArrayLength(value) > 0 || showHidden : ops.valueIs("Map", value) ? MapSize(value) > 0 || hasOwnKeys() : ops.valueIs("Set", value) ? SetSize(value) > 0 || hasOwnKeys() : hasOwnKeys();
   // Past the depth limit an object is only named; an empty one is still shown whole, as in Node.
-  if (depth > maxDepth && hasEntries) return stylize(name === null ? "[Object: null prototype]" : `[${prefixOf(name, isArray ? "Array" : "Object", "", shownTag(value, name)).slice(0, -1)}]`, "special");
+  if (depth > maxDepth && hasEntries) return stylize(name === null ? `[${ops.constructorName(value) || "Object"}: null prototype]` : `[${prefixOf(name, isArray ? "Array" : "Object", "", shownTag(value, name)).slice(0, -1)}]`, "special");
   seen.push(value);
   // Node counts only objects with entries toward the levels below (see wrap()).
   if (hasEntries) currentDepth = depth;
@@ -627,13 +573,6 @@ function inspectValue(value, seen, depth) {
 }
 
 /** The entries of an object, array, typed array, buffer, Map or Set, laid out as Node does. */
-const TypedArrayLength = Object.getOwnPropertyDescriptor(TypedArray.prototype, "length").get.call.bind(Object.getOwnPropertyDescriptor(TypedArray.prototype, "length").get);
-const MapSize = Object.getOwnPropertyDescriptor(Map.prototype, "size").get.call.bind(Object.getOwnPropertyDescriptor(Map.prototype, "size").get);
-const SetSize = Object.getOwnPropertyDescriptor(Set.prototype, "size").get.call.bind(Object.getOwnPropertyDescriptor(Set.prototype, "size").get);
-const MapEntries = Map.prototype.entries.call.bind(Map.prototype.entries);
-const SetValues = Set.prototype.values.call.bind(Set.prototype.values);
-const IteratorNext = (iterator) => Object.getPrototypeOf(iterator).next.call(iterator);
-
 function formatEntries(value, seen, depth, name, isArray) {
   if (isArray) {
     // Holes as Node shows them: `<n empty items>` for each run of them (a run counts as one of
@@ -676,7 +615,7 @@ function formatEntries(value, seen, depth, name, isArray) {
     for (let i = 0; i < Math.min(length, MAX_ITEMS); i++) items.push(stylize(formatPrimitive(value[i], true), typeof value[i]));
     const remaining = length > MAX_ITEMS ? 1 : 0;
     if (remaining) items.push(more(length - MAX_ITEMS));
-    name = prefixOf(name, "TypedArray", `(${length})`, shownTag(value, name)).slice(0, -1);
+    name = prefixOf(name, TypedArrayTag(value), `(${length})`, shownTag(value, name)).slice(0, -1);
     const extra = ownEntries(value, seen, depth, true);
     if (showHidden) {
       // Node's showHidden extras for a typed array (its buffer only named, as Node shows it there).
@@ -696,9 +635,10 @@ function formatEntries(value, seen, depth, name, isArray) {
     const extra = ownEntries(value, seen, depth, false);
     const prefix = prefixOf(name, kind, "", shownTag(value, name));
     if (value.detached) return wrap(prefix, ["(detached)", byteLength, ...extra], "{", "}", depth);
-    const shown = Math.min(value.byteLength, MAX_ITEMS);
+    const realLength = kind === "ArrayBuffer" ? ArrayBufferLength(value) : SharedArrayBufferLength(value);
+    const shown = Math.min(realLength, MAX_ITEMS);
     let bytes = Array.from(new Uint8Array(value, 0, shown), (b) => b.toString(16).padStart(2, "0")).join(" ");
-    if (value.byteLength > shown) bytes += ` ${more(value.byteLength - shown, "byte")}`;
+    if (realLength > shown) bytes += ` ${more(realLength - shown, "byte")}`;
     return wrap(prefix, [`${stylize("[Uint8Contents]", "special")}: <${bytes}>`, byteLength, ...extra], "{", "}", depth);
   }
   if (ops.valueIs("Map", value) || ops.valueIs("Set", value)) {
@@ -720,7 +660,7 @@ function formatEntries(value, seen, depth, name, isArray) {
   if (showHidden) items.push(...prototypeEntries(value, seen, depth));
   const tag = shownTag(value, name);
   // A null-prototype object is named by what made it (V8's constructor name), as Node names it.
-  let prefix = name === "Object" ? "" : name === null ? `[${(tag === "" && ops.constructorName(value)) || "Object"}: null prototype] ` : `${name || "Object"} `;
+  let prefix = name === "Object" ? "" : name === null ? `[${ops.constructorName(value) || "Object"}: null prototype] ` : `${name || "Object"} `;
   if (tag !== "") prefix = `${prefix || "Object "}[${tag}] `;
   return wrap(prefix, items, "{", "}", depth);
 }
@@ -763,23 +703,6 @@ function inspect(value, options) {
     maxDepth = previous;
     [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength, colors, MAX_ITEMS, maxStringLength, sorted, customInspect, userStylize, customOptions, customInspectFn] = outer;
   }
-}
-
-// The global classes whose toString %s counts as built-in (Node's builtInObjects).
-let builtInNames;
-/** Whether `value`'s toString is a built-in one (Node's hasBuiltInToString; a proxy counts as one). */
-function hasBuiltInToString(value) {
-  if (ops.isProxy(value)) return true;
-  if (typeof value[Symbol.toPrimitive] === "function") return false;
-  if (typeof value.toString !== "function") return true;
-  if (Object.hasOwn(value, "toString")) return false;
-  let pointer = value;
-  do pointer = Object.getPrototypeOf(pointer);
-  while (pointer !== null && !Object.hasOwn(pointer, "toString"));
-  if (pointer === null) return true;
-  builtInNames ??= new Set(Object.getOwnPropertyNames(globalThis).filter((name) => /^[A-Z][a-zA-Z0-9]+$/.test(name)));
-  const descriptor = Object.getOwnPropertyDescriptor(pointer, "constructor");
-  return descriptor !== undefined && typeof descriptor.value === "function" && builtInNames.has(descriptor.value.name);
 }
 
 /**

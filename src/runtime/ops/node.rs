@@ -19,6 +19,7 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("requireEsModule", op_require_es_module.map_fn_to());
   install("nodeModuleNamespace", op_node_module_namespace.map_fn_to());
   install("proxyDetails", op_proxy_details.map_fn_to());
+  install("previewEntries", op_preview_entries.map_fn_to());
   install("constructorName", op_constructor_name.map_fn_to());
   install("runScript", op_run_script.map_fn_to());
   install("userModuleNames", op_user_module_names.map_fn_to());
@@ -286,6 +287,17 @@ fn op_proxy_details<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCall
   }
   let parts = [proxy.get_target(scope), proxy.get_handler(scope)];
   rv.set(v8::Array::new_with_elements(scope, &parts).into());
+}
+
+/// `ops.previewEntries(value) -> [entries, isKeyValue] | undefined`: the entries of a Map or Set
+/// iterator (from where it is, without advancing it) or of a WeakMap/WeakSet, as V8 previews them
+/// (keys and values in turn when `isKeyValue`), for util.inspect as Node's previewEntries; undefined
+/// for any other value.
+fn op_preview_entries<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let Ok(object) = v8::Local::<v8::Object>::try_from(args.get(0)) else { return };
+  let (Some(entries), is_key_value) = object.preview_entries(scope) else { return };
+  let flag = v8::Boolean::new(scope, is_key_value);
+  rv.set(v8::Array::new_with_elements(scope, &[entries.into(), flag.into()]).into());
 }
 
 /// `ops.constructorName(object) -> string`: V8's own name for the object's constructor (what made
