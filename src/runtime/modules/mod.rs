@@ -19,8 +19,12 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
+mod builtins;
 mod exports;
 pub(crate) mod source;
+
+pub(crate) use builtins::{node_namespace, NodeGate};
+use builtins::{node_specifier, resolve_cloudflare, resolve_node};
 
 /// Modules by name, compiled ones by name, and names by V8 module identity hash; with
 /// nodejs_compat, the loader of `node:` modules and their exports by module identity hash.
@@ -136,37 +140,6 @@ pub(crate) fn compile_script_cached<'s>(scope: &mut v8::PinScope<'s, '_>, resour
 }
 
 pub(crate) type RegistryRef = Rc<RefCell<Registry>>;
-
-/// Which `node:` modules a worker may import: with nodejs_compat all of workerbox's, except those
-/// workerd puts behind a flag of their own (`enable_nodejs_fs_module`, …) while that flag is off;
-/// with nodejs_als alone, only `async_hooks` (as workerd registers it then).
-#[derive(Default, Clone)]
-pub(crate) struct NodeGate {
-  /// Every compatibility feature that is on.
-  pub enabled: Vec<String>,
-  pub als_only: bool,
-  /// Whether bare names (`"buffer"`) reach `node:` modules (nodejs_compat_v2, as in workerd).
-  pub bare: bool,
-  /// Neither nodejs_compat nor nodejs_als: the worker's own code imports no `node:` module (the
-  /// loader is there for trusted host modules only).
-  pub none: bool,
-}
-
-impl NodeGate {
-  /// Whether the worker may import `node:<name>`.
-  pub fn allows(&self, name: &str) -> bool {
-    if self.none || !sources::has_node_module(name) {
-      return false;
-    }
-    if self.als_only {
-      return name == "async_hooks";
-    }
-    match sources::node_module_flag(name) {
-      Some(flag) => self.enabled.iter().any(|f| f == flag),
-      None => true,
-    }
-  }
-}
 
 impl Registry {
   /// Makes `entry` again from `code` when the worker is disposed, with every function that ran
@@ -397,10 +370,10 @@ fn refuse_attributes<T>(scope: &mut v8::PinScope) -> Option<T> {
 thread_local! {
   /// Whether the resolution under way is a dynamic `import()` (whose failure the script can catch
   /// and read: it gets workerd's message alone, see resolve_node).
-  static DYNAMIC_IMPORT: Cell<bool> = const { Cell::new(false) };
+  pub(super) static DYNAMIC_IMPORT: Cell<bool> = const { Cell::new(false) };
 }
 
-fn throw(scope: &mut v8::PinScope, message: &str) {
+pub(super) fn throw(scope: &mut v8::PinScope, message: &str) {
   let message = values::new_string(scope, message);
   let error = v8::Exception::type_error(scope, message);
   scope.throw_exception(error);
@@ -718,73 +691,6 @@ pub(crate) extern "C" fn init_import_meta(context: v8::Local<v8::Context>, modul
 }
 
 
-/// With nodejs_compat, the `node:` module `specifier` names: `node:<name>`, or with
-/// nodejs_compat_v2 a bare `<name>` of a module the worker may import (as workerd accepts; never
-/// with nodejs_als alone). An unknown
-/// `node:<name>` is returned too, so that its import fails with workerd's message.
-fn node_specifier<'a>(specifier: &'a str, registry: &RegistryRef) -> Option<&'a str> {
-  let registry = registry.borrow();
-  registry.node_loader.as_ref()?;
-  match specifier.strip_prefix("node:") {
-    Some(name) => Some(name),
-    None => (registry.node_gate.bare && !registry.node_gate.als_only && registry.node_gate.allows(specifier)).then_some(specifier),
-  }
-}
-
-/// A `node:` module: its exports (from `internals.loadNodeModule`) as a synthetic module with
-/// one named export per property and the exports object as `default`.
-fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, specifier: &str, name: &str, trusted: bool) -> Option<v8::Local<'a, v8::Module>> {
-  // Beside a bundle module of the same name (resolve_from), the built-in has a key of its own.
-  let key = if registry.borrow().sources.contains_key(&format!("node:{name}")) { format!("node:{name} (built-in)") } else { format!("node:{name}") };
-  // Checked before the compiled module is reused: a trusted module may have imported it first.
-  let allowed = if trusted { sources::has_node_module(name) } else { registry.borrow().node_allows(name) };
-  if allowed {
-    if let Some(module) = registry.borrow().compiled.get(&key) {
-      return Some(v8::Local::new(scope, module));
-    }
-  }
-  if !allowed {
-    if DYNAMIC_IMPORT.get() {
-      // What a script may catch and compare is workerd's message; a static import (the worker
-      // does not start) gets the longer one, naming what may be imported.
-      throw(scope, &format!("No such module \"{specifier}\"."));
-      return None;
-    }
-    let gate = registry.borrow().node_gate.clone();
-    let mut known: Vec<String> = sources::node_module_names().filter(|n| gate.allows(n)).map(|n| format!("node:{n}")).collect();
-    known.sort();
-    let why = match sources::node_module_flag(name) {
-      Some(flag) if sources::has_node_module(name) && !gate.als_only => format!(" (it needs the {flag} compatibility flag, or nodejs_compat with a later compatibility date)"),
-      _ => String::new(),
-    };
-    throw(scope, &format!("No such module \"{specifier}\"{why}: the worker may import {}", known.join(", ")));
-    return None;
-  }
-  let loader = v8::Local::new(scope, registry.borrow().node_loader.as_ref()?);
-  let arg = values::new_string(scope, name).into();
-  let exports = call_loader(scope, loader, &[arg]).and_then(|v| v8::Local::<v8::Object>::try_from(v).ok())?;
-  exports::exports_module(scope, registry, key, exports.into(), None)
-}
-
-/// The namespace of the `node:` module `name` (or the `cloudflare:`/`workerd:` module so named), instantiated and evaluated now (a synthetic module
-/// evaluates synchronously): what process.getBuiltinModule answers under new_module_registry,
-/// as in workerd. `None` with an exception thrown when the worker may not import it.
-pub(crate) fn node_namespace<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, name: &str) -> Option<v8::Local<'a, v8::Value>> {
-  // cloudflare: and workerd: modules too (workerd's getBuiltinModule gives their namespaces).
-  let module = match name.split_once(':') {
-    Some(("cloudflare", rest)) => resolve_cloudflare(scope, registry, name, rest)?,
-    Some(("workerd", _)) => resolve_cloudflare(scope, registry, name, name)?,
-    _ => resolve_node(scope, registry, &format!("node:{name}"), name, false)?,
-  };
-  if module.get_status() == v8::ModuleStatus::Uninstantiated {
-    module.instantiate_module2(scope, resolve, source::resolve_source)?;
-  }
-  if module.get_status() != v8::ModuleStatus::Evaluated {
-    module.evaluate(scope)?;
-  }
-  Some(module.get_module_namespace())
-}
-
 /// Calls one of the bootstrap's module loaders (`internals.loadNodeModule`, …) with `args`;
 /// `None` when it threw, with its exception passed on to whoever resolves the import.
 pub(crate) fn call_loader<'a>(scope: &mut v8::PinScope<'a, '_>, loader: v8::Local<'a, v8::Function>, args: &[v8::Local<'a, v8::Value>]) -> Option<v8::Local<'a, v8::Value>> {
@@ -796,19 +702,6 @@ pub(crate) fn call_loader<'a>(scope: &mut v8::PinScope<'a, '_>, loader: v8::Loca
   }
   result
 }
-
-/// A `cloudflare:` module (`cloudflare:workers`): its exports from
-/// `internals.loadCloudflareModule(name)`, which throws for a module workerbox does not have.
-fn resolve_cloudflare<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, specifier: &str, name: &str) -> Option<v8::Local<'a, v8::Module>> {
-  if let Some(module) = registry.borrow().compiled.get(specifier) {
-    return Some(v8::Local::new(scope, module));
-  }
-  let loader = v8::Local::new(scope, registry.borrow().cloudflare_loader.as_ref()?);
-  let arg = values::new_string(scope, name).into();
-  let exports = call_loader(scope, loader, &[arg])?;
-  exports::exports_module(scope, registry, specifier.to_owned(), exports, None)
-}
-
 
 /// A Wasm module's `WebAssembly.Module` (its default export, and its source for `import source`).
 /// The memories the module declares get at most the worker's memoryMb (see wasm_memory.rs).
