@@ -11,6 +11,7 @@ const path = require("node:path");
 const { NativeStore } = require("../native.js");
 const rpc = require("./rpc.js");
 const { storeClient } = require("./store-client.js");
+const { callMultipart } = require("./r2-multipart.js");
 
 const kBinding = Symbol("workerbox.binding");
 
@@ -278,6 +279,9 @@ function conditionsHold(meta, onlyIf) {
 }
 
 async function callStorage(handler, method, args, bytes) {
+  // Multipart uploads go through the bucket's `multipart` hooks (lib/r2-multipart.js).
+  const multipart = await callMultipart(handler, method, args, bytes, objectMeta);
+  if (multipart !== undefined) return multipart;
   switch (method) {
     case "head":
     case "get": {

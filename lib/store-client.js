@@ -54,6 +54,13 @@ export default {
             const r = await b.list(args[0] ?? {});
             return answer({ ...r, objects: r.objects.map(meta) });
           }
+          case "createMultipartUpload": {
+            const upload = await b.createMultipartUpload(args[0], options);
+            return answer({ key: upload.key, uploadId: upload.uploadId });
+          }
+          case "uploadPart": return answer(await b.resumeMultipartUpload(args[0], args[1]).uploadPart(args[2], await request.arrayBuffer()));
+          case "completeMultipartUpload": return answer(meta(await b.resumeMultipartUpload(args[0], args[1]).complete(args[2])));
+          case "abortMultipartUpload": return answer(await b.resumeMultipartUpload(args[0], args[1]).abort());
         }
       }
       return answer({ error: { name: "TypeError", message: "unknown operation " + kind + "." + method } });
@@ -227,13 +234,39 @@ function r2Bucket(call, name) {
       const { result } = await call("storage", name, "list", [options ?? {}]);
       return { ...result, objects: result.objects.map((o) => new R2Object(o)) };
     },
-    createMultipartUpload() {
-      return Promise.reject(new Error("R2 multipart uploads are not supported by workerbox"));
+    async createMultipartUpload(key, options) {
+      const { result } = await call("storage", name, "createMultipartUpload", [key, plainOptions(options)]);
+      return new R2MultipartUpload(call, name, result.key, result.uploadId);
     },
-    resumeMultipartUpload() {
-      throw new Error("R2 multipart uploads are not supported by workerbox");
+    resumeMultipartUpload(key, uploadId) {
+      if (key === undefined) throw new TypeError("R2 resumeMultipartUpload: a key is required.");
+      if (uploadId === undefined) throw new TypeError("R2 resumeMultipartUpload: an uploadId is required.");
+      return new R2MultipartUpload(call, name, String(key), String(uploadId));
     },
   };
+}
+
+/** An upload in progress, as Workers' R2MultipartUpload (each call goes through the worker's). */
+class R2MultipartUpload {
+  #call;
+  #name;
+  constructor(call, name, key, uploadId) {
+    this.#call = call;
+    this.#name = name;
+    Object.defineProperty(this, "key", { value: key, enumerable: true });
+    Object.defineProperty(this, "uploadId", { value: uploadId, enumerable: true });
+  }
+  async uploadPart(partNumber, value) {
+    const bytes = (await toBytes(value)) ?? Buffer.alloc(0);
+    return (await this.#call("storage", this.#name, "uploadPart", [this.key, this.uploadId, partNumber], bytes)).result;
+  }
+  async abort() {
+    await this.#call("storage", this.#name, "abortMultipartUpload", [this.key, this.uploadId]);
+  }
+  async complete(uploadedParts) {
+    const parts = uploadedParts === undefined || uploadedParts === null ? uploadedParts : [...uploadedParts];
+    return new R2Object((await this.#call("storage", this.#name, "completeMultipartUpload", [this.key, this.uploadId, parts])).result);
+  }
 }
 
 

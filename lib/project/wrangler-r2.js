@@ -6,14 +6,16 @@
 // a multipart upload Miniflare completed has no blob_id, its body being the blobs of its rows in
 // `_mf_multipart_parts`, in part order) and each body is the file `r2/<bucket>/blobs/<blob_id>`.
 // `wranglerR2()` is a handler-backed `storage()` binding on them (the index read and written
-// through a D1 store opened on its file, lib/d1.js). workerbox's R2Bucket has no multipart
-// uploads of its own, so it only reads the ones wrangler made (and replaces or deletes them).
+// through a D1 store opened on its file, lib/d1.js). Multipart uploads are kept as Miniflare
+// keeps them (`_mf_multipart_uploads`, a blob per part in `_mf_multipart_parts`, the completed
+// object a row without blob_id), so an upload started in one tool can be completed in the other.
 
 const crypto = require("node:crypto");
 const fs = require("node:fs");
 const path = require("node:path");
 const { miniflareObjectId } = require("./wrangler-state.js");
 const { miniflareIndex } = require("./wrangler-kv.js");
+const { R2MultipartError, multipartEtag, checkCompletion } = require("../r2-multipart.js");
 
 const R2_CLASS = "miniflare-R2BucketObject";
 
@@ -59,6 +61,11 @@ function r2IndexFile(v3, bucketName) {
   return path.join(v3, "r2", R2_CLASS, `${miniflareObjectId(R2_CLASS, bucketName)}.sqlite`);
 }
 
+/** An opaque id as Miniflare makes upload ids and part etags: 128 random bytes, base64url. */
+function opaqueId() {
+  return crypto.randomBytes(128).toString("base64url");
+}
+
 /** An object row as the storage() handler contract reads it (value filled in by the caller). */
 function fromRow(row, value) {
   return {
@@ -91,7 +98,77 @@ function wranglerR2(storage, v3, bucketName) {
     return results.map((part) => part.blob_id);
   }
 
+  /** The state of upload `uploadId` of `key` (0 in progress, 1 completed, 2 aborted), or null. */
+  async function uploadRow(database, key, uploadId) {
+    return database.prepare("SELECT http_metadata, custom_metadata, state FROM _mf_multipart_uploads WHERE upload_id = ? AND key = ?").bind(uploadId, key).first();
+  }
+
+  const multipart = {
+    async create(key, { httpMetadata, customMetadata }) {
+      const uploadId = opaqueId();
+      await (await db())
+        .prepare("INSERT INTO _mf_multipart_uploads (upload_id, key, http_metadata, custom_metadata) VALUES (?, ?, ?, ?)")
+        .bind(uploadId, key, JSON.stringify(httpMetadata ?? {}), JSON.stringify(customMetadata ?? {}))
+        .run();
+      return uploadId;
+    },
+    async uploadPart(key, uploadId, partNumber, bytes) {
+      const database = await db();
+      if ((await uploadRow(database, key, uploadId))?.state !== 0) throw new R2MultipartError("NoSuchUpload");
+      const id = blobId();
+      await fs.promises.writeFile(path.join(blobs, id), bytes);
+      const etag = opaqueId();
+      const md5 = crypto.createHash("md5").update(bytes).digest("hex");
+      const old = await database.prepare("SELECT blob_id FROM _mf_multipart_parts WHERE upload_id = ? AND part_number = ?").bind(uploadId, partNumber).first();
+      await database
+        .prepare("INSERT OR REPLACE INTO _mf_multipart_parts (upload_id, part_number, blob_id, size, etag, checksum_md5) VALUES (?, ?, ?, ?, ?, ?)")
+        .bind(uploadId, partNumber, id, bytes.byteLength, etag, md5)
+        .run();
+      if (old !== null) unlink(old.blob_id);
+      return etag;
+    },
+    async complete(key, uploadId, selected) {
+      const database = await db();
+      const upload = await uploadRow(database, key, uploadId);
+      if (upload === null || upload.state !== 0) throw new R2MultipartError("NoSuchUpload");
+      const { results } = await database.prepare("SELECT part_number, size, etag, checksum_md5 FROM _mf_multipart_parts WHERE upload_id = ?").bind(uploadId).all();
+      const parts = checkCompletion(selected, new Map(results.map((row) => [row.part_number, row])));
+      const old = await database.prepare("SELECT blob_id FROM _mf_objects WHERE key = ?").bind(key).first();
+      const freed = await drop(database, key, old);
+      const row = {
+        key,
+        blob_id: null,
+        version: crypto.randomBytes(16).toString("hex"),
+        size: parts.reduce((sum, part) => sum + part.size, 0),
+        etag: multipartEtag(parts.map((part) => part.checksum_md5)),
+        uploaded: Date.now(),
+        checksums: "{}",
+        http_metadata: upload.http_metadata,
+        custom_metadata: upload.custom_metadata,
+      };
+      await database
+        .prepare("INSERT OR REPLACE INTO _mf_objects (key, blob_id, version, size, etag, uploaded, checksums, http_metadata, custom_metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .bind(row.key, row.blob_id, row.version, row.size, row.etag, row.uploaded, row.checksums, row.http_metadata, row.custom_metadata)
+        .run();
+      for (const part of parts) await database.prepare("UPDATE _mf_multipart_parts SET object_key = ? WHERE upload_id = ? AND part_number = ?").bind(key, uploadId, part.partNumber).run();
+      const unused = await database.prepare("DELETE FROM _mf_multipart_parts WHERE upload_id = ? AND object_key IS NULL RETURNING blob_id").bind(uploadId).all();
+      await database.prepare("UPDATE _mf_multipart_uploads SET state = 1 WHERE upload_id = ?").bind(uploadId).run();
+      for (const id of [...freed, ...unused.results.map((part) => part.blob_id)]) unlink(id);
+      return fromRow(row, undefined);
+    },
+    async abort(key, uploadId) {
+      const database = await db();
+      const upload = await uploadRow(database, key, uploadId);
+      if (upload === null) throw new R2MultipartError("NoSuchUpload");
+      if (upload.state !== 0) return;
+      const { results } = await database.prepare("DELETE FROM _mf_multipart_parts WHERE upload_id = ? RETURNING blob_id").bind(uploadId).all();
+      await database.prepare("UPDATE _mf_multipart_uploads SET state = 2 WHERE upload_id = ?").bind(uploadId).run();
+      for (const part of results) unlink(part.blob_id);
+    },
+  };
+
   return storage({
+    multipart,
     async get(key) {
       const database = await db();
       const row = await database.prepare("SELECT * FROM _mf_objects WHERE key = ?").bind(key).first();

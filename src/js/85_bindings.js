@@ -564,7 +564,8 @@ class R2Object {
     return range === undefined ? undefined : internals.struct(["offset", "length", "suffix"], range);
   }
   get checksums() {
-    return { md5: this.#meta.etag };
+    // A multipart object's etag (`<md5 of the parts' md5s>-<count>`) is no MD5 of its bytes.
+    return this.#meta.etag.includes("-") ? {} : { md5: this.#meta.etag };
   }
   get storageClass() {
     return "Standard";
@@ -691,10 +692,28 @@ class R2Bucket {
     return internals.struct(["objects", "truncated", "cursor", "delimitedPrefixes"], { objects, truncated: result.truncated, cursor, delimitedPrefixes: result.delimitedPrefixes });
   }
 
+  // Multipart uploads: the upload object is 85_r2_multipart.js's.
+  async createMultipartUpload(key, options = {}) {
+    key = checkObjectKey("createMultipartUpload", key);
+    options ??= {};
+    const customMetadata = {};
+    for (const [k, v] of Object.entries(options.customMetadata ?? {})) customMetadata[k] = String(v);
+    const [result] = await hostCall(this.#name, "createMultipartUpload", { key, httpMetadata: readHttpMetadata(options.httpMetadata), customMetadata });
+    return internals.newR2MultipartUpload(this.#name, key, result.uploadId);
+  }
+
+  resumeMultipartUpload(key, uploadId) {
+    key = checkObjectKey("resumeMultipartUpload", key);
+    if (uploadId === undefined) throw new TypeError("R2 resumeMultipartUpload: an uploadId is required.");
+    return internals.newR2MultipartUpload(this.#name, key, String(uploadId));
+  }
+
   get [Symbol.toStringTag]() {
     return "R2Bucket";
   }
 }
+internals.newR2Object = (meta) => new R2Object(kConstruct, meta);
+internals.r2ValueBytes = (value, what) => (value === null || value === undefined ? Promise.resolve(new Uint8Array(0)) : toBytes(value, what));
 
 internals.makeBinding = function makeBinding(name, kind) {
   // A Durable Object namespace's kind carries its class: "durable_object:<ClassName>".

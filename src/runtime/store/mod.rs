@@ -23,6 +23,7 @@ mod d1;
 mod durable;
 mod durable_sql;
 mod kv;
+mod multipart;
 mod objects;
 mod queue;
 mod update_delete_limit;

@@ -3,6 +3,7 @@
 //! a worker's `head`, `get` (ranges, `onlyIf` conditionals), `put` (conditional puts are checked
 //! and done in one transaction), `delete` and `list` (prefix, delimiter, cursor, startAfter)
 //! calls, with the fields and semantics `lib/bindings.js` gives a handler-backed bucket.
+//! Multipart uploads (their tables are made here) are `multipart.rs`'s.
 //!
 //! Keys are BLOBs of their UTF-8 bytes (any string, the empty one included); `list` orders them
 //! by those bytes, as R2 does.
@@ -26,6 +27,23 @@ const SCHEMA: &str = "
     uploaded INTEGER NOT NULL,      -- milliseconds since the epoch
     http_metadata TEXT NOT NULL,    -- JSON object as the worker sent it
     custom_metadata TEXT NOT NULL   -- JSON object as the worker sent it
+  );
+  -- Multipart uploads (multipart.rs): an upload, and the parts uploaded so far.
+  CREATE TABLE IF NOT EXISTS multipart_uploads (
+    upload_id TEXT PRIMARY KEY NOT NULL,
+    key BLOB NOT NULL,              -- the key's UTF-8 bytes
+    http_metadata TEXT NOT NULL,
+    custom_metadata TEXT NOT NULL,
+    state INTEGER NOT NULL DEFAULT 0  -- 0 in progress, 1 completed, 2 aborted
+  );
+  CREATE TABLE IF NOT EXISTS multipart_parts (
+    upload_id TEXT NOT NULL REFERENCES multipart_uploads(upload_id),
+    part_number INTEGER NOT NULL,
+    value BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    etag TEXT NOT NULL,             -- opaque, given back by uploadPart
+    md5 TEXT NOT NULL,              -- hex MD5 of the value
+    PRIMARY KEY (upload_id, part_number)
   );
 ";
 
@@ -59,7 +77,7 @@ impl ObjectMeta {
   }
 
   /// The object's fields as the worker's R2Object reads them, in `lib/bindings.js`'s order.
-  fn json(&self) -> JsonObject {
+  pub(super) fn json(&self) -> JsonObject {
     let mut out = JsonObject::new();
     out
       .string("key", &self.key)
@@ -174,7 +192,7 @@ pub struct ObjectStore {
 }
 
 /// A new object version: 32 random hex digits (a v4 UUID without its dashes).
-fn new_version() -> String {
+pub(super) fn new_version() -> String {
   let mut bytes = [0u8; 16];
   getrandom::fill(&mut bytes).expect("the system's random source");
   bytes[6] = (bytes[6] & 0x0f) | 0x40;
@@ -295,6 +313,9 @@ impl ObjectStore {
 
   /// Answers the worker's call `method` as `lib/bindings.js` answers it for a handler.
   pub(crate) fn answer(&self, method: &str, args: &Args, bytes: Bytes, now_ms: f64) -> Result<HostResult, Failure> {
+    if let Some(answer) = self.answer_multipart(method, args, &bytes, now_ms) {
+      return answer;
+    }
     match method {
       "head" => match self.head(&args.string("key")?)? {
         Some(meta) => json(meta.json().finish()),

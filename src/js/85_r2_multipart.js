@@ -1,0 +1,61 @@
+// R2 multipart uploads on a worker's R2Bucket (85_bindings.js makes the bucket): the
+// R2MultipartUpload that `createMultipartUpload()` / `resumeMultipartUpload()` give, with
+// workerd's shape (own read-only `key` and `uploadId`, `uploadPart()`, `abort()`, `complete()`)
+// and its argument checks. The store (src/runtime/store/multipart.rs, or a handler-backed
+// bucket's host side, lib/bindings.js) keeps the parts and answers with R2's errors.
+
+const kMultipart = Symbol("r2 multipart upload");
+
+/** A part number as workerd reads one (an integer from 1 to 10000). */
+function checkPartNumber(value) {
+  const number = Number(value);
+  const integer = Number.isFinite(number) ? Math.trunc(number) : 0;
+  if (!(integer >= 1 && integer <= 10000)) {
+    throw new TypeError(`Part number must be between 1 and 10000 (inclusive). Actual value was: ${Number.isFinite(number) ? integer : value}`);
+  }
+  return integer;
+}
+
+class R2MultipartUpload {
+  #bucket;
+  constructor(token, bucket, key, uploadId) {
+    if (token !== kMultipart) throw new TypeError("Illegal constructor");
+    this.#bucket = bucket;
+    Object.defineProperty(this, "key", { value: key, enumerable: true });
+    Object.defineProperty(this, "uploadId", { value: uploadId, enumerable: true });
+  }
+
+  async uploadPart(partNumber, value, options) {
+    if (arguments.length < 2) throw new TypeError("R2MultipartUpload.uploadPart: partNumber and value are required.");
+    partNumber = checkPartNumber(partNumber);
+    const bytes = await internals.r2ValueBytes(value, "uploadPart value");
+    const [part] = await internals.hostCall(this.#bucket, "uploadPart", { key: this.key, uploadId: this.uploadId, partNumber }, bytes);
+    return { partNumber: part.partNumber, etag: part.etag };
+  }
+
+  async abort() {
+    await internals.hostCall(this.#bucket, "abortMultipartUpload", { key: this.key, uploadId: this.uploadId });
+  }
+
+  async complete(uploadedParts) {
+    if (uploadedParts === undefined || uploadedParts === null || typeof uploadedParts[Symbol.iterator] !== "function") {
+      throw new TypeError("R2MultipartUpload.complete: uploadedParts must be an array of { partNumber, etag }.");
+    }
+    const parts = [...uploadedParts].map((part, index) => {
+      if (part === null || typeof part !== "object") throw new TypeError(`R2MultipartUpload.complete: uploadedParts[${index}] must be an object { partNumber, etag }.`);
+      if (part.etag === undefined) throw new TypeError(`R2MultipartUpload.complete: uploadedParts[${index}].etag is required.`);
+      return { partNumber: checkPartNumber(part.partNumber), etag: String(part.etag) };
+    });
+    const [meta] = await internals.hostCall(this.#bucket, "completeMultipartUpload", { key: this.key, uploadId: this.uploadId, parts });
+    return internals.newR2Object(meta);
+  }
+
+  get [Symbol.toStringTag]() {
+    return "R2MultipartUpload";
+  }
+}
+
+/** The R2MultipartUpload of upload `uploadId` of `key` on bucket binding `bucket`. */
+internals.newR2MultipartUpload = (bucket, key, uploadId) => new R2MultipartUpload(kMultipart, bucket, key, uploadId);
+
+internals.asyncApiPrototypes.push(R2MultipartUpload.prototype);
