@@ -293,3 +293,28 @@ test("a Durable Object's ctx.abort() (or a failed blockConcurrencyWhile) fails t
     breakIt: ["pong", "Error: broken section", "Error: broken section", "Error: broken section", gone, "Error: broken section", "ok 1"],
   });
 });
+
+const STREAMED_ANSWER = `import { WorkerEntrypoint } from "cloudflare:workers";
+let aborted = null;
+export class Server extends WorkerEntrypoint {
+  async fetch(req) {
+    req.signal.onabort = () => { aborted = req.signal.reason.message; };
+    const { readable, writable } = new IdentityTransformStream();
+    const writer = writable.getWriter();
+    this.ctx.waitUntil(writer.write(new TextEncoder().encode("first")).then(() => scheduler.wait(86400)));
+    return new Response(readable);
+  }
+}
+export default { async fetch(req, env, ctx) {
+  const res = await ctx.exports.Server.fetch("http://x/");
+  const reader = res.body.getReader();
+  const { value } = await reader.read();
+  const before = aborted;
+  await reader.cancel();
+  return Response.json([new TextDecoder().decode(value), before, aborted]);
+} };`;
+
+test("a named entrypoint's answer of unknown length streams to its caller; cancelling it aborts the request's signal (enable_request_signal)", { timeout: scaled(30_000) }, async (t) => {
+  const worker = await useWorker(t, { script: STREAMED_ANSWER, format: "module", compatibilityFlags: [...FLAGS, "enable_request_signal"] });
+  assert.deepEqual(await (await dispatch(worker, "http://x/")).json(), ["first", null, "The client has disconnected"]);
+});

@@ -234,7 +234,8 @@ async function fetchInto(worker, base, args, bytes, caller = undefined) {
   const answer = await (base.entrypoint !== undefined ? callEntrypoint : callWorker)(worker, call, serialize(parts));
   const parsed = JSON.parse(answer.json);
   if (parsed.error) throw remoteError(parsed.error);
-  const response = deserialize(answer.bytes);
+  let response = deserialize(answer.bytes);
+  if (response !== null && typeof response === "object" && Object.hasOwn(response, SPECIAL_KEY)) response = response[SPECIAL_KEY];
   const head = { status: response.status, statusText: response.statusText, headers: response.headers };
   if (response.webSocket !== undefined) {
     // A WebSocket answer: a worker caller gets a socket joined to it, Node a HostWebSocket.
@@ -242,7 +243,39 @@ async function fetchInto(worker, base, args, bytes, caller = undefined) {
     if (caller === undefined) return { json: JSON.stringify(head), bytes: null, webSocket: websocket.forNode(worker, response.webSocket) };
     head.webSocket = websocket.relay(caller, worker, response.webSocket);
   }
+  // A body of unknown length comes as an RPC stream (src/js/84_rpc_serve.js followBody): a worker
+  // caller reads it through the stub itself (bodyStub), Node gets it read whole here.
+  const place = response.body?.[STREAM_KEY];
+  if (Array.isArray(place)) {
+    const id = parsed.stubs[place[1][STUB_KEY]];
+    if (caller !== undefined) return { json: JSON.stringify({ ...head, bodyStub: id }), bytes: null };
+    return { json: JSON.stringify(head), bytes: await readStubStream(id) };
+  }
   return { json: JSON.stringify(head), bytes: response.body ? Buffer.from(response.body) : null };
+}
+
+/** Where src/js/84_rpc.js marks a value with places, and a stream's and a stub's place in it. */
+const SPECIAL_KEY = "\u0000workerbox.rpc.special";
+const STREAM_KEY = "\u0000workerbox.rpc.stream";
+const STUB_KEY = "\u0000workerbox.rpc.stub";
+
+/** Reads a worker's RPC stream (a StreamSource's stub, host id `id`) to its end, for Node; lets it go after. */
+async function readStubStream(id) {
+  const chunks = [];
+  try {
+    for (;;) {
+      const out = await callStub("call", { stub: id, path: ["read"], kind: "call", stubs: [] }, serialize([]), undefined);
+      const answer = JSON.parse(out.json);
+      if (answer.error) throw remoteError(answer.error);
+      let result = deserialize(out.bytes);
+      if (result !== null && typeof result === "object" && Object.hasOwn(result, SPECIAL_KEY)) result = result[SPECIAL_KEY];
+      if (result?.done !== false) break;
+      chunks.push(Buffer.from(result.value.buffer, result.value.byteOffset, result.value.byteLength));
+    }
+  } finally {
+    await callStub("dispose", { stub: id }, null, undefined).catch(() => {});
+  }
+  return Buffer.concat(chunks);
 }
 
 /**

@@ -194,21 +194,36 @@ async function serveFetch(receiver, [method, url, headers, body], token = undefi
     if (!internals.feature("request_signal_passthrough")) internals.ignoredForSubrequests.add(signal);
     incomingFetches.set(token, { controller, event: internals.flowEvent() });
   }
+  // The request is over for request.signal once its response is whole (or it failed).
+  const over = () => token !== undefined && incomingFetches.delete(token);
   let response;
   try {
     response = await receiver.fetch(new Request(url, { method, headers: list, body, signal }));
-  } finally {
-    if (token !== undefined) incomingFetches.delete(token);
+    if (!(response instanceof Response)) throw new TypeError("The entrypoint's fetch() handler must return a Response.");
+    if (response.type === "error") throw new TypeError("Return value from serve handler must not be an error response (like Response.error())");
+  } catch (error) {
+    over();
+    throw error;
   }
-  if (!(response instanceof Response)) throw new TypeError("The entrypoint's fetch() handler must return a Response.");
-  if (response.type === "error") throw new TypeError("Return value from serve handler must not be an error response (like Response.error())");
   const flat = [];
   for (const [k, v] of internals.headersList(response.headers)) flat.push(k, v);
   if (response.webSocket !== null) {
+    over();
     return { status: 101, statusText: response.statusText, headers: flat, body: null, webSocket: internals.webSocketForHost(response.webSocket) };
   }
-  const bytes = response.body === null ? null : new Uint8Array(await response.arrayBuffer());
-  return { status: response.status, statusText: response.statusText, headers: flat, body: bytes };
+  // A body of unknown length (a stream the handler goes on feeding) crosses as an RPC stream,
+  // read as the caller reads it; the caller cancelling it is the client going away.
+  const stream = response.body;
+  if (stream !== null && !internals.sizedStreams.has(stream) && !internals.fixedLengths.has(stream)) {
+    const follower = internals.rpcStreams.follow(stream, over, () => (token === undefined ? undefined : cancelIncomingFetch(token)));
+    return { status: response.status, statusText: response.statusText, headers: flat, body: follower };
+  }
+  try {
+    const bytes = stream === null ? null : new Uint8Array(await response.arrayBuffer());
+    return { status: response.status, statusText: response.statusText, headers: flat, body: bytes };
+  } finally {
+    over();
+  }
 }
 
 /** Whether `call` goes into an object of handlers whose ctx workerd reuses (the flag above). */

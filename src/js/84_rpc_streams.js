@@ -12,6 +12,13 @@
 /** A stream's place inside a serialized value: `{ [KEY]: [kind, stub place] }`. */
 const KEY = "\u0000workerbox.rpc.stream";
 
+// The standard stream classes, taken before 97_compat.js may put refusing or legacy stand-ins
+// in their global names (streams_enable_constructors, transformstream_enable_standard_constructor):
+// the runtime's own streams here work at any compatibility date.
+const ReadableStream = globalThis.ReadableStream;
+const WritableStream = globalThis.WritableStream;
+const TransformStream = globalThis.TransformStream;
+
 /** What a receiver's stream reports when the other side goes away before its end, as workerd words it. */
 const READ_DISCONNECTED = "ReadableStream received over RPC disconnected prematurely.";
 const WRITE_DISCONNECTED = "WritableStream received over RPC was disconnected because the remote execution context has endeded.";
@@ -248,9 +255,46 @@ async function serveConnect(root, [readable, writable]) {
   }
 }
 
+/**
+ * A stream that reads `stream` for a reader elsewhere: `over()` when it ends or fails, `cancelled()`
+ * (whose promise the cancel waits for) when that reader gives up first.
+ */
+function follow(stream, over, cancelled) {
+  const reader = stream.getReader();
+  return new ReadableStream(
+    {
+      async pull(controller) {
+        let result;
+        try {
+          result = await reader.read();
+        } catch (error) {
+          over();
+          throw error;
+        }
+        if (result.done) {
+          over();
+          controller.close();
+        } else {
+          controller.enqueue(result.value);
+        }
+      },
+      cancel(reason) {
+        const settled = cancelled();
+        over();
+        reader.cancel(reason).catch(() => {});
+        return settled;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
 internals.rpcStreams = {
   KEY,
+  follow,
   connect: connectThrough,
+  /** A ReadableStream over a StreamSource the host names by its stub id (a response body from a named entrypoint). */
+  fromHostStub: (id) => remoteReadable(internals.rpc.stubFor(id)),
   serveConnect,
 
   /**

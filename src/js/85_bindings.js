@@ -394,7 +394,9 @@ async function fetchThroughHostUnaborted(name, request, extra) {
   const url = hash === -1 ? request.url : request.url.slice(0, hash);
   // An empty status text is none: the status's own, as a Response made without one has.
   // A worker's answer streams (head.stream): its body arrives chunk by chunk, as workerd delivers it.
-  const answer = nullBody ? null : head.stream !== undefined ? internals.hostBodyStream(head.stream) : bytes ?? new Uint8Array(0);
+  // One of unknown length from a named entrypoint streams as an RPC stream (head.bodyStub, 84_rpc_streams.js).
+  if (nullBody && head.bodyStub !== undefined) internals.rpcStreams.fromHostStub(head.bodyStub).cancel().catch(() => {});
+  const answer = nullBody ? null : head.stream !== undefined ? internals.hostBodyStream(head.stream) : head.bodyStub !== undefined ? internals.rpcStreams.fromHostStub(head.bodyStub) : bytes ?? new Uint8Array(0);
   return internals.newFetchResponse(head.status, head.statusText === "" ? null : head.statusText, head.headers, answer, url, false, "default");
 }
 internals.fetchThroughHost = fetchThroughHost;
@@ -694,6 +696,7 @@ class R2Bucket {
 
   // Multipart uploads: the upload object is 85_r2_multipart.js's.
   async createMultipartUpload(key, options = {}) {
+    if (key === undefined) throw new TypeError("Failed to execute 'createMultipartUpload' on 'R2Bucket': parameter 1 is not of type 'string'.");
     key = checkObjectKey("createMultipartUpload", key);
     options ??= {};
     const customMetadata = {};
@@ -703,8 +706,10 @@ class R2Bucket {
   }
 
   resumeMultipartUpload(key, uploadId) {
+    for (const [index, value] of [key, uploadId].entries()) {
+      if (value === undefined) throw new TypeError(`Failed to execute 'resumeMultipartUpload' on 'R2Bucket': parameter ${index + 1} is not of type 'string'.`);
+    }
     key = checkObjectKey("resumeMultipartUpload", key);
-    if (uploadId === undefined) throw new TypeError("R2 resumeMultipartUpload: an uploadId is required.");
     return internals.newR2MultipartUpload(this.#name, key, String(uploadId));
   }
 
