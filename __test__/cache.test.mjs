@@ -70,6 +70,7 @@ test("a host cache handler receives the entries; bad handlers are a TypeError", 
     },
     script: `export default { async fetch() {
       await caches.default.put("https://x.test/", new Response("from handler", { headers: { "cache-control": "max-age=60" } }));
+      await caches.default.put("https://x.test/no", new Response("not kept", { headers: { "cache-control": "no-store" } }));
       return new Response(await (await caches.default.match("https://x.test/")).text());
     } }`,
   });
@@ -78,6 +79,8 @@ test("a host cache handler receives the entries; bad handlers are a TypeError", 
   assert.equal(entry.status, 200);
   assert.equal(Buffer.from(entry.body).toString(), "from handler");
   assert.ok(entry.expires > Date.now() + 50_000);
+  // A response not to be cached never reaches the handler.
+  assert.deepEqual([...store.keys()], ["default https://x.test/"]);
   await assert.rejects(createWorker({ script: "export default { fetch() {} }", cache: { match() {} }, onLog() {} }), /options\.cache must be an object with match/);
 });
 

@@ -163,15 +163,19 @@ test("createWorker's cache: { service } is the Cache API over HTTP (GET only-if-
       const c = caches.default;
       const hit = await c.match("https://e.com/hit");
       await c.put("https://e.com/p", new Response("body", { headers: { "cache-control": "max-age=60", "x-a": "1" } }));
+      // What is not to be cached still goes: the cache service decides (as workerd sends it).
+      await c.put("https://e.com/ns", new Response("x", { headers: { "cache-control": "no-store" } }));
       return [await hit.text(), hit.headers.get("cf-cache-status"), await c.match("https://e.com/miss") ?? "miss", await c.delete("https://e.com/there"), await c.delete("https://e.com/gone")];
     }`,
     {},
     { cache: { service: service(handler) } },
   );
   assert.deepEqual(out, ["cached", "HIT", "miss", true, false]);
-  assert.deepEqual(seen.map((r) => `${r.method} ${r.url}`), ["GET https://e.com/hit", "PUT https://e.com/p", "GET https://e.com/miss", "PURGE https://e.com/there", "PURGE https://e.com/gone"]);
+  assert.deepEqual(seen.map((r) => `${r.method} ${r.url}`), ["GET https://e.com/hit", "PUT https://e.com/p", "PUT https://e.com/ns", "GET https://e.com/miss", "PURGE https://e.com/there", "PURGE https://e.com/gone"]);
   assert.equal(seen[0].headers["cache-control"], "only-if-cached");
   assert.match(seen[1].body, /^HTTP\/1\.1 200 OK\r\n(.*\r\n)*x-a: 1\r\n(.*\r\n)*\r\nbody$/);
+  assert.match(seen[1].body, /\r\nContent-Length: 4\r\n/i);
+  assert.match(seen[2].body, /^HTTP\/1\.1 200 OK\r\n(.*\r\n)*cache-control: no-store\r\n(.*\r\n)*\r\nx$/);
 });
 
 test("a service binding's response and the cache option are workerd's", { timeout: 60000 }, async (t) => {

@@ -5,7 +5,7 @@
 // `streamingTails = ["tail"]`): per invocation onset → log… → return → outcome, or onset → log…
 // → exception → outcome for a fetch that threw; a JS RPC call's onset names its entrypoint, then
 // an attributes event carries jsrpc.method (a method that threw: the outcome follows alone).
-// Spans (spanOpen/spanClose of subrequests and binding calls) are not produced here. Also: a failing tail never reaches the traced worker, and
+// Spans: those of KV and Cache API operations (service-backed), with workerd's tags. Also: a failing tail never reaches the traced worker, and
 // workerd's warnings (a FormData body with a custom Content-Type, a null-body status given "")
 // are warn-level log events.
 import { test } from "node:test";
@@ -339,6 +339,63 @@ test("streaming tails: a service-backed KV namespace's operations are spans with
   const onsetSpan = events[0].spanContext.spanId;
   for (const e of events.filter((e) => e.event.type === "spanOpen")) assert.equal(e.spanContext.spanId, onsetSpan);
   assert.equal(events.at(-1).event.type, "outcome");
+});
+
+test("streaming tails: Cache API operations over a cache service are spans with workerd's tags", { timeout: scaled(60_000) }, async (t) => {
+  // A cache service as workerd's cache-test mocks one: GET only-if-cached (HIT or a 504 MISS),
+  // PUT (204), PURGE (200 or 404).
+  const cacheService = service(async (request) => {
+    const { pathname } = new URL(request.url);
+    if (request.method === "GET") return pathname === "/hit" ? new Response("Cached content", { headers: { "cf-cache-status": "HIT" } }) : new Response(null, { status: 504, headers: { "cf-cache-status": "MISS" } });
+    if (request.method === "PURGE") return new Response(null, { status: pathname === "/there" ? 200 : 404 });
+    await request.arrayBuffer();
+    return new Response(null, { status: 204 });
+  });
+  const events = [];
+  const producer = await createWorker({
+    script: `export default {
+  async fetch(request, env) {
+    const c = caches.default;
+    await c.match("https://e.com/hit");
+    await c.match(new Request("https://e.com/miss", { headers: { "if-none-match": "abc" } }), { ignoreMethod: false });
+    await c.put("https://e.com/p", new Response("Test content", { headers: { "content-type": "text/plain", "cache-control": "public, max-age=3600", etag: '"e"' } }));
+    await c.put("https://e.com/ns", new Response("x", { headers: { "cache-control": "no-store" } }));
+    await c.delete("https://e.com/there");
+    await c.delete(new Request("https://e.com/post", { method: "POST" }), { ignoreMethod: true });
+    await c.delete(new Request("https://e.com/post", { method: "POST" }));
+    return new Response("done");
+  },
+};`,
+    cache: { service: cacheService },
+    streamingTails: [() => (ev) => events.push(ev)],
+    onLog: () => {},
+  });
+  t.after(() => producer.dispose());
+  assert.equal(await (await dispatch(producer, "http://x/")).text(), "done");
+  await until("the outcome", () => events.some((e) => e.event.type === "outcome"));
+  const spans = new Map();
+  for (const e of events) {
+    if (e.event.type === "spanOpen") spans.set(e.event.spanId, { name: e.event.name });
+    else if (e.event.type === "attributes") for (const { name, value } of e.event.info) spans.get(e.spanContext.spanId)[name] = value;
+    else if (e.event.type === "spanClose") spans.get(e.spanContext.spanId).closed = true;
+  }
+  const req = (name, url, method = "GET") => ({ name, "cache.request.url": url, "cache.request.method": method });
+  // Sizes as workerd's: a HIT's body length; a put's payload is the response as HTTP/1.1 with its
+  // Content-Length (a status line, 4 header lines, an empty line and 12 bytes: 125).
+  assert.deepEqual(
+    [...spans.values()],
+    [
+      { ...req("cache_match", "https://e.com/hit"), "cache.response.status_code": 200n, "cache.response.body.size": 14n, "cache.response.cache_status": "HIT", "cache.response.success": true, closed: true },
+      { ...req("cache_match", "https://e.com/miss"), "cache.request.ignore_method": false, "cache.request.header.if_none_match": "abc", "cache.response.status_code": 504n, "cache.response.body.size": 0n, "cache.response.cache_status": "MISS", "cache.response.success": false, closed: true },
+      { ...req("cache_put", "https://e.com/p"), "cache.request.payload.status_code": 200n, "cache.request.payload.header.cache_control": "public, max-age=3600", "cache.request.payload.header.etag": '"e"', "cache.request.payload.size": 125n, "cache.response.success": true, closed: true },
+      { ...req("cache_put", "https://e.com/ns"), "cache.request.payload.status_code": 200n, "cache.request.payload.header.cache_control": "no-store", "cache.request.payload.size": 104n, "cache.response.success": true, closed: true },
+      { ...req("cache_delete", "https://e.com/there"), "cache.response.status_code": 200n, "cache.response.success": true, closed: true },
+      { ...req("cache_delete", "https://e.com/post", "POST"), "cache.request.ignore_method": true, "cache.response.status_code": 404n, "cache.response.success": false, closed: true },
+      { ...req("cache_delete", "https://e.com/post", "POST"), closed: true },
+    ],
+  );
+  const onsetSpan = events[0].spanContext.spanId;
+  for (const e of events.filter((e) => e.event.type === "spanOpen")) assert.equal(e.spanContext.spanId, onsetSpan);
 });
 
 test("streaming tails beside legacy tail consumers: both get the logged values", { timeout: scaled(60_000) }, async (t) => {

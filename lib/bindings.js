@@ -85,19 +85,25 @@ async function callCacheService(backing, method, args, bytes, dispatch, caller) 
       const answer = await send("GET", ["cache-control", "only-if-cached"]);
       const head = JSON.parse(answer.json);
       const status = head.headers.findIndex((v, i) => i % 2 === 0 && v.toLowerCase() === "cf-cache-status");
-      if (status === -1 || head.headers[status + 1] !== "HIT") return { json: "null" };
+      if (status === -1 || head.headers[status + 1] !== "HIT") {
+        // A miss, with what the worker's cache_match span tells of the answer.
+        const miss = { miss: true, status: head.status, size: answer.bytes?.byteLength ?? 0 };
+        if (status !== -1) miss.cacheStatus = head.headers[status + 1];
+        return { json: JSON.stringify(miss) };
+      }
       return { json: JSON.stringify({ status: head.status, statusText: head.statusText, headers: head.headers }), bytes: answer.bytes ?? Buffer.alloc(0) };
     }
     case "put": {
       let text = `HTTP/1.1 ${args.status} ${args.statusText ?? ""}\r\n`;
       for (let i = 0; i + 1 < args.headers.length; i += 2) text += `${args.headers[i]}: ${args.headers[i + 1]}\r\n`;
+      if (!args.headers.some((v, i) => i % 2 === 0 && v.toLowerCase() === "content-length")) text += `Content-Length: ${bytes?.byteLength ?? 0}\r\n`;
       const payload = Buffer.concat([Buffer.from(text + "\r\n", "latin1"), bytes ?? Buffer.alloc(0)]);
-      await send("PUT", ["content-length", String(payload.byteLength)], payload);
-      return { json: "null" };
+      const answer = await send("PUT", ["content-length", String(payload.byteLength)], payload);
+      return { json: JSON.stringify({ status: JSON.parse(answer.json).status }) };
     }
     case "delete": {
       const answer = await send("PURGE", ["x-real-ip", "127.0.0.1"]);
-      return { json: JSON.stringify(JSON.parse(answer.json).status === 200) };
+      return { json: JSON.stringify({ status: JSON.parse(answer.json).status }) };
     }
   }
   throw new TypeError(`unknown cache operation "${method}"`);
@@ -112,6 +118,8 @@ async function callCache(handler, method, args, bytes) {
       return { json: JSON.stringify(head), bytes: toBuffer(body ?? "") };
     }
     case "put": {
+      // A response not to be kept: only a cache service is sent it.
+      if (args.expires === null) return { json: "null" };
       const { cache, url, ...entry } = args;
       await handler.put(cache, url, { ...entry, body: bytes ?? Buffer.alloc(0) });
       return { json: "null" };

@@ -4,11 +4,38 @@
 // set the lifetime). match() follows HTTP for the request it is given: a response stored with
 // `Vary` matches only a request with the same values of those headers, `If-None-Match` /
 // `If-Modified-Since` give a 304, and a `Range` gives a 206 (or 416). Entries live in the host:
-// createWorker's `cache` handler, or an in-memory store by default.
+// createWorker's `cache` handler or cache service, or an in-memory store by default. Each
+// operation is a span (cache_match, cache_put, cache_delete) with workerd's cache.* tags, which
+// streaming tails get (internals.userSpan, src/js/89_tail.js).
 
 const { Request, Response } = globalThis;
 const kConstruct = Symbol("construct");
 const CACHE_BINDING = "#cache";
+const encoder = new TextEncoder();
+
+/** A span for a Cache API operation, as workerd's Cache opens one (makeUserTraceSpan). */
+const cacheSpan = (name) => internals.userSpan?.(name) ?? { setTag() {}, end() {} };
+
+/** Runs `work()` (sync part included) with `span` open; the span ends when it settles. */
+function inSpan(span, work) {
+  let result;
+  try {
+    result = work();
+  } catch (error) {
+    span.end();
+    return Promise.reject(error);
+  }
+  return Promise.resolve(result).finally(() => span.end());
+}
+
+/** The request's URL and method tags, and options.ignoreMethod's, as workerd sets them. */
+function tagRequest(span, request) {
+  span.setTag("cache.request.url", request.url);
+  span.setTag("cache.request.method", request.method);
+}
+function tagIgnoreMethod(span, options) {
+  if (options !== undefined && options !== null && options.ignoreMethod !== undefined) span.setTag("cache.request.ignore_method", Boolean(options.ignoreMethod));
+}
 
 function cacheKey(request, what) {
   if (typeof request === "string" || request instanceof URL) request = new Request(String(request));
@@ -91,12 +118,36 @@ class Cache {
     this.#name = name;
   }
 
-  async match(request, options = {}) {
+  match(request, options = {}) {
+    const span = cacheSpan("cache_match");
+    tagIgnoreMethod(span, options);
+    return inSpan(span, () => this.#match(request, options, span));
+  }
+
+  async #match(request, options, span) {
     request = cacheKey(request, "match");
+    tagRequest(span, request);
     if (request.method !== "GET" && !options?.ignoreMethod) return undefined;
+    for (const [header, tag] of [["range", "range"], ["if-modified-since", "if_modified_since"], ["if-none-match", "if_none_match"]]) {
+      const value = request.headers.get(header);
+      if (value !== null) span.setTag(`cache.request.header.${tag}`, value);
+    }
     // internals.hostCall: an in-memory store answers on this thread (src/js/85_bindings.js).
     const [found, bytes] = await internals.hostCall(CACHE_BINDING, "match", { cache: this.#name, url: request.url });
-    if (found === null) return undefined;
+    // A cache service's miss comes with its answer's status, length and CF-Cache-Status.
+    if (found === null || found.miss === true) {
+      if (found !== null) {
+        span.setTag("cache.response.status_code", BigInt(found.status));
+        if (found.size !== undefined) span.setTag("cache.response.body.size", BigInt(found.size));
+        if (found.cacheStatus !== undefined) span.setTag("cache.response.cache_status", found.cacheStatus);
+      }
+      span.setTag("cache.response.success", false);
+      return undefined;
+    }
+    span.setTag("cache.response.status_code", BigInt(found.status));
+    span.setTag("cache.response.body.size", BigInt(bytes?.byteLength ?? 0));
+    span.setTag("cache.response.cache_status", "HIT");
+    span.setTag("cache.response.success", true);
     // Vary: the request must carry what the stored one carried in the headers it names.
     for (const [name, value] of found.vary ?? []) {
       if (request.headers.get(name) !== value) return undefined;
@@ -117,31 +168,79 @@ class Cache {
     return new Response(body, { status: found.status, statusText: found.statusText, headers });
   }
 
-  async put(request, response) {
+  put(request, response) {
+    const span = cacheSpan("cache_put");
+    return inSpan(span, () => this.#put(request, response, span));
+  }
+
+  async #put(request, response, span) {
     request = cacheKey(request, "put");
     if (!(response instanceof Response)) throw new TypeError("Cache.put: the value must be a Response.");
+    tagRequest(span, request);
+    span.setTag("cache.request.payload.status_code", BigInt(response.status));
     if (request.method !== "GET") throw new TypeError("Cannot cache response to non-GET request.");
     if (response.status === 206) throw new TypeError("Cannot cache response to a range request (206 Partial Content).");
     if ((response.headers.get("vary") ?? "").includes("*")) throw new TypeError("Cannot cache response with 'Vary: *' header.");
+    for (const [header, tag] of [["cache-control", "cache_control"], ["cache-tag", "cache_tag"], ["etag", "etag"], ["expires", "expires"], ["last-modified", "last_modified"]]) {
+      const value = response.headers.get(header);
+      if (value !== null) span.setTag(`cache.request.payload.header.${tag}`, value);
+    }
+    if (response.status === 304) {
+      // As workerd: a 304 (an answer to a conditional request) is not cached, silently.
+      internals.logWarning?.("Ignoring attempt to Cache.put() a 304 status response. 304 responses are not meaningful to cache, and a potential source of bugs. Consider validating that the response status is meaningful to cache before calling Cache.put().");
+      return undefined;
+    }
     if (response.bodyUsed) throw new TypeError("Cache.put: the Response body has already been used.");
     const expires = lifetime(response);
     const parts = await internals.responseParts(response);
-    if (expires === null) return undefined;
     // The request's values of the headers the response varies on, for match() to compare.
     const varyOn = (response.headers.get("vary") ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean);
     const vary = varyOn.map((name) => [name, request.headers.get(name)]);
-    const args = { cache: this.#name, url: request.url, status: parts.status, statusText: parts.statusText, headers: parts.headers, expires, vary };
     // A streamed body (a clone's branch, an R2 object's body) is read whole: the store keeps bytes.
-    const body = parts.body instanceof ReadableStream ? new Uint8Array(await new Response(parts.body).arrayBuffer()) : parts.body;
-    await internals.hostCall(CACHE_BINDING, "put", args, body);
+    let body = parts.body instanceof ReadableStream ? new Uint8Array(await new Response(parts.body).arrayBuffer()) : parts.body;
+    if (typeof body === "string") body = encoder.encode(body);
+    // The size of the response as it goes to a cache service: HTTP/1.1 head (with its length) and body.
+    const length = body?.byteLength ?? 0;
+    let head = `HTTP/1.1 ${parts.status} ${parts.statusText}\r\n`;
+    for (let i = 0; i + 1 < parts.headers.length; i += 2) head += `${parts.headers[i]}: ${parts.headers[i + 1]}\r\n`;
+    if (!response.headers.has("content-length")) head += `Content-Length: ${length}\r\n`;
+    span.setTag("cache.request.payload.size", BigInt(encoder.encode(head).byteLength + 2 + length));
+    // What is not to be kept (expires: null) still goes to the host: a cache service decides for
+    // itself (workerd sends it every put), the in-memory store and handlers drop it.
+    const args = { cache: this.#name, url: request.url, status: parts.status, statusText: parts.statusText, headers: parts.headers, expires, vary };
+    const [answer] = await internals.hostCall(CACHE_BINDING, "put", args, body);
+    // A cache service's answer: 204 stored, 413 refused.
+    if (answer === null || answer?.status === 204) span.setTag("cache.response.success", true);
+    else if (answer?.status === 413) span.setTag("cache.response.success", false);
     return undefined;
   }
 
-  async delete(request, options = {}) {
+  delete(request, options = {}) {
+    const span = cacheSpan("cache_delete");
+    tagIgnoreMethod(span, options);
+    return inSpan(span, () => this.#delete(request, options, span));
+  }
+
+  async #delete(request, options, span) {
     request = cacheKey(request, "delete");
+    tagRequest(span, request);
     if (request.method !== "GET" && !options?.ignoreMethod) return false;
-    const [deleted] = await internals.hostCall(CACHE_BINDING, "delete", { cache: this.#name, url: request.url });
-    return deleted === true;
+    const [answer] = await internals.hostCall(CACHE_BINDING, "delete", { cache: this.#name, url: request.url });
+    // A cache service answers with its PURGE's status; a store with whether it had the entry.
+    if (answer === null || typeof answer !== "object") {
+      span.setTag("cache.response.success", answer === true);
+      return answer === true;
+    }
+    span.setTag("cache.response.status_code", BigInt(answer.status));
+    if (answer.status === 200 || answer.status === 404) {
+      span.setTag("cache.response.success", answer.status === 200);
+      return answer.status === 200;
+    }
+    if (answer.status === 429) {
+      span.setTag("cache.response.success", false);
+      throw new Error("Unable to delete cached response. Subrequests are being rate-limited.");
+    }
+    throw new Error("Unable to delete cached response.");
   }
 
   get [Symbol.toStringTag]() {

@@ -78,6 +78,10 @@ impl CacheStore {
         None => json("null"),
       },
       "put" => {
+        // A response not to be kept (`expires: null`: a cache service is sent it all the same).
+        if args.others(&[]).iter().any(|&(name, raw)| name == "expires" && raw == "null") {
+          return json("null");
+        }
         let mut head = JsonObject::new();
         for (name, value) in args.others(&["cache", "url"]) {
           head.raw(name, value);
