@@ -4,7 +4,8 @@
 // surrogates, long multi-line strings, boxed primitives / dates / regexps with keys, DataView and
 // ArrayBuffer details, sparse and huge arrays, errors (causes, stacks without frames, names
 // changed), subclass and null-prototype prefixes, classes, custom inspectors' arguments, a
-// stack overflow, and Map/Set iterators and weak collections (V8's preview of their entries). The expected values are Node's (the same the test asserts workerd prints).
+// stack overflow, Map/Set iterators and weak collections (V8's preview of their entries), and
+// objects whose prototype chain has no named constructor or a replaced built-in one. The expected values are Node's (the same the test asserts workerd prints).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { evalInWorker } from "./helpers.mjs";
@@ -61,6 +62,12 @@ const CASES = String.raw`
   out.weakMapMax = util.inspect(new WeakMap([[{}, 1], [{}, 2]]), { showHidden: true, maxArrayLength: 0 });
   out.typedNullProto = util.inspect(Object.setPrototypeOf(new Uint8Array(2), null));
   out.bufferNullProto = util.inspect(Object.setPrototypeOf(new ArrayBuffer(2), null));
+  out.protoDescribed = (() => { function StorageObject() {} StorageObject.prototype = { __proto__: null }; return util.inspect(new StorageObject()); })();
+  out.arrayNoIterator = (() => { const a = [1, 2, 3]; Object.setPrototypeOf(a, Number.prototype); return util.inspect(a); })();
+  out.argumentsObject = util.inspect((function () { return arguments; })('a'));
+  out.protoDimmed = util.inspect({ __proto__: { abc: true } }, { showHidden: true, colors: true });
+  out.tagThrows = (() => { try { util.inspect(new (class { get [Symbol.toStringTag]() { throw new Error('tag'); } })()); return 'no'; } catch (e) { return e.message; } })();
+  out.tamperedCtor = (() => { const d = Object.getOwnPropertyDescriptor(Object.prototype, 'constructor'); Object.defineProperty(Object.prototype, 'constructor', { get: () => 1, configurable: true }); try { return util.inspect({}); } finally { Object.defineProperty(Object.prototype, 'constructor', d); } })();
   return out;
 `;
 
@@ -112,6 +119,12 @@ const EXPECTED = {
   weakSet: "WeakSet { {} }",
   weakMapMax: "WeakMap { ... 2 more items }",
   typedNullProto: "[Uint8Array(2): null prototype] [ 0, 0 ]",
+  protoDescribed: "StorageObject <[Object: null prototype] {}> {}",
+  arrayNoIterator: "Number { '0': 1, '1': 2, '2': 3 }",
+  argumentsObject: "[Arguments] { '0': 'a' }",
+  protoDimmed: "{ \x1b[2mabc: \x1b[33mtrue\x1b[39m\x1b[22m }",
+  tagThrows: "tag",
+  tamperedCtor: "{}",
   bufferNullProto: "[ArrayBuffer: null prototype] {\n  [Uint8Contents]: <00 00>,\n  byteLength: undefined\n}",
 };
 

@@ -56,6 +56,10 @@ const isInstance = (value, ctor) => {
     return false;
   }
 };
+/**
+ * The name Node shows for an object: the first own `constructor` up its prototype chain that is a
+ * named function it is an instance of (null with no prototype).
+ */
 /** A function's: its prototype's `constructor` as read (null without a prototype). */
 function functionConstructorName(fn) {
   try {
@@ -67,10 +71,20 @@ function functionConstructorName(fn) {
     return "";
   }
 }
-function constructorName(value) {
+// The built-in prototypes and their constructors, as the bootstrap found them: an object that
+// inherits from one is named by it even when a worker changed its `constructor` (as Node does).
+const WELL_KNOWN = new Map();
+for (const ctor of [Array, ArrayBuffer, Function, Map, Set, Object, RegExp, Date, DataView, Error, Boolean, Number, String, Promise, WeakMap, WeakSet, Object.getPrototypeOf(Uint8Array), Uint8Array, Uint8ClampedArray, Uint16Array, Uint32Array, Int8Array, Int16Array, Int32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array, ...(typeof Float16Array === "function" ? [Float16Array] : [])]) {
+  WELL_KNOWN.set(ctor.prototype, { name: ctor.name, ctor });
+}
+const hasInstance = Function.prototype[Symbol.hasInstance];
+
+function constructorName(value, unnamed) {
   try {
     let first;
     for (let object = value; object !== null; ) {
+      const known = WELL_KNOWN.get(object);
+      if (known !== undefined && hasInstance.call(known.ctor, value)) return known.name;
       const descriptor = Object.getOwnPropertyDescriptor(object, "constructor");
       const ctor = descriptor?.value;
       if (typeof ctor === "function" && ctor.name !== "" && typeof ctor.name === "string" && isInstance(value, ctor)) return ctor.name;
@@ -78,7 +92,9 @@ function constructorName(value) {
       if (first === undefined) first = object;
     }
     if (first === null) return null;
-    return ops.constructorName(value) || "";
+    // No named constructor up the chain: `unnamed` (src/js/25_inspect.js) adds what the
+    // prototype is, as Node's `Name <prototype>`.
+    return unnamed === undefined ? ops.constructorName(value) || "" : unnamed(value, first);
   } catch {
     return "";
   }

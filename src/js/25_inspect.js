@@ -6,7 +6,7 @@
 
 const MAX_DEPTH = 2;
 const CUSTOM_INSPECT = Symbol.for("nodejs.util.inspect.custom");
-const { STYLES, COLORS, WIDE, more, IDENTIFIER, TypedArray, quote, ESCAPES, symbolText, isInstance, functionConstructorName, constructorName, groupDigits, separated, isIndex, prefixOf, TypedArrayLength, TypedArrayTag, ArrayBufferLength, SharedArrayBufferLength, MapSize, SetSize, MapEntries, SetValues, IteratorNext, builtInNameSet, hasBuiltInToString } = internals.inspectHelpers;
+const { STYLES, COLORS, WIDE, more, IDENTIFIER, TypedArray, quote, ESCAPES, symbolText, isInstance, functionConstructorName, groupDigits, separated, isIndex, prefixOf, TypedArrayLength, TypedArrayTag, ArrayBufferLength, SharedArrayBufferLength, MapSize, SetSize, MapEntries, SetValues, IteratorNext, builtInNameSet, hasBuiltInToString } = internals.inspectHelpers;
 // The depth limit of the inspection under way (util.inspect's `depth` option; 2 by default).
 let maxDepth = MAX_DEPTH;
 // Whether a string at the top is quoted (util.inspect) or not (console.log, util.format).
@@ -228,7 +228,9 @@ function prototypeEntries(value, seen, depth) {
       known.add(key);
       const descriptor = Object.getOwnPropertyDescriptor(proto, key);
       if (typeof descriptor.value === "function") continue;
-      items.push(entryText(key, descriptor, value, seen, depth));
+      // (Dimmed with colors, as Node shows what an object only inherits.)
+      const text = entryText(key, descriptor, value, seen, depth);
+      items.push(colors ? `\x1b[2m${text}\x1b[22m` : text);
     }
   }
   return items;
@@ -339,12 +341,7 @@ function boxedPrimitive(value) {
 
 /** The toStringTag Node shows after the name (not an own one, which shows as a key). */
 function shownTag(value, name) {
-  let tag;
-  try {
-    tag = value[Symbol.toStringTag];
-  } catch {
-    return "";
-  }
+  const tag = value[Symbol.toStringTag];
   if (typeof tag !== "string" || tag === "" || tag === name) return "";
   const own = Object.getOwnPropertyDescriptor(value, Symbol.toStringTag);
   if (own !== undefined && (showHidden || own.enumerable)) return "";
@@ -470,6 +467,19 @@ function previewItems(value, seen, depth, weak) {
   return items;
 }
 
+/**
+ * An object's name as Node shows it; with no named constructor up its chain, V8's name and what
+ * its prototype is (`Object <[Object: null prototype] {}>`, `<Complex prototype>` too deep).
+ */
+const constructorName = (value) => internals.inspectHelpers.constructorName(value, (object, first) => unnamedConstructor(object, first, 0));
+function unnamedConstructor(value, first, level) {
+  const name = ops.constructorName(value) || "";
+  if (level > maxDepth) return `${name} <Complex prototype>`;
+  const inner = internals.inspectHelpers.constructorName(first, (object, next) => unnamedConstructor(object, next, level + 1));
+  if (inner !== null) return `${name} <${inner}>`;
+  return `${name} <${inspect(first, { depth: -1, customInspect: false, colors, quoteStrings: true })}>`;
+}
+
 function inspectValue(value, seen, depth) {
   if (value === null) return stylize("null", "null");
   if (typeof value !== "object" && typeof value !== "function") {
@@ -550,7 +560,8 @@ function inspectValue(value, seen, depth) {
   }
 
   const name = constructorName(value);
-  const isArray = Array.isArray(value);
+  // (An array whose prototype has no iterator is shown as an object, keys and all, as in Node.)
+  const isArray = Array.isArray(value) && (name === null || Symbol.iterator in value);
   // (With showHidden an array always has one: its length.)
   const isTyped = ops.valueIs("TypedArray", value);
   const hasOwnKeys = () => Reflect.ownKeys(value).some((key) => showHidden || Object.prototype.propertyIsEnumerable.call(value, key));
@@ -660,7 +671,7 @@ function formatEntries(value, seen, depth, name, isArray) {
   if (showHidden) items.push(...prototypeEntries(value, seen, depth));
   const tag = shownTag(value, name);
   // A null-prototype object is named by what made it (V8's constructor name), as Node names it.
-  let prefix = name === "Object" ? "" : name === null ? `[${ops.constructorName(value) || "Object"}: null prototype] ` : `${name || "Object"} `;
+  let prefix = ops.valueIs("ArgumentsObject", value) ? "[Arguments] " : name === "Object" ? "" : name === null ? `[${ops.constructorName(value) || "Object"}: null prototype] ` : `${name || "Object"} `;
   if (tag !== "") prefix = `${prefix || "Object "}[${tag}] `;
   return wrap(prefix, items, "{", "}", depth);
 }
@@ -686,6 +697,7 @@ function inspect(value, options) {
   customOptions = { ...options };
   delete customOptions.quoteStrings;
   delete customOptions.inspect;
+  delete customOptions.throwErrors;
   customOptions.stylize = stylize;
   colors = options?.colors === true;
   breakLength = typeof options?.breakLength === "number" && options.breakLength > 0 ? options.breakLength : BREAK_LENGTH;
@@ -698,6 +710,8 @@ function inspect(value, options) {
   try {
     return inspectValue(value, [], 0);
   } catch (error) {
+    // util.inspect lets what a getter throws through, as Node's; console shows it instead.
+    if (options?.throwErrors) throw error;
     return `<uninspectable: ${error && error.message}>`;
   } finally {
     maxDepth = previous;

@@ -22,7 +22,7 @@ function inspect(value, options) {
     if (arguments.length > 3 && arguments[3] !== undefined) legacy.colors = arguments[3];
     options = legacy;
   }
-  return internals.inspect(value, { ...defaultOptions, ...options, quoteStrings: true, inspect });
+  return internals.inspect(value, { ...defaultOptions, ...options, quoteStrings: true, inspect, throwErrors: true });
 }
 inspect.custom = Symbol.for("nodejs.util.inspect.custom");
 // Node's defaults; setting inspect.defaultOptions merges an object into them.
