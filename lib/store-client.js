@@ -239,8 +239,9 @@ function r2Bucket(call, name) {
       return new R2MultipartUpload(call, name, result.key, result.uploadId);
     },
     resumeMultipartUpload(key, uploadId) {
-      if (key === undefined) throw new TypeError("R2 resumeMultipartUpload: a key is required.");
-      if (uploadId === undefined) throw new TypeError("R2 resumeMultipartUpload: an uploadId is required.");
+      for (const [index, value] of [key, uploadId].entries()) {
+        if (value === undefined) throw new TypeError(`Failed to execute 'resumeMultipartUpload' on 'R2Bucket': parameter ${index + 1} is not of type 'string'.`);
+      }
       return new R2MultipartUpload(call, name, String(key), String(uploadId));
     },
   };

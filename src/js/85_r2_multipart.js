@@ -26,7 +26,7 @@ class R2MultipartUpload {
   }
 
   async uploadPart(partNumber, value, options) {
-    if (arguments.length < 2) throw new TypeError("R2MultipartUpload.uploadPart: partNumber and value are required.");
+    if (arguments.length < 2) throw new TypeError(`Failed to execute 'uploadPart' on 'R2MultipartUpload': parameter ${arguments.length + 1} is not of type '${arguments.length ? "ReadableStream or ArrayBuffer or ArrayBufferView or string or Blob" : "integer"}'.`);
     partNumber = checkPartNumber(partNumber);
     const bytes = await internals.r2ValueBytes(value, "uploadPart value");
     const [part] = await internals.hostCall(this.#bucket, "uploadPart", { key: this.key, uploadId: this.uploadId, partNumber }, bytes);
@@ -38,9 +38,7 @@ class R2MultipartUpload {
   }
 
   async complete(uploadedParts) {
-    if (uploadedParts === undefined || uploadedParts === null || typeof uploadedParts[Symbol.iterator] !== "function") {
-      throw new TypeError("R2MultipartUpload.complete: uploadedParts must be an array of { partNumber, etag }.");
-    }
+    if (!Array.isArray(uploadedParts)) throw new TypeError("Failed to execute 'complete' on 'R2MultipartUpload': parameter 1 is not of type 'Array'.");
     const parts = [...uploadedParts].map((part, index) => {
       if (part === null || typeof part !== "object") throw new TypeError(`R2MultipartUpload.complete: uploadedParts[${index}] must be an object { partNumber, etag }.`);
       if (part.etag === undefined) throw new TypeError(`R2MultipartUpload.complete: uploadedParts[${index}].etag is required.`);
