@@ -297,6 +297,22 @@ export interface R2Bucket {
   put(key: string, value: string | ArrayBuffer | ArrayBufferView | ReadableStream | Blob | null, options?: { httpMetadata?: R2HttpMetadata; customMetadata?: Record<string, string>; onlyIf?: R2Conditional }): Promise<R2Object | null>;
   delete(keys: string | string[]): Promise<void>;
   list(options?: { prefix?: string; delimiter?: string; cursor?: string; startAfter?: string; limit?: number; include?: ("httpMetadata" | "customMetadata")[] }): Promise<{ objects: R2Object[]; truncated: boolean; cursor?: string; delimitedPrefixes: string[] }>;
+  createMultipartUpload(key: string, options?: { httpMetadata?: R2HttpMetadata; customMetadata?: Record<string, string> }): Promise<R2MultipartUpload>;
+  resumeMultipartUpload(key: string, uploadId: string): R2MultipartUpload;
+}
+
+export interface R2UploadedPart {
+  partNumber: number;
+  etag: string;
+}
+
+/** An upload in progress: parts (1 to 10000; all but the last at least 5 MiB, of one size). */
+export interface R2MultipartUpload {
+  readonly key: string;
+  readonly uploadId: string;
+  uploadPart(partNumber: number, value: string | ArrayBuffer | ArrayBufferView | ReadableStream | Blob): Promise<R2UploadedPart>;
+  abort(): Promise<void>;
+  complete(uploadedParts: R2UploadedPart[]): Promise<R2Object>;
 }
 
 /** What `kv()` returns: a binding for createWorker, and the same namespace in Node. */
