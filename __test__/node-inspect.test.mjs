@@ -68,6 +68,8 @@ const CASES = String.raw`
   out.protoDimmed = util.inspect({ __proto__: { abc: true } }, { showHidden: true, colors: true });
   out.tagThrows = (() => { try { util.inspect(new (class { get [Symbol.toStringTag]() { throw new Error('tag'); } })()); return 'no'; } catch (e) { return e.message; } })();
   out.tamperedCtor = (() => { const d = Object.getOwnPropertyDescriptor(Object.prototype, 'constructor'); Object.defineProperty(Object.prototype, 'constructor', { get: () => 1, configurable: true }); try { return util.inspect({}); } finally { Object.defineProperty(Object.prototype, 'constructor', d); } })();
+  out.typedHidden = (() => { const t = new Uint8Array(); t.buffer.foo = true; return util.inspect(t, { showHidden: true, breakLength: Infinity }); })();
+  out.iteratorHidden = (() => { const m = new Map([[1, 2]]); const it = m.values(); m.set(0, it); return util.inspect(it, { showHidden: true, breakLength: Infinity }); })();
   return out;
 `;
 
@@ -125,6 +127,8 @@ const EXPECTED = {
   protoDimmed: "{ \x1b[2mabc: \x1b[33mtrue\x1b[39m\x1b[22m }",
   tagThrows: "tag",
   tamperedCtor: "{}",
+  typedHidden: "Uint8Array(0) [ [BYTES_PER_ELEMENT]: 1, [length]: 0, [byteLength]: 0, [byteOffset]: 0, [buffer]: ArrayBuffer { byteLength: 0, foo: true } ]",
+  iteratorHidden: "<ref *1> [Map Iterator] { 2, [Circular *1], [Symbol(Symbol.toStringTag)]: 'Map Iterator' }",
   bufferNullProto: "[ArrayBuffer: null prototype] {\n  [Uint8Contents]: <00 00>,\n  byteLength: undefined\n}",
 };
 

@@ -550,7 +550,8 @@ function inspectValue(value, seen, depth) {
     return withSeen(value, seen, () => {
       const [, isKeyValue] = ops.previewEntries(value) ?? [[], false];
       if (isKeyValue) tag = tag.replace(/ Iterator$/, " Entries");
-      return wrap(`[${tag}] `, [...previewItems(value, seen, depth, false), ...ownEntries(value, seen, depth, false)], "{", "}", depth);
+      const shown = wrap(`[${tag}] `, [...previewItems(value, seen, depth, false), ...ownEntries(value, seen, depth, false), ...(showHidden ? prototypeEntries(value, seen, depth) : [])], "{", "}", depth);
+      return circular.has(value) ? `${stylize(`<ref *${circular.get(value)}>`, "special")} ${shown}` : shown;
     });
   }
   const boxed = boxedPrimitive(value);
@@ -584,6 +585,12 @@ function inspectValue(value, seen, depth) {
 }
 
 /** The entries of an object, array, typed array, buffer, Map or Set, laid out as Node does. */
+/** A typed array's buffer with showHidden, as Node shows it there: its byteLength and own keys, not its bytes. */
+function typedArrayBuffer(buffer, seen, depth) {
+  const items = [`byteLength: ${inspectValue(buffer.byteLength, seen, depth + 1)}`, ...ownEntries(buffer, seen, depth, false)];
+  return items.length === 1 ? `ArrayBuffer { ${items[0]} }` : wrap("ArrayBuffer ", items, "{", "}", depth);
+}
+
 function formatEntries(value, seen, depth, name, isArray) {
   if (isArray) {
     // Holes as Node shows them: `<n empty items>` for each run of them (a run counts as one of
@@ -630,7 +637,7 @@ function formatEntries(value, seen, depth, name, isArray) {
     const extra = ownEntries(value, seen, depth, true);
     if (showHidden) {
       // Node's showHidden extras for a typed array (its buffer only named, as Node shows it there).
-      items.push(`[BYTES_PER_ELEMENT]: ${value.BYTES_PER_ELEMENT}`, `[length]: ${length}`, `[byteLength]: ${value.byteLength}`, `[byteOffset]: ${value.byteOffset}`, `[buffer]: ArrayBuffer { byteLength: ${value.buffer.byteLength} }`);
+      items.push(`[BYTES_PER_ELEMENT]: ${value.BYTES_PER_ELEMENT}`, `[length]: ${length}`, `[byteLength]: ${value.byteLength}`, `[byteOffset]: ${value.byteOffset}`, `[buffer]: ${typedArrayBuffer(value.buffer, seen, depth + 1)}`);
       return wrap(`${name} `, [...items, ...extra], "[", "]", depth);
     }
     return wrap(`${name} `, [...items, ...extra], "[", "]", depth, extra.length ? undefined : value, remaining);
