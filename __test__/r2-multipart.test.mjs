@@ -177,11 +177,15 @@ export default {
     out.partZero = await error(up.uploadPart(0, "x"));
     out.partTooBig = await error(up.uploadPart(10001, "x"));
     out.completePartZero = await error(up.complete([{ partNumber: 0, etag: "e" }]));
+    out.partNaN = await error(up.uploadPart(NaN, "x"));
+    out.badValue = await error(up.uploadPart(1, 42));
+    out.noValue = await error(up.uploadPart(1));
     const small1 = await up.uploadPart(1, "small");
     const small2 = await up.uploadPart(2, "small");
     out.tooSmall = await error(up.complete([small1, small2]));
     out.badEtag = await error(up.complete([{ partNumber: 1, etag: small1.etag + "x" }]));
     out.missingPart = await error(up.complete([{ partNumber: 3, etag: small1.etag }]));
+    out.noEtag = await error(up.complete([{ partNumber: 1 }]));
     out.duplicate = await error(up.complete([small1, small1]));
     const big1 = await up.uploadPart(1, new Uint8Array(5 * MIB));
     const big2 = await up.uploadPart(2, new Uint8Array(5 * MIB + 1));
@@ -218,9 +222,13 @@ for (const persisted of [false, true]) {
       partZero: "TypeError: Part number must be between 1 and 10000 (inclusive). Actual value was: 0",
       partTooBig: "TypeError: Part number must be between 1 and 10000 (inclusive). Actual value was: 10001",
       completePartZero: "TypeError: Part number must be between 1 and 10000 (inclusive). Actual value was: 0",
+      partNaN: "TypeError: Part number must be between 1 and 10000 (inclusive). Actual value was: 0",
+      badValue: "TypeError: Failed to execute 'uploadPart' on 'R2MultipartUpload': parameter 2 is not of type 'ReadableStream or ArrayBuffer or ArrayBufferView or string or Blob'.",
+      noValue: "TypeError: Failed to execute 'uploadPart' on 'R2MultipartUpload': parameter 2 is not of type 'ReadableStream or ArrayBuffer or ArrayBufferView or string or Blob'.",
       tooSmall: "Error: completeMultipartUpload: Your proposed upload is smaller than the minimum allowed object size. (10011)",
       badEtag: "Error: completeMultipartUpload: One or more of the specified parts could not be found. (10025)",
       missingPart: "Error: completeMultipartUpload: One or more of the specified parts could not be found. (10025)",
+      noEtag: "Error: completeMultipartUpload: One or more of the specified parts could not be found. (10025)",
       duplicate: "Error: completeMultipartUpload: We encountered an internal error. Please try again. (10001)",
       unequalSizes: "Error: completeMultipartUpload: There was a problem with the multipart upload. (10048)",
       outOfOrder: "Error: completeMultipartUpload: There was a problem with the multipart upload. (10048)",
