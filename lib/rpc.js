@@ -183,13 +183,16 @@ function shortenHome(answer, caller) {
   return home.size === 0 ? answer : { ...answer, json: JSON.stringify(parsed) };
 }
 
+/** Streaming tails' tracer (lib/tail/stream.js registers it as it loads: the tail folder uses this one, not the reverse). */
+let tracer = null;
+const traceEntrypointsWith = (given) => void (tracer = given);
+
 /**
  * callWorker() for a call into one of a worker's entrypoints (a service binding's RPC call or
- * fetch): traced when the worker has streaming tails (lib/tail/stream.js).
+ * fetch): traced when the worker has streaming tails.
  */
 function callEntrypoint(worker, call, bytes) {
-  const streams = require("./tail/stream.js");
-  return streams.isTraced(worker) ? streams.callWorker(worker, call, bytes, callWorker) : callWorker(worker, call, bytes);
+  return tracer?.isTraced(worker) ? tracer.callWorker(worker, call, bytes, callWorker) : callWorker(worker, call, bytes);
 }
 
 const isWorker = (handler) => handler !== null && typeof handler === "object" && typeof handler.dispatch === "function";
@@ -379,6 +382,6 @@ const errorAnswer = ({ name, message, stack }) => ({ json: JSON.stringify({ erro
 
 const failure = (error) => (error instanceof Error ? errorAnswer(error) : errorAnswer({ name: "Error", message: String(error) }));
 
-module.exports = { setWorkerAccess, setDispatcher, callService, callStub, callWorker, hostIds, fetchInto, cancelFetch, workerDisposed, isWorker, serialize, deserialize, remoteError, nodeStub };
+module.exports = { setWorkerAccess, setDispatcher, traceEntrypointsWith, callService, callStub, callWorker, hostIds, fetchInto, cancelFetch, workerDisposed, isWorker, serialize, deserialize, remoteError, nodeStub };
 // A traced JS RPC call's outcome waits for its result's stubs to go (lib/tail/stream.js).
 module.exports.whenReleased = whenReleased;

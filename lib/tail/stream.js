@@ -286,4 +286,6 @@ async function callWorker(worker, call, bytes, next) {
   return result.answer;
 }
 
+rpc.traceEntrypointsWith({ isTraced, callWorker });
+
 module.exports = { attach, isTraced, log, dispatch, callWorker };
