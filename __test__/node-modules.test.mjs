@@ -2,7 +2,7 @@
 // and the JSON of the two results compared: the worker's modules must give what Node gives.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createWorker, dispatch } from "../index.js";
+import { createWorker, dispatch, durableObject } from "../index.js";
 import { useWorker } from "./helpers.mjs";
 import { scaled } from "./child-node.mjs";
 
@@ -280,23 +280,19 @@ test("process.env holds the worker's text and JSON vars only with nodejs_compat_
   assert.deepEqual(await (await dispatch(byDate, "http://localhost/")).json(), { GREETING: "hi", CONFIG: '{"a":[1]}' });
 });
 
-test("process.getBuiltinModule, process.exit and require-only internals", async (t) => {
+test("process.getBuiltinModule and require-only internals", async (t) => {
   const script = `import process from "node:process";
     export default { async fetch() {
-      let exit;
-      try { process.exit(3); } catch (error) { exit = error.code; }
       return Response.json({
         path: typeof process.getBuiltinModule("node:path").join,
         missing: process.getBuiltinModule("node:nope") === undefined,
         internal: process.getBuiltinModule("node:internal/abort_controller") === undefined,
-        exit,
       });
     } }`;
   const worker = await useWorker(t, { script, compatibilityFlags: ["nodejs_compat"] });
   const result = await (await dispatch(worker, "http://localhost/")).json();
   assert.equal(result.path, "function");
   assert.equal(result.missing, true);
-  assert.equal(result.exit, "ERR_PROCESS_EXIT");
   assert.equal(result.internal, true);
   await assert.rejects(
     createWorker({ compatibilityFlags: ["nodejs_compat"], script: `import x from "node:internal/abort_controller"; export default { fetch() {} }`, onLog() {} }),
@@ -347,12 +343,43 @@ test("CommonJS modules: require, module, exports, __filename; node: modules with
 });
 
 // workerd's process.exit (its process-exit-test): at the top level it is ignored (workerd logs a
-// warning), in a request the request fails with workerd's message.
-test("process.exit: ignored at the top level, fails the request with workerd's message", async (t) => {
-  const script = `process.exit(9999);
-    export default { async fetch() { process.exit(123); } };`;
-  const worker = await useWorker(t, { script, compatibilityFlags: ["nodejs_compat"] });
-  const response = await dispatch(worker, "http://localhost/").catch((error) => error);
-  const text = response instanceof Error ? response.message : await response.text();
-  assert.match(text, /The Node\.js process\.exit\(123\) API was called\. Canceling the request\./);
+// warning); in a request the request fails with workerd's message and its JavaScript stops at
+// once (no `finally` runs), while the isolate and the other requests go on; in a Durable Object
+// the instance is reset (its stub fails from then on, a new stub reaches a new instance).
+test("process.exit: ignored at the top level, ends only its request's JavaScript, resets a Durable Object", { timeout: scaled(60_000) }, async (t) => {
+  const script = `import { DurableObject } from "cloudflare:workers";
+    process.exit(9999);
+    let finallyRan = false;
+    let served = 0;
+    let created = 0;
+    export class Obj extends DurableObject {
+      constructor(ctx, env) { super(ctx, env); created++; }
+      fetch() { process.exit(5); throw new Error("not reached"); }
+    }
+    export default { async fetch(request, env) {
+      served++;
+      const { pathname } = new URL(request.url);
+      if (pathname === "/exit") { try { process.exit(123); } finally { finallyRan = true; } }
+      if (pathname === "/slow") { await new Promise((r) => setTimeout(r, 300)); return new Response("slow done"); }
+      if (pathname === "/do") {
+        const errors = [];
+        const message = (p) => p.then(() => "resolved", (e) => e.message);
+        let stub = env.OBJ.get(env.OBJ.idFromName("a"));
+        errors.push(await message(stub.fetch("http://o/")), await message(stub.fetch("http://o/")));
+        const afterFirst = created;
+        stub = env.OBJ.get(env.OBJ.idFromName("a"));
+        errors.push(await message(stub.fetch("http://o/")));
+        return Response.json({ errors, afterFirst, created });
+      }
+      return Response.json({ finallyRan, served });
+    } };`;
+  const worker = await useWorker(t, { script, compatibilityFlags: ["nodejs_compat"], bindings: { OBJ: durableObject("Obj") } });
+  const slow = dispatch(worker, "http://localhost/slow");
+  const failed = await dispatch(worker, "http://localhost/exit").then((r) => r.text(), (e) => e.message);
+  assert.match(failed, /^The Node\.js process\.exit\(123\) API was called\. Canceling the request\.$/);
+  // The request in flight meanwhile, and the isolate (its module state), are untouched.
+  assert.equal(await (await slow).text(), "slow done");
+  assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), { finallyRan: false, served: 3 });
+  const message = "The Node.js process.exit(5) API was called. Canceling the request.";
+  assert.deepEqual(await (await dispatch(worker, "http://localhost/do")).json(), { errors: [message, message, message], afterFirst: 1, created: 2 });
 });

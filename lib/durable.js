@@ -72,10 +72,11 @@ async function answer(namespace, method, args, bytes, caller) {
   const home = namespace.worker ?? caller;
   if (home === undefined) throw new Error(`The Durable Object namespace for ${namespace.className} has no worker to run in.`);
   const spec = specOf(namespace, args.object, args.name ?? null);
-  if (method === "fetch") return inObject(home, namespace, spec, () => rpc.fetchInto(home, { durableObject: spec }, args, bytes, caller));
+  // session: the caller's stub, which the object's ctx.abort() (or process.exit()) cuts off (src/js/85_durable.js).
+  const session = typeof args.session === "string" ? { session: args.session } : {};
+  if (method === "fetch") return inObject(home, namespace, spec, () => rpc.fetchInto(home, { durableObject: spec, ...session }, args, bytes, caller));
   if (method !== "rpc") throw new TypeError(`unknown Durable Object operation "${method}"`);
-  // session: the caller's stub, which the object's ctx.abort() cuts off (src/js/85_durable.js).
-  const call = { durableObject: spec, path: args.path, kind: args.kind, stubs: rpc.hostIds(caller, args.stubs, args.dupStubs), ...(args.errorValue === true ? { errorValue: true } : {}), ...(typeof args.session === "string" ? { session: args.session } : {}) };
+  const call = { durableObject: spec, path: args.path, kind: args.kind, stubs: rpc.hostIds(caller, args.stubs, args.dupStubs), ...(args.errorValue === true ? { errorValue: true } : {}), ...session };
   return inObject(home, namespace, spec, () => rpc.callWorker(home, call, bytes));
 }
 

@@ -136,7 +136,7 @@ function durableStub(binding, id) {
       if (!(input instanceof Request) && !internals.feature("durable_object_fetch_requires_full_url")) {
         input = new URL(String(input), "https://fake-host/").href;
       }
-      return internals.fetchThroughHost(binding, new Request(input, init), { object: target.object, name: target.name });
+      return internals.fetchThroughHost(binding, new Request(input, init), { object: target.object, name: target.name, session: target.session });
     },
     [Symbol.toStringTag]: "DurableObject",
   };

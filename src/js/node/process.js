@@ -93,18 +93,26 @@ function getBuiltinModule(id) {
 
 /**
  * workerd's process.exit(): outside a request (the script's top level) it is ignored, with a
- * warning; in one, the request fails with workerd's message. (workerd also stops the request's
- * JavaScript at once, so no `finally` runs, and breaks a Durable Object's instance; here the
- * error is thrown, so code around the call may still run.)
+ * warning. In one, the request fails with workerd's message and its JavaScript stops at once (no
+ * `finally` runs: ops.exitRequest terminates it, and the isolate goes on serving the others); a
+ * Durable Object's instance is reset, as ctx.abort() resets it.
  */
 function exit(code = 0) {
-  if (internals.flowEvent() === undefined) {
+  const event = internals.flowEvent();
+  if (event === undefined) {
     internals.logWarning?.("process.exit(...) called without a current request context. Ignoring.");
     return;
   }
-  const error = new Error(`The Node.js process.exit(${code}) API was called. Canceling the request.`);
-  error.code = "ERR_PROCESS_EXIT";
-  throw error;
+  const message = `The Node.js process.exit(${code}) API was called. Canceling the request.`;
+  const durable = internals.durableStateOf?.(event);
+  if (durable !== undefined) {
+    const error = new Error(message);
+    error.code = "ERR_PROCESS_EXIT";
+    internals.abortDurable(durable, error);
+  }
+  ops.exitRequest(event, message);
+  // V8 takes the termination at its next interrupt check: this loop's first.
+  for (;;);
 }
 
 const process = Object.setPrototypeOf({ nextTick, env, exit, getBuiltinModule, platform: "linux", features }, EventEmitter.prototype);

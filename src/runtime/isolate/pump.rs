@@ -502,7 +502,16 @@ pub(super) fn run_macrotask(
     Some(()) => Ok(()),
     None => Err(thrown(tc)),
   };
+  // process.exit() (ops.exitRequest) ended one request's JS: the termination is cancelled once
+  // the stack has unwound, and the rest of the turn's microtasks run.
+  if ops::take_exit() {
+    tc.cancel_terminate_execution();
+  }
   tc.perform_microtask_checkpoint();
+  if ops::take_exit() {
+    tc.cancel_terminate_execution();
+    tc.perform_microtask_checkpoint();
+  }
   report_rejections(tc, state);
   end_turn(state);
   outcome

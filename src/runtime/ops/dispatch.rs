@@ -2,7 +2,8 @@
 //! `ops.respond`, `ops.respondError`, `ops.respondScheduled`; and the `waitUntil` bookkeeping
 //! (`ops.backgroundStart` / `ops.backgroundDone`) behind `worker.waitUntilSettled()`; ids for
 //! response bodies streamed to the host (`ops.bodyStreamId`); and the count of work a request's
-//! context still has under way (`ContextHolds`), which per-request mode waits for.
+//! context still has under way (`ContextHolds`), which per-request mode waits for. And
+//! `ops.exitRequest` (node:process's exit()): one request's JavaScript is stopped, not the isolate.
 
 use super::{arg_string, read_string_array, state, view_bytes, OpFn};
 use super::{ContextHolds, Pending};
@@ -20,6 +21,39 @@ pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
   install("runAsEvent", op_run_as_event.map_fn_to());
   install("contextPump", op_context_pump.map_fn_to());
   install("bodyStreamId", op_body_stream_id.map_fn_to());
+  install("exitRequest", op_exit_request.map_fn_to());
+}
+
+thread_local! {
+  /// Set by `ops.exitRequest`: the running JS was terminated to end one request (see [`take_exit`]).
+  static EXITING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether `ops.exitRequest` terminated the JS since the last call: the macrotask that ran it
+/// then cancels the termination once the stack has unwound, and the isolate goes on serving
+/// (src/runtime/isolate/pump.rs, `run_macrotask`).
+pub(crate) fn take_exit() -> bool {
+  EXITING.with(|exiting| exiting.replace(false))
+}
+
+/// `ops.exitRequest(id, message)`: workerd's process.exit() in a request. The request fails with
+/// `message` (an Error), its timers are dropped, and the running JavaScript is terminated (no
+/// `finally` runs; the caller spins until V8 takes the termination at its next interrupt check).
+fn op_exit_request<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, _rv: v8::ReturnValue<'s>) {
+  let id = args.get(0).uint32_value(scope).unwrap_or(0);
+  let message = arg_string(scope, &args, 1);
+  let state = state(scope);
+  let pending = {
+    let mut s = state.borrow_mut();
+    s.drop_timers_of(id);
+    s.take_pending(id)
+  };
+  if let Some(pending) = pending {
+    let stack = format!("Error: {message}");
+    pending.fail(WorkerError::Js(JsErrorInfo { name: "Error".into(), message, stack, file: None, line: None, column: None }));
+  }
+  EXITING.with(|exiting| exiting.set(true));
+  scope.terminate_execution();
 }
 
 /// `ops.bodyStreamId()`: a new id for a response body streamed to the host. Unique in the

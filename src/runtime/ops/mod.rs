@@ -32,6 +32,7 @@ pub(crate) use super::values::{arg_string, new_string, read_string_array, string
 use std::sync::OnceLock;
 
 pub(crate) use clone::remember_error_prototypes;
+pub(crate) use dispatch::take_exit;
 pub(crate) use compression::Codec;
 pub(crate) use icu_decoder::IcuDecoder;
 pub(crate) use html_rewriter::Rewriter;
