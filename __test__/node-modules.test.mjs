@@ -360,6 +360,7 @@ test("process.exit: ignored at the top level, ends only its request's JavaScript
       served++;
       const { pathname } = new URL(request.url);
       if (pathname === "/exit") { try { process.exit(123); } finally { finallyRan = true; } }
+      if (pathname === "/timer") { await new Promise((r) => setTimeout(() => { process.exit(7); r(); }, 5)); return new Response("not reached"); }
       if (pathname === "/slow") { await new Promise((r) => setTimeout(r, 300)); return new Response("slow done"); }
       if (pathname === "/do") {
         const errors = [];
@@ -373,13 +374,17 @@ test("process.exit: ignored at the top level, ends only its request's JavaScript
       }
       return Response.json({ finallyRan, served });
     } };`;
-  const worker = await useWorker(t, { script, compatibilityFlags: ["nodejs_compat"], bindings: { OBJ: durableObject("Obj") } });
+  const logs = [];
+  const worker = await useWorker(t, { script, compatibilityFlags: ["nodejs_compat"], bindings: { OBJ: durableObject("Obj") }, onLog: (level, text) => logs.push(`${level} ${text}`) });
   const slow = dispatch(worker, "http://localhost/slow");
   const failed = await dispatch(worker, "http://localhost/exit").then((r) => r.text(), (e) => e.message);
   assert.match(failed, /^The Node\.js process\.exit\(123\) API was called\. Canceling the request\.$/);
   // The request in flight meanwhile, and the isolate (its module state), are untouched.
   assert.equal(await (await slow).text(), "slow done");
-  assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), { finallyRan: false, served: 3 });
+  // From a timer's callback too; the termination is no uncaught error in the log.
+  assert.equal(await dispatch(worker, "http://localhost/timer").then((r) => r.text(), (e) => e.message), "The Node.js process.exit(7) API was called. Canceling the request.");
+  assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), { finallyRan: false, served: 4 });
+  assert.deepEqual(logs.filter((line) => line.startsWith("error")), []);
   const message = "The Node.js process.exit(5) API was called. Canceling the request.";
   assert.deepEqual(await (await dispatch(worker, "http://localhost/do")).json(), { errors: [message, message, message], afterFirst: 1, created: 2 });
 });

@@ -498,14 +498,16 @@ pub(super) fn run_macrotask(
   let none = v8::undefined(scope).into();
   scope.set_continuation_preserved_embedder_data(none);
   v8::tc_scope!(let tc, scope);
-  let outcome = match task(tc) {
+  let mut outcome = match task(tc) {
     Some(()) => Ok(()),
     None => Err(thrown(tc)),
   };
   // process.exit() (ops.exitRequest) ended one request's JS: the termination is cancelled once
-  // the stack has unwound, and the rest of the turn's microtasks run.
+  // the stack has unwound (it is no uncaught error: the request has its answer), and the rest of
+  // the turn's microtasks run.
   if ops::take_exit() {
     tc.cancel_terminate_execution();
+    outcome = Ok(());
   }
   tc.perform_microtask_checkpoint();
   if ops::take_exit() {
