@@ -30,9 +30,17 @@ test("a service-worker script with a syntax error reports it too", async () => {
   );
 });
 
-test("scripts without a fetch handler are rejected clearly", async () => {
+test("scripts without any handler are rejected clearly; RPC methods alone start, and a fetch to them fails", async () => {
   await assert.rejects(createWorker({ script: "export const x = 1;", onLog() {} }), /no default export/);
-  await assert.rejects(createWorker({ script: "export default { hello() {} }", onLog() {} }), /no fetch\(\), scheduled\(\) or queue\(\) handler/);
+  await assert.rejects(createWorker({ script: "export default {}", onLog() {} }), /no fetch\(\), scheduled\(\) or queue\(\) handler/);
+  // A default export of RPC methods alone starts, as in workerd (it is reached by RPC); a fetch
+  // to it fails with workerd's message.
+  const rpcOnly = await createWorker({ script: "export default { hello() {} }", onLog() {} });
+  try {
+    await assert.rejects(rpcOnly.dispatch(new Request("http://x/")), /Handler does not export a fetch\(\) function/);
+  } finally {
+    await rpcOnly.dispose();
+  }
   await assert.rejects(createWorker({ script: "console.log('nothing here')", onLog() {} }), /registered no fetch \(or scheduled, or queue\) event listener/);
   await assert.rejects(createWorker({ script: "addEventListener('message', () => {})", onLog() {} }), /registered no fetch \(or scheduled, or queue\) event listener/);
 });
