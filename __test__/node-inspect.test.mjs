@@ -70,6 +70,8 @@ const CASES = String.raw`
   out.tamperedCtor = (() => { const d = Object.getOwnPropertyDescriptor(Object.prototype, 'constructor'); Object.defineProperty(Object.prototype, 'constructor', { get: () => 1, configurable: true }); try { return util.inspect({}); } finally { Object.defineProperty(Object.prototype, 'constructor', d); } })();
   out.typedHidden = (() => { const t = new Uint8Array(); t.buffer.foo = true; return util.inspect(t, { showHidden: true, breakLength: Infinity }); })();
   out.iteratorHidden = (() => { const m = new Map([[1, 2]]); const it = m.values(); m.set(0, it); return util.inspect(it, { showHidden: true, breakLength: Infinity }); })();
+  out.compactOne = util.inspect({ a: { b: { x: 5, c: { d: 1 } } }, b: Array(9).fill('foobar') }, { compact: 1, breakLength: Infinity });
+  out.compactOneColumns = util.inspect(Array.from({ length: 8 }, (_, i) => i), { compact: 1 });
   return out;
 `;
 
@@ -129,6 +131,8 @@ const EXPECTED = {
   tamperedCtor: "{}",
   typedHidden: "Uint8Array(0) [ [BYTES_PER_ELEMENT]: 1, [length]: 0, [byteLength]: 0, [byteOffset]: 0, [buffer]: ArrayBuffer { byteLength: 0, foo: true } ]",
   iteratorHidden: "<ref *1> [Map Iterator] { 2, [Circular *1], [Symbol(Symbol.toStringTag)]: 'Map Iterator' }",
+  compactOne: "{\n  a: {\n    b: { x: 5, c: [Object] }\n  },\n  b: [\n    'foobar', 'foobar',\n    'foobar', 'foobar',\n    'foobar', 'foobar',\n    'foobar', 'foobar',\n    'foobar'\n  ]\n}",
+  compactOneColumns: "[\n  0, 1, 2, 3,\n  4, 5, 6, 7\n]",
   bufferNullProto: "[ArrayBuffer: null prototype] {\n  [Uint8Contents]: <00 00>,\n  byteLength: undefined\n}",
 };
 

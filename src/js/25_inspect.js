@@ -113,6 +113,9 @@ const BREAK_LENGTH = 80;
 let breakLength = BREAK_LENGTH;
 // The depth of the last non-empty object whose entries were formatted (Node's currentDepth).
 let currentDepth = 0;
+// util.inspect's numeric `compact` (3 by default): how many inner levels go on one line, and a
+// quarter of the most columns an array is laid out in.
+let compactLevels = 3;
 
 function fitsOneLine(output, start) {
   let total = output.length + start;
@@ -135,7 +138,7 @@ function groupInColumns(output, depth, values, extra) {
   if (cell * 3 + indentation >= breakLength || (total / cell <= 5 && longest > 6)) return output;
   const bias = Math.sqrt(cell - total / output.length);
   const biased = Math.max(cell - 3 - bias, 1);
-  const columns = Math.min(Math.round(Math.sqrt(2.5 * biased * count) / biased), Math.floor((breakLength - indentation) / cell), 12, 15);
+  const columns = Math.min(Math.round(Math.sqrt(2.5 * biased * count) / biased), Math.floor((breakLength - indentation) / cell), compactLevels * 4, 15);
   if (columns <= 1) return output;
   const widths = [];
   for (let column = 0; column < columns; column++) {
@@ -165,7 +168,7 @@ function wrap(prefix, items, open, close, depth = 0, arrayValues, extra = 0) {
   if (arrayValues !== undefined && items.length > 6 && !oneLine) output = groupInColumns(items, depth, arrayValues, extra);
   // compact: true (assert's messages) puts any object that fits on one line, however deep.
   // (A prefix of several lines, an error's stack, puts the entries on lines of their own, as in Node.)
-  if ((oneLine || currentDepth - depth < 3) && output.length === items.length && !prefix.includes("\n")) {
+  if ((oneLine || currentDepth - depth < compactLevels) && output.length === items.length && !prefix.includes("\n")) {
     const start = output.length + 2 * depth + shownLength(prefix) + open.length + 10;
     if (fitsOneLine(output, start)) {
       const joined = output.join(", ");
@@ -692,7 +695,7 @@ function inspect(value, options) {
   const depth = options?.depth;
   // (An explicit depth: undefined is no limit, as in Node.)
   maxDepth = depth === null || depth === Infinity || (depth === undefined && options !== null && typeof options === "object" && "depth" in options) ? Infinity : typeof depth === "number" ? depth : MAX_DEPTH;
-  const outer = [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength, colors, MAX_ITEMS, maxStringLength, sorted, customInspect, userStylize, customOptions, customInspectFn];
+  const outer = [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength, colors, MAX_ITEMS, maxStringLength, sorted, customInspect, userStylize, customOptions, customInspectFn, compactLevels];
   currentDepth = 0;
   const limit = (n, fallback) => (n === null || n === Infinity ? Infinity : typeof n === "number" ? Math.max(0, n) : fallback);
   MAX_ITEMS = limit(options?.maxArrayLength, 100);
@@ -713,6 +716,7 @@ function inspect(value, options) {
   quoteTopLevel = options?.quoteStrings === true;
   expanded = options?.compact === false;
   oneLine = options?.compact === true;
+  compactLevels = typeof options?.compact === "number" ? options.compact : 3;
   circular = new Map();
   try {
     return inspectValue(value, [], 0);
@@ -722,7 +726,7 @@ function inspect(value, options) {
     return `<uninspectable: ${error && error.message}>`;
   } finally {
     maxDepth = previous;
-    [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength, colors, MAX_ITEMS, maxStringLength, sorted, customInspect, userStylize, customOptions, customInspectFn] = outer;
+    [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength, colors, MAX_ITEMS, maxStringLength, sorted, customInspect, userStylize, customOptions, customInspectFn, compactLevels] = outer;
   }
 }
 
