@@ -72,6 +72,8 @@ const CASES = String.raw`
   out.iteratorHidden = (() => { const m = new Map([[1, 2]]); const it = m.values(); m.set(0, it); return util.inspect(it, { showHidden: true, breakLength: Infinity }); })();
   out.compactOne = util.inspect({ a: { b: { x: 5, c: { d: 1 } } }, b: Array(9).fill('foobar') }, { compact: 1, breakLength: Infinity });
   out.compactOneColumns = util.inspect(Array.from({ length: 8 }, (_, i) => i), { compact: 1 });
+  out.stackArray = (() => { const e = new RangeError('foo'); e.stack = [1, 2, 3]; return util.inspect(e); })();
+  out.symbolName = util.inspect(new (class { static name = Symbol('name'); })());
   return out;
 `;
 
@@ -133,6 +135,8 @@ const EXPECTED = {
   iteratorHidden: "<ref *1> [Map Iterator] { 2, [Circular *1], [Symbol(Symbol.toStringTag)]: 'Map Iterator' }",
   compactOne: "{\n  a: {\n    b: { x: 5, c: [Object] }\n  },\n  b: [\n    'foobar', 'foobar',\n    'foobar', 'foobar',\n    'foobar', 'foobar',\n    'foobar', 'foobar',\n    'foobar'\n  ]\n}",
   compactOneColumns: "[\n  0, 1, 2, 3,\n  4, 5, 6, 7\n]",
+  stackArray: "[[\n  1,\n  2,\n  3\n]]",
+  symbolName: "Symbol(name) {}",
   bufferNullProto: "[ArrayBuffer: null prototype] {\n  [Uint8Contents]: <00 00>,\n  byteLength: undefined\n}",
 };
 

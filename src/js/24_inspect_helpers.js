@@ -74,7 +74,7 @@ function functionConstructorName(fn) {
 // The built-in prototypes and their constructors, as the bootstrap found them: an object that
 // inherits from one is named by it even when a worker changed its `constructor` (as Node does).
 const WELL_KNOWN = new Map();
-for (const ctor of [Array, ArrayBuffer, Function, Map, Set, Object, RegExp, Date, DataView, Error, Boolean, Number, String, Promise, WeakMap, WeakSet, Object.getPrototypeOf(Uint8Array), Uint8Array, Uint8ClampedArray, Uint16Array, Uint32Array, Int8Array, Int16Array, Int32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array, ...(typeof Float16Array === "function" ? [Float16Array] : [])]) {
+for (const ctor of [Array, ArrayBuffer, Function, Map, Set, Object, RegExp, Date, DataView, Error, Boolean, Number, String, Promise, WeakMap, WeakSet, Object.getPrototypeOf(Uint8Array)]) {
   WELL_KNOWN.set(ctor.prototype, { name: ctor.name, ctor });
 }
 const hasInstance = Function.prototype[Symbol.hasInstance];
@@ -87,7 +87,8 @@ function constructorName(value, unnamed) {
       if (known !== undefined && hasInstance.call(known.ctor, value)) return known.name;
       const descriptor = Object.getOwnPropertyDescriptor(object, "constructor");
       const ctor = descriptor?.value;
-      if (typeof ctor === "function" && ctor.name !== "" && typeof ctor.name === "string" && isInstance(value, ctor)) return ctor.name;
+      // (A class whose static name is a symbol is named by it: `Symbol(name) {}`.)
+      if (typeof ctor === "function" && ctor.name !== "" && (typeof ctor.name === "string" || typeof ctor.name === "symbol") && isInstance(value, ctor)) return String(ctor.name);
       object = Object.getPrototypeOf(object);
       if (first === undefined) first = object;
     }

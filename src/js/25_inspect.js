@@ -386,7 +386,17 @@ function formatError(error, seen, depth) {
   const rawStack = error.stack;
   if (!rawStack) stack = Error.prototype.toString.call(error);
   else if (typeof rawStack === "string") stack = rawStack;
-  else stack = inspectValue(rawStack, seen, depth);
+  else {
+    // A stack that is not a string is inspected with every entry on its own line, as Node does
+    // (it formats it with no level, which never fits one line).
+    const saved = expanded;
+    expanded = true;
+    try {
+      stack = inspectValue(rawStack, seen, depth);
+    } finally {
+      expanded = saved;
+    }
+  }
   const keys = Reflect.ownKeys(error).filter((key) => showHidden || Object.prototype.propertyIsEnumerable.call(error, key));
   if (!showHidden) {
     for (const key of ["name", "message", "stack"]) {
