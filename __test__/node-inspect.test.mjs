@@ -74,6 +74,7 @@ const CASES = String.raw`
   out.compactOneColumns = util.inspect(Array.from({ length: 8 }, (_, i) => i), { compact: 1 });
   out.stackArray = (() => { const e = new RangeError('foo'); e.stack = [1, 2, 3]; return util.inspect(e); })();
   out.symbolName = util.inspect(new (class { static name = Symbol('name'); })());
+  out.nullProtoTag = util.inspect(Object.defineProperty(Object.create(null), Symbol.toStringTag, { value: 'foo' }));
   return out;
 `;
 
@@ -137,6 +138,7 @@ const EXPECTED = {
   compactOneColumns: "[\n  0, 1, 2, 3,\n  4, 5, 6, 7\n]",
   stackArray: "[[\n  1,\n  2,\n  3\n]]",
   symbolName: "Symbol(name) {}",
+  nullProtoTag: "[Object: null prototype] [foo] {}",
   bufferNullProto: "[ArrayBuffer: null prototype] {\n  [Uint8Contents]: <00 00>,\n  byteLength: undefined\n}",
 };
 

@@ -691,7 +691,9 @@ function formatEntries(value, seen, depth, name, isArray) {
   if (showHidden) items.push(...prototypeEntries(value, seen, depth));
   const tag = shownTag(value, name);
   // A null-prototype object is named by what made it (V8's constructor name), as Node names it.
-  let prefix = ops.valueIs("ArgumentsObject", value) ? "[Arguments] " : name === "Object" ? "" : name === null ? `[${ops.constructorName(value) || "Object"}: null prototype] ` : `${name || "Object"} `;
+  // (Without a prototype, V8's name for it, unless that is just its tag: `[Object: null prototype] [Foo] {}`.)
+  const made = name === null ? ops.constructorName(value) || "Object" : "";
+  let prefix = ops.valueIs("ArgumentsObject", value) ? "[Arguments] " : name === "Object" ? "" : name === null ? `[${made === tag ? "Object" : made}: null prototype] ` : `${name || "Object"} `;
   if (tag !== "") prefix = `${prefix || "Object "}[${tag}] `;
   return wrap(prefix, items, "{", "}", depth);
 }
