@@ -16,17 +16,8 @@ const encoder = new TextEncoder();
 /** A span for a Cache API operation, as workerd's Cache opens one (makeUserTraceSpan). */
 const cacheSpan = (name) => internals.userSpan?.(name) ?? { setTag() {}, end() {} };
 
-/** Runs `work()` (sync part included) with `span` open; the span ends when it settles. */
-function inSpan(span, work) {
-  let result;
-  try {
-    result = work();
-  } catch (error) {
-    span.end();
-    return Promise.reject(error);
-  }
-  return Promise.resolve(result).finally(() => span.end());
-}
+/** Runs work() inside a span (89_tail.js). */
+const inSpan = (span, work) => internals.inSpan(span, work);
 
 /** The request's URL and method tags, and options.ignoreMethod's, as workerd sets them. */
 function tagRequest(span, request) {

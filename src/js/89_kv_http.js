@@ -51,17 +51,8 @@ function kvSpan(name, op, binding) {
 }
 const int = (value) => BigInt(Math.trunc(Number(value)));
 
-/** Runs `work()` (sync part included) with `span` open; the span ends when it settles. */
-function inSpan(span, work) {
-  let result;
-  try {
-    result = work();
-  } catch (error) {
-    span.end();
-    return Promise.reject(error);
-  }
-  return Promise.resolve(result).finally(() => span.end());
-}
+/** Runs work() inside a span (89_tail.js). */
+const inSpan = (span, work) => internals.inSpan(span, work);
 
 /** get()'s type and cache TTL tags, as workerd sets them from its options. */
 function tagGetOptions(span, options) {

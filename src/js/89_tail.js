@@ -105,6 +105,18 @@ internals.userSpan = function userSpan(name) {
   };
 };
 
+/** Runs `work()` (its synchronous part included) inside `span`, which ends when it settles. */
+internals.inSpan = function inSpan(span, work) {
+  let result;
+  try {
+    result = work();
+  } catch (error) {
+    span.end();
+    return Promise.reject(error);
+  }
+  return Promise.resolve(result).finally(() => span.end());
+};
+
 /**
  * workerd's IoContext::logWarning(): a warn-level line for the worker's log, written only when
  * something listens for warnings (here: tail workers, once the host has asked for structured
