@@ -151,8 +151,8 @@ test("scheduled events run scheduled(controller, env, ctx) and report the outcom
   assert.equal(failed.outcome, "exception");
   assert.ok(failed.error instanceof RangeError);
   assert.equal(failed.error.message, "cron failed");
-  // A fetch to a scheduled-only worker rejects clearly.
-  await assert.rejects(dispatch(worker, "http://localhost/"), /no fetch\(\) handler/);
+  // A fetch to a scheduled-only worker rejects with workerd's message.
+  await assert.rejects(dispatch(worker, "http://localhost/"), /Handler does not export a fetch\(\) function/);
 });
 
 test("service-worker scripts receive scheduled events too", async (t) => {
