@@ -16,13 +16,28 @@ const PARSED = [
   "/foo/bar?baz=quux#frag", "xmpp:isaacschlueter@jabber.org", "http://ex.com/a?b=c&d=e", "http://ünicode.example/",
 ];
 
+// Node 24 and later refuse a URL whose "port" is not a number (DEP0170 became an error); workerd
+// parses it as Node did before, and its legacy_url test expects this Url (the same Node 20 and 22
+// give). On a Node that throws for it, that is the expectation.
+const WORKERD_EXPECTS = {
+  "git+ssh://git@github.com:npm/npm": { protocol: "git+ssh:", slashes: true, auth: "git", host: "github.com", port: null, hostname: "github.com", hash: null, search: null, query: null, pathname: "/:npm/npm", path: "/:npm/npm", href: "git+ssh://git@github.com/:npm/npm" },
+};
+function hostParse(input, slashes) {
+  try {
+    return { ...url.parse(input, false, slashes) };
+  } catch (error) {
+    if (Object.hasOwn(WORKERD_EXPECTS, input)) return WORKERD_EXPECTS[input];
+    throw error;
+  }
+}
+
 test("url.parse(): the same Url objects as Node's legacy parser (with and without parseQueryString and slashesDenoteHost)", async (t) => {
   const r = await evalInWorker(t, `
     const url = await import("node:url");
     const inputs = ${JSON.stringify(PARSED)};
     return inputs.map((input) => [false, true].map((slashes) => ({ ...url.parse(input, false, slashes) })))
       .concat([[{ ...url.parse("http://x/?a=1&a=2&b", true).query }]]);`, OPTIONS);
-  const expected = PARSED.map((input) => [false, true].map((slashes) => ({ ...url.parse(input, false, slashes) })));
+  const expected = PARSED.map((input) => [false, true].map((slashes) => hostParse(input, slashes)));
   expected.push([{ ...url.parse("http://x/?a=1&a=2&b", true).query }]);
   assert.deepEqual(r, JSON.parse(JSON.stringify(expected)));
 });
