@@ -9,7 +9,7 @@
 //! The functions are looked up once, all from the same place (never some of each).
 
 use libz_sys as z;
-use std::ffi::{c_char, c_int, CStr};
+use std::ffi::{c_char, c_int};
 use std::sync::OnceLock;
 
 type Strm = *mut z::z_stream;
@@ -57,6 +57,7 @@ fn built_in() -> ZlibApi {
 /// local to the addon, so they are not what this finds).
 #[cfg(unix)]
 fn from_host() -> Option<ZlibApi> {
+  use std::ffi::CStr;
   /// The address of exported function `name`, as a function pointer of type `F`.
   ///
   /// SAFETY: the caller names a zlib function whose C signature is `F`.
