@@ -67,6 +67,20 @@ async function traced(t, extra = {}) {
 
 const eventsOf = async (tail) => JSON.parse(await (await dispatch(tail, "http://tail/")).text());
 
+
+/**
+ * The spans in a streaming tail's events, as the instrumentation tail of workerd's tests builds
+ * them: spanOpen's name, the attributes set on the span's own id, and whether it closed.
+ */
+function spansOf(events) {
+  const spans = new Map();
+  for (const e of events) {
+    if (e.event.type === "spanOpen") spans.set(e.event.spanId, { name: e.event.name });
+    else if (e.event.type === "attributes") for (const { name, value } of e.event.info) spans.get(e.spanContext.spanId)[name] = value;
+    else if (e.event.type === "spanClose") spans.get(e.spanContext.spanId).closed = true;
+  }
+  return spans;
+}
 test("streaming tails: fetch and JS RPC invocations' events as workerd gives them", { timeout: scaled(60_000) }, async (t) => {
   const { tail, producer } = await traced(t);
   assert.equal(await (await dispatch(producer, "http://example.com/run")).text(), "pong");
@@ -316,12 +330,7 @@ test("streaming tails: a service-backed KV namespace's operations are spans with
   await until("the outcome", () => events.some((e) => e.event.type === "outcome"));
   // Spans as the instrumentation tail of workerd's kv-test builds them: spanOpen's name, the
   // attributes on the span's own id, and its close.
-  const spans = new Map();
-  for (const e of events) {
-    if (e.event.type === "spanOpen") spans.set(e.event.spanId, { name: e.event.name });
-    else if (e.event.type === "attributes") for (const { name, value } of e.event.info) spans.get(e.spanContext.spanId)[name] = value;
-    else if (e.event.type === "spanClose") spans.get(e.spanContext.spanId).closed = true;
-  }
+  const spans = spansOf(events);
   const base = (name, op) => ({ name, "db.system.name": "cloudflare-kv", "db.operation.name": op, "cloudflare.binding.name": "KV", "cloudflare.binding.type": "KV" });
   assert.deepEqual(
     [...spans.values()],
@@ -373,12 +382,7 @@ test("streaming tails: Cache API operations over a cache service are spans with 
   t.after(() => producer.dispose());
   assert.equal(await (await dispatch(producer, "http://x/")).text(), "done");
   await until("the outcome", () => events.some((e) => e.event.type === "outcome"));
-  const spans = new Map();
-  for (const e of events) {
-    if (e.event.type === "spanOpen") spans.set(e.event.spanId, { name: e.event.name });
-    else if (e.event.type === "attributes") for (const { name, value } of e.event.info) spans.get(e.spanContext.spanId)[name] = value;
-    else if (e.event.type === "spanClose") spans.get(e.spanContext.spanId).closed = true;
-  }
+  const spans = spansOf(events);
   const req = (name, url, method = "GET") => ({ name, "cache.request.url": url, "cache.request.method": method });
   // Sizes as workerd's: a HIT's body length; a put's payload is the response as HTTP/1.1 with its
   // Content-Length (a status line, 4 header lines, an empty line and 12 bytes: 125).

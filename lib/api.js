@@ -25,9 +25,7 @@ const websocket = require("./websocket.js");
 const workerLoaders = require("./worker-loader.js");
 const tailStreams = require("./tail/stream.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector", "sourceMap", "unsafeExperimental", "unsafeExposeGc", "trustLoadedModules", "tailConsumers", "mainModule"]);
-// streamingTails: workers given each invocation's events as they happen (lib/tail/stream.js).
-OPTION_NAMES.add("streamingTails");
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector", "sourceMap", "unsafeExperimental", "unsafeExposeGc", "trustLoadedModules", "tailConsumers", "streamingTails", "mainModule"]);
 const LIMITS = {
   maxInFlight: { min: 1, integer: true, text: "an integer of at least 1" },
   maxQueued: { min: 0, integer: true, text: "an integer of at least 0" },
