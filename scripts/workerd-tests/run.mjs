@@ -167,14 +167,8 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
       if (w.cacheService) options.cache = { service: serviceTo(w.cacheService) };
       if (w.tails?.length) options.tailConsumers = w.tails.map(serviceTo);
       if (w.streamingTails?.length) options.streamingTails = w.streamingTails.map(serviceTo);
-      if (w.outbound && w.outboundEntrypoint !== undefined) {
-        const def = service({ fetch: () => new Response("service not started", { status: 503 }) });
-        patches.push(() => {
-          def.handler = workers.get(w.outbound) ?? def.handler;
-          def.entrypoint = w.outboundEntrypoint;
-        });
-        options.outbound = def;
-      } else if (w.outbound) options.outbound = (request) => dispatch(workers.get(w.outbound), request);
+      if (w.outbound && w.outboundEntrypoint !== undefined) options.outbound = serviceTo({ service: w.outbound, entrypoint: w.outboundEntrypoint });
+      else if (w.outbound) options.outbound = (request) => dispatch(workers.get(w.outbound), request);
       try {
         workers.set(w.name, await withTimeout(createWorker(options), timeoutMs, "createWorker"));
       } catch (e) {

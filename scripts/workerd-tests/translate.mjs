@@ -189,27 +189,17 @@ export function translate(config, dir) {
       }
       const doClasses = {};
       for (const ns of w.durableObjectNamespaces ?? []) doClasses[ns.className] = { sql: ns.enableSql === true, ephemeral: "ephemeralLocal" in ns };
-      // The Cache API's backing service (workerd's cacheApiOutbound), when it is a worker.
-      let cacheService = null;
-      if (w.cacheApiOutbound !== undefined) {
-        const ref = serviceRef(w.cacheApiOutbound);
-        if (services.get(ref?.service)?.worker) cacheService = { service: ref.service, entrypoint: ref.entrypoint };
-        else gaps.push(`${where}: cacheApiOutbound ${ref?.service} is not a worker service (not carried over)`);
-      }
-      // Tail workers (workerd's `tails`, the legacy tail() handler): the worker services named.
-      const tails = [];
-      for (const t of w.tails ?? []) {
-        const ref = serviceRef(t);
-        if (services.get(ref?.service)?.worker) tails.push({ service: ref.service, entrypoint: ref.entrypoint });
-        else gaps.push(`${where}: tail ${ref?.service} is not a worker service (not carried over)`);
-      }
-      // Streaming tail workers (workerd's `streamingTails`, tailStream()): the same, as createWorker's streamingTails.
-      const streamingTails = [];
-      for (const t of w.streamingTails ?? []) {
-        const ref = serviceRef(t);
-        if (services.get(ref?.service)?.worker) streamingTails.push({ service: ref.service, entrypoint: ref.entrypoint });
-        else gaps.push(`${where}: streaming tail ${ref?.service} is not a worker service (not carried over)`);
-      }
+      // Services a worker config names for itself, carried over when they are workers of the
+      // config: the Cache API's backing (cacheApiOutbound), tail workers (`tails`, the legacy
+      // tail() handler) and streaming tail workers (`streamingTails`, tailStream()).
+      const workerService = (designator, what) => {
+        const found = backing(designator, services);
+        if (found.service === undefined) gaps.push(`${where}: ${what} ${serviceRef(designator)?.service} is not a worker service (not carried over)`);
+        return found.service === undefined ? null : found;
+      };
+      const cacheService = w.cacheApiOutbound === undefined ? null : workerService(w.cacheApiOutbound, "cacheApiOutbound");
+      const tails = (w.tails ?? []).map((t) => workerService(t, "tail")).filter(Boolean);
+      const streamingTails = (w.streamingTails ?? []).map((t) => workerService(t, "streaming tail")).filter(Boolean);
       for (const key of ["durableObjectStorage", "limits", "moduleFallback"]) {
         if (w[key] === undefined) continue;
         if (key === "durableObjectStorage" && ("inMemory" in w[key] || "none" in w[key])) continue;
