@@ -34,36 +34,57 @@ function asBytes(value) {
   throw new TypeError("This ReadableStream did not return bytes.");
 }
 
+/**
+ * A sender's hold on the request that sent its stream (see above): `run(fn)` runs `fn` in that
+ * request's flow; `finish()` lets the request go and is true only the first time.
+ */
+function senderHold() {
+  const owner = internals.flowEvent();
+  const letGo = internals.holdEvent(owner);
+  let done = false;
+  return {
+    run: (fn) => inFlow(owner, fn),
+    finish() {
+      if (done) return false;
+      done = true;
+      letGo();
+      return true;
+    },
+  };
+}
+
+/** Lets go of `stub` once, however many times it is called. */
+function stubRelease(stub) {
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    stub[Symbol.dispose]();
+  };
+}
+
 /** The sender's side of a ReadableStream: the receiver's pulls read it. */
 class StreamSource extends internals.rpc.RpcTarget {
   #reader;
-  #owner;
-  #done = false;
-  #letGo;
+  #hold;
 
   constructor(stream) {
     super();
     this.#reader = stream.getReader();
-    this.#owner = internals.flowEvent();
-    this.#letGo = internals.holdEvent(this.#owner);
-  }
-
-  #finish() {
-    this.#done = true;
-    this.#letGo();
+    this.#hold = senderHold();
   }
 
   async read() {
     let result;
     try {
-      result = await inFlow(this.#owner, () => this.#reader.read());
+      result = await this.#hold.run(() => this.#reader.read());
     } catch (error) {
-      this.#finish();
+      this.#hold.finish();
       throw error;
     }
     const { done, value } = result;
     if (done) {
-      this.#finish();
+      this.#hold.finish();
       return { done: true };
     }
     // A view of part of a larger buffer is copied: the clone would carry all of that buffer.
@@ -71,71 +92,60 @@ class StreamSource extends internals.rpc.RpcTarget {
     return { done: false, value: bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice() };
   }
 
+  /** Cancels the stream unless it is over already (the promise of that cancel, else undefined). */
+  #cancel() {
+    return this.#hold.finish() ? this.#hold.run(() => this.#reader.cancel(new Error(READ_DISCONNECTED))) : undefined;
+  }
+
   cancel() {
-    if (this.#done) return undefined;
-    this.#finish();
-    return inFlow(this.#owner, () => this.#reader.cancel(new Error(READ_DISCONNECTED)));
+    return this.#cancel();
   }
 
   /** The receiver let go before the end: the stream is canceled. */
   [Symbol.dispose]() {
-    if (this.#done) return;
-    this.#finish();
-    inFlow(this.#owner, () => this.#reader.cancel(new Error(READ_DISCONNECTED))).catch(() => {});
+    this.#cancel()?.catch(() => {});
   }
 }
 
 /** The sender's side of a WritableStream: the receiver's writes land in it. */
 class StreamSink extends internals.rpc.RpcTarget {
   #writer;
-  #owner;
-  #done = false;
-  #letGo;
+  #hold;
 
   constructor(stream) {
     super();
     this.#writer = stream.getWriter();
-    this.#owner = internals.flowEvent();
-    this.#letGo = internals.holdEvent(this.#owner);
-  }
-
-  #finish() {
-    this.#done = true;
-    this.#letGo();
+    this.#hold = senderHold();
   }
 
   write(chunk) {
-    return inFlow(this.#owner, () => this.#writer.write(chunk));
+    return this.#hold.run(() => this.#writer.write(chunk));
   }
 
   close() {
-    this.#finish();
-    return inFlow(this.#owner, () => this.#writer.close());
+    this.#hold.finish();
+    return this.#hold.run(() => this.#writer.close());
+  }
+
+  /** Aborts the stream with workerd's disconnect error unless it is over already (that abort's promise, else undefined). */
+  #abort() {
+    return this.#hold.finish() ? this.#hold.run(() => this.#writer.abort(new Error(WRITE_DISCONNECTED))) : undefined;
   }
 
   /** The receiver aborted: its reason stays there, as in workerd (the stream here gets workerd's disconnect error). */
   abort() {
-    if (this.#done) return undefined;
-    this.#finish();
-    return inFlow(this.#owner, () => this.#writer.abort(new Error(WRITE_DISCONNECTED)));
+    return this.#abort();
   }
 
   /** The receiver let go without closing: the stream is aborted. */
   [Symbol.dispose]() {
-    if (this.#done) return;
-    this.#finish();
-    inFlow(this.#owner, () => this.#writer.abort(new Error(WRITE_DISCONNECTED))).catch(() => {});
+    this.#abort()?.catch(() => {});
   }
 }
 
 /** A ReadableStream whose chunks come from `stub`'s read() calls. */
 function remoteReadable(stub) {
-  let held = true;
-  const letGo = () => {
-    if (!held) return;
-    held = false;
-    stub[Symbol.dispose]();
-  };
+  const letGo = stubRelease(stub);
   return new ReadableStream(
     {
       async pull(controller) {
@@ -170,12 +180,7 @@ function remoteReadable(stub) {
 
 /** A WritableStream whose writes go to `stub`'s write() calls. */
 function remoteWritable(stub) {
-  let held = true;
-  const letGo = () => {
-    if (!held) return;
-    held = false;
-    stub[Symbol.dispose]();
-  };
+  const letGo = stubRelease(stub);
   return new WritableStream({
     async write(chunk) {
       try {
