@@ -43,9 +43,18 @@ let maxStringLength = Infinity;
 let sorted = false;
 let customInspect = true;
 let userStylize;
-/** The options a [util.inspect.custom]() method gets (the caller's, with stylize), and its `inspect`. */
-let customOptions = {};
+/** The caller's options (a [util.inspect.custom]() method gets a copy: customOptionsFor()), and its `inspect`. */
+let customOptions;
 let customInspectFn;
+/** The options a [util.inspect.custom]() method gets: the caller's, without the runtime's own, with stylize. */
+function customOptionsFor() {
+  const options = { ...customOptions };
+  delete options.quoteStrings;
+  delete options.inspect;
+  delete options.throwErrors;
+  options.stylize = stylize;
+  return options;
+}
 
 function formatKey(key) {
   // Node 24+ shows symbol keys bare (`Symbol(k): 2`); older Nodes bracketed them.
@@ -53,10 +62,6 @@ function formatKey(key) {
   return IDENTIFIER.test(key) ? key : stylize(quote(key), "string");
 }
 
-/**
- * The name Node shows for an object: the first own `constructor` up its prototype chain that is a
- * named function it is an instance of (null with no prototype; V8's name when there is none).
- */
 // util.inspect's numericSeparator: integer digits in groups of three joined by "_" (and the
 // fraction's from its start), for numbers and bigints.
 let numericSeparator = false;
@@ -523,8 +528,8 @@ function inspectValue(value, seen, depth) {
   }
   const custom = customInspect ? value[CUSTOM_INSPECT] : undefined;
   if (typeof custom === "function" && custom !== inspect && custom !== customInspectFn) {
-    const options = { ...customOptions };
-    const shown = custom.call(value, maxDepth === Infinity && customOptions.depth === null ? null : maxDepth - depth, options, customInspectFn ?? inspect);
+    const options = customOptionsFor();
+    const shown = custom.call(value, maxDepth === Infinity && options.depth === null ? null : maxDepth - depth, options, customInspectFn ?? inspect);
     if (shown !== value) return typeof shown === "string" ? shown : inspectValue(shown, seen, depth);
   }
   const shape = apiShape(value);
@@ -716,11 +721,7 @@ function inspect(value, options) {
   customInspect = options?.customInspect !== false;
   userStylize = typeof options?.stylize === "function" ? options.stylize : undefined;
   customInspectFn = options?.inspect;
-  customOptions = { ...options };
-  delete customOptions.quoteStrings;
-  delete customOptions.inspect;
-  delete customOptions.throwErrors;
-  customOptions.stylize = stylize;
+  customOptions = options;
   colors = options?.colors === true;
   breakLength = typeof options?.breakLength === "number" && options.breakLength > 0 ? options.breakLength : BREAK_LENGTH;
   numericSeparator = options?.numericSeparator === true;
