@@ -174,8 +174,7 @@ impl ObjectStore {
         http_metadata,
         custom_metadata,
       };
-      c.prepare_cached("INSERT OR REPLACE INTO objects (key, value, size, etag, version, uploaded, http_metadata, custom_metadata) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?
-        .execute(params![key.as_bytes(), value, meta.size, meta.etag, meta.version, meta.uploaded, meta.http_metadata, meta.custom_metadata])?;
+      meta.write(c, &value)?;
       c.prepare_cached("DELETE FROM multipart_parts WHERE upload_id = ?1")?.execute(params![upload_id])?;
       c.prepare_cached("UPDATE multipart_uploads SET state = ?2 WHERE upload_id = ?1")?.execute(params![upload_id, COMPLETED])?;
       Ok(Ok(meta))

@@ -76,6 +76,13 @@ impl ObjectMeta {
     })
   }
 
+  /// Stores the object as `value` with these fields (replacing what `key` held).
+  pub(super) fn write(&self, c: &rusqlite::Connection, value: &[u8]) -> rusqlite::Result<()> {
+    c.prepare_cached("INSERT OR REPLACE INTO objects (key, value, size, etag, version, uploaded, http_metadata, custom_metadata) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?
+      .execute(params![self.key.as_bytes(), value, self.size, self.etag, self.version, self.uploaded, self.http_metadata, self.custom_metadata])?;
+    Ok(())
+  }
+
   /// The object's fields as the worker's R2Object reads them, in `lib/bindings.js`'s order.
   pub(super) fn json(&self) -> JsonObject {
     let mut out = JsonObject::new();
@@ -259,8 +266,7 @@ impl ObjectStore {
           return Ok(None);
         }
       }
-      c.prepare_cached("INSERT OR REPLACE INTO objects (key, value, size, etag, version, uploaded, http_metadata, custom_metadata) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?
-        .execute(params![key.as_bytes(), value, meta.size, meta.etag, meta.version, meta.uploaded, meta.http_metadata, meta.custom_metadata])?;
+      meta.write(c, value)?;
       Ok(Some(meta))
     })
   }
