@@ -98,9 +98,10 @@ function exportObject(value, release = undefined) {
   const id = nextExport++;
   exported.set(id, value);
   if (release !== undefined) releasers.set(id, release);
-  exportEvents.set(id, internals.flowEvent());
+  const event = internals.flowEvent();
+  exportEvents.set(id, event);
   // An object a Durable Object call handed out: aborting that object cuts it off (84_rpc_serve.js).
-  const durable = internals.durableStateOf?.(internals.flowEvent());
+  const durable = internals.durableStateOf?.(event);
   if (durable !== undefined) exportStates.set(id, durable);
   return id;
 }
