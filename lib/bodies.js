@@ -102,10 +102,8 @@ class HostBodies {
    * thread-safe function that does not hold the loop open by itself.
    */
   #holdLoop() {
-    let held = this.#responses.size;
-    for (const id of this.#requests.keys()) if (!this.#unheld.has(id)) held++;
-    for (const id of this.#unheld) if (!this.#requests.has(id)) this.#unheld.delete(id);
-    const open = held > 0;
+    // #unheld is a subset of #requests' ids (#dropRequest forgets both).
+    const open = this.#responses.size + this.#requests.size - this.#unheld.size > 0;
     if (open && this.#keepAlive === null) this.#keepAlive = setInterval(() => {}, 2 ** 30);
     else if (!open && this.#keepAlive !== null) {
       clearInterval(this.#keepAlive);
@@ -126,12 +124,18 @@ class HostBodies {
     return id;
   }
 
+  /** Forgets request body `id` (the worker is done with it). */
+  #dropRequest(id) {
+    this.#requests.delete(id);
+    this.#unheld.delete(id);
+    this.#holdLoop();
+  }
+
   /** Lets go of a request body the worker did not read to the end. */
   releaseRequestBody(id, reason = "the response was complete") {
     const reader = this.#requests.get(id);
     if (reader === undefined) return;
-    this.#requests.delete(id);
-    this.#holdLoop();
+    this.#dropRequest(id);
     reader.cancel(reason).catch(() => {});
   }
 
@@ -228,13 +232,11 @@ class HostBodies {
         try {
           result = await reader.read();
         } catch (error) {
-          this.#requests.delete(args.stream);
-          this.#holdLoop();
+          this.#dropRequest(args.stream);
           throw error;
         }
         if (result.done) {
-          this.#requests.delete(args.stream);
-          this.#holdLoop();
+          this.#dropRequest(args.stream);
           return { json: '{"done":true}' };
         }
         const chunk = result.value;
