@@ -11,6 +11,7 @@
 
 use super::calls::{json, Args, Failure, JsonObject};
 use super::objects::{new_version, ObjectMeta, ObjectStore};
+use crate::runtime::code_cache::hex;
 use crate::runtime::types::{HostResult, JsErrorInfo};
 use bytes::Bytes;
 use md5::{Digest, Md5};
@@ -66,11 +67,7 @@ impl R2Error {
 fn random_hex(bytes: usize) -> String {
   let mut buffer = vec![0u8; bytes];
   getrandom::fill(&mut buffer).expect("the system's random source");
-  buffer.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn hex(digest: &[u8]) -> String {
-  digest.iter().map(|b| format!("{b:02x}")).collect()
+  hex(&buffer)
 }
 
 /// R2's etag of a multipart object: the MD5 of the parts' MD5s (as bytes), then `-<count>`.

@@ -10,6 +10,7 @@
 
 use super::calls::{cursor_for, cursor_key, json, type_error, Args, Failure, JsonObject};
 use super::{Database, KeyRange, StoreError};
+use crate::runtime::code_cache::hex;
 use crate::runtime::types::HostResult;
 use bytes::Bytes;
 use md5::{Digest, Md5};
@@ -204,7 +205,7 @@ pub(super) fn new_version() -> String {
   getrandom::fill(&mut bytes).expect("the system's random source");
   bytes[6] = (bytes[6] & 0x0f) | 0x40;
   bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  bytes.iter().map(|b| format!("{b:02x}")).collect()
+  hex(&bytes)
 }
 
 impl ObjectStore {
@@ -254,7 +255,7 @@ impl ObjectStore {
     let meta = ObjectMeta {
       key: key.to_owned(),
       size: value.len() as i64,
-      etag: Md5::digest(value).iter().map(|b| format!("{b:02x}")).collect(),
+      etag: hex(&Md5::digest(value)),
       version: new_version(),
       uploaded: now_ms.floor() as i64,
       http_metadata: http_metadata.to_owned(),
