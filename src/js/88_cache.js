@@ -14,7 +14,7 @@ const CACHE_BINDING = "#cache";
 const encoder = new TextEncoder();
 
 /** A span for a Cache API operation, as workerd's Cache opens one (makeUserTraceSpan). */
-const cacheSpan = (name) => internals.userSpan?.(name) ?? { setTag() {}, end() {} };
+const cacheSpan = (name) => internals.userSpan(name);
 
 /** Runs work() inside a span (89_tail.js). */
 const inSpan = (span, work) => internals.inSpan(span, work);

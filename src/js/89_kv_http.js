@@ -42,7 +42,7 @@ function getOptions(options) {
  * (internals.userSpan, src/js/89_tail.js). `int` makes a 64-bit integer tag (a BigInt).
  */
 function kvSpan(name, op, binding) {
-  const span = internals.userSpan?.(name) ?? { setTag() {}, end() {} };
+  const span = internals.userSpan(name);
   span.setTag("db.system.name", "cloudflare-kv");
   span.setTag("db.operation.name", op);
   span.setTag("cloudflare.binding.name", binding);
