@@ -154,7 +154,6 @@ function entrypoint(name, ctx, kind, supplied) {
   );
 }
 
-/** A `fetch()` through a binding to a named entrypoint: the request arrives as plain parts. */
 /** Fetches under way with enable_request_signal, by the caller's token: their signal's controller and event. */
 const incomingFetches = new Map();
 
@@ -181,6 +180,7 @@ function cancelIncomingFetch(token) {
   });
 }
 
+/** A `fetch()` through a binding to a named entrypoint: the request arrives as plain parts. */
 async function serveFetch(receiver, [method, url, headers, body], token = undefined) {
   if (typeof receiver.fetch !== "function") throw new TypeError("The entrypoint has no fetch() handler.");
   const list = [];
