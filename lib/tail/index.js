@@ -109,6 +109,12 @@ function recordsOf(worker) {
 }
 
 /**
+ * The tail consumer to call for `consumer`: a service() binding to a worker (made before that
+ * worker, e.g. the producer itself) is the worker it names now; anything else is itself.
+ */
+const consumerTarget = (consumer) => (consumer !== null && typeof consumer === "object" && !rpc.isWorker(consumer) && "handler" in consumer ? consumer.handler : consumer);
+
+/**
  * `consumers()` returns the consumer workers (Worker objects) to call now, or the names of those
  * not running (reported through `onError`). Returns `{ dispatch, log }`.
  */
@@ -120,9 +126,7 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
   };
   const deliver = (item) => {
     for (const consumer of consumers()) {
-      // A service() binding to a worker (made before that worker, e.g. the producer itself): the
-      // worker it names now.
-      const target = consumer !== null && typeof consumer === "object" && !rpc.isWorker(consumer) && "handler" in consumer ? consumer.handler : consumer;
+      const target = consumerTarget(consumer);
       if (typeof target === "function") {
         Promise.resolve()
           .then(() => target([item]))
@@ -213,4 +217,4 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
   return { dispatch: wrapped, log };
 }
 
-module.exports = { tailed, outcomeOf, recordsOf, framesOf, LATE_LOG_MS };
+module.exports = { tailed, outcomeOf, recordsOf, framesOf, consumerTarget, LATE_LOG_MS };

@@ -21,7 +21,7 @@
 const crypto = require("node:crypto");
 const rpc = require("../rpc.js");
 const { cpuTimes } = require("../http.js");
-const { outcomeOf, recordsOf, framesOf, LATE_LOG_MS } = require("./index.js");
+const { outcomeOf, recordsOf, framesOf, consumerTarget, LATE_LOG_MS } = require("./index.js");
 
 const LEVELS = new Set(["debug", "info", "log", "warn", "error"]);
 
@@ -51,7 +51,7 @@ const hex = (bytes) => crypto.randomBytes(bytes).toString("hex");
  */
 function consumerChain(stream, consumer) {
   // A service() binding to a worker: the worker it names when the invocation starts.
-  const target = consumer !== null && typeof consumer === "object" && !rpc.isWorker(consumer) && "handler" in consumer ? consumer.handler : consumer;
+  const target = consumerTarget(consumer);
   let more = true;
   let sending = false;
   let pending = [];
