@@ -4,13 +4,7 @@
 // own file keeps the WHATWG-based helpers and format() of a URL object).
 
 const querystring = require("node:querystring");
-const { describeReceived } = require("node:internal/errors");
-
-function invalidArgType(name, expected, value) {
-  const error = new TypeError(`The "${name}" argument must be ${expected}. Received ${describeReceived(value)}`);
-  error.code = "ERR_INVALID_ARG_TYPE";
-  return error;
-}
+const { invalidArgType } = require("node:internal/errors");
 
 function invalidUrl(input) {
   const error = new TypeError("Invalid URL");
@@ -77,7 +71,7 @@ function hostnameToASCII(hostname) {
 }
 
 Url.prototype.parse = function parse(url, parseQueryString, slashesDenoteHost) {
-  if (typeof url !== "string") throw invalidArgType("url", "of type string", url);
+  if (typeof url !== "string") throw invalidArgType("url", "string", url);
   // Trim the whitespace around the text and turn "\" into "/" before the first "?" or "#".
   let hasHash = false;
   let hasAt = false;
