@@ -413,14 +413,8 @@ async function callService(definition, method, args, bytes, dispatch, caller, bo
   if (!(response instanceof Response)) throw new TypeError(`the service handler must return a Response, got ${response === null ? "null" : typeof response}`);
   // A worker's answer: its own header list (values beyond Latin-1 as they were; workerd keeps
   // a header's text from worker to worker), else Node's.
-  let flat = require("./http.js").rawHeaders.get(response);
-  if (flat === undefined) {
-    flat = [];
-    for (const [name, value] of response.headers) {
-      if (name !== "set-cookie") flat.push(name, value);
-    }
-    for (const cookie of response.headers.getSetCookie()) flat.push("set-cookie", cookie);
-  }
+  const { rawHeaders, flatHeaders } = require("./http.js");
+  const flat = rawHeaders.get(response) ?? flatHeaders(response.headers);
   // A worker's answer to a worker caller streams, as workerd delivers it: the caller reads it
   // chunk by chunk through its own `#body` reads (lib/bodies.js), as the callee writes it.
   const nullBody = [101, 204, 205, 304].includes(response.status) || args.method === "HEAD";

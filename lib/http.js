@@ -155,6 +155,14 @@ const rawHeaders = new WeakMap();
  */
 const byteString = (value) => (/[^\x00-\xff]/.test(value) ? Buffer.from(value, "utf8").toString("latin1") : value);
 
+/** A Headers' entries as a flat list (name, value, …), each Set-Cookie its own entry (Node's iteration joins them). */
+function flatHeaders(headers) {
+  const flat = [];
+  for (const [name, value] of headers) if (name !== "set-cookie") flat.push(name, value);
+  for (const cookie of headers.getSetCookie()) flat.push("set-cookie", cookie);
+  return flat;
+}
+
 function toNodeResponse(outcome, method, stream = null) {
   const withoutBody = NULL_BODY_STATUS.has(outcome.status) || method === "HEAD";
   if (withoutBody && stream !== null) stream.cancel("the response has no body").catch(() => {});
@@ -184,4 +192,4 @@ function unrecognizedMethod(method) {
   return new Response("ERROR: Unrecognized request method.", { status: 501, statusText: "Not Implemented", headers: { "content-type": "text/plain" } });
 }
 
-module.exports = { toNativeRequest, toNodeResponse, unrecognizedMethod, cpuTimes, rawHeaders };
+module.exports = { toNativeRequest, toNodeResponse, unrecognizedMethod, flatHeaders, cpuTimes, rawHeaders };
