@@ -8,12 +8,10 @@
 //! exists only a chunk at a time.
 //!
 //! `zlibCrc32` (node:zlib's crc32) lives here too; node:zlib's codecs are ops/zlib.rs (on the same
-//! zlib, whose z_streams it makes with [`new_z_stream`]).
+//! zlib, ops/zlib_api.rs).
 
 use super::{arg_string, state, throw_type_error, uint8_array, view_bytes, OpFn};
-#[path = "zlib_api.rs"]
-pub(crate) mod zlib_api;
-use zlib_api::zlib;
+use super::zlib_api::{new_z_stream, zlib};
 use flate2::write::{DeflateDecoder, GzDecoder, ZlibDecoder};
 use std::io::Write;
 use v8::MapFnTo;
@@ -196,35 +194,6 @@ pub(crate) struct ZEncoder {
   stream: Box<libz_sys::z_stream>,
   out: Vec<u8>,
   done: bool,
-}
-
-unsafe extern "C" fn z_alloc(_opaque: libz_sys::voidpf, items: libz_sys::uInt, size: libz_sys::uInt) -> libz_sys::voidpf {
-  libc::calloc(items as libc::size_t, size as libc::size_t)
-}
-
-unsafe extern "C" fn z_free(_opaque: libz_sys::voidpf, address: libz_sys::voidpf) {
-  libc::free(address)
-}
-
-/// A z_stream not set up yet, with allocators, boxed (zlib's state points back at it): for
-/// deflateInit2 / inflateInit2 (node:zlib's handles in ops/zlib.rs take theirs from here too).
-pub(crate) fn new_z_stream() -> Box<libz_sys::z_stream> {
-  Box::new(libz_sys::z_stream {
-    next_in: std::ptr::null_mut(),
-    avail_in: 0,
-    total_in: 0,
-    next_out: std::ptr::null_mut(),
-    avail_out: 0,
-    total_out: 0,
-    msg: std::ptr::null_mut(),
-    state: std::ptr::null_mut(),
-    zalloc: z_alloc,
-    zfree: z_free,
-    opaque: std::ptr::null_mut(),
-    data_type: 0,
-    adler: 0,
-    reserved: 0,
-  })
 }
 
 impl ZEncoder {

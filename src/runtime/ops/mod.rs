@@ -26,6 +26,7 @@ mod url;
 mod urlpattern;
 mod wasm;
 mod zlib;
+mod zlib_api;
 
 pub(crate) use state::{nodejs_compat, ContextHolds, IsolateState, Pending, StateRef, Timer};
 pub(crate) use super::values::{arg_string, new_string, read_string_array, string_array, throw_type_error, uint8_array, uint8_array_from, view_bytes};

@@ -13,7 +13,7 @@
 
 use super::{state, throw_type_error, view_bytes, OpFn};
 use v8::MapFnTo;
-use super::compression::zlib_api::zlib;
+use super::zlib_api::{new_z_stream, zlib};
 use libz_sys as z;
 
 #[path = "zlib_codecs.rs"]
@@ -328,7 +328,7 @@ impl Drop for ZlibCtx {
 impl ZlibHandle {
   fn new(mode: i32) -> Option<Self> {
     Some(match mode {
-      DEFLATE..=UNZIP => ZlibHandle::Zlib(Box::new(ZlibCtx { mode, strm: super::compression::new_z_stream(), live: false, flush: 0, err: 0, dictionary: Vec::new(), gzip_id_bytes_read: 0, park: Box::new([0]) })),
+      DEFLATE..=UNZIP => ZlibHandle::Zlib(Box::new(ZlibCtx { mode, strm: new_z_stream(), live: false, flush: 0, err: 0, dictionary: Vec::new(), gzip_id_bytes_read: 0, park: Box::new([0]) })),
       BROTLI_ENCODE => ZlibHandle::BrotliEncode(Box::new(BrotliEnc { state: BrotliEncState::new(brotli::enc::StandardAlloc::default()), failed: false })),
       BROTLI_DECODE => ZlibHandle::BrotliDecode(Box::new(BrotliDec { state: brotli::BrotliState::new(Heap::default(), Heap::default(), Heap::default()), last: 2, error: None })),
       ZSTD_COMPRESS => ZlibHandle::ZstdEncode(Box::new(ZstdEnc { input: Vec::new(), out: Vec::new(), out_at: 0, framed: false })),

@@ -94,3 +94,32 @@ fn from_host() -> Option<ZlibApi> {
 fn from_host() -> Option<ZlibApi> {
   None
 }
+
+unsafe extern "C" fn z_alloc(_opaque: libz_sys::voidpf, items: libz_sys::uInt, size: libz_sys::uInt) -> libz_sys::voidpf {
+  libc::calloc(items as libc::size_t, size as libc::size_t)
+}
+
+unsafe extern "C" fn z_free(_opaque: libz_sys::voidpf, address: libz_sys::voidpf) {
+  libc::free(address)
+}
+
+/// A z_stream not set up yet, with allocators, boxed (zlib's state points back at it): for
+/// deflateInit2 / inflateInit2 (CompressionStream's in ops/compression.rs and node:zlib's in ops/zlib.rs).
+pub(crate) fn new_z_stream() -> Box<libz_sys::z_stream> {
+  Box::new(libz_sys::z_stream {
+    next_in: std::ptr::null_mut(),
+    avail_in: 0,
+    total_in: 0,
+    next_out: std::ptr::null_mut(),
+    avail_out: 0,
+    total_out: 0,
+    msg: std::ptr::null_mut(),
+    state: std::ptr::null_mut(),
+    zalloc: z_alloc,
+    zfree: z_free,
+    opaque: std::ptr::null_mut(),
+    data_type: 0,
+    adler: 0,
+    reserved: 0,
+  })
+}
