@@ -88,7 +88,7 @@ const NO_SPAN = Object.freeze({ setTag() {}, end() {} });
  */
 internals.userSpan = function userSpan(name) {
   if (tailRecords === null) return NO_SPAN;
-  const event = internals.flowEvent?.() ?? ops.currentEvent();
+  const event = internals.flowEvent();
   const span = { name, opened: Date.now(), closed: undefined, url: eventUrls.get(event), tags: [] };
   return {
     setTag(tag, value) {
