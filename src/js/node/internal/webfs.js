@@ -122,42 +122,42 @@ function removePath(path, recursive) {
   found.parent.entries.delete(found.name);
 }
 
+/**
+ * Entry `name` (checked) of the directory `handle` names, looked up for `op`: its name, path and
+ * node, the node made by `make()` when it is missing and `options.create` is set (else
+ * NotFoundError `notFound`).
+ */
+function childEntry(handle, name, op, options, notFound, make) {
+  name = checkName(name);
+  const path = internals.webFsPath(handle);
+  const dir = directoryAt(path);
+  const child = join(path, name);
+  let node = vfs.lookup(child, op).node;
+  if (node === undefined) {
+    if (!options?.create) throw domError("NotFoundError", notFound);
+    readOnly(dir);
+    node = make();
+    dir.entries.set(name, node);
+  }
+  return { name, child, node };
+}
+
 class FileSystemDirectoryHandle extends FileSystemHandle {
   /** The file `name` in this directory (made empty with `{ create: true }` when missing). */
   getFileHandle(name, options = undefined) {
     return run(() => {
-      name = checkName(name);
-      const path = internals.webFsPath(this);
-      const dir = directoryAt(path);
-      const child = join(path, name);
-      let node = vfs.lookup(child, "open").node;
-      if (node === undefined) {
-        if (!options?.create) throw domError("NotFoundError", "Not found");
-        readOnly(dir);
-        node = new vfs.Node("file", vfs.S_IFREG | 0o666);
-        dir.entries.set(name, node);
-      }
-      if (node.kind === "dir") throw domError("TypeMismatchError", "File name is a directory");
-      if (node.kind === "link") throw domError("TypeMismatchError", "Not a file");
-      return new FileSystemFileHandle(kToken, child, name);
+      const entry = childEntry(this, name, "open", options, "Not found", () => new vfs.Node("file", vfs.S_IFREG | 0o666));
+      if (entry.node.kind === "dir") throw domError("TypeMismatchError", "File name is a directory");
+      if (entry.node.kind === "link") throw domError("TypeMismatchError", "Not a file");
+      return new FileSystemFileHandle(kToken, entry.child, entry.name);
     });
   }
   /** The directory `name` in this one (made with `{ create: true }` when missing). */
   getDirectoryHandle(name, options = undefined) {
     return run(() => {
-      name = checkName(name);
-      const path = internals.webFsPath(this);
-      const dir = directoryAt(path);
-      const child = join(path, name);
-      let node = vfs.lookup(child, "opendir").node;
-      if (node === undefined) {
-        if (!options?.create) throw domError("NotFoundError", "Directory not opened or created");
-        readOnly(dir);
-        node = new vfs.Node("dir", vfs.S_IFDIR | 0o777);
-        dir.entries.set(name, node);
-      }
-      if (node.kind !== "dir") throw domError("TypeMismatchError", "File name is a file");
-      return new FileSystemDirectoryHandle(kToken, child, name);
+      const entry = childEntry(this, name, "opendir", options, "Directory not opened or created", () => new vfs.Node("dir", vfs.S_IFDIR | 0o777));
+      if (entry.node.kind !== "dir") throw domError("TypeMismatchError", "File name is a file");
+      return new FileSystemDirectoryHandle(kToken, entry.child, entry.name);
     });
   }
   /** Removes `name` from this directory (a directory with entries only with `{ recursive: true }`). */
