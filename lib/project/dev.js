@@ -125,9 +125,7 @@ function toDispatchInput(req, origin) {
 
 /** Writes a fetch Response to Node's response, streaming its body; resolves when done. */
 async function writeResponse(res, response) {
-  const raw = [];
-  for (const [name, value] of response.headers) if (name !== "set-cookie") raw.push(name, value);
-  for (const cookie of response.headers.getSetCookie()) raw.push("set-cookie", cookie);
+  const raw = require("../http.js").flatHeaders(response.headers); // each Set-Cookie a header of its own
   if (response.statusText) res.writeHead(response.status, response.statusText, raw);
   else res.writeHead(response.status, raw);
   if (response.body === null) return void res.end();

@@ -100,9 +100,7 @@ function makePeers(local, registryDir) {
     const headers = new Headers();
     for (let i = 0; i + 1 < args.headers.length; i += 2) headers.append(args.headers[i], args.headers[i + 1]);
     const response = await handler(new Request(args.url, { method: args.method, headers, body: bytes ?? undefined }));
-    const flat = [];
-    for (const [name, value] of response.headers) if (name !== "set-cookie") flat.push(name, value);
-    for (const cookie of response.headers.getSetCookie()) flat.push("set-cookie", cookie);
+    const flat = require("../http.js").flatHeaders(response.headers);
     const body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
     return { json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: flat }), bytes: body };
   };
