@@ -47,6 +47,11 @@ const ZSTD_DECOMPRESS: i32 = 11;
 const Z_FINISH: i32 = z::Z_FINISH;
 const Z_BUF_ERROR: i32 = z::Z_BUF_ERROR;
 
+/// `strategy` when zlib has it (Z_FILTERED .. Z_FIXED), else Z_DEFAULT_STRATEGY.
+fn known_strategy(strategy: i32) -> i32 {
+  if (0..=4).contains(&strategy) { strategy } else { z::Z_DEFAULT_STRATEGY }
+}
+
 /// An error as Node's binding reports it: message, code, errno.
 pub(crate) struct ZError(String, String, i32);
 
@@ -139,7 +144,7 @@ impl ZlibCtx {
       window_bits += window_bits.signum();
     }
     self.dictionary = dictionary;
-    let strategy = if (0..=4).contains(&strategy) { strategy } else { z::Z_DEFAULT_STRATEGY };
+    let strategy = known_strategy(strategy);
     let size = std::mem::size_of::<z::z_stream>() as i32;
     // SAFETY: a fresh stream with allocators (new_z_stream); the version is the zlib's own.
     self.err = unsafe {
@@ -298,7 +303,7 @@ impl ZlibCtx {
   fn params(&mut self, level: i32, strategy: i32) -> Option<ZError> {
     self.err = 0;
     if matches!(self.mode, DEFLATE | DEFLATERAW) {
-      let strategy = if (0..=4).contains(&strategy) { strategy } else { z::Z_DEFAULT_STRATEGY };
+      let strategy = known_strategy(strategy);
       // Parked: no output space, so pending data makes it Z_BUF_ERROR (as in workerd).
       self.park();
       if let Some(s) = self.dstream() {
