@@ -381,6 +381,12 @@ export type BackingService = Worker | Binding | ((request: Request) => MaybeProm
  * (shared with every binding and process using that folder), or answered by your handlers.
  */
 export declare function storage(options?: { dir?: string } | StorageHandlers): StorageBinding;
+/**
+ * An R2 bucket whose backing is a service, spoken to in workerd's R2 binding protocol (as a
+ * workerd `r2Bucket` naming a service; `bucket` names it in spans): see docs/bindings.md,
+ * "Bindings backed by a service".
+ */
+export declare function storage(options: { service: BackingService; bucket?: string }): Binding;
 /** A D1 value as it travels: numbers, strings, null, and blobs as arrays of bytes. */
 export type D1Value = number | string | null | number[];
 

@@ -25,7 +25,7 @@ const websocket = require("./websocket.js");
 const workerLoaders = require("./worker-loader.js");
 const tailStreams = require("./tail/stream.js");
 
-const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector", "sourceMap", "unsafeExperimental", "unsafeExposeGc", "trustLoadedModules", "tailConsumers", "streamingTails", "mainModule"]);
+const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector", "sourceMap", "unsafeExperimental", "unsafeExposeGc", "trustLoadedModules", "tailConsumers", "streamingTails", "mainModule", "connectOverrides"]);
 const LIMITS = {
   maxInFlight: { min: 1, integer: true, text: "an integer of at least 1" },
   maxQueued: { min: 0, integer: true, text: "an integer of at least 0" },
@@ -201,6 +201,8 @@ function validateOptions(options) {
   if (network !== "open" && network !== "public") {
     throw new TypeError(`createWorker: options.network must be "open" (any address) or "public" (no loopback, private or link-local addresses), got ${JSON.stringify(network)}`);
   }
+  // connectOverrides: addresses connect() dials in place of the ones asked for (lib/sockets/overrides.js).
+  const connectOverrides = require("./sockets/overrides.js").connectOverrides(options.connectOverrides);
   const { codeCache = true, cacheDir } = options;
   if (typeof codeCache !== "boolean") throw new TypeError("createWorker: options.codeCache must be a boolean");
   if (cacheDir !== undefined && (typeof cacheDir !== "string" || cacheDir.length === 0)) {
@@ -245,7 +247,7 @@ function validateOptions(options) {
   for (const [name, definition] of Object.entries(split.definitions)) {
     if (definition.store !== null) stores[name] = definition.store;
   }
-  const validated = { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, moduleLoader: loadModule !== undefined, inspector, sourceMap: parseSourceMap(options.sourceMap), stores, compat: { ...resolveCompat(options.compatibilityDate, options.compatibilityFlags, "createWorker", { experimental: unsafeExperimental }), ...(trustLoadedModules ? { trustLoadedModules } : {}), ...(mainModule === undefined ? {} : { mainModule }), ...(unsafeExposeGc ? { exposeGc: true } : {}) }, ...split };
+  const validated = { script, filename, format, onLog, allowEval, network, codeCache, isolation, maxReuse, pool, cacheDir: cacheDir === undefined ? undefined : require("node:path").resolve(cacheDir), modules: validateModules(options.modules), limits: validateLimits(options.limits), privateCache: cache === null, moduleLoader: loadModule !== undefined, inspector, sourceMap: parseSourceMap(options.sourceMap), stores, compat: { ...resolveCompat(options.compatibilityDate, options.compatibilityFlags, "createWorker", { experimental: unsafeExperimental }), ...(trustLoadedModules ? { trustLoadedModules } : {}), ...(mainModule === undefined ? {} : { mainModule }), ...(unsafeExposeGc ? { exposeGc: true } : {}), ...(connectOverrides === undefined ? {} : { connectOverrides }) }, ...split };
   // typescript_strip_types (experimental): the ES modules lose their TypeScript types (lib/modules.js).
   if (validated.compat.enabled.includes("typescript_strip_types")) stripTypeScript(validated);
   return validated;
@@ -355,6 +357,15 @@ class Worker {
     return dispatch(this, input);
   }
 
+  /**
+   * Listens for TCP connections (Node's `net`, loopback by default) and hands each to the
+   * `entrypoint`'s `connect(socket)` handler, as a workerd `tcp` socket does (lib/sockets/listen.js).
+   */
+  listenTcp(options = {}) {
+    if (this.disposed) return Promise.reject(Object.assign(new Error("listenTcp: the worker has been disposed"), { code: "ERR_WORKER_DISPOSED" }));
+    return require("./sockets/listen.js").listenTcp(this, options, workerLogs.get(this));
+  }
+
   /** Resolves once every ctx.waitUntil() promise registered so far has settled. */
   waitUntilSettled() {
     return this.#native.waitUntilSettled();
@@ -366,7 +377,9 @@ class Worker {
    */
   async dispose() {
     disposedHandles.add(this.#native);
+    const listening = require("./sockets/listen.js").workerDisposed(this);
     await this.#native.dispose();
+    await listening;
     this.#bodies.close("the worker was disposed");
     queues.workerDisposed(this);
     workflows.workerDisposed(this);

@@ -5,7 +5,8 @@
 // a host id for each, naming the worker that holds the object and that worker's own id for it.
 // Values stay V8-serialized bytes end to end; only the lists of stubs are rewritten here.
 // A service bound to a plain Node object (not a worker) is called here directly, with Node's
-// own V8 (de)serializer.
+// own V8 (de)serializer, and so is an object the host itself hands a worker by reference (the
+// two sides of an inbound TCP connection: connectInto).
 
 // node:v8 is loaded on first use (loading it with the package would slow every require).
 let v8;
@@ -108,8 +109,10 @@ function unregister(id, entry) {
 /** Forgets the stubs a disposed worker held: calls on them fail with a clear error. */
 function workerDisposed(worker) {
   for (const id of byWorker.get(worker) ?? []) {
+    const entry = stubs.get(id);
     stubs.delete(id);
     releasedId(id);
+    if (entry?.host !== undefined) disposeHost(entry.host);
   }
   byWorker.delete(worker);
   localHolds.delete(worker);
@@ -306,6 +309,7 @@ async function callStub(method, args, bytes, caller) {
   if (method === "dispose") {
     if (entry === undefined) return { json: "null" };
     const last = unregister(args.stub, entry);
+    if (entry.host !== undefined) disposeHost(entry.host);
     const handle = access.nativeOf(entry.worker);
     if (last && handle !== undefined && !handle.disposed) {
       await handle.rpc(JSON.stringify({ kind: "dispose", stub: entry.local }), Buffer.alloc(0)).catch(() => {});
@@ -318,6 +322,7 @@ async function callStub(method, args, bytes, caller) {
     return failure(new Error("The RPC stub was disposed, or the worker holding its object is gone."));
   }
   const { stub, ...rest } = args;
+  if (entry.host !== undefined) return callHost(entry.host, method, rest, bytes);
   if (entry.binding !== undefined) return callThroughBinding(entry, method, rest, bytes, caller);
   if (method === "fetch") return fetchInto(entry.worker, { stub: entry.local }, rest, bytes, caller);
   return shortenHome(await callWorker(entry.worker, { stub: entry.local, path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs, args.dupStubs), ...errorValue(args) }, bytes), caller);
@@ -355,6 +360,67 @@ function remoteError({ name, message, stack }) {
   return error;
 }
 
+/** Runs a host object's disposer (its worker let go of it), once; what it throws is dropped. */
+function disposeHost(object) {
+  const dispose = object[Symbol.dispose];
+  if (typeof dispose !== "function") return;
+  try {
+    Reflect.apply(dispose, object, []);
+  } catch {
+    // The worker no longer waits on it.
+  }
+}
+
+/**
+ * A worker's call on an object the host handed it by reference (`{ host }`): one of its own
+ * methods, with the worker's arguments; what it returns (or throws) is the call's answer.
+ */
+async function callHost(object, method, args, bytes) {
+  const name = args.path?.length === 1 ? args.path[0] : undefined;
+  if (method !== "call" || args.kind !== "call" || typeof name !== "string" || typeof object[name] !== "function" || !Object.hasOwn(object, name)) {
+    const error = new TypeError(`The RPC receiver does not implement the method "${args.path?.join(".")}".`);
+    if (method === "fetch") throw error;
+    return failure(error);
+  }
+  if ((args.stubs ?? []).length > 0) return failure(new TypeError("An object of the host cannot receive functions or RpcTargets."));
+  try {
+    let params = bytes && bytes.length > 0 ? deserialize(bytes) : [];
+    if (params !== null && typeof params === "object" && Object.hasOwn(params, SPECIAL_KEY)) params = params[SPECIAL_KEY];
+    const result = await Reflect.apply(object[name], object, Array.isArray(params) ? params : []);
+    return { json: JSON.stringify({ stubs: [] }), bytes: serialize(result) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/**
+ * A `connect` event into `worker`'s entrypoint (workerd's connect handler) for a connection the
+ * host holds: the handler's socket reads by calling `source.read()` (→ `{ done, value }`) and
+ * `source.cancel()`, and writes by calling `sink.write(bytes)`, `sink.close()`, `sink.abort()`;
+ * each object's `[Symbol.dispose]()` runs when the worker lets go of it. Resolves once the
+ * handler has returned; rejects with its error.
+ */
+async function connectInto(worker, { entrypoint = "default", props, address = "" } = {}, source, sink) {
+  const ids = [register(worker, { host: source }), register(worker, { host: sink })];
+  const args = [{ [STREAM_KEY]: ["readable", { [STUB_KEY]: 0 }] }, { [STREAM_KEY]: ["writable", { [STUB_KEY]: 1 }] }, address, { inbound: true }];
+  const call = { entrypoint, path: [], kind: "connect", stubs: ids, ...(props !== undefined ? { props } : {}) };
+  let answer;
+  try {
+    answer = await callEntrypoint(worker, call, serialize({ [SPECIAL_KEY]: args }));
+  } catch (error) {
+    // The worker never took the streams (disposed): they are let go here.
+    for (const id of ids) {
+      const entry = stubs.get(id);
+      if (entry === undefined) continue;
+      unregister(id, entry);
+      disposeHost(entry.host);
+    }
+    throw error;
+  }
+  const parsed = JSON.parse(answer.json);
+  if (parsed.error) throw remoteError(parsed.error);
+}
+
 /**
  * A stub used from Node: property reads build a path, a call sends it with
  * `call(path, "call", args)`, and `await stub.prop` reads it with `call(path, "get", [])`. The
@@ -382,6 +448,6 @@ const errorAnswer = ({ name, message, stack }) => ({ json: JSON.stringify({ erro
 
 const failure = (error) => (error instanceof Error ? errorAnswer(error) : errorAnswer({ name: "Error", message: String(error) }));
 
-module.exports = { setWorkerAccess, setDispatcher, traceEntrypointsWith, callService, callStub, callWorker, hostIds, fetchInto, cancelFetch, workerDisposed, isWorker, serialize, deserialize, remoteError, nodeStub };
+module.exports = { setWorkerAccess, setDispatcher, traceEntrypointsWith, callService, callStub, callWorker, hostIds, fetchInto, cancelFetch, connectInto, workerDisposed, isWorker, serialize, deserialize, remoteError, nodeStub };
 // A traced JS RPC call's outcome waits for its result's stubs to go (lib/tail/stream.js).
 module.exports.whenReleased = whenReleased;

@@ -12,9 +12,10 @@
 // never waits for its tails, and a failing tail only reaches `onError`. A JS RPC call's outcome
 // waits for the caller to let go of its result's stubs (a returned stream read to its end).
 // Spans: a fetch invocation's KV operations (kv_get, kv_put… of a service-backed KV namespace,
-// src/js/89_kv_http.js) and Cache API operations (cache_match, cache_put, cache_delete,
+// src/js/89_kv_http.js), R2 operations (r2_get, r2_put… of a service-backed bucket,
+// src/js/89_r2_http.js) and Cache API operations (cache_match, cache_put, cache_delete,
 // src/js/88_cache.js) as spanOpen, attributes and spanClose. Not produced (workerd makes them):
-// spans of other bindings (R2, local KV), subrequests and outgoing RPC, a JS RPC or
+// spans of other bindings (local KV and R2), subrequests and outgoing RPC, a JS RPC or
 // scheduled invocation's spans, diagnosticChannel events, and traces of queue, alarm and
 // WebSocket events.
 

@@ -122,6 +122,7 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
         else if (b.kind === "service") bindings[b.name] = serviceTo(b);
         else if (b.kind === "kv" && b.service) bindings[b.name] = kv({ service: serviceTo(b) });
         else if (b.kind === "queue" && b.service) bindings[b.name] = queue({ service: serviceTo(b) });
+        else if (b.kind === "r2" && b.service) bindings[b.name] = storage({ service: serviceTo(b), bucket: b.bucket });
         else if (b.kind === "analyticsEngine") bindings[b.name] = analyticsEngine({ dataset: b.dataset, service: serviceTo(b) });
         else if (b.kind === "network") {
           bindings[b.name] = service(async (request) => {

@@ -2,7 +2,9 @@
 // modules (main module first, embeds read relative to the config), compatibility flags (those
 // workerbox accepts), bindings as neutral descriptions (var / service / durable object / kv /
 // r2 / queue / analytics engine / memory cache / outbound; a kv, queue or analytics engine
-// binding naming a worker service carries it) and its global outbound. What cannot be carried over is listed in
+// binding naming a worker service carries it) and its global outbound; and the config's `tcp`
+// sockets (each served by a worker's connect handler: run.mjs listens on a free loopback port
+// for each and points the workers' connect() to the socket's address there). What cannot be carried over is listed in
 // `gaps` (the test still runs without it) or makes the config `untranslatable` (with the reason).
 // run.mjs turns the plan into createWorker options; nothing here touches workerbox.
 import { existsSync, readFileSync } from "node:fs";
@@ -130,8 +132,28 @@ function binding(b, services, where, gaps) {
 }
 
 /**
+ * A `tcp` socket of the config served by one of its workers: `{ address, service, entrypoint }`
+ * (`address` as the config has it, `*:8081` or `host:port`), or null with the reason in `gaps`.
+ */
+function tcpSocket(k, services, gaps) {
+  const ref = serviceRef(k.service);
+  const at = `socket ${k.name} (${k.address})`;
+  if (!services.get(ref?.service)?.worker) {
+    gaps.push(`${at}: tcp socket of service "${ref?.service}", which is not a worker (not carried over)`);
+    return null;
+  }
+  if (typeof k.address !== "string" || !/^(\*|[^:]+|\[[^\]]+\]):[0-9]+$/.test(k.address)) {
+    gaps.push(`${at}: tcp socket address is not host:port (not carried over)`);
+    return null;
+  }
+  if (k.tcp?.tlsOptions !== undefined) gaps.push(`${at}: tcp socket's tlsOptions are not carried over (plain TCP)`);
+  return { address: k.address, service: ref.service, entrypoint: ref.entrypoint ?? "default" };
+}
+
+/**
  * The plan for one config: { workers: [{ name, modules, flags, bindings, outbound, doClasses }],
- * gaps: [string], untranslatable: string | null }. `dir` is the config's directory.
+ * tcp: [{ address, service, entrypoint }], gaps: [string], untranslatable: string | null }.
+ * `dir` is the config's directory.
  */
 export function translate(config, dir) {
   const gaps = [];
@@ -211,8 +233,9 @@ export function translate(config, dir) {
     }
     if (workers.length === 0) throw new Untranslatable("no worker services");
   } catch (e) {
-    if (e instanceof Untranslatable || e instanceof SyntaxError) return { workers: [], gaps, untranslatable: e.message };
+    if (e instanceof Untranslatable || e instanceof SyntaxError) return { workers: [], tcp: [], gaps, untranslatable: e.message };
     throw e;
   }
-  return { workers, gaps, untranslatable: null };
+  const tcp = (config.sockets ?? []).filter((k) => k.tcp !== undefined).map((k) => tcpSocket(k, services, gaps)).filter(Boolean);
+  return { workers, tcp, gaps, untranslatable: null };
 }

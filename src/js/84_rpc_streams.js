@@ -211,10 +211,11 @@ function remoteWritable(stub) {
 
 /**
  * A socket over two streams: what one side writes to `writable`, the other reads from its
- * `readable`. `done` settles when the connection is over (the callee's handler has returned).
+ * `readable`. `done` settles when the connection is over (the callee's handler has returned);
+ * `opened` resolves to `info`.
  */
-function streamSocket(readable, writable, done) {
-  const opened = Promise.resolve({});
+function streamSocket(readable, writable, done, info = {}) {
+  const opened = Promise.resolve(info);
   const closed = Promise.resolve(done).then(() => undefined);
   closed.catch(() => {});
   return Object.freeze({
@@ -248,13 +249,51 @@ function connectThrough(binding, address, options) {
   return streamSocket(down.readable, up.writable, call);
 }
 
-/** A call's `connect` into an entrypoint: its handler gets a socket over the two streams. */
-async function serveConnect(root, [readable, writable]) {
+/** workerd's error for a read from an inbound TCP connection its client dropped (reset, not ended). */
+const CONNECTION_LOST = "Network connection lost.";
+
+/**
+ * The readable side of an inbound TCP connection (the host's listener: lib/sockets/listen.js):
+ * `readable`'s chunks as they come, and workerd's "Network connection lost." when the client
+ * went away without ending, in place of the RPC stream's own disconnect error.
+ */
+function inboundReadable(readable) {
+  const reader = readable.getReader();
+  return new ReadableStream(
+    {
+      async pull(controller) {
+        let result;
+        try {
+          result = await reader.read();
+        } catch {
+          controller.error(new Error(CONNECTION_LOST));
+          return;
+        }
+        if (result.done) controller.close();
+        else controller.enqueue(result.value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/**
+ * A call's `connect` into an entrypoint: its handler gets a socket over the two streams. With
+ * `inbound` (a TCP connection the host accepted for it), the socket is workerd's inbound one:
+ * `opened` gives `remoteAddress` and `localAddress` (both unset, as workerd gives them) and a
+ * dropped client errors reads with workerd's message.
+ */
+async function serveConnect(root, [readable, writable, , options]) {
   if (typeof root?.connect !== "function") throw new TypeError("The entrypoint has no connect() handler.");
   let finish;
   const done = new Promise((resolve) => (finish = resolve));
+  const inbound = options?.inbound === true;
+  const socket = streamSocket(inbound ? inboundReadable(readable) : readable, writable, done, inbound ? internals.struct(["remoteAddress", "localAddress"], {}) : {});
   try {
-    await root.connect(streamSocket(readable, writable, done));
+    await root.connect(socket);
   } finally {
     finish();
   }

@@ -385,22 +385,36 @@ function httpPortHint(error) {
   return new Error(`${CANNOT_CONNECT}. It looks like you might be trying to connect to a HTTP-based service — consider using fetch instead${message.slice(CANNOT_CONNECT.length)}`);
 }
 
+/**
+ * The address to dial for `remoteAddress`: another one when createWorker's `connectOverrides`
+ * (the host's `internals.compat.connectOverrides`, `"host:port"` → `"host:port"`) lists it.
+ */
+function dialed(remoteAddress, hostname, port) {
+  const to = internals.compat?.connectOverrides?.[remoteAddress];
+  if (typeof to !== "string") return { hostname, port };
+  const parsed = parseAddress(to);
+  return { hostname: parsed.hostname.startsWith("[") ? parsed.hostname.slice(1, -1) : parsed.hostname, port: parsed.port };
+}
+
 function connect(address, options = undefined) {
   const { hostname, port } = parseAddress(address);
   const secureTransport = options?.secureTransport ?? "off";
   if (secureTransport !== "off" && secureTransport !== "on" && secureTransport !== "starttls") {
     throw new TypeError(`Unsupported value in secureTransport socket option: ${secureTransport}`);
   }
-  const allowHalfOpen = options?.allowHalfOpen === true;
-  const headers = ["hostname", hostname, "port", String(port), "secure-transport", secureTransport, "allow-half-open", String(allowHalfOpen)];
-  const nodeTls = options?.[kNodeTls];
-  if (nodeTls?.servername) headers.push("tls-servername", String(nodeTls.servername));
-  if (nodeTls?.ca !== undefined) headers.push("tls-ca", String(nodeTls.ca));
-  if (nodeTls?.rejectUnauthorized === false) headers.push("tls-verify", "false");
-  const [id, pending] = ops.fetch("CONNECT", `${hostname}:${port}`, headers, true, "manual", false);
-  const conn = new Connection(id);
   // remoteAddress is the address as asked for, as in workerd; localAddress is the bound one.
   const remoteAddress = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]:${port}` : `${hostname}:${port}`;
+  const to = dialed(remoteAddress, hostname, port);
+  const allowHalfOpen = options?.allowHalfOpen === true;
+  const headers = ["hostname", to.hostname, "port", String(to.port), "secure-transport", secureTransport, "allow-half-open", String(allowHalfOpen)];
+  const nodeTls = options?.[kNodeTls];
+  // TLS to an overridden address still checks the name that was asked for.
+  if (nodeTls?.servername) headers.push("tls-servername", String(nodeTls.servername));
+  else if (to.hostname !== hostname) headers.push("tls-servername", hostname);
+  if (nodeTls?.ca !== undefined) headers.push("tls-ca", String(nodeTls.ca));
+  if (nodeTls?.rejectUnauthorized === false) headers.push("tls-verify", "false");
+  const [id, pending] = ops.fetch("CONNECT", `${to.hostname}:${to.port}`, headers, true, "manual", false);
+  const conn = new Connection(id);
   const opened = pending.then(
     ([json]) => ({ remoteAddress, localAddress: JSON.parse(json).localAddress }),
     (error) => {
