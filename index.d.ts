@@ -58,6 +58,12 @@ export interface WorkerOptions {
    */
   network?: "open" | "public";
   /**
+   * Addresses `connect()` (cloudflare:sockets, node:net, node:tls) dials in place of the ones
+   * asked for: `{ "host:port": "host:port" }` (an IPv6 host in brackets). The worker still sees
+   * the address it asked for, and TLS checks that name. See docs/sockets.md.
+   */
+  connectOverrides?: Record<string, string>;
+  /**
    * Modules the script may import, by name (paths relative to `filename` resolve against it).
    * `.js`/`.mjs`: ES module; `.wasm`: WebAssembly.Module; `.json`: parsed JSON; other strings:
    * text; other bytes: ArrayBuffer. Or give the type explicitly.
@@ -667,6 +673,32 @@ export declare function service(
   options?: ServiceOptions,
 ): Binding;
 
+export interface ListenTcpOptions {
+  /** The port to listen on; `0` (default): a free one. */
+  port?: number;
+  /** The address to listen on. Default `"127.0.0.1"`. */
+  host?: string;
+  /** The export whose `connect(socket)` handles each connection. Default `"default"`. */
+  entrypoint?: string;
+  /** The handler's `ctx.props` (JSON). */
+  props?: unknown;
+  /** A handler that throws (or rejects); without it the error goes to the worker's `onLog`. */
+  onError?: (error: Error) => void;
+}
+
+/** What `worker.listenTcp()` resolves to. */
+export interface TcpListener {
+  readonly port: number;
+  readonly host: string;
+  /** `host:port` (an IPv6 address in brackets), ready for `connectOverrides` or a client. */
+  readonly address: string;
+  /** Connections open now. */
+  readonly connections: number;
+  /** Stops listening and closes the open connections. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
 /** A running worker. */
 export declare class Worker {
   private constructor();
@@ -680,6 +712,11 @@ export declare class Worker {
   dispatch(input: DispatchInput): Promise<Response>;
   dispatch(input: ScheduledInput): Promise<ScheduledResult>;
   dispatch(input: QueueInput): Promise<QueueResult>;
+  /**
+   * Listens for TCP connections and hands each to the entrypoint's `connect(socket)` handler, as
+   * a workerd `tcp` socket does. Resolves once listening. See docs/sockets.md, "Inbound TCP".
+   */
+  listenTcp(options?: ListenTcpOptions): Promise<TcpListener>;
   /** Resolves once every `ctx.waitUntil()` promise registered so far has settled. */
   waitUntilSettled(): Promise<void>;
   /** Stops the worker: requests in flight reject, threads are joined. Calling it twice is harmless. */

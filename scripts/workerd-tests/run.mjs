@@ -5,6 +5,7 @@
 // errors: { name: message }, note }; names are workerd's: `service` for the default export,
 // `service:export` for a named one.
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
@@ -83,6 +84,26 @@ export const __workerboxExports = base === undefined ? (own) => { const { defaul
 `;
 }
 
+/** A free loopback port, held by a server of ours until the listener for it takes it (`release()`). */
+function reservePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    let released = null;
+    const release = () => (released ??= new Promise((done) => server.close(() => done())));
+    server.listen(0, "127.0.0.1", () => resolve({ port: server.address().port, release }));
+  });
+}
+
+/** The addresses a worker's connect() may ask for a config's tcp socket by (`*` listens on every interface). */
+function askedAddresses(address) {
+  const colon = address.lastIndexOf(":");
+  const host = address.slice(0, colon);
+  const port = address.slice(colon + 1);
+  const loopback = ["*", "localhost", "127.0.0.1", "[::1]", "0.0.0.0", "[::]"];
+  return loopback.includes(host) ? ["localhost", "127.0.0.1", "[::1]", ...(host === "*" ? ["0.0.0.0"] : [])].map((h) => `${h}:${port}`) : [address];
+}
+
 const withTimeout = (promise, ms, what) =>
   Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms).unref())]);
 
@@ -102,7 +123,16 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
     if (verbose) process.stderr.write(`  [worker ${level}] ${message}\n`);
   };
   const startErrors = new Map();
+  // The config's tcp sockets: a free loopback port each, which every worker's connect() reaches
+  // by the socket's address (connectOverrides); the listeners start once the workers exist.
+  const reserved = [];
+  const connectOverrides = {};
   try {
+    for (const t of plan.tcp ?? []) {
+      const port = await reservePort();
+      reserved.push(port);
+      for (const from of askedAddresses(t.address)) connectOverrides[from] = `127.0.0.1:${port.port}`;
+    }
     for (const w of plan.workers) {
       const bindings = {};
       // A service binding to one of the config's workers, filled in once every worker exists
@@ -162,6 +192,7 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
         // a generous one here, so that tests making a 128 MiB file or large transcodes run.
         limits: { wallMs: timeoutMs, cpuMs: timeoutMs, waitUntilMs: 5000, memoryMb: 1024 },
         pool: false,
+        ...(Object.keys(connectOverrides).length > 0 ? { connectOverrides } : {}),
       };
       if (VARIANTS[variant].workerboxDate) options.compatibilityDate = VARIANTS[variant].workerboxDate;
       // A global outbound naming an entrypoint (of this worker or another): a service binding to it.
@@ -177,6 +208,14 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
       }
     }
     for (const patch of patches) patch();
+    for (const [i, t] of (plan.tcp ?? []).entries()) {
+      const worker = workers.get(t.service);
+      const { port, release } = reserved[i];
+      await release();
+      if (!worker) continue;
+      const onError = (e) => onLog("error", `tcp socket ${t.address}: connect handler failed: ${e?.stack ?? e}`);
+      await worker.listenTcp({ port, host: "127.0.0.1", entrypoint: t.entrypoint, onError });
+    }
     for (const w of plan.workers) {
       const worker = workers.get(w.name);
       if (!worker) {
@@ -212,7 +251,9 @@ export async function runWorkerbox(plan, variant, { timeoutMs = 30000, verbose =
       }
     }
   } finally {
+    // Disposing a worker closes its listeners.
     await Promise.all([...workers.values()].map((w) => w.dispose().catch(() => {})));
+    await Promise.all(reserved.map((r) => r.release()));
   }
   return result;
 }
