@@ -16,6 +16,8 @@ const rpc = require("../rpc.js");
 /** workerd's errors, as the worker sees them. */
 const CONNECTION_LOST = "Network connection lost.";
 const WRITABLE_CLOSED = "This WritableStream has been closed.";
+/** Node's read buffer per connection (a worker's read takes at most this much at once). */
+const READ_BUFFER = 64 * 1024;
 /** How long a connection whose handler is over may take to send what is still queued. */
 const LINGER_MS = 10_000;
 
@@ -193,7 +195,7 @@ async function listenTcp(worker, options, log) {
     }
     log?.("error", `Uncaught (in promise) ${error?.stack ?? error}`);
   };
-  const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) => {
+  const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: true, highWaterMark: READ_BUFFER }, (socket) => {
     const connection = new Connection(socket);
     open.add(connection);
     socket.once("close", () => open.delete(connection));
