@@ -136,10 +136,17 @@ const STORAGE_METHODS = ["get", "put", "delete", "list"];
 /**
  * An object storage bucket binding (R2's API). `storage()` keeps objects in memory,
  * `storage({ dir })` in `dir/storage.sqlite3`, `storage({ get, put, delete, list })` calls your
- * handlers. One binding given to several workers is one bucket.
+ * handlers. One binding given to several workers is one bucket. `storage({ service, bucket })` is
+ * a bucket whose backing is a service spoken to in R2's binding protocol (workerd's `r2Bucket`
+ * naming a service; `bucket` its name, for spans).
  */
 function storage(options = {}) {
   if (options === null || typeof options !== "object") throw new TypeError("storage(): options must be an object: storage(), storage({ dir }) or storage({ get, put, delete, list })");
+  if (options.service !== undefined) {
+    if (options.bucket !== undefined && (typeof options.bucket !== "string" || options.bucket === "")) throw new TypeError("storage(): options.bucket must be a non-empty string (the bucket's name)");
+    return serviceBacked(options.bucket === undefined ? "r2_http" : `r2_http:${options.bucket}`, options.service, "storage()");
+  }
+  if (options.bucket !== undefined) throw new TypeError("storage(): options.bucket names the bucket of a service-backed storage({ service, bucket })");
   if (STORAGE_METHODS.some((m) => m in options)) {
     for (const m of STORAGE_METHODS) {
       if (typeof options[m] !== "function") throw new TypeError(`storage(): handler "${m}" must be a function (a custom store needs get, put, delete and list)`);
@@ -157,7 +164,7 @@ function storage(options = {}) {
  * A binding whose backing is a service spoken to in workerd's HTTP protocol for `kind` (the
  * worker's binding kind, "kv_http", "queue_http", …): the worker's requests (and RPC calls) go to
  * `target` — a workerbox worker, a `service()` binding (for a named entrypoint) or a fetch
- * handler — as a service binding's do. workerd backs KV, queue and Analytics Engine bindings so.
+ * handler — as a service binding's do. workerd backs KV, R2, queue and Analytics Engine bindings so.
  */
 function serviceBacked(kind, target, where) {
   let backing;

@@ -57,7 +57,7 @@ function serviceRef(v) {
   return null;
 }
 
-/** The worker service a KV / queue binding names (its backing), or nothing (a local store). */
+/** The worker service a KV / R2 / queue binding names (its backing), or nothing (a local store). */
 function backing(designator, services) {
   const ref = serviceRef(designator);
   return ref && services.get(ref.service)?.worker ? { service: ref.service, entrypoint: ref.entrypoint } : {};
@@ -96,10 +96,15 @@ function binding(b, services, where, gaps) {
     const className = typeof v === "string" ? v : v.className;
     return { name, kind: "durableObject", className, service: typeof v === "string" ? null : v.serviceName ?? null };
   }
-  // A KV namespace, queue or Analytics Engine dataset names the service that backs it; when that
+  // A KV namespace, R2 bucket, queue or Analytics Engine dataset names the service that backs it; when that
   // is one of the config's workers, the binding speaks workerd's HTTP protocol to it.
   if ("kvNamespace" in b) return { name, kind: "kv", ...backing(b.kvNamespace, services) };
-  if ("r2Bucket" in b || "r2Admin" in b) return { name, kind: "r2" };
+  // An R2 bucket names the service that backs it (the bucket's name is that service's name).
+  if ("r2Bucket" in b) {
+    const backed = backing(b.r2Bucket, services);
+    return { name, kind: "r2", ...backed, ...(backed.service !== undefined ? { bucket: backed.service } : {}) };
+  }
+  if ("r2Admin" in b) return { name, kind: "r2" };
   if ("queue" in b) return { name, kind: "queue", ...backing(b.queue, services) };
   if ("analyticsEngine" in b) {
     const ref = serviceRef(b.analyticsEngine);

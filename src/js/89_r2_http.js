@@ -1,0 +1,844 @@
+// An R2 bucket whose backing is a service (binding kind "r2_http" or "r2_http:<bucket>"): as
+// workerd's R2Bucket, each operation is an HTTP request to that service in R2's binding protocol.
+// head/get/list are `GET https://fake-host/` with the request's JSON in `CF-R2-Request`; put,
+// delete and the multipart calls are `PUT https://fake-host/` whose body is the JSON
+// (`CF-R2-Metadata-Size` bytes of it) followed by the value. A GET answer starts with its JSON
+// metadata (`CF-R2-Metadata-Size` bytes), then the object's bytes; a PUT answer is the JSON. An
+// answer of status 400 or more carries `CF-R2-Error: {"version","v4code","message"}`, which
+// becomes `Error("<action>: <message> (<v4code>)")` (404 with 10007 is "not found": null; 412
+// with 10031/10032 a failed condition). The objects are workerd's: own read-only properties
+// (key, version, size, etag, httpEtag, checksums, uploaded, httpMetadata, customMetadata, range,
+// storageClass, ssecKeyMd5). Each operation is a span (r2_get, r2_put…) with workerd's tags
+// (internals.userSpan, src/js/89_tail.js). The requests go through the host as a service
+// binding's fetch does (internals.fetchThroughHost); lib/bindings.js routes them to the service.
+
+const { Request, Headers, ReadableStream, Blob } = globalThis;
+const kConstruct = Symbol("construct");
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const VERSION = 1;
+const HTTP = 0;
+const CUSTOM = 1;
+const NONE64 = 18446744073709551615;
+const HTTP_FIELDS = ["contentType", "contentLanguage", "contentDisposition", "contentEncoding", "cacheControl", "cacheExpiry"];
+const HTTP_HEADERS = { contentType: "content-type", contentLanguage: "content-language", contentDisposition: "content-disposition", contentEncoding: "content-encoding", cacheControl: "cache-control" };
+// Span tag suffixes of the text fields, in the order workerd sets them.
+const HTTP_TAGS = [
+  ["contentType", "content_type"],
+  ["contentEncoding", "content_encoding"],
+  ["contentDisposition", "content_disposition"],
+  ["contentLanguage", "content_language"],
+  ["cacheControl", "cache_control"],
+];
+const HASHES = [
+  ["md5", "MD5", 16, "0"],
+  ["sha1", "SHA-1", 20, "1"],
+  ["sha256", "SHA-256", 32, "2"],
+  ["sha384", "SHA-384", 48, "3"],
+  ["sha512", "SHA-512", 64, "4"],
+];
+const BUFFER_TYPES = "ReadableStream or ArrayBuffer or ArrayBufferView or string or Blob";
+
+const toHex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+function fromHex(text) {
+  if (text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text)) return null;
+  const out = new Uint8Array(text.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+const bytesOf = (source) => (source instanceof ArrayBuffer ? new Uint8Array(source) : new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
+const isBufferSource = (value) => value instanceof ArrayBuffer || ArrayBuffer.isView(value);
+const dateMs = (value) => (value instanceof Date ? value.getTime() : new Date(value).getTime());
+const iso = (ms) => new Date(ms).toISOString();
+
+// ---- The wire: requests to the service and what its answers mean ------------------------------
+
+function readError(response) {
+  const text = response.headers.get("cf-r2-error") ?? '{"version":0,"v4code":0,"message":"Unspecified error"}';
+  const error = JSON.parse(text);
+  return { code: Number(error?.v4code ?? 0) >>> 0, message: String(error?.message ?? "") };
+}
+
+/** The outcome of one request: status, error ({ code, message }), metadata (JSON text), body bytes. */
+class R2Result {
+  constructor(status) {
+    this.status = status;
+    this.error = undefined;
+    this.metadata = undefined;
+    this.body = undefined;
+  }
+  get objectNotFound() {
+    return this.status === 404 && this.error?.code === 10007;
+  }
+  get preconditionFailed() {
+    return this.status === 412 && (this.error?.code === 10031 || this.error?.code === 10032);
+  }
+  get success() {
+    return this.status >= 200 && this.status < 400;
+  }
+  throwIfError(action) {
+    if (this.error !== undefined) throw new Error(`${action}: ${this.error.message} (${this.error.code})`);
+  }
+  json() {
+    if (this.metadata === undefined) throw new Error("internal error: the R2 service's answer carried no metadata");
+    return JSON.parse(this.metadata);
+  }
+  /** workerd's addR2ResponseSpanTags. */
+  tag(span) {
+    span.setTag("cloudflare.r2.response.success", this.success);
+    if (this.error !== undefined) {
+      span.setTag("error.type", this.error.message);
+      span.setTag("cloudflare.r2.error.message", this.error.message);
+      span.setTag("cloudflare.r2.error.code", BigInt(this.error.code));
+    }
+  }
+}
+
+/** head/get/list: GET with the request in CF-R2-Request; the answer's metadata, then its body. */
+async function sendGet(binding, request) {
+  const headers = { "cf-r2-request": JSON.stringify(request) };
+  const response = await internals.fetchThroughHost(binding, new Request("https://fake-host/", { headers }));
+  const result = new R2Result(response.status);
+  if (response.status >= 400) result.error = readError(response);
+  const sizeText = response.headers.get("cf-r2-metadata-size");
+  if (sizeText === null) {
+    await response.body?.cancel();
+    return result;
+  }
+  // As C's atoi: the leading digits.
+  const size = Number(/^\s*([+-]?\d*)/.exec(sizeText)[1]) || 0;
+  if (size > 1024 * 1024) throw new Error("internal error: R2 metadata size seems way too large");
+  if (size < 0) throw new Error("internal error: R2 metadata size parsed as negative");
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  if (bytes.byteLength < size) throw new Error("internal error: R2 metadata buffer not read fully/overflow?");
+  result.metadata = decoder.decode(bytes.subarray(0, size));
+  result.body = bytes.subarray(size);
+  return result;
+}
+
+/** put, delete and the multipart calls: PUT whose body is the request's JSON, then `value`. */
+async function sendPut(binding, request, value = null) {
+  const json = encoder.encode(JSON.stringify(request));
+  const body = new Uint8Array(json.byteLength + (value?.byteLength ?? 0));
+  body.set(json);
+  if (value !== null) body.set(value, json.byteLength);
+  const headers = { "cf-r2-metadata-size": String(json.byteLength) };
+  const response = await internals.fetchThroughHost(binding, new Request("https://fake-host/", { method: "PUT", headers, body }));
+  const result = new R2Result(response.status);
+  if (response.status >= 400) {
+    result.error = readError(response);
+    await response.body?.cancel();
+    return result;
+  }
+  result.metadata = await response.text();
+  return result;
+}
+
+// ---- Objects --------------------------------------------------------------------------------
+
+function defineOwn(target, fields) {
+  for (const [name, value] of Object.entries(fields)) Object.defineProperty(target, name, { value, enumerable: true, configurable: true, writable: false });
+}
+
+/** An object's checksums: an ArrayBuffer (or undefined) per algorithm; toJSON() as hex. */
+class Checksums {
+  #hex;
+  constructor(token, hex) {
+    if (token !== kConstruct) throw new TypeError("Illegal constructor");
+    this.#hex = hex;
+    const fields = {};
+    for (const [name] of HASHES) fields[name] = hex[name] === undefined ? undefined : fromHex(hex[name]).buffer;
+    defineOwn(this, fields);
+  }
+  toJSON() {
+    return internals.struct(
+      HASHES.map(([name]) => name),
+      this.#hex,
+    );
+  }
+}
+
+/** The HTTP metadata of an answer's `httpFields` (cacheExpiry a Date). */
+function httpMetadataOf(fields) {
+  const out = {};
+  for (const name of HTTP_FIELDS.slice(0, 5)) if (fields[name] !== undefined && fields[name] !== null) out[name] = String(fields[name]);
+  if (fields.cacheExpiry !== undefined && fields.cacheExpiry !== null && Number(fields.cacheExpiry) !== NONE64) out.cacheExpiry = new Date(Number(fields.cacheExpiry));
+  return out;
+}
+
+/** An R2 object as workerd parses an answer's metadata (parseObjectMetadata). */
+function objectFields(meta, expected, overrides = {}) {
+  let httpMetadata;
+  if (meta.httpFields !== undefined && meta.httpFields !== null) httpMetadata = httpMetadataOf(meta.httpFields);
+  else if (expected.includes(HTTP)) httpMetadata = {};
+  let customMetadata;
+  if (Array.isArray(meta.customFields)) {
+    customMetadata = {};
+    for (const field of meta.customFields) customMetadata[String(field?.k ?? "")] = String(field?.v ?? "");
+  } else if (expected.includes(CUSTOM)) customMetadata = {};
+  let range;
+  if (meta.range !== undefined && meta.range !== null) range = { offset: Number(meta.range.offset ?? NONE64), length: Number(meta.range.length ?? NONE64) };
+  const hex = {};
+  for (const [name, , , wire] of HASHES) {
+    const value = meta.checksums?.[wire] ?? meta.checksums?.[name];
+    if (typeof value === "string" && value !== "") hex[name] = value.toLowerCase();
+  }
+  return {
+    key: String(meta.name ?? ""),
+    version: String(meta.version ?? ""),
+    size: Number(meta.size ?? 0),
+    etag: String(meta.etag ?? ""),
+    hex,
+    uploaded: Number(meta.uploaded ?? 0),
+    httpMetadata: "httpMetadata" in overrides ? overrides.httpMetadata : httpMetadata,
+    customMetadata: "customMetadata" in overrides ? overrides.customMetadata : customMetadata,
+    range,
+    storageClass: String(meta.storageClass ?? ""),
+    ssecKeyMd5: meta.ssec !== undefined && meta.ssec !== null ? String(meta.ssec.keyMd5 ?? "") : undefined,
+  };
+}
+
+class R2Object {
+  #fields;
+  constructor(token, fields) {
+    if (token !== kConstruct) throw new TypeError("Illegal constructor");
+    this.#fields = fields;
+    const http = fields.httpMetadata;
+    defineOwn(this, {
+      key: fields.key,
+      version: fields.version,
+      size: fields.size,
+      etag: fields.etag,
+      httpEtag: `"${fields.etag}"`,
+      checksums: new Checksums(kConstruct, fields.hex),
+      uploaded: new Date(fields.uploaded),
+      httpMetadata: http === undefined ? undefined : internals.struct(HTTP_FIELDS, { ...http, cacheExpiry: http.cacheExpiry === undefined ? undefined : new Date(http.cacheExpiry) }),
+      customMetadata: fields.customMetadata === undefined ? undefined : { ...fields.customMetadata },
+      range: fields.range === undefined ? undefined : internals.struct(["offset", "length", "suffix"], fields.range),
+      storageClass: fields.storageClass,
+      ssecKeyMd5: fields.ssecKeyMd5,
+    });
+  }
+  writeHttpMetadata(headers) {
+    if (!(headers instanceof Headers)) throw new TypeError("Failed to execute 'writeHttpMetadata' on 'R2Object': parameter 1 is not of type 'Headers'.");
+    const m = this.#fields.httpMetadata;
+    if (m === undefined) throw new TypeError(`HTTP metadata unknown for key \`${this.#fields.key}\`. Did you forget to add 'httpMetadata' to \`include\` when listing?`);
+    for (const [field, header] of Object.entries(HTTP_HEADERS)) if (m[field] !== undefined) headers.set(header, m[field]);
+    if (m.cacheExpiry !== undefined) headers.set("expires", new Date(m.cacheExpiry).toUTCString());
+  }
+  get [Symbol.toStringTag]() {
+    return "R2Object";
+  }
+}
+
+/** workerd's addHeadResultSpanTags. */
+function tagObject(span, fields) {
+  span.setTag("cloudflare.r2.response.etag", fields.etag);
+  span.setTag("cloudflare.r2.response.size", fields.size);
+  span.setTag("cloudflare.r2.response.uploaded", iso(fields.uploaded));
+  for (const [name] of HASHES) if (fields.hex[name] !== undefined) span.setTag(`cloudflare.r2.response.checksum.${name}`, fields.hex[name]);
+  span.setTag("cloudflare.r2.response.storage_class", fields.storageClass);
+  if (fields.ssecKeyMd5 !== undefined) span.setTag("cloudflare.r2.response.ssec_key", true);
+  const m = fields.httpMetadata;
+  if (m !== undefined) {
+    for (const [field, tag] of HTTP_TAGS) if (m[field] !== undefined) span.setTag(`cloudflare.r2.response.${tag}`, m[field]);
+    if (m.cacheExpiry !== undefined) span.setTag("cloudflare.r2.response.cache_expiry", iso(m.cacheExpiry));
+  }
+  if (fields.customMetadata !== undefined) span.setTag("cloudflare.r2.response.custom_metadata", true);
+}
+
+const USED = "Body has already been used. It can only be used once. Use tee() first if you need to read it twice.";
+
+class R2ObjectBody extends R2Object {
+  #bytes;
+  #used = false;
+  #stream = null;
+  #contentType;
+  constructor(token, fields, bytes) {
+    super(token, fields);
+    this.#bytes = bytes;
+    this.#contentType = fields.httpMetadata?.contentType;
+  }
+  #take() {
+    if (this.#used || this.#stream?.locked) return Promise.reject(new TypeError(USED));
+    this.#used = true;
+    return Promise.resolve(this.#bytes);
+  }
+  get body() {
+    this.#stream ??= internals.internalStream({
+      type: "bytes",
+      pull: (controller) => {
+        if (this.#used) return controller.error(new TypeError(USED));
+        this.#used = true;
+        if (this.#bytes.byteLength > 0) controller.enqueue(this.#bytes.slice());
+        controller.close();
+      },
+    });
+    return this.#stream;
+  }
+  get bodyUsed() {
+    return this.#used;
+  }
+  async arrayBuffer() {
+    const bytes = await this.#take();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  }
+  async bytes() {
+    return new Uint8Array(await this.arrayBuffer());
+  }
+  async text() {
+    return decoder.decode(await this.#take());
+  }
+  async json() {
+    return JSON.parse(await this.text());
+  }
+  async blob() {
+    return new Blob([await this.arrayBuffer()], { type: this.#contentType ?? "" });
+  }
+  get [Symbol.toStringTag]() {
+    return "R2ObjectBody";
+  }
+}
+
+/** workerd's parseObjectMetadata for a single-object answer: null when not found, else fields. */
+function parseObject(action, result, overrides = {}) {
+  if (result.objectNotFound) return null;
+  if (!result.preconditionFailed) result.throwIfError(action);
+  return objectFields(result.json(), [HTTP, CUSTOM], overrides);
+}
+
+// ---- Options, as workerd reads them -----------------------------------------------------------
+
+/** If-Match / If-None-Match, as workerd's parseConditionalEtagHeader. */
+function parseEtagHeader(text) {
+  const out = [];
+  let commaRequired = false;
+  for (;;) {
+    text = text.replace(/^[ \t]+/, "");
+    if (text === "") return out;
+    const c = text[0];
+    if (c === ",") {
+      text = text.slice(1);
+      commaRequired = false;
+    } else if (c === "*") {
+      if (commaRequired) throw new Error("Comma was expected to separate etags. Encountered a wildcard character '*' instead.");
+      return [{ type: "wildcard" }];
+    } else if (c === "W") {
+      if (commaRequired) throw new Error("Comma was expected to separate etags. Encountered a weak quotation character 'W' instead. This would otherwise indicate the start of a new weak etag.");
+      if (!(text.length > 2 && text[1] === "/" && text[2] === '"')) throw new Error("Weak etags must start with W/ and their value must be quoted");
+      const end = text.indexOf('"', 3);
+      if (end === -1) throw new Error("Unclosed double quote for Etag");
+      out.push({ value: text.slice(3, end), type: "weak" });
+      text = text.slice(end + 1);
+      commaRequired = true;
+    } else if (c === '"') {
+      if (commaRequired) throw new Error("Comma was expected to separate etags. Encountered a double quote character '\"' instead. This would otherwise indicate the start of a new strong etag.");
+      const end = text.indexOf('"', 1);
+      if (end === -1) throw new Error("Unclosed double quote for Etag");
+      out.push({ value: text.slice(1, end), type: "strong" });
+      text = text.slice(end + 1);
+      commaRequired = true;
+    } else {
+      return out;
+    }
+  }
+}
+
+/** onlyIf (an R2Conditional or a Headers) into the request's `onlyIf`, with its span tags. */
+function addOnlyIf(span, request, onlyIf) {
+  if (onlyIf === undefined) return;
+  const c = { secondsGranularity: false };
+  if (onlyIf instanceof Headers) {
+    c.secondsGranularity = true;
+    for (const [header, field] of [
+      ["if-match", "etagMatches"],
+      ["if-none-match", "etagDoesNotMatch"],
+    ]) {
+      const value = onlyIf.get(header);
+      if (value === null) continue;
+      c[field] = parseEtagHeader(value);
+      if (c[field].length === 0) throw new Error(`Invalid ETag in ${header} header`);
+    }
+    if (onlyIf.has("if-modified-since")) c.uploadedAfter = Date.parse(onlyIf.get("if-modified-since"));
+    if (onlyIf.has("if-unmodified-since")) c.uploadedBefore = Date.parse(onlyIf.get("if-unmodified-since"));
+  } else if (onlyIf !== null && typeof onlyIf === "object") {
+    c.secondsGranularity = Boolean(onlyIf.secondsGranularity ?? false);
+    for (const field of ["etagMatches", "etagDoesNotMatch"]) {
+      const value = onlyIf[field];
+      if (value === undefined) continue;
+      if (typeof value !== "string") throw new TypeError(`Failed to execute on 'R2Bucket': onlyIf.${field} is not of type 'string'.`);
+      if (value.startsWith('"') && value.endsWith('"')) throw new TypeError(`Conditional ETag should not be wrapped in quotes (${value}).`);
+      c[field] = [value === "*" ? { type: "wildcard" } : { value, type: "strong" }];
+    }
+    if (onlyIf.uploadedAfter !== undefined) c.uploadedAfter = dateMs(onlyIf.uploadedAfter);
+    if (onlyIf.uploadedBefore !== undefined) c.uploadedBefore = dateMs(onlyIf.uploadedBefore);
+  } else {
+    throw new TypeError("onlyIf must be an R2Conditional object or a Headers.");
+  }
+  const out = {};
+  const etags = (list) => list.map((e) => (e.type === "wildcard" ? "*" : e.value)).join(", ");
+  if (c.etagMatches !== undefined) {
+    out.etagMatches = c.etagMatches;
+    span.setTag("cloudflare.r2.request.only_if.etag_matches", etags(c.etagMatches));
+  }
+  if (c.etagDoesNotMatch !== undefined) {
+    out.etagDoesNotMatch = c.etagDoesNotMatch;
+    span.setTag("cloudflare.r2.request.only_if.etag_does_not_match", etags(c.etagDoesNotMatch));
+  }
+  for (const [field, tag] of [
+    ["uploadedBefore", "uploaded_before"],
+    ["uploadedAfter", "uploaded_after"],
+  ]) {
+    if (c[field] === undefined) continue;
+    out[field] = String(Math.trunc(c[field]));
+    if (c.secondsGranularity) out.secondsGranularity = true;
+    span.setTag(`cloudflare.r2.request.only_if.${tag}`, iso(c[field]));
+  }
+  request.onlyIf = out;
+}
+
+/** An SSE-C key (32 bytes, or 64 lowercase hex digits) as the hex the request carries. */
+function ssecKeyHex(key) {
+  if (key === undefined) return undefined;
+  if (typeof key === "string") {
+    if (!/^[0-9a-f]+$/.test(key)) throw new Error("SSE-C Key has invalid format");
+    if (key.length !== 64) throw new Error("SSE-C Key must be 32 bytes in length");
+    return key;
+  }
+  if (!isBufferSource(key) && !Array.isArray(key)) throw new TypeError("ssecKey must be a string or a buffer of 32 bytes.");
+  const bytes = Array.isArray(key) ? Uint8Array.from(key) : bytesOf(key);
+  if (bytes.byteLength !== 32) throw new Error("SSE-C Key must be 32 bytes in length");
+  return toHex(bytes);
+}
+
+function addSsec(span, request, key) {
+  const hex = ssecKeyHex(key);
+  if (hex === undefined) return;
+  request.ssec = { key: hex };
+  span.setTag("cloudflare.r2.request.ssec_key", true);
+}
+
+/** httpMetadata (an R2HTTPMetadata or a Headers) as { contentType…, cacheExpiry (ms) }. */
+function readHttpMetadata(value) {
+  const out = {};
+  if (value instanceof Headers) {
+    for (const [field, header] of Object.entries(HTTP_HEADERS)) if (value.has(header)) out[field] = value.get(header);
+    if (value.has("expires")) out.cacheExpiry = Date.parse(value.get("expires"));
+    return out;
+  }
+  if (value === null || typeof value !== "object") throw new TypeError("httpMetadata must be an R2HTTPMetadata object or a Headers.");
+  for (const field of HTTP_FIELDS.slice(0, 5)) if (value[field] !== undefined) out[field] = String(value[field]);
+  if (value.cacheExpiry !== undefined) out.cacheExpiry = dateMs(value.cacheExpiry);
+  return out;
+}
+
+/** customMetadata and httpMetadata of put() / createMultipartUpload() into the request. */
+function addMetadata(span, request, options) {
+  let custom;
+  let http;
+  if (options.customMetadata !== undefined) {
+    custom = {};
+    for (const [k, v] of Object.entries(options.customMetadata)) custom[k] = String(v);
+    request.customFields = Object.entries(custom).map(([k, v]) => ({ k, v }));
+    span.setTag("cloudflare.r2.request.custom_metadata", true);
+  }
+  if (options.httpMetadata !== undefined) {
+    http = readHttpMetadata(options.httpMetadata);
+    const fields = {};
+    for (const [field, tag] of HTTP_TAGS) {
+      if (http[field] === undefined) continue;
+      fields[field] = http[field];
+      span.setTag(`cloudflare.r2.request.http_metadata.${tag}`, http[field]);
+    }
+    if (http.cacheExpiry !== undefined) {
+      fields.cacheExpiry = String(Math.trunc(http.cacheExpiry));
+      span.setTag("cloudflare.r2.request.http_metadata.cache_expiry", BigInt(Math.trunc(http.cacheExpiry)));
+    }
+    request.httpFields = fields;
+  }
+  return { custom, http };
+}
+
+/** A put or uploadPart value: its bytes (null for none), the size tag set when its length is known. */
+function checkValue(value, what) {
+  const ok = value === null || value === undefined || typeof value === "string" || isBufferSource(value) || value instanceof ReadableStream || value instanceof Blob;
+  if (!ok) throw new TypeError(`Failed to execute '${what}': parameter 2 is not of type '${BUFFER_TYPES}'.`);
+}
+
+async function valueBytes(span, value) {
+  if (value === null || value === undefined) return null;
+  let bytes;
+  if (typeof value === "string") bytes = encoder.encode(value);
+  else if (isBufferSource(value)) bytes = bytesOf(value).slice();
+  else if (value instanceof Blob) bytes = internals.blobBytes(value).slice();
+  if (bytes !== undefined) {
+    span.setTag("cloudflare.r2.request.size", BigInt(bytes.byteLength));
+    return bytes;
+  }
+  // A stream must have a known length (a FixedLengthStream's, or a body's), as workerd requires.
+  const fixed = internals.fixedLengths.get(value)?.expected;
+  if (fixed !== undefined) span.setTag("cloudflare.r2.request.size", BigInt(fixed));
+  else if (!internals.sizedStreams.has(value)) throw new TypeError("Provided readable stream must have a known length (request/response body or readable half of FixedLengthStream)");
+  bytes = await internals.readAllBytes(value);
+  if (fixed === undefined) span.setTag("cloudflare.r2.request.size", BigInt(bytes.byteLength));
+  return bytes;
+}
+
+// ---- The bucket -------------------------------------------------------------------------------
+
+function checkNumber(value, what, name) {
+  const n = Number(value);
+  if (!(n >= 0)) throw new RangeError(`Invalid ${what}. ${name} (${n}) must be greater than or equal to 0.`);
+  if (!Number.isInteger(n)) throw new RangeError(`Invalid range. ${name} (${n}) must be an integer, not floating point.`);
+  return n;
+}
+
+class R2Bucket {
+  #name;
+  #bucket;
+  constructor(token, name, bucket) {
+    if (token !== kConstruct) throw new TypeError("Illegal constructor");
+    this.#name = name;
+    this.#bucket = bucket;
+  }
+
+  /** A span for `operation`, with the tags every R2 span has. */
+  #span(name, operation) {
+    const span = internals.userSpan(name);
+    span.setTag("cloudflare.binding.type", "r2");
+    span.setTag("cloudflare.binding.name", this.#name);
+    span.setTag("cloudflare.r2.operation", operation);
+    if (this.#bucket !== undefined) span.setTag("cloudflare.r2.bucket", this.#bucket);
+    return span;
+  }
+
+  async head(key) {
+    key = String(key);
+    const span = this.#span("r2_head", "HeadObject");
+    return internals.inSpan(span, async () => {
+      span.setTag("cloudflare.r2.request.key", key);
+      const result = await sendGet(this.#name, { version: VERSION, method: "head", object: key });
+      result.tag(span);
+      const fields = parseObject("head", result);
+      if (fields === null) return null;
+      tagObject(span, fields);
+      return new R2Object(kConstruct, fields);
+    });
+  }
+
+  async get(key, options = undefined) {
+    key = String(key);
+    const span = this.#span("r2_get", "GetObject");
+    return internals.inSpan(span, async () => {
+      span.setTag("cloudflare.r2.request.key", key);
+      const request = { version: VERSION, method: "get", object: key };
+      if (options !== undefined && options !== null) {
+        addOnlyIf(span, request, options.onlyIf);
+        const range = options.range;
+        if (range instanceof Headers) {
+          const header = range.get("range");
+          if (header !== null) {
+            request.rangeHeader = header;
+            span.setTag("cloudflare.r2.request.range", header);
+          }
+        } else if (range !== undefined && range !== null) {
+          const out = {};
+          if (range.offset !== undefined) {
+            const offset = checkNumber(range.offset, "range", "Starting offset");
+            out.offset = String(offset);
+            span.setTag("cloudflare.r2.request.range.offset", BigInt(offset));
+          }
+          if (range.length !== undefined) {
+            const length = checkNumber(range.length, "range", "Length");
+            out.length = String(length);
+            span.setTag("cloudflare.r2.request.range.length", BigInt(length));
+          }
+          if (range.suffix !== undefined) {
+            if (range.offset !== undefined) throw new TypeError("Suffix is incompatible with offset.");
+            if (range.length !== undefined) throw new TypeError("Suffix is incompatible with length.");
+            const suffix = checkNumber(range.suffix, "suffix", "Suffix");
+            out.suffix = String(suffix);
+            span.setTag("cloudflare.r2.request.range.suffix", BigInt(suffix));
+          }
+          request.range = out;
+        }
+        addSsec(span, request, options.ssecKey);
+      }
+      const result = await sendGet(this.#name, request);
+      result.tag(span);
+      if (result.preconditionFailed) {
+        const fields = parseObject("get", result);
+        tagObject(span, fields);
+        return new R2Object(kConstruct, fields);
+      }
+      const fields = parseObject("get", result);
+      if (fields === null) return null;
+      tagObject(span, fields);
+      return new R2ObjectBody(kConstruct, fields, result.body ?? new Uint8Array(0));
+    });
+  }
+
+  async put(key, value, options = undefined) {
+    key = String(key);
+    checkValue(value, "put' on 'R2Bucket");
+    const span = this.#span("r2_put", "PutObject");
+    return internals.inSpan(span, async () => {
+      span.setTag("cloudflare.r2.request.key", key);
+      const request = { version: VERSION, method: "put", object: key };
+      let sent = { custom: undefined, http: undefined };
+      if (options !== undefined && options !== null) {
+        addOnlyIf(span, request, options.onlyIf);
+        sent = addMetadata(span, request, options);
+        let hashed = false;
+        for (const [name, label, length] of HASHES) {
+          const value = options[name];
+          if (value === undefined) continue;
+          if (hashed) throw new TypeError("You cannot specify multiple hashing algorithms.");
+          hashed = true;
+          let bytes;
+          if (typeof value === "string") {
+            if (value.length !== length * 2) throw new TypeError(`${label} is ${length * 2} hex characters, not ${value.length}`);
+            bytes = fromHex(value);
+            if (bytes === null) throw new TypeError(`Provided ${label} wasn't a valid hex string`);
+          } else if (isBufferSource(value)) {
+            bytes = bytesOf(value);
+            if (bytes.byteLength !== length) throw new TypeError(`${label} is ${length} bytes, not ${bytes.byteLength}`);
+          } else {
+            throw new TypeError(`${name} must be a string of hex digits or a buffer.`);
+          }
+          // MD5 travels as base64, the others as hex (workerd's r2-api.capnp).
+          request[name] = name === "md5" ? btoa(String.fromCharCode(...bytes)) : toHex(bytes);
+          span.setTag("cloudflare.r2.request.checksum.type", name);
+          span.setTag("cloudflare.r2.request.checksum.value", typeof value === "string" ? value : toHex(bytes));
+        }
+        if (options.storageClass !== undefined) {
+          request.storageClass = String(options.storageClass);
+          span.setTag("cloudflare.r2.request.storage_class", request.storageClass);
+        }
+        addSsec(span, request, options.ssecKey);
+      }
+      const bytes = await valueBytes(span, value);
+      const result = await sendPut(this.#name, request, bytes);
+      result.tag(span);
+      if (result.preconditionFailed) return null;
+      // The object has the metadata sent (none sent: empty), as workerd gives it.
+      const fields = parseObject("put", result, { httpMetadata: sent.http ?? {}, customMetadata: sent.custom ?? {} });
+      if (fields === null) return null;
+      tagObject(span, fields);
+      return new R2Object(kConstruct, fields);
+    });
+  }
+
+  async createMultipartUpload(key, options = undefined) {
+    if (key === undefined) throw new TypeError("Failed to execute 'createMultipartUpload' on 'R2Bucket': parameter 1 is not of type 'string'.");
+    key = String(key);
+    const span = this.#span("r2_createMultipartUpload", "CreateMultipartUpload");
+    return internals.inSpan(span, async () => {
+      span.setTag("cloudflare.r2.request.key", key);
+      const request = { version: VERSION, method: "createMultipartUpload", object: key };
+      if (options !== undefined && options !== null) {
+        addMetadata(span, request, options);
+        if (options.storageClass !== undefined) {
+          request.storageClass = String(options.storageClass);
+          span.setTag("cloudflare.r2.request.storage_class", request.storageClass);
+        }
+        addSsec(span, request, options.ssecKey);
+      }
+      const result = await sendPut(this.#name, request);
+      result.tag(span);
+      result.throwIfError("createMultipartUpload");
+      const uploadId = String(result.json().uploadId ?? "");
+      span.setTag("cloudflare.r2.response.upload_id", uploadId);
+      return new R2MultipartUpload(kConstruct, this, key, uploadId);
+    });
+  }
+
+  resumeMultipartUpload(key, uploadId) {
+    for (const [index, value] of [key, uploadId].entries()) {
+      if (value === undefined) throw new TypeError(`Failed to execute 'resumeMultipartUpload' on 'R2Bucket': parameter ${index + 1} is not of type 'string'.`);
+    }
+    return new R2MultipartUpload(kConstruct, this, String(key), String(uploadId));
+  }
+
+  async delete(keys) {
+    const list = Array.isArray(keys) ? keys.map(String) : undefined;
+    const one = list === undefined ? String(keys) : undefined;
+    const span = this.#span("r2_delete", "DeleteObject");
+    return internals.inSpan(span, async () => {
+      const request = { version: VERSION, method: "delete" };
+      if (list !== undefined) request.objects = list;
+      else request.object = one;
+      span.setTag("cloudflare.r2.request.keys", list === undefined ? one : list.join(", "));
+      const result = await sendPut(this.#name, request);
+      result.tag(span);
+      if (result.objectNotFound) return;
+      result.throwIfError("delete");
+    });
+  }
+
+  async list(options = undefined) {
+    const span = this.#span("r2_list", "ListObjects");
+    return internals.inSpan(span, async () => {
+      const request = { version: VERSION, method: "list" };
+      let expected = [];
+      const honour = internals.feature("r2_list_honor_include");
+      if (options !== undefined && options !== null) {
+        if (options.limit !== undefined) {
+          request.limit = Math.trunc(Number(options.limit)) | 0;
+          span.setTag("cloudflare.r2.request.limit", BigInt(request.limit));
+        }
+        for (const [field, tag] of [
+          ["prefix", "prefix"],
+          ["cursor", "cursor"],
+          ["delimiter", "delimiter"],
+          ["startAfter", "start_after"],
+        ]) {
+          if (options[field] === undefined) continue;
+          if (typeof options[field] !== "string") throw new TypeError(`Failed to execute 'list' on 'R2Bucket': parameter 1 has a member '${field}' which is not of type 'string'.`);
+          request[field] = options[field];
+          span.setTag(`cloudflare.r2.request.${tag}`, options[field]);
+        }
+        if (options.include !== undefined) {
+          const include = [...options.include];
+          for (const name of include) {
+            if (name === "httpMetadata") span.setTag("cloudflare.r2.request.include.http_metadata", true);
+            else if (name === "customMetadata") span.setTag("cloudflare.r2.request.include.custom_metadata", true);
+          }
+          request.include = include.map((name) => {
+            if (name === "httpMetadata") return HTTP;
+            if (name === "customMetadata") return CUSTOM;
+            throw new RangeError(`Unsupported include value ${name}`);
+          });
+          expected = request.include;
+        } else if (honour) {
+          request.include = [];
+        }
+      }
+      request.newRuntime = true;
+      if (!honour) {
+        request.include = [HTTP, CUSTOM];
+        expected = [HTTP, CUSTOM];
+      }
+      const result = await sendGet(this.#name, request);
+      result.tag(span);
+      result.throwIfError("list");
+      const answer = result.json();
+      const objects = (answer.objects ?? []).map((meta) => new R2Object(kConstruct, objectFields(meta, expected)));
+      const truncated = Boolean(answer.truncated);
+      let cursor;
+      if (typeof answer.cursor === "string") {
+        cursor = answer.cursor;
+        span.setTag("cloudflare.r2.response.cursor", cursor);
+      }
+      const delimitedPrefixes = (answer.delimitedPrefixes ?? []).map(String);
+      span.setTag("cloudflare.r2.response.returned_objects", BigInt(objects.length));
+      span.setTag("cloudflare.r2.response.delimited_prefixes", BigInt(delimitedPrefixes.length));
+      span.setTag("cloudflare.r2.response.truncated", truncated);
+      return internals.struct(["objects", "truncated", "cursor", "delimitedPrefixes"], { objects, truncated, cursor, delimitedPrefixes });
+    });
+  }
+
+  get [Symbol.toStringTag]() {
+    return "R2Bucket";
+  }
+
+  // For R2MultipartUpload: the binding's name and a span of its own.
+  static binding(bucket) {
+    return bucket.#name;
+  }
+  static span(bucket, name, operation) {
+    return bucket.#span(name, operation);
+  }
+}
+
+// ---- Multipart uploads ------------------------------------------------------------------------
+
+function checkPartNumber(value) {
+  const number = Number(value);
+  const integer = Number.isFinite(number) ? Math.trunc(number) : 0;
+  if (!(integer >= 1 && integer <= 10000)) throw new TypeError(`Part number must be between 1 and 10000 (inclusive). Actual value was: ${integer}`);
+  return integer;
+}
+
+class R2MultipartUpload {
+  #bucket;
+  constructor(token, bucket, key, uploadId) {
+    if (token !== kConstruct) throw new TypeError("Illegal constructor");
+    this.#bucket = bucket;
+    Object.defineProperty(this, "key", { value: key, enumerable: true });
+    Object.defineProperty(this, "uploadId", { value: uploadId, enumerable: true });
+  }
+
+  #span(name, operation) {
+    const span = R2Bucket.span(this.#bucket, name, operation);
+    span.setTag("cloudflare.r2.request.upload_id", this.uploadId);
+    return span;
+  }
+
+  async uploadPart(partNumber, value, options = undefined) {
+    if (arguments.length < 2) throw new TypeError(`Failed to execute 'uploadPart' on 'R2MultipartUpload': parameter ${arguments.length + 1} is not of type '${arguments.length ? BUFFER_TYPES : "integer"}'.`);
+    partNumber = checkPartNumber(partNumber);
+    if (value === null || value === undefined) throw new TypeError(`Failed to execute 'uploadPart' on 'R2MultipartUpload': parameter 2 is not of type '${BUFFER_TYPES}'.`);
+    checkValue(value, "uploadPart' on 'R2MultipartUpload");
+    const span = this.#span("r2_uploadPart", "UploadPart");
+    return internals.inSpan(span, async () => {
+      span.setTag("cloudflare.r2.request.part_number", BigInt(partNumber));
+      span.setTag("cloudflare.r2.request.key", this.key);
+      const request = { version: VERSION, method: "uploadPart", uploadId: this.uploadId, partNumber, object: this.key };
+      if (options !== undefined && options !== null) addSsec(span, request, options.ssecKey);
+      const bytes = await valueBytes(span, value);
+      const result = await sendPut(R2Bucket.binding(this.#bucket), request, bytes);
+      result.tag(span);
+      result.throwIfError("uploadPart");
+      const etag = String(result.json().etag ?? "");
+      span.setTag("cloudflare.r2.response.etag", etag);
+      return { partNumber, etag };
+    });
+  }
+
+  async abort() {
+    const span = this.#span("r2_abortMultipartUpload", "AbortMultipartUpload");
+    return internals.inSpan(span, async () => {
+      span.setTag("cloudflare.r2.request.key", this.key);
+      const result = await sendPut(R2Bucket.binding(this.#bucket), { version: VERSION, method: "abortMultipartUpload", object: this.key, uploadId: this.uploadId });
+      result.tag(span);
+      if (result.objectNotFound) return;
+      result.throwIfError("abortMultipartUpload");
+    });
+  }
+
+  async complete(uploadedParts) {
+    if (!Array.isArray(uploadedParts)) throw new TypeError("Failed to execute 'complete' on 'R2MultipartUpload': parameter 1 is not of type 'Array'.");
+    const parts = uploadedParts.map((part, index) => {
+      if (part === null || typeof part !== "object") throw new TypeError(`Failed to execute 'complete' on 'R2MultipartUpload': uploadedParts[${index}] is not an object { partNumber, etag }.`);
+      const number = Number(part.partNumber);
+      return { partNumber: Number.isFinite(number) ? Math.trunc(number) : 0, etag: part.etag === undefined ? "" : String(part.etag) };
+    });
+    const span = this.#span("r2_completeMultipartUpload", "CompleteMultipartUpload");
+    return internals.inSpan(span, async () => {
+      span.setTag("cloudflare.r2.request.key", this.key);
+      span.setTag("cloudflare.r2.request.uploaded_parts", parts.map((p) => p.partNumber).join(", "));
+      const wire = parts.map((p) => ({ etag: p.etag, part: checkPartNumber(p.partNumber) }));
+      const request = { version: VERSION, method: "completeMultipartUpload", object: this.key, uploadId: this.uploadId, parts: wire };
+      const result = await sendPut(R2Bucket.binding(this.#bucket), request);
+      result.tag(span);
+      const fields = parseObject("completeMultipartUpload", result);
+      if (fields === null) throw new Error("internal error: a multipart completion gave no object");
+      tagObject(span, fields);
+      return new R2Object(kConstruct, fields);
+    });
+  }
+
+  get [Symbol.toStringTag]() {
+    return "R2MultipartUpload";
+  }
+}
+
+internals.asyncApiPrototypes.push(R2Bucket.prototype, R2ObjectBody.prototype, R2MultipartUpload.prototype);
+
+const makeOtherBinding = internals.makeBinding;
+internals.makeBinding = function makeBinding(name, kind) {
+  if (kind === "r2_http") return new R2Bucket(kConstruct, name, undefined);
+  if (kind.startsWith("r2_http:")) return new R2Bucket(kConstruct, name, kind.slice("r2_http:".length));
+  return makeOtherBinding(name, kind);
+};
