@@ -322,7 +322,8 @@ async function callStub(method, args, bytes, caller) {
     return failure(new Error("The RPC stub was disposed, or the worker holding its object is gone."));
   }
   const { stub, ...rest } = args;
-  if (entry.host !== undefined) return callHost(entry.host, method, rest, bytes);
+  // An object of the host is the worker's it was handed to: no other worker reaches it by its id.
+  if (entry.host !== undefined) return entry.worker === caller ? callHost(entry.host, method, rest, bytes) : failure(new Error("The RPC stub was disposed, or the worker holding its object is gone."));
   if (entry.binding !== undefined) return callThroughBinding(entry, method, rest, bytes, caller);
   if (method === "fetch") return fetchInto(entry.worker, { stub: entry.local }, rest, bytes, caller);
   return shortenHome(await callWorker(entry.worker, { stub: entry.local, path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs, args.dupStubs), ...errorValue(args) }, bytes), caller);
