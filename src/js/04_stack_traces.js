@@ -15,6 +15,30 @@ function header(error) {
   }
 }
 
+// The stack's header as V8 writes it: `name: message` with the message the error was made with
+// (V8 keeps it), not one assigned since, as workerd shows it. V8 writes it for the stack read
+// below: this callback does not run again while it runs, so V8 formats the stack itself, and its
+// frames (the same `sites`) are cut off.
+const v8StackGetter = Object.getOwnPropertyDescriptor(new Error(), "stack")?.get;
+function originalHeader(error, sites) {
+  let text;
+  try {
+    const own = Object.getOwnPropertyDescriptor(error, "stack");
+    if (v8StackGetter === undefined || own?.get !== v8StackGetter) return header(error);
+    text = Reflect.apply(v8StackGetter, error, []);
+  } catch {
+    return header(error);
+  }
+  if (typeof text !== "string") return header(error);
+  let end = text.length;
+  for (let i = sites.length - 1; i >= 0; i--) {
+    const frame = `\n    at ${sites[i]}`;
+    if (!text.endsWith(frame, end)) return header(error);
+    end -= frame.length;
+  }
+  return text.slice(0, end);
+}
+
 internals.formatStack = (error, sites) => {
   // A built-in the runtime called (`JSON.parse` under `body.json()`) goes with its caller.
   const names = sites.map((site) => site.getFileName());
@@ -22,7 +46,7 @@ internals.formatStack = (error, sites) => {
   const shown = sites.filter((_, i) => !internal[i] && !(names[i] == null && internal[i + 1] === true));
   const prepare = globalThis.Error?.prepareStackTrace;
   if (typeof prepare === "function") return Reflect.apply(prepare, globalThis.Error, [error, shown]);
-  let stack = header(error);
+  let stack = originalHeader(error, sites);
   for (const site of shown) stack += `\n    at ${site}`;
   return stack;
 };

@@ -1,7 +1,8 @@
 // util.inspect's pieces that hold no state of an inspection (src/js/25_inspect.js is the
 // engine): Node's styles and colors, quoting and escaping, the name Node shows for an object and
-// the prefix it builds from it, digit groups, array indices, the built-ins' own getters (read
-// past anything a worker overrides) and which toString counts as built-in (for %s).
+// the prefix it builds from it, a function's name, an array's columns, digit groups, array
+// indices, the built-ins' own getters (read past anything a worker overrides) and which toString
+// counts as built-in (for %s).
 
 // Node's inspect.styles (each kind of value → a color's name) and inspect.colors (each name →
 // its opening and closing SGR codes); util.inspect.styles/colors are these objects, so a worker
@@ -101,6 +102,89 @@ function constructorName(value, unnamed) {
   }
 }
 
+/**
+ * Where the name Node shows for `value` comes from, when Node also lists (with showHidden) the
+ * properties of the prototypes below it: `{ first }`, its first prototype (undefined when the
+ * name is its own `constructor`'s); undefined when Node lists none (the name is its first
+ * prototype's and a global class's, or it has no named constructor).
+ */
+function nameSource(value) {
+  try {
+    let first;
+    for (let object = value; object !== null; ) {
+      const known = WELL_KNOWN.get(object);
+      if (known !== undefined && hasInstance.call(known.ctor, value)) return first !== object ? { first } : undefined;
+      const ctor = Object.getOwnPropertyDescriptor(object, "constructor")?.value;
+      if (typeof ctor === "function" && ctor.name !== "" && isInstance(value, ctor)) return first !== object || !builtInNameSet().has(ctor.name) ? { first } : undefined;
+      object = Object.getPrototypeOf(object);
+      if (first === undefined) first = object;
+    }
+  } catch {}
+  return undefined;
+}
+
+/** A function's name as Node shows it (`[Function: f]`, `[class A extends B]`); `shownTag(value, name)` is the tag shown after a name. */
+function formatFunction(fn, shownTag) {
+  const source = Function.prototype.toString.call(fn);
+  if (/^class[\s{]/.test(source)) {
+    // `[class A [Tag] extends B]`, as Node names a class.
+    const constructor = functionConstructorName(fn);
+    let base = `class ${(Object.hasOwn(fn, "name") && fn.name) || "(anonymous)"}`;
+    if (constructor !== "Function" && constructor !== null && constructor !== "") base += ` [${constructor}]`;
+    const tag = shownTag(fn, constructor);
+    if (tag !== "" && tag !== constructor) base += ` [${tag}]`;
+    if (constructor === null) base += " extends [null prototype]";
+    else if (Object.getPrototypeOf(fn).name) base += ` extends ${Object.getPrototypeOf(fn).name}`;
+    return `[${base}]`;
+  }
+  // As Node's: the kind from what the function is (not its prototype), then its constructor's
+  // name when that differs, and a toStringTag that is neither (unless it is an own enumerable).
+  let kind = "Function";
+  if (ops.valueIs("GeneratorFunction", fn)) kind = `Generator${kind}`;
+  if (ops.valueIs("AsyncFunction", fn)) kind = `Async${kind}`;
+  const constructor = functionConstructorName(fn);
+  let base = `[${kind}${constructor === null ? " (null prototype)" : ""}${fn.name === "" || fn.name === undefined ? " (anonymous)" : `: ${String(fn.name)}`}]`;
+  if (constructor !== null && constructor !== "" && constructor !== kind) base += ` ${constructor}`;
+  const tag = fn[Symbol.toStringTag];
+  if (typeof tag === "string" && tag !== "" && tag !== constructor && !Object.prototype.propertyIsEnumerable.call(fn, Symbol.toStringTag)) base += ` [${tag}]`;
+  return base;
+}
+
+/**
+ * Node's layout of an array of more than six entries: rows of aligned columns, about as wide as
+ * tall. `width(entry)` is an entry's width shown; `indentation` the line's, Node's ctx.indentationLvl.
+ */
+function groupInColumns(output, values, extra, { width, breakLength, indentation, compactLevels }) {
+  const count = output.length - extra;
+  const lengths = output.slice(0, count).map(width);
+  const total = lengths.reduce((sum, length) => sum + length + 2, 0);
+  const longest = Math.max(...lengths);
+  const cell = longest + 2;
+  if (cell * 3 + indentation >= breakLength || (total / cell <= 5 && longest > 6)) return output;
+  const bias = Math.sqrt(cell - total / output.length);
+  const biased = Math.max(cell - 3 - bias, 1);
+  const columns = Math.min(Math.round(Math.sqrt(2.5 * biased * count) / biased), Math.floor((breakLength - indentation) / cell), compactLevels * 4, 15);
+  if (columns <= 1) return output;
+  const widths = [];
+  for (let column = 0; column < columns; column++) {
+    let width = 0;
+    for (let i = column; i < output.length; i += columns) if (lengths[i] > width) width = lengths[i];
+    widths.push(width + 2);
+  }
+  const numeric = values !== undefined && Array.from({ length: count }, (_, i) => values[i]).every((v) => typeof v === "number" || typeof v === "bigint");
+  const rows = [];
+  for (let i = 0; i < count; i += columns) {
+    const last = Math.min(i + columns, count) - 1;
+    let row = "";
+    // Padded by the length shown (color codes take no room).
+    const pad = (j, width) => " ".repeat(Math.max(0, width - lengths[j] - (j < last ? 2 : 0)));
+    for (let j = i; j < last; j++) row += numeric ? `${pad(j, widths[j - i])}${output[j]}, ` : `${output[j]}, ${pad(j, widths[j - i])}`;
+    row += numeric ? pad(last, widths[last - i] - 2) + output[last] : output[last];
+    rows.push(row);
+  }
+  if (extra) rows.push(output[count]);
+  return rows;
+}
 
 const groupDigits = (digits) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, "_");
 
@@ -160,4 +244,4 @@ function hasBuiltInToString(value) {
   return descriptor !== undefined && typeof descriptor.value === "function" && builtInNameSet().has(descriptor.value.name);
 }
 
-internals.inspectHelpers = { STYLES, COLORS, WIDE, more, IDENTIFIER, TypedArray, quote, ESCAPES, symbolText, isInstance, functionConstructorName, constructorName, groupDigits, separated, isIndex, prefixOf, TypedArrayLength, TypedArrayTag, ArrayBufferLength, SharedArrayBufferLength, MapSize, SetSize, MapEntries, SetValues, IteratorNext, builtInNameSet, hasBuiltInToString };
+internals.inspectHelpers = { STYLES, COLORS, WIDE, more, IDENTIFIER, TypedArray, quote, ESCAPES, symbolText, isInstance, functionConstructorName, constructorName, nameSource, formatFunction, groupInColumns, groupDigits, separated, isIndex, prefixOf, TypedArrayLength, TypedArrayTag, ArrayBufferLength, SharedArrayBufferLength, MapSize, SetSize, MapEntries, SetValues, IteratorNext, builtInNameSet, hasBuiltInToString };

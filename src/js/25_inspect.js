@@ -6,13 +6,17 @@
 
 const MAX_DEPTH = 2;
 const CUSTOM_INSPECT = Symbol.for("nodejs.util.inspect.custom");
-const { STYLES, COLORS, WIDE, more, IDENTIFIER, TypedArray, quote, ESCAPES, symbolText, isInstance, functionConstructorName, groupDigits, separated, isIndex, prefixOf, TypedArrayLength, TypedArrayTag, ArrayBufferLength, SharedArrayBufferLength, MapSize, SetSize, MapEntries, SetValues, IteratorNext, builtInNameSet, hasBuiltInToString } = internals.inspectHelpers;
+const { STYLES, COLORS, WIDE, more, IDENTIFIER, TypedArray, quote, ESCAPES, symbolText, isInstance, formatFunction, groupInColumns, groupDigits, separated, isIndex, prefixOf, TypedArrayLength, TypedArrayTag, ArrayBufferLength, SharedArrayBufferLength, MapSize, SetSize, MapEntries, SetValues, IteratorNext, builtInNameSet, hasBuiltInToString } = internals.inspectHelpers;
 // The depth limit of the inspection under way (util.inspect's `depth` option; 2 by default).
 let maxDepth = MAX_DEPTH;
 // Whether a string at the top is quoted (util.inspect) or not (console.log, util.format).
 let quoteTopLevel = false;
 // The objects a cycle leads back to in the inspection under way, with their `*n` numbers.
 let circular = new Map();
+// How far the line breaks of the value being formatted are indented (Node's ctx.indentationLvl):
+// each nested value adds 2 (3 for an object's property with compact: true) while it is formatted,
+// and lines are indented from it, not re-indented by the levels around them.
+let indentLvl = 0;
 // Whether every entry goes on its own line (util.inspect's compact: false, for assert's diffs).
 let expanded = false;
 // Whether any object that fits goes on one line, however deep (compact: true, assert's messages).
@@ -84,32 +88,6 @@ function formatPrimitive(value, nested) {
   }
 }
 
-function formatFunction(fn) {
-  const source = Function.prototype.toString.call(fn);
-  if (/^class[\s{]/.test(source)) {
-    // `[class A [Tag] extends B]`, as Node names a class.
-    const constructor = functionConstructorName(fn);
-    let base = `class ${(Object.hasOwn(fn, "name") && fn.name) || "(anonymous)"}`;
-    if (constructor !== "Function" && constructor !== null && constructor !== "") base += ` [${constructor}]`;
-    const tag = shownTag(fn, constructor);
-    if (tag !== "" && tag !== constructor) base += ` [${tag}]`;
-    if (constructor === null) base += " extends [null prototype]";
-    else if (Object.getPrototypeOf(fn).name) base += ` extends ${Object.getPrototypeOf(fn).name}`;
-    return `[${base}]`;
-  }
-  // As Node's: the kind from what the function is (not its prototype), then its constructor's
-  // name when that differs, and a toStringTag that is neither (unless it is an own enumerable).
-  let kind = "Function";
-  if (ops.valueIs("GeneratorFunction", fn)) kind = `Generator${kind}`;
-  if (ops.valueIs("AsyncFunction", fn)) kind = `Async${kind}`;
-  const constructor = functionConstructorName(fn);
-  let base = `[${kind}${constructor === null ? " (null prototype)" : ""}${fn.name === "" || fn.name === undefined ? " (anonymous)" : `: ${String(fn.name)}`}]`;
-  if (constructor !== null && constructor !== "" && constructor !== kind) base += ` ${constructor}`;
-  const tag = fn[Symbol.toStringTag];
-  if (typeof tag === "string" && tag !== "" && tag !== constructor && !Object.prototype.propertyIsEnumerable.call(fn, Symbol.toStringTag)) base += ` [${tag}]`;
-  return base;
-}
-
 // Node's layout rules (breakLength 80, compact 3): entries go on one line when they fit and the
 // object holds fewer than three levels of non-empty objects below it; arrays of more than six
 // entries are laid out in aligned columns instead.
@@ -132,114 +110,120 @@ function fitsOneLine(output, start) {
   return true;
 }
 
-/** Arrays of more than six entries: rows of aligned columns, about as wide as tall. */
-function groupInColumns(output, depth, values, extra) {
-  const count = output.length - extra;
-  const lengths = output.slice(0, count).map(shownWidth);
-  const total = lengths.reduce((sum, length) => sum + length + 2, 0);
-  const longest = Math.max(...lengths);
-  const cell = longest + 2;
-  const indentation = 2 * depth;
-  if (cell * 3 + indentation >= breakLength || (total / cell <= 5 && longest > 6)) return output;
-  const bias = Math.sqrt(cell - total / output.length);
-  const biased = Math.max(cell - 3 - bias, 1);
-  const columns = Math.min(Math.round(Math.sqrt(2.5 * biased * count) / biased), Math.floor((breakLength - indentation) / cell), compactLevels * 4, 15);
-  if (columns <= 1) return output;
-  const widths = [];
-  for (let column = 0; column < columns; column++) {
-    let width = 0;
-    for (let i = column; i < output.length; i += columns) if (lengths[i] > width) width = lengths[i];
-    widths.push(width + 2);
-  }
-  const numeric = values !== undefined && Array.from({ length: count }, (_, i) => values[i]).every((v) => typeof v === "number" || typeof v === "bigint");
-  const rows = [];
-  for (let i = 0; i < count; i += columns) {
-    const last = Math.min(i + columns, count) - 1;
-    let row = "";
-    // Padded by the length shown (color codes take no room).
-    const pad = (j, width) => " ".repeat(Math.max(0, width - lengths[j] - (j < last ? 2 : 0)));
-    for (let j = i; j < last; j++) row += numeric ? `${pad(j, widths[j - i])}${output[j]}, ` : `${output[j]}, ${pad(j, widths[j - i])}`;
-    row += numeric ? pad(last, widths[last - i] - 2) + output[last] : output[last];
-    rows.push(row);
-  }
-  if (extra) rows.push(output[count]);
-  return rows;
-}
-
 function wrap(prefix, items, open, close, depth = 0, arrayValues, extra = 0) {
   if (items.length === 0) return `${prefix}${open}${close}`;
-  if (expanded) return `${prefix}${open}\n  ${items.map((i) => i.replace(/\n/g, "\n  ")).join(",\n  ")}\n${close}`;
+  const indentation = `\n${" ".repeat(indentLvl)}`;
+  if (oneLine) {
+    // compact: true (assert's messages): on one line when the entries fit, else Node's `{ a,\n  b }`
+    // (a longer opening such as `Map(2) {` puts the first entry on a line of its own too).
+    if (fitsOneLine(items, 0) && !prefix.includes("\n")) return `${prefix}${open} ${items.join(", ")} ${close}`;
+    const first = prefix === "" && open.length === 1 ? " " : `${indentation}  `;
+    return `${prefix}${open}${first}${items.join(`,${indentation}  `)} ${close}`;
+  }
   let output = items;
-  if (arrayValues !== undefined && items.length > 6 && !oneLine) output = groupInColumns(items, depth, arrayValues, extra);
-  // compact: true (assert's messages) puts any object that fits on one line, however deep.
+  if (arrayValues !== undefined && items.length > 6 && !expanded) output = groupInColumns(items, arrayValues, extra, { width: shownWidth, breakLength, indentation: indentLvl, compactLevels });
   // (A prefix of several lines, an error's stack, puts the entries on lines of their own, as in Node.)
-  if ((oneLine || currentDepth - depth < compactLevels) && output.length === items.length && !prefix.includes("\n")) {
-    const start = output.length + 2 * depth + shownLength(prefix) + open.length + 10;
+  if (!expanded && currentDepth - depth < compactLevels && output.length === items.length && !prefix.includes("\n")) {
+    const start = output.length + indentLvl + shownLength(prefix) + open.length + 10;
     if (fitsOneLine(output, start)) {
       const joined = output.join(", ");
       if (!joined.includes("\n")) return `${prefix}${open} ${joined} ${close}`;
     }
   }
-  // compact: true that does not fit: Node's `{ a,\n  b }`, its lines indented where they were made.
-  if (oneLine) return `${prefix}${open} ${output.join(`,\n${" ".repeat(3 * depth + 2)}`)} ${close}`;
-  return `${prefix}${open}\n  ${output.map((i) => i.replace(/\n/g, "\n  ")).join(",\n  ")}\n${close}`;
+  return `${prefix}${open}${indentation}  ${output.join(`,${indentation}  `)}${indentation}${close}`;
 }
 
-function ownEntries(value, seen, depth, skipIndices) {
+/** `format()` with the indentation `diff` more (Node's; left as it is when format() throws, as Node's is). */
+function nested(diff, format) {
+  indentLvl += diff;
+  const shown = format();
+  indentLvl -= diff;
+  return shown;
+}
+
+function ownEntries(value, seen, depth, skipIndices, arrayExtras = false) {
   const items = [];
   const keys = Reflect.ownKeys(value);
   for (const key of keys) {
     if (skipIndices && isIndex(key)) continue;
     const descriptor = Object.getOwnPropertyDescriptor(value, key);
     if (!descriptor || (!descriptor.enumerable && !showHidden)) continue;
-    items.push(entryText(key, descriptor, value, seen, depth));
+    items.push(entryText(key, descriptor, value, seen, depth, arrayExtras));
   }
   if (sorted) items.sort(typeof sorted === "function" ? sorted : undefined);
   return items;
 }
 
 /** `key: value` for one property (`[key]` when not enumerable); an accessor as Node shows it. */
-function entryText(key, descriptor, receiver, seen, depth) {
-  const shown = "value" in descriptor ? inspectValue(descriptor.value, seen, depth + 1) : accessorText(descriptor, receiver, seen, depth);
+function entryText(key, descriptor, receiver, seen, depth, arrayExtras = false) {
+  // (An object's property is indented 3 with compact: true, an array's extra key 2, as in Node.)
+  const diff = oneLine && !arrayExtras ? 3 : 2;
+  const shown = "value" in descriptor ? nested(diff, () => inspectValue(descriptor.value, seen, depth + 1)) : accessorText(descriptor, receiver, seen, depth);
   const name = descriptor.enumerable && key !== "__proto__" ? formatKey(key) : `[${typeof key === "symbol" ? stylize(symbolText(key), "symbol") : IDENTIFIER.test(key) && key !== "__proto__" ? key : stylize(quote(key), "string")}]`;
   // compact: true puts a value wider than the line under its key, as Node does.
-  if (oneLine && shownLength(shown.replace(/\n/g, "")) > breakLength) return `${name}:\n${" ".repeat(3 * (depth + 1))}${shown}`;
+  if (diff === 3 && "value" in descriptor && shownWidth(shown.replace(/\n/g, "")) > breakLength) return `${name}:\n${" ".repeat(indentLvl + 3)}${shown}`;
   return `${name}: ${shown}`;
 }
 
-/** An accessor: `[Getter]`, or with util.inspect's `getters` its value read from `receiver` (`[Getter: 1]`, `[Getter] { … }`). */
+/**
+ * An accessor: `[Getter]`, or with util.inspect's `getters` its value read from `receiver`
+ * (`[Getter: 1]`, `[Getter] { … }`). As workerd's: a getter that gives a function is shown as
+ * what formatting it as a primitive throws, and the indentation added for the value stays when
+ * that throws (the lines after it are indented 2 more).
+ */
 function accessorText(descriptor, receiver, seen, depth) {
   const label = descriptor.get && descriptor.set ? "Getter/Setter" : descriptor.get ? "Getter" : "Setter";
   const wanted = getters === true || (getters === "get" && !descriptor.set) || (getters === "set" && descriptor.set);
   if (!descriptor.get || !wanted) return stylize(`[${label}]`, "special");
   try {
     const value = descriptor.get.call(receiver);
-    if (value !== null && (typeof value === "object" || typeof value === "function")) return `${stylize(`[${label}]`, "special")} ${inspectValue(value, seen, depth + 1)}`;
-    return `${stylize(`[${label}:`, "special")} ${inspectValue(value, seen, depth + 1)}${stylize("]", "special")}`;
+    indentLvl += 2;
+    let shown;
+    if (value !== null && typeof value === "object") shown = `${stylize(`[${label}]`, "special")} ${inspectValue(value, seen, depth + 1)}`;
+    else {
+      if (typeof value === "function") Symbol.prototype.toString.call(value);
+      shown = `${stylize(`[${label}:`, "special")} ${inspectValue(value, seen, depth + 1)}${stylize("]", "special")}`;
+    }
+    indentLvl -= 2;
+    return shown;
   } catch (error) {
-    return `${stylize(`[${label}:`, "special")} ${stylize(`<Inspection threw (${error?.message})>`, "special")}${stylize("]", "special")}`;
+    const message = error instanceof Error || ops.valueIs("NativeError", error) ? error.message : String(error);
+    return `${stylize(`[${label}:`, "special")} <Inspection threw (${message})>${stylize("]", "special")}`;
   }
 }
 
 /**
- * With showHidden, Node also shows the properties an instance gets from its classes' prototypes
- * (up to the first built-in one): accessors and values, not methods, as `[key]: …`.
+ * With showHidden, Node also shows the properties an object gets from the prototypes between it
+ * and where its name comes from (when that is further up than its first prototype, or a class
+ * that is not a global's), at most three of them and up to a global class's: accessors and
+ * values, not methods, as `[key]: …`, dimmed with colors.
  */
 function prototypeEntries(value, seen, depth) {
   const items = [];
-  const known = new Set(Reflect.ownKeys(value));
-  for (let proto = Object.getPrototypeOf(value); proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
-    const constructor = Object.getOwnPropertyDescriptor(proto, "constructor")?.value;
-    if (typeof constructor === "function" && builtInNameSet().has(constructor.name) && globalThis[constructor.name] === constructor) break;
-    for (const key of Reflect.ownKeys(proto)) {
-      if (key === "constructor" || known.has(key)) continue;
-      known.add(key);
-      const descriptor = Object.getOwnPropertyDescriptor(proto, key);
-      if (typeof descriptor.value === "function") continue;
-      // (Dimmed with colors, as Node shows what an object only inherits.)
+  if (depth > maxDepth) return items;
+  const from = internals.inspectHelpers.nameSource(value);
+  if (from === undefined) return items;
+  let object = from.first ?? value;
+  let keys;
+  const above = new Set();
+  for (let layer = 0; layer < 3; layer++) {
+    if (layer !== 0 || object === value) {
+      object = Object.getPrototypeOf(object);
+      if (object === null) return items;
+      const constructor = Object.getOwnPropertyDescriptor(object, "constructor")?.value;
+      if (typeof constructor === "function" && builtInNameSet().has(constructor.name)) return items;
+    }
+    if (layer !== 0) for (const key of keys) above.add(key);
+    keys = Reflect.ownKeys(object);
+    seen.push(value);
+    for (const key of keys) {
+      if (key === "constructor" || Object.hasOwn(value, key) || above.has(key)) continue;
+      const descriptor = Object.getOwnPropertyDescriptor(object, key);
+      if (typeof descriptor?.value === "function") continue;
       const text = entryText(key, descriptor, value, seen, depth);
       items.push(colors ? `\x1b[2m${text}\x1b[22m` : text);
     }
+    seen.pop();
   }
   return items;
 }
@@ -280,22 +264,28 @@ function formatApiObject(value, shape, seen, depth) {
   }
   for (const [label, item] of shape.internal?.(value) ?? []) Object.defineProperty(record, label, { value: item, enumerable: false });
   const entries = shape.entries?.(value);
-  const outer = [maxDepth, currentDepth, showHidden];
+  const outer = [maxDepth, currentDepth, showHidden, indentLvl];
   maxDepth -= depth;
   currentDepth = 0;
   showHidden = true;
+  indentLvl = 0;
   seen.push(value);
+  let shown;
   try {
-    if (entries === undefined) return `${name} ${inspectValue(record, seen, 0)}`;
-    // A map-like: `Headers(1) { 'a' => '1', [immutable]: false }`, laid out as workerd lays out
-    // `Object(1) { … }` before it puts the class's name in.
-    const items = entries.map(([key, item]) => `${inspectValue(key, seen, 1)} => ${inspectValue(item, seen, 1)}`);
-    items.push(...ownEntries(record, seen, 0, false));
-    return wrap(`Object(${entries.length}) `, items, "{", "}", 0).replace("Object", name);
+    if (entries === undefined) shown = `${name} ${inspectValue(record, seen, 0)}`;
+    else {
+      // A map-like: `Headers(1) { 'a' => '1', [immutable]: false }`, laid out as workerd lays out
+      // `Object(1) { … }` before it puts the class's name in.
+      const items = nested(2, () => entries.map(([key, item]) => `${inspectValue(key, seen, 1)} => ${inspectValue(item, seen, 1)}`));
+      items.push(...ownEntries(record, seen, 0, false));
+      shown = wrap(`Object(${entries.length}) `, items, "{", "}", 0).replace("Object", name);
+    }
   } finally {
     seen.pop();
-    [maxDepth, currentDepth, showHidden] = outer;
+    [maxDepth, currentDepth, showHidden, indentLvl] = outer;
   }
+  // (Laid out from the left margin, then indented where it goes, as workerd's own inspectors' text.)
+  return indentLvl === 0 ? shown : shown.replace(/\n/g, `\n${" ".repeat(indentLvl)}`);
 }
 
 /** `Promise { 1 }`, `Promise { <pending> }`, `Promise { <rejected> Error: … }`, as in Node. */
@@ -305,7 +295,7 @@ function formatPromise(value, seen, depth) {
   if (depth > maxDepth) return "[Promise]";
   seen.push(value);
   try {
-    const shown = inspectValue(result, seen, depth + 1);
+    const shown = nested(2, () => inspectValue(result, seen, depth + 1));
     return wrap(prefixOf(constructorName(value), "Promise", "", shownTag(value, constructorName(value))), [state === "rejected" ? `${stylize("<rejected>", "special")} ${shown}` : shown, ...ownEntries(value, seen, depth, false)], "{", "}", depth);
   } finally {
     seen.pop();
@@ -322,9 +312,9 @@ function formatString(value, depth) {
     trailer = `... ${more(value.length - maxStringLength, "character").slice(4)}`;
     value = value.slice(0, Math.max(0, maxStringLength));
   }
-  if (!oneLine && value.length > 16 && value.length > breakLength - 2 * depth - 4 && value.includes("\n")) {
+  if (!oneLine && value.length > 16 && value.length > breakLength - indentLvl - 4 && value.includes("\n")) {
     const pieces = value.split(/(?<=\n)/).map((piece) => stylize(quote(piece), "string"));
-    return pieces.join(" +\n  ") + trailer;
+    return pieces.join(` +\n${" ".repeat(indentLvl + 2)}`) + trailer;
   }
   return stylize(quote(value), "string") + trailer;
 }
@@ -374,10 +364,8 @@ function withOwnKeys(base, value, seen, depth, skipIndices) {
  */
 function wrapBase(base, items, depth) {
   if (!oneLine) return wrap(`${base} `, items, "{", "}", depth);
-  let total = items.length;
-  for (const item of items) total += shownLength(item);
-  if (total + items.length <= breakLength && !base.includes("\n")) return `{ ${base} ${items.join(", ")} }`;
-  const indentation = `\n${" ".repeat(3 * depth)}`;
+  if (fitsOneLine(items, 0) && !base.includes("\n")) return `{ ${base} ${items.join(", ")} }`;
+  const indentation = `\n${" ".repeat(indentLvl)}`;
   return `{ ${base}${indentation}  ${items.join(`,${indentation}  `)} }`;
 }
 
@@ -394,12 +382,13 @@ function formatError(error, seen, depth) {
   else {
     // A stack that is not a string is inspected with every entry on its own line, as Node does
     // (it formats it with no level, which never fits one line).
-    const saved = expanded;
+    const saved = [expanded, indentLvl];
     expanded = true;
+    indentLvl = 0;
     try {
       stack = inspectValue(rawStack, seen, depth);
     } finally {
-      expanded = saved;
+      [expanded, indentLvl] = saved;
     }
   }
   const keys = Reflect.ownKeys(error).filter((key) => showHidden || Object.prototype.propertyIsEnumerable.call(error, key));
@@ -416,7 +405,8 @@ function formatError(error, seen, depth) {
   let from = message ? stack.indexOf(message) : -1;
   if (from !== -1) from += message.length;
   if (stack.indexOf("\n    at", from) === -1) stack = `[${stack}]`;
-  else if (oneLine && depth > 0) stack = stack.replace(/\n/g, `\n${" ".repeat(3 * depth)}`);
+  // The stack is indented where it goes, as Node indents it.
+  if (indentLvl !== 0) stack = stack.replace(/\n/g, `\n${" ".repeat(indentLvl)}`);
   if (keys.length === 0) return stack;
   if (depth > maxDepth) return stack;
   seen.push(error);
@@ -475,11 +465,13 @@ function previewItems(value, seen, depth, weak) {
   const [entries, isKeyValue] = ops.previewEntries(value) ?? [[], false];
   const count = isKeyValue ? entries.length / 2 : entries.length;
   const items = [];
+  indentLvl += 2;
   for (let i = 0; i < Math.min(count, MAX_ITEMS); i++) {
     if (!isKeyValue) items.push(inspectValue(entries[i], seen, depth + 1));
     else if (weak) items.push(`${inspectValue(entries[2 * i], seen, depth + 1)} => ${inspectValue(entries[2 * i + 1], seen, depth + 1)}`);
     else items.push(wrap("", [inspectValue(entries[2 * i], seen, depth + 2), inspectValue(entries[2 * i + 1], seen, depth + 2)], "[", "]", depth + 1));
   }
+  indentLvl -= 2;
   if (weak && !sorted) items.sort();
   if (count > MAX_ITEMS) items.push(more(count - MAX_ITEMS));
   return items;
@@ -515,12 +507,13 @@ function inspectValue(value, seen, depth) {
   }
   if (typeof value === "function") {
     // A function's own properties, shown as an object's (a cycle through them as one too).
-    const base = formatFunction(value);
+    const base = formatFunction(value, shownTag);
     if (depth > maxDepth) return stylize(base, "special");
     seen.push(value);
     try {
       const extra = ownEntries(value, seen, depth, false);
-      const shown = extra.length ? wrap(`${base} `, extra, "{", "}", depth) : stylize(base, "special");
+      if (showHidden) extra.push(...prototypeEntries(value, seen, depth));
+      const shown = extra.length ? wrapBase(base, extra, depth) : stylize(base, "special");
       return circular.has(value) ? `${stylize(`<ref *${circular.get(value)}>`, "special")} ${shown}` : shown;
     } finally {
       seen.pop();
@@ -530,7 +523,7 @@ function inspectValue(value, seen, depth) {
   if (typeof custom === "function" && custom !== inspect && custom !== customInspectFn) {
     const options = customOptionsFor();
     const shown = custom.call(value, maxDepth === Infinity && options.depth === null ? null : maxDepth - depth, options, customInspectFn ?? inspect);
-    if (shown !== value) return typeof shown === "string" ? shown : inspectValue(shown, seen, depth);
+    if (shown !== value) return typeof shown !== "string" ? inspectValue(shown, seen, depth) : indentLvl === 0 ? shown : shown.replace(/\n/g, `\n${" ".repeat(indentLvl)}`);
   }
   const shape = apiShape(value);
   if (shape !== undefined) return formatApiObject(value, shape, seen, depth);
@@ -628,7 +621,7 @@ function formatEntries(value, seen, depth, name, isArray) {
         index = at;
         if (output >= MAX_ITEMS) break;
       }
-      items.push(inspectValue(value[at], seen, depth + 1));
+      items.push(nested(2, () => inspectValue(value[at], seen, depth + 1)));
       output++;
       index = at + 1;
     }
@@ -640,29 +633,36 @@ function formatEntries(value, seen, depth, name, isArray) {
     }
     if (index < length) remaining = length - index;
     if (remaining) items.push(more(remaining));
-    const extra = ownEntries(value, seen, depth, true);
+    const extra = ownEntries(value, seen, depth, true, true);
     if (showHidden) extra.push(...prototypeEntries(value, seen, depth));
     const prefix = name === "Array" ? "" : prefixOf(name, "Array", `(${length})`, shownTag(value, name));
     return wrap(prefix, [...items, ...extra], "[", "]", depth, extra.length || sparse ? undefined : value, remaining ? 1 : 0);
   }
   if (ops.valueIs("TypedArray", value)) {
+    // As workerd's: the real length's elements, but what remains and [length] from `length` as
+    // read (none: `[]`), and numbers shown as bigints unless `length` is positive and the first is
+    // a number. Without a prototype, a copy of it with its class's is read instead.
     const length = TypedArrayLength(value);
+    const bound = name === null ? new globalThis[TypedArrayTag(value)](value) : value;
+    const shownCount = Math.min(length, MAX_ITEMS);
+    const remaining = bound.length - shownCount;
+    const asNumbers = bound.length > 0 && typeof bound[0] === "number";
     const items = [];
-    for (let i = 0; i < Math.min(length, MAX_ITEMS); i++) items.push(stylize(formatPrimitive(value[i], true), typeof value[i]));
-    const remaining = length > MAX_ITEMS ? 1 : 0;
-    if (remaining) items.push(more(length - MAX_ITEMS));
+    for (let i = 0; i < shownCount; i++) items.push(asNumbers ? stylize(formatPrimitive(bound[i], true), typeof bound[i]) : stylize(numericSeparator ? `${groupDigits(String(bound[i]))}n` : `${bound[i]}n`, "bigint"));
+    if (remaining > 0) items.push(more(remaining));
     name = prefixOf(name, TypedArrayTag(value), `(${length})`, shownTag(value, name)).slice(0, -1);
-    const extra = ownEntries(value, seen, depth, true);
+    const extra = ownEntries(value, seen, depth, true, true);
+    if (value.length === 0 && extra.length === 0 && !showHidden) return `${name} []`;
     if (showHidden) {
       // Node's showHidden extras for a typed array (its buffer only named, as Node shows it there).
-      items.push(`[BYTES_PER_ELEMENT]: ${value.BYTES_PER_ELEMENT}`, `[length]: ${length}`, `[byteLength]: ${value.byteLength}`, `[byteOffset]: ${value.byteOffset}`, `[buffer]: ${typedArrayBuffer(value.buffer, seen, depth + 1)}`);
+      items.push(...nested(2, () => [`[BYTES_PER_ELEMENT]: ${inspectValue(bound.BYTES_PER_ELEMENT, seen, depth + 1)}`, `[length]: ${inspectValue(bound.length, seen, depth + 1)}`, `[byteLength]: ${inspectValue(bound.byteLength, seen, depth + 1)}`, `[byteOffset]: ${inspectValue(bound.byteOffset, seen, depth + 1)}`, `[buffer]: ${typedArrayBuffer(bound.buffer, seen, depth + 1)}`]));
       return wrap(`${name} `, [...items, ...extra], "[", "]", depth);
     }
-    return wrap(`${name} `, [...items, ...extra], "[", "]", depth, extra.length ? undefined : value, remaining);
+    return wrap(`${name} `, [...items, ...extra], "[", "]", depth, extra.length ? undefined : value, remaining > 0 ? 1 : 0);
   }
   if (ops.valueIs("DataView", value)) {
     // Its byteLength, byteOffset and buffer (shown whole), then its own keys.
-    const items = [`byteLength: ${inspectValue(value.byteLength, seen, depth + 1)}`, `byteOffset: ${inspectValue(value.byteOffset, seen, depth + 1)}`, `buffer: ${inspectValue(value.buffer, seen, depth + 1)}`];
+    const items = nested(oneLine ? 3 : 2, () => [`byteLength: ${inspectValue(value.byteLength, seen, depth + 1)}`, `byteOffset: ${inspectValue(value.byteOffset, seen, depth + 1)}`, `buffer: ${inspectValue(value.buffer, seen, depth + 1)}`]);
     return wrap(prefixOf(name, "DataView", "", shownTag(value, name)), [...items, ...ownEntries(value, seen, depth, false)], "{", "}", depth);
   }
   if (ops.valueIs("ArrayBuffer", value) || ops.valueIs("SharedArrayBuffer", value)) {
@@ -683,10 +683,12 @@ function formatEntries(value, seen, depth, name, isArray) {
     const size = isMap ? MapSize(value) : SetSize(value);
     const iterator = isMap ? MapEntries(value) : SetValues(value);
     const items = [];
+    indentLvl += 2;
     for (let i = 0; i < Math.min(size, MAX_ITEMS); i++) {
       const { value: entry } = IteratorNext(iterator);
       items.push(isMap ? `${inspectValue(entry[0], seen, depth + 1)} => ${inspectValue(entry[1], seen, depth + 1)}` : inspectValue(entry, seen, depth + 1));
     }
+    indentLvl -= 2;
     if (size > MAX_ITEMS) items.push(more(size - MAX_ITEMS));
     if (sorted) items.sort(typeof sorted === "function" ? sorted : undefined);
     const prefix = prefixOf(name, isMap ? "Map" : "Set", `(${size})`, shownTag(value, name));
@@ -712,8 +714,9 @@ function inspect(value, options) {
   const depth = options?.depth;
   // (An explicit depth: undefined is no limit, as in Node.)
   maxDepth = depth === null || depth === Infinity || (depth === undefined && options !== null && typeof options === "object" && "depth" in options) ? Infinity : typeof depth === "number" ? depth : MAX_DEPTH;
-  const outer = [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength, colors, MAX_ITEMS, maxStringLength, sorted, customInspect, userStylize, customOptions, customInspectFn, compactLevels];
+  const outer = [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength, colors, MAX_ITEMS, maxStringLength, sorted, customInspect, userStylize, customOptions, customInspectFn, compactLevels, indentLvl];
   currentDepth = 0;
+  indentLvl = 0;
   const limit = (n, fallback) => (n === null || n === Infinity ? Infinity : typeof n === "number" ? Math.max(0, n) : fallback);
   MAX_ITEMS = limit(options?.maxArrayLength, 100);
   maxStringLength = limit(options?.maxStringLength, Infinity);
@@ -739,7 +742,7 @@ function inspect(value, options) {
     return `<uninspectable: ${error && error.message}>`;
   } finally {
     maxDepth = previous;
-    [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength, colors, MAX_ITEMS, maxStringLength, sorted, customInspect, userStylize, customOptions, customInspectFn, compactLevels] = outer;
+    [currentDepth, quoteTopLevel, circular, expanded, showHidden, oneLine, numericSeparator, breakLength, colors, MAX_ITEMS, maxStringLength, sorted, customInspect, userStylize, customOptions, customInspectFn, compactLevels, indentLvl] = outer;
   }
 }
 
@@ -753,7 +756,7 @@ function formatProxy(value, proxy, seen, depth) {
   const [target, handler] = proxy;
   if (showProxy) {
     if (depth > maxDepth) return "Proxy [Array]";
-    return wrap("Proxy ", [inspectValue(target, seen, depth + 1), inspectValue(handler, seen, depth + 1)], "[", "]", depth);
+    return wrap("Proxy ", nested(2, () => [inspectValue(target, seen, depth + 1), inspectValue(handler, seen, depth + 1)]), "[", "]", depth);
   }
   if (target !== null && (typeof target === "object" || typeof target === "function") && !ops.isProxy(target)) {
     const custom = target[CUSTOM_INSPECT];

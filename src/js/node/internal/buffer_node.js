@@ -355,6 +355,7 @@ exports.install = function install(Buffer, bufferModule) {
       if (this.length !== 0) text += ", ";
       text += extras.map((key) => `${key}: ${internals.inspect(this[key], { quoteStrings: true })}`).join(", ");
     }
-    return `<${this.constructor.name} ${text}>`;
+    // Always `Buffer`, as workerd's (whatever the object's constructor says).
+    return `<Buffer ${text}>`;
   };
 };
