@@ -9,7 +9,7 @@
 const native = require("./load-native.js"); // ../native.js, with an error naming the platform when no binary fits
 // V8 starts and the saved snapshot is read on a thread of their own while the rest loads.
 native.prewarm();
-const { toNativeRequest, toNodeResponse, unrecognizedMethod } = require("./http.js");
+const { toNativeRequest, toNodeResponse, toRawAnswer, RAW_ANSWER, unrecognizedMethod } = require("./http.js");
 const { resolveCompat } = require("./compat.js");
 const { kv, storage, service, cacheStore, Binding, kBinding, createDispatcher, setQueueBatchRunner } = require("./bindings.js");
 const { HostBodies } = require("./bodies.js");
@@ -17,8 +17,24 @@ const { validateModules, validateLoader, isPlainObject, stripTypeScript } = requ
 const { inspectorOptions, createInspector } = require("./inspector.js");
 const { stackMapper, mapError, inlineSourceMap, parseSourceMap } = require("./sourcemap.js");
 const { d1, readD1Migrations, applyD1Migrations } = require("./d1.js");
-const queues = require("./queues/index.js");
-const workflows = require("./workflows/index.js");
+// lib/queues/ and lib/workflows/ (a dozen modules) load with the first queue() or workflow()
+// binding, or the first queue event: a start whose worker has neither does not pay for them.
+let queues = null;
+let workflows = null;
+function queuesLib() {
+  if (queues === null) {
+    queues = require("./queues/index.js");
+    queues.setWorkerAccess({ isWorker: (value) => value instanceof Worker, runBatch: runQueueBatch, log: (worker, level, message) => workerLogs.get(worker)?.(level, message) });
+  }
+  return queues;
+}
+function workflowsLib() {
+  if (workflows === null) {
+    workflows = require("./workflows/index.js");
+    workflows.setWorkerAccess({ isWorker: (value) => value instanceof Worker, log: (worker, level, message) => workerLogs.get(worker)?.(level, message) });
+  }
+  return workflows;
+}
 const rpc = require("./rpc.js");
 const durable = require("./durable.js");
 const websocket = require("./websocket.js");
@@ -381,8 +397,8 @@ class Worker {
     await this.#native.dispose();
     await listening;
     this.#bodies.close("the worker was disposed");
-    queues.workerDisposed(this);
-    workflows.workerDisposed(this);
+    queues?.workerDisposed(this);
+    workflows?.workerDisposed(this);
     durable.workerDisposed(this);
     websocket.workerDisposed(this);
     rpc.workerDisposed(this);
@@ -486,8 +502,9 @@ async function createWorker(options) {
     tailStreams.attach(worker, { scriptName: null, consumers: () => streamingTails, onError });
   }
   for (const [name, definition] of Object.entries(definitions)) {
-    if (definition instanceof queues.Queue) definition._bound(worker, name);
-    else if (definition instanceof workflows.Workflow) definition._bound(worker, name, limits?.bindingMs ?? 30_000);
+    // (A Queue or Workflow exists only once its module has loaded.)
+    if (queues !== null && definition instanceof queues.Queue) definition._bound(worker, name);
+    else if (workflows !== null && definition instanceof workflows.Workflow) definition._bound(worker, name, limits?.bindingMs ?? 30_000);
   }
   // Alarms stored on disk by an earlier run are scheduled again.
   await durable.workerCreated(worker, definitions).catch((error) => log("error", `workerbox: the Durable Object alarms stored on disk could not be scheduled again: ${error?.stack ?? error}`));
@@ -527,8 +544,6 @@ websocket.setWorkerAccess(nativeOf, holdForSocket);
 durable.setLogger((worker, level, message) => workerLogs.get(worker)?.(level, message));
 require("./store-client.js").setWorkerAccess({ createWorker, dispatch });
 workerLoaders.setWorkerAccess({ createWorker, dispatch });
-workflows.setWorkerAccess({ isWorker: (value) => value instanceof Worker, log: (worker, level, message) => workerLogs.get(worker)?.(level, message) });
-queues.setWorkerAccess({ isWorker: (value) => value instanceof Worker, runBatch: runQueueBatch, log: (worker, level, message) => workerLogs.get(worker)?.(level, message) });
 setQueueBatchRunner(runQueueBatch);
 
 /**
@@ -537,7 +552,7 @@ setQueueBatchRunner(runQueueBatch);
  * @cloudflare/vitest-pool-workers' getQueueResult()).
  */
 async function dispatchQueue(worker, input) {
-  const { name, metas, bodies } = queues.batchFromInput(input);
+  const { name, metas, bodies } = queuesLib().batchFromInput(input);
   const { outcome, decisions, error } = await runQueueBatch(worker, name, metas, bodies);
   const result = { outcome, ...decisions };
   if (error) result.error = error;
@@ -584,7 +599,8 @@ async function dispatchUntailed(worker, input) {
   if (disposedHandles.has(handle)) {
     throw new TypeError("dispatch: the worker has been disposed");
   }
-  if (input !== null && typeof input === "object" && !(input instanceof Request) && !(input instanceof URL) && input.type !== undefined) {
+  // (`type` first: asking `instanceof Request` loads Node's fetch classes; a Request has no `type`.)
+  if (input !== null && typeof input === "object" && input.type !== undefined && !(input instanceof Request) && !(input instanceof URL)) {
     if (input.type === "scheduled") return dispatchScheduled(handle, input, worker);
     if (input.type === "queue") return dispatchQueue(worker, input);
     if (input.type !== "fetch") {
@@ -613,12 +629,14 @@ async function dispatchUntailed(worker, input) {
     releaseRequest();
     return webSocketResponse(worker, outcome);
   }
+  // The dev server's bridge takes the answer as a plain object (lib/http.js RAW_ANSWER).
+  const answer = isPlainObject(input) && input[RAW_ANSWER] === true ? toRawAnswer : toNodeResponse;
   if (outcome.bodyStream == null) {
     releaseRequest();
-    return toNodeResponse(outcome, request.method);
+    return answer(outcome, request.method);
   }
   // The request body stays readable while the worker streams its response (it may be echoing it).
-  return toNodeResponse(outcome, request.method, bodies.responseStream(outcome.bodyStream, releaseRequest));
+  return answer(outcome, request.method, bodies.responseStream(outcome.bodyStream, releaseRequest));
 }
 
 /** A 101 answer: the worker's WebSocket end, for Node (see lib/websocket.js). */
@@ -687,9 +705,11 @@ module.exports.checkpointStorage = (...args) => require("./storage-checkpoint.js
 module.exports.readD1Migrations = readD1Migrations;
 module.exports.applyD1Migrations = applyD1Migrations;
 
-module.exports.queue = queues.queue;
-module.exports.workflow = workflows.workflow;
+module.exports.queue = (...args) => queuesLib().queue(...args);
+module.exports.workflow = (...args) => workflowsLib().workflow(...args);
 module.exports.hyperdrive = require("./hyperdrive.js").hyperdrive;
 module.exports.workerLoader = workerLoaders.workerLoader;
-// The smaller bindings wrangler simulates (lib/simulated/).
-Object.assign(module.exports, require("./simulated/index.js"));
+// The smaller bindings wrangler simulates (lib/simulated/: six modules, loaded on first use;
+// the names are lib/simulated/index.js's exports, which a test compares).
+const SIMULATED = ["rateLimit", "analyticsEngine", "sendEmail", "secretsStoreSecret", "versionMetadata", "memoryCache", "unsafeEval"];
+for (const name of SIMULATED) module.exports[name] = (...args) => require("./simulated/index.js")[name](...args);

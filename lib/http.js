@@ -6,6 +6,7 @@
 // body is whole bytes (response.js) or a ReadableStream fed by the worker.
 
 const { bufferedResponse } = require("./response.js");
+const { isPlainObject } = require("./modules.js");
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -45,15 +46,17 @@ function headerList(init) {
     }
     flat.push(name, text);
   };
-  if (init instanceof Headers) {
-    for (const [name, value] of init) add(name, value);
-  } else if (Array.isArray(init)) {
+  // An array first: asking `instanceof Headers` makes Node load its fetch classes (undici,
+  // 20-30 ms), which a request from Node's http server (the dev server's) never needs.
+  if (Array.isArray(init)) {
     for (const pair of init) {
       if (!Array.isArray(pair) || pair.length !== 2) {
         throw new TypeError("dispatch: request.headers as an array must hold [name, value] pairs");
       }
       add(pair[0], pair[1]);
     }
+  } else if (init instanceof Headers) {
+    for (const [name, value] of init) add(name, value);
   } else if (typeof init === "object") {
     for (const [name, value] of Object.entries(init)) {
       if (Array.isArray(value)) for (const v of value) add(name, v);
@@ -100,7 +103,8 @@ function readBody(body, flat) {
 
 /** Normalises dispatch()'s `input` into the native request shape. */
 function toNativeRequest(input) {
-  if (input instanceof Request) {
+  // A plain object is no Request: it is not asked (see headerList: that loads Node's fetch classes).
+  if (!isPlainObject(input) && input instanceof Request) {
     const headers = [];
     for (const [name, value] of input.headers) headers.push(name, value);
     if (input.bodyUsed) throw new TypeError("dispatch: the Request's body has already been read");
@@ -182,6 +186,56 @@ function toNodeResponse(outcome, method, stream = null) {
   return response;
 }
 
+/**
+ * Marks a dispatch() input whose caller writes the answer to Node's http server itself (the dev
+ * server's bridge, lib/project/dev.js): the answer is then a plain object, `{ [RAW_ANSWER]: true,
+ * status, statusText, headers, body }` — `headers` the flat list (name, value, …) that Node's
+ * Headers would give through flatHeaders() (names in lower case and sorted, repeated names joined
+ * with ", ", each Set-Cookie its own entry last), `body` whole bytes, a ReadableStream or null —
+ * so that no Node Response is made: the first one makes Node load its fetch classes (undici,
+ * 20-30 ms on Node 24), on the path to a dev server's first answer. An answer Node's Response
+ * would refuse or change in another way (a status outside 200-599, a header it rejects) is
+ * Node's Response as usual, so that the outcome is the same.
+ */
+const RAW_ANSWER = Symbol("workerbox.rawAnswer");
+
+/** A status text Node's Response takes (HTTP's reason-phrase). */
+const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** HTTP whitespace at either end of a header value, which Node's Headers strips. */
+const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
+/** The worker's header list as flatHeaders(new Headers(list)) gives it, or null when Node's Headers would refuse one. */
+function answerHeaderLines(flat) {
+  const joined = new Map();
+  const cookies = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const name = flat[i].toLowerCase();
+    const value = byteString(flat[i + 1]).replace(EDGE_WHITESPACE, "");
+    if (!TOKEN.test(name) || /[\0\r\n]/.test(value)) return null;
+    if (name === "set-cookie") cookies.push(value);
+    else joined.set(name, joined.has(name) ? `${joined.get(name)}, ${value}` : value);
+  }
+  const lines = [];
+  for (const name of [...joined.keys()].sort()) lines.push(name, joined.get(name));
+  for (const cookie of cookies) lines.push("set-cookie", cookie);
+  return lines;
+}
+
+/** toNodeResponse() for a RAW_ANSWER input: the answer as a plain object (see RAW_ANSWER). */
+function toRawAnswer(outcome, method, stream = null) {
+  const usual = outcome.status >= 200 && outcome.status <= 599 && REASON_PHRASE.test(outcome.statusText ?? "");
+  const headers = usual ? answerHeaderLines(outcome.headers) : null;
+  if (headers === null) return toNodeResponse(outcome, method, stream);
+  const withoutBody = NULL_BODY_STATUS.has(outcome.status) || method === "HEAD";
+  if (withoutBody && stream !== null) stream.cancel("the response has no body").catch(() => {});
+  const body = withoutBody ? null : stream ?? outcome.body ?? null;
+  const answer = { [RAW_ANSWER]: true, status: outcome.status, statusText: outcome.statusText ?? "", headers, body };
+  if (typeof outcome.cpuMs === "number") cpuTimes.set(answer, outcome.cpuMs);
+  rawHeaders.set(answer, outcome.headers);
+  return answer;
+}
+
 // The methods workerd's HTTP server takes (as sent on the wire: upper case); for any other it
 // answers 501 without running the worker.
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "PURGE", "OPTIONS", "TRACE", "COPY", "LOCK", "MKCOL", "MOVE", "PROPFIND", "PROPPATCH", "SEARCH", "UNLOCK", "ACL", "REPORT", "MKACTIVITY", "CHECKOUT", "MERGE", "MSEARCH", "NOTIFY", "SUBSCRIBE", "UNSUBSCRIBE", "QUERY", "BAN"]);
@@ -192,4 +246,4 @@ function unrecognizedMethod(method) {
   return new Response("ERROR: Unrecognized request method.", { status: 501, statusText: "Not Implemented", headers: { "content-type": "text/plain" } });
 }
 
-module.exports = { toNativeRequest, toNodeResponse, unrecognizedMethod, flatHeaders, cpuTimes, rawHeaders };
+module.exports = { toNativeRequest, toNodeResponse, toRawAnswer, RAW_ANSWER, unrecognizedMethod, flatHeaders, cpuTimes, rawHeaders };

@@ -12,8 +12,9 @@
 
 const fs = require("node:fs");
 const path = require("node:path");
-const crypto = require("node:crypto");
-const picomatch = require("picomatch");
+// node:crypto and picomatch (~3-5 ms each to load) load on first use: an asset's first ETag, an
+// .assetsignore pattern.
+const picomatch = (...args) => require("picomatch")(...args);
 const rulesFiles = require("./assets-rules.js");
 
 // wrangler gives each asset the type the `mime` package (v4) knows for its extension, with
@@ -275,7 +276,7 @@ function createAssetHandler(assets) {
     const key = `${stat.size}:${stat.mtimeMs}`;
     const cached = etags.get(file);
     if (cached && cached.key === key) return cached.etag;
-    const etag = crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex").slice(0, 32);
+    const etag = require("node:crypto").createHash("sha256").update(fs.readFileSync(file)).digest("hex").slice(0, 32);
     etags.set(file, { key, etag });
     return etag;
   }

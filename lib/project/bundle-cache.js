@@ -17,7 +17,6 @@
 // when it was last changed before the build began. A slot that cannot be read (torn, edited,
 // hashes that do not match) is reported once and removed.
 
-const crypto = require("node:crypto");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
@@ -29,13 +28,15 @@ const SLOP_NS = 50_000_000n;
 /** Folders never taken as evidence (their mtime changes for unrelated reasons). */
 const NEVER = new Set([path.parse(process.cwd()).root, os.tmpdir(), os.homedir()]);
 
-const sha = (data) => crypto.createHash("sha256").update(data).digest("hex");
+// node:crypto (~3-5 ms to load) loads when something is first hashed: a start without a bundle
+// (a build's configuration served as it is) hashes nothing.
+const sha = (data) => require("node:crypto").createHash("sha256").update(data).digest("hex");
 
 let libDigest = null;
 /** A digest of workerbox's own bundling code and esbuild's version, read once per process. */
 function toolDigest() {
   if (libDigest !== null) return libDigest;
-  const hash = crypto.createHash("sha256");
+  const hash = require("node:crypto").createHash("sha256");
   for (const file of ["bundle.js", "bundle-cache.js", "node-builtins.js", "../node-module-flags.json", "../compat.js"]) {
     try {
       hash.update(fs.readFileSync(path.join(__dirname, file)));
@@ -62,8 +63,14 @@ function cacheRoot(config) {
  * build read (so a save can use stats taken before the next build).
  */
 function bundleCache(config, { env } = {}) {
-  const slot = sha(`${config.file}\0${env ?? config.env ?? ""}`).slice(0, 16);
-  return { dir: path.join(cacheRoot(config), slot), root: config.projectRoot ?? config.root, known: null };
+  let dir = null; // named on first use (see sha)
+  return {
+    get dir() {
+      return (dir ??= path.join(cacheRoot(config), sha(`${config.file}\0${env ?? config.env ?? ""}`).slice(0, 16)));
+    },
+    root: config.projectRoot ?? config.root,
+    known: null,
+  };
 }
 
 /**

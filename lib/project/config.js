@@ -8,7 +8,10 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const util = require("node:util");
-const jsonc = require("jsonc-parser");
+// The JSONC parser (jsonc-parser: five modules, ~5 ms to load) loads only for a file that is not
+// plain JSON once its comments and trailing commas are blanked (plainJson), and for a message
+// that names a key's line.
+const jsonc = () => require("jsonc-parser");
 // The TOML parser loads only for wrangler.toml.
 const toml = { parse: (text) => require("smol-toml").parse(text) };
 const { resolveCompat } = require("../compat.js");
@@ -64,21 +67,78 @@ function parseFile(file, text) {
     }
     return { raw, positionOf: (keyPath) => tomlPosition(text, keyPath) };
   }
-  const errors = [];
-  const tree = jsonc.parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
-  if (errors.length > 0) {
-    const problems = errors.map((e) => ({ file, ...positionAt(text, e.offset), message: `invalid JSON: ${jsonc.printParseErrorCode(e.error)}` }));
-    throw new ConfigError(problems);
+  const options = { allowTrailingComma: true, disallowComments: false };
+  let tree = null; // jsonc-parser's, made when needed
+  const parseTree = () => {
+    if (tree !== null) return tree;
+    const errors = [];
+    tree = jsonc().parseTree(text, errors, options);
+    if (errors.length > 0) {
+      const problems = errors.map((e) => ({ file, ...positionAt(text, e.offset), message: `invalid JSON: ${jsonc().printParseErrorCode(e.error)}` }));
+      throw new ConfigError(problems);
+    }
+    return tree;
+  };
+  let raw;
+  const plain = plainJson(text);
+  try {
+    if (plain === null) throw new SyntaxError("not plain JSON");
+    raw = JSON.parse(plain);
+  } catch {
+    const parsed = parseTree();
+    raw = parsed === undefined ? undefined : jsonc().getNodeValue(parsed);
   }
-  const raw = tree === undefined ? undefined : jsonc.getNodeValue(tree);
   const positionOf = (keyPath) => {
-    for (let n = keyPath.length; n >= 0 && tree; n--) {
-      const node = jsonc.findNodeAtLocation(tree, keyPath.slice(0, n));
+    const root = parseTree();
+    for (let n = keyPath.length; n >= 0 && root; n--) {
+      const node = jsonc().findNodeAtLocation(root, keyPath.slice(0, n));
       if (node) return positionAt(text, node.parent?.type === "property" ? node.parent.offset : node.offset);
     }
     return {};
   };
   return { raw, positionOf };
+}
+
+/**
+ * JSONC `text` as JSON for JSON.parse: its comments and trailing commas turned into spaces, the
+ * strings left alone. null when jsonc-parser should read it instead: an unterminated comment, a
+ * comma after no value, a `__proto__` key (jsonc-parser's object sets the prototype). Not a
+ * validator: when JSON.parse refuses the result, jsonc-parser reads the text and names the problem.
+ */
+function plainJson(text) {
+  if (text.includes('"__proto__"')) return null;
+  const out = text.split("");
+  let comma = -1; // a comma no value has followed yet
+  let last = ""; // the last character that is not blank or a comment
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      i = j;
+      comma = -1;
+      last = c;
+    } else if (c === "/" && text[i + 1] === "/") {
+      while (i < text.length && text[i] !== "\n") out[i++] = " ";
+    } else if (c === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2);
+      if (end === -1) return null;
+      for (; i < end + 2; i++) if (text[i] !== "\n" && text[i] !== "\r") out[i] = " ";
+      i--;
+    } else if (c === ",") {
+      if (last === "," || last === "[" || last === "{" || last === ":" || last === "") return null;
+      comma = i;
+      last = c;
+    } else if (c === "}" || c === "]") {
+      if (comma !== -1) out[comma] = " ";
+      comma = -1;
+      last = c;
+    } else if (c !== " " && c !== "\t" && c !== "\n" && c !== "\r") {
+      comma = -1;
+      last = c;
+    }
+  }
+  return out.join("");
 }
 
 function positionAt(text, offset) {

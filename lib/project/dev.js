@@ -18,6 +18,7 @@ const { stopOneShotEsbuild } = require("./bundle.js");
 const { describeProblem } = require("./report.js");
 const { userCacheDir, pruneCodeCache } = require("./code-cache.js");
 const { mark } = require("./timing.js");
+const { RAW_ANSWER, flatHeaders } = require("../http.js");
 
 const IGNORED_DIRS = new Set(["node_modules", ".git", ".workerbox", ".wrangler"]);
 /** Files editors write beside the one being saved (swap, backup, lock and temp files). */
@@ -115,20 +116,52 @@ function requestUrl(req, origin) {
   return req.url.startsWith("/") ? new URL(origin + req.url) : new URL(req.url, origin);
 }
 
-/** Node request -> dispatch() input; the body streams (never buffered whole). */
-function toDispatchInput(req, origin) {
+/**
+ * Node request -> dispatch() input; the body streams (never buffered whole). With `raw`, the
+ * answer is dispatch()'s plain object (lib/http.js RAW_ANSWER), which writeResponse() takes too:
+ * no Node Response is made, so a worker's answer does not make Node load its fetch classes.
+ */
+function toDispatchInput(req, origin, raw = false) {
   const headers = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
   const hasBody = req.method !== "GET" && req.method !== "HEAD" && (req.headers["content-length"] !== undefined ? req.headers["content-length"] !== "0" : req.headers["transfer-encoding"] !== undefined);
-  return { url: requestUrl(req, origin).href, method: req.method, headers, body: hasBody ? Readable.toWeb(req) : null };
+  return { url: requestUrl(req, origin).href, method: req.method, headers, body: hasBody ? Readable.toWeb(req) : null, ...(raw ? { [RAW_ANSWER]: true } : {}) };
 }
 
-/** Writes a fetch Response to Node's response, streaming its body; resolves when done. */
+/** The methods Node's Request refuses (fetch's forbidden methods): such a request is the worker's. */
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
+/**
+ * What the assets' router reads of a request (lib/project/assets.js route(): `url`, `method`,
+ * `headers.get()` and `headers.has()`), as Node's Request would give them, without making one
+ * (the first makes Node load its fetch classes, 20-30 ms): null for a request Node's Request
+ * refuses (its method or its URL).
+ */
+function routedRequest(req, url) {
+  // (Node's Request refuses a URL with credentials too: an absolute-form target may carry them.)
+  if (FORBIDDEN_METHODS.has(req.method.toUpperCase()) || url.username !== "" || url.password !== "") return null;
+  const get = (name) => {
+    const value = req.headers[String(name).toLowerCase()];
+    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+  };
+  return { url: url.href, method: req.method, headers: { get, has: (name) => get(name) !== null } };
+}
+
+/**
+ * Writes a fetch Response (or dispatch()'s plain answer, see toDispatchInput) to Node's
+ * response, streaming its body; resolves when done.
+ */
 async function writeResponse(res, response) {
-  const raw = require("../http.js").flatHeaders(response.headers); // each Set-Cookie a header of its own
-  if (response.statusText) res.writeHead(response.status, response.statusText, raw);
-  else res.writeHead(response.status, raw);
+  const plain = response[RAW_ANSWER] === true;
+  // Each Set-Cookie a header of its own (the plain answer's list is that already).
+  const head = plain ? response.headers : flatHeaders(response.headers);
+  if (response.statusText) res.writeHead(response.status, response.statusText, head);
+  else res.writeHead(response.status, head);
   if (response.body === null) return void res.end();
+  if (plain && ArrayBuffer.isView(response.body)) {
+    if (response.body.byteLength > 0) res.write(response.body);
+    return void res.end();
+  }
   const reader = response.body.getReader();
   const onClose = () => reader.cancel("the client went away").catch(() => {});
   res.once("close", onClose);
@@ -149,9 +182,11 @@ async function writeResponse(res, response) {
 
 let fetchClassesLoaded = false;
 /**
- * Loads Node's fetch classes (undici) and runs what the first request runs of them (a Request
- * with headers, a Response with a body and its reader), so that V8 compiles that code now,
- * while this thread would wait anyway, not on the first request's path.
+ * Loads Node's fetch classes (undici) and runs what a request that needs them runs of them (a
+ * Request with headers, a Response with a body and its reader), so that V8 compiles that code
+ * now. The path to a worker's answer needs none of them (toDispatchInput, routedRequest); an
+ * asset's answer, a service binding's call and the like do: the dev server loads them once the
+ * first request is answered, not on a start's path (20-30 ms of this thread on Node 24).
  */
 function loadFetchClasses() {
   if (fetchClassesLoaded) return;
@@ -177,7 +212,7 @@ function nodeHandler({ getWorker, dispatch, origin, onDone = () => {}, onError =
     const started = process.hrtime.bigint();
     let status = 500;
     try {
-      const response = await dispatch(getWorker(), toDispatchInput(req, origin()));
+      const response = await dispatch(getWorker(), toDispatchInput(req, origin(), true));
       status = response.status;
       await writeResponse(res, response);
     } catch (caught) {
@@ -384,12 +419,7 @@ async function startDevServer(dir, options = {}) {
       cacheNote();
       // The bundle's own warnings (esbuild's), found only now.
       for (const warning of project.warnings.slice(known)) log(paint(color, "yellow", `▲ ${warning}`));
-      // Node's fetch classes (undici: ~30 ms to load) are loaded while the isolate is made, not
-      // by the first request.
-      const starting = startWorker(project, workerExtra());
-      loadFetchClasses();
-      mark("dev: fetch classes loaded");
-      current = { worker: await starting, inflight: 0 };
+      current = { worker: await startWorker(project, workerExtra()), inflight: 0 };
       mark("dev: worker created");
       if (current.worker.inspectorUrl) log(`Debugger listening on ${current.worker.inspectorUrl} (chrome://inspect, or attach from VS Code to 127.0.0.1:${inspect})`);
     } catch (error) {
@@ -543,6 +573,9 @@ async function startDevServer(dir, options = {}) {
     if (!answered) {
       answered = true;
       mark(`dev: first answer ${status} (${ms.toFixed(1)} ms)`);
+      // Node's fetch classes, for the requests that need them (see loadFetchClasses), once this
+      // answer has gone out.
+      setTimeout(loadFetchClasses, 10).unref?.();
     }
     if (!warmed) setImmediate(warmUp);
     const pathOnly = req.url.split("?")[0];
@@ -591,16 +624,8 @@ async function startDevServer(dir, options = {}) {
     const hasWorker = generation !== null || failure !== null;
     // The assets answer first when an asset is meant (other methods than GET and HEAD get a 405
     // there, as on Cloudflare); the body is never read, so the request is made without it.
-    let request = null;
-    if (project.assets) {
-      try {
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(req.headers)) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-        request = new Request(url, { method: req.method, headers });
-      } catch {
-        // A method fetch refuses (CONNECT, TRACE): the worker's to answer.
-      }
-    }
+    // (A method fetch refuses, CONNECT or TRACE, is the worker's to answer.)
+    const request = project.assets ? routedRequest(req, url) : null;
     if (request) {
       const started = process.hrtime.bigint();
       const answer = project.assets.route(request, hasWorker);
@@ -671,9 +696,6 @@ async function startDevServer(dir, options = {}) {
   const bound = server.address();
   address = `${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port}`;
   startWatching();
-  // While esbuild still bundles (a first start), Node's fetch classes load now, not after it
-  // (otherwise startFirst() has loaded them already, while the isolate was made).
-  loadFetchClasses();
   try {
     await firstStart;
   } catch (error) {

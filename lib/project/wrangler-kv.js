@@ -7,7 +7,6 @@
 // in hex, as Miniflare makes them). `wranglerKv()` is a handler-backed `kv()` binding on them;
 // the index is read and written through a D1 store opened on its file (lib/d1.js).
 
-const crypto = require("node:crypto");
 const fs = require("node:fs");
 const path = require("node:path");
 
@@ -25,7 +24,7 @@ const SCHEMA = [
 
 /** A new blob id: 32 random bytes and the 8-byte time in milliseconds, in hex. */
 function blobId() {
-  return crypto.randomBytes(32).toString("hex") + BigInt(Date.now()).toString(16).padStart(16, "0");
+  return require("node:crypto").randomBytes(32).toString("hex") + BigInt(Date.now()).toString(16).padStart(16, "0");
 }
 
 /** Removes blob file `file`, if it is still there. */

@@ -24,7 +24,6 @@
 // State from before (`<project>/.workerbox/state`, or a --persist-to folder in the old layout) is
 // copied here on the first start, so nothing kept there is lost.
 
-const crypto = require("node:crypto");
 const fs = require("node:fs");
 const path = require("node:path");
 
@@ -40,6 +39,8 @@ function safeName(name) {
  * `<id>.sqlite`.
  */
 function miniflareObjectId(uniqueKey, name) {
+  // (node:crypto loads here, on first use: it is not needed on every start.)
+  const crypto = require("node:crypto");
   const key = crypto.createHash("sha256").update(uniqueKey).digest();
   const nameHmac = crypto.createHmac("sha256", key).update(name).digest().subarray(0, 16);
   const hmac = crypto.createHmac("sha256", key).update(nameHmac).digest().subarray(0, 16);

@@ -5,7 +5,6 @@
 // metadata (a plain value, here); their worker-side APIs are src/js/89_local_bindings.js. Also
 // workerd's unsafe-eval binding (here; worker side src/js/89_unsafe.js).
 
-const crypto = require("node:crypto");
 const { rateLimit } = require("./ratelimit.js");
 const { analyticsEngine } = require("./analytics-engine.js");
 const { sendEmail } = require("./email.js");
@@ -19,7 +18,7 @@ const { Binding } = require("../bindings.js");
  */
 function versionMetadata(options = {}) {
   if (options === null || typeof options !== "object") throw new TypeError("versionMetadata(): options must be an object such as { id, tag, timestamp }");
-  const { id = crypto.randomUUID(), tag = "", timestamp = new Date().toISOString() } = options;
+  const { id = require("node:crypto").randomUUID(), tag = "", timestamp = new Date().toISOString() } = options;
   for (const [key, value] of Object.entries({ id, tag, timestamp })) if (typeof value !== "string") throw new TypeError(`versionMetadata(): ${key} must be a string`);
   return { id, tag, timestamp };
 }

@@ -158,7 +158,8 @@ function tailed(dispatch, { scriptName, consumers, onError = () => {} }) {
     const url = plain ? String(input) : String(input.url);
     const method = plain ? "GET" : (input.method ?? "GET").toUpperCase();
     const headers = {};
-    const given = plain ? [] : input.headers instanceof Headers ? input.headers : Array.isArray(input.headers) ? input.headers : Object.entries(input.headers ?? {});
+    // (An array first: asking `instanceof Headers` loads Node's fetch classes.)
+    const given = plain ? [] : Array.isArray(input.headers) ? input.headers : input.headers instanceof Headers ? input.headers : Object.entries(input.headers ?? {});
     for (const [name, value] of given) headers[String(name).toLowerCase()] = String(value);
     const invocation = { logs: [], finishing: false };
     // Lines written from now on belong to this request, not to one that already answered.

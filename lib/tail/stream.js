@@ -19,7 +19,6 @@
 // scheduled invocation's spans, diagnosticChannel events, and traces of queue, alarm and
 // WebSocket events.
 
-const crypto = require("node:crypto");
 const rpc = require("../rpc.js");
 const { cpuTimes } = require("../http.js");
 const { outcomeOf, recordsOf, framesOf, consumerTarget, LATE_LOG_MS } = require("./index.js");
@@ -43,7 +42,8 @@ function log(worker, level, message) {
   for (const invocation of stream.running) invocation.lines.push(line);
 }
 
-const hex = (bytes) => crypto.randomBytes(bytes).toString("hex");
+// (node:crypto loads on first use, not with the runtime: ~3-5 ms of a start.)
+const hex = (bytes) => require("node:crypto").randomBytes(bytes).toString("hex");
 
 /**
  * Where one invocation's events go, for one consumer: in order, in batches (the events emitted
@@ -215,7 +215,8 @@ async function dispatch(worker, input, next) {
   if (input !== null && typeof input === "object" && input.type === "scheduled") return dispatchScheduled(worker, input, next);
   if (input !== null && typeof input === "object" && input.type !== undefined && input.type !== "fetch") return next(worker, input);
   const plain = typeof input === "string" || input instanceof URL;
-  const headers = plain ? [] : input.headers instanceof Headers ? [...input.headers] : Array.isArray(input.headers) ? input.headers : Object.entries(input.headers ?? {});
+  // (An array first: asking `instanceof Headers` loads Node's fetch classes.)
+  const headers = plain ? [] : Array.isArray(input.headers) ? input.headers : input.headers instanceof Headers ? [...input.headers] : Object.entries(input.headers ?? {});
   const info = fetchInfo(plain ? "GET" : input.method, plain ? input : input.url, headers, plain ? null : input.cf);
   let response;
   const result = await traced(worker, { info }, async () => {
