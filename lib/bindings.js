@@ -394,7 +394,9 @@ async function callService(definition, method, args, bytes, dispatch, caller, bo
   // The caller gave up on a fetch into a named entrypoint (lib/rpc.js cancelFetch).
   if (method === "fetchCancel") return definition.entrypoint !== undefined && rpc.isWorker(handler) ? rpc.cancelFetch(handler, args.token) : { json: "null" };
   if (method !== "fetch") throw new TypeError(`unknown service binding operation "${method}"`);
-  if (definition.entrypoint !== undefined || props.props !== undefined) return rpc.fetchInto(handler, { entrypoint: definition.entrypoint ?? "default", ...props }, args, bytes, caller);
+  // As for calls, the caller's props (ctx.exports.<Entrypoint>({ props }).fetch()) when the binding has none.
+  const fetchProps = props.props === undefined && args.props !== undefined && rpc.isWorker(handler) ? { props: args.props } : props;
+  if (definition.entrypoint !== undefined || fetchProps.props !== undefined) return rpc.fetchInto(handler, { entrypoint: definition.entrypoint ?? "default", ...fetchProps }, args, bytes, caller);
   if (typeof handler !== "function" && typeof handler.dispatch !== "function" && typeof handler.fetch !== "function") {
     throw new TypeError("This service binding's handler has no fetch(request) method.");
   }

@@ -77,7 +77,8 @@ async function answer(namespace, method, args, bytes, caller) {
   if (method === "fetch") return inObject(home, namespace, spec, () => rpc.fetchInto(home, { durableObject: spec, ...session }, args, bytes, caller));
   if (method !== "rpc") throw new TypeError(`unknown Durable Object operation "${method}"`);
   const call = { durableObject: spec, path: args.path, kind: args.kind, stubs: rpc.hostIds(caller, args.stubs, args.dupStubs), ...(args.errorValue === true ? { errorValue: true } : {}), ...session };
-  return inObject(home, namespace, spec, () => rpc.callWorker(home, call, bytes));
+  // Stubs of the caller's own bindings in the result are named for it (lib/rpc.js describeBindings).
+  return rpc.describeAnswer(await inObject(home, namespace, spec, () => rpc.callWorker(home, call, bytes)), caller);
 }
 
 // ---- Idle objects -----------------------------------------------------------------------------

@@ -142,8 +142,36 @@ function hostIds(caller, list, dup = false) {
   });
 }
 
+/**
+ * A stub list for `receiver` with each stub of a binding (a service stub, a Durable Object class
+ * or stub) named: `{ stub, binding: { binding, props, object, home } }`, `home` when it is one
+ * of the receiver's own bindings, which the receiver may then keep as data (in Durable Object
+ * storage, in props: src/js/85_stub_storage.js). Other ids stay as they are.
+ */
+function describeBindings(ids, receiver) {
+  if (!Array.isArray(ids)) return ids;
+  let out = ids;
+  ids.forEach((id, i) => {
+    const entry = typeof id === "number" ? stubs.get(id) : undefined;
+    if (typeof entry?.binding !== "string") return;
+    if (out === ids) out = [...ids];
+    out[i] = { stub: id, binding: { binding: entry.binding, props: entry.props, object: entry.object, home: entry.worker === receiver } };
+  });
+  return out;
+}
+
+/** A call's answer for worker `caller`, the stubs of bindings in its result named (describeBindings). */
+function describeAnswer(answer, caller) {
+  if (caller === undefined || typeof answer?.json !== "string") return answer;
+  const parsed = JSON.parse(answer.json);
+  const described = describeBindings(parsed.stubs, caller);
+  return described === parsed.stubs ? answer : { ...answer, json: JSON.stringify({ ...parsed, stubs: described }) };
+}
+
 /** Runs `call` in `worker`; answers with the result bytes and the host ids of its stubs. */
 async function callWorker(worker, call, bytes) {
+  // The stubs of bindings it receives are named (describeBindings).
+  if (Array.isArray(call.stubs) && call.stubs.length > 0) call = { ...call, stubs: describeBindings(call.stubs, worker) };
   const handle = access.nativeOf(worker);
   if (handle === undefined || handle.disposed) {
     throw Object.assign(new Error("The worker that RPC call goes to has been disposed."), { code: "ERR_WORKER_DISPOSED" });
@@ -183,7 +211,7 @@ function shortenHome(answer, caller) {
     home.set(id, { stub: id, own: entry.local });
     return home.get(id);
   });
-  return home.size === 0 ? answer : { ...answer, json: JSON.stringify(parsed) };
+  return describeAnswer(home.size === 0 ? answer : { ...answer, json: JSON.stringify(parsed) }, caller);
 }
 
 /** Streaming tails' tracer (lib/tail/stream.js registers it as it loads: the tail folder uses this one, not the reverse). */
@@ -452,3 +480,5 @@ const failure = (error) => (error instanceof Error ? errorAnswer(error) : errorA
 module.exports = { setWorkerAccess, setDispatcher, traceEntrypointsWith, callService, callStub, callWorker, hostIds, fetchInto, cancelFetch, connectInto, workerDisposed, isWorker, serialize, deserialize, remoteError, nodeStub };
 // A traced JS RPC call's outcome waits for its result's stubs to go (lib/tail/stream.js).
 module.exports.whenReleased = whenReleased;
+// Durable Object calls name the stubs of bindings in their results too (lib/durable.js).
+module.exports.describeAnswer = describeAnswer;

@@ -318,6 +318,13 @@ const holds = new Map();
  * through the host as any, so that workerd's I/O-context rules still apply to it.
  */
 function stubFor(id, created = undefined) {
+  if (id !== null && typeof id === "object" && id.binding !== undefined) {
+    // A stub of a binding: what it names rides along (`home`: one of this worker's), for
+    // keeping it as data (85_stub_storage.js); calls still go through the host.
+    const stub = stubFor(id.stub, created);
+    stub[kTarget].described = id.binding;
+    return stub;
+  }
   if (id !== null && typeof id === "object") {
     const { stub: hostId, own } = id;
     if (!exported.has(own) || exportEvents.get(own) !== internals.flowEvent()) return stubFor(hostId, created);
@@ -620,7 +627,7 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
         // The class it is an instance of (`env.SVC.constructor()` is workerd's "Illegal constructor").
         if (name === "constructor" && KIND_PROTO[kind] !== undefined) return KIND_PROTO[kind]().constructor;
         if (name === Symbol.dispose) return () => target.stub !== undefined && release(target);
-        if (name === "dup") return () => (target.stub !== undefined ? stubFor(target.stub) : remoteStub(target, path, fetcher, local));
+        if (name === "dup") return () => (target.stub !== undefined ? stubFor(target.described === undefined ? target.stub : { stub: target.stub, binding: target.described }) : remoteStub(target, path, fetcher, local));
         // fetch() on a stub received over RPC: into the object's fetch(), or through the
         // binding it stands for.
         if (name === "fetch" && target.stub !== undefined) {
@@ -629,6 +636,8 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
             return internals.fetchThroughHost("#rpc", new Request(input, init), { stub: target.stub });
           };
         }
+        // ctx.exports.<Entrypoint>({ props }).fetch(): the entrypoint's fetch() gets those props.
+        if (name === "fetch" && fetcher !== null && target.props !== undefined) return (input, init = undefined) => internals.fetchWithProps(fetcher, target.props, input, init);
         if (fetcher !== null && (local.includes(name) || name === Symbol.toStringTag)) {
           const member = fetcher[name];
           return typeof member === "function" ? member.bind(fetcher) : member;
@@ -667,7 +676,8 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
       // ctx.exports.<Entrypoint>({ props }): the same binding, its calls carrying `props` (the
       // entrypoint's ctx.props), as in workerd.
       if (path.length === 0 && target.binding?.startsWith("#self:") && args[0] !== null && typeof args[0] === "object" && "props" in args[0]) {
-        return remoteStub({ ...target, props: args[0].props }, [], fetcher, local);
+        // Service stubs and Durable Object classes in them kept as data (85_stub_storage.js).
+        return remoteStub({ ...target, props: internals.encodeProps(args[0].props) }, [], fetcher, local);
       }
       return started(send(target, path, "call", args));
     },

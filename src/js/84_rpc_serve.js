@@ -255,7 +255,8 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
     const args = unmarshal(argsBytes, call.stubs ?? [], received);
     // A binding's props are the callee's ctx.props; with nonclass_entrypoint_reuses_ctx_across_invocations
     // workerd gives an object of handlers (not a class) one ctx made without them.
-    if (call.props !== undefined && !reusesCtx(call)) internals.setContextProps(ctx, call.props);
+    // Service stubs and Durable Object classes in them were kept as data (85_stub_storage.js).
+    if (call.props !== undefined && !reusesCtx(call)) internals.setContextProps(ctx, internals.decodeProps(call.props));
     // Props a loader gave a loaded worker's entrypoint (lib/worker-loader.js): an RPC value, stubs and all.
     if (call.propsValue !== undefined) internals.setContextProps(ctx, unmarshal(Uint8Array.fromBase64(call.propsValue.bytes), call.propsValue.stubs));
     // The host's own calls on Durable Objects (alarms, runInDurableObject, eviction, listing).

@@ -418,6 +418,11 @@ class Fetcher {
   }
 
   fetch(input, init = undefined) {
+    return this.#fetch(input, init, undefined);
+  }
+
+  /** fetch(), with `extra` for the host (the props of ctx.exports.<Entrypoint>({ props }): 84_rpc.js). */
+  #fetch(input, init, extra) {
     const request = new Request(input, init);
     try {
       internals.checkCacheModeCf(request);
@@ -428,7 +433,7 @@ class Fetcher {
     // As workerd's Fetcher: a redirect is followed (to this same service) unless the request says
     // otherwise; a hop to another origin drops Authorization from
     // strip_authorization_on_cross_origin_redirect's date (86_fetch.js followRedirects).
-    if (request.redirect !== "follow") return fetchThroughHost(this.#name, request);
+    if (request.redirect !== "follow") return fetchThroughHost(this.#name, request, extra);
     const name = this.#name;
     // followRedirects() keeps the body in memory; a body whose length was not known before (a
     // stream) still goes without a content-length, as workerd sends it.
@@ -436,9 +441,13 @@ class Fetcher {
     const send = (url, hop) => {
       const next = new Request(url, hop);
       if (unknownLength) internals.bodyLengthUnknown.add(next);
-      return fetchThroughHost(name, next);
+      return fetchThroughHost(name, next, extra);
     };
     return internals.followRedirects(request, send, !internals.feature("strip_authorization_on_cross_origin_redirect"));
+  }
+
+  static {
+    internals.fetchWithProps = (fetcher, props, input, init) => fetcher.#fetch(input, init, { props });
   }
 
   get [Symbol.toStringTag]() {

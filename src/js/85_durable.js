@@ -186,17 +186,22 @@ internals.durableObjectClass = (target) =>
     },
   });
 
+/** Read through ctx.exports.<Class>: true (85_stub_storage.js names it in its DataCloneError). */
+internals.kLoopbackNamespace = Symbol("workerbox.loopbackNamespace");
+
 /** ctx.exports.<Class>: the namespace, and called with { props } the class as a value (workerd's LoopbackDurableObjectNamespace). */
 function loopbackNamespace(namespace, binding) {
   return new Proxy(function LoopbackDurableObjectNamespace() {}, {
     get(_, key) {
+      if (key === internals.kLoopbackNamespace) return true;
       const value = Reflect.get(namespace, key, namespace);
       return typeof value === "function" ? value.bind(namespace) : value;
     },
     has: (_, key) => key in namespace,
     getPrototypeOf: () => Object.getPrototypeOf(namespace),
     apply(_, __, [options]) {
-      return internals.durableObjectClass({ binding, props: options?.props });
+      // Its props as a binding keeps them (service stubs and classes in them as data: 85_stub_storage.js).
+      return internals.durableObjectClass({ binding, props: internals.encodeProps(options?.props) });
     },
   });
 }
@@ -466,7 +471,7 @@ function liveObject(spec) {
   const state = new DurableObjectState(kDurable, id, makeStorage);
   // A facet's props (lib/facets.js): plain, or an RPC value with stubs.
   if (spec.propsValue !== undefined) state._props = internals.rpc.unmarshal(Uint8Array.fromBase64(spec.propsValue.bytes), spec.propsValue.stubs);
-  else if (spec.props !== undefined) state._props = spec.props;
+  else if (spec.props !== undefined) state._props = internals.decodeProps(spec.props);
   entry = { state, instance: undefined, handle };
   live.set(key, entry);
   try {

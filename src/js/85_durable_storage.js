@@ -40,10 +40,10 @@ function entriesOf(keyOrEntries, value, given) {
   if (keyOrEntries !== null && typeof keyOrEntries === "object") {
     const entries = Object.entries(keyOrEntries);
     if (entries.length > 128) throw new RangeError("Maximum number of pairs is 128.");
-    return entries.map(([k, v]) => [checkKey(k), ops.serialize(v)]);
+    return entries.map(([k, v]) => [checkKey(k), internals.storageSerialize(v)]);
   }
   if (given < 2) throw new TypeError("put: a value is required.");
-  return [[checkKey(keyOrEntries), ops.serialize(value)]];
+  return [[checkKey(keyOrEntries), internals.storageSerialize(value)]];
 }
 
 /** A storage call's outcome as a promise, with the work done before it returns. */
@@ -79,9 +79,9 @@ class DurableObjectStorage {
   }
   get(keys, options = undefined) {
     return promised(() => {
-      if (Array.isArray(keys)) return new Map(Array.from(readRaw(this.#handle, checkKeys(keys)), ([k, v]) => [k, ops.deserialize(v)]));
+      if (Array.isArray(keys)) return new Map(Array.from(readRaw(this.#handle, checkKeys(keys)), ([k, v]) => [k, internals.storageDeserialize(v)]));
       const found = readRaw(this.#handle, [checkKey(keys)]);
-      return found.size === 0 ? undefined : ops.deserialize(found.values().next().value);
+      return found.size === 0 ? undefined : internals.storageDeserialize(found.values().next().value);
     });
   }
   put(keyOrEntries, value = undefined, options = undefined) {
@@ -110,7 +110,7 @@ class DurableObjectStorage {
     return promised(() => {
       const o = listOptions(options);
       const [keys, values] = ops.durableList(this.#handle, o.start, o.startAfter, o.end, o.prefix, o.reverse, o.limit);
-      return new Map(keys.map((key, i) => [key, ops.deserialize(values[i])]));
+      return new Map(keys.map((key, i) => [key, internals.storageDeserialize(values[i])]));
     });
   }
   /**
