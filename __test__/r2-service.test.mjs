@@ -80,6 +80,7 @@ test("storage({ service }) speaks R2's binding protocol and gives workerd's obje
     return {
       head: own(await env.B.head("k")),
       keys: Object.keys(got),
+      names: [got.constructor.name, Object.prototype.toString.call(got), Object.keys(got.checksums), Object.getOwnPropertyDescriptor(got, "etag")],
       body: await got.text(),
       headers: [...headers],
       missing: await env.B.get("missing"),
@@ -91,7 +92,7 @@ test("storage({ service }) speaks R2's binding protocol and gives workerd's obje
       badKey: await res(() => env.B.get("k", { ssecKey: "XY" })),
       list: await env.B.list({ prefix: "a", limit: 2, include: ["httpMetadata"] }).then((l) => ({ ...l, objects: l.objects.map(own) })),
       deleted: String(await env.B.delete(["x", "y"])),
-      upload: { ...upload },
+      upload: [Object.keys(upload), { ...upload }],
       part: await upload.uploadPart(2, "bytes"),
       done: own(await upload.complete([{ partNumber: 2, etag: "part2" }])),
       aborted: String(await upload.abort()),
@@ -125,12 +126,14 @@ test("storage({ service }) speaks R2's binding protocol and gives workerd's obje
   // What the worker sees: workerd's R2Object (own properties), its body, its metadata.
   const head = { key: "k", version: "v1", size: 5, etag: "e1", httpEtag: '"e1"', checksums: { md5: "00112233445566778899aabbccddeeff" }, uploaded: "2024-08-27T14:00:57.918Z", httpMetadata: { contentType: "text/plain", cacheExpiry: "1970-01-01T00:00:01.000Z" }, customMetadata: { a: "b" }, storageClass: "Standard", ssecKeyMd5: "md5!" };
   assert.deepEqual(out.head, head);
-  assert.deepEqual(out.keys, ["key", "version", "size", "etag", "httpEtag", "checksums", "uploaded", "httpMetadata", "customMetadata", "range", "storageClass", "ssecKeyMd5"]);
+  // workerd's GetResult: own read-only properties (listed last-declared first), Checksums too.
+  assert.deepEqual(out.keys, ["ssecKeyMd5", "storageClass", "range", "customMetadata", "httpMetadata", "uploaded", "checksums", "httpEtag", "etag", "size", "version", "key"]);
+  assert.deepEqual(out.names, ["GetResult", "[object GetResult]", ["sha512", "sha384", "sha256", "sha1", "md5"], { value: "e1", writable: false, enumerable: true, configurable: true }]);
   assert.equal(out.body, "hello");
   assert.deepEqual(out.headers, [["content-type", "text/plain"], ["expires", "Thu, 01 Jan 1970 00:00:01 GMT"]]);
   assert.equal(out.missing, null);
   assert.deepEqual(out.broken, ["Error", "head: Boom (10001)"]);
-  assert.deepEqual(out.stale, ["R2Object", false]);
+  assert.deepEqual(out.stale, ["HeadResult", false]);
   // A put's object has the metadata sent, as workerd gives it.
   assert.deepEqual(out.put, { key: "p", version: "v1", size: 4, etag: "e1", httpEtag: '"e1"', checksums: {}, uploaded: "2024-08-27T14:00:57.918Z", httpMetadata: { contentType: "x/y" }, customMetadata: {}, storageClass: "Standard" });
   assert.equal(out.guarded, null);
@@ -139,7 +142,7 @@ test("storage({ service }) speaks R2's binding protocol and gives workerd's obje
   // list(): only what `include` asked for, the cursor of a truncated list, its prefixes.
   assert.deepEqual(out.list, { objects: [{ key: "k", version: "v1", size: 5, etag: "e1", httpEtag: '"e1"', checksums: {}, uploaded: "2024-08-27T14:00:57.918Z", httpMetadata: { contentType: "a/b" }, storageClass: "Standard" }], truncated: true, cursor: "c2", delimitedPrefixes: ["p/"] });
   assert.equal(out.deleted, "undefined");
-  assert.deepEqual(out.upload, { key: "m", uploadId: "up1" });
+  assert.deepEqual(out.upload, [["uploadId", "key"], { key: "m", uploadId: "up1" }]);
   assert.deepEqual(out.part, { partNumber: 2, etag: "part2" });
   assert.equal(out.done.etag, "multi-2");
   assert.equal(out.aborted, "undefined");

@@ -6,306 +6,18 @@
 // metadata (`CF-R2-Metadata-Size` bytes), then the object's bytes; a PUT answer is the JSON. An
 // answer of status 400 or more carries `CF-R2-Error: {"version","v4code","message"}`, which
 // becomes `Error("<action>: <message> (<v4code>)")` (404 with 10007 is "not found": null; 412
-// with 10031/10032 a failed condition). The objects are workerd's: own read-only properties
-// (key, version, size, etag, httpEtag, checksums, uploaded, httpMetadata, customMetadata, range,
-// storageClass, ssecKeyMd5). Each operation is a span (r2_get, r2_put…) with workerd's tags
-// (internals.userSpan, src/js/89_tail.js). The requests go through the host as a service
-// binding's fetch does (internals.fetchThroughHost); lib/bindings.js routes them to the service.
+// with 10031/10032 a failed condition). The wire and the objects (workerd's HeadResult and
+// GetResult, with own read-only properties) are src/js/88_r2_objects.js's; here are the bucket,
+// its multipart uploads and the options as workerd reads them. Each operation is a span
+// (r2_get, r2_put…) with workerd's tags (internals.userSpan, src/js/89_tail.js). The requests go
+// through the host as a service binding's fetch does (internals.fetchThroughHost);
+// lib/bindings.js routes them to the service.
 
-const { Request, Headers, ReadableStream, Blob } = globalThis;
+const { Headers, ReadableStream, Blob } = globalThis;
 const kConstruct = Symbol("construct");
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-const VERSION = 1;
-const HTTP = 0;
-const CUSTOM = 1;
-const NONE64 = 18446744073709551615;
-const HTTP_FIELDS = ["contentType", "contentLanguage", "contentDisposition", "contentEncoding", "cacheControl", "cacheExpiry"];
-const HTTP_HEADERS = { contentType: "content-type", contentLanguage: "content-language", contentDisposition: "content-disposition", contentEncoding: "content-encoding", cacheControl: "cache-control" };
-// Span tag suffixes of the text fields, in the order workerd sets them.
-const HTTP_TAGS = [
-  ["contentType", "content_type"],
-  ["contentEncoding", "content_encoding"],
-  ["contentDisposition", "content_disposition"],
-  ["contentLanguage", "content_language"],
-  ["cacheControl", "cache_control"],
-];
-const HASHES = [
-  ["md5", "MD5", 16, "0"],
-  ["sha1", "SHA-1", 20, "1"],
-  ["sha256", "SHA-256", 32, "2"],
-  ["sha384", "SHA-384", 48, "3"],
-  ["sha512", "SHA-512", 64, "4"],
-];
 const BUFFER_TYPES = "ReadableStream or ArrayBuffer or ArrayBufferView or string or Blob";
-
-const toHex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-function fromHex(text) {
-  if (text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text)) return null;
-  const out = new Uint8Array(text.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
-  return out;
-}
-const bytesOf = (source) => (source instanceof ArrayBuffer ? new Uint8Array(source) : new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
-const isBufferSource = (value) => value instanceof ArrayBuffer || ArrayBuffer.isView(value);
-const dateMs = (value) => (value instanceof Date ? value.getTime() : new Date(value).getTime());
-const iso = (ms) => new Date(ms).toISOString();
-
-// ---- The wire: requests to the service and what its answers mean ------------------------------
-
-function readError(response) {
-  const text = response.headers.get("cf-r2-error") ?? '{"version":0,"v4code":0,"message":"Unspecified error"}';
-  const error = JSON.parse(text);
-  return { code: Number(error?.v4code ?? 0) >>> 0, message: String(error?.message ?? "") };
-}
-
-/** The outcome of one request: status, error ({ code, message }), metadata (JSON text), body bytes. */
-class R2Result {
-  constructor(status) {
-    this.status = status;
-    this.error = undefined;
-    this.metadata = undefined;
-    this.body = undefined;
-  }
-  get objectNotFound() {
-    return this.status === 404 && this.error?.code === 10007;
-  }
-  get preconditionFailed() {
-    return this.status === 412 && (this.error?.code === 10031 || this.error?.code === 10032);
-  }
-  get success() {
-    return this.status >= 200 && this.status < 400;
-  }
-  throwIfError(action) {
-    if (this.error !== undefined) throw new Error(`${action}: ${this.error.message} (${this.error.code})`);
-  }
-  json() {
-    if (this.metadata === undefined) throw new Error("internal error: the R2 service's answer carried no metadata");
-    return JSON.parse(this.metadata);
-  }
-  /** workerd's addR2ResponseSpanTags. */
-  tag(span) {
-    span.setTag("cloudflare.r2.response.success", this.success);
-    if (this.error !== undefined) {
-      span.setTag("error.type", this.error.message);
-      span.setTag("cloudflare.r2.error.message", this.error.message);
-      span.setTag("cloudflare.r2.error.code", BigInt(this.error.code));
-    }
-  }
-}
-
-/** head/get/list: GET with the request in CF-R2-Request; the answer's metadata, then its body. */
-async function sendGet(binding, request) {
-  const headers = { "cf-r2-request": JSON.stringify(request) };
-  const response = await internals.fetchThroughHost(binding, new Request("https://fake-host/", { headers }));
-  const result = new R2Result(response.status);
-  if (response.status >= 400) result.error = readError(response);
-  const sizeText = response.headers.get("cf-r2-metadata-size");
-  if (sizeText === null) {
-    await response.body?.cancel();
-    return result;
-  }
-  // As C's atoi: the leading digits.
-  const size = Number(/^\s*([+-]?\d*)/.exec(sizeText)[1]) || 0;
-  if (size > 1024 * 1024) throw new Error("internal error: R2 metadata size seems way too large");
-  if (size < 0) throw new Error("internal error: R2 metadata size parsed as negative");
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  if (bytes.byteLength < size) throw new Error("internal error: R2 metadata buffer not read fully/overflow?");
-  result.metadata = decoder.decode(bytes.subarray(0, size));
-  result.body = bytes.subarray(size);
-  return result;
-}
-
-/** put, delete and the multipart calls: PUT whose body is the request's JSON, then `value`. */
-async function sendPut(binding, request, value = null) {
-  const json = encoder.encode(JSON.stringify(request));
-  const body = new Uint8Array(json.byteLength + (value?.byteLength ?? 0));
-  body.set(json);
-  if (value !== null) body.set(value, json.byteLength);
-  const headers = { "cf-r2-metadata-size": String(json.byteLength) };
-  const response = await internals.fetchThroughHost(binding, new Request("https://fake-host/", { method: "PUT", headers, body }));
-  const result = new R2Result(response.status);
-  if (response.status >= 400) {
-    result.error = readError(response);
-    await response.body?.cancel();
-    return result;
-  }
-  result.metadata = await response.text();
-  return result;
-}
-
-// ---- Objects --------------------------------------------------------------------------------
-
-function defineOwn(target, fields) {
-  for (const [name, value] of Object.entries(fields)) Object.defineProperty(target, name, { value, enumerable: true, configurable: true, writable: false });
-}
-
-/** An object's checksums: an ArrayBuffer (or undefined) per algorithm; toJSON() as hex. */
-class Checksums {
-  #hex;
-  constructor(token, hex) {
-    if (token !== kConstruct) throw new TypeError("Illegal constructor");
-    this.#hex = hex;
-    const fields = {};
-    for (const [name] of HASHES) fields[name] = hex[name] === undefined ? undefined : fromHex(hex[name]).buffer;
-    defineOwn(this, fields);
-  }
-  toJSON() {
-    return internals.struct(
-      HASHES.map(([name]) => name),
-      this.#hex,
-    );
-  }
-}
-
-/** The HTTP metadata of an answer's `httpFields` (cacheExpiry a Date). */
-function httpMetadataOf(fields) {
-  const out = {};
-  for (const name of HTTP_FIELDS.slice(0, 5)) if (fields[name] !== undefined && fields[name] !== null) out[name] = String(fields[name]);
-  if (fields.cacheExpiry !== undefined && fields.cacheExpiry !== null && Number(fields.cacheExpiry) !== NONE64) out.cacheExpiry = new Date(Number(fields.cacheExpiry));
-  return out;
-}
-
-/** An R2 object as workerd parses an answer's metadata (parseObjectMetadata). */
-function objectFields(meta, expected, overrides = {}) {
-  let httpMetadata;
-  if (meta.httpFields !== undefined && meta.httpFields !== null) httpMetadata = httpMetadataOf(meta.httpFields);
-  else if (expected.includes(HTTP)) httpMetadata = {};
-  let customMetadata;
-  if (Array.isArray(meta.customFields)) {
-    customMetadata = {};
-    for (const field of meta.customFields) customMetadata[String(field?.k ?? "")] = String(field?.v ?? "");
-  } else if (expected.includes(CUSTOM)) customMetadata = {};
-  let range;
-  if (meta.range !== undefined && meta.range !== null) range = { offset: Number(meta.range.offset ?? NONE64), length: Number(meta.range.length ?? NONE64) };
-  const hex = {};
-  for (const [name, , , wire] of HASHES) {
-    const value = meta.checksums?.[wire] ?? meta.checksums?.[name];
-    if (typeof value === "string" && value !== "") hex[name] = value.toLowerCase();
-  }
-  return {
-    key: String(meta.name ?? ""),
-    version: String(meta.version ?? ""),
-    size: Number(meta.size ?? 0),
-    etag: String(meta.etag ?? ""),
-    hex,
-    uploaded: Number(meta.uploaded ?? 0),
-    httpMetadata: "httpMetadata" in overrides ? overrides.httpMetadata : httpMetadata,
-    customMetadata: "customMetadata" in overrides ? overrides.customMetadata : customMetadata,
-    range,
-    storageClass: String(meta.storageClass ?? ""),
-    ssecKeyMd5: meta.ssec !== undefined && meta.ssec !== null ? String(meta.ssec.keyMd5 ?? "") : undefined,
-  };
-}
-
-class R2Object {
-  #fields;
-  constructor(token, fields) {
-    if (token !== kConstruct) throw new TypeError("Illegal constructor");
-    this.#fields = fields;
-    const http = fields.httpMetadata;
-    defineOwn(this, {
-      key: fields.key,
-      version: fields.version,
-      size: fields.size,
-      etag: fields.etag,
-      httpEtag: `"${fields.etag}"`,
-      checksums: new Checksums(kConstruct, fields.hex),
-      uploaded: new Date(fields.uploaded),
-      httpMetadata: http === undefined ? undefined : internals.struct(HTTP_FIELDS, { ...http, cacheExpiry: http.cacheExpiry === undefined ? undefined : new Date(http.cacheExpiry) }),
-      customMetadata: fields.customMetadata === undefined ? undefined : { ...fields.customMetadata },
-      range: fields.range === undefined ? undefined : internals.struct(["offset", "length", "suffix"], fields.range),
-      storageClass: fields.storageClass,
-      ssecKeyMd5: fields.ssecKeyMd5,
-    });
-  }
-  writeHttpMetadata(headers) {
-    if (!(headers instanceof Headers)) throw new TypeError("Failed to execute 'writeHttpMetadata' on 'R2Object': parameter 1 is not of type 'Headers'.");
-    const m = this.#fields.httpMetadata;
-    if (m === undefined) throw new TypeError(`HTTP metadata unknown for key \`${this.#fields.key}\`. Did you forget to add 'httpMetadata' to \`include\` when listing?`);
-    for (const [field, header] of Object.entries(HTTP_HEADERS)) if (m[field] !== undefined) headers.set(header, m[field]);
-    if (m.cacheExpiry !== undefined) headers.set("expires", new Date(m.cacheExpiry).toUTCString());
-  }
-  get [Symbol.toStringTag]() {
-    return "R2Object";
-  }
-}
-
-/** workerd's addHeadResultSpanTags. */
-function tagObject(span, fields) {
-  span.setTag("cloudflare.r2.response.etag", fields.etag);
-  span.setTag("cloudflare.r2.response.size", fields.size);
-  span.setTag("cloudflare.r2.response.uploaded", iso(fields.uploaded));
-  for (const [name] of HASHES) if (fields.hex[name] !== undefined) span.setTag(`cloudflare.r2.response.checksum.${name}`, fields.hex[name]);
-  span.setTag("cloudflare.r2.response.storage_class", fields.storageClass);
-  if (fields.ssecKeyMd5 !== undefined) span.setTag("cloudflare.r2.response.ssec_key", true);
-  const m = fields.httpMetadata;
-  if (m !== undefined) {
-    for (const [field, tag] of HTTP_TAGS) if (m[field] !== undefined) span.setTag(`cloudflare.r2.response.${tag}`, m[field]);
-    if (m.cacheExpiry !== undefined) span.setTag("cloudflare.r2.response.cache_expiry", iso(m.cacheExpiry));
-  }
-  if (fields.customMetadata !== undefined) span.setTag("cloudflare.r2.response.custom_metadata", true);
-}
-
-const USED = "Body has already been used. It can only be used once. Use tee() first if you need to read it twice.";
-
-class R2ObjectBody extends R2Object {
-  #bytes;
-  #used = false;
-  #stream = null;
-  #contentType;
-  constructor(token, fields, bytes) {
-    super(token, fields);
-    this.#bytes = bytes;
-    this.#contentType = fields.httpMetadata?.contentType;
-  }
-  #take() {
-    if (this.#used || this.#stream?.locked) return Promise.reject(new TypeError(USED));
-    this.#used = true;
-    return Promise.resolve(this.#bytes);
-  }
-  get body() {
-    this.#stream ??= internals.internalStream({
-      type: "bytes",
-      pull: (controller) => {
-        if (this.#used) return controller.error(new TypeError(USED));
-        this.#used = true;
-        if (this.#bytes.byteLength > 0) controller.enqueue(this.#bytes.slice());
-        controller.close();
-      },
-    });
-    return this.#stream;
-  }
-  get bodyUsed() {
-    return this.#used;
-  }
-  async arrayBuffer() {
-    const bytes = await this.#take();
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-  }
-  async bytes() {
-    return new Uint8Array(await this.arrayBuffer());
-  }
-  async text() {
-    return decoder.decode(await this.#take());
-  }
-  async json() {
-    return JSON.parse(await this.text());
-  }
-  async blob() {
-    return new Blob([await this.arrayBuffer()], { type: this.#contentType ?? "" });
-  }
-  get [Symbol.toStringTag]() {
-    return "R2ObjectBody";
-  }
-}
-
-/** workerd's parseObjectMetadata for a single-object answer: null when not found, else fields. */
-function parseObject(action, result, overrides = {}) {
-  if (result.objectNotFound) return null;
-  if (!result.preconditionFailed) result.throwIfError(action);
-  return objectFields(result.json(), [HTTP, CUSTOM], overrides);
-}
+const { VERSION, HTTP, CUSTOM, HTTP_FIELDS, HTTP_HEADERS, HTTP_TAGS, HASHES, encoder, toHex, fromHex, bytesOf, isBufferSource, dateMs, iso } = internals.r2Http;
+const { sendGet, sendPut, objectFields, tagObject, parseObject, newHead, newBody } = internals.r2Http;
 
 // ---- Options, as workerd reads them -----------------------------------------------------------
 
@@ -522,7 +234,7 @@ class R2Bucket {
       const fields = parseObject("head", result);
       if (fields === null) return null;
       tagObject(span, fields);
-      return new R2Object(kConstruct, fields);
+      return newHead(fields);
     });
   }
 
@@ -569,12 +281,12 @@ class R2Bucket {
       if (result.preconditionFailed) {
         const fields = parseObject("get", result);
         tagObject(span, fields);
-        return new R2Object(kConstruct, fields);
+        return newHead(fields);
       }
       const fields = parseObject("get", result);
       if (fields === null) return null;
       tagObject(span, fields);
-      return new R2ObjectBody(kConstruct, fields, result.body ?? new Uint8Array(0));
+      return newBody(fields, result.body ?? new Uint8Array(0));
     });
   }
 
@@ -625,7 +337,7 @@ class R2Bucket {
       const fields = parseObject("put", result, { httpMetadata: sent.http ?? {}, customMetadata: sent.custom ?? {} });
       if (fields === null) return null;
       tagObject(span, fields);
-      return new R2Object(kConstruct, fields);
+      return newHead(fields);
     });
   }
 
@@ -694,7 +406,7 @@ class R2Bucket {
           ["startAfter", "start_after"],
         ]) {
           if (options[field] === undefined) continue;
-          if (typeof options[field] !== "string") throw new TypeError(`Failed to execute 'list' on 'R2Bucket': parameter 1 has a member '${field}' which is not of type 'string'.`);
+          if (typeof options[field] !== "string") throw new TypeError(`Incorrect type for the '${field}' field on 'ListOptions': the provided value is not of type 'string'.`);
           request[field] = options[field];
           span.setTag(`cloudflare.r2.request.${tag}`, options[field]);
         }
@@ -723,7 +435,7 @@ class R2Bucket {
       result.tag(span);
       result.throwIfError("list");
       const answer = result.json();
-      const objects = (answer.objects ?? []).map((meta) => new R2Object(kConstruct, objectFields(meta, expected)));
+      const objects = (answer.objects ?? []).map((meta) => newHead(objectFields(meta, expected)));
       const truncated = Boolean(answer.truncated);
       let cursor;
       if (typeof answer.cursor === "string") {
@@ -765,8 +477,9 @@ class R2MultipartUpload {
   constructor(token, bucket, key, uploadId) {
     if (token !== kConstruct) throw new TypeError("Illegal constructor");
     this.#bucket = bucket;
-    Object.defineProperty(this, "key", { value: key, enumerable: true });
-    Object.defineProperty(this, "uploadId", { value: uploadId, enumerable: true });
+    // As workerd lists them: uploadId, then key.
+    Object.defineProperty(this, "uploadId", { value: uploadId, enumerable: true, configurable: true });
+    Object.defineProperty(this, "key", { value: key, enumerable: true, configurable: true });
   }
 
   #span(name, operation) {
@@ -825,7 +538,7 @@ class R2MultipartUpload {
       const fields = parseObject("completeMultipartUpload", result);
       if (fields === null) throw new Error("internal error: a multipart completion gave no object");
       tagObject(span, fields);
-      return new R2Object(kConstruct, fields);
+      return newHead(fields);
     });
   }
 
@@ -834,7 +547,7 @@ class R2MultipartUpload {
   }
 }
 
-internals.asyncApiPrototypes.push(R2Bucket.prototype, R2ObjectBody.prototype, R2MultipartUpload.prototype);
+internals.asyncApiPrototypes.push(R2Bucket.prototype, R2MultipartUpload.prototype);
 
 const makeOtherBinding = internals.makeBinding;
 internals.makeBinding = function makeBinding(name, kind) {
