@@ -35,7 +35,7 @@ export class Store extends DurableObject {
       namespace: () => ex.Facet,
       durableStub: () => this.env.STORE.getByName("other"),
       fn: () => () => 1,
-      target: () => new (class extends RpcTarget {})(),
+      target: () => ({ stub: ex.Greeter({ props: {} }), target: new (class extends RpcTarget {})() }),
       service: () => this.env.OTHER,
       greeter: () => ex.Greeter({ props: { greeting: "Hey" } }),
       facetClass: () => ex.Facet({ props: { greeting: "Hi" } }),
