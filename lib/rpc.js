@@ -162,7 +162,8 @@ function describeBindings(ids, receiver) {
 
 /** A call's answer for worker `caller`, the stubs of bindings in its result named (describeBindings). */
 function describeAnswer(answer, caller) {
-  if (caller === undefined || typeof answer?.json !== "string") return answer;
+  // callWorker() writes the stub list first: an answer without stubs is left unparsed.
+  if (caller === undefined || typeof answer?.json !== "string" || answer.json.startsWith('{"stubs":[]')) return answer;
   const parsed = JSON.parse(answer.json);
   const described = describeBindings(parsed.stubs, caller);
   return described === parsed.stubs ? answer : { ...answer, json: JSON.stringify({ ...parsed, stubs: described }) };
