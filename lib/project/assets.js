@@ -12,9 +12,9 @@
 
 const fs = require("node:fs");
 const path = require("node:path");
-// node:crypto and picomatch (~3-5 ms each to load) load on first use: an asset's first ETag, an
-// .assetsignore pattern.
-const picomatch = (...args) => require("picomatch")(...args);
+// node:crypto loads on first use (an asset's first ETag), picomatch only for an .assetsignore
+// pattern that is more than a path (glob.js): ~3-5 ms each to load.
+const { globMatcher } = require("./glob.js");
 const rulesFiles = require("./assets-rules.js");
 
 // wrangler gives each asset the type the `mime` package (v4) knows for its extension, with
@@ -69,7 +69,7 @@ function ignoreMatcher(text) {
       if (dirOnly) pattern = pattern.slice(0, -1);
       const anchored = pattern.includes("/");
       pattern = pattern.replace(/^\//, "").replace(/^\\([#!])/, "$1");
-      const match = picomatch(anchored ? pattern : `**/${pattern}`, { dot: true });
+      const match = globMatcher(anchored ? pattern : `**/${pattern}`, { dot: true });
       return { negate, dirOnly, match };
     });
   const decide = (rel, isDir, ignored) => {

@@ -15,7 +15,8 @@ const { stackMapper, identityMapper, mapError } = require("../sourcemap.js");
 const { nodeBuiltinsPlugin } = require("./node-builtins.js");
 const bundleCache = require("./bundle-cache.js");
 // Loaded on first use (a project with module rules or an unbundled worker).
-const picomatch = (...args) => require("picomatch")(...args);
+// picomatch loads only for a rule's glob that is more than `**/*.<ext>` or a path (glob.js).
+const { globMatcher } = require("./glob.js");
 
 /** wrangler's default module rules; a project's own rules come first. */
 const DEFAULT_RULES = [
@@ -120,10 +121,10 @@ function warmEsbuild({ oneShot: first = false } = {}) {
   (first ? oneShotEsbuild() : loadEsbuild())?.transform("", {}).catch(() => {});
 }
 
-/** picomatch's matcher for `globs` (with dotfiles), compiled on its first use: a bundle whose imports no rule can claim never needs one. */
+/** picomatch's matcher for `globs` (with dotfiles), made on its first use: a bundle whose imports no rule can claim never needs one. */
 function lazyMatcher(globs) {
   let match = null;
-  return (file) => (match ??= picomatch(globs, { dot: true }))(file);
+  return (file) => (match ??= globMatcher(globs, { dot: true }))(file);
 }
 
 /**
@@ -418,7 +419,7 @@ function unbundled(config, rules, { reason } = {}) {
   const base = path.dirname(config.mainFile);
   const moduleMap = {};
   const inputs = [];
-  const rulesWithJs = [...rules, { type: "ESModule", match: picomatch(["**/*.js", "**/*.mjs"]) }, { type: "CommonJS", match: picomatch(["**/*.cjs"]) }];
+  const rulesWithJs = [...rules, { type: "ESModule", match: globMatcher(["**/*.js", "**/*.mjs"]) }, { type: "CommonJS", match: globMatcher(["**/*.cjs"]) }];
   const walk = (dir) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const file = path.join(dir, entry.name);

@@ -33,13 +33,15 @@ function unlink(file) {
 }
 
 /**
- * Miniflare's SQLite index `file` (tables made by `schema` if missing) beside its `blobs` folder,
- * opened as a D1 database on first use: a function resolving to it.
+ * Miniflare's SQLite index file `at` (tables made by `schema` if missing) beside its `blobs`
+ * folder, opened as a D1 database on first use: a function resolving to it. `at` may be a
+ * function giving the file's path, asked then.
  */
-function miniflareIndex(file, blobs, schema) {
+function miniflareIndex(at, blobs, schema) {
   let opened = null;
   return () =>
     (opened ??= (async () => {
+      const file = typeof at === "function" ? at() : at;
       fs.mkdirSync(path.dirname(file), { recursive: true });
       fs.mkdirSync(blobs, { recursive: true });
       if (!fs.existsSync(file)) fs.writeFileSync(file, "", { flag: "a" });
@@ -53,11 +55,13 @@ function miniflareIndex(file, blobs, schema) {
 /**
  * A `kv()` binding (from `kv`, the API's factory) on namespace `namespaceId` of state folder
  * `v3` in Miniflare's layout: what a worker writes, wrangler reads, and the other way round.
+ * `objectId`: the index's Miniflare object id, or a function giving it (asked on first use: its
+ * HMACs load node:crypto, which a start that never reads the namespace need not pay for).
  * `folder` and `uniqueKey`: where Miniflare keeps another store built on its KV object (the
  * Secrets Store: "secrets-store", "miniflare-secrets-store-KVNamespaceObject").
  */
 function wranglerKv(kv, v3, namespaceId, objectId, folder = "kv", uniqueKey = KV_CLASS) {
-  const file = path.join(v3, folder, uniqueKey, `${objectId}.sqlite`);
+  const file = () => path.join(v3, folder, uniqueKey, `${typeof objectId === "function" ? objectId() : objectId}.sqlite`);
   const blobs = path.join(v3, folder, namespaceId, "blobs");
   const db = miniflareIndex(file, blobs, SCHEMA);
   const live = (row, now = Date.now()) => row !== null && (row.expiration === null || row.expiration > now);
