@@ -302,3 +302,9 @@ export declare function poolStats(): NativePoolStats
  * loads), so that the first worker of the process starts sooner.
  */
 export declare function prewarm(): void
+
+/**
+ * From now on, glibc gives freed memory at the top of a thread's arena back to the OS promptly
+ * (see `runtime::trim_freed_memory_eagerly`); false where that does not apply (not glibc).
+ */
+export declare function trimFreedMemoryEagerly(): boolean

@@ -846,3 +846,4 @@ module.exports.configurePool = nativeBinding.configurePool
 module.exports.createWorker = nativeBinding.createWorker
 module.exports.poolStats = nativeBinding.poolStats
 module.exports.prewarm = nativeBinding.prewarm
+module.exports.trimFreedMemoryEagerly = nativeBinding.trimFreedMemoryEagerly

@@ -2,8 +2,9 @@
 // with its tests inside workerbox isolates, and a project with a failing test reports the
 // failure (message, diff, source location) and console output as Vitest does; the runner's
 // host module loader (lib/vitest/loader.js) caches files and keeps import hints in cacheDir; Vite's
-// async parses run on the calling thread under the pool (lib/vitest/parse-memory.js), and with no
-// runner left for a second the pool has V8 reduce Node's heap (lib/vitest/idle-gc.js).
+// async parses run on the calling thread under the pool (lib/vitest/parse-memory.js), with no
+// runner left for 200 ms the pool has V8 reduce Node's heap (lib/vitest/idle-gc.js), and the addon's
+// trimFreedMemoryEagerly() (which the pool calls) applies on glibc only.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -135,7 +136,15 @@ test("rolldown's async parse (Vite's ssrTransform) runs on the calling thread un
   }
 });
 
-test("with no runner left for a second, the pool runs one memory-reducing collection of Node's heap, and the process stays responsive", { timeout: 30_000 }, async () => {
+test("trimFreedMemoryEagerly() sets glibc's trim threshold where the process runs on glibc, and is a no-op elsewhere", async () => {
+  const { createRequire } = await import("node:module");
+  const native = createRequire(import.meta.url)("../native.js");
+  const glibc = process.platform === "linux" && Boolean(process.report.getReport().header.glibcVersionRuntime);
+  assert.equal(native.trimFreedMemoryEagerly(), glibc);
+  assert.equal(native.trimFreedMemoryEagerly(), glibc, "calling it again changes nothing");
+});
+
+test("with no runner left for 200 ms, the pool runs one memory-reducing collection of Node's heap, and the process stays responsive", { timeout: 30_000 }, async () => {
   const { createRequire } = await import("node:module");
   const v8 = await import("node:v8");
   const { runnerStarted, runnerEnded, IDLE_MS } = createRequire(import.meta.url)("../lib/vitest/idle-gc.js");

@@ -45,6 +45,10 @@ function cloudflareTest(options = {}) {
       // Vite's parses of the tests' modules on the calling thread: their memory is given back then
       // (lib/vitest/parse-memory.js).
       parseOnCallingThread();
+      // The runners' threads give their freed memory back as they go: glibc otherwise keeps the
+      // free top of each thread's arena, 0.5–3.5 MB apiece, for the rest of the run (the addon's
+      // trimFreedMemoryEagerly(); docs/benchmarks.md, the Vitest section).
+      require("../load-native.js").trimFreedMemoryEagerly();
       context.project.config.poolRunner = cloudflarePool(options);
       context.project.config.pool = "workerbox";
       context.project.config.snapshotEnvironment = SNAPSHOT_ENVIRONMENT;

@@ -376,7 +376,7 @@ async function disposeRunner(runner) {
     await runner.auxiliary.dispose();
   } finally {
     for (const store of runner.stores ?? []) store.close();
-    // With no runner left, one collection of Node's heap a second later (lib/vitest/idle-gc.js).
+    // With no runner left, one collection of Node's heap 200 ms later (lib/vitest/idle-gc.js).
     runnerEnded();
   }
 }

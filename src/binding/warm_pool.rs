@@ -1,5 +1,6 @@
-//! The process-wide pieces of the napi layer: the code cache's counters and the warm pool's
-//! settings, statistics and teardown (one cleanup hook per Node environment).
+//! The process-wide pieces of the napi layer: the code cache's counters, the warm pool's
+//! settings, statistics and teardown (one cleanup hook per Node environment), and the malloc
+//! setting of a process that makes and disposes many workers.
 
 use crate::runtime::pool::{self, PoolConfig};
 use napi::bindgen_prelude::Object;
@@ -21,6 +22,13 @@ pub struct NativeCodeCacheStats {
 pub fn code_cache_stats() -> NativeCodeCacheStats {
   let s = crate::runtime::code_cache_stats();
   NativeCodeCacheStats { hits: s.hits as f64, misses: s.misses as f64, rejected: s.rejected as f64, stored: s.stored as f64 }
+}
+
+/// From now on, glibc gives freed memory at the top of a thread's arena back to the OS promptly
+/// (see `runtime::trim_freed_memory_eagerly`); false where that does not apply (not glibc).
+#[napi]
+pub fn trim_freed_memory_eagerly() -> bool {
+  crate::runtime::trim_freed_memory_eagerly()
 }
 
 /// The warm pool's settings, as `index.js` validated them.

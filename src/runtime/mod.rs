@@ -38,6 +38,7 @@ mod worker;
 pub use code_cache::{stats as code_cache_stats, CodeCacheStats};
 pub use isolate::ReadyCallback;
 pub use isolate::prewarm;
+pub use isolate::trim_freed_memory_eagerly;
 pub use messages::{DispatchReply, ScheduledReply, SettledReply};
 pub use queue::{QueueEvent, QueueOutcome, QueueReply};
 pub use rpc::{RpcEvent, RpcOutcome, RpcReply};
