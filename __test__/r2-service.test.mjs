@@ -8,26 +8,30 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createWorker, dispatch, storage } from "workerbox";
 
-const OBJECT = { name: "k", version: "v1", size: "5", etag: "e1", uploaded: "1724767257918", storageClass: "Standard" };
-
-/** A tiny R2 service: records each request's JSON (and a PUT's value) and answers per `method`/`object`. */
-function r2Service() {
-  const seen = [];
+/**
+ * A tiny R2 service: records each request's JSON (and a PUT's value) in `seen` and answers per
+ * `method`/`object`. Self-contained, so that it runs in Node and, by its source, in a worker.
+ */
+function r2Server(seen) {
+  const OBJECT = { name: "k", version: "v1", size: "5", etag: "e1", uploaded: "1724767257918", storageClass: "Standard" };
   const metaAnswer = (meta, body = "", status = 200, extra = {}) => {
     const json = new TextEncoder().encode(JSON.stringify(meta));
-    return new Response(Buffer.concat([json, Buffer.from(body)]), { status, headers: { "cf-r2-metadata-size": String(json.byteLength), ...extra } });
+    const all = new Uint8Array(json.byteLength + body.length);
+    all.set(json);
+    all.set(new TextEncoder().encode(body), json.byteLength);
+    return new Response(all, { status, headers: { "cf-r2-metadata-size": String(json.byteLength), ...extra } });
   };
   const error = (status, v4code, message) => new Response(null, { status, headers: { "cf-r2-error": JSON.stringify({ version: 0, v4code, message }) } });
-  const handler = async (request) => {
+  return async (request) => {
     let json;
     let value = "";
     if (request.method === "GET") {
       json = JSON.parse(request.headers.get("cf-r2-request"));
     } else {
-      const bytes = Buffer.from(await request.arrayBuffer());
+      const bytes = new Uint8Array(await request.arrayBuffer());
       const size = Number(request.headers.get("cf-r2-metadata-size"));
-      json = JSON.parse(bytes.subarray(0, size).toString());
-      value = bytes.subarray(size).toString();
+      json = JSON.parse(new TextDecoder().decode(bytes.subarray(0, size)));
+      value = new TextDecoder().decode(bytes.subarray(size));
     }
     seen.push({ method: request.method, url: request.url, json, ...(value ? { value } : {}) });
     switch (json.method) {
@@ -55,7 +59,16 @@ function r2Service() {
     }
     return error(400, 10000, "unknown method");
   };
-  return { seen, handler };
+}
+
+/** The R2 service as a workerbox worker; `/__seen` answers the requests it recorded. */
+async function r2ServiceWorker(t) {
+  const script = `const seen = [];
+const serve = (${r2Server})(seen);
+export default { fetch: (request) => (new URL(request.url).pathname === "/__seen" ? Response.json(seen) : serve(request)) };`;
+  const worker = await createWorker({ script, compatibilityDate: "2025-10-01" });
+  t.after(() => worker.dispose());
+  return { worker, seen: async () => (await dispatch(worker, "http://x/__seen")).json() };
 }
 
 async function runWorker(t, code, bindings, extra = {}) {
@@ -70,7 +83,8 @@ async function runWorker(t, code, bindings, extra = {}) {
 }
 
 test("storage({ service }) speaks R2's binding protocol and gives workerd's objects", { timeout: 60_000 }, async (t) => {
-  const { seen, handler } = r2Service();
+  // The service is a workerbox worker, as in workerd's r2-test.
+  const service = await r2ServiceWorker(t);
   const worker = await runWorker(
     t,
     `const got = await env.B.get("k", { range: { offset: 1, length: 3 }, onlyIf: { etagMatches: "e1", uploadedBefore: new Date(5000) } });
@@ -82,6 +96,13 @@ test("storage({ service }) speaks R2's binding protocol and gives workerd's obje
       keys: Object.keys(got),
       names: [got.constructor.name, Object.prototype.toString.call(got), Object.keys(got.checksums), Object.getOwnPropertyDescriptor(got, "etag")],
       body: await got.text(),
+      used: [got.bodyUsed, await got.text().catch((e) => e.name)],
+      streamed: await env.B.get("k2").then(async (o) => {
+        const chunks = [];
+        for await (const chunk of o.body) chunks.push(new TextDecoder().decode(chunk));
+        return [o.body instanceof ReadableStream, chunks.join(""), o.bodyUsed];
+      }),
+      blob: await env.B.get("k3").then(async (o) => { const b = await o.blob(); return [b.type, await b.text()]; }),
       headers: [...headers],
       missing: await env.B.get("missing"),
       broken: await res(() => env.B.head("broken")),
@@ -97,9 +118,10 @@ test("storage({ service }) speaks R2's binding protocol and gives workerd's obje
       done: own(await upload.complete([{ partNumber: 2, etag: "part2" }])),
       aborted: String(await upload.abort()),
     };`,
-    { B: storage({ service: handler, bucket: "bkt" }) },
+    { B: storage({ service: service.worker, bucket: "bkt" }) },
   );
   const out = await (await dispatch(worker, "http://x/")).json();
+  const seen = await service.seen();
 
   // The requests, as workerd's R2Bucket sends them (capnp JSON: 64-bit numbers as strings).
   for (const s of seen) {
@@ -111,6 +133,8 @@ test("storage({ service }) speaks R2's binding protocol and gives workerd's obje
     { version: 1, method: "get", object: "k", onlyIf: { etagMatches: [{ value: "e1", type: "strong" }], uploadedBefore: "5000" }, range: { offset: "1", length: "3" } },
     { version: 1, method: "createMultipartUpload", object: "m", customFields: [{ k: "x", v: "1" }], storageClass: "InfrequentAccess" },
     { version: 1, method: "head", object: "k" },
+    { version: 1, method: "get", object: "k2" },
+    { version: 1, method: "get", object: "k3" },
     { version: 1, method: "get", object: "missing" },
     { version: 1, method: "head", object: "broken" },
     { version: 1, method: "get", object: "stale", onlyIf: { etagDoesNotMatch: [{ value: "e1", type: "strong" }, { value: "e2", type: "weak" }] } },
@@ -130,6 +154,10 @@ test("storage({ service }) speaks R2's binding protocol and gives workerd's obje
   assert.deepEqual(out.keys, ["ssecKeyMd5", "storageClass", "range", "customMetadata", "httpMetadata", "uploaded", "checksums", "httpEtag", "etag", "size", "version", "key"]);
   assert.deepEqual(out.names, ["GetResult", "[object GetResult]", ["sha512", "sha384", "sha256", "sha1", "md5"], { value: "e1", writable: false, enumerable: true, configurable: true }]);
   assert.equal(out.body, "hello");
+  // The body streams (the rest of the service's answer after the metadata), readable once.
+  assert.deepEqual(out.used, [true, "TypeError"]);
+  assert.deepEqual(out.streamed, [true, "hello", true]);
+  assert.deepEqual(out.blob, ["text/plain", "hello"]);
   assert.deepEqual(out.headers, [["content-type", "text/plain"], ["expires", "Thu, 01 Jan 1970 00:00:01 GMT"]]);
   assert.equal(out.missing, null);
   assert.deepEqual(out.broken, ["Error", "head: Boom (10001)"]);
@@ -149,7 +177,8 @@ test("storage({ service }) speaks R2's binding protocol and gives workerd's obje
 });
 
 test("storage({ service }): a service-backed bucket's operations are r2_* spans with workerd's tags", { timeout: 60_000 }, async (t) => {
-  const { handler } = r2Service();
+  // The service is a fetch handler in Node.
+  const handler = r2Server([]);
   const events = [];
   const worker = await runWorker(
     t,

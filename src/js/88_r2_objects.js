@@ -9,7 +9,7 @@
 // (ArrayBuffers, toJSON() as hex), with addHeadResultSpanTags's tags (tagObject). All of it is
 // internals.r2Http.
 
-const { Request, Headers, Blob } = globalThis;
+const { Request, Response, Headers, Blob } = globalThis;
 const kConstruct = Symbol("construct");
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -55,13 +55,17 @@ function readError(response) {
   return { code: Number(error?.v4code ?? 0) >>> 0, message: String(error?.message ?? "") };
 }
 
-/** The outcome of one request: status, error ({ code, message }), metadata (JSON text), body bytes. */
+/** The outcome of one request: status, error ({ code, message }), metadata (JSON text), body (a GET answer's stream). */
 class R2Result {
   constructor(status) {
     this.status = status;
     this.error = undefined;
     this.metadata = undefined;
     this.body = undefined;
+  }
+  /** Drops the rest of a GET answer (an object's bytes no one will read). */
+  discard() {
+    this.body?.cancel().catch(() => {});
   }
   get objectNotFound() {
     return this.status === 404 && this.error?.code === 10007;
@@ -105,10 +109,39 @@ async function sendGet(binding, request) {
   const size = Number(/^\s*([+-]?\d*)/.exec(sizeText)[1]) || 0;
   if (size > 1024 * 1024) throw new Error("internal error: R2 metadata size seems way too large");
   if (size < 0) throw new Error("internal error: R2 metadata size parsed as negative");
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  if (bytes.byteLength < size) throw new Error("internal error: R2 metadata buffer not read fully/overflow?");
-  result.metadata = decoder.decode(bytes.subarray(0, size));
-  result.body = bytes.subarray(size);
+  // The metadata is read off the front; the rest streams on as the object's body.
+  const reader = (response.body ?? internals.internalStream({ start: (c) => c.close() })).getReader();
+  let head = new Uint8Array(0);
+  while (head.byteLength < size) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    const next = new Uint8Array(head.byteLength + value.byteLength);
+    next.set(head);
+    next.set(value, head.byteLength);
+    head = next;
+  }
+  if (head.byteLength < size) {
+    reader.cancel().catch(() => {});
+    throw new Error("internal error: R2 metadata buffer not read fully/overflow?");
+  }
+  result.metadata = decoder.decode(head.subarray(0, size));
+  let rest = head.byteLength > size ? head.slice(size) : null;
+  result.body = internals.internalStream({
+    type: "bytes",
+    async pull(controller) {
+      for (;;) {
+        const chunk = rest ?? (await reader.read()).value;
+        rest = null;
+        if (chunk === undefined) {
+          controller.close();
+          controller.byobRequest?.respond(0);
+          return;
+        }
+        if (chunk.byteLength > 0) return controller.enqueue(new Uint8Array(chunk));
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
   return result;
 }
 
@@ -244,53 +277,35 @@ function tagObject(span, fields) {
   if (fields.customMetadata !== undefined) span.setTag("cloudflare.r2.response.custom_metadata", true);
 }
 
-const USED = "Body has already been used. It can only be used once. Use tee() first if you need to read it twice.";
-
+/** An object with its body: the rest of the service's answer, streamed (read as a Response's body). */
 class GetResult extends HeadResult {
-  #bytes;
-  #used = false;
-  #stream = null;
+  #body;
   #contentType;
-  constructor(token, fields, bytes) {
+  constructor(token, fields, stream) {
     super(token, fields);
-    this.#bytes = bytes;
+    this.#body = new Response(stream);
     this.#contentType = fields.httpMetadata?.contentType;
   }
-  #take() {
-    if (this.#used || this.#stream?.locked) return Promise.reject(new TypeError(USED));
-    this.#used = true;
-    return Promise.resolve(this.#bytes);
-  }
   get body() {
-    this.#stream ??= internals.internalStream({
-      type: "bytes",
-      pull: (controller) => {
-        if (this.#used) return controller.error(new TypeError(USED));
-        this.#used = true;
-        if (this.#bytes.byteLength > 0) controller.enqueue(this.#bytes.slice());
-        controller.close();
-      },
-    });
-    return this.#stream;
+    return this.#body.body;
   }
   get bodyUsed() {
-    return this.#used;
+    return this.#body.bodyUsed;
   }
-  async arrayBuffer() {
-    const bytes = await this.#take();
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  arrayBuffer() {
+    return this.#body.arrayBuffer();
   }
-  async bytes() {
-    return new Uint8Array(await this.arrayBuffer());
+  bytes() {
+    return this.#body.bytes();
   }
-  async text() {
-    return decoder.decode(await this.#take());
+  text() {
+    return this.#body.text();
   }
-  async json() {
-    return JSON.parse(await this.text());
+  json() {
+    return this.#body.json();
   }
   async blob() {
-    return new Blob([await this.arrayBuffer()], { type: this.#contentType ?? "" });
+    return new Blob([await this.#body.arrayBuffer()], { type: this.#contentType ?? "" });
   }
   get [Symbol.toStringTag]() {
     return "GetResult";

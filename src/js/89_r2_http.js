@@ -230,6 +230,7 @@ class R2Bucket {
     return internals.inSpan(span, async () => {
       span.setTag("cloudflare.r2.request.key", key);
       const result = await sendGet(this.#name, { version: VERSION, method: "head", object: key });
+      result.discard();
       result.tag(span);
       const fields = parseObject("head", result);
       if (fields === null) return null;
@@ -278,6 +279,7 @@ class R2Bucket {
       }
       const result = await sendGet(this.#name, request);
       result.tag(span);
+      if (result.preconditionFailed || result.error !== undefined) result.discard();
       if (result.preconditionFailed) {
         const fields = parseObject("get", result);
         tagObject(span, fields);
@@ -286,7 +288,7 @@ class R2Bucket {
       const fields = parseObject("get", result);
       if (fields === null) return null;
       tagObject(span, fields);
-      return newBody(fields, result.body ?? new Uint8Array(0));
+      return newBody(fields, result.body ?? null);
     });
   }
 
@@ -432,6 +434,7 @@ class R2Bucket {
         expected = [HTTP, CUSTOM];
       }
       const result = await sendGet(this.#name, request);
+      result.discard();
       result.tag(span);
       result.throwIfError("list");
       const answer = result.json();
