@@ -179,29 +179,70 @@ impl Isolation {
 }
 
 /// The compatibility settings of a worker created without any (from `cargo test`): what
-/// `lib/compat.js`'s `resolveCompat` gives with no date and no flags, worked out the same way
-/// from the same table (`lib/compat-flags.json`): every feature on by the table's newest date,
-/// then the implied-by rules once, in table order. `index.js` always passes its own.
+/// `lib/compat.js`'s `resolveCompat` gives with no date and no flags (see [`resolve_compat_json`]):
+/// every feature on by the table's newest date, then the implied-by rules once, in table order.
+/// `index.js` always passes its own.
 pub fn default_compat_json() -> &'static str {
   static JSON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-  JSON.get_or_init(|| {
-    let table: serde_json::Value = serde_json::from_str(include_str!("../../lib/compat-flags.json")).expect("lib/compat-flags.json is JSON");
-    let date = table["latestDate"].as_str().expect("latestDate").to_owned();
-    let features: Vec<&serde_json::Value> = table["flags"].as_array().expect("flags").iter().filter(|f| f["enable"].is_string() && !f["experimental"].as_bool().unwrap_or(false)).collect();
-    let mut on: Vec<(&str, bool)> = features.iter().map(|f| (f["enable"].as_str().unwrap(), f["date"].as_str().is_some_and(|d| date.as_str() >= d))).collect();
-    for (i, feature) in features.iter().enumerate() {
-      let rule = &feature["impliedBy"];
-      if rule.is_null() || rule["date"].as_str().is_some_and(|d| date.as_str() < d) {
-        continue;
-      }
-      let implied = rule["flags"].as_array().into_iter().flatten().filter_map(|f| f.as_str()).any(|flag| on.iter().any(|&(name, value)| value && name == flag));
-      if implied {
-        on[i].1 = true;
-      }
+  JSON.get_or_init(|| resolve_compat_json(None, &[]).expect("the table's newest date and no flags"))
+}
+
+/// `lib/compat.js`'s `resolveCompat` for a date (the table's newest when `None`) and flags given
+/// inside a worker (`workerd:rtti`'s exportTypes), from the same table (`lib/compat-flags.json`),
+/// experimental flags accepted: `{ date, flags, enabled, off }` as JSON, or what is wrong with
+/// the date or a flag. A feature is on from its date or by its enable flag, off by its disable
+/// flag; the implied-by rules then apply once, in table order; an experimental feature is there
+/// only when its flag is given.
+pub fn resolve_compat_json(date: Option<&str>, flags: &[String]) -> Result<String, String> {
+  let table: serde_json::Value = serde_json::from_str(include_str!("../../lib/compat-flags.json")).expect("lib/compat-flags.json is JSON");
+  let date = match date {
+    None => table["latestDate"].as_str().expect("latestDate").to_owned(),
+    Some(d) if d.len() == 10 && d.bytes().enumerate().all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() }) => d.to_owned(),
+    Some(d) => return Err(format!("compatibility date {d:?} is not a date in the form YYYY-MM-DD")),
+  };
+  let features = table["flags"].as_array().expect("flags");
+  let mut given: Vec<&str> = Vec::new();
+  let mut chosen: Vec<Option<bool>> = vec![None; features.len()];
+  for flag in flags {
+    if given.contains(&flag.as_str()) {
+      continue;
     }
-    let enabled: Vec<&str> = on.into_iter().filter(|&(_, value)| value).map(|(name, _)| name).collect();
-    serde_json::json!({ "date": date, "flags": [], "enabled": enabled }).to_string()
-  })
+    given.push(flag);
+    let found = features.iter().enumerate().find_map(|(i, f)| if f["enable"] == flag.as_str() { Some((i, true)) } else if f["disable"] == flag.as_str() { Some((i, false)) } else { None });
+    let Some((i, enables)) = found else { return Err(format!("unknown compatibility flag {flag:?}")) };
+    if chosen[i].is_some_and(|c| c != enables) {
+      return Err(format!("compatibility flags {} and {} contradict each other", features[i]["enable"], features[i]["disable"]));
+    }
+    chosen[i] = Some(enables);
+  }
+  // (index in the table, enable flag, on?) for each feature there is.
+  let mut on: Vec<(usize, &str, bool)> = Vec::new();
+  for (i, feature) in features.iter().enumerate() {
+    let Some(name) = feature["enable"].as_str() else { continue };
+    if feature["experimental"].as_bool().unwrap_or(false) && chosen[i].is_none() {
+      continue;
+    }
+    let by_date = feature["date"].as_str().is_some_and(|d| date.as_str() >= d);
+    on.push((i, name, chosen[i].unwrap_or(by_date)));
+  }
+  for k in 0..on.len() {
+    let (i, _, _) = on[k];
+    let rule = &features[i]["impliedBy"];
+    if rule.is_null() || chosen[i] == Some(false) || rule["date"].as_str().is_some_and(|d| date.as_str() < d) {
+      continue;
+    }
+    let implied = rule["flags"].as_array().into_iter().flatten().filter_map(|f| f.as_str()).any(|flag| on.iter().any(|&(_, name, value)| value && name == flag));
+    if implied {
+      on[k].2 = true;
+    }
+  }
+  let mut enabled: Vec<&str> = on.iter().filter(|f| f.2).map(|f| f.1).collect();
+  // Asking for nodejs_compat_v2 by name implies nodejs_compat; v2 on by date alone does not.
+  if given.contains(&"nodejs_compat_v2") && !enabled.contains(&"nodejs_compat") {
+    enabled.push("nodejs_compat");
+  }
+  let off: Vec<&str> = on.iter().filter(|f| !f.2 && !enabled.contains(&f.1)).map(|f| f.1).collect();
+  Ok(serde_json::json!({ "date": date, "flags": given, "enabled": enabled, "off": off }).to_string())
 }
 
 /// A request or response body crossing between the host and a worker.

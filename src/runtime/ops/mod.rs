@@ -20,6 +20,7 @@ mod queue;
 mod rpc;
 mod durable;
 mod random;
+mod rtti;
 mod state;
 mod timers;
 mod url;
@@ -68,6 +69,7 @@ fn all_ops() -> &'static [(String, OpFn)] {
     queue::register(&mut install);
     rpc::register(&mut install);
     durable::register(&mut install);
+    rtti::register(&mut install);
     random::register(&mut install);
     timers::register(&mut install);
     url::register(&mut install);

@@ -1,0 +1,67 @@
+//! `ops.rttiIntrospect(date, flags, specifiers)` for `workerd:rtti` (src/js/89_rtti.js): the API
+//! surface a worker with that compatibility date and those flags has, found by asking one. A
+//! worker of its own is started (its own isolate and threads) with src/js/rtti/probe.js as its
+//! script and the built-in module specifiers to try in front of it; its one response is the
+//! description, as JSON, which the calling worker encodes. The caller's isolate thread waits
+//! meanwhile, as workerd's exportTypes is synchronous too.
+
+use super::OpFn;
+use crate::runtime::types::{resolve_compat_json, Body, LogLevel, RequestData, ScriptFormat};
+use crate::runtime::{Worker, WorkerOptions};
+use std::sync::Arc;
+use v8::MapFnTo;
+
+const PROBE: &str = include_str!("../../js/rtti/probe.js");
+
+pub(super) fn register(install: &mut impl FnMut(&str, OpFn)) {
+  install("rttiIntrospect", op_rtti_introspect.map_fn_to());
+}
+
+/// `ops.rttiIntrospect(date, flags, specifiers) -> string`: the probe's JSON; a TypeError for a
+/// bad date or flag, an Error when the probe worker fails.
+fn op_rtti_introspect<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
+  let date = super::arg_string(scope, &args, 0);
+  let Some(flags) = super::read_string_array(scope, args.get(1)) else {
+    return super::throw_type_error(scope, "exportTypes: the compatibility flags must be an array of strings");
+  };
+  let mut specifiers: Vec<String> = super::read_string_array(scope, args.get(2)).unwrap_or_default();
+  specifiers.extend(crate::runtime::sources::node_module_names().map(|name| format!("node:{name}")));
+  let compat = match resolve_compat_json(Some(&date), &flags) {
+    Ok(json) => json,
+    Err(message) => return super::throw_type_error(scope, &format!("exportTypes: {message}")),
+  };
+  match describe(compat, &specifiers) {
+    Ok(json) => rv.set(super::new_string(scope, &json).into()),
+    Err(message) => {
+      let message = super::new_string(scope, &format!("exportTypes: {message}"));
+      let error = v8::Exception::error(scope, message);
+      scope.throw_exception(error);
+    }
+  }
+}
+
+/// Starts the probe worker with `compat_json`, asks it once and stops it.
+fn describe(compat_json: String, specifiers: &[String]) -> Result<String, String> {
+  let list = serde_json::to_string(specifiers).map_err(|e| e.to_string())?;
+  let mut options = WorkerOptions::new(format!("const CANDIDATES = {list};\n{PROBE}"));
+  options.filename = "workerd-rtti-probe.js".into();
+  options.format = Some(ScriptFormat::Module);
+  options.compat_json = compat_json;
+  options.code_cache = false;
+  let log: Arc<dyn Fn(LogLevel, String) + Send + Sync> = Arc::new(|_, _| {});
+  options.log = log;
+  let (worker, _) = Worker::start_blocking(options).map_err(|e| format!("the probe worker did not start: {e}"))?;
+  let response = worker.dispatch_blocking(RequestData::get("http://rtti.probe/"));
+  worker.dispose();
+  let response = response.map_err(|e| format!("the probe worker failed: {e}"))?;
+  let bytes = match response.body {
+    Body::Bytes(bytes) => bytes,
+    Body::Empty => Default::default(),
+    Body::Stream(_) => return Err("the probe worker streamed its answer".into()),
+  };
+  let text = String::from_utf8_lossy(&bytes).into_owned();
+  if response.status != 200 {
+    return Err(format!("the probe worker answered {}: {text}", response.status));
+  }
+  Ok(text)
+}
