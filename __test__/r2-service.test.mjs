@@ -232,6 +232,49 @@ test("storage({ service }): a service-backed bucket's operations are r2_* spans 
   );
 });
 
+test("storage({ service }): list's include, Headers options and option errors as workerd sends and gives them", { timeout: 60_000 }, async (t) => {
+  const service = await r2ServiceWorker(t);
+  const worker = await runWorker(
+    t,
+    `return [
+      (await env.B.list()).objects.length,
+      (await env.B.list({ prefix: "a" })).truncated,
+      await env.B.get("r", { range: new Headers({ range: "bytes=1-2" }), onlyIf: new Headers({ "if-modified-since": "Thu, 01 Jan 1970 00:00:05 GMT", "if-match": 'W/"x", "y"' }) }).then((o) => o.key),
+      await env.B.put("p", null, { onlyIf: { etagDoesNotMatch: "*", secondsGranularity: true, uploadedAfter: new Date(7) }, sha256: "00".repeat(32) }).then((o) => o.size),
+      await res(() => env.B.get("r", { range: { offset: 1.5 } })),
+      await res(() => env.B.get("r", { range: { suffix: 1, offset: 1 } })),
+      await res(() => env.B.put("p", "x", { onlyIf: { etagMatches: '"q"' } })),
+      await res(() => env.B.list({ include: ["bogus"] })),
+      await res(() => env.B.list({ prefix: 5 })),
+      await res(() => env.B.put("p", "x", { md5: "zz" })),
+      await res(() => env.B.put("p", 5)),
+      await res(() => env.B.put("p", new ReadableStream({ start(c) { c.close(); } }))),
+    ];`,
+    { B: storage({ service: service.worker }) },
+  );
+  // Compared with what workerd sends and gives for the same calls.
+  assert.deepEqual(await (await dispatch(worker, "http://x/")).json(), [
+    1,
+    true,
+    "r",
+    0,
+    ["RangeError", "Invalid range. Starting offset (1.5) must be an integer, not floating point."],
+    ["TypeError", "Suffix is incompatible with offset."],
+    ["TypeError", 'Conditional ETag should not be wrapped in quotes ("q").'],
+    ["RangeError", "Unsupported include value bogus"],
+    ["TypeError", "Incorrect type for the 'prefix' field on 'ListOptions': the provided value is not of type 'string'."],
+    ["TypeError", "MD5 is 32 hex characters, not 2"],
+    ["TypeError", "Failed to execute 'put' on 'R2Bucket': parameter 2 is not of type 'ReadableStream or ArrayBuffer or ArrayBufferView or string or Blob'."],
+    ["TypeError", "Provided readable stream must have a known length (request/response body or readable half of FixedLengthStream)"],
+  ]);
+  assert.deepEqual(await service.seen().then((seen) => seen.map((s) => s.json)), [
+    { version: 1, method: "list", newRuntime: true },
+    { version: 1, method: "list", prefix: "a", include: [], newRuntime: true },
+    { version: 1, method: "get", object: "r", onlyIf: { etagMatches: [{ value: "x", type: "weak" }, { value: "y", type: "strong" }], uploadedAfter: "5000", secondsGranularity: true }, rangeHeader: "bytes=1-2" },
+    { version: 1, method: "put", object: "p", onlyIf: { etagDoesNotMatch: [{ type: "wildcard" }], uploadedAfter: "7", secondsGranularity: true }, sha256: "00".repeat(32) },
+  ]);
+});
+
 test("storage({ service }): argument checks", () => {
   assert.throws(() => storage({ service: () => new Response(), bucket: "" }), /options\.bucket must be a non-empty string/);
   assert.throws(() => storage({ bucket: "b" }), /options\.bucket names the bucket of a service-backed storage/);
