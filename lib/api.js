@@ -38,8 +38,19 @@ function workflowsLib() {
 const rpc = require("./rpc.js");
 const durable = require("./durable.js");
 const websocket = require("./websocket.js");
-const workerLoaders = require("./worker-loader.js");
-const tailStreams = require("./tail/stream.js");
+// Worker Loader bindings (lib/worker-loader.js) and streaming tails (lib/tail/stream.js) load with
+// the first workerLoader() binding or the first worker given streamingTails: a worker of neither
+// is never traced by them nor their parent.
+let workerLoaders = null;
+function workerLoadersLib() {
+  if (workerLoaders === null) {
+    workerLoaders = require("./worker-loader.js");
+    workerLoaders.setWorkerAccess({ createWorker, dispatch });
+  }
+  return workerLoaders;
+}
+let tailStreams = null;
+const tailStreamsLib = () => (tailStreams ??= require("./tail/stream.js"));
 
 const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector", "sourceMap", "unsafeExperimental", "unsafeExposeGc", "trustLoadedModules", "tailConsumers", "streamingTails", "mainModule", "connectOverrides"]);
 const LIMITS = {
@@ -402,7 +413,7 @@ class Worker {
     durable.workerDisposed(this);
     websocket.workerDisposed(this);
     rpc.workerDisposed(this);
-    workerLoaders.workerDisposed(this);
+    workerLoaders?.workerDisposed(this);
     inspectors.get(this)?.close();
     inspectors.delete(this);
   }
@@ -448,7 +459,7 @@ async function createWorker(options) {
   }
   const log = (level, message) => {
     tails.get(worker)?.log(level, message);
-    if (worker !== undefined) tailStreams.log(worker, level, message);
+    if (worker !== undefined) tailStreams?.log(worker, level, message);
     try {
       onLog(level, message);
     } catch (error) {
@@ -492,14 +503,14 @@ async function createWorker(options) {
       console.error("workerbox: options.onLog threw while handling a loaded worker's log line:", error);
     }
   };
-  workerLoaders.bindParent(worker, definitions, { onLog: loadedLog, limits, network, outbound: definitions["#outbound"] });
+  workerLoaders?.bindParent(worker, definitions, { onLog: loadedLog, limits, network, outbound: definitions["#outbound"] });
   if (tailConsumers?.length) {
     const onError = (error) => log("error", `workerbox: a tail consumer failed: ${error?.stack ?? error}`);
     tails.set(worker, require("./tail/index.js").tailed(dispatchUntailed, { scriptName: null, consumers: () => tailConsumers, onError }));
   }
   if (streamingTails?.length) {
     const onError = (error) => log("error", `workerbox: a streaming tail worker failed: ${error?.stack ?? error}`);
-    tailStreams.attach(worker, { scriptName: null, consumers: () => streamingTails, onError });
+    tailStreamsLib().attach(worker, { scriptName: null, consumers: () => streamingTails, onError });
   }
   for (const [name, definition] of Object.entries(definitions)) {
     // (A Queue or Workflow exists only once its module has loaded.)
@@ -543,7 +554,6 @@ rpc.setWorkerAccess(nativeOf, toError);
 websocket.setWorkerAccess(nativeOf, holdForSocket);
 durable.setLogger((worker, level, message) => workerLogs.get(worker)?.(level, message));
 require("./store-client.js").setWorkerAccess({ createWorker, dispatch });
-workerLoaders.setWorkerAccess({ createWorker, dispatch });
 setQueueBatchRunner(runQueueBatch);
 
 /**
@@ -581,7 +591,7 @@ async function dispatchScheduled(handle, input, worker) {
  * resolves to `{ outcome: "ok" | "exception", noRetry, error? }`.
  */
 function dispatch(worker, input) {
-  if (worker instanceof Worker && tailStreams.isTraced(worker)) return tailStreams.dispatch(worker, input, dispatchTailed);
+  if (worker instanceof Worker && tailStreams !== null && tailStreams.isTraced(worker)) return tailStreams.dispatch(worker, input, dispatchTailed);
   return dispatchTailed(worker, input);
 }
 
@@ -708,7 +718,7 @@ module.exports.applyD1Migrations = applyD1Migrations;
 module.exports.queue = (...args) => queuesLib().queue(...args);
 module.exports.workflow = (...args) => workflowsLib().workflow(...args);
 module.exports.hyperdrive = require("./hyperdrive.js").hyperdrive;
-module.exports.workerLoader = workerLoaders.workerLoader;
+module.exports.workerLoader = (...args) => workerLoadersLib().workerLoader(...args);
 // The smaller bindings wrangler simulates (lib/simulated/: six modules, loaded on first use;
 // the names are lib/simulated/index.js's exports, which a test compares).
 const SIMULATED = ["rateLimit", "analyticsEngine", "sendEmail", "secretsStoreSecret", "versionMetadata", "memoryCache", "unsafeEval"];
