@@ -249,6 +249,7 @@ test("storage({ service }): list's include, Headers options and option errors as
       await res(() => env.B.put("p", "x", { md5: "zz" })),
       await res(() => env.B.put("p", 5)),
       await res(() => env.B.put("p", new ReadableStream({ start(c) { c.close(); } }))),
+      [Object.prototype.toString.call(env.B), Object.getOwnPropertyNames(env.B.constructor).sort()],
     ];`,
     { B: storage({ service: service.worker }) },
   );
@@ -266,6 +267,7 @@ test("storage({ service }): list's include, Headers options and option errors as
     ["TypeError", "MD5 is 32 hex characters, not 2"],
     ["TypeError", "Failed to execute 'put' on 'R2Bucket': parameter 2 is not of type 'ReadableStream or ArrayBuffer or ArrayBufferView or string or Blob'."],
     ["TypeError", "Provided readable stream must have a known length (request/response body or readable half of FixedLengthStream)"],
+    ["[object R2Bucket]", ["length", "name", "prototype"]],
   ]);
   assert.deepEqual(await service.seen().then((seen) => seen.map((s) => s.json)), [
     { version: 1, method: "list", newRuntime: true },

@@ -205,6 +205,9 @@ function checkNumber(value, what, name) {
   return n;
 }
 
+let bucketBinding;
+let bucketSpan;
+
 class R2Bucket {
   #name;
   #bucket;
@@ -457,12 +460,10 @@ class R2Bucket {
     return "R2Bucket";
   }
 
-  // For R2MultipartUpload: the binding's name and a span of its own.
-  static binding(bucket) {
-    return bucket.#name;
-  }
-  static span(bucket, name, operation) {
-    return bucket.#span(name, operation);
+  // For R2MultipartUpload (not reachable from the worker): the binding's name and a span of its own.
+  static {
+    bucketBinding = (bucket) => bucket.#name;
+    bucketSpan = (bucket, name, operation) => bucket.#span(name, operation);
   }
 }
 
@@ -486,7 +487,7 @@ class R2MultipartUpload {
   }
 
   #span(name, operation) {
-    const span = R2Bucket.span(this.#bucket, name, operation);
+    const span = bucketSpan(this.#bucket, name, operation);
     span.setTag("cloudflare.r2.request.upload_id", this.uploadId);
     return span;
   }
@@ -503,7 +504,7 @@ class R2MultipartUpload {
       const request = { version: VERSION, method: "uploadPart", uploadId: this.uploadId, partNumber, object: this.key };
       if (options !== undefined && options !== null) addSsec(span, request, options.ssecKey);
       const bytes = await valueBytes(span, value);
-      const result = await sendPut(R2Bucket.binding(this.#bucket), request, bytes);
+      const result = await sendPut(bucketBinding(this.#bucket), request, bytes);
       result.tag(span);
       result.throwIfError("uploadPart");
       const etag = String(result.json().etag ?? "");
@@ -516,7 +517,7 @@ class R2MultipartUpload {
     const span = this.#span("r2_abortMultipartUpload", "AbortMultipartUpload");
     return internals.inSpan(span, async () => {
       span.setTag("cloudflare.r2.request.key", this.key);
-      const result = await sendPut(R2Bucket.binding(this.#bucket), { version: VERSION, method: "abortMultipartUpload", object: this.key, uploadId: this.uploadId });
+      const result = await sendPut(bucketBinding(this.#bucket), { version: VERSION, method: "abortMultipartUpload", object: this.key, uploadId: this.uploadId });
       result.tag(span);
       if (result.objectNotFound) return;
       result.throwIfError("abortMultipartUpload");
@@ -536,7 +537,7 @@ class R2MultipartUpload {
       span.setTag("cloudflare.r2.request.uploaded_parts", parts.map((p) => p.partNumber).join(", "));
       const wire = parts.map((p) => ({ etag: p.etag, part: checkPartNumber(p.partNumber) }));
       const request = { version: VERSION, method: "completeMultipartUpload", object: this.key, uploadId: this.uploadId, parts: wire };
-      const result = await sendPut(R2Bucket.binding(this.#bucket), request);
+      const result = await sendPut(bucketBinding(this.#bucket), request);
       result.tag(span);
       const fields = parseObject("completeMultipartUpload", result);
       if (fields === null) throw new Error("internal error: a multipart completion gave no object");
