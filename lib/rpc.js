@@ -181,7 +181,7 @@ async function callWorker(worker, call, bytes) {
   // No result at all: the worker could not run the call (a NativeError).
   if (outcome.resultJson === undefined) return errorAnswer(access.toError(outcome));
   if (outcome.error) return errorAnswer(outcome.error);
-  const { stubs: locals, thrown, released, contextGone } = JSON.parse(outcome.resultJson);
+  const { stubs: locals, thrown, released, releasing, contextGone } = JSON.parse(outcome.resultJson);
   // The result's stubs first: one that copies a stub the call let go (a dup() of an argument)
   // still finds it.
   const ids = hostIds(worker, locals);
@@ -189,9 +189,20 @@ async function callWorker(worker, call, bytes) {
   // answer goes back, so the caller's objects are disposed by the time its call resolves, as in
   // workerd.
   for (const id of released ?? []) await callStub("dispose", { stub: id }, null, worker).catch(() => {});
+  // Those it let go while calls of its own on them were on their way come through the calls'
+  // channel, after those calls (src/js/84_rpc.js release()): the answer waits for them.
+  for (const id of releasing ?? []) await disposedThroughCalls(id);
   // thrown: the call threw, and the result is the error as a value (asked for by errorValue).
   // contextGone: the call went to an object of an aborted Durable Object (src/js/84_rpc.js send).
   return { json: JSON.stringify({ stubs: ids, ...(thrown === true ? { thrown } : {}), ...(contextGone === true ? { contextGone } : {}) }), bytes: outcome.result };
+}
+
+/** Host id → a dispose of it under way (callStub), until it is done. */
+const disposing = new Map();
+
+/** Resolves once host id `id` has been disposed (a dispose that may not have arrived yet). */
+function disposedThroughCalls(id) {
+  return whenReleased([id]).then(() => disposing.get(id));
 }
 
 /**
@@ -329,6 +340,15 @@ async function callStub(method, args, bytes, caller) {
   // A call on a Durable Object facet (ctx.facets, lib/facets.js).
   if (method === "rpc" && args.facet !== undefined) return require("./facets.js").callFacet(args, bytes, caller, (id) => stubs.get(id));
   const entry = stubs.get(args.stub);
+  // A dispose is kept while it runs, for an answer waiting for it (disposedThroughCalls).
+  if (method === "dispose" && entry !== undefined && !disposing.has(args.stub)) {
+    let done;
+    disposing.set(args.stub, new Promise((resolve) => (done = resolve)));
+    return callStub(method, args, bytes, caller).finally(() => {
+      disposing.delete(args.stub);
+      done();
+    });
+  }
   // The caller took a stub of its own object home (84_rpc.js stubFor): the host forgets it
   // without disposing the object, which the caller now holds itself.
   if (method === "forget") {

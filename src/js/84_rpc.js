@@ -220,7 +220,7 @@ function prepare(value, params) {
     if (internals.isAbortSignal(v) && internals.feature("enable_abortsignal_rpc")) {
       special = true;
       if (internals.signalAborted(v)) return { [SIGNAL_KEY]: { reason: walk(v.reason) } };
-      return { [SIGNAL_KEY]: { trigger: walk(signalTrigger(v)) } };
+      return { [SIGNAL_KEY]: { trigger: walk(internals.rpcSignal.trigger(v)) } };
     }
     if (Array.isArray(v)) {
       const out = [];
@@ -276,36 +276,6 @@ function unserializable(v, proto) {
   throw new DOMException(`Could not serialize object of type "${type}". This type does not support serialization.`, "DataCloneError");
 }
 
-/**
- * What an AbortSignal sent over RPC leaves here: a function the receiver calls once, settling
- * when the signal aborts (`{ reason }`) or when the receiver's stub for it is let go (`{}`).
- */
-function signalTrigger(signal) {
-  let settle;
-  const settled = new Promise((resolve) => (settle = resolve));
-  const onAbort = () => settle({ reason: signal.reason });
-  signal.addEventListener("abort", onAbort, { once: true });
-  const trigger = () => settled;
-  trigger[Symbol.dispose] = () => {
-    signal.removeEventListener("abort", onAbort);
-    settle({});
-  };
-  return trigger;
-}
-
-/** The AbortSignal a receiver gets for one sent over RPC (see signalTrigger). */
-function receivedSignal({ reason, trigger }) {
-  if (trigger === undefined) return AbortSignal.abort(reason);
-  const controller = new AbortController();
-  Promise.resolve(trigger()).then(
-    (result) => {
-      if (result !== null && typeof result === "object" && "reason" in result) controller.abort(result.reason);
-    },
-    () => {},
-  );
-  return controller.signal;
-}
-
 /** Host stub id → how many stubs in this worker stand for it (each dup() adds one). */
 const holds = new Map();
 
@@ -334,6 +304,8 @@ function stubFor(id, created = undefined) {
     return stub;
   }
   holds.set(id, (holds.get(id) ?? 0) + 1);
+  // Held again: a release of it still waiting on a call being prepared is called off.
+  disposeWhenSent.delete(id);
   // Tied to the request it arrived in (owner): another request cannot send it on.
   const target = { stub: id, released: false, owner: internals.ioOwner() };
   // The request's context holds it: let go when that request is over (see releaseEventStubs).
@@ -369,6 +341,13 @@ function releaseEventStubs(id) {
 }
 internals.releaseEventStubs = releaseEventStubs;
 internals.eventEndHooks.push(releaseEventStubs);
+
+/** A stub no request holds: it lives until let go of explicitly (84_rpc_signal.js keeps its sinks so). */
+function unown(stub) {
+  const target = stub[kTarget];
+  ownedStubs.get(target.owner)?.delete(target);
+  target.owner = null;
+}
 
 /** Runs `fn` once every export in `ids` has been let go by the other side. */
 function onAllReleased(ids, fn) {
@@ -409,14 +388,64 @@ function handOver({ passed, passedAt, stubs }) {
 }
 
 /**
+ * Host stub id → the calls on it (or passing it on) made here and not yet answered: `starting`
+ * (being prepared: their bodies read, say) and `sent` (on their way to the host, or running).
+ */
+const inFlight = new Map();
+/** Host stubs let go while a call on them was still being prepared: disposed once it is sent. */
+const disposeWhenSent = new Set();
+
+/**
+ * Counts a call on (or passing on) the host stubs `ids` until it is answered, so that letting one
+ * go never overtakes it: a release goes to the host after the calls made before it, as Cap'n
+ * Proto sends a release after the calls made on a capability. Returns `{ sent(), done() }`.
+ */
+function trackCall(ids) {
+  for (const id of ids) {
+    const entry = inFlight.get(id) ?? { starting: 0, sent: 0 };
+    entry.starting++;
+    inFlight.set(id, entry);
+  }
+  let state = "starting";
+  const leave = (from, to) => {
+    if (state !== from) return;
+    state = to;
+    for (const id of ids) {
+      const entry = inFlight.get(id);
+      if (entry === undefined) continue;
+      entry[from]--;
+      if (to === "sent") entry.sent++;
+      if (entry.starting === 0 && disposeWhenSent.delete(id)) hostDispose(id);
+      if (entry.starting === 0 && entry.sent === 0) inFlight.delete(id);
+    }
+  };
+  return { sent: () => leave("starting", "sent"), done: () => (leave("starting", "done"), leave("sent", "done")) };
+}
+
+const hostDispose = (id) => internals.hostCall("#rpc", "dispose", { stub: id }).catch(() => {});
+
+/**
  * Lets go of one stub for a host stub; the host forgets it when no stub here stands for it. With
- * `into` (an array) the host stub's id is collected there instead, for a call's answer to carry
- * (84_rpc_serve.js), so the host lets it go before the caller sees the answer.
+ * `into` (`{ released, releasing }` of a call's answer, 84_rpc_serve.js) the host lets it go
+ * before the caller sees the answer: named in `released` (the host disposes it), or, while calls
+ * made here on it are still on their way, disposed through the same channel as those calls
+ * (after them) and named in `releasing` (the host waits for that). A release while such a call is
+ * still being prepared waits until it is sent.
  */
 function release(target, into = undefined) {
   if (target.released || !unhold(target)) return;
-  if (into !== undefined) into.push(target.stub);
-  else internals.hostCall("#rpc", "dispose", { stub: target.stub }).catch(() => {});
+  const id = target.stub;
+  const busy = inFlight.get(id);
+  if (busy !== undefined && busy.starting > 0) {
+    disposeWhenSent.add(id);
+    return;
+  }
+  if (busy === undefined && into !== undefined) {
+    into.released.push(id);
+    return;
+  }
+  hostDispose(id);
+  into?.releasing.push(id);
 }
 
 /** workerd's DataCloneError for an entrypoint of a loaded worker sent over RPC. */
@@ -454,7 +483,7 @@ function unmarshal(bytes, ids, created = undefined) {
     if (special && proto === Object.prototype && Object.hasOwn(v, internals.rpcStreams.KEY)) return internals.rpcStreams.decode(v, (p) => stubFor(ids[p[STUB_KEY]]));
     if (special && proto === Object.prototype && Object.hasOwn(v, SIGNAL_KEY)) {
       const { reason, trigger } = v[SIGNAL_KEY];
-      return receivedSignal({ reason: walk(reason), trigger: walk(trigger) });
+      return internals.rpcSignal.receive(walk(reason), walk(trigger));
     }
     seen.add(v);
     if (Array.isArray(v)) {
@@ -510,7 +539,21 @@ async function send(target, path, kind, args) {
   }
   // Whether the host gives the receiver stubs of its own for those passed on (rpc_params_dup_stubs).
   const dupStubs = internals.feature("rpc_params_dup_stubs");
-  const { bytes, stubs, passed, locals } = await marshalAsync(args, dupStubs);
+  const prepared = prepare(args, dupStubs);
+  // The host stubs it names are not let go before it reaches the host (trackCall).
+  const tracked = trackCall([...(target.stub !== undefined ? [target.stub] : []), ...prepared.passed.map((moved) => moved.stub)]);
+  try {
+    return await sendPrepared(target, path, kind, prepared, dupStubs, tracked);
+  } finally {
+    tracked.done();
+  }
+}
+
+/** send(), once the arguments are prepared: their bodies read, the call sent and its answer unmarshalled. */
+async function sendPrepared(target, path, kind, prepared, dupStubs, tracked) {
+  const { stubs, passed, locals } = prepared;
+  if (prepared.pending.length > 0) await Promise.all(prepared.pending);
+  const bytes = serializeValue(prepared);
   // Otherwise they are handed over: the caller's are gone from here on (the receiver lets the
   // host stub go when its call ends), as workerd transferred them; so is a `new RpcStub()` sent
   // (its export holds the reference now).
@@ -524,10 +567,12 @@ async function send(target, path, kind, args) {
   if (target.ready !== undefined) Object.assign(call, await target.ready());
   // A stub's call goes to the host's stub table; a binding's (service or Durable Object, whose
   // object id and name ride along) to that binding.
-  const [answer, payload] =
+  const sending =
     target.binding === undefined
-      ? await internals.hostCall("#rpc", "call", { ...call, stub: target.stub }, bytes)
-      : await internals.hostCall(target.binding, "rpc", { ...call, object: target.object, name: target.name, props: target.props, session: target.session }, bytes);
+      ? internals.hostCall("#rpc", "call", { ...call, stub: target.stub }, bytes)
+      : internals.hostCall(target.binding, "rpc", { ...call, object: target.object, name: target.name, props: target.props, session: target.session }, bytes);
+  tracked.sent();
+  const [answer, payload] = await sending;
   if (answer.contextGone === true) target.contextGone = true;
   if (answer.error) throw remoteError(answer.error);
   if (payload === null) return undefined;
@@ -633,7 +678,13 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
         if (name === "fetch" && target.stub !== undefined) {
           return async (input, init = undefined) => {
             if (target.released) throw new Error(DISPOSED);
-            return internals.fetchThroughHost("#rpc", new Request(input, init), { stub: target.stub });
+            // Its release waits for it (trackCall), held as being prepared until answered.
+            const tracked = trackCall([target.stub]);
+            try {
+              return await internals.fetchThroughHost("#rpc", new Request(input, init), { stub: target.stub });
+            } finally {
+              tracked.done();
+            }
           };
         }
         // ctx.exports.<Entrypoint>({ props }).fetch(): the entrypoint's fetch() gets those props.
@@ -778,4 +829,4 @@ internals.remoteStub = remoteStub;
 
 // ---- Shared with 84_rpc_serve.js (serving calls) ----------------------------------------------
 
-internals.rpc = { send, stubFor, exportStates, CONTEXT_GONE, marshal, marshalAsync, unmarshal, release, releaseExport, handOver, onAllReleased, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject, WorkflowEntrypoint, RpcStub, RpcPromise, RpcProperty, ServiceStub };
+internals.rpc = { send, stubFor, unown, exportStates, exportEvents, CONTEXT_GONE, marshal, marshalAsync, unmarshal, release, releaseExport, handOver, onAllReleased, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject, WorkflowEntrypoint, RpcStub, RpcPromise, RpcProperty, ServiceStub };

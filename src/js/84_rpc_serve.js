@@ -5,7 +5,7 @@
 // functions, descending into stubs) and calls or reads it. Marshalling and the calling side are
 // 84_rpc.js's (shared through `internals.rpc`).
 
-const { marshalAsync, marshal, unmarshal, release, releaseExport, handOver, onAllReleased, exportStates, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject } = internals.rpc;
+const { marshalAsync, marshal, unmarshal, release, releaseExport, handOver, onAllReleased, exportStates, exportEvents, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject } = internals.rpc;
 
 /** Names that are never reachable over RPC, whatever the receiver. */
 const HIDDEN = new Set(["constructor", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"]);
@@ -297,7 +297,8 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
   };
   // Received stubs go before the answer does, so the caller sees its objects let go (their
   // disposers run) by the time its call resolves, as in workerd.
-  // The answer names them (`released`): the host lets them go before the caller sees it.
+  // The answer names them (`released`, `releasing`: 84_rpc.js release()): the host lets them go
+  // before the caller sees it.
   let passedOn = new Set();
   const releaseReceived = (into = undefined) => {
     for (const stub of received.splice(0)) {
@@ -305,7 +306,16 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       if (target?.stub !== undefined && !passedOn.has(target)) release(target, into);
     }
   };
-  run()
+  /**
+   * The host stubs the call lets go of before its answer is seen (84_rpc.js release()): those it
+   * received, and others it let go of meanwhile for that to be so (84_rpc_signal.js).
+   */
+  const record = { released: [], releasing: [], answered: false };
+  const lists = () => {
+    record.answered = true;
+    return { released: record.released, releasing: record.releasing };
+  };
+  inCallFlow(record, originOf(call, id), () => run()
     .then(async (result) => {
       const prepared = await marshalAsync(result);
       const { bytes, stubs, passed } = prepared;
@@ -330,20 +340,20 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
           }
         });
       }
-      const released = [];
-      releaseReceived(released);
-      ops.respondRpc(id, bytes, JSON.stringify({ stubs, released }));
+      releaseReceived(record);
+      ops.respondRpc(id, bytes, JSON.stringify({ stubs, ...lists() }));
     })
     .catch((error) => {
       const thrown = call.errorValue === true ? thrownValue(error) : null;
       if (thrown !== null) {
-        const released = [];
-        releaseReceived(released);
+        releaseReceived(record);
         // A call on an object an aborted Durable Object handed out: its stub is cut off (84_rpc.js send).
         const contextGone = call.stub !== undefined && durable?._aborted !== undefined;
-        return ops.respondRpc(id, thrown.bytes, JSON.stringify({ stubs: thrown.stubs, thrown: true, released, ...(contextGone ? { contextGone } : {}) }));
+        return ops.respondRpc(id, thrown.bytes, JSON.stringify({ stubs: thrown.stubs, thrown: true, ...lists(), ...(contextGone ? { contextGone } : {}) }));
       }
       releaseReceived();
+      // No answer to carry them: the host lets them go now.
+      for (const stub of lists().released) internals.hostCall("#rpc", "dispose", { stub }).catch(() => {});
       const [name, message, stack] = internals.errorParts(error);
       ops.respondRpc(id, undefined, undefined, name, message, stack);
     })
@@ -351,8 +361,47 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       leave?.();
       releaseReceived();
       work.responded(false);
-    });
+    }));
 };
+
+/** The async flow's key for the RPC call it serves (its record: internals.rpc.currentCall()). */
+const kCall = Symbol("workerbox.rpc.call");
+
+/**
+ * The release lists (`{ released, releasing }`) of the answer of the RPC call whose async flow
+ * is running, until it is answered; else undefined.
+ */
+internals.rpc.currentCall = () => {
+  const frame = ops.continuationGet();
+  const record = frame instanceof Map ? frame.get(kCall) : undefined;
+  return record === undefined || record.answered ? undefined : record;
+};
+
+/**
+ * The request a call on an object this worker handed out runs as: the one whose flow exported
+ * the object, while it still runs, as workerd runs such calls in the I/O context that made the
+ * object (so its I/O objects, AsyncLocalStorage snapshots and timers are that request's). A
+ * Durable Object's objects, and objects of requests that are over, run as the call itself.
+ */
+function originOf(call, id) {
+  if (call.stub === undefined || (call.kind !== "call" && call.kind !== "get" && call.kind !== "fetch")) return undefined;
+  const origin = exportEvents.get(call.stub);
+  if (origin === undefined || origin === id || internals.isDurableEvent?.(origin) || !internals.eventRunning(origin)) return undefined;
+  return origin;
+}
+
+/** Runs `fn` in the flow of call `record`, as request `origin` when given (originOf). */
+function inCallFlow(record, origin, fn) {
+  const previous = ops.continuationGet();
+  const frame = new Map(previous instanceof Map ? previous : undefined);
+  frame.set(kCall, record);
+  ops.continuationSet(frame);
+  try {
+    return origin === undefined ? fn() : ops.runAsEvent(origin, () => internals.enterEventFrame(origin, fn));
+  } finally {
+    ops.continuationSet(previous);
+  }
+}
 
 /**
  * An error a call threw, as the value the caller makes its error from (84_rpc.js remoteError):

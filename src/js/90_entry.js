@@ -338,6 +338,9 @@ internals.holdCurrentEvent = () => {
   return { id, release: work === undefined ? () => {} : work.hold() };
 };
 
+/** Whether event `id` is still running (not over: see EventWork). */
+internals.eventRunning = (id) => runningWork.has(id);
+
 /** Holds event `id` open (its timers alive) until the returned function is called; a no-op once it is over. */
 internals.holdEvent = (id) => {
   const work = id === undefined ? undefined : runningWork.get(id);

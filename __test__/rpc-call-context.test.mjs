@@ -1,0 +1,79 @@
+// Workers RPC details of order and context, asserted against what workerd (1.20260426) printed
+// for the same worker: a call on an argument stub still on its way when the call ends reaches
+// its object before the stub is let go (many times over, as the race was timing-dependent); an
+// AbortSignal received over RPC aborts with workerd's "implicitly aborted" error when its sender
+// drops the trigger without a release (`skipReleaseForTest()`, a hook of the `experimental` flag
+// only) and stays as it is after a clean release; and a call on an object returned over RPC runs
+// in the request that made it (its AbortController, its AsyncLocalStorage snapshot under
+// bind_asynclocalstorage_snapshot_to_request).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { dispatch } from "../index.js";
+import { useWorker } from "./helpers.mjs";
+import { scaled } from "./child-node.mjs";
+
+const SCRIPT = `
+import { WorkerEntrypoint, RpcTarget } from "cloudflare:workers";
+import { AsyncLocalStorage } from "node:async_hooks";
+class Wrapped extends RpcTarget {
+  constructor() { super(); this.ac = new AbortController(); }
+  forget() { this.ac.signal.skipReleaseForTest(); }
+  getSignal() { return this.ac.signal; }
+}
+export class S extends WorkerEntrypoint {
+  make() {
+    const ac = new AbortController();
+    const snapshot = AsyncLocalStorage.snapshot();
+    return { abort() { ac.abort("x"); return ac.signal.aborted; }, snap() { return snapshot(() => "ok"); } };
+  }
+  wrapped() { return new Wrapped(); }
+  nested(t) { const f = () => {}; f.value = t.get(); return f; }
+}
+let disposed = 0;
+class T extends RpcTarget { get() { return 5; } [Symbol.dispose]() { disposed++; } }
+const attempt = (p) => Promise.resolve(p).catch((e) => e.name + ": " + e.message);
+export default {
+  async fetch(request, env, ctx) {
+    const S = ctx.exports.S;
+    const out = { hook: typeof AbortSignal.prototype.skipReleaseForTest };
+    if (new URL(request.url).pathname === "/plain") return Response.json(out);
+    const made = await S.make();
+    out.abort = await attempt(made.abort());
+    out.snap = await attempt(made.snap());
+    const w = await S.wrapped();
+    const signal = await w.getSignal();
+    await w.forget();
+    out.lost = [signal.aborted, signal.reason?.name, signal.reason instanceof DOMException, signal.reason?.message];
+    const w2 = await S.wrapped();
+    const s2 = await w2.getSignal();
+    w2[Symbol.dispose]();
+    await scheduler.wait(20);
+    out.clean = s2.aborted;
+    out.nested = [];
+    for (let i = 0; i < 40; i++) out.nested.push(await attempt(S.nested(new T()).value));
+    await scheduler.wait(50);
+    out.disposed = disposed;
+    return Response.json(out);
+  },
+};`;
+
+const options = (flags) => ({ script: SCRIPT, compatibilityDate: "2025-12-01", compatibilityFlags: flags, unsafeExperimental: true });
+
+test("RPC order and context: argument stubs outlive their calls in flight, lost AbortSignal triggers, calls in the object's request", { timeout: scaled(60_000) }, async (t) => {
+  const worker = await useWorker(t, options(["nodejs_compat", "enable_abortsignal_rpc", "experimental"]));
+  const out = await (await dispatch(worker, "http://x/")).json();
+  assert.deepEqual(out, {
+    hook: "function",
+    abort: true,
+    snap: "ok",
+    lost: [true, "AbortError", true, "An AbortSignal received over RPC was implicitly aborted because the connection back to its trigger was lost."],
+    clean: false,
+    nested: Array(40).fill(5),
+    disposed: 40,
+  });
+});
+
+test("AbortSignal's skipReleaseForTest() is there with the experimental flag only, as in workerd", async (t) => {
+  const worker = await useWorker(t, options(["nodejs_compat", "enable_abortsignal_rpc"]));
+  assert.deepEqual(await (await dispatch(worker, "http://x/plain")).json(), { hook: "undefined" });
+});
