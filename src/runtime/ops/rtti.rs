@@ -65,3 +65,32 @@ fn describe(compat_json: String, specifiers: &[String]) -> Result<String, String
   }
   Ok(text)
 }
+
+#[cfg(test)]
+mod tests {
+  use crate::runtime::types::resolve_compat_json;
+
+  fn enabled(date: &str, flags: &[&str]) -> Vec<String> {
+    let flags: Vec<String> = flags.iter().map(|f| f.to_string()).collect();
+    let json: serde_json::Value = serde_json::from_str(&resolve_compat_json(Some(date), &flags).unwrap()).unwrap();
+    json["enabled"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect()
+  }
+
+  #[test]
+  fn exporttypes_resolves_dates_and_flags_as_lib_compat_js_does() {
+    // By date, and nodejs_compat's implied-by rule from 2024-09-23 (as lib/compat.js).
+    assert!(enabled("2022-03-21", &[]).contains(&"global_navigator".to_owned()));
+    assert!(!enabled("2022-03-20", &[]).contains(&"global_navigator".to_owned()));
+    assert!(enabled("2024-09-23", &["nodejs_compat"]).contains(&"nodejs_compat_v2".to_owned()));
+    assert!(!enabled("2024-09-22", &["nodejs_compat"]).contains(&"nodejs_compat_v2".to_owned()));
+    assert!(!enabled("2024-09-23", &["nodejs_compat", "no_nodejs_compat_v2"]).contains(&"nodejs_compat_v2".to_owned()));
+    // nodejs_compat_v2 by name brings nodejs_compat; an experimental flag is on only when given.
+    assert!(enabled("2023-01-01", &["nodejs_compat_v2"]).contains(&"nodejs_compat".to_owned()));
+    assert!(enabled("2023-01-01", &["rtti_api"]).contains(&"rtti_api".to_owned()));
+    assert!(!enabled("2023-01-01", &[]).contains(&"rtti_api".to_owned()));
+    let bad = |date: &str, flags: &[&str]| resolve_compat_json(Some(date), &flags.iter().map(|f| f.to_string()).collect::<Vec<_>>()).unwrap_err();
+    assert_eq!(bad("2023-1-01", &[]), "compatibility date \"2023-1-01\" is not a date in the form YYYY-MM-DD");
+    assert_eq!(bad("2023-01-01", &["nope"]), "unknown compatibility flag \"nope\"");
+    assert_eq!(bad("2023-01-01", &["nodejs_compat_v2", "no_nodejs_compat_v2"]), "compatibility flags \"nodejs_compat_v2\" and \"no_nodejs_compat_v2\" contradict each other");
+  }
+}
