@@ -3,7 +3,8 @@
 // its object before the stub is let go (many times over, as the race was timing-dependent); an
 // AbortSignal received over RPC aborts with workerd's "implicitly aborted" error when its sender
 // drops the trigger without a release (`skipReleaseForTest()`, a hook of the `experimental` flag
-// only) and stays as it is after a clean release; and a call on an object returned over RPC runs
+// only), stays as it is after a clean release, and, received as a call's argument, still hears
+// an abort after that call returned (in its waitUntil work); and a call on an object returned over RPC runs
 // in the request that made it (its AbortController, its AsyncLocalStorage snapshot under
 // bind_asynclocalstorage_snapshot_to_request).
 import { test } from "node:test";
@@ -28,7 +29,13 @@ export class S extends WorkerEntrypoint {
   }
   wrapped() { return new Wrapped(); }
   nested(t) { const f = () => {}; f.value = t.get(); return f; }
+  keep(signal) {
+    this.ctx.waitUntil((async () => { await scheduler.wait(100); seen = [signal.aborted, String(signal.reason)]; })());
+    return "kept";
+  }
+  seen() { return seen; }
 }
+let seen = "unset";
 let disposed = 0;
 class T extends RpcTarget { get() { return 5; } [Symbol.dispose]() { disposed++; } }
 const attempt = (p) => Promise.resolve(p).catch((e) => e.name + ": " + e.message);
@@ -49,6 +56,12 @@ export default {
     w2[Symbol.dispose]();
     await scheduler.wait(20);
     out.clean = s2.aborted;
+    const ac = new AbortController();
+    out.kept = await S.keep(ac.signal);
+    await scheduler.wait(20);
+    ac.abort("late");
+    await scheduler.wait(200);
+    out.seen = await S.seen();
     out.nested = [];
     for (let i = 0; i < 40; i++) out.nested.push(await attempt(S.nested(new T()).value));
     await scheduler.wait(50);
@@ -68,6 +81,8 @@ test("RPC order and context: argument stubs outlive their calls in flight, lost 
     snap: "ok",
     lost: [true, "AbortError", true, "An AbortSignal received over RPC was implicitly aborted because the connection back to its trigger was lost."],
     clean: false,
+    kept: "kept",
+    seen: [true, "late"],
     nested: Array(40).fill(5),
     disposed: 40,
   });

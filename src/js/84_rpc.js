@@ -483,7 +483,9 @@ function unmarshal(bytes, ids, created = undefined) {
     if (special && proto === Object.prototype && Object.hasOwn(v, internals.rpcStreams.KEY)) return internals.rpcStreams.decode(v, (p) => stubFor(ids[p[STUB_KEY]]));
     if (special && proto === Object.prototype && Object.hasOwn(v, SIGNAL_KEY)) {
       const { reason, trigger } = v[SIGNAL_KEY];
-      return internals.rpcSignal.receive(walk(reason), walk(trigger));
+      // The copy owns its trigger's stub (not one of `created`, let go when a call ends): it
+      // hears aborts while the request that received it lasts, as workerd's copy does.
+      return internals.rpcSignal.receive(walk(reason), trigger === undefined ? undefined : stubFor(ids[trigger[STUB_KEY]]));
     }
     seen.add(v);
     if (Array.isArray(v)) {
