@@ -18,9 +18,9 @@ function header(error) {
 // The stack's header as V8 writes it: `name: message` with the message the error was made with
 // (V8 keeps it), not one assigned since, as workerd shows it. V8 writes it for the stack read
 // below: this callback does not run again while it runs, so V8 formats the stack itself, and its
-// frames (the same `sites`) are cut off.
+// frames (`frames`, each `\n    at <site>`) are cut off.
 const v8StackGetter = Object.getOwnPropertyDescriptor(new Error(), "stack")?.get;
-function originalHeader(error, sites) {
+function originalHeader(error, frames) {
   let text;
   try {
     const own = Object.getOwnPropertyDescriptor(error, "stack");
@@ -31,10 +31,9 @@ function originalHeader(error, sites) {
   }
   if (typeof text !== "string") return header(error);
   let end = text.length;
-  for (let i = sites.length - 1; i >= 0; i--) {
-    const frame = `\n    at ${sites[i]}`;
-    if (!text.endsWith(frame, end)) return header(error);
-    end -= frame.length;
+  for (let i = frames.length - 1; i >= 0; i--) {
+    if (!text.endsWith(frames[i], end)) return header(error);
+    end -= frames[i].length;
   }
   return text.slice(0, end);
 }
@@ -43,10 +42,9 @@ internals.formatStack = (error, sites) => {
   // A built-in the runtime called (`JSON.parse` under `body.json()`) goes with its caller.
   const names = sites.map((site) => site.getFileName());
   const internal = names.map(internals.isInternalScript);
-  const shown = sites.filter((_, i) => !internal[i] && !(names[i] == null && internal[i + 1] === true));
+  const shown = (_, i) => !internal[i] && !(names[i] == null && internal[i + 1] === true);
   const prepare = globalThis.Error?.prepareStackTrace;
-  if (typeof prepare === "function") return Reflect.apply(prepare, globalThis.Error, [error, shown]);
-  let stack = originalHeader(error, sites);
-  for (const site of shown) stack += `\n    at ${site}`;
-  return stack;
+  if (typeof prepare === "function") return Reflect.apply(prepare, globalThis.Error, [error, sites.filter(shown)]);
+  const frames = sites.map((site) => `\n    at ${site}`);
+  return originalHeader(error, frames) + frames.filter(shown).join("");
 };
