@@ -19,7 +19,6 @@ try {
 const { mark } = require("../lib/project/timing.js");
 mark("cli: entry");
 const fs = require("node:fs");
-const http = require("node:http");
 const path = require("node:path");
 
 const USAGE = `Usage:
@@ -163,7 +162,7 @@ async function serve(options) {
       return error;
     },
   });
-  const server = http.createServer(handler);
+  const server = require("node:http").createServer(handler);
   server.on("upgrade", upgradeHandler({ getWorker: () => worker, dispatch, origin: () => `http://${address}`, onError: (error, req) => (console.error(`[worker] ${req.method} ${req.url} failed:\n${error.stack}`), error) }));
   server.on("error", async (error) => {
     console.error(error.code === "EADDRINUSE" ? `workerbox: port ${options.port ?? 8787} on ${host} is already in use; pass --port (0 picks a free port)` : `workerbox: ${error.message}`);
