@@ -39,3 +39,18 @@ test("an error thrown out of the handler reaches the host without the runtime's 
   assert.equal(error?.name, "TypeError");
   assert.equal(error.stack, "TypeError: out\n    at Object.fetch (worker.js:1:34)");
 });
+
+// The first line is V8's: the message the error was made with (workerd's V8 writes it so too), the
+// name as it is when the stack is first read; an object given a stack by Error.captureStackTrace
+// has no message of its own to keep, so its current one is read. The expected values are workerd's.
+test("a stack's first line has the message the error was made with", async (t) => {
+  const worker = await useWorker(t, { script: `export default { async fetch() {
+    const out = [];
+    const e = new Error(); e.message = "later"; out.push(e.stack.split("\\n")[0]);
+    const f = new TypeError("made"); f.message = "changed"; f.name = "Renamed"; out.push(f.stack.split("\\n")[0]);
+    const o = { name: "Thing", message: "mine" }; Error.captureStackTrace(o); o.message = "later"; out.push(o.stack.split("\\n")[0]);
+    try { await import("cloudflare:no-such-module"); } catch (error) { out.push(error.stack.split("\\n")[0].endsWith(", cloudflare:workflows")); }
+    return Response.json(out);
+  } }` });
+  assert.deepEqual(await (await dispatch(worker, "http://x/")).json(), ["Error", "Renamed: made", "Thing: later", true]);
+});

@@ -346,8 +346,9 @@ internals.loadCloudflareModule = function loadCloudflareModule(name) {
   try {
     return loadOtherModule(name);
   } catch (error) {
-    // The list of modules workerbox has, in the error for one it has not, names this one too.
-    if (error instanceof TypeError && error.message.startsWith("No such module")) error.message += ", cloudflare:workflows";
+    // The list of modules workerbox has, in the error for one it has not, names this one too
+    // (a new error: its stack's first line is written with the message it is made with).
+    if (error instanceof TypeError && error.message.startsWith("No such module")) throw new TypeError(`${error.message}, cloudflare:workflows`);
     throw error;
   }
 };
