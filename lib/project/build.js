@@ -4,7 +4,6 @@
 // succeeded. `workerbox dev` runs it before serving and again when a file under a watched folder
 // changes (lib/project/dev.js); a failing build leaves the running worker as it is.
 
-const { spawn } = require("node:child_process");
 const path = require("node:path");
 
 /**
@@ -16,7 +15,8 @@ function runBuild(build, log) {
   return new Promise((resolve) => {
     let child;
     try {
-      child = spawn(build.command, { cwd: build.cwd, shell: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? "0" } });
+      // (node:child_process loads here: a project without a custom build never needs it.)
+      child = require("node:child_process").spawn(build.command, { cwd: build.cwd, shell: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? "0" } });
     } catch (error) {
       log(`cannot start: ${error.message}`, "stderr");
       return resolve({ ok: false, code: null, signal: null, ms: performance.now() - started });
