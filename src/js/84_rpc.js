@@ -1,6 +1,6 @@
 // Workers RPC inside the worker. Owns the classes of the `cloudflare:workers` module
 // (WorkerEntrypoint, DurableObject, WorkflowEntrypoint, RpcTarget; the module itself, env and
-// ctx.exports are 84_workers_module.js's), the stubs a worker calls
+// ctx.exports are 84_workers_module.js's; `new RpcStub()` is 84_rpc_local.js's), the stubs a worker calls
 // through (service bindings, and objects other workers passed by reference), promise
 // pipelining on call results, and `internals.dispatchRpc`, which serves calls from the host into
 // this worker's entrypoints and into the objects it handed out.
@@ -74,7 +74,7 @@ const RpcPromise = rpcClass("RpcPromise", ["then", "catch", "finally"]);
 const RpcProperty = rpcClass("RpcProperty", ["then", "catch", "finally"]);
 /** What `env.SERVICE` (a service binding) is an instance of. */
 const ServiceStub = rpcClass("ServiceStub", []);
-const KIND_PROTO = { RpcPromise: () => RpcPromise.prototype, RpcProperty: () => RpcProperty.prototype, RpcStub: () => RpcStub.prototype, ServiceStub: () => ServiceStub.prototype };
+const KIND_PROTO = { RpcPromise: () => RpcPromise.prototype, RpcProperty: () => RpcProperty.prototype, RpcStub: () => internals.rpc.RpcStub.prototype, ServiceStub: () => ServiceStub.prototype };
 /** A proxy's getPrototypeOf trap for `kind` (a Durable Object stub keeps its function's). */
 const protoTrap = (kind) => (fn) => KIND_PROTO[kind]?.() ?? Reflect.getPrototypeOf(fn);
 
@@ -175,9 +175,9 @@ function prepare(value, params) {
       // A stub of `new RpcStub(x)`: the export holds a duplicate of it, let go when released.
       if (local !== undefined) {
         if (local.disposed) throw new DOMException("An RPC stub that was disposed cannot be sent.", "DataCloneError");
-        const held = dupHolder(local);
+        const held = internals.rpcLocal.dupHolder(local);
         locals.push(local);
-        return place({ local: exportObject(local.value, () => disposeHolder(held)) });
+        return place({ local: exportObject(local.value, () => internals.rpcLocal.disposeHolder(held)) });
       }
       const target = v[kTarget];
       if (target?.stub !== undefined) {
@@ -299,7 +299,7 @@ function stubFor(id, created = undefined) {
     const { stub: hostId, own } = id;
     if (!exported.has(own) || exportEvents.get(own) !== internals.flowEvent()) return stubFor(hostId, created);
     internals.hostCall("#rpc", "forget", { stub: hostId }).catch(() => {});
-    const stub = localStub({ value: exported.get(own), disposed: false, count: { n: 1, last: () => releaseExport(own) } }, []);
+    const stub = internals.rpcLocal.localStub({ value: exported.get(own), disposed: false, count: { n: 1, last: () => releaseExport(own) } }, []);
     created?.push(stub);
     return stub;
   }
@@ -561,7 +561,7 @@ async function sendPrepared(target, path, kind, prepared, dupStubs, tracked) {
   // (its export holds the reference now).
   if (!dupStubs) {
     for (const moved of passed) if (!moved.released) unhold(moved);
-    for (const holder of locals) disposeHolder(holder);
+    for (const holder of locals) internals.rpcLocal.disposeHolder(holder);
   }
   // errorValue: an error the callee throws comes back as a value (with its own properties).
   const call = { path, kind, stubs, dupStubs, errorValue: true };
@@ -737,98 +737,10 @@ function remoteStub(target, path, fetcher = null, local = ["fetch", "connect"]) 
   });
 }
 
-// ---- new RpcStub(value): a stub for an object in this worker ----------------------------------
-
-/**
- * A stub for `holder.value`, an object of this worker: calls go as RPC calls would (arguments and
- * results copied as structured clones, RpcTargets and functions in them passed as stubs, only
- * prototype members of an RpcTarget reachable, promise pipelining), but stay in this isolate.
- */
-function localStub(holder, path) {
-  const kind = path.length > 0 ? "RpcProperty" : "RpcStub";
-  return new Proxy(function rpcStub() {}, {
-    getPrototypeOf: protoTrap(kind),
-    get(_, name) {
-      if (name === kKind) return kind;
-      if (name === kLocal) return path.length === 0 ? holder : undefined;
-      if (path.length === 0) {
-        if (name === Symbol.dispose) return () => disposeHolder(holder);
-        if (name === "dup") {
-          return () => {
-            if (holder.disposed) throw new Error(DISPOSED);
-            return localStub(dupHolder(holder), []);
-          };
-        }
-      }
-      if (name === "then") return path.length === 0 ? undefined : (ok, fail) => callLocal(holder, path, "get", []).then(ok, fail);
-      if (typeof name === "symbol") return undefined;
-      return localStub(holder, [...path, name]);
-    },
-    apply(_, __, args) {
-      return started(callLocal(holder, path, "call", args));
-    },
-  });
-}
-
-/** One more reference to a local stub's object (what its dup() holds). */
-function dupHolder(holder) {
-  holder.count.n++;
-  return { value: holder.value, disposed: false, count: holder.count };
-}
-
-/** Lets go of one reference; the last calls the object's own `[Symbol.dispose]()`. */
-function disposeHolder(holder) {
-  if (holder.disposed) return;
-  holder.disposed = true;
-  if (--holder.count.n > 0) return;
-  // An own export come home (stubFor) releases the export instead.
-  if (holder.count.last !== undefined) holder.count.last();
-  else holder.value?.[Symbol.dispose]?.();
-}
-
-const newLocalStub = (value) => localStub({ value, disposed: false, count: { n: 1 } }, []);
-
-/** A value as it arrives over RPC in this worker: cloned, with RpcTargets and functions made stubs. */
-function passLocal(v, seen = new Map()) {
-  if (typeof v === "function") return v[kTarget] !== undefined || v[kLocal] !== undefined ? v : newLocalStub(v);
-  if (v === null || typeof v !== "object") return v;
-  if (v instanceof RpcTarget) return newLocalStub(v);
-  if (seen.has(v)) return seen.get(v);
-  const proto = Object.getPrototypeOf(v);
-  if (Array.isArray(v) || proto === Object.prototype || proto === null) {
-    const out = Array.isArray(v) ? [] : {};
-    seen.set(v, out);
-    for (const key of Object.keys(v)) out[key] = passLocal(v[key], seen);
-    return out;
-  }
-  return ops.deserialize(ops.serialize(v));
-}
-
-async function callLocal(holder, path, kind, args) {
-  if (holder.disposed) throw new Error(DISPOSED);
-  return passLocal(await internals.rpc.invoke(holder.value, path, kind, passLocal(args)));
-}
-
-/** cloudflare:workers' RpcStub: `new RpcStub(value)` of an RpcTarget or function (or another stub, duplicated). */
-class RpcStub {
-  constructor(value) {
-    if (typeof value === "function" && (value[kLocal] !== undefined || value[kTarget] !== undefined)) return value.dup();
-    if (value === null || (typeof value !== "object" && typeof value !== "function")) {
-      throw new TypeError("Failed to construct 'JsRpcStub': constructor parameter 1 is not of type 'JsObject'.");
-    }
-    // Plain objects (their own properties reachable), functions and RpcTargets, as in workerd.
-    const proto = Object.getPrototypeOf(value);
-    if (typeof value !== "function" && !(value instanceof RpcTarget) && proto !== Object.prototype && proto !== null) {
-      throw new TypeError("RpcStubs can only wrap plain objects, functions, and RpcTarget derivatives.");
-    }
-    return newLocalStub(value);
-  }
-}
-
 /** `env.NAME` of a service binding: fetch() as before, any other name an RPC method. */
 internals.serviceStub = (name, fetcher) => remoteStub({ binding: name }, [], fetcher);
 internals.remoteStub = remoteStub;
 
 // ---- Shared with 84_rpc_serve.js (serving calls) ----------------------------------------------
 
-internals.rpc = { send, stubFor, unown, exportStates, exportEvents, CONTEXT_GONE, marshal, marshalAsync, unmarshal, release, releaseExport, handOver, onAllReleased, exported, kTarget, kKind, RpcTarget, WorkerEntrypoint, DurableObject, WorkflowEntrypoint, RpcStub, RpcPromise, RpcProperty, ServiceStub };
+internals.rpc = { send, stubFor, unown, exportStates, exportEvents, CONTEXT_GONE, DISPOSED, marshal, marshalAsync, unmarshal, release, releaseExport, handOver, onAllReleased, exported, kTarget, kKind, kLocal, protoTrap, started, RpcTarget, WorkerEntrypoint, DurableObject, WorkflowEntrypoint, RpcPromise, RpcProperty, ServiceStub };
