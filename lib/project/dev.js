@@ -714,6 +714,9 @@ async function startDevServer(dir, options = {}) {
     await project.dispose?.();
     throw error;
   }
+  // Requests that waited for the worker go to it first (their dispatch starts the isolate's work):
+  // what the caller does next (the CLI's log lines, the dev registry) runs while it answers.
+  await new Promise((resolve) => setImmediate(resolve));
   scheduleWarm(1000);
 
   // Defined with their getters (Object.assign would copy what they return now): `worker` and
