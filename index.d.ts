@@ -277,7 +277,22 @@ export interface R2Object {
   readonly httpMetadata: R2HttpMetadata;
   readonly customMetadata: Record<string, string>;
   readonly range?: { offset?: number; length?: number; suffix?: number };
+  /** MD5 (not for a multipart object) and the SHA checksums put() was given, as ArrayBuffers; toJSON() as hex. */
+  readonly checksums: R2Checksums;
+  /** The storage class put() was given, "Standard" without one. */
+  readonly storageClass: string;
+  /** The hex MD5 of the SSE-C key put() was given. */
+  readonly ssecKeyMd5?: string;
   writeHttpMetadata(headers: Headers): void;
+}
+
+export interface R2Checksums {
+  readonly md5?: ArrayBuffer;
+  readonly sha1?: ArrayBuffer;
+  readonly sha256?: ArrayBuffer;
+  readonly sha384?: ArrayBuffer;
+  readonly sha512?: ArrayBuffer;
+  toJSON(): { md5?: string; sha1?: string; sha256?: string; sha384?: string; sha512?: string };
 }
 
 export interface R2ObjectBody extends R2Object {
@@ -299,8 +314,12 @@ export interface R2Conditional {
 
 export interface R2Bucket {
   head(key: string): Promise<R2Object | null>;
-  get(key: string, options?: { onlyIf?: R2Conditional; range?: { offset?: number; length?: number } | { suffix: number } }): Promise<R2ObjectBody | R2Object | null>;
-  put(key: string, value: string | ArrayBuffer | ArrayBufferView | ReadableStream | Blob | null, options?: { httpMetadata?: R2HttpMetadata; customMetadata?: Record<string, string>; onlyIf?: R2Conditional }): Promise<R2Object | null>;
+  get(key: string, options?: { onlyIf?: R2Conditional | Headers; range?: { offset?: number; length?: number } | { suffix: number } | Headers; ssecKey?: ArrayBuffer | string }): Promise<R2ObjectBody | R2Object | null>;
+  put(
+    key: string,
+    value: string | ArrayBuffer | ArrayBufferView | ReadableStream | Blob | null,
+    options?: { httpMetadata?: R2HttpMetadata | Headers; customMetadata?: Record<string, string>; onlyIf?: R2Conditional | Headers; storageClass?: string; ssecKey?: ArrayBuffer | string; md5?: ArrayBuffer | string; sha1?: ArrayBuffer | string; sha256?: ArrayBuffer | string; sha384?: ArrayBuffer | string; sha512?: ArrayBuffer | string },
+  ): Promise<R2Object | null>;
   delete(keys: string | string[]): Promise<void>;
   list(options?: { prefix?: string; delimiter?: string; cursor?: string; startAfter?: string; limit?: number; include?: ("httpMetadata" | "customMetadata")[] }): Promise<{ objects: R2Object[]; truncated: boolean; cursor?: string; delimitedPrefixes: string[] }>;
   createMultipartUpload(key: string, options?: { httpMetadata?: R2HttpMetadata; customMetadata?: Record<string, string> }): Promise<R2MultipartUpload>;

@@ -277,20 +277,29 @@ function objectMeta(key, object) {
     uploaded: new Date(object.uploaded ?? 0).getTime(),
     httpMetadata: object.httpMetadata ?? {},
     customMetadata: object.customMetadata ?? {},
+    // The checksums besides MD5 ({ sha1…sha512: hex }), the storage class, the SSE-C key's MD5.
+    extra: { checksums: object.checksums ?? {}, storageClass: object.storageClass, ssecKeyMd5: object.ssecKeyMd5 },
   };
 }
 
-/** Whether R2's onlyIf conditions hold for an object (`meta` null: it does not exist). */
+/**
+ * Whether R2's onlyIf conditions hold for an object (`meta` null: it does not exist), as R2 and
+ * Miniflare check them (src/runtime/store/objects.rs's Conditions::hold does the same):
+ * `etagMatches` lists strong etags (and `*`); times in ms, truncated to seconds with
+ * `secondsGranularity`; a passing If-None-Match passes If-Modified-Since, a passing If-Match
+ * If-Unmodified-Since.
+ */
 function conditionsHold(meta, onlyIf) {
   if (!onlyIf) return true;
-  const matches = (list) => list.some((etag) => etag === "*" || (meta && etag === meta.etag));
-  if (onlyIf.etagMatches && !matches(onlyIf.etagMatches)) return false;
-  if (onlyIf.etagDoesNotMatch && matches(onlyIf.etagDoesNotMatch)) return false;
-  // Upload times compare at one-second precision, as HTTP dates do.
-  const uploaded = meta ? Math.floor(meta.uploaded / 1000) : undefined;
-  if (onlyIf.uploadedBefore !== undefined && meta && !(uploaded < Math.floor(onlyIf.uploadedBefore / 1000) + 1)) return false;
-  if (onlyIf.uploadedAfter !== undefined && meta && !(uploaded > Math.floor(onlyIf.uploadedAfter / 1000))) return false;
-  return true;
+  if (!meta) return onlyIf.etagMatches === undefined && onlyIf.uploadedAfter === undefined;
+  const includes = (list) => list.some((etag) => etag === "*" || etag === meta.etag);
+  const truncate = (ms) => (onlyIf.secondsGranularity ? Math.floor(ms / 1000) * 1000 : ms);
+  const uploaded = truncate(meta.uploaded);
+  const ifMatch = onlyIf.etagMatches === undefined || includes(onlyIf.etagMatches);
+  const ifNoneMatch = onlyIf.etagDoesNotMatch === undefined || !includes(onlyIf.etagDoesNotMatch);
+  const ifModifiedSince = onlyIf.uploadedAfter === undefined || truncate(onlyIf.uploadedAfter ?? 0) < uploaded || (onlyIf.etagDoesNotMatch !== undefined && ifNoneMatch);
+  const ifUnmodifiedSince = onlyIf.uploadedBefore === undefined || uploaded < truncate(onlyIf.uploadedBefore ?? 0) || (onlyIf.etagMatches !== undefined && ifMatch);
+  return ifMatch && ifNoneMatch && ifModifiedSince && ifUnmodifiedSince;
 }
 
 async function callStorage(handler, method, args, bytes) {
@@ -327,8 +336,11 @@ async function callStorage(handler, method, args, bytes) {
         if (!conditionsHold(meta, args.onlyIf)) return { json: "null" };
       }
       const value = bytes ?? Buffer.alloc(0);
-      const stored = await handler.put(args.key, value, { httpMetadata: args.httpMetadata, customMetadata: args.customMetadata });
-      const object = stored ?? { value, httpMetadata: args.httpMetadata, customMetadata: args.customMetadata, uploaded: Date.now() };
+      const extra = args.extra ?? {};
+      const options = { httpMetadata: args.httpMetadata, customMetadata: args.customMetadata, checksums: extra.checksums ?? {}, storageClass: extra.storageClass ?? "Standard" };
+      if (extra.ssecKeyMd5 !== undefined) options.ssecKeyMd5 = extra.ssecKeyMd5;
+      const stored = await handler.put(args.key, value, options);
+      const object = stored ?? { value, ...options, uploaded: Date.now() };
       return { json: JSON.stringify(objectMeta(args.key, object)) };
     }
     case "delete":

@@ -17,7 +17,7 @@ function setWorkerAccess(api) {
 const PROXY_SCRIPT = `
 const meta = (o) => o === null ? null : ({ key: o.key, version: o.version, size: o.size, etag: o.etag, httpEtag: o.httpEtag,
   uploaded: o.uploaded instanceof Date ? o.uploaded.getTime() : o.uploaded, httpMetadata: o.httpMetadata ?? {}, customMetadata: o.customMetadata ?? {},
-  range: o.range, storageClass: o.storageClass });
+  range: o.range, storageClass: o.storageClass, checksums: o.checksums?.toJSON?.() ?? {}, ssecKeyMd5: o.ssecKeyMd5 });
 const answer = (result, body = null) => new Response(body, { headers: { "x-result": encodeURIComponent(JSON.stringify(result ?? null)) } });
 export default {
   async fetch(request, env) {
@@ -154,9 +154,24 @@ function kvNamespace(call, name) {
   };
 }
 
+/** An object's checksums as workerd's Checksums: ArrayBuffers, toJSON() as hex. */
+class Checksums {
+  #hex;
+  constructor(hex) {
+    this.#hex = hex;
+    for (const name of ["md5", "sha1", "sha256", "sha384", "sha512"]) {
+      const bytes = hex[name] === undefined ? undefined : Buffer.from(hex[name], "hex");
+      this[name] = bytes === undefined ? undefined : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    }
+  }
+  toJSON() {
+    return { ...this.#hex };
+  }
+}
+
 class R2Object {
   constructor(meta) {
-    Object.assign(this, { ...meta, uploaded: new Date(meta.uploaded) });
+    Object.assign(this, { ...meta, uploaded: new Date(meta.uploaded), checksums: new Checksums(meta.checksums ?? {}) });
     delete this.bodyIncluded;
   }
   writeHttpMetadata(headers) {

@@ -76,6 +76,8 @@ function fromRow(row, value) {
     uploaded: row.uploaded,
     httpMetadata: JSON.parse(row.http_metadata),
     customMetadata: JSON.parse(row.custom_metadata),
+    // Miniflare's: those a put was given (SHA-1…SHA-512, hex); the MD5 is the etag.
+    checksums: JSON.parse(row.checksums || "{}"),
   };
 }
 
@@ -188,7 +190,7 @@ function wranglerR2(storage, v3, bucketName) {
       }
       return fromRow(row, value);
     },
-    async put(key, bytes, { httpMetadata = {}, customMetadata = {} } = {}) {
+    async put(key, bytes, { httpMetadata = {}, customMetadata = {}, checksums = {} } = {}) {
       const database = await db();
       const id = blobId();
       await fs.promises.writeFile(path.join(blobs, id), bytes);
@@ -200,7 +202,7 @@ function wranglerR2(storage, v3, bucketName) {
         size: bytes.byteLength,
         etag,
         uploaded: Date.now(),
-        checksums: JSON.stringify({ md5: etag }),
+        checksums: JSON.stringify({ ...checksums, md5: etag }),
         http_metadata: JSON.stringify(httpMetadata ?? {}),
         custom_metadata: JSON.stringify(customMetadata ?? {}),
       };

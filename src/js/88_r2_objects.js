@@ -186,6 +186,9 @@ class Checksums {
       this.#hex,
     );
   }
+  get [Symbol.toStringTag]() {
+    return "Checksums";
+  }
 }
 
 /** The HTTP metadata of an answer's `httpFields` (cacheExpiry a Date). */
@@ -321,7 +324,7 @@ function parseObject(action, result, overrides = {}) {
 
 internals.r2Http = {
   VERSION, HTTP, CUSTOM, HTTP_FIELDS, HTTP_HEADERS, HTTP_TAGS, HASHES, encoder, toHex, fromHex, bytesOf, isBufferSource, dateMs, iso,
-  sendGet, sendPut, objectFields, tagObject, parseObject,
+  R2Result, sendGet, sendPut, objectFields, tagObject, parseObject,
   newHead: (fields) => new HeadResult(kConstruct, fields),
   newBody: (fields, bytes) => new GetResult(kConstruct, fields, bytes),
 };

@@ -1,5 +1,7 @@
-// An R2 bucket whose backing is a service (binding kind "r2_http" or "r2_http:<bucket>"): as
-// workerd's R2Bucket, each operation is an HTTP request to that service in R2's binding protocol.
+// workerd's R2Bucket, for a bucket whose backing is a service (binding kind "r2_http" or
+// "r2_http:<bucket>") and for one workerbox keeps (kind "storage": its requests are answered by
+// src/js/88_r2_store.js, as an R2 server would answer them). For a service, as in workerd, each
+// operation is an HTTP request to that service in R2's binding protocol.
 // head/get/list are `GET https://fake-host/` with the request's JSON in `CF-R2-Request`; put,
 // delete and the multipart calls are `PUT https://fake-host/` whose body is the JSON
 // (`CF-R2-Metadata-Size` bytes of it) followed by the value. A GET answer starts with its JSON
@@ -205,16 +207,21 @@ function checkNumber(value, what, name) {
   return n;
 }
 
-let bucketBinding;
+let bucketWire;
 let bucketSpan;
+
+/** The wire of a service-backed bucket: each request an HTTP request to the service. */
+const httpWire = (name) => ({ get: (request) => sendGet(name, request), put: (request, value) => sendPut(name, request, value) });
 
 class R2Bucket {
   #name;
   #bucket;
-  constructor(token, name, bucket) {
+  #wire;
+  constructor(token, name, bucket, wire) {
     if (token !== kConstruct) throw new TypeError("Illegal constructor");
     this.#name = name;
     this.#bucket = bucket;
+    this.#wire = wire;
   }
 
   /** A span for `operation`, with the tags every R2 span has. */
@@ -232,7 +239,7 @@ class R2Bucket {
     const span = this.#span("r2_head", "HeadObject");
     return internals.inSpan(span, async () => {
       span.setTag("cloudflare.r2.request.key", key);
-      const result = await sendGet(this.#name, { version: VERSION, method: "head", object: key });
+      const result = await this.#wire.get({ version: VERSION, method: "head", object: key });
       result.discard();
       result.tag(span);
       const fields = parseObject("head", result);
@@ -280,7 +287,7 @@ class R2Bucket {
         }
         addSsec(span, request, options.ssecKey);
       }
-      const result = await sendGet(this.#name, request);
+      const result = await this.#wire.get(request);
       result.tag(span);
       if (result.preconditionFailed || result.error !== undefined) result.discard();
       if (result.preconditionFailed) {
@@ -335,7 +342,7 @@ class R2Bucket {
         addSsec(span, request, options.ssecKey);
       }
       const bytes = await valueBytes(span, value);
-      const result = await sendPut(this.#name, request, bytes);
+      const result = await this.#wire.put(request, bytes);
       result.tag(span);
       if (result.preconditionFailed) return null;
       // The object has the metadata sent (none sent: empty), as workerd gives it.
@@ -361,7 +368,7 @@ class R2Bucket {
         }
         addSsec(span, request, options.ssecKey);
       }
-      const result = await sendPut(this.#name, request);
+      const result = await this.#wire.put(request);
       result.tag(span);
       result.throwIfError("createMultipartUpload");
       const uploadId = String(result.json().uploadId ?? "");
@@ -386,7 +393,7 @@ class R2Bucket {
       if (list !== undefined) request.objects = list;
       else request.object = one;
       span.setTag("cloudflare.r2.request.keys", list === undefined ? one : list.join(", "));
-      const result = await sendPut(this.#name, request);
+      const result = await this.#wire.put(request);
       result.tag(span);
       if (result.objectNotFound) return;
       result.throwIfError("delete");
@@ -436,7 +443,7 @@ class R2Bucket {
         request.include = [HTTP, CUSTOM];
         expected = [HTTP, CUSTOM];
       }
-      const result = await sendGet(this.#name, request);
+      const result = await this.#wire.get(request);
       result.discard();
       result.tag(span);
       result.throwIfError("list");
@@ -460,9 +467,9 @@ class R2Bucket {
     return "R2Bucket";
   }
 
-  // For R2MultipartUpload (not reachable from the worker): the binding's name and a span of its own.
+  // For R2MultipartUpload (not reachable from the worker): the bucket's wire and a span of its own.
   static {
-    bucketBinding = (bucket) => bucket.#name;
+    bucketWire = (bucket) => bucket.#wire;
     bucketSpan = (bucket, name, operation) => bucket.#span(name, operation);
   }
 }
@@ -504,7 +511,7 @@ class R2MultipartUpload {
       const request = { version: VERSION, method: "uploadPart", uploadId: this.uploadId, partNumber, object: this.key };
       if (options !== undefined && options !== null) addSsec(span, request, options.ssecKey);
       const bytes = await valueBytes(span, value);
-      const result = await sendPut(bucketBinding(this.#bucket), request, bytes);
+      const result = await bucketWire(this.#bucket).put(request, bytes);
       result.tag(span);
       result.throwIfError("uploadPart");
       const etag = String(result.json().etag ?? "");
@@ -517,7 +524,7 @@ class R2MultipartUpload {
     const span = this.#span("r2_abortMultipartUpload", "AbortMultipartUpload");
     return internals.inSpan(span, async () => {
       span.setTag("cloudflare.r2.request.key", this.key);
-      const result = await sendPut(bucketBinding(this.#bucket), { version: VERSION, method: "abortMultipartUpload", object: this.key, uploadId: this.uploadId });
+      const result = await bucketWire(this.#bucket).put({ version: VERSION, method: "abortMultipartUpload", object: this.key, uploadId: this.uploadId });
       result.tag(span);
       if (result.objectNotFound) return;
       result.throwIfError("abortMultipartUpload");
@@ -537,7 +544,7 @@ class R2MultipartUpload {
       span.setTag("cloudflare.r2.request.uploaded_parts", parts.map((p) => p.partNumber).join(", "));
       const wire = parts.map((p) => ({ etag: p.etag, part: checkPartNumber(p.partNumber) }));
       const request = { version: VERSION, method: "completeMultipartUpload", object: this.key, uploadId: this.uploadId, parts: wire };
-      const result = await sendPut(bucketBinding(this.#bucket), request);
+      const result = await bucketWire(this.#bucket).put(request);
       result.tag(span);
       const fields = parseObject("completeMultipartUpload", result);
       if (fields === null) throw new Error("internal error: a multipart completion gave no object");
@@ -555,7 +562,8 @@ internals.asyncApiPrototypes.push(R2Bucket.prototype, R2MultipartUpload.prototyp
 
 const makeOtherBinding = internals.makeBinding;
 internals.makeBinding = function makeBinding(name, kind) {
-  if (kind === "r2_http") return new R2Bucket(kConstruct, name, undefined);
-  if (kind.startsWith("r2_http:")) return new R2Bucket(kConstruct, name, kind.slice("r2_http:".length));
+  if (kind === "storage") return new R2Bucket(kConstruct, name, undefined, internals.r2StoreWire(name));
+  if (kind === "r2_http") return new R2Bucket(kConstruct, name, undefined, httpWire(name));
+  if (kind.startsWith("r2_http:")) return new R2Bucket(kConstruct, name, kind.slice("r2_http:".length), httpWire(name));
   return makeOtherBinding(name, kind);
 };

@@ -170,6 +170,7 @@ impl ObjectStore {
         uploaded: now_ms.floor() as i64,
         http_metadata,
         custom_metadata,
+        extra: "{}".to_owned(),
       };
       meta.write(c, &value)?;
       c.prepare_cached("DELETE FROM multipart_parts WHERE upload_id = ?1")?.execute(params![upload_id])?;

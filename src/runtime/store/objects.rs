@@ -1,5 +1,6 @@
 //! The R2-style object store behind `storage()` and `storage({ dir })`: one table of objects
-//! (value, size, MD5 etag, version, upload time, HTTP and custom metadata), and the answers to
+//! (value, size, MD5 etag, version, upload time, HTTP and custom metadata, and `extra`: the
+//! other checksums, storage class and SSE-C key MD5 as JSON), and the answers to
 //! a worker's `head`, `get` (ranges, `onlyIf` conditionals), `put` (conditional puts are checked
 //! and done in one transaction), `delete` and `list` (prefix, delimiter, cursor, startAfter)
 //! calls, with the fields and semantics `lib/bindings.js` gives a handler-backed bucket.
@@ -27,7 +28,8 @@ const SCHEMA: &str = "
     version TEXT NOT NULL,
     uploaded INTEGER NOT NULL,      -- milliseconds since the epoch
     http_metadata TEXT NOT NULL,    -- JSON object as the worker sent it
-    custom_metadata TEXT NOT NULL   -- JSON object as the worker sent it
+    custom_metadata TEXT NOT NULL,  -- JSON object as the worker sent it
+    extra TEXT NOT NULL DEFAULT '{}' -- JSON: { checksums: { sha1…sha512 hex }, storageClass, ssecKeyMd5 }
   );
   -- Multipart uploads (multipart.rs): an upload, and the parts uploaded so far.
   CREATE TABLE IF NOT EXISTS multipart_uploads (
@@ -48,7 +50,21 @@ const SCHEMA: &str = "
   );
 ";
 
-const META_COLUMNS: &str = "key, size, etag, version, uploaded, http_metadata, custom_metadata";
+const META_COLUMNS: &str = "key, size, etag, version, uploaded, http_metadata, custom_metadata, extra";
+
+/// Gives a database made before the `extra` column that column (run when a file is opened,
+/// before the schema; a database without the table yet gets it from the schema).
+fn add_extra_column(c: &rusqlite::Connection) -> rusqlite::Result<()> {
+  let columns: Vec<String> = c.prepare("SELECT name FROM pragma_table_info('objects')")?.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
+  if columns.is_empty() || columns.iter().any(|name| name == "extra") {
+    return Ok(());
+  }
+  match c.execute_batch("ALTER TABLE objects ADD COLUMN extra TEXT NOT NULL DEFAULT '{}'") {
+    // Another process added it in the meantime.
+    Err(e) if e.to_string().contains("duplicate column") => Ok(()),
+    other => other,
+  }
+}
 
 /// What is known about an object without its value.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,6 +77,8 @@ pub struct ObjectMeta {
   pub uploaded: i64,
   pub http_metadata: String,
   pub custom_metadata: String,
+  /// JSON object: the checksums besides MD5, the storage class, the SSE-C key's MD5.
+  pub extra: String,
 }
 
 impl ObjectMeta {
@@ -74,13 +92,14 @@ impl ObjectMeta {
       uploaded: row.get(4)?,
       http_metadata: row.get(5)?,
       custom_metadata: row.get(6)?,
+      extra: row.get(7)?,
     })
   }
 
   /// Stores the object as `value` with these fields (replacing what `key` held).
   pub(super) fn write(&self, c: &rusqlite::Connection, value: &[u8]) -> rusqlite::Result<()> {
-    c.prepare_cached("INSERT OR REPLACE INTO objects (key, value, size, etag, version, uploaded, http_metadata, custom_metadata) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?
-      .execute(params![self.key.as_bytes(), value, self.size, self.etag, self.version, self.uploaded, self.http_metadata, self.custom_metadata])?;
+    c.prepare_cached("INSERT OR REPLACE INTO objects (key, value, size, etag, version, uploaded, http_metadata, custom_metadata, extra) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")?
+      .execute(params![self.key.as_bytes(), value, self.size, self.etag, self.version, self.uploaded, self.http_metadata, self.custom_metadata, self.extra])?;
     Ok(())
   }
 
@@ -94,13 +113,15 @@ impl ObjectMeta {
       .string("etag", &self.etag)
       .number("uploaded", self.uploaded as f64)
       .raw("httpMetadata", &self.http_metadata)
-      .raw("customMetadata", &self.custom_metadata);
+      .raw("customMetadata", &self.custom_metadata)
+      .raw("extra", &self.extra);
     out
   }
 }
 
-/// R2's `onlyIf`: etags are compared as given (`*` matches anything), upload times at
-/// one-second precision, as HTTP dates are.
+/// R2's `onlyIf`, checked as R2 (and Miniflare) check it: `etagMatches` lists the strong etags
+/// (and `*`) only, as If-Match compares strongly; upload times in milliseconds, or at one-second
+/// precision with `secondsGranularity` (conditions given as Headers).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Conditions {
   pub etag_matches: Option<Vec<String>>,
@@ -108,6 +129,7 @@ pub struct Conditions {
   /// Milliseconds since the epoch.
   pub uploaded_before: Option<f64>,
   pub uploaded_after: Option<f64>,
+  pub seconds_granularity: bool,
 }
 
 impl Conditions {
@@ -120,28 +142,23 @@ impl Conditions {
       etag_does_not_match: only_if.opt_strings("etagDoesNotMatch")?,
       uploaded_before: time("uploadedBefore")?,
       uploaded_after: time("uploadedAfter")?,
+      seconds_granularity: only_if.raw("secondsGranularity") == Some("true"),
     }))
   }
 
-  /// Whether the conditions hold for an object (`None`: it does not exist).
+  /// Whether the conditions hold for an object (`None`: it does not exist), as RFC 7232 and R2
+  /// have it: If-Modified-Since is passed by a passing If-None-Match, If-Unmodified-Since by a
+  /// passing If-Match.
   pub fn hold(&self, meta: Option<&ObjectMeta>) -> bool {
-    let matches = |list: &Vec<String>| list.iter().any(|etag| etag == "*" || meta.is_some_and(|m| *etag == m.etag));
-    if self.etag_matches.as_ref().is_some_and(|list| !matches(list)) {
-      return false;
-    }
-    if self.etag_does_not_match.as_ref().is_some_and(matches) {
-      return false;
-    }
-    if let Some(meta) = meta {
-      let uploaded = (meta.uploaded as f64 / 1000.0).floor();
-      if self.uploaded_before.is_some_and(|before| !(uploaded < (before / 1000.0).floor() + 1.0)) {
-        return false;
-      }
-      if self.uploaded_after.is_some_and(|after| !(uploaded > (after / 1000.0).floor())) {
-        return false;
-      }
-    }
-    true
+    let Some(meta) = meta else { return self.etag_matches.is_none() && self.uploaded_after.is_none() };
+    let includes = |list: &Vec<String>| list.iter().any(|etag| etag == "*" || *etag == meta.etag);
+    let truncate = |ms: f64| if self.seconds_granularity { (ms / 1000.0).floor() * 1000.0 } else { ms };
+    let uploaded = truncate(meta.uploaded as f64);
+    let if_match = self.etag_matches.as_ref().is_none_or(includes);
+    let if_none_match = !self.etag_does_not_match.as_ref().is_some_and(includes);
+    let if_modified_since = self.uploaded_after.is_none_or(|after| truncate(after) < uploaded || (self.etag_does_not_match.is_some() && if_none_match));
+    let if_unmodified_since = self.uploaded_before.is_none_or(|before| uploaded < truncate(before) || (self.etag_matches.is_some() && if_match));
+    if_match && if_none_match && if_modified_since && if_unmodified_since
   }
 }
 
@@ -221,7 +238,7 @@ impl ObjectStore {
 
   /// In memory, or in `storage.sqlite3` under `dir`.
   pub fn open(dir: Option<&Path>) -> Result<ObjectStore, StoreError> {
-    Ok(ObjectStore { db: Database::open(dir, super::StoreKind::Objects, SCHEMA)? })
+    Ok(ObjectStore { db: Database::open_with(dir, super::StoreKind::Objects, SCHEMA, Some(add_extra_column))? })
   }
 
   fn meta_in(c: &rusqlite::Connection, key: &str) -> rusqlite::Result<Option<ObjectMeta>> {
@@ -251,7 +268,8 @@ impl ObjectStore {
 
   /// Stores an object if `conditions` hold for what is there now (checked in the same
   /// transaction); `None` when they did not.
-  pub fn put(&self, key: &str, value: &[u8], http_metadata: &str, custom_metadata: &str, conditions: Option<&Conditions>, now_ms: f64) -> Result<Option<ObjectMeta>, StoreError> {
+  #[allow(clippy::too_many_arguments)]
+  pub fn put(&self, key: &str, value: &[u8], http_metadata: &str, custom_metadata: &str, extra: &str, conditions: Option<&Conditions>, now_ms: f64) -> Result<Option<ObjectMeta>, StoreError> {
     let meta = ObjectMeta {
       key: key.to_owned(),
       size: value.len() as i64,
@@ -260,6 +278,7 @@ impl ObjectStore {
       uploaded: now_ms.floor() as i64,
       http_metadata: http_metadata.to_owned(),
       custom_metadata: custom_metadata.to_owned(),
+      extra: extra.to_owned(),
     };
     self.db.write(|c| {
       if let Some(conditions) = conditions {
@@ -342,7 +361,8 @@ impl ObjectStore {
         let conditions = Conditions::read(args)?;
         let http = args.raw("httpMetadata").unwrap_or("{}");
         let custom = args.raw("customMetadata").unwrap_or("{}");
-        match self.put(&args.string("key")?, &bytes, http, custom, conditions.as_ref(), now_ms)? {
+        let extra = args.raw("extra").unwrap_or("{}");
+        match self.put(&args.string("key")?, &bytes, http, custom, extra, conditions.as_ref(), now_ms)? {
           Some(meta) => json(meta.json().finish()),
           None => json("null"),
         }

@@ -136,7 +136,7 @@ fn an_unusable_folder_is_named_in_the_error() {
 #[test]
 fn objects_serve_ranges_and_check_conditions_in_one_transaction() {
   let store = ObjectStore::open(None).unwrap();
-  let meta = store.put("", b"0123456789", "{}", r#"{"owner":"me"}"#, None, 5_000.0).unwrap().unwrap();
+  let meta = store.put("", b"0123456789", "{}", r#"{"owner":"me"}"#, "{}", None, 5_000.0).unwrap().unwrap();
   assert_eq!((meta.size, meta.etag.as_str(), meta.version.len()), (10, "781e5e245d69b566979b86e28d23f2c7", 32));
   let range = |offset, length, suffix| Some(Range { offset, length, suffix });
   let body = |range| store.get("", range, None).unwrap().unwrap().body.unwrap();
@@ -145,11 +145,20 @@ fn objects_serve_ranges_and_check_conditions_in_one_transaction() {
   assert_eq!(body(range(None, None, Some(4))), b"6789");
   assert_eq!(body(range(Some(20), None, None)), b"");
   let absent_only = Conditions { etag_does_not_match: Some(vec!["*".into()]), ..Default::default() };
-  assert_eq!(store.put("", b"other", "{}", "{}", Some(&absent_only), 6_000.0).unwrap(), None);
+  assert_eq!(store.put("", b"other", "{}", "{}", "{}", Some(&absent_only), 6_000.0).unwrap(), None);
   let stale = Conditions { etag_matches: Some(vec!["nope".into()]), ..Default::default() };
   assert!(store.get("", None, Some(&stale)).unwrap().unwrap().body.is_none());
   let before = Conditions { uploaded_before: Some(4_000.0), ..Default::default() };
   assert!(!before.hold(Some(&meta)));
+  // As R2 and Miniflare: the upload's own millisecond is not before it (unless truncated to
+  // seconds), a passing If-Match passes uploadedBefore, a missing object fails uploadedAfter.
+  let same = Conditions { uploaded_before: Some(5_000.0), ..Default::default() };
+  assert!(!same.hold(Some(&meta)));
+  assert!(Conditions { uploaded_before: Some(5_900.0), ..Default::default() }.hold(Some(&meta)));
+  assert!(!Conditions { uploaded_before: Some(5_900.0), seconds_granularity: true, ..Default::default() }.hold(Some(&meta)));
+  assert!(Conditions { etag_matches: Some(vec![meta.etag.clone()]), ..same.clone() }.hold(Some(&meta)));
+  assert!(!Conditions { uploaded_after: Some(0.0), ..Default::default() }.hold(None));
+  assert!(Conditions { etag_does_not_match: Some(vec!["*".into()]), ..Default::default() }.hold(None));
   assert_eq!(store.head("").unwrap().unwrap().custom_metadata, r#"{"owner":"me"}"#);
 }
 
@@ -157,7 +166,7 @@ fn objects_serve_ranges_and_check_conditions_in_one_transaction() {
 fn objects_list_rolls_keys_up_to_the_delimiter() {
   let store = ObjectStore::open(None).unwrap();
   for key in ["a/1", "a/2", "a/sub/3", "b/1", "c"] {
-    store.put(key, key.as_bytes(), "{}", "{}", None, 0.0).unwrap();
+    store.put(key, key.as_bytes(), "{}", "{}", "{}", None, 0.0).unwrap();
   }
   let page = store.list("", Some("/"), None, 1000).unwrap();
   assert_eq!(page.objects.iter().map(|o| o.key.as_str()).collect::<Vec<_>>(), ["c"]);
@@ -196,9 +205,11 @@ fn kv_calls_answer_in_the_js_handlers_format() {
 #[test]
 fn storage_and_cache_calls_answer_in_the_js_handlers_format() {
   let bucket = Store::open(StoreKind::Objects, None).unwrap();
-  let (put, _) = call(&bucket, "put", r#"{"key":"f","httpMetadata":{"contentType":"text/plain"},"customMetadata":{}}"#, Some(b"hello"));
+  let (put, _) = call(&bucket, "put", r#"{"key":"f","httpMetadata":{"contentType":"text/plain"},"customMetadata":{},"extra":{"storageClass":"InfrequentAccess"}}"#, Some(b"hello"));
   assert!(put.starts_with(r#"{"key":"f","version":""#), "{put}");
-  assert!(put.ends_with(r#","size":5,"etag":"5d41402abc4b2a76b9719d911017c592","uploaded":1700000000000,"httpMetadata":{"contentType":"text/plain"},"customMetadata":{}}"#), "{put}");
+  assert!(put.ends_with(r#","size":5,"etag":"5d41402abc4b2a76b9719d911017c592","uploaded":1700000000000,"httpMetadata":{"contentType":"text/plain"},"customMetadata":{},"extra":{"storageClass":"InfrequentAccess"}}"#), "{put}");
+  let (head, _) = call(&bucket, "head", r#"{"key":"f"}"#, None);
+  assert!(head.ends_with(r#""extra":{"storageClass":"InfrequentAccess"}}"#), "{head}");
   let (got, bytes) = call(&bucket, "get", r#"{"key":"f","range":{"offset":1,"length":2}}"#, None);
   assert!(got.ends_with(r#""range":{"offset":1,"length":2},"bodyIncluded":true}"#), "{got}");
   assert_eq!(bytes.as_deref(), Some(&b"el"[..]));
@@ -230,4 +241,23 @@ fn a_store_is_shared_by_its_clones_across_threads() {
   let Store::Kv(kv) = store else { unreachable!() };
   assert_eq!(Arc::strong_count(&kv), 1);
   assert_eq!(kv.list("", 1000, None, 0.0).unwrap().keys.len(), 100);
+}
+
+#[test]
+fn an_objects_file_made_before_the_extra_column_gets_it_and_keeps_its_objects() {
+  let dir = TempDir::new("objects-extra");
+  {
+    let old = rusqlite::Connection::open(dir.0.join("storage.sqlite3")).unwrap();
+    old
+      .execute_batch(
+        "CREATE TABLE objects (key BLOB PRIMARY KEY NOT NULL, value BLOB NOT NULL, size INTEGER NOT NULL, etag TEXT NOT NULL,
+           version TEXT NOT NULL, uploaded INTEGER NOT NULL, http_metadata TEXT NOT NULL, custom_metadata TEXT NOT NULL);
+         INSERT INTO objects VALUES (CAST('old' AS BLOB), CAST('v' AS BLOB), 1, 'e', 'v1', 0, '{}', '{}');",
+      )
+      .unwrap();
+  }
+  let store = ObjectStore::open(Some(&dir.0)).unwrap();
+  assert_eq!(store.head("old").unwrap().unwrap().extra, "{}");
+  store.put("new", b"x", "{}", "{}", r#"{"storageClass":"InfrequentAccess"}"#, None, 0.0).unwrap();
+  assert_eq!(store.head("new").unwrap().unwrap().extra, r#"{"storageClass":"InfrequentAccess"}"#);
 }
