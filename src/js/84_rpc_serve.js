@@ -315,7 +315,8 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
     record.answered = true;
     return { released: record.released, releasing: record.releasing };
   };
-  inCallFlow(record, originOf(call, id), () => run()
+  // The call runs, and answers, in its flow (inCallFlow).
+  const serve = () => run()
     .then(async (result) => {
       const prepared = await marshalAsync(result);
       const { bytes, stubs, passed } = prepared;
@@ -361,7 +362,8 @@ internals.dispatchRpc = function dispatchRpc(id, callJson, argsBytes) {
       leave?.();
       releaseReceived();
       work.responded(false);
-    }));
+    });
+  inCallFlow(record, originOf(call, id), serve);
 };
 
 /** The async flow's key for the RPC call it serves (its record: internals.rpc.currentCall()). */
