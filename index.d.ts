@@ -322,7 +322,7 @@ export interface R2Bucket {
   ): Promise<R2Object | null>;
   delete(keys: string | string[]): Promise<void>;
   list(options?: { prefix?: string; delimiter?: string; cursor?: string; startAfter?: string; limit?: number; include?: ("httpMetadata" | "customMetadata")[] }): Promise<{ objects: R2Object[]; truncated: boolean; cursor?: string; delimitedPrefixes: string[] }>;
-  createMultipartUpload(key: string, options?: { httpMetadata?: R2HttpMetadata; customMetadata?: Record<string, string> }): Promise<R2MultipartUpload>;
+  createMultipartUpload(key: string, options?: { httpMetadata?: R2HttpMetadata | Headers; customMetadata?: Record<string, string>; storageClass?: string; ssecKey?: ArrayBuffer | string }): Promise<R2MultipartUpload>;
   resumeMultipartUpload(key: string, uploadId: string): R2MultipartUpload;
 }
 

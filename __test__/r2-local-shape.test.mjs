@@ -134,19 +134,22 @@ test("storage() in memory, with dir and with handlers answer the probe alike", {
   assert.deepEqual(handlers, comparable(memory, ["multipart", "multipartHead", "afterDelete"]));
 });
 
-test("storage({ dir }) keeps checksums, storage class and SSE-C key MD5 for the next worker", { timeout: 60_000 }, async (t) => {
+test("storage({ dir }) keeps checksums, storage class (a multipart upload's too) and SSE-C key MD5 for the next worker", { timeout: 60_000 }, async (t) => {
   const dir = tempDir(t);
   const write = `export default { async fetch(request, env) {
     await env.BUCKET.put("k", "hello world", { sha512: await crypto.subtle.digest("SHA-512", new TextEncoder().encode("hello world")), storageClass: "InfrequentAccess", ssecKey: new Uint8Array(32).fill(7) });
+    const upload = await env.BUCKET.createMultipartUpload("mp", { storageClass: "InfrequentAccess" });
+    await upload.complete([await upload.uploadPart(1, "only part")]);
     return new Response("ok");
   } }`;
   const read = `export default { async fetch(request, env) {
     const o = await env.BUCKET.get("k");
-    return Response.json({ checksums: o.checksums, storageClass: o.storageClass, ssecKeyMd5: o.ssecKeyMd5, text: await o.text() });
+    return Response.json({ checksums: o.checksums, storageClass: o.storageClass, ssecKeyMd5: o.ssecKeyMd5, text: await o.text(), multipart: (await env.BUCKET.head("mp")).storageClass });
   } }`;
-  await runProbe(t, storage({ dir }), write).catch(() => {});
+  await runProbe(t, storage({ dir }), write.replace('new Response("ok")', 'Response.json("ok")'));
   const got = await runProbe(t, storage({ dir }), read);
   assert.equal(got.storageClass, "InfrequentAccess");
+  assert.equal(got.multipart, "InfrequentAccess");
   assert.equal(got.text, "hello world");
   assert.deepEqual(Object.keys(got.checksums), ["md5", "sha512"]);
   assert.match(got.checksums.sha512, /^309ecc489c12d6eb4cc40f50c902f2b4d0ed77ee511a7c7a9bcd3ca86d4cd86f/);
@@ -191,4 +194,29 @@ test("storage() answers the probe as Miniflare (workerd's R2 client and Miniflar
     delete ours[key];
   }
   assert.deepEqual(ours, theirs);
+});
+
+test("wrangler's shared state: SHA checksums put on one side are the other's", { skip: noWorkerd, timeout: 120_000 }, async (t) => {
+  const { Miniflare } = await import("miniflare");
+  const require = (await import("node:module")).createRequire(import.meta.url);
+  const { wranglerR2 } = require("../lib/project/wrangler-r2.js");
+  const v3 = path.join(tempDir(t), ".wrangler", "state", "v3");
+  const SHA1_HELLO = "2aae6c35c94fcfb415dbe95f408b9ce91ee846ed";
+  const SHA256_HELLO = "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9";
+  const script = (put, read) => `export default { async fetch(request, env) {
+    await env.R2.put(${JSON.stringify(put.key)}, "hello world", ${JSON.stringify(put.options)});
+    const o = await env.R2.head(${JSON.stringify(read)});
+    return Response.json(o && { checksums: o.checksums, etag: o.etag, size: o.size });
+  } }`;
+  const ours = await createWorker({ script: script({ key: "wb", options: { sha256: SHA256_HELLO } }, "wb"), bindings: { R2: wranglerR2(storage, v3, "bucket1") }, compatibilityDate: COMPAT });
+  t.after(() => ours.dispose());
+  assert.deepEqual(await (await dispatch(ours, "http://localhost/")).json(), { checksums: { md5: "5eb63bbbe01eeed093cb22bb8f5acdc3", sha256: SHA256_HELLO }, etag: "5eb63bbbe01eeed093cb22bb8f5acdc3", size: 11 });
+  const mf = new Miniflare({ modules: true, script: script({ key: "mf", options: { sha1: SHA1_HELLO } }, "wb"), r2Buckets: { R2: "bucket1" }, defaultPersistRoot: v3, compatibilityDate: COMPAT });
+  t.after(() => mf.dispose());
+  // Miniflare reads the SHA-256 workerbox put…
+  assert.deepEqual(await (await mf.dispatchFetch("http://localhost/")).json(), { checksums: { md5: "5eb63bbbe01eeed093cb22bb8f5acdc3", sha256: SHA256_HELLO }, etag: "5eb63bbbe01eeed093cb22bb8f5acdc3", size: 11 });
+  // …and workerbox the SHA-1 Miniflare put.
+  const reader = await createWorker({ script: `export default { async fetch(request, env) { const o = await env.R2.get("mf"); return Response.json({ checksums: o.checksums, text: await o.text() }); } }`, bindings: { R2: wranglerR2(storage, v3, "bucket1") }, compatibilityDate: COMPAT });
+  t.after(() => reader.dispose());
+  assert.deepEqual(await (await dispatch(reader, "http://localhost/")).json(), { checksums: { md5: "5eb63bbbe01eeed093cb22bb8f5acdc3", sha1: SHA1_HELLO }, text: "hello world" });
 });

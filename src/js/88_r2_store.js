@@ -96,6 +96,13 @@ function wireObject(meta, range = undefined) {
   return out;
 }
 
+/** A put's or an upload's storage class and SSE-C key MD5 (hex), as the store keeps them. */
+function storedExtra(request) {
+  const extra = { storageClass: request.storageClass ?? "Standard" };
+  if (request.ssec?.key !== undefined) extra.ssecKeyMd5 = toHex(digest("MD5", fromHex(request.ssec.key)));
+  return extra;
+}
+
 /** A request's httpFields / customFields as the store keeps them (cacheExpiry in ms). */
 function storedMetadata(request) {
   const httpMetadata = {};
@@ -220,8 +227,7 @@ async function put(bucket, request, bytes) {
   bytes ??= new Uint8Array(0);
   if (bytes.byteLength > MAX_VALUE_SIZE) throw new Refused("EntityTooLarge");
   const { httpMetadata, customMetadata } = storedMetadata(request);
-  const extra = { checksums: checkedChecksums(request, bytes), storageClass: request.storageClass ?? "Standard" };
-  if (request.ssec?.key !== undefined) extra.ssecKeyMd5 = toHex(digest("MD5", fromHex(request.ssec.key)));
+  const extra = { checksums: checkedChecksums(request, bytes), ...storedExtra(request) };
   const args = { key, httpMetadata, customMetadata, onlyIf: storedConditions(request.onlyIf), extra };
   const [meta] = await hostCall(bucket, "put", args, bytes);
   if (meta === null) throw new Refused("PreconditionFailed");
@@ -256,7 +262,7 @@ async function remove(bucket, request) {
 async function createMultipartUpload(bucket, request) {
   const key = checkKey(request.object);
   const { httpMetadata, customMetadata } = storedMetadata(request);
-  const [result] = await hostCall(bucket, "createMultipartUpload", { key, httpMetadata, customMetadata });
+  const [result] = await hostCall(bucket, "createMultipartUpload", { key, httpMetadata, customMetadata, extra: storedExtra(request) });
   return answer({ uploadId: result.uploadId });
 }
 

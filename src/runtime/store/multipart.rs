@@ -80,19 +80,20 @@ pub fn multipart_etag(part_md5s: &[String]) -> String {
   format!("{}-{}", hex(&hash.finalize()), part_md5s.len())
 }
 
-fn state_of(c: &rusqlite::Connection, key: &str, upload_id: &str) -> rusqlite::Result<Option<(i64, String, String)>> {
-  c.prepare_cached("SELECT state, http_metadata, custom_metadata FROM multipart_uploads WHERE upload_id = ?1 AND key = ?2")?
-    .query_row(params![upload_id, key.as_bytes()], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+/// An upload's state, HTTP and custom metadata, and extra (the object's storage class, SSE-C key MD5).
+fn state_of(c: &rusqlite::Connection, key: &str, upload_id: &str) -> rusqlite::Result<Option<(i64, String, String, String)>> {
+  c.prepare_cached("SELECT state, http_metadata, custom_metadata, extra FROM multipart_uploads WHERE upload_id = ?1 AND key = ?2")?
+    .query_row(params![upload_id, key.as_bytes()], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)))
     .optional()
 }
 
 impl ObjectStore {
   /// Starts an upload of `key`; its id.
-  pub fn create_multipart(&self, key: &str, http_metadata: &str, custom_metadata: &str) -> Result<String, super::StoreError> {
+  pub fn create_multipart(&self, key: &str, http_metadata: &str, custom_metadata: &str, extra: &str) -> Result<String, super::StoreError> {
     let upload_id = random_hex(32);
     self.database().write(|c| {
-      c.prepare_cached("INSERT INTO multipart_uploads (upload_id, key, http_metadata, custom_metadata, state) VALUES (?1, ?2, ?3, ?4, 0)")?
-        .execute(params![upload_id, key.as_bytes(), http_metadata, custom_metadata])?;
+      c.prepare_cached("INSERT INTO multipart_uploads (upload_id, key, http_metadata, custom_metadata, extra, state) VALUES (?1, ?2, ?3, ?4, ?5, 0)")?
+        .execute(params![upload_id, key.as_bytes(), http_metadata, custom_metadata, extra])?;
       Ok(())
     })?;
     Ok(upload_id)
@@ -116,7 +117,7 @@ impl ObjectStore {
   /// order given), checked as R2 checks them; the new object.
   pub fn complete_multipart(&self, key: &str, upload_id: &str, selected: &[(i64, String)], now_ms: f64) -> Result<Result<ObjectMeta, R2Error>, super::StoreError> {
     self.database().write(|c| {
-      let Some((state, http_metadata, custom_metadata)) = state_of(c, key, upload_id)? else { return Ok(Err(R2Error::NoSuchUpload)) };
+      let Some((state, http_metadata, custom_metadata, extra)) = state_of(c, key, upload_id)? else { return Ok(Err(R2Error::NoSuchUpload)) };
       if state != IN_PROGRESS {
         return Ok(Err(R2Error::NoSuchUpload));
       }
@@ -170,7 +171,7 @@ impl ObjectStore {
         uploaded: now_ms.floor() as i64,
         http_metadata,
         custom_metadata,
-        extra: "{}".to_owned(),
+        extra,
       };
       meta.write(c, &value)?;
       c.prepare_cached("DELETE FROM multipart_parts WHERE upload_id = ?1")?.execute(params![upload_id])?;
@@ -184,7 +185,7 @@ impl ObjectStore {
     self.database().write(|c| {
       match state_of(c, key, upload_id)? {
         None => return Ok(Err(R2Error::NoSuchUpload)),
-        Some((state, _, _)) if state != IN_PROGRESS => return Ok(Ok(())),
+        Some((state, ..)) if state != IN_PROGRESS => return Ok(Ok(())),
         Some(_) => {}
       }
       c.prepare_cached("DELETE FROM multipart_parts WHERE upload_id = ?1")?.execute(params![upload_id])?;
@@ -200,7 +201,8 @@ impl ObjectStore {
         "createMultipartUpload" => {
           let http = args.raw("httpMetadata").unwrap_or("{}");
           let custom = args.raw("customMetadata").unwrap_or("{}");
-          let upload_id = self.create_multipart(&args.string("key")?, http, custom)?;
+          let extra = args.raw("extra").unwrap_or("{}");
+          let upload_id = self.create_multipart(&args.string("key")?, http, custom, extra)?;
           json(JsonObject::new().string("uploadId", &upload_id).finish())
         }
         "uploadPart" => {

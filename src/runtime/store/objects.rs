@@ -37,7 +37,8 @@ const SCHEMA: &str = "
     key BLOB NOT NULL,              -- the key's UTF-8 bytes
     http_metadata TEXT NOT NULL,
     custom_metadata TEXT NOT NULL,
-    state INTEGER NOT NULL DEFAULT 0  -- 0 in progress, 1 completed, 2 aborted
+    state INTEGER NOT NULL DEFAULT 0,  -- 0 in progress, 1 completed, 2 aborted
+    extra TEXT NOT NULL DEFAULT '{}'  -- the object's extra (storage class, SSE-C key MD5)
   );
   CREATE TABLE IF NOT EXISTS multipart_parts (
     upload_id TEXT NOT NULL REFERENCES multipart_uploads(upload_id),
@@ -52,18 +53,22 @@ const SCHEMA: &str = "
 
 const META_COLUMNS: &str = "key, size, etag, version, uploaded, http_metadata, custom_metadata, extra";
 
-/// Gives a database made before the `extra` column that column (run when a file is opened,
-/// before the schema; a database without the table yet gets it from the schema).
+/// Gives a database made before the `extra` columns (of objects and of multipart uploads) those
+/// columns (run when a file is opened, before the schema; a database without the tables yet
+/// gets them from the schema).
 fn add_extra_column(c: &rusqlite::Connection) -> rusqlite::Result<()> {
-  let columns: Vec<String> = c.prepare("SELECT name FROM pragma_table_info('objects')")?.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
-  if columns.is_empty() || columns.iter().any(|name| name == "extra") {
-    return Ok(());
+  for table in ["objects", "multipart_uploads"] {
+    let columns: Vec<String> = c.prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))?.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
+    if columns.is_empty() || columns.iter().any(|name| name == "extra") {
+      continue;
+    }
+    match c.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN extra TEXT NOT NULL DEFAULT '{{}}'")) {
+      // Another process added it in the meantime.
+      Err(e) if e.to_string().contains("duplicate column") => {}
+      other => other?,
+    }
   }
-  match c.execute_batch("ALTER TABLE objects ADD COLUMN extra TEXT NOT NULL DEFAULT '{}'") {
-    // Another process added it in the meantime.
-    Err(e) if e.to_string().contains("duplicate column") => Ok(()),
-    other => other,
-  }
+  Ok(())
 }
 
 /// What is known about an object without its value.

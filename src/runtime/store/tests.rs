@@ -252,7 +252,9 @@ fn an_objects_file_made_before_the_extra_column_gets_it_and_keeps_its_objects() 
       .execute_batch(
         "CREATE TABLE objects (key BLOB PRIMARY KEY NOT NULL, value BLOB NOT NULL, size INTEGER NOT NULL, etag TEXT NOT NULL,
            version TEXT NOT NULL, uploaded INTEGER NOT NULL, http_metadata TEXT NOT NULL, custom_metadata TEXT NOT NULL);
-         INSERT INTO objects VALUES (CAST('old' AS BLOB), CAST('v' AS BLOB), 1, 'e', 'v1', 0, '{}', '{}');",
+         INSERT INTO objects VALUES (CAST('old' AS BLOB), CAST('v' AS BLOB), 1, 'e', 'v1', 0, '{}', '{}');
+         CREATE TABLE multipart_uploads (upload_id TEXT PRIMARY KEY NOT NULL, key BLOB NOT NULL, http_metadata TEXT NOT NULL,
+           custom_metadata TEXT NOT NULL, state INTEGER NOT NULL DEFAULT 0);",
       )
       .unwrap();
   }
@@ -260,4 +262,9 @@ fn an_objects_file_made_before_the_extra_column_gets_it_and_keeps_its_objects() 
   assert_eq!(store.head("old").unwrap().unwrap().extra, "{}");
   store.put("new", b"x", "{}", "{}", r#"{"storageClass":"InfrequentAccess"}"#, None, 0.0).unwrap();
   assert_eq!(store.head("new").unwrap().unwrap().extra, r#"{"storageClass":"InfrequentAccess"}"#);
+  // A multipart upload's extra becomes its object's.
+  let upload = store.create_multipart("parts", "{}", "{}", r#"{"storageClass":"InfrequentAccess"}"#).unwrap();
+  let etag = store.upload_part("parts", &upload, 1, b"only").unwrap().unwrap();
+  let object = store.complete_multipart("parts", &upload, &[(1, etag)], 0.0).unwrap().unwrap();
+  assert_eq!(object.extra, r#"{"storageClass":"InfrequentAccess"}"#);
 }
