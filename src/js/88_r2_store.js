@@ -190,6 +190,21 @@ function checkedChecksums(request, bytes) {
   return out;
 }
 
+/** The key bytes a cursor stands for (the stores' cursors are the key, base64url), or undefined. */
+function cursorKey(cursor) {
+  try {
+    const base64 = cursor.trim().replace(/-/g, "+").replace(/_/g, "/");
+    return Uint8Array.from(atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4)), (c) => c.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
+
+function compareBytes(a, b) {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}
+
 // ---- The requests -----------------------------------------------------------------------------
 
 async function head(bucket, request) {
@@ -241,6 +256,12 @@ async function list(bucket, request) {
   // R2 may give fewer objects when metadata is asked for; Miniflare gives at most 100 then.
   if (include.length > 0) limit = Math.min(limit, 100);
   const args = { prefix: request.prefix ?? "", delimiter: request.delimiter, cursor: request.cursor, startAfter: request.startAfter, limit };
+  // Given both, the listing starts after the later of the cursor's key and startAfter (the store
+  // would take the cursor's).
+  if (args.cursor && args.startAfter !== undefined) {
+    const fromCursor = cursorKey(args.cursor);
+    if (fromCursor !== undefined && compareBytes(fromCursor, utf8.encode(args.startAfter)) <= 0) args.cursor = undefined;
+  }
   const [page] = await hostCall(bucket, "list", args);
   const objects = page.objects.map((meta) => {
     const object = wireObject(meta);
