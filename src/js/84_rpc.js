@@ -149,6 +149,55 @@ async function marshalAsync(value, params = false) {
   return { bytes: serializeValue(prepared), ...prepared };
 }
 
+/** What copyValue()'s `visit` returns for a value it leaves to the walk. */
+const WALK_ON = Symbol("workerbox.rpc.walkOn");
+
+/**
+ * A copy of `value` in which Arrays, Maps, Sets and plain objects are copied (one copy for a
+ * container met twice or in a cycle) and what `visit(v, walk)` makes of each function and of each
+ * object before it is looked at as a container (`WALK_ON`: go on); primitives stay as they are.
+ * An object that is no container is what `other(v, proto)` gives (itself by default); with
+ * `nullProto` an object without a prototype is copied as a plain one. An array is copied by its
+ * own keys, or with `denseArrays` by index up to its length. Shared by marshal() and the stubs
+ * kept as data (85_stub_storage.js encode/decode), which differ only in `visit` and `other`.
+ */
+function copyValue(value, { visit, other = (v) => v, nullProto = false, denseArrays = false }) {
+  const seen = new Map();
+  const walk = (v) => {
+    if (typeof v === "function") return visit(v, walk);
+    if (v === null || typeof v !== "object") return v;
+    if (seen.has(v)) return seen.get(v);
+    const visited = visit(v, walk);
+    if (visited !== WALK_ON) return visited;
+    if (Array.isArray(v)) {
+      const out = [];
+      seen.set(v, out);
+      if (denseArrays) for (let i = 0; i < v.length; i++) out[i] = walk(v[i]);
+      else for (const key of Object.keys(v)) out[key] = walk(v[key]);
+      return out;
+    }
+    if (v instanceof Map) {
+      const out = new Map();
+      seen.set(v, out);
+      for (const [key, item] of v) out.set(walk(key), walk(item));
+      return out;
+    }
+    if (v instanceof Set) {
+      const out = new Set();
+      seen.set(v, out);
+      for (const item of v) out.add(walk(item));
+      return out;
+    }
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && !(nullProto && proto === null)) return other(v, proto);
+    const out = {};
+    seen.set(v, out);
+    for (const key of Object.keys(v)) out[key] = walk(v[key]);
+    return out;
+  };
+  return walk(value);
+}
+
 /** The walk of marshal(): the value with its places, the stubs, and the body reads pending. */
 function prepare(value, params) {
   const stubs = [];
@@ -160,12 +209,12 @@ function prepare(value, params) {
   /** Where each of `passed` sits in `stubs` (a result's hand-over may mark it: handOver()). */
   const passedAt = [];
   const locals = [];
-  const seen = new Map();
   const place = (entry) => {
     stubs.push(entry);
     return { [STUB_KEY]: stubs.length - 1 };
   };
-  const walk = (v) => {
+  // Functions and RpcTargets become places; the objects RPC carries specially become theirs.
+  const visit = (v, walk) => {
     if (typeof v === "function") {
       const kind = v[kKind];
       if (kind === "RpcPromise" || kind === "RpcProperty") {
@@ -198,9 +247,7 @@ function prepare(value, params) {
       if (target !== undefined) return place({ binding: target.binding, object: target.object, name: target.name, props: target.props });
       return place({ local: exportOwned(v, params) });
     }
-    if (v === null || typeof v !== "object") return v;
     if (v instanceof RpcTarget) return place({ local: exportOwned(v, params) });
-    if (seen.has(v)) return seen.get(v);
     if (v instanceof DOMException) {
       special = true;
       return { [DOM_EXCEPTION_KEY]: [v.message, v.name, typeof v.stack === "string" ? v.stack : ""] };
@@ -222,35 +269,14 @@ function prepare(value, params) {
       if (internals.signalAborted(v)) return { [SIGNAL_KEY]: { reason: walk(v.reason) } };
       return { [SIGNAL_KEY]: { trigger: walk(internals.rpcSignal.trigger(v)) } };
     }
-    if (Array.isArray(v)) {
-      const out = [];
-      seen.set(v, out);
-      for (let i = 0; i < v.length; i++) out[i] = walk(v[i]);
-      return out;
-    }
-    if (v instanceof Map) {
-      const out = new Map();
-      seen.set(v, out);
-      for (const [key, item] of v) out.set(walk(key), walk(item));
-      return out;
-    }
-    if (v instanceof Set) {
-      const out = new Set();
-      seen.set(v, out);
-      for (const item of v) out.add(walk(item));
-      return out;
-    }
-    const proto = Object.getPrototypeOf(v);
-    if (proto !== Object.prototype) {
-      unserializable(v, proto);
-      return v;
-    }
-    const out = {};
-    seen.set(v, out);
-    for (const key of Object.keys(v)) out[key] = walk(v[key]);
-    return out;
+    return WALK_ON;
   };
-  const replaced = walk(value);
+  // Any other object that is not a container (not a plain object: a null prototype neither).
+  const other = (v, proto) => {
+    unserializable(v, proto);
+    return v;
+  };
+  const replaced = copyValue(value, { visit, other, denseArrays: true });
   return { replaced, special, stubs, passed, passedAt, locals, pending };
 }
 
@@ -569,10 +595,12 @@ async function sendPrepared(target, path, kind, prepared, dupStubs, tracked) {
   if (target.ready !== undefined) Object.assign(call, await target.ready());
   // A stub's call goes to the host's stub table; a binding's (service or Durable Object, whose
   // object id and name ride along) to that binding.
+  // A stream's chunk calls and a connect wait on the peer, not on a handler: no bindingMs.
+  const untimed = target.untimed === true || kind === "connect";
   const sending =
     target.binding === undefined
-      ? internals.hostCall("#rpc", "call", { ...call, stub: target.stub }, bytes)
-      : internals.hostCall(target.binding, "rpc", { ...call, object: target.object, name: target.name, props: target.props, session: target.session }, bytes);
+      ? internals.hostCall("#rpc", "call", { ...call, stub: target.stub }, bytes, untimed)
+      : internals.hostCall(target.binding, "rpc", { ...call, object: target.object, name: target.name, props: target.props, session: target.session }, bytes, untimed);
   tracked.sent();
   const [answer, payload] = await sending;
   if (answer.contextGone === true) target.contextGone = true;
@@ -743,4 +771,4 @@ internals.remoteStub = remoteStub;
 
 // ---- Shared with 84_rpc_serve.js (serving calls) ----------------------------------------------
 
-internals.rpc = { send, stubFor, unown, exportStates, exportEvents, CONTEXT_GONE, DISPOSED, marshal, marshalAsync, unmarshal, release, releaseExport, handOver, onAllReleased, exported, kTarget, kKind, kLocal, protoTrap, started, RpcTarget, WorkerEntrypoint, DurableObject, WorkflowEntrypoint, RpcPromise, RpcProperty, ServiceStub };
+internals.rpc = { copyValue, WALK_ON, send, stubFor, unown, exportStates, exportEvents, CONTEXT_GONE, DISPOSED, marshal, marshalAsync, unmarshal, release, releaseExport, handOver, onAllReleased, exported, kTarget, kKind, kLocal, protoTrap, started, RpcTarget, WorkerEntrypoint, DurableObject, WorkflowEntrypoint, RpcPromise, RpcProperty, ServiceStub };

@@ -78,32 +78,14 @@ function describe(v, stored) {
 
 /** `value` with each stub in it replaced by its place (plain objects, arrays, Maps and Sets are copied). */
 function encode(value, stored) {
-  const seen = new Map();
-  const walk = (v) => {
+  const { copyValue, WALK_ON, RpcTarget } = internals.rpc;
+  const visit = (v) => {
     if (typeof v === "function") return { [BINDING_KEY]: describe(v, stored) };
-    if (v === null || typeof v !== "object" || ArrayBuffer.isView(v)) return v;
-    if (v instanceof internals.rpc.RpcTarget) throw cloneError(NOT_RPC);
-    if (seen.has(v)) return seen.get(v);
-    if (v instanceof Map) {
-      const out = new Map();
-      seen.set(v, out);
-      for (const [key, item] of v) out.set(walk(key), walk(item));
-      return out;
-    }
-    if (v instanceof Set) {
-      const out = new Set();
-      seen.set(v, out);
-      for (const item of v) out.add(walk(item));
-      return out;
-    }
-    const proto = Object.getPrototypeOf(v);
-    if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) return v;
-    const out = Array.isArray(v) ? [] : {};
-    seen.set(v, out);
-    for (const key of Object.keys(v)) out[key] = walk(v[key]);
-    return out;
+    if (ArrayBuffer.isView(v)) return v;
+    if (v instanceof RpcTarget) throw cloneError(NOT_RPC);
+    return WALK_ON;
   };
-  return walk(value);
+  return copyValue(value, { visit, nullProto: true });
 }
 
 /**
@@ -123,31 +105,13 @@ function stubOf({ binding, props }, stored) {
 
 /** `value` with each place in it made a stub again (containers copied, so the input is left as it was). */
 function decode(value, stored) {
-  const seen = new Map();
-  const walk = (v) => {
-    if (v === null || typeof v !== "object" || ArrayBuffer.isView(v)) return v;
-    if (seen.has(v)) return seen.get(v);
-    const proto = Object.getPrototypeOf(v);
-    if (proto === Object.prototype && Object.hasOwn(v, BINDING_KEY)) return stubOf(v[BINDING_KEY], stored);
-    if (v instanceof Map) {
-      const out = new Map();
-      seen.set(v, out);
-      for (const [key, item] of v) out.set(walk(key), walk(item));
-      return out;
-    }
-    if (v instanceof Set) {
-      const out = new Set();
-      seen.set(v, out);
-      for (const item of v) out.add(walk(item));
-      return out;
-    }
-    if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) return v;
-    const out = Array.isArray(v) ? [] : {};
-    seen.set(v, out);
-    for (const key of Object.keys(v)) out[key] = walk(v[key]);
-    return out;
+  const { copyValue, WALK_ON } = internals.rpc;
+  const visit = (v) => {
+    if (typeof v === "function" || ArrayBuffer.isView(v)) return v;
+    if (Object.getPrototypeOf(v) === Object.prototype && Object.hasOwn(v, BINDING_KEY)) return stubOf(v[BINDING_KEY], stored);
+    return WALK_ON;
   };
-  return walk(value);
+  return copyValue(value, { visit, nullProto: true });
 }
 
 const isWrapped = (value, key) => value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype && Object.hasOwn(value, key);
