@@ -481,7 +481,9 @@ function makeSelfNamespace(self, className) {
  * rejects: a handler's error is reported back so the worker's promise rejects with its message.
  */
 function createDispatcher(definitions, dispatch, bodies, self = () => undefined) {
-  return async (name, method, argsJson, bytes) => {
+  // The host ids of the stubs in an answer are the worker's to use from then on (lib/rpc.js handedOut).
+  return async (name, method, argsJson, bytes) => rpc.handedOut(await answerCall(name, method, argsJson, bytes), self());
+  async function answerCall(name, method, argsJson, bytes) {
     try {
       if (name === "#body") return await bodies.call(method, JSON.parse(argsJson), bytes);
       if (name === "#rpc") {
@@ -519,7 +521,7 @@ function createDispatcher(definitions, dispatch, bodies, self = () => undefined)
       const isError = error instanceof Error;
       return { errorName: isError ? error.name : "Error", errorMessage: isError ? error.message : String(error) };
     }
-  };
+  }
 }
 
 /** Runs one queue batch in a worker (for a service binding's queue()): set by lib/api.js, which owns the workers. */

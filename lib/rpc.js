@@ -29,7 +29,9 @@ function deserialize(bytes) {
 /**
  * Host stub id → `{ worker, local }` (the worker holding the object and its id there), or
  * `{ worker, binding, object, name }` (a stub for `worker`'s binding `binding`: a service, or a
- * Durable Object of a namespace, passed over RPC).
+ * Durable Object of a namespace, passed over RPC), or `{ worker, host }` (an object of the host
+ * handed to `worker`). `holders`: the workers the id was handed to, the only ones whose calls,
+ * disposes and passings-on of it are taken (mayUse).
  */
 const stubs = new Map();
 let nextStub = 1;
@@ -54,7 +56,7 @@ function setDispatcher(worker, dispatcher) {
 
 function register(worker, target) {
   const id = nextStub++;
-  stubs.set(id, { worker, ...target });
+  stubs.set(id, { worker, ...target, holders: new WeakSet() });
   let held = byWorker.get(worker);
   if (held === undefined) byWorker.set(worker, (held = new Set()));
   held.add(id);
@@ -64,6 +66,39 @@ function register(worker, target) {
     counts.set(target.local, (counts.get(target.local) ?? 0) + 1);
   }
   return id;
+}
+
+/**
+ * Whether worker `caller` may act on host stub `entry` (call it, read it, dispose or forget it, pass
+ * it on): an object of the host only the worker it was handed to, any other stub the workers its
+ * id was handed to (handTo). Node (`caller` undefined) may act on any. Another worker's id,
+ * guessed or forged, is taken as an id that does not exist.
+ */
+function mayUse(entry, caller) {
+  if (caller === undefined) return true;
+  return entry.host !== undefined ? entry.worker === caller : entry.holders.has(caller);
+}
+
+/** The stub of host id `id` if `caller` may act on it (mayUse), else undefined. */
+function usable(id, caller) {
+  const entry = stubs.get(id);
+  return entry !== undefined && mayUse(entry, caller) ? entry : undefined;
+}
+
+/** Host ids `ids` (numbers, or `{ stub }` as shortenHome/describeBindings name them) are handed to `worker`. */
+function handTo(worker, ids) {
+  if (worker === undefined || !Array.isArray(ids)) return;
+  for (const id of ids) stubs.get(typeof id === "number" ? id : id?.stub)?.holders.add(worker);
+}
+
+/**
+ * A binding call's answer to `worker` (lib/bindings.js createDispatcher): the host ids of the
+ * stubs in it (callWorker() writes their list first) are the worker's to use from then on.
+ */
+function handedOut(answer, worker) {
+  const json = answer?.json;
+  if (worker !== undefined && typeof json === "string" && json.startsWith('{"stubs":[') && json[10] !== "]") handTo(worker, JSON.parse(json).stubs);
+  return answer;
 }
 
 /** Who waits for host ids to go (whenReleased): id → resolvers. */
@@ -130,7 +165,8 @@ function workerDisposed(worker) {
 function hostIds(caller, list, dup = false) {
   return (list ?? []).map((entry) => {
     if (entry.remote !== undefined) {
-      const target = stubs.get(entry.remote);
+      // Another worker's id (not handed to the caller) is as one already gone.
+      const target = usable(entry.remote, caller);
       if (target === undefined) throw new Error("An RPC stub passed in this call was already disposed.");
       if (!dup && entry.dup !== true) return entry.remote;
       const { worker, ...rest } = target;
@@ -171,6 +207,10 @@ function describeAnswer(answer, caller) {
 
 /** Runs `call` in `worker`; answers with the result bytes and the host ids of its stubs. */
 async function callWorker(worker, call, bytes) {
+  // The stubs it receives (and those of its entrypoint's props) are its to use from now on.
+  handTo(worker, call.stubs);
+  handTo(worker, call.propsValue?.stubs);
+  handTo(worker, call.durableObject?.propsValue?.stubs);
   // The stubs of bindings it receives are named (describeBindings).
   if (Array.isArray(call.stubs) && call.stubs.length > 0) call = { ...call, stubs: describeBindings(call.stubs, worker) };
   const handle = access.nativeOf(worker);
@@ -294,6 +334,7 @@ async function fetchInto(worker, base, args, bytes, caller = undefined) {
   const place = response.body?.[STREAM_KEY];
   if (Array.isArray(place)) {
     const id = parsed.stubs[place[1][STUB_KEY]];
+    handTo(caller, [id]);
     if (caller !== undefined) return { json: JSON.stringify({ ...head, bodyStub: id }), bytes: null };
     return { json: JSON.stringify(head), bytes: await readStubStream(id) };
   }
@@ -338,8 +379,9 @@ async function cancelFetch(worker, token) {
 /** A call, fetch() or dispose on a stub (`#rpc`), from worker `caller`. */
 async function callStub(method, args, bytes, caller) {
   // A call on a Durable Object facet (ctx.facets, lib/facets.js).
-  if (method === "rpc" && args.facet !== undefined) return require("./facets.js").callFacet(args, bytes, caller, (id) => stubs.get(id));
-  const entry = stubs.get(args.stub);
+  if (method === "rpc" && args.facet !== undefined) return require("./facets.js").callFacet(args, bytes, caller, (id) => usable(id, caller));
+  // A worker reaches only the stubs handed to it: another's id is answered as one that is gone.
+  const entry = usable(args.stub, caller);
   // A dispose is kept while it runs, for an answer waiting for it (disposedThroughCalls).
   if (method === "dispose" && entry !== undefined && !disposing.has(args.stub)) {
     let done;
@@ -371,8 +413,8 @@ async function callStub(method, args, bytes, caller) {
     return failure(new Error("The RPC stub was disposed, or the worker holding its object is gone."));
   }
   const { stub, ...rest } = args;
-  // An object of the host is the worker's it was handed to: no other worker reaches it by its id.
-  if (entry.host !== undefined) return entry.worker === caller ? callHost(entry.host, method, rest, bytes) : failure(new Error("The RPC stub was disposed, or the worker holding its object is gone."));
+  // An object of the host (only the worker it was handed to gets this far: usable()).
+  if (entry.host !== undefined) return callHost(entry.host, method, rest, bytes);
   if (entry.binding !== undefined) return callThroughBinding(entry, method, rest, bytes, caller);
   if (method === "fetch") return fetchInto(entry.worker, { stub: entry.local }, rest, bytes, caller);
   return shortenHome(await callWorker(entry.worker, { stub: entry.local, path: args.path, kind: args.kind, stubs: hostIds(caller, args.stubs, args.dupStubs), ...errorValue(args) }, bytes), caller);
@@ -392,7 +434,12 @@ async function callThroughBinding(entry, method, args, bytes, caller) {
   }
   // ctx.exports.<Entrypoint>({ props }) passed on: its calls carry those props still.
   const forwarded = { ...args, object: entry.object, name: entry.name, ...(entry.props !== undefined ? { props: entry.props } : {}) };
-  if (method === "call") forwarded.stubs = hostIds(caller, args.stubs).map((id) => ({ remote: id }));
+  if (method === "call") {
+    const ids = hostIds(caller, args.stubs);
+    // The owner makes the call for the caller: the stubs in it are the owner's to pass on.
+    handTo(entry.worker, ids);
+    forwarded.stubs = ids.map((id) => ({ remote: id }));
+  }
   const out = await dispatcher(entry.binding, method === "call" ? "rpc" : "fetch", JSON.stringify(forwarded), bytes);
   if (out.errorName !== undefined) {
     if (method === "fetch") throw Object.assign(new Error(out.errorMessage), { name: out.errorName });
@@ -503,3 +550,6 @@ module.exports = { setWorkerAccess, setDispatcher, traceEntrypointsWith, callSer
 module.exports.whenReleased = whenReleased;
 // Durable Object calls name the stubs of bindings in their results too (lib/durable.js).
 module.exports.describeAnswer = describeAnswer;
+// A worker acts only on the host ids handed to it (answers: lib/bindings.js; a loaded worker's env and outbound: lib/worker-loader.js).
+module.exports.handTo = handTo;
+module.exports.handedOut = handedOut;

@@ -210,16 +210,24 @@ async function create(state, parent, code) {
     if (m !== main) modules[m.name] = { type: m.type, content: m.base64 ? Buffer.from(m.content, "base64") : m.content };
   }
   const bindings = {};
+  // The host ids its env and outbound name: the loaded worker's to use once it exists.
+  const handed = [];
   for (const [name, base64, stubs] of code.env ?? []) {
     // Each value reaches the loaded worker's env as an RPC value: its stubs get host ids of their own.
-    bindings[name] = new Binding(`loaded_value:${JSON.stringify({ b: base64, s: rpc.hostIds(parent, stubs, true) })}`, null);
+    const ids = rpc.hostIds(parent, stubs, true);
+    handed.push(...ids);
+    bindings[name] = new Binding(`loaded_value:${JSON.stringify({ b: base64, s: ids })}`, null);
   }
   let outbound;
   if (code.outbound === null) outbound = noInternet();
-  else if (code.outbound !== undefined) outbound = outboundVia(rpc.hostIds(parent, [code.outbound], true)[0]);
+  else if (code.outbound !== undefined) {
+    const [id] = rpc.hostIds(parent, [code.outbound], true);
+    handed.push(id);
+    outbound = outboundVia(id);
+  }
   else outbound = settings.outbound; // inherited from the parent (none: the network)
   const tailConsumers = code.tails?.length ? code.tails.map((entry) => tailVia(rpc.hostIds(parent, [entry], true)[0], settings.onLog)) : undefined;
-  return access.createWorker({
+  const child = await access.createWorker({
     script: main.content,
     filename: main.name,
     format: "module",
@@ -236,6 +244,9 @@ async function create(state, parent, code) {
     ...(outbound !== undefined ? { outbound } : {}),
     ...(tailConsumers !== undefined ? { tailConsumers } : {}),
   });
+  // Before its first event (record.ready resolves after this): a worker's top level makes no calls.
+  rpc.handTo(child, handed);
+  return child;
 }
 
 module.exports = { workerLoader, WorkerLoaderBinding, bindParent, workerDisposed, setWorkerAccess, loadedClass, kBinding };
