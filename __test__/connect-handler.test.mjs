@@ -3,8 +3,9 @@
 // closes once it has read the end, as workerd 2026-04-26 did in the same probe), a client that
 // resets the connection ("Network connection lost."), a handler that throws, named entrypoints
 // with props, backpressure from the worker to a client that does not read, a worker proxying
-// to another one's listener, createWorker's connectOverrides, option errors, and closing /
-// disposing. Every listener, client and worker is closed when its test ends.
+// to another one's listener, createWorker's connectOverrides, option errors, closing /
+// disposing, and the limits (no wall-clock limit on a connection, the CPU limit and the hang
+// check as workerd has them). Every listener, client and worker is closed when its test ends.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
@@ -59,6 +60,22 @@ export class Late extends WorkerEntrypoint {
     let bytes = 0;
     for await (const chunk of socket.readable) bytes += chunk.byteLength;
     log.push({ late: bytes });
+  }
+}
+export class Spin extends WorkerEntrypoint {
+  async connect(socket) {
+    for (;;) {}
+  }
+}
+export class Never extends WorkerEntrypoint {
+  async connect(socket) {
+    await new Promise(() => {});
+  }
+}
+export class DrainThenNever extends WorkerEntrypoint {
+  async connect(socket) {
+    for await (const chunk of socket.readable) log.push({ drained: dec.decode(chunk) });
+    await new Promise(() => {});
   }
 }
 export class Flood extends WorkerEntrypoint {
@@ -156,6 +173,79 @@ test("a handler that throws: the connection is closed and the error goes to onEr
   d.socket.write("throw");
   await d.ended;
   await waitFor(() => lines.some(([level, message]) => level === "error" && message.includes("boom from the handler")), 5000);
+});
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test("a connection outlives limits.wallMs and limits.bindingMs: it echoes past them, and waits on an idle client, as workerd's has no wall-clock limit", { timeout: 30_000 }, async (t) => {
+  const errors = [];
+  const { listener, log } = await listening(t, { onError: (e) => errors.push(e) }, { limits: { wallMs: 300, bindingMs: 300 } });
+  const c = client(t, listener.port);
+  await c.connected;
+  let sent = "";
+  for (const word of ["one", "two", "three"]) {
+    // Each pause is longer than both limits: the worker's read waits on the idle client.
+    await sleep(700);
+    c.socket.write(word);
+    sent += word;
+    await waitFor(() => c.text().endsWith(sent), 5000);
+  }
+  assert.equal(listener.connections, 1);
+  c.socket.end();
+  await c.closed;
+  await waitFor(() => listener.connections === 0, 5000);
+  // The handler's log entry may come a moment after the client sees the close.
+  let entries = await log();
+  for (let i = 0; i < 500 && entries.length === 0; i++) {
+    await sleep(10);
+    entries = await log();
+  }
+  assert.deepEqual(entries[0], { eof: "onetwothree" });
+  assert.deepEqual(errors, []);
+});
+
+test("the CPU limit still ends a connect handler", { timeout: 30_000 }, async (t) => {
+  const errors = [];
+  const { listener } = await listening(t, { entrypoint: "Spin", onError: (e) => errors.push(e) }, { limits: { cpuMs: 100, wallMs: 0 }, onLog() {} });
+  const c = client(t, listener.port);
+  await c.ended;
+  await waitFor(() => errors.length === 1, 5000);
+  assert.match(errors[0].message, /CPU time limit of 100 ms/);
+  assert.equal(listener.connections, 0);
+});
+
+test("hang check: a handler awaiting what never settles keeps its open connection (not hung, as in workerd); once it has read the client's end it is ended as hung", { timeout: 30_000 }, async (t) => {
+  const errors = [];
+  const { worker, log } = await listening(t, {}, { limits: { wallMs: 300 } });
+  const never = await worker.listenTcp({ entrypoint: "Never", onError: (e) => errors.push(["never", e]) });
+  t.after(() => never.close());
+  const drain = await worker.listenTcp({ entrypoint: "DrainThenNever", onError: (e) => errors.push(["drain", e]) });
+  t.after(() => drain.close());
+  const a = client(t, never.port);
+  const b = client(t, drain.port);
+  await Promise.all([a.connected, b.connected]);
+  b.socket.write("x");
+  await sleep(1000);
+  // Both still open, past the wall-clock limit: each handler's socket is open.
+  assert.equal(never.connections, 1);
+  assert.equal(drain.connections, 1);
+  assert.deepEqual(errors, []);
+  // The client's end: the draining handler reads it and has nothing left that could settle its
+  // promise; the other one did not read it and keeps its connection, as in workerd.
+  b.socket.end();
+  await b.closed;
+  await waitFor(() => errors.length === 1, 5000);
+  assert.equal(errors[0][0], "drain");
+  assert.match(errors[0][1].message, /never respond|hung/);
+  assert.deepEqual(await log(), [{ drained: "x" }]);
+  // A client that goes away unnoticed (the handler does not read) does not end it either, as in
+  // workerd; closing the listener does.
+  a.socket.destroy();
+  await sleep(500);
+  assert.equal(never.connections, 1);
+  assert.equal(errors.length, 1);
+  await never.close();
+  await waitFor(() => never.connections === 0, 5000);
 });
 
 test("a named entrypoint with props; closing the listener refuses new connections", { timeout: 30_000 }, async (t) => {

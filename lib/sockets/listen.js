@@ -8,7 +8,9 @@
 // has handed the bytes to the kernel. As in workerd: the client's end ends the socket's readable
 // and, once the worker has read it, closes its writable too (the socket is not half-open); the
 // handler's return (or throw) closes the connection; a client that resets the connection errors
-// the worker's reads with "Network connection lost.".
+// the worker's reads with "Network connection lost.". The connection has no wall-clock limit (a
+// connect event has none) and its reads and writes no bindingMs; the handler keeps a `wait()`
+// call pending while the connection is open for it, so that it is not taken for hung meanwhile.
 
 const net = require("node:net");
 const rpc = require("../rpc.js");
@@ -33,9 +35,13 @@ class Connection {
   #lost = false;
   /** A read waiting for data: its settle function, or null. */
   #waiting = null;
+  /** Resolves once the connection is over for the worker (see source.wait()). */
+  #over;
+  #overNow;
 
   constructor(socket) {
     this.#socket = socket;
+    this.#over = new Promise((resolve) => (this.#overNow = resolve));
     socket.setNoDelay(true);
     socket.on("readable", () => this.#wake());
     socket.on("end", () => {
@@ -50,11 +56,16 @@ class Connection {
     socket.on("close", () => {
       if (!this.#ended) this.#lost = true;
       this.#wake();
+      this.#overNow();
     });
     const connection = this;
     this.source = {
       read: () => this.#read(),
       cancel: () => this.#stopReading(),
+      // The worker's handler keeps this call pending while the connection is open for it: until
+      // it has read the client's end or the connection's loss, the client is gone, or the
+      // handler is over. Meanwhile the event has I/O under way (not hung, as in workerd).
+      wait: () => this.#over,
       [Symbol.dispose]() {
         connection.#stopReading();
       },
@@ -85,9 +96,13 @@ class Connection {
         if (chunk !== null) return resolve({ done: false, value: new Uint8Array(chunk) });
         if (this.#ended) {
           this.#clientEnded();
+          this.#overNow();
           return resolve({ done: true });
         }
-        if (this.#lost) return reject(new Error(CONNECTION_LOST));
+        if (this.#lost) {
+          this.#overNow();
+          return reject(new Error(CONNECTION_LOST));
+        }
         this.#waiting = attempt;
       };
       attempt();
@@ -134,6 +149,7 @@ class Connection {
    * closed (what the client still sends is refused), as workerd drops it.
    */
   finish() {
+    this.#overNow();
     const socket = this.#socket;
     if (socket.destroyed) return;
     const timer = setTimeout(() => socket.destroy(), LINGER_MS);
@@ -148,6 +164,7 @@ class Connection {
   }
 
   destroy() {
+    this.#overNow();
     this.#socket.destroy();
   }
 }

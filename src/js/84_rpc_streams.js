@@ -143,10 +143,21 @@ class StreamSink extends internals.rpc.RpcTarget {
   }
 }
 
+/** The stub each stream received over RPC reads or writes through (serveConnect's `wait()`). */
+const streamStubs = new WeakMap();
+
+/** A stream's stub: its calls wait on the peer's chunks, so limits.bindingMs does not bound them (84_rpc.js send). */
+function untimed(stream, stub) {
+  const target = stub[internals.rpc.kTarget];
+  if (target !== undefined) target.untimed = true;
+  streamStubs.set(stream, stub);
+  return stream;
+}
+
 /** A ReadableStream whose chunks come from `stub`'s read() calls. */
 function remoteReadable(stub) {
   const letGo = stubRelease(stub);
-  return new ReadableStream(
+  return untimed(new ReadableStream(
     {
       async pull(controller) {
         let result;
@@ -175,13 +186,13 @@ function remoteReadable(stub) {
       },
     },
     { highWaterMark: 0 },
-  );
+  ), stub);
 }
 
 /** A WritableStream whose writes go to `stub`'s write() calls. */
 function remoteWritable(stub) {
   const letGo = stubRelease(stub);
-  return new WritableStream({
+  return untimed(new WritableStream({
     async write(chunk) {
       try {
         await stub.write(asBytes(chunk));
@@ -206,7 +217,7 @@ function remoteWritable(stub) {
         letGo();
       }
     },
-  });
+  }), stub);
 }
 
 /**
@@ -291,6 +302,10 @@ async function serveConnect(root, [readable, writable, , options]) {
   let finish;
   const done = new Promise((resolve) => (finish = resolve));
   const inbound = options?.inbound === true;
+  // An inbound connection is I/O of this event while it is open (until the handler has read
+  // the client's end or its loss, or the client is gone): a handler awaiting something else
+  // meanwhile is not hung, as in workerd. The host's wait() resolves then.
+  if (inbound) streamStubs.get(readable)?.wait().catch(() => {});
   const socket = streamSocket(inbound ? inboundReadable(readable) : readable, writable, done, inbound ? internals.struct(["remoteAddress", "localAddress"], {}) : {});
   try {
     await root.connect(socket);

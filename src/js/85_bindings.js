@@ -15,13 +15,16 @@ const VALUE_LIMIT = 25 * 1024 * 1024;
 const LIST_LIMIT = 1000;
 const MIN_TTL = 60;
 
-/** Calls the host; resolves to [parsed JSON, Uint8Array | null]. */
-async function hostCall(binding, method, args, bytes = null) {
+/**
+ * Calls the host; resolves to [parsed JSON, Uint8Array | null]. `untimed`: the call waits on a
+ * peer (a stream's next chunk, a connect handler's end), so limits.bindingMs does not bound it.
+ */
+async function hostCall(binding, method, args, bytes = null, untimed = false) {
   const argsJson = JSON.stringify(args);
   // An in-memory embedded store answers at once, on this thread; other bindings go through
   // the scheduler (and the host).
   const inline = ops.storeCallSync(binding, method, argsJson, bytes);
-  const [json, payload] = inline ?? (await ops.hostCall(binding, method, argsJson, bytes));
+  const [json, payload] = inline ?? (await ops.hostCall(binding, method, argsJson, bytes, untimed));
   return [JSON.parse(json), payload];
 }
 internals.hostCall = hostCall;

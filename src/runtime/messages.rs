@@ -70,8 +70,9 @@ pub enum SchedulerMessage {
   ArmWatchdog,
   /// The isolate was replaced: forget every timer and deadline of the old one.
   Reset,
-  /// Ask the host to perform binding call `id`.
-  HostCall { id: u32, call: HostCall },
+  /// Ask the host to perform binding call `id`; `untimed`: `limits.bindingMs` does not bound it
+  /// (a read or write of a stream passed over RPC, a connect call: they wait on a peer).
+  HostCall { id: u32, call: HostCall, untimed: bool },
   /// The host answered binding call `id` (sent by the host's reply, from any thread).
   HostReplied { id: u32, result: Result<HostResult, JsErrorInfo> },
   /// Make outbound HTTP request `id`; its result comes back like a binding call's.

@@ -211,13 +211,14 @@ fn gone() -> JsErrorInfo {
 }
 
 impl Io {
-  fn start(&mut self, id: u32, call: HostCall, timers: &mut TimerQueue<Due>) -> Option<CallbackMessage> {
+  fn start(&mut self, id: u32, call: HostCall, untimed: bool, timers: &mut TimerQueue<Due>) -> Option<CallbackMessage> {
+    let binding_ms = if untimed { 0 } else { self.binding_ms };
     if let Some(store) = self.store_calls.stores.get(&call.binding) {
       if let Err(error) = self.store_calls.send(id, store, call, &self.replies) {
         return Some(CallbackMessage::HostCallDone { id, result: Err(error) });
       }
-      if self.binding_ms > 0 {
-        timers.insert(Due::HostCall(id), Instant::now() + Duration::from_millis(self.binding_ms));
+      if binding_ms > 0 {
+        timers.insert(Due::HostCall(id), Instant::now() + Duration::from_millis(binding_ms));
       }
       return None;
     }
@@ -226,8 +227,8 @@ impl Io {
       return Some(CallbackMessage::HostCallDone { id, result: Err(error) });
     };
     // Body-stream calls wait on purpose (a `write` waits for a slow reader): no time limit.
-    if self.binding_ms > 0 && call.binding != super::types::BODY_BINDING {
-      timers.insert(Due::HostCall(id), Instant::now() + Duration::from_millis(self.binding_ms));
+    if binding_ms > 0 && call.binding != super::types::BODY_BINDING {
+      timers.insert(Due::HostCall(id), Instant::now() + Duration::from_millis(binding_ms));
     }
     let replies = self.replies.clone();
     host.call(call, Box::new(move |result| drop(replies.send(SchedulerMessage::HostReplied { id, result }))));
@@ -503,8 +504,8 @@ async fn run(mut rx: UnboundedReceiver<SchedulerMessage>, to_isolate: Sender<Iso
         let now = Instant::now();
         timers.insert(Due::CpuCheck, watchdog.next_check(now).unwrap_or(now));
       }
-      Some(SchedulerMessage::HostCall { id, call }) => {
-        if let Some(message) = io.start(id, call, &mut timers) {
+      Some(SchedulerMessage::HostCall { id, call, untimed }) => {
+        if let Some(message) = io.start(id, call, untimed, &mut timers) {
           if to_isolate.send(IsolateMessage::Callback(message)).is_err() {
             return;
           }

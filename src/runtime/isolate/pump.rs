@@ -262,18 +262,18 @@ pub(super) fn start_event(
 ) -> u32 {
   events.next_id = events.next_id.wrapping_add(1).max(1);
   let id = events.next_id;
+  let (checked, timed) = match &event {
+    Event::Fetch { .. } => (true, true),
+    Event::Rpc { event, .. } => rpc_event_kind(&event.call_json),
+    _ => (false, true),
+  };
   {
     let mut s = state.borrow_mut();
-    if s.limits.wall_ms > 0 {
+    if s.limits.wall_ms > 0 && timed {
       // Armed only if the event outlasts this turn (IsolateState::arm_deadlines).
       s.unarmed_deadlines.push((id, Instant::now()));
     }
   }
-  let checked = match &event {
-    Event::Fetch { .. } => true,
-    Event::Rpc { event, .. } => hangs_on_its_own(&event.call_json),
-    _ => false,
-  };
   if checked {
     events.hang_checked.insert(id);
   }
@@ -346,13 +346,17 @@ const HANG_GRACE: Duration = Duration::from_millis(500);
 /// workerd's message for a request it canceled because nothing of its own was left to settle it.
 const HUNG: &str = "The Workers runtime canceled this request because it detected that your Worker's code had hung and would never generate a response. Refer to: https://developers.cloudflare.com/workers/observability/errors/";
 
-/// Whether an RPC event into this worker is one whose own pending work is tracked: a call
-/// (or fetch) into an entrypoint, not a call on an exported object, a Durable Object's event,
-/// or the host's own messages (WebSocket events, body cancels, disposals).
-fn hangs_on_its_own(call_json: &str) -> bool {
-  let Ok(call) = serde_json::from_str::<serde_json::Value>(call_json) else { return false };
+/// What an RPC event into this worker is: (whether its own pending work is tracked, whether
+/// `limits.wallMs` bounds it). Tracked: a call, fetch or connect into an entrypoint, not a call
+/// on an exported object, a Durable Object's event, or the host's own messages (WebSocket
+/// events, body cancels, disposals). A connect event (a connect handler's connection) has no
+/// wall-clock limit, as in workerd: it lasts as long as its connection (the CPU limit and the
+/// hang check still apply).
+fn rpc_event_kind(call_json: &str) -> (bool, bool) {
+  let Ok(call) = serde_json::from_str::<serde_json::Value>(call_json) else { return (false, true) };
   let kind = call.get("kind").and_then(|k| k.as_str()).unwrap_or("");
-  matches!(kind, "call" | "get" | "fetch") && call.get("stub").is_none() && call.get("durableObject").is_none()
+  let own = matches!(kind, "call" | "get" | "fetch" | "connect") && call.get("stub").is_none() && call.get("durableObject").is_none();
+  (own, kind != "connect")
 }
 
 /// Events whose handler promise is still pending while the worker has no timer or binding

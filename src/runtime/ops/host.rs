@@ -1,5 +1,5 @@
 //! Asynchronous I/O ops answered through the scheduler thread: `ops.hostCall(binding, method,
-//! argsJson, bytes)` (a binding operation for the host's handler) and `ops.fetch(…)` (an
+//! argsJson, bytes, untimed)` (a binding operation for the host's handler) and `ops.fetch(…)` (an
 //! outbound HTTP request, whose bodies may stream: `ops.fetchRead`, `ops.fetchWrite`). All return a promise of `[json, bytes]` whose resolver is kept as a
 //! `v8::Global` keyed by id until the answer comes back as a `CallbackMessage`.
 
@@ -54,8 +54,11 @@ fn op_host_call<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallback
     args: arg_string(scope, &args, 2),
     bytes: view_bytes(args.get(3)).map(Into::into),
   };
+  // A fifth argument `true`: the call waits on a peer (a stream's next chunk, a connect
+  // handler's end), not on a handler, so `limits.bindingMs` does not bound it.
+  let untimed = args.get(4).is_true();
   let cost = CALL_COST + call.binding.len() + call.method.len() + call.args.len() + call.bytes.as_ref().map_or(0, |b| b.len());
-  if let Some((_, promise)) = pending_io(scope, cost, |id| SchedulerMessage::HostCall { id, call }) {
+  if let Some((_, promise)) = pending_io(scope, cost, |id| SchedulerMessage::HostCall { id, call, untimed }) {
     rv.set(promise.into());
   }
 }
