@@ -79,18 +79,18 @@ test("node: imports: named and default exports, bare specifiers, and workerd's m
   assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), [true, true, "function"]);
   await assert.rejects(
     createWorker({ compatibilityFlags: ["nodejs_compat"], script: `import nope from "node:nope"; export default { fetch() {} }`, onLog() {} }),
-    /No such module "node:nope": the worker may import node:_http_agent, .*node:assert, node:assert\/strict, node:async_hooks, node:buffer, /,
+    (error) => error.name === "Error" && /^No such module "node:nope"\. The worker may import node:_http_agent, .*node:assert, node:assert\/strict, node:async_hooks, node:buffer, /.test(error.message),
   );
 });
 
-test("without nodejs_compat, node: imports do not resolve", async () => {
+test("without nodejs_compat, node: imports do not resolve (workerd's error, and what it needs)", async () => {
   await assert.rejects(
     createWorker({ compatibilityDate: "2024-01-01", script: `import { AsyncLocalStorage } from "node:async_hooks"; export default { fetch() {} }`, onLog() {} }),
-    /Cannot resolve module "node:async_hooks"/,
+    /^Error: No such module "node:async_hooks"\. node: modules need the nodejs_compat compatibility flag/,
   );
   await assert.rejects(
     createWorker({ compatibilityFlags: ["no_nodejs_compat"], script: `import { AsyncLocalStorage } from "node:async_hooks"; export default { fetch() {} }`, onLog() {} }),
-    /Cannot resolve module "node:async_hooks"/,
+    /No such module "node:async_hooks"/,
   );
 });
 
@@ -130,7 +130,7 @@ test("nodejs_als alone makes node:async_hooks importable (and nothing else), as 
   assert.equal(await (await dispatch(worker, "http://localhost/")).text(), "kept undefined");
   await assert.rejects(
     createWorker({ compatibilityDate: "2024-01-01", compatibilityFlags: ["nodejs_als"], script: `import "node:buffer"; export default { fetch() {} }`, onLog() {} }),
-    /No such module "node:buffer": the worker may import node:async_hooks$/,
+    /^Error: No such module "node:buffer"\. The worker may import node:async_hooks\.$/,
   );
   await assert.rejects(
     createWorker({ compatibilityDate: "2024-01-01", compatibilityFlags: ["nodejs_als"], script: `import "async_hooks"; export default { fetch() {} }`, onLog() {} }),

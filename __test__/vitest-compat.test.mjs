@@ -201,7 +201,7 @@ test("createWorker({ trustLoadedModules }): the modules loadModule gives import 
   // Without trustLoadedModules the same loaded module may not import node:vm.
   const untrusted = await createWorker({ script, format: "module", compatibilityDate: "2025-06-01", loadModule, onLog() {} });
   t.after(() => untrusted.dispose());
-  await assert.rejects(dispatch(untrusted, "http://x/"), /Cannot resolve module "node:vm" imported by "[^"]*helper\.mjs"/);
+  await assert.rejects(dispatch(untrusted, "http://x/"), /No such module "node:vm"\. node: modules need the nodejs_compat compatibility flag .*imported by "[^"]*helper\.mjs"/);
 });
 
 test("a project whose wrangler file names an experimental flag loads, and its createWorker options carry unsafeExperimental (as wrangler dev runs workerd with --experimental)", async (t) => {

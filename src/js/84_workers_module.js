@@ -105,11 +105,26 @@ const withEnvAndExports = (newEnv, newExports, fn) => withOverrides("withEnvAndE
 const GLOBAL_SCOPE =
   "Disallowed operation called within global scope. Asynchronous I/O (ex: fetch() or connect()), setting a timeout, and generating random values are not allowed within global scope. To fix this error, perform this operation within a handler. https://developers.cloudflare.com/workers/runtime-apis/handlers/";
 
+/** Whether the cloudflare:/workerd: module being loaded was asked for by a dynamic import(). */
+let dynamicImport = false;
+
+/**
+ * workerd's error for a built-in module the worker may not import: `Error: No such module "…".`.
+ * A static import (the worker does not start) gets `hint` after it, as a second sentence; a
+ * dynamic import()'s rejection, which a script may catch and compare, gets workerd's message alone.
+ */
+function noSuchModule(specifier, hint) {
+  return new Error(`No such module "${specifier}".${dynamicImport || hint === undefined ? "" : ` ${hint}`}`);
+}
+internals.noSuchModule = noSuchModule;
+/** The names of cloudflare: modules other files serve by wrapping loadCloudflareModule (86_sockets.js, 89_workflows.js). */
+internals.moreCloudflareModules = [];
+
 const cloudflareModules = {
   // workerd's adapter from node:http servers to fetch handlers (with the http server modules).
   node: () => {
     if (!internals.compat?.enabled.includes("enable_nodejs_http_server_modules")) {
-      throw new TypeError('No such module "cloudflare:node": it needs nodejs_compat with the enable_nodejs_http_server_modules compatibility flag (implied by nodejs_compat from 2025-09-01).');
+      throw noSuchModule("cloudflare:node", "It needs nodejs_compat with the enable_nodejs_http_server_modules compatibility flag (implied by nodejs_compat from 2025-09-01).");
     }
     const { httpServerHandler, handleAsNodeRequest } = internals.loadNodeModule("internal/http_server");
     return { httpServerHandler, handleAsNodeRequest };
@@ -142,17 +157,26 @@ const cloudflareModules = {
 internals.cloudflareModules = cloudflareModules;
 const loadedCloudflare = new Map();
 
-/** `import … from "cloudflare:<name>"`: the module's exports object (one per context). */
-internals.loadCloudflareModule = function loadCloudflareModule(name) {
+/**
+ * `import … from "cloudflare:<name>"`: the module's exports object (one per context). `dynamic`:
+ * asked for by an import() (modules/builtins.rs), whose failure gets workerd's message alone.
+ */
+internals.loadCloudflareModule = function loadCloudflareModule(name, dynamic = false) {
   if (!loadedCloudflare.has(name)) {
-    const make = cloudflareModules[name];
-    if (make === undefined) {
-      // workerd: modules (89_unsafe.js) come here by their whole specifier.
-      const specifier = name.startsWith("workerd:") ? name : `cloudflare:${name}`;
-      const known = Object.keys(cloudflareModules).map((n) => (n.startsWith("workerd:") ? n : `cloudflare:${n}`));
-      throw new TypeError(`No such module "${specifier}": workerbox has ${known.join(", ")}`);
+    const before = dynamicImport;
+    dynamicImport = dynamic === true;
+    try {
+      const make = cloudflareModules[name];
+      if (make === undefined) {
+        // workerd: modules (89_unsafe.js) come here by their whole specifier.
+        const specifier = name.startsWith("workerd:") ? name : `cloudflare:${name}`;
+        const known = [...Object.keys(cloudflareModules), ...internals.moreCloudflareModules].map((n) => (n.startsWith("workerd:") ? n : `cloudflare:${n}`));
+        throw noSuchModule(specifier, `workerbox has ${known.sort().join(", ")}.`);
+      }
+      loadedCloudflare.set(name, make());
+    } finally {
+      dynamicImport = before;
     }
-    loadedCloudflare.set(name, make());
   }
   return loadedCloudflare.get(name);
 };

@@ -428,7 +428,8 @@ internals.socketConnect = connect;
 internals.kNodeTls = kNodeTls;
 const loadOtherCloudflareModule = internals.loadCloudflareModule;
 let socketsModule;
-internals.loadCloudflareModule = function loadCloudflareModule(name) {
+internals.moreCloudflareModules.push("sockets");
+internals.loadCloudflareModule = function loadCloudflareModule(name, dynamic) {
   if (name === "sockets") return (socketsModule ??= { connect });
-  return loadOtherCloudflareModule(name);
+  return loadOtherCloudflareModule(name, dynamic);
 };

@@ -194,6 +194,6 @@ class RttiModule {
 const kConstruct = Symbol("construct");
 
 internals.cloudflareModules["workerd:rtti"] = () => {
-  if (!internals.feature("rtti_api")) throw new TypeError('No such module "workerd:rtti": it needs the experimental rtti_api compatibility flag.');
+  if (!internals.feature("rtti_api")) throw internals.noSuchModule("workerd:rtti", "It needs the experimental rtti_api compatibility flag.");
   return new RttiModule(kConstruct);
 };

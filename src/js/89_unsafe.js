@@ -66,7 +66,7 @@ Object.defineProperty(UnsafeModule.prototype, Symbol.toStringTag, { value: "Unsa
 function unsafeModule(specifier, make) {
   return () => {
     if (!internals.feature("unsafe_module")) {
-      throw new TypeError(`No such module "${specifier}": it needs the experimental unsafe_module compatibility flag.`);
+      throw internals.noSuchModule(specifier, "It needs the experimental unsafe_module compatibility flag.");
     }
     return make();
   };

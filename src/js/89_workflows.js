@@ -341,16 +341,11 @@ internals.makeBinding = function makeBinding(name, kind) {
 
 const loadOtherModule = internals.loadCloudflareModule;
 let workflowsModule;
-internals.loadCloudflareModule = function loadCloudflareModule(name) {
+// The list of modules workerbox has, in the error for one it has not, names this one too.
+internals.moreCloudflareModules.push("workflows");
+internals.loadCloudflareModule = function loadCloudflareModule(name, dynamic) {
   if (name === "workflows") return (workflowsModule ??= { NonRetryableError });
-  try {
-    return loadOtherModule(name);
-  } catch (error) {
-    // The list of modules workerbox has, in the error for one it has not, names this one too
-    // (a new error: its stack's first line is written with the message it is made with).
-    if (error instanceof TypeError && error.message.startsWith("No such module")) throw new TypeError(`${error.message}, cloudflare:workflows`);
-    throw error;
-  }
+  return loadOtherModule(name, dynamic);
 };
 
 internals.asyncApiPrototypes.push(Workflow.prototype, WorkflowInstance.prototype);

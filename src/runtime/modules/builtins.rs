@@ -3,7 +3,7 @@
 //! synthetic modules) and `cloudflare:`/`workerd:` modules (from
 //! `internals.loadCloudflareModule`), and their namespaces for `process.getBuiltinModule`.
 
-use super::{call_loader, exports, resolve, source, sources, throw, values, RegistryRef, DYNAMIC_IMPORT};
+use super::{call_loader, exports, resolve, source, sources, throw_no_such_module, values, RegistryRef, DYNAMIC_IMPORT};
 
 /// Which `node:` modules a worker may import: with nodejs_compat all of workerbox's, except those
 /// workerd puts behind a flag of their own (`enable_nodejs_fs_module`, …) while that flag is off;
@@ -64,18 +64,18 @@ pub(super) fn resolve_node<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &Regi
   if !allowed {
     if DYNAMIC_IMPORT.get() {
       // What a script may catch and compare is workerd's message; a static import (the worker
-      // does not start) gets the longer one, naming what may be imported.
-      throw(scope, &format!("No such module \"{specifier}\"."));
+      // does not start) gets a second sentence, naming what may be imported.
+      throw_no_such_module(scope, specifier, "");
       return None;
     }
     let gate = registry.borrow().node_gate.clone();
     let mut known: Vec<String> = sources::node_module_names().filter(|n| gate.allows(n)).map(|n| format!("node:{n}")).collect();
     known.sort();
     let why = match sources::node_module_flag(name) {
-      Some(flag) if sources::has_node_module(name) && !gate.als_only => format!(" (it needs the {flag} compatibility flag, or nodejs_compat with a later compatibility date)"),
+      Some(flag) if sources::has_node_module(name) && !gate.als_only => format!("It needs the {flag} compatibility flag, or nodejs_compat with a later compatibility date. "),
       _ => String::new(),
     };
-    throw(scope, &format!("No such module \"{specifier}\"{why}: the worker may import {}", known.join(", ")));
+    throw_no_such_module(scope, specifier, &format!("{why}The worker may import {}.", known.join(", ")));
     return None;
   }
   let loader = v8::Local::new(scope, registry.borrow().node_loader.as_ref()?);
@@ -111,6 +111,8 @@ pub(super) fn resolve_cloudflare<'a>(scope: &mut v8::PinScope<'a, '_>, registry:
   }
   let loader = v8::Local::new(scope, registry.borrow().cloudflare_loader.as_ref()?);
   let arg = values::new_string(scope, name).into();
-  let exports = call_loader(scope, loader, &[arg])?;
+  // Whether a dynamic import() asks: its error for a module not there is workerd's message alone.
+  let dynamic = v8::Boolean::new(scope, DYNAMIC_IMPORT.get()).into();
+  let exports = call_loader(scope, loader, &[arg, dynamic])?;
   exports::exports_module(scope, registry, specifier.to_owned(), exports, None)
 }

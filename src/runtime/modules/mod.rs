@@ -379,6 +379,17 @@ pub(super) fn throw(scope: &mut v8::PinScope, message: &str) {
   scope.throw_exception(error);
 }
 
+/// Throws workerd's `Error: No such module "<specifier>".` for a built-in the worker may not
+/// import; a static import (the worker does not start) gets `hint` after it as a second
+/// sentence, a dynamic `import()` (whose rejection a script may catch and compare) workerd's
+/// message alone.
+pub(super) fn throw_no_such_module(scope: &mut v8::PinScope, specifier: &str, hint: &str) {
+  let text = if DYNAMIC_IMPORT.get() || hint.is_empty() { format!("No such module \"{specifier}\".") } else { format!("No such module \"{specifier}\". {hint}") };
+  let message = values::new_string(scope, &text);
+  let error = v8::Exception::error(scope, message);
+  scope.throw_exception(error);
+}
+
 /// V8's resolve callback for every `import` in the worker's modules.
 pub(crate) fn resolve<'a>(
   context: v8::Local<'a, v8::Context>,
@@ -446,6 +457,18 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
     }
   }
   let Some(source) = registry.borrow().sources.get(&name).cloned() else {
+    // A node: module without nodejs_compat (or one neither workerbox nor the host's loader has):
+    // workerd's error for a built-in it does not have.
+    if specifier.starts_with("node:") {
+      let referrer = registry.borrow().origin(referrer_name).to_string();
+      let hint = if registry.borrow().node_loader.is_none() {
+        format!("node: modules need the nodejs_compat compatibility flag (or nodejs_als for node:async_hooks); imported by \"{referrer}\".")
+      } else {
+        format!("Imported by \"{referrer}\"; neither workerbox nor the host's loadModule has it.")
+      };
+      throw_no_such_module(scope, specifier, &hint);
+      return None;
+    }
     let registry = registry.borrow();
     let referrer = registry.origin(referrer_name);
     if registry.loader.is_some() {
@@ -577,12 +600,13 @@ pub(crate) fn resolve_import<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &Re
   }
   // The calling module's registry name (a module's name, normalized, whoever named it).
   let referrer_name = normalize(referrer);
-  if registry.borrow().new_registry {
-    let attributes = module_urls::attribute_pairs(scope, attributes, 2);
-    return resolve_new(scope, registry, specifier, &referrer_name, &attributes);
-  }
   let before = DYNAMIC_IMPORT.replace(true);
-  let resolved = resolve_from(scope, registry, specifier, &referrer_name);
+  let resolved = if registry.borrow().new_registry {
+    let attributes = module_urls::attribute_pairs(scope, attributes, 2);
+    resolve_new(scope, registry, specifier, &referrer_name, &attributes)
+  } else {
+    resolve_from(scope, registry, specifier, &referrer_name)
+  };
   DYNAMIC_IMPORT.set(before);
   resolved
 }
