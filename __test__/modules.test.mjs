@@ -1,5 +1,6 @@
 // Extra modules a worker imports: ES modules (relative and nested), WebAssembly, text, data and
-// JSON, with clear errors for missing modules and syntax errors inside them.
+// JSON, with clear errors for missing modules and syntax errors inside them, and workerd's error
+// for a built-in module the worker may not import.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createWorker, dispatch } from "../index.js";
@@ -68,4 +69,37 @@ test("a CommonJS module's namedExports are its named exports, as workerd's", asy
   assert.deepEqual(await (await dispatch(worker, "http://localhost/")).json(), { foo: 1, bar: true, same: true, keys: ["bar", "default", "foo"], hasBar: true, plain: ["a", "b", "default"] });
   await assert.rejects(createWorker({ script: "export default {}", modules: { x: { type: "esm", content: "", namedExports: ["a"] } }, onLog() {} }), /options\.modules\["x"\]\.namedExports is only for a module of type "commonjs"/);
   await assert.rejects(createWorker({ script: "export default {}", modules: { x: { type: "commonjs", content: "", namedExports: "a" } }, onLog() {} }), /options\.modules\["x"\]\.namedExports must be an array of strings/);
+});
+
+test("a built-in module the worker may not import: workerd's Error: No such module \"…\". (dynamic import() alone, a static import with what exists after it)", async (t) => {
+  const specifiers = ["cloudflare:nope", "workerd:nope", "node:nope", "node:fs"];
+  // workerd 2026-04-26, same probe: each rejects with Error and this message.
+  const worker = await useWorker(t, {
+    compatibilityDate: "2026-04-26",
+    script: `export default { async fetch() {
+      const out = [];
+      for (const s of ${JSON.stringify(specifiers)}) {
+        try { await import(s); out.push("imported"); } catch (e) { out.push([e.constructor === Error, e.name, e.message]); }
+      }
+      return Response.json(out);
+    } };`,
+  });
+  assert.deepEqual(
+    await (await dispatch(worker, "http://x/")).json(),
+    specifiers.map((s) => [true, "Error", `No such module "${s}".`]),
+  );
+  for (const [specifier, second, flags] of [
+    ["cloudflare:nope", /^workerbox has cloudflare:email, .*cloudflare:sockets, .*cloudflare:workers, cloudflare:workflows, .*workerd:unsafe/, []],
+    ["node:nope", /^The worker may import node:_http_agent, /, ["nodejs_compat"]],
+    ["node:fs", /^node: modules need the nodejs_compat compatibility flag/, []],
+  ]) {
+    const error = await createWorker({ script: `import "${specifier}"; export default { fetch() {} };`, compatibilityDate: "2026-04-26", compatibilityFlags: flags, onLog() {} }).then(
+      () => assert.fail(`${specifier} imported`),
+      (e) => e,
+    );
+    assert.equal(error.name, "Error", specifier);
+    const start = `No such module "${specifier}". `;
+    assert.ok(error.message.startsWith(start), error.message);
+    assert.match(error.message.slice(start.length), second);
+  }
 });
