@@ -9,7 +9,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
-import { dispatch } from "../index.js";
+import { dispatch, service } from "../index.js";
 import { useWorker, waitFor } from "./helpers.mjs";
 
 const SCRIPT = `
@@ -202,6 +202,27 @@ test("a connection outlives limits.wallMs and limits.bindingMs: it echoes past t
   }
   assert.deepEqual(entries[0], { eof: "onetwothree" });
   assert.deepEqual(errors, []);
+});
+
+test("connect() through a service binding: the handler's event outlives the callee's wallMs and bindingMs too", { timeout: 30_000 }, async (t) => {
+  const callee = await useWorker(t, {
+    script: `export default { async connect(socket) {
+      const writer = socket.writable.getWriter();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await writer.write(new TextEncoder().encode("late hello"));
+      await writer.close();
+    } };`,
+    limits: { wallMs: 300, bindingMs: 300 },
+  });
+  const caller = await useWorker(t, {
+    script: `export default { async fetch(request, env) {
+      const { value } = await env.B.connect("b:1").readable.getReader().read();
+      return new Response(value);
+    } };`,
+    bindings: { B: service(callee) },
+    limits: { bindingMs: 300 },
+  });
+  assert.equal(await (await dispatch(caller, "http://x/")).text(), "late hello");
 });
 
 test("the CPU limit still ends a connect handler", { timeout: 30_000 }, async (t) => {
