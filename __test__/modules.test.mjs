@@ -103,3 +103,20 @@ test("a built-in module the worker may not import: workerd's Error: No such modu
     assert.match(error.message.slice(start.length), second);
   }
 });
+
+test("require() of a built-in module the worker may not import: workerd's Error: No such module \"…\".", async (t) => {
+  // workerd 2026-04-26, same probe (a CommonJS module of the worker requiring each, nodejs_compat on).
+  const specifiers = ["node:nope", "cloudflare:nope", "workerd:nope"];
+  const worker = await useWorker(t, {
+    compatibilityDate: "2026-04-26",
+    compatibilityFlags: ["nodejs_compat"],
+    script: `import out from "./probe.cjs"; export default { fetch() { return Response.json(out); } };`,
+    modules: {
+      "probe.cjs": {
+        type: "commonjs",
+        content: `module.exports = ${JSON.stringify(specifiers)}.map((s) => { try { require(s); return "required"; } catch (e) { return [e.constructor === Error, e.message]; } });`,
+      },
+    },
+  });
+  assert.deepEqual(await (await dispatch(worker, "http://x/")).json(), specifiers.map((s) => [true, `No such module "${s}".`]));
+});

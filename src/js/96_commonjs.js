@@ -116,7 +116,9 @@ function fromHost(specifier, referrer, nodeEnabled, origin, direct = false) {
 }
 
 function moduleNotFound(specifier, referrer) {
-  const error = new Error(`Cannot find module '${specifier}' required by ${referrer}: it is not one of the worker's modules${specifier.startsWith("node:") ? " (node: modules need the nodejs_compat flag)" : ""}`);
+  // A built-in the worker may not require: workerd's message alone (code may catch and compare it).
+  const builtin = /^(node|cloudflare|workerd):/.test(specifier);
+  const error = new Error(builtin ? `No such module "${specifier}".` : `Cannot find module '${specifier}' required by ${referrer}: it is not one of the worker's modules`);
   error.code = "MODULE_NOT_FOUND";
   return error;
 }
