@@ -33,6 +33,7 @@ impl Worker {
   /// threads end by themselves and `dispose` is a formality.
   pub fn spawn(options: WorkerOptions, on_ready: ReadyCallback) -> Result<Worker, WorkerError> {
     platform::init_v8();
+    super::ops::rtti::set_probe_runner(run_probe);
     let (tx, rx) = channel();
     if let Some(inspector) = &options.inspector {
       inspector.set_inbox(tx.clone());
@@ -178,4 +179,31 @@ impl Drop for Worker {
   fn drop(&mut self) {
     self.dispose();
   }
+}
+
+/// `workerd:rtti`'s probe (src/runtime/ops/rtti.rs): `script`, a module, runs in a worker of its
+/// own with `compat_json`, whose answer to one GET is returned as text; the worker is then stopped.
+fn run_probe(script: String, filename: &str, compat_json: String) -> Result<String, String> {
+  use super::types::{Body, LogLevel};
+  let mut options = WorkerOptions::new(script);
+  options.filename = filename.into();
+  options.format = Some(ScriptFormat::Module);
+  options.compat_json = compat_json;
+  options.code_cache = false;
+  let log: Arc<dyn Fn(LogLevel, String) + Send + Sync> = Arc::new(|_, _| {});
+  options.log = log;
+  let (worker, _) = Worker::start_blocking(options).map_err(|e| format!("the probe worker did not start: {e}"))?;
+  let response = worker.dispatch_blocking(RequestData::get("http://rtti.probe/"));
+  worker.dispose();
+  let response = response.map_err(|e| format!("the probe worker failed: {e}"))?;
+  let bytes = match response.body {
+    Body::Bytes(bytes) => bytes,
+    Body::Empty => Default::default(),
+    Body::Stream(_) => return Err("the probe worker streamed its answer".into()),
+  };
+  let text = String::from_utf8_lossy(&bytes).into_owned();
+  if response.status != 200 {
+    return Err(format!("the probe worker answered {}: {text}", response.status));
+  }
+  Ok(text)
 }

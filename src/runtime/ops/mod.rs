@@ -20,7 +20,7 @@ mod queue;
 mod rpc;
 mod durable;
 mod random;
-mod rtti;
+pub(crate) mod rtti;
 mod state;
 mod timers;
 mod url;

@@ -1,14 +1,14 @@
 //! `ops.rttiIntrospect(date, flags, specifiers)` for `workerd:rtti` (src/js/89_rtti.js): the API
 //! surface a worker with that compatibility date and those flags has, found by asking one. A
-//! worker of its own is started (its own isolate and threads) with src/js/rtti/probe.js as its
+//! worker of its own is started (its own isolate and threads, by the runner the runtime sets:
+//! `set_probe_runner`) with src/js/rtti/probe.js as its
 //! script and the built-in module specifiers to try in front of it; its one response is the
 //! description, as JSON, which the calling worker encodes. The caller's isolate thread waits
 //! meanwhile, as workerd's exportTypes is synchronous too.
 
 use super::OpFn;
-use crate::runtime::types::{resolve_compat_json, Body, LogLevel, RequestData, ScriptFormat};
-use crate::runtime::{Worker, WorkerOptions};
-use std::sync::Arc;
+use crate::runtime::types::resolve_compat_json;
+use std::sync::OnceLock;
 use v8::MapFnTo;
 
 const PROBE: &str = include_str!("../../js/rtti/probe.js");
@@ -40,30 +40,23 @@ fn op_rtti_introspect<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCa
   }
 }
 
+/// Runs a module script once in a worker of its own, with the given compatibility JSON, and
+/// returns the text of its answer to one GET (an Err says why not). The runtime above ops sets it
+/// (`Worker`'s start-up, src/runtime/worker.rs), so that ops need not refer up to `Worker`.
+pub(crate) type ProbeRunner = fn(script: String, filename: &str, compat_json: String) -> Result<String, String>;
+
+static PROBE_RUNNER: OnceLock<ProbeRunner> = OnceLock::new();
+
+/// Sets how a probe worker is run (the first call wins; later ones are the same function).
+pub(crate) fn set_probe_runner(runner: ProbeRunner) {
+  let _ = PROBE_RUNNER.set(runner);
+}
+
 /// Starts the probe worker with `compat_json`, asks it once and stops it.
 fn describe(compat_json: String, specifiers: &[String]) -> Result<String, String> {
   let list = serde_json::to_string(specifiers).map_err(|e| e.to_string())?;
-  let mut options = WorkerOptions::new(format!("const CANDIDATES = {list};\n{PROBE}"));
-  options.filename = "workerd-rtti-probe.js".into();
-  options.format = Some(ScriptFormat::Module);
-  options.compat_json = compat_json;
-  options.code_cache = false;
-  let log: Arc<dyn Fn(LogLevel, String) + Send + Sync> = Arc::new(|_, _| {});
-  options.log = log;
-  let (worker, _) = Worker::start_blocking(options).map_err(|e| format!("the probe worker did not start: {e}"))?;
-  let response = worker.dispatch_blocking(RequestData::get("http://rtti.probe/"));
-  worker.dispose();
-  let response = response.map_err(|e| format!("the probe worker failed: {e}"))?;
-  let bytes = match response.body {
-    Body::Bytes(bytes) => bytes,
-    Body::Empty => Default::default(),
-    Body::Stream(_) => return Err("the probe worker streamed its answer".into()),
-  };
-  let text = String::from_utf8_lossy(&bytes).into_owned();
-  if response.status != 200 {
-    return Err(format!("the probe worker answered {}: {text}", response.status));
-  }
-  Ok(text)
+  let run = PROBE_RUNNER.get().ok_or("no probe worker can be started in this process")?;
+  run(format!("const CANDIDATES = {list};\n{PROBE}"), "workerd-rtti-probe.js", compat_json)
 }
 
 #[cfg(test)]
