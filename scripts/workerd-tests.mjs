@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { parseCapnp, configOf } from "./workerd-tests/capnp.mjs";
 import { translate } from "./workerd-tests/translate.mjs";
 import { runWorkerbox, runWorkerd, VARIANTS } from "./workerd-tests/run.mjs";
-import { printReport, loadKnown, knownFailuresFrom } from "./workerd-tests/report.mjs";
+import { printReport, loadKnown, knownFailuresFrom, beyondFrom, lostBeyond } from "./workerd-tests/report.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
@@ -49,9 +49,11 @@ Options:
   --subset                 a quick fixed selection (${SUBSET.length} configs) that CI can afford
   --json <file>            write every result (per test, with errors) as JSON
   --check                  exit 1 when a test passing on workerd fails here and
-                           scripts/workerd-tests/known-failures.json does not list it
+                           scripts/workerd-tests/known-failures.json does not list it,
+                           or a test it lists as passing beyond workerd fails here
   --write-known            rewrite known-failures.json from this run (all configs and
-                           both variants only; reasons already written are kept)
+                           both variants only; reasons already written are kept),
+                           with the tests that pass here and fail on workerd (beyond)
   --details                list each test that passes on workerd and fails here, with its error
   --no-workerd             skip the binary (workerbox's numbers only)
   --concurrency <n>        configs run at once (default 4)
@@ -246,9 +248,16 @@ async function main() {
     if (o.subset || o.filter.length || o.variants.length !== Object.keys(VARIANTS).length || !o.workerd) throw new Error("--write-known needs a full run (no --subset, --filter, --variant or --no-workerd)");
     const previous = existsSync(KNOWN) ? JSON.parse(readFileSync(KNOWN, "utf8")).failures ?? [] : [];
     const failures = knownFailuresFrom(rows, previous);
-    const note = `Tests of workerd ${tag} that pass on the workerd binary and fail on workerbox, with why (scripts/workerd-tests.mjs --check fails on any other). Written by --write-known; see docs/workerd-tests.md.`;
-    writeFileSync(KNOWN, JSON.stringify({ note, tag, failures }, null, 1) + "\n");
-    console.log(`wrote ${failures.length} known failures to ${path.relative(ROOT, KNOWN)}`);
+    const beyond = beyondFrom(rows);
+    const note = `Tests of workerd ${tag} that pass on the workerd binary and fail on workerbox, with why (scripts/workerd-tests.mjs --check fails on any other), and the tests that fail on the binary and pass on workerbox (beyond: --check fails when one of them fails here). Written by --write-known; see docs/workerd-tests.md.`;
+    writeFileSync(KNOWN, JSON.stringify({ note, tag, failures, beyond }, null, 1) + "\n");
+    console.log(`wrote ${failures.length} known failures and ${beyond.length} tests beyond workerd to ${path.relative(ROOT, KNOWN)}`);
+  }
+  const lost = o.check && existsSync(KNOWN) ? lostBeyond(rows, JSON.parse(readFileSync(KNOWN, "utf8")).beyond ?? []) : [];
+  if (lost.length) {
+    console.log(`\n${lost.length} tests that fail on workerd and passed here before (beyond in known-failures.json) fail here now:`);
+    for (const b of lost) console.log(`  ${b.file} [${b.variant}] ${b.test}`);
+    process.exitCode = 1;
   }
   if (o.check && unknownRegressions.length) {
     console.log(`\n${unknownRegressions.length} tests pass on workerd, fail here and are not in known-failures.json:`);

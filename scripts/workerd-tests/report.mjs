@@ -2,7 +2,8 @@
 // totals per directory, the configs that could not be translated (and why), and the check
 // against known-failures.json: a test that passes on workerd and fails here is a regression
 // unless that file lists it (by file, test name — `*` for every test of the file — and
-// optionally variant) with a reason.
+// optionally variant) with a reason; and a test the file lists as passing here while it fails on
+// workerd (`beyond`) must keep passing here.
 import { readFileSync } from "node:fs";
 
 const pad = (s, n) => String(s).padEnd(n);
@@ -116,4 +117,24 @@ export function knownFailuresFrom(rows, previous = []) {
     out.push(entry);
   }
   return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.test < b.test ? -1 : 1));
+}
+
+/** Tests passing here and failing (or not run) on the workerd binary: what workerbox does beyond it. */
+export function beyondFrom(rows) {
+  const out = [];
+  for (const row of rows) {
+    for (const [test, v] of Object.entries(row.workerbox.tests)) {
+      if (v === "pass" && row.workerd.tests[test] !== "pass") out.push({ file: row.file.replace(/^src\/workerd\/api\//, ""), test, variant: row.variant });
+    }
+  }
+  return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.test < b.test ? -1 : a.test > b.test ? 1 : a.variant < b.variant ? -1 : 1));
+}
+
+/** The listed `beyond` tests that ran in `rows` (a filtered run checks only its own) and did not pass here. */
+export function lostBeyond(rows, beyond) {
+  const byKey = new Map(rows.map((r) => [`${r.file}|${r.variant}`, r]));
+  return beyond.filter((b) => {
+    const row = byKey.get(`src/workerd/api/${b.file}|${b.variant}`);
+    return row !== undefined && row.workerbox.tests[b.test] !== "pass";
+  });
 }
