@@ -48,17 +48,24 @@ function project(t) {
   fs.writeFileSync(path.join(dir, "public", "style.css"), "body { color: red }\n");
   // Comments and a trailing comma: the config's JSONC fast path (lib/project/config.js plainJson).
   fs.writeFileSync(path.join(dir, "wrangler.jsonc"), `// the test's project\n{\n  "name": "dev-start", /* its name */\n  "main": "src/index.js",\n  "compatibility_date": "2025-06-01",\n  "assets": { "directory": "public" },\n}\n`);
-  // Notes when the process first reads one of Node's fetch classes (the globals are getters that
-  // load undici on first use), with the time since the process started, as the timing marks have it.
+  // Notes when Node's fetch classes (undici, which Node loads on the first read of one of those
+  // globals) have been loaded, by Node's own list of the internal modules it loaded: whether they
+  // were at the first answer's mark (checked as the mark is written), and when they were, as the
+  // timing marks count time. (Wrapping the globals' getters would not do: from Node 22 they are
+  // V8 lazy data properties, which reading their descriptor already loads.)
   const preload = path.join(dir, "watch-fetch-classes.cjs");
-  fs.writeFileSync(preload, `for (const name of ["Request", "Response", "Headers", "FormData", "fetch"]) {
-  const descriptor = Object.getOwnPropertyDescriptor(globalThis, name);
-  if (!descriptor || !descriptor.get) continue;
-  Object.defineProperty(globalThis, name, { ...descriptor, get() {
-    if (!globalThis.__fetchClassesNoted) { globalThis.__fetchClassesNoted = true; process.stderr.write("[fetch-classes] " + performance.now().toFixed(1) + " " + name + "\\n"); }
-    return descriptor.get.call(this);
-  } });
-}
+  fs.writeFileSync(preload, `const undici = () => process.moduleLoadList.some((m) => m.endsWith("internal/deps/undici/undici"));
+const write = process.stderr.write;
+process.stderr.write = function (chunk, ...rest) {
+  if (String(chunk).includes("dev: first answer")) write.call(this, "[fetch-classes-at-first-answer] " + undici() + "\\n");
+  return write.call(this, chunk, ...rest);
+};
+const poll = setInterval(() => {
+  if (!undici()) return;
+  clearInterval(poll);
+  process.stderr.write("[fetch-classes] " + performance.now().toFixed(1) + "\\n");
+}, 1);
+poll.unref();
 `);
   return { dir, preload };
 }
@@ -126,6 +133,7 @@ test("workerbox dev: the first answer (through the assets' router) loads none of
   const loaded = Number(/\[fetch-classes\] ([\d.]+)/.exec(out)?.[1]);
   assert.ok(Number.isFinite(answered), `no first-answer mark:\n${out}`);
   assert.ok(Number.isFinite(loaded), `the fetch classes were never loaded after the first answer:\n${out}`);
+  assert.match(out, /\[fetch-classes-at-first-answer\] false/, `Node's fetch classes were loaded by the first answer:\n${out}`);
   assert.ok(loaded > answered, `Node's fetch classes were read at ${loaded} ms, before the first answer at ${answered} ms:\n${out}`);
   // The other answers: an asset (Node's Response), a streamed body, a HEAD, a 204.
   const asset = await get(new URL("/style.css", base));
