@@ -51,6 +51,8 @@ function workerLoadersLib() {
 }
 let tailStreams = null;
 const tailStreamsLib = () => (tailStreams ??= require("./tail/stream.js"));
+// Inbound TCP (lib/sockets/listen.js, with node:net) loads with the first listenTcp().
+let listenSockets = null;
 
 const OPTION_NAMES = new Set(["script", "filename", "format", "bindings", "onLog", "allowEval", "limits", "outbound", "network", "modules", "cache", "codeCache", "cacheDir", "isolation", "maxReuse", "pool", "compatibilityDate", "compatibilityFlags", "loadModule", "inspector", "sourceMap", "unsafeExperimental", "unsafeExposeGc", "trustLoadedModules", "tailConsumers", "streamingTails", "mainModule", "connectOverrides"]);
 const LIMITS = {
@@ -390,7 +392,7 @@ class Worker {
    */
   listenTcp(options = {}) {
     if (this.disposed) return Promise.reject(Object.assign(new Error("listenTcp: the worker has been disposed"), { code: "ERR_WORKER_DISPOSED" }));
-    return require("./sockets/listen.js").listenTcp(this, options, workerLogs.get(this));
+    return (listenSockets ??= require("./sockets/listen.js")).listenTcp(this, options, workerLogs.get(this));
   }
 
   /** Resolves once every ctx.waitUntil() promise registered so far has settled. */
@@ -404,7 +406,7 @@ class Worker {
    */
   async dispose() {
     disposedHandles.add(this.#native);
-    const listening = require("./sockets/listen.js").workerDisposed(this);
+    const listening = listenSockets?.workerDisposed(this);
     await this.#native.dispose();
     await listening;
     this.#bodies.close("the worker was disposed");
