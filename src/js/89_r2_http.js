@@ -111,6 +111,37 @@ function addOnlyIf(span, request, onlyIf) {
   request.onlyIf = out;
 }
 
+/** A get()'s `range` (a Headers' range header, or `{ offset, length, suffix }`) into `request`, tagged on `span`. */
+function addRange(span, request, range) {
+  if (range instanceof Headers) {
+    const header = range.get("range");
+    if (header !== null) {
+      request.rangeHeader = header;
+      span.setTag("cloudflare.r2.request.range", header);
+    }
+  } else if (range !== undefined && range !== null) {
+    const out = {};
+    if (range.offset !== undefined) {
+      const offset = checkNumber(range.offset, "range", "Starting offset");
+      out.offset = String(offset);
+      span.setTag("cloudflare.r2.request.range.offset", BigInt(offset));
+    }
+    if (range.length !== undefined) {
+      const length = checkNumber(range.length, "range", "Length");
+      out.length = String(length);
+      span.setTag("cloudflare.r2.request.range.length", BigInt(length));
+    }
+    if (range.suffix !== undefined) {
+      if (range.offset !== undefined) throw new TypeError("Suffix is incompatible with offset.");
+      if (range.length !== undefined) throw new TypeError("Suffix is incompatible with length.");
+      const suffix = checkNumber(range.suffix, "suffix", "Suffix");
+      out.suffix = String(suffix);
+      span.setTag("cloudflare.r2.request.range.suffix", BigInt(suffix));
+    }
+    request.range = out;
+  }
+}
+
 /** An SSE-C key (32 bytes, or 64 lowercase hex digits) as the hex the request carries. */
 function ssecKeyHex(key) {
   if (key === undefined) return undefined;
@@ -257,34 +288,7 @@ class R2Bucket {
       const request = { version: VERSION, method: "get", object: key };
       if (options !== undefined && options !== null) {
         addOnlyIf(span, request, options.onlyIf);
-        const range = options.range;
-        if (range instanceof Headers) {
-          const header = range.get("range");
-          if (header !== null) {
-            request.rangeHeader = header;
-            span.setTag("cloudflare.r2.request.range", header);
-          }
-        } else if (range !== undefined && range !== null) {
-          const out = {};
-          if (range.offset !== undefined) {
-            const offset = checkNumber(range.offset, "range", "Starting offset");
-            out.offset = String(offset);
-            span.setTag("cloudflare.r2.request.range.offset", BigInt(offset));
-          }
-          if (range.length !== undefined) {
-            const length = checkNumber(range.length, "range", "Length");
-            out.length = String(length);
-            span.setTag("cloudflare.r2.request.range.length", BigInt(length));
-          }
-          if (range.suffix !== undefined) {
-            if (range.offset !== undefined) throw new TypeError("Suffix is incompatible with offset.");
-            if (range.length !== undefined) throw new TypeError("Suffix is incompatible with length.");
-            const suffix = checkNumber(range.suffix, "suffix", "Suffix");
-            out.suffix = String(suffix);
-            span.setTag("cloudflare.r2.request.range.suffix", BigInt(suffix));
-          }
-          request.range = out;
-        }
+        addRange(span, request, options.range);
         addSsec(span, request, options.ssecKey);
       }
       const result = await this.#wire.get(request);
