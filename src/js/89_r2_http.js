@@ -265,11 +265,18 @@ class R2Bucket {
     return span;
   }
 
+  /** `body(span)` in a span for `operation` on the object `key` (its first request tag), ended when it settles. */
+  #keyed(name, operation, key, body) {
+    const span = this.#span(name, operation);
+    return internals.inSpan(span, () => {
+      span.setTag("cloudflare.r2.request.key", key);
+      return body(span);
+    });
+  }
+
   async head(key) {
     key = String(key);
-    const span = this.#span("r2_head", "HeadObject");
-    return internals.inSpan(span, async () => {
-      span.setTag("cloudflare.r2.request.key", key);
+    return this.#keyed("r2_head", "HeadObject", key, async (span) => {
       const result = await this.#wire.get({ version: VERSION, method: "head", object: key });
       result.discard();
       result.tag(span);
@@ -282,9 +289,7 @@ class R2Bucket {
 
   async get(key, options = undefined) {
     key = String(key);
-    const span = this.#span("r2_get", "GetObject");
-    return internals.inSpan(span, async () => {
-      span.setTag("cloudflare.r2.request.key", key);
+    return this.#keyed("r2_get", "GetObject", key, async (span) => {
       const request = { version: VERSION, method: "get", object: key };
       if (options !== undefined && options !== null) {
         addOnlyIf(span, request, options.onlyIf);
@@ -309,9 +314,7 @@ class R2Bucket {
   async put(key, value, options = undefined) {
     key = String(key);
     checkValue(value, "put' on 'R2Bucket");
-    const span = this.#span("r2_put", "PutObject");
-    return internals.inSpan(span, async () => {
-      span.setTag("cloudflare.r2.request.key", key);
+    return this.#keyed("r2_put", "PutObject", key, async (span) => {
       const request = { version: VERSION, method: "put", object: key };
       let sent = { custom: undefined, http: undefined };
       if (options !== undefined && options !== null) {
@@ -360,9 +363,7 @@ class R2Bucket {
   async createMultipartUpload(key, options = undefined) {
     if (key === undefined) throw new TypeError("Failed to execute 'createMultipartUpload' on 'R2Bucket': parameter 1 is not of type 'string'.");
     key = String(key);
-    const span = this.#span("r2_createMultipartUpload", "CreateMultipartUpload");
-    return internals.inSpan(span, async () => {
-      span.setTag("cloudflare.r2.request.key", key);
+    return this.#keyed("r2_createMultipartUpload", "CreateMultipartUpload", key, async (span) => {
       const request = { version: VERSION, method: "createMultipartUpload", object: key };
       if (options !== undefined && options !== null) {
         addMetadata(span, request, options);
