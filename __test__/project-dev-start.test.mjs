@@ -16,8 +16,20 @@ import { CLI, scaled, spawnNode } from "./child-node.mjs";
 
 const require = createRequire(import.meta.url);
 
-// A worker whose answer has what Node's Headers normalises: mixed-case and repeated names, two
-// Set-Cookie headers, a value with a character beyond Latin-1, a status text.
+// The headers of the worker's answer, in the order it appends them: what Node's Headers
+// normalises (mixed-case and repeated names, two Set-Cookie headers, a value with a character
+// beyond Latin-1).
+const APPENDED = [
+  ["X-Zeta", "last"],
+  ["x-alpha", "one"],
+  ["X-Alpha", "two"],
+  ["Set-Cookie", "a=1; Path=/"],
+  ["Set-Cookie", "b=2"],
+  ["X-Name", "caf\u00e9 \u2603"],
+  ["Content-Type", "text/plain; charset=utf-8"],
+];
+
+// A worker whose answer has APPENDED's headers and a status text.
 const WORKER = `export default {
   async fetch(request) {
     const url = new URL(request.url);
@@ -27,13 +39,7 @@ const WORKER = `export default {
     }
     if (url.pathname === "/empty") return new Response(null, { status: 204 });
     const headers = new Headers();
-    headers.append("X-Zeta", "last");
-    headers.append("x-alpha", "one");
-    headers.append("X-Alpha", "two");
-    headers.append("Set-Cookie", "a=1; Path=/");
-    headers.append("Set-Cookie", "b=2");
-    headers.append("X-Name", "caf\\u00e9 \\u2603");
-    headers.append("Content-Type", "text/plain; charset=utf-8");
+    for (const [name, value] of ${JSON.stringify(APPENDED)}) headers.append(name, value);
     return new Response("hello " + request.method + " " + url.pathname, { status: 201, statusText: "Made It", headers });
   },
 };
@@ -87,13 +93,8 @@ function get(url, method = "GET") {
 function expectedHeaders() {
   const { flatHeaders } = require("../lib/http.js");
   const headers = new Headers();
-  headers.append("X-Zeta", "last");
-  headers.append("x-alpha", "one");
-  headers.append("X-Alpha", "two");
-  headers.append("Set-Cookie", "a=1; Path=/");
-  headers.append("Set-Cookie", "b=2");
-  headers.append("X-Name", Buffer.from("caf\u00e9 \u2603", "utf8").toString("latin1"));
-  headers.append("Content-Type", "text/plain; charset=utf-8");
+  // (Node's Headers takes a ByteString: a value's UTF-8 bytes, as the worker's answer carries them.)
+  for (const [name, value] of APPENDED) headers.append(name, Buffer.from(value, "utf8").toString("latin1"));
   return flatHeaders(headers);
 }
 
