@@ -18,14 +18,19 @@ const sinksOf = new WeakMap();
 /** Request id → the sinks held for the signals it sent: released when it is over. */
 const sinksByEvent = new Map();
 
-/** Lets go of a held sink: with `{ release: true }` first, unless `unclean` (then `into`, a call's answer lists, carries it). */
-function letGo(entry, unclean = false, into = undefined) {
+/**
+ * Lets go of a held sink, after calling it with `last` (`{ release: true }`, or `{ reason }` when
+ * its signal aborted); with `last` null (unclean) it is not called, and `into`, a call's answer
+ * lists, carries the release.
+ */
+function letGo(entry, last = { release: true }, into = undefined) {
   if (entry.gone) return;
   entry.gone = true;
   entry.signal.removeEventListener("abort", entry.onAbort);
   sinksOf.get(entry.signal)?.delete(entry);
   sinksByEvent.get(entry.origin)?.delete(entry);
-  if (!unclean) Promise.resolve(entry.sink({ release: true })).catch(() => {});
+  if (last !== null) Promise.resolve(entry.sink(last)).catch(() => {});
+  // After that call (84_rpc.js release() keeps the order).
   internals.rpc.release(entry.sink[internals.rpc.kTarget], into);
 }
 
@@ -43,14 +48,7 @@ function trigger(signal) {
     const entry = { signal, origin, sink: sink.dup(), gone: false };
     // The sink lives as long as the request that sent the signal, not the call that brought it.
     internals.rpc.unown(entry.sink);
-    entry.onAbort = () => {
-      entry.gone = true;
-      sinksOf.get(signal)?.delete(entry);
-      sinksByEvent.get(origin)?.delete(entry);
-      Promise.resolve(entry.sink({ reason: signal.reason })).catch(() => {});
-      // Let go of after that call (84_rpc.js release() keeps the order).
-      internals.rpc.release(entry.sink[internals.rpc.kTarget]);
-    };
+    entry.onAbort = () => letGo(entry, { reason: signal.reason });
     if (internals.signalAborted(signal)) return entry.onAbort();
     signal.addEventListener("abort", entry.onAbort, { once: true });
     entries.add(entry);
@@ -108,7 +106,7 @@ function skipReleaseForTest() {
   if (live === undefined) return;
   sinksOf.delete(this);
   const into = internals.rpc.currentCall();
-  for (const entry of [...live]) letGo(entry, true, into);
+  for (const entry of [...live]) letGo(entry, null, into);
 }
 
 const previousPrepare = internals.prepareContext;
