@@ -18,6 +18,8 @@ const HTTP = 0;
 const CUSTOM = 1;
 const NONE64 = 18446744073709551615;
 const HTTP_FIELDS = ["contentType", "contentLanguage", "contentDisposition", "contentEncoding", "cacheControl", "cacheExpiry"];
+/** The HTTP metadata fields that are strings: all but cacheExpiry. */
+const HTTP_TEXT_FIELDS = HTTP_FIELDS.filter((field) => field !== "cacheExpiry");
 const HTTP_HEADERS = { contentType: "content-type", contentLanguage: "content-language", contentDisposition: "content-disposition", contentEncoding: "content-encoding", cacheControl: "cache-control" };
 // Span tag suffixes of the text fields, in the order workerd sets them.
 const HTTP_TAGS = [
@@ -194,7 +196,7 @@ class Checksums {
 /** The HTTP metadata of an answer's `httpFields` (cacheExpiry a Date). */
 function httpMetadataOf(fields) {
   const out = {};
-  for (const name of HTTP_FIELDS.slice(0, 5)) if (fields[name] !== undefined && fields[name] !== null) out[name] = String(fields[name]);
+  for (const name of HTTP_TEXT_FIELDS) if (fields[name] !== undefined && fields[name] !== null) out[name] = String(fields[name]);
   if (fields.cacheExpiry !== undefined && fields.cacheExpiry !== null && Number(fields.cacheExpiry) !== NONE64) out.cacheExpiry = new Date(Number(fields.cacheExpiry));
   return out;
 }
@@ -323,7 +325,7 @@ function parseObject(action, result, overrides = {}) {
 }
 
 internals.r2Http = {
-  VERSION, HTTP, CUSTOM, HTTP_FIELDS, HTTP_HEADERS, HTTP_TAGS, HASHES, encoder, toHex, fromHex, bytesOf, isBufferSource, dateMs, iso,
+  VERSION, HTTP, CUSTOM, HTTP_FIELDS, HTTP_TEXT_FIELDS, HTTP_HEADERS, HTTP_TAGS, HASHES, encoder, toHex, fromHex, bytesOf, isBufferSource, dateMs, iso,
   R2Result, sendGet, sendPut, objectFields, tagObject, parseObject,
   newHead: (fields) => new HeadResult(kConstruct, fields),
   newBody: (fields, bytes) => new GetResult(kConstruct, fields, bytes),

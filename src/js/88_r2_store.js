@@ -12,7 +12,7 @@
 // lib/bindings.js for handlers), whose `extra` keeps the other checksums, the storage class and
 // the SSE-C key's MD5.
 
-const { R2Result, HASHES, toHex, fromHex } = internals.r2Http;
+const { R2Result, HASHES, HTTP_TEXT_FIELDS, toHex, fromHex } = internals.r2Http;
 const { atob } = globalThis;
 const hostCall = internals.hostCall;
 const utf8 = new TextEncoder();
@@ -20,7 +20,6 @@ const MAX_KEY_SIZE = 1024;
 const MAX_VALUE_SIZE = 5_368_709_120 - 5_242_880;
 const MAX_METADATA_SIZE = 2048;
 const MAX_LIST_KEYS = 1000;
-const HTTP_FIELDS = ["contentType", "contentLanguage", "contentDisposition", "contentEncoding", "cacheControl"];
 
 // [status, v4 code, message], as R2 (and Miniflare) answer.
 const ERRORS = {
@@ -75,7 +74,7 @@ function wireObject(meta, range = undefined) {
   for (const [name, , , wire] of HASHES.slice(1)) if (typeof extra.checksums?.[name] === "string") checksums[wire] = extra.checksums[name];
   const http = meta.httpMetadata ?? {};
   const httpFields = {};
-  for (const field of HTTP_FIELDS) if (http[field] !== undefined && http[field] !== null) httpFields[field] = String(http[field]);
+  for (const field of HTTP_TEXT_FIELDS) if (http[field] !== undefined && http[field] !== null) httpFields[field] = String(http[field]);
   if (http.cacheExpiry !== undefined && http.cacheExpiry !== null) {
     const ms = typeof http.cacheExpiry === "number" ? http.cacheExpiry : new Date(http.cacheExpiry).getTime();
     if (Number.isFinite(ms)) httpFields.cacheExpiry = String(Math.trunc(ms));
@@ -106,7 +105,7 @@ function storedExtra(request) {
 /** A request's httpFields / customFields as the store keeps them (cacheExpiry in ms). */
 function storedMetadata(request) {
   const httpMetadata = {};
-  for (const field of HTTP_FIELDS) if (request.httpFields?.[field] !== undefined) httpMetadata[field] = request.httpFields[field];
+  for (const field of HTTP_TEXT_FIELDS) if (request.httpFields?.[field] !== undefined) httpMetadata[field] = request.httpFields[field];
   if (request.httpFields?.cacheExpiry !== undefined) httpMetadata.cacheExpiry = Number(request.httpFields.cacheExpiry);
   const customMetadata = {};
   let size = 0;

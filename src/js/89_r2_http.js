@@ -18,7 +18,7 @@
 const { Headers, ReadableStream, Blob } = globalThis;
 const kConstruct = Symbol("construct");
 const BUFFER_TYPES = "ReadableStream or ArrayBuffer or ArrayBufferView or string or Blob";
-const { VERSION, HTTP, CUSTOM, HTTP_FIELDS, HTTP_HEADERS, HTTP_TAGS, HASHES, encoder, toHex, fromHex, bytesOf, isBufferSource, dateMs, iso } = internals.r2Http;
+const { VERSION, HTTP, CUSTOM, HTTP_TEXT_FIELDS, HTTP_HEADERS, HTTP_TAGS, HASHES, encoder, toHex, fromHex, bytesOf, isBufferSource, dateMs, iso } = internals.r2Http;
 const { sendGet, sendPut, objectFields, tagObject, parseObject, newHead, newBody } = internals.r2Http;
 
 // ---- Options, as workerd reads them -----------------------------------------------------------
@@ -172,7 +172,7 @@ function readHttpMetadata(value) {
     return out;
   }
   if (value === null || typeof value !== "object") throw new TypeError("httpMetadata must be an R2HTTPMetadata object or a Headers.");
-  for (const field of HTTP_FIELDS.slice(0, 5)) if (value[field] !== undefined) out[field] = String(value[field]);
+  for (const field of HTTP_TEXT_FIELDS) if (value[field] !== undefined) out[field] = String(value[field]);
   if (value.cacheExpiry !== undefined) out.cacheExpiry = dateMs(value.cacheExpiry);
   return out;
 }
