@@ -256,14 +256,16 @@ function shortenHome(answer, caller) {
   const parsed = JSON.parse(answer.json);
   if (!Array.isArray(parsed.stubs) || parsed.stubs.length === 0) return answer;
   const home = new Map();
-  parsed.stubs = parsed.stubs.map((id) => {
+  const shortened = parsed.stubs.map((id) => {
     const entry = stubs.get(id);
     if (entry === undefined || entry.worker !== caller || entry.local === undefined) return id;
     if ((localHolds.get(caller)?.get(entry.local) ?? 0) !== 1 || home.has(id)) return id;
     home.set(id, { stub: id, own: entry.local });
     return home.get(id);
   });
-  return describeAnswer(home.size === 0 ? answer : { ...answer, json: JSON.stringify(parsed) }, caller);
+  // The stubs of bindings named too (describeAnswer's work, on the list parsed here).
+  const described = describeBindings(shortened, caller);
+  return home.size === 0 && described === shortened ? answer : { ...answer, json: JSON.stringify({ ...parsed, stubs: described }) };
 }
 
 /** Streaming tails' tracer (lib/tail/stream.js registers it as it loads: the tail folder uses this one, not the reverse). */
