@@ -392,14 +392,20 @@ function originOf(call, id) {
   return origin;
 }
 
-/** Runs `fn` in the flow of call `record`, as request `origin` when given (originOf). */
+/**
+ * Runs `fn` in the flow of call `record`, as request `origin` when given (originOf). Only
+ * signal.skipReleaseForTest() (under `experimental`) reads the record from the flow, so without
+ * that flag no frame is made for it.
+ */
 function inCallFlow(record, origin, fn) {
+  const serve = origin === undefined ? fn : () => ops.runAsEvent(origin, () => internals.enterEventFrame(origin, fn));
+  if (!internals.feature("experimental")) return serve();
   const previous = ops.continuationGet();
   const frame = new Map(previous instanceof Map ? previous : undefined);
   frame.set(kCall, record);
   ops.continuationSet(frame);
   try {
-    return origin === undefined ? fn() : ops.runAsEvent(origin, () => internals.enterEventFrame(origin, fn));
+    return serve();
   } finally {
     ops.continuationSet(previous);
   }
