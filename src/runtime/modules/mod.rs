@@ -457,11 +457,12 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
     }
   }
   let Some(source) = registry.borrow().sources.get(&name).cloned() else {
+    let registry = registry.borrow();
+    let referrer = registry.origin(referrer_name);
     // A node: module without nodejs_compat (or one neither workerbox nor the host's loader has):
     // workerd's error for a built-in it does not have.
     if specifier.starts_with("node:") {
-      let referrer = registry.borrow().origin(referrer_name).to_string();
-      let hint = if registry.borrow().node_loader.is_none() {
+      let hint = if registry.node_loader.is_none() {
         format!("node: modules need the nodejs_compat compatibility flag (or nodejs_als for node:async_hooks); imported by \"{referrer}\".")
       } else {
         format!("Imported by \"{referrer}\"; neither workerbox nor the host's loadModule has it.")
@@ -469,8 +470,6 @@ fn resolve_from<'a>(scope: &mut v8::PinScope<'a, '_>, registry: &RegistryRef, sp
       throw_no_such_module(scope, specifier, &hint);
       return None;
     }
-    let registry = registry.borrow();
-    let referrer = registry.origin(referrer_name);
     if registry.loader.is_some() {
       throw(scope, &format!("Cannot resolve module \"{specifier}\" imported by \"{referrer}\": it is not one of the worker's modules, and the host's loadModule did not find it"));
       return None;
