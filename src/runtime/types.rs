@@ -194,7 +194,9 @@ pub fn default_compat_json() -> &'static str {
 /// flag; the implied-by rules then apply once, in table order; an experimental feature is there
 /// only when its flag is given.
 pub fn resolve_compat_json(date: Option<&str>, flags: &[String]) -> Result<String, String> {
-  let table: serde_json::Value = serde_json::from_str(include_str!("../../lib/compat-flags.json")).expect("lib/compat-flags.json is JSON");
+  // Parsed once per process (each exportTypes call resolves again).
+  static TABLE: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+  let table = TABLE.get_or_init(|| serde_json::from_str(include_str!("../../lib/compat-flags.json")).expect("lib/compat-flags.json is JSON"));
   let date = match date {
     None => table["latestDate"].as_str().expect("latestDate").to_owned(),
     Some(d) if d.len() == 10 && d.bytes().enumerate().all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() }) => d.to_owned(),
