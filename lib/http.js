@@ -167,10 +167,15 @@ function flatHeaders(headers) {
   return flat;
 }
 
-function toNodeResponse(outcome, method, stream = null) {
+/** An answer's body: the worker's stream or bytes, or null (a null-body status, a HEAD: its stream is cancelled). */
+function answerBody(outcome, method, stream) {
   const withoutBody = NULL_BODY_STATUS.has(outcome.status) || method === "HEAD";
   if (withoutBody && stream !== null) stream.cancel("the response has no body").catch(() => {});
-  const body = withoutBody ? null : stream ?? outcome.body ?? null;
+  return withoutBody ? null : stream ?? outcome.body ?? null;
+}
+
+function toNodeResponse(outcome, method, stream = null) {
+  const body = answerBody(outcome, method, stream);
   const init = { status: outcome.status, statusText: outcome.statusText };
   // Whole bytes (most answers) skip the byte stream Node's constructor would build for them. (An
   // empty body stays Node's: its stream closes a microtask after construction, visible in its state.)
@@ -227,10 +232,7 @@ function toRawAnswer(outcome, method, stream = null) {
   const usual = outcome.status >= 200 && outcome.status <= 599 && REASON_PHRASE.test(outcome.statusText ?? "");
   const headers = usual ? answerHeaderLines(outcome.headers) : null;
   if (headers === null) return toNodeResponse(outcome, method, stream);
-  const withoutBody = NULL_BODY_STATUS.has(outcome.status) || method === "HEAD";
-  if (withoutBody && stream !== null) stream.cancel("the response has no body").catch(() => {});
-  const body = withoutBody ? null : stream ?? outcome.body ?? null;
-  const answer = { [RAW_ANSWER]: true, status: outcome.status, statusText: outcome.statusText ?? "", headers, body };
+  const answer = { [RAW_ANSWER]: true, status: outcome.status, statusText: outcome.statusText ?? "", headers, body: answerBody(outcome, method, stream) };
   if (typeof outcome.cpuMs === "number") cpuTimes.set(answer, outcome.cpuMs);
   rawHeaders.set(answer, outcome.headers);
   return answer;
