@@ -174,6 +174,20 @@ function answerBody(outcome, method, stream) {
   return withoutBody ? null : stream ?? outcome.body ?? null;
 }
 
+/**
+ * A service binding's fetch() (`args`: its url, method and flat header list; `bytes`: its body)
+ * answered by `answer(request)` with a Response, in callService's answer shape: status, text and
+ * headers as JSON, the body whole.
+ */
+async function fetchAnsweredBy(answer, args, bytes) {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < args.headers.length; i += 2) headers.append(args.headers[i], args.headers[i + 1]);
+  const response = await answer(new Request(args.url, { method: args.method, headers, body: bytes ?? undefined }));
+  const flat = flatHeaders(response.headers);
+  const body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
+  return { json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: flat }), bytes: body };
+}
+
 function toNodeResponse(outcome, method, stream = null) {
   const body = answerBody(outcome, method, stream);
   const init = { status: outcome.status, statusText: outcome.statusText };
@@ -248,4 +262,4 @@ function unrecognizedMethod(method) {
   return new Response("ERROR: Unrecognized request method.", { status: 501, statusText: "Not Implemented", headers: { "content-type": "text/plain" } });
 }
 
-module.exports = { toNativeRequest, toNodeResponse, toRawAnswer, RAW_ANSWER, unrecognizedMethod, flatHeaders, cpuTimes, rawHeaders };
+module.exports = { toNativeRequest, toNodeResponse, toRawAnswer, RAW_ANSWER, unrecognizedMethod, flatHeaders, fetchAnsweredBy, cpuTimes, rawHeaders };

@@ -9,7 +9,7 @@
 
 const rpc = require("./rpc.js");
 const { Binding, kBinding } = require("./bindings.js");
-const { flatHeaders } = require("./http.js");
+const { fetchAnsweredBy } = require("./http.js");
 
 /** lib/api.js hands over createWorker (this file sits below it). */
 let access = null;
@@ -192,13 +192,8 @@ function tailVia(stubId, onLog) {
 }
 
 /** A request into a loaded worker through dispatch() (its tails see it), answered as a service binding's fetch is. */
-async function fetchTraced(child, args, bytes) {
-  const headers = new Headers();
-  for (let i = 0; i + 1 < args.headers.length; i += 2) headers.append(args.headers[i], args.headers[i + 1]);
-  const response = await access.dispatch(child, new Request(args.url, { method: args.method, headers, body: bytes ?? undefined }));
-  const flat = flatHeaders(response.headers);
-  const body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
-  return { json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: flat }), bytes: body };
+function fetchTraced(child, args, bytes) {
+  return fetchAnsweredBy((request) => access.dispatch(child, request), args, bytes);
 }
 
 async function create(state, parent, code) {

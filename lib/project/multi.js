@@ -96,14 +96,7 @@ function makePeers(local, registryDir) {
   };
 
   /** A service binding's fetch() answered by `handler` (a forwarder or a 503), as callService answers it. */
-  const fetchThrough = async (handler, args, bytes) => {
-    const headers = new Headers();
-    for (let i = 0; i + 1 < args.headers.length; i += 2) headers.append(args.headers[i], args.headers[i + 1]);
-    const response = await handler(new Request(args.url, { method: args.method, headers, body: bytes ?? undefined }));
-    const flat = require("../http.js").flatHeaders(response.headers);
-    const body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
-    return { json: JSON.stringify({ status: response.status, statusText: response.statusText, headers: flat }), bytes: body };
-  };
+  const fetchThrough = (handler, args, bytes) => require("../http.js").fetchAnsweredBy(handler, args, bytes);
 
   return {
     service(entry, config) {
