@@ -141,6 +141,9 @@ function nested(diff, format) {
   return shown;
 }
 
+/** Text laid out from the left margin (workerd's inspectors', a custom inspect's, a stack), indented where it goes. */
+const indented = (text) => (indentLvl === 0 ? text : text.replace(/\n/g, `\n${" ".repeat(indentLvl)}`));
+
 function ownEntries(value, seen, depth, skipIndices, arrayExtras = false) {
   const items = [];
   const keys = Reflect.ownKeys(value);
@@ -285,7 +288,7 @@ function formatApiObject(value, shape, seen, depth) {
     [maxDepth, currentDepth, showHidden, indentLvl] = outer;
   }
   // (Laid out from the left margin, then indented where it goes, as workerd's own inspectors' text.)
-  return indentLvl === 0 ? shown : shown.replace(/\n/g, `\n${" ".repeat(indentLvl)}`);
+  return indented(shown);
 }
 
 /** `Promise { 1 }`, `Promise { <pending> }`, `Promise { <rejected> Error: … }`, as in Node. */
@@ -406,7 +409,7 @@ function formatError(error, seen, depth) {
   if (from !== -1) from += message.length;
   if (stack.indexOf("\n    at", from) === -1) stack = `[${stack}]`;
   // The stack is indented where it goes, as Node indents it.
-  if (indentLvl !== 0) stack = stack.replace(/\n/g, `\n${" ".repeat(indentLvl)}`);
+  stack = indented(stack);
   if (keys.length === 0) return stack;
   if (depth > maxDepth) return stack;
   seen.push(error);
@@ -523,7 +526,7 @@ function inspectValue(value, seen, depth) {
   if (typeof custom === "function" && custom !== inspect && custom !== customInspectFn) {
     const options = customOptionsFor();
     const shown = custom.call(value, maxDepth === Infinity && options.depth === null ? null : maxDepth - depth, options, customInspectFn ?? inspect);
-    if (shown !== value) return typeof shown !== "string" ? inspectValue(shown, seen, depth) : indentLvl === 0 ? shown : shown.replace(/\n/g, `\n${" ".repeat(indentLvl)}`);
+    if (shown !== value) return typeof shown !== "string" ? inspectValue(shown, seen, depth) : indented(shown);
   }
   const shape = apiShape(value);
   if (shape !== undefined) return formatApiObject(value, shape, seen, depth);
