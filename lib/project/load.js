@@ -35,7 +35,7 @@ const BINDING_FACTORIES = {
     create: (kv, entry, state) => {
       if (!state) return kv();
       const id = entry.localId ?? entry.id;
-      return wranglerKv(kv, state, id, () => wranglerState.miniflareObjectId(wranglerState.KV_CLASS, id));
+      return wranglerKv(kv, state, id);
     },
   },
   r2_buckets: {

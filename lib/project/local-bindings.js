@@ -42,7 +42,7 @@ const LOCAL_BINDING_FACTORIES = {
     create: (secretsStoreSecret, entry, state) => {
       if (!state) return secretsStoreSecret({ secretName: entry.secretName });
       const { kv } = require("../api.js");
-      const store = wranglerKv(kv, state, entry.storeId, wranglerState.miniflareObjectId(SECRETS_CLASS, entry.storeId), SECRETS_FOLDER, SECRETS_CLASS);
+      const store = wranglerKv(kv, state, entry.storeId, SECRETS_FOLDER, SECRETS_CLASS);
       return secretsStoreSecret({ secretName: entry.secretName, get: async () => (await store.handler.get(entry.secretName))?.value?.toString("utf8") ?? null });
     },
   },

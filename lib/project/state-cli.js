@@ -99,9 +99,8 @@ async function namespaceOf(args) {
     const entry = project.config.bindings.kv.find((e) => e.localId === args.namespaceId || e.id === args.namespaceId);
     if (entry) return project.bindings[entry.binding].namespace();
     const { kv } = require("../api.js");
-    const { miniflareObjectId, KV_CLASS } = require("./wrangler-state.js");
     const { wranglerKv } = require("./wrangler-kv.js");
-    return wranglerKv(kv, project.stateDir, args.namespaceId, miniflareObjectId(KV_CLASS, args.namespaceId)).namespace();
+    return wranglerKv(kv, project.stateDir, args.namespaceId).namespace();
   }
   if (args.binding === undefined) throw new UsageError("give --binding or --namespace-id");
   const entry = project.config.bindings.kv.find((e) => e.binding === args.binding);

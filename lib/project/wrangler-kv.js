@@ -9,6 +9,7 @@
 
 const fs = require("node:fs");
 const path = require("node:path");
+const { miniflareObjectId } = require("./wrangler-state.js");
 
 const KV_CLASS = "miniflare-KVNamespaceObject";
 
@@ -55,13 +56,13 @@ function miniflareIndex(at, blobs, schema) {
 /**
  * A `kv()` binding (from `kv`, the API's factory) on namespace `namespaceId` of state folder
  * `v3` in Miniflare's layout: what a worker writes, wrangler reads, and the other way round.
- * `objectId`: the index's Miniflare object id, or a function giving it (asked on first use: its
- * HMACs load node:crypto, which a start that never reads the namespace need not pay for).
  * `folder` and `uniqueKey`: where Miniflare keeps another store built on its KV object (the
  * Secrets Store: "secrets-store", "miniflare-secrets-store-KVNamespaceObject").
  */
-function wranglerKv(kv, v3, namespaceId, objectId, folder = "kv", uniqueKey = KV_CLASS) {
-  const file = () => path.join(v3, folder, uniqueKey, `${typeof objectId === "function" ? objectId() : objectId}.sqlite`);
+function wranglerKv(kv, v3, namespaceId, folder = "kv", uniqueKey = KV_CLASS) {
+  // The index's Miniflare object id, made on first use: its HMACs load node:crypto, which a start
+  // that never reads the namespace need not pay for.
+  const file = () => path.join(v3, folder, uniqueKey, `${miniflareObjectId(uniqueKey, namespaceId)}.sqlite`);
   const blobs = path.join(v3, folder, namespaceId, "blobs");
   const db = miniflareIndex(file, blobs, SCHEMA);
   const live = (row, now = Date.now()) => row !== null && (row.expiration === null || row.expiration > now);
