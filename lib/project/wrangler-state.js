@@ -48,7 +48,6 @@ function miniflareObjectId(uniqueKey, name) {
 }
 
 const D1_CLASS = "miniflare-D1DatabaseObject";
-const KV_CLASS = "miniflare-KVNamespaceObject";
 
 /**
  * The state folder: `<root>/.wrangler/state/v3` by default, `<persistTo>/v3` for a --persist-to
@@ -232,4 +231,4 @@ async function importWranglerData(v3, config, bindings) {
   return lines;
 }
 
-module.exports = { stateRoot, ownDir, d1File, ensureD1File, importLegacy, importWranglerData, durableOptions, miniflareObjectId, safeName, KV_CLASS };
+module.exports = { stateRoot, ownDir, d1File, ensureD1File, importLegacy, importWranglerData, durableOptions, miniflareObjectId, safeName };
