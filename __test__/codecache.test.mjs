@@ -1,6 +1,6 @@
-// V8's code cache: a script loaded before (and CommonJS and node: modules) is compiled from the
-// cache, in memory and through options.cacheDir across processes; a corrupt entry is refused by
-// V8 and replaced.
+// V8's code cache: a script loaded before (and CommonJS and node: modules, and node:vm's scripts
+// in a worker with allowEval) is compiled from the cache, in memory and through options.cacheDir
+// across processes; a corrupt entry is refused by V8 and replaced.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -54,6 +54,38 @@ test("CommonJS modules and node: modules are compiled from the code cache the se
   assert.equal(counts.misses, 0);
   assert.ok(counts.hits >= 2, `hits: ${counts.hits}`);
   assert.equal(await (await dispatch(third, "http://x/")).text(), `a/${tag}`);
+});
+
+test("node:vm's runInThisContext compiles through the code cache in a worker that allows eval, keeping its positions", async (t) => {
+  const tag = `vm ${process.hrtime.bigint()}`;
+  // A module evaluator's shape (Vitest's): the same code and file name in a new worker each time.
+  const code = (name) => `(function () { return function probe() { return [${JSON.stringify(tag)}, ${JSON.stringify(name)}, new Error("here").stack.split("\\n")[1]]; }; })()`;
+  const options = {
+    script: `import vm from "node:vm";\nexport default { async fetch(request) { const probe = vm.runInThisContext(await request.text(), { filename: "/virtual/mod.js", lineOffset: 4, columnOffset: 2 }); return Response.json(probe()); } }`,
+    compatibilityFlags: ["nodejs_compat"],
+    allowEval: true,
+    pool: false,
+  };
+  const run = async (name) => {
+    const before = codeCacheStats();
+    const worker = await useWorker(t, options);
+    const answer = await (await dispatch(worker, { url: "http://x/", method: "POST", body: code(name) })).json();
+    return { answer, counts: delta(before, codeCacheStats()) };
+  };
+  const first = await run("a");
+  assert.equal(first.answer[0], tag);
+  assert.match(first.answer[2], /\/virtual\/mod\.js:5:\d+/);
+  // The same code again: nothing compiled from source, and the same answer and position.
+  const again = await run("a");
+  assert.deepEqual(again.answer, first.answer);
+  assert.equal(again.counts.misses, 0);
+  // Other code in the same worker: its vm script alone is a miss, so `again` had it from the cache.
+  const other = await run("b");
+  assert.equal(other.counts.misses, 1);
+  assert.equal(other.counts.hits, again.counts.hits - 1);
+  // A syntax error is still node:vm's own SyntaxError, thrown to the caller.
+  const broken = await useWorker(t, { ...options, script: `import vm from "node:vm";\nexport default { fetch() { try { vm.runInThisContext("let = ;", { filename: "/virtual/bad.js" }); return new Response("no error"); } catch (e) { return new Response(e.name); } } }` });
+  assert.equal(await (await dispatch(broken, "http://x/")).text(), "SyntaxError");
 });
 
 test("cacheDir keeps the cache for later processes; a corrupt entry is refused and replaced", async (t) => {

@@ -94,6 +94,10 @@ pub(crate) enum Uncached {
   Script(v8::Global<v8::UnboundScript>),
 }
 
+/// The most scripts compiled without an entry that a worker keeps to make their entries again
+/// when it is disposed (each is held alive until then).
+const MAX_REFRESHED: usize = 4096;
+
 /// Replaces the code cache entries of the modules compiled here without one by what V8 has
 /// compiled of them by now (called when the worker is disposed, off the request path).
 pub(crate) fn refresh_code_caches(scope: &mut v8::PinScope, registry: &RegistryRef) {
@@ -114,6 +118,17 @@ pub(crate) fn refresh_code_caches(scope: &mut v8::PinScope, registry: &RegistryR
 /// compiles it as before, to report the error). A script compiled without an entry gets one now
 /// (its top level) and again when the worker is disposed (every function that ran by then).
 pub(crate) fn compile_script_cached<'s>(scope: &mut v8::PinScope<'s, '_>, resource: &str, source: &str) -> Option<v8::Local<'s, v8::Script>> {
+  compile_script_cached_at(scope, resource, source, (0, 0))
+}
+
+/// Whether this worker compiles scripts through the code cache (`compile_script_cached`).
+pub(crate) fn code_cache_on(scope: &mut v8::PinScope) -> bool {
+  scope.get_slot::<RegistryRef>().is_some_and(|registry| registry.borrow().code_cache)
+}
+
+/// `compile_script_cached` for a script whose first line and column in its file are `at`
+/// (node:vm's `lineOffset`/`columnOffset`; the cache entry is the same whatever they are).
+pub(crate) fn compile_script_cached_at<'s>(scope: &mut v8::PinScope<'s, '_>, resource: &str, source: &str, at: (i32, i32)) -> Option<v8::Local<'s, v8::Script>> {
   let registry = scope.get_slot::<RegistryRef>()?.clone();
   let entry = {
     let r = registry.borrow();
@@ -124,7 +139,7 @@ pub(crate) fn compile_script_cached<'s>(scope: &mut v8::PinScope<'s, '_>, resour
   };
   let code = v8::String::new(scope, source)?;
   let name = values::new_string(scope, resource);
-  let origin = v8::ScriptOrigin::new(scope, name.into(), 0, 0, false, 0, None, false, false, false, None);
+  let origin = v8::ScriptOrigin::new(scope, name.into(), at.0, at.1, false, 0, None, false, false, false, None);
   let mut compiled = code_cache::compile_cached(scope, code, &origin, Some(entry), |scope, source, options| {
     v8::script_compiler::compile(scope, source, options, v8::script_compiler::NoCacheReason::NoReason)
   })
@@ -134,7 +149,12 @@ pub(crate) fn compile_script_cached<'s>(scope: &mut v8::PinScope<'s, '_>, resour
     if let Some(data) = unbound.create_code_cache() {
       entry.store(data.to_vec());
     }
-    registry.borrow_mut().uncached.push((Uncached::Script(v8::Global::new(scope, unbound)), entry));
+    // A worker that compiles new code all its life (node:vm with `allowEval`) keeps no more than
+    // MAX_REFRESHED of them alive for that.
+    let mut r = registry.borrow_mut();
+    if r.uncached.len() < MAX_REFRESHED {
+      r.uncached.push((Uncached::Script(v8::Global::new(scope, unbound)), entry));
+    }
   }
   Some(compiled.value)
 }

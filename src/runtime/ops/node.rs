@@ -74,6 +74,8 @@ pub(super) fn compile_factory_with<'s>(scope: &mut v8::PinScope<'s, '_>, resourc
 /// `runInThisContext`, for workers that allow code generation (`allowEval`); the script's
 /// positions in stack traces are its own (its name and offsets). Otherwise it throws the
 /// EvalError that `eval` would, unless `force` is true (the unsafe-eval binding, 89_unsafe.js).
+/// Through the worker's code cache when it has one on: a test runner's module evaluator runs
+/// the same modules in a new isolate for every test file (lib/vitest).
 fn op_run_script<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbackArguments<'s>, mut rv: v8::ReturnValue<'s>) {
   let context = scope.get_current_context();
   if !args.get(4).is_true() && !context.is_code_generation_from_strings_allowed() {
@@ -91,11 +93,36 @@ fn op_run_script<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbac
   let filename = arg_string(scope, &args, 1);
   let line = args.get(2).int32_value(scope).unwrap_or(0);
   let column = args.get(3).int32_value(scope).unwrap_or(0);
-  let resource = new_string(scope, &filename);
-  let origin = v8::ScriptOrigin::new(scope, resource.into(), line, column, false, 0, None, false, false, false, None);
-  if let Some(value) = v8::Script::compile(scope, code, Some(&origin)).and_then(|script| script.run(scope)) {
+  let script = match cached_script(scope, code, &filename, (line, column)) {
+    Some(script) => Some(script),
+    None => {
+      let resource = new_string(scope, &filename);
+      let origin = v8::ScriptOrigin::new(scope, resource.into(), line, column, false, 0, None, false, false, false, None);
+      v8::Script::compile(scope, code, Some(&origin))
+    }
+  };
+  if let Some(value) = script.and_then(|script| script.run(scope)) {
     rv.set(value);
   }
+}
+
+/// `code` compiled through the code cache, or None (no cache, or a compile error, which the
+/// caller then reports by compiling it as ever).
+fn cached_script<'s>(scope: &mut v8::PinScope<'s, '_>, code: v8::Local<'s, v8::String>, filename: &str, at: (i32, i32)) -> Option<v8::Local<'s, v8::Script>> {
+  if !crate::runtime::modules::code_cache_on(scope) {
+    return None;
+  }
+  let source = code.to_rust_string_lossy(scope);
+  // A lone surrogate would not survive the round trip through Rust's string.
+  if source.contains('\u{FFFD}') {
+    return None;
+  }
+  v8::tc_scope!(let tc, scope);
+  let script = crate::runtime::modules::compile_script_cached_at(tc, filename, &source, at);
+  if script.is_none() && !tc.has_terminated() {
+    tc.reset();
+  }
+  script
 }
 
 /// `ops.userModuleNames() -> string[]`: the modules given in `modules` and the main module of a
