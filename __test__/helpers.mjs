@@ -144,12 +144,12 @@ export async function expectMemoryLimitInChild(attack, options) {
 const VITEST = path.join(ROOT, "node_modules", "vitest", "vitest.mjs");
 
 /** Runs `vitest run` in `cwd` with the JSON reporter: { code, report, output }. */
-export function runVitest(cwd, extra = []) {
+export function runVitest(cwd, extra = [], env = {}) {
   const outputFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-vitest-report-")), "report.json");
   return new Promise((resolve, reject) => {
     const child = spawnNode([VITEST, "run", "--reporter=json", "--reporter=default", `--outputFile.json=${outputFile}`, ...extra], {
       cwd,
-      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", VITE_CONFIG_NATIVE_IGNORE_WARNING: "true" },
+      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", VITE_CONFIG_NATIVE_IGNORE_WARNING: "true", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

@@ -3,15 +3,16 @@
 // failure (message, diff, source location) and console output as Vitest does; the runner's
 // host module loader (lib/vitest/loader.js) caches files and keeps import hints in cacheDir; Vite's
 // async parses run on the calling thread under the pool (lib/vitest/parse-memory.js), with no
-// runner left for 200 ms the pool has V8 reduce Node's heap (lib/vitest/idle-gc.js), and the addon's
-// trimFreedMemoryEagerly() (which the pool calls) applies on glibc only.
+// runner left for 200 ms the pool has V8 reduce Node's heap (lib/vitest/idle-gc.js), the addon's
+// trimFreedMemoryEagerly() (which the pool calls) applies on glibc only, and a file's runner is
+// started while the file before it runs (lib/vitest/spare.js).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { runVitest } from "./helpers.mjs";
+import { runVitest, vitestProject } from "./helpers.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
@@ -174,4 +175,97 @@ test("with no runner left for 200 ms, the pool runs one memory-reducing collecti
   clearInterval(ticker);
   assert.ok(newSpace() < grown / 2, `the young generation shrank (${grown} -> ${newSpace()} bytes)`);
   assert.ok(ticks.length >= 10, `timers kept firing around the collection (${ticks.length})`);
+});
+
+test("one file at a time, each file's runner is started while the file before it runs, and each still starts from nothing; none is started during the last file", { timeout: 120_000 }, async (t) => {
+  const dir = vitestProject(t, "ahead", {
+    "wrangler.jsonc": JSON.stringify({ name: "ahead", main: "worker.js", compatibility_date: "2026-08-01", kv_namespaces: [{ binding: "KV", id: "kv" }] }),
+    "worker.js": `export default { fetch() { return new Response("ok"); } };`,
+    "vitest.config.mjs": `import { cloudflareTest } from "workerbox/vitest";\nexport default { plugins: [cloudflareTest({})], test: { maxWorkers: 1 } };\n`,
+    ...Object.fromEntries(
+      ["a", "b", "c", "d"].map((name) => [
+        `test/${name}.test.js`,
+        [
+          `import { env } from "cloudflare:test";`,
+          `import { it, expect } from "vitest";`,
+          `it("starts from an empty store and a fresh isolate", async () => {`,
+          `  expect(await env.KV.list()).toEqual(expect.objectContaining({ keys: [] }));`,
+          `  expect(globalThis.touched).toBeUndefined();`,
+          `  globalThis.touched = ${JSON.stringify(name)};`,
+          `  await env.KV.put("written-by", ${JSON.stringify(name)});`,
+          `  expect(await env.KV.get("written-by")).toBe(${JSON.stringify(name)});`,
+          `});`,
+        ].join("\n"),
+      ]),
+    ),
+  });
+  const stats = path.join(dir, "stats.jsonl");
+  const { code, report, output } = await runVitest(dir, [], { WORKERBOX_VITEST_STATS: stats });
+  assert.equal(code, 0, output);
+  assert.equal(report.numPassedTests, 4, output);
+  const lines = fs.readFileSync(stats, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+  const starts = lines.filter((line) => line.startMs !== undefined);
+  assert.deepEqual(starts.map((line) => line.startedAhead), [false, true, true, true], output);
+  assert.deepEqual(lines.filter((line) => line.unusedSpare), [], "no runner was started during the last file");
+});
+
+test("a runner started ahead is taken by the next file, not made while the last file runs, disposed when no file takes it, and a failed one is started again", async () => {
+  const { createRequire } = await import("node:module");
+  const { runnerFor, fileEnded, SPARE_IDLE_MS } = createRequire(import.meta.url)("../lib/vitest/spare.js");
+  const disposed = [];
+  let made = 0;
+  const start = async () => {
+    const id = made++;
+    return { id, worker: { dispose: async () => disposed.push(id) }, auxiliary: { dispose: async () => {} }, stores: [] };
+  };
+  const closers = [];
+  const state = { paths: ["a", "b", "c"], queued: [] };
+  const project = { config: {}, vitest: { state: { getPaths: () => state.paths, getFilepaths: () => state.queued }, onClose: (fn) => closers.push(fn) } };
+  const options = {};
+  const first = await runnerFor(project, options, start);
+  assert.equal(first.id, 0);
+  assert.equal(made, 2, "a spare is made while the first of three files runs");
+  state.queued.push("a");
+  const second = await runnerFor(project, options, start);
+  fileEnded(project, options);
+  assert.equal(second.id, 1);
+  assert.equal(second.startedAhead, true);
+  assert.equal(made, 3, "and while the second runs (the third is still waiting)");
+  state.queued.push("b");
+  const third = await runnerFor(project, options, start);
+  fileEnded(project, options);
+  assert.equal(third.id, 2);
+  assert.equal(made, 3, "none while the last file runs");
+  fileEnded(project, options);
+  await new Promise((resolve) => setTimeout(resolve, SPARE_IDLE_MS * 3));
+  assert.deepEqual(disposed, [], "no spare was left to dispose");
+
+  // A rerun (watch mode) whose state says more files come, then none does: the spare goes.
+  state.queued = [];
+  const again = await runnerFor(project, options, start);
+  assert.equal(made, 5);
+  fileEnded(project, options);
+  await new Promise((resolve) => setTimeout(resolve, SPARE_IDLE_MS * 3));
+  assert.deepEqual(disposed, [4], "the unused spare was disposed");
+  assert.equal(again.id, 3);
+
+  // A spare that failed to start: the next file starts its own (which reports the failure).
+  let failing = true;
+  const flaky = async () => {
+    if (failing) {
+      failing = false;
+      made++;
+      throw new Error("no runner");
+    }
+    return start();
+  };
+  const fresh = { config: {}, vitest: { state: { getPaths: () => ["x", "y", "z"], getFilepaths: () => [] }, onClose: (fn) => closers.push(fn) } };
+  await assert.rejects(runnerFor(fresh, options, flaky), /no runner/);
+  const before = made;
+  const recovered = await runnerFor(fresh, options, start);
+  assert.equal(recovered.startedAhead, undefined);
+  assert.ok(made > before);
+  // Vitest closing disposes what is left.
+  await Promise.all(closers.map((close) => close()));
+  assert.ok(disposed.length >= 2, `disposed: ${disposed}`);
 });

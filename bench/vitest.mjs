@@ -1,7 +1,8 @@
 // bench/vitest.mjs: workerbox/vitest beside Cloudflare's integration (@cloudflare/vitest-pool-
 // workers) on the same Vitest projects, in the same run, with the same Vitest version: wall time
-// of `vitest run` (median), peak RSS of its process tree, and workerbox's per-file start-up (the
-// pool worker's isolate, runner and connection). Vitest's own cost is measured too, on one
+// of `vitest run` (median), peak RSS of its process tree, and workerbox's per-file start-up (what
+// Vitest waits for a pool worker: its isolate, runner and connection, or under 1 ms when the
+// runner was started during the file before, lib/vitest/spare.js). Vitest's own cost is measured too, on one
 // trivial test file in Node (the default pool). Prints one JSON object.
 //
 //   node bench/vitest.mjs [--quick] [--rounds=N] [--only=name,…] [--workerbox-only] [--node=path/to/node] [--mirrors=dir]
@@ -98,7 +99,7 @@ function runOnce(vitest, cwd, args = []) {
       clearInterval(sampler);
       clearTimeout(timer);
       const result = fs.existsSync(report) ? JSON.parse(fs.readFileSync(report, "utf8")) : null;
-      const startMs = fs.existsSync(stats) ? fs.readFileSync(stats, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line).startMs) : [];
+      const startMs = fs.existsSync(stats) ? fs.readFileSync(stats, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line).startMs).filter((ms) => ms !== undefined) : [];
       fs.rmSync(report, { force: true });
       fs.rmSync(stats, { force: true });
       if (!result) return reject(new Error(`vitest exited (${code ?? signal}) without a report in ${cwd}`));

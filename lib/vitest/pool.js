@@ -5,6 +5,7 @@
 
 const fs = require("node:fs");
 const { startRunner, disposeRunner } = require("./runners.js");
+const { runnerFor, fileEnded } = require("./spare.js");
 const { breaksAtStart, breakAtFiles } = require("./inspect.js");
 
 const POOL_NAME = "workerbox";
@@ -35,9 +36,11 @@ class WorkerboxPoolWorker {
   async start() {
     const started = performance.now();
     const { project } = this.options;
-    const options = await resolveOptions(this.poolOptions, project);
     this.codec = await import("./serialize.mjs");
-    const runner = await startRunner(project, options, this.options.distPath);
+    const begin = async () => startRunner(project, await resolveOptions(this.poolOptions, project), this.options.distPath);
+    // The next file's runner starts while this one runs (lib/vitest/spare.js).
+    const runner = await runnerFor(project, this.poolOptions, begin);
+    this.counted = true;
     this.runner = runner;
     this.socket = runner.socket;
     this.socket.addEventListener("message", (event) => this.#received(event.data));
@@ -45,7 +48,7 @@ class WorkerboxPoolWorker {
     this.socket.addEventListener("error", (event) => this.#emit("error", event.error ?? new Error("the runner's connection failed")));
     this.socket.accept();
     // bench/vitest.mjs reads each pool worker's start-up here (isolate, runner, connection).
-    if (process.env.WORKERBOX_VITEST_STATS) fs.appendFileSync(process.env.WORKERBOX_VITEST_STATS, `${JSON.stringify({ startMs: performance.now() - started, ...runner.phases })}\n`);
+    if (process.env.WORKERBOX_VITEST_STATS) fs.appendFileSync(process.env.WORKERBOX_VITEST_STATS, `${JSON.stringify({ startMs: performance.now() - started, startedAhead: runner.startedAhead === true, ...runner.phases })}\n`);
   }
 
   #received(text) {
@@ -116,6 +119,8 @@ class WorkerboxPoolWorker {
     this.socket = null;
     const runner = this.runner;
     this.runner = null;
+    if (this.counted) fileEnded(this.options.project, this.poolOptions);
+    this.counted = false;
     if (runner) await disposeRunner(runner);
   }
 }
