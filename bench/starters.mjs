@@ -12,7 +12,9 @@
 // --phases adds the median time since the process started at each of workerbox dev's start-up
 // marks (lib/project/timing.js).
 //
-//   node bench/starters.mjs [--quick] [--phases] [--only=react-router,remix,d1] [--node=path/to/node] [--wrangler=path/to/wrangler.js]
+//   node bench/starters.mjs [--quick] [--phases] [--only=react-router,remix,d1] [--workerbox-only] [--node=path/to/node] [--wrangler=path/to/wrangler.js]
+//
+// --workerbox-only skips wrangler: for iterating on workerbox (no ratios then).
 //
 // wrangler dev does not apply D1 migrations; `wrangler d1 migrations apply DB --local` runs
 // before the cold start, timed on its own (migrateMs) and in the sum
@@ -132,11 +134,14 @@ function summary(runs) {
 
 const result = { bench: "starters", node: execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim(), load: os.loadavg().map((l) => +l.toFixed(2)), cold: COLD_MEANS, workerbox: {}, wrangler: {} };
 let wrangler = null;
-try {
-  wrangler = wranglerPath();
-  result.wrangler.version = WRANGLER_VERSION;
-} catch (error) {
-  result.wrangler = { error: `wrangler could not run here: ${error.message}` };
+if (process.argv.includes("--workerbox-only")) result.wrangler = { skipped: "--workerbox-only" };
+else {
+  try {
+    wrangler = wranglerPath();
+    result.wrangler.version = WRANGLER_VERSION;
+  } catch (error) {
+    result.wrangler = { error: `wrangler could not run here: ${error.message}` };
+  }
 }
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
 for (const [name, starter] of Object.entries(STARTERS)) {
