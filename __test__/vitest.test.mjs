@@ -269,3 +269,35 @@ test("a runner started ahead is taken by the next file, not made while the last 
   await Promise.all(closers.map((close) => close()));
   assert.ok(disposed.length >= 2, `disposed: ${disposed}`);
 });
+
+test("the runners' code cache folder is kept under its size budget, least recently used entries first", { timeout: 120_000 }, async (t) => {
+  const { createRequire } = await import("node:module");
+  const { MAX_BYTES } = createRequire(import.meta.url)("../lib/project/code-cache.js");
+  const dir = vitestProject(t, "prune", {
+    "wrangler.jsonc": JSON.stringify({ name: "prune", main: "worker.js", compatibility_date: "2026-08-01" }),
+    "worker.js": `export default { fetch() { return new Response("ok"); } };`,
+    "vitest.config.mjs": `import { cloudflareTest } from "workerbox/vitest";\nexport default { plugins: [cloudflareTest({})] };\n`,
+    "test/a.test.js": `import { it, expect } from "vitest";\nit("runs", () => expect(1).toBe(1));\n`,
+  });
+  const cache = path.join(dir, "node_modules", ".cache", "workerbox");
+  fs.mkdirSync(cache, { recursive: true });
+  // Old entries over the budget (sparse files: their size without the disk space), used long ago.
+  const stale = 5;
+  const size = Math.ceil(MAX_BYTES / 4);
+  const past = new Date(Date.now() - 86_400_000);
+  for (let i = 0; i < stale; i++) {
+    const file = path.join(cache, `stale${i}.v8cache`);
+    fs.writeFileSync(file, "");
+    fs.truncateSync(file, size);
+    fs.utimesSync(file, new Date(past.getTime() + i * 1000), new Date(past.getTime() + i * 1000));
+  }
+  const { code, output } = await runVitest(dir);
+  assert.equal(code, 0, output);
+  const left = fs.readdirSync(cache).filter((name) => name.endsWith(".v8cache"));
+  const bytes = left.reduce((sum, name) => sum + fs.statSync(path.join(cache, name)).size, 0);
+  assert.ok(bytes <= MAX_BYTES, `${bytes} bytes left`);
+  // The oldest went first; the run's own entries (made just now) stayed.
+  assert.ok(!left.includes("stale0.v8cache"));
+  assert.ok(left.includes(`stale${stale - 1}.v8cache`), left.join(", "));
+  assert.ok(left.some((name) => !name.startsWith("stale")), "the run's own entries are kept");
+});

@@ -288,6 +288,7 @@ async function startCounted(project, options, distPath) {
   // Compiled code of Vitest's runtime, the startup snapshot and what the runtime's files import
   // (lib/vitest/loader.js), kept for later runs.
   const cacheDir = path.join(root, "node_modules", ".cache", "workerbox");
+  pruneOnce(cacheDir, project.vitest);
   const stats = process.env.WORKERBOX_VITEST_STATS ? { codeCache: require("../../index.js").codeCacheStats() } : null;
   let worker = null;
   const coverage = coverageWorkerOptions(project);
@@ -336,6 +337,29 @@ async function startCounted(project, options, distPath) {
     await settings.auxiliary.dispose();
     throw error;
   }
+}
+
+/** The cache folders this process has pruned (or will, shortly). */
+const pruned = new Set();
+
+/**
+ * Keeps a runner cache folder under its size budget as `workerbox dev` keeps its own (each edit of
+ * a test or a module it imports adds entries): once per folder and process, two seconds after the
+ * first runner (off the path of the first files) or when Vitest closes, whichever comes first.
+ */
+function pruneOnce(cacheDir, vitest) {
+  if (pruned.has(cacheDir)) return;
+  pruned.add(cacheDir);
+  let done = false;
+  const prune = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    require("../project/code-cache.js").pruneCodeCache(cacheDir);
+  };
+  const timer = setTimeout(prune, 2000);
+  timer.unref();
+  if (typeof vitest?.onClose === "function") vitest.onClose(prune);
 }
 
 /** `load`, counting its calls and the time until each answer in `phases` (when measuring). */
