@@ -6,7 +6,8 @@
 // only), stays as it is after a clean release, and, received as a call's argument, still hears
 // an abort after that call returned (in its waitUntil work); and a call on an object returned over RPC runs
 // in the request that made it (its AbortController, its AsyncLocalStorage snapshot under
-// bind_asynclocalstorage_snapshot_to_request).
+// bind_asynclocalstorage_snapshot_to_request); and a fetch into an entrypoint arrives as an incoming
+// request (redirect "manual", immutable headers).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { dispatch } from "../index.js";
@@ -91,4 +92,30 @@ test("RPC order and context: argument stubs outlive their calls in flight, lost 
 test("AbortSignal's skipReleaseForTest() is there with the experimental flag only, as in workerd", async (t) => {
   const worker = await useWorker(t, options(["nodejs_compat", "enable_abortsignal_rpc"]));
   assert.deepEqual(await (await dispatch(worker, "http://x/plain")).json(), { hook: "undefined" });
+});
+
+test("a fetch into an entrypoint arrives as workerd delivers a request: redirect \"manual\" and immutable headers, so passing it on does not follow a 3xx", async (t) => {
+  // workerd 2026-04-26 (workerd serve) answered this worker's /outer with exactly this line.
+  const script = `
+import { WorkerEntrypoint } from "cloudflare:workers";
+export default class extends WorkerEntrypoint { async fetch(request) {
+  const path = new URL(request.url).pathname;
+  if (path === "/inner") { let m = "mutable"; try { request.headers.set("x-a", "1"); } catch (e) { m = e.message; } return new Response("inner sees " + request.redirect + " " + m); }
+  if (path === "/home") return new Response(null, { status: 302, headers: { location: "/index" } });
+  if (path === "/index") return new Response("index");
+  if (path === "/relay") return this.env.SELF.fetch(request);
+  const a = await (await this.ctx.exports.default.fetch("http://x/inner", { redirect: "manual" })).text();
+  const b = await (await this.ctx.exports.default.fetch("http://x/inner")).text();
+  const c = (await this.ctx.exports.default.fetch("http://x/home")).status;
+  const d = (await this.ctx.exports.default.fetch("http://x/home", { redirect: "manual" })).status;
+  const e = (await this.ctx.exports.default.fetch(new Request("http://x/home", request))).status;
+  // A handler reached by ctx.exports passes its request on: the 302 comes back as it is.
+  const f = (await this.ctx.exports.default.fetch("http://x/relay-home", { redirect: "manual" })).status;
+  return new Response([a, b, "follow:" + c, "manual:" + d, "incoming(" + request.redirect + "):" + e, "relayed:" + f].join("; "));
+} }`;
+  const worker = await useWorker(t, { script: script.replace('if (path === "/relay")', 'if (path === "/relay-home") return this.ctx.exports.default.fetch(new Request("http://x/home", request));\n  if (path === "/relay")'), compatibilityDate: "2026-04-01" });
+  assert.equal(
+    await (await dispatch(worker, "http://x/outer")).text(),
+    "inner sees manual Can't modify immutable headers.; inner sees manual Can't modify immutable headers.; follow:200; manual:302; incoming(manual):302; relayed:302",
+  );
 });

@@ -507,6 +507,12 @@ class Request {
       (request) => request.#headers,
     );
     internals.newIncomingRequest = (method, url, flatHeaders, body, cfJson) => Request.#incoming(method, url, flatHeaders, body, cfJson);
+    /** `request` as a handler receives it (a fetch into an entrypoint): no redirects followed, headers immutable. */
+    internals.asIncoming = (request) => {
+      request.#redirect = "manual";
+      internals.headersSetImmutable(request.#headers);
+      return request;
+    };
     /** A request's body for sending on: null, bytes, or a stream; marks it used. */
     internals.takeRequestBody = (request) => request.#body.take();
     /** Requests whose body (bytes now) came from a stream of unknown length: sent without a length. */

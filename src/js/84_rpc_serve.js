@@ -198,7 +198,8 @@ async function serveFetch(receiver, [method, url, headers, body], token = undefi
   const over = () => token !== undefined && incomingFetches.delete(token);
   let response;
   try {
-    response = await receiver.fetch(new Request(url, { method, headers: list, body, signal }));
+    // As workerd delivers it: an incoming request (redirect "manual", immutable headers).
+    response = await receiver.fetch(internals.asIncoming(new Request(url, { method, headers: list, body, signal })));
     if (!(response instanceof Response)) throw new TypeError("The entrypoint's fetch() handler must return a Response.");
     if (response.type === "error") throw new TypeError("Return value from serve handler must not be an error response (like Response.error())");
   } catch (error) {
