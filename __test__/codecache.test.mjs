@@ -88,6 +88,23 @@ test("node:vm's runInThisContext compiles through the code cache in a worker tha
   assert.equal(await (await dispatch(broken, "http://x/")).text(), "SyntaxError");
 });
 
+test("a worker that runs new code through node:vm all the time stops adding cache entries after 4,096", async (t) => {
+  const tag = `many ${process.hrtime.bigint()}`;
+  const worker = await useWorker(t, {
+    script: `import vm from "node:vm";\nexport default { fetch() { let sum = 0; for (let i = 0; i < 4200; i++) sum += vm.runInThisContext(${JSON.stringify(`/* ${tag} */ `)} + i); return new Response(String(sum)); } }`,
+    compatibilityFlags: ["nodejs_compat"],
+    allowEval: true,
+    pool: false,
+  });
+  const before = codeCacheStats();
+  assert.equal(await (await dispatch(worker, "http://x/")).text(), String((4199 * 4200) / 2));
+  const counts = delta(before, codeCacheStats());
+  // Each new script is a miss and an entry until the worker holds 4,096 to refresh (its own
+  // module among them); the rest compile without the cache.
+  assert.ok(counts.misses >= 4000 && counts.misses <= 4096, `misses: ${counts.misses}`);
+  assert.equal(counts.stored, counts.misses);
+});
+
 test("cacheDir keeps the cache for later processes; a corrupt entry is refused and replaced", async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "workerbox-cache-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));

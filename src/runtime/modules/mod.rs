@@ -121,9 +121,14 @@ pub(crate) fn compile_script_cached<'s>(scope: &mut v8::PinScope<'s, '_>, resour
   compile_script_cached_at(scope, resource, source, (0, 0))
 }
 
-/// Whether this worker compiles scripts through the code cache (`compile_script_cached`).
-pub(crate) fn code_cache_on(scope: &mut v8::PinScope) -> bool {
-  scope.get_slot::<RegistryRef>().is_some_and(|registry| registry.borrow().code_cache)
+/// Whether this worker compiles more scripts through the code cache (`compile_script_cached`):
+/// it has the cache on, and has not yet compiled MAX_REFRESHED without an entry (code made anew
+/// all the time, as node:vm with `allowEval` may run, would otherwise add an entry each time).
+pub(crate) fn script_cache_open(scope: &mut v8::PinScope) -> bool {
+  scope.get_slot::<RegistryRef>().is_some_and(|registry| {
+    let r = registry.borrow();
+    r.code_cache && r.uncached.len() < MAX_REFRESHED
+  })
 }
 
 /// `compile_script_cached` for a script whose first line and column in its file are `at`

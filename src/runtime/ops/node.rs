@@ -109,7 +109,7 @@ fn op_run_script<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::FunctionCallbac
 /// `code` compiled through the code cache, or None (no cache, or a compile error, which the
 /// caller then reports by compiling it as ever).
 fn cached_script<'s>(scope: &mut v8::PinScope<'s, '_>, code: v8::Local<'s, v8::String>, filename: &str, at: (i32, i32)) -> Option<v8::Local<'s, v8::Script>> {
-  if !crate::runtime::modules::code_cache_on(scope) {
+  if !crate::runtime::modules::script_cache_open(scope) {
     return None;
   }
   let source = code.to_rust_string_lossy(scope);
