@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import { dispatch } from "../index.js";
-import { useWorker } from "./helpers.mjs";
+import { useWorker, collectKeyJobs } from "./helpers.mjs";
 import { scaled } from "./child-node.mjs";
 
 // The self-signed RSA certificate node-crypto.test.mjs reads too.
@@ -16,6 +16,7 @@ const CERTIFICATE = fs.readFileSync(new URL("./fixtures/self-signed-cert.pem", i
 
 const rsa = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
 const dsa = crypto.generateKeyPairSync("dsa", { modulusLength: 2048, divisorLength: 256 });
+collectKeyJobs();
 const nodeDh = crypto.getDiffieHellman("modp14");
 nodeDh.generateKeys();
 const nodeEcdh = crypto.createECDH("prime256v1");

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import { dispatch } from "../index.js";
-import { useWorker } from "./helpers.mjs";
+import { useWorker, collectKeyJobs } from "./helpers.mjs";
 import { scaled } from "./child-node.mjs";
 
 // A self-signed RSA certificate (made once with `openssl req -x509`; its private key was not kept).
@@ -19,6 +19,7 @@ const rsa = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
 const ec256 = crypto.generateKeyPairSync("ec", { namedCurve: "prime256v1" });
 const ec384 = crypto.generateKeyPairSync("ec", { namedCurve: "secp384r1" });
 const ed = crypto.generateKeyPairSync("ed25519");
+collectKeyJobs();
 const KEYS = {
   rsaPkcs8: rsa.privateKey.export({ format: "pem", type: "pkcs8" }),
   rsaPkcs1: rsa.privateKey.export({ format: "pem", type: "pkcs1" }),
