@@ -3,8 +3,7 @@
 // cross one WebSocket to it. Vitest and Vite are the project's own.
 "use strict";
 
-const fs = require("node:fs");
-const { startRunner, disposeRunner } = require("./runners.js");
+const { startRunner, disposeRunner, recordStat } = require("./runners.js");
 const { runnerFor, fileEnded } = require("./spare.js");
 const { breaksAtStart, breakAtFiles } = require("./inspect.js");
 
@@ -48,7 +47,7 @@ class WorkerboxPoolWorker {
     this.socket.addEventListener("error", (event) => this.#emit("error", event.error ?? new Error("the runner's connection failed")));
     this.socket.accept();
     // bench/vitest.mjs reads each pool worker's start-up here (isolate, runner, connection).
-    if (process.env.WORKERBOX_VITEST_STATS) fs.appendFileSync(process.env.WORKERBOX_VITEST_STATS, `${JSON.stringify({ startMs: performance.now() - started, startedAhead: runner.startedAhead === true, ...runner.phases })}\n`);
+    recordStat({ startMs: performance.now() - started, startedAhead: runner.startedAhead === true, ...runner.phases });
   }
 
   #received(text) {

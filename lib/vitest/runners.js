@@ -339,6 +339,11 @@ async function startCounted(project, options, distPath) {
   }
 }
 
+/** Appends `entry` to the WORKERBOX_VITEST_STATS file (bench/vitest.mjs, the pool's tests), when set. */
+function recordStat(entry) {
+  if (process.env.WORKERBOX_VITEST_STATS) fs.appendFileSync(process.env.WORKERBOX_VITEST_STATS, `${JSON.stringify(entry)}\n`);
+}
+
 /** The cache folders this process has pruned (or will, shortly). */
 const pruned = new Set();
 
@@ -405,4 +410,4 @@ async function disposeRunner(runner) {
   }
 }
 
-module.exports = { startRunner, disposeRunner, HOST_BINDING };
+module.exports = { startRunner, disposeRunner, recordStat, HOST_BINDING };

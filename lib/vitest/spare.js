@@ -8,8 +8,7 @@
 // ran fewer files), as are those left when Vitest closes.
 "use strict";
 
-const fs = require("node:fs");
-const { disposeRunner } = require("./runners.js");
+const { disposeRunner, recordStat } = require("./runners.js");
 
 const SPARE_IDLE_MS = 50;
 
@@ -93,7 +92,7 @@ function dropSpare(kind) {
       if (!runner) return;
       await disposeRunner(runner);
       // bench/vitest.mjs and the pool's tests count them.
-      if (process.env.WORKERBOX_VITEST_STATS) fs.appendFileSync(process.env.WORKERBOX_VITEST_STATS, `${JSON.stringify({ unusedSpare: true })}\n`);
+      recordStat({ unusedSpare: true });
     })
     .catch(() => {});
 }

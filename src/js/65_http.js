@@ -507,12 +507,7 @@ class Request {
       (request) => request.#headers,
     );
     internals.newIncomingRequest = (method, url, flatHeaders, body, cfJson) => Request.#incoming(method, url, flatHeaders, body, cfJson);
-    /** `request` as a handler receives it (a fetch into an entrypoint): no redirects followed, headers immutable. */
-    internals.asIncoming = (request) => {
-      request.#redirect = "manual";
-      internals.headersSetImmutable(request.#headers);
-      return request;
-    };
+    internals.asIncoming = (request) => Request.#asIncoming(request);
     /** A request's body for sending on: null, bytes, or a stream; marks it used. */
     internals.takeRequestBody = (request) => request.#body.take();
     /** Requests whose body (bytes now) came from a stream of unknown length: sent without a length. */
@@ -538,15 +533,25 @@ class Request {
     // constructor (so private fields exist) with the cheapest inputs, then fill in the rest.
     const request = new Request(url);
     request.#method = method;
-    // workerd's incoming requests do not follow redirects: fetch(request) passes a 3xx on.
-    request.#redirect = "manual";
     const list = [];
     for (let i = 0; i < flatHeaders.length; i += 2) list.push([flatHeaders[i].toLowerCase(), flatHeaders[i + 1]]);
-    request.#headers = internals.headersSetImmutable(internals.headersFromList(list));
+    request.#headers = internals.headersFromList(list);
+    Request.#asIncoming(request);
     // A number is the id of a body the host streams in as the worker reads it.
     request.#body = typeof body === "number" ? BodyState.fromHost(null, internals.hostBodyStream(body)) : BodyState.fromHost(body);
     // Built on first read: most handlers never look at it.
     request.#cfJson = cfJson;
+    return request;
+  }
+
+  /**
+   * `request` as a handler receives it, from the host or through a fetch into an entrypoint:
+   * workerd's incoming requests do not follow redirects (fetch(request) passes a 3xx on), and
+   * their headers are immutable.
+   */
+  static #asIncoming(request) {
+    request.#redirect = "manual";
+    internals.headersSetImmutable(request.#headers);
     return request;
   }
 

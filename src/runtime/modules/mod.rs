@@ -118,7 +118,8 @@ pub(crate) fn refresh_code_caches(scope: &mut v8::PinScope, registry: &RegistryR
 /// compiles it as before, to report the error). A script compiled without an entry gets one now
 /// (its top level) and again when the worker is disposed (every function that ran by then).
 pub(crate) fn compile_script_cached<'s>(scope: &mut v8::PinScope<'s, '_>, resource: &str, source: &str) -> Option<v8::Local<'s, v8::Script>> {
-  compile_script_cached_at(scope, resource, source, (0, 0))
+  let code = v8::String::new(scope, source)?;
+  compile_script_cached_at(scope, resource, code, source, (0, 0))
 }
 
 /// Whether this worker compiles more scripts through the code cache (`compile_script_cached`):
@@ -131,9 +132,10 @@ pub(crate) fn script_cache_open(scope: &mut v8::PinScope) -> bool {
   })
 }
 
-/// `compile_script_cached` for a script whose first line and column in its file are `at`
-/// (node:vm's `lineOffset`/`columnOffset`; the cache entry is the same whatever they are).
-pub(crate) fn compile_script_cached_at<'s>(scope: &mut v8::PinScope<'s, '_>, resource: &str, source: &str, at: (i32, i32)) -> Option<v8::Local<'s, v8::Script>> {
+/// `compile_script_cached` for `code` (whose text is `source`, for the entry's key) when its
+/// first line and column in its file are `at` (node:vm's `lineOffset`/`columnOffset`; the cache
+/// entry is the same whatever they are).
+pub(crate) fn compile_script_cached_at<'s>(scope: &mut v8::PinScope<'s, '_>, resource: &str, code: v8::Local<'s, v8::String>, source: &str, at: (i32, i32)) -> Option<v8::Local<'s, v8::Script>> {
   let registry = scope.get_slot::<RegistryRef>()?.clone();
   let entry = {
     let r = registry.borrow();
@@ -142,7 +144,6 @@ pub(crate) fn compile_script_cached_at<'s>(scope: &mut v8::PinScope<'s, '_>, res
     }
     code_cache::Entry::new("classic", code_cache::SourceDigest::new(resource, source), r.code_cache_dir.as_deref())
   };
-  let code = v8::String::new(scope, source)?;
   let name = values::new_string(scope, resource);
   let origin = v8::ScriptOrigin::new(scope, name.into(), at.0, at.1, false, 0, None, false, false, false, None);
   let mut compiled = code_cache::compile_cached(scope, code, &origin, Some(entry), |scope, source, options| {

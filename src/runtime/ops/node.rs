@@ -118,7 +118,7 @@ fn cached_script<'s>(scope: &mut v8::PinScope<'s, '_>, code: v8::Local<'s, v8::S
     return None;
   }
   v8::tc_scope!(let tc, scope);
-  let script = crate::runtime::modules::compile_script_cached_at(tc, filename, &source, at);
+  let script = crate::runtime::modules::compile_script_cached_at(tc, filename, code, &source, at);
   if script.is_none() && !tc.has_terminated() {
     tc.reset();
   }
