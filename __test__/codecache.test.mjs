@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { codeCacheStats, dispatch } from "../index.js";
+import { codeCacheStats, createWorker, dispatch } from "../index.js";
 import { useWorker } from "./helpers.mjs";
 import { execNode } from "./child-node.mjs";
 
@@ -246,4 +246,35 @@ test("a new snapshot file leaves only the three newest snapshots of other builds
   run();
   assert.ok(fs.statSync(file).mtimeMs > before, "the damaged snapshot was written again");
   assert.notDeepEqual(fs.readFileSync(file), bytes);
+});
+
+test("a large main script's entry is made once the worker has been up a moment, not on its start; or when it is disposed before then", async (t) => {
+  // 300 KB of functions the top level does not call (over the 256 KiB from which the entry waits).
+  const padding = Array.from({ length: 6000 }, (_, i) => `function unused${i}(n) { return n * ${i} + ${i % 7}; }`).join("\n");
+  const script = (tag) => `const tag = ${JSON.stringify(tag)};\n${padding}\nexport default { fetch() { return new Response(tag); } }`;
+  const big = script(`deferred ${process.hrtime.bigint()}`);
+  assert.ok(big.length > 256 * 1024);
+  const start = codeCacheStats();
+  const first = await useWorker(t, { script: big, pool: false });
+  // Compiled without an entry, and none made yet: the start did not pay for it.
+  assert.deepEqual(delta(start, codeCacheStats()), { hits: 0, misses: 1, rejected: 0, stored: 0 });
+  assert.match(await (await dispatch(first, "http://x/")).text(), /^deferred /);
+  // Made while the worker idles, without disposing it (bounded wait: it is due 250 ms after the start).
+  const until = Date.now() + 10_000;
+  while (delta(start, codeCacheStats()).stored === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 25));
+  assert.equal(delta(start, codeCacheStats()).stored, 1);
+  const middle = codeCacheStats();
+  const second = await useWorker(t, { script: big, pool: false });
+  assert.deepEqual(delta(middle, codeCacheStats()), { hits: 1, misses: 0, rejected: 0, stored: 0 });
+  assert.equal(await (await dispatch(second, "http://x/")).text(), await (await dispatch(first, "http://x/")).text());
+
+  // Disposed before it was due: the entry is made then, once.
+  const other = script(`disposed ${process.hrtime.bigint()}`);
+  const before = codeCacheStats();
+  const third = await createWorker({ script: other, pool: false, onLog() {} });
+  await third.dispose();
+  assert.deepEqual(delta(before, codeCacheStats()), { hits: 0, misses: 1, rejected: 0, stored: 1 });
+  const fourth = await useWorker(t, { script: other, pool: false });
+  assert.match(await (await dispatch(fourth, "http://x/")).text(), /^disposed /);
+  assert.equal(delta(before, codeCacheStats()).hits, 1);
 });

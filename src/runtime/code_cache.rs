@@ -7,7 +7,8 @@
 //! version and the flags that affect code), the V8 version string, the script's kind (module or
 //! classic) and its [`SourceDigest`] (file name and source, hashed once per worker rather than
 //! on every load). Entries are made after the script has run its top
-//! level, so functions compiled during start-up are in them too. V8 checks an entry again when
+//! level, so functions compiled during start-up are in them too (a large main script's once
+//! the worker has been up for a moment, off its start: `Registry::defer_entry`). V8 checks an entry again when
 //! it consumes it; a rejected one (a stale or corrupt file) is dropped and made anew.
 //!
 //! The in-memory store keeps at most [`MEMORY_LIMIT_BYTES`], dropping the oldest entries first.
@@ -129,6 +130,7 @@ impl SourceDigest {
 }
 
 /// Where one script's entry lives: its key and, when a cache directory is set, its file.
+#[derive(Clone)]
 pub struct Entry {
   key: String,
   file: Option<PathBuf>,

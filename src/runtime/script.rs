@@ -115,11 +115,20 @@ pub fn load<'s>(
     }
     if format.is_some() || module_has_exports(tc, module) {
       let namespace = evaluate_module(tc, module)?;
-      // After the top level ran, so the functions it compiled are in the entry too; made again
-      // when the worker is disposed, with what its requests compiled.
-      remember(&compiled, || module.get_unbound_module_script(tc).create_code_cache());
-      if let (false, Some(entry), Some(registry)) = (compiled.cache_hit, compiled.cache, tc.get_slot::<RegistryRef>().cloned()) {
-        registry.borrow_mut().refresh_on_dispose(modules::Uncached::Module(v8::Global::new(tc, module)), entry);
+      // After the top level ran, so the functions it compiled are in the entry too (a large
+      // script's once the worker is up); made again when the worker is disposed, with what its
+      // requests compiled.
+      let registry = tc.get_slot::<RegistryRef>().cloned();
+      let defer = source.len() >= modules::DEFERRED_ENTRY_BYTES && registry.is_some();
+      if !defer {
+        remember(&compiled, || module.get_unbound_module_script(tc).create_code_cache());
+      }
+      if let (false, Some(entry), Some(registry)) = (compiled.cache_hit, compiled.cache, registry) {
+        let mut registry = registry.borrow_mut();
+        if defer {
+          registry.defer_entry(modules::Uncached::Module(v8::Global::new(tc, module)), entry.clone());
+        }
+        registry.refresh_on_dispose(modules::Uncached::Module(v8::Global::new(tc, module)), entry);
       }
       return Ok(Loaded { format: ScriptFormat::Module, namespace: Some(namespace) });
     }
@@ -132,10 +141,18 @@ pub fn load<'s>(
     return Err(thrown(tc));
   }
   tc.perform_microtask_checkpoint();
-  remember(&compiled, || script.get_unbound_script(tc).create_code_cache());
-  if let (false, Some(entry), Some(registry)) = (compiled.cache_hit, compiled.cache, tc.get_slot::<RegistryRef>().cloned()) {
+  let registry = tc.get_slot::<RegistryRef>().cloned();
+  let defer = source.len() >= modules::DEFERRED_ENTRY_BYTES && registry.is_some();
+  if !defer {
+    remember(&compiled, || script.get_unbound_script(tc).create_code_cache());
+  }
+  if let (false, Some(entry), Some(registry)) = (compiled.cache_hit, compiled.cache, registry) {
     let unbound = script.get_unbound_script(tc);
-    registry.borrow_mut().refresh_on_dispose(modules::Uncached::Script(v8::Global::new(tc, unbound)), entry);
+    let mut registry = registry.borrow_mut();
+    if defer {
+      registry.defer_entry(modules::Uncached::Script(v8::Global::new(tc, unbound)), entry.clone());
+    }
+    registry.refresh_on_dispose(modules::Uncached::Script(v8::Global::new(tc, unbound)), entry);
   }
   Ok(Loaded { format: ScriptFormat::ServiceWorker, namespace: None })
 }

@@ -56,10 +56,23 @@ pub(super) fn pump(
             early.insert(pos, (0, at));
             continue;
           }
+          // A large main script's code cache entry, once the worker has been up a moment.
+          let deferred = modules::deferred_entries_due(isolate);
+          if deferred.is_some_and(|due| due <= Instant::now()) {
+            store_deferred_entries(isolate, runtime);
+            continue;
+          }
           state.borrow_mut().arm_deadlines(true);
-          match idle.recv(inbox, !monitor.concurrent_callers.load(std::sync::atomic::Ordering::Relaxed)) {
+          let received = match deferred {
+            Some(due) => match inbox.recv_timeout(due.saturating_duration_since(Instant::now())) {
+              Err(RecvTimeoutError::Timeout) => continue,
+              other => other.map_err(|_| ()),
+            },
+            None => idle.recv(inbox, !monitor.concurrent_callers.load(std::sync::atomic::Ordering::Relaxed)).map_err(|_| ()),
+          };
+          match received {
             Ok(message) => message,
-            Err(_) => return PumpExit::Shutdown,
+            Err(()) => return PumpExit::Shutdown,
           }
         }
       }
@@ -618,4 +631,14 @@ pub(super) fn request_args<'s>(scope: &mut v8::PinScope<'s, '_>, id: u32, reques
     body,
     cf,
   ]
+}
+
+/// Makes the worker's deferred code cache entries (`modules::Registry::defer_entry`).
+fn store_deferred_entries(isolate: &mut v8::OwnedIsolate, runtime: &Runtime) {
+  v8::scope!(let scope, &mut **isolate);
+  let context = v8::Local::new(scope, &runtime.home.context);
+  let scope = &mut v8::ContextScope::new(scope, context);
+  if let Some(registry) = scope.get_slot::<modules::RegistryRef>().cloned() {
+    modules::store_deferred_entries(scope, &registry);
+  }
 }

@@ -80,6 +80,10 @@ pub(crate) struct Registry {
   /// Modules and scripts compiled without a cache entry, whose entries are made again when the
   /// worker is disposed, with every function that ran by then.
   uncached: Vec<(Uncached, code_cache::Entry)>,
+  /// Entries of a large main script to make once the isolate is idle after `deferred_due`
+  /// (for a 2 MB bundle that is ~35 ms the start and its first request then skip).
+  deferred: Vec<(Uncached, code_cache::Entry)>,
+  deferred_due: Option<std::time::Instant>,
   /// `trustLoadedModules`: the modules the host's loader gives import every `node:` module.
   trust_loaded: bool,
   /// The registry names of those modules.
@@ -101,8 +105,45 @@ const MAX_REFRESHED: usize = 4096;
 /// Replaces the code cache entries of the modules compiled here without one by what V8 has
 /// compiled of them by now (called when the worker is disposed, off the request path).
 pub(crate) fn refresh_code_caches(scope: &mut v8::PinScope, registry: &RegistryRef) {
-  let compiled = std::mem::take(&mut registry.borrow_mut().uncached);
+  // Entries still deferred are among these.
+  let compiled = {
+    let mut r = registry.borrow_mut();
+    r.deferred.clear();
+    r.deferred_due = None;
+    std::mem::take(&mut r.uncached)
+  };
   for (code, entry) in compiled {
+    let data = match code {
+      Uncached::Module(module) => v8::Local::new(scope, module).get_unbound_module_script(scope).create_code_cache(),
+      Uncached::Script(script) => v8::Local::new(scope, script).create_code_cache(),
+    };
+    if let Some(data) = data {
+      entry.store(data.to_vec());
+    }
+  }
+}
+
+/// A main script at least this large gets its code cache entry once the worker is up
+/// (`Registry::defer_entry`) rather than on its start's path; a small one's costs well under
+/// a millisecond.
+pub(crate) const DEFERRED_ENTRY_BYTES: usize = 256 << 10;
+/// How long after its start a worker makes its deferred entries (when its isolate is idle):
+/// a development server's first request is answered by then.
+const DEFER_ENTRY_FOR: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// When the isolate should make its deferred code cache entries, if it has any.
+pub(crate) fn deferred_entries_due(isolate: &v8::Isolate) -> Option<std::time::Instant> {
+  isolate.get_slot::<RegistryRef>().and_then(|registry| registry.borrow().deferred_due)
+}
+
+/// Makes the deferred code cache entries (`Registry::defer_entry`) now.
+pub(crate) fn store_deferred_entries(scope: &mut v8::PinScope, registry: &RegistryRef) {
+  let deferred = {
+    let mut r = registry.borrow_mut();
+    r.deferred_due = None;
+    std::mem::take(&mut r.deferred)
+  };
+  for (code, entry) in deferred {
     let data = match code {
       Uncached::Module(module) => v8::Local::new(scope, module).get_unbound_module_script(scope).create_code_cache(),
       Uncached::Script(script) => v8::Local::new(scope, script).create_code_cache(),
@@ -172,6 +213,14 @@ impl Registry {
   /// by then (the main script: a restart's first request then compiles little).
   pub(crate) fn refresh_on_dispose(&mut self, code: Uncached, entry: code_cache::Entry) {
     self.uncached.push((code, entry));
+  }
+
+  /// Makes `entry` from `code` once the worker has been up for DEFER_ENTRY_FOR and its isolate
+  /// is idle (the pump calls `store_deferred_entries`), or when it is disposed, whichever is
+  /// first. Until then a second worker of the same script compiles it anew.
+  pub(crate) fn defer_entry(&mut self, code: Uncached, entry: code_cache::Entry) {
+    self.deferred.push((code, entry));
+    self.deferred_due.get_or_insert_with(|| std::time::Instant::now() + DEFER_ENTRY_FOR);
   }
 
   pub fn new(modules: &[ExtraModule], limits: &Limits) -> Self {
