@@ -23,6 +23,18 @@ test("a syntax error rejects createWorker with a SyntaxError naming file, line a
   );
 });
 
+test("an import no module answers rejects createWorker naming the import and its importer, with no made-up location", async () => {
+  await assert.rejects(
+    createWorker({ script: 'import x from "./missing.js";\nexport default { fetch() { return new Response(x) } }', filename: "/app/main.js", onLog() {} }),
+    (error) => {
+      assert.match(error.message, /Cannot resolve module "\.\/missing\.js" imported by "\/app\/main\.js"/);
+      // V8 gives no script for this error: no file "undefined" at line 0.
+      assert.deepEqual([error.fileName, error.lineNumber, error.columnNumber], [undefined, undefined, undefined]);
+      return true;
+    },
+  );
+});
+
 test("a service-worker script with a syntax error reports it too", async () => {
   await assert.rejects(
     createWorker({ script: "addEventListener('fetch', (e) => {\n  e.respondWith(new Response('x');\n});", filename: "sw.js", onLog() {} }),

@@ -29,10 +29,17 @@ pub fn describe_exception(
     let text = exception.to_rust_string_lossy(scope);
     JsErrorInfo::new("Error", format!("Uncaught {text}"))
   };
-  if let Some(message) = message {
-    info.file = Some(message.get_script_resource_name(scope).map(|n| n.to_rust_string_lossy(scope)).unwrap_or_default());
-    info.line = message.get_line_number(scope).map(|l| l as u32);
-    info.column = Some(message.get_start_column() as u32 + 1);
+  // A location only when the message has a script: an error raised outside any (a module that
+  // cannot be resolved, say) has an undefined resource name and line 0.
+  let located = message.and_then(|message| {
+    let name = message.get_script_resource_name(scope).filter(|n| n.is_string())?.to_rust_string_lossy(scope);
+    let line = message.get_line_number(scope).filter(|&l| l > 0)?;
+    (!name.is_empty()).then(|| (name, line as u32, message.get_start_column() as u32 + 1))
+  });
+  if let Some((file, line, column)) = located {
+    info.file = Some(file);
+    info.line = Some(line);
+    info.column = Some(column);
   }
   info
 }
