@@ -13,7 +13,7 @@
 //!
 //! The in-memory store keeps at most [`MEMORY_LIMIT_BYTES`], dropping the oldest entries first.
 //!
-//! Compiling through it ([`compile_cached`], then [`remember`] once the code has run) is here
+//! Compiling through it ([`compile_cached`], then `modules::store_entries` once the code has run) is here
 //! too, shared by `script.rs` (the user's script) and `modules.rs` (modules and wrappers).
 //!
 //! V8 ties cached data to the snapshot the isolate came from, so disk entries serve later
@@ -232,14 +232,4 @@ pub(crate) fn compile_cached<'s, T>(
     }
   }
   Ok(Compiled { value, cache: entry, cache_hit: data.is_some() && !rejected })
-}
-
-/// Stores a code cache entry for a script that loaded without one.
-pub(crate) fn remember<T>(compiled: &Compiled<T>, make: impl FnOnce() -> Option<v8::UniqueRef<v8::CachedData<'static>>>) {
-  if compiled.cache_hit {
-    return;
-  }
-  if let (Some(entry), Some(data)) = (&compiled.cache, make()) {
-    entry.store(data.to_vec());
-  }
 }

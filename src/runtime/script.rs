@@ -2,7 +2,7 @@
 //! traces (through the code cache, see `code_cache.rs`), and evaluation. Errors come back as [`JsErrorInfo`] with file, line and column.
 
 use super::code_cache;
-use super::code_cache::{compile_cached, remember, Compiled};
+use super::code_cache::{compile_cached, Compiled};
 use super::errors::{describe_exception, thrown};
 use super::modules::{self, RegistryRef};
 use super::types::{JsErrorInfo, ScriptFormat};
@@ -115,21 +115,8 @@ pub fn load<'s>(
     }
     if format.is_some() || module_has_exports(tc, module) {
       let namespace = evaluate_module(tc, module)?;
-      // After the top level ran, so the functions it compiled are in the entry too (a large
-      // script's once the worker is up); made again when the worker is disposed, with what its
-      // requests compiled.
-      let registry = tc.get_slot::<RegistryRef>().cloned();
-      let defer = source.len() >= modules::DEFERRED_ENTRY_BYTES && registry.is_some();
-      if !defer {
-        remember(&compiled, || module.get_unbound_module_script(tc).create_code_cache());
-      }
-      if let (false, Some(entry), Some(registry)) = (compiled.cache_hit, compiled.cache, registry) {
-        let mut registry = registry.borrow_mut();
-        if defer {
-          registry.defer_entry(modules::Uncached::Module(v8::Global::new(tc, module)), entry.clone());
-        }
-        registry.refresh_on_dispose(modules::Uncached::Module(v8::Global::new(tc, module)), entry);
-      }
+      let code = modules::Uncached::Module(v8::Global::new(tc, module));
+      keep_main_entry(tc, compiled, source.len(), code);
       return Ok(Loaded { format: ScriptFormat::Module, namespace: Some(namespace) });
     }
   }
@@ -141,20 +128,28 @@ pub fn load<'s>(
     return Err(thrown(tc));
   }
   tc.perform_microtask_checkpoint();
-  let registry = tc.get_slot::<RegistryRef>().cloned();
-  let defer = source.len() >= modules::DEFERRED_ENTRY_BYTES && registry.is_some();
-  if !defer {
-    remember(&compiled, || script.get_unbound_script(tc).create_code_cache());
-  }
-  if let (false, Some(entry), Some(registry)) = (compiled.cache_hit, compiled.cache, registry) {
-    let unbound = script.get_unbound_script(tc);
-    let mut registry = registry.borrow_mut();
-    if defer {
-      registry.defer_entry(modules::Uncached::Script(v8::Global::new(tc, unbound)), entry.clone());
-    }
-    registry.refresh_on_dispose(modules::Uncached::Script(v8::Global::new(tc, unbound)), entry);
-  }
+  let unbound = script.get_unbound_script(tc);
+  let code = modules::Uncached::Script(v8::Global::new(tc, unbound));
+  keep_main_entry(tc, compiled, source.len(), code);
   Ok(Loaded { format: ScriptFormat::ServiceWorker, namespace: None })
+}
+
+/// The main script's code cache entry, after its top level ran (so the functions that compiled
+/// are in it too): made now, or for a large script once the worker is up (`defer_entry`), and
+/// again when the worker is disposed, with what its requests compiled. Nothing when the entry
+/// was used.
+fn keep_main_entry<T>(scope: &mut v8::PinScope, compiled: Compiled<T>, source_len: usize, code: modules::Uncached) {
+  let (false, Some(entry)) = (compiled.cache_hit, compiled.cache) else { return };
+  let Some(registry) = scope.get_slot::<RegistryRef>().cloned() else {
+    modules::store_entries(scope, vec![(code, entry)]);
+    return;
+  };
+  if source_len >= modules::DEFERRED_ENTRY_BYTES {
+    registry.borrow_mut().defer_entry(code.clone(), entry.clone());
+  } else {
+    modules::store_entries(scope, vec![(code.clone(), entry.clone())]);
+  }
+  registry.borrow_mut().refresh_on_dispose(code, entry);
 }
 
 fn evaluate_module<'s>(

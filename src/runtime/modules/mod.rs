@@ -93,6 +93,7 @@ pub(crate) struct Registry {
 /// Code compiled without a cache entry: an ES module, or a classic script (the function
 /// wrappers of `node:` modules, embedded npm files and host CommonJS, `ops/node.rs`; the
 /// worker's main script, `script.rs`).
+#[derive(Clone)]
 pub(crate) enum Uncached {
   Module(v8::Global<v8::Module>),
   Script(v8::Global<v8::UnboundScript>),
@@ -112,6 +113,11 @@ pub(crate) fn refresh_code_caches(scope: &mut v8::PinScope, registry: &RegistryR
     r.deferred_due = None;
     std::mem::take(&mut r.uncached)
   };
+  store_entries(scope, compiled);
+}
+
+/// Makes each entry from what V8 has compiled of its code by now.
+pub(crate) fn store_entries(scope: &mut v8::PinScope, compiled: Vec<(Uncached, code_cache::Entry)>) {
   for (code, entry) in compiled {
     let data = match code {
       Uncached::Module(module) => v8::Local::new(scope, module).get_unbound_module_script(scope).create_code_cache(),
@@ -143,15 +149,7 @@ pub(crate) fn store_deferred_entries(scope: &mut v8::PinScope, registry: &Regist
     r.deferred_due = None;
     std::mem::take(&mut r.deferred)
   };
-  for (code, entry) in deferred {
-    let data = match code {
-      Uncached::Module(module) => v8::Local::new(scope, module).get_unbound_module_script(scope).create_code_cache(),
-      Uncached::Script(script) => v8::Local::new(scope, script).create_code_cache(),
-    };
-    if let Some(data) = data {
-      entry.store(data.to_vec());
-    }
-  }
+  store_entries(scope, deferred);
 }
 
 /// Compiles classic script `source` (named `resource`) through the code cache when the worker
