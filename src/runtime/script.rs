@@ -115,8 +115,7 @@ pub fn load<'s>(
     }
     if format.is_some() || module_has_exports(tc, module) {
       let namespace = evaluate_module(tc, module)?;
-      let code = modules::Uncached::Module(v8::Global::new(tc, module));
-      keep_main_entry(tc, compiled, source.len(), code);
+      keep_main_entry(tc, compiled, source.len(), |scope| modules::Uncached::Module(v8::Global::new(scope, module)));
       return Ok(Loaded { format: ScriptFormat::Module, namespace: Some(namespace) });
     }
   }
@@ -128,18 +127,17 @@ pub fn load<'s>(
     return Err(thrown(tc));
   }
   tc.perform_microtask_checkpoint();
-  let unbound = script.get_unbound_script(tc);
-  let code = modules::Uncached::Script(v8::Global::new(tc, unbound));
-  keep_main_entry(tc, compiled, source.len(), code);
+  keep_main_entry(tc, compiled, source.len(), |scope| modules::Uncached::Script(v8::Global::new(scope, script.get_unbound_script(scope))));
   Ok(Loaded { format: ScriptFormat::ServiceWorker, namespace: None })
 }
 
 /// The main script's code cache entry, after its top level ran (so the functions that compiled
 /// are in it too): made now, or for a large script once the worker is up (`defer_entry`), and
-/// again when the worker is disposed, with what its requests compiled. Nothing when the entry
-/// was used.
-fn keep_main_entry<T>(scope: &mut v8::PinScope, compiled: Compiled<T>, source_len: usize, code: modules::Uncached) {
+/// again when the worker is disposed, with what its requests compiled. Nothing (not even the
+/// handle `code` makes) when the entry was used, as on each per-request context's load.
+fn keep_main_entry<T>(scope: &mut v8::PinScope, compiled: Compiled<T>, source_len: usize, code: impl FnOnce(&mut v8::PinScope) -> modules::Uncached) {
   let (false, Some(entry)) = (compiled.cache_hit, compiled.cache) else { return };
+  let code = code(scope);
   let Some(registry) = scope.get_slot::<RegistryRef>().cloned() else {
     modules::store_entries(scope, vec![(code, entry)]);
     return;

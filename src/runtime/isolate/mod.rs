@@ -149,12 +149,7 @@ pub(crate) fn run(startup: Startup) {
         let exit = pump(&mut isolate, &mut runtime, &options, &state, &inbox, &mut events, &monitor);
         if matches!(exit, PumpExit::Shutdown) {
           // The next worker of this process compiles less of the same modules.
-          v8::scope!(let scope, &mut isolate);
-          let context = v8::Local::new(scope, &runtime.home.context);
-          let scope = &mut v8::ContextScope::new(scope, context);
-          if let Some(registry) = scope.get_slot::<modules::RegistryRef>().cloned() {
-            modules::refresh_code_caches(scope, &registry);
-          }
+          pump::with_registry(&mut isolate, &runtime, modules::refresh_code_caches);
         }
         drop(runtime);
         exit

@@ -59,7 +59,7 @@ pub(super) fn pump(
           // A large main script's code cache entry, once the worker has been up a moment.
           let deferred = modules::deferred_entries_due(isolate);
           if deferred.is_some_and(|due| due <= Instant::now()) {
-            store_deferred_entries(isolate, runtime);
+            with_registry(isolate, runtime, modules::store_deferred_entries);
             continue;
           }
           state.borrow_mut().arm_deadlines(true);
@@ -633,12 +633,13 @@ pub(super) fn request_args<'s>(scope: &mut v8::PinScope<'s, '_>, id: u32, reques
   ]
 }
 
-/// Makes the worker's deferred code cache entries (`modules::Registry::defer_entry`).
-fn store_deferred_entries(isolate: &mut v8::OwnedIsolate, runtime: &Runtime) {
+/// Runs `make` (which makes code cache entries: `modules::store_deferred_entries`, or
+/// `modules::refresh_code_caches` at shutdown) in the worker's home context, with its registry.
+pub(super) fn with_registry(isolate: &mut v8::OwnedIsolate, runtime: &Runtime, make: impl FnOnce(&mut v8::PinScope, &modules::RegistryRef)) {
   v8::scope!(let scope, &mut **isolate);
   let context = v8::Local::new(scope, &runtime.home.context);
   let scope = &mut v8::ContextScope::new(scope, context);
   if let Some(registry) = scope.get_slot::<modules::RegistryRef>().cloned() {
-    modules::store_deferred_entries(scope, &registry);
+    make(scope, &registry);
   }
 }
