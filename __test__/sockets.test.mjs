@@ -45,7 +45,11 @@ export default { async fetch(request, env, ctx) {
 const PRELUDE = `import { connect } from "cloudflare:sockets";
 const enc = new TextEncoder(), dec = new TextDecoder();
 const describe = (e) => e?.constructor?.name + ": " + e?.message;
-const settle = (p, ms = 3000) => Promise.race([p.then((v) => ({ ok: v === undefined ? null : v }), (e) => ({ err: describe(e) })), new Promise((r) => setTimeout(() => r("pending"), ms))]);
+const settle = (p, ms = 3000) => {
+  let timer;
+  const pending = new Promise((r) => (timer = setTimeout(() => r("pending"), ms)));
+  return Promise.race([p.then((v) => ({ ok: v === undefined ? null : v }), (e) => ({ err: describe(e) })), pending]).finally(() => clearTimeout(timer));
+};
 async function readAll(readable) {
   const reader = readable.getReader(); let text = "";
   for (;;) { const { done, value } = await reader.read(); if (done) return text; text += dec.decode(value, { stream: true }); }

@@ -89,7 +89,9 @@ test("--inspect-brk: the test file stops at its first line until the debugger re
   const session = await client(listed.webSocketDebuggerUrl, t);
   const paused = session.event("Debugger.paused");
   await session.post("Debugger.enable");
-  const { callFrames } = await Promise.race([paused, new Promise((_, reject) => setTimeout(() => reject(new Error("the test file did not stop")), 30_000))]);
+  let timer;
+  const stopped = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("the test file did not stop")), 30_000)));
+  const { callFrames } = await Promise.race([paused, stopped]).finally(() => clearTimeout(timer));
   // A frame names its script by id; Debugger.scriptParsed (sent on enable) gives the script's URL.
   const script = session.events("Debugger.scriptParsed").find((parsed) => parsed.scriptId === callFrames[0].location.scriptId);
   assert.match(script?.url ?? "", /inspected\.test\.js$/);

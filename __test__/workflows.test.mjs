@@ -11,7 +11,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createWorker, dispatch, service, workflow } from "../index.js";
-import { useWorker } from "./helpers.mjs";
+import { useWorker, runChild } from "./helpers.mjs";
+import { fileURLToPath } from "node:url";
 
 import { scaled } from "./child-node.mjs";
 /** A module worker exporting `classes`, whose fetch() runs `body` with `env` and answers its JSON result. */
@@ -553,4 +554,34 @@ test("a sleep, a retry delay and a step longer than limits.bindingMs: each step 
   const { status, output, error } = await wf.waitForStatus("s1", ["complete", "errored"], { timeoutMs: 20_000 });
   assert.deepEqual({ status, output, error }, { status: "complete", output: { slow: "slow done", flaky: 2 }, error: undefined });
   assert.ok(Date.now() - started >= 1500, "the waits were real");
+});
+
+test("close() ends a step call still waiting (an event wait of an instance an introspection session ended): nothing holds Node's event loop open after it", { timeout: scaled(60_000) }, async () => {
+  // In a child: a run past a skipped sleep, waiting for an event, its step call waiting on a lease
+  // of 5 minutes (limits.bindingMs: 600 000); the instance ended by disposing the introspection
+  // session that saw it made, then the binding closed and the worker disposed. The child must exit
+  // on its own; before the fix it lived until the lease lapsed.
+  const index = JSON.stringify(fileURLToPath(new URL("../index.js", import.meta.url)));
+  const introspection = JSON.stringify(fileURLToPath(new URL("../lib/test/index.js", import.meta.url)));
+  const worker = script(`export class Waits extends WorkflowEntrypoint { async run(event, step) { await step.sleep("cool down", "1 day"); await step.waitForEvent("approval", { type: "approval", timeout: "1 day" }); } }`, `await env.WF.create({ id: "w" }); return "made";`);
+  const source = `const { createWorker, dispatch, workflow } = require(${index});
+    const { introspectWorkflow } = require(${introspection});
+    (async () => {
+      const wf = workflow({ className: "Waits" });
+      const worker = await createWorker({ limits: { bindingMs: 600000 }, bindings: { WF: wf }, script: ${JSON.stringify(worker)} });
+      const session = await introspectWorkflow(wf);
+      await session.modifyAll((m) => m.disableSleeps());
+      const made = await (await dispatch(worker, "http://localhost/")).json();
+      const [instance] = await session.get();
+      await instance.waitForStatus("waiting");
+      await session.dispose();
+      const after = (await (await wf.get("w")).status()).status;
+      wf.close();
+      await worker.dispose();
+      process.stdout.write(JSON.stringify({ made, after }));
+    })();`;
+  const result = await runChild(source, {}, 40_000);
+  assert.equal(result.signal, null, `the child was killed after ${result.lived} ms: something held its event loop open\n${result.stderr}`);
+  assert.equal(result.status, 0, result.stderr);
+  assert.deepEqual({ made: result.made, after: result.after }, { made: "made", after: "terminated" });
 });

@@ -39,6 +39,8 @@ class Engine {
   /** Step calls still going after their first answer (leasedStepCall), by token. */
   #leases = new Map();
   #nextLease = 0;
+  /** How each step call now waiting its lease out is ended by close() (its timer cleared). */
+  #lapses = new Set();
   /** Whether waits hold Node's event loop open (as the clock's timers do: in memory, real clock). */
   #holdLoop;
   clock;
@@ -255,8 +257,13 @@ class Engine {
     }
     const bindingMs = this.#home?.bindingMs ?? 30_000;
     let timer;
-    const lapse = bindingMs === 0 ? new Promise(() => {}) : new Promise((resolve) => (timer = setTimeout(resolve, Math.max(1, Math.floor(bindingMs / 2)), null)));
+    let end;
+    const lapse = new Promise((resolve, reject) => {
+      end = () => reject(new Stale());
+      if (bindingMs !== 0) timer = setTimeout(resolve, Math.max(1, Math.floor(bindingMs / 2)), null);
+    });
     if (!this.#holdLoop) timer?.unref();
+    this.#lapses.add(end);
     try {
       const done = await Promise.race([entry.promise.then((answer) => ({ answer })), lapse]);
       if (done !== null) {
@@ -268,6 +275,7 @@ class Engine {
       throw error;
     } finally {
       clearTimeout(timer);
+      this.#lapses.delete(end);
     }
     this.#leases.set(entry.token, entry);
     return { json: JSON.stringify({ pending: entry.token }) };
@@ -523,6 +531,11 @@ class Engine {
   close() {
     for (const inst of this.#instances?.values() ?? []) if (inst.active) this.#stop(inst);
     this.clock.clear();
+    // A step call still waiting (a day-long sleep) would otherwise hold Node's event loop open
+    // until its lease lapses (half the worker's limits.bindingMs).
+    for (const end of this.#lapses) end();
+    this.#lapses.clear();
+    this.#leases.clear();
   }
 }
 
