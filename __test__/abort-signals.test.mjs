@@ -44,7 +44,7 @@ test("a service binding's fetch() rejects with its signal's reason, aborted befo
      out.push(await reason(env.SVC.fetch("http://x/", { signal: AbortSignal.timeout(50) })));
      out.push(await reason(env.HOST.fetch("http://x/", { signal: AbortSignal.timeout(50) })));
      return out;`,
-    { bindings: { SVC: callee, HOST: service(() => new Promise((resolve) => setTimeout(() => resolve(new Response("late")), 3000))) } },
+    { bindings: { SVC: callee, HOST: service(() => new Promise((resolve) => setTimeout(() => resolve(new Response("late")), 3000).unref())) } },
   );
   assert.deepEqual(result, [
     "before",
