@@ -40,7 +40,7 @@ export default {
 
 const ISOLATED = `import { env, listDurableObjectIds } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
-import { beforeAll, beforeEach, describe, it, expect } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, it, expect } from "vitest";
 
 const seed = () => env.COUNTER.get(env.COUNTER.idFromName("seed"));
 beforeAll(async () => {
@@ -107,6 +107,19 @@ describe("a describe block", () => {
     expect(await env.KV.get("inner")).toBe(null);
     expect((await env.DB.prepare("SELECT text FROM notes ORDER BY text").all()).results.map((r) => r.text)).toEqual(["block", "seed"]);
   });
+  // Written after the block's last test was undone: undone with the block.
+  afterAll(async () => {
+    await env.KV.put("block-after-all", "1");
+  });
+});
+
+describe("a second block, right after the first", () => {
+  beforeAll(async () => {
+    await env.KV.put("second", "1");
+  });
+  it("starts from its own beforeAll, not from the first block's", async () => {
+    expect((await env.KV.list()).keys.map((k) => k.name)).toEqual(["each", "second", "seed"]);
+  });
 });
 
 it("after the block: what its beforeAll wrote is undone", async () => {
@@ -166,7 +179,7 @@ function project(t, isolatedStorage) {
 test("isolatedStorage: true: KV, R2, D1 and Durable Objects are rolled back after each test, to the state beforeAll left (a describe block's own beforeAll: until the block ends)", { timeout: scaled(120_000) }, async (t) => {
   const { code, report, output } = await runVitest(project(t, true));
   assert.equal(code, 0, output);
-  assert.equal(report.numPassedTests, 8, output);
+  assert.equal(report.numPassedTests, 9, output);
 });
 
 test("isolatedStorage is off by default: a test sees the previous test's writes", { timeout: scaled(120_000) }, async (t) => {

@@ -12,8 +12,11 @@ const runner = globalThis.__workerboxVitest;
 const PATCHED = Symbol.for("workerbox.vitest.isolatedStorage");
 
 async function ask(action) {
-  const response = await runner.env.__WORKERBOX_VITEST_HOST.fetch(`http://vitest-host/isolated/${action}`, { method: "POST" });
-  if (!response.ok) throw new Error(`workerbox/vitest: isolatedStorage: ${await response.text()}`);
+  try {
+    await runner.callPool("isolated", action);
+  } catch (error) {
+    throw new Error(`workerbox/vitest: ${error.message}`);
+  }
 }
 
 /** Marks each describe block that runs (Vitest calls onAfterRunSuite only for those). */

@@ -20,28 +20,42 @@ function isolatedStorageOption(options) {
 }
 
 /**
- * The pool's answer to the runner's `/isolated/<action>` requests for a runner whose worker
- * (`worker()`) has `bindings`: "open" marks the storage (checkpoints nest), "undo" waits for the
- * worker's ctx.waitUntil() work, rolls back to the latest mark and drops it.
+ * The pool's answer to the runner's `isolated` calls (on its connection, lib/vitest/pool.js) for a
+ * runner whose worker (`worker()`) has `bindings`: "open" marks the storage (marks nest), "undo"
+ * waits for the worker's ctx.waitUntil() work and rolls back to the latest mark. Each answers with
+ * how many marks are left open.
+ *
+ * An undone mark is kept open as a spare until the next call: the storage is then as it was when
+ * the mark was made, so an "open" coming next (the next test's) takes the spare as its mark
+ * instead of making one (a savepoint per store and a call into each Durable Object namespace's
+ * worker saved twice a test). Any other call first releases the spare, so that the marks below
+ * it are used in their own order.
  */
 function isolatedStorageHost(bindings, worker) {
   const stack = [];
+  let spare = null;
   return async (action) => {
     if (action === "open") {
-      stack.push(await checkpointStorage(bindings));
-      return Response.json(stack.length);
+      stack.push(spare ?? (await checkpointStorage(bindings)));
+      spare = null;
+      return stack.length;
     }
     if (action === "undo") {
+      if (spare !== null) {
+        const kept = spare;
+        spare = null;
+        await kept.release();
+      }
       const checkpoint = stack.pop();
-      if (checkpoint === undefined) return new Response("isolatedStorage: no checkpoint to undo", { status: 409 });
+      if (checkpoint === undefined) throw new Error("isolatedStorage: no checkpoint to undo");
       // What the test's events left running (ctx.waitUntil()) writes before the undo, not after
       // it into the next test, as Cloudflare's former isolatedStorage waited for it too.
       await worker()?.waitUntilSettled();
       await checkpoint.rollback();
-      await checkpoint.release();
-      return Response.json(stack.length);
+      spare = checkpoint;
+      return stack.length;
     }
-    return new Response(`isolatedStorage: unknown action ${action}`, { status: 404 });
+    throw new Error(`isolatedStorage: unknown action ${action}`);
   };
 }
 

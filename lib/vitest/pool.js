@@ -57,6 +57,7 @@ class WorkerboxPoolWorker {
     } catch (error) {
       return this.#emit("error", error);
     }
+    if (message !== null && typeof message === "object" && message.poolCall !== undefined) return this.#answer(message);
     // Vitest asks Vite for every module the tests import; the engine's own (cloudflare:, node:)
     // are loaded natively instead, as Vite cannot.
     if (message && message.m === "fetch" && Array.isArray(message.a) && typeof message.a[0] === "string" && BUILTIN.test(message.a[0]) && message.a[0] !== "cloudflare:test") {
@@ -64,6 +65,20 @@ class WorkerboxPoolWorker {
       return;
     }
     this.#emit("message", message);
+  }
+
+  /** A call of the runner's (lib/vitest/runner.mjs callPool()): its answer goes back on the connection. */
+  async #answer({ poolCall, method, args }) {
+    let answer;
+    try {
+      const calls = this.runner?.calls;
+      const call = calls && Object.hasOwn(calls, method) ? calls[method] : undefined;
+      if (typeof call !== "function") throw new Error(`the pool has no call ${method}`);
+      answer = { poolAnswer: poolCall, value: await call(...args) };
+    } catch (error) {
+      answer = { poolAnswer: poolCall, error: error instanceof Error ? error.message : String(error) };
+    }
+    this.socket?.send(this.codec.serialize(answer));
   }
 
   #emit(event, value) {

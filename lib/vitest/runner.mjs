@@ -246,13 +246,38 @@ function applyDefines(defines) {
  * call), as they do from Cloudflare's runner, a Durable Object whose I/O is the object's.
  */
 const connection = new WebSocketPair();
+/** The runner's end of the connection, once Vitest is started on it. */
+let poolSocket = null;
+/** callPool() calls waiting for the pool's answer, by id. */
+const poolCalls = new Map();
+let lastPoolCall = 0;
+
+/**
+ * Calls `method` of the pool's runner in Node (lib/vitest/runners.js `calls`) with `args`, on the
+ * connection Vitest talks over: isolatedStorage's marks, asked twice a test.
+ */
+function callPool(method, ...args) {
+  if (poolSocket === null) return Promise.reject(new Error("the runner's connection to the pool is not open"));
+  const id = ++lastPoolCall;
+  return new Promise((resolve, reject) => {
+    poolCalls.set(id, { resolve, reject });
+    poolSocket.send(serialize({ poolCall: id, method, args }));
+  });
+}
+
+function answered({ poolAnswer, value, error }) {
+  const call = poolCalls.get(poolAnswer);
+  poolCalls.delete(poolAnswer);
+  if (error !== undefined) call?.reject(new Error(error));
+  else call?.resolve(value);
+}
 
 /** Starts Vitest's worker runtime on a WebSocket to the pool. */
 async function startVitest(request, env) {
   settings = JSON.parse(request.headers.get("x-workerbox-vitest"));
   addRemoteOnlyBindings(env, settings.remoteOnly);
   applyDefines(settings.defines ?? {});
-  globalThis.__workerboxVitest = { env, main: settings.main, cwd: settings.cwd, durableCallbacks, testHeader: TEST_HEADER, callMain, codec: { serialize, deserialize }, isolatedStorage: settings.isolatedStorage === true };
+  globalThis.__workerboxVitest = { env, main: settings.main, cwd: settings.cwd, durableCallbacks, testHeader: TEST_HEADER, callMain, codec: { serialize, deserialize }, isolatedStorage: settings.isolatedStorage === true, callPool };
   const importing = performance.now();
   const { init, runBaseTests, setupEnvironment } = await import("workerbox-vitest:worker");
   gateExternalImports((await import("workerbox-vitest:module-evaluator")).VitestModuleEvaluator);
@@ -260,9 +285,17 @@ async function startVitest(request, env) {
   const importMs = performance.now() - importing;
   const [client, server] = [connection[0], connection[1]];
   server.accept();
+  // One listener: the pool's answers to callPool() are taken out, the rest go to Vitest.
+  const listeners = [];
+  server.addEventListener("message", (event) => {
+    const message = deserialize(event.data);
+    if (message !== null && typeof message === "object" && message.poolAnswer !== undefined) return answered(message);
+    for (const callback of listeners) callback(message);
+  });
+  poolSocket = server;
   init({
     post: (response) => server.send(serialize(response)),
-    on: (callback) => server.addEventListener("message", (event) => callback(deserialize(event.data))),
+    on: (callback) => listeners.push(callback),
     runTests: (state, traces) => runBaseTests("run", state, traces),
     collectTests: (state, traces) => runBaseTests("collect", state, traces),
     setup: setupEnvironment,

@@ -39,11 +39,9 @@ const MAIN_WAIT_MS = 10_000;
 function hostService(root, bindings, reset, worker) {
   const fsp = fs.promises;
   const workflows = workflowHost(bindings);
-  const isolated = isolatedStorageHost(bindings, worker);
   const coverage = coverageHost(worker);
   return async (request) => {
     const url = new URL(request.url);
-    if (url.pathname.startsWith("/isolated/")) return isolated(url.pathname.slice("/isolated/".length));
     if (url.pathname.startsWith("/coverage/")) return coverage(url.pathname.slice("/coverage/".length));
     if (url.pathname.startsWith("/durable/")) return durableCall(url, bindings);
     if (url.pathname.startsWith("/workflow/")) return workflows(request, url.pathname.slice("/workflow/".length));
@@ -331,7 +329,10 @@ async function startCounted(project, options, distPath) {
       const now = require("../../index.js").codeCacheStats();
       phases.codeCache = { hits: now.hits - stats.codeCache.hits, misses: now.misses - stats.codeCache.misses };
     }
-    return { worker, socket: response.webSocket, auxiliary: settings.auxiliary, stores: madeStores(settings.bindings, options), startMs: performance.now() - started, phases };
+    // The calls the runner makes on its connection (lib/vitest/pool.js answers them): one round
+    // trip each, lighter than a request through the host binding (isolatedStorage asks twice a test).
+    const calls = { isolated: isolatedStorageHost(settings.bindings, () => worker) };
+    return { worker, socket: response.webSocket, calls, auxiliary: settings.auxiliary, stores: madeStores(settings.bindings, options), startMs: performance.now() - started, phases };
   } catch (error) {
     await worker?.dispose();
     await settings.auxiliary.dispose();
