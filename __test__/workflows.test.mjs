@@ -556,11 +556,12 @@ test("a sleep, a retry delay and a step longer than limits.bindingMs: each step 
   assert.ok(Date.now() - started >= 1500, "the waits were real");
 });
 
-test("close() ends a step call still waiting (an event wait of an instance an introspection session ended): nothing holds Node's event loop open after it", { timeout: scaled(60_000) }, async () => {
-  // In a child: a run past a skipped sleep, waiting for an event, its step call waiting on a lease
-  // of 5 minutes (limits.bindingMs: 600 000); the instance ended by disposing the introspection
-  // session that saw it made, then the binding closed and the worker disposed. The child must exit
-  // on its own; before the fix it lived until the lease lapsed.
+test("an instance ended while its run begins an event wait (an introspection session's end) has that wait cancelled: nothing holds Node's event loop open", { timeout: scaled(60_000) }, async () => {
+  // In a child: a run past a skipped sleep, beginning an event wait, its step call on a lease of
+  // 5 minutes (limits.bindingMs: 600 000); the instance ended by disposing the introspection
+  // session that saw it made, as soon as it is "waiting" (the wait is registered after that status
+  // is written), then the worker disposed; the binding is not closed. The child must exit on its
+  // own: before the fix the wait began after the end and stayed, and its lease held the process.
   const index = JSON.stringify(fileURLToPath(new URL("../index.js", import.meta.url)));
   const introspection = JSON.stringify(fileURLToPath(new URL("../lib/test/index.js", import.meta.url)));
   const worker = script(`export class Waits extends WorkflowEntrypoint { async run(event, step) { await step.sleep("cool down", "1 day"); await step.waitForEvent("approval", { type: "approval", timeout: "1 day" }); } }`, `await env.WF.create({ id: "w" }); return "made";`);
@@ -576,7 +577,6 @@ test("close() ends a step call still waiting (an event wait of an instance an in
       await instance.waitForStatus("waiting");
       await session.dispose();
       const after = (await (await wf.get("w")).status()).status;
-      wf.close();
       await worker.dispose();
       process.stdout.write(JSON.stringify({ made, after }));
     })();`;

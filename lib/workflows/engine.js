@@ -289,8 +289,11 @@ class Engine {
   }
 
   /** A promise for `inst`'s run that its end (terminate, restart, the worker going) rejects. */
-  #pending(inst, executor) {
+  #pending(inst, executor, gen) {
     return new Promise((resolve, reject) => {
+      // A run stopped (terminated, restarted) since `gen` had its waits cancelled already: one
+      // begun now would stay pending (and hold its step call's lease) until the lease lapses.
+      if (inst.gen !== gen) return reject(new Stale());
       const cancel = (error) => reject(error);
       inst.cancels.add(cancel);
       const settle = (fn) => (value) => (inst.cancels.delete(cancel), fn(value));
@@ -301,27 +304,28 @@ class Engine {
   /** Holds a step of a paused instance until resume() (the instance is "paused" meanwhile). */
   async #boundary(inst, gen) {
     if (!inst.paused) return;
+    if (inst.gen !== gen) throw new Stale();
     inst.held++;
     this.#changed();
     try {
       await this.#pending(inst, (resolve, _reject, cancel) => {
         cancel.resume = resolve;
-      });
+      }, gen);
     } finally {
       if (inst.gen === gen) inst.held--;
     }
   }
 
   /** Waits until clock time `at` (cancelled with the run); `sleeping` makes the instance "waiting". */
-  async #sleep(inst, at, info) {
+  async #sleep(inst, gen, at, info) {
+    if (inst.gen !== gen) throw new Stale();
     let stop;
     inst.sleeping++;
     this.#changed();
-    const gen = inst.gen;
     try {
       await this.#pending(inst, (resolve) => {
         stop = this.clock.at(at, resolve, { instance: inst.id, ...info });
-      });
+      }, gen);
     } finally {
       stop?.();
       if (inst.gen === gen) inst.sleeping--;
@@ -345,7 +349,7 @@ class Engine {
         if (record?.done) return { json: JSON.stringify({ cached: true, hasValue: record.hasValue }), bytes: unb64(record.value) };
         // A step that failed in an earlier run and waits for its retry: the wait goes on.
         if (record?.retryAt !== undefined) {
-          if (!this.mocks.of(inst.id)?.retryDelayDisabled(key)) await this.#sleep(inst, record.retryAt, { kind: "retry", step: key, attempt: record.failed + 1 });
+          if (!this.mocks.of(inst.id)?.retryDelayDisabled(key)) await this.#sleep(inst, gen, record.retryAt, { kind: "retry", step: key, attempt: record.failed + 1 });
           await this.#boundary(inst, gen);
           return this.#attempt(inst, key, { cached: false, attempt: record.failed + 1 });
         }
@@ -355,7 +359,7 @@ class Engine {
         const fired = await this.#pending(inst, (resolve) => {
           const stop = this.clock.at(this.clock.now() + args.ms, () => resolve(true), { instance: inst.id, kind: "timeout", step: key, attempt: args.attempt });
           inst.timeouts.set(`${key}\u0000${args.attempt}`, () => (stop(), resolve(false)));
-        });
+        }, gen);
         return { json: JSON.stringify({ fired }) };
       }
       case "step.end": {
@@ -382,7 +386,7 @@ class Engine {
         inst.steps.set(key, failed);
         await this.#store.setStep(inst.id, key, failed);
         this.#log(inst.worker, "warn", `workflow "${this.#workflow}" instance ${inst.id}: step "${args.key.split(":").slice(2).join(":")}" attempt ${args.attempt} failed (${args.error?.name}: ${args.error?.message}); retrying in ${delay} ms`);
-        if (delay > 0) await this.#sleep(inst, retryAt, { kind: "retry", step: key, attempt: args.attempt + 1, delay });
+        if (delay > 0) await this.#sleep(inst, gen, retryAt, { kind: "retry", step: key, attempt: args.attempt + 1, delay });
         await this.#boundary(inst, gen);
         return this.#attempt(inst, key, { retry: true, attempt: args.attempt + 1 });
       }
@@ -397,7 +401,7 @@ class Engine {
         }
         if (record.until > this.clock.now() && !this.mocks.of(inst.id)?.sleepDisabled(key)) {
           await this.#waitingStatus(inst, gen, true);
-          await this.#sleep(inst, record.until, { kind: "sleep", step: key });
+          await this.#sleep(inst, gen, record.until, { kind: "sleep", step: key });
           await this.#waitingStatus(inst, gen, false);
         }
         record = { done: true };
@@ -447,6 +451,7 @@ class Engine {
     let done = await take();
     if (done === null) {
       await this.#waitingStatus(inst, gen, true);
+      if (inst.gen !== gen) throw new Stale();
       inst.sleeping++;
       this.#changed();
       let stop;
@@ -457,7 +462,7 @@ class Engine {
           // An event sent since the first look (while the status was written) is taken now.
           waiter.take();
           stop = this.clock.at(record.deadline, () => resolve({ done: true, timedOut: true, type }), { instance: inst.id, kind: "waitForEvent", step: key });
-        });
+        }, gen);
       } finally {
         stop?.();
         if (inst.gen === gen) {
