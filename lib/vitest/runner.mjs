@@ -292,6 +292,11 @@ async function startVitest(request, env) {
     if (message !== null && typeof message === "object" && message.poolAnswer !== undefined) return answered(message);
     for (const callback of listeners) callback(message);
   });
+  // Calls still waiting when the connection ends get no answer: they fail instead of hanging.
+  server.addEventListener("close", () => {
+    poolSocket = null;
+    for (const [id, call] of poolCalls) (poolCalls.delete(id), call.reject(new Error("the runner's connection to the pool closed")));
+  });
   poolSocket = server;
   init({
     post: (response) => server.send(serialize(response)),
