@@ -288,12 +288,21 @@ class Engine {
     return inst;
   }
 
+  /**
+   * Throws Stale when run `gen` of `inst` was stopped (terminate, restart, the worker going): before
+   * a wait's counters (held, sleeping) are raised, which the stop has reset for the next run.
+   */
+  #still(inst, gen) {
+    if (inst.gen !== gen) throw new Stale();
+  }
+
   /** A promise for `inst`'s run that its end (terminate, restart, the worker going) rejects. */
   #pending(inst, executor, gen) {
     return new Promise((resolve, reject) => {
       // A run stopped (terminated, restarted) since `gen` had its waits cancelled already: one
       // begun now would stay pending (and hold its step call's lease) until the lease lapses.
-      if (inst.gen !== gen) return reject(new Stale());
+      // (Thrown in the executor, Stale rejects the promise.)
+      this.#still(inst, gen);
       const cancel = (error) => reject(error);
       inst.cancels.add(cancel);
       const settle = (fn) => (value) => (inst.cancels.delete(cancel), fn(value));
@@ -304,7 +313,7 @@ class Engine {
   /** Holds a step of a paused instance until resume() (the instance is "paused" meanwhile). */
   async #boundary(inst, gen) {
     if (!inst.paused) return;
-    if (inst.gen !== gen) throw new Stale();
+    this.#still(inst, gen);
     inst.held++;
     this.#changed();
     try {
@@ -318,7 +327,7 @@ class Engine {
 
   /** Waits until clock time `at` (cancelled with the run); `sleeping` makes the instance "waiting". */
   async #sleep(inst, gen, at, info) {
-    if (inst.gen !== gen) throw new Stale();
+    this.#still(inst, gen);
     let stop;
     inst.sleeping++;
     this.#changed();
@@ -333,7 +342,7 @@ class Engine {
   }
 
   async #waitingStatus(inst, gen, waiting) {
-    if (inst.gen !== gen) throw new Stale();
+    this.#still(inst, gen);
     if (waiting) await this.#set(inst, { status: "waiting" });
     else if (inst.status === "waiting") await this.#set(inst, { status: "running" });
   }
@@ -451,7 +460,7 @@ class Engine {
     let done = await take();
     if (done === null) {
       await this.#waitingStatus(inst, gen, true);
-      if (inst.gen !== gen) throw new Stale();
+      this.#still(inst, gen);
       inst.sleeping++;
       this.#changed();
       let stop;
