@@ -26,6 +26,24 @@ test("timers fire by due time, then creation order; cleared timers never fire", 
   assert.deepEqual(order, ["sync", "microtask", "queued microtask", "0ms-a", "0ms-b", "args:pq", "200ms"]);
 });
 
+test("a timer made after another with the same delay never fires first, even when the thread wakes late", async (t) => {
+  // Two 1 ms timers made a microtask apart: the isolate holds the first (handed over just before
+  // it is due) while the second arrives; when the thread woke after both were due, the second
+  // used to fire at once, ahead of the first (2 of 300 pairs on an idle machine).
+  const reversed = await evalInWorker(t, `
+    const reversed = [];
+    for (let i = 0; i < 400; i++) {
+      const log = [];
+      const a = new Promise((r) => setTimeout(() => { log.push("a"); r(); }, 1));
+      await Promise.resolve();
+      const b = new Promise((r) => setTimeout(() => { log.push("b"); r(); }, 1));
+      await Promise.all([a, b]);
+      if (log.join() !== "a,b") reversed.push(i + ": " + log.join());
+    }
+    return reversed;`);
+  assert.deepEqual(reversed, []);
+});
+
 test("setInterval repeats until cleared, including from inside its callback", async (t) => {
   const count = await evalInWorker(t, `
     let n = 0;

@@ -20,19 +20,25 @@ pub(super) fn pump(
   let mut idle = crate::runtime::handoff::IdleSpin::default();
   loop {
     state.borrow_mut().arm_deadlines(false);
-    let message = if let Some(&(id, due)) = early.front() {
+    // `queued`: the message is a timer taken from `early`, already in its place.
+    let (message, queued) = if let Some(&(id, due)) = early.front().filter(|&&(_, due)| due <= Instant::now()) {
+      // A timer handed over early is due now (the thread may have woken late): it fires before
+      // anything that arrived in the meantime, so timers never overtake each other.
+      early.pop_front();
+      (IsolateMessage::Callback(CallbackMessage::TimerFired { id, due }), true)
+    } else if let Some(&(id, due)) = early.front() {
       // A timer is about to be due: wait for the next message, but no longer than that.
       state.borrow_mut().arm_deadlines(true);
       match inbox.recv_timeout(due.saturating_duration_since(Instant::now())) {
-        Ok(message) => message,
+        Ok(message) => (message, false),
         Err(RecvTimeoutError::Timeout) => {
           early.pop_front();
-          IsolateMessage::Callback(CallbackMessage::TimerFired { id, due })
+          (IsolateMessage::Callback(CallbackMessage::TimerFired { id, due }), true)
         }
         Err(RecvTimeoutError::Disconnected) => return PumpExit::Shutdown,
       }
     } else {
-      match inbox.try_recv() {
+      let message = match inbox.try_recv() {
         Ok(message) => message,
         Err(TryRecvError::Disconnected) => return PumpExit::Shutdown,
         Err(TryRecvError::Empty) => {
@@ -75,11 +81,13 @@ pub(super) fn pump(
             Err(()) => return PumpExit::Shutdown,
           }
         }
-      }
+      };
+      (message, false)
     };
     let message = match message {
-      IsolateMessage::Callback(CallbackMessage::TimerFired { id, due }) if due > Instant::now() => {
-        // Keep deadline order; equal deadlines stay in creation (arrival) order.
+      // Not yet due, or due after a timer still waiting here: keep deadline order (equal
+      // deadlines stay in creation, that is arrival, order).
+      IsolateMessage::Callback(CallbackMessage::TimerFired { id, due }) if !queued && (due > Instant::now() || early.front().is_some_and(|&(_, d)| d <= due)) => {
         let at = early.partition_point(|&(_, d)| d <= due);
         early.insert(at, (id, due));
         continue;
