@@ -12,12 +12,20 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
 /** RSS in bytes of process `root` (default: this one) and every descendant process (workerd, for Miniflare). */
 export function treeRss(root = process.pid) {
+  return treeProcesses(root).reduce((sum, p) => sum + p.rss, 0);
+}
+
+/**
+ * The processes of `root`'s tree with their RSS in bytes and a short name (the program, or the
+ * script it runs: `vitest.mjs`, `tsc`, `workerd`), from /proc. Elsewhere only this process.
+ */
+export function treeProcesses(root = process.pid) {
   // /proc is Linux's: elsewhere only this process's own RSS is known (child processes, such as
   // Miniflare's workerd, are then not counted; said once).
   if (!fs.existsSync("/proc/self/status")) {
     if (!treeRss.warned) console.error(`treeRss: ${process.platform} has no /proc; child processes' RSS is not counted`);
     treeRss.warned = true;
-    return root === process.pid ? process.memoryUsage.rss() : 0;
+    return root === process.pid ? [{ pid: root, name: "node", rss: process.memoryUsage.rss() }] : [];
   }
   const children = new Map();
   for (const entry of fs.readdirSync("/proc")) {
@@ -29,16 +37,26 @@ export function treeRss(root = process.pid) {
       children.get(ppid).push(Number(entry));
     } catch {}
   }
-  let total = 0;
+  const found = [];
   const stack = [root];
   while (stack.length) {
     const pid = stack.pop();
     try {
-      total += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+      const rss = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+      found.push({ pid, name: processName(pid), rss });
     } catch {}
     stack.push(...(children.get(pid) ?? []));
   }
-  return total;
+  return found;
+}
+
+/** A process's program, or for node the script it runs (its file name). */
+function processName(pid) {
+  const argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+  const program = path.basename(argv[0] ?? "?");
+  const node = /^node(\.exe)?$/.test(program) && !argv.includes("-e") && !argv.includes("--eval");
+  const script = node ? argv.slice(1).find((a) => !a.startsWith("-")) : undefined;
+  return script ? path.basename(script) : program;
 }
 
 // ---- `workerbox dev` beside `wrangler dev` (bench/dev.mjs, bench/starters.mjs) ----

@@ -31,7 +31,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { treeRss } from "./lib.mjs";
+import { treeProcesses } from "./lib.mjs";
 import { PROJECTS as REAL_PROJECTS, prepareProject, packWorkerbox, files } from "../scripts/vitest-projects.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -75,7 +75,7 @@ function baselineProject() {
   return dir;
 }
 
-/** Runs `vitest run` once: { ms, peakRssMb, passed, failed, startMs[] }. */
+/** Runs `vitest run` once: { ms, peakRssMb, peakBy, passed, failed, startMs[] }. */
 function runOnce(vitest, cwd, args = []) {
   const stats = path.join(os.tmpdir(), `workerbox-vitest-stats-${process.pid}-${Date.now()}.jsonl`);
   const report = path.join(os.tmpdir(), `workerbox-vitest-report-${process.pid}-${Date.now()}.json`);
@@ -87,9 +87,17 @@ function runOnce(vitest, cwd, args = []) {
       env: { ...process.env, NO_COLOR: "1", CI: "1", WORKERBOX_VITEST_STATS: stats, VITE_CONFIG_NATIVE_IGNORE_WARNING: "true", WRANGLER_SEND_METRICS: "false" },
     });
     let peak = 0;
+    // What each process of the tree had at the peak, by name (Vitest's own process, its
+    // typecheck's tsc, Miniflare's workerd): MB.
+    let peakBy = {};
     const sampler = setInterval(() => {
       try {
-        peak = Math.max(peak, treeRss(child.pid));
+        const processes = treeProcesses(child.pid);
+        const total = processes.reduce((sum, p) => sum + p.rss, 0);
+        if (total <= peak) return;
+        peak = total;
+        peakBy = {};
+        for (const p of processes) peakBy[p.name] = round((peakBy[p.name] ?? 0) + p.rss / 2 ** 20);
       } catch {}
     }, 20);
     const timer = setTimeout(() => child.kill("SIGKILL"), 300_000);
@@ -103,7 +111,7 @@ function runOnce(vitest, cwd, args = []) {
       fs.rmSync(report, { force: true });
       fs.rmSync(stats, { force: true });
       if (!result) return reject(new Error(`vitest exited (${code ?? signal}) without a report in ${cwd}`));
-      resolve({ ms, peakRssMb: peak / 2 ** 20, passed: result.numPassedTests, failed: result.numFailedTests, startMs });
+      resolve({ ms, peakRssMb: peak / 2 ** 20, peakBy, passed: result.numPassedTests, failed: result.numFailedTests, startMs });
     });
   });
 }
@@ -163,12 +171,14 @@ const median = (values) => {
 };
 const round = (n) => (n === null ? null : Math.round(n * 10) / 10);
 
-/** The median of `runs` of one side: { wallMs, peakRssMb, tests, perFileStartMs }. */
+/** The median of `runs` of one side: { wallMs, peakRssMb, peakRssBy, tests, perFileStartMs }. */
 function summary(runs) {
   const starts = runs.flatMap((r) => r.startMs);
   return {
     wallMs: round(median(runs.map((r) => r.ms))),
     peakRssMb: round(Math.max(...runs.map((r) => r.peakRssMb))),
+    // The processes at that highest peak.
+    peakRssBy: runs.reduce((a, b) => (b.peakRssMb > a.peakRssMb ? b : a)).peakBy,
     tests: { passed: runs[0].passed, failed: runs[0].failed },
     ...(starts.length ? { perFileStartMs: { p50: round(median(starts)), max: round(Math.max(...starts)) } } : {}),
   };
