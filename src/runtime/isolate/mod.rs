@@ -275,50 +275,51 @@ fn release_pooled_pages() {
 /// worker has ended for `TRIM_AFTER_QUIET`: a burst of disposes (a test run's teardown, a
 /// create-and-dispose loop) costs one trim at its end. That thread ("workerbox-trim") is the
 /// process's, started by the first worker to end and kept for the life of the process (it
-/// sleeps until a worker ends; not a `wb-` thread, which are each worker's own).
+/// sleeps until a worker ends; not a `wb-` thread, which are each worker's own). It empties
+/// V8's page pool first (`release_pooled_pages`), on every platform; the arena trim is glibc's.
 fn release_freed_memory() {
-  #[cfg(all(target_os = "linux", target_env = "gnu"))]
-  {
-    use std::sync::{Condvar, Mutex, OnceLock};
-    use std::time::Instant;
-    const TRIM_AFTER_QUIET: std::time::Duration = std::time::Duration::from_millis(250);
-    /// When the trimmer should trim next (`None`: nothing to do), and its wake-up.
-    static DUE: OnceLock<(Mutex<Option<Instant>>, Condvar)> = OnceLock::new();
-    let mut started = false;
-    let (due, wake) = DUE.get_or_init(|| {
-      started = true;
-      (Mutex::new(None), Condvar::new())
-    });
-    *due.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now() + TRIM_AFTER_QUIET);
-    wake.notify_one();
-    if !started {
-      return;
-    }
-    let spawned = std::thread::Builder::new().name("workerbox-trim".into()).spawn(move || {
-      let mut next = due.lock().unwrap_or_else(|e| e.into_inner());
-      loop {
-        match *next {
-          None => next = wake.wait(next).unwrap_or_else(|e| e.into_inner()),
-          Some(at) if Instant::now() < at => next = wake.wait_timeout(next, at - Instant::now()).unwrap_or_else(|e| e.into_inner()).0,
-          Some(_) => {
-            *next = None;
-            drop(next);
-            release_pooled_pages();
-            // SAFETY: malloc_trim only returns free memory to the OS; it is thread-safe.
-            unsafe {
-              libc::malloc_trim(0);
-            }
-            next = due.lock().unwrap_or_else(|e| e.into_inner());
-          }
+  use std::sync::{Condvar, Mutex, OnceLock};
+  use std::time::Instant;
+  const TRIM_AFTER_QUIET: std::time::Duration = std::time::Duration::from_millis(250);
+  /// When the trimmer should trim next (`None`: nothing to do), and its wake-up.
+  static DUE: OnceLock<(Mutex<Option<Instant>>, Condvar)> = OnceLock::new();
+  let mut started = false;
+  let (due, wake) = DUE.get_or_init(|| {
+    started = true;
+    (Mutex::new(None), Condvar::new())
+  });
+  *due.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now() + TRIM_AFTER_QUIET);
+  wake.notify_one();
+  if !started {
+    return;
+  }
+  let spawned = std::thread::Builder::new().name("workerbox-trim".into()).spawn(move || {
+    let mut next = due.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+      match *next {
+        None => next = wake.wait(next).unwrap_or_else(|e| e.into_inner()),
+        Some(at) if Instant::now() < at => next = wake.wait_timeout(next, at - Instant::now()).unwrap_or_else(|e| e.into_inner()).0,
+        Some(_) => {
+          *next = None;
+          drop(next);
+          release_pooled_pages();
+          trim_malloc_arenas();
+          next = due.lock().unwrap_or_else(|e| e.into_inner());
         }
       }
-    });
-    if spawned.is_err() {
-      // No thread to trim later: trim now, as before.
-      // SAFETY: as above.
-      unsafe {
-        libc::malloc_trim(0);
-      }
     }
+  });
+  if spawned.is_err() {
+    // No thread to trim later: trim now, as before.
+    trim_malloc_arenas();
+  }
+}
+
+/// Gives glibc's free arena pages back to the OS (elsewhere the allocator does its own keeping).
+fn trim_malloc_arenas() {
+  #[cfg(all(target_os = "linux", target_env = "gnu"))]
+  // SAFETY: malloc_trim only returns free memory to the OS; it is thread-safe.
+  unsafe {
+    libc::malloc_trim(0);
   }
 }
