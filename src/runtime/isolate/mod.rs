@@ -249,16 +249,16 @@ pub fn trim_freed_memory_eagerly() -> bool {
 }
 
 /// V8 keeps the heap pages an isolate frees in a process-wide pool for the next allocation of any
-/// isolate (a torn-down isolate's young generation among them), and gives pooled pages back to
-/// the OS only from a delayed task (8-16 s) that it posts when pages are added and stops once the
-/// pool is empty; pages pooled by a teardown after that task last ran stay until some isolate
-/// pools more. After 200 workers ended, 510 MB of such pages stayed resident for as long as the
-/// warm pool's spares lived; in a test run's Vitest process whose workers have all ended (while
-/// its typecheck runs), 20-30 MB stayed for good. V8 empties the pool on memory pressure, but only
-/// through an isolate, and by then there may be none: so the trimmer, once workers have stopped
-/// ending, makes a bare isolate (no context, none of our snapshot: about a millisecond), reports
-/// critical pressure to it, which empties every isolate's share of the pool, and drops it. The
-/// next worker then faults its pages in afresh; within a burst of creates and disposes the pool
+/// isolate (a torn-down isolate's young generation among them), and gives pooled pages back to the
+/// OS only from a delayed task (8-16 s) that it posts when pages are added and stops once the pool
+/// is empty; pages pooled by a teardown after that task last ran stay until some isolate pools
+/// more. After 200 workers ended, 510 MB of such pages stayed resident for as long as the warm
+/// pool's spares lived; in a test run's Vitest process whose workers have all ended (while its
+/// typecheck runs), 20-30 MB stayed through the typecheck. V8 empties the pool on memory pressure,
+/// but only through an isolate, and by then there may be none: so the trimmer, once workers have
+/// stopped ending, makes a bare isolate (no context, none of our snapshot),
+/// reports critical pressure to it, which empties every isolate's share of the pool, and drops it.
+/// The next worker then faults its pages in afresh; within a burst of creates and disposes the pool
 /// is untouched (turning the teardown pooling off instead made `createWorker` 25-70% slower).
 fn release_pooled_pages() {
   let mut isolate = v8::Isolate::new(v8::CreateParams::default());
