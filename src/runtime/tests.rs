@@ -387,3 +387,23 @@ fn the_default_compatibility_settings_are_the_newest_dates_with_implied_features
   assert_eq!(settings["date"], "2026-08-22");
   assert!(!enabled.contains(&"python_workers"));
 }
+
+#[test]
+fn the_trimmers_bare_isolate_and_new_workers_start_from_one_snapshot() {
+  // The trimmer's isolate (isolate::release_pooled_pages) made while no worker lived set up V8's
+  // shared read-only heap from V8's own snapshot, and a worker made beside it from workerbox's
+  // aborted the process in the deserializer. Both now start from the same snapshot.
+  start("export default { fetch() { return new Response('first') } }").dispose();
+  let releaser = std::thread::spawn(|| {
+    for _ in 0..300 {
+      isolate::release_pooled_pages();
+    }
+  });
+  for _ in 0..60 {
+    let worker = start("export default { fetch() { return new Response('ok') } }");
+    let response = worker.dispatch_blocking(RequestData::get("http://localhost/")).unwrap();
+    assert_eq!(body_text(&response), "ok");
+    worker.dispose();
+  }
+  releaser.join().unwrap();
+}

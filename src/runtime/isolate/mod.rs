@@ -260,8 +260,18 @@ pub fn trim_freed_memory_eagerly() -> bool {
 /// reports critical pressure to it, which empties every isolate's share of the pool, and drops it.
 /// The next worker then faults its pages in afresh; within a burst of creates and disposes the pool
 /// is untouched (turning the teardown pooling off instead made `createWorker` 25-70% slower).
-fn release_pooled_pages() {
-  let mut isolate = v8::Isolate::new(v8::CreateParams::default());
+///
+/// The bare isolate starts from the snapshot the workers start from: V8 shares one read-only heap
+/// among the isolates of the process, made from the snapshot of an isolate that finds none, and a
+/// worker from workerbox's snapshot made beside one from V8's own read the wrong heap (a libc++
+/// bounds assertion in the deserializer, in `scripts/workerd-tests.mjs`).
+pub(crate) fn release_pooled_pages() {
+  let Some(blob) = snapshot::settled_startup_snapshot() else { return };
+  let mut params = v8::CreateParams::default();
+  if let Some(blob) = blob {
+    params = params.snapshot_blob(v8::StartupData::from(blob)).external_references(ops::external_references());
+  }
+  let mut isolate = v8::Isolate::new(params);
   isolate.memory_pressure_notification(v8::MemoryPressureLevel::Critical);
 }
 

@@ -84,6 +84,12 @@ fn user_cache_dir() -> Option<PathBuf> {
   Some(base.join("workerbox"))
 }
 
+/// The startup snapshot this process's isolates start from, once the first worker settled it:
+/// `None` before that, `Some(None)` when they boot from source.
+pub(crate) fn settled_startup_snapshot() -> Option<Option<&'static [u8]>> {
+  SNAPSHOT.get().copied()
+}
+
 /// The snapshot blob, loaded from `dir` or else the per-user cache, or made, on first use; `None`
 /// when disabled or when making it failed (then isolates boot from source, which is slower but
 /// equivalent).
