@@ -256,10 +256,10 @@ pub fn trim_freed_memory_eagerly() -> bool {
 /// pool's spares lived; in a test run's Vitest process whose workers have all ended (while its
 /// typecheck runs), 20-30 MB stayed through the typecheck. V8 empties the pool on memory pressure,
 /// but only through an isolate, and by then there may be none: so the trimmer, once workers have
-/// stopped ending, makes a bare isolate (no context, none of our snapshot),
-/// reports critical pressure to it, which empties every isolate's share of the pool, and drops it.
-/// The next worker then faults its pages in afresh; within a burst of creates and disposes the pool
-/// is untouched (turning the teardown pooling off instead made `createWorker` 25-70% slower).
+/// stopped ending, makes a bare isolate (no context), reports critical pressure to it, which
+/// empties every isolate's share of the pool, and drops it. The next worker then faults its pages
+/// in afresh; within a burst of creates and disposes the pool is untouched (turning the teardown
+/// pooling off instead made `createWorker` 25-70% slower).
 ///
 /// The bare isolate starts from the snapshot the workers start from: V8 shares one read-only heap
 /// among the isolates of the process, made from the snapshot of an isolate that finds none, and a
