@@ -15,17 +15,14 @@ export function treeRss(root = process.pid) {
   return treeProcesses(root).reduce((sum, p) => sum + p.rss, 0);
 }
 
-/**
- * The processes of `root`'s tree with their RSS in bytes and a short name (the program, or the
- * script it runs: `vitest.mjs`, `tsc`, `workerd`), from /proc. Elsewhere only this process.
- */
+/** The processes of `root`'s tree with their RSS in bytes, from /proc. Elsewhere only this process. */
 export function treeProcesses(root = process.pid) {
   // /proc is Linux's: elsewhere only this process's own RSS is known (child processes, such as
   // Miniflare's workerd, are then not counted; said once).
   if (!fs.existsSync("/proc/self/status")) {
     if (!treeRss.warned) console.error(`treeRss: ${process.platform} has no /proc; child processes' RSS is not counted`);
     treeRss.warned = true;
-    return root === process.pid ? [{ pid: root, name: "node", rss: process.memoryUsage.rss() }] : [];
+    return root === process.pid ? [{ pid: root, rss: process.memoryUsage.rss() }] : [];
   }
   const children = new Map();
   for (const entry of fs.readdirSync("/proc")) {
@@ -42,17 +39,24 @@ export function treeProcesses(root = process.pid) {
   while (stack.length) {
     const pid = stack.pop();
     try {
-      const rss = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
-      found.push({ pid, name: processName(pid), rss });
+      found.push({ pid, rss: Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024 });
     } catch {}
     stack.push(...(children.get(pid) ?? []));
   }
   return found;
 }
 
-/** A process's program, or for node the script it runs (its file name). */
-function processName(pid) {
-  const argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+/**
+ * A short name for a process: its program, or for node the script it runs (`vitest.mjs`, `tsc`,
+ * `workerd`); "node" where /proc is missing or the process has gone.
+ */
+export function processName(pid) {
+  let argv;
+  try {
+    argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+  } catch {
+    return "node";
+  }
   const program = path.basename(argv[0] ?? "?");
   const node = /^node(\.exe)?$/.test(program) && !argv.includes("-e") && !argv.includes("--eval");
   const script = node ? argv.slice(1).find((a) => !a.startsWith("-")) : undefined;

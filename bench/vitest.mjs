@@ -31,7 +31,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { treeProcesses } from "./lib.mjs";
+import { treeProcesses, processName } from "./lib.mjs";
 import { PROJECTS as REAL_PROJECTS, prepareProject, packWorkerbox, files } from "../scripts/vitest-projects.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -96,8 +96,12 @@ function runOnce(vitest, cwd, args = []) {
         const total = processes.reduce((sum, p) => sum + p.rss, 0);
         if (total <= peak) return;
         peak = total;
+        // Named only at a new peak: the sampler reads no command lines otherwise.
         peakBy = {};
-        for (const p of processes) peakBy[p.name] = round((peakBy[p.name] ?? 0) + p.rss / 2 ** 20);
+        for (const p of processes) {
+          const name = processName(p.pid);
+          peakBy[name] = round((peakBy[name] ?? 0) + p.rss / 2 ** 20);
+        }
       } catch {}
     }, 20);
     const timer = setTimeout(() => child.kill("SIGKILL"), 300_000);
