@@ -8,7 +8,7 @@ use super::*;
 pub(super) fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> (v8::OwnedIsolate, Arc<allocator::BufferBudget>) {
   let bytes = options.limits.memory_mb as usize * 1024 * 1024;
   let (buffers, budget) = allocator::capped(bytes);
-  let mut params = v8::CreateParams::default()
+  let params = v8::CreateParams::default()
     // V8's own limit sits well above `memoryMb`: a single allocation that does not fit under
     // V8's limit aborts the process with no callback (see `limits::HARD_LIMIT_EXTRA`); the
     // worker's limit is enforced after each full GC instead (`limits::after_full_gc`).
@@ -21,9 +21,7 @@ pub(super) fn new_isolate(options: &WorkerOptions, monitor: &Arc<Monitor>) -> (v
     // stopped. From `memoryMb` on, the first full GC finds the heap over the limit.
     .set_initial_old_generation_size_in_bytes(bytes)
     .array_buffer_allocator(buffers.make_shared());
-  if let Some(blob) = snapshot::startup_snapshot(options.code_cache_dir.as_deref().filter(|_| options.code_cache)) {
-    params = params.snapshot_blob(v8::StartupData::from(blob)).external_references(ops::external_references());
-  }
+  let params = snapshot::starting_from(params, snapshot::startup_snapshot(options.code_cache_dir.as_deref().filter(|_| options.code_cache)));
   monitor.begin_isolate();
   let mut isolate = v8::Isolate::new(params);
   monitor.set_handle(Some(isolate.thread_safe_handle()));

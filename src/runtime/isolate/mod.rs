@@ -267,11 +267,7 @@ pub fn trim_freed_memory_eagerly() -> bool {
 /// bounds assertion in the deserializer, in `scripts/workerd-tests.mjs`).
 pub(crate) fn release_pooled_pages() {
   let Some(blob) = snapshot::settled_startup_snapshot() else { return };
-  let mut params = v8::CreateParams::default();
-  if let Some(blob) = blob {
-    params = params.snapshot_blob(v8::StartupData::from(blob)).external_references(ops::external_references());
-  }
-  let mut isolate = v8::Isolate::new(params);
+  let mut isolate = v8::Isolate::new(snapshot::starting_from(v8::CreateParams::default(), blob));
   isolate.memory_pressure_notification(v8::MemoryPressureLevel::Critical);
 }
 

@@ -90,6 +90,16 @@ pub(crate) fn settled_startup_snapshot() -> Option<Option<&'static [u8]>> {
   SNAPSHOT.get().copied()
 }
 
+/// `params` starting from `blob` (the process's startup snapshot, with the ops it refers to), or
+/// from V8's own snapshot when there is none. Every isolate of the process is made through this:
+/// V8 shares one read-only heap among them, made from the snapshot of the first.
+pub(crate) fn starting_from(params: v8::CreateParams, blob: Option<&'static [u8]>) -> v8::CreateParams {
+  match blob {
+    Some(blob) => params.snapshot_blob(v8::StartupData::from(blob)).external_references(ops::external_references()),
+    None => params,
+  }
+}
+
 /// The snapshot blob, loaded from `dir` or else the per-user cache, or made, on first use; `None`
 /// when disabled or when making it failed (then isolates boot from source, which is slower but
 /// equivalent).
